@@ -1,0 +1,94 @@
+//! Diagnostics: every legality problem becomes one [`Diagnostic`] anchored at a
+//! [`SpanId`]. Passes collect them instead of stopping at the first, so a user
+//! sees every mistake of a kernel in one compile.
+
+use std::fmt;
+
+/// An opaque reference to a source location.
+///
+/// The lowering library never sees `proc_macro` spans: the macro crate keeps a
+/// table of real spans and hands out these indices. Tests use arbitrary ids.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct SpanId(pub u32);
+
+/// One compile-time error with its location and optional help/notes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub span: SpanId,
+    pub message: String,
+    /// Actionable suggestions ("write `.unsqueeze(-1)`"), rendered as `help:` lines.
+    pub help: Vec<String>,
+    /// Extra facts ("the form is `cvt.rn.f16x2.f32 d, a, b`"), rendered as `note:` lines.
+    pub notes: Vec<String>,
+}
+
+impl Diagnostic {
+    pub fn new(span: SpanId, message: impl Into<String>) -> Self {
+        Diagnostic {
+            span,
+            message: message.into(),
+            help: Vec::new(),
+            notes: Vec::new(),
+        }
+    }
+
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help.push(help.into());
+        self
+    }
+
+    pub fn with_note(mut self, note: impl Into<String>) -> Self {
+        self.notes.push(note.into());
+        self
+    }
+
+    /// The message followed by its notes and help lines, the way the macro
+    /// prints it through `compile_error!` (stable proc macros have no
+    /// separate help channel).
+    pub fn rendered(&self) -> String {
+        let mut out = self.message.clone();
+        for note in &self.notes {
+            out.push_str("\n  = note: ");
+            out.push_str(note);
+        }
+        for help in &self.help {
+            out.push_str("\n  = help: ");
+            out.push_str(help);
+        }
+        out
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.rendered())
+    }
+}
+
+/// Collects diagnostics across a pass.
+#[derive(Debug, Default)]
+pub struct Diagnostics {
+    list: Vec<Diagnostic>,
+}
+
+impl Diagnostics {
+    pub fn push(&mut self, diagnostic: Diagnostic) {
+        self.list.push(diagnostic);
+    }
+
+    pub fn error(&mut self, span: SpanId, message: impl Into<String>) {
+        self.push(Diagnostic::new(span, message));
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn into_vec(self) -> Vec<Diagnostic> {
+        self.list
+    }
+}

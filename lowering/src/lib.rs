@@ -1,0 +1,53 @@
+//! tile-kernel's language core, independent of `proc_macro`.
+//!
+//! ```text
+//! ast::Kernel --check--> program::Program --emit--> PTX text
+//!   (syntax)    (legality,     (every instruction     (one .entry)
+//!                all errors)    expanded, operands
+//!                               bound to registers)
+//! ```
+//!
+//! - [`ast`]: the kernel as written (built by the macro crate from Rust tokens).
+//! - [`check`]: resolves names, views and opcodes; enforces every legality
+//!   rule and collects *all* diagnostics.
+//! - [`layout`]: strided tile views (slice, view, reshape, unsqueeze).
+//! - [`ptx`]: the PTX instruction table and opcode resolution.
+//! - [`program`]: the validated, fully expanded kernel.
+//! - [`emit`]: PTX text from a program. Never fails.
+
+pub mod ast;
+pub mod check;
+pub mod diag;
+pub mod dtype;
+pub mod emit;
+pub mod layout;
+pub mod program;
+pub mod ptx;
+pub mod target;
+
+pub use diag::{Diagnostic, SpanId};
+pub use dtype::DType;
+pub use target::{PtxVersion, Target};
+
+/// The result of compiling one kernel.
+#[derive(Debug, Clone)]
+pub struct Compilation {
+    /// The PTX text, when the kernel is legal.
+    pub ptx: Option<String>,
+    /// Every problem found (empty exactly when `ptx` is `Some`).
+    pub diagnostics: Vec<Diagnostic>,
+    /// For each kernel parameter: whether the kernel writes it. Best effort
+    /// when there are errors, so the fallback launcher keeps its signature.
+    pub param_writes: Vec<bool>,
+}
+
+/// Checks a kernel and, if it is legal, emits its PTX.
+pub fn compile(kernel: &ast::Kernel) -> Compilation {
+    let checked = check::check(kernel);
+    let ptx = checked.program.as_ref().map(emit::emit);
+    Compilation {
+        ptx,
+        diagnostics: checked.diagnostics,
+        param_writes: checked.param_writes,
+    }
+}

@@ -1,0 +1,235 @@
+//! The data model of the PTX instruction table.
+//!
+//! One [`InstructionForm`] describes one *syntax shape* of an instruction: its
+//! mnemonic, its ordered modifier slots, its ordered operands, a cross-slot
+//! legality rule and the target it needs. Everything that differs between
+//! opcodes is data here; [`super::resolve`] interprets it generically.
+
+use super::types::PtxType;
+use crate::target::{Requirement, Target};
+
+/// One syntax shape of a PTX instruction.
+#[derive(Debug)]
+pub struct InstructionForm {
+    /// Unique table key, for docs and tests (`cvt.packed-from-f32`).
+    pub id: &'static str,
+    /// The PTX mnemonic (may contain dots in later tables, e.g. `shfl.sync`).
+    pub mnemonic: &'static str,
+    /// Dotted modifiers in PTX order.
+    pub slots: &'static [ModifierSlot],
+    /// Operands in PTX order (destinations first).
+    pub operands: &'static [OperandSlot],
+    /// Cross-slot legality: which slot combinations PTX actually defines.
+    pub rule: fn(&Modifiers) -> Result<(), Violation>,
+    /// Minimum architecture and PTX ISA version for one variant on a target.
+    pub requires: fn(&Modifiers, Target) -> Requirement,
+    /// One line for docs: what the form does and its packing order.
+    pub summary: &'static str,
+}
+
+/// A dotted-modifier position, such as the rounding mode or the type.
+#[derive(Debug)]
+pub struct ModifierSlot {
+    pub name: &'static str,
+    pub choices: &'static [&'static str],
+    pub required: bool,
+}
+
+/// Direction of an operand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    Read,
+    Write,
+}
+
+/// Where an operand lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OperandKind {
+    /// A register (or brace group of registers) of the issuing thread.
+    Register,
+    /// A memory address `[addr]`; the operand names the memory moved.
+    Address,
+}
+
+/// How an operand's PTX type is found from the modifiers.
+#[derive(Debug, Clone, Copy)]
+pub enum TypeRef {
+    /// The type token in the named slot.
+    Slot(&'static str),
+    /// A fixed type.
+    Fixed(PtxType),
+    /// Twice the width of the type in the named slot (`mul.wide`).
+    Wide(&'static str),
+    /// One lane of a pack/unpack group: the bit type of `slot`'s width divided
+    /// by `lanes` (`mov.b32 d, {a, b}` has `.b16` lanes).
+    LaneOf { slot: &'static str, lanes: u8 },
+}
+
+/// How many registers an operand names (its register-axis extent).
+#[derive(Debug, Clone, Copy)]
+pub enum Lanes {
+    Fixed(u8),
+    /// From the `vec` slot: absent = 1, `v2` = 2, `v4` = 4.
+    Vector,
+}
+
+/// One operand position of a form.
+#[derive(Debug)]
+pub struct OperandSlot {
+    pub name: &'static str,
+    pub access: Access,
+    pub kind: OperandKind,
+    pub ty: TypeRef,
+    pub lanes: Lanes,
+    /// Written inside one `{..}` with the neighbouring braced operands: the
+    /// separate-operand spelling of `mov.b32 d, {a, b}`.
+    pub braced: bool,
+}
+
+/// A rule violation: what is wrong and, where one token is to blame, which.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Violation {
+    pub message: String,
+    pub token: Option<&'static str>,
+}
+
+impl Violation {
+    pub fn new(message: impl Into<String>) -> Self {
+        Violation {
+            message: message.into(),
+            token: None,
+        }
+    }
+
+    pub fn at(token: &'static str, message: impl Into<String>) -> Self {
+        Violation {
+            message: message.into(),
+            token: Some(token),
+        }
+    }
+}
+
+/// The modifier tokens chosen for each slot of one form (the "mod map").
+#[derive(Debug, Clone)]
+pub struct Modifiers {
+    pub form: &'static InstructionForm,
+    /// One entry per slot of `form`, `None` where an optional slot is omitted.
+    pub tokens: Vec<Option<&'static str>>,
+}
+
+impl PartialEq for Modifiers {
+    fn eq(&self, other: &Self) -> bool {
+        self.form.id == other.form.id && self.tokens == other.tokens
+    }
+}
+
+impl Eq for Modifiers {}
+
+impl Modifiers {
+    /// The token in the named slot.
+    pub fn get(&self, slot: &str) -> Option<&'static str> {
+        self.form
+            .slots
+            .iter()
+            .position(|s| s.name == slot)
+            .and_then(|i| self.tokens[i])
+    }
+
+    pub fn has(&self, slot: &str) -> bool {
+        self.get(slot).is_some()
+    }
+
+    /// The PTX type in the named slot.
+    pub fn ty(&self, slot: &str) -> Option<PtxType> {
+        self.get(slot).and_then(PtxType::from_token)
+    }
+
+    /// Canonical PTX spelling: mnemonic then tokens in slot order.
+    pub fn opcode_text(&self) -> String {
+        let mut text = self.form.mnemonic.to_string();
+        for token in self.tokens.iter().flatten() {
+            text.push('.');
+            text.push_str(token);
+        }
+        text
+    }
+
+    /// The concrete type and lane count of each operand.
+    pub fn operands(&self) -> Vec<ResolvedOperand> {
+        self.form
+            .operands
+            .iter()
+            .map(|slot| ResolvedOperand {
+                name: slot.name,
+                access: slot.access,
+                kind: slot.kind,
+                ty: self.resolve_type(slot.ty),
+                lanes: self.resolve_lanes(slot.lanes),
+                braced: slot.braced,
+            })
+            .collect()
+    }
+
+    fn resolve_type(&self, ty: TypeRef) -> PtxType {
+        // The table's own tests assert every form resolves; B32 is never reached.
+        match ty {
+            TypeRef::Fixed(t) => t,
+            TypeRef::Slot(slot) => self.ty(slot).unwrap_or(PtxType::B32),
+            TypeRef::Wide(slot) => self.ty(slot).and_then(PtxType::widened).unwrap_or(PtxType::B32),
+            TypeRef::LaneOf { slot, lanes } => self
+                .ty(slot)
+                .and_then(|t| PtxType::bits_of_width(t.carrier_bits() / lanes as usize))
+                .unwrap_or(PtxType::B32),
+        }
+    }
+
+    fn resolve_lanes(&self, lanes: Lanes) -> u8 {
+        match lanes {
+            Lanes::Fixed(n) => n,
+            Lanes::Vector => match self.get("vec") {
+                Some("v2") => 2,
+                Some("v4") => 4,
+                _ => 1,
+            },
+        }
+    }
+
+    /// Runs the form's legality rule.
+    pub fn check(&self) -> Result<(), Violation> {
+        (self.form.rule)(self)
+    }
+
+    pub fn requirement(&self, target: Target) -> Requirement {
+        (self.form.requires)(self, target)
+    }
+}
+
+/// An operand slot with its type and lane count resolved for one variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolvedOperand {
+    pub name: &'static str,
+    pub access: Access,
+    pub kind: OperandKind,
+    pub ty: PtxType,
+    pub lanes: u8,
+    pub braced: bool,
+}
+
+impl ResolvedOperand {
+    /// How the operand is written in a PTX syntax line (`d`, `{a, b}`, `[addr]`).
+    pub fn syntax(&self) -> String {
+        match self.kind {
+            OperandKind::Address => format!("[{}]", self.name),
+            OperandKind::Register if self.lanes > 1 => {
+                let lanes: Vec<String> = (0..self.lanes).map(|i| format!("{}{}", self.name, i)).collect();
+                format!("{{{}}}", lanes.join(", "))
+            }
+            OperandKind::Register => self.name.to_string(),
+        }
+    }
+}
+
+/// Always legal: the form's slot domains are exactly its syntax line.
+pub fn no_rule(_: &Modifiers) -> Result<(), Violation> {
+    Ok(())
+}

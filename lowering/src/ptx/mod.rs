@@ -1,0 +1,17 @@
+//! The PTX instruction table and its interpreter.
+//!
+//! - [`types`]: PTX operand types and which dtypes carry them.
+//! - [`form`]: the table's data model (forms, slots, operands).
+//! - [`table`]: the table itself, as data.
+//! - [`rules`]: cross-slot legality rules and target requirements.
+//! - [`resolve`]: opcode text -> candidate forms, with spelling suggestions.
+
+pub mod form;
+pub mod resolve;
+pub mod rules;
+pub mod table;
+pub mod types;
+
+pub use form::{Access, InstructionForm, Modifiers, OperandKind, ResolvedOperand};
+pub use resolve::{OpcodeError, resolve};
+pub use types::PtxType;

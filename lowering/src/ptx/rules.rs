@@ -1,0 +1,393 @@
+//! Cross-slot legality rules and target requirements of the table's forms.
+//!
+//! Each function is pure over one form's [`Modifiers`]; the table points at
+//! them by name. Rules encode the PTX ISA syntax lines, narrowed where ptxas
+//! is stricter (noted "toolchain"); see `shared/research/ptx-table-digest.md` §3.
+
+use super::form::{Modifiers, Violation};
+use super::types::PtxType;
+use crate::target::{Requirement, Target};
+
+const IRND: [&str; 4] = ["rni", "rzi", "rmi", "rpi"];
+
+fn is_irnd(token: &str) -> bool {
+    IRND.contains(&token)
+}
+
+/// Significand and exponent bits of a float type: precision loss is judged by both.
+fn float_format(ty: PtxType) -> Option<(u32, u32)> {
+    match ty {
+        PtxType::F16 => Some((11, 5)),
+        PtxType::Bf16 => Some((8, 8)),
+        PtxType::F32 => Some((24, 8)),
+        PtxType::F64 => Some((53, 11)),
+        _ => None,
+    }
+}
+
+/// Whether every value of `src` is exactly representable in `dst` (both floats).
+fn float_widens_exactly(dst: PtxType, src: PtxType) -> bool {
+    match (float_format(dst), float_format(src)) {
+        (Some((dm, de)), Some((sm, se))) => dm >= sm && de >= se,
+        _ => false,
+    }
+}
+
+/// Inclusive value range of an integer type, as i128.
+fn int_range(ty: PtxType) -> (i128, i128) {
+    let bits = ty.carrier_bits() as u32;
+    if ty.is_signed_int() {
+        (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1)
+    } else {
+        (0, (1i128 << bits) - 1)
+    }
+}
+
+/// Rounding, `.ftz`, `.sat`, `.relu` and `.satfinite` on the scalar `cvt` line.
+pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
+    let (Some(dst), Some(src)) = (m.ty("dtype"), m.ty("atype")) else {
+        return Err(Violation::new("cvt needs a destination and a source type"));
+    };
+    let rnd = m.get("rnd");
+    let d = dst.token();
+    let a = src.token();
+    if let Some(flag) = m.get("relu").or(m.get("satfinite")) {
+        if !(matches!(dst, PtxType::F16 | PtxType::Bf16) && src == PtxType::F32) {
+            return Err(Violation::at(
+                flag,
+                format!(".{flag} exists only on the f16/bf16 <- f32 scalar lines, not on .{d}.{a}"),
+            ));
+        }
+        match rnd {
+            Some("rn") | Some("rz") => {}
+            Some(other) => {
+                return Err(Violation::at(other, format!("the .{flag} line rounds with .rn or .rz only")));
+            }
+            None => {
+                return Err(Violation::new(format!(
+                    "the .{flag} line needs a rounding modifier: .rn or .rz"
+                )));
+            }
+        }
+        if let Some(t) = m.get("ftz").or(m.get("sat")) {
+            return Err(Violation::at(t, format!(".{t} cannot be combined with .{flag}")));
+        }
+        return Ok(());
+    }
+
+    let dst_int = dst.is_int();
+    let src_int = src.is_int();
+    match (dst_int, src_int) {
+        (true, true) => {
+            if let Some(r) = rnd {
+                return Err(Violation::at(
+                    r,
+                    format!("integer-to-integer conversion .{d}.{a} takes no rounding modifier"),
+                ));
+            }
+        }
+        (true, false) => match rnd {
+            Some(r) if is_irnd(r) => {}
+            Some(r) => {
+                return Err(Violation::at(
+                    r,
+                    format!(
+                        "float-to-integer conversion .{d}.{a} needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi), not .{r}"
+                    ),
+                ));
+            }
+            None => {
+                return Err(Violation::new(format!(
+                    "float-to-integer conversion .{d}.{a} needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)"
+                )));
+            }
+        },
+        (false, true) => match rnd {
+            Some(r) if !is_irnd(r) => {}
+            Some(r) => {
+                return Err(Violation::at(
+                    r,
+                    format!(
+                        "integer-to-float conversion .{d}.{a} needs a floating-point rounding modifier (.rn, .rz, .rm, .rp), not .{r}"
+                    ),
+                ));
+            }
+            None => {
+                return Err(Violation::new(format!(
+                    "integer-to-float conversion .{d}.{a} needs a floating-point rounding modifier (.rn, .rz, .rm, .rp)"
+                )));
+            }
+        },
+        (false, false) => {
+            if dst == src {
+                if let Some(r) = rnd.filter(|r| !is_irnd(r)) {
+                    return Err(Violation::at(
+                        r,
+                        format!(
+                            "a same-type conversion .{d}.{a} only rounds to an integral value: use .rni, .rzi, .rmi, .rpi or no rounding modifier, not .{r}"
+                        ),
+                    ));
+                }
+            } else if float_widens_exactly(dst, src) {
+                if let Some(r) = rnd {
+                    return Err(Violation::at(
+                        r,
+                        format!(".{d} holds every .{a} value exactly, so .{d}.{a} takes no rounding modifier"),
+                    ));
+                }
+            } else {
+                match rnd {
+                    Some(r) if !is_irnd(r) => {}
+                    Some(r) => {
+                        return Err(Violation::at(
+                            r,
+                            format!(
+                                ".{d}.{a} loses precision and needs a floating-point rounding modifier (.rn, .rz, .rm, .rp), not .{r}"
+                            ),
+                        ));
+                    }
+                    None => {
+                        return Err(Violation::new(format!(
+                            ".{d}.{a} loses precision, so a rounding modifier is required (.rn, .rz, .rm, .rp)"
+                        )));
+                    }
+                }
+            }
+        }
+    }
+
+    if let Some(ftz) = m.get("ftz") {
+        if dst != PtxType::F32 && src != PtxType::F32 {
+            return Err(Violation::at(
+                ftz,
+                format!(".ftz applies only when .f32 is the source or destination type, not to .{d}.{a}"),
+            ));
+        }
+    }
+    let has_bf16 = dst == PtxType::Bf16 || src == PtxType::Bf16;
+    if has_bf16 && (dst.carrier_bits() == 8 || src.carrier_bits() == 8) {
+        return Err(Violation::new(format!(
+            "ptxas has no conversion between .bf16 and 8-bit integers (.{d}.{a}); convert through .f32 or a 16-bit integer"
+        )));
+    }
+    if let Some(sat) = m.get("sat") {
+        if has_bf16 {
+            return Err(Violation::at(sat, format!("ptxas accepts no .sat on a .bf16 conversion (.{d}.{a})")));
+        }
+        if dst_int && src_int {
+            let (dlo, dhi) = int_range(dst);
+            let (slo, shi) = int_range(src);
+            if dlo <= slo && dhi >= shi {
+                return Err(Violation::at(
+                    sat,
+                    format!(".{d} already covers every .{a} value, so .sat cannot saturate anything"),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Targets of the scalar `cvt` line: bf16 and `.relu`/`.satfinite` are newer.
+pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
+    let dst = m.ty("dtype");
+    let src = m.ty("atype");
+    let mut req = Requirement::new(20, 1, 0);
+    if dst == Some(PtxType::F64) || src == Some(PtxType::F64) {
+        req = req.max(Requirement::new(20, 1, 4));
+    }
+    match (dst, src) {
+        (Some(PtxType::Bf16), Some(PtxType::F32)) => req = req.max(Requirement::new(80, 7, 0)),
+        (Some(PtxType::F32), Some(PtxType::Bf16)) => {
+            req = req.max(Requirement::new(80, 7, 1));
+            if m.has("ftz") {
+                req = req.max(Requirement::new(90, 7, 8));
+            }
+        }
+        (Some(PtxType::Bf16), _) | (_, Some(PtxType::Bf16)) => req = req.max(Requirement::new(90, 7, 8)),
+        _ => {}
+    }
+    if m.has("relu") {
+        req = req.max(Requirement::new(80, 7, 0));
+    }
+    if m.has("satfinite") {
+        req = req.max(Requirement::new(80, 8, 1));
+    }
+    req
+}
+
+/// `.f16x2`/`.bf16x2` from two `.f32`: `.relu` since sm_80, `.satfinite` since PTX 8.1.
+pub fn cvt_half_pair_requires(m: &Modifiers, _: Target) -> Requirement {
+    let req = Requirement::new(80, 7, 0);
+    if m.has("satfinite") { req.max(Requirement::new(80, 8, 1)) } else { req }
+}
+
+/// `cvt.rna.tf32.f32` has no `.relu`; the other rounding lines do.
+pub fn cvt_tf32(m: &Modifiers) -> Result<(), Violation> {
+    if m.get("rnd") == Some("rna") {
+        if let Some(relu) = m.get("relu") {
+            return Err(Violation::at(relu, "the .rna tf32 line has no .relu; use .rn or .rz with .relu"));
+        }
+    }
+    Ok(())
+}
+
+/// tf32: `.rna` sm_80; `.rn`/`.rz` sm_90 (PTX 7.8); `.rn`/`.rz` with `.satfinite` sm_100 (PTX 8.6).
+pub fn cvt_tf32_requires(m: &Modifiers, _: Target) -> Requirement {
+    let satfinite = m.has("satfinite");
+    match (m.get("rnd"), satfinite) {
+        (Some("rna"), false) => Requirement::new(80, 7, 0),
+        (Some("rna"), true) => Requirement::new(80, 8, 1),
+        (_, false) => Requirement::new(90, 7, 8),
+        (_, true) => Requirement::new(100, 8, 6),
+    }
+}
+
+/// FP8 conversions: sm_89 with PTX 8.1, or sm_90 with PTX 7.8.
+pub fn cvt_fp8_requires(_: &Modifiers, target: Target) -> Requirement {
+    if target.sm >= 90 { Requirement::new(90, 7, 8) } else { Requirement::new(89, 8, 1) }
+}
+
+/// Vectors move at most 128 bits; `.nc` takes only the `.ca/.cg/.cs` cache
+/// operators; cache operators and eviction priorities are separate syntax lines.
+pub fn memory_access(m: &Modifiers) -> Result<(), Violation> {
+    if let (Some(vec), Some(ty)) = (m.get("vec"), m.ty("type")) {
+        let lanes = if vec == "v2" { 2 } else { 4 };
+        if lanes * ty.carrier_bits() > 128 {
+            return Err(Violation::at(
+                vec,
+                format!(
+                    ".{vec}.{} would move {} bits; vector accesses are limited to 128 bits",
+                    ty.token(),
+                    lanes * ty.carrier_bits()
+                ),
+            ));
+        }
+    }
+    if m.has("nc") {
+        if let Some(cop) = m.get("cop").filter(|c| !["ca", "cg", "cs"].contains(c)) {
+            return Err(Violation::at(cop, format!("ld.global.nc takes only the .ca, .cg or .cs cache operator, not .{cop}")));
+        }
+    }
+    if let (Some(cop), Some(_)) = (m.get("cop"), m.get("evict")) {
+        return Err(Violation::at(
+            cop,
+            "cache operators and eviction priorities are mutually exclusive: write one or the other",
+        ));
+    }
+    Ok(())
+}
+
+/// `ld`/`st`: eviction priorities and prefetch sizes are PTX 7.4 (sm_70/75/80).
+pub fn memory_access_requires(m: &Modifiers, _: Target) -> Requirement {
+    let mut req = Requirement::new(20, 1, 0);
+    if m.has("nc") {
+        req = req.max(Requirement::new(32, 3, 1));
+    }
+    if m.has("evict") {
+        req = req.max(Requirement::new(70, 7, 4));
+    }
+    match m.get("prefetch") {
+        Some("L2::256B") => req = req.max(Requirement::new(80, 7, 4)),
+        Some(_) => req = req.max(Requirement::new(75, 7, 4)),
+        None => {}
+    }
+    req
+}
+
+/// `.ftz` and `.sat` exist only on the `.f32` lines of float arithmetic.
+pub fn float_arith(m: &Modifiers) -> Result<(), Violation> {
+    let ty = m.ty("type");
+    if ty != Some(PtxType::F32) {
+        let t = ty.map(PtxType::token).unwrap_or("?");
+        for flag in ["ftz", "sat"] {
+            if let Some(token) = m.get(flag) {
+                return Err(Violation::at(token, format!(".{token} applies only to .f32, not .{t}")));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Integer `.sat` exists only as `.s32` (add/sub) or `mad.hi.sat.s32`.
+pub fn int_saturation(m: &Modifiers) -> Result<(), Violation> {
+    if let Some(sat) = m.get("sat") {
+        if m.ty("type") != Some(PtxType::S32) {
+            return Err(Violation::at(sat, "integer .sat applies only to .s32"));
+        }
+        if m.get("mode").is_some_and(|mode| mode != "hi") {
+            return Err(Violation::at(sat, "mad takes .sat only as mad.hi.sat.s32"));
+        }
+    }
+    Ok(())
+}
+
+/// Float `min`/`max`: `.xorsign` and `.abs` come together; `.f64` takes no modifiers.
+pub fn float_min_max(m: &Modifiers) -> Result<(), Violation> {
+    if m.ty("type") == Some(PtxType::F64) {
+        for slot in ["ftz", "nan", "xorsign", "abs"] {
+            if let Some(token) = m.get(slot) {
+                return Err(Violation::at(token, format!(".{token} applies only to .f32; min/max.f64 takes no modifiers")));
+            }
+        }
+    }
+    match (m.get("xorsign"), m.get("abs")) {
+        (Some(x), None) => Err(Violation::at(x, ".xorsign must be followed by .abs (.xorsign.abs)")),
+        (None, Some(a)) => Err(Violation::at(a, ".abs on min/max exists only as .xorsign.abs")),
+        _ => Ok(()),
+    }
+}
+
+/// `.NaN` on min/max: sm_80 (PTX 7.0); `.xorsign.abs`: sm_86 (PTX 7.2).
+pub fn float_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
+    let mut req = Requirement::new(20, 1, 0);
+    if m.has("nan") {
+        req = req.max(Requirement::new(80, 7, 0));
+    }
+    if m.has("xorsign") {
+        req = req.max(Requirement::new(86, 7, 2));
+    }
+    req
+}
+
+/// Integer `min`/`max`: `.relu` only on `.s32`.
+pub fn int_min_max(m: &Modifiers) -> Result<(), Violation> {
+    if let Some(relu) = m.get("relu") {
+        if m.ty("type") != Some(PtxType::S32) {
+            return Err(Violation::at(relu, "integer min/max take .relu only on .s32"));
+        }
+    }
+    Ok(())
+}
+
+/// `min/max.relu.s32`: sm_90 (PTX 8.0).
+pub fn int_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
+    if m.has("relu") { Requirement::new(90, 8, 0) } else { Requirement::new(20, 1, 0) }
+}
+
+/// Pack/unpack: the lanes must be at least 8 bits wide (`mov.b16` of two bytes).
+pub fn pack_lanes(m: &Modifiers) -> Result<(), Violation> {
+    let lanes = m.form.operands.iter().find_map(|o| match o.ty {
+        super::form::TypeRef::LaneOf { lanes, .. } => Some(lanes as usize),
+        _ => None,
+    });
+    if let (Some(lanes), Some(ty)) = (lanes, m.ty("type")) {
+        if ty.carrier_bits() / lanes < 8 {
+            return Err(Violation::at(
+                ty.token(),
+                format!("mov.{} cannot be split into {lanes} lanes: lanes are at least 8 bits", ty.token()),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Available on every target this compiler knows.
+pub fn baseline(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(20, 1, 0)
+}
+
+/// `fma.f32` (with mandatory rounding) dates from sm_20 / PTX 2.0.
+pub fn fma_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(20, 2, 0)
+}

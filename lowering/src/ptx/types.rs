@@ -1,0 +1,256 @@
+//! PTX operand types and the register carriers that hold them.
+
+use crate::dtype::DType;
+use std::fmt;
+
+/// A PTX operand type token (`.b32`, `.f16x2`, `.e4m3x2`, ...).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PtxType {
+    B8,
+    B16,
+    B32,
+    B64,
+    U8,
+    U16,
+    U32,
+    U64,
+    S8,
+    S16,
+    S32,
+    S64,
+    F16,
+    Bf16,
+    F32,
+    F64,
+    F16x2,
+    Bf16x2,
+    Tf32,
+    E4m3x2,
+    E5m2x2,
+    Pred,
+}
+
+/// How a PTX type relates to the dtypes that may carry it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TypeClass {
+    /// `.bN`: any N-bit dtype (bit-size types are untyped).
+    Bits,
+    /// `.uN`, `.sN`, `.fN`, `.f16`, `.bf16`: the type itself or its unsigned
+    /// bit container of the same width.
+    Scalar,
+    /// Packed layouts (`.f16x2`, `.tf32`, `.e4m3x2`): only the unsigned
+    /// container of the carrier width, since no Rust dtype *is* the value.
+    Packed,
+    /// `.pred`: a predicate register.
+    Predicate,
+}
+
+const ALL: [PtxType; 22] = [
+    PtxType::B8,
+    PtxType::B16,
+    PtxType::B32,
+    PtxType::B64,
+    PtxType::U8,
+    PtxType::U16,
+    PtxType::U32,
+    PtxType::U64,
+    PtxType::S8,
+    PtxType::S16,
+    PtxType::S32,
+    PtxType::S64,
+    PtxType::F16,
+    PtxType::Bf16,
+    PtxType::F32,
+    PtxType::F64,
+    PtxType::F16x2,
+    PtxType::Bf16x2,
+    PtxType::Tf32,
+    PtxType::E4m3x2,
+    PtxType::E5m2x2,
+    PtxType::Pred,
+];
+
+impl PtxType {
+    /// The token without its leading dot.
+    pub const fn token(self) -> &'static str {
+        match self {
+            PtxType::B8 => "b8",
+            PtxType::B16 => "b16",
+            PtxType::B32 => "b32",
+            PtxType::B64 => "b64",
+            PtxType::U8 => "u8",
+            PtxType::U16 => "u16",
+            PtxType::U32 => "u32",
+            PtxType::U64 => "u64",
+            PtxType::S8 => "s8",
+            PtxType::S16 => "s16",
+            PtxType::S32 => "s32",
+            PtxType::S64 => "s64",
+            PtxType::F16 => "f16",
+            PtxType::Bf16 => "bf16",
+            PtxType::F32 => "f32",
+            PtxType::F64 => "f64",
+            PtxType::F16x2 => "f16x2",
+            PtxType::Bf16x2 => "bf16x2",
+            PtxType::Tf32 => "tf32",
+            PtxType::E4m3x2 => "e4m3x2",
+            PtxType::E5m2x2 => "e5m2x2",
+            PtxType::Pred => "pred",
+        }
+    }
+
+    pub fn from_token(token: &str) -> Option<PtxType> {
+        ALL.into_iter().find(|t| t.token() == token)
+    }
+
+    /// Width of the register that carries one value of this type, in bits
+    /// (`.f16x2` rides one 32-bit register; `.e4m3x2` a 16-bit one).
+    pub const fn carrier_bits(self) -> usize {
+        match self {
+            PtxType::B8 | PtxType::U8 | PtxType::S8 => 8,
+            PtxType::B16
+            | PtxType::U16
+            | PtxType::S16
+            | PtxType::F16
+            | PtxType::Bf16
+            | PtxType::E4m3x2
+            | PtxType::E5m2x2 => 16,
+            PtxType::B32
+            | PtxType::U32
+            | PtxType::S32
+            | PtxType::F32
+            | PtxType::F16x2
+            | PtxType::Bf16x2
+            | PtxType::Tf32 => 32,
+            PtxType::B64 | PtxType::U64 | PtxType::S64 | PtxType::F64 => 64,
+            PtxType::Pred => 1,
+        }
+    }
+
+    pub const fn class(self) -> TypeClass {
+        match self {
+            PtxType::B8 | PtxType::B16 | PtxType::B32 | PtxType::B64 => TypeClass::Bits,
+            PtxType::F16x2 | PtxType::Bf16x2 | PtxType::Tf32 | PtxType::E4m3x2 | PtxType::E5m2x2 => {
+                TypeClass::Packed
+            }
+            PtxType::Pred => TypeClass::Predicate,
+            _ => TypeClass::Scalar,
+        }
+    }
+
+    /// The dtype that *is* this type, where one exists.
+    pub const fn natural_dtype(self) -> Option<DType> {
+        Some(match self {
+            PtxType::U8 => DType::U8,
+            PtxType::U16 => DType::U16,
+            PtxType::U32 => DType::U32,
+            PtxType::U64 => DType::U64,
+            PtxType::S8 => DType::I8,
+            PtxType::S16 => DType::I16,
+            PtxType::S32 => DType::I32,
+            PtxType::S64 => DType::I64,
+            PtxType::F16 => DType::F16,
+            PtxType::Bf16 => DType::Bf16,
+            PtxType::F32 => DType::F32,
+            PtxType::F64 => DType::F64,
+            PtxType::Pred => DType::Bool,
+            _ => return None,
+        })
+    }
+
+    /// Whether a tile/tensor of `dtype` may carry an operand of this type
+    /// (the type itself, or its equal-width bit container).
+    pub fn accepts(self, dtype: DType) -> bool {
+        match self.class() {
+            TypeClass::Bits => dtype.is_tile_element() && dtype.bits() == self.carrier_bits(),
+            TypeClass::Scalar => {
+                self.natural_dtype() == Some(dtype)
+                    || (dtype.is_tile_element()
+                        && dtype == dtype.bit_container()
+                        && dtype.bits() == self.carrier_bits())
+            }
+            TypeClass::Packed => dtype.is_tile_element() && dtype.bits() == self.carrier_bits() && dtype == dtype.bit_container(),
+            TypeClass::Predicate => dtype == DType::Bool,
+        }
+    }
+
+    /// The accepted dtypes, for messages ("accepts f32 or u32").
+    pub fn accepted_dtypes(self) -> Vec<DType> {
+        DType::ALL.into_iter().filter(|d| self.accepts(*d)).collect()
+    }
+
+    /// Whether this is a floating-point value type (including packed floats).
+    pub const fn is_float(self) -> bool {
+        matches!(
+            self,
+            PtxType::F16
+                | PtxType::Bf16
+                | PtxType::F32
+                | PtxType::F64
+                | PtxType::F16x2
+                | PtxType::Bf16x2
+                | PtxType::Tf32
+                | PtxType::E4m3x2
+                | PtxType::E5m2x2
+        )
+    }
+
+    pub const fn is_signed_int(self) -> bool {
+        matches!(self, PtxType::S8 | PtxType::S16 | PtxType::S32 | PtxType::S64)
+    }
+
+    pub const fn is_unsigned_int(self) -> bool {
+        matches!(self, PtxType::U8 | PtxType::U16 | PtxType::U32 | PtxType::U64)
+    }
+
+    pub const fn is_int(self) -> bool {
+        self.is_signed_int() || self.is_unsigned_int()
+    }
+
+    /// The bit-size type of a given width (`.b32` for 32).
+    pub const fn bits_of_width(bits: usize) -> Option<PtxType> {
+        match bits {
+            8 => Some(PtxType::B8),
+            16 => Some(PtxType::B16),
+            32 => Some(PtxType::B32),
+            64 => Some(PtxType::B64),
+            _ => None,
+        }
+    }
+
+    /// The same-signedness type of twice the width (`mul.wide` results).
+    pub const fn widened(self) -> Option<PtxType> {
+        match self {
+            PtxType::U16 => Some(PtxType::U32),
+            PtxType::U32 => Some(PtxType::U64),
+            PtxType::S16 => Some(PtxType::S32),
+            PtxType::S32 => Some(PtxType::S64),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for PtxType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, ".{}", self.token())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carriers_follow_the_spec() {
+        assert_eq!(PtxType::F32.accepted_dtypes(), vec![DType::F32, DType::U32]);
+        assert_eq!(PtxType::B32.accepted_dtypes(), vec![DType::F32, DType::U32, DType::I32]);
+        assert_eq!(PtxType::F16.accepted_dtypes(), vec![DType::F16, DType::U16]);
+        assert_eq!(PtxType::Bf16.accepted_dtypes(), vec![DType::Bf16, DType::U16]);
+        assert_eq!(PtxType::F16x2.accepted_dtypes(), vec![DType::U32]);
+        assert_eq!(PtxType::E4m3x2.accepted_dtypes(), vec![DType::U16]);
+        assert_eq!(PtxType::S32.accepted_dtypes(), vec![DType::U32, DType::I32]);
+        assert_eq!(PtxType::U32.accepted_dtypes(), vec![DType::U32]);
+        assert_eq!(PtxType::B8.accepted_dtypes(), vec![DType::U8, DType::I8]);
+        assert_eq!(PtxType::Pred.accepted_dtypes(), vec![DType::Bool]);
+    }
+}

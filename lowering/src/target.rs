@@ -1,0 +1,152 @@
+//! Compilation targets: the `sm_XX` architecture a kernel is built for and the
+//! PTX ISA versions that go with it.
+
+use std::fmt;
+
+/// A PTX ISA version (`.version 7.8`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct PtxVersion {
+    pub major: u8,
+    pub minor: u8,
+}
+
+impl PtxVersion {
+    pub const fn new(major: u8, minor: u8) -> Self {
+        PtxVersion { major, minor }
+    }
+}
+
+impl fmt::Display for PtxVersion {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{}", self.major, self.minor)
+    }
+}
+
+/// A GPU architecture target (`sm_90`, `sm_90a`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Target {
+    /// The compute capability as a number: `sm_89` -> 89.
+    pub sm: u32,
+    /// The `a` suffix: arch-specific features, not forward compatible.
+    pub arch_specific: bool,
+}
+
+/// Targets the compiler knows, with the first PTX ISA version that supports
+/// each (PTX ISA release notes). ptxas 12.9 assembles all of them.
+const KNOWN_TARGETS: &[(u32, bool, PtxVersion)] = &[
+    (70, false, PtxVersion::new(6, 0)),
+    (72, false, PtxVersion::new(6, 1)),
+    (75, false, PtxVersion::new(6, 3)),
+    (80, false, PtxVersion::new(7, 0)),
+    (86, false, PtxVersion::new(7, 1)),
+    (87, false, PtxVersion::new(7, 4)),
+    (89, false, PtxVersion::new(7, 8)),
+    (90, false, PtxVersion::new(7, 8)),
+    (90, true, PtxVersion::new(8, 0)),
+    (100, false, PtxVersion::new(8, 6)),
+    (100, true, PtxVersion::new(8, 6)),
+    (120, false, PtxVersion::new(8, 7)),
+    (120, true, PtxVersion::new(8, 7)),
+];
+
+impl Target {
+    /// The default target: Hopper.
+    pub const SM_90: Target = Target {
+        sm: 90,
+        arch_specific: false,
+    };
+
+    pub const fn sm(sm: u32) -> Target {
+        Target {
+            sm,
+            arch_specific: false,
+        }
+    }
+
+    /// Parses `sm_90` / `sm_90a`; `None` for a target this compiler does not know.
+    pub fn parse(text: &str) -> Option<Target> {
+        let digits = text.strip_prefix("sm_")?;
+        let (digits, arch_specific) = match digits.strip_suffix('a') {
+            Some(rest) => (rest, true),
+            None => (digits, false),
+        };
+        if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) || digits.len() > 4 {
+            return None;
+        }
+        let sm: u32 = digits.parse().ok()?;
+        let target = Target { sm, arch_specific };
+        target.min_ptx_version().map(|_| target)
+    }
+
+    /// The lowest PTX ISA version whose `.target` accepts this architecture.
+    pub fn min_ptx_version(self) -> Option<PtxVersion> {
+        KNOWN_TARGETS
+            .iter()
+            .find(|(sm, a, _)| *sm == self.sm && *a == self.arch_specific)
+            .map(|(_, _, v)| *v)
+    }
+
+    /// Every target name this compiler accepts, for error messages.
+    pub fn known_names() -> Vec<String> {
+        KNOWN_TARGETS
+            .iter()
+            .map(|(sm, a, _)| Target { sm: *sm, arch_specific: *a }.to_string())
+            .collect()
+    }
+}
+
+impl fmt::Display for Target {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "sm_{}{}", self.sm, if self.arch_specific { "a" } else { "" })
+    }
+}
+
+/// What one instruction form needs from the target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Requirement {
+    pub sm: u32,
+    pub ptx: PtxVersion,
+}
+
+impl Requirement {
+    pub const fn new(sm: u32, major: u8, minor: u8) -> Self {
+        Requirement {
+            sm,
+            ptx: PtxVersion::new(major, minor),
+        }
+    }
+
+    /// The stricter of two requirements, component-wise.
+    pub fn max(self, other: Requirement) -> Requirement {
+        Requirement {
+            sm: self.sm.max(other.sm),
+            ptx: self.ptx.max(other.ptx),
+        }
+    }
+
+    pub fn is_met_by(self, target: Target) -> bool {
+        target.sm >= self.sm
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_known_targets_only() {
+        assert_eq!(Target::parse("sm_90"), Some(Target::SM_90));
+        assert_eq!(
+            Target::parse("sm_90a"),
+            Some(Target {
+                sm: 90,
+                arch_specific: true
+            })
+        );
+        assert_eq!(Target::parse("sm_91"), None);
+        assert_eq!(Target::parse("sm_"), None);
+        assert_eq!(Target::parse("compute_90"), None);
+        assert_eq!(Target::parse("sm_89").unwrap().min_ptx_version(), Some(PtxVersion::new(7, 8)));
+        assert_eq!(Target::parse("sm_80").unwrap().to_string(), "sm_80");
+    }
+}

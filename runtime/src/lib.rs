@@ -1,0 +1,38 @@
+//! The GPU side of tile-kernel: opens devices, moves tensors, and launches
+//! the PTX that `#[tile_kernel]` emitted at compile time, through cudarc.
+//!
+//! The macro writes a [`KernelSpec`] (PTX text, launch shape, parameter list)
+//! into a `static` [`Kernel`]; its generated launcher pushes each argument
+//! through a [`Launch`], which checks it against the spec, and runs it. The
+//! driver JIT-compiles the PTX once per context and the module is cached.
+//!
+//! Modules, one job each:
+//! - `error`: the [`Error`] every fallible call returns (no panics, even
+//!   without a CUDA driver).
+//! - `element`: [`Element`] and [`ScalarArg`], the Rust types that cross to
+//!   the GPU, each tied to its [`DType`].
+//! - `device`: [`Device`] (context + stream), [`driver_available`], tensor
+//!   constructors.
+//! - `tensor`: [`DeviceTensor`], a whole device allocation plus its shape.
+//! - `kernel`: [`KernelSpec`], the per-context module cache in [`Kernel`],
+//!   and the checked [`Launch`] builder.
+
+mod device;
+mod element;
+mod error;
+mod kernel;
+mod tensor;
+
+pub use device::{Device, driver_available};
+pub use element::{Element, ScalarArg};
+pub use error::Error;
+pub use half::{bf16, f16};
+pub use kernel::{Access, Kernel, KernelSpec, Launch, MAX_PARAMS, ParamKind, ParamSpec};
+pub use tensor::DeviceTensor;
+pub use tile_kernel_lowering::DType;
+
+#[doc(hidden)]
+pub use cudarc;
+
+/// The result of every fallible runtime call.
+pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,0 +1,1 @@
+//! tile-kernel: PTX-level GPU kernels in Rust.

@@ -1,0 +1,1 @@
+//! trybuild harness crate; see tests/.
