@@ -1,1 +1,59 @@
-//! tile-kernel: PTX-level GPU kernels in Rust.
+//! # tile-kernel
+//!
+//! PTX-level GPU kernels in Rust. A `#[tile_kernel]` function is written in a
+//! small tile language: register tiles (`alloc_local`) and
+//! `apply(ptx["OPCODE"], operands..)` statements that expand one PTX
+//! instruction over every repeat coordinate of a tile. The macro checks every
+//! operand against the PTX form at compile time, emits the PTX text as a
+//! `const`, and generates a safe launcher that runs it through `cudarc`.
+//!
+//! ```no_run
+//! use tile_kernel::prelude::*;
+//!
+//! #[tile_kernel(grid = 1, block = 1)]
+//! fn narrow_pairs(a: Tensor<f32, 4, 2>, out: Tensor<u32, 4, 1>) {
+//!     let r = alloc_local::<f32>([4, 2]);
+//!     let d = alloc_local::<u32>([4, 1]);
+//!     apply(ptx["ld.global.v2.f32"], r, a);
+//!     apply(ptx["cvt.rn.f16x2.f32"], d, r.slice(s![.., 1..2]), r.slice(s![.., 0..1]));
+//!     apply(ptx["st.global.b32"], out, d);
+//! }
+//!
+//! # fn main() -> Result<(), tile_kernel::Error> {
+//! println!("{}", narrow_pairs::PTX);
+//! let dev = Device::new(0)?;
+//! let a = dev.upload(&[1.0f32, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, 8.0], [4, 2])?;
+//! let mut out = dev.zeros::<u32>([4, 1])?;
+//! narrow_pairs(&dev, &a, &mut out)?;
+//! let words: Vec<u32> = out.download()?;
+//! # Ok(()) }
+//! ```
+//!
+//! Crates: [`lowering`] (the language: IR, PTX table, checks, emission;
+//! usable without the macro), `tile-kernel-macros` (the attribute),
+//! `tile-kernel-runtime` (devices, tensors, launches; re-exported here).
+
+pub use tile_kernel_macros::tile_kernel;
+pub use tile_kernel_runtime::{
+    DType, Device, DeviceTensor, Element, Error, Result, ScalarArg, bf16, driver_available, f16,
+};
+
+/// The compiler core: kernel IR, the PTX instruction table (with a lookup
+/// API in [`lowering::ptx`]), legality checks and PTX emission.
+pub use tile_kernel_lowering as lowering;
+
+/// Runtime types for advanced use: kernel specs, the checked launch builder.
+pub mod runtime {
+    pub use tile_kernel_runtime::{Access, Kernel, KernelSpec, Launch, ParamKind, ParamSpec};
+}
+
+/// `use tile_kernel::prelude::*;` brings the attribute and host types.
+pub mod prelude {
+    pub use crate::{Device, DeviceTensor, Error, bf16, f16, tile_kernel};
+}
+
+/// Paths the generated code uses; not a public API.
+#[doc(hidden)]
+pub mod __private {
+    pub use tile_kernel_runtime::{Access, DType, Kernel, KernelSpec, ParamKind, ParamSpec};
+}

@@ -12,7 +12,9 @@ use crate::ast::{self, LiteralValue, Operand, PredExpr, Stmt, ViewKind};
 use crate::diag::{Diagnostic, Diagnostics, SpanId};
 use crate::dtype::DType;
 use crate::layout::{Layout, shape_text};
-use crate::program::{Guard, Instruction, Lane, OperandValue, ParamKind, Program, ProgramParam, Statement, Tile};
+use crate::program::{
+    Guard, Instruction, Lane, OperandValue, ParamKind, Program, ProgramParam, Statement, Tile,
+};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
 use crate::ptx::resolve::nearest;
 use crate::ptx::types::TypeClass;
@@ -62,9 +64,21 @@ struct TileState {
 /// An operand after name resolution and views.
 #[derive(Debug, Clone)]
 enum Value {
-    Local { tile: usize, name: String, layout: Layout },
-    Global { param: usize, name: String, layout: Layout },
-    Scalar { param: usize, name: String, dtype: DType },
+    Local {
+        tile: usize,
+        name: String,
+        layout: Layout,
+    },
+    Global {
+        param: usize,
+        name: String,
+        layout: Layout,
+    },
+    Scalar {
+        param: usize,
+        name: String,
+        dtype: DType,
+    },
     Literal(LiteralValue),
 }
 
@@ -79,10 +93,18 @@ impl Value {
     fn describe(&self) -> String {
         match self {
             Value::Local { name, layout, .. } => {
-                format!("local tile `{name}` ({} {})", layout.dtype, shape_text(&layout.shape))
+                format!(
+                    "local tile `{name}` ({} {})",
+                    layout.dtype,
+                    shape_text(&layout.shape)
+                )
             }
             Value::Global { name, layout, .. } => {
-                format!("global tensor `{name}` ({} {})", layout.dtype, shape_text(&layout.shape))
+                format!(
+                    "global tensor `{name}` ({} {})",
+                    layout.dtype,
+                    shape_text(&layout.shape)
+                )
             }
             Value::Scalar { name, dtype, .. } => format!("scalar parameter `{name}: {dtype}`"),
             Value::Literal(LiteralValue::Int(v)) => format!("integer literal `{v}`"),
@@ -121,12 +143,17 @@ impl<'k> Checker<'k> {
         let launch = self.kernel.launch;
         let threads: u64 = launch.block.iter().map(|d| u64::from(*d)).product();
         if launch.grid.contains(&0) || launch.block.contains(&0) {
-            self.diags
-                .error(self.kernel.name_span, "grid and block extents must be at least 1");
+            self.diags.error(
+                self.kernel.name_span,
+                "grid and block extents must be at least 1",
+            );
         } else if threads > 1024 {
             self.diags.error(
                 self.kernel.name_span,
-                format!("a block may hold at most 1024 threads, but block = {:?} has {threads}", launch.block),
+                format!(
+                    "a block may hold at most 1024 threads, but block = {:?} has {threads}",
+                    launch.block
+                ),
             );
         }
         for (index, param) in self.kernel.params.iter().enumerate() {
@@ -142,11 +169,14 @@ impl<'k> Checker<'k> {
                     if !dtype.is_tile_element() {
                         self.diags.error(
                             param.span,
-                            format!("tensors of `{dtype}` are not supported; use `u8` for byte flags"),
+                            format!(
+                                "tensors of `{dtype}` are not supported; use `u8` for byte flags"
+                            ),
                         );
                     }
                     if dims.is_empty() {
-                        self.diags.error(param.span, "a tensor needs at least one dimension");
+                        self.diags
+                            .error(param.span, "a tensor needs at least one dimension");
                     }
                     let shape: Vec<usize> = dims.iter().map(|d| d.value as usize).collect();
                     let bytes = shape
@@ -154,7 +184,8 @@ impl<'k> Checker<'k> {
                         .try_fold(dtype.size_bytes(), |acc, d| acc.checked_mul(*d))
                         .filter(|b| *b <= (1usize << 40));
                     if bytes.is_none() {
-                        self.diags.error(param.span, "this tensor is larger than 1 TiB");
+                        self.diags
+                            .error(param.span, "this tensor is larger than 1 TiB");
                     }
                     ParamKind::Tensor {
                         dtype: *dtype,
@@ -175,14 +206,20 @@ impl<'k> Checker<'k> {
         if !alloc.dtype.is_tile_element() {
             self.diags.error(
                 alloc.dtype_span,
-                format!("local tiles of `{}` are not supported; predicates come from `bool` parameters", alloc.dtype),
+                format!(
+                    "local tiles of `{}` are not supported; predicates come from `bool` parameters",
+                    alloc.dtype
+                ),
             );
             return;
         }
         if alloc.shape.is_empty() {
             self.diags.push(
-                Diagnostic::new(alloc.span, "a local tile needs at least one axis (its register axis)")
-                    .with_help("write `alloc_local::<T>([1])` for a single register"),
+                Diagnostic::new(
+                    alloc.span,
+                    "a local tile needs at least one axis (its register axis)",
+                )
+                .with_help("write `alloc_local::<T>([1])` for a single register"),
             );
             return;
         }
@@ -191,7 +228,10 @@ impl<'k> Checker<'k> {
         if elements.is_none_or(|n| n > MAX_TILE_ELEMENTS) {
             self.diags.error(
                 alloc.span,
-                format!("local tile `{}` would hold more than {MAX_TILE_ELEMENTS} registers", alloc.name),
+                format!(
+                    "local tile `{}` would hold more than {MAX_TILE_ELEMENTS} registers",
+                    alloc.name
+                ),
             );
             return;
         }
@@ -201,7 +241,8 @@ impl<'k> Checker<'k> {
             shape,
         };
         let bytes = tile.registers() * alloc.dtype.size_bytes();
-        self.names.insert(alloc.name.clone(), Binding::Tile(self.tiles.len()));
+        self.names
+            .insert(alloc.name.clone(), Binding::Tile(self.tiles.len()));
         self.tiles.push(TileState {
             tile,
             written: vec![false; bytes],
@@ -217,10 +258,15 @@ impl<'k> Checker<'k> {
         let Some(binding) = self.names.get(&place.base).copied() else {
             let mut diag = Diagnostic::new(
                 place.base_span,
-                format!("cannot find tile or parameter `{}` in this kernel", place.base),
+                format!(
+                    "cannot find tile or parameter `{}` in this kernel",
+                    place.base
+                ),
             );
             if let Some(near) = nearest(&place.base, self.names.keys().map(String::as_str)) {
-                diag = diag.with_help(format!("a tile or parameter with a similar name exists: `{near}`"));
+                diag = diag.with_help(format!(
+                    "a tile or parameter with a similar name exists: `{near}`"
+                ));
             }
             self.diags.push(diag);
             return None;
@@ -238,33 +284,35 @@ impl<'k> Checker<'k> {
                     }),
                 )
             }
-            Binding::Param(param) => match &self.params[param].kind {
-                ParamKind::Scalar(dtype) => {
-                    if let Some(view) = place.views.first() {
-                        self.diags.error(
+            Binding::Param(param) => {
+                match &self.params[param].kind {
+                    ParamKind::Scalar(dtype) => {
+                        if let Some(view) = place.views.first() {
+                            self.diags.error(
                             view.span,
                             format!("`{}` is a scalar parameter; views apply only to tiles and tensors", place.base),
                         );
-                        return None;
-                    }
-                    return Some(Value::Scalar {
-                        param,
-                        name: place.base.clone(),
-                        dtype: *dtype,
-                    });
-                }
-                ParamKind::Tensor { dtype, shape, .. } => {
-                    let name = place.base.clone();
-                    (
-                        Layout::row_major(*dtype, shape),
-                        Box::new(move |layout| Value::Global {
+                            return None;
+                        }
+                        return Some(Value::Scalar {
                             param,
-                            name: name.clone(),
-                            layout,
-                        }),
-                    )
+                            name: place.base.clone(),
+                            dtype: *dtype,
+                        });
+                    }
+                    ParamKind::Tensor { dtype, shape, .. } => {
+                        let name = place.base.clone();
+                        (
+                            Layout::row_major(*dtype, shape),
+                            Box::new(move |layout| Value::Global {
+                                param,
+                                name: name.clone(),
+                                layout,
+                            }),
+                        )
+                    }
                 }
-            },
+            }
         };
         for view in &place.views {
             let result = match &view.kind {
@@ -385,36 +433,54 @@ impl<'k> Checker<'k> {
 
     fn pred_guard(&mut self, pred: &PredExpr, negated: bool) -> Option<Guard> {
         match pred {
-            PredExpr::Literal(value, _) => Some(if *value != negated { Guard::Always } else { Guard::Never }),
+            PredExpr::Literal(value, _) => Some(if *value != negated {
+                Guard::Always
+            } else {
+                Guard::Never
+            }),
             PredExpr::Not(inner, _) => self.pred_guard(inner, !negated),
             PredExpr::Name(name, span) => match self.names.get(name).copied() {
-                Some(Binding::Param(param)) => match &self.params[param].kind {
-                    ParamKind::Scalar(DType::Bool) => Some(Guard::Param { param, negated }),
-                    ParamKind::Scalar(dtype) => {
-                        self.diags.push(
+                Some(Binding::Param(param)) => {
+                    match &self.params[param].kind {
+                        ParamKind::Scalar(DType::Bool) => Some(Guard::Param { param, negated }),
+                        ParamKind::Scalar(dtype) => {
+                            self.diags.push(
                             Diagnostic::new(*span, format!("`pred` must be a bool expression, but `{name}` is `{dtype}`"))
                                 .with_help("declare the parameter as `bool`"),
                         );
-                        None
+                            None
+                        }
+                        ParamKind::Tensor { .. } => {
+                            self.diags.error(
+                                *span,
+                                format!(
+                                    "`pred` must be a bool expression, but `{name}` is a tensor"
+                                ),
+                            );
+                            None
+                        }
                     }
-                    ParamKind::Tensor { .. } => {
-                        self.diags.error(*span, format!("`pred` must be a bool expression, but `{name}` is a tensor"));
-                        None
-                    }
-                },
+                }
                 Some(Binding::Tile(_)) => {
-                    self.diags.error(*span, format!("`pred` must be a bool expression, but `{name}` is a local tile"));
+                    self.diags.error(
+                        *span,
+                        format!("`pred` must be a bool expression, but `{name}` is a local tile"),
+                    );
                     None
                 }
                 None => {
-                    self.diags.error(*span, format!("cannot find `{name}` in this kernel"));
+                    self.diags
+                        .error(*span, format!("cannot find `{name}` in this kernel"));
                     None
                 }
             },
             PredExpr::Other(text, span) => {
                 self.diags.push(
-                    Diagnostic::new(*span, format!("`pred` must be a bool expression, found `{text}`"))
-                        .with_help("write a `bool` parameter, its negation `!p`, or `true`/`false`"),
+                    Diagnostic::new(
+                        *span,
+                        format!("`pred` must be a bool expression, found `{text}`"),
+                    )
+                    .with_help("write a `bool` parameter, its negation `!p`, or `true`/`false`"),
                 );
                 None
             }
@@ -422,7 +488,12 @@ impl<'k> Checker<'k> {
     }
 
     /// Rules 2-7 and 10 (shape parts) for one candidate form.
-    fn operand_errors(&self, apply: &ast::Apply, form: &Modifiers, values: &[Value]) -> Vec<Diagnostic> {
+    fn operand_errors(
+        &self,
+        apply: &ast::Apply,
+        form: &Modifiers,
+        values: &[Value],
+    ) -> Vec<Diagnostic> {
         let slots = form.operands();
         let opcode = form.opcode_text();
         let signature = || {
@@ -433,7 +504,11 @@ impl<'k> Checker<'k> {
         // Rule 2.
         if slots.len() != values.len() {
             let names: Vec<&str> = slots.iter().map(|s| s.name).collect();
-            let span = apply.operands.get(slots.len()).map(Operand::span).unwrap_or(apply.opcode_span);
+            let span = apply
+                .operands
+                .get(slots.len())
+                .map(Operand::span)
+                .unwrap_or(apply.opcode_span);
             errors.push(
                 Diagnostic::new(
                     span,
@@ -454,7 +529,11 @@ impl<'k> Checker<'k> {
         let mut repeat: Option<(Vec<usize>, &str, SpanId)> = None;
         for ((slot, value), operand) in slots.iter().zip(values).zip(&apply.operands) {
             let span = operand.span();
-            let role = if slot.access == Access::Write { "destination" } else { "source" };
+            let role = if slot.access == Access::Write {
+                "destination"
+            } else {
+                "source"
+            };
             let before = errors.len();
             match (slot.kind, value) {
                 // Rule 3.
@@ -576,8 +655,15 @@ impl<'k> Checker<'k> {
 
     /// Rule 9: `preserve_dst = true` keeps an old value, so it needs `pred`
     /// and a register destination that was written before.
-    fn check_preserve_dst(&mut self, apply: &ast::Apply, slots: &[ResolvedOperand], values: &[Value]) {
-        let Some((true, span)) = apply.preserve_dst else { return };
+    fn check_preserve_dst(
+        &mut self,
+        apply: &ast::Apply,
+        slots: &[ResolvedOperand],
+        values: &[Value],
+    ) {
+        let Some((true, span)) = apply.preserve_dst else {
+            return;
+        };
         if apply.pred.is_none() {
             self.diags.push(
                 Diagnostic::new(span, "`preserve_dst = true` needs `pred = ..`: without a predicate the destination is always written")
@@ -621,7 +707,10 @@ impl<'k> Checker<'k> {
 
     /// After an erroneous statement, treat every local operand as written so
     /// one mistake does not cascade into "never written" errors later.
-    fn mark_destinations_written_best_effort<'v>(&mut self, values: impl IntoIterator<Item = &'v Value>) {
+    fn mark_destinations_written_best_effort<'v>(
+        &mut self,
+        values: impl IntoIterator<Item = &'v Value>,
+    ) {
         for value in values {
             if let Value::Local { tile, layout, .. } = value {
                 for_each_byte(layout, |byte| {
@@ -635,7 +724,14 @@ impl<'k> Checker<'k> {
 
     /// Rules 8, 9 (reads) and 10 (alignment) per repeat coordinate, then the
     /// instructions themselves.
-    fn expand(&mut self, apply: &ast::Apply, form: &Modifiers, slots: &[ResolvedOperand], values: &[Value], guard: Guard) {
+    fn expand(
+        &mut self,
+        apply: &ast::Apply,
+        form: &Modifiers,
+        slots: &[ResolvedOperand],
+        values: &[Value],
+        guard: Guard,
+    ) {
         let repeat: Vec<usize> = values
             .iter()
             .find_map(|v| v.layout().map(|l| l.shape[..l.shape.len() - 1].to_vec()))
@@ -658,7 +754,9 @@ impl<'k> Checker<'k> {
         let mut index = vec![0usize; repeat.len()];
         for _ in 0..count {
             let mut operands = Vec::with_capacity(values.len());
-            for (i, ((slot, value), operand)) in slots.iter().zip(values).zip(&apply.operands).enumerate() {
+            for (i, ((slot, value), operand)) in
+                slots.iter().zip(values).zip(&apply.operands).enumerate()
+            {
                 let span = operand.span();
                 match value {
                     Value::Local { tile, name, layout } => {
@@ -692,7 +790,8 @@ impl<'k> Checker<'k> {
                                 }
                             } else {
                                 // Rule 8.
-                                let overlap = bytes.iter().any(|b| !written_now.insert((*tile, *b)));
+                                let overlap =
+                                    bytes.iter().any(|b| !written_now.insert((*tile, *b)));
                                 if overlap && !reported[i] {
                                     reported[i] = true;
                                     failed = true;
@@ -716,7 +815,11 @@ impl<'k> Checker<'k> {
                             braced: slot.braced,
                         });
                     }
-                    Value::Global { param, name, layout } => {
+                    Value::Global {
+                        param,
+                        name,
+                        layout,
+                    } => {
                         let mut full = index.clone();
                         full.push(0);
                         let offset = layout.byte_offset(&full);
@@ -735,7 +838,10 @@ impl<'k> Checker<'k> {
                                 .with_note("PTX memory accesses must be aligned to their total size"),
                             );
                         }
-                        operands.push(OperandValue::Memory { param: *param, offset });
+                        operands.push(OperandValue::Memory {
+                            param: *param,
+                            offset,
+                        });
                     }
                     Value::Scalar { param, dtype, .. } => {
                         operands.push(OperandValue::Param {
@@ -765,7 +871,10 @@ impl<'k> Checker<'k> {
             }
         }
         if !failed {
-            self.statements.push(Statement { opcode, instructions });
+            self.statements.push(Statement {
+                opcode,
+                instructions,
+            });
         }
     }
 
@@ -783,7 +892,9 @@ impl<'k> Checker<'k> {
             };
         }
         let target = self.kernel.target;
-        let base = target.min_ptx_version().unwrap_or(crate::target::PtxVersion::new(7, 8));
+        let base = target
+            .min_ptx_version()
+            .unwrap_or(crate::target::PtxVersion::new(7, 8));
         let program = Program {
             name: self.kernel.name.clone(),
             target,
@@ -873,8 +984,13 @@ fn extent_error(
             ),
         );
         if extent * layout.dtype.size_bytes() == bytes && bytes % layout.dtype.size_bytes() == 0 {
-            if let Some(bits) = DType::ALL.into_iter().find(|d| d.size_bytes() * slot.lanes as usize == bytes && *d == d.bit_container()) {
-                diag = diag.with_help(format!("view the bytes as the access type with `.view::<{bits}>()`"));
+            if let Some(bits) = DType::ALL
+                .into_iter()
+                .find(|d| d.size_bytes() * slot.lanes as usize == bytes && *d == d.bit_container())
+            {
+                diag = diag.with_help(format!(
+                    "view the bytes as the access type with `.view::<{bits}>()`"
+                ));
             }
         }
         return diag;
@@ -903,7 +1019,12 @@ fn extent_error(
 
 /// Rule 6: the dtype must be the PTX type or its equal-width bit container.
 fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &str) -> Diagnostic {
-    let accepted: Vec<String> = slot.ty.accepted_dtypes().iter().map(|d| format!("`{d}`")).collect();
+    let accepted: Vec<String> = slot
+        .ty
+        .accepted_dtypes()
+        .iter()
+        .map(|d| format!("`{d}`"))
+        .collect();
     let dtype = layout.dtype;
     let carrier = slot.ty.carrier_bits();
     let mut diag = if dtype.bits() != carrier {
@@ -929,8 +1050,15 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
     // A view fixes it when the final axis holds exactly the operand's bits.
     let extent = *layout.shape.last().unwrap_or(&0);
     let bits = extent * dtype.bits();
-    if let Some(target) = slot.ty.accepted_dtypes().into_iter().find(|d| *d == d.bit_container()) {
-        if bits == slot.lanes as usize * carrier && (layout.strides.last() == Some(&dtype.size_bytes()) || extent == 1) {
+    if let Some(target) = slot
+        .ty
+        .accepted_dtypes()
+        .into_iter()
+        .find(|d| *d == d.bit_container())
+    {
+        if bits == slot.lanes as usize * carrier
+            && (layout.strides.last() == Some(&dtype.size_bytes()) || extent == 1)
+        {
             diag = diag.with_help(format!("reinterpret the bits with `.view::<{target}>()`"));
         } else if dtype.bits() != carrier && (extent * dtype.bits()) % carrier == 0 && extent > 0 {
             diag = diag.with_help(format!(
@@ -945,10 +1073,20 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
 }
 
 /// Rule 7 / 6 for scalars: the literal or parameter must fit the operand type.
-fn scalar_type_error(slot: &ResolvedOperand, value: &Value, span: SpanId, opcode: &str) -> Option<Diagnostic> {
+fn scalar_type_error(
+    slot: &ResolvedOperand,
+    value: &Value,
+    span: SpanId,
+    opcode: &str,
+) -> Option<Diagnostic> {
     match value {
         Value::Scalar { name, dtype, .. } => (!slot.ty.accepts(*dtype)).then(|| {
-            let accepted: Vec<String> = slot.ty.accepted_dtypes().iter().map(|d| format!("`{d}`")).collect();
+            let accepted: Vec<String> = slot
+                .ty
+                .accepted_dtypes()
+                .iter()
+                .map(|d| format!("`{d}`"))
+                .collect();
             Diagnostic::new(
                 span,
                 format!(
@@ -959,7 +1097,10 @@ fn scalar_type_error(slot: &ResolvedOperand, value: &Value, span: SpanId, opcode
             .with_note(format!("`{}` accepts {}", slot.ty, accepted.join(" or ")))
         }),
         Value::Literal(literal) => literal_bits(*literal, slot.ty).err().map(|message| {
-            Diagnostic::new(span, format!("operand `{}` of `{opcode}`: {message}", slot.name))
+            Diagnostic::new(
+                span,
+                format!("operand `{}` of `{opcode}`: {message}", slot.name),
+            )
         }),
         _ => None,
     }
@@ -979,11 +1120,15 @@ fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
             _ if ty.is_float() => Err(format!(
                 "float literals for `{ty}` operands are not supported yet; write the bits as an integer literal into a tile"
             )),
-            _ => Err(format!("`{ty}` is an integer type, so the float literal `{value:?}` would be truncated")),
+            _ => Err(format!(
+                "`{ty}` is an integer type, so the float literal `{value:?}` would be truncated"
+            )),
         },
         LiteralValue::Int(value) => {
             if ty.is_float() && ty.class() == TypeClass::Scalar {
-                return Err(format!("`{ty}` is a float type: write a float literal like `{value}.0`"));
+                return Err(format!(
+                    "`{ty}` is a float type: write a float literal like `{value}.0`"
+                ));
             }
             let fits = if ty.is_signed_int() {
                 let limit = 1i128 << (bits - 1);
@@ -995,9 +1140,15 @@ fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
                 (-(1i128 << (bits - 1))..(1i128 << bits)).contains(&value)
             };
             if !fits {
-                return Err(format!("the literal `{value}` does not fit in `{ty}` ({bits} bits)"));
+                return Err(format!(
+                    "the literal `{value}` does not fit in `{ty}` ({bits} bits)"
+                ));
             }
-            let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
             Ok((value as i64 as u64) & mask)
         }
     }
@@ -1007,7 +1158,9 @@ fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
 /// register (at most 4 parts: `mov` unpacks into 2 or 4 lanes), or 2/4 whole
 /// registers; anything else would need shifts, which views never emit.
 fn register_split_error(tiles: &[TileState], value: &Value, span: SpanId) -> Option<Diagnostic> {
-    let Value::Local { tile, name, layout } = value else { return None };
+    let Value::Local { tile, name, layout } = value else {
+        return None;
+    };
     let register = tiles[*tile].tile.dtype.size_bytes();
     let element = layout.dtype.size_bytes();
     let ratio_ok = if element <= register {

@@ -73,7 +73,12 @@ impl Layout {
 
     /// Byte offset of one element.
     pub fn byte_offset(&self, index: &[usize]) -> usize {
-        self.offset + index.iter().zip(&self.strides).map(|(i, s)| i * s).sum::<usize>()
+        self.offset
+            + index
+                .iter()
+                .zip(&self.strides)
+                .map(|(i, s)| i * s)
+                .sum::<usize>()
     }
 
     /// Whether the view walks its storage densely in row-major order.
@@ -110,9 +115,16 @@ impl Layout {
         for (axis, item) in items.iter().enumerate() {
             let len = self.shape[axis];
             let stride = self.strides[axis];
-            let resolve = |value: i64, item_span: SpanId, allow_len: bool| -> Result<usize, LayoutError> {
+            let resolve = |value: i64,
+                           item_span: SpanId,
+                           allow_len: bool|
+             -> Result<usize, LayoutError> {
                 let resolved = if value < 0 { len as i64 + value } else { value };
-                let limit = if allow_len { len as i64 } else { len as i64 - 1 };
+                let limit = if allow_len {
+                    len as i64
+                } else {
+                    len as i64 - 1
+                };
                 if resolved < 0 || resolved > limit {
                     return Err(LayoutError::new(
                         item_span,
@@ -126,11 +138,18 @@ impl Layout {
                     let i = resolve(index, span, false)?;
                     out.offset += i * stride;
                 }
-                SliceItem::Range { start, end, step, span } => {
+                SliceItem::Range {
+                    start,
+                    end,
+                    step,
+                    span,
+                } => {
                     if step <= 0 {
                         return Err(LayoutError::new(
                             span,
-                            format!("slice step must be positive, got {step} (reversed views are not supported)"),
+                            format!(
+                                "slice step must be positive, got {step} (reversed views are not supported)"
+                            ),
                         ));
                     }
                     let begin = resolve(start.unwrap_or(0), span, true)?;
@@ -157,16 +176,25 @@ impl Layout {
     pub fn view(&self, to: DType, span: SpanId) -> Result<Layout, LayoutError> {
         let from = self.dtype;
         if !to.is_tile_element() {
-            return Err(LayoutError::new(span, format!("cannot view tile elements as `{to}`")));
+            return Err(LayoutError::new(
+                span,
+                format!("cannot view tile elements as `{to}`"),
+            ));
         }
         let Some(&last) = self.shape.last() else {
-            return Err(LayoutError::new(span, "cannot change the dtype of a view with no axes"));
+            return Err(LayoutError::new(
+                span,
+                "cannot change the dtype of a view with no axes",
+            ));
         };
         let last_stride = *self.strides.last().unwrap_or(&0);
         if last > 1 && last_stride != from.size_bytes() {
             return Err(LayoutError::new(
                 span,
-                format!("`.view::<{to}>()` needs a contiguous final axis, but this view steps {} bytes between `{from}` elements", last_stride),
+                format!(
+                    "`.view::<{to}>()` needs a contiguous final axis, but this view steps {} bytes between `{from}` elements",
+                    last_stride
+                ),
             ));
         }
         let bytes = last * from.size_bytes();
@@ -178,7 +206,10 @@ impl Layout {
                     to.size_bytes()
                 ),
             );
-            err.help = Some("a dtype view reinterprets the final axis; its byte size must divide evenly".to_string());
+            err.help = Some(
+                "a dtype view reinterprets the final axis; its byte size must divide evenly"
+                    .to_string(),
+            );
             return Err(err);
         }
         let mut out = self.clone();
@@ -197,21 +228,38 @@ impl Layout {
         if !self.is_contiguous() {
             return Err(LayoutError::new(
                 span,
-                format!("cannot reshape a non-contiguous view of shape {}", shape_text(&self.shape)),
+                format!(
+                    "cannot reshape a non-contiguous view of shape {}",
+                    shape_text(&self.shape)
+                ),
             ));
         }
         let total = self.len();
-        let inferred: Vec<usize> = dims.iter().enumerate().filter(|(_, d)| **d == -1).map(|(i, _)| i).collect();
+        let inferred: Vec<usize> = dims
+            .iter()
+            .enumerate()
+            .filter(|(_, d)| **d == -1)
+            .map(|(i, _)| i)
+            .collect();
         if inferred.len() > 1 || dims.iter().any(|d| *d < -1) {
-            return Err(LayoutError::new(span, "reshape extents must be non-negative, with at most one -1"));
+            return Err(LayoutError::new(
+                span,
+                "reshape extents must be non-negative, with at most one -1",
+            ));
         }
-        let known: usize = dims.iter().filter(|d| **d >= 0).map(|d| *d as usize).product();
+        let known: usize = dims
+            .iter()
+            .filter(|d| **d >= 0)
+            .map(|d| *d as usize)
+            .product();
         let mut shape: Vec<usize> = dims.iter().map(|d| (*d).max(0) as usize).collect();
         if let Some(&axis) = inferred.first() {
             if known == 0 || total % known != 0 {
                 return Err(LayoutError::new(
                     span,
-                    format!("cannot infer the -1 extent: {total} elements do not divide by {known}"),
+                    format!(
+                        "cannot infer the -1 extent: {total} elements do not divide by {known}"
+                    ),
                 ));
             }
             shape[axis] = total / known;
@@ -240,7 +288,10 @@ impl Layout {
         if position < 0 || position > rank {
             return Err(LayoutError::new(
                 span,
-                format!("unsqueeze axis {axis} is out of range for a view with {rank} axes (valid: {}..={rank})", -(rank + 1)),
+                format!(
+                    "unsqueeze axis {axis} is out of range for a view with {rank} axes (valid: {}..={rank})",
+                    -(rank + 1)
+                ),
             ));
         }
         let mut out = self.clone();
@@ -268,7 +319,9 @@ mod tests {
     #[test]
     fn column_slice_of_a_pair_tile() {
         let tile = Layout::row_major(DType::F32, &[4, 2]);
-        let high = tile.slice(&[range(None, None), range(Some(1), Some(2))], S).unwrap();
+        let high = tile
+            .slice(&[range(None, None), range(Some(1), Some(2))], S)
+            .unwrap();
         assert_eq!(high.shape, vec![4, 1]);
         assert_eq!(high.strides, vec![8, 4]);
         assert_eq!(high.offset, 4);
@@ -288,9 +341,23 @@ mod tests {
     fn view_rejects_uneven_bytes_and_strided_axes() {
         let odd = Layout::row_major(DType::U16, &[4, 1]);
         let err = odd.view(DType::U32, S).unwrap_err();
-        assert_eq!(err.message, "cannot view 1 x u16 (2 bytes) as `u32`: 2 is not a multiple of 4");
+        assert_eq!(
+            err.message,
+            "cannot view 1 x u16 (2 bytes) as `u32`: 2 is not a multiple of 4"
+        );
         let strided = Layout::row_major(DType::F32, &[4, 4])
-            .slice(&[range(None, None), SliceItem::Range { start: None, end: None, step: 2, span: S }], S)
+            .slice(
+                &[
+                    range(None, None),
+                    SliceItem::Range {
+                        start: None,
+                        end: None,
+                        step: 2,
+                        span: S,
+                    },
+                ],
+                S,
+            )
             .unwrap();
         assert!(strided.view(DType::U16, S).is_err());
     }
@@ -298,11 +365,18 @@ mod tests {
     #[test]
     fn negative_indices_and_bounds() {
         let tile = Layout::row_major(DType::U8, &[3, 5]);
-        let last_row = tile.slice(&[SliceItem::Index { index: -1, span: S }], S).unwrap();
+        let last_row = tile
+            .slice(&[SliceItem::Index { index: -1, span: S }], S)
+            .unwrap();
         assert_eq!(last_row.shape, vec![5]);
         assert_eq!(last_row.offset, 10);
-        let err = tile.slice(&[SliceItem::Index { index: 3, span: S }], S).unwrap_err();
-        assert_eq!(err.message, "index 3 is out of bounds for axis 0 of extent 3");
+        let err = tile
+            .slice(&[SliceItem::Index { index: 3, span: S }], S)
+            .unwrap_err();
+        assert_eq!(
+            err.message,
+            "index 3 is out of bounds for axis 0 of extent 3"
+        );
     }
 
     #[test]

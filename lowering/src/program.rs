@@ -33,7 +33,11 @@ pub struct ProgramParam {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum ParamKind {
     /// A global-memory pointer to a row-major tensor.
-    Tensor { dtype: DType, shape: Vec<usize>, written: bool },
+    Tensor {
+        dtype: DType,
+        shape: Vec<usize>,
+        written: bool,
+    },
     Scalar(DType),
 }
 
@@ -73,13 +77,20 @@ pub enum Guard {
     /// `pred = false`: the instruction is never executed and not emitted.
     Never,
     /// `@p` / `@!p` on a `bool` scalar parameter.
-    Param { param: usize, negated: bool },
+    Param {
+        param: usize,
+        negated: bool,
+    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum OperandValue {
     /// Registers of the issuing thread; several lanes form a `{..}` group.
-    Registers { lanes: Vec<Lane>, write: bool, braced: bool },
+    Registers {
+        lanes: Vec<Lane>,
+        write: bool,
+        braced: bool,
+    },
     /// `[base + offset]` into a tensor parameter.
     Memory { param: usize, offset: usize },
     /// A scalar parameter's value (loaded once at entry).

@@ -90,14 +90,25 @@ impl Target {
     pub fn known_names() -> Vec<String> {
         KNOWN_TARGETS
             .iter()
-            .map(|(sm, a, _)| Target { sm: *sm, arch_specific: *a }.to_string())
+            .map(|(sm, a, _)| {
+                Target {
+                    sm: *sm,
+                    arch_specific: *a,
+                }
+                .to_string()
+            })
             .collect()
     }
 }
 
 impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "sm_{}{}", self.sm, if self.arch_specific { "a" } else { "" })
+        write!(
+            f,
+            "sm_{}{}",
+            self.sm,
+            if self.arch_specific { "a" } else { "" }
+        )
     }
 }
 
@@ -146,7 +157,10 @@ mod tests {
         assert_eq!(Target::parse("sm_91"), None);
         assert_eq!(Target::parse("sm_"), None);
         assert_eq!(Target::parse("compute_90"), None);
-        assert_eq!(Target::parse("sm_89").unwrap().min_ptx_version(), Some(PtxVersion::new(7, 8)));
+        assert_eq!(
+            Target::parse("sm_89").unwrap().min_ptx_version(),
+            Some(PtxVersion::new(7, 8))
+        );
         assert_eq!(Target::parse("sm_80").unwrap().to_string(), "sm_80");
     }
 }

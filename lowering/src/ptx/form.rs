@@ -175,7 +175,10 @@ impl Modifiers {
         match ty {
             TypeRef::Fixed(t) => t,
             TypeRef::Slot(slot) => self.ty(slot).unwrap_or(PtxType::B32),
-            TypeRef::Wide(slot) => self.ty(slot).and_then(PtxType::widened).unwrap_or(PtxType::B32),
+            TypeRef::Wide(slot) => self
+                .ty(slot)
+                .and_then(PtxType::widened)
+                .unwrap_or(PtxType::B32),
             TypeRef::LaneOf { slot, lanes } => self
                 .ty(slot)
                 .and_then(|t| PtxType::bits_of_width(t.carrier_bits() / lanes as usize))
@@ -221,7 +224,9 @@ impl ResolvedOperand {
         match self.kind {
             OperandKind::Address => format!("[{}]", self.name),
             OperandKind::Register if self.lanes > 1 => {
-                let lanes: Vec<String> = (0..self.lanes).map(|i| format!("{}{}", self.name, i)).collect();
+                let lanes: Vec<String> = (0..self.lanes)
+                    .map(|i| format!("{}{}", self.name, i))
+                    .collect();
                 format!("{{{}}}", lanes.join(", "))
             }
             OperandKind::Register => self.name.to_string(),

@@ -51,21 +51,31 @@ pub fn mnemonics() -> Vec<&'static str> {
 }
 
 /// Assigns tokens to the form's slots in PTX order.
-fn match_tokens(form: &'static InstructionForm, tokens: &[&str]) -> Result<Modifiers, (usize, Mismatch)> {
+fn match_tokens(
+    form: &'static InstructionForm,
+    tokens: &[&str],
+) -> Result<Modifiers, (usize, Mismatch)> {
     let mut chosen: Vec<Option<&'static str>> = vec![None; form.slots.len()];
     let mut next_slot = 0;
     for (i, token) in tokens.iter().enumerate() {
         let found = form.slots[next_slot..]
             .iter()
             .enumerate()
-            .find_map(|(j, s)| s.choices.iter().find(|c| **c == *token).map(|c| (next_slot + j, *c)));
+            .find_map(|(j, s)| {
+                s.choices
+                    .iter()
+                    .find(|c| **c == *token)
+                    .map(|c| (next_slot + j, *c))
+            });
         match found {
             Some((j, canonical)) => {
                 chosen[j] = Some(canonical);
                 next_slot = j + 1;
             }
             None => {
-                let earlier = form.slots[..next_slot].iter().any(|s| s.choices.contains(token));
+                let earlier = form.slots[..next_slot]
+                    .iter()
+                    .any(|s| s.choices.contains(token));
                 let mismatch = if earlier {
                     Mismatch::Misplaced {
                         token: token.to_string(),
@@ -78,17 +88,28 @@ fn match_tokens(form: &'static InstructionForm, tokens: &[&str]) -> Result<Modif
             }
         }
     }
-    if let Some(missing) = form.slots.iter().zip(&chosen).find(|(s, c)| s.required && c.is_none()) {
+    if let Some(missing) = form
+        .slots
+        .iter()
+        .zip(&chosen)
+        .find(|(s, c)| s.required && c.is_none())
+    {
         return Err((tokens.len(), Mismatch::Missing(missing.0.name)));
     }
-    Ok(Modifiers { form, tokens: chosen })
+    Ok(Modifiers {
+        form,
+        tokens: chosen,
+    })
 }
 
 /// Resolves an opcode string to every legal form it can name. Several
 /// candidates remain when only the operands tell them apart (`mov.b32` is a
 /// copy, a pack or an unpack); the caller picks by operand shapes.
 pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
-    if opcode.is_empty() || opcode.split('.').any(str::is_empty) || opcode.contains(char::is_whitespace) {
+    if opcode.is_empty()
+        || opcode.split('.').any(str::is_empty)
+        || opcode.contains(char::is_whitespace)
+    {
         return Err(OpcodeError::new(format!(
             "`{opcode}` is not a PTX opcode: write the mnemonic and its modifiers joined by dots, like \"cvt.rn.f16x2.f32\""
         )));
@@ -103,7 +124,8 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         if let Some(near) = nearest(parts[0], known.iter().copied()) {
             err.help.push(format!("did you mean `{near}`?"));
         }
-        err.notes.push(format!("known instructions: {}", known.join(", ")));
+        err.notes
+            .push(format!("known instructions: {}", known.join(", ")));
         return Err(err);
     };
     let mnemonic = parts[..split].join(".");
@@ -126,14 +148,18 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
     }
 
     let mut err = if let Some((_, violation)) = violations.first() {
-        OpcodeError::new(format!("`{opcode}` is not a legal PTX form: {}", violation.message))
+        OpcodeError::new(format!(
+            "`{opcode}` is not a legal PTX form: {}",
+            violation.message
+        ))
     } else {
         token_error(opcode, &mnemonic, tokens, &mismatches)
     };
     let two_scalar_idiom = mnemonic == "cvt" && tokens.contains(&"f32x2");
     if !two_scalar_idiom {
         if let Some(spelling) = nearest_legal_spelling(&mnemonic, tokens) {
-            err.help.push(format!("the nearest legal spelling is `{spelling}`"));
+            err.help
+                .push(format!("the nearest legal spelling is `{spelling}`"));
         }
     }
     if two_scalar_idiom {
@@ -147,10 +173,18 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
 }
 
 /// The error for the form that got furthest through the tokens.
-fn token_error(opcode: &str, mnemonic: &str, tokens: &[&str], mismatches: &[(usize, Mismatch)]) -> OpcodeError {
-    let known_anywhere = |t: &str| forms_of(mnemonic).any(|f| f.slots.iter().any(|s| s.choices.contains(&t)));
+fn token_error(
+    opcode: &str,
+    mnemonic: &str,
+    tokens: &[&str],
+    mismatches: &[(usize, Mismatch)],
+) -> OpcodeError {
+    let known_anywhere =
+        |t: &str| forms_of(mnemonic).any(|f| f.slots.iter().any(|s| s.choices.contains(&t)));
     if let Some(unknown) = tokens.iter().find(|t| !known_anywhere(t)) {
-        let mut err = OpcodeError::new(format!("`.{unknown}` is not a modifier of `{mnemonic}` (in `{opcode}`)"));
+        let mut err = OpcodeError::new(format!(
+            "`.{unknown}` is not a modifier of `{mnemonic}` (in `{opcode}`)"
+        ));
         let all_tokens: Vec<&str> = forms_of(mnemonic)
             .flat_map(|f| f.slots.iter().flat_map(|s| s.choices.iter().copied()))
             .collect();
@@ -175,7 +209,10 @@ fn token_error(opcode: &str, mnemonic: &str, tokens: &[&str], mismatches: &[(usi
                     }
                     acc
                 });
-            format!("`{opcode}` is missing its `{slot}` modifier (one of {})", choices.join(", "))
+            format!(
+                "`{opcode}` is missing its `{slot}` modifier (one of {})",
+                choices.join(", ")
+            )
         }
         Some(Mismatch::Unknown(token)) => {
             format!("`.{token}` cannot be combined with the other modifiers of `{opcode}`")

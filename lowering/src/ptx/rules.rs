@@ -61,7 +61,10 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
         match rnd {
             Some("rn") | Some("rz") => {}
             Some(other) => {
-                return Err(Violation::at(other, format!("the .{flag} line rounds with .rn or .rz only")));
+                return Err(Violation::at(
+                    other,
+                    format!("the .{flag} line rounds with .rn or .rz only"),
+                ));
             }
             None => {
                 return Err(Violation::new(format!(
@@ -70,7 +73,10 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
             }
         }
         if let Some(t) = m.get("ftz").or(m.get("sat")) {
-            return Err(Violation::at(t, format!(".{t} cannot be combined with .{flag}")));
+            return Err(Violation::at(
+                t,
+                format!(".{t} cannot be combined with .{flag}"),
+            ));
         }
         return Ok(());
     }
@@ -132,7 +138,9 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
                 if let Some(r) = rnd {
                     return Err(Violation::at(
                         r,
-                        format!(".{d} holds every .{a} value exactly, so .{d}.{a} takes no rounding modifier"),
+                        format!(
+                            ".{d} holds every .{a} value exactly, so .{d}.{a} takes no rounding modifier"
+                        ),
                     ));
                 }
             } else {
@@ -160,7 +168,9 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
         if dst != PtxType::F32 && src != PtxType::F32 {
             return Err(Violation::at(
                 ftz,
-                format!(".ftz applies only when .f32 is the source or destination type, not to .{d}.{a}"),
+                format!(
+                    ".ftz applies only when .f32 is the source or destination type, not to .{d}.{a}"
+                ),
             ));
         }
     }
@@ -172,7 +182,10 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
     }
     if let Some(sat) = m.get("sat") {
         if has_bf16 {
-            return Err(Violation::at(sat, format!("ptxas accepts no .sat on a .bf16 conversion (.{d}.{a})")));
+            return Err(Violation::at(
+                sat,
+                format!("ptxas accepts no .sat on a .bf16 conversion (.{d}.{a})"),
+            ));
         }
         if dst_int && src_int {
             let (dlo, dhi) = int_range(dst);
@@ -180,7 +193,9 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
             if dlo <= slo && dhi >= shi {
                 return Err(Violation::at(
                     sat,
-                    format!(".{d} already covers every .{a} value, so .sat cannot saturate anything"),
+                    format!(
+                        ".{d} already covers every .{a} value, so .sat cannot saturate anything"
+                    ),
                 ));
             }
         }
@@ -204,7 +219,9 @@ pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
                 req = req.max(Requirement::new(90, 7, 8));
             }
         }
-        (Some(PtxType::Bf16), _) | (_, Some(PtxType::Bf16)) => req = req.max(Requirement::new(90, 7, 8)),
+        (Some(PtxType::Bf16), _) | (_, Some(PtxType::Bf16)) => {
+            req = req.max(Requirement::new(90, 7, 8))
+        }
         _ => {}
     }
     if m.has("relu") {
@@ -219,14 +236,21 @@ pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
 /// `.f16x2`/`.bf16x2` from two `.f32`: `.relu` since sm_80, `.satfinite` since PTX 8.1.
 pub fn cvt_half_pair_requires(m: &Modifiers, _: Target) -> Requirement {
     let req = Requirement::new(80, 7, 0);
-    if m.has("satfinite") { req.max(Requirement::new(80, 8, 1)) } else { req }
+    if m.has("satfinite") {
+        req.max(Requirement::new(80, 8, 1))
+    } else {
+        req
+    }
 }
 
 /// `cvt.rna.tf32.f32` has no `.relu`; the other rounding lines do.
 pub fn cvt_tf32(m: &Modifiers) -> Result<(), Violation> {
     if m.get("rnd") == Some("rna") {
         if let Some(relu) = m.get("relu") {
-            return Err(Violation::at(relu, "the .rna tf32 line has no .relu; use .rn or .rz with .relu"));
+            return Err(Violation::at(
+                relu,
+                "the .rna tf32 line has no .relu; use .rn or .rz with .relu",
+            ));
         }
     }
     Ok(())
@@ -245,7 +269,11 @@ pub fn cvt_tf32_requires(m: &Modifiers, _: Target) -> Requirement {
 
 /// FP8 conversions: sm_89 with PTX 8.1, or sm_90 with PTX 7.8.
 pub fn cvt_fp8_requires(_: &Modifiers, target: Target) -> Requirement {
-    if target.sm >= 90 { Requirement::new(90, 7, 8) } else { Requirement::new(89, 8, 1) }
+    if target.sm >= 90 {
+        Requirement::new(90, 7, 8)
+    } else {
+        Requirement::new(89, 8, 1)
+    }
 }
 
 /// Vectors move at most 128 bits; `.nc` takes only the `.ca/.cg/.cs` cache
@@ -266,7 +294,10 @@ pub fn memory_access(m: &Modifiers) -> Result<(), Violation> {
     }
     if m.has("nc") {
         if let Some(cop) = m.get("cop").filter(|c| !["ca", "cg", "cs"].contains(c)) {
-            return Err(Violation::at(cop, format!("ld.global.nc takes only the .ca, .cg or .cs cache operator, not .{cop}")));
+            return Err(Violation::at(
+                cop,
+                format!("ld.global.nc takes only the .ca, .cg or .cs cache operator, not .{cop}"),
+            ));
         }
     }
     if let (Some(cop), Some(_)) = (m.get("cop"), m.get("evict")) {
@@ -302,7 +333,10 @@ pub fn float_arith(m: &Modifiers) -> Result<(), Violation> {
         let t = ty.map(PtxType::token).unwrap_or("?");
         for flag in ["ftz", "sat"] {
             if let Some(token) = m.get(flag) {
-                return Err(Violation::at(token, format!(".{token} applies only to .f32, not .{t}")));
+                return Err(Violation::at(
+                    token,
+                    format!(".{token} applies only to .f32, not .{t}"),
+                ));
             }
         }
     }
@@ -327,13 +361,22 @@ pub fn float_min_max(m: &Modifiers) -> Result<(), Violation> {
     if m.ty("type") == Some(PtxType::F64) {
         for slot in ["ftz", "nan", "xorsign", "abs"] {
             if let Some(token) = m.get(slot) {
-                return Err(Violation::at(token, format!(".{token} applies only to .f32; min/max.f64 takes no modifiers")));
+                return Err(Violation::at(
+                    token,
+                    format!(".{token} applies only to .f32; min/max.f64 takes no modifiers"),
+                ));
             }
         }
     }
     match (m.get("xorsign"), m.get("abs")) {
-        (Some(x), None) => Err(Violation::at(x, ".xorsign must be followed by .abs (.xorsign.abs)")),
-        (None, Some(a)) => Err(Violation::at(a, ".abs on min/max exists only as .xorsign.abs")),
+        (Some(x), None) => Err(Violation::at(
+            x,
+            ".xorsign must be followed by .abs (.xorsign.abs)",
+        )),
+        (None, Some(a)) => Err(Violation::at(
+            a,
+            ".abs on min/max exists only as .xorsign.abs",
+        )),
         _ => Ok(()),
     }
 }
@@ -354,7 +397,10 @@ pub fn float_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
 pub fn int_min_max(m: &Modifiers) -> Result<(), Violation> {
     if let Some(relu) = m.get("relu") {
         if m.ty("type") != Some(PtxType::S32) {
-            return Err(Violation::at(relu, "integer min/max take .relu only on .s32"));
+            return Err(Violation::at(
+                relu,
+                "integer min/max take .relu only on .s32",
+            ));
         }
     }
     Ok(())
@@ -362,7 +408,11 @@ pub fn int_min_max(m: &Modifiers) -> Result<(), Violation> {
 
 /// `min/max.relu.s32`: sm_90 (PTX 8.0).
 pub fn int_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.has("relu") { Requirement::new(90, 8, 0) } else { Requirement::new(20, 1, 0) }
+    if m.has("relu") {
+        Requirement::new(90, 8, 0)
+    } else {
+        Requirement::new(20, 1, 0)
+    }
 }
 
 /// Pack/unpack: the lanes must be at least 8 bits wide (`mov.b16` of two bytes).
@@ -375,7 +425,10 @@ pub fn pack_lanes(m: &Modifiers) -> Result<(), Violation> {
         if ty.carrier_bits() / lanes < 8 {
             return Err(Violation::at(
                 ty.token(),
-                format!("mov.{} cannot be split into {lanes} lanes: lanes are at least 8 bits", ty.token()),
+                format!(
+                    "mov.{} cannot be split into {lanes} lanes: lanes are at least 8 bits",
+                    ty.token()
+                ),
             ));
         }
     }

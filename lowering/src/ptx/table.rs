@@ -6,7 +6,9 @@
 //! Adding an instruction means adding a record here (plus a rule function in
 //! [`super::rules`] when slot combinations are restricted).
 
-use super::form::{Access, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, TypeRef, no_rule};
+use super::form::{
+    Access, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, TypeRef, no_rule,
+};
 use super::rules;
 use super::types::PtxType;
 
@@ -42,7 +44,10 @@ const fn braced(name: &'static str, access: Access, lanes: u8) -> OperandSlot {
         name,
         access,
         kind: OperandKind::Register,
-        ty: TypeRef::LaneOf { slot: "type", lanes },
+        ty: TypeRef::LaneOf {
+            slot: "type",
+            lanes,
+        },
         lanes: Lanes::Fixed(1),
         braced: true,
     }
@@ -145,7 +150,10 @@ pub static FORMS: &[InstructionForm] = &[
             slot("dtype", CVT_TYPES),
             slot("atype", CVT_TYPES),
         ],
-        operands: &[reg("d", W, TypeRef::Slot("dtype")), reg("a", R, TypeRef::Slot("atype"))],
+        operands: &[
+            reg("d", W, TypeRef::Slot("dtype")),
+            reg("a", R, TypeRef::Slot("atype")),
+        ],
         rule: rules::cvt_scalar,
         requires: rules::cvt_scalar_requires,
         summary: "convert one value between integer and float types",
@@ -179,7 +187,10 @@ pub static FORMS: &[InstructionForm] = &[
             slot("dtype", &["tf32"]),
             slot("atype", &["f32"]),
         ],
-        operands: &[reg("d", W, TypeRef::Fixed(PtxType::Tf32)), reg("a", R, TypeRef::Fixed(PtxType::F32))],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::Tf32)),
+            reg("a", R, TypeRef::Fixed(PtxType::F32)),
+        ],
         rule: rules::cvt_tf32,
         requires: rules::cvt_tf32_requires,
         summary: "round an f32 to tf32 (kept in a 32-bit register)",
@@ -213,7 +224,10 @@ pub static FORMS: &[InstructionForm] = &[
             slot("dtype", FP8_PAIRS),
             slot("atype", &["f16x2"]),
         ],
-        operands: &[reg("d", W, TypeRef::Slot("dtype")), reg("a", R, TypeRef::Fixed(PtxType::F16x2))],
+        operands: &[
+            reg("d", W, TypeRef::Slot("dtype")),
+            reg("a", R, TypeRef::Fixed(PtxType::F16x2)),
+        ],
         rule: no_rule,
         requires: rules::cvt_fp8_requires,
         summary: "narrow an f16 pair to an fp8 pair: high half -> high byte",
@@ -227,7 +241,10 @@ pub static FORMS: &[InstructionForm] = &[
             slot("dtype", &["f16x2"]),
             slot("atype", FP8_PAIRS),
         ],
-        operands: &[reg("d", W, TypeRef::Fixed(PtxType::F16x2)), reg("a", R, TypeRef::Slot("atype"))],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::F16x2)),
+            reg("a", R, TypeRef::Slot("atype")),
+        ],
         rule: no_rule,
         requires: rules::cvt_fp8_requires,
         summary: "widen an fp8 pair to an f16 pair: high byte -> high half",
@@ -248,7 +265,15 @@ pub static FORMS: &[InstructionForm] = &[
         slots: &[slot("type", &["b16", "b32", "b64"])],
         operands: &[
             reg("d", W, TYPE),
-            group("a", R, TypeRef::LaneOf { slot: "type", lanes: 2 }, Lanes::Fixed(2)),
+            group(
+                "a",
+                R,
+                TypeRef::LaneOf {
+                    slot: "type",
+                    lanes: 2,
+                },
+                Lanes::Fixed(2),
+            ),
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
@@ -260,7 +285,15 @@ pub static FORMS: &[InstructionForm] = &[
         slots: &[slot("type", &["b32", "b64"])],
         operands: &[
             reg("d", W, TYPE),
-            group("a", R, TypeRef::LaneOf { slot: "type", lanes: 4 }, Lanes::Fixed(4)),
+            group(
+                "a",
+                R,
+                TypeRef::LaneOf {
+                    slot: "type",
+                    lanes: 4,
+                },
+                Lanes::Fixed(4),
+            ),
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
@@ -271,7 +304,15 @@ pub static FORMS: &[InstructionForm] = &[
         mnemonic: "mov",
         slots: &[slot("type", &["b16", "b32", "b64"])],
         operands: &[
-            group("d", W, TypeRef::LaneOf { slot: "type", lanes: 2 }, Lanes::Fixed(2)),
+            group(
+                "d",
+                W,
+                TypeRef::LaneOf {
+                    slot: "type",
+                    lanes: 2,
+                },
+                Lanes::Fixed(2),
+            ),
             reg("a", R, TYPE),
         ],
         rule: rules::pack_lanes,
@@ -283,7 +324,15 @@ pub static FORMS: &[InstructionForm] = &[
         mnemonic: "mov",
         slots: &[slot("type", &["b32", "b64"])],
         operands: &[
-            group("d", W, TypeRef::LaneOf { slot: "type", lanes: 4 }, Lanes::Fixed(4)),
+            group(
+                "d",
+                W,
+                TypeRef::LaneOf {
+                    slot: "type",
+                    lanes: 4,
+                },
+                Lanes::Fixed(4),
+            ),
             reg("a", R, TYPE),
         ],
         rule: rules::pack_lanes,
@@ -303,7 +352,13 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mov.pack4-split",
         mnemonic: "mov",
         slots: &[slot("type", &["b32", "b64"])],
-        operands: &[reg("d", W, TYPE), braced("a", R, 4), braced("b", R, 4), braced("c", R, 4), braced("e", R, 4)],
+        operands: &[
+            reg("d", W, TYPE),
+            braced("a", R, 4),
+            braced("b", R, 4),
+            braced("c", R, 4),
+            braced("e", R, 4),
+        ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
         summary: "pack four quarter-width registers given as four operands: a is the low bits",
@@ -321,7 +376,13 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mov.unpack4-split",
         mnemonic: "mov",
         slots: &[slot("type", &["b32", "b64"])],
-        operands: &[braced("a", W, 4), braced("b", W, 4), braced("c", W, 4), braced("e", W, 4), reg("d", R, TYPE)],
+        operands: &[
+            braced("a", W, 4),
+            braced("b", W, 4),
+            braced("c", W, 4),
+            braced("e", W, 4),
+            reg("d", R, TYPE),
+        ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
         summary: "split a register into four operands: a gets the low bits",
@@ -330,7 +391,12 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "add.float",
         mnemonic: "add",
-        slots: &[opt("rnd", FLOAT_ROUNDING), opt("ftz", &["ftz"]), opt("sat", &["sat"]), slot("type", FLOAT_TYPES)],
+        slots: &[
+            opt("rnd", FLOAT_ROUNDING),
+            opt("ftz", &["ftz"]),
+            opt("sat", &["sat"]),
+            slot("type", FLOAT_TYPES),
+        ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
@@ -348,7 +414,12 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "sub.float",
         mnemonic: "sub",
-        slots: &[opt("rnd", FLOAT_ROUNDING), opt("ftz", &["ftz"]), opt("sat", &["sat"]), slot("type", FLOAT_TYPES)],
+        slots: &[
+            opt("rnd", FLOAT_ROUNDING),
+            opt("ftz", &["ftz"]),
+            opt("sat", &["sat"]),
+            slot("type", FLOAT_TYPES),
+        ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
@@ -366,7 +437,12 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mul.float",
         mnemonic: "mul",
-        slots: &[opt("rnd", FLOAT_ROUNDING), opt("ftz", &["ftz"]), opt("sat", &["sat"]), slot("type", FLOAT_TYPES)],
+        slots: &[
+            opt("rnd", FLOAT_ROUNDING),
+            opt("ftz", &["ftz"]),
+            opt("sat", &["sat"]),
+            slot("type", FLOAT_TYPES),
+        ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
@@ -384,8 +460,15 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mul.wide",
         mnemonic: "mul",
-        slots: &[slot("mode", &["wide"]), slot("type", &["u16", "u32", "s16", "s32"])],
-        operands: &[reg("d", W, TypeRef::Wide("type")), reg("a", R, TYPE), reg("b", R, TYPE)],
+        slots: &[
+            slot("mode", &["wide"]),
+            slot("type", &["u16", "u32", "s16", "s32"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Wide("type")),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+        ],
         rule: no_rule,
         requires: rules::baseline,
         summary: "d (double width) = a * b",
@@ -393,8 +476,17 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mad.int",
         mnemonic: "mad",
-        slots: &[slot("mode", &["hi", "lo"]), opt("sat", &["sat"]), slot("type", INT_TYPES)],
-        operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE), reg("c", R, TYPE)],
+        slots: &[
+            slot("mode", &["hi", "lo"]),
+            opt("sat", &["sat"]),
+            slot("type", INT_TYPES),
+        ],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+            reg("c", R, TYPE),
+        ],
         rule: rules::int_saturation,
         requires: rules::baseline,
         summary: "d = (high or low half of a * b) + c",
@@ -402,7 +494,10 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mad.wide",
         mnemonic: "mad",
-        slots: &[slot("mode", &["wide"]), slot("type", &["u16", "u32", "s16", "s32"])],
+        slots: &[
+            slot("mode", &["wide"]),
+            slot("type", &["u16", "u32", "s16", "s32"]),
+        ],
         operands: &[
             reg("d", W, TypeRef::Wide("type")),
             reg("a", R, TYPE),
@@ -416,8 +511,18 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "fma",
         mnemonic: "fma",
-        slots: &[slot("rnd", FLOAT_ROUNDING), opt("ftz", &["ftz"]), opt("sat", &["sat"]), slot("type", FLOAT_TYPES)],
-        operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE), reg("c", R, TYPE)],
+        slots: &[
+            slot("rnd", FLOAT_ROUNDING),
+            opt("ftz", &["ftz"]),
+            opt("sat", &["sat"]),
+            slot("type", FLOAT_TYPES),
+        ],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+            reg("c", R, TYPE),
+        ],
         rule: rules::float_arith,
         requires: rules::fma_requires,
         summary: "d = a * b + c with a single rounding",

@@ -130,9 +130,11 @@ impl PtxType {
     pub const fn class(self) -> TypeClass {
         match self {
             PtxType::B8 | PtxType::B16 | PtxType::B32 | PtxType::B64 => TypeClass::Bits,
-            PtxType::F16x2 | PtxType::Bf16x2 | PtxType::Tf32 | PtxType::E4m3x2 | PtxType::E5m2x2 => {
-                TypeClass::Packed
-            }
+            PtxType::F16x2
+            | PtxType::Bf16x2
+            | PtxType::Tf32
+            | PtxType::E4m3x2
+            | PtxType::E5m2x2 => TypeClass::Packed,
             PtxType::Pred => TypeClass::Predicate,
             _ => TypeClass::Scalar,
         }
@@ -169,14 +171,21 @@ impl PtxType {
                         && dtype == dtype.bit_container()
                         && dtype.bits() == self.carrier_bits())
             }
-            TypeClass::Packed => dtype.is_tile_element() && dtype.bits() == self.carrier_bits() && dtype == dtype.bit_container(),
+            TypeClass::Packed => {
+                dtype.is_tile_element()
+                    && dtype.bits() == self.carrier_bits()
+                    && dtype == dtype.bit_container()
+            }
             TypeClass::Predicate => dtype == DType::Bool,
         }
     }
 
     /// The accepted dtypes, for messages ("accepts f32 or u32").
     pub fn accepted_dtypes(self) -> Vec<DType> {
-        DType::ALL.into_iter().filter(|d| self.accepts(*d)).collect()
+        DType::ALL
+            .into_iter()
+            .filter(|d| self.accepts(*d))
+            .collect()
     }
 
     /// Whether this is a floating-point value type (including packed floats).
@@ -196,11 +205,17 @@ impl PtxType {
     }
 
     pub const fn is_signed_int(self) -> bool {
-        matches!(self, PtxType::S8 | PtxType::S16 | PtxType::S32 | PtxType::S64)
+        matches!(
+            self,
+            PtxType::S8 | PtxType::S16 | PtxType::S32 | PtxType::S64
+        )
     }
 
     pub const fn is_unsigned_int(self) -> bool {
-        matches!(self, PtxType::U8 | PtxType::U16 | PtxType::U32 | PtxType::U64)
+        matches!(
+            self,
+            PtxType::U8 | PtxType::U16 | PtxType::U32 | PtxType::U64
+        )
     }
 
     pub const fn is_int(self) -> bool {
@@ -243,9 +258,15 @@ mod tests {
     #[test]
     fn carriers_follow_the_spec() {
         assert_eq!(PtxType::F32.accepted_dtypes(), vec![DType::F32, DType::U32]);
-        assert_eq!(PtxType::B32.accepted_dtypes(), vec![DType::F32, DType::U32, DType::I32]);
+        assert_eq!(
+            PtxType::B32.accepted_dtypes(),
+            vec![DType::F32, DType::U32, DType::I32]
+        );
         assert_eq!(PtxType::F16.accepted_dtypes(), vec![DType::F16, DType::U16]);
-        assert_eq!(PtxType::Bf16.accepted_dtypes(), vec![DType::Bf16, DType::U16]);
+        assert_eq!(
+            PtxType::Bf16.accepted_dtypes(),
+            vec![DType::Bf16, DType::U16]
+        );
         assert_eq!(PtxType::F16x2.accepted_dtypes(), vec![DType::U32]);
         assert_eq!(PtxType::E4m3x2.accepted_dtypes(), vec![DType::U16]);
         assert_eq!(PtxType::S32.accepted_dtypes(), vec![DType::U32, DType::I32]);

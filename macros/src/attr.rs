@@ -1,0 +1,57 @@
+//! `#[tile_kernel(grid = .., block = .., arch = "..")]` arguments (darling).
+
+use darling::FromMeta;
+use darling::ast::NestedMeta;
+use proc_macro2::TokenStream;
+use syn::{Expr, ExprArray, ExprLit, Lit, LitStr};
+
+/// The attribute's arguments. Unknown keys are errors (darling's default).
+#[derive(Debug, FromMeta)]
+pub struct KernelArgs {
+    pub grid: Extent3,
+    pub block: Extent3,
+    pub arch: Option<LitStr>,
+}
+
+/// `1` or `[x, y]` or `[x, y, z]`; missing trailing extents are 1.
+#[derive(Debug, Clone, Copy)]
+pub struct Extent3(pub [u32; 3]);
+
+impl FromMeta for Extent3 {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(int), ..
+            }) => Ok(Extent3([extent(int)?, 1, 1])),
+            Expr::Array(ExprArray { elems, .. }) if (1..=3).contains(&elems.len()) => {
+                let mut out = [1u32; 3];
+                for (slot, elem) in out.iter_mut().zip(elems) {
+                    match elem {
+                        Expr::Lit(ExprLit {
+                            lit: Lit::Int(int), ..
+                        }) => *slot = extent(int)?,
+                        other => {
+                            return Err(darling::Error::custom("expected an integer extent")
+                                .with_span(other));
+                        }
+                    }
+                }
+                Ok(Extent3(out))
+            }
+            other => Err(darling::Error::custom(
+                "expected an integer or an array of 1 to 3 integers, like `256` or `[32, 4, 1]`",
+            )
+            .with_span(other)),
+        }
+    }
+}
+
+fn extent(int: &syn::LitInt) -> darling::Result<u32> {
+    int.base10_parse::<u32>()
+        .map_err(|_| darling::Error::custom("extent must fit in u32").with_span(int))
+}
+
+pub fn parse(tokens: TokenStream) -> Result<KernelArgs, syn::Error> {
+    let metas = NestedMeta::parse_meta_list(tokens)?;
+    KernelArgs::from_list(&metas).map_err(syn::Error::from)
+}

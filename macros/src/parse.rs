@@ -1,0 +1,782 @@
+//! Rust syntax -> lowering's [`ast`]. Only the shape of the syntax is checked
+//! here ("is this an `apply` call?"); meaning is checked by
+//! `tile_kernel_lowering::check`. Errors are collected, never thrown, so one
+//! compile reports every unsupported construct.
+
+use quote::ToTokens;
+use syn::parse::{ParseStream, Parser};
+use syn::{BinOp, Expr, FnArg, GenericArgument, Lit, Pat, PathArguments, Stmt, Type, UnOp};
+use tile_kernel_lowering::ast::{
+    AllocLocal, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr, PredExpr,
+    SliceItem, ViewKind, ViewOp,
+};
+use tile_kernel_lowering::{DType, SpanId, ast};
+
+use crate::spans::SpanTable;
+
+/// The parts of the signature the launcher needs, parsed best-effort even
+/// when the body has errors.
+pub struct Signature {
+    pub params: Vec<Param>,
+}
+
+pub struct KernelParser<'a> {
+    pub spans: &'a mut SpanTable,
+    pub errors: Vec<syn::Error>,
+}
+
+type Parsed<T> = Result<T, syn::Error>;
+
+fn err(node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new_spanned(node, message)
+}
+
+impl KernelParser<'_> {
+    /// Parameters: `name: Tensor<T, d0, ..>` or `name: scalar`.
+    pub fn signature(&mut self, item: &syn::ItemFn) -> Signature {
+        let sig = &item.sig;
+        if let Some(token) = &sig.constness {
+            self.errors
+                .push(err(token, "a tile kernel cannot be `const`"));
+        }
+        if let Some(token) = &sig.asyncness {
+            self.errors
+                .push(err(token, "a tile kernel cannot be `async`"));
+        }
+        if !matches!(sig.safety, syn::Safety::Default) {
+            self.errors.push(err(
+                &sig.safety,
+                "a tile kernel is checked at compile time and is never `unsafe`",
+            ));
+        }
+        if let Some(abi) = &sig.abi {
+            self.errors.push(err(
+                abi,
+                "a tile kernel has no ABI of its own; remove `extern`",
+            ));
+        }
+        if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
+            self.errors
+                .push(err(&sig.generics, "tile kernels cannot be generic"));
+        }
+        if let syn::ReturnType::Type(_, ty) = &sig.output {
+            self.errors.push(err(
+                ty,
+                "a tile kernel returns nothing; results are written to `Tensor` parameters",
+            ));
+        }
+        if let Some(variadic) = &sig.variadic {
+            self.errors
+                .push(err(variadic, "tile kernels cannot be variadic"));
+        }
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            match input {
+                FnArg::Receiver(receiver) => {
+                    self.errors.push(err(
+                        receiver,
+                        "a tile kernel is a free function and takes no `self`",
+                    ));
+                }
+                FnArg::Typed(typed) => match self.param(&typed.pat, &typed.ty) {
+                    Ok(param) => params.push(param),
+                    Err(e) => self.errors.push(e),
+                },
+            }
+        }
+        Signature { params }
+    }
+
+    fn param(&mut self, pat: &Pat, ty: &Type) -> Parsed<Param> {
+        let name = match pat {
+            Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
+                ident.ident.unraw()
+            }
+            other => return Err(err(other, "kernel parameters must be plain names")),
+        };
+        if name == "device" {
+            return Err(err(
+                pat,
+                "`device` is reserved: the generated launcher's first argument is `device: &Device`",
+            ));
+        }
+        let span = self.spans.id(pat);
+        let ty = self.param_type(ty)?;
+        Ok(Param { name, span, ty })
+    }
+
+    fn param_type(&mut self, ty: &Type) -> Parsed<ParamType> {
+        let Type::Path(path) = ty else {
+            return Err(err(
+                ty,
+                "expected `Tensor<T, dims..>` or a scalar type such as `f32` or `bool`",
+            ));
+        };
+        let Some(last) = path.path.segments.last() else {
+            return Err(err(ty, "expected a type"));
+        };
+        if last.ident == "Tensor" {
+            let PathArguments::AngleBracketed(args) = &last.arguments else {
+                return Err(err(
+                    ty,
+                    "`Tensor` needs its element type and dims: `Tensor<f32, 4, 2>`",
+                ));
+            };
+            let mut iter = args.args.iter();
+            let dtype = match iter.next() {
+                Some(GenericArgument::Type(elem)) => dtype_of(elem)?,
+                Some(other) => {
+                    return Err(err(
+                        other,
+                        "the first `Tensor` argument is its element type, like `f32`",
+                    ));
+                }
+                None => {
+                    return Err(err(
+                        ty,
+                        "`Tensor` needs its element type and dims: `Tensor<f32, 4, 2>`",
+                    ));
+                }
+            };
+            let mut dims = Vec::new();
+            for arg in iter {
+                dims.push(self.tensor_dim(arg)?);
+            }
+            if dims.is_empty() {
+                return Err(err(
+                    ty,
+                    "`Tensor` needs at least one dim: `Tensor<f32, 4, 2>`",
+                ));
+            }
+            return Ok(ParamType::Tensor { dtype, dims });
+        }
+        if !matches!(last.arguments, PathArguments::None) {
+            return Err(err(
+                ty,
+                "expected `Tensor<T, dims..>` or a scalar type such as `f32` or `bool`",
+            ));
+        }
+        match DType::from_rust_name(&last.ident.to_string()) {
+            Some(dtype) => Ok(ParamType::Scalar(dtype)),
+            None => Err(err(
+                ty,
+                format!(
+                    "unsupported parameter type `{}`: expected `Tensor<T, dims..>` or one of f16, bf16, f32, f64, u8, u16, u32, u64, i8, i16, i32, i64, bool",
+                    ty.to_token_stream()
+                ),
+            )),
+        }
+    }
+
+    fn tensor_dim(&mut self, arg: &GenericArgument) -> Parsed<Dim> {
+        let value = match arg {
+            GenericArgument::Const(expr) => const_eval(expr)?,
+            GenericArgument::Type(Type::Path(path)) if path.path.get_ident().is_some() => {
+                return Err(err(
+                    arg,
+                    format!(
+                        "symbolic dimension `{}` is not supported yet: dims must be integer constants like `4` or `{{8 / 2}}`",
+                        path.to_token_stream()
+                    ),
+                ));
+            }
+            other => {
+                return Err(err(
+                    other,
+                    "a tensor dim must be an integer constant like `4` or `{8 / 2}`",
+                ));
+            }
+        };
+        let value =
+            u64::try_from(value).map_err(|_| err(arg, "a tensor dim cannot be negative"))?;
+        Ok(Dim {
+            value,
+            span: self.spans.id(arg),
+        })
+    }
+
+    /// The body: `let t = alloc_local::<T>([..]);` and `apply(..);` statements.
+    pub fn body(&mut self, block: &syn::Block) -> Vec<ast::Stmt> {
+        let mut out = Vec::new();
+        for stmt in &block.stmts {
+            match self.stmt(stmt) {
+                Ok(s) => out.push(s),
+                Err(e) => self.errors.push(e),
+            }
+        }
+        out
+    }
+
+    fn stmt(&mut self, stmt: &Stmt) -> Parsed<ast::Stmt> {
+        match stmt {
+            Stmt::Local(local) => {
+                let name = match &local.pat {
+                    Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                        ident.ident.unraw()
+                    }
+                    other => {
+                        return Err(err(
+                            other,
+                            "bind a tile to a plain name: `let t = alloc_local::<f32>([4]);`",
+                        ));
+                    }
+                };
+                let Some(init) = &local.init else {
+                    return Err(err(
+                        local,
+                        "a tile needs an initializer: `let t = alloc_local::<f32>([4]);`",
+                    ));
+                };
+                if let Some((_, diverge)) = &init.diverge {
+                    return Err(err(
+                        diverge,
+                        "`let .. else` is not part of the tile language",
+                    ));
+                }
+                let name_span = self.spans.id(&local.pat);
+                self.alloc(name, name_span, &init.expr, local)
+            }
+            Stmt::Expr(expr, _) => self.apply(expr),
+            Stmt::Item(item) => Err(err(item, "items cannot be declared inside a tile kernel")),
+            Stmt::Macro(mac) => Err(err(
+                mac,
+                "macros are not part of the tile language; use `apply(ptx[\"..\"], ..)`",
+            )),
+        }
+    }
+
+    fn alloc(
+        &mut self,
+        name: String,
+        name_span: SpanId,
+        init: &Expr,
+        stmt: &syn::Local,
+    ) -> Parsed<ast::Stmt> {
+        let shape_error = || err(init, "expected `alloc_local::<T>([d0, d1, ..])`");
+        let Expr::Call(call) = init else {
+            return Err(shape_error());
+        };
+        let Expr::Path(func) = &*call.func else {
+            return Err(shape_error());
+        };
+        let Some(segment) = func.path.segments.last() else {
+            return Err(shape_error());
+        };
+        if segment.ident != "alloc_local" {
+            return Err(shape_error());
+        }
+        let PathArguments::AngleBracketed(generics) = &segment.arguments else {
+            return Err(err(
+                segment,
+                "name the tile's element type: `alloc_local::<f32>([..])`",
+            ));
+        };
+        let elem = match generics.args.first() {
+            Some(GenericArgument::Type(elem)) if generics.args.len() == 1 => elem,
+            _ => {
+                return Err(err(
+                    generics,
+                    "`alloc_local` takes exactly one element type, like `::<f32>`",
+                ));
+            }
+        };
+        let dtype = dtype_of(elem)?;
+        let dtype_span = self.spans.id(elem);
+        let [Expr::Array(array)] = call.args.iter().collect::<Vec<_>>()[..] else {
+            return Err(err(
+                &call.args,
+                "`alloc_local` takes the tile shape as an array: `alloc_local::<f32>([4, 2])`",
+            ));
+        };
+        let mut shape = Vec::new();
+        for elem in &array.elems {
+            let value = const_eval(elem)?;
+            let value =
+                u64::try_from(value).map_err(|_| err(elem, "a tile extent cannot be negative"))?;
+            shape.push(Dim {
+                value,
+                span: self.spans.id(elem),
+            });
+        }
+        Ok(ast::Stmt::AllocLocal(AllocLocal {
+            name,
+            name_span,
+            dtype,
+            dtype_span,
+            shape,
+            span: self.spans.id(stmt),
+        }))
+    }
+
+    fn apply(&mut self, expr: &Expr) -> Parsed<ast::Stmt> {
+        let expected =
+            "expected `apply(ptx[\"OPCODE\"], operands..)` or `let t = alloc_local::<T>([..]);`";
+        let Expr::Call(call) = expr else {
+            return Err(err(expr, expected));
+        };
+        match &*call.func {
+            Expr::Path(path) if path.path.is_ident("apply") => {}
+            other => return Err(err(other, expected)),
+        }
+        let mut args = call.args.iter();
+        let (opcode, opcode_span) = match args.next() {
+            Some(Expr::Index(index)) if matches!(&*index.expr, Expr::Path(p) if p.path.is_ident("ptx")) => {
+                match &*index.index {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(text),
+                        ..
+                    }) => (text.value(), self.spans.id(text)),
+                    other => {
+                        return Err(err(
+                            other,
+                            "the opcode is a string literal: `ptx[\"cvt.rn.f16x2.f32\"]`",
+                        ));
+                    }
+                }
+            }
+            Some(other) => {
+                return Err(err(
+                    other,
+                    "the first argument of `apply` is the opcode: `ptx[\"cvt.rn.f16x2.f32\"]`",
+                ));
+            }
+            None => {
+                return Err(err(
+                    call,
+                    "`apply` needs an opcode: `apply(ptx[\"cvt.rn.f16x2.f32\"], d, a, b)`",
+                ));
+            }
+        };
+        let mut apply = Apply {
+            opcode,
+            opcode_span,
+            operands: Vec::new(),
+            scope: None,
+            pred: None,
+            preserve_dst: None,
+            span: self.spans.id(expr),
+        };
+        let mut seen_keyword = false;
+        for arg in args {
+            if let Expr::Assign(assign) = arg {
+                seen_keyword = true;
+                self.keyword(assign, &mut apply)?;
+                continue;
+            }
+            if seen_keyword {
+                return Err(err(
+                    arg,
+                    "operands come before the keyword arguments (`scope`, `pred`, `preserve_dst`)",
+                ));
+            }
+            let operand = self.operand(arg)?;
+            apply.operands.push(operand);
+        }
+        Ok(ast::Stmt::Apply(apply))
+    }
+
+    fn keyword(&mut self, assign: &syn::ExprAssign, apply: &mut Apply) -> Parsed<()> {
+        let Expr::Path(key) = &*assign.left else {
+            return Err(err(
+                &assign.left,
+                "expected a keyword: `scope`, `pred` or `preserve_dst`",
+            ));
+        };
+        let key_name = key
+            .path
+            .get_ident()
+            .map(|i| i.to_string())
+            .unwrap_or_default();
+        let duplicate = || err(assign, format!("`{key_name}` is given more than once"));
+        match key_name.as_str() {
+            "scope" => {
+                if apply.scope.is_some() {
+                    return Err(duplicate());
+                }
+                match &*assign.right {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Str(text),
+                        ..
+                    }) => {
+                        apply.scope = Some((text.value(), self.spans.id(text)));
+                    }
+                    other => {
+                        return Err(err(
+                            other,
+                            "`scope` is a string: \"thread\", \"warp\", \"warpgroup\" or \"cta\"",
+                        ));
+                    }
+                }
+            }
+            "pred" => {
+                if apply.pred.is_some() {
+                    return Err(duplicate());
+                }
+                apply.pred = Some(self.pred(&assign.right));
+            }
+            "preserve_dst" => {
+                if apply.preserve_dst.is_some() {
+                    return Err(duplicate());
+                }
+                match &*assign.right {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Bool(value),
+                        ..
+                    }) => {
+                        apply.preserve_dst = Some((value.value, self.spans.id(assign)));
+                    }
+                    other => {
+                        return Err(err(
+                            other,
+                            "`preserve_dst` is a compile-time `true` or `false`",
+                        ));
+                    }
+                }
+            }
+            _ => {
+                return Err(err(
+                    &assign.left,
+                    format!(
+                        "unknown keyword argument `{key_name}`; `apply` takes `scope`, `pred` and `preserve_dst`"
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    fn pred(&mut self, expr: &Expr) -> PredExpr {
+        let span = self.spans.id(expr);
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Bool(value),
+                ..
+            }) => PredExpr::Literal(value.value, span),
+            Expr::Path(path) if path.path.get_ident().is_some() => PredExpr::Name(
+                path.path.get_ident().map(|i| i.unraw()).unwrap_or_default(),
+                span,
+            ),
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Not(_)) => {
+                PredExpr::Not(Box::new(self.pred(&unary.expr)), span)
+            }
+            Expr::Paren(paren) => self.pred(&paren.expr),
+            other => PredExpr::Other(other.to_token_stream().to_string(), span),
+        }
+    }
+
+    fn operand(&mut self, expr: &Expr) -> Parsed<Operand> {
+        match expr {
+            Expr::Lit(lit) => Ok(Operand::Literal(self.literal(&lit.lit, false, expr)?)),
+            Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => match &*unary.expr {
+                Expr::Lit(lit) => Ok(Operand::Literal(self.literal(&lit.lit, true, expr)?)),
+                other => Err(err(other, "only literals can be negated in an operand")),
+            },
+            Expr::Paren(paren) => self.operand(&paren.expr),
+            _ => Ok(Operand::Place(self.place(expr)?)),
+        }
+    }
+
+    fn literal(&mut self, lit: &Lit, negate: bool, whole: &Expr) -> Parsed<Literal> {
+        let value = match lit {
+            Lit::Int(int) => {
+                let v: i128 = int
+                    .base10_parse()
+                    .map_err(|_| err(int, "integer literal out of range"))?;
+                LiteralValue::Int(if negate { -v } else { v })
+            }
+            Lit::Float(float) => {
+                let v: f64 = float
+                    .base10_parse()
+                    .map_err(|_| err(float, "invalid float literal"))?;
+                LiteralValue::Float(if negate { -v } else { v })
+            }
+            Lit::Bool(value) if !negate => LiteralValue::Bool(value.value),
+            other => {
+                return Err(err(
+                    other,
+                    "operands are tiles, tensors, parameters or number literals",
+                ));
+            }
+        };
+        Ok(Literal {
+            value,
+            span: self.spans.id(whole),
+        })
+    }
+
+    /// `name`, then `.slice(s![..])`, `.view::<U>()`, `.reshape([..])`,
+    /// `.unsqueeze(axis)` and `[index]` in any order.
+    fn place(&mut self, expr: &Expr) -> Parsed<PlaceExpr> {
+        match expr {
+            Expr::Path(path) => match path.path.get_ident() {
+                Some(ident) if path.qself.is_none() => {
+                    let span = self.spans.id(expr);
+                    Ok(PlaceExpr {
+                        base: ident.unraw(),
+                        base_span: span,
+                        views: Vec::new(),
+                        span,
+                    })
+                }
+                _ => Err(err(expr, "expected the name of a tile or parameter")),
+            },
+            Expr::MethodCall(call) => {
+                let mut place = self.place(&call.receiver)?;
+                let method_span = self.spans.id(&quote::quote!(#call));
+                let method = call.method.to_string();
+                let args: Vec<&Expr> = call.args.iter().collect();
+                let kind = match (method.as_str(), &args[..]) {
+                    ("slice", [arg]) => ViewKind::Slice(self.slice_macro(arg)?),
+                    ("slice", _) => return Err(err(call, "`.slice` takes one `s![..]` argument")),
+                    ("view", []) => {
+                        let elem = match &call.turbofish {
+                            Some(turbofish) if turbofish.args.len() == 1 => {
+                                match turbofish.args.first() {
+                                    Some(GenericArgument::Type(ty)) => ty,
+                                    _ => {
+                                        return Err(err(
+                                            turbofish,
+                                            "`.view` takes one element type: `.view::<u16>()`",
+                                        ));
+                                    }
+                                }
+                            }
+                            _ => {
+                                return Err(err(
+                                    call,
+                                    "name the view's element type: `.view::<u16>()`",
+                                ));
+                            }
+                        };
+                        ViewKind::View(dtype_of(elem)?)
+                    }
+                    ("view", _) => return Err(err(call, "`.view::<U>()` takes no arguments")),
+                    ("reshape", [Expr::Array(array)]) => {
+                        let dims = array
+                            .elems
+                            .iter()
+                            .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
+                            .collect::<Parsed<Vec<i64>>>()?;
+                        ViewKind::Reshape(dims)
+                    }
+                    ("reshape", _) => {
+                        return Err(err(
+                            call,
+                            "`.reshape` takes the new shape as an array: `.reshape([4, 2])`",
+                        ));
+                    }
+                    ("unsqueeze", [axis]) => ViewKind::Unsqueeze(to_i64(const_eval(axis)?, axis)?),
+                    ("unsqueeze", _) => {
+                        return Err(err(
+                            call,
+                            "`.unsqueeze` takes one axis, like `.unsqueeze(-1)`",
+                        ));
+                    }
+                    _ => {
+                        return Err(err(
+                            &call.method,
+                            format!(
+                                "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])` or `.unsqueeze(axis)`"
+                            ),
+                        ));
+                    }
+                };
+                if !matches!(kind, ViewKind::View(_)) && call.turbofish.is_some() {
+                    return Err(err(
+                        &call.turbofish,
+                        format!("`.{method}` takes no type arguments"),
+                    ));
+                }
+                place.views.push(ViewOp {
+                    kind,
+                    span: method_span,
+                });
+                place.span = self.spans.id(expr);
+                Ok(place)
+            }
+            Expr::Index(index) => {
+                let mut place = self.place(&index.expr)?;
+                let item = self.slice_item(&index.index)?;
+                place.views.push(ViewOp {
+                    kind: ViewKind::Slice(vec![item]),
+                    span: self.spans.id(expr),
+                });
+                place.span = self.spans.id(expr);
+                Ok(place)
+            }
+            Expr::Paren(paren) => self.place(&paren.expr),
+            other => Err(err(
+                other,
+                "unsupported operand: expected a tile or tensor name with views (`.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)`), a scalar parameter or a literal",
+            )),
+        }
+    }
+
+    /// `s![item, item;step, ..]` in ndarray's convention.
+    fn slice_macro(&mut self, arg: &Expr) -> Parsed<Vec<SliceItem>> {
+        let Expr::Macro(mac) = arg else {
+            return Err(err(arg, "expected `s![..]`, like `s![.., 1..2]`"));
+        };
+        if !mac.mac.path.is_ident("s") {
+            return Err(err(&mac.mac.path, "expected `s![..]`, like `s![.., 1..2]`"));
+        }
+        let parser = |input: ParseStream| -> syn::Result<Vec<(Expr, Option<Expr>)>> {
+            let mut items = Vec::new();
+            while !input.is_empty() {
+                let item: Expr = input.parse()?;
+                let step = if input.peek(syn::Token![;]) {
+                    let _: syn::Token![;] = input.parse()?;
+                    Some(input.parse::<Expr>()?)
+                } else {
+                    None
+                };
+                items.push((item, step));
+                if input.is_empty() {
+                    break;
+                }
+                let _: syn::Token![,] = input.parse()?;
+            }
+            Ok(items)
+        };
+        let items = parser.parse2(mac.mac.tokens.clone())?;
+        let mut out = Vec::new();
+        for (item, step) in items {
+            let mut parsed = self.slice_item(&item)?;
+            if let Some(step_expr) = step {
+                let step_value = to_i64(const_eval(&step_expr)?, &step_expr)?;
+                match &mut parsed {
+                    SliceItem::Range { step, .. } => *step = step_value,
+                    SliceItem::Index { .. } => {
+                        return Err(err(
+                            &step_expr,
+                            "a step applies only to a range, like `0..8;2`",
+                        ));
+                    }
+                }
+            }
+            out.push(parsed);
+        }
+        Ok(out)
+    }
+
+    fn slice_item(&mut self, expr: &Expr) -> Parsed<SliceItem> {
+        let span = self.spans.id(expr);
+        match expr {
+            Expr::Range(range) => {
+                let start = range
+                    .start
+                    .as_deref()
+                    .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
+                    .transpose()?;
+                let mut end = range
+                    .end
+                    .as_deref()
+                    .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
+                    .transpose()?;
+                if matches!(range.limits, syn::RangeLimits::Closed(_)) {
+                    end = match end {
+                        Some(-1) => None,
+                        Some(e) => Some(e + 1),
+                        None => return Err(err(range, "an inclusive range needs an end")),
+                    };
+                }
+                Ok(SliceItem::Range {
+                    start,
+                    end,
+                    step: 1,
+                    span,
+                })
+            }
+            other => Ok(SliceItem::Index {
+                index: to_i64(const_eval(other)?, other)?,
+                span,
+            }),
+        }
+    }
+}
+
+trait Unraw {
+    fn unraw(&self) -> String;
+}
+
+impl Unraw for syn::Ident {
+    /// `r#type` -> `type`.
+    fn unraw(&self) -> String {
+        let text = self.to_string();
+        text.strip_prefix("r#").map(str::to_string).unwrap_or(text)
+    }
+}
+
+fn to_i64(value: i128, node: &impl ToTokens) -> Parsed<i64> {
+    i64::try_from(value).map_err(|_| err(node, "value out of range"))
+}
+
+/// A dtype named by a Rust type (`f32`, `half::f16`, `tile_kernel::bf16`).
+fn dtype_of(ty: &Type) -> Parsed<DType> {
+    let name = match ty {
+        Type::Path(path) if path.qself.is_none() => {
+            path.path.segments.last().map(|s| s.ident.to_string())
+        }
+        _ => None,
+    };
+    name.as_deref().and_then(DType::from_rust_name).ok_or_else(|| {
+        err(
+            ty,
+            format!(
+                "unsupported element type `{}`: expected one of f16, bf16, f32, f64, u8, u16, u32, u64, i8, i16, i32, i64",
+                ty.to_token_stream()
+            ),
+        )
+    })
+}
+
+/// Evaluates an integer constant expression: literals, `+ - * / %`, unary
+/// minus, parentheses and `{ .. }` blocks around one expression.
+pub fn const_eval(expr: &Expr) -> Parsed<i128> {
+    let overflow = || err(expr, "integer overflow in constant expression");
+    match expr {
+        Expr::Lit(syn::ExprLit {
+            lit: Lit::Int(int), ..
+        }) => int
+            .base10_parse::<i128>()
+            .map_err(|_| err(int, "integer literal out of range")),
+        Expr::Paren(paren) => const_eval(&paren.expr),
+        Expr::Group(group) => const_eval(&group.expr),
+        Expr::Block(block) if block.block.stmts.len() == 1 => match &block.block.stmts[0] {
+            Stmt::Expr(inner, None) => const_eval(inner),
+            other => Err(err(other, "expected an integer constant expression")),
+        },
+        Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => {
+            const_eval(&unary.expr)?.checked_neg().ok_or_else(overflow)
+        }
+        Expr::Binary(binary) => {
+            let left = const_eval(&binary.left)?;
+            let right = const_eval(&binary.right)?;
+            let result = match binary.op {
+                BinOp::Add(_) => left.checked_add(right),
+                BinOp::Sub(_) => left.checked_sub(right),
+                BinOp::Mul(_) => left.checked_mul(right),
+                BinOp::Div(_) | BinOp::Rem(_) if right == 0 => {
+                    return Err(err(expr, "division by zero in constant expression"));
+                }
+                BinOp::Div(_) => left.checked_div(right),
+                BinOp::Rem(_) => left.checked_rem(right),
+                _ => {
+                    return Err(err(
+                        &binary.op,
+                        "only `+ - * / %` are allowed in constant expressions",
+                    ));
+                }
+            };
+            result.ok_or_else(overflow)
+        }
+        Expr::Path(path) if path.path.get_ident().is_some() => Err(err(
+            expr,
+            format!(
+                "`{}` is not a constant: symbolic values are not supported yet; write an integer",
+                path.to_token_stream()
+            ),
+        )),
+        other => Err(err(other, "expected an integer constant expression")),
+    }
+}
