@@ -140,6 +140,12 @@ impl<'k> Checker<'k> {
     }
 
     fn check_signature(&mut self) {
+        if !self.kernel.name.is_ascii() {
+            self.diags.error(
+                self.kernel.name_span,
+                format!("the kernel name `{}` becomes the PTX entry name, which must be ASCII", self.kernel.name),
+            );
+        }
         let launch = self.kernel.launch;
         let threads: u64 = launch.block.iter().map(|d| u64::from(*d)).product();
         if launch.grid.contains(&0) || launch.block.contains(&0) {
@@ -736,7 +742,7 @@ impl<'k> Checker<'k> {
             .iter()
             .find_map(|v| v.layout().map(|l| l.shape[..l.shape.len() - 1].to_vec()))
             .unwrap_or_default();
-        let count: usize = repeat.iter().product();
+        let count = repeat.iter().fold(1usize, |acc, d| acc.saturating_mul(*d));
         if self.instruction_count.saturating_add(count) > MAX_INSTRUCTIONS {
             self.diags.error(
                 apply.span,

@@ -77,9 +77,9 @@ pub fn emit(program: &Program) -> String {
             out,
             "\t.reg .b{} %t{i}_{}_<{}>; // {}: {} [{}]",
             tile.dtype.bits(),
-            tile.name,
+            ptx_name(&tile.name),
             tile.registers(),
-            tile.name,
+            ptx_name(&tile.name),
             tile.dtype,
             dims.join(", ")
         );
@@ -145,20 +145,26 @@ pub fn emit(program: &Program) -> String {
     out
 }
 
+/// PTX identifiers are ASCII; Rust names may not be. The index prefix of
+/// every register keeps names unique, so replacing characters is safe.
+fn ptx_name(name: &str) -> String {
+    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+}
+
 fn param_symbol(program: &Program, name: &str) -> String {
-    format!("{}_param_{}", program.name, name)
+    format!("{}_param_{}", program.name, ptx_name(name))
 }
 
 fn pointer_reg(index: usize, name: &str) -> String {
-    format!("%a{index}_{name}")
+    format!("%a{index}_{}", ptx_name(name))
 }
 
 fn scalar_reg(index: usize, name: &str) -> String {
-    format!("%s{index}_{name}")
+    format!("%s{index}_{}", ptx_name(name))
 }
 
 fn predicate_reg(index: usize, name: &str) -> String {
-    format!("%p{index}_{name}")
+    format!("%p{index}_{}", ptx_name(name))
 }
 
 fn hex_literal(value: u64, bits: usize) -> String {
@@ -198,7 +204,7 @@ impl Emitter<'_> {
     }
 
     fn tile_register(&self, tile: usize, register: usize) -> String {
-        format!("%t{tile}_{}_{register}", self.program.tiles[tile].name)
+        format!("%t{tile}_{}_{register}", ptx_name(&self.program.tiles[tile].name))
     }
 
     fn guard_prefix(&self, guard: Guard) -> String {

@@ -64,7 +64,7 @@ impl Layout {
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.shape.iter().product()
+        self.shape.iter().fold(1usize, |acc, d| acc.saturating_mul(*d))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -73,12 +73,10 @@ impl Layout {
 
     /// Byte offset of one element.
     pub fn byte_offset(&self, index: &[usize]) -> usize {
-        self.offset
-            + index
-                .iter()
-                .zip(&self.strides)
-                .map(|(i, s)| i * s)
-                .sum::<usize>()
+        index
+            .iter()
+            .zip(&self.strides)
+            .fold(self.offset, |acc, (i, s)| acc.saturating_add(i.saturating_mul(*s)))
     }
 
     /// Whether the view walks its storage densely in row-major order.
@@ -88,7 +86,7 @@ impl Layout {
             if self.shape[axis] != 1 && self.strides[axis] != expected {
                 return false;
             }
-            expected *= self.shape[axis];
+            expected = expected.saturating_mul(self.shape[axis]);
         }
         true
     }
@@ -119,12 +117,10 @@ impl Layout {
                            item_span: SpanId,
                            allow_len: bool|
              -> Result<usize, LayoutError> {
-                let resolved = if value < 0 { len as i64 + value } else { value };
-                let limit = if allow_len {
-                    len as i64
-                } else {
-                    len as i64 - 1
-                };
+                // i128: neither `len + value` nor `len - 1` can overflow.
+                let (len, value) = (len as i128, i128::from(value));
+                let resolved = if value < 0 { len + value } else { value };
+                let limit = if allow_len { len } else { len - 1 };
                 if resolved < 0 || resolved > limit {
                     return Err(LayoutError::new(
                         item_span,
@@ -136,7 +132,7 @@ impl Layout {
             match *item {
                 SliceItem::Index { index, span } => {
                     let i = resolve(index, span, false)?;
-                    out.offset += i * stride;
+                    out.offset = out.offset.saturating_add(i.saturating_mul(stride));
                 }
                 SliceItem::Range {
                     start,
@@ -153,7 +149,10 @@ impl Layout {
                         ));
                     }
                     let begin = resolve(start.unwrap_or(0), span, true)?;
-                    let finish = resolve(end.unwrap_or(len as i64), span, true)?;
+                    let finish = match end {
+                        Some(end) => resolve(end, span, true)?,
+                        None => len,
+                    };
                     if begin > finish {
                         return Err(LayoutError::new(
                             span,
@@ -161,9 +160,9 @@ impl Layout {
                         ));
                     }
                     let step = step as usize;
-                    out.offset += begin * stride;
+                    out.offset = out.offset.saturating_add(begin.saturating_mul(stride));
                     out.shape.push((finish - begin).div_ceil(step));
-                    out.strides.push(stride * step);
+                    out.strides.push(stride.saturating_mul(step));
                 }
             }
         }
@@ -197,7 +196,7 @@ impl Layout {
                 ),
             ));
         }
-        let bytes = last * from.size_bytes();
+        let bytes = last.saturating_mul(from.size_bytes());
         if bytes % to.size_bytes() != 0 {
             let mut err = LayoutError::new(
                 span,
@@ -247,11 +246,13 @@ impl Layout {
                 "reshape extents must be non-negative, with at most one -1",
             ));
         }
-        let known: usize = dims
+        let Some(known) = dims
             .iter()
             .filter(|d| **d >= 0)
-            .map(|d| *d as usize)
-            .product();
+            .try_fold(1usize, |acc, d| acc.checked_mul(*d as usize))
+        else {
+            return Err(LayoutError::new(span, "reshape extents overflow"));
+        };
         let mut shape: Vec<usize> = dims.iter().map(|d| (*d).max(0) as usize).collect();
         if let Some(&axis) = inferred.first() {
             if known == 0 || total % known != 0 {
@@ -264,14 +265,15 @@ impl Layout {
             }
             shape[axis] = total / known;
         }
-        if shape.iter().product::<usize>() != total {
+        let new_total = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d));
+        if new_total != Some(total) {
             return Err(LayoutError::new(
                 span,
                 format!(
                     "cannot reshape {} ({total} elements) into {} ({} elements)",
                     shape_text(&self.shape),
                     shape_text(&shape),
-                    shape.iter().product::<usize>()
+                    new_total.map_or("too many".to_string(), |n| n.to_string())
                 ),
             ));
         }

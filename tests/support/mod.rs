@@ -1,0 +1,5 @@
+//! Helpers shared by the integration tests (`mod support;` in each file).
+#![allow(dead_code)]
+
+pub mod gpu;
+pub mod ptxas;
