@@ -6,7 +6,7 @@
 use tile_kernel::prelude::*;
 
 #[tile_kernel(grid = 1, block = 1)]
-fn narrow_pairs(a: Tensor<f32, 4, 2>, out: Tensor<u32, 4, 1>) {
+pub fn narrow_pairs(a: Tensor<f32, 4, 2>, out: Tensor<u32, 4, 1>) {
     let r = alloc_local::<f32>([4, 2]);
     let d = alloc_local::<u32>([4, 1]);
     apply(ptx["ld.global.v2.f32"], r, a);

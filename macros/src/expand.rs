@@ -61,7 +61,7 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     errors.extend(parse_errors);
 
     let kernel = ast::Kernel {
-        name: item.sig.ident.to_string(),
+        name: kernel_name(&item.sig.ident),
         name_span,
         launch,
         target,
@@ -85,6 +85,12 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         #(#compile_errors)*
         #surface
     }
+}
+
+/// The PTX entry name: the fn name without a raw-identifier prefix.
+fn kernel_name(ident: &syn::Ident) -> String {
+    let text = ident.to_string();
+    text.strip_prefix("r#").map(str::to_string).unwrap_or(text)
 }
 
 /// The Rust type of one element, as an absolute path.
@@ -113,7 +119,7 @@ fn public_surface(
 ) -> TokenStream {
     let vis = &item.vis;
     let name = &item.sig.ident;
-    let entry = name.to_string();
+    let entry = kernel_name(name);
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
     let [gx, gy, gz] = kernel.launch.grid;
     let [bx, by, bz] = kernel.launch.block;
