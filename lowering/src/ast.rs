@@ -50,6 +50,10 @@ pub enum ParamType {
     Tensor { dtype: DType, dims: Vec<Dim> },
     /// A scalar passed by value (`f32`, `u32`, `bool`, ...).
     Scalar(DType),
+    /// A type the parser could not read (and already reported). The name
+    /// stays bound so its uses add no "cannot find" errors; a kernel with
+    /// such a parameter never produces PTX.
+    Unparsed,
 }
 
 /// One static extent as written (`4`, `{8 / 2}`), already evaluated.

@@ -17,6 +17,7 @@ use crate::program::{
 };
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
 use crate::ptx::resolve::nearest;
+use crate::ptx::table::FORMS;
 use crate::ptx::types::TypeClass;
 use crate::ptx::{Modifiers, PtxType, resolve};
 use crate::target::Requirement;
@@ -53,6 +54,8 @@ pub fn check(kernel: &ast::Kernel) -> Checked {
 enum Binding {
     Param(usize),
     Tile(usize),
+    /// A parameter whose type was unreadable: uses are skipped silently.
+    Unparsed,
 }
 
 struct TileState {
@@ -123,6 +126,8 @@ struct Checker<'k> {
     statements: Vec<Statement>,
     requirement: Requirement,
     instruction_count: usize,
+    /// Some parameter type was unreadable (reported by the parser).
+    unparsed_params: bool,
 }
 
 impl<'k> Checker<'k> {
@@ -136,6 +141,7 @@ impl<'k> Checker<'k> {
             statements: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
             instruction_count: 0,
+            unparsed_params: false,
         }
     }
 
@@ -143,7 +149,10 @@ impl<'k> Checker<'k> {
         if !self.kernel.name.is_ascii() {
             self.diags.error(
                 self.kernel.name_span,
-                format!("the kernel name `{}` becomes the PTX entry name, which must be ASCII", self.kernel.name),
+                format!(
+                    "the kernel name `{}` becomes the PTX entry name, which must be ASCII",
+                    self.kernel.name
+                ),
             );
         }
         let launch = self.kernel.launch;
@@ -200,6 +209,13 @@ impl<'k> Checker<'k> {
                     }
                 }
                 ast::ParamType::Scalar(dtype) => ParamKind::Scalar(*dtype),
+                ast::ParamType::Unparsed => {
+                    self.unparsed_params = true;
+                    self.names.insert(param.name.clone(), Binding::Unparsed);
+                    // Placeholder keeping parameter indices aligned; no
+                    // program is produced for this kernel.
+                    ParamKind::Scalar(DType::U8)
+                }
             };
             self.params.push(ProgramParam {
                 name: param.name.clone(),
@@ -278,6 +294,7 @@ impl<'k> Checker<'k> {
             return None;
         };
         let (mut layout, make): (Layout, Box<dyn Fn(Layout) -> Value>) = match binding {
+            Binding::Unparsed => return None,
             Binding::Tile(tile) => {
                 let t = &self.tiles[tile].tile;
                 let name = t.name.clone();
@@ -370,6 +387,7 @@ impl<'k> Checker<'k> {
                 diag.help = err.help;
                 diag.notes = err.notes;
                 self.diags.push(diag);
+                self.note_guessed_memory_writes(&apply.opcode, &values);
                 self.mark_destinations_written_best_effort(values.iter().flatten());
                 return;
             }
@@ -421,6 +439,8 @@ impl<'k> Checker<'k> {
                     requirement.sm
                 )),
             );
+            // Rule 11: no "never written" follow-ups from this statement.
+            self.mark_destinations_written_best_effort(&values);
             return;
         }
         self.requirement = self.requirement.max(requirement);
@@ -467,6 +487,7 @@ impl<'k> Checker<'k> {
                         }
                     }
                 }
+                Some(Binding::Unparsed) => None,
                 Some(Binding::Tile(_)) => {
                     self.diags.error(
                         *span,
@@ -598,13 +619,27 @@ impl<'k> Checker<'k> {
                 }
                 (_, Value::Local { layout, .. } | Value::Global { layout, .. }) => {
                     let is_memory = slot.kind == OperandKind::Address;
+                    // A wrong carrier width whose final axis holds exactly the
+                    // operand's bits is one mistake (rule 6, fixed by a view),
+                    // not also a wrong extent.
+                    let carrier = slot.ty.carrier_bits();
+                    let view_fixes_extent = !slot.ty.accepts(layout.dtype)
+                        && layout.dtype.bits() != carrier
+                        && layout.shape.last().is_some_and(|e| {
+                            e * layout.dtype.bits() == slot.lanes as usize * carrier
+                        });
                     // Rule 5 / rule 10 (extent of one access).
+                    let mut extent_ok = true;
                     match layout.shape.last() {
-                        None => errors.push(Diagnostic::new(
-                            span,
-                            format!("operand `{}` needs a register axis, but this view has no axes", slot.name),
-                        )),
-                        Some(&extent) if extent != slot.lanes as usize => {
+                        None => {
+                            extent_ok = false;
+                            errors.push(Diagnostic::new(
+                                span,
+                                format!("operand `{}` needs a register axis, but this view has no axes", slot.name),
+                            ));
+                        }
+                        Some(&extent) if extent != slot.lanes as usize && !view_fixes_extent => {
+                            extent_ok = false;
                             errors.push(extent_error(slot, layout, span, &opcode, is_memory, value));
                         }
                         Some(_) => {}
@@ -629,8 +664,10 @@ impl<'k> Checker<'k> {
                             errors.push(diag);
                         }
                     }
-                    // Rule 4.
-                    if let Some((_, rest)) = layout.shape.split_last() {
+                    // Rule 4 (only once the register axis is right: with a
+                    // wrong final axis the repeat axes are unknown, and the
+                    // extent error's help already fixes both).
+                    if let Some((_, rest)) = layout.shape.split_last().filter(|_| extent_ok) {
                         let name = value_name(value);
                         match &repeat {
                             None => repeat = Some((rest.to_vec(), name, span)),
@@ -685,14 +722,18 @@ impl<'k> Checker<'k> {
             self.diags.error(span, format!("`preserve_dst = true` needs a register destination, but `{}` writes only memory", apply.opcode));
             return;
         };
-        let written = &self.tiles[*tile].written;
-        if let Some(index) = first_unwritten(layout, written) {
+        let state = &self.tiles[*tile];
+        if let Some(index) = first_unwritten(layout, &state.written) {
+            let element = storage_index(
+                &state.tile.shape,
+                state.tile.dtype.size_bytes(),
+                layout.byte_offset(&index),
+            );
             self.diags.push(
                 Diagnostic::new(
                     span,
                     format!(
-                        "`preserve_dst = true` keeps the old value of `{name}` where `pred` is false, but `{name}{}` was never written before",
-                        index_text(&index)
+                        "`preserve_dst = true` keeps the old value of `{name}` where `pred` is false, but `{name}{element}` was never written before",
                     ),
                 )
                 .with_help("initialise the destination first, or drop `preserve_dst` if its old value does not matter"),
@@ -704,6 +745,29 @@ impl<'k> Checker<'k> {
     fn note_memory_writes(&mut self, slots: &[ResolvedOperand], values: &[Value]) {
         for (slot, value) in slots.iter().zip(values) {
             if let (Access::Write, Value::Global { param, .. }) = (slot.access, value) {
+                if let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind {
+                    *written = true;
+                }
+            }
+        }
+    }
+
+    /// For a misspelled opcode, still mark the tensors its mnemonic would
+    /// store into (every form of `st` writes operand 0), so the fallback
+    /// launcher keeps `&mut` there and correct callers see no type errors.
+    fn note_guessed_memory_writes(&mut self, opcode: &str, values: &[Option<Value>]) {
+        let mnemonic = opcode.split('.').next().unwrap_or_default();
+        let forms: Vec<_> = FORMS.iter().filter(|f| f.mnemonic == mnemonic).collect();
+        if forms.is_empty() {
+            return;
+        }
+        for (position, value) in values.iter().enumerate() {
+            let always_stored = forms.iter().all(|f| {
+                f.operands
+                    .get(position)
+                    .is_some_and(|o| o.access == Access::Write && o.kind == OperandKind::Address)
+            });
+            if let (true, Some(Value::Global { param, .. })) = (always_stored, value) {
                 if let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind {
                     *written = true;
                 }
@@ -778,17 +842,22 @@ impl<'k> Checker<'k> {
                                 bytes: element_size,
                             });
                             let bytes: Vec<usize> = (offset..offset + element_size).collect();
+                            // Named in the tile's own coordinates, built only on error.
+                            let element = |tiles: &[TileState]| {
+                                let t = &tiles[*tile].tile;
+                                storage_index(&t.shape, t.dtype.size_bytes(), offset)
+                            };
                             if slot.access == Access::Read {
                                 let state = &self.tiles[*tile].written;
                                 if !reported[i] && bytes.iter().any(|b| !state[*b]) {
                                     reported[i] = true;
                                     failed = true;
+                                    let element = element(&self.tiles);
                                     self.diags.push(
                                         Diagnostic::new(
                                             span,
                                             format!(
-                                                "`{opcode}` reads `{name}{}`, which no earlier statement wrote",
-                                                index_text(&full)
+                                                "`{opcode}` reads `{name}{element}`, which no earlier statement wrote",
                                             ),
                                         )
                                         .with_help(format!("write `{name}` (for example with `ld.global` or `mov`) before reading it")),
@@ -801,12 +870,12 @@ impl<'k> Checker<'k> {
                                 if overlap && !reported[i] {
                                     reported[i] = true;
                                     failed = true;
+                                    let element = element(&self.tiles);
                                     self.diags.push(
                                         Diagnostic::new(
                                             span,
                                             format!(
-                                                "destination `{name}{}` is written more than once by this `apply`",
-                                                index_text(&full)
+                                                "destination `{name}{element}` is written more than once by this `apply`",
                                             ),
                                         )
                                         .with_note("no register may be written twice by one `apply`: destination operands must not overlap"),
@@ -833,12 +902,17 @@ impl<'k> Checker<'k> {
                         if offset % size != 0 && !reported[i] {
                             reported[i] = true;
                             failed = true;
+                            let element = match &self.params[*param].kind {
+                                ParamKind::Tensor { dtype, shape, .. } => {
+                                    storage_index(shape, dtype.size_bytes(), offset)
+                                }
+                                ParamKind::Scalar(_) => index_text(&full),
+                            };
                             self.diags.push(
                                 Diagnostic::new(
                                     span,
                                     format!(
-                                        "`{opcode}` accesses `{name}{}` at byte offset {offset}, which is not aligned to the {size}-byte access size",
-                                        index_text(&full)
+                                        "`{opcode}` accesses `{name}{element}` at byte offset {offset}, which is not aligned to the {size}-byte access size",
                                     ),
                                 )
                                 .with_note("PTX memory accesses must be aligned to their total size"),
@@ -890,7 +964,7 @@ impl<'k> Checker<'k> {
             .iter()
             .map(|p| matches!(p.kind, ParamKind::Tensor { written: true, .. }))
             .collect();
-        if !self.diags.is_empty() {
+        if !self.diags.is_empty() || self.unparsed_params {
             return Checked {
                 program: None,
                 diagnostics: self.diags.into_vec(),
@@ -918,6 +992,15 @@ impl<'k> Checker<'k> {
     }
 }
 
+/// "`a`", "`a` or `b`", "`a`, `b` or `c`".
+fn join_alternatives(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 fn value_name(value: &Value) -> &str {
     match value {
         Value::Local { name, .. } | Value::Global { name, .. } | Value::Scalar { name, .. } => name,
@@ -939,6 +1022,20 @@ fn advance(index: &mut [usize], shape: &[usize]) {
 fn index_text(index: &[usize]) -> String {
     let parts: Vec<String> = index.iter().map(usize::to_string).collect();
     format!("[{}]", parts.join(", "))
+}
+
+/// The index, in the tile's or tensor's own shape, of the element holding
+/// `offset`: diagnostics name elements as the user declared them, not in the
+/// coordinates of a view.
+fn storage_index(shape: &[usize], element: usize, offset: usize) -> String {
+    let mut flat = offset / element.max(1);
+    let mut index = vec![0usize; shape.len()];
+    for axis in (0..shape.len()).rev() {
+        let extent = shape[axis].max(1);
+        index[axis] = flat % extent;
+        flat /= extent;
+    }
+    index_text(&index)
 }
 
 fn for_each_byte(layout: &Layout, mut f: impl FnMut(usize)) {
@@ -1052,7 +1149,11 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
             ),
         )
     };
-    diag = diag.with_note(format!("`{}` accepts {}", slot.ty, accepted.join(" or ")));
+    diag = diag.with_note(format!(
+        "`{}` accepts {}",
+        slot.ty,
+        join_alternatives(&accepted)
+    ));
     // A view fixes it when the final axis holds exactly the operand's bits.
     let extent = *layout.shape.last().unwrap_or(&0);
     let bits = extent * dtype.bits();
@@ -1065,7 +1166,16 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
         if bits == slot.lanes as usize * carrier
             && (layout.strides.last() == Some(&dtype.size_bytes()) || extent == 1)
         {
-            diag = diag.with_help(format!("reinterpret the bits with `.view::<{target}>()`"));
+            if dtype.bits() == carrier {
+                // Same width, other meaning (`i32` for `.f32`): a view would
+                // pass the bits unconverted, which is rarely what was meant.
+                diag = diag.with_help(format!(
+                    "if these `{dtype}` elements already hold `{}` bit patterns, reinterpret them with `.view::<{target}>()`; a view never converts values",
+                    slot.ty
+                ));
+            } else {
+                diag = diag.with_help(format!("reinterpret the bits with `.view::<{target}>()`"));
+            }
         } else if dtype.bits() != carrier && (extent * dtype.bits()) % carrier == 0 && extent > 0 {
             diag = diag.with_help(format!(
                 "`.view::<{target}>()` would regroup the bits into {}-bit registers; adjust the final axis to {} register{}",
@@ -1100,7 +1210,11 @@ fn scalar_type_error(
                     slot.name, slot.ty
                 ),
             )
-            .with_note(format!("`{}` accepts {}", slot.ty, accepted.join(" or ")))
+            .with_note(format!(
+                "`{}` accepts {}",
+                slot.ty,
+                join_alternatives(&accepted)
+            ))
         }),
         Value::Literal(literal) => literal_bits(*literal, slot.ty).err().map(|message| {
             Diagnostic::new(

@@ -148,7 +148,15 @@ pub fn emit(program: &Program) -> String {
 /// PTX identifiers are ASCII; Rust names may not be. The index prefix of
 /// every register keeps names unique, so replacing characters is safe.
 fn ptx_name(name: &str) -> String {
-    name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect()
+    name.chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 fn param_symbol(program: &Program, name: &str) -> String {
@@ -204,7 +212,10 @@ impl Emitter<'_> {
     }
 
     fn tile_register(&self, tile: usize, register: usize) -> String {
-        format!("%t{tile}_{}_{register}", ptx_name(&self.program.tiles[tile].name))
+        format!(
+            "%t{tile}_{}_{register}",
+            ptx_name(&self.program.tiles[tile].name)
+        )
     }
 
     fn guard_prefix(&self, guard: Guard) -> String {

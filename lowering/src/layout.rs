@@ -64,7 +64,9 @@ impl Layout {
 
     /// Number of elements.
     pub fn len(&self) -> usize {
-        self.shape.iter().fold(1usize, |acc, d| acc.saturating_mul(*d))
+        self.shape
+            .iter()
+            .fold(1usize, |acc, d| acc.saturating_mul(*d))
     }
 
     pub fn is_empty(&self) -> bool {
@@ -76,7 +78,9 @@ impl Layout {
         index
             .iter()
             .zip(&self.strides)
-            .fold(self.offset, |acc, (i, s)| acc.saturating_add(i.saturating_mul(*s)))
+            .fold(self.offset, |acc, (i, s)| {
+                acc.saturating_add(i.saturating_mul(*s))
+            })
     }
 
     /// Whether the view walks its storage densely in row-major order.

@@ -8,8 +8,9 @@ use syn::{Expr, ExprArray, ExprLit, Lit, LitStr};
 /// The attribute's arguments. Unknown keys are errors (darling's default).
 #[derive(Debug, FromMeta)]
 pub struct KernelArgs {
-    pub grid: Extent3,
-    pub block: Extent3,
+    /// Optional here only so a missing one gets our own message (see [`parse`]).
+    pub grid: Option<Extent3>,
+    pub block: Option<Extent3>,
     pub arch: Option<LitStr>,
 }
 
@@ -51,7 +52,31 @@ fn extent(int: &syn::LitInt) -> darling::Result<u32> {
         .map_err(|_| darling::Error::custom("extent must fit in u32").with_span(int))
 }
 
+/// Parses the arguments; `grid` and `block` are required.
 pub fn parse(tokens: TokenStream) -> Result<KernelArgs, syn::Error> {
-    let metas = NestedMeta::parse_meta_list(tokens)?;
-    KernelArgs::from_list(&metas).map_err(syn::Error::from)
+    let metas = NestedMeta::parse_meta_list(tokens.clone())?;
+    let args = KernelArgs::from_list(&metas).map_err(syn::Error::from)?;
+    let missing: Vec<&str> = [
+        ("grid", args.grid.is_none()),
+        ("block", args.block.is_none()),
+    ]
+    .into_iter()
+    .filter_map(|(name, absent)| absent.then_some(name))
+    .collect();
+    if !missing.is_empty() {
+        let message = format!(
+            "#[tile_kernel] needs {}: the launch size in blocks and threads per block, like `#[tile_kernel(grid = 1, block = 256)]` or `block = [32, 4, 1]`",
+            missing
+                .iter()
+                .map(|m| format!("`{m} = ..`"))
+                .collect::<Vec<_>>()
+                .join(" and ")
+        );
+        return Err(if tokens.is_empty() {
+            syn::Error::new(proc_macro2::Span::call_site(), message)
+        } else {
+            syn::Error::new_spanned(tokens, message)
+        });
+    }
+    Ok(args)
 }

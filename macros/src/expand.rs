@@ -44,8 +44,8 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let launch = args
         .as_ref()
         .map(|a: &KernelArgs| LaunchDims {
-            grid: a.grid.0,
-            block: a.block.0,
+            grid: a.grid.map_or([1, 1, 1], |g| g.0),
+            block: a.block.map_or([1, 1, 1], |b| b.0),
         })
         .unwrap_or_default();
 
@@ -74,16 +74,20 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     for diagnostic in &compilation.diagnostics {
         errors.push(spans.error(diagnostic.span, diagnostic.rendered()));
     }
-    let ptx = if errors.is_empty() {
-        compilation.ptx.unwrap_or_default()
-    } else {
-        String::new()
-    };
-    let surface = public_surface(&item, &kernel, &compilation.param_writes, &ptx);
+    let ptx = compilation.ptx.filter(|_| errors.is_empty());
+    let surface = public_surface(&item, &kernel, &compilation.param_writes, ptx.as_deref());
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {
         #(#compile_errors)*
         #surface
+    }
+}
+
+/// A parameter name as a Rust identifier; keywords (from `r#type`) stay raw.
+fn rust_ident(name: &str) -> syn::Ident {
+    match syn::parse_str::<syn::Ident>(name) {
+        Ok(ident) => ident,
+        Err(_) => syn::Ident::new_raw(name, proc_macro2::Span::call_site()),
     }
 }
 
@@ -115,7 +119,7 @@ fn public_surface(
     item: &syn::ItemFn,
     kernel: &ast::Kernel,
     writes: &[bool],
-    ptx: &str,
+    ptx: Option<&str>,
 ) -> TokenStream {
     let vis = &item.vis;
     let name = &item.sig.ident;
@@ -135,7 +139,7 @@ fn public_surface(
         },
     ) in kernel.params.iter().enumerate()
     {
-        let ident = format_ident!("{}", pname);
+        let ident = rust_ident(pname);
         let written = writes.get(index).copied().unwrap_or(false);
         match ty {
             ParamType::Tensor { dtype, dims } => {
@@ -161,6 +165,11 @@ fn public_surface(
                     pushes.push(quote!(.tensor(#ident)?));
                 }
             }
+            ParamType::Unparsed => {
+                // The type was reported as an error: accept anything so
+                // callers get no follow-up type errors.
+                inputs.push(quote!(#ident: impl ::core::marker::Sized));
+            }
             ParamType::Scalar(dtype) => {
                 let elem = if *dtype == DType::Bool {
                     quote!(bool)
@@ -179,6 +188,19 @@ fn public_surface(
             }
         }
     }
+    // Without PTX (the kernel has errors) the launcher keeps its signature
+    // but never runs: `compile_error!` already stops the build.
+    let body = match ptx {
+        Some(_) => quote!(#name::KERNEL.launch(device)? #(#pushes)* .run()),
+        None => {
+            let idents = kernel.params.iter().map(|p| rust_ident(&p.name));
+            quote! {
+                let _ = (device, #(#idents),*);
+                ::core::unreachable!("this tile kernel failed to compile")
+            }
+        }
+    };
+    let ptx = ptx.unwrap_or_default();
     let launch_doc = format!(
         "Launches the `{entry}` tile kernel on `device`'s stream (grid [{gx}, {gy}, {gz}], block [{bx}, {by}, {bz}], {arch}).\n\n\
          Checks every tensor's shape and device first; loads the module once per CUDA context. \
@@ -209,7 +231,7 @@ fn public_surface(
         #[doc = #launch_doc]
         #[allow(dead_code, clippy::too_many_arguments)]
         #vis fn #name(device: &::tile_kernel::Device, #(#inputs),*) -> ::core::result::Result<(), ::tile_kernel::Error> {
-            #name::KERNEL.launch(device)? #(#pushes)* .run()
+            #body
         }
     }
 }

@@ -78,31 +78,52 @@ impl KernelParser<'_> {
                         "a tile kernel is a free function and takes no `self`",
                     ));
                 }
-                FnArg::Typed(typed) => match self.param(&typed.pat, &typed.ty) {
-                    Ok(param) => params.push(param),
-                    Err(e) => self.errors.push(e),
-                },
+                FnArg::Typed(typed) => {
+                    let param = self.param(params.len(), &typed.pat, &typed.ty);
+                    params.push(param);
+                }
             }
         }
         Signature { params }
     }
 
-    fn param(&mut self, pat: &Pat, ty: &Type) -> Parsed<Param> {
+    /// A parameter; on error it is still returned (as [`ParamType::Unparsed`])
+    /// so the launcher keeps one argument per parameter.
+    fn param(&mut self, index: usize, pat: &Pat, ty: &Type) -> Param {
+        let span = self.spans.id(pat);
         let name = match pat {
             Pat::Ident(ident) if ident.by_ref.is_none() && ident.subpat.is_none() => {
                 ident.ident.unraw()
             }
-            other => return Err(err(other, "kernel parameters must be plain names")),
+            other => {
+                self.errors
+                    .push(err(other, "kernel parameters must be plain names"));
+                return Param {
+                    name: format!("__param{index}"),
+                    span,
+                    ty: ParamType::Unparsed,
+                };
+            }
         };
         if name == "device" {
-            return Err(err(
+            self.errors.push(err(
                 pat,
                 "`device` is reserved: the generated launcher's first argument is `device: &Device`",
             ));
+            return Param {
+                name: format!("__param{index}"),
+                span,
+                ty: ParamType::Unparsed,
+            };
         }
-        let span = self.spans.id(pat);
-        let ty = self.param_type(ty)?;
-        Ok(Param { name, span, ty })
+        let ty = match self.param_type(ty) {
+            Ok(ty) => ty,
+            Err(e) => {
+                self.errors.push(e);
+                ParamType::Unparsed
+            }
+        };
+        Param { name, span, ty }
     }
 
     fn param_type(&mut self, ty: &Type) -> Parsed<ParamType> {
@@ -312,7 +333,7 @@ impl KernelParser<'_> {
         let expected =
             "expected `apply(ptx[\"OPCODE\"], operands..)` or `let t = alloc_local::<T>([..]);`";
         let Expr::Call(call) = expr else {
-            return Err(err(expr, expected));
+            return Err(control_flow_error(expr).unwrap_or_else(|| err(expr, expected)));
         };
         match &*call.func {
             Expr::Path(path) if path.path.is_ident("apply") => {}
@@ -693,6 +714,42 @@ impl KernelParser<'_> {
             }),
         }
     }
+}
+
+/// Loops and `if` are not statements of the tile language yet; the error
+/// points at their head (`for i in 0..4`), not at the whole block.
+fn control_flow_error(expr: &Expr) -> Option<syn::Error> {
+    let repeat =
+        "one `apply` already repeats its instruction over every repeat coordinate of its operands";
+    let (head, message) = match expr {
+        Expr::ForLoop(f) => {
+            let (token, pat, in_token, range) = (&f.for_token, &f.pat, &f.in_token, &f.expr);
+            (
+                quote::quote!(#token #pat #in_token #range),
+                format!("`for` loops are not part of the tile language yet; {repeat}"),
+            )
+        }
+        Expr::While(w) => {
+            let (token, cond) = (&w.while_token, &w.cond);
+            (
+                quote::quote!(#token #cond),
+                format!("`while` loops are not part of the tile language yet; {repeat}"),
+            )
+        }
+        Expr::Loop(l) => (
+            l.loop_token.to_token_stream(),
+            format!("`loop` is not part of the tile language yet; {repeat}"),
+        ),
+        Expr::If(i) => {
+            let (token, cond) = (&i.if_token, &i.cond);
+            (
+                quote::quote!(#token #cond),
+                "`if` is not part of the tile language yet; guard an `apply` with `pred = <bool parameter>` instead".to_string(),
+            )
+        }
+        _ => return None,
+    };
+    Some(err(&head, message))
 }
 
 trait Unraw {

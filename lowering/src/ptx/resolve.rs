@@ -28,10 +28,18 @@ impl OpcodeError {
 enum Mismatch {
     /// The form has no slot with this token.
     Unknown(String),
-    /// The token belongs to a slot that comes earlier than where it is written.
+    /// The token belongs to a slot that comes earlier than where it is
+    /// written; `before` is the first written token it must precede.
     Misplaced { token: String, before: String },
+    /// Two tokens fill the same slot (`cvt.rn.rz..`).
+    Duplicate {
+        token: String,
+        other: String,
+        slot: &'static str,
+    },
     /// A required slot got no token.
-    Missing(&'static str),
+    /// A required slot got no token: its name and that form's choices.
+    Missing(&'static str, &'static [&'static str]),
 }
 
 /// All forms of the mnemonic, in table order.
@@ -56,6 +64,8 @@ fn match_tokens(
     tokens: &[&str],
 ) -> Result<Modifiers, (usize, Mismatch)> {
     let mut chosen: Vec<Option<&'static str>> = vec![None; form.slots.len()];
+    // The slot each token went to, for pointing at the right neighbour.
+    let mut placed: Vec<usize> = Vec::with_capacity(tokens.len());
     let mut next_slot = 0;
     for (i, token) in tokens.iter().enumerate() {
         let found = form.slots[next_slot..]
@@ -70,19 +80,30 @@ fn match_tokens(
         match found {
             Some((j, canonical)) => {
                 chosen[j] = Some(canonical);
+                placed.push(j);
                 next_slot = j + 1;
             }
             None => {
                 let earlier = form.slots[..next_slot]
                     .iter()
-                    .any(|s| s.choices.contains(token));
-                let mismatch = if earlier {
-                    Mismatch::Misplaced {
-                        token: token.to_string(),
-                        before: tokens[i - 1].to_string(),
+                    .position(|s| s.choices.contains(token));
+                let mismatch = match earlier {
+                    Some(own) => {
+                        if let Some(k) = placed.iter().position(|p| *p == own) {
+                            Mismatch::Duplicate {
+                                token: token.to_string(),
+                                other: tokens[k].to_string(),
+                                slot: form.slots[own].name,
+                            }
+                        } else {
+                            let k = placed.iter().position(|p| *p > own).unwrap_or(i - 1);
+                            Mismatch::Misplaced {
+                                token: token.to_string(),
+                                before: tokens[k].to_string(),
+                            }
+                        }
                     }
-                } else {
-                    Mismatch::Unknown(token.to_string())
+                    None => Mismatch::Unknown(token.to_string()),
                 };
                 return Err((i, mismatch));
             }
@@ -94,7 +115,10 @@ fn match_tokens(
         .zip(&chosen)
         .find(|(s, c)| s.required && c.is_none())
     {
-        return Err((tokens.len(), Mismatch::Missing(missing.0.name)));
+        return Err((
+            tokens.len(),
+            Mismatch::Missing(missing.0.name, missing.0.choices),
+        ));
     }
     Ok(Modifiers {
         form,
@@ -193,16 +217,34 @@ fn token_error(
         }
         return err;
     }
-    let best = mismatches.iter().max_by_key(|(progress, _)| *progress);
+    // Furthest progress wins; on a tie, a form that knows the token
+    // (misplaced, duplicate) explains more than one that does not.
+    let best = mismatches
+        .iter()
+        .max_by_key(|(progress, m)| (*progress, !matches!(m, Mismatch::Unknown(_))));
     let message = match best.map(|(_, m)| m) {
         Some(Mismatch::Misplaced { token, before }) => {
             format!("`.{token}` is misplaced in `{opcode}`: PTX writes it before `.{before}`")
         }
-        Some(Mismatch::Missing(slot)) => {
-            let choices: Vec<String> = forms_of(mnemonic)
-                .flat_map(|f| f.slots.iter())
-                .filter(|s| s.name == *slot)
-                .flat_map(|s| s.choices.iter().map(|c| format!(".{c}")))
+        Some(Mismatch::Duplicate { token, other, slot }) => {
+            if token == other {
+                format!("`.{token}` is written more than once in `{opcode}`")
+            } else {
+                format!(
+                    "`.{token}` and `.{other}` are both `{slot}` modifiers in `{opcode}`: write only one"
+                )
+            }
+        }
+        Some(Mismatch::Missing(slot, _)) => {
+            // Only the choices of the forms that took every other token:
+            // `cvt.f16x2.f32` lacks `.rn`/`.rz`, not the integer roundings.
+            let choices: Vec<String> = mismatches
+                .iter()
+                .filter_map(|(_, m)| match m {
+                    Mismatch::Missing(name, choices) if name == slot => Some(*choices),
+                    _ => None,
+                })
+                .flat_map(|choices| choices.iter().map(|c| format!(".{c}")))
                 .fold(Vec::new(), |mut acc, c| {
                     if !acc.contains(&c) {
                         acc.push(c);
@@ -302,4 +344,210 @@ pub fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
         .filter(|(d, _)| *d <= limit)
         .min_by_key(|(d, _)| *d)
         .map(|(_, c)| c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(opcode: &str) -> Vec<&'static str> {
+        resolve(opcode)
+            .unwrap_or_else(|e| panic!("{opcode}: {e:?}"))
+            .iter()
+            .map(|m| m.form.id)
+            .collect()
+    }
+
+    fn error(opcode: &str) -> OpcodeError {
+        resolve(opcode).expect_err(opcode)
+    }
+
+    #[test]
+    fn legal_spellings_resolve_to_their_forms() {
+        assert_eq!(ids("cvt.rn.f16x2.f32"), ["cvt.half-pair-from-f32"]);
+        assert_eq!(ids("cvt.f32.f16"), ["cvt.scalar"]);
+        assert_eq!(
+            ids("cvt.rn.satfinite.e4m3x2.f16x2"),
+            ["cvt.fp8-pair-from-f16x2"]
+        );
+        assert_eq!(ids("ld.global.v2.f32"), ["ld"]);
+        assert_eq!(ids("mul.wide.s32"), ["mul.wide"]);
+        assert_eq!(ids("mul.lo.s32"), ["mul.int"]);
+        assert_eq!(ids("mov.u32"), ["mov"]);
+        // One opcode text, several shapes: the operands pick among them.
+        assert_eq!(
+            ids("mov.b32"),
+            [
+                "mov",
+                "mov.pack2",
+                "mov.pack4",
+                "mov.unpack2",
+                "mov.unpack4",
+                "mov.pack2-split",
+                "mov.pack4-split",
+                "mov.unpack2-split",
+                "mov.unpack4-split"
+            ]
+        );
+        assert_eq!(
+            ids("mov.b16"),
+            [
+                "mov",
+                "mov.pack2",
+                "mov.unpack2",
+                "mov.pack2-split",
+                "mov.unpack2-split"
+            ]
+        );
+        let m = &resolve("cvt.rz.relu.satfinite.bf16x2.f32").unwrap()[0];
+        assert_eq!(m.opcode_text(), "cvt.rz.relu.satfinite.bf16x2.f32");
+        assert_eq!(m.get("rnd"), Some("rz"));
+        assert_eq!(m.get("dtype"), Some("bf16x2"));
+    }
+
+    #[test]
+    fn missing_rounding_suggests_the_nearest_legal_spelling() {
+        assert_eq!(
+            error("cvt.f16.f32"),
+            OpcodeError {
+                message: "`cvt.f16.f32` is not a legal PTX form: .f16.f32 loses precision, so a rounding modifier is required (.rn, .rz, .rm, .rp)".into(),
+                help: vec!["the nearest legal spelling is `cvt.rn.f16.f32`".into()],
+                notes: vec![],
+            }
+        );
+        assert_eq!(
+            error("cvt.rn.f32.f16").help,
+            ["the nearest legal spelling is `cvt.f32.f16`"]
+        );
+        assert_eq!(
+            error("cvt.sat.s32.s16"),
+            OpcodeError {
+                message: "`cvt.sat.s32.s16` is not a legal PTX form: .s32 already covers every .s16 value, so .sat cannot saturate anything".into(),
+                help: vec!["the nearest legal spelling is `cvt.s32.s16`".into()],
+                notes: vec![],
+            }
+        );
+        assert_eq!(
+            error("add.ftz.f64").help,
+            ["the nearest legal spelling is `add.f64`"]
+        );
+    }
+
+    #[test]
+    fn unknown_mnemonic_gets_did_you_mean() {
+        assert_eq!(
+            error("cvx.rn.f16x2.f32"),
+            OpcodeError {
+                message: "unknown PTX instruction `cvx`".into(),
+                help: vec!["did you mean `cvt`?".into()],
+                notes: vec![
+                    "known instructions: ld, st, cvt, mov, add, sub, mul, mad, fma, min, max, neg, abs"
+                        .into()
+                ],
+            }
+        );
+        assert_eq!(error("shfl.sync.b32").help, Vec::<String>::new());
+    }
+
+    #[test]
+    fn f32x2_from_f16x2_explains_the_two_scalar_idiom() {
+        assert_eq!(
+            error("cvt.f32x2.f16x2"),
+            OpcodeError {
+                message: "`.f32x2` is not a modifier of `cvt` (in `cvt.f32x2.f16x2`)".into(),
+                help: vec![
+                    "there is no `cvt.f32x2.f16x2`: widen a packed pair with two scalar `cvt.f32.f16`, one per half: \
+                     view the packed word as halves with `.view::<u16>().unsqueeze(-1)` and convert into an f32 tile"
+                        .into()
+                ],
+                notes: vec![],
+            }
+        );
+    }
+
+    #[test]
+    fn token_errors_name_the_token() {
+        assert_eq!(
+            error("cvt.rn.f16x2.f33"),
+            OpcodeError {
+                message: "`.f33` is not a modifier of `cvt` (in `cvt.rn.f16x2.f33`)".into(),
+                help: vec![
+                    "did you mean `.f32`?".into(),
+                    "the nearest legal spelling is `cvt.rn.f16x2.f32`".into()
+                ],
+                notes: vec![],
+            }
+        );
+        assert_eq!(
+            error("cvt.f16.f32.rn").message,
+            "`.rn` is misplaced in `cvt.f16.f32.rn`: PTX writes it before `.f16`"
+        );
+        assert_eq!(
+            error("cvt.rn.rz.f16.f32").message,
+            "`.rz` and `.rn` are both `rnd` modifiers in `cvt.rn.rz.f16.f32`: write only one"
+        );
+        assert_eq!(
+            error("cvt.rn.e4m3x2.f32"),
+            OpcodeError {
+                message:
+                    "`cvt.rn.e4m3x2.f32` is missing its `satfinite` modifier (one of .satfinite)"
+                        .into(),
+                help: vec!["the nearest legal spelling is `cvt.rn.satfinite.e4m3x2.f32`".into()],
+                notes: vec![],
+            }
+        );
+        assert_eq!(
+            error("ld.global.v2").message,
+            "`ld.global.v2` is missing its `type` modifier (one of .b8, .b16, .b32, .b64, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64)"
+        );
+        assert_eq!(
+            error("ld.shared.f32").message,
+            "`.shared` is not a modifier of `ld` (in `ld.shared.f32`)"
+        );
+        assert_eq!(
+            error("mul.wide.s64").message,
+            "`.s64` cannot be combined with the other modifiers of `mul.wide.s64`"
+        );
+        assert_eq!(
+            error("ld.global.v4.f64").message,
+            "`ld.global.v4.f64` is not a legal PTX form: .v4.f64 would move 256 bits; vector accesses are limited to 128 bits"
+        );
+    }
+
+    #[test]
+    fn malformed_text_is_rejected_before_lookup() {
+        for bad in ["", "cvt..f32", ".cvt", "cvt.", "cvt rn"] {
+            let err = error(bad);
+            assert_eq!(
+                err.message,
+                format!(
+                    "`{bad}` is not a PTX opcode: write the mnemonic and its modifiers joined by dots, like \"cvt.rn.f16x2.f32\""
+                )
+            );
+            assert!(err.help.is_empty() && err.notes.is_empty());
+        }
+    }
+
+    #[test]
+    fn legal_variants_are_the_rule_filtered_slot_product() {
+        let count = |id: &str| legal_variants(FORMS.iter().find(|f| f.id == id).unwrap()).len();
+        assert_eq!(count("cvt.scalar"), 792);
+        assert_eq!(count("cvt.half-pair-from-f32"), 16);
+        // rna {satfinite?} + {rn, rz} x {satfinite?} x {relu?}.
+        assert_eq!(count("cvt.tf32"), 2 + 8);
+        assert_eq!(count("mov"), 11);
+        assert_eq!(count("mul.wide"), 4);
+        for form in FORMS {
+            assert!(count(form.id) > 0, "{}", form.id);
+        }
+    }
+
+    #[test]
+    fn token_distance_prefers_insertions_over_substitutions() {
+        assert_eq!(token_distance(&["f16", "f32"], &["rn", "f16", "f32"]), 1);
+        assert_eq!(token_distance(&["f16", "f32"], &["f32", "f32"]), 2);
+        assert_eq!(token_distance(&[], &["a", "b"]), 2);
+        assert_eq!(nearest("cvx", ["cvt", "mov"].into_iter()), Some("cvt"));
+        assert_eq!(nearest("zzz", ["cvt", "mov"].into_iter()), None);
+    }
 }

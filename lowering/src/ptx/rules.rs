@@ -228,7 +228,9 @@ pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
         req = req.max(Requirement::new(80, 7, 0));
     }
     if m.has("satfinite") {
-        req = req.max(Requirement::new(80, 8, 1));
+        // PTX 8.1; no arch floor of its own (ptxas 12.9 assembles
+        // `cvt.rn.satfinite.f16.f32` for sm_70): `.bf16` and `.relu` bring sm_80.
+        req = req.max(Requirement::new(20, 8, 1));
     }
     req
 }
@@ -443,4 +445,531 @@ pub fn baseline(_: &Modifiers, _: Target) -> Requirement {
 /// `fma.f32` (with mandatory rounding) dates from sm_20 / PTX 2.0.
 pub fn fma_requires(_: &Modifiers, _: Target) -> Requirement {
     Requirement::new(20, 2, 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ptx::form::Modifiers;
+    use crate::ptx::table::FORMS;
+
+    /// Builds the modifiers of form `id` from an opcode text, assigning each
+    /// token to the first remaining slot that lists it (PTX order), without
+    /// running the rule.
+    fn modifiers(id: &str, opcode: &str) -> Modifiers {
+        let form = FORMS.iter().find(|f| f.id == id).expect("form id");
+        let mut tokens = vec![None; form.slots.len()];
+        let mut next = 0;
+        for token in opcode.split('.').skip(1) {
+            let (i, canonical) = form.slots[next..]
+                .iter()
+                .enumerate()
+                .find_map(|(j, s)| {
+                    s.choices
+                        .iter()
+                        .find(|c| **c == token)
+                        .map(|c| (next + j, *c))
+                })
+                .unwrap_or_else(|| panic!("`{token}` has no slot in {id} after position {next}"));
+            tokens[i] = Some(canonical);
+            next = i + 1;
+        }
+        Modifiers { form, tokens }
+    }
+
+    fn cvt(opcode: &str) -> Result<(), Violation> {
+        cvt_scalar(&modifiers("cvt.scalar", opcode))
+    }
+
+    fn cvt_err(opcode: &str) -> Violation {
+        cvt(opcode).expect_err(opcode)
+    }
+
+    // ------------------------------------------------ digest §3.1: rounding
+
+    #[test]
+    fn exact_float_widening_takes_no_rounding() {
+        assert_eq!(cvt("cvt.f32.f16"), Ok(()));
+        assert_eq!(cvt("cvt.f64.f32"), Ok(()));
+        assert_eq!(cvt("cvt.f32.bf16"), Ok(()));
+        assert_eq!(
+            cvt_err("cvt.rn.f32.f16"),
+            Violation::at(
+                "rn",
+                ".f32 holds every .f16 value exactly, so .f32.f16 takes no rounding modifier"
+            )
+        );
+        assert_eq!(
+            cvt_err("cvt.rzi.f64.f32").token,
+            Some("rzi"),
+            "integer rounding is no exception"
+        );
+    }
+
+    #[test]
+    fn lossy_float_narrowing_requires_float_rounding() {
+        assert_eq!(
+            cvt_err("cvt.f16.f32"),
+            Violation::new(
+                ".f16.f32 loses precision, so a rounding modifier is required (.rn, .rz, .rm, .rp)"
+            )
+        );
+        for rnd in ["rn", "rz", "rm", "rp"] {
+            assert_eq!(cvt(&format!("cvt.{rnd}.f16.f32")), Ok(()), "{rnd}");
+            assert_eq!(cvt(&format!("cvt.{rnd}.f32.f64")), Ok(()), "{rnd}");
+        }
+        assert_eq!(
+            cvt_err("cvt.rni.f16.f32"),
+            Violation::at(
+                "rni",
+                ".f16.f32 loses precision and needs a floating-point rounding modifier (.rn, .rz, .rm, .rp), not .rni"
+            )
+        );
+        // f16 <-> bf16 lose in both directions (significand one way, exponent the other).
+        assert_eq!(cvt("cvt.rn.bf16.f16"), Ok(()));
+        assert_eq!(cvt("cvt.rn.f16.bf16"), Ok(()));
+        assert!(cvt("cvt.bf16.f16").is_err());
+        assert!(cvt("cvt.rni.f16.bf16").is_err());
+    }
+
+    #[test]
+    fn same_type_float_rounds_to_integral_only() {
+        assert_eq!(cvt("cvt.rni.f32.f32"), Ok(()));
+        assert_eq!(cvt("cvt.rpi.f16.f16"), Ok(()));
+        assert_eq!(cvt("cvt.f64.f64"), Ok(()));
+        assert_eq!(
+            cvt_err("cvt.rn.f32.f32"),
+            Violation::at(
+                "rn",
+                "a same-type conversion .f32.f32 only rounds to an integral value: use .rni, .rzi, .rmi, .rpi or no rounding modifier, not .rn"
+            )
+        );
+    }
+
+    #[test]
+    fn float_to_int_requires_integer_rounding() {
+        assert_eq!(cvt("cvt.rzi.s32.f32"), Ok(()));
+        assert_eq!(cvt("cvt.rni.u8.f16"), Ok(()));
+        assert_eq!(
+            cvt_err("cvt.rn.s32.f32"),
+            Violation::at(
+                "rn",
+                "float-to-integer conversion .s32.f32 needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi), not .rn"
+            )
+        );
+        assert_eq!(
+            cvt_err("cvt.s32.f32"),
+            Violation::new(
+                "float-to-integer conversion .s32.f32 needs an integer rounding modifier (.rni, .rzi, .rmi, .rpi)"
+            )
+        );
+    }
+
+    #[test]
+    fn int_to_float_requires_float_rounding() {
+        assert_eq!(cvt("cvt.rn.f32.s32"), Ok(()));
+        assert_eq!(cvt("cvt.rz.f64.u64"), Ok(()));
+        assert_eq!(
+            cvt_err("cvt.f32.s32"),
+            Violation::new(
+                "integer-to-float conversion .f32.s32 needs a floating-point rounding modifier (.rn, .rz, .rm, .rp)"
+            )
+        );
+        assert_eq!(
+            cvt_err("cvt.rni.f32.u16"),
+            Violation::at(
+                "rni",
+                "integer-to-float conversion .f32.u16 needs a floating-point rounding modifier (.rn, .rz, .rm, .rp), not .rni"
+            )
+        );
+    }
+
+    #[test]
+    fn int_to_int_takes_no_rounding() {
+        assert_eq!(cvt("cvt.s32.s16"), Ok(()));
+        assert_eq!(cvt("cvt.u8.u8"), Ok(()));
+        assert_eq!(
+            cvt_err("cvt.rn.s32.s16"),
+            Violation::at(
+                "rn",
+                "integer-to-integer conversion .s32.s16 takes no rounding modifier"
+            )
+        );
+        assert_eq!(cvt_err("cvt.rzi.s32.s32").token, Some("rzi"));
+    }
+
+    // ------------------------------------ digest §3.2: .ftz, .sat, exclusions
+
+    #[test]
+    fn ftz_needs_an_f32_side() {
+        assert_eq!(cvt("cvt.rzi.ftz.s32.f32"), Ok(()));
+        assert_eq!(cvt("cvt.ftz.f32.bf16"), Ok(()));
+        assert_eq!(cvt("cvt.rn.ftz.f16.f32"), Ok(()));
+        assert_eq!(
+            cvt_err("cvt.rn.ftz.f16.f64"),
+            Violation::at(
+                "ftz",
+                ".ftz applies only when .f32 is the source or destination type, not to .f16.f64"
+            )
+        );
+        assert!(cvt("cvt.rni.ftz.s32.f16").is_err());
+    }
+
+    #[test]
+    fn integer_saturation_only_where_the_range_is_not_covered() {
+        assert_eq!(
+            cvt_err("cvt.sat.s32.s16"),
+            Violation::at(
+                "sat",
+                ".s32 already covers every .s16 value, so .sat cannot saturate anything"
+            )
+        );
+        assert_eq!(
+            cvt("cvt.sat.u32.s32"),
+            Ok(()),
+            "unsigned from signed: never covered"
+        );
+        assert_eq!(cvt("cvt.sat.u64.s8"), Ok(()));
+        assert_eq!(cvt("cvt.sat.s8.s32"), Ok(()), "narrowing");
+        assert_eq!(cvt("cvt.sat.s32.u32"), Ok(()), "s32 does not cover u32");
+        assert!(cvt("cvt.sat.s64.u32").is_err(), "s64 covers u32");
+        assert!(cvt("cvt.sat.u32.u16").is_err());
+        assert!(cvt("cvt.sat.u16.u16").is_err());
+        // Saturation on float results clamps to [0, 1] and is always allowed.
+        assert_eq!(cvt("cvt.sat.f32.f16"), Ok(()));
+        assert_eq!(cvt("cvt.rn.sat.f32.s32"), Ok(()));
+        assert_eq!(cvt("cvt.rzi.sat.s32.f32"), Ok(()));
+    }
+
+    #[test]
+    fn bf16_toolchain_exclusions() {
+        assert_eq!(
+            cvt_err("cvt.rn.sat.bf16.f32"),
+            Violation::at(
+                "sat",
+                "ptxas accepts no .sat on a .bf16 conversion (.bf16.f32)"
+            )
+        );
+        assert!(cvt("cvt.sat.f32.bf16").is_err());
+        assert_eq!(
+            cvt_err("cvt.rni.u8.bf16"),
+            Violation::new(
+                "ptxas has no conversion between .bf16 and 8-bit integers (.u8.bf16); convert through .f32 or a 16-bit integer"
+            )
+        );
+        assert!(cvt("cvt.rn.bf16.s8").is_err());
+        assert_eq!(cvt("cvt.rn.bf16.s16"), Ok(()));
+        assert_eq!(cvt("cvt.rni.s16.bf16"), Ok(()));
+    }
+
+    #[test]
+    fn relu_and_satfinite_only_on_the_half_from_f32_lines() {
+        for ok in [
+            "cvt.rn.relu.f16.f32",
+            "cvt.rz.relu.bf16.f32",
+            "cvt.rn.satfinite.f16.f32",
+            "cvt.rz.relu.satfinite.bf16.f32",
+        ] {
+            assert_eq!(cvt(ok), Ok(()), "{ok}");
+        }
+        assert_eq!(
+            cvt_err("cvt.rn.relu.f32.f64"),
+            Violation::at(
+                "relu",
+                ".relu exists only on the f16/bf16 <- f32 scalar lines, not on .f32.f64"
+            )
+        );
+        assert_eq!(cvt_err("cvt.rn.satfinite.f16.f64").token, Some("satfinite"));
+        assert_eq!(
+            cvt_err("cvt.rm.relu.f16.f32"),
+            Violation::at("rm", "the .relu line rounds with .rn or .rz only")
+        );
+        assert_eq!(
+            cvt_err("cvt.satfinite.f16.f32"),
+            Violation::new("the .satfinite line needs a rounding modifier: .rn or .rz")
+        );
+        assert_eq!(
+            cvt_err("cvt.rn.relu.ftz.f16.f32"),
+            Violation::at("ftz", ".ftz cannot be combined with .relu")
+        );
+        assert_eq!(cvt_err("cvt.rn.relu.sat.f16.f32").token, Some("sat"));
+    }
+
+    // --------------------------------------------- other rules of the table
+
+    #[test]
+    fn tf32_rna_has_no_relu() {
+        let m = modifiers("cvt.tf32", "cvt.rna.relu.tf32.f32");
+        assert_eq!(
+            cvt_tf32(&m),
+            Err(Violation::at(
+                "relu",
+                "the .rna tf32 line has no .relu; use .rn or .rz with .relu"
+            ))
+        );
+        assert_eq!(
+            cvt_tf32(&modifiers("cvt.tf32", "cvt.rna.satfinite.tf32.f32")),
+            Ok(())
+        );
+        assert_eq!(
+            cvt_tf32(&modifiers("cvt.tf32", "cvt.rz.satfinite.relu.tf32.f32")),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn memory_access_rules() {
+        assert_eq!(
+            memory_access(&modifiers("ld", "ld.global.v4.f64")),
+            Err(Violation::at(
+                "v4",
+                ".v4.f64 would move 256 bits; vector accesses are limited to 128 bits"
+            ))
+        );
+        assert_eq!(memory_access(&modifiers("ld", "ld.global.v2.f64")), Ok(()));
+        assert_eq!(
+            memory_access(&modifiers("st", "st.global.cs.v4.f32")),
+            Ok(())
+        );
+        assert_eq!(
+            memory_access(&modifiers("ld", "ld.global.lu.nc.f32")),
+            Err(Violation::at(
+                "lu",
+                "ld.global.nc takes only the .ca, .cg or .cs cache operator, not .lu"
+            ))
+        );
+        assert_eq!(
+            memory_access(&modifiers("st", "st.global.wb.L1::evict_last.b32")),
+            Err(Violation::at(
+                "wb",
+                "cache operators and eviction priorities are mutually exclusive: write one or the other"
+            ))
+        );
+    }
+
+    #[test]
+    fn arithmetic_rules() {
+        assert_eq!(
+            float_arith(&modifiers("add.float", "add.ftz.f64")),
+            Err(Violation::at("ftz", ".ftz applies only to .f32, not .f64"))
+        );
+        assert_eq!(
+            float_arith(&modifiers("fma", "fma.rn.sat.f64")),
+            Err(Violation::at("sat", ".sat applies only to .f32, not .f64"))
+        );
+        assert_eq!(
+            float_arith(&modifiers("mul.float", "mul.rz.ftz.sat.f32")),
+            Ok(())
+        );
+        assert_eq!(
+            int_saturation(&modifiers("add.int", "add.sat.u32")),
+            Err(Violation::at("sat", "integer .sat applies only to .s32"))
+        );
+        assert_eq!(int_saturation(&modifiers("sub.int", "sub.sat.s32")), Ok(()));
+        assert_eq!(
+            int_saturation(&modifiers("mad.int", "mad.hi.sat.s32")),
+            Ok(())
+        );
+        assert_eq!(
+            int_saturation(&modifiers("mad.int", "mad.lo.sat.s32")),
+            Err(Violation::at(
+                "sat",
+                "mad takes .sat only as mad.hi.sat.s32"
+            ))
+        );
+        assert_eq!(
+            float_min_max(&modifiers("min.float", "min.xorsign.f32")),
+            Err(Violation::at(
+                "xorsign",
+                ".xorsign must be followed by .abs (.xorsign.abs)"
+            ))
+        );
+        assert_eq!(
+            float_min_max(&modifiers("max.float", "max.abs.f32")),
+            Err(Violation::at(
+                "abs",
+                ".abs on min/max exists only as .xorsign.abs"
+            ))
+        );
+        assert_eq!(
+            float_min_max(&modifiers("min.float", "min.NaN.f64")),
+            Err(Violation::at(
+                "NaN",
+                ".NaN applies only to .f32; min/max.f64 takes no modifiers"
+            ))
+        );
+        assert_eq!(
+            float_min_max(&modifiers("max.float", "max.ftz.NaN.xorsign.abs.f32")),
+            Ok(())
+        );
+        assert_eq!(
+            int_min_max(&modifiers("min.int", "min.relu.s16")),
+            Err(Violation::at(
+                "relu",
+                "integer min/max take .relu only on .s32"
+            ))
+        );
+        assert_eq!(int_min_max(&modifiers("max.int", "max.relu.s32")), Ok(()));
+    }
+
+    #[test]
+    fn pack_lanes_are_at_least_a_byte() {
+        let mut m = modifiers("mov.pack4", "mov.b32");
+        assert_eq!(pack_lanes(&m), Ok(()));
+        m.tokens[0] = Some("b16"); // not among the form's choices: four 4-bit lanes
+        assert_eq!(
+            pack_lanes(&m),
+            Err(Violation::at(
+                "b16",
+                "mov.b16 cannot be split into 4 lanes: lanes are at least 8 bits"
+            ))
+        );
+    }
+
+    // ------------------------------------- digest §3.5: targets and versions
+
+    fn req(id: &str, opcode: &str, target: Target) -> Requirement {
+        modifiers(id, opcode).requirement(target)
+    }
+
+    #[test]
+    fn cvt_floors() {
+        let t = Target::SM_90;
+        assert_eq!(
+            req("cvt.scalar", "cvt.rn.f16.f32", t),
+            Requirement::new(20, 1, 0)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.rn.f32.f64", t),
+            Requirement::new(20, 1, 4)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.rn.bf16.f32", t),
+            Requirement::new(80, 7, 0)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.f32.bf16", t),
+            Requirement::new(80, 7, 1)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.ftz.f32.bf16", t),
+            Requirement::new(90, 7, 8)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.rn.bf16.f16", t),
+            Requirement::new(90, 7, 8)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.rni.s32.bf16", t),
+            Requirement::new(90, 7, 8)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.rn.relu.f16.f32", t),
+            Requirement::new(80, 7, 0)
+        );
+        // Measured with ptxas 12.9: `.satfinite` alone is PTX 8.1 with no arch floor.
+        assert_eq!(
+            req("cvt.scalar", "cvt.rn.satfinite.f16.f32", t),
+            Requirement::new(20, 8, 1)
+        );
+        assert_eq!(
+            req("cvt.scalar", "cvt.rz.relu.satfinite.bf16.f32", t),
+            Requirement::new(80, 8, 1)
+        );
+        let pair = "cvt.half-pair-from-f32";
+        assert_eq!(req(pair, "cvt.rn.f16x2.f32", t), Requirement::new(80, 7, 0));
+        assert_eq!(
+            req(pair, "cvt.rz.relu.bf16x2.f32", t),
+            Requirement::new(80, 7, 0)
+        );
+        assert_eq!(
+            req(pair, "cvt.rn.satfinite.f16x2.f32", t),
+            Requirement::new(80, 8, 1)
+        );
+        assert_eq!(
+            req("cvt.tf32", "cvt.rna.tf32.f32", t),
+            Requirement::new(80, 7, 0)
+        );
+        assert_eq!(
+            req("cvt.tf32", "cvt.rna.satfinite.tf32.f32", t),
+            Requirement::new(80, 8, 1)
+        );
+        assert_eq!(
+            req("cvt.tf32", "cvt.rn.relu.tf32.f32", t),
+            Requirement::new(90, 7, 8)
+        );
+        assert_eq!(
+            req("cvt.tf32", "cvt.rz.satfinite.tf32.f32", t),
+            Requirement::new(100, 8, 6)
+        );
+    }
+
+    #[test]
+    fn fp8_floor_depends_on_the_target() {
+        for (id, opcode) in [
+            ("cvt.fp8-pair-from-f32", "cvt.rn.satfinite.e4m3x2.f32"),
+            (
+                "cvt.fp8-pair-from-f16x2",
+                "cvt.rn.satfinite.relu.e5m2x2.f16x2",
+            ),
+            ("cvt.f16x2-from-fp8-pair", "cvt.rn.f16x2.e4m3x2"),
+        ] {
+            assert_eq!(
+                req(id, opcode, Target::sm(89)),
+                Requirement::new(89, 8, 1),
+                "{opcode}"
+            );
+            assert_eq!(
+                req(id, opcode, Target::sm(90)),
+                Requirement::new(90, 7, 8),
+                "{opcode}"
+            );
+            assert_eq!(
+                req(id, opcode, Target::sm(100)),
+                Requirement::new(90, 7, 8),
+                "{opcode}"
+            );
+            // On an older target the error names sm_89, the lowest that has it.
+            let on_80 = req(id, opcode, Target::sm(80));
+            assert_eq!(on_80, Requirement::new(89, 8, 1));
+            assert!(!on_80.is_met_by(Target::sm(80)));
+        }
+    }
+
+    #[test]
+    fn memory_and_arithmetic_floors() {
+        let t = Target::SM_90;
+        assert_eq!(req("ld", "ld.global.v4.f32", t), Requirement::new(20, 1, 0));
+        assert_eq!(req("ld", "ld.global.nc.f32", t), Requirement::new(32, 3, 1));
+        assert_eq!(
+            req("ld", "ld.global.L1::evict_last.f32", t),
+            Requirement::new(70, 7, 4)
+        );
+        assert_eq!(
+            req("ld", "ld.global.L2::64B.b32", t),
+            Requirement::new(75, 7, 4)
+        );
+        assert_eq!(
+            req("ld", "ld.global.L2::256B.b32", t),
+            Requirement::new(80, 7, 4)
+        );
+        assert_eq!(
+            req("st", "st.global.L1::no_allocate.b32", t),
+            Requirement::new(70, 7, 4)
+        );
+        assert_eq!(
+            req("min.float", "min.NaN.f32", t),
+            Requirement::new(80, 7, 0)
+        );
+        assert_eq!(
+            req("max.float", "max.xorsign.abs.f32", t),
+            Requirement::new(86, 7, 2)
+        );
+        assert_eq!(
+            req("min.int", "min.relu.s32", t),
+            Requirement::new(90, 8, 0)
+        );
+        assert_eq!(req("fma", "fma.rn.f32", t), Requirement::new(20, 2, 0));
+        assert_eq!(req("mov.pack2", "mov.b64", t), Requirement::new(20, 1, 0));
+    }
 }

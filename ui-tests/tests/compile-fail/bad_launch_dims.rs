@@ -1,0 +1,17 @@
+// Launch configuration: extents are at least 1 and a block holds at most
+// 1024 threads.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 0, block = 1)]
+fn empty_grid(a: Tensor<f32, 4, 1>) {
+    let r = alloc_local::<f32>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a);
+}
+
+#[tile_kernel(grid = 1, block = [64, 32])]
+fn huge_block(a: Tensor<f32, 4, 1>) {
+    let r = alloc_local::<f32>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a);
+}
+
+fn main() {}

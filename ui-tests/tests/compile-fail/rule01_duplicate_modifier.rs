@@ -1,0 +1,14 @@
+// Rule 1: two modifiers for the same slot (two roundings) are one error that
+// names both tokens.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(a: Tensor<f32, 4, 1>, out: Tensor<u16, 4, 1>) {
+    let r = alloc_local::<f32>([4, 1]);
+    let h = alloc_local::<u16>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a);
+    apply(ptx["cvt.rn.rz.f16.f32"], h, r);
+    apply(ptx["st.global.b16"], out, h);
+}
+
+fn main() {}

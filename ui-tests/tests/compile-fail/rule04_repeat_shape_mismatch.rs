@@ -1,0 +1,10 @@
+// Rule 4: every tensor operand has the same repeat shape; the error names both.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(a: Tensor<f32, 2, 2>) {
+    let r = alloc_local::<f32>([4, 2]);
+    apply(ptx["ld.global.v2.f32"], r, a);
+}
+
+fn main() {}

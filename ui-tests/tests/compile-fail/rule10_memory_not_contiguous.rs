@@ -1,0 +1,10 @@
+// Rule 10: the elements of one vector access must be adjacent in memory.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(a: Tensor<f32, 4, 4>) {
+    let r = alloc_local::<f32>([4, 2]);
+    apply(ptx["ld.global.v2.f32"], r, a.slice(s![.., ..;2]));
+}
+
+fn main() {}

@@ -1,0 +1,11 @@
+// Syntax/types: tiles hold numbers; predicates come from `bool` parameters.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(a: Tensor<f32, 4, 1>) {
+    let m = alloc_local::<bool>([4, 1]);
+    let r = alloc_local::<f32>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a);
+}
+
+fn main() {}

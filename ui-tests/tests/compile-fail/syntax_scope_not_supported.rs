@@ -1,0 +1,10 @@
+// Syntax: thread-group scopes are reserved for a later version.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 32)]
+fn k(a: Tensor<f32, 4, 1>) {
+    let r = alloc_local::<f32>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a, scope = "warp");
+}
+
+fn main() {}
