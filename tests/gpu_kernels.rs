@@ -788,3 +788,31 @@ fn module_is_loaded_once_across_many_launches() {
         .collect();
     assert_eq!(out.download().unwrap(), want);
 }
+
+// ------------------------------------------------------------------ ptxas
+
+/// Every kernel of this file and of the examples it includes assembles with
+/// the pinned ptxas (this part needs no GPU and always runs).
+#[test]
+fn every_kernel_here_and_in_the_examples_assembles() {
+    let kernels: [(&str, &str); 14] = [
+        ("narrow_pairs (example)", narrow_pairs::PTX),
+        ("pack_fp8 (example)", pack_fp8::PTX),
+        ("widen_pairs (example)", widen_pairs::PTX),
+        ("narrow_f16_rn", narrow_f16_rn::PTX),
+        ("narrow_f16_rz", narrow_f16_rz::PTX),
+        ("narrow_bf16_rn", narrow_bf16_rn::PTX),
+        ("pack_e4m3", pack_e4m3::PTX),
+        ("pack_e5m2", pack_e5m2::PTX),
+        ("narrow_f16x2_e4m3", narrow_f16x2_e4m3::PTX),
+        ("narrow_f16x2_e5m2", narrow_f16x2_e5m2::PTX),
+        ("unpack_e4m3", unpack_e4m3::PTX),
+        ("unpack_e5m2", unpack_e5m2::PTX),
+        ("widen_f16", widen_f16::PTX),
+        ("cache_probe", cache_probe::PTX),
+    ];
+    for (name, ptx) in kernels {
+        assert!(ptx.contains(".target sm_90"), "{name}: unexpected target");
+        support::ptxas::assemble(ptx, "sm_90");
+    }
+}

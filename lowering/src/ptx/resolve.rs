@@ -4,6 +4,7 @@
 
 use super::form::{InstructionForm, Modifiers};
 use super::table::FORMS;
+use super::types::PtxType;
 
 /// Why an opcode string names no legal form.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -179,7 +180,9 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
     } else {
         token_error(opcode, &mnemonic, tokens, &mismatches)
     };
-    let two_scalar_idiom = mnemonic == "cvt" && tokens.contains(&"f32x2");
+    // `cvt.f32x2.f16x2` or `cvt.f32.f16x2`: widening a packed half pair.
+    let two_scalar_idiom = mnemonic == "cvt"
+        && (tokens.contains(&"f32x2") || matches!(tokens, [.., "f32", "f16x2" | "bf16x2"]));
     if !two_scalar_idiom {
         if let Some(spelling) = nearest_legal_spelling(&mnemonic, tokens) {
             err.help
@@ -295,7 +298,12 @@ fn nearest_legal_spelling(mnemonic: &str, tokens: &[&str]) -> Option<String> {
     let mut best: Option<(usize, String)> = None;
     for form in forms_of(mnemonic) {
         for variant in legal_variants(form) {
-            let candidate: Vec<&str> = variant.tokens.iter().flatten().copied().collect();
+            let candidate: Vec<(&str, &[&str])> = form
+                .slots
+                .iter()
+                .zip(&variant.tokens)
+                .filter_map(|(slot, token)| token.map(|t| (t, slot.choices)))
+                .collect();
             let distance = token_distance(tokens, &candidate);
             if best.as_ref().is_none_or(|(d, _)| distance < *d) {
                 best = Some((distance, variant.opcode_text()));
@@ -305,20 +313,42 @@ fn nearest_legal_spelling(mnemonic: &str, tokens: &[&str]) -> Option<String> {
     best.map(|(_, text)| text)
 }
 
-/// Edit distance over modifier tokens where replacing a token costs as much
-/// as deleting and re-inserting it: a spelling that keeps every token the
-/// user wrote and adds the missing one wins over one that swaps a type.
-fn token_distance(a: &[&str], b: &[&str]) -> usize {
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, x) in a.iter().enumerate() {
-        let mut current = vec![i + 1; b.len() + 1];
-        for (j, y) in b.iter().enumerate() {
-            let substitution = previous[j] + if x == y { 0 } else { 2 };
-            current[j + 1] = substitution.min(previous[j + 1] + 1).min(current[j] + 1);
+/// Weighted edit distance from the user's tokens to a candidate's
+/// `(token, its slot's choices)`. Type tokens (`.f32`, `.b16`) define the
+/// operation, so changing or dropping one costs most; modifiers are the usual
+/// mistake. Hence `cvt.f16.f32` -> `cvt.rn.f16.f32` (insert), `cvt.rn.f32.f16`
+/// -> `cvt.f32.f16` (drop a modifier), `ld.global.v4.f64` ->
+/// `ld.global.v2.f64` (another choice of the same slot beats dropping it).
+fn token_distance(written: &[&str], candidate: &[(&str, &[&str])]) -> usize {
+    const INSERT: usize = 4;
+    let delete = |x: &str| {
+        if PtxType::from_token(x).is_some() {
+            10
+        } else {
+            3
+        }
+    };
+    let swap = |x: &str, y: &str, choices: &[&str]| match (
+        x == y,
+        PtxType::from_token(x).is_some(),
+        choices.contains(&x),
+    ) {
+        (true, _, _) => 0,
+        (false, true, _) => 8,
+        (false, false, true) => 2,
+        (false, false, false) => 7,
+    };
+    let mut previous: Vec<usize> = (0..=candidate.len()).map(|j| j * INSERT).collect();
+    for x in written {
+        let mut current = vec![previous[0] + delete(x); candidate.len() + 1];
+        for (j, (y, choices)) in candidate.iter().enumerate() {
+            current[j + 1] = (previous[j] + swap(x, y, choices))
+                .min(previous[j + 1] + delete(x))
+                .min(current[j] + INSERT);
         }
         previous = current;
     }
-    previous[b.len()]
+    previous[candidate.len()]
 }
 
 /// Levenshtein distance over sequences.
@@ -543,10 +573,34 @@ mod tests {
     }
 
     #[test]
-    fn token_distance_prefers_insertions_over_substitutions() {
-        assert_eq!(token_distance(&["f16", "f32"], &["rn", "f16", "f32"]), 1);
-        assert_eq!(token_distance(&["f16", "f32"], &["f32", "f32"]), 2);
-        assert_eq!(token_distance(&[], &["a", "b"]), 2);
+    fn token_distance_prefers_insertions_then_same_slot_swaps() {
+        const TYPES: &[&str] = &["f16", "f32"];
+        const RND: &[&str] = &["rn"];
+        const VEC: &[&str] = &["v2", "v4"];
+        // Insert the missing rounding: 4.
+        assert_eq!(
+            token_distance(
+                &["f16", "f32"],
+                &[("rn", RND), ("f16", TYPES), ("f32", TYPES)]
+            ),
+            4
+        );
+        // Change a type: 8.
+        assert_eq!(
+            token_distance(&["f16", "f32"], &[("f32", TYPES), ("f32", TYPES)]),
+            8
+        );
+        // Drop a modifier: 3; drop a type: 10.
+        assert_eq!(token_distance(&["rn", "f32"], &[("f32", TYPES)]), 3);
+        assert_eq!(token_distance(&["f16", "f32"], &[("f32", TYPES)]), 10);
+        // Change .v4 to .v2 (2) beats dropping it (3).
+        assert_eq!(token_distance(&["v4"], &[("v2", VEC)]), 2);
+        assert_eq!(token_distance(&["v4"], &[]), 3);
+        assert_eq!(token_distance(&[], &[("rn", RND), ("f16", TYPES)]), 8);
+        assert_eq!(
+            resolve("ld.global.v4.f64").unwrap_err().help,
+            vec!["the nearest legal spelling is `ld.global.v2.f64`".to_string()]
+        );
         assert_eq!(nearest("cvx", ["cvt", "mov"].into_iter()), Some("cvt"));
         assert_eq!(nearest("zzz", ["cvt", "mov"].into_iter()), None);
     }

@@ -177,7 +177,7 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
     let has_bf16 = dst == PtxType::Bf16 || src == PtxType::Bf16;
     if has_bf16 && (dst.carrier_bits() == 8 || src.carrier_bits() == 8) {
         return Err(Violation::new(format!(
-            "ptxas has no conversion between .bf16 and 8-bit integers (.{d}.{a}); convert through .f32 or a 16-bit integer"
+            "conversions between .bf16 and 8-bit integers (.{d}.{a}) are not offered: ptxas 13 rejects them (ptxas 12.9 still accepts them), so a newer driver could fail to load the PTX; convert through .f32 or a 16-bit integer"
         )));
     }
     if let Some(sat) = m.get("sat") {
@@ -654,7 +654,7 @@ mod tests {
         assert_eq!(
             cvt_err("cvt.rni.u8.bf16"),
             Violation::new(
-                "ptxas has no conversion between .bf16 and 8-bit integers (.u8.bf16); convert through .f32 or a 16-bit integer"
+                "conversions between .bf16 and 8-bit integers (.u8.bf16) are not offered: ptxas 13 rejects them (ptxas 12.9 still accepts them), so a newer driver could fail to load the PTX; convert through .f32 or a 16-bit integer"
             )
         );
         assert!(cvt("cvt.rn.bf16.s8").is_err());

@@ -1,0 +1,819 @@
+//! Certification of the PTX table against the pinned ptxas (12.9.86).
+//!
+//! - every legal variant of every form assembles at its floor target
+//!   (`.target` = the lowest real target meeting the variant's requirement,
+//!   `.version` = the higher of the requirement and that target's minimum) and
+//!   at the default target sm_90 where it is available there;
+//! - an honesty check: a bogus instruction in such a file makes ptxas fail;
+//! - the recorded floors are real, not just sufficient: one PTX ISA step
+//!   below a variant's `.version` floor, or one target below its arch floor,
+//!   ptxas rejects it;
+//! - the rules are not too loose *nor* too strict: every slot combination a
+//!   rule rejects, ptxas rejects as well (except the listed ISA-forbidden
+//!   spellings that ptxas tolerates);
+//! - dispatch is unambiguous: no two forms of one mnemonic accept the same
+//!   token list with the same operand shapes.
+//!
+//! A missing ptxas fails these tests (run `scripts/install-ptxas.sh`).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tile_kernel_lowering::ptx::form::{
+    Access, InstructionForm, Lanes, ModifierSlot, OperandSlot, TypeRef, no_rule,
+};
+use tile_kernel_lowering::ptx::resolve::legal_variants;
+use tile_kernel_lowering::ptx::rules;
+use tile_kernel_lowering::ptx::table::FORMS;
+use tile_kernel_lowering::ptx::{Modifiers, OperandKind, PtxType, resolve};
+use tile_kernel_lowering::target::{PtxVersion, Requirement, Target};
+
+// ------------------------------------------------------------------ ptxas
+
+const PTXAS_VERSION: &str = "12.9.86";
+
+fn ptxas_path() -> PathBuf {
+    if let Some(path) = std::env::var_os("TILE_KERNEL_PTXAS") {
+        return PathBuf::from(path);
+    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join(".tools")
+        .join(format!("nvcc-{PTXAS_VERSION}"))
+        .join("nvidia/cuda_nvcc/bin/ptxas")
+}
+
+static CALLS: AtomicUsize = AtomicUsize::new(0);
+
+/// Assembles `ptx` for `arch`; `Err` carries ptxas's diagnostics.
+fn try_assemble(ptx: &str, arch: &str) -> Result<(), String> {
+    let ptxas = ptxas_path();
+    assert!(
+        ptxas.exists(),
+        "ptxas not found at {}: run scripts/install-ptxas.sh (or set TILE_KERNEL_PTXAS)",
+        ptxas.display()
+    );
+    let n = CALLS.fetch_add(1, Ordering::SeqCst);
+    let dir = std::env::temp_dir().join(format!("tile-kernel-certify-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    let input = dir.join(format!("{n}.ptx"));
+    let output = dir.join(format!("{n}.cubin"));
+    std::fs::write(&input, ptx).expect("write ptx");
+    let result = Command::new(&ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .expect("run ptxas");
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    if result.status.success() {
+        Ok(())
+    } else {
+        Err(format!(
+            "{}{}",
+            String::from_utf8_lossy(&result.stdout),
+            String::from_utf8_lossy(&result.stderr)
+        ))
+    }
+}
+
+/// Line numbers ptxas reports errors on (`ptxas f.ptx, line 12; error : ..`).
+fn error_lines(message: &str) -> BTreeSet<usize> {
+    message
+        .lines()
+        .filter(|l| l.contains("; error"))
+        .filter_map(|l| {
+            let rest = &l[l.find(", line ")? + 7..];
+            rest[..rest.find(';')?].parse().ok()
+        })
+        .collect()
+}
+
+// ------------------------------------------------------- PTX construction
+
+/// The real targets ptxas 12.9 knows, lowest first (non-`a` only).
+const TARGETS: &[u32] = &[70, 72, 75, 80, 86, 87, 89, 90, 100, 120];
+
+/// Every PTX ISA version ptxas 12.9 accepts, lowest first.
+fn ptx_versions() -> Vec<PtxVersion> {
+    let mut out = Vec::new();
+    for minor in 0..=5 {
+        out.push(PtxVersion::new(6, minor));
+    }
+    for minor in 0..=8 {
+        out.push(PtxVersion::new(7, minor));
+    }
+    for minor in 0..=8 {
+        out.push(PtxVersion::new(8, minor));
+    }
+    out
+}
+
+fn previous_version(v: PtxVersion) -> PtxVersion {
+    let all = ptx_versions();
+    let i = all.iter().position(|x| *x == v).expect("known version");
+    all[i - 1]
+}
+
+fn target_min(sm: u32) -> PtxVersion {
+    Target::sm(sm).min_ptx_version().expect("known target")
+}
+
+/// The lowest real target (sm_70 or newer) at which `m` is available, and
+/// the requirement the table reports for that target.
+fn floor_target(m: &Modifiers) -> (u32, Requirement) {
+    let mut sm = 70;
+    loop {
+        let req = m.requirement(Target::sm(sm));
+        if req.sm <= sm {
+            return (sm, req);
+        }
+        sm = *TARGETS
+            .iter()
+            .find(|t| **t >= req.sm)
+            .unwrap_or_else(|| panic!("{}: no target for sm_{}", m.opcode_text(), req.sm));
+    }
+}
+
+/// The `.version` a kernel for `sm` using `m` declares.
+fn version_for(sm: u32, req: Requirement) -> PtxVersion {
+    target_min(sm).max(req.ptx)
+}
+
+/// Register naming: `%w<bits>_<n>`, `%p<n>`, address `%rd0`.
+#[derive(Default)]
+struct Registers {
+    per_instruction: BTreeMap<usize, usize>,
+    max: BTreeMap<usize, usize>,
+}
+
+impl Registers {
+    fn start(&mut self) {
+        self.per_instruction.clear();
+    }
+
+    fn next(&mut self, ty: PtxType) -> String {
+        let bits = ty.carrier_bits();
+        let n = self.per_instruction.entry(bits).or_default();
+        let name = if ty == PtxType::Pred {
+            format!("%p{n}")
+        } else {
+            format!("%w{bits}_{n}")
+        };
+        *n += 1;
+        let max = self.max.entry(bits).or_default();
+        *max = (*max).max(*n);
+        name
+    }
+
+    fn declarations(&self) -> String {
+        let mut out = String::from("\t.reg .b64 %rd<1>;\n");
+        for (bits, count) in &self.max {
+            if *bits == 1 {
+                out.push_str(&format!("\t.reg .pred %p<{count}>;\n"));
+            } else {
+                out.push_str(&format!("\t.reg .b{bits} %w{bits}_<{count}>;\n"));
+            }
+        }
+        out
+    }
+}
+
+/// One instruction of variant `m` with fresh registers of its operand widths.
+fn instruction(m: &Modifiers, regs: &mut Registers) -> String {
+    regs.start();
+    let mut operands: Vec<String> = Vec::new();
+    let mut group: Vec<String> = Vec::new();
+    for op in m.operands() {
+        let text = match op.kind {
+            OperandKind::Address => "[%rd0]".to_string(),
+            OperandKind::Register => {
+                let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();
+                if lanes.len() > 1 {
+                    format!("{{{}}}", lanes.join(", "))
+                } else {
+                    lanes.concat()
+                }
+            }
+        };
+        if op.braced {
+            group.push(text);
+            continue;
+        }
+        if !group.is_empty() {
+            operands.push(format!("{{{}}}", group.join(", ")));
+            group.clear();
+        }
+        operands.push(text);
+    }
+    if !group.is_empty() {
+        operands.push(format!("{{{}}}", group.join(", ")));
+    }
+    format!("{} {};", m.opcode_text(), operands.join(", "))
+}
+
+/// A module with one entry holding `lines`; returns the text and, per
+/// instruction, its 1-based line number.
+fn module(
+    sm: u32,
+    version: PtxVersion,
+    lines: &[String],
+    regs: &Registers,
+) -> (String, Vec<usize>) {
+    let mut text = format!(
+        ".version {version}\n.target sm_{sm}\n.address_size 64\n\n.visible .entry certify()\n{{\n{}",
+        regs.declarations()
+    );
+    let mut line = text.lines().count();
+    let mut numbers = Vec::with_capacity(lines.len());
+    for l in lines {
+        line += 1;
+        numbers.push(line);
+        text.push('\t');
+        text.push_str(l);
+        text.push('\n');
+    }
+    text.push_str("\tret;\n}\n");
+    (text, numbers)
+}
+
+/// Assembles one file with every variant and returns the opcode texts of
+/// the variants on lines ptxas rejected (panics if ptxas failed without
+/// naming a line).
+fn rejected_variants(sm: u32, version: PtxVersion, variants: &[Modifiers]) -> Vec<String> {
+    let mut regs = Registers::default();
+    let lines: Vec<String> = variants.iter().map(|m| instruction(m, &mut regs)).collect();
+    let (text, numbers) = module(sm, version, &lines, &regs);
+    match try_assemble(&text, &format!("sm_{sm}")) {
+        Ok(()) => Vec::new(),
+        Err(message) => {
+            let bad = error_lines(&message);
+            assert!(
+                !bad.is_empty(),
+                "ptxas failed on sm_{sm} / {version} without naming a line:\n{message}"
+            );
+            let rejected: Vec<String> = numbers
+                .iter()
+                .zip(&lines)
+                .filter(|(n, _)| bad.contains(n))
+                .map(|(_, l)| l.clone())
+                .collect();
+            assert!(
+                !rejected.is_empty(),
+                "ptxas rejected lines outside the instructions on sm_{sm} / {version}:\n{message}"
+            );
+            rejected
+        }
+    }
+}
+
+/// Every (form, variant) of the table.
+fn all_variants() -> Vec<Modifiers> {
+    FORMS.iter().flat_map(legal_variants).collect()
+}
+
+// ------------------------------------------------------------------ tests
+
+#[test]
+fn every_legal_variant_assembles_at_its_floor_and_at_sm_90() {
+    let variants = all_variants();
+    // (sm, version) -> variants
+    let mut groups: BTreeMap<(u32, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
+    let mut per_form: BTreeMap<&str, usize> = BTreeMap::new();
+    for m in &variants {
+        *per_form.entry(m.form.id).or_default() += 1;
+        let (sm, req) = floor_target(m);
+        groups
+            .entry((sm, version_for(sm, req)))
+            .or_default()
+            .push(m.clone());
+        // The default target, as a kernel without `arch` would emit it.
+        let req90 = m.requirement(Target::SM_90);
+        if req90.sm <= 90 {
+            groups
+                .entry((90, version_for(90, req90)))
+                .or_default()
+                .push(m.clone());
+        }
+    }
+    for form in FORMS {
+        assert!(
+            per_form.get(form.id).copied().unwrap_or(0) > 0,
+            "form {} has no legal variant",
+            form.id
+        );
+    }
+    let mut failures = Vec::new();
+    for ((sm, version), group) in &groups {
+        for rejected in rejected_variants(*sm, *version, group) {
+            failures.push(format!("sm_{sm} / PTX {version}: {rejected}"));
+        }
+    }
+    println!("variants per form: {per_form:#?}");
+    println!(
+        "{} variants in {} (target, version) groups: {:?}",
+        variants.len(),
+        groups.len(),
+        groups
+            .iter()
+            .map(|((sm, v), g)| format!("sm_{sm}/{v}: {}", g.len()))
+            .collect::<Vec<_>>()
+    );
+    assert!(
+        failures.is_empty(),
+        "ptxas rejects {} variant(s) the table calls legal:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+}
+
+#[test]
+fn honesty_a_bogus_instruction_fails_the_gate() {
+    let form = FORMS
+        .iter()
+        .find(|f| f.id == "cvt.half-pair-from-f32")
+        .unwrap();
+    let mut variants = legal_variants(form);
+    let mut regs = Registers::default();
+    let mut lines: Vec<String> = variants.iter().map(|m| instruction(m, &mut regs)).collect();
+    let (good, _) = module(90, PtxVersion::new(8, 1), &lines, &regs);
+    assert_eq!(try_assemble(&good, "sm_90"), Ok(()));
+    // A misspelt mnemonic, and an illegal spelling of a real one.
+    lines.push("cvt.rn.f16x2.f33 %w32_0, %w32_1, %w32_2;".to_string());
+    let (bad, numbers) = module(90, PtxVersion::new(8, 1), &lines, &regs);
+    let err = try_assemble(&bad, "sm_90").expect_err("ptxas must reject .f33");
+    assert_eq!(
+        error_lines(&err),
+        BTreeSet::from([*numbers.last().unwrap()]),
+        "{err}"
+    );
+    // The gate's own machinery reports the offending variant.
+    variants.truncate(1);
+    let cvt_f16_f32 = FORMS.iter().find(|f| f.id == "cvt.scalar").unwrap();
+    let mut no_rounding = legal_variants(cvt_f16_f32)
+        .into_iter()
+        .find(|m| m.opcode_text() == "cvt.rn.f16.f32")
+        .unwrap();
+    no_rounding.tokens[0] = None; // `cvt.f16.f32`: the rule would reject it
+    assert!(no_rounding.check().is_err());
+    variants.push(no_rounding);
+    assert_eq!(
+        rejected_variants(90, PtxVersion::new(8, 1), &variants),
+        vec!["cvt.f16.f32 %w16_0, %w32_0;".to_string()]
+    );
+}
+
+/// Floors are real: one PTX ISA step below the `.version` floor (where that
+/// floor is above the target's own minimum), ptxas rejects *every* such
+/// variant -- checked at the floor target and at the default target sm_90.
+#[test]
+fn ptx_version_floors_are_exact() {
+    let mut groups: BTreeMap<(u32, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
+    for m in all_variants() {
+        let (sm, req) = floor_target(&m);
+        if req.ptx > target_min(sm) {
+            groups.entry((sm, req.ptx)).or_default().push(m.clone());
+        }
+        // The default target too: e.g. satfinite f16x2 needs 8.1 on sm_90 (7.8).
+        let req = m.requirement(Target::SM_90);
+        if sm != 90 && req.sm <= 90 && req.ptx > target_min(90) {
+            groups.entry((90, req.ptx)).or_default().push(m);
+        }
+    }
+    let mut checked = 0;
+    let mut problems = Vec::new();
+    for ((sm, floor), group) in &groups {
+        // At the floor every variant assembles (also covered above) ...
+        for line in rejected_variants(*sm, *floor, group) {
+            problems.push(format!("`{line}` fails at its floor sm_{sm} / PTX {floor}"));
+        }
+        // ... and one ISA step lower every single one is rejected.
+        let below = previous_version(*floor);
+        let rejected: BTreeSet<String> = rejected_variants(*sm, below, group).into_iter().collect();
+        let mut regs = Registers::default();
+        for m in group {
+            checked += 1;
+            let line = instruction(m, &mut regs);
+            if !rejected.contains(&line) {
+                problems.push(format!(
+                    "{}: `{line}` assembles at sm_{sm} with PTX {below}, below its recorded floor {floor}",
+                    m.form.id
+                ));
+            }
+        }
+    }
+    println!(
+        "{checked} variants checked one PTX ISA step below their floor, in groups {:?}",
+        groups
+            .iter()
+            .map(|((sm, v), g)| format!("sm_{sm}/{v}: {}", g.len()))
+            .collect::<Vec<_>>()
+    );
+    assert!(groups.len() >= 8, "too few floor groups: {}", groups.len());
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// Variants whose ISA arch floor is stricter than ptxas 12.9: the table keeps
+/// the ISA's floor (ptxas assembles `cvt.ftz.f32.bf16` for sm_80 / PTX 7.1,
+/// the ISA and LLVM say sm_90 / PTX 7.8).
+fn isa_floor_above_ptxas(m: &Modifiers) -> bool {
+    m.opcode_text() == "cvt.ftz.f32.bf16"
+}
+
+#[test]
+fn isa_floor_exception_is_still_needed() {
+    let m = legal_variants(FORMS.iter().find(|f| f.id == "cvt.scalar").unwrap())
+        .into_iter()
+        .find(|m| m.opcode_text() == "cvt.ftz.f32.bf16")
+        .unwrap();
+    assert_eq!(m.requirement(Target::sm(80)), Requirement::new(90, 7, 8));
+    let mut regs = Registers::default();
+    let line = instruction(&m, &mut regs);
+    let (text, _) = module(80, PtxVersion::new(7, 1), &[line], &regs);
+    assert_eq!(try_assemble(&text, "sm_80"), Ok(()));
+}
+
+/// Floors are real: on the next lower target (with a `.version` that both
+/// accept), ptxas rejects every variant whose arch floor is above sm_70.
+#[test]
+fn arch_floors_are_exact() {
+    let mut groups: BTreeMap<(u32, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
+    for m in all_variants() {
+        let (sm, _) = floor_target(&m);
+        if sm <= TARGETS[0] {
+            continue;
+        }
+        let lower = TARGETS[TARGETS.iter().position(|t| *t == sm).unwrap() - 1];
+        let req = m.requirement(Target::sm(lower));
+        groups
+            .entry((lower, version_for(lower, req)))
+            .or_default()
+            .push(m);
+    }
+    let mut checked = 0;
+    let mut accepted = Vec::new();
+    for ((lower, version), group) in &groups {
+        let rejected: BTreeSet<String> = rejected_variants(*lower, *version, group)
+            .into_iter()
+            .collect();
+        let mut regs = Registers::default();
+        for m in group {
+            checked += 1;
+            let line = instruction(m, &mut regs);
+            if !rejected.contains(&line) && !isa_floor_above_ptxas(m) {
+                accepted.push(format!(
+                    "{}: `{}` assembles on sm_{lower} (PTX {version}), below its recorded floor sm_{}",
+                    m.form.id,
+                    m.opcode_text(),
+                    m.requirement(Target::sm(*lower)).sm
+                ));
+            }
+        }
+    }
+    println!(
+        "{checked} variants checked one target below their arch floor, in {} files: {:?}",
+        groups.len(),
+        groups
+            .iter()
+            .map(|((sm, v), g)| format!("sm_{sm}/{v}: {}", g.len()))
+            .collect::<Vec<_>>()
+    );
+    assert!(checked > 0);
+    assert!(
+        accepted.is_empty(),
+        "{} variant(s) assemble below their floor:\n{}",
+        accepted.len(),
+        accepted.join("\n")
+    );
+}
+
+/// Every token combination a form's slots allow but its rule rejects.
+fn rule_rejected(form: &'static InstructionForm) -> Vec<Modifiers> {
+    let mut partial: Vec<Vec<Option<&'static str>>> = vec![Vec::new()];
+    for slot in form.slots {
+        let mut next = Vec::new();
+        for prefix in &partial {
+            if !slot.required {
+                let mut v = prefix.clone();
+                v.push(None);
+                next.push(v);
+            }
+            for choice in slot.choices {
+                let mut v = prefix.clone();
+                v.push(Some(*choice));
+                next.push(v);
+            }
+        }
+        partial = next;
+    }
+    partial
+        .into_iter()
+        .map(|tokens| Modifiers { form, tokens })
+        .filter(|m| m.check().is_err())
+        .collect()
+}
+
+/// Why a combination a rule rejects may still assemble with ptxas 12.9.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Tolerated {
+    /// The ISA forbids it; ptxas 12.9 is lenient (digest §3.2: 14 bf16 spellings).
+    IsaForbids,
+    /// Deliberately excluded although ptxas 12.9 and the ISA accept it:
+    /// newer ptxas (13.x, digest §3.2) rejects conversions between `.bf16`
+    /// and 8-bit integers, and a driver JIT that new would fail at load time.
+    NewerToolchainRejects,
+}
+
+fn tolerated(m: &Modifiers) -> Option<Tolerated> {
+    if m.form.id != "cvt.scalar" {
+        return None;
+    }
+    let (d, a) = (m.get("dtype")?, m.get("atype")?);
+    let rnd = m.get("rnd");
+    let others = ["relu", "satfinite", "sat"].iter().any(|s| m.has(s));
+    if others {
+        return None;
+    }
+    let float_rnd = rnd.is_some_and(|r| ["rn", "rz", "rm", "rp"].contains(&r));
+    let int_rnd = rnd.is_some_and(|r| ["rni", "rzi", "rmi", "rpi"].contains(&r));
+    match (d, a) {
+        ("bf16", "f16") | ("f16", "bf16") if rnd.is_none() && !m.has("ftz") => {
+            Some(Tolerated::IsaForbids)
+        }
+        ("f32", "bf16") if float_rnd => Some(Tolerated::IsaForbids),
+        ("f64", "bf16") if float_rnd && !m.has("ftz") => Some(Tolerated::IsaForbids),
+        ("u8" | "s8", "bf16") if int_rnd && !m.has("ftz") => Some(Tolerated::NewerToolchainRejects),
+        ("bf16", "u8" | "s8") if float_rnd && !m.has("ftz") => {
+            Some(Tolerated::NewerToolchainRejects)
+        }
+        _ => None,
+    }
+}
+
+/// The rules are exact in the other direction too: every slot combination
+/// a rule rejects, ptxas rejects (on sm_90 with the newest ISA), except the
+/// exactly listed tolerated spellings -- which ptxas must still accept, so
+/// the list cannot go stale.
+#[test]
+fn every_rule_rejected_combination_is_rejected_by_ptxas() {
+    let mut total = 0;
+    let mut accepted = Vec::new();
+    let mut tolerated_accepted: BTreeMap<Tolerated, Vec<String>> = BTreeMap::new();
+    let mut tolerated_rejected = Vec::new();
+    let mut per_form = BTreeMap::new();
+    for form in FORMS {
+        let rejected = rule_rejected(form);
+        per_form.insert(form.id, rejected.len());
+        if rejected.is_empty() {
+            continue;
+        }
+        total += rejected.len();
+        let ptxas_rejected: BTreeSet<String> =
+            rejected_variants(90, PtxVersion::new(8, 8), &rejected)
+                .into_iter()
+                .collect();
+        let mut regs = Registers::default();
+        for m in &rejected {
+            let line = instruction(m, &mut regs);
+            let by_ptxas = ptxas_rejected.contains(&line);
+            match (tolerated(m), by_ptxas) {
+                (None, true) => {}
+                (None, false) => accepted.push(format!(
+                    "{}: `{}` (rule: {})",
+                    form.id,
+                    line,
+                    m.check().unwrap_err().message
+                )),
+                (Some(kind), false) => tolerated_accepted
+                    .entry(kind)
+                    .or_default()
+                    .push(m.opcode_text()),
+                (Some(_), true) => tolerated_rejected.push(m.opcode_text()),
+            }
+        }
+    }
+    println!("rule-rejected combinations per form ({total} in all): {per_form:#?}");
+    println!("tolerated: {tolerated_accepted:#?}");
+    assert!(
+        accepted.is_empty(),
+        "ptxas assembles {} combination(s) the table rejects:\n{}",
+        accepted.len(),
+        accepted.join("\n")
+    );
+    assert_eq!(
+        tolerated_rejected,
+        Vec::<String>::new(),
+        "stale tolerance list"
+    );
+    assert_eq!(
+        tolerated_accepted[&Tolerated::IsaForbids],
+        [
+            "cvt.bf16.f16",
+            "cvt.f16.bf16",
+            "cvt.rn.f32.bf16",
+            "cvt.rn.f64.bf16",
+            "cvt.rn.ftz.f32.bf16",
+            "cvt.rz.f32.bf16",
+            "cvt.rz.f64.bf16",
+            "cvt.rz.ftz.f32.bf16",
+            "cvt.rm.f32.bf16",
+            "cvt.rm.f64.bf16",
+            "cvt.rm.ftz.f32.bf16",
+            "cvt.rp.f32.bf16",
+            "cvt.rp.f64.bf16",
+            "cvt.rp.ftz.f32.bf16",
+        ]
+    );
+    assert_eq!(
+        tolerated_accepted[&Tolerated::NewerToolchainRejects].len(),
+        16
+    );
+    // 5184 plain + 15552 relu/satfinite grid = 20,736 cvt.scalar combinations.
+    assert_eq!(per_form["cvt.scalar"] + 792, 20_736);
+}
+
+// ------------------------------------------------------------ dispatch
+
+/// What `apply` can tell forms apart by, per operand: register vs address
+/// (a global tensor fits only one), the register-axis extent (lane count),
+/// and the carrier width (a tile's dtype has exactly one width).
+type Shape = Vec<(bool, u8, usize)>;
+
+fn shape(m: &Modifiers) -> Shape {
+    m.operands()
+        .iter()
+        .map(|o| (o.kind == OperandKind::Address, o.lanes, o.ty.carrier_bits()))
+        .collect()
+}
+
+/// Pairs of forms of one mnemonic that accept the same token list with the
+/// same operand shape (`key` picks what counts as the shape).
+fn ambiguities_by<K: Ord + Clone + std::fmt::Debug>(
+    forms: &'static [InstructionForm],
+    key: impl Fn(&Modifiers) -> K,
+) -> Vec<String> {
+    let mut seen: BTreeMap<(String, K), &str> = BTreeMap::new();
+    let mut out = Vec::new();
+    for form in forms {
+        for m in legal_variants(form) {
+            let k = (m.opcode_text(), key(&m));
+            if let Some(other) = seen.insert(k.clone(), form.id)
+                && other != form.id
+            {
+                out.push(format!("`{}` {:?}: {other} and {}", k.0, k.1, form.id));
+            }
+        }
+    }
+    out
+}
+
+fn ambiguities(forms: &'static [InstructionForm]) -> Vec<String> {
+    ambiguities_by(forms, shape)
+}
+
+#[test]
+fn dispatch_is_unambiguous() {
+    assert_eq!(ambiguities(FORMS), Vec::<String>::new());
+}
+
+/// By operand count and lane counts alone, only the split pack/unpack pairs
+/// collide (`mov.b32 d, {a, b}` vs `mov.b32 {a, b}, d`: three 1-register
+/// operands each); their first operand -- always a destination, so always a
+/// tile -- has different widths, which the dtype check tells apart.
+#[test]
+fn lane_counts_alone_collide_only_for_split_pack_unpack() {
+    let by_lanes = ambiguities_by(FORMS, |m| {
+        m.operands().iter().map(|o| o.lanes).collect::<Vec<_>>()
+    });
+    assert_eq!(
+        by_lanes,
+        [
+            "`mov.b16` [1, 1, 1]: mov.pack2-split and mov.unpack2-split",
+            "`mov.b32` [1, 1, 1]: mov.pack2-split and mov.unpack2-split",
+            "`mov.b64` [1, 1, 1]: mov.pack2-split and mov.unpack2-split",
+            "`mov.b32` [1, 1, 1, 1, 1]: mov.pack4-split and mov.unpack4-split",
+            "`mov.b64` [1, 1, 1, 1, 1]: mov.pack4-split and mov.unpack4-split",
+        ]
+    );
+    for (pack, unpack) in [
+        ("mov.pack2-split", "mov.unpack2-split"),
+        ("mov.pack4-split", "mov.unpack4-split"),
+    ] {
+        let p = legal_variants(FORMS.iter().find(|f| f.id == pack).unwrap());
+        let u = legal_variants(FORMS.iter().find(|f| f.id == unpack).unwrap());
+        for (p, u) in p.iter().zip(&u) {
+            let (p, u) = (p.operands(), u.operands());
+            assert_eq!(p[0].access, Access::Write);
+            assert_eq!(u[0].access, Access::Write);
+            assert_ne!(p[0].ty.carrier_bits(), u[0].ty.carrier_bits());
+        }
+    }
+}
+
+/// The ambiguity check catches a real ambiguity (falsification twin).
+#[test]
+fn dispatch_check_catches_a_duplicate_form() {
+    static SLOTS: &[ModifierSlot] = &[ModifierSlot {
+        name: "type",
+        choices: &["b32", "u32"],
+        required: true,
+    }];
+    static OPERANDS: &[OperandSlot] = &[
+        OperandSlot {
+            name: "d",
+            access: Access::Write,
+            kind: OperandKind::Register,
+            ty: TypeRef::Slot("type"),
+            lanes: Lanes::Fixed(1),
+            braced: false,
+        },
+        OperandSlot {
+            name: "a",
+            access: Access::Read,
+            kind: OperandKind::Register,
+            ty: TypeRef::Slot("type"),
+            lanes: Lanes::Fixed(1),
+            braced: false,
+        },
+    ];
+    static TWINS: &[InstructionForm] = &[
+        InstructionForm {
+            id: "mov.one",
+            mnemonic: "mov",
+            slots: SLOTS,
+            operands: OPERANDS,
+            rule: no_rule,
+            requires: rules::baseline,
+            summary: "",
+        },
+        InstructionForm {
+            id: "mov.two",
+            mnemonic: "mov",
+            slots: SLOTS,
+            operands: OPERANDS,
+            rule: no_rule,
+            requires: rules::baseline,
+            summary: "",
+        },
+    ];
+    assert_eq!(
+        ambiguities(TWINS),
+        vec![
+            "`mov.b32` [(false, 1, 32), (false, 1, 32)]: mov.one and mov.two".to_string(),
+            "`mov.u32` [(false, 1, 32), (false, 1, 32)]: mov.one and mov.two".to_string(),
+        ]
+    );
+}
+
+/// Every legal variant's canonical text resolves back to (at least) itself,
+/// and every candidate `resolve` returns for it is a legal variant of a form
+/// of the same mnemonic.
+#[test]
+fn canonical_spellings_round_trip_through_resolve() {
+    let mut checked = 0;
+    for m in all_variants() {
+        let text = m.opcode_text();
+        let candidates = resolve(&text).unwrap_or_else(|e| panic!("{text}: {e:?}"));
+        assert!(
+            candidates.contains(&m),
+            "{text} does not resolve to {}",
+            m.form.id
+        );
+        for c in &candidates {
+            assert_eq!(c.opcode_text(), text);
+            assert!(c.check().is_ok());
+        }
+        checked += 1;
+    }
+    assert_eq!(checked, all_variants().len());
+}
+
+/// Exact variant counts per form: a change to the table shows up here.
+#[test]
+fn variant_counts_per_form() {
+    let counts: Vec<(&str, usize)> = FORMS
+        .iter()
+        .map(|f| (f.id, legal_variants(f).len()))
+        .collect();
+    println!("{counts:?}");
+    let lookup = |id: &str| counts.iter().find(|(i, _)| *i == id).unwrap().1;
+    // Digest §3.2: 780 plain + 12 relu/satfinite scalar lines.
+    assert_eq!(lookup("cvt.scalar"), 792);
+    // {rn, rz} x relu? x satfinite? x {f16x2, bf16x2}.
+    assert_eq!(lookup("cvt.half-pair-from-f32"), 16);
+    assert_eq!(lookup("cvt.fp8-pair-from-f32"), 4);
+    assert_eq!(lookup("cvt.fp8-pair-from-f16x2"), 4);
+    assert_eq!(lookup("cvt.f16x2-from-fp8-pair"), 4);
+    assert_eq!(lookup("mov"), 11);
+    assert_eq!(lookup("mov.pack2"), 3);
+    assert_eq!(lookup("mov.unpack4-split"), 2);
+    // Sanity: requirement floors are within what the table's targets reach.
+    for m in all_variants() {
+        let (sm, _) = floor_target(&m);
+        assert!(TARGETS.contains(&sm), "{}", m.opcode_text());
+    }
+}
