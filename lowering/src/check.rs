@@ -687,10 +687,11 @@ impl<'k> Checker<'k> {
                     }
                 }
             }
-            if errors.len() > before && errors[before..].iter().all(|d| d.notes.is_empty()) {
-                if let Some(first) = errors.get_mut(before) {
-                    first.notes.push(signature());
-                }
+            if errors.len() > before
+                && errors[before..].iter().all(|d| d.notes.is_empty())
+                && let Some(first) = errors.get_mut(before)
+            {
+                first.notes.push(signature());
             }
         }
         errors
@@ -744,10 +745,10 @@ impl<'k> Checker<'k> {
     /// Records which tensor parameters the kernel stores into.
     fn note_memory_writes(&mut self, slots: &[ResolvedOperand], values: &[Value]) {
         for (slot, value) in slots.iter().zip(values) {
-            if let (Access::Write, Value::Global { param, .. }) = (slot.access, value) {
-                if let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind {
-                    *written = true;
-                }
+            if let (Access::Write, Value::Global { param, .. }) = (slot.access, value)
+                && let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind
+            {
+                *written = true;
             }
         }
     }
@@ -767,10 +768,10 @@ impl<'k> Checker<'k> {
                     .get(position)
                     .is_some_and(|o| o.access == Access::Write && o.kind == OperandKind::Address)
             });
-            if let (true, Some(Value::Global { param, .. })) = (always_stored, value) {
-                if let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind {
-                    *written = true;
-                }
+            if let (true, Some(Value::Global { param, .. })) = (always_stored, value)
+                && let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind
+            {
+                *written = true;
             }
         }
     }
@@ -1086,15 +1087,15 @@ fn extent_error(
                 if slot.lanes == 1 { "" } else { "s" }
             ),
         );
-        if extent * layout.dtype.size_bytes() == bytes && bytes % layout.dtype.size_bytes() == 0 {
-            if let Some(bits) = DType::ALL
+        if extent * layout.dtype.size_bytes() == bytes
+            && bytes.is_multiple_of(layout.dtype.size_bytes())
+            && let Some(bits) = DType::ALL
                 .into_iter()
                 .find(|d| d.size_bytes() * slot.lanes as usize == bytes && *d == d.bit_container())
-            {
-                diag = diag.with_help(format!(
-                    "view the bytes as the access type with `.view::<{bits}>()`"
-                ));
-            }
+        {
+            diag = diag.with_help(format!(
+                "view the bytes as the access type with `.view::<{bits}>()`"
+            ));
         }
         return diag;
     }
@@ -1111,7 +1112,7 @@ fn extent_error(
         diag = diag.with_help(format!(
             "add a singleton register axis with `.unsqueeze(-1)` so each of the {extent} elements becomes its own repeat"
         ));
-    } else if extent > 0 && slot.lanes as usize % extent == 0 && slot.lanes > 1 {
+    } else if extent > 0 && (slot.lanes as usize).is_multiple_of(extent) && slot.lanes > 1 {
         diag = diag.with_help(format!(
             "the final axis must hold the {} registers of one `{{..}}` group; reshape the tile so its last extent is {}",
             slot.lanes, slot.lanes
@@ -1176,7 +1177,10 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
             } else {
                 diag = diag.with_help(format!("reinterpret the bits with `.view::<{target}>()`"));
             }
-        } else if dtype.bits() != carrier && (extent * dtype.bits()) % carrier == 0 && extent > 0 {
+        } else if dtype.bits() != carrier
+            && (extent * dtype.bits()).is_multiple_of(carrier)
+            && extent > 0
+        {
             diag = diag.with_help(format!(
                 "`.view::<{target}>()` would regroup the bits into {}-bit registers; adjust the final axis to {} register{}",
                 carrier,

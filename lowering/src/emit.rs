@@ -347,14 +347,14 @@ impl Emitter<'_> {
             let register = self.tile_register(lane.tile, first);
             if write {
                 let key = (lane.tile, first);
-                if !partial_writes.contains_key(&key) {
+                partial_writes.entry(key).or_insert_with(|| {
                     let temps: Vec<String> = (0..parts).map(|_| self.temp(lane_bits)).collect();
                     before.push(format!(
                         "mov.b{register_bits} {{{}}}, {register};",
                         temps.join(", ")
                     ));
-                    partial_writes.insert(key, temps);
-                }
+                    temps
+                });
                 return partial_writes[&key][part].clone();
             }
             let temp = self.temp(lane_bits);

@@ -259,7 +259,7 @@ impl Layout {
         };
         let mut shape: Vec<usize> = dims.iter().map(|d| (*d).max(0) as usize).collect();
         if let Some(&axis) = inferred.first() {
-            if known == 0 || total % known != 0 {
+            if known == 0 || !total.is_multiple_of(known) {
                 return Err(LayoutError::new(
                     span,
                     format!(

@@ -6,10 +6,10 @@
 //!              launcher fn + PTX const + spec  <--expand-----------+
 //! ```
 //!
-//! - [`attr`]: the attribute's arguments (darling).
-//! - [`parse`]: syn syntax -> `tile_kernel_lowering::ast`, collecting errors.
-//! - [`spans`]: lowering's span ids -> real spans for `compile_error!`.
-//! - [`expand`]: the generated items (also on error, so callers type-check).
+//! - `attr`: the attribute's arguments (darling).
+//! - `parse`: syn syntax -> `tile_kernel_lowering::ast`, collecting errors.
+//! - `spans`: lowering's span ids -> real spans for `compile_error!`.
+//! - `expand`: the generated items (also on error, so callers type-check).
 //!
 //! All semantics live in `tile-kernel-lowering`; this crate only converts.
 

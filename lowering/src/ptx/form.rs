@@ -3,7 +3,7 @@
 //! One [`InstructionForm`] describes one *syntax shape* of an instruction: its
 //! mnemonic, its ordered modifier slots, its ordered operands, a cross-slot
 //! legality rule and the target it needs. Everything that differs between
-//! opcodes is data here; [`super::resolve`] interprets it generically.
+//! opcodes is data here; [`mod@super::resolve`] interprets it generically.
 
 use super::types::PtxType;
 use crate::target::{Requirement, Target};

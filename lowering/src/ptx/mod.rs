@@ -4,7 +4,7 @@
 //! - [`form`]: the table's data model (forms, slots, operands).
 //! - [`table`]: the table itself, as data.
 //! - [`rules`]: cross-slot legality rules and target requirements.
-//! - [`resolve`]: opcode text -> candidate forms, with spelling suggestions.
+//! - [`mod@resolve`]: opcode text -> candidate forms, with spelling suggestions.
 
 pub mod form;
 pub mod resolve;

@@ -183,11 +183,9 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
     // `cvt.f32x2.f16x2` or `cvt.f32.f16x2`: widening a packed half pair.
     let two_scalar_idiom = mnemonic == "cvt"
         && (tokens.contains(&"f32x2") || matches!(tokens, [.., "f32", "f16x2" | "bf16x2"]));
-    if !two_scalar_idiom {
-        if let Some(spelling) = nearest_legal_spelling(&mnemonic, tokens) {
-            err.help
-                .push(format!("the nearest legal spelling is `{spelling}`"));
-        }
+    if !two_scalar_idiom && let Some(spelling) = nearest_legal_spelling(&mnemonic, tokens) {
+        err.help
+            .push(format!("the nearest legal spelling is `{spelling}`"));
     }
     if two_scalar_idiom {
         err.help.push(

@@ -164,15 +164,16 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
         }
     }
 
-    if let Some(ftz) = m.get("ftz") {
-        if dst != PtxType::F32 && src != PtxType::F32 {
-            return Err(Violation::at(
-                ftz,
-                format!(
-                    ".ftz applies only when .f32 is the source or destination type, not to .{d}.{a}"
-                ),
-            ));
-        }
+    if let Some(ftz) = m.get("ftz")
+        && dst != PtxType::F32
+        && src != PtxType::F32
+    {
+        return Err(Violation::at(
+            ftz,
+            format!(
+                ".ftz applies only when .f32 is the source or destination type, not to .{d}.{a}"
+            ),
+        ));
     }
     let has_bf16 = dst == PtxType::Bf16 || src == PtxType::Bf16;
     if has_bf16 && (dst.carrier_bits() == 8 || src.carrier_bits() == 8) {
@@ -247,13 +248,13 @@ pub fn cvt_half_pair_requires(m: &Modifiers, _: Target) -> Requirement {
 
 /// `cvt.rna.tf32.f32` has no `.relu`; the other rounding lines do.
 pub fn cvt_tf32(m: &Modifiers) -> Result<(), Violation> {
-    if m.get("rnd") == Some("rna") {
-        if let Some(relu) = m.get("relu") {
-            return Err(Violation::at(
-                relu,
-                "the .rna tf32 line has no .relu; use .rn or .rz with .relu",
-            ));
-        }
+    if m.get("rnd") == Some("rna")
+        && let Some(relu) = m.get("relu")
+    {
+        return Err(Violation::at(
+            relu,
+            "the .rna tf32 line has no .relu; use .rn or .rz with .relu",
+        ));
     }
     Ok(())
 }
@@ -294,13 +295,13 @@ pub fn memory_access(m: &Modifiers) -> Result<(), Violation> {
             ));
         }
     }
-    if m.has("nc") {
-        if let Some(cop) = m.get("cop").filter(|c| !["ca", "cg", "cs"].contains(c)) {
-            return Err(Violation::at(
-                cop,
-                format!("ld.global.nc takes only the .ca, .cg or .cs cache operator, not .{cop}"),
-            ));
-        }
+    if m.has("nc")
+        && let Some(cop) = m.get("cop").filter(|c| !["ca", "cg", "cs"].contains(c))
+    {
+        return Err(Violation::at(
+            cop,
+            format!("ld.global.nc takes only the .ca, .cg or .cs cache operator, not .{cop}"),
+        ));
     }
     if let (Some(cop), Some(_)) = (m.get("cop"), m.get("evict")) {
         return Err(Violation::at(
@@ -397,13 +398,13 @@ pub fn float_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
 
 /// Integer `min`/`max`: `.relu` only on `.s32`.
 pub fn int_min_max(m: &Modifiers) -> Result<(), Violation> {
-    if let Some(relu) = m.get("relu") {
-        if m.ty("type") != Some(PtxType::S32) {
-            return Err(Violation::at(
-                relu,
-                "integer min/max take .relu only on .s32",
-            ));
-        }
+    if let Some(relu) = m.get("relu")
+        && m.ty("type") != Some(PtxType::S32)
+    {
+        return Err(Violation::at(
+            relu,
+            "integer min/max take .relu only on .s32",
+        ));
     }
     Ok(())
 }
@@ -423,16 +424,16 @@ pub fn pack_lanes(m: &Modifiers) -> Result<(), Violation> {
         super::form::TypeRef::LaneOf { lanes, .. } => Some(lanes as usize),
         _ => None,
     });
-    if let (Some(lanes), Some(ty)) = (lanes, m.ty("type")) {
-        if ty.carrier_bits() / lanes < 8 {
-            return Err(Violation::at(
-                ty.token(),
-                format!(
-                    "mov.{} cannot be split into {lanes} lanes: lanes are at least 8 bits",
-                    ty.token()
-                ),
-            ));
-        }
+    if let (Some(lanes), Some(ty)) = (lanes, m.ty("type"))
+        && ty.carrier_bits() / lanes < 8
+    {
+        return Err(Violation::at(
+            ty.token(),
+            format!(
+                "mov.{} cannot be split into {lanes} lanes: lanes are at least 8 bits",
+                ty.token()
+            ),
+        ));
     }
     Ok(())
 }
