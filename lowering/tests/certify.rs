@@ -17,14 +17,11 @@
 //! A missing ptxas fails these tests (run `scripts/install-ptxas.sh`).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
-use std::process::Command;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tile_kernel_lowering::ptx::form::{
     Access, InstructionForm, Lanes, ModifierSlot, OperandSlot, TypeRef, no_rule,
 };
-use tile_kernel_lowering::ptx::resolve::legal_variants;
+use tile_kernel_lowering::ptx::resolve::{legal_variants, slot_combinations};
 use tile_kernel_lowering::ptx::rules;
 use tile_kernel_lowering::ptx::table::FORMS;
 use tile_kernel_lowering::ptx::{Modifiers, OperandKind, PtxType, resolve};
@@ -32,54 +29,11 @@ use tile_kernel_lowering::target::{PtxVersion, Requirement, Target};
 
 // ------------------------------------------------------------------ ptxas
 
-const PTXAS_VERSION: &str = "12.9.86";
-
-fn ptxas_path() -> PathBuf {
-    if let Some(path) = std::env::var_os("TILE_KERNEL_PTXAS") {
-        return PathBuf::from(path);
-    }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("..")
-        .join(".tools")
-        .join(format!("nvcc-{PTXAS_VERSION}"))
-        .join("nvidia/cuda_nvcc/bin/ptxas")
-}
-
-static CALLS: AtomicUsize = AtomicUsize::new(0);
-
-/// Assembles `ptx` for `arch`; `Err` carries ptxas's diagnostics.
-fn try_assemble(ptx: &str, arch: &str) -> Result<(), String> {
-    let ptxas = ptxas_path();
-    assert!(
-        ptxas.exists(),
-        "ptxas not found at {}: run scripts/install-ptxas.sh (or set TILE_KERNEL_PTXAS)",
-        ptxas.display()
-    );
-    let n = CALLS.fetch_add(1, Ordering::SeqCst);
-    let dir = std::env::temp_dir().join(format!("tile-kernel-certify-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    let input = dir.join(format!("{n}.ptx"));
-    let output = dir.join(format!("{n}.cubin"));
-    std::fs::write(&input, ptx).expect("write ptx");
-    let result = Command::new(&ptxas)
-        .arg(format!("-arch={arch}"))
-        .arg(&input)
-        .arg("-o")
-        .arg(&output)
-        .output()
-        .expect("run ptxas");
-    let _ = std::fs::remove_file(&input);
-    let _ = std::fs::remove_file(&output);
-    if result.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "{}{}",
-            String::from_utf8_lossy(&result.stdout),
-            String::from_utf8_lossy(&result.stderr)
-        ))
-    }
-}
+// The same pinned-ptxas runner the facade's tests use.
+#[path = "../../tests/support/ptxas.rs"]
+#[allow(dead_code)]
+mod ptxas;
+use ptxas::try_assemble;
 
 /// Line numbers ptxas reports errors on (`ptxas f.ptx, line 12; error : ..`).
 fn error_lines(message: &str) -> BTreeSet<usize> {
@@ -493,26 +447,8 @@ fn arch_floors_are_exact() {
 
 /// Every token combination a form's slots allow but its rule rejects.
 fn rule_rejected(form: &'static InstructionForm) -> Vec<Modifiers> {
-    let mut partial: Vec<Vec<Option<&'static str>>> = vec![Vec::new()];
-    for slot in form.slots {
-        let mut next = Vec::new();
-        for prefix in &partial {
-            if !slot.required {
-                let mut v = prefix.clone();
-                v.push(None);
-                next.push(v);
-            }
-            for choice in slot.choices {
-                let mut v = prefix.clone();
-                v.push(Some(*choice));
-                next.push(v);
-            }
-        }
-        partial = next;
-    }
-    partial
+    slot_combinations(form)
         .into_iter()
-        .map(|tokens| Modifiers { form, tokens })
         .filter(|m| m.check().is_err())
         .collect()
 }

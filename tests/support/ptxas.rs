@@ -7,15 +7,20 @@ use std::process::Command;
 /// The version `scripts/install-ptxas.sh` installs.
 pub const PTXAS_VERSION: &str = "12.9.86";
 
-/// `$TILE_KERNEL_PTXAS`, else the project-local install under `.tools/`.
+/// `$TILE_KERNEL_PTXAS`, else the project-local install under `.tools/` of
+/// the workspace root (this file is shared by the facade's tests and, through
+/// `#[path]`, by `lowering/tests`, so the root is searched upwards).
 pub fn ptxas_path() -> PathBuf {
     if let Some(path) = std::env::var_os("TILE_KERNEL_PTXAS") {
         return PathBuf::from(path);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join(".tools")
-        .join(format!("nvcc-{PTXAS_VERSION}"))
-        .join("nvidia/cuda_nvcc/bin/ptxas")
+    let install = format!(".tools/nvcc-{PTXAS_VERSION}/nvidia/cuda_nvcc/bin/ptxas");
+    let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
+    manifest
+        .ancestors()
+        .map(|dir| dir.join(&install))
+        .find(|candidate| candidate.exists())
+        .unwrap_or_else(|| manifest.join(&install))
 }
 
 /// Assembles `ptx` for `arch` (e.g. "sm_90"); returns ptxas's error text on failure.

@@ -265,20 +265,20 @@ fn token_error(
     OpcodeError::new(message)
 }
 
-/// Every legal token list of a form (slot product filtered by its rule).
-pub fn legal_variants(form: &'static InstructionForm) -> Vec<Modifiers> {
+/// Every token list a form's slots can spell (optional slots may be
+/// omitted), legal or not: the domain its rule is judged over.
+pub fn slot_combinations(form: &'static InstructionForm) -> Vec<Modifiers> {
     let mut partial: Vec<Vec<Option<&'static str>>> = vec![Vec::new()];
     for slot in form.slots {
         let mut next = Vec::with_capacity(partial.len() * (slot.choices.len() + 1));
         for prefix in &partial {
-            if !slot.required {
+            let omitted = (!slot.required).then_some(None);
+            for choice in omitted
+                .into_iter()
+                .chain(slot.choices.iter().map(|c| Some(*c)))
+            {
                 let mut v = prefix.clone();
-                v.push(None);
-                next.push(v);
-            }
-            for choice in slot.choices {
-                let mut v = prefix.clone();
-                v.push(Some(*choice));
+                v.push(choice);
                 next.push(v);
             }
         }
@@ -287,6 +287,13 @@ pub fn legal_variants(form: &'static InstructionForm) -> Vec<Modifiers> {
     partial
         .into_iter()
         .map(|tokens| Modifiers { form, tokens })
+        .collect()
+}
+
+/// Every legal token list of a form (slot product filtered by its rule).
+pub fn legal_variants(form: &'static InstructionForm) -> Vec<Modifiers> {
+    slot_combinations(form)
+        .into_iter()
         .filter(|m| m.check().is_ok())
         .collect()
 }
