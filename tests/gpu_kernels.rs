@@ -789,13 +789,69 @@ fn module_is_loaded_once_across_many_launches() {
     assert_eq!(out.download().unwrap(), want);
 }
 
+/// Overwrites only the HIGH half of loaded words, under `pred = p` with
+/// `preserve_dst = true`: the low half must survive, and where `p` is false
+/// the whole word must.
+#[tile_kernel(grid = 1, block = 1)]
+fn overwrite_high_half(
+    words: Tensor<u32, 64, 1>,
+    a: Tensor<f32, 64, 1>,
+    out: Tensor<u32, 64, 1>,
+    p: bool,
+) {
+    let d = alloc_local::<u32>([64, 1]);
+    let f = alloc_local::<f32>([64, 1]);
+    apply(ptx["ld.global.b32"], d, words);
+    apply(ptx["ld.global.f32"], f, a);
+    apply(
+        ptx["cvt.rn.f16.f32"],
+        d.view::<u16>().slice(s![.., 1..2]),
+        f,
+        pred = p,
+        preserve_dst = true,
+    );
+    apply(ptx["st.global.b32"], out, d);
+}
+
+#[test]
+fn predicated_sub_register_write_keeps_the_other_half_and_the_old_word() {
+    let Some(dev) =
+        support::gpu::device("predicated_sub_register_write_keeps_the_other_half_and_the_old_word")
+    else {
+        return;
+    };
+    let words: Vec<u32> = (0..64u32)
+        .map(|i| 0xA5A5_0000 ^ (i * 0x0101_0101))
+        .collect();
+    let values: Vec<f32> = (0..64).map(|i| i as f32 * 0.37 - 11.0).collect();
+    let w = dev.upload(&words, [64, 1]).expect("upload words");
+    let a = dev.upload(&values, [64, 1]).expect("upload values");
+    for p in [true, false] {
+        let mut out = dev.zeros::<u32>([64, 1]).expect("zeros");
+        overwrite_high_half(&dev, &w, &a, &mut out, p).expect("launch");
+        let got = out.download().expect("download");
+        let want: Vec<u32> = words
+            .iter()
+            .zip(&values)
+            .map(|(&word, &x)| {
+                if p {
+                    (word & 0xFFFF) | (u32::from(f16::from_f32(x).to_bits()) << 16)
+                } else {
+                    word
+                }
+            })
+            .collect();
+        assert_eq!(got, want, "pred = {p}");
+    }
+}
+
 // ------------------------------------------------------------------ ptxas
 
 /// Every kernel of this file and of the examples it includes assembles with
 /// the pinned ptxas (this part needs no GPU and always runs).
 #[test]
 fn every_kernel_here_and_in_the_examples_assembles() {
-    let kernels: [(&str, &str); 14] = [
+    let kernels: [(&str, &str); 15] = [
         ("narrow_pairs (example)", narrow_pairs::PTX),
         ("pack_fp8 (example)", pack_fp8::PTX),
         ("widen_pairs (example)", widen_pairs::PTX),
@@ -810,6 +866,7 @@ fn every_kernel_here_and_in_the_examples_assembles() {
         ("unpack_e5m2", unpack_e5m2::PTX),
         ("widen_f16", widen_f16::PTX),
         ("cache_probe", cache_probe::PTX),
+        ("overwrite_high_half", overwrite_high_half::PTX),
     ];
     for (name, ptx) in kernels {
         assert!(ptx.contains(".target sm_90"), "{name}: unexpected target");

@@ -633,6 +633,29 @@ fn register_views(
     apply(ptx["st.global.b32"], out2, h.view::<u32>());
 }
 
+/// Partial writes of a register that already holds a value: it must be
+/// unpacked first so the untouched half survives (also where `pred` is false).
+#[tile_kernel(grid = 1, block = 1)]
+fn partial_overwrite(
+    words: Tensor<u32, 2, 1>,
+    a: Tensor<f32, 2, 1>,
+    out: Tensor<u32, 2, 1>,
+    p: bool,
+) {
+    let d = alloc_local::<u32>([2, 1]);
+    let f = alloc_local::<f32>([2, 1]);
+    apply(ptx["ld.global.b32"], d, words);
+    apply(ptx["ld.global.f32"], f, a);
+    apply(
+        ptx["cvt.rn.f16.f32"],
+        d.view::<u16>().slice(s![.., 1..2]),
+        f,
+        pred = p,
+        preserve_dst = true,
+    );
+    apply(ptx["st.global.b32"], out, d);
+}
+
 /// `.version` selection.
 #[tile_kernel(grid = 1, block = 1)]
 fn satfinite_pairs(a: Tensor<f32, 1, 2>, out: Tensor<u32, 1, 1>) {
@@ -795,30 +818,27 @@ fn widen_pairs_golden_and_unpack_moves() {
     assert_eq!(count(ptx, "cvt.f32.f16"), 8);
     assert_eq!(count(ptx, "st.global.v2.f32"), 4);
     assert!(ptx.contains("\t.reg .b16 %x16_<8>;\n"), "{ptx}");
-    // Element 0 of the u16 view is the LOW half: the first lane of the unpack.
+    // Element 0 of the u16 view is the LOW half: the first lane of the
+    // unpack. Each word is unpacked once and both halves are converted.
     let cvts: Vec<&str> = body(ptx)
         .into_iter()
         .skip_while(|l| !l.starts_with("mov.b32"))
-        .take(16)
+        .take(12)
         .collect();
     assert_eq!(
         cvts,
         [
-            "mov.b32 {%x16_0, _}, %t0_d_0;",
+            "mov.b32 {%x16_0, %x16_1}, %t0_d_0;",
             "cvt.f32.f16 %t1_f_0, %x16_0;",
-            "mov.b32 {_, %x16_1}, %t0_d_0;",
             "cvt.f32.f16 %t1_f_1, %x16_1;",
-            "mov.b32 {%x16_2, _}, %t0_d_1;",
+            "mov.b32 {%x16_2, %x16_3}, %t0_d_1;",
             "cvt.f32.f16 %t1_f_2, %x16_2;",
-            "mov.b32 {_, %x16_3}, %t0_d_1;",
             "cvt.f32.f16 %t1_f_3, %x16_3;",
-            "mov.b32 {%x16_4, _}, %t0_d_2;",
+            "mov.b32 {%x16_4, %x16_5}, %t0_d_2;",
             "cvt.f32.f16 %t1_f_4, %x16_4;",
-            "mov.b32 {_, %x16_5}, %t0_d_2;",
             "cvt.f32.f16 %t1_f_5, %x16_5;",
-            "mov.b32 {%x16_6, _}, %t0_d_3;",
+            "mov.b32 {%x16_6, %x16_7}, %t0_d_3;",
             "cvt.f32.f16 %t1_f_6, %x16_6;",
-            "mov.b32 {_, %x16_7}, %t0_d_3;",
             "cvt.f32.f16 %t1_f_7, %x16_7;",
         ]
     );
@@ -1115,7 +1135,7 @@ fn predication_with_a_bool_parameter() {
 #[test]
 fn sub_register_and_multi_register_views() {
     let ptx = register_views::PTX;
-    assert!(ptx.contains("\t.reg .b16 %x16_<8>;\n\t.reg .b32 %x32_<4>;\n"));
+    assert!(ptx.contains("\t.reg .b16 %x16_<4>;\n\t.reg .b32 %x32_<4>;\n"));
     let lines = body(ptx);
     let views: Vec<&str> = lines
         .iter()
@@ -1125,20 +1145,17 @@ fn sub_register_and_multi_register_views() {
     assert_eq!(
         views,
         [
-            // A u16-view destination: unpack the word, convert into the
-            // half, pack it back; the pack is guarded like the cvt.
-            "mov.b32 {%x16_0, %x16_1}, %t1_d_0;",
+            // A u16-view destination never written before: the halves are
+            // converted into part temporaries (no unpack of the undefined
+            // word) and packed once per word at the end of the statement.
+            // Where `p` is false the word is undefined, as `pred` without
+            // `preserve_dst` allows.
             "@%p4_p cvt.rn.f16.f32 %x16_0, %t0_r_0;",
-            "@%p4_p mov.b32 %t1_d_0, {%x16_0, %x16_1};",
-            "mov.b32 {%x16_2, %x16_3}, %t1_d_0;",
-            "@%p4_p cvt.rn.f16.f32 %x16_3, %t0_r_1;",
-            "@%p4_p mov.b32 %t1_d_0, {%x16_2, %x16_3};",
-            "mov.b32 {%x16_4, %x16_5}, %t1_d_1;",
-            "@%p4_p cvt.rn.f16.f32 %x16_4, %t0_r_2;",
-            "@%p4_p mov.b32 %t1_d_1, {%x16_4, %x16_5};",
-            "mov.b32 {%x16_6, %x16_7}, %t1_d_1;",
-            "@%p4_p cvt.rn.f16.f32 %x16_7, %t0_r_3;",
-            "@%p4_p mov.b32 %t1_d_1, {%x16_6, %x16_7};",
+            "@%p4_p cvt.rn.f16.f32 %x16_1, %t0_r_1;",
+            "@%p4_p cvt.rn.f16.f32 %x16_2, %t0_r_2;",
+            "@%p4_p cvt.rn.f16.f32 %x16_3, %t0_r_3;",
+            "mov.b32 %t1_d_0, {%x16_0, %x16_1};",
+            "mov.b32 %t1_d_1, {%x16_2, %x16_3};",
             "st.global.b32 [%a2_out], %t1_d_0;",
             "st.global.b32 [%a2_out+4], %t1_d_1;",
             // A u32 view of a u16 tile: written through a temporary, then
@@ -1151,6 +1168,34 @@ fn sub_register_and_multi_register_views() {
             "st.global.b32 [%a3_out2], %x32_2;",
             "mov.b32 %x32_3, {%t2_h_2, %t2_h_3};",
             "st.global.b32 [%a3_out2+4], %x32_3;",
+        ]
+    );
+}
+
+#[test]
+fn partial_writes_of_written_registers_unpack_first() {
+    let ptx = partial_overwrite::PTX;
+    support::ptxas::assemble(ptx, "sm_90");
+    let lines = body(ptx);
+    let views: Vec<&str> = lines
+        .iter()
+        .copied()
+        .skip_while(|l| !l.starts_with("mov.b32"))
+        .take(8)
+        .collect();
+    assert_eq!(
+        views,
+        [
+            // The low half keeps its loaded bits: unpack, write the high
+            // half under the predicate, pack back.
+            "mov.b32 {%x16_0, %x16_1}, %t0_d_0;",
+            "@%p3_p cvt.rn.f16.f32 %x16_1, %t1_f_0;",
+            "mov.b32 {%x16_2, %x16_3}, %t0_d_1;",
+            "@%p3_p cvt.rn.f16.f32 %x16_3, %t1_f_1;",
+            "mov.b32 %t0_d_0, {%x16_0, %x16_1};",
+            "mov.b32 %t0_d_1, {%x16_2, %x16_3};",
+            "st.global.b32 [%a2_out], %t0_d_0;",
+            "st.global.b32 [%a2_out+4], %t0_d_1;",
         ]
     );
 }

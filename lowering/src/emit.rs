@@ -6,7 +6,7 @@
 //! `%s<i>_<name>`, bool predicates `%p<i>_<name>`, literal constants
 //! `%k<bits>_<n>`, view temporaries `%x<bits>_<n>`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::dtype::DType;
@@ -18,6 +18,8 @@ pub fn emit(program: &Program) -> String {
         program,
         temps: BTreeMap::new(),
         constants: Vec::new(),
+        split: BTreeMap::new(),
+        written: BTreeSet::new(),
     };
     let mut body = String::new();
     for statement in &program.statements {
@@ -25,6 +27,7 @@ pub fn emit(program: &Program) -> String {
         for instruction in &statement.instructions {
             emitter.instruction(instruction, &mut body);
         }
+        emitter.flush_all(&mut body);
     }
 
     let mut out = String::new();
@@ -179,12 +182,30 @@ fn hex_literal(value: u64, bits: usize) -> String {
     format!("0x{:0width$X}", value, width = bits / 4)
 }
 
+/// A tile register currently held as parts in temporaries (after a
+/// sub-register view touched it). `dirty`: some part was written, so the
+/// register itself is stale until the parts are packed back.
+struct SplitRegister {
+    parts: Vec<String>,
+    dirty: bool,
+}
+
+/// Emission state. Sub-register views are realised with `mov`: a register
+/// is unpacked once into part temporaries, parts are read and written there,
+/// and it is packed back when it is next used whole or at the end of the
+/// statement. This is exact for straight-line code (the only control flow
+/// today); branches will have to flush at block boundaries.
 struct Emitter<'p> {
     program: &'p Program,
     /// Temporaries per bit width: how many were handed out.
     temps: BTreeMap<usize, usize>,
     /// Distinct constants `(bits, value)`, in first-use order.
     constants: Vec<(usize, u64)>,
+    /// `(tile, register)` -> its parts, while split.
+    split: BTreeMap<(usize, usize), SplitRegister>,
+    /// Registers some earlier instruction wrote (a first partial write of a
+    /// never-written register needs no unpack).
+    written: BTreeSet<(usize, usize)>,
 }
 
 impl Emitter<'_> {
@@ -242,28 +263,32 @@ impl Emitter<'_> {
         let guard = self.guard_prefix(instruction.guard);
         let mut before: Vec<String> = Vec::new();
         let mut after: Vec<String> = Vec::new();
-        // Written registers that are only partly replaced: register -> its part temps.
-        let mut partial_writes: BTreeMap<(usize, usize), Vec<String>> = BTreeMap::new();
-        let mut rendered: Vec<(String, bool)> = Vec::new();
-        for operand in &instruction.operands {
-            match operand {
-                OperandValue::Registers {
-                    lanes,
-                    write,
-                    braced,
-                } => {
-                    let names: Vec<String> = lanes
+        // Sources are bound before destinations: a read must see the
+        // registers as they were before this instruction.
+        let mut names: Vec<Option<String>> = vec![None; instruction.operands.len()];
+        for write_pass in [false, true] {
+            for (slot, operand) in instruction.operands.iter().enumerate() {
+                if let OperandValue::Registers { lanes, write, .. } = operand {
+                    if *write != write_pass {
+                        continue;
+                    }
+                    let lanes: Vec<String> = lanes
                         .iter()
-                        .map(|lane| {
-                            self.lane(*lane, *write, &mut before, &mut after, &mut partial_writes)
-                        })
+                        .map(|lane| self.lane(*lane, *write, &mut before, &mut after))
                         .collect();
-                    let text = if names.len() > 1 {
-                        format!("{{{}}}", names.join(", "))
+                    names[slot] = Some(if lanes.len() > 1 {
+                        format!("{{{}}}", lanes.join(", "))
                     } else {
-                        names.join("")
-                    };
-                    rendered.push((text, *braced));
+                        lanes.concat()
+                    });
+                }
+            }
+        }
+        let mut rendered: Vec<(String, bool)> = Vec::new();
+        for (operand, name) in instruction.operands.iter().zip(names) {
+            match operand {
+                OperandValue::Registers { braced, .. } => {
+                    rendered.push((name.unwrap_or_default(), *braced));
                 }
                 OperandValue::Memory { param, offset } => {
                     let reg = pointer_reg(*param, &self.program.params[*param].name);
@@ -282,15 +307,6 @@ impl Emitter<'_> {
                     rendered.push((name, false));
                 }
             }
-        }
-        // Pack the partly written registers back, now that all parts are known.
-        for ((tile, register), parts) in &partial_writes {
-            let bits = self.program.tiles[*tile].dtype.bits();
-            after.push(format!(
-                "mov.b{bits} {}, {{{}}};",
-                self.tile_register(*tile, *register),
-                parts.join(", ")
-            ));
         }
 
         let mut operands: Vec<String> = Vec::new();
@@ -324,50 +340,103 @@ impl Emitter<'_> {
         }
     }
 
+    /// Packs a split register back if a part was written since it was split.
+    fn flush(&mut self, key: (usize, usize), lines: &mut Vec<String>) {
+        if let Some(split) = self.split.get_mut(&key)
+            && split.dirty
+        {
+            split.dirty = false;
+            let parts = split.parts.join(", ");
+            let bits = self.program.tiles[key.0].dtype.bits();
+            lines.push(format!(
+                "mov.b{bits} {}, {{{parts}}};",
+                self.tile_register(key.0, key.1)
+            ));
+        }
+    }
+
+    /// Packs every dirty split register (end of a statement).
+    fn flush_all(&mut self, out: &mut String) {
+        let keys: Vec<(usize, usize)> = self.split.keys().copied().collect();
+        let mut lines = Vec::new();
+        for key in keys {
+            self.flush(key, &mut lines);
+        }
+        for line in lines {
+            let _ = writeln!(out, "\t{line}");
+        }
+    }
+
+    /// The part temporaries of a register, unpacking it first if it holds
+    /// a value (a never-written register needs no unpack).
+    fn split_parts(
+        &mut self,
+        key: (usize, usize),
+        parts: usize,
+        part_bits: usize,
+        before: &mut Vec<String>,
+    ) -> &mut SplitRegister {
+        if !self.split.contains_key(&key) {
+            let temps: Vec<String> = (0..parts).map(|_| self.temp(part_bits)).collect();
+            if self.written.contains(&key) {
+                let bits = self.program.tiles[key.0].dtype.bits();
+                before.push(format!(
+                    "mov.b{bits} {{{}}}, {};",
+                    temps.join(", "),
+                    self.tile_register(key.0, key.1)
+                ));
+            }
+            self.split.insert(
+                key,
+                SplitRegister {
+                    parts: temps,
+                    dirty: false,
+                },
+            );
+        }
+        self.split.get_mut(&key).expect("inserted above")
+    }
+
     /// The register name an instruction uses for one lane, adding the
-    /// unpack (before) / pack (after) moves a view needs.
+    /// unpack/pack moves a view needs.
     fn lane(
         &mut self,
         lane: Lane,
         write: bool,
         before: &mut Vec<String>,
         after: &mut Vec<String>,
-        partial_writes: &mut BTreeMap<(usize, usize), Vec<String>>,
     ) -> String {
         let register_bytes = self.program.tiles[lane.tile].dtype.size_bytes();
-        let register_bits = register_bytes * 8;
         let first = lane.byte_offset / register_bytes;
-        if lane.bytes == register_bytes {
-            return self.tile_register(lane.tile, first);
-        }
         let lane_bits = lane.bytes * 8;
         if lane.bytes < register_bytes {
+            // One part of one register.
+            let key = (lane.tile, first);
             let parts = register_bytes / lane.bytes;
             let part = (lane.byte_offset % register_bytes) / lane.bytes;
-            let register = self.tile_register(lane.tile, first);
+            let split = self.split_parts(key, parts, lane_bits, before);
             if write {
-                let key = (lane.tile, first);
-                partial_writes.entry(key).or_insert_with(|| {
-                    let temps: Vec<String> = (0..parts).map(|_| self.temp(lane_bits)).collect();
-                    before.push(format!(
-                        "mov.b{register_bits} {{{}}}, {register};",
-                        temps.join(", ")
-                    ));
-                    temps
-                });
-                return partial_writes[&key][part].clone();
+                split.dirty = true;
             }
-            let temp = self.temp(lane_bits);
-            let lanes: Vec<&str> = (0..parts)
-                .map(|p| if p == part { temp.as_str() } else { "_" })
-                .collect();
-            before.push(format!(
-                "mov.b{register_bits} {{{}}}, {register};",
-                lanes.join(", ")
-            ));
-            return temp;
+            let name = split.parts[part].clone();
+            if write {
+                self.written.insert(key);
+            }
+            return name;
         }
+        // One or more whole registers: they must be current (packed) first,
+        // and a write makes any part temporaries stale.
         let count = lane.bytes / register_bytes;
+        for register in first..first + count {
+            self.flush((lane.tile, register), before);
+            if write {
+                self.split.remove(&(lane.tile, register));
+                self.written.insert((lane.tile, register));
+            }
+        }
+        if count == 1 {
+            return self.tile_register(lane.tile, first);
+        }
         let registers: Vec<String> = (first..first + count)
             .map(|r| self.tile_register(lane.tile, r))
             .collect();
