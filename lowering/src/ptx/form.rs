@@ -23,8 +23,26 @@ pub struct InstructionForm {
     pub rule: fn(&Modifiers) -> Result<(), Violation>,
     /// Minimum architecture and PTX ISA version for one variant on a target.
     pub requires: fn(&Modifiers, Target) -> Requirement,
-    /// One line for docs: what the form does and its packing order.
+    /// How the form places several values in one register.
+    pub packing: Packing,
+    /// One line for docs: what the form does.
     pub summary: &'static str,
+}
+
+/// Bit placement of packing forms: the rule users most often get backwards,
+/// kept as data so docs, tests and a future interpreter read it from here.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Packing {
+    /// One value per register.
+    None,
+    /// Two sources packed into one destination, the FIRST source in the HIGH
+    /// half: `cvt.rn.f16x2.f32 d, a, b` gives `d[31:16] = a`, `d[15:0] = b`.
+    FirstSourceHigh,
+    /// A `{..}` group (or split operands) and one wide register: the FIRST
+    /// lane is the LOW bits: `mov.b32 d, {lo, hi}`.
+    FirstLaneLow,
+    /// Packed to packed: each element keeps its position (high half -> high byte).
+    InPlace,
 }
 
 /// A dotted-modifier position, such as the rounding mode or the type.

@@ -4,14 +4,16 @@
 //! - [`form`]: the table's data model (forms, slots, operands).
 //! - [`table`]: the table itself, as data.
 //! - [`rules`]: cross-slot legality rules and target requirements.
+//! - [`docs`]: a Markdown reference generated from the table.
 //! - [`mod@resolve`]: opcode text -> candidate forms, with spelling suggestions.
 
+pub mod docs;
 pub mod form;
 pub mod resolve;
 pub mod rules;
 pub mod table;
 pub mod types;
 
-pub use form::{Access, InstructionForm, Modifiers, OperandKind, ResolvedOperand};
+pub use form::{Access, InstructionForm, Modifiers, OperandKind, Packing, ResolvedOperand};
 pub use resolve::{OpcodeError, resolve};
 pub use types::PtxType;

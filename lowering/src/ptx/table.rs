@@ -7,7 +7,8 @@
 //! [`super::rules`] when slot combinations are restricted).
 
 use super::form::{
-    Access, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, TypeRef, no_rule,
+    Access, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, Packing, TypeRef,
+    no_rule,
 };
 use super::rules;
 use super::types::PtxType;
@@ -120,6 +121,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R)],
         rule: rules::memory_access,
         requires: rules::memory_access_requires,
+        packing: Packing::None,
         summary: "load 1, 2 or 4 elements from global memory into registers",
     },
     InstructionForm {
@@ -135,6 +137,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
         rule: rules::memory_access,
         requires: rules::memory_access_requires,
+        packing: Packing::None,
         summary: "store 1, 2 or 4 registers to global memory",
     },
     // ------------------------------------------------------------------- cvt
@@ -156,6 +159,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::cvt_scalar,
         requires: rules::cvt_scalar_requires,
+        packing: Packing::None,
         summary: "convert one value between integer and float types",
     },
     InstructionForm {
@@ -175,6 +179,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: no_rule,
         requires: rules::cvt_half_pair_requires,
+        packing: Packing::FirstSourceHigh,
         summary: "pack two f32 into one half pair: a -> high 16 bits, b -> low 16 bits",
     },
     InstructionForm {
@@ -193,6 +198,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::cvt_tf32,
         requires: rules::cvt_tf32_requires,
+        packing: Packing::None,
         summary: "round an f32 to tf32 (kept in a 32-bit register)",
     },
     InstructionForm {
@@ -212,6 +218,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: no_rule,
         requires: rules::cvt_fp8_requires,
+        packing: Packing::FirstSourceHigh,
         summary: "pack two f32 into an fp8 pair: a -> high byte, b -> low byte",
     },
     InstructionForm {
@@ -230,6 +237,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: no_rule,
         requires: rules::cvt_fp8_requires,
+        packing: Packing::InPlace,
         summary: "narrow an f16 pair to an fp8 pair: high half -> high byte",
     },
     InstructionForm {
@@ -247,6 +255,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: no_rule,
         requires: rules::cvt_fp8_requires,
+        packing: Packing::InPlace,
         summary: "widen an fp8 pair to an f16 pair: high byte -> high half",
     },
     // ------------------------------------------------------------------- mov
@@ -257,6 +266,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "copy one register",
     },
     InstructionForm {
@@ -277,6 +287,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "pack two half-width registers: the first lane is the low bits",
     },
     InstructionForm {
@@ -297,6 +308,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "pack four quarter-width registers: the first lane is the low bits",
     },
     InstructionForm {
@@ -317,6 +329,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "split a register into two halves: the first lane gets the low bits",
     },
     InstructionForm {
@@ -337,6 +350,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "split a register into four quarters: the first lane gets the low bits",
     },
     InstructionForm {
@@ -346,6 +360,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), braced("a", R, 2), braced("b", R, 2)],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "pack two half-width registers given as two operands: a is the low bits",
     },
     InstructionForm {
@@ -361,6 +376,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "pack four quarter-width registers given as four operands: a is the low bits",
     },
     InstructionForm {
@@ -370,6 +386,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[braced("a", W, 2), braced("b", W, 2), reg("d", R, TYPE)],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "split a register into two operands: a gets the low bits",
     },
     InstructionForm {
@@ -385,6 +402,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::pack_lanes,
         requires: rules::baseline,
+        packing: Packing::FirstLaneLow,
         summary: "split a register into four operands: a gets the low bits",
     },
     // ------------------------------------------------------------ arithmetic
@@ -400,6 +418,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = a + b",
     },
     InstructionForm {
@@ -409,6 +428,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::int_saturation,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = a + b (wrapping, or saturating with .sat.s32)",
     },
     InstructionForm {
@@ -423,6 +443,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = a - b",
     },
     InstructionForm {
@@ -432,6 +453,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::int_saturation,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = a - b (wrapping, or saturating with .sat.s32)",
     },
     InstructionForm {
@@ -446,6 +468,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = a * b",
     },
     InstructionForm {
@@ -455,6 +478,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = high or low half of the double-width product a * b",
     },
     InstructionForm {
@@ -471,6 +495,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: no_rule,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d (double width) = a * b",
     },
     InstructionForm {
@@ -489,6 +514,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::int_saturation,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = (high or low half of a * b) + c",
     },
     InstructionForm {
@@ -506,6 +532,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: no_rule,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d (double width) = a * b + c",
     },
     InstructionForm {
@@ -525,6 +552,7 @@ pub static FORMS: &[InstructionForm] = &[
         ],
         rule: rules::float_arith,
         requires: rules::fma_requires,
+        packing: Packing::None,
         summary: "d = a * b + c with a single rounding",
     },
     InstructionForm {
@@ -540,6 +568,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_min_max,
         requires: rules::float_min_max_requires,
+        packing: Packing::None,
         summary: "d = the smaller of a and b (.NaN propagates NaN)",
     },
     InstructionForm {
@@ -549,6 +578,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::int_min_max,
         requires: rules::int_min_max_requires,
+        packing: Packing::None,
         summary: "d = the smaller of a and b",
     },
     InstructionForm {
@@ -564,6 +594,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_min_max,
         requires: rules::float_min_max_requires,
+        packing: Packing::None,
         summary: "d = the larger of a and b (.NaN propagates NaN)",
     },
     InstructionForm {
@@ -573,6 +604,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::int_min_max,
         requires: rules::int_min_max_requires,
+        packing: Packing::None,
         summary: "d = the larger of a and b",
     },
     InstructionForm {
@@ -582,6 +614,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = -a",
     },
     InstructionForm {
@@ -591,6 +624,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = -a (wrapping)",
     },
     InstructionForm {
@@ -600,6 +634,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = |a|",
     },
     InstructionForm {
@@ -609,6 +644,7 @@ pub static FORMS: &[InstructionForm] = &[
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
+        packing: Packing::None,
         summary: "d = |a| (wrapping at the minimum value)",
     },
 ];
