@@ -19,7 +19,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use tile_kernel_lowering::ptx::form::{
-    Access, InstructionForm, Lanes, ModifierSlot, OperandSlot, TypeRef, no_rule,
+    Access, InstructionForm, Lanes, ModifierSlot, OperandSlot, Packing, TypeRef, no_rule,
 };
 use tile_kernel_lowering::ptx::resolve::{legal_variants, slot_combinations};
 use tile_kernel_lowering::ptx::rules;
@@ -684,6 +684,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             operands: OPERANDS,
             rule: no_rule,
             requires: rules::baseline,
+            packing: Packing::None,
             summary: "",
         },
         InstructionForm {
@@ -693,6 +694,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             operands: OPERANDS,
             rule: no_rule,
             requires: rules::baseline,
+            packing: Packing::None,
             summary: "",
         },
     ];
