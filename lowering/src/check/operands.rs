@@ -1,0 +1,461 @@
+//! Operand checks for one `apply` against one candidate form: rules 2-7
+//! and the shape part of rule 10, plus the diagnostics they produce.
+
+use crate::ast::{self, LiteralValue, Operand};
+use crate::diag::{Diagnostic, SpanId};
+use crate::dtype::DType;
+use crate::layout::{Layout, shape_text};
+use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
+use crate::ptx::types::TypeClass;
+use crate::ptx::{Modifiers, PtxType};
+
+use super::{Checker, TileState, Value, advance, value_name};
+
+impl Checker<'_> {
+    /// Rules 2-7 and 10 (shape parts) for one candidate form.
+    pub(super) fn operand_errors(
+        &self,
+        apply: &ast::Apply,
+        form: &Modifiers,
+        values: &[Value],
+    ) -> Vec<Diagnostic> {
+        let slots = form.operands();
+        let opcode = form.opcode_text();
+        let signature = || {
+            let ops: Vec<String> = slots.iter().map(ResolvedOperand::syntax).collect();
+            format!("the form is `{opcode} {}`", ops.join(", "))
+        };
+        let mut errors = Vec::new();
+        // Rule 2.
+        if slots.len() != values.len() {
+            let names: Vec<&str> = slots.iter().map(|s| s.name).collect();
+            let span = apply
+                .operands
+                .get(slots.len())
+                .map(Operand::span)
+                .unwrap_or(apply.opcode_span);
+            errors.push(
+                Diagnostic::new(
+                    span,
+                    format!(
+                        "`{}` takes {} operand{} ({}), but {} {} given",
+                        apply.opcode,
+                        slots.len(),
+                        if slots.len() == 1 { "" } else { "s" },
+                        names.join(", "),
+                        values.len(),
+                        if values.len() == 1 { "was" } else { "were" }
+                    ),
+                )
+                .with_note(signature()),
+            );
+            return errors;
+        }
+        let mut repeat: Option<(Vec<usize>, &str, SpanId)> = None;
+        for ((slot, value), operand) in slots.iter().zip(values).zip(&apply.operands) {
+            let span = operand.span();
+            let role = if slot.access == Access::Write {
+                "destination"
+            } else {
+                "source"
+            };
+            let before = errors.len();
+            match (slot.kind, value) {
+                // Rule 3.
+                (OperandKind::Register, Value::Global { name, .. }) => errors.push(
+                    Diagnostic::new(
+                        span,
+                        format!("`{name}` is a global tensor, but operand `{}` of `{opcode}` is a register {role}", slot.name),
+                    )
+                    .with_help(if slot.access == Access::Write {
+                        "write into a local tile (`alloc_local`) and store it with `st.global`".to_string()
+                    } else {
+                        "load the tensor into a local tile (`alloc_local`) with `ld.global` first".to_string()
+                    }),
+                ),
+                (OperandKind::Address, Value::Local { name, .. }) => errors.push(
+                    Diagnostic::new(
+                        span,
+                        format!(
+                            "`{name}` is a local tile, but operand `{}` of `{opcode}` is a memory address; memory operands must be global tensors (kernel parameters)",
+                            slot.name
+                        ),
+                    ),
+                ),
+                (OperandKind::Address, other @ (Value::Scalar { .. } | Value::Literal(_))) => errors.push(Diagnostic::new(
+                    span,
+                    format!(
+                        "operand `{}` of `{opcode}` is a memory address, but a {} was given",
+                        slot.name,
+                        other.describe()
+                    ),
+                )),
+                // Rule 7.
+                (OperandKind::Register, scalar @ (Value::Scalar { .. } | Value::Literal(_))) => {
+                    if slot.access == Access::Write {
+                        errors.push(Diagnostic::new(
+                            span,
+                            format!(
+                                "operand `{}` of `{opcode}` is a destination, but a {} cannot be written",
+                                slot.name,
+                                scalar.describe()
+                            ),
+                        ).with_help("write into a local tile (`alloc_local`)"));
+                    } else if slot.lanes > 1 {
+                        errors.push(Diagnostic::new(
+                            span,
+                            format!(
+                                "operand `{}` of `{opcode}` is a group of {} registers, but a {} fills only one; scalars broadcast only into single-register sources",
+                                slot.name,
+                                slot.lanes,
+                                scalar.describe()
+                            ),
+                        ));
+                    } else if let Some(diag) = scalar_type_error(slot, scalar, span, &opcode) {
+                        errors.push(diag);
+                    }
+                }
+                (_, Value::Local { layout, .. } | Value::Global { layout, .. }) => {
+                    let is_memory = slot.kind == OperandKind::Address;
+                    // A wrong carrier width whose final axis holds exactly the
+                    // operand's bits is one mistake (rule 6, fixed by a view),
+                    // not also a wrong extent.
+                    let carrier = slot.ty.carrier_bits();
+                    let view_fixes_extent = !slot.ty.accepts(layout.dtype)
+                        && layout.dtype.bits() != carrier
+                        && layout.shape.last().is_some_and(|e| {
+                            e * layout.dtype.bits() == slot.lanes as usize * carrier
+                        });
+                    // Rule 5 / rule 10 (extent of one access).
+                    let mut extent_ok = true;
+                    match layout.shape.last() {
+                        None => {
+                            extent_ok = false;
+                            errors.push(Diagnostic::new(
+                                span,
+                                format!("operand `{}` needs a register axis, but this view has no axes", slot.name),
+                            ));
+                        }
+                        Some(&extent) if extent != slot.lanes as usize && !view_fixes_extent => {
+                            extent_ok = false;
+                            errors.push(extent_error(slot, layout, span, &opcode, is_memory, value));
+                        }
+                        Some(_) => {}
+                    }
+                    // Rule 6.
+                    if !slot.ty.accepts(layout.dtype) {
+                        errors.push(dtype_error(slot, layout, span, &opcode));
+                    }
+                    if errors.len() == before {
+                        if is_memory {
+                            // Rule 10: the moved elements are contiguous.
+                            if slot.lanes > 1 && layout.strides.last() != Some(&layout.dtype.size_bytes()) {
+                                errors.push(Diagnostic::new(
+                                    span,
+                                    format!(
+                                        "memory operand `{}` must be contiguous in its final axis: one `{opcode}` moves {} adjacent elements",
+                                        slot.name, slot.lanes
+                                    ),
+                                ));
+                            }
+                        } else if let Some(diag) = register_split_error(&self.tiles, value, span) {
+                            errors.push(diag);
+                        }
+                    }
+                    // Rule 4 (only once the register axis is right: with a
+                    // wrong final axis the repeat axes are unknown, and the
+                    // extent error's help already fixes both).
+                    if let Some((_, rest)) = layout.shape.split_last().filter(|_| extent_ok) {
+                        let name = value_name(value);
+                        match &repeat {
+                            None => repeat = Some((rest.to_vec(), name, span)),
+                            Some((shape, first, _)) if shape.as_slice() != rest => errors.push(
+                                Diagnostic::new(
+                                    span,
+                                    format!(
+                                        "repeat shape {} of `{name}` does not match repeat shape {} of `{first}`",
+                                        shape_text(rest),
+                                        shape_text(shape)
+                                    ),
+                                )
+                                .with_note("all tensor operands of one `apply` share their repeat axes (every axis but the last)"),
+                            ),
+                            Some(_) => {}
+                        }
+                    }
+                }
+            }
+            if errors.len() > before
+                && errors[before..].iter().all(|d| d.notes.is_empty())
+                && let Some(first) = errors.get_mut(before)
+            {
+                first.notes.push(signature());
+            }
+        }
+        errors
+    }
+}
+
+/// Rule 5 (registers) / rule 10 (memory): the final axis must hold exactly
+/// the operand's registers / the elements one access moves.
+fn extent_error(
+    slot: &ResolvedOperand,
+    layout: &Layout,
+    span: SpanId,
+    opcode: &str,
+    is_memory: bool,
+    value: &Value,
+) -> Diagnostic {
+    let extent = *layout.shape.last().unwrap_or(&0);
+    let name = value_name(value);
+    if is_memory {
+        let bytes = slot.lanes as usize * slot.ty.carrier_bits() / 8;
+        let mut diag = Diagnostic::new(
+            span,
+            format!(
+                "memory operand `{}` of `{opcode}` moves {} element{} ({bytes} bytes) per access, but the final axis of `{name}` has extent {extent}",
+                slot.name,
+                slot.lanes,
+                if slot.lanes == 1 { "" } else { "s" }
+            ),
+        );
+        if extent * layout.dtype.size_bytes() == bytes
+            && bytes.is_multiple_of(layout.dtype.size_bytes())
+            && let Some(bits) = DType::ALL
+                .into_iter()
+                .find(|d| d.size_bytes() * slot.lanes as usize == bytes && *d == d.bit_container())
+        {
+            diag = diag.with_help(format!(
+                "view the bytes as the access type with `.view::<{bits}>()`"
+            ));
+        }
+        return diag;
+    }
+    let mut diag = Diagnostic::new(
+        span,
+        format!(
+            "operand `{}` of `{opcode}` takes {} register{}, but the register axis (final axis) of `{name}` has extent {extent}",
+            slot.name,
+            slot.lanes,
+            if slot.lanes == 1 { "" } else { "s" }
+        ),
+    );
+    if slot.lanes == 1 && extent > 1 {
+        diag = diag.with_help(format!(
+            "add a singleton register axis with `.unsqueeze(-1)` so each of the {extent} elements becomes its own repeat"
+        ));
+    } else if extent > 0 && (slot.lanes as usize).is_multiple_of(extent) && slot.lanes > 1 {
+        diag = diag.with_help(format!(
+            "the final axis must hold the {} registers of one `{{..}}` group; reshape the tile so its last extent is {}",
+            slot.lanes, slot.lanes
+        ));
+    }
+    diag
+}
+
+/// Rule 6: the dtype must be the PTX type or its equal-width bit container.
+fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &str) -> Diagnostic {
+    let accepted: Vec<String> = slot
+        .ty
+        .accepted_dtypes()
+        .iter()
+        .map(|d| format!("`{d}`"))
+        .collect();
+    let dtype = layout.dtype;
+    let carrier = slot.ty.carrier_bits();
+    let mut diag = if dtype.bits() != carrier {
+        Diagnostic::new(
+            span,
+            format!(
+                "operand `{}` of `{opcode}` is `{}` with a {carrier}-bit carrier, but this operand's dtype `{dtype}` is {}-bit",
+                slot.name,
+                slot.ty,
+                dtype.bits()
+            ),
+        )
+    } else {
+        Diagnostic::new(
+            span,
+            format!(
+                "operand `{}` of `{opcode}` is `{}`, which `{dtype}` does not carry",
+                slot.name, slot.ty
+            ),
+        )
+    };
+    diag = diag.with_note(format!(
+        "`{}` accepts {}",
+        slot.ty,
+        join_alternatives(&accepted)
+    ));
+    // A view fixes it when the final axis holds exactly the operand's bits.
+    let extent = *layout.shape.last().unwrap_or(&0);
+    let bits = extent * dtype.bits();
+    if let Some(target) = slot
+        .ty
+        .accepted_dtypes()
+        .into_iter()
+        .find(|d| *d == d.bit_container())
+    {
+        if bits == slot.lanes as usize * carrier
+            && (layout.strides.last() == Some(&dtype.size_bytes()) || extent == 1)
+        {
+            if dtype.bits() == carrier {
+                // Same width, other meaning (`i32` for `.f32`): a view would
+                // pass the bits unconverted, which is rarely what was meant.
+                diag = diag.with_help(format!(
+                    "if these `{dtype}` elements already hold `{}` bit patterns, reinterpret them with `.view::<{target}>()`; a view never converts values",
+                    slot.ty
+                ));
+            } else {
+                diag = diag.with_help(format!("reinterpret the bits with `.view::<{target}>()`"));
+            }
+        } else if dtype.bits() != carrier
+            && (extent * dtype.bits()).is_multiple_of(carrier)
+            && extent > 0
+        {
+            diag = diag.with_help(format!(
+                "`.view::<{target}>()` would regroup the bits into {}-bit registers; adjust the final axis to {} register{}",
+                carrier,
+                slot.lanes,
+                if slot.lanes == 1 { "" } else { "s" }
+            ));
+        }
+    }
+    diag
+}
+
+/// Rule 7 / 6 for scalars: the literal or parameter must fit the operand type.
+fn scalar_type_error(
+    slot: &ResolvedOperand,
+    value: &Value,
+    span: SpanId,
+    opcode: &str,
+) -> Option<Diagnostic> {
+    match value {
+        Value::Scalar { name, dtype, .. } => (!slot.ty.accepts(*dtype)).then(|| {
+            let accepted: Vec<String> = slot
+                .ty
+                .accepted_dtypes()
+                .iter()
+                .map(|d| format!("`{d}`"))
+                .collect();
+            Diagnostic::new(
+                span,
+                format!(
+                    "operand `{}` of `{opcode}` is `{}`, but parameter `{name}` is `{dtype}`",
+                    slot.name, slot.ty
+                ),
+            )
+            .with_note(format!(
+                "`{}` accepts {}",
+                slot.ty,
+                join_alternatives(&accepted)
+            ))
+        }),
+        Value::Literal(literal) => literal_bits(*literal, slot.ty).err().map(|message| {
+            Diagnostic::new(
+                span,
+                format!("operand `{}` of `{opcode}`: {message}", slot.name),
+            )
+        }),
+        _ => None,
+    }
+}
+
+/// The bits of a literal for an operand of type `ty`, or why it does not fit.
+pub(super) fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
+    let bits = ty.carrier_bits() as u32;
+    match literal {
+        LiteralValue::Bool(_) => Err(format!("a bool literal cannot be a `{ty}` value")),
+        LiteralValue::Float(value) => match ty {
+            PtxType::F32 => Ok(u64::from((value as f32).to_bits())),
+            PtxType::F64 => Ok(value.to_bits()),
+            _ if ty.class() == TypeClass::Bits => Err(format!(
+                "`{ty}` takes raw bits, so the float literal `{value:?}` is ambiguous: write its bits as an integer literal, or use an `.f32`/`.f64` form"
+            )),
+            _ if ty.is_float() => Err(format!(
+                "float literals for `{ty}` operands are not supported yet; write the bits as an integer literal into a tile"
+            )),
+            _ => Err(format!(
+                "`{ty}` is an integer type, so the float literal `{value:?}` would be truncated"
+            )),
+        },
+        LiteralValue::Int(value) => {
+            if ty.is_float() && ty.class() == TypeClass::Scalar {
+                return Err(format!(
+                    "`{ty}` is a float type: write a float literal like `{value}.0`"
+                ));
+            }
+            let fits = if ty.is_signed_int() {
+                let limit = 1i128 << (bits - 1);
+                (-limit..limit).contains(&value)
+            } else if ty.is_unsigned_int() {
+                (0..(1i128 << bits)).contains(&value)
+            } else {
+                // Bit-size and packed types: any value of that many bits, signed or not.
+                (-(1i128 << (bits - 1))..(1i128 << bits)).contains(&value)
+            };
+            if !fits {
+                return Err(format!(
+                    "the literal `{value}` does not fit in `{ty}` ({bits} bits)"
+                ));
+            }
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            Ok((value as i64 as u64) & mask)
+        }
+    }
+}
+
+/// A register lane must be one whole register, an aligned part of one
+/// register (at most 4 parts: `mov` unpacks into 2 or 4 lanes), or 2/4 whole
+/// registers; anything else would need shifts, which views never emit.
+fn register_split_error(tiles: &[TileState], value: &Value, span: SpanId) -> Option<Diagnostic> {
+    let Value::Local { tile, name, layout } = value else {
+        return None;
+    };
+    let register = tiles[*tile].tile.dtype.size_bytes();
+    let element = layout.dtype.size_bytes();
+    let ratio_ok = if element <= register {
+        register / element <= 4
+    } else {
+        element / register <= 4
+    };
+    let mut misaligned = false;
+    let mut index = vec![0usize; layout.shape.len()];
+    for _ in 0..layout.len() {
+        let offset = layout.byte_offset(&index);
+        if offset % element.min(register) != 0 || (element > register && offset % register != 0) {
+            misaligned = true;
+            break;
+        }
+        if element < register && offset / register != (offset + element - 1) / register {
+            misaligned = true;
+            break;
+        }
+        advance(&mut index, &layout.shape);
+    }
+    if ratio_ok && !misaligned {
+        return None;
+    }
+    let base = tiles[*tile].tile.dtype;
+    Some(
+        Diagnostic::new(
+            span,
+            format!("this `{}` view of `{name}` (registers of `{base}`) does not split its registers evenly", layout.dtype),
+        )
+        .with_note("sub-register views are realised with `mov` pack/unpack: an element must be 1/2 or 1/4 of a register, or 2 or 4 whole registers"),
+    )
+}
+
+/// "`a`", "`a` or `b`", "`a`, `b` or `c`".
+pub(super) fn join_alternatives(items: &[String]) -> String {
+    match items.split_last() {
+        Some((last, [])) => last.clone(),
+        Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
