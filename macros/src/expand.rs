@@ -5,7 +5,8 @@
 //! follow-up errors (thiserror's fallback idea).
 
 use proc_macro2::TokenStream;
-use quote::{format_ident, quote};
+use quote::{format_ident, quote, quote_spanned};
+use syn::spanned::Spanned;
 use tile_kernel_lowering::ast::{self, LaunchDims, Param, ParamType};
 use tile_kernel_lowering::{DType, Target};
 
@@ -139,7 +140,12 @@ fn public_surface(
         },
     ) in kernel.params.iter().enumerate()
     {
-        let ident = rust_ident(pname);
+        // The launcher's parameters carry the spans of the kernel's, so a
+        // wrong argument is explained at the parameter the user wrote.
+        let declared = item.sig.inputs.iter().nth(index);
+        let span = declared.map_or_else(proc_macro2::Span::call_site, Spanned::span);
+        let mut ident = rust_ident(pname);
+        ident.set_span(span);
         let written = writes.get(index).copied().unwrap_or(false);
         match ty {
             ParamType::Tensor { dtype, dims } => {
@@ -158,17 +164,19 @@ fn public_surface(
                     }
                 });
                 if written {
-                    inputs.push(quote!(#ident: &mut ::tile_kernel::DeviceTensor<#elem>));
+                    inputs.push(
+                        quote_spanned!(span=> #ident: &mut ::tile_kernel::DeviceTensor<#elem>),
+                    );
                     pushes.push(quote!(.tensor_mut(#ident)?));
                 } else {
-                    inputs.push(quote!(#ident: &::tile_kernel::DeviceTensor<#elem>));
+                    inputs.push(quote_spanned!(span=> #ident: &::tile_kernel::DeviceTensor<#elem>));
                     pushes.push(quote!(.tensor(#ident)?));
                 }
             }
             ParamType::Unparsed => {
                 // The type was reported as an error: accept anything so
                 // callers get no follow-up type errors.
-                inputs.push(quote!(#ident: impl ::core::marker::Sized));
+                inputs.push(quote_spanned!(span=> #ident: impl ::core::marker::Sized));
             }
             ParamType::Scalar(dtype) => {
                 let elem = if *dtype == DType::Bool {
@@ -183,7 +191,7 @@ fn public_surface(
                         kind: ::tile_kernel::__private::ParamKind::Scalar { dtype: #dtype },
                     }
                 });
-                inputs.push(quote!(#ident: #elem));
+                inputs.push(quote_spanned!(span=> #ident: #elem));
                 pushes.push(quote!(.scalar(&#ident)?));
             }
         }
