@@ -243,3 +243,143 @@ fn public_surface(
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The macro must never panic: every input yields tokens (items and/or
+    //! `compile_error!`s). These run the expansion outside of rustc, on the
+    //! seed kernel with each token deleted or duplicated in turn, and on
+    //! hand-picked odd inputs.
+
+    use proc_macro2::{TokenStream, TokenTree};
+    use quote::quote;
+
+    use super::tile_kernel;
+
+    const SEED: &str = r#"
+        fn narrow_pairs(a: Tensor<f32, 4, 2>, out: Tensor<u32, 4, 1>, p: bool, s: f32) {
+            let r = alloc_local::<f32>([4, 2]);
+            let d = alloc_local::<u32>([4, 1]);
+            apply(ptx["ld.global.v2.f32"], r, a);
+            apply(ptx["cvt.rn.f16x2.f32"], d, r.slice(s![.., 1..2;1]), r[..].slice(s![.., 0..1]), pred = !p, preserve_dst = false);
+            apply(ptx["add.f32"], r.reshape([8]).unsqueeze(-1), r.view::<u32>().view::<f32>().reshape([8, 1]), s);
+            apply(ptx["st.global.b32"], out, d, scope = "thread");
+        }
+    "#;
+
+    /// Flattens a token stream into leaves plus group delimiters, so single
+    /// tokens can be removed or repeated at any depth.
+    fn leaves(stream: TokenStream, out: &mut Vec<String>) {
+        for tree in stream {
+            match tree {
+                TokenTree::Group(group) => {
+                    let (open, close) = match group.delimiter() {
+                        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
+                        proc_macro2::Delimiter::Brace => ("{", "}"),
+                        proc_macro2::Delimiter::Bracket => ("[", "]"),
+                        proc_macro2::Delimiter::None => ("", ""),
+                    };
+                    out.push(open.to_string());
+                    leaves(group.stream(), out);
+                    out.push(close.to_string());
+                }
+                other => out.push(other.to_string()),
+            }
+        }
+    }
+
+    fn expand_text(args: TokenStream, text: &str) -> String {
+        match text.parse::<TokenStream>() {
+            Ok(item) => tile_kernel(args, item).to_string(),
+            Err(_) => String::new(), // unbalanced delimiters never reach a macro
+        }
+    }
+
+    #[test]
+    fn the_seed_expands_without_errors() {
+        let out = expand_text(quote!(grid = 1, block = 1), SEED);
+        assert!(!out.contains("compile_error"), "{out}");
+        assert!(out.contains("cvt.rn.f16x2.f32"), "{out}");
+    }
+
+    #[test]
+    fn deleting_or_repeating_any_token_never_panics() {
+        let mut tokens = Vec::new();
+        leaves(SEED.parse().expect("seed parses"), &mut tokens);
+        let args = quote!(grid = 1, block = 1);
+        for i in 0..tokens.len() {
+            let mut deleted = tokens.clone();
+            deleted.remove(i);
+            let _ = expand_text(args.clone(), &deleted.join(" "));
+            let mut repeated = tokens.clone();
+            repeated.insert(i, tokens[i].clone());
+            let _ = expand_text(args.clone(), &repeated.join(" "));
+        }
+    }
+
+    #[test]
+    fn odd_inputs_give_errors_not_panics() {
+        let cases: &[(&str, &str)] = &[
+            ("", "fn k() {}"),
+            ("grid = 1", "fn k() {}"),
+            ("grid = [1, 2, 3, 4], block = 0", "fn k() {}"),
+            ("grid = 99999999999, block = 1", "fn k() {}"),
+            ("grid = 1, block = 1, arch = 90", "fn k() {}"),
+            ("grid = 1, block = 1", "struct S;"),
+            ("grid = 1, block = 1", "fn k<T>(a: T) -> u32 { 0 }"),
+            ("grid = 1, block = 1", "fn k(self) {}"),
+            ("grid = 1, block = 1", "fn k((a, b): (u32, u32)) {}"),
+            ("grid = 1, block = 1", "fn k(a: Tensor<f32>) {}"),
+            ("grid = 1, block = 1", "fn k(a: Tensor<f32, {1 / 0}>) {}"),
+            ("grid = 1, block = 1", "fn k(a: Tensor<f32, {-3}>) {}"),
+            (
+                "grid = 1, block = 1",
+                "fn k(a: Tensor<f32, 340282366920938463463374607431768211455>) {}",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k(r#type: u32, device: u32) { apply(ptx[\"\"], r#type); }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { let t = alloc_local::<f32>([0]); apply(ptx[\"mov.b32\"], t, t); }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { let t = alloc_local::<f32>([99999999999999999999]); }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { apply(ptx[\"...\"]); apply(ptx[1]); apply(); apply(ptx[\"x\"], pred = 1 + 2); }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { let t = alloc_local::<f32>([4]); apply(ptx[\"mov.f32\"], t.slice(s![i64::MAX..;-1]), t[-9]); }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { let t = alloc_local::<u8>([4]); apply(ptx[\"mov.b32\"], t.view::<u64>(), t.reshape([-1, -1])); }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { async {}; loop {}; while true {}; if x {} else {} }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { let t = alloc_local::<f32>([1]); apply(ptx[\"add.f32\"], t, 1e400, -0.0); }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k() { let t = alloc_local::<f32>([1]); apply(ptx[\"add.f32\"], t, 1e39, -0.0); }",
+            ),
+        ];
+        for (args, item) in cases {
+            let args: TokenStream = args.parse().expect("args parse");
+            let out = expand_text(args, item);
+            assert!(
+                out.contains("compile_error"),
+                "expected an error for `{item}`, got:\n{out}"
+            );
+        }
+    }
+}

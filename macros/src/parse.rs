@@ -509,6 +509,9 @@ impl KernelParser<'_> {
                 let v: f64 = float
                     .base10_parse()
                     .map_err(|_| err(float, "invalid float literal"))?;
+                if !v.is_finite() {
+                    return Err(err(float, "float literal out of range for `f64`"));
+                }
                 LiteralValue::Float(if negate { -v } else { v })
             }
             Lit::Bool(value) if !negate => LiteralValue::Bool(value.value),

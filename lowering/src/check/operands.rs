@@ -368,6 +368,10 @@ pub(super) fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, St
     match literal {
         LiteralValue::Bool(_) => Err(format!("a bool literal cannot be a `{ty}` value")),
         LiteralValue::Float(value) => match ty {
+            // Like rustc's `overflowing_literals`: a finite literal must stay finite.
+            PtxType::F32 if value.is_finite() && !(value as f32).is_finite() => Err(format!(
+                "the float literal `{value:?}` is out of range for `{ty}` (it would become infinite)"
+            )),
             PtxType::F32 => Ok(u64::from((value as f32).to_bits())),
             PtxType::F64 => Ok(value.to_bits()),
             _ if ty.class() == TypeClass::Bits => Err(format!(
