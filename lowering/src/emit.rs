@@ -148,6 +148,29 @@ pub fn emit(program: &Program) -> String {
     out
 }
 
+/// Joins rendered operands `(text, braced)` into PTX's operand list:
+/// consecutive braced operands (the split spelling of `mov.b32 d, {a, b}`)
+/// share one `{..}`.
+pub fn operand_list(rendered: impl IntoIterator<Item = (String, bool)>) -> String {
+    let mut operands: Vec<String> = Vec::new();
+    let mut group: Vec<String> = Vec::new();
+    for (text, braced) in rendered {
+        if braced {
+            group.push(text);
+            continue;
+        }
+        if !group.is_empty() {
+            operands.push(format!("{{{}}}", group.join(", ")));
+            group.clear();
+        }
+        operands.push(text);
+    }
+    if !group.is_empty() {
+        operands.push(format!("{{{}}}", group.join(", ")));
+    }
+    operands.join(", ")
+}
+
 /// PTX identifiers are ASCII; Rust names may not be. The index prefix of
 /// every register keeps names unique, so replacing characters is safe.
 fn ptx_name(name: &str) -> String {
@@ -309,32 +332,12 @@ impl Emitter<'_> {
             }
         }
 
-        let mut operands: Vec<String> = Vec::new();
-        let mut group: Vec<String> = Vec::new();
-        for (text, braced) in rendered {
-            if braced {
-                group.push(text);
-                continue;
-            }
-            if !group.is_empty() {
-                operands.push(format!("{{{}}}", group.join(", ")));
-                group.clear();
-            }
-            operands.push(text);
-        }
-        if !group.is_empty() {
-            operands.push(format!("{{{}}}", group.join(", ")));
-        }
+        let operands = operand_list(rendered);
 
         for line in before {
             let _ = writeln!(out, "\t{line}");
         }
-        let _ = writeln!(
-            out,
-            "\t{guard}{} {};",
-            instruction.opcode,
-            operands.join(", ")
-        );
+        let _ = writeln!(out, "\t{guard}{} {};", instruction.opcode, operands);
         for line in after {
             let _ = writeln!(out, "\t{guard}{line}");
         }

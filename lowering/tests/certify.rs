@@ -18,6 +18,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use tile_kernel_lowering::emit::operand_list;
 use tile_kernel_lowering::ptx::form::{
     Access, InstructionForm, Lanes, ModifierSlot, OperandSlot, Packing, TypeRef, no_rule,
 };
@@ -140,34 +141,25 @@ impl Registers {
 /// One instruction of variant `m` with fresh registers of its operand widths.
 fn instruction(m: &Modifiers, regs: &mut Registers) -> String {
     regs.start();
-    let mut operands: Vec<String> = Vec::new();
-    let mut group: Vec<String> = Vec::new();
-    for op in m.operands() {
-        let text = match op.kind {
-            OperandKind::Address => "[%rd0]".to_string(),
-            OperandKind::Register => {
-                let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();
-                if lanes.len() > 1 {
-                    format!("{{{}}}", lanes.join(", "))
-                } else {
-                    lanes.concat()
+    let rendered: Vec<(String, bool)> = m
+        .operands()
+        .into_iter()
+        .map(|op| {
+            let text = match op.kind {
+                OperandKind::Address => "[%rd0]".to_string(),
+                OperandKind::Register => {
+                    let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();
+                    if lanes.len() > 1 {
+                        format!("{{{}}}", lanes.join(", "))
+                    } else {
+                        lanes.concat()
+                    }
                 }
-            }
-        };
-        if op.braced {
-            group.push(text);
-            continue;
-        }
-        if !group.is_empty() {
-            operands.push(format!("{{{}}}", group.join(", ")));
-            group.clear();
-        }
-        operands.push(text);
-    }
-    if !group.is_empty() {
-        operands.push(format!("{{{}}}", group.join(", ")));
-    }
-    format!("{} {};", m.opcode_text(), operands.join(", "))
+            };
+            (text, op.braced)
+        })
+        .collect();
+    format!("{} {};", m.opcode_text(), operand_list(rendered))
 }
 
 /// A module with one entry holding `lines`; returns the text and, per

@@ -298,49 +298,35 @@ impl<'k> Checker<'k> {
             self.diags.push(diag);
             return None;
         };
-        let (mut layout, make): (Layout, Box<dyn Fn(Layout) -> Value>) = match binding {
+        // Where the view starts: a whole tile or a whole tensor parameter.
+        let (is_tile, index, mut layout) = match binding {
             Binding::Unparsed => return None,
             Binding::Tile(tile) => {
                 let t = &self.tiles[tile].tile;
-                let name = t.name.clone();
-                (
-                    Layout::row_major(t.dtype, &t.shape),
-                    Box::new(move |layout| Value::Local {
-                        tile,
-                        name: name.clone(),
-                        layout,
-                    }),
-                )
+                (true, tile, Layout::row_major(t.dtype, &t.shape))
             }
-            Binding::Param(param) => {
-                match &self.params[param].kind {
-                    ParamKind::Scalar(dtype) => {
-                        if let Some(view) = place.views.first() {
-                            self.diags.error(
+            Binding::Param(param) => match &self.params[param].kind {
+                ParamKind::Scalar(dtype) => {
+                    if let Some(view) = place.views.first() {
+                        self.diags.error(
                             view.span,
-                            format!("`{}` is a scalar parameter; views apply only to tiles and tensors", place.base),
+                            format!(
+                                "`{}` is a scalar parameter; views apply only to tiles and tensors",
+                                place.base
+                            ),
                         );
-                            return None;
-                        }
-                        return Some(Value::Scalar {
-                            param,
-                            name: place.base.clone(),
-                            dtype: *dtype,
-                        });
+                        return None;
                     }
-                    ParamKind::Tensor { dtype, shape, .. } => {
-                        let name = place.base.clone();
-                        (
-                            Layout::row_major(*dtype, shape),
-                            Box::new(move |layout| Value::Global {
-                                param,
-                                name: name.clone(),
-                                layout,
-                            }),
-                        )
-                    }
+                    return Some(Value::Scalar {
+                        param,
+                        name: place.base.clone(),
+                        dtype: *dtype,
+                    });
                 }
-            }
+                ParamKind::Tensor { dtype, shape, .. } => {
+                    (false, param, Layout::row_major(*dtype, shape))
+                }
+            },
         };
         for view in &place.views {
             let result = match &view.kind {
@@ -361,7 +347,20 @@ impl<'k> Checker<'k> {
                 }
             }
         }
-        Some(make(layout))
+        let name = place.base.clone();
+        Some(if is_tile {
+            Value::Local {
+                tile: index,
+                name,
+                layout,
+            }
+        } else {
+            Value::Global {
+                param: index,
+                name,
+                layout,
+            }
+        })
     }
 
     fn apply(&mut self, apply: &ast::Apply) {
@@ -567,11 +566,16 @@ impl<'k> Checker<'k> {
     /// Records which tensor parameters the kernel stores into.
     fn note_memory_writes(&mut self, slots: &[ResolvedOperand], values: &[Value]) {
         for (slot, value) in slots.iter().zip(values) {
-            if let (Access::Write, Value::Global { param, .. }) = (slot.access, value)
-                && let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind
-            {
-                *written = true;
+            if let (Access::Write, Value::Global { param, .. }) = (slot.access, value) {
+                self.mark_tensor_written(*param);
             }
+        }
+    }
+
+    /// The launcher will take this tensor parameter `&mut`.
+    fn mark_tensor_written(&mut self, param: usize) {
+        if let ParamKind::Tensor { written, .. } = &mut self.params[param].kind {
+            *written = true;
         }
     }
 
@@ -590,10 +594,8 @@ impl<'k> Checker<'k> {
                     .get(position)
                     .is_some_and(|o| o.access == Access::Write && o.kind == OperandKind::Address)
             });
-            if let (true, Some(Value::Global { param, .. })) = (always_stored, value)
-                && let ParamKind::Tensor { written, .. } = &mut self.params[*param].kind
-            {
-                *written = true;
+            if let (true, Some(Value::Global { param, .. })) = (always_stored, value) {
+                self.mark_tensor_written(*param);
             }
         }
     }
