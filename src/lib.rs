@@ -44,7 +44,10 @@ pub use tile_kernel_lowering as lowering;
 
 /// Runtime types for advanced use: kernel specs, the checked launch builder.
 pub mod runtime {
-    pub use tile_kernel_runtime::{Access, Kernel, KernelSpec, Launch, ParamKind, ParamSpec};
+    pub use tile_kernel_runtime::{
+        Access, DimSpec, Kernel, KernelSpec, Launch, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE,
+        ParamKind, ParamSpec, SymbolSpec,
+    };
 }
 
 /// `use tile_kernel::prelude::*;` brings the attribute and host types.
@@ -55,5 +58,8 @@ pub mod prelude {
 /// Paths the generated code uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use tile_kernel_runtime::{Access, DType, Kernel, KernelSpec, ParamKind, ParamSpec};
+    pub use tile_kernel_runtime::{
+        Access, DType, DimSpec, Kernel, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec,
+        SymbolSpec,
+    };
 }

@@ -20,19 +20,32 @@ pub struct Kernel {
     pub body: Vec<Stmt>,
 }
 
-/// Static grid and block extents (`grid = 1`, `block = [32, 4, 1]`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// Grid and block extents: `grid = ceil_div(N, 256)`, `block = [32, 4, 1]`.
+/// Grid extents are expressions over symbols; block extents are constants
+/// (the kernel is compiled for one block shape, which it declares with
+/// `.reqntid`).
+#[derive(Debug, Clone, PartialEq)]
 pub struct LaunchDims {
-    pub grid: [u32; 3],
+    pub grid: [Expr; 3],
     pub block: [u32; 3],
+    /// Where errors about the launch size point.
+    pub span: SpanId,
+}
+
+impl LaunchDims {
+    /// A launch of constant extents.
+    pub fn fixed(grid: [u32; 3], block: [u32; 3]) -> Self {
+        LaunchDims {
+            grid: grid.map(|g| Expr::Int(i128::from(g), SpanId::default())),
+            block,
+            span: SpanId::default(),
+        }
+    }
 }
 
 impl Default for LaunchDims {
     fn default() -> Self {
-        LaunchDims {
-            grid: [1, 1, 1],
-            block: [1, 1, 1],
-        }
+        LaunchDims::fixed([1, 1, 1], [1, 1, 1])
     }
 }
 
@@ -56,11 +69,21 @@ pub enum ParamType {
     Unparsed,
 }
 
-/// One static extent as written (`4`, `{8 / 2}`), already evaluated.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One extent as written: `4`, `{8 / 2}`, `N`, `{2 * N}`, `{N / 2}`.
+#[derive(Debug, Clone, PartialEq)]
 pub struct Dim {
-    pub value: u64,
+    pub expr: Expr,
     pub span: SpanId,
+}
+
+impl Dim {
+    /// A constant extent.
+    pub fn constant(value: u64, span: SpanId) -> Dim {
+        Dim {
+            expr: Expr::Int(i128::from(value), span),
+            span,
+        }
+    }
 }
 
 /// A body statement.
@@ -68,6 +91,12 @@ pub struct Dim {
 pub enum Stmt {
     AllocLocal(AllocLocal),
     Apply(Apply),
+    /// `let name = expr;`: a runtime value, a predicate or a named view.
+    Let(Let),
+    /// `for var in range { body }`.
+    For(For),
+    /// `if cond { then } else { otherwise }`.
+    If(If),
 }
 
 /// `let name = alloc_local::<T>([d0, d1, ..]);`
@@ -81,6 +110,38 @@ pub struct AllocLocal {
     pub span: SpanId,
 }
 
+/// `let name = expr;` where `expr` is an integer or bool expression, or a
+/// view of a tile or tensor (`x.slice(s![i, ..])`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Let {
+    pub name: String,
+    pub name_span: SpanId,
+    pub value: Expr,
+    pub span: SpanId,
+}
+
+/// `for var in start..end { .. }` or `for var in (start..end).step_by(step) { .. }`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct For {
+    pub var: String,
+    pub var_span: SpanId,
+    pub start: Expr,
+    pub end: Expr,
+    pub step: Option<Expr>,
+    pub body: Vec<Stmt>,
+    /// The loop head (`for k in 0..8`).
+    pub span: SpanId,
+}
+
+/// `if cond { .. } else { .. }` (`else if` nests as an `If` in `otherwise`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct If {
+    pub cond: Expr,
+    pub then: Vec<Stmt>,
+    pub otherwise: Vec<Stmt>,
+    pub span: SpanId,
+}
+
 /// `apply(ptx["OPCODE"], operands.., scope = .., pred = .., preserve_dst = ..);`
 #[derive(Debug, Clone, PartialEq)]
 pub struct Apply {
@@ -88,7 +149,7 @@ pub struct Apply {
     pub opcode_span: SpanId,
     pub operands: Vec<Operand>,
     pub scope: Option<(String, SpanId)>,
-    pub pred: Option<PredExpr>,
+    pub pred: Option<Expr>,
     pub preserve_dst: Option<(bool, SpanId)>,
     /// The whole statement.
     pub span: SpanId,
@@ -113,7 +174,7 @@ impl Operand {
     }
 }
 
-/// A named tile/tensor followed by view operations, applied left to right.
+/// A named tile/tensor/view followed by view operations, applied left to right.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PlaceExpr {
     pub base: String,
@@ -142,16 +203,17 @@ pub enum ViewKind {
     Unsqueeze(i64),
 }
 
-/// One item of `s![..]`, in ndarray's convention (negative numbers count from
-/// the end of the axis).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// One item of `s![..]`, in ndarray's convention (negative constants count
+/// from the end of the axis). Bounds may be runtime expressions; the extent
+/// of a range must be a compile-time constant.
+#[derive(Debug, Clone, PartialEq)]
 pub enum SliceItem {
     /// `i`: select one index and drop the axis.
-    Index { index: i64, span: SpanId },
+    Index { index: Expr, span: SpanId },
     /// `a..b;step`, any bound optional.
     Range {
-        start: Option<i64>,
-        end: Option<i64>,
+        start: Option<Expr>,
+        end: Option<Expr>,
         step: i64,
         span: SpanId,
     },
@@ -159,8 +221,26 @@ pub enum SliceItem {
 
 impl SliceItem {
     pub fn span(&self) -> SpanId {
-        match *self {
-            SliceItem::Index { span, .. } | SliceItem::Range { span, .. } => span,
+        match self {
+            SliceItem::Index { span, .. } | SliceItem::Range { span, .. } => *span,
+        }
+    }
+
+    /// A constant index (tests and simple callers).
+    pub fn index(index: i64, span: SpanId) -> SliceItem {
+        SliceItem::Index {
+            index: Expr::Int(i128::from(index), span),
+            span,
+        }
+    }
+
+    /// A range of constant bounds (tests and simple callers).
+    pub fn range(start: Option<i64>, end: Option<i64>, step: i64, span: SpanId) -> SliceItem {
+        SliceItem::Range {
+            start: start.map(|v| Expr::Int(i128::from(v), span)),
+            end: end.map(|v| Expr::Int(i128::from(v), span)),
+            step,
+            span,
         }
     }
 }
@@ -179,25 +259,103 @@ pub enum LiteralValue {
     Bool(bool),
 }
 
-/// A predicate: `pred = p`, `pred = !p`, `pred = true`.
+/// An integer or bool expression of the tile language (SPEC §6): literals,
+/// names (symbols, scalar parameters, `let` values, loop variables),
+/// built-in calls and operators. Views of tiles and tensors appear only as
+/// `let` initialisers.
 #[derive(Debug, Clone, PartialEq)]
-pub enum PredExpr {
-    Literal(bool, SpanId),
-    /// A name: must resolve to a `bool` scalar parameter.
+pub enum Expr {
+    Int(i128, SpanId),
+    Bool(bool, SpanId),
     Name(String, SpanId),
-    Not(Box<PredExpr>, SpanId),
-    /// Something the parser recognised as an expression but not as a predicate
-    /// form; checked so the error says what kind of value was given.
+    /// `thread_id(0)`, `min(a, b)`, `ceil_div(n, 256)`, ...
+    Call {
+        func: String,
+        args: Vec<Expr>,
+        span: SpanId,
+    },
+    Binary {
+        op: BinOp,
+        lhs: Box<Expr>,
+        rhs: Box<Expr>,
+        span: SpanId,
+    },
+    Unary {
+        op: UnOp,
+        expr: Box<Expr>,
+        span: SpanId,
+    },
+    /// A name followed by views (`x.slice(s![i..i + 4])`).
+    View(PlaceExpr),
+    /// Something the parser recognised as an expression but not as part of
+    /// the language; checked so the error says what was given.
     Other(String, SpanId),
 }
 
-impl PredExpr {
+impl Expr {
     pub fn span(&self) -> SpanId {
         match self {
-            PredExpr::Literal(_, span)
-            | PredExpr::Name(_, span)
-            | PredExpr::Not(_, span)
-            | PredExpr::Other(_, span) => *span,
+            Expr::Int(_, span)
+            | Expr::Bool(_, span)
+            | Expr::Name(_, span)
+            | Expr::Call { span, .. }
+            | Expr::Binary { span, .. }
+            | Expr::Unary { span, .. }
+            | Expr::Other(_, span) => *span,
+            Expr::View(place) => place.span,
         }
     }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Shl,
+    Shr,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+impl BinOp {
+    pub fn symbol(self) -> &'static str {
+        match self {
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Rem => "%",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::BitAnd => "&",
+            BinOp::BitOr => "|",
+            BinOp::BitXor => "^",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum UnOp {
+    Neg,
+    Not,
 }

@@ -4,13 +4,20 @@
 //! Register naming (prefixes never collide because each ends in an index):
 //! tiles `%t<i>_<name>_<n>`, tensor pointers `%a<i>_<name>`, scalar params
 //! `%s<i>_<name>`, bool predicates `%p<i>_<name>`, literal constants
-//! `%k<bits>_<n>`, view temporaries `%x<bits>_<n>`.
+//! `%k<bits>_<n>`, view temporaries `%x<bits>_<n>`; runtime index values:
+//! atoms `%i<atom>`, temporaries `%v<n>`, special-register staging `%w<n>`,
+//! addresses `%ad<n>`, predicates `%q<n>`; labels `$L<n>_..`.
+//!
+//! Index arithmetic is 64-bit signed (`.s64`); [`crate::check`] proved that
+//! no value overflows. Values are computed where first needed and reused
+//! within the structured block that computed them (and blocks nested in it).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 
 use crate::dtype::DType;
-use crate::program::{Guard, Instruction, Lane, OperandValue, ParamKind, Program};
+use crate::program::{CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Program};
+use crate::sym::{AtomKind, ComputedOp, Poly};
 
 /// Renders a program as one PTX module with one `.entry`.
 pub fn emit(program: &Program) -> String {
@@ -20,15 +27,11 @@ pub fn emit(program: &Program) -> String {
         constants: Vec::new(),
         split: BTreeMap::new(),
         written: BTreeSet::new(),
+        counters: Counters::default(),
+        scopes: vec![HashMap::new()],
     };
     let mut body = String::new();
-    for statement in &program.statements {
-        let _ = writeln!(body, "\t// {}", statement.opcode);
-        for instruction in &statement.instructions {
-            emitter.instruction(instruction, &mut body);
-        }
-        emitter.flush_all(&mut body);
-    }
+    emitter.nodes(&program.body, &mut body);
 
     let mut out = String::new();
     let _ = writeln!(
@@ -40,7 +43,7 @@ pub fn emit(program: &Program) -> String {
     let _ = writeln!(out, ".target {}", program.target);
     let _ = writeln!(out, ".address_size 64\n");
     let _ = writeln!(out, ".visible .entry {}(", program.name);
-    let params: Vec<String> = program
+    let mut params: Vec<String> = program
         .params
         .iter()
         .map(|p| {
@@ -52,7 +55,18 @@ pub fn emit(program: &Program) -> String {
             format!("\t.param .{ty} {}", param_symbol(program, &p.name))
         })
         .collect();
-    let _ = writeln!(out, "{}\n)\n{{", params.join(",\n"));
+    for (i, symbol) in program.symbols.iter().enumerate() {
+        params.push(format!(
+            "\t.param .u64 {}",
+            symbol_param(program, i, &symbol.name)
+        ));
+    }
+    let [bx, by, bz] = program.launch.block;
+    let _ = writeln!(
+        out,
+        "{}\n)\n.reqntid {bx}, {by}, {bz}\n{{",
+        params.join(",\n")
+    );
 
     // Declarations.
     for (i, param) in program.params.iter().enumerate() {
@@ -97,9 +111,24 @@ pub fn emit(program: &Program) -> String {
     for (bits, count) in &emitter.temps {
         let _ = writeln!(out, "\t.reg .b{bits} %x{bits}_<{count}>;");
     }
+    let prologue_atoms = emitter.prologue_atoms();
+    let counters = &emitter.counters;
+    if !program.atoms.is_empty() {
+        let _ = writeln!(out, "\t.reg .b64 %i<{}>;", program.atoms.len());
+    }
+    for (prefix, ty, count) in [
+        ("v", "b64", counters.values),
+        ("ad", "b64", counters.addresses),
+        ("q", "pred", counters.predicates),
+        ("w", "b32", counters.staging),
+    ] {
+        if count > 0 {
+            let _ = writeln!(out, "\t.reg .{ty} %{prefix}<{count}>;");
+        }
+    }
     out.push('\n');
 
-    // Prologue: parameters and constants.
+    // Prologue: parameters, constants and the kernel-wide index values.
     for (i, param) in program.params.iter().enumerate() {
         let symbol = param_symbol(program, &param.name);
         match &param.kind {
@@ -142,6 +171,7 @@ pub fn emit(program: &Program) -> String {
         }
         *n += 1;
     }
+    out.push_str(&prologue_atoms);
     out.push('\n');
     out.push_str(&body);
     out.push_str("\tret;\n}\n");
@@ -189,6 +219,12 @@ fn param_symbol(program: &Program, name: &str) -> String {
     format!("{}_param_{}", program.name, ptx_name(name))
 }
 
+/// Hidden parameters carry symbol values; `_sym_` cannot collide with the
+/// `_param_` prefix of user parameters.
+fn symbol_param(program: &Program, index: usize, name: &str) -> String {
+    format!("{}_sym_{index}_{}", program.name, ptx_name(name))
+}
+
 fn pointer_reg(index: usize, name: &str) -> String {
     format!("%a{index}_{}", ptx_name(name))
 }
@@ -229,6 +265,28 @@ struct Emitter<'p> {
     /// Registers some earlier instruction wrote (a first partial write of a
     /// never-written register needs no unpack).
     written: BTreeSet<(usize, usize)>,
+    counters: Counters,
+    /// Values computed so far, per open structured block (innermost last):
+    /// a value is reused only inside the block that computed it.
+    scopes: Vec<HashMap<Key, String>>,
+}
+
+/// How many registers of each index-value kind were handed out.
+#[derive(Default)]
+struct Counters {
+    values: usize,
+    addresses: usize,
+    predicates: usize,
+    staging: usize,
+    labels: usize,
+}
+
+/// What a cached register holds.
+#[derive(Clone, PartialEq, Eq, Hash)]
+enum Key {
+    Poly(Poly),
+    Cond(Cond),
+    Address(usize, Poly),
 }
 
 impl Emitter<'_> {
@@ -262,28 +320,387 @@ impl Emitter<'_> {
         )
     }
 
-    fn guard_prefix(&self, guard: Guard) -> String {
+    /// The `@p ` prefix of a guarded instruction; predicates that need
+    /// computing are computed into `out` first.
+    fn guard_prefix(&mut self, guard: &Cond, out: &mut String) -> String {
         match guard {
-            Guard::Param { param, negated } => {
-                let name = &self.program.params[param].name;
+            Cond::Const(_) => String::new(),
+            Cond::Param(param) => format!(
+                "@{} ",
+                predicate_reg(*param, &self.program.params[*param].name)
+            ),
+            Cond::Not(inner) if matches!(**inner, Cond::Param(_)) => {
+                let Cond::Param(param) = **inner else {
+                    unreachable!("matched above")
+                };
                 format!(
-                    "@{}{} ",
-                    if negated { "!" } else { "" },
-                    predicate_reg(param, name)
+                    "@!{} ",
+                    predicate_reg(param, &self.program.params[param].name)
                 )
             }
-            Guard::Always | Guard::Never => String::new(),
+            other => format!("@{} ", self.cond(other, out)),
         }
+    }
+
+    fn nodes(&mut self, nodes: &[Node], out: &mut String) {
+        for node in nodes {
+            match node {
+                Node::Statement(statement) => {
+                    let _ = writeln!(out, "\t// {}", statement.opcode);
+                    for instruction in &statement.instructions {
+                        self.instruction(instruction, out);
+                    }
+                    self.flush_all(out);
+                }
+                Node::Define(atom) => self.define(*atom, out),
+                Node::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => {
+                    let label = self.label();
+                    let p = self.cond(cond, out);
+                    self.end_block(out);
+                    let target = if otherwise.is_empty() { "end" } else { "else" };
+                    let _ = writeln!(out, "\t@!{p} bra $L{label}_{target};");
+                    self.block(then, out);
+                    if !otherwise.is_empty() {
+                        let _ = writeln!(out, "\tbra.uni $L{label}_end;");
+                        let _ = writeln!(out, "$L{label}_else:");
+                        self.block(otherwise, out);
+                    }
+                    let _ = writeln!(out, "$L{label}_end:");
+                }
+                Node::Loop {
+                    var,
+                    start,
+                    end,
+                    step,
+                    body,
+                } => {
+                    let label = self.label();
+                    let name = &self.program.atoms.get(*var).name;
+                    let _ = writeln!(out, "\t// for {name} in loop {label}");
+                    let start = self.value(start, out);
+                    let end = self.value(end, out);
+                    let step = self.value(step, out);
+                    self.end_block(out);
+                    let v = format!("%i{var}");
+                    let _ = writeln!(out, "\tmov.b64 {v}, {start};");
+                    let _ = writeln!(out, "$L{label}_head:");
+                    let p = self.predicate();
+                    let _ = writeln!(out, "\tsetp.ge.s64 {p}, {v}, {end};");
+                    let _ = writeln!(out, "\t@{p} bra $L{label}_end;");
+                    self.block(body, out);
+                    let _ = writeln!(out, "\tadd.s64 {v}, {v}, {step};");
+                    let _ = writeln!(out, "\tbra.uni $L{label}_head;");
+                    let _ = writeln!(out, "$L{label}_end:");
+                }
+            }
+        }
+    }
+
+    /// A nested structured block: its own value scope; split registers are
+    /// packed and forgotten at both ends (their temporaries do not survive
+    /// a branch).
+    fn block(&mut self, nodes: &[Node], out: &mut String) {
+        self.end_block(out);
+        self.scopes.push(HashMap::new());
+        self.nodes(nodes, out);
+        self.end_block(out);
+        self.scopes.pop();
+    }
+
+    fn end_block(&mut self, out: &mut String) {
+        self.flush_all(out);
+        self.split.clear();
+    }
+
+    fn label(&mut self) -> usize {
+        self.counters.labels += 1;
+        self.counters.labels - 1
+    }
+
+    fn predicate(&mut self) -> String {
+        self.counters.predicates += 1;
+        format!("%q{}", self.counters.predicates - 1)
+    }
+
+    fn value_reg(&mut self) -> String {
+        self.counters.values += 1;
+        format!("%v{}", self.counters.values - 1)
+    }
+
+    fn cached(&self, key: &Key) -> Option<String> {
+        self.scopes.iter().rev().find_map(|s| s.get(key).cloned())
+    }
+
+    fn remember(&mut self, key: Key, reg: &str) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(key, reg.to_string());
+        }
+    }
+
+    /// A polynomial as an operand: an immediate for a constant, else a
+    /// register computed into `out` (or reused).
+    fn value(&mut self, poly: &Poly, out: &mut String) -> String {
+        if let Some(c) = poly.as_const() {
+            return c.to_string();
+        }
+        let key = Key::Poly(poly.clone());
+        if let Some(reg) = self.cached(&key) {
+            return reg;
+        }
+        let mut acc: Option<String> = None;
+        for (monomial, coef) in poly.terms() {
+            if monomial.is_empty() {
+                continue;
+            }
+            let mut product = format!("%i{}", monomial[0]);
+            for atom in &monomial[1..] {
+                let t = self.value_reg();
+                let _ = writeln!(out, "\tmul.lo.s64 {t}, {product}, %i{atom};");
+                product = t;
+            }
+            acc = Some(match acc {
+                None if coef == 1 => product,
+                None => {
+                    let t = self.value_reg();
+                    let _ = writeln!(out, "\tmul.lo.s64 {t}, {product}, {coef};");
+                    t
+                }
+                Some(a) => {
+                    let t = self.value_reg();
+                    if coef == 1 {
+                        let _ = writeln!(out, "\tadd.s64 {t}, {a}, {product};");
+                    } else {
+                        let _ = writeln!(out, "\tmad.lo.s64 {t}, {product}, {coef}, {a};");
+                    }
+                    t
+                }
+            });
+        }
+        let mut reg = acc.unwrap_or_else(|| "0".to_string());
+        let constant = poly.constant_term();
+        if constant != 0 {
+            let t = self.value_reg();
+            let _ = writeln!(out, "\tadd.s64 {t}, {reg}, {constant};");
+            reg = t;
+        }
+        self.remember(key, &reg);
+        reg
+    }
+
+    /// A polynomial in a register (immediates moved into one).
+    fn value_in_reg(&mut self, poly: &Poly, out: &mut String) -> String {
+        let v = self.value(poly, out);
+        if poly.is_const() {
+            let t = self.value_reg();
+            let _ = writeln!(out, "\tmov.b64 {t}, {v};");
+            return t;
+        }
+        v
+    }
+
+    /// A predicate register holding `cond`.
+    fn cond(&mut self, cond: &Cond, out: &mut String) -> String {
+        let key = Key::Cond(cond.clone());
+        if let Some(reg) = self.cached(&key) {
+            return reg;
+        }
+        let reg = match cond {
+            Cond::Param(param) => predicate_reg(*param, &self.program.params[*param].name),
+            Cond::Const(value) => {
+                let p = self.predicate();
+                let op = if *value { "eq" } else { "ne" };
+                let _ = writeln!(out, "\tsetp.{op}.s32 {p}, 0, 0;");
+                p
+            }
+            Cond::Cmp(op, poly) => {
+                // `a - b <op> 0` is emitted as `a' <op> -c` with the
+                // constant moved to the right.
+                let constant = poly.constant_term();
+                let v = self.value_in_reg(&poly.without_constant(), out);
+                let p = self.predicate();
+                let op = match op {
+                    CmpOp::Lt => "lt",
+                    CmpOp::Le => "le",
+                    CmpOp::Eq => "eq",
+                    CmpOp::Ne => "ne",
+                };
+                let _ = writeln!(out, "\tsetp.{op}.s64 {p}, {v}, {};", -constant);
+                p
+            }
+            Cond::Not(inner) => {
+                let a = self.cond(inner, out);
+                let p = self.predicate();
+                let _ = writeln!(out, "\tnot.pred {p}, {a};");
+                p
+            }
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                let a = self.cond(a, out);
+                let b = self.cond(b, out);
+                let p = self.predicate();
+                let op = if matches!(cond, Cond::And(..)) { "and" } else { "or" };
+                let _ = writeln!(out, "\t{op}.pred {p}, {a}, {b};");
+                p
+            }
+        };
+        self.remember(key, &reg);
+        reg
+    }
+
+    /// `[pointer + offset]` for a tensor access.
+    fn address(&mut self, param: usize, offset: &Poly, out: &mut String) -> String {
+        let pointer = pointer_reg(param, &self.program.params[param].name);
+        let constant = offset.constant_term();
+        let (dynamic, constant) = if constant >= 0 {
+            (offset.without_constant(), constant)
+        } else {
+            (offset.clone(), 0)
+        };
+        let base = if dynamic == Poly::default() {
+            pointer
+        } else {
+            let key = Key::Address(param, dynamic.clone());
+            match self.cached(&key) {
+                Some(reg) => reg,
+                None => {
+                    let v = self.value(&dynamic, out);
+                    self.counters.addresses += 1;
+                    let reg = format!("%ad{}", self.counters.addresses - 1);
+                    let _ = writeln!(out, "\tadd.s64 {reg}, {pointer}, {v};");
+                    self.remember(key, &reg);
+                    reg
+                }
+            }
+        };
+        if constant == 0 {
+            format!("[{base}]")
+        } else {
+            format!("[{base}+{constant}]")
+        }
+    }
+
+    /// Computes a computed atom where the IR defines it.
+    fn define(&mut self, atom: crate::sym::AtomId, out: &mut String) {
+        let AtomKind::Computed(op, args) = &self.program.atoms.get(atom).kind else {
+            return;
+        };
+        let d = format!("%i{atom}");
+        let a = self.value_in_reg(&args[0], out);
+        let b = self.value(&args[1], out);
+        let line = match op {
+            ComputedOp::Div => format!("div.s64 {d}, {a}, {b};"),
+            ComputedOp::Rem => format!("rem.s64 {d}, {a}, {b};"),
+            ComputedOp::Min => format!("min.s64 {d}, {a}, {b};"),
+            ComputedOp::Max => format!("max.s64 {d}, {a}, {b};"),
+            ComputedOp::And => format!("and.b64 {d}, {a}, {b};"),
+            ComputedOp::Or => format!("or.b64 {d}, {a}, {b};"),
+            ComputedOp::Xor => format!("xor.b64 {d}, {a}, {b};"),
+            ComputedOp::CeilDiv => {
+                let t = self.value_reg();
+                let u = self.value_reg();
+                let _ = writeln!(out, "\tadd.s64 {t}, {a}, {b};");
+                let _ = writeln!(out, "\tsub.s64 {u}, {t}, 1;");
+                format!("div.s64 {d}, {u}, {b};")
+            }
+            ComputedOp::Shl | ComputedOp::Shr => {
+                self.counters.staging += 1;
+                let w = format!("%w{}", self.counters.staging - 1);
+                let amount = self.value_in_reg(&args[1], out);
+                let _ = writeln!(out, "\tcvt.u32.u64 {w}, {amount};");
+                let op = if *op == ComputedOp::Shl { "shl.b64" } else { "shr.u64" };
+                format!("{op} {d}, {a}, {w};")
+            }
+        };
+        let _ = writeln!(out, "\t{line}");
+    }
+
+    /// Definitions of the kernel-wide atoms: special registers, symbols and
+    /// integer parameters (computed before the body; emitted after the
+    /// parameter loads).
+    fn prologue_atoms(&mut self) -> String {
+        let mut out = String::new();
+        let program = self.program;
+        let [bx, by, _] = program.launch.block;
+        for (id, atom) in program.atoms.iter() {
+            let d = format!("%i{id}");
+            match &atom.kind {
+                AtomKind::ThreadId(axis) | AtomKind::CtaId(axis) | AtomKind::GridDim(axis) => {
+                    let register = match atom.kind {
+                        AtomKind::ThreadId(_) => "%tid",
+                        AtomKind::CtaId(_) => "%ctaid",
+                        _ => "%nctaid",
+                    };
+                    let w = self.staging();
+                    let axis = ["x", "y", "z"][usize::from(*axis).min(2)];
+                    let _ = writeln!(out, "\tmov.u32 {w}, {register}.{axis};");
+                    let _ = writeln!(out, "\tcvt.u64.u32 {d}, {w};");
+                }
+                AtomKind::LaneId | AtomKind::WarpId => {
+                    // The linear thread index in the block, then % 32 or / 32.
+                    let lin = self.staging();
+                    let _ = writeln!(out, "\tmov.u32 {lin}, %tid.x;");
+                    for (axis, scale) in [("y", bx), ("z", bx * by)] {
+                        if (axis == "y" && program.launch.block[1] > 1)
+                            || (axis == "z" && program.launch.block[2] > 1)
+                        {
+                            let w = self.staging();
+                            let _ = writeln!(out, "\tmov.u32 {w}, %tid.{axis};");
+                            let _ = writeln!(out, "\tmad.lo.u32 {lin}, {w}, {scale}, {lin};");
+                        }
+                    }
+                    let w = self.staging();
+                    if atom.kind == AtomKind::LaneId {
+                        let _ = writeln!(out, "\tand.b32 {w}, {lin}, 31;");
+                    } else {
+                        let _ = writeln!(out, "\tshr.u32 {w}, {lin}, 5;");
+                    }
+                    let _ = writeln!(out, "\tcvt.u64.u32 {d}, {w};");
+                }
+                AtomKind::Symbol(index) => {
+                    let symbol = &program.symbols[*index];
+                    let _ = writeln!(
+                        out,
+                        "\tld.param.u64 {d}, [{}];",
+                        symbol_param(program, *index, &symbol.name)
+                    );
+                }
+                AtomKind::Param(param) => {
+                    let name = &program.params[*param].name;
+                    let ty = match &program.params[*param].kind {
+                        ParamKind::Scalar(dtype) => match dtype {
+                            DType::U8 => "u8",
+                            DType::U16 => "u16",
+                            DType::U32 => "u32",
+                            DType::I8 => "s8",
+                            DType::I16 => "s16",
+                            _ => "s32",
+                        },
+                        ParamKind::Tensor { .. } => "s32",
+                    };
+                    let _ = writeln!(out, "\tcvt.s64.{ty} {d}, {};", scalar_reg(*param, name));
+                }
+                AtomKind::LoopVar | AtomKind::Computed(..) => {}
+            }
+        }
+        out
+    }
+
+    fn staging(&mut self) -> String {
+        self.counters.staging += 1;
+        format!("%w{}", self.counters.staging - 1)
     }
 
     /// Emits one instruction plus the `mov` pack/unpack that realise
     /// sub-register and multi-register views of its operands.
     fn instruction(&mut self, instruction: &Instruction, out: &mut String) {
-        if instruction.guard == Guard::Never {
+        if instruction.guard == Cond::Const(false) {
             let _ = writeln!(out, "\t// skipped: pred = false");
             return;
         }
-        let guard = self.guard_prefix(instruction.guard);
+        let guard = self.guard_prefix(&instruction.guard, out);
         let mut before: Vec<String> = Vec::new();
         let mut after: Vec<String> = Vec::new();
         // Sources are bound before destinations: a read must see the
@@ -314,12 +731,7 @@ impl Emitter<'_> {
                     rendered.push((name.unwrap_or_default(), *braced));
                 }
                 OperandValue::Memory { param, offset } => {
-                    let reg = pointer_reg(*param, &self.program.params[*param].name);
-                    let text = if *offset == 0 {
-                        format!("[{reg}]")
-                    } else {
-                        format!("[{reg}+{offset}]")
-                    };
+                    let text = self.address(*param, offset, out);
                     rendered.push((text, false));
                 }
                 OperandValue::Param { param, .. } => {

@@ -2,9 +2,9 @@
 //!
 //! ```text
 //! ast::Kernel --check--> program::Program --emit--> PTX text
-//!   (syntax)    (legality,     (every instruction     (one .entry)
-//!                all errors)    expanded, operands
-//!                               bound to registers)
+//!   (syntax)    (legality,     (the IR: values as      (one .entry)
+//!                proofs, all    polynomials, access
+//!                errors)        maps, structured CF)
 //! ```
 //!
 //! - [`ast`]: the kernel as written (built by the macro crate from Rust tokens).
@@ -12,7 +12,10 @@
 //!   rule and collects *all* diagnostics.
 //! - [`layout`]: strided tile views (slice, view, reshape, unsqueeze).
 //! - [`ptx`]: the PTX instruction table and opcode resolution.
-//! - [`program`]: the validated, fully expanded kernel.
+//! - [`sym`]: symbolic runtime integers (polynomials over atoms) and the
+//!   prover that discharges bounds, alignment and race obligations.
+//! - [`program`]: the lowered IR: runtime values, access maps, structured
+//!   control flow, register tiles expanded per repeat coordinate.
 //! - [`emit`]: PTX text from a program. Never fails.
 
 pub mod ast;
@@ -23,6 +26,7 @@ pub mod emit;
 pub mod layout;
 pub mod program;
 pub mod ptx;
+pub mod sym;
 pub mod target;
 
 pub use diag::{Diagnostic, SpanId};
@@ -34,6 +38,8 @@ pub use target::{PtxVersion, Target};
 pub struct Compilation {
     /// The PTX text, when the kernel is legal.
     pub ptx: Option<String>,
+    /// The lowered kernel (launch shape, symbols, parameters), when legal.
+    pub program: Option<program::Program>,
     /// Every problem found (empty exactly when `ptx` is `Some`).
     pub diagnostics: Vec<Diagnostic>,
     /// For each kernel parameter: whether the kernel writes it. Best effort
@@ -47,6 +53,7 @@ pub fn compile(kernel: &ast::Kernel) -> Compilation {
     let ptx = checked.program.as_ref().map(emit::emit);
     Compilation {
         ptx,
+        program: checked.program,
         diagnostics: checked.diagnostics,
         param_writes: checked.param_writes,
     }

@@ -1,14 +1,26 @@
-//! The validated kernel: every `apply` expanded to one instruction per repeat
-//! coordinate, every operand bound to concrete storage.
+//! The lowered kernel IR, between checking and PTX emission.
 //!
-//! Guarantee from [`crate::check`]: every instruction here is a legal form on
-//! the program's target, every register lane lies inside its tile and either
-//! is one whole register, one aligned part of a register (at most 4 parts), or
-//! a run of 2 or 4 whole registers, and every memory access is in bounds and
-//! aligned to its size (given a 16-byte-aligned base pointer).
+//! - **Values**: runtime integers are [`Poly`]s over the kernel's [`Atoms`]
+//!   (special registers, symbols, integer parameters, loop variables and
+//!   computed values); predicates are [`Cond`]s.
+//! - **Access maps**: a memory operand is a tensor plus a byte-offset
+//!   polynomial of loop/thread indices.
+//! - **Control flow** is structured: [`Node::If`] and [`Node::Loop`] hold
+//!   their bodies; constant-bound loops were unrolled by the checker.
+//! - Register tiles stay fully unrolled: PTX registers cannot be indexed, so
+//!   every register operand names its tile element statically.
+//!
+//! Guarantee from [`crate::check`]: every instruction is a legal form on the
+//! program's target; every register lane lies inside its tile and is one
+//! whole register, one aligned part of one (at most 4 parts), or a run of 2
+//! or 4 whole registers; every memory access is in bounds (proven, or under a
+//! guard that implies it) and aligned to its size, given the launch-time
+//! checks in [`Program::symbols`] and 16-byte-aligned tensor bases; stores of
+//! different threads never touch the same bytes; every runtime index value
+//! fits in 64-bit signed arithmetic.
 
-use crate::ast::LaunchDims;
 use crate::dtype::DType;
+use crate::sym::{AtomId, Atoms, Poly};
 use crate::target::{PtxVersion, Target};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -18,10 +30,66 @@ pub struct Program {
     /// The `.version` to emit: the highest of the target's minimum and every
     /// used form's minimum.
     pub ptx_version: PtxVersion,
-    pub launch: LaunchDims,
+    pub launch: Launch,
     pub params: Vec<ProgramParam>,
+    /// Size symbols, passed to the kernel as hidden `.u64` parameters after
+    /// the user's parameters (each as its value divided by its divisor).
+    pub symbols: Vec<Symbol>,
+    pub atoms: Atoms,
     pub tiles: Vec<Tile>,
-    pub statements: Vec<Statement>,
+    pub body: Vec<Node>,
+}
+
+/// The launch shape.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Launch {
+    /// Grid extents as formulas over symbols.
+    pub grid: [LaunchFormula; 3],
+    pub block: [u32; 3],
+}
+
+/// A launch-size formula over symbols, in reverse Polish notation (the
+/// runtime evaluates it with checked arithmetic).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchFormula(pub Vec<LaunchOp>);
+
+impl LaunchFormula {
+    pub fn constant(value: u64) -> Self {
+        LaunchFormula(vec![LaunchOp::Const(value)])
+    }
+
+    pub fn as_const(&self) -> Option<u64> {
+        match self.0.as_slice() {
+            [LaunchOp::Const(v)] => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LaunchOp {
+    Const(u64),
+    /// A symbol's full value (`N`, not `N / divisor`).
+    Symbol(u16),
+    Add,
+    Sub,
+    Mul,
+    Div,
+    CeilDiv,
+    Min,
+    Max,
+}
+
+/// A size symbol (`N` in `Tensor<f32, N>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Symbol {
+    pub name: String,
+    /// The value must be a multiple of this; the kernel receives value / divisor.
+    pub divisor: u64,
+    /// Launch-time requirement from alignment proofs (1: none).
+    pub multiple_of: u64,
+    /// The atom holding value / divisor.
+    pub atom: AtomId,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -35,10 +103,23 @@ pub enum ParamKind {
     /// A global-memory pointer to a row-major tensor.
     Tensor {
         dtype: DType,
-        shape: Vec<usize>,
+        dims: Vec<DimSpec>,
         written: bool,
     },
     Scalar(DType),
+}
+
+/// One tensor extent as the launcher checks it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DimSpec {
+    Const(u64),
+    /// `value(symbol) * mul / div + add`.
+    Symbolic {
+        symbol: u16,
+        mul: u64,
+        div: u64,
+        add: u64,
+    },
 }
 
 /// A local register tile: one virtual register per element.
@@ -55,6 +136,67 @@ impl Tile {
     }
 }
 
+/// One step of the structured body.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Node {
+    /// The instructions of one `apply`.
+    Statement(Statement),
+    /// Compute a [`crate::sym::AtomKind::Computed`] atom here.
+    Define(AtomId),
+    If {
+        cond: Cond,
+        then: Vec<Node>,
+        otherwise: Vec<Node>,
+    },
+    /// `for var in (start..end).step_by(step)`, `step >= 1` proven.
+    Loop {
+        var: AtomId,
+        start: Poly,
+        end: Poly,
+        step: Poly,
+        body: Vec<Node>,
+    },
+}
+
+/// A predicate over runtime values.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Cond {
+    Const(bool),
+    /// `poly <op> 0`.
+    Cmp(CmpOp, Poly),
+    /// A `bool` scalar parameter.
+    Param(usize),
+    Not(Box<Cond>),
+    And(Box<Cond>, Box<Cond>),
+    Or(Box<Cond>, Box<Cond>),
+}
+
+impl Cond {
+    pub fn and(self, other: Cond) -> Cond {
+        match (self, other) {
+            (Cond::Const(true), c) | (c, Cond::Const(true)) => c,
+            (Cond::Const(false), _) | (_, Cond::Const(false)) => Cond::Const(false),
+            (a, b) => Cond::And(Box::new(a), Box::new(b)),
+        }
+    }
+
+    pub fn not(self) -> Cond {
+        match self {
+            Cond::Const(v) => Cond::Const(!v),
+            Cond::Not(inner) => *inner,
+            other => Cond::Not(Box::new(other)),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Lt,
+    Le,
+    Eq,
+    Ne,
+}
+
 /// The instructions of one `apply`, in row-major repeat order.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Statement {
@@ -66,21 +208,9 @@ pub struct Statement {
 #[derive(Debug, Clone, PartialEq)]
 pub struct Instruction {
     pub opcode: String,
-    pub guard: Guard,
+    /// Executed where this holds (`Const(true)`: always).
+    pub guard: Cond,
     pub operands: Vec<OperandValue>,
-}
-
-/// Predication of one instruction.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Guard {
-    Always,
-    /// `pred = false`: the instruction is never executed and not emitted.
-    Never,
-    /// `@p` / `@!p` on a `bool` scalar parameter.
-    Param {
-        param: usize,
-        negated: bool,
-    },
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -91,8 +221,8 @@ pub enum OperandValue {
         write: bool,
         braced: bool,
     },
-    /// `[base + offset]` into a tensor parameter.
-    Memory { param: usize, offset: usize },
+    /// `[base + offset]` into a tensor parameter; `offset` in bytes.
+    Memory { param: usize, offset: Poly },
     /// A scalar parameter's value (loaded once at entry).
     Param { param: usize, bits: usize },
     /// A literal's bits, materialised once at entry in a register of `bits` width.

@@ -3,8 +3,8 @@
 //! `.version` the checker picks for a legal kernel.
 
 use tile_kernel_lowering::ast::{
-    AllocLocal, Apply, Dim, Kernel, LaunchDims, Literal, LiteralValue, Operand, Param, ParamType,
-    PlaceExpr, PredExpr, SliceItem, Stmt, ViewKind, ViewOp,
+    AllocLocal, Apply, Dim, Expr, Kernel, LaunchDims, Literal, LiteralValue, Operand, Param,
+    ParamType, PlaceExpr, SliceItem, Stmt, ViewKind, ViewOp,
 };
 use tile_kernel_lowering::{DType, Diagnostic, PtxVersion, SpanId, Target, compile};
 
@@ -44,10 +44,7 @@ impl Builder {
         let span = self.spans.next();
         let dims = dims
             .iter()
-            .map(|d| Dim {
-                value: *d,
-                span: self.spans.next(),
-            })
+            .map(|d| Dim::constant(*d, self.spans.next()))
             .collect();
         self.kernel.params.push(Param {
             name: name.into(),
@@ -73,10 +70,7 @@ impl Builder {
             dtype_span: self.spans.next(),
             shape: shape
                 .iter()
-                .map(|d| Dim {
-                    value: *d,
-                    span: self.spans.next(),
-                })
+                .map(|d| Dim::constant(*d, self.spans.next()))
                 .collect(),
             span: self.spans.next(),
         };
@@ -118,7 +112,7 @@ impl Builder {
         &mut self,
         opcode: &str,
         operands: Vec<Operand>,
-        pred: Option<PredExpr>,
+        pred: Option<Expr>,
         preserve_dst: Option<(bool, SpanId)>,
     ) -> SpanId {
         let opcode_span = self.spans.next();
@@ -148,18 +142,8 @@ fn span_of(operand: &Operand) -> SpanId {
 
 fn columns(start: i64, end: i64) -> ViewKind {
     ViewKind::Slice(vec![
-        SliceItem::Range {
-            start: None,
-            end: None,
-            step: 1,
-            span: SpanId(0),
-        },
-        SliceItem::Range {
-            start: Some(start),
-            end: Some(end),
-            step: 1,
-            span: SpanId(0),
-        },
+        SliceItem::range(None, None, 1, SpanId(0)),
+        SliceItem::range(Some(start), Some(end), 1, SpanId(0)),
     ])
 }
 
@@ -355,7 +339,7 @@ fn preserve_dst_needs_pred_and_a_written_destination() {
     b.apply_with("mov.f32", ops, None, Some((true, flag)));
     let flag2 = b.spans.next();
     let ops = vec![b.place("t", vec![columns(1, 2)]), b.name("r")];
-    let pred = PredExpr::Name("p".into(), b.spans.next());
+    let pred = Expr::Name("p".into(), b.spans.next());
     b.apply_with("mov.f32", ops, Some(pred), Some((true, flag2)));
     let diags = b.diagnostics();
     assert_eq!(diags.len(), 2, "{diags:#?}");
@@ -386,7 +370,7 @@ fn reading_an_unwritten_tile_is_an_error() {
     assert_eq!(
         diags[0].rendered(),
         "`st.global.b32` reads `d[0, 0]`, which no earlier statement wrote\n  \
-         = help: write `d` (for example with `ld.global` or `mov`) before reading it"
+         = help: write `d` (for example with `ld.global` or `mov`) before reading it on every path to here"
     );
 }
 

@@ -9,9 +9,36 @@ use syn::{Expr, ExprArray, ExprLit, Lit, LitStr};
 #[derive(Debug, FromMeta)]
 pub struct KernelArgs {
     /// Optional here only so a missing one gets our own message (see [`parse`]).
-    pub grid: Option<Extent3>,
+    pub grid: Option<GridExprs>,
     pub block: Option<Extent3>,
     pub arch: Option<LitStr>,
+}
+
+/// `ceil_div(N, 256)` or `[x, y]` or `[x, y, z]`: grid extents are
+/// expressions over size symbols (checked by lowering); missing trailing
+/// extents are 1.
+#[derive(Debug, Clone)]
+pub struct GridExprs(pub Vec<Expr>);
+
+impl FromMeta for GridExprs {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        match expr {
+            Expr::Array(ExprArray { elems, .. }) if (1..=3).contains(&elems.len()) => {
+                Ok(GridExprs(elems.iter().cloned().collect()))
+            }
+            Expr::Array(other) => Err(darling::Error::custom(
+                "expected 1 to 3 grid extents, like `[64, 2]`",
+            )
+            .with_span(other)),
+            Expr::Lit(ExprLit {
+                lit: Lit::Int(int), ..
+            }) => {
+                extent(int)?;
+                Ok(GridExprs(vec![expr.clone()]))
+            }
+            other => Ok(GridExprs(vec![other.clone()])),
+        }
+    }
 }
 
 /// `1` or `[x, y]` or `[x, y, z]`; missing trailing extents are 1.

@@ -8,9 +8,12 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use tile_kernel_lowering::ast::{self, LaunchDims, Param, ParamType};
+use tile_kernel_lowering::program::{
+    DimSpec, LaunchFormula, LaunchOp, ParamKind as ProgramParamKind, Program,
+};
 use tile_kernel_lowering::{DType, Target};
 
-use crate::attr::{self, KernelArgs};
+use crate::attr;
 use crate::parse::KernelParser;
 use crate::spans::SpanTable;
 
@@ -42,19 +45,32 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
             Target::SM_90
         }),
     };
-    let launch = args
-        .as_ref()
-        .map(|a: &KernelArgs| LaunchDims {
-            grid: a.grid.map_or([1, 1, 1], |g| g.0),
-            block: a.block.map_or([1, 1, 1], |b| b.0),
-        })
-        .unwrap_or_default();
-
     let mut spans = SpanTable::default();
     let mut parser = KernelParser {
         spans: &mut spans,
         errors: Vec::new(),
     };
+    let launch = match args.as_ref() {
+        Some(a) => {
+            let mut grid = [1, 1, 1].map(|g| ast::Expr::Int(g, tile_kernel_lowering::SpanId::default()));
+            if let Some(exprs) = &a.grid {
+                for (slot, expr) in grid.iter_mut().zip(&exprs.0) {
+                    *slot = parser.expr(expr);
+                }
+            }
+            let span = match &a.grid {
+                Some(exprs) => parser.spans.id(&exprs.0[0]),
+                None => parser.spans.id(&item.sig.ident),
+            };
+            LaunchDims {
+                grid,
+                block: a.block.map_or([1, 1, 1], |b| b.0),
+                span,
+            }
+        }
+        None => LaunchDims::default(),
+    };
+
     let signature = parser.signature(&item);
     let body = parser.body(&item.block);
     let parse_errors = std::mem::take(&mut parser.errors);
@@ -76,7 +92,14 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         errors.push(spans.error(diagnostic.span, diagnostic.rendered()));
     }
     let ptx = compilation.ptx.filter(|_| errors.is_empty());
-    let surface = public_surface(&item, &kernel, &compilation.param_writes, ptx.as_deref());
+    let program = compilation.program.as_ref().filter(|_| ptx.is_some());
+    let surface = public_surface(
+        &item,
+        &kernel,
+        &compilation.param_writes,
+        ptx.as_deref(),
+        program,
+    );
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {
         #(#compile_errors)*
@@ -115,20 +138,105 @@ fn dtype_path(dtype: DType) -> TokenStream {
     quote!(::tile_kernel::__private::DType::#variant)
 }
 
+/// A launch formula as spec tokens.
+fn launch_expr(formula: &LaunchFormula) -> TokenStream {
+    let ops = formula.0.iter().map(|op| match op {
+        LaunchOp::Const(v) => quote!(::tile_kernel::__private::LaunchOp::Const(#v)),
+        LaunchOp::Symbol(s) => quote!(::tile_kernel::__private::LaunchOp::Symbol(#s)),
+        LaunchOp::Add => quote!(::tile_kernel::__private::LaunchOp::Add),
+        LaunchOp::Sub => quote!(::tile_kernel::__private::LaunchOp::Sub),
+        LaunchOp::Mul => quote!(::tile_kernel::__private::LaunchOp::Mul),
+        LaunchOp::Div => quote!(::tile_kernel::__private::LaunchOp::Div),
+        LaunchOp::CeilDiv => quote!(::tile_kernel::__private::LaunchOp::CeilDiv),
+        LaunchOp::Min => quote!(::tile_kernel::__private::LaunchOp::Min),
+        LaunchOp::Max => quote!(::tile_kernel::__private::LaunchOp::Max),
+    });
+    quote!(::tile_kernel::__private::LaunchExpr(&[#(#ops),*]))
+}
+
+fn dim_spec(dim: &DimSpec) -> TokenStream {
+    match *dim {
+        DimSpec::Const(v) => quote!(::tile_kernel::__private::DimSpec::Const(#v)),
+        DimSpec::Symbolic {
+            symbol,
+            mul,
+            div,
+            add,
+        } => quote!(::tile_kernel::__private::DimSpec::Symbolic {
+            symbol: #symbol,
+            mul: #mul,
+            div: #div,
+            add: #add,
+        }),
+    }
+}
+
+/// How the launcher docs show a grid formula: `ceil_div(N, 2048)`.
+fn formula_text(formula: &LaunchFormula, symbols: &[String]) -> String {
+    let mut stack: Vec<String> = Vec::new();
+    for op in &formula.0 {
+        let text = match op {
+            LaunchOp::Const(v) => v.to_string(),
+            LaunchOp::Symbol(s) => symbols
+                .get(usize::from(*s))
+                .cloned()
+                .unwrap_or_default(),
+            binary => {
+                let b = stack.pop().unwrap_or_default();
+                let a = stack.pop().unwrap_or_default();
+                match binary {
+                    LaunchOp::Add => format!("({a} + {b})"),
+                    LaunchOp::Sub => format!("({a} - {b})"),
+                    LaunchOp::Mul => format!("{a} * {b}"),
+                    LaunchOp::Div => format!("{a} / {b}"),
+                    LaunchOp::CeilDiv => format!("ceil_div({a}, {b})"),
+                    LaunchOp::Min => format!("min({a}, {b})"),
+                    _ => format!("max({a}, {b})"),
+                }
+            }
+        };
+        stack.push(text);
+    }
+    stack.pop().unwrap_or_default()
+}
+
 /// The module `NAME` (PTX, spec) and the launcher fn `NAME`.
 fn public_surface(
     item: &syn::ItemFn,
     kernel: &ast::Kernel,
     writes: &[bool],
     ptx: Option<&str>,
+    program: Option<&Program>,
 ) -> TokenStream {
     let vis = &item.vis;
     let name = &item.sig.ident;
     let entry = kernel_name(name);
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
-    let [gx, gy, gz] = kernel.launch.grid;
     let [bx, by, bz] = kernel.launch.block;
     let arch = kernel.target.to_string();
+    let symbol_names: Vec<String> = program
+        .map(|p| p.symbols.iter().map(|s| s.name.clone()).collect())
+        .unwrap_or_default();
+    let grid_formulas: Vec<LaunchFormula> = match program {
+        Some(p) => p.launch.grid.to_vec(),
+        None => vec![LaunchFormula::constant(1); 3],
+    };
+    let grid_tokens = grid_formulas.iter().map(launch_expr);
+    let grid_text: Vec<String> = grid_formulas
+        .iter()
+        .map(|f| formula_text(f, &symbol_names))
+        .collect();
+    let symbol_specs = program.map(|p| p.symbols.clone()).unwrap_or_default();
+    let symbol_tokens = symbol_specs.iter().map(|s| {
+        let (sname, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
+        quote! {
+            ::tile_kernel::__private::SymbolSpec {
+                name: #sname,
+                divisor: #divisor,
+                multiple_of: #multiple_of,
+            }
+        }
+    });
 
     let mut specs = Vec::new();
     let mut inputs = Vec::new();
@@ -148,10 +256,13 @@ fn public_surface(
         ident.set_span(span);
         let written = writes.get(index).copied().unwrap_or(false);
         match ty {
-            ParamType::Tensor { dtype, dims } => {
+            ParamType::Tensor { dtype, .. } => {
                 let elem = element_type(*dtype);
                 let dtype = dtype_path(*dtype);
-                let dims: Vec<usize> = dims.iter().map(|d| d.value as usize).collect();
+                let dims: Vec<TokenStream> = match program.map(|p| &p.params[index].kind) {
+                    Some(ProgramParamKind::Tensor { dims, .. }) => dims.iter().map(dim_spec).collect(),
+                    _ => Vec::new(),
+                };
                 let access = if written { quote!(Write) } else { quote!(Read) };
                 specs.push(quote! {
                     ::tile_kernel::__private::ParamSpec {
@@ -209,10 +320,36 @@ fn public_surface(
         }
     };
     let ptx = ptx.unwrap_or_default();
+    let requirements: Vec<String> = symbol_specs
+        .iter()
+        .flat_map(|s| {
+            let mut lines = Vec::new();
+            if s.divisor > 1 {
+                lines.push(format!("`{} % {} == 0` (a dim divides it)", s.name, s.divisor));
+            }
+            if s.multiple_of > 1 {
+                lines.push(format!(
+                    "`{} % {} == 0` (the kernel's vector accesses are aligned only then)",
+                    s.name, s.multiple_of
+                ));
+            }
+            lines
+        })
+        .collect();
+    let requirement_doc = if requirements.is_empty() {
+        String::new()
+    } else {
+        format!(
+            "\n\nLaunch-time requirements (an `Err` otherwise): {}.",
+            requirements.join(", ")
+        )
+    };
     let launch_doc = format!(
-        "Launches the `{entry}` tile kernel on `device`'s stream (grid [{gx}, {gy}, {gz}], block [{bx}, {by}, {bz}], {arch}).\n\n\
-         Checks every tensor's shape and device first; loads the module once per CUDA context. \
-         The PTX text is [`{entry}::PTX`](mod@{entry})."
+        "Launches the `{entry}` tile kernel on `device`'s stream (grid [{}], block [{bx}, {by}, {bz}], {arch}).\n\n\
+         Checks every tensor's dtype, shape and device first, binds the size symbols from the shapes \
+         (every parameter must agree), and launches nothing for empty work. Loads the module once per CUDA context. \
+         The PTX text is [`{entry}::PTX`](mod@{entry}).{requirement_doc}",
+        grid_text.join(", ")
     );
     let module_doc = format!("PTX text and runtime description of the `{entry}` tile kernel.");
     quote! {
@@ -224,15 +361,23 @@ fn public_surface(
             /// The PTX entry name.
             pub const ENTRY: &str = #entry;
             /// The compiled kernel: spec plus per-context module cache.
-            pub static KERNEL: ::tile_kernel::__private::Kernel =
+            // SAFETY: the #[tile_kernel] compiler produced this spec and PTX
+            // from one kernel definition: the entry's parameters are exactly
+            // `params` (in order) followed by one `.u64` per symbol, and the
+            // compiler proved every memory access in bounds, aligned and
+            // race-free for every launch whose arguments pass the spec's
+            // launch-time checks.
+            pub static KERNEL: ::tile_kernel::__private::Kernel = unsafe {
                 ::tile_kernel::__private::Kernel::new(::tile_kernel::__private::KernelSpec {
                     name: #entry,
                     ptx: PTX,
-                    grid: [#gx, #gy, #gz],
+                    grid: [#(#grid_tokens),*],
                     block: [#bx, #by, #bz],
                     shared_mem_bytes: 0,
                     params: &[#(#specs),*],
-                });
+                    symbols: &[#(#symbol_tokens),*],
+                })
+            };
         }
 
         #(#docs)*

@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::{BinOp, Expr, FnArg, GenericArgument, Lit, Pat, PathArguments, Stmt, Type, UnOp};
 use tile_kernel_lowering::ast::{
-    AllocLocal, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr, PredExpr,
+    AllocLocal, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr,
     SliceItem, ViewKind, ViewOp,
 };
 use tile_kernel_lowering::{DType, SpanId, ast};
@@ -189,34 +189,43 @@ impl KernelParser<'_> {
         }
     }
 
+    /// A dim: a constant (`4`, `{8 / 2}`), a symbol (`N`) or a brace
+    /// expression over one symbol (`{2 * N}`); checked by lowering.
     fn tensor_dim(&mut self, arg: &GenericArgument) -> Parsed<Dim> {
-        let value = match arg {
-            GenericArgument::Const(expr) => const_eval(expr)?,
-            GenericArgument::Type(Type::Path(path)) if path.path.get_ident().is_some() => {
-                return Err(err(
-                    arg,
-                    format!(
-                        "symbolic dimension `{}` is not supported yet: dims must be integer constants like `4` or `{{8 / 2}}`",
-                        path.to_token_stream()
-                    ),
-                ));
+        let span = self.spans.id(arg);
+        let expr = match arg {
+            GenericArgument::Const(expr) => {
+                // Constant parts are folded here so overflow and division
+                // by zero are reported at the dim.
+                if let Ok(value) = const_eval(expr) {
+                    if value < 0 {
+                        return Err(err(arg, "a tensor dim cannot be negative"));
+                    }
+                    ast::Expr::Int(value, span)
+                } else if let Err(e) = const_eval_symbolic(expr) {
+                    return Err(e);
+                } else {
+                    self.expr(expr)
+                }
+            }
+            GenericArgument::Type(Type::Path(path))
+                if path.qself.is_none() && path.path.get_ident().is_some() =>
+            {
+                let name = path.path.get_ident().map(|i| i.unraw()).unwrap_or_default();
+                ast::Expr::Name(name, span)
             }
             other => {
                 return Err(err(
                     other,
-                    "a tensor dim must be an integer constant like `4` or `{8 / 2}`",
+                    "a tensor dim must be an integer constant like `4` or `{8 / 2}`, or a size symbol like `N`",
                 ));
             }
         };
-        let value =
-            u64::try_from(value).map_err(|_| err(arg, "a tensor dim cannot be negative"))?;
-        Ok(Dim {
-            value,
-            span: self.spans.id(arg),
-        })
+        Ok(Dim { expr, span })
     }
 
-    /// The body: `let t = alloc_local::<T>([..]);` and `apply(..);` statements.
+    /// The body: `let` bindings (tiles, values, views), `apply(..);`,
+    /// `for` loops and `if`/`else`.
     pub fn body(&mut self, block: &syn::Block) -> Vec<ast::Stmt> {
         let mut out = Vec::new();
         for stmt in &block.stmts {
@@ -235,17 +244,23 @@ impl KernelParser<'_> {
                     Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
                         ident.ident.unraw()
                     }
+                    Pat::Type(typed) => {
+                        return Err(err(
+                            &typed.ty,
+                            "tile-language bindings take no type annotation: `let t = alloc_local::<f32>([4]);`",
+                        ));
+                    }
                     other => {
                         return Err(err(
                             other,
-                            "bind a tile to a plain name: `let t = alloc_local::<f32>([4]);`",
+                            "bind to a plain name: `let t = alloc_local::<f32>([4]);` or `let i = thread_id(0);`",
                         ));
                     }
                 };
                 let Some(init) = &local.init else {
                     return Err(err(
                         local,
-                        "a tile needs an initializer: `let t = alloc_local::<f32>([4]);`",
+                        "a binding needs an initializer: `let t = alloc_local::<f32>([4]);`",
                     ));
                 };
                 if let Some((_, diverge)) = &init.diverge {
@@ -255,14 +270,202 @@ impl KernelParser<'_> {
                     ));
                 }
                 let name_span = self.spans.id(&local.pat);
-                self.alloc(name, name_span, &init.expr, local)
+                if is_alloc_call(&init.expr) {
+                    return self.alloc(name, name_span, &init.expr, local);
+                }
+                let value = self.let_value(&init.expr)?;
+                Ok(ast::Stmt::Let(ast::Let {
+                    name,
+                    name_span,
+                    value,
+                    span: self.spans.id(local),
+                }))
             }
+            Stmt::Expr(Expr::ForLoop(for_loop), _) => self.for_loop(for_loop),
+            Stmt::Expr(Expr::If(branch), _) => self.if_branch(branch).map(ast::Stmt::If),
             Stmt::Expr(expr, _) => self.apply(expr),
             Stmt::Item(item) => Err(err(item, "items cannot be declared inside a tile kernel")),
             Stmt::Macro(mac) => Err(err(
                 mac,
                 "macros are not part of the tile language; use `apply(ptx[\"..\"], ..)`",
             )),
+        }
+    }
+
+    /// The initialiser of a `let` that is not a tile: a value or a view.
+    fn let_value(&mut self, expr: &Expr) -> Parsed<ast::Expr> {
+        match expr {
+            Expr::MethodCall(_) | Expr::Index(_) => Ok(ast::Expr::View(self.place(expr)?)),
+            Expr::Paren(paren) => self.let_value(&paren.expr),
+            other => Ok(self.expr(other)),
+        }
+    }
+
+    fn for_loop(&mut self, for_loop: &syn::ExprForLoop) -> Parsed<ast::Stmt> {
+        let (token, pat, in_token, range) = (
+            &for_loop.for_token,
+            &for_loop.pat,
+            &for_loop.in_token,
+            &for_loop.expr,
+        );
+        let head = quote::quote!(#token #pat #in_token #range);
+        if let Some(label) = &for_loop.label {
+            return Err(err(label, "loop labels are not part of the tile language"));
+        }
+        let var = match &*for_loop.pat {
+            Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
+                ident.ident.unraw()
+            }
+            other => return Err(err(other, "a loop variable is a plain name: `for k in 0..8`")),
+        };
+        let range_error = || {
+            err(
+                &for_loop.expr,
+                "a loop runs over `start..end` or `(start..end).step_by(step)`",
+            )
+        };
+        let (range, step) = match &*for_loop.expr {
+            Expr::Range(range) => (range, None),
+            Expr::MethodCall(call) if call.method == "step_by" && call.args.len() == 1 => {
+                let mut receiver = &*call.receiver;
+                while let Expr::Paren(paren) = receiver {
+                    receiver = &paren.expr;
+                }
+                match receiver {
+                    Expr::Range(range) => (range, Some(self.expr(&call.args[0]))),
+                    _ => return Err(range_error()),
+                }
+            }
+            _ => return Err(range_error()),
+        };
+        let (Some(start), Some(end)) = (&range.start, &range.end) else {
+            return Err(err(range, "a loop range needs a start and an end: `0..n`"));
+        };
+        let mut end = self.expr(end);
+        if matches!(range.limits, syn::RangeLimits::Closed(_)) {
+            let span = end.span();
+            end = ast::Expr::Binary {
+                op: ast::BinOp::Add,
+                lhs: Box::new(end),
+                rhs: Box::new(ast::Expr::Int(1, span)),
+                span,
+            };
+        }
+        let start = self.expr(start);
+        let body = self.body(&for_loop.body);
+        Ok(ast::Stmt::For(ast::For {
+            var,
+            var_span: self.spans.id(&for_loop.pat),
+            start,
+            end,
+            step,
+            body,
+            span: self.spans.id(&head),
+        }))
+    }
+
+    fn if_branch(&mut self, branch: &syn::ExprIf) -> Parsed<ast::If> {
+        let cond = self.expr(&branch.cond);
+        let then = self.body(&branch.then_branch);
+        let otherwise = match &branch.else_branch {
+            None => Vec::new(),
+            Some((_, other)) => match &**other {
+                Expr::Block(block) => self.body(&block.block),
+                Expr::If(nested) => vec![ast::Stmt::If(self.if_branch(nested)?)],
+                other => return Err(err(other, "expected a block after `else`")),
+            },
+        };
+        let (token, cond_tokens) = (&branch.if_token, &branch.cond);
+        Ok(ast::If {
+            cond,
+            then,
+            otherwise,
+            span: self.spans.id(&quote::quote!(#token #cond_tokens)),
+        })
+    }
+
+    /// An integer or bool expression. Unsupported forms become
+    /// [`ast::Expr::Other`], which lowering reports with context.
+    pub fn expr(&mut self, expr: &Expr) -> ast::Expr {
+        let span = self.spans.id(expr);
+        let other = |e: &Expr| ast::Expr::Other(e.to_token_stream().to_string(), span);
+        match expr {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Int(int), ..
+            }) => match int.base10_parse::<i128>() {
+                Ok(v) => ast::Expr::Int(v, span),
+                Err(_) => other(expr),
+            },
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Bool(b), ..
+            }) => ast::Expr::Bool(b.value, span),
+            Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+                ast::Expr::Name(
+                    path.path.get_ident().map(|i| i.unraw()).unwrap_or_default(),
+                    span,
+                )
+            }
+            Expr::Paren(paren) => self.expr(&paren.expr),
+            Expr::Group(group) => self.expr(&group.expr),
+            Expr::Block(block) if block.block.stmts.len() == 1 => match &block.block.stmts[0] {
+                Stmt::Expr(inner, None) => self.expr(inner),
+                _ => other(expr),
+            },
+            Expr::Unary(unary) => {
+                let op = match unary.op {
+                    UnOp::Neg(_) => ast::UnOp::Neg,
+                    UnOp::Not(_) => ast::UnOp::Not,
+                    _ => return other(expr),
+                };
+                ast::Expr::Unary {
+                    op,
+                    expr: Box::new(self.expr(&unary.expr)),
+                    span,
+                }
+            }
+            Expr::Binary(binary) => {
+                use ast::BinOp as B;
+                let op = match binary.op {
+                    BinOp::Add(_) => B::Add,
+                    BinOp::Sub(_) => B::Sub,
+                    BinOp::Mul(_) => B::Mul,
+                    BinOp::Div(_) => B::Div,
+                    BinOp::Rem(_) => B::Rem,
+                    BinOp::Shl(_) => B::Shl,
+                    BinOp::Shr(_) => B::Shr,
+                    BinOp::BitAnd(_) => B::BitAnd,
+                    BinOp::BitOr(_) => B::BitOr,
+                    BinOp::BitXor(_) => B::BitXor,
+                    BinOp::Lt(_) => B::Lt,
+                    BinOp::Le(_) => B::Le,
+                    BinOp::Gt(_) => B::Gt,
+                    BinOp::Ge(_) => B::Ge,
+                    BinOp::Eq(_) => B::Eq,
+                    BinOp::Ne(_) => B::Ne,
+                    BinOp::And(_) => B::And,
+                    BinOp::Or(_) => B::Or,
+                    _ => return other(expr),
+                };
+                ast::Expr::Binary {
+                    op,
+                    lhs: Box::new(self.expr(&binary.left)),
+                    rhs: Box::new(self.expr(&binary.right)),
+                    span,
+                }
+            }
+            Expr::Call(call) => match &*call.func {
+                Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+                    let func = path.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    let args = call.args.iter().map(|a| self.expr(a)).collect();
+                    ast::Expr::Call { func, args, span }
+                }
+                _ => other(expr),
+            },
+            Expr::MethodCall(_) | Expr::Index(_) => match self.place(expr) {
+                Ok(place) => ast::Expr::View(place),
+                Err(_) => other(expr),
+            },
+            _ => other(expr),
         }
     }
 
@@ -314,10 +517,7 @@ impl KernelParser<'_> {
             let value = const_eval(elem)?;
             let value =
                 u64::try_from(value).map_err(|_| err(elem, "a tile extent cannot be negative"))?;
-            shape.push(Dim {
-                value,
-                span: self.spans.id(elem),
-            });
+            shape.push(Dim::constant(value, self.spans.id(elem)));
         }
         Ok(ast::Stmt::AllocLocal(AllocLocal {
             name,
@@ -433,7 +633,7 @@ impl KernelParser<'_> {
                 if apply.pred.is_some() {
                     return Err(duplicate());
                 }
-                apply.pred = Some(self.pred(&assign.right));
+                apply.pred = Some(self.expr(&assign.right));
             }
             "preserve_dst" => {
                 if apply.preserve_dst.is_some() {
@@ -464,25 +664,6 @@ impl KernelParser<'_> {
             }
         }
         Ok(())
-    }
-
-    fn pred(&mut self, expr: &Expr) -> PredExpr {
-        let span = self.spans.id(expr);
-        match expr {
-            Expr::Lit(syn::ExprLit {
-                lit: Lit::Bool(value),
-                ..
-            }) => PredExpr::Literal(value.value, span),
-            Expr::Path(path) if path.path.get_ident().is_some() => PredExpr::Name(
-                path.path.get_ident().map(|i| i.unraw()).unwrap_or_default(),
-                span,
-            ),
-            Expr::Unary(unary) if matches!(unary.op, UnOp::Not(_)) => {
-                PredExpr::Not(Box::new(self.pred(&unary.expr)), span)
-            }
-            Expr::Paren(paren) => self.pred(&paren.expr),
-            other => PredExpr::Other(other.to_token_stream().to_string(), span),
-        }
     }
 
     fn operand(&mut self, expr: &Expr) -> Parsed<Operand> {
@@ -683,24 +864,36 @@ impl KernelParser<'_> {
         Ok(out)
     }
 
+    /// One `s![..]` item; bounds may be runtime expressions.
     fn slice_item(&mut self, expr: &Expr) -> Parsed<SliceItem> {
         let span = self.spans.id(expr);
         match expr {
             Expr::Range(range) => {
-                let start = range
-                    .start
-                    .as_deref()
-                    .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
-                    .transpose()?;
-                let mut end = range
-                    .end
-                    .as_deref()
-                    .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
-                    .transpose()?;
+                let start = range.start.as_deref().map(|e| self.expr(e));
+                let mut end = range.end.as_deref().map(|e| self.expr(e));
                 if matches!(range.limits, syn::RangeLimits::Closed(_)) {
                     end = match end {
-                        Some(-1) => None,
-                        Some(e) => Some(e + 1),
+                        // `..=-1` reaches the end of the axis (ndarray).
+                        Some(ast::Expr::Int(-1, _)) => None,
+                        Some(ast::Expr::Unary {
+                            op: ast::UnOp::Neg,
+                            expr,
+                            ..
+                        }) if matches!(*expr, ast::Expr::Int(1, _)) => None,
+                        Some(e) => {
+                            let span = e.span();
+                            if let Some(v) = range.end.as_deref().and_then(|e| const_eval(e).ok())
+                                && v.checked_add(1).is_none_or(|v| i64::try_from(v).is_err())
+                            {
+                                return Err(err(range, "value out of range"));
+                            }
+                            Some(ast::Expr::Binary {
+                                op: ast::BinOp::Add,
+                                lhs: Box::new(e),
+                                rhs: Box::new(ast::Expr::Int(1, span)),
+                                span,
+                            })
+                        }
                         None => return Err(err(range, "an inclusive range needs an end")),
                     };
                 }
@@ -712,47 +905,66 @@ impl KernelParser<'_> {
                 })
             }
             other => Ok(SliceItem::Index {
-                index: to_i64(const_eval(other)?, other)?,
+                index: self.expr(other),
                 span,
             }),
         }
     }
 }
 
-/// Loops and `if` are not statements of the tile language yet; the error
-/// points at their head (`for i in 0..4`), not at the whole block.
+/// `while` and `loop` are not statements of the tile language; the error
+/// points at their head, not at the whole block.
 fn control_flow_error(expr: &Expr) -> Option<syn::Error> {
-    let repeat =
-        "one `apply` already repeats its instruction over every repeat coordinate of its operands";
     let (head, message) = match expr {
-        Expr::ForLoop(f) => {
-            let (token, pat, in_token, range) = (&f.for_token, &f.pat, &f.in_token, &f.expr);
-            (
-                quote::quote!(#token #pat #in_token #range),
-                format!("`for` loops are not part of the tile language yet; {repeat}"),
-            )
-        }
         Expr::While(w) => {
             let (token, cond) = (&w.while_token, &w.cond);
             (
                 quote::quote!(#token #cond),
-                format!("`while` loops are not part of the tile language yet; {repeat}"),
+                "`while` loops are not part of the tile language; use `for i in (start..end).step_by(step)`".to_string(),
             )
         }
         Expr::Loop(l) => (
             l.loop_token.to_token_stream(),
-            format!("`loop` is not part of the tile language yet; {repeat}"),
+            "`loop` is not part of the tile language; use `for i in (start..end).step_by(step)`"
+                .to_string(),
         ),
-        Expr::If(i) => {
-            let (token, cond) = (&i.if_token, &i.cond);
-            (
-                quote::quote!(#token #cond),
-                "`if` is not part of the tile language yet; guard an `apply` with `pred = <bool parameter>` instead".to_string(),
-            )
-        }
         _ => return None,
     };
     Some(err(&head, message))
+}
+
+/// Whether an initialiser is `alloc_local::<..>(..)`.
+fn is_alloc_call(expr: &Expr) -> bool {
+    let Expr::Call(call) = expr else {
+        return false;
+    };
+    matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "alloc_local"))
+}
+
+/// Checks the constant parts of a symbolic dim expression for overflow and
+/// division by zero (symbols evaluate as 1 here only to find those).
+fn const_eval_symbolic(expr: &Expr) -> Parsed<()> {
+    match expr {
+        Expr::Path(path) if path.path.get_ident().is_some() => Ok(()),
+        Expr::Paren(paren) => const_eval_symbolic(&paren.expr),
+        Expr::Group(group) => const_eval_symbolic(&group.expr),
+        Expr::Block(block) if block.block.stmts.len() == 1 => match &block.block.stmts[0] {
+            Stmt::Expr(inner, None) => const_eval_symbolic(inner),
+            other => Err(err(other, "expected an integer constant expression")),
+        },
+        Expr::Binary(binary) => {
+            const_eval_symbolic(&binary.left)?;
+            const_eval_symbolic(&binary.right)?;
+            if matches!(binary.op, BinOp::Div(_) | BinOp::Rem(_))
+                && const_eval(&binary.right).ok() == Some(0)
+            {
+                return Err(err(expr, "division by zero in constant expression"));
+            }
+            Ok(())
+        }
+        Expr::Unary(unary) => const_eval_symbolic(&unary.expr),
+        other => const_eval(other).map(|_| ()),
+    }
 }
 
 trait Unraw {

@@ -41,15 +41,58 @@ pub enum Error {
         ptx: &'static str,
     },
 
-    /// A tensor's shape differs from the shape the kernel was compiled for.
+    /// A tensor's shape cannot be the shape the kernel was compiled for: a
+    /// wrong rank, a wrong constant dim, or an extent that no value of its
+    /// size symbol gives (an odd extent for `{2 * N}`, 0 for `{N + 1}`).
+    /// `expected` is the shape as the kernel's signature spells it, e.g.
+    /// `[4, 2]`, `[N, 2]` or `[{N / 2}]`.
     #[error(
-        "kernel `{kernel}`: argument `{param}` has shape {actual:?}, but the kernel was compiled for shape {expected:?}"
+        "kernel `{kernel}`: argument `{param}` has shape {actual:?}, but the kernel was compiled for shape {expected}"
     )]
     ShapeMismatch {
         kernel: &'static str,
         param: &'static str,
-        expected: Vec<usize>,
+        expected: String,
         actual: Vec<usize>,
+    },
+
+    /// Two tensor arguments (or two dims of one) imply different values of
+    /// one size symbol. `param` (whose shape is `shape`) implies `actual`;
+    /// `bound_by`, an earlier parameter, bound `expected`.
+    #[error(
+        "kernel `{kernel}`: argument `{param}` has {symbol} = {actual} (from its shape {shape:?}), but `{bound_by}` bound {symbol} = {expected}"
+    )]
+    SymbolMismatch {
+        kernel: &'static str,
+        symbol: &'static str,
+        param: &'static str,
+        shape: Vec<usize>,
+        bound_by: &'static str,
+        expected: u64,
+        actual: u64,
+    },
+
+    /// A size symbol's value breaks a launch-time requirement: above
+    /// [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE), not a multiple of a
+    /// `{N / d}` divisor, or not the multiple the kernel's aligned vector
+    /// accesses need. `detail` continues the sentence `SYMBOL = VALUE ...`.
+    /// `value` is exact even where it does not fit in 64 bits (a `{N / 4}`
+    /// dim near `usize::MAX`).
+    #[error("kernel `{kernel}`: {symbol} = {value} {detail}")]
+    SymbolRequirement {
+        kernel: &'static str,
+        symbol: &'static str,
+        value: u128,
+        detail: String,
+    },
+
+    /// The grid size computed from the size symbols has no value (a
+    /// subtraction below zero, an overflow, a division by zero) or exceeds
+    /// CUDA's limits (x at most 2^31 - 1, y and z at most 65535).
+    #[error("kernel `{kernel}`: invalid launch size: {detail}")]
+    LaunchSize {
+        kernel: &'static str,
+        detail: String,
     },
 
     /// An argument's element type differs from the kernel's parameter type.
@@ -154,12 +197,57 @@ mod tests {
         let err = Error::ShapeMismatch {
             kernel: "add",
             param: "x",
-            expected: vec![4, 2],
+            expected: "[4, 2]".into(),
             actual: vec![2, 4],
         };
         assert_eq!(
             err.to_string(),
             "kernel `add`: argument `x` has shape [2, 4], but the kernel was compiled for shape [4, 2]"
+        );
+        let err = Error::ShapeMismatch {
+            kernel: "add",
+            param: "x",
+            expected: "[N, 2]".into(),
+            actual: vec![7],
+        };
+        assert_eq!(
+            err.to_string(),
+            "kernel `add`: argument `x` has shape [7], but the kernel was compiled for shape [N, 2]"
+        );
+    }
+
+    #[test]
+    fn symbol_errors_name_kernel_symbol_params_and_values() {
+        let err = Error::SymbolMismatch {
+            kernel: "k",
+            symbol: "N",
+            param: "y",
+            shape: vec![7],
+            bound_by: "x",
+            expected: 8,
+            actual: 7,
+        };
+        assert_eq!(
+            err.to_string(),
+            "kernel `k`: argument `y` has N = 7 (from its shape [7]), but `x` bound N = 8"
+        );
+        let err = Error::SymbolRequirement {
+            kernel: "k",
+            symbol: "N",
+            value: 7,
+            detail: "must be a multiple of 2 (`{N / 2}` in the shape of `y`)".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "kernel `k`: N = 7 must be a multiple of 2 (`{N / 2}` in the shape of `y`)"
+        );
+        let err = Error::LaunchSize {
+            kernel: "k",
+            detail: "grid x is `N - 1`, which goes below zero (N = 0)".into(),
+        };
+        assert_eq!(
+            err.to_string(),
+            "kernel `k`: invalid launch size: grid x is `N - 1`, which goes below zero (N = 0)"
         );
     }
 

@@ -2,9 +2,20 @@
 //! `#[tile_kernel]` macro next to its PTX, a per-context module cache, and a
 //! checked argument builder whose only `unsafe` is the final driver launch.
 //!
+//! The trust boundary is [`Kernel::new`], an `unsafe fn`: whoever builds a
+//! [`Kernel`] promises that its spec describes its PTX exactly and that the
+//! PTX is memory-safe for every launch the checks below accept. The
+//! `#[tile_kernel]` compiler proves that for the code it emits; everything
+//! after `new` is safe API.
+//!
 //! Invariant this module establishes: a [`Launch`] reaches the driver only
-//! when every argument matched its [`ParamSpec`] (kind, dtype, exact shape,
-//! access, context, allocation size), in order, and all were given.
+//! when every argument matched its [`ParamSpec`] (kind, dtype, shape, access,
+//! context, allocation size), in order, and all were given; every size
+//! symbol is bound, consistently across parameters, and meets its
+//! [`SymbolSpec`] and [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE); and the
+//! grid computed from the symbols is within CUDA's limits. A launch with no
+//! work (a zero grid extent, or only empty tensors) returns `Ok` without
+//! reaching the driver.
 
 use std::ffi::{CString, c_void};
 use std::ptr;
@@ -16,11 +27,15 @@ use cudarc::driver::{CudaEvent, CudaFunction, DevicePtr, DevicePtrMut, DriverErr
 use cudarc::nvrtc::Ptx;
 use tile_kernel_lowering::DType;
 
+use crate::symbols::{
+    Bindings, DimSpec, LaunchExpr, MAX_SYMBOLS, SymbolSpec, bind_shape, check_symbols, grid_size,
+};
 use crate::tensor::DeviceTensor;
 use crate::{Device, Element, Error, Result, ScalarArg};
 
-/// The most parameters one kernel may take; [`Launch`] keeps its arguments
-/// in fixed arrays of this size so that a launch does not allocate.
+/// The most parameters one kernel's PTX entry may take, the hidden symbol
+/// parameters included; [`Launch`] keeps its arguments in fixed arrays of
+/// this size so that a launch does not allocate.
 pub const MAX_PARAMS: usize = 32;
 
 /// The most CUDA contexts one kernel caches a module for. `Device` only opens
@@ -34,27 +49,30 @@ const DEFAULT_DYNAMIC_SHARED_LIMIT: u32 = 48 * 1024;
 const JIT_LOG_BYTES: usize = 16 * 1024;
 
 /// A kernel as the `#[tile_kernel]` macro emits it: PTX text plus the launch
-/// configuration and parameter list it was compiled for.
+/// configuration, parameter list and size symbols it was compiled for.
 ///
-/// **This is the macro's contract, not a user API.** Launches trust a spec
-/// completely: a spec whose `params` do not match its PTX entry's parameters
-/// (count, order, types), or whose shapes are not the ones the PTX was proven
-/// in-bounds for, makes [`Launch::run`] unsound. Only the macro, which
-/// produces both from one kernel definition, should build one.
+/// A spec is plain data; building one is safe. Turning it into a launchable
+/// [`Kernel`] is not: [`Kernel::new`] is `unsafe`, because launches trust the
+/// spec to describe the PTX (see its `# Safety` section).
 #[derive(Debug, Clone, Copy)]
 pub struct KernelSpec {
     /// The PTX `.entry` name.
     pub name: &'static str,
     /// The whole PTX module.
     pub ptx: &'static str,
-    /// Grid size in blocks, `[x, y, z]`.
-    pub grid: [u32; 3],
+    /// Grid size in blocks, `[x, y, z]`, each a formula over the size
+    /// symbols evaluated at launch (`[LaunchExpr::ONE; 3]` for one block).
+    pub grid: [LaunchExpr; 3],
     /// Block size in threads, `[x, y, z]`.
     pub block: [u32; 3],
     /// Dynamic shared memory per block, in bytes.
     pub shared_mem_bytes: u32,
-    /// The entry's parameters, in PTX order.
+    /// The kernel's own parameters, in PTX order.
     pub params: &'static [ParamSpec],
+    /// The size symbols the tensor dims name, by index. Each one is passed
+    /// as a hidden `.u64` PTX parameter (its value / divisor), after all of
+    /// `params`, in this order.
+    pub symbols: &'static [SymbolSpec],
 }
 
 /// One kernel parameter.
@@ -69,11 +87,12 @@ pub struct ParamSpec {
 /// What a kernel parameter receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ParamKind {
-    /// A [`DeviceTensor`] of exactly this dtype and shape, passed as its
-    /// device address (a `.u64` PTX parameter).
+    /// A [`DeviceTensor`] of exactly this dtype and a shape matching these
+    /// dims (constant, or bound to a size symbol), passed as its device
+    /// address (a `.u64` PTX parameter).
     Tensor {
         dtype: DType,
-        shape: &'static [usize],
+        shape: &'static [DimSpec],
         access: Access,
     },
     /// A value of this dtype, passed by value.
@@ -112,8 +131,32 @@ pub struct Kernel {
 
 impl Kernel {
     /// Wraps a spec. `const` so generated code can put the kernel in a `static`.
-    #[doc(hidden)]
-    pub const fn new(spec: KernelSpec) -> Kernel {
+    ///
+    /// # Safety
+    ///
+    /// Launches trust the spec completely, so the caller must guarantee:
+    ///
+    /// - **The spec describes its PTX exactly.** `spec.ptx` has an
+    ///   `.entry spec.name` whose parameters are, in order: one per
+    ///   `spec.params` entry (a `.u64` global address for a tensor, the
+    ///   dtype's PTX type for a scalar), then one `.u64` per
+    ///   `spec.symbols` entry, in symbol order, receiving that symbol's
+    ///   value divided by its `divisor`. `shared_mem_bytes` is the dynamic
+    ///   shared memory the PTX expects.
+    /// - **The PTX is memory-safe for every launch the checks accept**: for
+    ///   all tensors whose dtypes and shapes match the params (constant dims
+    ///   equal, symbolic dims consistent with one value per symbol), for all
+    ///   symbol values at most [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE)
+    ///   that are multiples of their `divisor` and `multiple_of`, with the
+    ///   grid computed from `spec.grid`, the block `spec.block`, and tensor
+    ///   base addresses 16-byte aligned, every memory access stays in
+    ///   bounds, is aligned, writes only tensors declared [`Access::Write`],
+    ///   and no two threads race on one location.
+    ///
+    /// The `#[tile_kernel]` compiler proves both for the spec and PTX it
+    /// emits from one kernel definition; a hand-written spec must be argued
+    /// the same way.
+    pub const unsafe fn new(spec: KernelSpec) -> Kernel {
         Kernel {
             spec,
             slots: [const { OnceLock::new() }; MAX_CONTEXTS],
@@ -193,15 +236,7 @@ impl Kernel {
     /// Starts a launch on `device`: push every argument in parameter order,
     /// then [`run`](Launch::run).
     pub fn launch<'a>(&'a self, device: &'a Device) -> Result<Launch<'a>> {
-        if self.spec.params.len() > MAX_PARAMS {
-            return Err(Error::ArgumentMismatch {
-                kernel: self.spec.name,
-                detail: format!(
-                    "the kernel takes {} parameters, but a launch supports at most {MAX_PARAMS}",
-                    self.spec.params.len()
-                ),
-            });
-        }
+        check_param_counts(&self.spec)?;
         let function = self.function(device)?;
         Ok(Launch {
             kernel: self,
@@ -211,6 +246,10 @@ impl Kernel {
             device_ptrs: [0; MAX_PARAMS],
             params: [ptr::null_mut(); MAX_PARAMS],
             events: [None; MAX_PARAMS],
+            bound: [None; MAX_SYMBOLS],
+            symbol_args: [0; MAX_SYMBOLS],
+            tensors: 0,
+            nonempty_tensors: 0,
         })
     }
 }
@@ -222,6 +261,27 @@ impl std::fmt::Debug for Kernel {
             .field("load_count", &self.load_count())
             .finish_non_exhaustive()
     }
+}
+
+/// Checks that the kernel's parameters, hidden symbol parameters included,
+/// fit a [`Launch`]'s fixed arrays.
+fn check_param_counts(spec: &KernelSpec) -> Result<()> {
+    let (params, symbols) = (spec.params.len(), spec.symbols.len());
+    let detail = if symbols > MAX_SYMBOLS {
+        format!(
+            "the kernel has {symbols} size symbols, but a launch supports at most {MAX_SYMBOLS}"
+        )
+    } else if params + symbols > MAX_PARAMS {
+        format!(
+            "the kernel takes {params} parameters and {symbols} size symbols, but a launch supports at most {MAX_PARAMS} in all"
+        )
+    } else {
+        return Ok(());
+    };
+    Err(Error::ArgumentMismatch {
+        kernel: spec.name,
+        detail,
+    })
 }
 
 /// Loads `spec`'s module into `device`'s context and looks up its entry.
@@ -314,9 +374,11 @@ fn jit_error_log(device: &Device, ptx: &CString) -> String {
 /// order, then [`run`](Self::run).
 ///
 /// Every argument is checked against the kernel's [`ParamSpec`] as it is
-/// pushed (kind, dtype, exact shape, read/write access, device), so a
-/// mismatch is an [`Error`], never undefined behaviour. Allocation-free:
-/// arguments live in fixed arrays of [`MAX_PARAMS`].
+/// pushed (kind, dtype, shape, read/write access, device). A tensor's shape
+/// binds the size symbols its dims name, or must agree with the values
+/// earlier arguments bound. A mismatch is an [`Error`], never undefined
+/// behaviour. Allocation-free: arguments live in fixed arrays of
+/// [`MAX_PARAMS`] and [`MAX_SYMBOLS`].
 #[must_use = "a launch does nothing until `run` is called"]
 pub struct Launch<'a> {
     kernel: &'a Kernel,
@@ -327,30 +389,40 @@ pub struct Launch<'a> {
     /// `params`, which `run` points here.
     device_ptrs: [CUdeviceptr; MAX_PARAMS],
     /// The driver's `kernelParams`: a scalar's address, or null for a tensor
-    /// until `run` points it at `device_ptrs`.
+    /// until `run` points it at `device_ptrs`. After the kernel's own
+    /// parameters, `run` points one slot per size symbol at `symbol_args`.
     params: [*mut c_void; MAX_PARAMS],
     /// Events cudarc records after the launch when it synchronises streams.
     events: [Option<&'a CudaEvent>; MAX_PARAMS],
+    /// The size symbols the tensors pushed so far have bound.
+    bound: Bindings,
+    /// The hidden symbol arguments (value / divisor), filled by `run`.
+    symbol_args: [u64; MAX_SYMBOLS],
+    /// How many tensor arguments were pushed, and how many of them have
+    /// elements.
+    tensors: usize,
+    nonempty_tensors: usize,
 }
 
 impl<'a> Launch<'a> {
     /// Passes `tensor` to the next parameter, which the kernel only reads.
     pub fn tensor<T: Element>(self, tensor: &'a DeviceTensor<T>) -> Result<Self> {
-        let index = self.check_tensor(tensor, Access::Read)?;
+        let (index, bound) = self.check_tensor(tensor, Access::Read)?;
         let len = tensor.len();
         let (address, guard) = tensor.cuda_slice().device_ptr(self.device.stream());
-        self.push_device_ptr(index, len, tensor.cuda_slice().len(), address, guard)
+        let allocation_len = tensor.cuda_slice().len();
+        self.push_device_ptr(index, bound, len, allocation_len, address, guard)
     }
 
     /// Passes `tensor` to the next parameter, which the kernel may write.
     /// Also accepted for a read-only parameter.
     pub fn tensor_mut<T: Element>(self, tensor: &'a mut DeviceTensor<T>) -> Result<Self> {
-        let index = self.check_tensor(tensor, Access::Write)?;
+        let (index, bound) = self.check_tensor(tensor, Access::Write)?;
         let len = tensor.len();
         let slice = tensor.cuda_slice_mut();
         let allocation_len = slice.len();
         let (address, guard) = slice.device_ptr_mut(self.device.stream());
-        self.push_device_ptr(index, len, allocation_len, address, guard)
+        self.push_device_ptr(index, bound, len, allocation_len, address, guard)
     }
 
     /// Passes `value` to the next parameter, a scalar.
@@ -368,6 +440,14 @@ impl<'a> Launch<'a> {
 
     /// Queues the kernel on the device's stream. Does not wait for it: use
     /// [`Device::synchronize`] or [`DeviceTensor::download`].
+    ///
+    /// Before that it checks that every argument was passed, that every size
+    /// symbol is bound and meets the kernel's requirements
+    /// ([`Error::SymbolRequirement`]), and computes the grid from the symbols
+    /// ([`Error::LaunchSize`] if it under- or overflows or exceeds CUDA's
+    /// limits). Where there is no work, because the kernel has tensor
+    /// parameters and all of them are empty or because a grid extent is 0,
+    /// it returns `Ok(())` without launching.
     pub fn run(mut self) -> Result<()> {
         let spec = &self.kernel.spec;
         if self.pushed != spec.params.len() {
@@ -381,6 +461,10 @@ impl<'a> Launch<'a> {
                 ),
             });
         }
+        let Some(plan) = plan_launch(spec, &self.bound, self.tensors, self.nonempty_tensors)?
+        else {
+            return Ok(());
+        };
         let count = self.pushed;
         for (param, address) in self.params[..count]
             .iter_mut()
@@ -390,30 +474,52 @@ impl<'a> Launch<'a> {
                 *param = ptr::from_mut(address).cast();
             }
         }
+        self.symbol_args = plan.symbol_args;
+        let total = count + spec.symbols.len();
+        // `Kernel::launch` checked that the symbols fit after the params.
+        let Some(symbol_params) = self.params.get_mut(count..total) else {
+            return Err(Error::ArgumentMismatch {
+                kernel: spec.name,
+                detail: format!(
+                    "the kernel takes {total} parameters with its size symbols, but a launch supports at most {MAX_PARAMS}"
+                ),
+            });
+        };
+        for (param, arg) in symbol_params.iter_mut().zip(&mut self.symbol_args) {
+            *param = ptr::from_mut(arg).cast();
+        }
         let context = self.device.context();
         let stream = self.device.stream();
         context
             .bind_to_thread()
             .map_err(Error::driver("launching a kernel"))?;
-        // SAFETY: the spec was produced by the #[tile_kernel] macro together
-        // with the PTX, so the entry takes exactly `spec.params`, in this
-        // order, with these types; every argument was checked against its
-        // ParamSpec when pushed (kind, dtype, exact shape, access, context,
-        // allocation length), and all of them were pushed. `params[i]` points
-        // at a scalar borrowed for 'a or at `device_ptrs[i]`, both alive for
-        // this call. The kernel's memory accesses were proven in-bounds at
-        // compile time for these exact shapes, writes go only to parameters
-        // declared `Access::Write`, whose tensors are borrowed `&mut` for 'a,
-        // and cudarc's per-allocation events order this launch against other
-        // streams and against freeing the tensors.
+        let [gx, gy, gz] = plan.grid;
+        // SAFETY: whoever called `Kernel::new` guaranteed (its `# Safety`)
+        // that the entry takes exactly `spec.params` followed by one `.u64`
+        // per `spec.symbols` entry (value / divisor), and that the PTX is
+        // memory-safe for every launch the launcher's checks accept. This
+        // launch passed them all: every argument was checked against its
+        // ParamSpec when pushed (kind, dtype, constant dims, access, context,
+        // allocation length, 16-byte alignment) and all were pushed; every
+        // symbol was bound by the tensors' shapes, consistently across
+        // parameters, and passed `check_symbols` (at most MAX_SYMBOL_VALUE, a
+        // multiple of its divisor and multiple_of); the grid is `spec.grid`
+        // evaluated for exactly these values, within CUDA's limits, and the
+        // block is `spec.block`. The compiler proved every access in bounds
+        // for all symbol values that pass these checks. `params[..total]`
+        // point at scalars borrowed for 'a, or at `device_ptrs` and
+        // `symbol_args`, owned by `self` and alive for this call. Writes go
+        // only to parameters declared `Access::Write`, whose tensors are
+        // borrowed `&mut` for 'a, and cudarc's per-allocation events order
+        // this launch against other streams and against freeing the tensors.
         unsafe {
             cudarc::driver::result::launch_kernel(
                 self.function.cu_function(),
-                spec.grid.into(),
+                (gx, gy, gz),
                 spec.block.into(),
                 spec.shared_mem_bytes,
                 stream.cu_stream(),
-                &mut self.params[..count],
+                &mut self.params[..total],
             )
         }
         .map_err(Error::driver("launching a kernel"))?;
@@ -442,28 +548,44 @@ impl<'a> Launch<'a> {
         }
     }
 
-    /// Checks `tensor` against the next parameter; returns its index.
-    fn check_tensor<T: Element>(&self, tensor: &DeviceTensor<T>, access: Access) -> Result<usize> {
+    /// Checks `tensor` against the next parameter; returns its index and
+    /// the symbol bindings including the ones its shape adds.
+    fn check_tensor<T: Element>(
+        &self,
+        tensor: &DeviceTensor<T>,
+        access: Access,
+    ) -> Result<(usize, Bindings)> {
         let index = self.next_param()?;
-        let kernel = self.kernel.spec.name;
-        let param = &self.kernel.spec.params[index];
-        check_tensor(kernel, param, T::DTYPE, tensor.shape(), access)?;
+        let spec = &self.kernel.spec;
+        let param = &spec.params[index];
+        let mut bound = self.bound;
+        check_tensor(
+            spec.name,
+            param,
+            spec.symbols,
+            T::DTYPE,
+            tensor.shape(),
+            access,
+            &mut bound,
+        )?;
         if tensor.context_key() != self.device.context_key() {
             return Err(Error::WrongContext {
-                kernel,
+                kernel: spec.name,
                 param: param.name,
             });
         }
-        Ok(index)
+        Ok((index, bound))
     }
 
     /// Records a tensor argument whose shape, dtype and context were checked,
-    /// after checking its allocation. The guard's event (if cudarc tracks
-    /// one) is recorded by `run` after the launch, as dropping the guard
-    /// there would; a launch that never runs records nothing.
+    /// after checking its allocation, and keeps the symbols its shape bound.
+    /// The guard's event (if cudarc tracks one) is recorded by `run` after
+    /// the launch, as dropping the guard there would; a launch that never
+    /// runs records nothing.
     fn push_device_ptr(
         mut self,
         index: usize,
+        bound: Bindings,
         len: usize,
         allocation_len: usize,
         address: CUdeviceptr,
@@ -478,9 +600,48 @@ impl<'a> Launch<'a> {
             // cudarc only hands out `Record` guards for allocations.
             SyncOnDrop::Sync(_) => None,
         };
+        self.bound = bound;
+        self.tensors += 1;
+        if len > 0 {
+            self.nonempty_tensors += 1;
+        }
         self.pushed += 1;
         Ok(self)
     }
+}
+
+/// What [`Launch::run`] hands the driver once every check passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct LaunchPlan {
+    grid: [u32; 3],
+    /// The hidden symbol arguments: value / divisor, by symbol index.
+    symbol_args: [u64; MAX_SYMBOLS],
+}
+
+/// The checks of [`Launch::run`] that need no driver, once all arguments
+/// are pushed: the bound symbols against their requirements, then the grid.
+/// `Ok(None)` means there is no work: the kernel has tensor parameters and
+/// all `tensors` of them are empty, or a grid extent is 0.
+fn plan_launch(
+    spec: &KernelSpec,
+    bound: &Bindings,
+    tensors: usize,
+    nonempty_tensors: usize,
+) -> Result<Option<LaunchPlan>> {
+    let values = check_symbols(spec.name, spec.symbols, bound)?;
+    if tensors > 0 && nonempty_tensors == 0 {
+        return Ok(None);
+    }
+    let grid = grid_size(spec.name, &spec.grid, spec.symbols, &values)?;
+    if grid.contains(&0) {
+        return Ok(None);
+    }
+    let mut symbol_args = [0; MAX_SYMBOLS];
+    for ((arg, value), symbol) in symbol_args.iter_mut().zip(values).zip(spec.symbols) {
+        // `check_symbols` refused a zero divisor.
+        *arg = value.checked_div(symbol.divisor).unwrap_or_default();
+    }
+    Ok(Some(LaunchPlan { grid, symbol_args }))
 }
 
 impl std::fmt::Debug for Launch<'_> {
@@ -493,13 +654,16 @@ impl std::fmt::Debug for Launch<'_> {
 }
 
 /// Checks a tensor argument of `dtype`, `shape`, borrowed for `access`,
-/// against parameter `param` of `kernel`.
+/// against parameter `param` of `kernel`, whose size symbols are `symbols`;
+/// binds the symbols the shape names into `bound` (see [`bind_shape`]).
 fn check_tensor(
     kernel: &'static str,
     param: &ParamSpec,
+    symbols: &[SymbolSpec],
     dtype: DType,
     shape: &[usize],
     access: Access,
+    bound: &mut Bindings,
 ) -> Result<()> {
     let ParamKind::Tensor {
         dtype: expected_dtype,
@@ -532,15 +696,7 @@ fn check_tensor(
             actual: dtype,
         });
     }
-    if shape != expected_shape {
-        return Err(Error::ShapeMismatch {
-            kernel,
-            param: param.name,
-            expected: expected_shape.to_vec(),
-            actual: shape.to_vec(),
-        });
-    }
-    Ok(())
+    bind_shape(kernel, param.name, expected_shape, symbols, shape, bound)
 }
 
 /// Checks a scalar argument of `dtype` against parameter `param` of `kernel`.
@@ -600,12 +756,13 @@ fn check_allocation(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::symbols::{Binding, LaunchOp};
 
     const X: ParamSpec = ParamSpec {
         name: "x",
         kind: ParamKind::Tensor {
             dtype: DType::F32,
-            shape: &[4, 2],
+            shape: &[DimSpec::Const(4), DimSpec::Const(2)],
             access: Access::Read,
         },
     };
@@ -613,7 +770,7 @@ mod tests {
         name: "y",
         kind: ParamKind::Tensor {
             dtype: DType::F32,
-            shape: &[4, 2],
+            shape: &[DimSpec::Const(4), DimSpec::Const(2)],
             access: Access::Write,
         },
     };
@@ -622,14 +779,109 @@ mod tests {
         kind: ParamKind::Scalar { dtype: DType::U32 },
     };
 
-    static K: Kernel = Kernel::new(KernelSpec {
-        name: "k",
-        ptx: ".version 7.8\n.target sm_90\n.address_size 64\n",
-        grid: [1, 1, 1],
-        block: [32, 1, 1],
+    // SAFETY: never launched (the tests below only inspect it and check
+    // arguments without a device), and its PTX has no `.entry k`, so even a
+    // launch would stop at `Error::ModuleLoad` before reaching the driver's
+    // launch call.
+    static K: Kernel = unsafe {
+        Kernel::new(KernelSpec {
+            name: "k",
+            ptx: ".version 7.8\n.target sm_90\n.address_size 64\n",
+            grid: [LaunchExpr::ONE; 3],
+            block: [32, 1, 1],
+            shared_mem_bytes: 0,
+            params: &[X, Y, N],
+            symbols: &[],
+        })
+    };
+
+    const SYM_N: DimSpec = DimSpec::Symbolic {
+        symbol: 0,
+        mul: 1,
+        div: 1,
+        add: 0,
+    };
+    const HALF_N: DimSpec = DimSpec::Symbolic {
+        symbol: 0,
+        mul: 1,
+        div: 2,
+        add: 0,
+    };
+    const SYMBOLS: &[SymbolSpec] = &[SymbolSpec {
+        name: "N",
+        divisor: 2,
+        multiple_of: 4,
+    }];
+    /// `fn half(x: Tensor<f32, N>, y: Tensor<u32, {N / 2}>)`, grid = ceil_div(N, 2048).
+    const HX: ParamSpec = ParamSpec {
+        name: "x",
+        kind: ParamKind::Tensor {
+            dtype: DType::F32,
+            shape: &[SYM_N],
+            access: Access::Read,
+        },
+    };
+    const HY: ParamSpec = ParamSpec {
+        name: "y",
+        kind: ParamKind::Tensor {
+            dtype: DType::U32,
+            shape: &[HALF_N],
+            access: Access::Write,
+        },
+    };
+    const HALF: KernelSpec = KernelSpec {
+        name: "half",
+        ptx: "",
+        grid: [
+            LaunchExpr(&[
+                LaunchOp::Symbol(0),
+                LaunchOp::Const(2048),
+                LaunchOp::CeilDiv,
+            ]),
+            LaunchExpr::ONE,
+            LaunchExpr::ONE,
+        ],
+        block: [256, 1, 1],
         shared_mem_bytes: 0,
-        params: &[X, Y, N],
-    });
+        params: &[HX, HY],
+        symbols: SYMBOLS,
+    };
+
+    /// Pushes `x` and `y` of HALF with these shapes, as a launch would.
+    fn bind_half(x: &[usize], y: &[usize]) -> Result<Bindings> {
+        let mut bound = [None; MAX_SYMBOLS];
+        check_tensor(
+            "half",
+            &HX,
+            SYMBOLS,
+            DType::F32,
+            x,
+            Access::Read,
+            &mut bound,
+        )?;
+        check_tensor(
+            "half",
+            &HY,
+            SYMBOLS,
+            DType::U32,
+            y,
+            Access::Write,
+            &mut bound,
+        )?;
+        Ok(bound)
+    }
+
+    fn check_const(param: &ParamSpec, dtype: DType, shape: &[usize], access: Access) -> Result<()> {
+        check_tensor(
+            "k",
+            param,
+            &[],
+            dtype,
+            shape,
+            access,
+            &mut [None; MAX_SYMBOLS],
+        )
+    }
 
     #[test]
     fn kernel_is_const_constructible_and_starts_unloaded() {
@@ -641,15 +893,15 @@ mod tests {
 
     #[test]
     fn matching_tensor_passes() {
-        assert!(check_tensor("k", &X, DType::F32, &[4, 2], Access::Read).is_ok());
-        assert!(check_tensor("k", &Y, DType::F32, &[4, 2], Access::Write).is_ok());
+        assert!(check_const(&X, DType::F32, &[4, 2], Access::Read).is_ok());
+        assert!(check_const(&Y, DType::F32, &[4, 2], Access::Write).is_ok());
         // A mutable borrow is stricter than a read needs: allowed.
-        assert!(check_tensor("k", &X, DType::F32, &[4, 2], Access::Write).is_ok());
+        assert!(check_const(&X, DType::F32, &[4, 2], Access::Write).is_ok());
     }
 
     #[test]
     fn wrong_shape_is_shape_mismatch() {
-        let err = check_tensor("k", &X, DType::F32, &[2, 4], Access::Read);
+        let err = check_const(&X, DType::F32, &[2, 4], Access::Read);
         match err {
             Err(Error::ShapeMismatch {
                 kernel: "k",
@@ -657,14 +909,14 @@ mod tests {
                 expected,
                 actual,
             }) => {
-                assert_eq!(expected, vec![4, 2]);
+                assert_eq!(expected, "[4, 2]");
                 assert_eq!(actual, vec![2, 4]);
             }
             other => panic!("expected ShapeMismatch, got {other:?}"),
         }
         // Same element count, other rank: still a mismatch.
         assert!(matches!(
-            check_tensor("k", &X, DType::F32, &[8], Access::Read),
+            check_const(&X, DType::F32, &[8], Access::Read),
             Err(Error::ShapeMismatch { .. })
         ));
     }
@@ -672,7 +924,7 @@ mod tests {
     #[test]
     fn wrong_dtype_is_dtype_mismatch() {
         assert!(matches!(
-            check_tensor("k", &X, DType::F16, &[4, 2], Access::Read),
+            check_const(&X, DType::F16, &[4, 2], Access::Read),
             Err(Error::DTypeMismatch {
                 expected: DType::F32,
                 actual: DType::F16,
@@ -693,7 +945,7 @@ mod tests {
     #[test]
     fn shared_borrow_of_written_tensor_is_refused() {
         assert!(matches!(
-            check_tensor("k", &Y, DType::F32, &[4, 2], Access::Read),
+            check_const(&Y, DType::F32, &[4, 2], Access::Read),
             Err(Error::ArgumentMismatch { kernel: "k", .. })
         ));
     }
@@ -701,7 +953,7 @@ mod tests {
     #[test]
     fn kind_mismatch_is_argument_mismatch() {
         assert!(matches!(
-            check_tensor("k", &N, DType::U32, &[], Access::Read),
+            check_const(&N, DType::U32, &[], Access::Read),
             Err(Error::ArgumentMismatch { .. })
         ));
         assert!(matches!(
@@ -720,6 +972,184 @@ mod tests {
         ));
         assert!(matches!(
             check_allocation("k", "x", 8, 8, 0x1008),
+            Err(Error::ArgumentMismatch { .. })
+        ));
+    }
+
+    #[test]
+    fn tensors_bind_symbols_across_params() -> Result<()> {
+        let bound = bind_half(&[8], &[4])?;
+        assert_eq!(bound[0], Some(Binding { value: 8, by: "x" }));
+        let err = bind_half(&[8], &[5]).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::SymbolMismatch {
+                    kernel: "half",
+                    symbol: "N",
+                    param: "y",
+                    bound_by: "x",
+                    expected: 8,
+                    actual: 10,
+                    ..
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "kernel `half`: argument `y` has N = 10 (from its shape [5]), but `x` bound N = 8"
+        );
+        let err = bind_half(&[7], &[3]).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `half`: N = 7 must be a multiple of 2 (`{N / 2}` in the shape of `y`)"
+        );
+        // The dtype is checked before the shape binds anything.
+        let mut bound = [None; MAX_SYMBOLS];
+        assert!(matches!(
+            check_tensor(
+                "half",
+                &HX,
+                SYMBOLS,
+                DType::U32,
+                &[8],
+                Access::Read,
+                &mut bound
+            ),
+            Err(Error::DTypeMismatch { .. })
+        ));
+        assert_eq!(bound, [None; MAX_SYMBOLS]);
+        Ok(())
+    }
+
+    #[test]
+    fn plan_computes_grid_and_hidden_symbol_args() -> Result<()> {
+        let bound = bind_half(&[4096 + 8], &[2052])?;
+        let plan = plan_launch(&HALF, &bound, 2, 2)?;
+        let mut symbol_args = [0; MAX_SYMBOLS];
+        // N / divisor, not N.
+        symbol_args[0] = 2052;
+        assert_eq!(
+            plan,
+            Some(LaunchPlan {
+                grid: [3, 1, 1],
+                symbol_args
+            })
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn plan_checks_symbol_requirements_first() -> Result<()> {
+        // N = 6 is even (the {N / 2} dim is fine) but not a multiple of 4.
+        let bound = bind_half(&[6], &[3])?;
+        let err = plan_launch(&HALF, &bound, 2, 2).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `half`: N = 6 must be a multiple of 4 (the kernel's vector accesses are aligned only then)"
+        );
+        // Also when there is no work.
+        assert!(matches!(
+            plan_launch(&HALF, &bound, 2, 0),
+            Err(Error::SymbolRequirement { value: 6, .. })
+        ));
+        // A symbol no tensor bound.
+        let err = plan_launch(&HALF, &[None; MAX_SYMBOLS], 0, 0).unwrap_err();
+        assert!(
+            matches!(err, Error::ArgumentMismatch { kernel: "half", .. }),
+            "{err}"
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn empty_work_launches_nothing() -> Result<()> {
+        // N = 0: both tensors are empty.
+        let bound = bind_half(&[0], &[0])?;
+        assert_eq!(plan_launch(&HALF, &bound, 2, 0)?, None);
+        // Only some tensors empty: there is work.
+        let bound = bind_half(&[8], &[4])?;
+        assert!(plan_launch(&HALF, &bound, 2, 1)?.is_some());
+        // A zero grid extent, with non-empty tensors.
+        const ZERO_Y: KernelSpec = KernelSpec {
+            grid: [
+                LaunchExpr::ONE,
+                LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(16), LaunchOp::Div]),
+                LaunchExpr::ONE,
+            ],
+            ..HALF
+        };
+        assert_eq!(plan_launch(&ZERO_Y, &bound, 2, 2)?, None);
+        // Without tensor parameters, only the grid decides.
+        assert!(plan_launch(&K.spec, &[None; MAX_SYMBOLS], 0, 0)?.is_some());
+        // The grid is not evaluated when all tensors are empty: `N - 1`
+        // would go below zero for N = 0.
+        const MINUS_ONE: KernelSpec = KernelSpec {
+            grid: [
+                LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(1), LaunchOp::Sub]),
+                LaunchExpr::ONE,
+                LaunchExpr::ONE,
+            ],
+            ..HALF
+        };
+        let empty = bind_half(&[0], &[0])?;
+        assert_eq!(plan_launch(&MINUS_ONE, &empty, 2, 0)?, None);
+        assert!(matches!(
+            plan_launch(&MINUS_ONE, &empty, 2, 1),
+            Err(Error::LaunchSize { kernel: "half", .. })
+        ));
+        Ok(())
+    }
+
+    #[test]
+    fn grid_limits_refuse_the_launch() -> Result<()> {
+        const ROWS: KernelSpec = KernelSpec {
+            grid: [
+                LaunchExpr::ONE,
+                LaunchExpr(&[LaunchOp::Symbol(0)]),
+                LaunchExpr::ONE,
+            ],
+            ..HALF
+        };
+        let bound = bind_half(&[65536], &[32768])?;
+        let err = plan_launch(&ROWS, &bound, 2, 2).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `half`: invalid launch size: grid y is `N`, which is 65536, above the CUDA limit 65535 (N = 65536)"
+        );
+        let bound = bind_half(&[65532], &[32766])?;
+        assert_eq!(
+            plan_launch(&ROWS, &bound, 2, 2)?.map(|p| p.grid),
+            Some([1, 65532, 1])
+        );
+        Ok(())
+    }
+
+    #[test]
+    fn param_counts_include_the_hidden_symbols() {
+        const MANY: &[ParamSpec] = &[N; MAX_PARAMS];
+        let too_many = KernelSpec {
+            params: MANY,
+            ..HALF
+        };
+        assert!(matches!(
+            check_param_counts(&too_many),
+            Err(Error::ArgumentMismatch { kernel: "half", .. })
+        ));
+        let fits = KernelSpec {
+            params: &MANY[..MAX_PARAMS - 1],
+            ..HALF
+        };
+        assert!(check_param_counts(&fits).is_ok());
+        const NINE: &[SymbolSpec] = &[SYMBOLS[0]; MAX_SYMBOLS + 1];
+        let too_many_symbols = KernelSpec {
+            symbols: NINE,
+            params: &[],
+            ..HALF
+        };
+        assert!(matches!(
+            check_param_counts(&too_many_symbols),
             Err(Error::ArgumentMismatch { .. })
         ));
     }

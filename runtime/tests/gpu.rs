@@ -8,8 +8,8 @@
 use std::fmt::Debug;
 
 use tile_kernel_runtime::{
-    Access, DType, Device, Element, Error, Kernel, KernelSpec, ParamKind, ParamSpec, Result, bf16,
-    f16,
+    Access, DType, Device, DimSpec, Element, Error, Kernel, KernelSpec, LaunchExpr, LaunchOp,
+    ParamKind, ParamSpec, Result, SymbolSpec, bf16, f16,
 };
 
 /// GPU 0, or `None` (after saying why) where there is none.
@@ -226,7 +226,7 @@ const ADD4_PARAMS: &[ParamSpec] = &[
         name: "x",
         kind: ParamKind::Tensor {
             dtype: DType::U32,
-            shape: &[4],
+            shape: &[DimSpec::Const(4)],
             access: Access::Read,
         },
     },
@@ -234,7 +234,7 @@ const ADD4_PARAMS: &[ParamSpec] = &[
         name: "y",
         kind: ParamKind::Tensor {
             dtype: DType::U32,
-            shape: &[4],
+            shape: &[DimSpec::Const(4)],
             access: Access::Write,
         },
     },
@@ -247,17 +247,25 @@ const ADD4_PARAMS: &[ParamSpec] = &[
 const ADD4: KernelSpec = KernelSpec {
     name: "add4",
     ptx: ADD4_PTX,
-    grid: [1, 1, 1],
+    grid: [LaunchExpr(&[LaunchOp::Const(1)]); 3],
     block: [1, 1, 1],
     shared_mem_bytes: 0,
     params: ADD4_PARAMS,
+    symbols: &[],
 };
 
+// SAFETY (both statics): `add4` takes `.u64 x, .u64 y, .u32 k`, exactly
+// ADD4_PARAMS in order, and the spec declares no symbols, so no hidden
+// parameters. It runs one thread (grid and block 1) that loads the four
+// `u32` at x + 0, 4, 8, 12 and stores four at the same offsets of y: in
+// bounds for the only shape the launcher accepts, `[4]`, and 4-byte aligned
+// on the 16-byte aligned base addresses it checks. It stores only to `y`,
+// declared `Access::Write`, and one thread cannot race with itself.
 /// Used only by `launch_computes_and_loads_the_module_once`, so its load
 /// count is not disturbed by other tests.
-static ADD4_COUNTED: Kernel = Kernel::new(ADD4);
+static ADD4_COUNTED: Kernel = unsafe { Kernel::new(ADD4) };
 /// Shared by the argument-checking tests.
-static ADD4_CHECKED: Kernel = Kernel::new(ADD4);
+static ADD4_CHECKED: Kernel = unsafe { Kernel::new(ADD4) };
 
 #[test]
 fn launch_computes_and_loads_the_module_once() -> Result<()> {
@@ -304,7 +312,7 @@ fn wrong_shape_is_shape_mismatch() -> Result<()> {
             actual,
         } => {
             assert_eq!((kernel, param), ("add4", "x"));
-            assert_eq!(expected, vec![4]);
+            assert_eq!(expected, "[4]");
             assert_eq!(actual, vec![2, 2]);
         }
         other => panic!("expected ShapeMismatch, got {other}"),
@@ -433,9 +441,13 @@ fn tensors_of_another_gpu_are_refused() -> Result<()> {
     Ok(())
 }
 
-static BROKEN: Kernel = Kernel::new(KernelSpec {
-    name: "broken_entry",
-    ptx: "\
+// SAFETY: the PTX does not assemble, so the module never loads and no
+// launch reaches the driver; the entry would take no parameters, as the
+// spec says, and touch no memory.
+static BROKEN: Kernel = unsafe {
+    Kernel::new(KernelSpec {
+        name: "broken_entry",
+        ptx: "\
 .version 7.8
 .target sm_90
 .address_size 64
@@ -446,11 +458,13 @@ static BROKEN: Kernel = Kernel::new(KernelSpec {
 \tret;
 }
 ",
-    grid: [1, 1, 1],
-    block: [1, 1, 1],
-    shared_mem_bytes: 0,
-    params: &[],
-});
+        grid: [LaunchExpr::ONE; 3],
+        block: [1, 1, 1],
+        shared_mem_bytes: 0,
+        params: &[],
+        symbols: &[],
+    })
+};
 
 #[test]
 fn invalid_ptx_is_module_load_with_the_jit_log() -> Result<()> {
@@ -478,9 +492,13 @@ fn invalid_ptx_is_module_load_with_the_jit_log() -> Result<()> {
     Ok(())
 }
 
-static MISSING_ENTRY: Kernel = Kernel::new(KernelSpec {
-    name: "absent",
-    ptx: "\
+// SAFETY: the module has no `.entry absent`, so looking the function up
+// fails and nothing is launched; its only entry takes no parameters and
+// touches no memory.
+static MISSING_ENTRY: Kernel = unsafe {
+    Kernel::new(KernelSpec {
+        name: "absent",
+        ptx: "\
 .version 7.8
 .target sm_90
 .address_size 64
@@ -490,11 +508,13 @@ static MISSING_ENTRY: Kernel = Kernel::new(KernelSpec {
 \tret;
 }
 ",
-    grid: [1, 1, 1],
-    block: [1, 1, 1],
-    shared_mem_bytes: 0,
-    params: &[],
-});
+        grid: [LaunchExpr::ONE; 3],
+        block: [1, 1, 1],
+        shared_mem_bytes: 0,
+        params: &[],
+        symbols: &[],
+    })
+};
 
 #[test]
 fn missing_entry_is_module_load() -> Result<()> {
@@ -510,9 +530,11 @@ fn missing_entry_is_module_load() -> Result<()> {
 }
 
 /// A kernel without parameters: the smallest possible launch.
-static NOP: Kernel = Kernel::new(KernelSpec {
-    name: "nop",
-    ptx: "\
+// SAFETY: `nop` takes no parameters, as the spec says, and touches no memory.
+static NOP: Kernel = unsafe {
+    Kernel::new(KernelSpec {
+        name: "nop",
+        ptx: "\
 .version 7.8
 .target sm_90
 .address_size 64
@@ -522,11 +544,17 @@ static NOP: Kernel = Kernel::new(KernelSpec {
 \tret;
 }
 ",
-    grid: [2, 1, 1],
-    block: [32, 1, 1],
-    shared_mem_bytes: 0,
-    params: &[],
-});
+        grid: [
+            LaunchExpr(&[LaunchOp::Const(2)]),
+            LaunchExpr::ONE,
+            LaunchExpr::ONE,
+        ],
+        block: [32, 1, 1],
+        shared_mem_bytes: 0,
+        params: &[],
+        symbols: &[],
+    })
+};
 
 #[test]
 fn parameterless_kernel_runs() -> Result<()> {
@@ -534,5 +562,200 @@ fn parameterless_kernel_runs() -> Result<()> {
     NOP.launch(&dev)?.run()?;
     dev.synchronize()?;
     assert_eq!(NOP.load_count(), 1);
+    Ok(())
+}
+
+// ---------------------------------------------------------------- symbolic sizes
+
+/// `y[i] = x[i] + 1.0` for `i < N`, over `x: Tensor<f32, N>` and
+/// `y: Tensor<f32, N>`, with `N` as the hidden `.u64` parameter after the
+/// user parameters. One thread per element; the index is 64-bit.
+const ADD_ONE_PTX: &str = "\
+.version 7.8
+.target sm_90
+.address_size 64
+
+.visible .entry add_one(
+\t.param .u64 add_one_x,
+\t.param .u64 add_one_y,
+\t.param .u64 add_one_n
+)
+{
+\t.reg .pred %p<2>;
+\t.reg .b32 %r<4>;
+\t.reg .f32 %f<3>;
+\t.reg .b64 %rd<8>;
+
+\tld.param.u64 %rd1, [add_one_x];
+\tld.param.u64 %rd2, [add_one_y];
+\tld.param.u64 %rd3, [add_one_n];
+\tmov.u32 %r1, %ctaid.x;
+\tmov.u32 %r2, %ntid.x;
+\tmov.u32 %r3, %tid.x;
+\tmul.wide.u32 %rd4, %r1, %r2;
+\tcvt.u64.u32 %rd5, %r3;
+\tadd.u64 %rd4, %rd4, %rd5;
+\tsetp.ge.u64 %p1, %rd4, %rd3;
+\t@%p1 bra DONE;
+\tshl.b64 %rd5, %rd4, 2;
+\tcvta.to.global.u64 %rd6, %rd1;
+\tadd.u64 %rd6, %rd6, %rd5;
+\tld.global.f32 %f1, [%rd6];
+\tadd.f32 %f2, %f1, 0f3F800000;
+\tcvta.to.global.u64 %rd7, %rd2;
+\tadd.u64 %rd7, %rd7, %rd5;
+\tst.global.f32 [%rd7], %f2;
+DONE:
+\tret;
+}
+";
+
+const N_DIM: DimSpec = DimSpec::Symbolic {
+    symbol: 0,
+    mul: 1,
+    div: 1,
+    add: 0,
+};
+
+// SAFETY: `add_one` takes `.u64 x, .u64 y` (the two tensor params, in
+// order) and then `.u64 n`, the hidden parameter of the one symbol `N`
+// (divisor 1, so it receives N itself). The launcher accepts only `x` and
+// `y` of shape `[N]` for one N <= 2^40 - 1. Each thread computes
+// i = ctaid.x * ntid.x + tid.x in 64 bits (no overflow: both factors are
+// below 2^32) and returns unless i < N, so it loads x[i] and stores y[i]
+// only in bounds, at 4-byte aligned addresses (base 16-byte aligned, offset
+// 4 * i). It stores only to `y`, declared `Access::Write`, and distinct
+// threads have distinct i, so no two stores race. Any grid is safe, so the
+// one `ceil_div(N, 256)` gives is.
+static ADD_ONE: Kernel = unsafe {
+    Kernel::new(KernelSpec {
+        name: "add_one",
+        ptx: ADD_ONE_PTX,
+        grid: [
+            LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(256), LaunchOp::CeilDiv]),
+            LaunchExpr::ONE,
+            LaunchExpr::ONE,
+        ],
+        block: [256, 1, 1],
+        shared_mem_bytes: 0,
+        params: &[
+            ParamSpec {
+                name: "x",
+                kind: ParamKind::Tensor {
+                    dtype: DType::F32,
+                    shape: &[N_DIM],
+                    access: Access::Read,
+                },
+            },
+            ParamSpec {
+                name: "y",
+                kind: ParamKind::Tensor {
+                    dtype: DType::F32,
+                    shape: &[N_DIM],
+                    access: Access::Write,
+                },
+            },
+        ],
+        symbols: &[SymbolSpec {
+            name: "N",
+            divisor: 1,
+            multiple_of: 1,
+        }],
+    })
+};
+
+/// Runs `add_one` over `n` elements and checks every one; the output starts
+/// as NaN so that an element the kernel skipped shows.
+fn add_one_checked(dev: &Device, n: usize) -> Result<()> {
+    let host: Vec<f32> = (0..n).map(|i| i as f32 * 0.5 - 7.0).collect();
+    let x = dev.upload(&host, [n])?;
+    let mut y = dev.upload(&vec![f32::NAN; n], [n])?;
+    ADD_ONE.launch(dev)?.tensor(&x)?.tensor_mut(&mut y)?.run()?;
+    let got = y.download()?;
+    let want: Vec<f32> = host.iter().map(|v| v + 1.0).collect();
+    assert_eq!(
+        got.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        want.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        "N = {n}"
+    );
+    Ok(())
+}
+
+#[test]
+fn symbolic_dims_bind_n_and_size_the_grid() -> Result<()> {
+    let Some(dev) = device() else { return Ok(()) };
+    // 4 blocks, the last one partly idle; then exact multiples and a larger N.
+    for n in [1000, 1, 256, 257, 100_003] {
+        add_one_checked(&dev, n)?;
+    }
+    assert_eq!(ADD_ONE.load_count(), 1);
+    Ok(())
+}
+
+#[test]
+fn symbolic_n_zero_launches_nothing() -> Result<()> {
+    let Some(dev) = device() else { return Ok(()) };
+    let x = dev.upload::<f32>(&[], [0])?;
+    let mut y = dev.zeros::<f32>([0])?;
+    // The grid would be ceil_div(0, 256) = 0 blocks, which the driver
+    // refuses (CUDA_ERROR_INVALID_VALUE): Ok means the launch was skipped.
+    ADD_ONE
+        .launch(&dev)?
+        .tensor(&x)?
+        .tensor_mut(&mut y)?
+        .run()?;
+    dev.synchronize()?;
+    assert_eq!(y.download()?, Vec::<f32>::new());
+    Ok(())
+}
+
+#[test]
+fn symbolic_mismatch_between_params_is_refused() -> Result<()> {
+    let Some(dev) = device() else { return Ok(()) };
+    let x = dev.upload(&[1.0f32; 8], [8])?;
+    let mut y = dev.zeros::<f32>([7])?;
+    let err = expect_err(
+        ADD_ONE.launch(&dev)?.tensor(&x)?.tensor_mut(&mut y),
+        "x of N = 8, y of N = 7",
+    );
+    match &err {
+        Error::SymbolMismatch {
+            kernel,
+            symbol,
+            param,
+            shape,
+            bound_by,
+            expected,
+            actual,
+        } => {
+            assert_eq!(
+                (*kernel, *symbol, *param, *bound_by),
+                ("add_one", "N", "y", "x")
+            );
+            assert_eq!(shape, &vec![7]);
+            assert_eq!((*expected, *actual), (8, 7));
+        }
+        other => panic!("expected SymbolMismatch, got {other}"),
+    }
+    assert_eq!(
+        err.to_string(),
+        "kernel `add_one`: argument `y` has N = 7 (from its shape [7]), but `x` bound N = 8"
+    );
+    // A rank the dims cannot match is still a shape mismatch.
+    let x2 = dev.upload(&[1.0f32; 8], [2, 4])?;
+    match expect_err(ADD_ONE.launch(&dev)?.tensor(&x2), "rank 2 for [N]") {
+        Error::ShapeMismatch {
+            param: "x",
+            expected,
+            actual,
+            ..
+        } => {
+            assert_eq!(expected, "[N]");
+            assert_eq!(actual, vec![2, 4]);
+        }
+        other => panic!("expected ShapeMismatch, got {other}"),
+    }
+    // Nothing was launched: y is untouched.
+    assert_eq!(y.download()?, vec![0.0; 7]);
     Ok(())
 }

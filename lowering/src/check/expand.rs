@@ -1,28 +1,37 @@
 //! Expansion of one checked `apply` into one instruction per repeat
 //! coordinate, with the per-element rules: 8 (overlapping destinations),
-//! 9 (reads of never-written elements) and 10 (alignment).
+//! 9 (reads of never-written elements), order independence (no coordinate
+//! reads what another coordinate of the same `apply` writes), and for memory
+//! operands: bounds (proven from the facts in scope, or guarded) and
+//! alignment (proven from the offset polynomial, or a launch-time
+//! requirement on a symbol).
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use crate::ast;
 use crate::diag::Diagnostic;
-use crate::program::{Guard, Instruction, Lane, OperandValue, ParamKind, Statement};
+use crate::layout::Bound;
+use crate::program::{CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Statement};
 use crate::ptx::Modifiers;
 use crate::ptx::form::{Access, ResolvedOperand};
+use crate::sym::{AtomKind, Poly, Prover};
 
 use super::operands::literal_bits;
-use super::{Checker, MAX_INSTRUCTIONS, TileState, Value, advance, index_text, storage_index};
+use super::{
+    AccessRecord, Checker, MAX_INSTRUCTIONS, TileState, Value, advance, index_text, storage_index,
+    values,
+};
 
 impl Checker<'_> {
-    /// Rules 8, 9 (reads) and 10 (alignment) per repeat coordinate, then the
-    /// instructions themselves.
+    /// Rules 8, 9 (reads), 10 (alignment), bounds and order independence per
+    /// repeat coordinate, then the instructions themselves.
     pub(super) fn expand(
         &mut self,
         apply: &ast::Apply,
         form: &Modifiers,
         slots: &[ResolvedOperand],
         values: &[Value],
-        guard: Guard,
+        user_guard: Cond,
     ) {
         let repeat: Vec<usize> = values
             .iter()
@@ -38,13 +47,44 @@ impl Checker<'_> {
         }
         self.instruction_count += count;
         let opcode = form.opcode_text();
+        let pred_span = apply.pred.as_ref().map_or(apply.span, ast::Expr::span);
+        if !self.materialize_cond(&user_guard, pred_span) {
+            return;
+        }
+
+        // Bounds of the memory operands: proven where the instruction runs
+        // (the facts in scope plus `pred`), else guarded.
+        let mut facts = self.facts.clone();
+        facts.extend(values::facts_of(&user_guard, true));
+        let mut guard = user_guard.clone();
+        let mut failed = false;
+        for (value, operand) in values.iter().zip(&apply.operands) {
+            if let Value::Global { bounds, .. } = value {
+                let unproven: Vec<&Bound> = {
+                    let prover = Prover {
+                        atoms: &self.atoms,
+                        facts: &facts,
+                    };
+                    bounds.iter().filter(|b| !prover.prove_le0(&b.le0)).collect()
+                };
+                for bound in unproven {
+                    if !self.materialize(&bound.le0, operand.span()) {
+                        failed = true;
+                    }
+                    guard = guard.and(Cond::Cmp(CmpOp::Le, bound.le0.clone()));
+                }
+            }
+        }
+
         let mut instructions = Vec::with_capacity(count);
         let mut reported = vec![false; values.len()];
         let mut written_now: HashSet<(usize, usize)> = HashSet::new();
+        // Order independence: which coordinate writes each register byte.
+        let mut writer: HashMap<(usize, usize), usize> = HashMap::new();
+        let mut reads: Vec<(usize, usize, usize, usize)> = Vec::new();
         let mut writes: Vec<(usize, Vec<usize>)> = Vec::new();
-        let mut failed = false;
         let mut index = vec![0usize; repeat.len()];
-        for _ in 0..count {
+        for coordinate in 0..count {
             let mut operands = Vec::with_capacity(values.len());
             for (i, ((slot, value), operand)) in
                 slots.iter().zip(values).zip(&apply.operands).enumerate()
@@ -70,6 +110,9 @@ impl Checker<'_> {
                                 storage_index(&t.shape, t.dtype.size_bytes(), offset)
                             };
                             if slot.access == Access::Read {
+                                for b in &bytes {
+                                    reads.push((*tile, *b, coordinate, i));
+                                }
                                 let state = &self.tiles[*tile].written;
                                 if !reported[i] && bytes.iter().any(|b| !state[*b]) {
                                     reported[i] = true;
@@ -82,7 +125,7 @@ impl Checker<'_> {
                                                 "`{opcode}` reads `{name}{element}`, which no earlier statement wrote",
                                             ),
                                         )
-                                        .with_help(format!("write `{name}` (for example with `ld.global` or `mov`) before reading it")),
+                                        .with_help(format!("write `{name}` (for example with `ld.global` or `mov`) before reading it on every path to here")),
                                     );
                                 }
                             } else {
@@ -103,6 +146,9 @@ impl Checker<'_> {
                                         .with_note("no register may be written twice by one `apply`: destination operands must not overlap"),
                                     );
                                 }
+                                for b in &bytes {
+                                    writer.insert((*tile, *b), coordinate);
+                                }
                                 writes.push((*tile, bytes));
                             }
                         }
@@ -113,32 +159,19 @@ impl Checker<'_> {
                         });
                     }
                     Value::Global {
-                        param,
-                        name,
-                        layout,
+                        param, name, view, ..
                     } => {
                         let mut full = index.clone();
                         full.push(0);
-                        let offset = layout.byte_offset(&full);
-                        let size = slot.lanes as usize * layout.dtype.size_bytes();
-                        if offset % size != 0 && !reported[i] {
+                        let offset = view.byte_offset(&full);
+                        let size = slot.lanes as usize * view.dtype.size_bytes();
+                        if !reported[i] && !self.aligned(&offset, size) {
                             reported[i] = true;
                             failed = true;
-                            let element = match &self.params[*param].kind {
-                                ParamKind::Tensor { dtype, shape, .. } => {
-                                    storage_index(shape, dtype.size_bytes(), offset)
-                                }
-                                ParamKind::Scalar(_) => index_text(&full),
-                            };
-                            self.diags.push(
-                                Diagnostic::new(
-                                    span,
-                                    format!(
-                                        "`{opcode}` accesses `{name}{element}` at byte offset {offset}, which is not aligned to the {size}-byte access size",
-                                    ),
-                                )
-                                .with_note("PTX memory accesses must be aligned to their total size"),
-                            );
+                            self.alignment_error(*param, name, &offset, &full, size, span, &opcode);
+                        }
+                        if !self.materialize(&offset, span) {
+                            failed = true;
                         }
                         operands.push(OperandValue::Memory {
                             param: *param,
@@ -162,21 +195,156 @@ impl Checker<'_> {
             }
             instructions.push(Instruction {
                 opcode: opcode.clone(),
-                guard,
+                guard: guard.clone(),
                 operands,
             });
             advance(&mut index, &repeat);
+        }
+        // Order independence: a read at one coordinate of a byte that another
+        // coordinate writes would see the other coordinate's result or not,
+        // depending on the expansion order.
+        for (tile, byte, coordinate, i) in reads {
+            if reported[i] {
+                continue;
+            }
+            if let Some(&by) = writer.get(&(tile, byte))
+                && by != coordinate
+            {
+                reported[i] = true;
+                failed = true;
+                let t = &self.tiles[tile].tile;
+                let element = storage_index(&t.shape, t.dtype.size_bytes(), byte);
+                let name = t.name.clone();
+                self.diags.push(
+                    Diagnostic::new(
+                        apply.operands[i].span(),
+                        format!(
+                            "`{opcode}` reads `{name}{element}` at one repeat coordinate and writes it at another, so the result would depend on the expansion order"
+                        ),
+                    )
+                    .with_note("each repeat coordinate of an `apply` must read only registers that no other coordinate writes; in-place at the same coordinate (`add x, x, y`) is fine")
+                    .with_help("write the result into another tile"),
+                );
+            }
         }
         for (tile, bytes) in writes {
             for byte in bytes {
                 self.tiles[tile].written[byte] = true;
             }
         }
-        if !failed {
-            self.statements.push(Statement {
-                opcode,
-                instructions,
-            });
+        if failed {
+            return;
         }
+        // Race analysis input: every global access with its separations.
+        for ((slot, value), operand) in slots.iter().zip(values).zip(&apply.operands) {
+            if let Value::Global { param, view, .. } = value {
+                let separations = self.separations(view, &facts);
+                self.accesses.push(AccessRecord {
+                    param: *param,
+                    span: operand.span(),
+                    store: slot.access == Access::Write,
+                    non_coherent: opcode.contains(".nc"),
+                    separations,
+                });
+            }
+        }
+        self.out.push(Node::Statement(Statement {
+            opcode,
+            instructions,
+        }));
     }
+
+    /// Whether `offset` is provably a multiple of `size` (given 16-byte
+    /// aligned bases). Records a launch-time requirement on a symbol where
+    /// one makes it so (`K % 4 == 0` for a row of `K` floats).
+    fn aligned(&mut self, offset: &Poly, size: usize) -> bool {
+        let size = size as i128;
+        let mut requirements: Vec<(usize, i128)> = Vec::new();
+        for (monomial, coef) in offset.terms() {
+            if coef % size == 0 {
+                continue;
+            }
+            // A symbol in the monomial can carry the missing factor.
+            let symbol = monomial.iter().find_map(|a| match self.atoms.get(*a).kind {
+                AtomKind::Symbol(index) => Some(index),
+                _ => None,
+            });
+            match symbol {
+                Some(index) if !monomial.is_empty() => {
+                    let missing = size / crate::sym::gcd(coef, size);
+                    requirements.push((index, missing));
+                }
+                _ => return false,
+            }
+        }
+        for (index, missing) in requirements {
+            let symbol = &mut self.symbols[index].symbol;
+            // The kernel sees value / divisor; the user's value must be a
+            // multiple of divisor * missing.
+            let need = u64::try_from(missing).unwrap_or(1) * symbol.divisor;
+            symbol.multiple_of = lcm_u64(symbol.multiple_of, need);
+        }
+        true
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn alignment_error(
+        &mut self,
+        param: usize,
+        name: &str,
+        offset: &Poly,
+        full: &[usize],
+        size: usize,
+        span: crate::diag::SpanId,
+        opcode: &str,
+    ) {
+        if let Some(constant) = offset.as_const() {
+            let constant = usize::try_from(constant).unwrap_or(0);
+            let element = match &self.params[param].kind {
+                ParamKind::Tensor { dtype, dims, .. } => {
+                    let shape: Option<Vec<usize>> = dims
+                        .iter()
+                        .map(|d| match d {
+                            crate::program::DimSpec::Const(v) => usize::try_from(*v).ok(),
+                            _ => None,
+                        })
+                        .collect();
+                    match shape {
+                        Some(shape) => storage_index(&shape, dtype.size_bytes(), constant),
+                        None => index_text(full),
+                    }
+                }
+                ParamKind::Scalar(_) => index_text(full),
+            };
+            self.diags.push(
+                Diagnostic::new(
+                    span,
+                    format!(
+                        "`{opcode}` accesses `{name}{element}` at byte offset {constant}, which is not aligned to the {size}-byte access size",
+                    ),
+                )
+                .with_note("PTX memory accesses must be aligned to their total size"),
+            );
+            return;
+        }
+        self.diags.push(
+            Diagnostic::new(
+                span,
+                format!(
+                    "`{opcode}` accesses `{name}` at byte offset `{}`, which is not provably a multiple of the {size}-byte access size",
+                    offset.display(&self.atoms)
+                ),
+            )
+            .with_note("PTX memory accesses must be aligned to their total size; tensor bases are 16-byte aligned")
+            .with_help("make the element offset a multiple of the elements one access moves, e.g. `thread_id(0) * 4` for `.v4`"),
+        );
+    }
+}
+
+fn lcm_u64(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    if x == 0 { a.max(b) } else { a / x * b }
 }

@@ -4,34 +4,53 @@
 //! Rule numbers in comments refer to the legality rules of SPEC §4:
 //! 1 opcode, 2 operand count, 3 register vs memory, 4 repeat shapes,
 //! 5 register axis, 6 dtype/carrier, 7 scalars, 8 overlapping destinations,
-//! 9 pred/preserve_dst/uninitialised reads, 10 memory contiguity/alignment.
+//! 9 pred/preserve_dst/uninitialised reads, 10 memory contiguity/alignment;
+//! and to the scale rules of SPEC §6 (bounds, alignment, races, order
+//! independence, control flow, register budget).
 //!
-//! - this file: names, tiles, views, opcode resolution, `pred`/`preserve_dst`,
-//!   and the driver that runs the other two per `apply`;
+//! - this file: the driver: signature and symbols, scopes, statements and
+//!   control flow (facts of conditions and loops, written-state merges);
+//! - `values`: integer and bool expressions -> [`crate::sym::Poly`] / [`Cond`];
+//! - `views`: names and view chains -> operand values, slice bounds;
 //! - `operands`: one candidate form against the operands (rules 2-7, 10);
-//! - `expand`: one instruction per repeat coordinate (rules 8, 9, 10).
+//! - `expand`: one instruction per repeat coordinate (rules 8-10, bounds
+//!   proofs or guards, alignment proofs, order independence);
+//! - `safety`: whole-kernel proofs: races between threads, `.nc` loads of
+//!   written tensors, the register budget.
+//!
+//! Guarantee: a [`Program`] is returned only when no diagnostic was produced;
+//! it satisfies every invariant documented on [`crate::program`].
 
 mod expand;
 mod operands;
+mod safety;
+mod values;
+mod views;
 
 use std::collections::HashMap;
 
-use crate::ast::{self, LiteralValue, Operand, PredExpr, Stmt, ViewKind};
-use crate::diag::{Diagnostic, Diagnostics};
+use crate::ast::{self, LiteralValue, Stmt};
+use crate::diag::{Diagnostic, Diagnostics, SpanId};
 use crate::dtype::DType;
-use crate::layout::{Layout, shape_text};
-use crate::program::{Guard, ParamKind, Program, ProgramParam, Statement, Tile};
+use crate::layout::{Bound, Layout, StaticLayout, shape_text};
+use crate::program::{
+    Cond, Launch, LaunchFormula, Node, ParamKind, Program, ProgramParam, Symbol, Tile,
+};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
-use crate::ptx::resolve::nearest;
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
+use crate::sym::{AtomId, Atoms, Fact, Poly};
 use crate::target::Requirement;
+
+pub use safety::REGISTER_BUDGET;
 
 /// Upper bound on a tile's elements and on a kernel's expanded instructions,
 /// so a typo like `alloc_local::<f32>([1 << 30])` fails fast instead of
 /// exhausting the compiler.
 pub const MAX_TILE_ELEMENTS: usize = 1 << 16;
 pub const MAX_INSTRUCTIONS: usize = 1 << 20;
+/// The most iterations a constant-bound (unrolled) loop may have.
+pub const MAX_UNROLL: i128 = 1 << 12;
 
 /// Output of [`check`].
 #[derive(Debug)]
@@ -46,26 +65,49 @@ pub struct Checked {
 pub fn check(kernel: &ast::Kernel) -> Checked {
     let mut checker = Checker::new(kernel);
     checker.check_signature();
-    for stmt in &kernel.body {
-        match stmt {
-            Stmt::AllocLocal(alloc) => checker.alloc(alloc),
-            Stmt::Apply(apply) => checker.apply(apply),
-        }
-    }
+    checker.check_launch();
+    checker.block(&kernel.body);
     checker.finish()
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone)]
 enum Binding {
     Param(usize),
     Tile(usize),
     /// A parameter whose type was unreadable: uses are skipped silently.
     Unparsed,
+    /// A size symbol (its value as a polynomial of its atom).
+    Symbol(Poly),
+    /// A runtime integer (`let`, loop variable).
+    Int(Poly),
+    /// A runtime predicate (`let p = i < n;`).
+    Bool(Cond),
+    /// A named view of a tile or tensor.
+    View(View),
+    /// A `let` whose initialiser failed (already reported): uses are silent.
+    Failed,
+}
+
+/// A view of a tile or a tensor, before it is used as an operand.
+#[derive(Debug, Clone)]
+struct View {
+    base: ViewBase,
+    name: String,
+    layout: Layout,
+    /// Conditions for the view to stay in bounds (tensors; tiles are
+    /// checked when sliced).
+    bounds: Vec<Bound>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum ViewBase {
+    Tile(usize),
+    Tensor(usize),
 }
 
 struct TileState {
     tile: Tile,
-    /// Which bytes of the tile some earlier statement wrote.
+    /// Which bytes of the tile are written on every path to here.
     written: Vec<bool>,
 }
 
@@ -75,12 +117,14 @@ enum Value {
     Local {
         tile: usize,
         name: String,
-        layout: Layout,
+        layout: StaticLayout,
     },
     Global {
         param: usize,
         name: String,
-        layout: Layout,
+        layout: StaticLayout,
+        view: Layout,
+        bounds: Vec<Bound>,
     },
     Scalar {
         param: usize,
@@ -91,7 +135,7 @@ enum Value {
 }
 
 impl Value {
-    fn layout(&self) -> Option<&Layout> {
+    fn layout(&self) -> Option<&StaticLayout> {
         match self {
             Value::Local { layout, .. } | Value::Global { layout, .. } => Some(layout),
             _ => None,
@@ -122,13 +166,53 @@ impl Value {
     }
 }
 
+/// What a thread's identity is made of: the axes along which two threads of
+/// one launch can differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum Digit {
+    Thread(u8),
+    Cta(u8),
+}
+
+struct SymbolState {
+    symbol: Symbol,
+}
+
+/// Which threads a runtime loop variable belongs to: it is congruent to an
+/// injective thread rank `rank` modulo `period` (see `safety`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct LoopClass {
+    digits: Vec<Digit>,
+    rank: Poly,
+    period: Poly,
+}
+
+/// One global memory access, for the whole-kernel race analysis.
+#[derive(Debug, Clone)]
+struct AccessRecord {
+    param: usize,
+    span: SpanId,
+    store: bool,
+    non_coherent: bool,
+    /// Per tensor axis: how this access separates threads, if it does.
+    separations: Vec<Option<safety::Separation>>,
+}
+
 struct Checker<'k> {
     kernel: &'k ast::Kernel,
     diags: Diagnostics,
     params: Vec<ProgramParam>,
-    names: HashMap<String, Binding>,
+    scopes: Vec<HashMap<String, Binding>>,
     tiles: Vec<TileState>,
-    statements: Vec<Statement>,
+    symbols: Vec<SymbolState>,
+    atoms: Atoms,
+    launch: Launch,
+    /// Facts (`poly <= 0`) that hold at the current point.
+    facts: Vec<Fact>,
+    loop_classes: HashMap<AtomId, LoopClass>,
+    accesses: Vec<AccessRecord>,
+    /// The body being built (the innermost block).
+    out: Vec<Node>,
     requirement: Requirement,
     instruction_count: usize,
     /// Some parameter type was unreadable (reported by the parser).
@@ -141,13 +225,44 @@ impl<'k> Checker<'k> {
             kernel,
             diags: Diagnostics::default(),
             params: Vec::new(),
-            names: HashMap::new(),
+            scopes: vec![HashMap::new()],
             tiles: Vec::new(),
-            statements: Vec::new(),
+            symbols: Vec::new(),
+            atoms: Atoms::default(),
+            launch: Launch {
+                grid: [1, 1, 1].map(LaunchFormula::constant),
+                block: kernel.launch.block,
+            },
+            facts: Vec::new(),
+            loop_classes: HashMap::new(),
+            accesses: Vec::new(),
+            out: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
             instruction_count: 0,
             unparsed_params: false,
         }
+    }
+
+    fn lookup(&self, name: &str) -> Option<&Binding> {
+        self.scopes.iter().rev().find_map(|scope| scope.get(name))
+    }
+
+    fn bind(&mut self, name: &str, binding: Binding) {
+        if let Some(scope) = self.scopes.last_mut() {
+            scope.insert(name.to_string(), binding);
+        }
+    }
+
+    /// Every name in scope, for "did you mean" suggestions.
+    fn names_in_scope(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .scopes
+            .iter()
+            .flat_map(|s| s.keys().cloned())
+            .collect();
+        names.sort();
+        names.dedup();
+        names
     }
 
     fn check_signature(&mut self) {
@@ -160,30 +275,18 @@ impl<'k> Checker<'k> {
                 ),
             );
         }
-        let launch = self.kernel.launch;
-        let threads: u64 = launch.block.iter().map(|d| u64::from(*d)).product();
-        if launch.grid.contains(&0) || launch.block.contains(&0) {
-            self.diags.error(
-                self.kernel.name_span,
-                "grid and block extents must be at least 1",
-            );
-        } else if threads > 1024 {
-            self.diags.error(
-                self.kernel.name_span,
-                format!(
-                    "a block may hold at most 1024 threads, but block = {:?} has {threads}",
-                    launch.block
-                ),
-            );
-        }
+        self.collect_symbols();
         for (index, param) in self.kernel.params.iter().enumerate() {
-            if self.names.contains_key(&param.name) {
-                self.diags.error(
-                    param.span,
-                    format!("parameter `{}` is declared more than once", param.name),
-                );
+            if self.lookup(&param.name).is_some() {
+                let what = if matches!(self.lookup(&param.name), Some(Binding::Symbol(_))) {
+                    "is also a size symbol of a tensor dim"
+                } else {
+                    "is declared more than once"
+                };
+                self.diags
+                    .error(param.span, format!("parameter `{}` {what}", param.name));
             }
-            self.names.insert(param.name.clone(), Binding::Param(index));
+            self.bind(&param.name.clone(), Binding::Param(index));
             let kind = match &param.ty {
                 ast::ParamType::Tensor { dtype, dims } => {
                     if !dtype.is_tile_element() {
@@ -198,25 +301,17 @@ impl<'k> Checker<'k> {
                         self.diags
                             .error(param.span, "a tensor needs at least one dimension");
                     }
-                    let shape: Vec<usize> = dims.iter().map(|d| d.value as usize).collect();
-                    let bytes = shape
-                        .iter()
-                        .try_fold(dtype.size_bytes(), |acc, d| acc.checked_mul(*d))
-                        .filter(|b| *b <= (1usize << 40));
-                    if bytes.is_none() {
-                        self.diags
-                            .error(param.span, "this tensor is larger than 1 TiB");
-                    }
+                    let dims = self.tensor_dims(param, *dtype, dims);
                     ParamKind::Tensor {
                         dtype: *dtype,
-                        shape,
+                        dims,
                         written: false,
                     }
                 }
                 ast::ParamType::Scalar(dtype) => ParamKind::Scalar(*dtype),
                 ast::ParamType::Unparsed => {
                     self.unparsed_params = true;
-                    self.names.insert(param.name.clone(), Binding::Unparsed);
+                    self.bind(&param.name.clone(), Binding::Unparsed);
                     // Placeholder keeping parameter indices aligned; no
                     // program is produced for this kernel.
                     ParamKind::Scalar(DType::U8)
@@ -229,7 +324,230 @@ impl<'k> Checker<'k> {
         }
     }
 
+    /// Checks `Stmt`s of one block in order.
+    fn block(&mut self, stmts: &[Stmt]) {
+        for stmt in stmts {
+            match stmt {
+                Stmt::AllocLocal(alloc) => self.alloc(alloc),
+                Stmt::Apply(apply) => self.apply(apply),
+                Stmt::Let(binding) => self.let_binding(binding),
+                Stmt::For(for_loop) => self.for_loop(for_loop),
+                Stmt::If(branch) => self.if_branch(branch),
+            }
+        }
+    }
+
+    /// Runs `f` in a new name scope and a new output block; returns the block.
+    fn nested(&mut self, facts: Vec<Fact>, f: impl FnOnce(&mut Self)) -> Vec<Node> {
+        let outer = std::mem::take(&mut self.out);
+        let fact_count = self.facts.len();
+        self.facts.extend(facts);
+        self.scopes.push(HashMap::new());
+        f(self);
+        self.scopes.pop();
+        self.facts.truncate(fact_count);
+        std::mem::replace(&mut self.out, outer)
+    }
+
+    fn written_state(&self) -> Vec<Vec<bool>> {
+        self.tiles.iter().map(|t| t.written.clone()).collect()
+    }
+
+    /// Restores a written-state snapshot (tiles allocated since keep theirs).
+    fn restore_written(&mut self, state: &[Vec<bool>]) {
+        for (tile, written) in self.tiles.iter_mut().zip(state) {
+            tile.written.clone_from(written);
+        }
+    }
+
+    fn let_binding(&mut self, binding: &ast::Let) {
+        let binding_value = match &binding.value {
+            ast::Expr::View(place) => match self.view(place) {
+                Some(view) => Binding::View(view),
+                None => Binding::Failed,
+            },
+            ast::Expr::Name(name, _)
+                if matches!(
+                    self.lookup(name),
+                    Some(Binding::Tile(_) | Binding::View(_))
+                ) || matches!(self.lookup(name), Some(Binding::Param(p)) if matches!(self.params[*p].kind, ParamKind::Tensor { .. })) =>
+            {
+                let place = ast::PlaceExpr {
+                    base: name.clone(),
+                    base_span: binding.value.span(),
+                    views: Vec::new(),
+                    span: binding.value.span(),
+                };
+                match self.view(&place) {
+                    Some(view) => Binding::View(view),
+                    None => Binding::Failed,
+                }
+            }
+            expr => match self.eval(expr) {
+                Some(values::Val::Int(poly)) => {
+                    let poly = self.name_value(poly, &binding.name, binding.value.span());
+                    Binding::Int(poly)
+                }
+                Some(values::Val::Bool(cond)) => Binding::Bool(cond),
+                None => Binding::Failed,
+            },
+        };
+        self.bind(&binding.name, binding_value);
+    }
+
+    fn if_branch(&mut self, branch: &ast::If) {
+        let Some(cond) = self.eval_bool(&branch.cond, "an `if` condition") else {
+            // Still check both bodies for their own errors.
+            let state = self.written_state();
+            let _ = self.nested(Vec::new(), |c| c.block(&branch.then));
+            self.restore_written(&state);
+            let _ = self.nested(Vec::new(), |c| c.block(&branch.otherwise));
+            self.restore_written(&state);
+            return;
+        };
+        let _ = self.materialize_cond(&cond, branch.cond.span());
+        let before = self.written_state();
+        let then_facts = values::facts_of(&cond, true);
+        let then = self.nested(then_facts, |c| c.block(&branch.then));
+        let after_then = self.written_state();
+        self.restore_written(&before);
+        let else_facts = values::facts_of(&cond, false);
+        let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
+        // Written on every path: written on both branches.
+        for (tile, then_written) in self.tiles.iter_mut().zip(&after_then) {
+            for (byte, w) in tile.written.iter_mut().enumerate() {
+                *w = *w && then_written.get(byte).copied().unwrap_or(false);
+            }
+        }
+        match cond {
+            Cond::Const(true) => self.out.extend(then),
+            Cond::Const(false) => self.out.extend(otherwise),
+            cond => self.out.push(Node::If {
+                cond,
+                then,
+                otherwise,
+            }),
+        }
+    }
+
+    fn for_loop(&mut self, for_loop: &ast::For) {
+        let start = self.eval_int(&for_loop.start);
+        let end = self.eval_int(&for_loop.end);
+        let step = match &for_loop.step {
+            Some(step) => self.eval_int(step),
+            None => Some(Poly::constant(1)),
+        };
+        let (Some(start), Some(end), Some(step)) = (start, end, step) else {
+            self.scopes.push(HashMap::new());
+            self.bind(&for_loop.var, Binding::Failed);
+            let state = self.written_state();
+            let _ = self.nested(Vec::new(), |c| c.block(&for_loop.body));
+            self.restore_written(&state);
+            self.scopes.pop();
+            return;
+        };
+        if let (Some(a), Some(b), Some(s)) = (start.as_const(), end.as_const(), step.as_const()) {
+            self.unrolled_loop(for_loop, a, b, s);
+            return;
+        }
+        self.runtime_loop(for_loop, start, end, step);
+    }
+
+    /// `for k in A..B` with constant bounds: the body once per `k`, with `k`
+    /// a constant.
+    fn unrolled_loop(&mut self, for_loop: &ast::For, start: i128, end: i128, step: i128) {
+        let step_span = for_loop.step.as_ref().map_or(for_loop.span, ast::Expr::span);
+        if step < 1 {
+            self.diags.error(
+                step_span,
+                format!("a loop step must be at least 1, but it is {step}"),
+            );
+            return;
+        }
+        let count = if end > start {
+            (end - start + step - 1) / step
+        } else {
+            0
+        };
+        if count > MAX_UNROLL {
+            self.diags.push(
+                Diagnostic::new(
+                    for_loop.span,
+                    format!(
+                        "this constant-bound loop would unroll {count} times (at most {MAX_UNROLL})"
+                    ),
+                )
+                .with_help("use runtime bounds (a symbol or parameter) for a loop the GPU runs"),
+            );
+            return;
+        }
+        for i in 0..count {
+            let k = start + i * step;
+            let body = self.nested(Vec::new(), |c| {
+                c.bind(&for_loop.var, Binding::Int(Poly::constant(k)));
+                c.block(&for_loop.body);
+            });
+            self.out.extend(body);
+        }
+    }
+
+    fn runtime_loop(&mut self, for_loop: &ast::For, start: Poly, end: Poly, step: Poly) {
+        let step_span = for_loop.step.as_ref().map_or(for_loop.span, ast::Expr::span);
+        if self.atoms.range(&step).0 < 1 {
+            self.diags.push(
+                Diagnostic::new(
+                    step_span,
+                    format!(
+                        "the step `{}` of this runtime loop is not provably at least 1",
+                        step.display(&self.atoms)
+                    ),
+                )
+                .with_note("a step of 0 or less would never finish"),
+            );
+            return;
+        }
+        let ok = self.materialize(&start, for_loop.start.span())
+            && self.materialize(&end, for_loop.end.span())
+            && self.materialize(&step, step_span)
+            // The variable may pass `end` by up to `step - 1` before the
+            // exit test: that must fit too.
+            && self.materialize(&end.add(&step), for_loop.span);
+        if !ok {
+            return;
+        }
+        let (lo, _) = self.atoms.range(&start);
+        let (_, hi) = self.atoms.range(&end);
+        let var = self.atoms.push(crate::sym::Atom {
+            kind: crate::sym::AtomKind::LoopVar,
+            name: for_loop.var.clone(),
+            lo,
+            hi: (hi - 1).max(lo),
+        });
+        if let Some(class) = self.loop_class(&start, &step) {
+            self.loop_classes.insert(var, class);
+        }
+        let var_poly = Poly::atom(var);
+        let facts = vec![start.sub(&var_poly), var_poly.sub(&end).add_const(1)];
+        let state = self.written_state();
+        let body = self.nested(facts, |c| {
+            c.bind(&for_loop.var, Binding::Int(Poly::atom(var)));
+            c.block(&for_loop.body);
+        });
+        // The body may run zero times: nothing it writes counts after it.
+        self.restore_written(&state);
+        self.out.push(Node::Loop {
+            var,
+            start,
+            end,
+            step,
+            body,
+        });
+    }
+
     fn alloc(&mut self, alloc: &ast::AllocLocal) {
+        // A failed allocation still binds the name, so uses add no
+        // "cannot find" errors (one mistake, one error).
+        self.bind(&alloc.name, Binding::Failed);
         if !alloc.dtype.is_tile_element() {
             self.diags.error(
                 alloc.dtype_span,
@@ -250,7 +568,24 @@ impl<'k> Checker<'k> {
             );
             return;
         }
-        let shape: Vec<usize> = alloc.shape.iter().map(|d| d.value as usize).collect();
+        let mut shape = Vec::new();
+        for dim in &alloc.shape {
+            match values::const_int(&dim.expr) {
+                Some(v) if v >= 0 => shape.push(usize::try_from(v).unwrap_or(usize::MAX)),
+                Some(_) => {
+                    self.diags
+                        .error(dim.span, "a tile extent cannot be negative");
+                    return;
+                }
+                None => {
+                    self.diags.push(
+                        Diagnostic::new(dim.span, "a tile extent must be an integer constant")
+                            .with_note("tiles live in registers, which are allocated at compile time"),
+                    );
+                    return;
+                }
+            }
+        }
         let elements = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d));
         if elements.is_none_or(|n| n > MAX_TILE_ELEMENTS) {
             self.diags.error(
@@ -268,106 +603,25 @@ impl<'k> Checker<'k> {
             shape,
         };
         let bytes = tile.registers() * alloc.dtype.size_bytes();
-        self.names
-            .insert(alloc.name.clone(), Binding::Tile(self.tiles.len()));
+        self.bind(&alloc.name, Binding::Tile(self.tiles.len()));
         self.tiles.push(TileState {
             tile,
             written: vec![false; bytes],
         });
     }
 
-    /// Resolves a name and applies its views.
-    fn value(&mut self, operand: &Operand) -> Option<Value> {
-        let place = match operand {
-            Operand::Literal(literal) => return Some(Value::Literal(literal.value)),
-            Operand::Place(place) => place,
-        };
-        let Some(binding) = self.names.get(&place.base).copied() else {
-            let mut diag = Diagnostic::new(
-                place.base_span,
-                format!(
-                    "cannot find tile or parameter `{}` in this kernel",
-                    place.base
-                ),
-            );
-            if let Some(near) = nearest(&place.base, self.names.keys().map(String::as_str)) {
-                diag = diag.with_help(format!(
-                    "a tile or parameter with a similar name exists: `{near}`"
-                ));
-            }
-            self.diags.push(diag);
-            return None;
-        };
-        // Where the view starts: a whole tile or a whole tensor parameter.
-        let (is_tile, index, mut layout) = match binding {
-            Binding::Unparsed => return None,
-            Binding::Tile(tile) => {
-                let t = &self.tiles[tile].tile;
-                (true, tile, Layout::row_major(t.dtype, &t.shape))
-            }
-            Binding::Param(param) => match &self.params[param].kind {
-                ParamKind::Scalar(dtype) => {
-                    if let Some(view) = place.views.first() {
-                        self.diags.error(
-                            view.span,
-                            format!(
-                                "`{}` is a scalar parameter; views apply only to tiles and tensors",
-                                place.base
-                            ),
-                        );
-                        return None;
-                    }
-                    return Some(Value::Scalar {
-                        param,
-                        name: place.base.clone(),
-                        dtype: *dtype,
-                    });
-                }
-                ParamKind::Tensor { dtype, shape, .. } => {
-                    (false, param, Layout::row_major(*dtype, shape))
-                }
-            },
-        };
-        for view in &place.views {
-            let result = match &view.kind {
-                ViewKind::Slice(items) => layout.slice(items, view.span),
-                ViewKind::View(dtype) => layout.view(*dtype, view.span),
-                ViewKind::Reshape(dims) => layout.reshape(dims, view.span),
-                ViewKind::Unsqueeze(axis) => layout.unsqueeze(*axis, view.span),
-            };
-            match result {
-                Ok(next) => layout = next,
-                Err(err) => {
-                    let mut diag = Diagnostic::new(err.span, err.message);
-                    if let Some(help) = err.help {
-                        diag = diag.with_help(help);
-                    }
-                    self.diags.push(diag);
-                    return None;
-                }
-            }
-        }
-        let name = place.base.clone();
-        Some(if is_tile {
-            Value::Local {
-                tile: index,
-                name,
-                layout,
-            }
-        } else {
-            Value::Global {
-                param: index,
-                name,
-                layout,
-            }
-        })
-    }
-
     fn apply(&mut self, apply: &ast::Apply) {
         // Resolve operands first so name and view errors are reported even
         // when the opcode is wrong.
-        let values: Vec<Option<Value>> = apply.operands.iter().map(|op| self.value(op)).collect();
-        let guard = self.guard(apply);
+        let values: Vec<Option<Value>> = apply
+            .operands
+            .iter()
+            .map(|op| self.operand_value(op))
+            .collect();
+        let guard = match &apply.pred {
+            None => Some(Cond::Const(true)),
+            Some(pred) => self.eval_bool(pred, "`pred`"),
+        };
 
         if let Some((scope, span)) = &apply.scope {
             match scope.as_str() {
@@ -451,71 +705,6 @@ impl<'k> Checker<'k> {
 
         self.check_preserve_dst(apply, &slots, &values);
         self.expand(apply, &form, &slots, &values, guard);
-    }
-
-    /// Resolves `pred = ..` to a guard; `None` after reporting an error.
-    fn guard(&mut self, apply: &ast::Apply) -> Option<Guard> {
-        let Some(pred) = &apply.pred else {
-            return Some(Guard::Always);
-        };
-        self.pred_guard(pred, false)
-    }
-
-    fn pred_guard(&mut self, pred: &PredExpr, negated: bool) -> Option<Guard> {
-        match pred {
-            PredExpr::Literal(value, _) => Some(if *value != negated {
-                Guard::Always
-            } else {
-                Guard::Never
-            }),
-            PredExpr::Not(inner, _) => self.pred_guard(inner, !negated),
-            PredExpr::Name(name, span) => match self.names.get(name).copied() {
-                Some(Binding::Param(param)) => {
-                    match &self.params[param].kind {
-                        ParamKind::Scalar(DType::Bool) => Some(Guard::Param { param, negated }),
-                        ParamKind::Scalar(dtype) => {
-                            self.diags.push(
-                            Diagnostic::new(*span, format!("`pred` must be a bool expression, but `{name}` is `{dtype}`"))
-                                .with_help("declare the parameter as `bool`"),
-                        );
-                            None
-                        }
-                        ParamKind::Tensor { .. } => {
-                            self.diags.error(
-                                *span,
-                                format!(
-                                    "`pred` must be a bool expression, but `{name}` is a tensor"
-                                ),
-                            );
-                            None
-                        }
-                    }
-                }
-                Some(Binding::Unparsed) => None,
-                Some(Binding::Tile(_)) => {
-                    self.diags.error(
-                        *span,
-                        format!("`pred` must be a bool expression, but `{name}` is a local tile"),
-                    );
-                    None
-                }
-                None => {
-                    self.diags
-                        .error(*span, format!("cannot find `{name}` in this kernel"));
-                    None
-                }
-            },
-            PredExpr::Other(text, span) => {
-                self.diags.push(
-                    Diagnostic::new(
-                        *span,
-                        format!("`pred` must be a bool expression, found `{text}`"),
-                    )
-                    .with_help("write a `bool` parameter, its negation `!p`, or `true`/`false`"),
-                );
-                None
-            }
-        }
     }
 
     /// Rule 9: `preserve_dst = true` keeps an old value, so it needs `pred`
@@ -617,7 +806,9 @@ impl<'k> Checker<'k> {
         }
     }
 
-    fn finish(self) -> Checked {
+    fn finish(mut self) -> Checked {
+        self.check_races();
+        self.check_register_budget();
         let param_writes = self
             .params
             .iter()
@@ -626,7 +817,7 @@ impl<'k> Checker<'k> {
         if !self.diags.is_empty() || self.unparsed_params {
             return Checked {
                 program: None,
-                diagnostics: self.diags.into_vec(),
+                diagnostics: dedup(self.diags.into_vec()),
                 param_writes,
             };
         }
@@ -638,10 +829,12 @@ impl<'k> Checker<'k> {
             name: self.kernel.name.clone(),
             target,
             ptx_version: base.max(self.requirement.ptx),
-            launch: self.kernel.launch,
+            launch: self.launch,
             params: self.params,
+            symbols: self.symbols.into_iter().map(|s| s.symbol).collect(),
+            atoms: self.atoms,
             tiles: self.tiles.into_iter().map(|t| t.tile).collect(),
-            statements: self.statements,
+            body: self.out,
         };
         Checked {
             program: Some(program),
@@ -649,6 +842,16 @@ impl<'k> Checker<'k> {
             param_writes,
         }
     }
+}
+
+/// Unrolled loop bodies are checked once per iteration: report each
+/// distinct problem once.
+fn dedup(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = std::collections::HashSet::new();
+    diags
+        .into_iter()
+        .filter(|d| seen.insert((d.span, d.message.clone())))
+        .collect()
 }
 
 fn value_name(value: &Value) -> &str {
@@ -688,7 +891,7 @@ fn storage_index(shape: &[usize], element: usize, offset: usize) -> String {
     index_text(&index)
 }
 
-fn for_each_byte(layout: &Layout, mut f: impl FnMut(usize)) {
+fn for_each_byte(layout: &StaticLayout, mut f: impl FnMut(usize)) {
     let size = layout.dtype.size_bytes();
     let mut index = vec![0usize; layout.shape.len()];
     for _ in 0..layout.len() {
@@ -700,7 +903,7 @@ fn for_each_byte(layout: &Layout, mut f: impl FnMut(usize)) {
     }
 }
 
-fn first_unwritten(layout: &Layout, written: &[bool]) -> Option<Vec<usize>> {
+fn first_unwritten(layout: &StaticLayout, written: &[bool]) -> Option<Vec<usize>> {
     let size = layout.dtype.size_bytes();
     let mut index = vec![0usize; layout.shape.len()];
     for _ in 0..layout.len() {

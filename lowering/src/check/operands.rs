@@ -4,7 +4,7 @@
 use crate::ast::{self, LiteralValue, Operand};
 use crate::diag::{Diagnostic, SpanId};
 use crate::dtype::DType;
-use crate::layout::{Layout, shape_text};
+use crate::layout::{StaticLayout as Layout, shape_text};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
 use crate::ptx::types::TypeClass;
 use crate::ptx::{Modifiers, PtxType};
@@ -418,7 +418,7 @@ pub(super) fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, St
 /// register (at most 4 parts: `mov` unpacks into 2 or 4 lanes), or 2/4 whole
 /// registers; anything else would need shifts, which views never emit.
 fn register_split_error(tiles: &[TileState], value: &Value, span: SpanId) -> Option<Diagnostic> {
-    let Value::Local { tile, name, layout } = value else {
+    let Value::Local { tile, name, layout, .. } = value else {
         return None;
     };
     let register = tiles[*tile].tile.dtype.size_bytes();

@@ -1,0 +1,168 @@
+//! Bandwidth of the conversion kernels on the GPU, next to a device-to-device
+//! copy measured in the same run.
+//!
+//! `cargo run --release --example bench [log2 N]` (default N = 2^28) prints
+//! one row per kernel: elements, bytes moved (read + written), the median of
+//! 30 timed launches (CUDA events, after 5 warm-up launches), the effective
+//! bandwidth and its ratio to the copy. `scripts/bench_torch.py` prints
+//! PyTorch's rows in the same format.
+
+#[path = "common/conversions.rs"]
+mod conversions;
+
+use std::sync::Arc;
+
+use tile_kernel::prelude::*;
+use tile_kernel_runtime::cudarc::driver::{CudaStream, sys::CUevent_flags};
+
+const WARMUP: usize = 5;
+const TIMED: usize = 30;
+
+fn driver(during: &'static str) -> impl Fn(tile_kernel_runtime::cudarc::driver::DriverError) -> Error {
+    move |source| Error::Driver { during, source }
+}
+
+/// Median milliseconds of `TIMED` runs of `f`, each between two events.
+fn time(stream: &Arc<CudaStream>, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+    for _ in 0..WARMUP {
+        f()?;
+    }
+    let mut times = Vec::with_capacity(TIMED);
+    for _ in 0..TIMED {
+        let start = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(driver("recording an event"))?;
+        f()?;
+        let end = stream
+            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
+            .map_err(driver("recording an event"))?;
+        end.synchronize().map_err(driver("waiting for an event"))?;
+        times.push(f64::from(start.elapsed_ms(&end).map_err(driver("reading an event"))?));
+    }
+    times.sort_by(f64::total_cmp);
+    Ok((times[TIMED / 2 - 1] + times[TIMED / 2]) / 2.0)
+}
+
+fn row(name: &str, elements: usize, bytes: usize, ms: f64, copy_gbs: Option<f64>) -> f64 {
+    let gbs = bytes as f64 / (ms * 1e-3) / 1e9;
+    let ratio = copy_gbs.map_or("1.000".to_string(), |c| format!("{:.3}", gbs / c));
+    println!("| {name:<22} | {elements:>11} | {bytes:>12} | {ms:>9.4} | {gbs:>8.1} | {ratio:>8} |");
+    gbs
+}
+
+fn main() -> Result<(), Error> {
+    let log2: u32 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(28);
+    let n = 1usize << log2;
+    if !tile_kernel::driver_available() {
+        println!("no CUDA driver found: the benchmark needs an NVIDIA GPU");
+        return Ok(());
+    }
+    let dev = Device::new(0)?;
+    let stream = dev.stream().clone();
+    println!("device: {}, N = 2^{log2}, median of {TIMED} launches after {WARMUP} warm-ups", dev.name()?);
+    println!("| kernel                 |    elements |  bytes moved |   time ms |     GB/s | vs copy |");
+    println!("|------------------------|-------------|--------------|-----------|----------|---------|");
+
+    let x32 = dev.upload(&vec![1.5f32; n], [n])?;
+    let mut copy_dst = dev.zeros::<f32>([n])?;
+    let ms = time(&stream, || {
+        stream
+            .memcpy_dtod(x32.cuda_slice(), copy_dst.cuda_slice_mut())
+            .map_err(driver("copying"))
+    })?;
+    let copy = row("copy f32 (memcpy_dtod)", n, 8 * n, ms, None);
+    drop(copy_dst);
+
+    let mut y16 = dev.zeros::<u16>([n])?;
+    let ms = time(&stream, || conversions::to_half(&dev, &x32, &mut y16))?;
+    row("f32 -> f16", n, 6 * n, ms, Some(copy));
+    let ms = time(&stream, || conversions::to_bf16(&dev, &x32, &mut y16))?;
+    row("f32 -> bf16", n, 6 * n, ms, Some(copy));
+    let mut y8 = dev.zeros::<u8>([n])?;
+    let ms = time(&stream, || conversions::to_e4m3(&dev, &x32, &mut y8))?;
+    row("f32 -> e4m3 (satfinite)", n, 5 * n, ms, Some(copy));
+    drop(y8);
+    let mut y32 = dev.zeros::<f32>([n])?;
+    let ms = time(&stream, || conversions::to_f32(&dev, &y16, &mut y32))?;
+    row("f16 -> f32 (4/thread)", n, 6 * n, ms, Some(copy));
+    if std::env::args().any(|a| a == "--variants") {
+        let ms = time(&stream, || variants::to_f32_x8(&dev, &y16, &mut y32))?;
+        row("f16 -> f32 (8/thread)", n, 6 * n, ms, Some(copy));
+        let ms = time(&stream, || variants::to_f32_b128(&dev, &y16, &mut y32))?;
+        row("f16 -> f32 (block 128)", n, 6 * n, ms, Some(copy));
+        let ms = time(&stream, || variants::to_f32_x4_b128(&dev, &y16, &mut y32))?;
+        row("f16 -> f32 (4/t, b128)", n, 6 * n, ms, Some(copy));
+    }
+    Ok(())
+}
+
+/// f16 -> f32 variants for the shape study in docs/performance.md.
+mod variants {
+    use tile_kernel::prelude::*;
+
+    /// 8 elements per thread: one 16-byte load, two 16-byte stores.
+    #[tile_kernel(grid = ceil_div(N, 2048), block = 256)]
+    pub fn to_f32_x8(x: Tensor<u16, N>, y: Tensor<f32, N>) {
+        let base = (cta_id(0) * 256 + thread_id(0)) * 8;
+        let w = alloc_local::<u32>([1, 4]);
+        let f = alloc_local::<f32>([8, 1]);
+        let h = alloc_local::<u16>([8, 1]);
+        if base + 8 <= N {
+            apply(ptx["ld.global.v4.b32"], w, x.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]));
+            apply(ptx["cvt.f32.f16"], f, w.view::<u16>().reshape([8, 1]));
+            apply(ptx["st.global.v4.f32"], y.slice(s![base..base + 8]).reshape([2, 4]), f.reshape([2, 4]));
+        } else {
+            for k in 0..8 {
+                if base + k < N {
+                    apply(ptx["ld.global.b16"], h[k], x.slice(s![base + k..base + k + 1]));
+                    apply(ptx["cvt.f32.f16"], f[k], h[k]);
+                    apply(ptx["st.global.f32"], y.slice(s![base + k..base + k + 1]), f[k]);
+                }
+            }
+        }
+    }
+
+    /// 8 elements per thread, 128 threads per block.
+    #[tile_kernel(grid = ceil_div(N, 1024), block = 128)]
+    pub fn to_f32_b128(x: Tensor<u16, N>, y: Tensor<f32, N>) {
+        let base = (cta_id(0) * 128 + thread_id(0)) * 8;
+        let w = alloc_local::<u32>([1, 4]);
+        let f = alloc_local::<f32>([8, 1]);
+        let h = alloc_local::<u16>([8, 1]);
+        if base + 8 <= N {
+            apply(ptx["ld.global.v4.b32"], w, x.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]));
+            apply(ptx["cvt.f32.f16"], f, w.view::<u16>().reshape([8, 1]));
+            apply(ptx["st.global.v4.f32"], y.slice(s![base..base + 8]).reshape([2, 4]), f.reshape([2, 4]));
+        } else {
+            for k in 0..8 {
+                if base + k < N {
+                    apply(ptx["ld.global.b16"], h[k], x.slice(s![base + k..base + k + 1]));
+                    apply(ptx["cvt.f32.f16"], f[k], h[k]);
+                    apply(ptx["st.global.f32"], y.slice(s![base + k..base + k + 1]), f[k]);
+                }
+            }
+        }
+    }
+
+    /// 4 elements per thread, 128 threads per block.
+    #[tile_kernel(grid = ceil_div(N, 512), block = 128)]
+    pub fn to_f32_x4_b128(x: Tensor<u16, N>, y: Tensor<f32, N>) {
+        let base = (cta_id(0) * 128 + thread_id(0)) * 4;
+        let w = alloc_local::<u32>([1, 2]);
+        let f = alloc_local::<f32>([4, 1]);
+        let h = alloc_local::<u16>([4, 1]);
+        if base + 4 <= N {
+            apply(ptx["ld.global.v2.b32"], w, x.slice(s![base..base + 4]).view::<u32>().reshape([1, 2]));
+            apply(ptx["cvt.f32.f16"], f, w.view::<u16>().reshape([4, 1]));
+            apply(ptx["st.global.v4.f32"], y.slice(s![base..base + 4]).reshape([1, 4]), f.reshape([1, 4]));
+        } else {
+            for k in 0..4 {
+                if base + k < N {
+                    apply(ptx["ld.global.b16"], h[k], x.slice(s![base + k..base + k + 1]));
+                    apply(ptx["cvt.f32.f16"], f[k], h[k]);
+                    apply(ptx["st.global.f32"], y.slice(s![base + k..base + k + 1]), f[k]);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,1039 @@
+//! Integer and bool expressions of the tile language -> [`Poly`] / [`Cond`],
+//! plus the kernel's size symbols and launch formulas.
+//!
+//! Guarantee: an integer expression becomes a polynomial over atoms whose
+//! ranges are proven (special registers from the launch shape, symbols from
+//! the launcher's limit, loop variables from their bounds, computed values
+//! from their operands); every value that reaches the emitter was checked by
+//! [`Checker::materialize`] to fit 64-bit signed arithmetic.
+
+use crate::ast::{self, BinOp, Expr, UnOp};
+use crate::diag::{Diagnostic, SpanId};
+use crate::dtype::DType;
+use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, Node, ParamKind, Symbol};
+use crate::ptx::resolve::nearest;
+use crate::sym::{Atom, AtomKind, ComputedOp, Fact, INDEX_LIMIT, Poly, gcd};
+
+use super::{Binding, Checker, SymbolState};
+
+/// Every symbol value is at most this (checked by the launcher).
+pub const MAX_SYMBOL_VALUE: i128 = (1 << 40) - 1;
+/// The largest grid extent along x.
+const MAX_GRID_X: i128 = (1 << 31) - 1;
+
+/// A checked expression value.
+#[derive(Debug, Clone)]
+pub(super) enum Val {
+    Int(Poly),
+    Bool(Cond),
+}
+
+/// `mul * S / div + add` for one symbol `S`.
+#[derive(Debug, Clone, Copy)]
+struct Affine<'e> {
+    symbol: Option<(&'e str, SpanId)>,
+    mul: i128,
+    div: i128,
+    add: i128,
+}
+
+/// The value of an integer constant expression, if it is one.
+pub(super) fn const_int(expr: &Expr) -> Option<i128> {
+    match expr {
+        Expr::Int(v, _) => Some(*v),
+        Expr::Unary {
+            op: UnOp::Neg,
+            expr,
+            ..
+        } => const_int(expr)?.checked_neg(),
+        Expr::Binary { op, lhs, rhs, .. } => {
+            let (a, b) = (const_int(lhs)?, const_int(rhs)?);
+            match op {
+                BinOp::Add => a.checked_add(b),
+                BinOp::Sub => a.checked_sub(b),
+                BinOp::Mul => a.checked_mul(b),
+                BinOp::Div => a.checked_div(b),
+                BinOp::Rem => a.checked_rem(b),
+                _ => None,
+            }
+        }
+        _ => None,
+    }
+}
+
+/// Facts (`poly <= 0`) that hold where `cond` is `positive`.
+pub(super) fn facts_of(cond: &Cond, positive: bool) -> Vec<Fact> {
+    match cond {
+        Cond::Cmp(op, p) => match (op, positive) {
+            (CmpOp::Lt, true) => vec![p.add_const(1)],
+            (CmpOp::Lt, false) => vec![p.scale(-1)],
+            (CmpOp::Le, true) => vec![p.clone()],
+            (CmpOp::Le, false) => vec![p.scale(-1).add_const(1)],
+            (CmpOp::Eq, true) | (CmpOp::Ne, false) => vec![p.clone(), p.scale(-1)],
+            (CmpOp::Eq, false) | (CmpOp::Ne, true) => Vec::new(),
+        },
+        Cond::Not(inner) => facts_of(inner, !positive),
+        Cond::And(a, b) if positive => {
+            let mut facts = facts_of(a, true);
+            facts.extend(facts_of(b, true));
+            facts
+        }
+        Cond::Or(a, b) if !positive => {
+            let mut facts = facts_of(a, false);
+            facts.extend(facts_of(b, false));
+            facts
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn axis_name(axis: u8) -> &'static str {
+    ["x", "y", "z"][usize::from(axis.min(2))]
+}
+
+impl Checker<'_> {
+    /// Finds every size symbol in tensor dims, with the divisor its uses
+    /// need (`{N / 2}` needs `N` even), and creates its atom.
+    pub(super) fn collect_symbols(&mut self) {
+        let mut found: Vec<(String, SpanId, i128)> = Vec::new();
+        for param in &self.kernel.params {
+            let ast::ParamType::Tensor { dims, .. } = &param.ty else {
+                continue;
+            };
+            for dim in dims {
+                let Ok(affine) = affine(&dim.expr) else {
+                    continue;
+                };
+                if let Some((name, span)) = affine.symbol {
+                    let need = affine.div / gcd(affine.mul, affine.div).max(1);
+                    match found.iter_mut().find(|(n, _, _)| n == name) {
+                        Some(entry) => entry.2 = lcm(entry.2, need),
+                        None => found.push((name.to_string(), span, need)),
+                    }
+                }
+            }
+        }
+        for (index, (name, _, divisor)) in found.into_iter().enumerate() {
+            let atom = self.atoms.push(Atom {
+                kind: AtomKind::Symbol(index),
+                name: if divisor == 1 {
+                    name.clone()
+                } else {
+                    format!("({name} / {divisor})")
+                },
+                lo: 0,
+                hi: MAX_SYMBOL_VALUE / divisor,
+            });
+            self.bind(&name, Binding::Symbol(Poly::atom(atom).scale(divisor)));
+            self.symbols.push(SymbolState {
+                symbol: Symbol {
+                    name,
+                    divisor: u64::try_from(divisor).unwrap_or(1),
+                    multiple_of: 1,
+                    atom,
+                },
+            });
+        }
+    }
+
+    /// A tensor's dims as the launcher checks them.
+    pub(super) fn tensor_dims(
+        &mut self,
+        param: &ast::Param,
+        dtype: DType,
+        dims: &[ast::Dim],
+    ) -> Vec<DimSpec> {
+        let mut out = Vec::new();
+        let mut max_bytes: i128 = dtype.size_bytes() as i128;
+        for dim in dims {
+            match affine(&dim.expr) {
+                Err(message) => {
+                    self.diags.push(
+                        Diagnostic::new(dim.span, message)
+                            .with_help("a dim is an integer constant (`4`, `{8 / 2}`), a symbol (`N`) or a simple form of one symbol (`{2 * N}`, `{N / 2}`, `{N + 1}`)"),
+                    );
+                    out.push(DimSpec::Const(0));
+                }
+                Ok(Affine {
+                    symbol: None, add, ..
+                }) => {
+                    if add < 0 {
+                        self.diags.error(dim.span, "a tensor dim cannot be negative");
+                    }
+                    max_bytes = max_bytes.saturating_mul(add.max(0));
+                    out.push(DimSpec::Const(u64::try_from(add).unwrap_or(0)));
+                }
+                Ok(Affine {
+                    symbol: Some((name, span)),
+                    mul,
+                    div,
+                    add,
+                }) => {
+                    if mul <= 0 || add < 0 {
+                        self.diags.push(
+                            Diagnostic::new(span, format!("the dim `{}` could be negative", dim_text(mul, div, add, name)))
+                                .with_help("write dims as `N`, `{2 * N}`, `{N / 2}` or `{N + 1}`: a positive multiple of the symbol plus a non-negative constant"),
+                        );
+                    }
+                    let index = self
+                        .symbols
+                        .iter()
+                        .position(|s| s.symbol.name == name)
+                        .unwrap_or(0);
+                    max_bytes = max_bytes.saturating_mul(
+                        (MAX_SYMBOL_VALUE * mul.max(1) / div.max(1)).saturating_add(add.max(0)),
+                    );
+                    out.push(DimSpec::Symbolic {
+                        symbol: u16::try_from(index).unwrap_or(0),
+                        mul: u64::try_from(mul).unwrap_or(1),
+                        div: u64::try_from(div).unwrap_or(1),
+                        add: u64::try_from(add).unwrap_or(0),
+                    });
+                }
+            }
+        }
+        if out.iter().all(|d| matches!(d, DimSpec::Const(_))) && max_bytes > (1i128 << 40) {
+            self.diags.error(param.span, "this tensor is larger than 1 TiB");
+        }
+        out
+    }
+
+    /// The extent of a tensor dim as a polynomial of the symbol atoms.
+    pub(super) fn dim_poly(&self, dim: DimSpec) -> Poly {
+        match dim {
+            DimSpec::Const(v) => Poly::constant(i128::from(v)),
+            DimSpec::Symbolic {
+                symbol,
+                mul,
+                div,
+                add,
+            } => {
+                let Some(state) = self.symbols.get(usize::from(symbol)) else {
+                    return Poly::default();
+                };
+                let divisor = i128::from(state.symbol.divisor);
+                // mul * (divisor * Q) / div, exact by the choice of divisor.
+                let coef = i128::from(mul) * divisor / i128::from(div).max(1);
+                Poly::atom(state.symbol.atom)
+                    .scale(coef)
+                    .add_const(i128::from(add))
+            }
+        }
+    }
+
+    /// Block limits and the grid formulas.
+    pub(super) fn check_launch(&mut self) {
+        let launch = &self.kernel.launch;
+        let threads: u64 = launch.block.iter().map(|d| u64::from(*d)).product();
+        if launch.block.contains(&0) {
+            self.diags.error(
+                self.kernel.name_span,
+                "grid and block extents must be at least 1",
+            );
+        } else if threads > 1024 {
+            self.diags.error(
+                self.kernel.name_span,
+                format!(
+                    "a block may hold at most 1024 threads, but block = {:?} has {threads}",
+                    launch.block
+                ),
+            );
+        }
+        for axis in 0..3 {
+            let expr = &self.kernel.launch.grid[axis];
+            let mut ops = Vec::new();
+            if self.launch_formula(expr, &mut ops) {
+                let formula = LaunchFormula(ops);
+                if formula.as_const() == Some(0) {
+                    self.diags.error(
+                        self.kernel.name_span,
+                        "grid and block extents must be at least 1",
+                    );
+                }
+                let limit = if axis == 0 { MAX_GRID_X } else { 65535 };
+                if formula.as_const().is_some_and(|v| i128::from(v) > limit) {
+                    self.diags.error(
+                        expr.span(),
+                        format!("grid extent {} exceeds the limit {limit} of axis {axis}", formula.as_const().unwrap_or(0)),
+                    );
+                }
+                if formula.as_const().is_none() {
+                    self.grid_fact(axis, &formula);
+                }
+                self.launch.grid[axis] = formula;
+            }
+        }
+    }
+
+    /// For a grid extent computed at launch, `cta_id(axis) < extent` as a
+    /// fact of the whole kernel (for `ceil_div(n, c)`: `c * cta_id < n`).
+    fn grid_fact(&mut self, axis: usize, formula: &LaunchFormula) {
+        let mut stack: Vec<(Poly, Option<i128>)> = Vec::new();
+        for op in &formula.0 {
+            match op {
+                LaunchOp::Const(v) => stack.push((Poly::constant(i128::from(*v)), None)),
+                LaunchOp::Symbol(s) => {
+                    let Some(Binding::Symbol(poly)) = self
+                        .symbols
+                        .get(usize::from(*s))
+                        .map(|st| st.symbol.name.clone())
+                        .and_then(|n| self.lookup(&n).cloned())
+                    else {
+                        return;
+                    };
+                    stack.push((poly, None));
+                }
+                binary => {
+                    let (Some((b, _)), Some((a, _))) = (stack.pop(), stack.pop()) else {
+                        return;
+                    };
+                    match binary {
+                        LaunchOp::Add => stack.push((a.add(&b), None)),
+                        LaunchOp::Mul => stack.push((a.mul(&b), None)),
+                        LaunchOp::CeilDiv => match b.as_const() {
+                            Some(c) if c > 0 => stack.push((a, Some(c))),
+                            _ => return,
+                        },
+                        _ => return,
+                    }
+                }
+            }
+        }
+        let Some((extent, divisor)) = stack.pop() else {
+            return;
+        };
+        let axis = axis as u8;
+        let cta = self.special(
+            AtomKind::CtaId(axis),
+            format!("cta_id({axis})"),
+            0,
+            MAX_GRID_X - 1,
+        );
+        // cta < extent, or c * cta < n for ceil_div(n, c).
+        let c = divisor.unwrap_or(1);
+        self.facts.push(cta.scale(c).sub(&extent).add_const(1));
+    }
+
+    /// Compiles a grid expression to a launch formula; `false` after an error.
+    fn launch_formula(&mut self, expr: &Expr, ops: &mut Vec<LaunchOp>) -> bool {
+        match expr {
+            Expr::Int(v, span) => match u64::try_from(*v) {
+                Ok(v) => {
+                    ops.push(LaunchOp::Const(v));
+                    true
+                }
+                Err(_) => {
+                    self.diags
+                        .error(*span, "a grid extent cannot be negative");
+                    false
+                }
+            },
+            Expr::Name(name, span) => {
+                match self.symbols.iter().position(|s| s.symbol.name == *name) {
+                    Some(index) => {
+                        ops.push(LaunchOp::Symbol(u16::try_from(index).unwrap_or(0)));
+                        true
+                    }
+                    None => {
+                        self.diags.push(
+                            Diagnostic::new(*span, format!("`{name}` is not a size symbol of this kernel"))
+                                .with_note("a grid extent may use integer constants and the symbols of tensor dims (`Tensor<f32, N>`)"),
+                        );
+                        false
+                    }
+                }
+            }
+            Expr::Binary { op, lhs, rhs, span } => {
+                let code = match op {
+                    BinOp::Add => LaunchOp::Add,
+                    BinOp::Sub => LaunchOp::Sub,
+                    BinOp::Mul => LaunchOp::Mul,
+                    BinOp::Div => LaunchOp::Div,
+                    _ => {
+                        self.diags.error(
+                            *span,
+                            format!("`{}` is not allowed in a grid extent; use `+ - * /`, `ceil_div`, `min` or `max`", op.symbol()),
+                        );
+                        return false;
+                    }
+                };
+                let ok = self.launch_formula(lhs, ops) & self.launch_formula(rhs, ops);
+                ops.push(code);
+                ok
+            }
+            Expr::Call { func, args, span } if args.len() == 2 => {
+                let code = match func.as_str() {
+                    "ceil_div" => LaunchOp::CeilDiv,
+                    "min" => LaunchOp::Min,
+                    "max" => LaunchOp::Max,
+                    _ => {
+                        self.diags.error(
+                            *span,
+                            format!("`{func}` cannot be used in a grid extent; use `ceil_div`, `min` or `max`"),
+                        );
+                        return false;
+                    }
+                };
+                let ok = self.launch_formula(&args[0], ops) & self.launch_formula(&args[1], ops);
+                ops.push(code);
+                ok
+            }
+            other => {
+                self.diags.error(
+                    other.span(),
+                    "a grid extent is an integer expression over constants and size symbols, like `ceil_div(N, 256)`",
+                );
+                false
+            }
+        }
+    }
+
+    /// An integer expression; `None` after reporting an error.
+    pub(super) fn eval_int(&mut self, expr: &Expr) -> Option<Poly> {
+        match self.eval(expr)? {
+            Val::Int(poly) => Some(poly),
+            Val::Bool(_) => {
+                self.diags.error(
+                    expr.span(),
+                    "expected an integer expression, found a bool",
+                );
+                None
+            }
+        }
+    }
+
+    /// A bool expression used as `context` ("`pred`", "an `if` condition").
+    pub(super) fn eval_bool(&mut self, expr: &Expr, context: &str) -> Option<Cond> {
+        // Names get the foundation's specific messages.
+        if let Expr::Name(name, span) = expr {
+            match self.lookup(name).cloned() {
+                Some(Binding::Param(param)) => match &self.params[param].kind {
+                    ParamKind::Scalar(DType::Bool) => return Some(Cond::Param(param)),
+                    ParamKind::Scalar(dtype) => {
+                        self.diags.push(
+                            Diagnostic::new(*span, format!("{context} must be a bool expression, but `{name}` is `{dtype}`"))
+                                .with_help("declare the parameter as `bool`, or compare it: `n > 0`"),
+                        );
+                        return None;
+                    }
+                    ParamKind::Tensor { .. } => {
+                        self.diags.error(
+                            *span,
+                            format!("{context} must be a bool expression, but `{name}` is a tensor"),
+                        );
+                        return None;
+                    }
+                },
+                Some(Binding::Tile(_)) => {
+                    self.diags.error(
+                        *span,
+                        format!("{context} must be a bool expression, but `{name}` is a local tile"),
+                    );
+                    return None;
+                }
+                None => {
+                    self.diags
+                        .error(*span, format!("cannot find `{name}` in this kernel"));
+                    return None;
+                }
+                _ => {}
+            }
+        }
+        if let Expr::Other(text, span) = expr {
+            self.diags.push(
+                Diagnostic::new(
+                    *span,
+                    format!("{context} must be a bool expression, found `{text}`"),
+                )
+                .with_help("write a `bool` parameter, a comparison like `i < n`, or `true`/`false`"),
+            );
+            return None;
+        }
+        match self.eval(expr)? {
+            Val::Bool(cond) => Some(cond),
+            Val::Int(_) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        expr.span(),
+                        format!("{context} must be a bool expression, found an integer"),
+                    )
+                    .with_help("compare it: `i < n`"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Evaluates an expression; `None` after reporting an error.
+    pub(super) fn eval(&mut self, expr: &Expr) -> Option<Val> {
+        match expr {
+            Expr::Int(v, span) => {
+                if v.abs() > INDEX_LIMIT {
+                    self.diags
+                        .error(*span, "integer literal out of range for index arithmetic");
+                    return None;
+                }
+                Some(Val::Int(Poly::constant(*v)))
+            }
+            Expr::Bool(v, _) => Some(Val::Bool(Cond::Const(*v))),
+            Expr::Name(name, span) => self.eval_name(name, *span),
+            Expr::Call { func, args, span } => self.eval_call(func, args, *span),
+            Expr::Unary { op, expr: inner, span } => match (op, self.eval(inner)?) {
+                (UnOp::Neg, Val::Int(p)) => Some(Val::Int(p.scale(-1))),
+                (UnOp::Not, Val::Bool(c)) => Some(Val::Bool(c.not())),
+                (UnOp::Neg, Val::Bool(_)) => {
+                    self.diags.error(*span, "cannot negate a bool; use `!`");
+                    None
+                }
+                (UnOp::Not, Val::Int(_)) => {
+                    self.diags.error(
+                        *span,
+                        "`!` on an integer is not supported; use `^` with a mask",
+                    );
+                    None
+                }
+            },
+            Expr::Binary { op, lhs, rhs, span } => {
+                let (a, b) = (self.eval(lhs), self.eval(rhs));
+                let (a, b) = (a?, b?);
+                self.eval_binary(*op, a, b, *span, lhs.span(), rhs.span())
+            }
+            Expr::View(place) => {
+                self.diags.push(
+                    Diagnostic::new(place.span, format!("`{}` with views is a tile or tensor, not a value", place.base))
+                        .with_help("bind a view with `let name = ...;` and pass it to `apply`"),
+                );
+                None
+            }
+            Expr::Other(text, span) => {
+                self.diags.error(
+                    *span,
+                    format!("unsupported expression `{text}`: runtime values use integer literals, names, `+ - * / % << >> & | ^`, comparisons, `&& || !` and the built-ins `thread_id`, `cta_id`, `block_dim`, `grid_dim`, `lane_id`, `warp_id`, `min`, `max`, `ceil_div`"),
+                );
+                None
+            }
+        }
+    }
+
+    fn eval_name(&mut self, name: &str, span: SpanId) -> Option<Val> {
+        match self.lookup(name).cloned() {
+            Some(Binding::Symbol(poly) | Binding::Int(poly)) => Some(Val::Int(poly)),
+            Some(Binding::Bool(cond)) => Some(Val::Bool(cond)),
+            Some(Binding::Failed | Binding::Unparsed) => None,
+            Some(Binding::Param(param)) => match self.params[param].kind.clone() {
+                ParamKind::Scalar(DType::Bool) => Some(Val::Bool(Cond::Param(param))),
+                ParamKind::Scalar(dtype) => {
+                    let (lo, hi) = match dtype {
+                        DType::U8 => (0, 255),
+                        DType::U16 => (0, 65535),
+                        DType::U32 => (0, i128::from(u32::MAX)),
+                        DType::I8 => (-128, 127),
+                        DType::I16 => (-32768, 32767),
+                        DType::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
+                        other => {
+                            self.diags.push(
+                                Diagnostic::new(span, format!("`{name}: {other}` cannot be used in index arithmetic"))
+                                    .with_help("index values come from integer parameters of at most 32 bits (`u32`, `i32`, ...), symbols and thread indices"),
+                            );
+                            return None;
+                        }
+                    };
+                    let kind = AtomKind::Param(param);
+                    let atom = match self.atoms.find(&kind) {
+                        Some(atom) => atom,
+                        None => self.atoms.push(Atom {
+                            kind,
+                            name: name.to_string(),
+                            lo,
+                            hi,
+                        }),
+                    };
+                    Some(Val::Int(Poly::atom(atom)))
+                }
+                ParamKind::Tensor { .. } => {
+                    self.diags.push(
+                        Diagnostic::new(span, format!("`{name}` is a tensor, not a value"))
+                            .with_help("tensors are `apply` operands; their sizes are symbols like `N`"),
+                    );
+                    None
+                }
+            },
+            Some(Binding::Tile(_) | Binding::View(_)) => {
+                self.diags.push(
+                    Diagnostic::new(span, format!("`{name}` is a tile or view, not a value"))
+                        .with_help("tiles and views are `apply` operands"),
+                );
+                None
+            }
+            None => {
+                let mut diag = Diagnostic::new(span, format!("cannot find value `{name}` in this kernel"));
+                let names = self.names_in_scope();
+                if let Some(near) = nearest(name, names.iter().map(String::as_str)) {
+                    diag = diag.with_help(format!("a name with a similar spelling exists: `{near}`"));
+                }
+                self.diags.push(diag);
+                None
+            }
+        }
+    }
+
+    /// The atom of a special register, created on first use.
+    fn special(&mut self, kind: AtomKind, name: String, lo: i128, hi: i128) -> Poly {
+        let atom = match self.atoms.find(&kind) {
+            Some(atom) => atom,
+            None => self.atoms.push(Atom { kind, name, lo, hi }),
+        };
+        Poly::atom(atom)
+    }
+
+    fn eval_call(&mut self, func: &str, args: &[Expr], span: SpanId) -> Option<Val> {
+        let axis_builtin = matches!(func, "thread_id" | "cta_id" | "block_dim" | "grid_dim");
+        let arity = match func {
+            "thread_id" | "cta_id" | "block_dim" | "grid_dim" => 1,
+            "lane_id" | "warp_id" => 0,
+            "min" | "max" | "ceil_div" => 2,
+            _ => {
+                self.diags.push(
+                    Diagnostic::new(span, format!("unknown function `{func}`"))
+                        .with_help("the built-ins are `thread_id(axis)`, `cta_id(axis)`, `block_dim(axis)`, `grid_dim(axis)`, `lane_id()`, `warp_id()`, `min(a, b)`, `max(a, b)`, `ceil_div(a, b)`"),
+                );
+                return None;
+            }
+        };
+        if args.len() != arity {
+            self.diags.error(
+                span,
+                format!("`{func}` takes {arity} argument{}, but {} were given", if arity == 1 { "" } else { "s" }, args.len()),
+            );
+            return None;
+        }
+        if axis_builtin {
+            let axis = match const_int(&args[0]) {
+                Some(a @ 0..=2) => a as u8,
+                _ => {
+                    self.diags.error(
+                        args[0].span(),
+                        format!("the axis of `{func}` must be 0, 1 or 2 (x, y, z)"),
+                    );
+                    return None;
+                }
+            };
+            let block = i128::from(self.kernel.launch.block[usize::from(axis)]);
+            let grid = self.launch.grid[usize::from(axis)].as_const().map(i128::from);
+            let poly = match func {
+                "thread_id" if block <= 1 => Poly::default(),
+                "thread_id" => self.special(AtomKind::ThreadId(axis), format!("thread_id({axis})"), 0, block - 1),
+                "block_dim" => Poly::constant(block),
+                "cta_id" if grid == Some(1) => Poly::default(),
+                "cta_id" => {
+                    let hi = grid.map_or(MAX_GRID_X - 1, |g| g - 1);
+                    self.special(AtomKind::CtaId(axis), format!("cta_id({axis})"), 0, hi)
+                }
+                _ => match grid {
+                    Some(g) => Poly::constant(g),
+                    None => self.special(AtomKind::GridDim(axis), format!("grid_dim({axis})"), 1, MAX_GRID_X),
+                },
+            };
+            let _ = axis_name(axis);
+            return Some(Val::Int(poly));
+        }
+        if arity == 0 {
+            let threads: i128 = self.kernel.launch.block.iter().map(|b| i128::from(*b)).product();
+            let poly = match func {
+                "lane_id" if threads <= 1 => Poly::default(),
+                "lane_id" => self.special(AtomKind::LaneId, "lane_id()".into(), 0, 31.min(threads - 1)),
+                _ if threads <= 32 => Poly::default(),
+                _ => self.special(AtomKind::WarpId, "warp_id()".into(), 0, (threads + 31) / 32 - 1),
+            };
+            return Some(Val::Int(poly));
+        }
+        let a = self.eval_int(&args[0]);
+        let b = self.eval_int(&args[1]);
+        let (a, b) = (a?, b?);
+        let op = match func {
+            "min" => ComputedOp::Min,
+            "max" => ComputedOp::Max,
+            _ => ComputedOp::CeilDiv,
+        };
+        self.computed(op, a, b, span, args[0].span(), args[1].span())
+            .map(Val::Int)
+    }
+
+    fn eval_binary(
+        &mut self,
+        op: BinOp,
+        a: Val,
+        b: Val,
+        span: SpanId,
+        lhs_span: SpanId,
+        rhs_span: SpanId,
+    ) -> Option<Val> {
+        match (a, b) {
+            (Val::Bool(a), Val::Bool(b)) => match op {
+                BinOp::And => Some(Val::Bool(a.and(b))),
+                BinOp::Or => Some(Val::Bool(match (a, b) {
+                    (Cond::Const(true), _) | (_, Cond::Const(true)) => Cond::Const(true),
+                    (Cond::Const(false), c) | (c, Cond::Const(false)) => c,
+                    (a, b) => Cond::Or(Box::new(a), Box::new(b)),
+                })),
+                BinOp::Eq | BinOp::Ne => {
+                    self.diags.error(span, "compare predicates with `&&`, `||` and `!`");
+                    None
+                }
+                _ => {
+                    self.diags.error(
+                        span,
+                        format!("`{}` does not apply to bools; use `&&`, `||` or `!`", op.symbol()),
+                    );
+                    None
+                }
+            },
+            (Val::Int(a), Val::Int(b)) => {
+                let cmp = |op: CmpOp, p: Poly| {
+                    Some(Val::Bool(match p.as_const() {
+                        Some(v) => Cond::Const(match op {
+                            CmpOp::Lt => v < 0,
+                            CmpOp::Le => v <= 0,
+                            CmpOp::Eq => v == 0,
+                            CmpOp::Ne => v != 0,
+                        }),
+                        None => Cond::Cmp(op, p),
+                    }))
+                };
+                match op {
+                    BinOp::Add => Some(Val::Int(a.add(&b))),
+                    BinOp::Sub => Some(Val::Int(a.sub(&b))),
+                    BinOp::Mul => Some(Val::Int(a.mul(&b))),
+                    BinOp::Lt => cmp(CmpOp::Lt, a.sub(&b)),
+                    BinOp::Le => cmp(CmpOp::Le, a.sub(&b)),
+                    BinOp::Gt => cmp(CmpOp::Lt, b.sub(&a)),
+                    BinOp::Ge => cmp(CmpOp::Le, b.sub(&a)),
+                    BinOp::Eq => cmp(CmpOp::Eq, a.sub(&b)),
+                    BinOp::Ne => cmp(CmpOp::Ne, a.sub(&b)),
+                    BinOp::Shl => match b.as_const() {
+                        Some(s @ 0..=62) => Some(Val::Int(a.scale(1i128 << s))),
+                        _ => self
+                            .computed(ComputedOp::Shl, a, b, span, lhs_span, rhs_span)
+                            .map(Val::Int),
+                    },
+                    BinOp::Shr => match b.as_const() {
+                        Some(s @ 0..=62) => self
+                            .computed(ComputedOp::Div, a, Poly::constant(1i128 << s), span, lhs_span, rhs_span)
+                            .map(Val::Int),
+                        _ => self
+                            .computed(ComputedOp::Shr, a, b, span, lhs_span, rhs_span)
+                            .map(Val::Int),
+                    },
+                    BinOp::Div => self
+                        .computed(ComputedOp::Div, a, b, span, lhs_span, rhs_span)
+                        .map(Val::Int),
+                    BinOp::Rem => self
+                        .computed(ComputedOp::Rem, a, b, span, lhs_span, rhs_span)
+                        .map(Val::Int),
+                    BinOp::BitAnd => self
+                        .computed(ComputedOp::And, a, b, span, lhs_span, rhs_span)
+                        .map(Val::Int),
+                    BinOp::BitOr => self
+                        .computed(ComputedOp::Or, a, b, span, lhs_span, rhs_span)
+                        .map(Val::Int),
+                    BinOp::BitXor => self
+                        .computed(ComputedOp::Xor, a, b, span, lhs_span, rhs_span)
+                        .map(Val::Int),
+                    BinOp::And | BinOp::Or => {
+                        self.diags.error(
+                            span,
+                            format!("`{}` needs bool operands; compare the integers first", op.symbol()),
+                        );
+                        None
+                    }
+                }
+            }
+            _ => {
+                self.diags.error(
+                    span,
+                    format!("`{}` cannot mix an integer and a bool", op.symbol()),
+                );
+                None
+            }
+        }
+    }
+
+    /// A value that is not a polynomial of its operands: folded when both
+    /// are constants or the division is exact, else a new computed atom
+    /// defined at this point of the body.
+    fn computed(
+        &mut self,
+        op: ComputedOp,
+        a: Poly,
+        b: Poly,
+        span: SpanId,
+        lhs_span: SpanId,
+        rhs_span: SpanId,
+    ) -> Option<Poly> {
+        let (alo, ahi) = self.atoms.range(&a);
+        let (blo, bhi) = self.atoms.range(&b);
+        let symbol = match op {
+            ComputedOp::Div => "/",
+            ComputedOp::Rem => "%",
+            ComputedOp::CeilDiv => "ceil_div",
+            ComputedOp::Min => "min",
+            ComputedOp::Max => "max",
+            ComputedOp::Shl => "<<",
+            ComputedOp::Shr => ">>",
+            ComputedOp::And => "&",
+            ComputedOp::Or => "|",
+            ComputedOp::Xor => "^",
+        };
+        let needs_non_negative = !matches!(op, ComputedOp::Min | ComputedOp::Max);
+        if needs_non_negative && alo < 0 {
+            self.diags.push(
+                Diagnostic::new(lhs_span, format!("the left operand of `{symbol}` is not provably non-negative (it is `{}`)", a.display(&self.atoms)))
+                    .with_note("index division, remainder, shifts and bit operations are defined here for non-negative values only"),
+            );
+            return None;
+        }
+        if matches!(op, ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv) && blo < 1 {
+            self.diags.push(Diagnostic::new(
+                rhs_span,
+                format!("the divisor `{}` is not provably at least 1", b.display(&self.atoms)),
+            ));
+            return None;
+        }
+        if needs_non_negative && blo < 0 {
+            self.diags.push(Diagnostic::new(
+                rhs_span,
+                format!("the right operand of `{symbol}` is not provably non-negative"),
+            ));
+            return None;
+        }
+        if matches!(op, ComputedOp::Shl | ComputedOp::Shr) && bhi > 63 {
+            self.diags.push(Diagnostic::new(
+                rhs_span,
+                "a shift amount must be provably below 64".to_string(),
+            ));
+            return None;
+        }
+        if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
+            let value = match op {
+                ComputedOp::Div => x / y,
+                ComputedOp::Rem => x % y,
+                ComputedOp::CeilDiv => (x + y - 1) / y,
+                ComputedOp::Min => x.min(y),
+                ComputedOp::Max => x.max(y),
+                ComputedOp::Shl => x.checked_shl(y as u32).unwrap_or(i128::MAX),
+                ComputedOp::Shr => x >> y,
+                ComputedOp::And => x & y,
+                ComputedOp::Or => x | y,
+                ComputedOp::Xor => x ^ y,
+            };
+            return Some(Poly::constant(value));
+        }
+        if op == ComputedOp::Div
+            && let Some(d) = b.as_const()
+            && a.divisible_by(d)
+        {
+            return Some(a.div_exact(d));
+        }
+        if op == ComputedOp::Rem
+            && let Some(d) = b.as_const()
+            && a.divisible_by(d)
+        {
+            return Some(Poly::default());
+        }
+        let (lo, hi) = match op {
+            ComputedOp::Div => (alo / bhi.max(1), ahi / blo.max(1)),
+            ComputedOp::Rem => (0, (bhi - 1).min(ahi)),
+            ComputedOp::CeilDiv => ((alo + bhi - 1) / bhi.max(1), (ahi + blo - 1) / blo.max(1)),
+            ComputedOp::Min => (alo.min(blo), ahi.min(bhi)),
+            ComputedOp::Max => (alo.max(blo), ahi.max(bhi)),
+            ComputedOp::Shl => (alo, ahi.saturating_mul(1i128 << bhi.clamp(0, 63))),
+            ComputedOp::Shr => (0, ahi),
+            ComputedOp::And => (0, ahi.min(bhi)),
+            ComputedOp::Or | ComputedOp::Xor => {
+                let top = ahi.max(bhi).max(1);
+                (0, (1i128 << (128 - top.leading_zeros()).min(126)) - 1)
+            }
+        };
+        if !(self.materialize(&a, lhs_span) && self.materialize(&b, rhs_span)) {
+            return None;
+        }
+        if lo.abs().max(hi.abs()) > INDEX_LIMIT {
+            self.diags.error(span, "this index value may overflow 64-bit arithmetic");
+            return None;
+        }
+        let name = match op {
+            ComputedOp::Min | ComputedOp::Max | ComputedOp::CeilDiv => format!(
+                "{symbol}({}, {})",
+                a.display(&self.atoms),
+                b.display(&self.atoms)
+            ),
+            _ => format!("({} {symbol} {})", a.display(&self.atoms), b.display(&self.atoms)),
+        };
+        let atom = self.atoms.push(Atom {
+            kind: AtomKind::Computed(op, vec![a, b]),
+            name,
+            lo,
+            hi,
+        });
+        self.out.push(Node::Define(atom));
+        Some(Poly::atom(atom))
+    }
+
+    /// A `let` value keeps its polynomial (no register until used).
+    pub(super) fn name_value(&mut self, poly: Poly, _name: &str, span: SpanId) -> Poly {
+        let _ = self.materialize(&poly, span);
+        poly
+    }
+
+    /// Checks that emitting `poly` cannot overflow 64-bit signed arithmetic;
+    /// `false` after reporting.
+    pub(super) fn materialize(&mut self, poly: &Poly, span: SpanId) -> bool {
+        if self.atoms.magnitude(poly) <= INDEX_LIMIT {
+            return true;
+        }
+        self.diags.push(
+            Diagnostic::new(
+                span,
+                format!(
+                    "the index value `{}` may overflow 64-bit arithmetic",
+                    poly.display(&self.atoms)
+                ),
+            )
+            .with_note(format!(
+                "symbols are at most 2^40 - 1 and 32-bit parameters at most 2^32; index values must stay below 2^62"
+            )),
+        );
+        false
+    }
+
+    /// [`materialize`](Self::materialize) for every polynomial of a condition.
+    pub(super) fn materialize_cond(&mut self, cond: &Cond, span: SpanId) -> bool {
+        match cond {
+            Cond::Cmp(_, p) => self.materialize(p, span),
+            Cond::Not(c) => self.materialize_cond(c, span),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                self.materialize_cond(a, span) & self.materialize_cond(b, span)
+            }
+            Cond::Const(_) | Cond::Param(_) => true,
+        }
+    }
+}
+
+fn lcm(a: i128, b: i128) -> i128 {
+    if a == 0 || b == 0 {
+        return a.max(b);
+    }
+    a / gcd(a, b) * b
+}
+
+fn dim_text(mul: i128, div: i128, add: i128, name: &str) -> String {
+    let mut text = name.to_string();
+    if mul != 1 {
+        text = format!("{mul} * {text}");
+    }
+    if div != 1 {
+        text = format!("{text} / {div}");
+    }
+    if add != 0 {
+        text = format!("{text} + {add}");
+    }
+    text
+}
+
+/// Reads a dim as `mul * S / div + add`.
+fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
+    let constant = |v: i128| Affine {
+        symbol: None,
+        mul: 0,
+        div: 1,
+        add: v,
+    };
+    match expr {
+        Expr::Int(v, _) => Ok(constant(*v)),
+        Expr::Name(name, span) => Ok(Affine {
+            symbol: Some((name, *span)),
+            mul: 1,
+            div: 1,
+            add: 0,
+        }),
+        Expr::Unary {
+            op: UnOp::Neg,
+            expr,
+            ..
+        } => {
+            let a = affine(expr)?;
+            if a.symbol.is_some() {
+                return Err("a dim cannot be a negated symbol".into());
+            }
+            Ok(constant(-a.add))
+        }
+        Expr::Binary { op, lhs, rhs, .. } => {
+            let (a, b) = (affine(lhs)?, affine(rhs)?);
+            let overflow = || "integer overflow in constant expression".to_string();
+            match op {
+                BinOp::Add | BinOp::Sub => {
+                    let sign = if *op == BinOp::Add { 1 } else { -1 };
+                    match (a.symbol, b.symbol) {
+                        (Some(_), Some(_)) => {
+                            Err("a dim may use one symbol once; sums of symbols are not supported".into())
+                        }
+                        (None, Some(_)) if sign < 0 => {
+                            Err("a dim cannot subtract a symbol".into())
+                        }
+                        (None, Some(_)) => Ok(Affine {
+                            add: b.add.checked_add(a.add).ok_or_else(overflow)?,
+                            ..b
+                        }),
+                        _ => Ok(Affine {
+                            add: a.add.checked_add(sign * b.add).ok_or_else(overflow)?,
+                            ..a
+                        }),
+                    }
+                }
+                BinOp::Mul => match (a.symbol, b.symbol) {
+                    (Some(_), Some(_)) => {
+                        Err("a dim cannot multiply symbols (products of symbols are not supported)".into())
+                    }
+                    (Some(_), None) | (None, Some(_)) => {
+                        let (s, c) = if a.symbol.is_some() { (a, b.add) } else { (b, a.add) };
+                        Ok(Affine {
+                            mul: s.mul.checked_mul(c).ok_or_else(overflow)?,
+                            add: s.add.checked_mul(c).ok_or_else(overflow)?,
+                            ..s
+                        })
+                    }
+                    (None, None) => Ok(constant(a.add.checked_mul(b.add).ok_or_else(overflow)?)),
+                },
+                BinOp::Div | BinOp::Rem if b.symbol.is_some() => {
+                    Err("a dim cannot divide by a symbol".into())
+                }
+                BinOp::Div | BinOp::Rem if b.add == 0 => {
+                    Err("division by zero in constant expression".into())
+                }
+                BinOp::Div if a.symbol.is_some() => {
+                    if a.add != 0 {
+                        return Err("write `{(N + c) / d}` as a dim only without the constant: `{N / d}`".into());
+                    }
+                    if b.add < 0 {
+                        return Err("a dim cannot divide by a negative number".into());
+                    }
+                    let div = a.div.checked_mul(b.add).ok_or_else(overflow)?;
+                    let g = gcd(a.mul, div);
+                    Ok(Affine {
+                        mul: a.mul / g,
+                        div: div / g,
+                        ..a
+                    })
+                }
+                BinOp::Div => Ok(constant(a.add / b.add)),
+                BinOp::Rem if a.symbol.is_none() => Ok(constant(a.add % b.add)),
+                _ => Err(format!(
+                    "`{}` is not allowed in a tensor dim; use `+ - * /`",
+                    op.symbol()
+                )),
+            }
+        }
+        Expr::Other(text, _) => Err(format!("expected an integer constant or a size symbol, found `{text}`")),
+        _ => Err("a tensor dim must be an integer constant or a size symbol like `N`".into()),
+    }
+}

@@ -1,0 +1,337 @@
+//! Names and view chains -> operand values.
+//!
+//! Guarantee: a tile view has constant offsets and every element inside its
+//! tile (slices of tiles are proven in bounds here); a tensor view carries
+//! the [`Bound`]s that must hold where it is accessed, and a bound that can
+//! never hold is reported here as a statically out-of-range slice.
+
+use crate::ast::{self, Operand, PlaceExpr, SliceItem, ViewKind};
+use crate::diag::Diagnostic;
+use crate::layout::{Bound, BoundKind, Layout, SliceBound, StaticLayout, shape_text};
+use crate::program::ParamKind;
+use crate::ptx::resolve::nearest;
+use crate::sym::{Poly, Prover};
+
+use super::{Binding, Checker, Value, View, ViewBase, values};
+
+impl Checker<'_> {
+    /// An `apply` operand: a literal, a scalar parameter, or a view with
+    /// constant extents.
+    pub(super) fn operand_value(&mut self, operand: &Operand) -> Option<Value> {
+        let place = match operand {
+            Operand::Literal(literal) => return Some(Value::Literal(literal.value)),
+            Operand::Place(place) => place,
+        };
+        if place.views.is_empty()
+            && let Some(Binding::Param(param)) = self.lookup(&place.base).cloned()
+            && let ParamKind::Scalar(dtype) = self.params[param].kind
+        {
+            return Some(Value::Scalar {
+                param,
+                name: place.base.clone(),
+                dtype,
+            });
+        }
+        let view = self.view(place)?;
+        let Some(layout) = StaticLayout::of(&view.layout) else {
+            let axis = view
+                .layout
+                .shape
+                .iter()
+                .position(|d| !d.is_const())
+                .unwrap_or(0);
+            self.diags.push(
+                Diagnostic::new(
+                    place.span,
+                    format!(
+                        "operand `{}` has extent `{}` on axis {axis}, which is not a compile-time constant",
+                        view.name,
+                        view.layout.shape[axis].display(&self.atoms)
+                    ),
+                )
+                .with_help(format!(
+                    "slice a constant-size part of it, like `{}.slice(s![i..i + 4])`",
+                    view.name
+                )),
+            );
+            return None;
+        };
+        Some(match view.base {
+            ViewBase::Tile(tile) => Value::Local {
+                tile,
+                name: view.name,
+                layout,
+            },
+            ViewBase::Tensor(param) => Value::Global {
+                param,
+                name: view.name,
+                layout,
+                view: view.layout,
+                bounds: view.bounds,
+            },
+        })
+    }
+
+    /// Resolves a name and applies its views.
+    pub(super) fn view(&mut self, place: &PlaceExpr) -> Option<View> {
+        let Some(binding) = self.lookup(&place.base).cloned() else {
+            let mut diag = Diagnostic::new(
+                place.base_span,
+                format!(
+                    "cannot find tile or parameter `{}` in this kernel",
+                    place.base
+                ),
+            );
+            let names = self.names_in_scope();
+            if let Some(near) = nearest(&place.base, names.iter().map(String::as_str)) {
+                diag = diag.with_help(format!(
+                    "a tile or parameter with a similar name exists: `{near}`"
+                ));
+            }
+            self.diags.push(diag);
+            return None;
+        };
+        let mut view = match binding {
+            Binding::Unparsed | Binding::Failed => return None,
+            Binding::Tile(tile) => {
+                let t = &self.tiles[tile].tile;
+                View {
+                    base: ViewBase::Tile(tile),
+                    name: place.base.clone(),
+                    layout: Layout::row_major_const(t.dtype, &t.shape),
+                    bounds: Vec::new(),
+                }
+            }
+            Binding::View(view) => view,
+            Binding::Param(param) => match self.params[param].kind.clone() {
+                ParamKind::Scalar(_) => {
+                    let span = place.views.first().map_or(place.span, |v| v.span);
+                    self.diags.error(
+                        span,
+                        format!(
+                            "`{}` is a scalar parameter; views apply only to tiles and tensors",
+                            place.base
+                        ),
+                    );
+                    return None;
+                }
+                ParamKind::Tensor { dtype, dims, .. } => {
+                    let shape: Vec<Poly> = dims.iter().map(|d| self.dim_poly(*d)).collect();
+                    View {
+                        base: ViewBase::Tensor(param),
+                        name: place.base.clone(),
+                        layout: Layout::row_major(dtype, &shape),
+                        bounds: Vec::new(),
+                    }
+                }
+            },
+            Binding::Symbol(_) | Binding::Int(_) | Binding::Bool(_) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        place.base_span,
+                        format!("`{}` is a runtime value, not a tile or tensor", place.base),
+                    )
+                    .with_note("`apply` operands are tiles, tensors, views of them, scalar parameters and literals"),
+                );
+                return None;
+            }
+        };
+        for op in &place.views {
+            let result = match &op.kind {
+                ViewKind::Slice(items) => {
+                    let bounds = self.slice_bounds(&view, items)?;
+                    match view.layout.slice(&bounds, op.span) {
+                        Ok((layout, new_bounds)) => {
+                            if !self.accept_bounds(&view, &layout, &new_bounds, items) {
+                                return None;
+                            }
+                            if matches!(view.base, ViewBase::Tensor(_)) {
+                                view.bounds.extend(new_bounds);
+                            }
+                            Ok(layout)
+                        }
+                        Err(err) => Err(err),
+                    }
+                }
+                ViewKind::View(dtype) => view.layout.view(*dtype, op.span),
+                ViewKind::Reshape(dims) => view.layout.reshape(dims, op.span),
+                ViewKind::Unsqueeze(axis) => view.layout.unsqueeze(*axis, op.span),
+            };
+            match result {
+                Ok(next) => view.layout = next,
+                Err(err) => {
+                    let mut diag = Diagnostic::new(err.span, err.message);
+                    if let Some(help) = err.help {
+                        diag = diag.with_help(help);
+                    }
+                    self.diags.push(diag);
+                    return None;
+                }
+            }
+        }
+        Some(view)
+    }
+
+    /// Evaluates the items of `s![..]` against the current view.
+    fn slice_bounds(&mut self, view: &View, items: &[SliceItem]) -> Option<Vec<SliceBound>> {
+        let mut out = Vec::new();
+        for (axis, item) in items.iter().enumerate() {
+            let Some(len) = view.layout.shape.get(axis).cloned() else {
+                // Too many items: the layout reports it with the shape.
+                out.push(SliceBound::Index {
+                    index: Poly::default(),
+                    span: item.span(),
+                });
+                continue;
+            };
+            // ndarray's convention: a negative constant counts from the end.
+            let position = |checker: &mut Self, expr: &ast::Expr| -> Option<Poly> {
+                let value = checker.eval_int(expr)?;
+                Some(match value.as_const() {
+                    Some(v) if v < 0 => len.add_const(v),
+                    _ => value,
+                })
+            };
+            match item {
+                SliceItem::Index { index, span } => {
+                    let index = position(self, index)?;
+                    out.push(SliceBound::Index { index, span: *span });
+                }
+                SliceItem::Range {
+                    start,
+                    end,
+                    step,
+                    span,
+                } => {
+                    let start_poly = match start {
+                        Some(e) => position(self, e)?,
+                        None => Poly::default(),
+                    };
+                    let end_poly = match end {
+                        Some(e) => position(self, e)?,
+                        None => len.clone(),
+                    };
+                    if *step <= 0 {
+                        self.diags.error(
+                            *span,
+                            format!(
+                                "slice step must be positive, got {step} (reversed views are not supported)"
+                            ),
+                        );
+                        return None;
+                    }
+                    let extent = end_poly.sub(&start_poly);
+                    let Some(extent) = extent.as_const() else {
+                        self.diags.push(
+                            Diagnostic::new(
+                                *span,
+                                format!(
+                                    "the extent of this slice, `{}`, is not a compile-time constant",
+                                    extent.display(&self.atoms)
+                                ),
+                            )
+                            .with_help("write the range as `start..start + n` with a constant `n`"),
+                        );
+                        return None;
+                    };
+                    if extent < 0 {
+                        let text = |p: &Poly| p.display(&self.atoms).to_string();
+                        self.diags.error(
+                            *span,
+                            format!(
+                                "slice start {} is past its end {} on axis {axis}",
+                                text(&start_poly),
+                                text(&end_poly)
+                            ),
+                        );
+                        return None;
+                    }
+                    let step = *step as usize;
+                    let count = (extent as usize).div_ceil(step);
+                    out.push(SliceBound::Range {
+                        start: start_poly,
+                        count,
+                        step,
+                        span: *span,
+                    });
+                }
+            }
+        }
+        Some(out)
+    }
+
+    /// Tiles: every bound must hold now (registers are static). Tensors: a
+    /// bound that can never hold is a statically out-of-range slice.
+    fn accept_bounds(
+        &mut self,
+        view: &View,
+        layout: &Layout,
+        bounds: &[Bound],
+        items: &[SliceItem],
+    ) -> bool {
+        let is_tile = matches!(view.base, ViewBase::Tile(_));
+        if is_tile && !layout.is_static() {
+            let span = items
+                .iter()
+                .find(|i| match i {
+                    SliceItem::Index { index, .. } => values::const_int(index).is_none(),
+                    SliceItem::Range { start, .. } => {
+                        start.as_ref().is_some_and(|s| values::const_int(s).is_none())
+                    }
+                })
+                .map_or_else(|| items.first().map_or(Default::default(), SliceItem::span), SliceItem::span);
+            self.diags.push(
+                Diagnostic::new(
+                    span,
+                    format!(
+                        "local tile `{}` cannot be indexed by a runtime value: registers are named at compile time",
+                        view.name
+                    ),
+                )
+                .with_help("use a constant index; a loop with constant bounds (`for k in 0..8`) makes `k` a constant"),
+            );
+            return false;
+        }
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts: &[],
+        };
+        for bound in bounds {
+            let impossible = if is_tile {
+                !prover.prove_le0(&bound.le0)
+            } else {
+                prover.refute_le0(&bound.le0)
+            };
+            if !impossible {
+                continue;
+            }
+            let len = view.layout.shape[bound.axis].display(&self.atoms).to_string();
+            let message = match (&items[bound.axis], bound.what) {
+                (SliceItem::Index { index, .. }, _) => format!(
+                    "index {} is out of bounds for axis {} of extent {len}",
+                    values::const_int(index).map_or_else(|| "value".to_string(), |v| v.to_string()),
+                    bound.axis
+                ),
+                (_, BoundKind::Start) => format!(
+                    "this slice starts before index 0 of axis {} of `{}`",
+                    bound.axis, view.name
+                ),
+                (_, BoundKind::End) => format!(
+                    "this slice ends past the extent {len} of axis {} of `{}`",
+                    bound.axis, view.name
+                ),
+            };
+            let shape = view
+                .layout
+                .const_shape()
+                .map(|s| format!(" (shape {})", shape_text(&s)))
+                .unwrap_or_default();
+            self.diags.push(
+                Diagnostic::new(bound.span, message)
+                    .with_note(format!("`{}`{shape} is sliced out of range", view.name)),
+            );
+            return false;
+        }
+        true
+    }
+}

@@ -1,0 +1,502 @@
+//! Symbolic integers: the value language of runtime indices.
+//!
+//! Every runtime integer the checker reasons about is a [`Poly`]: an integer
+//! polynomial over [`Atom`]s (opaque runtime values such as `thread_id(0)`,
+//! a symbol `N`, a loop variable or the result of `min`/`/`/`%`). Each atom
+//! has a proven inclusive range. Polynomials give exact cancellation
+//! (`(base + 8) - base == 8`), which is how slice extents are proven constant,
+//! and the [`Prover`] discharges `p <= 0` obligations from atom ranges and
+//! from the facts of enclosing conditions and loops.
+//!
+//! Guarantee: [`Prover::prove_le0`] returns `true` only if `p <= 0` holds for
+//! every value of the atoms inside their ranges that satisfies the facts.
+
+use std::collections::BTreeMap;
+use std::fmt;
+
+/// Index of an atom in an [`Atoms`] table.
+pub type AtomId = u32;
+
+/// Largest magnitude any runtime index value may reach: emitted arithmetic is
+/// 64-bit signed, and every intermediate is bounded by the sum of the
+/// magnitudes of the monomials.
+pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
+
+/// An integer polynomial: monomial (sorted atom list; empty = constant) ->
+/// coefficient. Zero coefficients are never stored.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct Poly {
+    terms: BTreeMap<Vec<AtomId>, i128>,
+}
+
+impl Poly {
+    pub fn constant(value: i128) -> Poly {
+        let mut p = Poly::default();
+        if value != 0 {
+            p.terms.insert(Vec::new(), value);
+        }
+        p
+    }
+
+    pub fn atom(atom: AtomId) -> Poly {
+        let mut p = Poly::default();
+        p.terms.insert(vec![atom], 1);
+        p
+    }
+
+    /// The value, if the polynomial is a constant.
+    pub fn as_const(&self) -> Option<i128> {
+        match self.terms.len() {
+            0 => Some(0),
+            1 => self.terms.get(&Vec::new()).copied(),
+            _ => None,
+        }
+    }
+
+    pub fn is_const(&self) -> bool {
+        self.as_const().is_some()
+    }
+
+    /// The constant term.
+    pub fn constant_term(&self) -> i128 {
+        self.terms.get(&Vec::new()).copied().unwrap_or(0)
+    }
+
+    /// The polynomial without its constant term.
+    pub fn without_constant(&self) -> Poly {
+        let mut p = self.clone();
+        p.terms.remove(&Vec::new());
+        p
+    }
+
+    /// `(monomial, coefficient)` pairs, constant first.
+    pub fn terms(&self) -> impl Iterator<Item = (&[AtomId], i128)> {
+        self.terms.iter().map(|(m, c)| (m.as_slice(), *c))
+    }
+
+    /// Every atom that occurs.
+    pub fn atoms(&self) -> Vec<AtomId> {
+        let mut out: Vec<AtomId> = self.terms.keys().flatten().copied().collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    pub fn contains(&self, atom: AtomId) -> bool {
+        self.terms.keys().any(|m| m.contains(&atom))
+    }
+
+    fn add_term(&mut self, monomial: Vec<AtomId>, coef: i128) {
+        let entry = self.terms.entry(monomial).or_insert(0);
+        *entry = entry.saturating_add(coef);
+        if *entry == 0 {
+            self.terms.retain(|_, c| *c != 0);
+        }
+    }
+
+    pub fn add(&self, other: &Poly) -> Poly {
+        let mut out = self.clone();
+        for (m, c) in &other.terms {
+            out.add_term(m.clone(), *c);
+        }
+        out
+    }
+
+    pub fn sub(&self, other: &Poly) -> Poly {
+        self.add(&other.scale(-1))
+    }
+
+    pub fn scale(&self, factor: i128) -> Poly {
+        if factor == 0 {
+            return Poly::default();
+        }
+        Poly {
+            terms: self
+                .terms
+                .iter()
+                .map(|(m, c)| (m.clone(), c.saturating_mul(factor)))
+                .collect(),
+        }
+    }
+
+    pub fn mul(&self, other: &Poly) -> Poly {
+        let mut out = Poly::default();
+        for (m1, c1) in &self.terms {
+            for (m2, c2) in &other.terms {
+                let mut m = m1.clone();
+                m.extend_from_slice(m2);
+                m.sort_unstable();
+                out.add_term(m, c1.saturating_mul(*c2));
+            }
+        }
+        out
+    }
+
+    pub fn add_const(&self, value: i128) -> Poly {
+        self.add(&Poly::constant(value))
+    }
+
+    /// The part of the polynomial made of monomials that contain `atom`,
+    /// divided by `atom` (its "coefficient"), and the rest.
+    pub fn split_on(&self, atom: AtomId) -> (Poly, Poly) {
+        let mut coef = Poly::default();
+        let mut rest = Poly::default();
+        for (m, c) in &self.terms {
+            if let Some(position) = m.iter().position(|a| *a == atom) {
+                let mut reduced = m.clone();
+                reduced.remove(position);
+                coef.add_term(reduced, *c);
+            } else {
+                rest.add_term(m.clone(), *c);
+            }
+        }
+        (coef, rest)
+    }
+
+    /// Whether every coefficient (constant included) is a multiple of `d`.
+    pub fn divisible_by(&self, d: i128) -> bool {
+        d != 0 && self.terms.values().all(|c| c % d == 0)
+    }
+
+    /// Exact division of every coefficient by `d` (callers check
+    /// [`divisible_by`](Self::divisible_by) first).
+    pub fn div_exact(&self, d: i128) -> Poly {
+        Poly {
+            terms: self.terms.iter().map(|(m, c)| (m.clone(), c / d)).collect(),
+        }
+    }
+
+    /// The gcd of all coefficients (0 for the zero polynomial).
+    pub fn content(&self) -> i128 {
+        self.terms.values().fold(0, |g, c| gcd(g, c.abs()))
+    }
+
+    /// Renders with atom names: `2048*cta_id(0) + 8*thread_id(0) + 8`.
+    pub fn display<'a>(&'a self, atoms: &'a Atoms) -> PolyDisplay<'a> {
+        PolyDisplay { poly: self, atoms }
+    }
+}
+
+impl fmt::Debug for Poly {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let parts: Vec<String> = self
+            .terms
+            .iter()
+            .map(|(m, c)| {
+                let atoms: Vec<String> = m.iter().map(|a| format!("a{a}")).collect();
+                if m.is_empty() {
+                    c.to_string()
+                } else {
+                    format!("{c}*{}", atoms.join("*"))
+                }
+            })
+            .collect();
+        if parts.is_empty() {
+            f.write_str("0")
+        } else {
+            f.write_str(&parts.join(" + "))
+        }
+    }
+}
+
+pub struct PolyDisplay<'a> {
+    poly: &'a Poly,
+    atoms: &'a Atoms,
+}
+
+impl fmt::Display for PolyDisplay<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let mut first = true;
+        let mut terms: Vec<(&Vec<AtomId>, &i128)> = self.poly.terms.iter().collect();
+        // Constant last, like people write it.
+        let constant_first = terms.first().is_some_and(|(m, _)| m.is_empty()) && terms.len() > 1;
+        terms.rotate_left(usize::from(constant_first));
+        for (m, c) in terms {
+            let (sign, magnitude) = if *c < 0 { ("-", -c) } else { ("+", *c) };
+            if first {
+                if *c < 0 {
+                    f.write_str("-")?;
+                }
+            } else {
+                write!(f, " {sign} ")?;
+            }
+            first = false;
+            let names: Vec<&str> = m
+                .iter()
+                .map(|a| self.atoms.get(*a).name.as_str())
+                .collect();
+            match (m.is_empty(), magnitude) {
+                (true, _) => write!(f, "{magnitude}")?,
+                (false, 1) => write!(f, "{}", names.join(" * "))?,
+                (false, _) => write!(f, "{magnitude} * {}", names.join(" * "))?,
+            }
+        }
+        if first {
+            f.write_str("0")?;
+        }
+        Ok(())
+    }
+}
+
+pub fn gcd(a: i128, b: i128) -> i128 {
+    let (mut a, mut b) = (a.abs(), b.abs());
+    while b != 0 {
+        (a, b) = (b, a % b);
+    }
+    a
+}
+
+/// What an atom stands for; the emitter computes it from this.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AtomKind {
+    /// `%tid.{x,y,z}`.
+    ThreadId(u8),
+    /// `%ctaid.{x,y,z}`.
+    CtaId(u8),
+    /// `%nctaid.{x,y,z}` (only when the grid extent is not a constant).
+    GridDim(u8),
+    /// The linear thread index in the block modulo 32.
+    LaneId,
+    /// The linear thread index in the block divided by 32 (not `%warpid`,
+    /// which names a physical slot and may change).
+    WarpId,
+    /// Hidden kernel parameter: symbol `index`'s value divided by its divisor.
+    Symbol(usize),
+    /// An integer scalar parameter, widened to 64 bits.
+    Param(usize),
+    /// A runtime loop's variable.
+    LoopVar,
+    /// A value computed at its `let` (or loop bound): the emitter evaluates
+    /// `op` over `args` where the IR defines it.
+    Computed(ComputedOp, Vec<Poly>),
+}
+
+/// Operations whose result is not a polynomial of their operands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComputedOp {
+    /// Floor division of non-negative values.
+    Div,
+    /// Remainder of non-negative values.
+    Rem,
+    CeilDiv,
+    Min,
+    Max,
+    Shl,
+    Shr,
+    And,
+    Or,
+    Xor,
+}
+
+/// One opaque runtime value with its proven inclusive range.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Atom {
+    pub kind: AtomKind,
+    /// How diagnostics name it (`thread_id(0)`, `N`, `row`).
+    pub name: String,
+    pub lo: i128,
+    pub hi: i128,
+}
+
+/// The atom table of one kernel.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Atoms {
+    list: Vec<Atom>,
+}
+
+impl Atoms {
+    pub fn push(&mut self, atom: Atom) -> AtomId {
+        self.list.push(atom);
+        (self.list.len() - 1) as AtomId
+    }
+
+    pub fn get(&self, id: AtomId) -> &Atom {
+        &self.list[id as usize]
+    }
+
+    /// The existing atom of this kind (for the special registers, symbols
+    /// and parameters, which are defined once per kernel).
+    pub fn find(&self, kind: &AtomKind) -> Option<AtomId> {
+        self.list
+            .iter()
+            .position(|a| &a.kind == kind)
+            .map(|i| i as AtomId)
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = (AtomId, &Atom)> {
+        self.list.iter().enumerate().map(|(i, a)| (i as AtomId, a))
+    }
+
+    pub fn len(&self) -> usize {
+        self.list.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.list.is_empty()
+    }
+
+    /// Inclusive range of `p` by interval arithmetic over atom ranges
+    /// (saturating: a range that reaches +-2^126 means "unbounded").
+    pub fn range(&self, p: &Poly) -> (i128, i128) {
+        const CAP: i128 = 1 << 126;
+        let clamp = |v: i128| v.clamp(-CAP, CAP);
+        let (mut lo, mut hi) = (0i128, 0i128);
+        for (m, c) in p.terms() {
+            let (mut mlo, mut mhi) = (1i128, 1i128);
+            for atom in m {
+                let a = self.get(*atom);
+                let products = [
+                    mlo.saturating_mul(a.lo),
+                    mlo.saturating_mul(a.hi),
+                    mhi.saturating_mul(a.lo),
+                    mhi.saturating_mul(a.hi),
+                ];
+                mlo = clamp(*products.iter().min().unwrap_or(&0));
+                mhi = clamp(*products.iter().max().unwrap_or(&0));
+            }
+            let (tlo, thi) = if c >= 0 {
+                (mlo.saturating_mul(c), mhi.saturating_mul(c))
+            } else {
+                (mhi.saturating_mul(c), mlo.saturating_mul(c))
+            };
+            lo = clamp(lo.saturating_add(clamp(tlo)));
+            hi = clamp(hi.saturating_add(clamp(thi)));
+        }
+        (lo, hi)
+    }
+
+    /// The largest magnitude any monomial sum prefix of `p` can reach: what
+    /// emitted 64-bit arithmetic must hold without overflow.
+    pub fn magnitude(&self, p: &Poly) -> i128 {
+        let mut total: i128 = 0;
+        for (m, c) in p.terms() {
+            let mut single = Poly::default();
+            single.add_term(m.to_vec(), c);
+            let (lo, hi) = self.range(&single);
+            // Every partial product of the monomial is bounded by the
+            // whole monomial's magnitude when atom ranges include 1 or
+            // more; bound partial products by the product of magnitudes.
+            let mut partial: i128 = 1;
+            for atom in m {
+                let a = self.get(*atom);
+                partial = partial.saturating_mul(a.lo.abs().max(a.hi.abs()).max(1));
+            }
+            total = total
+                .saturating_add(lo.abs().max(hi.abs()))
+                .saturating_add(partial);
+        }
+        total
+    }
+}
+
+/// A fact `poly <= 0` known to hold where an obligation is proven.
+pub type Fact = Poly;
+
+/// Discharges `p <= 0` obligations.
+pub struct Prover<'a> {
+    pub atoms: &'a Atoms,
+    pub facts: &'a [Fact],
+}
+
+impl Prover<'_> {
+    /// Whether `p <= 0` is proven: by ranges alone, or as a fact (or the sum
+    /// of two facts) plus a remainder whose range is non-positive.
+    pub fn prove_le0(&self, p: &Poly) -> bool {
+        if self.atoms.range(p).1 <= 0 {
+            return true;
+        }
+        for (i, f) in self.facts.iter().enumerate() {
+            let rest = p.sub(f);
+            if self.atoms.range(&rest).1 <= 0 {
+                return true;
+            }
+            for g in &self.facts[i + 1..] {
+                if self.atoms.range(&rest.sub(g)).1 <= 0 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// Whether `p <= 0` is impossible: its range lies above 0 (a statically
+    /// out-of-range access).
+    pub fn refute_le0(&self, p: &Poly) -> bool {
+        self.atoms.range(p).0 > 0
+    }
+
+    /// `a <= b`.
+    pub fn le(&self, a: &Poly, b: &Poly) -> bool {
+        self.prove_le0(&a.sub(b))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn atoms() -> (Atoms, AtomId, AtomId, AtomId) {
+        let mut t = Atoms::default();
+        let tid = t.push(Atom {
+            kind: AtomKind::ThreadId(0),
+            name: "thread_id(0)".into(),
+            lo: 0,
+            hi: 255,
+        });
+        let cta = t.push(Atom {
+            kind: AtomKind::CtaId(0),
+            name: "cta_id(0)".into(),
+            lo: 0,
+            hi: (1 << 31) - 2,
+        });
+        let n = t.push(Atom {
+            kind: AtomKind::Symbol(0),
+            name: "N".into(),
+            lo: 0,
+            hi: (1 << 40) - 1,
+        });
+        (t, tid, cta, n)
+    }
+
+    #[test]
+    fn extents_cancel_exactly() {
+        let (_, tid, cta, _) = atoms();
+        let base = Poly::atom(cta)
+            .scale(256)
+            .add(&Poly::atom(tid))
+            .scale(8);
+        let end = base.add_const(8);
+        assert_eq!(end.sub(&base).as_const(), Some(8));
+        assert_eq!(base.mul(&Poly::constant(0)), Poly::default());
+    }
+
+    #[test]
+    fn facts_prove_bounds_and_ranges_refute() {
+        let (t, tid, cta, n) = atoms();
+        let base = Poly::atom(cta).scale(2048).add(&Poly::atom(tid).scale(8));
+        // if base + 8 <= N
+        let fact = base.add_const(8).sub(&Poly::atom(n));
+        let facts = vec![fact];
+        let prover = Prover {
+            atoms: &t,
+            facts: &facts,
+        };
+        // base + 3 + 1 <= N follows; base + 9 <= N does not.
+        assert!(prover.prove_le0(&base.add_const(4).sub(&Poly::atom(n))));
+        assert!(!prover.prove_le0(&base.add_const(9).sub(&Poly::atom(n))));
+        // 0 <= base from ranges.
+        assert!(prover.prove_le0(&base.scale(-1)));
+        // thread_id(0) + 300 <= 256 is impossible.
+        assert!(prover.refute_le0(&Poly::atom(tid).add_const(300 - 256)));
+    }
+
+    #[test]
+    fn display_names_atoms() {
+        let (t, tid, cta, _) = atoms();
+        let p = Poly::atom(cta)
+            .scale(2048)
+            .add(&Poly::atom(tid).scale(8))
+            .add_const(8);
+        assert_eq!(p.display(&t).to_string(), "8 * thread_id(0) + 2048 * cta_id(0) + 8");
+    }
+}
