@@ -18,7 +18,9 @@ use tile_kernel_runtime::cudarc::driver::{CudaStream, sys::CUevent_flags};
 const WARMUP: usize = 5;
 const TIMED: usize = 30;
 
-fn driver(during: &'static str) -> impl Fn(tile_kernel_runtime::cudarc::driver::DriverError) -> Error {
+fn driver(
+    during: &'static str,
+) -> impl Fn(tile_kernel_runtime::cudarc::driver::DriverError) -> Error {
     move |source| Error::Driver { during, source }
 }
 
@@ -37,7 +39,9 @@ fn time(stream: &Arc<CudaStream>, mut f: impl FnMut() -> Result<(), Error>) -> R
             .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
             .map_err(driver("recording an event"))?;
         end.synchronize().map_err(driver("waiting for an event"))?;
-        times.push(f64::from(start.elapsed_ms(&end).map_err(driver("reading an event"))?));
+        times.push(f64::from(
+            start.elapsed_ms(&end).map_err(driver("reading an event"))?,
+        ));
     }
     times.sort_by(f64::total_cmp);
     Ok((times[TIMED / 2 - 1] + times[TIMED / 2]) / 2.0)
@@ -51,7 +55,10 @@ fn row(name: &str, elements: usize, bytes: usize, ms: f64, copy_gbs: Option<f64>
 }
 
 fn main() -> Result<(), Error> {
-    let log2: u32 = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(28);
+    let log2: u32 = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(28);
     let n = 1usize << log2;
     if !tile_kernel::driver_available() {
         println!("no CUDA driver found: the benchmark needs an NVIDIA GPU");
@@ -59,9 +66,16 @@ fn main() -> Result<(), Error> {
     }
     let dev = Device::new(0)?;
     let stream = dev.stream().clone();
-    println!("device: {}, N = 2^{log2}, median of {TIMED} launches after {WARMUP} warm-ups", dev.name()?);
-    println!("| kernel                 |    elements |  bytes moved |   time ms |     GB/s | vs copy |");
-    println!("|------------------------|-------------|--------------|-----------|----------|---------|");
+    println!(
+        "device: {}, N = 2^{log2}, median of {TIMED} launches after {WARMUP} warm-ups",
+        dev.name()?
+    );
+    println!(
+        "| kernel                 |    elements |  bytes moved |   time ms |     GB/s | vs copy |"
+    );
+    println!(
+        "|------------------------|-------------|--------------|-----------|----------|---------|"
+    );
 
     let x32 = dev.upload(&vec![1.5f32; n], [n])?;
     let mut copy_dst = dev.zeros::<f32>([n])?;
@@ -108,15 +122,31 @@ mod variants {
         let f = alloc_local::<f32>([8, 1]);
         let h = alloc_local::<u16>([8, 1]);
         if base + 8 <= N {
-            apply(ptx["ld.global.v4.b32"], w, x.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]));
+            apply(
+                ptx["ld.global.v4.b32"],
+                w,
+                x.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]),
+            );
             apply(ptx["cvt.f32.f16"], f, w.view::<u16>().reshape([8, 1]));
-            apply(ptx["st.global.v4.f32"], y.slice(s![base..base + 8]).reshape([2, 4]), f.reshape([2, 4]));
+            apply(
+                ptx["st.global.v4.f32"],
+                y.slice(s![base..base + 8]).reshape([2, 4]),
+                f.reshape([2, 4]),
+            );
         } else {
             for k in 0..8 {
                 if base + k < N {
-                    apply(ptx["ld.global.b16"], h[k], x.slice(s![base + k..base + k + 1]));
+                    apply(
+                        ptx["ld.global.b16"],
+                        h[k],
+                        x.slice(s![base + k..base + k + 1]),
+                    );
                     apply(ptx["cvt.f32.f16"], f[k], h[k]);
-                    apply(ptx["st.global.f32"], y.slice(s![base + k..base + k + 1]), f[k]);
+                    apply(
+                        ptx["st.global.f32"],
+                        y.slice(s![base + k..base + k + 1]),
+                        f[k],
+                    );
                 }
             }
         }
@@ -130,15 +160,31 @@ mod variants {
         let f = alloc_local::<f32>([8, 1]);
         let h = alloc_local::<u16>([8, 1]);
         if base + 8 <= N {
-            apply(ptx["ld.global.v4.b32"], w, x.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]));
+            apply(
+                ptx["ld.global.v4.b32"],
+                w,
+                x.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]),
+            );
             apply(ptx["cvt.f32.f16"], f, w.view::<u16>().reshape([8, 1]));
-            apply(ptx["st.global.v4.f32"], y.slice(s![base..base + 8]).reshape([2, 4]), f.reshape([2, 4]));
+            apply(
+                ptx["st.global.v4.f32"],
+                y.slice(s![base..base + 8]).reshape([2, 4]),
+                f.reshape([2, 4]),
+            );
         } else {
             for k in 0..8 {
                 if base + k < N {
-                    apply(ptx["ld.global.b16"], h[k], x.slice(s![base + k..base + k + 1]));
+                    apply(
+                        ptx["ld.global.b16"],
+                        h[k],
+                        x.slice(s![base + k..base + k + 1]),
+                    );
                     apply(ptx["cvt.f32.f16"], f[k], h[k]);
-                    apply(ptx["st.global.f32"], y.slice(s![base + k..base + k + 1]), f[k]);
+                    apply(
+                        ptx["st.global.f32"],
+                        y.slice(s![base + k..base + k + 1]),
+                        f[k],
+                    );
                 }
             }
         }
@@ -152,15 +198,31 @@ mod variants {
         let f = alloc_local::<f32>([4, 1]);
         let h = alloc_local::<u16>([4, 1]);
         if base + 4 <= N {
-            apply(ptx["ld.global.v2.b32"], w, x.slice(s![base..base + 4]).view::<u32>().reshape([1, 2]));
+            apply(
+                ptx["ld.global.v2.b32"],
+                w,
+                x.slice(s![base..base + 4]).view::<u32>().reshape([1, 2]),
+            );
             apply(ptx["cvt.f32.f16"], f, w.view::<u16>().reshape([4, 1]));
-            apply(ptx["st.global.v4.f32"], y.slice(s![base..base + 4]).reshape([1, 4]), f.reshape([1, 4]));
+            apply(
+                ptx["st.global.v4.f32"],
+                y.slice(s![base..base + 4]).reshape([1, 4]),
+                f.reshape([1, 4]),
+            );
         } else {
             for k in 0..4 {
                 if base + k < N {
-                    apply(ptx["ld.global.b16"], h[k], x.slice(s![base + k..base + k + 1]));
+                    apply(
+                        ptx["ld.global.b16"],
+                        h[k],
+                        x.slice(s![base + k..base + k + 1]),
+                    );
                     apply(ptx["cvt.f32.f16"], f[k], h[k]);
-                    apply(ptx["st.global.f32"], y.slice(s![base + k..base + k + 1]), f[k]);
+                    apply(
+                        ptx["st.global.f32"],
+                        y.slice(s![base + k..base + k + 1]),
+                        f[k],
+                    );
                 }
             }
         }

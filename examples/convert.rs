@@ -18,7 +18,10 @@ use reference::*;
 type Launcher<I, O> = fn(&Device, &DeviceTensor<I>, &mut DeviceTensor<O>) -> Result<(), Error>;
 
 /// Runs one conversion on `input` and compares with the host reference.
-fn check<I: tile_kernel::Element + Sync, O: tile_kernel::Element + Bits + Default + Send + std::fmt::Debug>(
+fn check<
+    I: tile_kernel::Element + Sync,
+    O: tile_kernel::Element + Bits + Default + Send + std::fmt::Debug,
+>(
     dev: &Device,
     name: &str,
     launch: Launcher<I, O>,
@@ -44,7 +47,10 @@ fn check<I: tile_kernel::Element + Sync, O: tile_kernel::Element + Bits + Defaul
 }
 
 /// `input.map(f)` on all cores (the 2^28 references take a while otherwise).
-fn parallel_map<I: Copy + Sync, O: Send + Copy + Default>(input: &[I], f: &(impl Fn(I) -> O + Sync)) -> Vec<O> {
+fn parallel_map<I: Copy + Sync, O: Send + Copy + Default>(
+    input: &[I],
+    f: &(impl Fn(I) -> O + Sync),
+) -> Vec<O> {
     let mut out = vec![O::default(); input.len()];
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let chunk = input.len().div_ceil(threads).max(1);
@@ -79,9 +85,30 @@ fn main() -> Result<(), Error> {
     sizes.dedup();
     for n in sizes {
         let x = f32_inputs(n, 0x9e37_79b9 ^ n as u64);
-        check(&dev, "to_half", conversions::to_half, &x, ref_f16, f16_is_nan)?;
-        check(&dev, "to_bf16", conversions::to_bf16, &x, ref_bf16, bf16_is_nan)?;
-        check(&dev, "to_e4m3", conversions::to_e4m3, &x, ref_e4m3, e4m3_is_nan)?;
+        check(
+            &dev,
+            "to_half",
+            conversions::to_half,
+            &x,
+            ref_f16,
+            f16_is_nan,
+        )?;
+        check(
+            &dev,
+            "to_bf16",
+            conversions::to_bf16,
+            &x,
+            ref_bf16,
+            bf16_is_nan,
+        )?;
+        check(
+            &dev,
+            "to_e4m3",
+            conversions::to_e4m3,
+            &x,
+            ref_e4m3,
+            e4m3_is_nan,
+        )?;
         drop(x);
         let h = f16_inputs(n);
         check(&dev, "to_f32", conversions::to_f32, &h, ref_f32, f32_is_nan)?;

@@ -590,7 +590,9 @@ fn predicated(a: Tensor<f32, 4, 2>, out: Tensor<u32, 4, 2>, p: bool) {
         r.slice(s![.., 0..1]),
         pred = !p,
     );
-    apply(ptx["st.global.v2.b32"], out, d, pred = !!p);
+    // `d[.., 1]` holds a value only where `!p` held, so it is stored under
+    // `!p` (spelled `!!!p`: negations collapse).
+    apply(ptx["st.global.v2.b32"], out, d, pred = !!!p);
     apply(ptx["st.global.v2.b32"], out, d, pred = false);
 }
 
@@ -614,7 +616,8 @@ fn register_views(
         r.unsqueeze(-1),
         pred = p,
     );
-    apply(ptx["st.global.b32"], out, d);
+    // `d` holds a value only where `p` held.
+    apply(ptx["st.global.b32"], out, d, pred = p);
     let h = alloc_local::<u16>([2, 2]);
     apply(ptx["ld.global.b32"], h.view::<u32>(), words);
     apply(ptx["st.global.b32"], out2, h.view::<u32>());
@@ -721,6 +724,7 @@ const SEED_PTX: &str = r"//
 	.param .u64 narrow_pairs_param_a,
 	.param .u64 narrow_pairs_param_out
 )
+.reqntid 1, 1, 1
 {
 	.reg .b64 %a0_a;
 	.reg .b64 %a1_out;
@@ -1100,8 +1104,8 @@ fn predication_with_a_bool_parameter() {
             "@%p2_p cvt.rz.f16x2.f32 %t1_d_0, %t0_r_1, %t0_r_0;",
             // pred = !p
             "@!%p2_p cvt.rn.relu.f16x2.f32 %t1_d_7, %t0_r_7, %t0_r_6;",
-            // pred = !!p
-            "@%p2_p st.global.v2.b32 [%a1_out+24], {%t1_d_6, %t1_d_7};",
+            // pred = !!!p (= !p)
+            "@!%p2_p st.global.v2.b32 [%a1_out+24], {%t1_d_6, %t1_d_7};",
         ],
     );
     let guarded = |prefix: &str| {
@@ -1110,8 +1114,8 @@ fn predication_with_a_bool_parameter() {
             .filter(|l| l.starts_with(prefix))
             .count()
     };
-    assert_eq!(guarded("@%p2_p "), 8);
-    assert_eq!(guarded("@!%p2_p "), 4);
+    assert_eq!(guarded("@%p2_p "), 4);
+    assert_eq!(guarded("@!%p2_p "), 8);
     assert_eq!(guarded("@"), 12);
     assert_eq!(count(ptx, "cvt.rz.f16x2.f32"), 4);
     // pred = false: nothing is emitted for that statement.
@@ -1136,15 +1140,15 @@ fn sub_register_and_multi_register_views() {
             // converted into part temporaries (no unpack of the undefined
             // word) and packed once per word at the end of the statement.
             // Where `p` is false the word is undefined, as `pred` without
-            // `preserve_dst` allows.
+            // `preserve_dst` allows, so it is stored under `p` too.
             "@%p4_p cvt.rn.f16.f32 %x16_0, %t0_r_0;",
             "@%p4_p cvt.rn.f16.f32 %x16_1, %t0_r_1;",
             "@%p4_p cvt.rn.f16.f32 %x16_2, %t0_r_2;",
             "@%p4_p cvt.rn.f16.f32 %x16_3, %t0_r_3;",
             "mov.b32 %t1_d_0, {%x16_0, %x16_1};",
             "mov.b32 %t1_d_1, {%x16_2, %x16_3};",
-            "st.global.b32 [%a2_out], %t1_d_0;",
-            "st.global.b32 [%a2_out+4], %t1_d_1;",
+            "@%p4_p st.global.b32 [%a2_out], %t1_d_0;",
+            "@%p4_p st.global.b32 [%a2_out+4], %t1_d_1;",
             // A u32 view of a u16 tile: written through a temporary, then
             // split; read by packing two registers first.
             "ld.global.b32 %x32_0, [%a1_words];",

@@ -74,7 +74,9 @@ pub fn f32_inputs(n: usize, seed: u64) -> Vec<f32> {
 
 /// `n` f16 bit patterns: every f16 value in turn.
 pub fn f16_inputs(n: usize) -> Vec<u16> {
-    (0..n).map(|i| (i as u32).wrapping_mul(40503) as u16).collect()
+    (0..n)
+        .map(|i| (i as u32).wrapping_mul(40503) as u16)
+        .collect()
 }
 
 pub fn ref_f16(x: f32) -> u16 {

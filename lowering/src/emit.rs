@@ -541,7 +541,11 @@ impl Emitter<'_> {
                 let a = self.cond(a, out);
                 let b = self.cond(b, out);
                 let p = self.predicate();
-                let op = if matches!(cond, Cond::And(..)) { "and" } else { "or" };
+                let op = if matches!(cond, Cond::And(..)) {
+                    "and"
+                } else {
+                    "or"
+                };
                 let _ = writeln!(out, "\t{op}.pred {p}, {a}, {b};");
                 p
             }
@@ -610,7 +614,11 @@ impl Emitter<'_> {
                 let w = format!("%w{}", self.counters.staging - 1);
                 let amount = self.value_in_reg(&args[1], out);
                 let _ = writeln!(out, "\tcvt.u32.u64 {w}, {amount};");
-                let op = if *op == ComputedOp::Shl { "shl.b64" } else { "shr.u64" };
+                let op = if *op == ComputedOp::Shl {
+                    "shl.b64"
+                } else {
+                    "shr.u64"
+                };
                 format!("{op} {d}, {a}, {w};")
             }
         };

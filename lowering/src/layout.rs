@@ -81,7 +81,10 @@ impl LayoutError {
 /// One resolved `s![..]` item: bounds already evaluated.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SliceBound {
-    Index { index: Poly, span: SpanId },
+    Index {
+        index: Poly,
+        span: SpanId,
+    },
     Range {
         start: Poly,
         /// Elements selected (a constant).
@@ -200,8 +203,9 @@ impl Layout {
 
     /// Number of elements, if the shape is constant.
     pub fn len(&self) -> usize {
-        self.const_shape()
-            .map_or(0, |s| s.iter().fold(1usize, |acc, d| acc.saturating_mul(*d)))
+        self.const_shape().map_or(0, |s| {
+            s.iter().fold(1usize, |acc, d| acc.saturating_mul(*d))
+        })
     }
 
     pub fn is_empty(&self) -> bool {
@@ -288,9 +292,7 @@ impl Layout {
             let last = if count == 0 {
                 start.sub(len)
             } else {
-                start
-                    .add_const(((count - 1) * step) as i128 + 1)
-                    .sub(len)
+                start.add_const(((count - 1) * step) as i128 + 1).sub(len)
             };
             bounds.push(Bound {
                 le0: last,
@@ -302,8 +304,7 @@ impl Layout {
             if let Some(axes) = &self.region.axes {
                 let original = axes[axis];
                 let r = &mut out.region;
-                r.starts[original] = r.starts[original]
-                    .add(&start.scale(r.steps[original]));
+                r.starts[original] = r.starts[original].add(&start.scale(r.steps[original]));
                 r.counts[original] = Poly::constant(count as i128);
                 r.steps[original] *= step as i128;
                 if matches!(item, SliceBound::Range { .. }) {
@@ -351,7 +352,9 @@ impl Layout {
                 span,
                 format!(
                     "`.view::<{to}>()` needs a contiguous final axis, but this view steps {} bytes between `{from}` elements",
-                    last_stride.as_const().map_or("a runtime number of".to_string(), |s| s.to_string())
+                    last_stride
+                        .as_const()
+                        .map_or("a runtime number of".to_string(), |s| s.to_string())
                 ),
             ));
         }

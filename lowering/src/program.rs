@@ -180,6 +180,7 @@ impl Cond {
         }
     }
 
+    #[allow(clippy::should_implement_trait)] // simplifying, not a plain `!`
     pub fn not(self) -> Cond {
         match self {
             Cond::Const(v) => Cond::Const(!v),

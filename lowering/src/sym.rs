@@ -221,10 +221,7 @@ impl fmt::Display for PolyDisplay<'_> {
                 write!(f, " {sign} ")?;
             }
             first = false;
-            let names: Vec<&str> = m
-                .iter()
-                .map(|a| self.atoms.get(*a).name.as_str())
-                .collect();
+            let names: Vec<&str> = m.iter().map(|a| self.atoms.get(*a).name.as_str()).collect();
             match (m.is_empty(), magnitude) {
                 (true, _) => write!(f, "{magnitude}")?,
                 (false, 1) => write!(f, "{}", names.join(" * "))?,
@@ -405,14 +402,19 @@ impl Prover<'_> {
         if self.atoms.range(p).1 <= 0 {
             return true;
         }
-        for (i, f) in self.facts.iter().enumerate() {
-            let rest = p.sub(f);
-            if self.atoms.range(&rest).1 <= 0 {
-                return true;
-            }
-            for g in &self.facts[i + 1..] {
-                if self.atoms.range(&rest.sub(g)).1 <= 0 {
+        // `k * p <= 0` proves `p <= 0` for k > 0: facts stated on doubled
+        // indices (`2 * i + 2 <= N`) prove bounds on halved ones.
+        for k in [1, 2, 4, 8, 16] {
+            let p = p.scale(k);
+            for (i, f) in self.facts.iter().enumerate() {
+                let rest = p.sub(f);
+                if self.atoms.range(&rest).1 <= 0 {
                     return true;
+                }
+                for g in &self.facts[i + 1..] {
+                    if self.atoms.range(&rest.sub(g)).1 <= 0 {
+                        return true;
+                    }
                 }
             }
         }
@@ -461,10 +463,7 @@ mod tests {
     #[test]
     fn extents_cancel_exactly() {
         let (_, tid, cta, _) = atoms();
-        let base = Poly::atom(cta)
-            .scale(256)
-            .add(&Poly::atom(tid))
-            .scale(8);
+        let base = Poly::atom(cta).scale(256).add(&Poly::atom(tid)).scale(8);
         let end = base.add_const(8);
         assert_eq!(end.sub(&base).as_const(), Some(8));
         assert_eq!(base.mul(&Poly::constant(0)), Poly::default());
@@ -497,6 +496,9 @@ mod tests {
             .scale(2048)
             .add(&Poly::atom(tid).scale(8))
             .add_const(8);
-        assert_eq!(p.display(&t).to_string(), "8 * thread_id(0) + 2048 * cta_id(0) + 8");
+        assert_eq!(
+            p.display(&t).to_string(),
+            "8 * thread_id(0) + 2048 * cta_id(0) + 8"
+        );
     }
 }

@@ -513,8 +513,8 @@ fn near_stmt() -> impl Strategy<Value = Stmt> {
             pred,
         )
     });
-    let store = (index(), element, pred.clone(), any::<bool>()).prop_map(
-        |(at, element, pred, nc)| {
+    let store =
+        (index(), element, pred.clone(), any::<bool>()).prop_map(|(at, element, pred, nc)| {
             if nc {
                 plain_apply(
                     "ld.global.nc.f32",
@@ -528,8 +528,7 @@ fn near_stmt() -> impl Strategy<Value = Stmt> {
                     pred,
                 )
             }
-        },
-    );
+        });
     let arith = (any::<bool>(), pred).prop_map(|(shifted, pred)| {
         let operands = if shifted {
             // Order dependent: `r[1..4] = r[0..3]`.
@@ -538,7 +537,12 @@ fn near_stmt() -> impl Strategy<Value = Stmt> {
                     base: "r".to_string(),
                     base_span: SpanId(55),
                     views: vec![ViewOp {
-                        kind: ViewKind::Slice(vec![SliceItem::range(Some(a), Some(b), 1, SpanId(56))]),
+                        kind: ViewKind::Slice(vec![SliceItem::range(
+                            Some(a),
+                            Some(b),
+                            1,
+                            SpanId(56),
+                        )]),
                         span: SpanId(57),
                     }],
                     span: SpanId(58),
@@ -576,7 +580,11 @@ fn near_stmt() -> impl Strategy<Value = Stmt> {
             index(),
             prop_oneof![Just(name("N")), index()],
             prop::option::of(prop_oneof![
-                Just(binary(BinOp::Mul, call("grid_dim", 0), call("block_dim", 0))),
+                Just(binary(
+                    BinOp::Mul,
+                    call("grid_dim", 0),
+                    call("block_dim", 0)
+                )),
                 index(),
             ]),
             body.clone(),
@@ -642,8 +650,9 @@ fn near_kernel() -> impl Strategy<Value = Kernel> {
         prop::sample::select(vec![1u32, 32, 256]),
         grid,
         prop::collection::vec(near_stmt(), 1..6),
+        any::<(bool, bool)>(),
     )
-        .prop_map(|(dx, dy, block, grid, stmts)| {
+        .prop_map(|(dx, dy, block, grid, stmts, (init, base))| {
             let tensor = |name: &str, dim: Dim, span| Param {
                 name: name.to_string(),
                 span: SpanId(span),
@@ -660,6 +669,31 @@ fn near_kernel() -> impl Strategy<Value = Kernel> {
                 shape: vec![Dim::constant(4, SpanId(74)), Dim::constant(1, SpanId(74))],
                 span: SpanId(75),
             })];
+            if init {
+                // `r` written up front, so reads of it are legal.
+                let zero = Operand::Literal(Literal {
+                    value: LiteralValue::Float(0.0),
+                    span: SpanId(81),
+                });
+                body.push(plain_apply("mov.f32", vec![tile(None, false), zero], None));
+            }
+            if base {
+                // `let base = (cta_id(0) * 256 + thread_id(0)) * 4;`
+                body.push(Stmt::Let(Let {
+                    name: "base".to_string(),
+                    name_span: SpanId(82),
+                    value: binary(
+                        BinOp::Mul,
+                        binary(
+                            BinOp::Add,
+                            binary(BinOp::Mul, call("cta_id", 0), int(256)),
+                            call("thread_id", 0),
+                        ),
+                        int(4),
+                    ),
+                    span: SpanId(83),
+                }));
+            }
             body.extend(stmts);
             Kernel {
                 name: "k".to_string(),

@@ -52,7 +52,8 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     };
     let launch = match args.as_ref() {
         Some(a) => {
-            let mut grid = [1, 1, 1].map(|g| ast::Expr::Int(g, tile_kernel_lowering::SpanId::default()));
+            let mut grid =
+                [1, 1, 1].map(|g| ast::Expr::Int(g, tile_kernel_lowering::SpanId::default()));
             if let Some(exprs) = &a.grid {
                 for (slot, expr) in grid.iter_mut().zip(&exprs.0) {
                     *slot = parser.expr(expr);
@@ -177,10 +178,7 @@ fn formula_text(formula: &LaunchFormula, symbols: &[String]) -> String {
     for op in &formula.0 {
         let text = match op {
             LaunchOp::Const(v) => v.to_string(),
-            LaunchOp::Symbol(s) => symbols
-                .get(usize::from(*s))
-                .cloned()
-                .unwrap_or_default(),
+            LaunchOp::Symbol(s) => symbols.get(usize::from(*s)).cloned().unwrap_or_default(),
             binary => {
                 let b = stack.pop().unwrap_or_default();
                 let a = stack.pop().unwrap_or_default();
@@ -260,7 +258,9 @@ fn public_surface(
                 let elem = element_type(*dtype);
                 let dtype = dtype_path(*dtype);
                 let dims: Vec<TokenStream> = match program.map(|p| &p.params[index].kind) {
-                    Some(ProgramParamKind::Tensor { dims, .. }) => dims.iter().map(dim_spec).collect(),
+                    Some(ProgramParamKind::Tensor { dims, .. }) => {
+                        dims.iter().map(dim_spec).collect()
+                    }
                     _ => Vec::new(),
                 };
                 let access = if written { quote!(Write) } else { quote!(Read) };
@@ -325,7 +325,10 @@ fn public_surface(
         .flat_map(|s| {
             let mut lines = Vec::new();
             if s.divisor > 1 {
-                lines.push(format!("`{} % {} == 0` (a dim divides it)", s.name, s.divisor));
+                lines.push(format!(
+                    "`{} % {} == 0` (a dim divides it)",
+                    s.name, s.divisor
+                ));
             }
             if s.multiple_of > 1 {
                 lines.push(format!(
@@ -408,7 +411,7 @@ mod tests {
             apply(ptx["ld.global.v2.f32"], r, a);
             apply(ptx["cvt.rn.f16x2.f32"], d, r.slice(s![.., 1..2;1]), r[..].slice(s![.., 0..1]), pred = !p, preserve_dst = false);
             apply(ptx["add.f32"], r.reshape([8]).unsqueeze(-1), r.view::<u32>().view::<f32>().reshape([8, 1]), s);
-            apply(ptx["st.global.b32"], out, d, scope = "thread");
+            apply(ptx["st.global.b32"], out, d, scope = "thread", pred = !p);
         }
     "#;
 

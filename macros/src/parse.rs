@@ -7,8 +7,8 @@ use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::{BinOp, Expr, FnArg, GenericArgument, Lit, Pat, PathArguments, Stmt, Type, UnOp};
 use tile_kernel_lowering::ast::{
-    AllocLocal, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr,
-    SliceItem, ViewKind, ViewOp,
+    AllocLocal, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr, SliceItem,
+    ViewKind, ViewOp,
 };
 use tile_kernel_lowering::{DType, SpanId, ast};
 
@@ -316,7 +316,12 @@ impl KernelParser<'_> {
             Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
                 ident.ident.unraw()
             }
-            other => return Err(err(other, "a loop variable is a plain name: `for k in 0..8`")),
+            other => {
+                return Err(err(
+                    other,
+                    "a loop variable is a plain name: `for k in 0..8`",
+                ));
+            }
         };
         let range_error = || {
             err(
@@ -455,7 +460,11 @@ impl KernelParser<'_> {
             }
             Expr::Call(call) => match &*call.func {
                 Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
-                    let func = path.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
+                    let func = path
+                        .path
+                        .get_ident()
+                        .map(|i| i.to_string())
+                        .unwrap_or_default();
                     let args = call.args.iter().map(|a| self.expr(a)).collect();
                     ast::Expr::Call { func, args, span }
                 }
@@ -530,8 +539,7 @@ impl KernelParser<'_> {
     }
 
     fn apply(&mut self, expr: &Expr) -> Parsed<ast::Stmt> {
-        let expected =
-            "expected `apply(ptx[\"OPCODE\"], operands..)` or `let t = alloc_local::<T>([..]);`";
+        let expected = "expected a tile-language statement: `apply(ptx[\"OPCODE\"], operands..)`, `let`, `for` or `if`";
         let Expr::Call(call) = expr else {
             return Err(control_flow_error(expr).unwrap_or_else(|| err(expr, expected)));
         };

@@ -70,3 +70,41 @@ pub fn assemble(ptx: &str, arch: &str) {
         panic!("ptxas -arch={arch} rejected the PTX:\n{message}\n--- PTX ---\n{ptx}");
     }
 }
+
+/// `ptxas -v` for `ptx`: the resource-usage report (registers, spills),
+/// panicking if ptxas rejects the PTX.
+pub fn resource_usage(ptx: &str, arch: &str) -> String {
+    let ptxas = ptxas_path();
+    assert!(
+        ptxas.exists(),
+        "ptxas not found at {} — run `scripts/install-ptxas.sh` (or set TILE_KERNEL_PTXAS)",
+        ptxas.display()
+    );
+    let dir = std::env::temp_dir().join(format!("tile-kernel-ptxas-v-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("create temp dir");
+    let name = format!("{:?}", std::thread::current().id())
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "");
+    let input = dir.join(format!("{name}.ptx"));
+    let output = dir.join(format!("{name}.cubin"));
+    std::fs::write(&input, ptx).expect("write ptx");
+    let result = Command::new(&ptxas)
+        .arg(format!("-arch={arch}"))
+        .arg("-v")
+        .arg(&input)
+        .arg("-o")
+        .arg(&output)
+        .output()
+        .expect("run ptxas");
+    let _ = std::fs::remove_file(&input);
+    let _ = std::fs::remove_file(&output);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&result.stdout),
+        String::from_utf8_lossy(&result.stderr)
+    );
+    assert!(
+        result.status.success(),
+        "ptxas -arch={arch} -v rejected the PTX:\n{text}\n--- PTX ---\n{ptx}"
+    );
+    text
+}

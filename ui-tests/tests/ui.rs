@@ -1,5 +1,7 @@
 //! trybuild UI cases for `#[tile_kernel]`: one compile-fail case per legality
-//! rule of SPEC §4 (plus syntax errors), each with its committed `.stderr`, and
+//! rule of SPEC §4 (`ruleNN_*`, plus syntax errors) and per rule of SPEC §6
+//! (`scale_*`: bounds, views, alignment, races, order independence, control
+//! flow, symbols, register budget), each with its committed `.stderr`, and
 //! pass cases whose `main` checks the generated PTX (no GPU needed).
 //!
 //! Regenerate snapshots with `TRYBUILD=overwrite cargo test -p tile-kernel-ui-tests`

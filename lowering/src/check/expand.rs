@@ -18,8 +18,8 @@ use crate::sym::{AtomKind, Poly, Prover};
 
 use super::operands::literal_bits;
 use super::{
-    AccessRecord, Checker, MAX_INSTRUCTIONS, TileState, Value, advance, index_text, storage_index,
-    values,
+    AccessRecord, Checker, MAX_INSTRUCTIONS, TileState, Value, Written, advance, index_text,
+    storage_index, values,
 };
 
 impl Checker<'_> {
@@ -65,7 +65,10 @@ impl Checker<'_> {
                         atoms: &self.atoms,
                         facts: &facts,
                     };
-                    bounds.iter().filter(|b| !prover.prove_le0(&b.le0)).collect()
+                    bounds
+                        .iter()
+                        .filter(|b| !prover.prove_le0(&b.le0))
+                        .collect()
                 };
                 for bound in unproven {
                     if !self.materialize(&bound.le0, operand.span()) {
@@ -114,19 +117,40 @@ impl Checker<'_> {
                                     reads.push((*tile, *b, coordinate, i));
                                 }
                                 let state = &self.tiles[*tile].written;
-                                if !reported[i] && bytes.iter().any(|b| !state[*b]) {
+                                let unreadable = bytes.iter().find_map(|b| match &state[*b] {
+                                    Written::Yes => None,
+                                    // Under `pred = false` nothing is read.
+                                    Written::Under(c)
+                                        if *c == guard || guard == Cond::Const(false) =>
+                                    {
+                                        None
+                                    }
+                                    other => Some(other.clone()),
+                                });
+                                if !reported[i]
+                                    && let Some(why) = unreadable
+                                {
                                     reported[i] = true;
                                     failed = true;
                                     let element = element(&self.tiles);
-                                    self.diags.push(
-                                        Diagnostic::new(
+                                    let diag = match why {
+                                        Written::Under(_) => Diagnostic::new(
+                                            span,
+                                            format!(
+                                                "`{opcode}` reads `{name}{element}`, which is written only where an earlier instruction's predicate held",
+                                            ),
+                                        )
+                                        .with_note("an instruction guarded by `pred` (or by a bounds guard the compiler added) leaves its destination undefined where the guard is false, unless it has `preserve_dst = true` over a written value")
+                                        .with_help("read it under the same `pred`, or write it on every path (an unguarded instruction, or both arms of an `if`)"),
+                                        _ => Diagnostic::new(
                                             span,
                                             format!(
                                                 "`{opcode}` reads `{name}{element}`, which no earlier statement wrote",
                                             ),
                                         )
                                         .with_help(format!("write `{name}` (for example with `ld.global` or `mov`) before reading it on every path to here")),
-                                    );
+                                    };
+                                    self.diags.push(diag);
                                 }
                             } else {
                                 // Rule 8.
@@ -170,9 +194,11 @@ impl Checker<'_> {
                             failed = true;
                             self.alignment_error(*param, name, &offset, &full, size, span, &opcode);
                         }
-                        if !self.materialize(&offset, span) {
-                            failed = true;
-                        }
+                        // No overflow check: PTX integer arithmetic wraps
+                        // modulo 2^64, so the address is exact whenever the
+                        // true offset fits, which it does wherever the access
+                        // executes (in bounds of a tensor smaller than 2^62
+                        // bytes); out-of-bounds addresses are never used.
                         operands.push(OperandValue::Memory {
                             param: *param,
                             offset,
@@ -227,9 +253,17 @@ impl Checker<'_> {
                 );
             }
         }
+        // Where the guard is false a destination keeps its old value only
+        // with `preserve_dst`; otherwise it is defined only under the guard.
+        let preserve = matches!(apply.preserve_dst, Some((true, _)));
         for (tile, bytes) in writes {
             for byte in bytes {
-                self.tiles[tile].written[byte] = true;
+                let state = &mut self.tiles[tile].written[byte];
+                *state = match (&guard, preserve, &*state) {
+                    (Cond::Const(true), _, _) => Written::Yes,
+                    (_, true, Written::Yes) => Written::Yes,
+                    _ => Written::Under(guard.clone()),
+                };
             }
         }
         if failed {
@@ -346,5 +380,5 @@ fn lcm_u64(a: u64, b: u64) -> u64 {
     while y != 0 {
         (x, y) = (y, x % y);
     }
-    if x == 0 { a.max(b) } else { a / x * b }
+    a.checked_div(x).map_or(a.max(b), |q| q * b)
 }

@@ -71,6 +71,7 @@ pub fn check(kernel: &ast::Kernel) -> Checked {
 }
 
 #[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // few live at once; lookups clone them
 enum Binding {
     Param(usize),
     Tile(usize),
@@ -107,8 +108,34 @@ enum ViewBase {
 
 struct TileState {
     tile: Tile,
-    /// Which bytes of the tile are written on every path to here.
-    written: Vec<bool>,
+    /// What every path to here wrote into each byte of the tile.
+    written: Vec<Written>,
+}
+
+/// The state of one register byte at a point of the body.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Written {
+    /// Not written on some path to here.
+    No,
+    /// Holds a value on every path.
+    Yes,
+    /// Holds a value only where this guard held: an instruction guarded by a
+    /// runtime predicate (without `preserve_dst`) wrote it.
+    Under(Cond),
+}
+
+impl Written {
+    /// The state after a branch whose two arms left `self` and `other`.
+    fn join(&self, other: &Written) -> Written {
+        match (self, other) {
+            (Written::Yes, Written::Yes) => Written::Yes,
+            (Written::Yes, Written::Under(c)) | (Written::Under(c), Written::Yes) => {
+                Written::Under(c.clone())
+            }
+            (Written::Under(a), Written::Under(b)) if a == b => Written::Under(a.clone()),
+            _ => Written::No,
+        }
+    }
 }
 
 /// An operand after name resolution and views.
@@ -255,11 +282,7 @@ impl<'k> Checker<'k> {
 
     /// Every name in scope, for "did you mean" suggestions.
     fn names_in_scope(&self) -> Vec<String> {
-        let mut names: Vec<String> = self
-            .scopes
-            .iter()
-            .flat_map(|s| s.keys().cloned())
-            .collect();
+        let mut names: Vec<String> = self.scopes.iter().flat_map(|s| s.keys().cloned()).collect();
         names.sort();
         names.dedup();
         names
@@ -349,12 +372,12 @@ impl<'k> Checker<'k> {
         std::mem::replace(&mut self.out, outer)
     }
 
-    fn written_state(&self) -> Vec<Vec<bool>> {
+    fn written_state(&self) -> Vec<Vec<Written>> {
         self.tiles.iter().map(|t| t.written.clone()).collect()
     }
 
     /// Restores a written-state snapshot (tiles allocated since keep theirs).
-    fn restore_written(&mut self, state: &[Vec<bool>]) {
+    fn restore_written(&mut self, state: &[Vec<Written>]) {
         for (tile, written) in self.tiles.iter_mut().zip(state) {
             tile.written.clone_from(written);
         }
@@ -367,10 +390,8 @@ impl<'k> Checker<'k> {
                 None => Binding::Failed,
             },
             ast::Expr::Name(name, _)
-                if matches!(
-                    self.lookup(name),
-                    Some(Binding::Tile(_) | Binding::View(_))
-                ) || matches!(self.lookup(name), Some(Binding::Param(p)) if matches!(self.params[*p].kind, ParamKind::Tensor { .. })) =>
+                if matches!(self.lookup(name), Some(Binding::Tile(_) | Binding::View(_)))
+                    || matches!(self.lookup(name), Some(Binding::Param(p)) if matches!(self.params[*p].kind, ParamKind::Tensor { .. })) =>
             {
                 let place = ast::PlaceExpr {
                     base: name.clone(),
@@ -416,7 +437,7 @@ impl<'k> Checker<'k> {
         // Written on every path: written on both branches.
         for (tile, then_written) in self.tiles.iter_mut().zip(&after_then) {
             for (byte, w) in tile.written.iter_mut().enumerate() {
-                *w = *w && then_written.get(byte).copied().unwrap_or(false);
+                *w = w.join(then_written.get(byte).unwrap_or(&Written::No));
             }
         }
         match cond {
@@ -456,7 +477,10 @@ impl<'k> Checker<'k> {
     /// `for k in A..B` with constant bounds: the body once per `k`, with `k`
     /// a constant.
     fn unrolled_loop(&mut self, for_loop: &ast::For, start: i128, end: i128, step: i128) {
-        let step_span = for_loop.step.as_ref().map_or(for_loop.span, ast::Expr::span);
+        let step_span = for_loop
+            .step
+            .as_ref()
+            .map_or(for_loop.span, ast::Expr::span);
         if step < 1 {
             self.diags.error(
                 step_span,
@@ -492,7 +516,10 @@ impl<'k> Checker<'k> {
     }
 
     fn runtime_loop(&mut self, for_loop: &ast::For, start: Poly, end: Poly, step: Poly) {
-        let step_span = for_loop.step.as_ref().map_or(for_loop.span, ast::Expr::span);
+        let step_span = for_loop
+            .step
+            .as_ref()
+            .map_or(for_loop.span, ast::Expr::span);
         if self.atoms.range(&step).0 < 1 {
             self.diags.push(
                 Diagnostic::new(
@@ -580,7 +607,9 @@ impl<'k> Checker<'k> {
                 None => {
                     self.diags.push(
                         Diagnostic::new(dim.span, "a tile extent must be an integer constant")
-                            .with_note("tiles live in registers, which are allocated at compile time"),
+                            .with_note(
+                                "tiles live in registers, which are allocated at compile time",
+                            ),
                     );
                     return;
                 }
@@ -606,7 +635,7 @@ impl<'k> Checker<'k> {
         self.bind(&alloc.name, Binding::Tile(self.tiles.len()));
         self.tiles.push(TileState {
             tile,
-            written: vec![false; bytes],
+            written: vec![Written::No; bytes],
         });
     }
 
@@ -799,7 +828,7 @@ impl<'k> Checker<'k> {
             if let Value::Local { tile, layout, .. } = value {
                 for_each_byte(layout, |byte| {
                     if let Some(w) = self.tiles[*tile].written.get_mut(byte) {
-                        *w = true;
+                        *w = Written::Yes;
                     }
                 });
             }
@@ -903,12 +932,12 @@ fn for_each_byte(layout: &StaticLayout, mut f: impl FnMut(usize)) {
     }
 }
 
-fn first_unwritten(layout: &StaticLayout, written: &[bool]) -> Option<Vec<usize>> {
+fn first_unwritten(layout: &StaticLayout, written: &[Written]) -> Option<Vec<usize>> {
     let size = layout.dtype.size_bytes();
     let mut index = vec![0usize; layout.shape.len()];
     for _ in 0..layout.len() {
         let offset = layout.byte_offset(&index);
-        if (offset..offset + size).any(|b| !written.get(b).copied().unwrap_or(false)) {
+        if (offset..offset + size).any(|b| written.get(b) != Some(&Written::Yes)) {
             return Some(index);
         }
         advance(&mut index, &layout.shape);

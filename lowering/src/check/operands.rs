@@ -418,7 +418,10 @@ pub(super) fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, St
 /// register (at most 4 parts: `mov` unpacks into 2 or 4 lanes), or 2/4 whole
 /// registers; anything else would need shifts, which views never emit.
 fn register_split_error(tiles: &[TileState], value: &Value, span: SpanId) -> Option<Diagnostic> {
-    let Value::Local { tile, name, layout, .. } = value else {
+    let Value::Local {
+        tile, name, layout, ..
+    } = value
+    else {
         return None;
     };
     let register = tiles[*tile].tile.dtype.size_bytes();

@@ -230,7 +230,11 @@ impl Checker<'_> {
         }
         // A rank of thread digits.
         let (digits, rank, c, rest, _) = self.rank_decomposition(start, facts)?;
-        if rest.atoms().iter().any(|a| self.loop_classes.contains_key(a)) {
+        if rest
+            .atoms()
+            .iter()
+            .any(|a| self.loop_classes.contains_key(a))
+        {
             return None;
         }
         remainder_fits(&rest, c).then_some(Separation {
@@ -289,10 +293,7 @@ impl Checker<'_> {
             if missing.is_empty() {
                 continue;
             }
-            let culprit = records
-                .iter()
-                .find(|r| r.store)
-                .unwrap_or(&records[0]);
+            let culprit = records.iter().find(|r| r.store).unwrap_or(&records[0]);
             let names: Vec<String> = missing.into_iter().map(digit_name).collect();
             self.diags.push(
                 Diagnostic::new(
@@ -302,7 +303,7 @@ impl Checker<'_> {
                         names.join(" and ")
                     ),
                 )
-                .with_note("every access to a written tensor must stay inside its own thread's part: index it by a per-thread range such as `(cta_id(0) * 256 + thread_id(0)) * 8 ..+ 8`, or by a grid-stride loop `for i in (cta_id(0) * block_dim(0) + thread_id(0)..n).step_by(grid_dim(0) * block_dim(0))`")
+                .with_note("every access to a written tensor must stay inside its own thread's part: index it by a per-thread range such as `x.slice(s![base..base + 8])` with `base = (cta_id(0) * 256 + thread_id(0)) * 8`, or by a grid-stride loop `for i in (cta_id(0) * block_dim(0) + thread_id(0)..n).step_by(grid_dim(0) * block_dim(0))`")
                 .with_help("give each thread its own part of the tensor, indexed by the thread's rank"),
             );
         }

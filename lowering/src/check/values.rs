@@ -158,7 +158,8 @@ impl Checker<'_> {
                     symbol: None, add, ..
                 }) => {
                     if add < 0 {
-                        self.diags.error(dim.span, "a tensor dim cannot be negative");
+                        self.diags
+                            .error(dim.span, "a tensor dim cannot be negative");
                     }
                     max_bytes = max_bytes.saturating_mul(add.max(0));
                     out.push(DimSpec::Const(u64::try_from(add).unwrap_or(0)));
@@ -193,7 +194,8 @@ impl Checker<'_> {
             }
         }
         if out.iter().all(|d| matches!(d, DimSpec::Const(_))) && max_bytes > (1i128 << 40) {
-            self.diags.error(param.span, "this tensor is larger than 1 TiB");
+            self.diags
+                .error(param.span, "this tensor is larger than 1 TiB");
         }
         out
     }
@@ -254,7 +256,10 @@ impl Checker<'_> {
                 if formula.as_const().is_some_and(|v| i128::from(v) > limit) {
                     self.diags.error(
                         expr.span(),
-                        format!("grid extent {} exceeds the limit {limit} of axis {axis}", formula.as_const().unwrap_or(0)),
+                        format!(
+                            "grid extent {} exceeds the limit {limit} of axis {axis}",
+                            formula.as_const().unwrap_or(0)
+                        ),
                     );
                 }
                 if formula.as_const().is_none() {
@@ -323,8 +328,7 @@ impl Checker<'_> {
                     true
                 }
                 Err(_) => {
-                    self.diags
-                        .error(*span, "a grid extent cannot be negative");
+                    self.diags.error(*span, "a grid extent cannot be negative");
                     false
                 }
             },
@@ -393,10 +397,8 @@ impl Checker<'_> {
         match self.eval(expr)? {
             Val::Int(poly) => Some(poly),
             Val::Bool(_) => {
-                self.diags.error(
-                    expr.span(),
-                    "expected an integer expression, found a bool",
-                );
+                self.diags
+                    .error(expr.span(), "expected an integer expression, found a bool");
                 None
             }
         }
@@ -407,27 +409,50 @@ impl Checker<'_> {
         // Names get the foundation's specific messages.
         if let Expr::Name(name, span) = expr {
             match self.lookup(name).cloned() {
-                Some(Binding::Param(param)) => match &self.params[param].kind {
-                    ParamKind::Scalar(DType::Bool) => return Some(Cond::Param(param)),
-                    ParamKind::Scalar(dtype) => {
-                        self.diags.push(
+                Some(Binding::Param(param)) => {
+                    match &self.params[param].kind {
+                        ParamKind::Scalar(DType::Bool) => return Some(Cond::Param(param)),
+                        ParamKind::Scalar(dtype) => {
+                            // Only integers of at most 32 bits can be compared
+                            // (index arithmetic); suggest that only for them.
+                            let help = if matches!(
+                                dtype,
+                                DType::U8
+                                    | DType::U16
+                                    | DType::U32
+                                    | DType::I8
+                                    | DType::I16
+                                    | DType::I32
+                            ) {
+                                format!(
+                                    "declare the parameter as `bool`, or compare it: `{name} > 0`"
+                                )
+                            } else {
+                                "declare the parameter as `bool`".to_string()
+                            };
+                            self.diags.push(
                             Diagnostic::new(*span, format!("{context} must be a bool expression, but `{name}` is `{dtype}`"))
-                                .with_help("declare the parameter as `bool`, or compare it: `n > 0`"),
+                                .with_help(help),
                         );
-                        return None;
+                            return None;
+                        }
+                        ParamKind::Tensor { .. } => {
+                            self.diags.error(
+                                *span,
+                                format!(
+                                    "{context} must be a bool expression, but `{name}` is a tensor"
+                                ),
+                            );
+                            return None;
+                        }
                     }
-                    ParamKind::Tensor { .. } => {
-                        self.diags.error(
-                            *span,
-                            format!("{context} must be a bool expression, but `{name}` is a tensor"),
-                        );
-                        return None;
-                    }
-                },
+                }
                 Some(Binding::Tile(_)) => {
                     self.diags.error(
                         *span,
-                        format!("{context} must be a bool expression, but `{name}` is a local tile"),
+                        format!(
+                            "{context} must be a bool expression, but `{name}` is a local tile"
+                        ),
                     );
                     return None;
                 }
@@ -445,7 +470,9 @@ impl Checker<'_> {
                     *span,
                     format!("{context} must be a bool expression, found `{text}`"),
                 )
-                .with_help("write a `bool` parameter, a comparison like `i < n`, or `true`/`false`"),
+                .with_help(
+                    "write a `bool` parameter, a comparison like `i < n`, or `true`/`false`",
+                ),
             );
             return None;
         }
@@ -478,7 +505,11 @@ impl Checker<'_> {
             Expr::Bool(v, _) => Some(Val::Bool(Cond::Const(*v))),
             Expr::Name(name, span) => self.eval_name(name, *span),
             Expr::Call { func, args, span } => self.eval_call(func, args, *span),
-            Expr::Unary { op, expr: inner, span } => match (op, self.eval(inner)?) {
+            Expr::Unary {
+                op,
+                expr: inner,
+                span,
+            } => match (op, self.eval(inner)?) {
                 (UnOp::Neg, Val::Int(p)) => Some(Val::Int(p.scale(-1))),
                 (UnOp::Not, Val::Bool(c)) => Some(Val::Bool(c.not())),
                 (UnOp::Neg, Val::Bool(_)) => {
@@ -500,8 +531,14 @@ impl Checker<'_> {
             }
             Expr::View(place) => {
                 self.diags.push(
-                    Diagnostic::new(place.span, format!("`{}` with views is a tile or tensor, not a value", place.base))
-                        .with_help("bind a view with `let name = ...;` and pass it to `apply`"),
+                    Diagnostic::new(
+                        place.span,
+                        format!(
+                            "`{}` with views is a tile or tensor, not a value",
+                            place.base
+                        ),
+                    )
+                    .with_help("bind a view with `let name = ...;` and pass it to `apply`"),
                 );
                 None
             }
@@ -520,44 +557,46 @@ impl Checker<'_> {
             Some(Binding::Symbol(poly) | Binding::Int(poly)) => Some(Val::Int(poly)),
             Some(Binding::Bool(cond)) => Some(Val::Bool(cond)),
             Some(Binding::Failed | Binding::Unparsed) => None,
-            Some(Binding::Param(param)) => match self.params[param].kind.clone() {
-                ParamKind::Scalar(DType::Bool) => Some(Val::Bool(Cond::Param(param))),
-                ParamKind::Scalar(dtype) => {
-                    let (lo, hi) = match dtype {
-                        DType::U8 => (0, 255),
-                        DType::U16 => (0, 65535),
-                        DType::U32 => (0, i128::from(u32::MAX)),
-                        DType::I8 => (-128, 127),
-                        DType::I16 => (-32768, 32767),
-                        DType::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
-                        other => {
-                            self.diags.push(
+            Some(Binding::Param(param)) => {
+                match self.params[param].kind.clone() {
+                    ParamKind::Scalar(DType::Bool) => Some(Val::Bool(Cond::Param(param))),
+                    ParamKind::Scalar(dtype) => {
+                        let (lo, hi) = match dtype {
+                            DType::U8 => (0, 255),
+                            DType::U16 => (0, 65535),
+                            DType::U32 => (0, i128::from(u32::MAX)),
+                            DType::I8 => (-128, 127),
+                            DType::I16 => (-32768, 32767),
+                            DType::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
+                            other => {
+                                self.diags.push(
                                 Diagnostic::new(span, format!("`{name}: {other}` cannot be used in index arithmetic"))
                                     .with_help("index values come from integer parameters of at most 32 bits (`u32`, `i32`, ...), symbols and thread indices"),
                             );
-                            return None;
-                        }
-                    };
-                    let kind = AtomKind::Param(param);
-                    let atom = match self.atoms.find(&kind) {
-                        Some(atom) => atom,
-                        None => self.atoms.push(Atom {
-                            kind,
-                            name: name.to_string(),
-                            lo,
-                            hi,
-                        }),
-                    };
-                    Some(Val::Int(Poly::atom(atom)))
-                }
-                ParamKind::Tensor { .. } => {
-                    self.diags.push(
+                                return None;
+                            }
+                        };
+                        let kind = AtomKind::Param(param);
+                        let atom = match self.atoms.find(&kind) {
+                            Some(atom) => atom,
+                            None => self.atoms.push(Atom {
+                                kind,
+                                name: name.to_string(),
+                                lo,
+                                hi,
+                            }),
+                        };
+                        Some(Val::Int(Poly::atom(atom)))
+                    }
+                    ParamKind::Tensor { .. } => {
+                        self.diags.push(
                         Diagnostic::new(span, format!("`{name}` is a tensor, not a value"))
                             .with_help("tensors are `apply` operands; their sizes are symbols like `N`"),
                     );
-                    None
+                        None
+                    }
                 }
-            },
+            }
             Some(Binding::Tile(_) | Binding::View(_)) => {
                 self.diags.push(
                     Diagnostic::new(span, format!("`{name}` is a tile or view, not a value"))
@@ -566,10 +605,12 @@ impl Checker<'_> {
                 None
             }
             None => {
-                let mut diag = Diagnostic::new(span, format!("cannot find value `{name}` in this kernel"));
+                let mut diag =
+                    Diagnostic::new(span, format!("cannot find value `{name}` in this kernel"));
                 let names = self.names_in_scope();
                 if let Some(near) = nearest(name, names.iter().map(String::as_str)) {
-                    diag = diag.with_help(format!("a name with a similar spelling exists: `{near}`"));
+                    diag =
+                        diag.with_help(format!("a name with a similar spelling exists: `{near}`"));
                 }
                 self.diags.push(diag);
                 None
@@ -603,7 +644,11 @@ impl Checker<'_> {
         if args.len() != arity {
             self.diags.error(
                 span,
-                format!("`{func}` takes {arity} argument{}, but {} were given", if arity == 1 { "" } else { "s" }, args.len()),
+                format!(
+                    "`{func}` takes {arity} argument{}, but {} were given",
+                    if arity == 1 { "" } else { "s" },
+                    args.len()
+                ),
             );
             return None;
         }
@@ -619,10 +664,17 @@ impl Checker<'_> {
                 }
             };
             let block = i128::from(self.kernel.launch.block[usize::from(axis)]);
-            let grid = self.launch.grid[usize::from(axis)].as_const().map(i128::from);
+            let grid = self.launch.grid[usize::from(axis)]
+                .as_const()
+                .map(i128::from);
             let poly = match func {
                 "thread_id" if block <= 1 => Poly::default(),
-                "thread_id" => self.special(AtomKind::ThreadId(axis), format!("thread_id({axis})"), 0, block - 1),
+                "thread_id" => self.special(
+                    AtomKind::ThreadId(axis),
+                    format!("thread_id({axis})"),
+                    0,
+                    block - 1,
+                ),
                 "block_dim" => Poly::constant(block),
                 "cta_id" if grid == Some(1) => Poly::default(),
                 "cta_id" => {
@@ -631,19 +683,37 @@ impl Checker<'_> {
                 }
                 _ => match grid {
                     Some(g) => Poly::constant(g),
-                    None => self.special(AtomKind::GridDim(axis), format!("grid_dim({axis})"), 1, MAX_GRID_X),
+                    None => self.special(
+                        AtomKind::GridDim(axis),
+                        format!("grid_dim({axis})"),
+                        1,
+                        MAX_GRID_X,
+                    ),
                 },
             };
             let _ = axis_name(axis);
             return Some(Val::Int(poly));
         }
         if arity == 0 {
-            let threads: i128 = self.kernel.launch.block.iter().map(|b| i128::from(*b)).product();
+            let threads: i128 = self
+                .kernel
+                .launch
+                .block
+                .iter()
+                .map(|b| i128::from(*b))
+                .product();
             let poly = match func {
                 "lane_id" if threads <= 1 => Poly::default(),
-                "lane_id" => self.special(AtomKind::LaneId, "lane_id()".into(), 0, 31.min(threads - 1)),
+                "lane_id" => {
+                    self.special(AtomKind::LaneId, "lane_id()".into(), 0, 31.min(threads - 1))
+                }
                 _ if threads <= 32 => Poly::default(),
-                _ => self.special(AtomKind::WarpId, "warp_id()".into(), 0, (threads + 31) / 32 - 1),
+                _ => self.special(
+                    AtomKind::WarpId,
+                    "warp_id()".into(),
+                    0,
+                    (threads + 31) / 32 - 1,
+                ),
             };
             return Some(Val::Int(poly));
         }
@@ -677,13 +747,17 @@ impl Checker<'_> {
                     (a, b) => Cond::Or(Box::new(a), Box::new(b)),
                 })),
                 BinOp::Eq | BinOp::Ne => {
-                    self.diags.error(span, "compare predicates with `&&`, `||` and `!`");
+                    self.diags
+                        .error(span, "compare predicates with `&&`, `||` and `!`");
                     None
                 }
                 _ => {
                     self.diags.error(
                         span,
-                        format!("`{}` does not apply to bools; use `&&`, `||` or `!`", op.symbol()),
+                        format!(
+                            "`{}` does not apply to bools; use `&&`, `||` or `!`",
+                            op.symbol()
+                        ),
                     );
                     None
                 }
@@ -704,9 +778,11 @@ impl Checker<'_> {
                     BinOp::Add => Some(Val::Int(a.add(&b))),
                     BinOp::Sub => Some(Val::Int(a.sub(&b))),
                     BinOp::Mul => Some(Val::Int(a.mul(&b))),
-                    BinOp::Lt => cmp(CmpOp::Lt, a.sub(&b)),
+                    // Integers: `a < b` is `a - b + 1 <= 0`; one normal
+                    // form lets equal conditions compare equal.
+                    BinOp::Lt => cmp(CmpOp::Le, a.sub(&b).add_const(1)),
                     BinOp::Le => cmp(CmpOp::Le, a.sub(&b)),
-                    BinOp::Gt => cmp(CmpOp::Lt, b.sub(&a)),
+                    BinOp::Gt => cmp(CmpOp::Le, b.sub(&a).add_const(1)),
                     BinOp::Ge => cmp(CmpOp::Le, b.sub(&a)),
                     BinOp::Eq => cmp(CmpOp::Eq, a.sub(&b)),
                     BinOp::Ne => cmp(CmpOp::Ne, a.sub(&b)),
@@ -718,7 +794,14 @@ impl Checker<'_> {
                     },
                     BinOp::Shr => match b.as_const() {
                         Some(s @ 0..=62) => self
-                            .computed(ComputedOp::Div, a, Poly::constant(1i128 << s), span, lhs_span, rhs_span)
+                            .computed(
+                                ComputedOp::Div,
+                                a,
+                                Poly::constant(1i128 << s),
+                                span,
+                                lhs_span,
+                                rhs_span,
+                            )
                             .map(Val::Int),
                         _ => self
                             .computed(ComputedOp::Shr, a, b, span, lhs_span, rhs_span)
@@ -742,7 +825,10 @@ impl Checker<'_> {
                     BinOp::And | BinOp::Or => {
                         self.diags.error(
                             span,
-                            format!("`{}` needs bool operands; compare the integers first", op.symbol()),
+                            format!(
+                                "`{}` needs bool operands; compare the integers first",
+                                op.symbol()
+                            ),
                         );
                         None
                     }
@@ -795,7 +881,10 @@ impl Checker<'_> {
         if matches!(op, ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv) && blo < 1 {
             self.diags.push(Diagnostic::new(
                 rhs_span,
-                format!("the divisor `{}` is not provably at least 1", b.display(&self.atoms)),
+                format!(
+                    "the divisor `{}` is not provably at least 1",
+                    b.display(&self.atoms)
+                ),
             ));
             return None;
         }
@@ -858,7 +947,8 @@ impl Checker<'_> {
             return None;
         }
         if lo.abs().max(hi.abs()) > INDEX_LIMIT {
-            self.diags.error(span, "this index value may overflow 64-bit arithmetic");
+            self.diags
+                .error(span, "this index value may overflow 64-bit arithmetic");
             return None;
         }
         let name = match op {
@@ -867,7 +957,11 @@ impl Checker<'_> {
                 a.display(&self.atoms),
                 b.display(&self.atoms)
             ),
-            _ => format!("({} {symbol} {})", a.display(&self.atoms), b.display(&self.atoms)),
+            _ => format!(
+                "({} {symbol} {})",
+                a.display(&self.atoms),
+                b.display(&self.atoms)
+            ),
         };
         let atom = self.atoms.push(Atom {
             kind: AtomKind::Computed(op, vec![a, b]),
@@ -899,9 +993,9 @@ impl Checker<'_> {
                     poly.display(&self.atoms)
                 ),
             )
-            .with_note(format!(
-                "symbols are at most 2^40 - 1 and 32-bit parameters at most 2^32; index values must stay below 2^62"
-            )),
+            .with_note(
+                "symbols are at most 2^40 - 1 and 32-bit parameters at most 2^32; index values must stay below 2^62",
+            ),
         );
         false
     }
@@ -974,12 +1068,11 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
                 BinOp::Add | BinOp::Sub => {
                     let sign = if *op == BinOp::Add { 1 } else { -1 };
                     match (a.symbol, b.symbol) {
-                        (Some(_), Some(_)) => {
-                            Err("a dim may use one symbol once; sums of symbols are not supported".into())
-                        }
-                        (None, Some(_)) if sign < 0 => {
-                            Err("a dim cannot subtract a symbol".into())
-                        }
+                        (Some(_), Some(_)) => Err(
+                            "a dim may use one symbol once; sums of symbols are not supported"
+                                .into(),
+                        ),
+                        (None, Some(_)) if sign < 0 => Err("a dim cannot subtract a symbol".into()),
                         (None, Some(_)) => Ok(Affine {
                             add: b.add.checked_add(a.add).ok_or_else(overflow)?,
                             ..b
@@ -991,11 +1084,16 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
                     }
                 }
                 BinOp::Mul => match (a.symbol, b.symbol) {
-                    (Some(_), Some(_)) => {
-                        Err("a dim cannot multiply symbols (products of symbols are not supported)".into())
-                    }
+                    (Some(_), Some(_)) => Err(
+                        "a dim cannot multiply symbols (products of symbols are not supported)"
+                            .into(),
+                    ),
                     (Some(_), None) | (None, Some(_)) => {
-                        let (s, c) = if a.symbol.is_some() { (a, b.add) } else { (b, a.add) };
+                        let (s, c) = if a.symbol.is_some() {
+                            (a, b.add)
+                        } else {
+                            (b, a.add)
+                        };
                         Ok(Affine {
                             mul: s.mul.checked_mul(c).ok_or_else(overflow)?,
                             add: s.add.checked_mul(c).ok_or_else(overflow)?,
@@ -1012,7 +1110,10 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
                 }
                 BinOp::Div if a.symbol.is_some() => {
                     if a.add != 0 {
-                        return Err("write `{(N + c) / d}` as a dim only without the constant: `{N / d}`".into());
+                        return Err(
+                            "write `{(N + c) / d}` as a dim only without the constant: `{N / d}`"
+                                .into(),
+                        );
                     }
                     if b.add < 0 {
                         return Err("a dim cannot divide by a negative number".into());
@@ -1033,7 +1134,9 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
                 )),
             }
         }
-        Expr::Other(text, _) => Err(format!("expected an integer constant or a size symbol, found `{text}`")),
+        Expr::Other(text, _) => Err(format!(
+            "expected an integer constant or a size symbol, found `{text}`"
+        )),
         _ => Err("a tensor dim must be an integer constant or a size symbol like `N`".into()),
     }
 }

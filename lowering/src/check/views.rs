@@ -230,7 +230,7 @@ impl Checker<'_> {
                                     extent.display(&self.atoms)
                                 ),
                             )
-                            .with_help("write the range as `start..start + n` with a constant `n`"),
+                            .with_help("write the range as `start..start + 4`: a start plus a constant extent"),
                         );
                         return None;
                     };
@@ -275,11 +275,14 @@ impl Checker<'_> {
                 .iter()
                 .find(|i| match i {
                     SliceItem::Index { index, .. } => values::const_int(index).is_none(),
-                    SliceItem::Range { start, .. } => {
-                        start.as_ref().is_some_and(|s| values::const_int(s).is_none())
-                    }
+                    SliceItem::Range { start, .. } => start
+                        .as_ref()
+                        .is_some_and(|s| values::const_int(s).is_none()),
                 })
-                .map_or_else(|| items.first().map_or(Default::default(), SliceItem::span), SliceItem::span);
+                .map_or_else(
+                    || items.first().map_or(Default::default(), SliceItem::span),
+                    SliceItem::span,
+                );
             self.diags.push(
                 Diagnostic::new(
                     span,
@@ -305,7 +308,9 @@ impl Checker<'_> {
             if !impossible {
                 continue;
             }
-            let len = view.layout.shape[bound.axis].display(&self.atoms).to_string();
+            let len = view.layout.shape[bound.axis]
+                .display(&self.atoms)
+                .to_string();
             let message = match (&items[bound.axis], bound.what) {
                 (SliceItem::Index { index, .. }, _) => format!(
                     "index {} is out of bounds for axis {} of extent {len}",
