@@ -239,6 +239,8 @@ fn public_surface(
     let mut specs = Vec::new();
     let mut inputs = Vec::new();
     let mut pushes = Vec::new();
+    // Mixed-site hygiene: cannot clash with a parameter named `launch`.
+    let launch = syn::Ident::new("launch", proc_macro2::Span::mixed_site());
     for (
         index,
         Param {
@@ -278,10 +280,10 @@ fn public_surface(
                     inputs.push(
                         quote_spanned!(span=> #ident: &mut ::tile_kernel::DeviceTensor<#elem>),
                     );
-                    pushes.push(quote!(.tensor_mut(#ident)?));
+                    pushes.push(quote!(#launch.push_tensor_mut(#ident)?;));
                 } else {
                     inputs.push(quote_spanned!(span=> #ident: &::tile_kernel::DeviceTensor<#elem>));
-                    pushes.push(quote!(.tensor(#ident)?));
+                    pushes.push(quote!(#launch.push_tensor(#ident)?;));
                 }
             }
             ParamType::Unparsed => {
@@ -303,14 +305,18 @@ fn public_surface(
                     }
                 });
                 inputs.push(quote_spanned!(span=> #ident: #elem));
-                pushes.push(quote!(.scalar(&#ident)?));
+                pushes.push(quote!(#launch.push_scalar(&#ident)?;));
             }
         }
     }
     // Without PTX (the kernel has errors) the launcher keeps its signature
     // but never runs: `compile_error!` already stops the build.
     let body = match ptx {
-        Some(_) => quote!(#name::KERNEL.launch(device)? #(#pushes)* .run()),
+        Some(_) => quote! {
+            let mut #launch = #name::KERNEL.launch(device)?;
+            #(#pushes)*
+            #launch.run()
+        },
         None => {
             let idents = kernel.params.iter().map(|p| rust_ident(&p.name));
             quote! {

@@ -406,7 +406,28 @@ pub struct Launch<'a> {
 
 impl<'a> Launch<'a> {
     /// Passes `tensor` to the next parameter, which the kernel only reads.
-    pub fn tensor<T: Element>(self, tensor: &'a DeviceTensor<T>) -> Result<Self> {
+    pub fn tensor<T: Element>(mut self, tensor: &'a DeviceTensor<T>) -> Result<Self> {
+        self.push_tensor(tensor)?;
+        Ok(self)
+    }
+
+    /// Passes `tensor` to the next parameter, which the kernel may write.
+    /// Also accepted for a read-only parameter.
+    pub fn tensor_mut<T: Element>(mut self, tensor: &'a mut DeviceTensor<T>) -> Result<Self> {
+        self.push_tensor_mut(tensor)?;
+        Ok(self)
+    }
+
+    /// Passes `value` to the next parameter, a scalar.
+    pub fn scalar<T: ScalarArg>(mut self, value: &'a T) -> Result<Self> {
+        self.push_scalar(value)?;
+        Ok(self)
+    }
+
+    /// [`tensor`](Self::tensor) in place: generated launchers push through
+    /// `&mut` so the launch (about 1 KiB of fixed arrays) is not moved once
+    /// per argument.
+    pub fn push_tensor<T: Element>(&mut self, tensor: &'a DeviceTensor<T>) -> Result<()> {
         let (index, bound) = self.check_tensor(tensor, Access::Read)?;
         let len = tensor.len();
         let (address, guard) = tensor.cuda_slice().device_ptr(self.device.stream());
@@ -414,9 +435,8 @@ impl<'a> Launch<'a> {
         self.push_device_ptr(index, bound, len, allocation_len, address, guard)
     }
 
-    /// Passes `tensor` to the next parameter, which the kernel may write.
-    /// Also accepted for a read-only parameter.
-    pub fn tensor_mut<T: Element>(self, tensor: &'a mut DeviceTensor<T>) -> Result<Self> {
+    /// [`tensor_mut`](Self::tensor_mut) in place.
+    pub fn push_tensor_mut<T: Element>(&mut self, tensor: &'a mut DeviceTensor<T>) -> Result<()> {
         let (index, bound) = self.check_tensor(tensor, Access::Write)?;
         let len = tensor.len();
         let slice = tensor.cuda_slice_mut();
@@ -425,8 +445,8 @@ impl<'a> Launch<'a> {
         self.push_device_ptr(index, bound, len, allocation_len, address, guard)
     }
 
-    /// Passes `value` to the next parameter, a scalar.
-    pub fn scalar<T: ScalarArg>(mut self, value: &'a T) -> Result<Self> {
+    /// [`scalar`](Self::scalar) in place.
+    pub fn push_scalar<T: ScalarArg>(&mut self, value: &'a T) -> Result<()> {
         let index = self.next_param()?;
         check_scalar(
             self.kernel.spec.name,
@@ -435,7 +455,7 @@ impl<'a> Launch<'a> {
         )?;
         self.params[index] = ptr::from_ref(value).cast_mut().cast();
         self.pushed += 1;
-        Ok(self)
+        Ok(())
     }
 
     /// Queues the kernel on the device's stream. Does not wait for it: use
@@ -583,14 +603,14 @@ impl<'a> Launch<'a> {
     /// the launch, as dropping the guard there would; a launch that never
     /// runs records nothing.
     fn push_device_ptr(
-        mut self,
+        &mut self,
         index: usize,
         bound: Bindings,
         len: usize,
         allocation_len: usize,
         address: CUdeviceptr,
         mut guard: SyncOnDrop<'a>,
-    ) -> Result<Self> {
+    ) -> Result<()> {
         let param = self.kernel.spec.params[index].name;
         check_allocation(self.kernel.spec.name, param, len, allocation_len, address)?;
         self.device_ptrs[index] = address;
@@ -606,7 +626,7 @@ impl<'a> Launch<'a> {
             self.nonempty_tensors += 1;
         }
         self.pushed += 1;
-        Ok(self)
+        Ok(())
     }
 }
 
