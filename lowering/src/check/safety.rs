@@ -109,7 +109,7 @@ impl Checker<'_> {
         let mut coefs = Vec::new();
         for atom in &digit_atoms {
             let (coef, remainder) = rest.split_on(*atom);
-            if coef.atoms().iter().any(|a| self.digit_of(*a).is_some()) {
+            if !self.is_uniform(&coef) {
                 return None;
             }
             coefs.push((*atom, coef));
@@ -156,6 +156,22 @@ impl Checker<'_> {
         Some((digits, rank, c, rest, span.add_const(1)))
     }
 
+    /// Whether `poly` has one value for every thread of a launch (symbols,
+    /// parameters, grid sizes and values computed only from those). Rank
+    /// weights and grid-stride steps must be: a weight that differed between
+    /// threads would break the mixed-radix argument.
+    fn is_uniform(&self, poly: &Poly) -> bool {
+        poly.atoms().into_iter().all(|atom| match &self.atoms.get(atom).kind {
+            AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => true,
+            AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
+            AtomKind::ThreadId(_)
+            | AtomKind::CtaId(_)
+            | AtomKind::LaneId
+            | AtomKind::WarpId
+            | AtomKind::LoopVar => false,
+        })
+    }
+
     /// The largest value of a digit atom, as a polynomial.
     fn digit_top(&self, atom: crate::sym::AtomId) -> Option<Poly> {
         match self.atoms.get(atom).kind {
@@ -175,7 +191,7 @@ impl Checker<'_> {
     pub(super) fn loop_class(&mut self, start: &Poly, step: &Poly) -> Option<LoopClass> {
         let facts = self.facts.clone();
         let (digits, rank, c, rest, range) = self.rank_decomposition(start, &facts)?;
-        if c != 1 || rest != Poly::default() {
+        if c != 1 || rest != Poly::default() || !self.is_uniform(step) {
             return None;
         }
         let prover = Prover {
