@@ -104,7 +104,10 @@ fn main() -> Result<(), Error> {
     if std::env::args().any(|a| a == "--variants") {
         let mut h16 = dev.zeros::<u16>([n])?;
         for (name, kernel) in [
-            ("f32 -> f16 (ld.nc)", variants::to_half_nc as Convert<f32, u16>),
+            (
+                "f32 -> f16 (ld.nc)",
+                variants::to_half_nc as Convert<f32, u16>,
+            ),
             ("f32 -> f16 (ld.nc.L1::no_alloc)", variants::to_half_nc_na),
             ("f32 -> f16 (ld.cs, st.cs)", variants::to_half_cs),
             ("f32 -> f16 (ld.nc, st.cs)", variants::to_half_nc_cs),
@@ -240,99 +243,58 @@ mod variants {
         }
     }
 
-    /// f32 -> f16 like `to_half`, with `ld.global.nc.v4.f32` loads and `st.global.v4.b32` stores.
-    #[tile_kernel(grid = ceil_div(N, 2048), block = 256)]
-    pub fn to_half_nc(x: Tensor<f32, N>, y: Tensor<u16, N>) {
-        let base = (cta_id(0) * 256 + thread_id(0)) * 8;
-        let r = alloc_local::<f32>([2, 4]);
-        let d = alloc_local::<u32>([1, 4]);
-        let v = alloc_local::<f32>([8, 1]);
-        let h = alloc_local::<f16>([8, 1]);
-        if base + 8 <= N {
-            apply(ptx["ld.global.nc.v4.f32"], r, x.slice(s![base..base + 8]).reshape([2, 4]));
-            let pairs = r.reshape([4, 2]);
-            apply(ptx["cvt.rn.f16x2.f32"], d.reshape([4, 1]), pairs.slice(s![.., 1..2]), pairs.slice(s![.., 0..1]));
-            apply(ptx["st.global.v4.b32"], y.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]), d);
-        } else {
-            for k in 0..8 {
-                if base + k < N {
-                    apply(ptx["ld.global.f32"], v[k], x.slice(s![base + k..base + k + 1]));
-                    apply(ptx["cvt.rn.f16.f32"], h[k], v[k]);
-                    apply(ptx["st.global.b16"], y.slice(s![base + k..base + k + 1]), h[k]);
+    /// f32 -> f16 like `to_half`, with other cache operators on the vector
+    /// load and store (the kernel bodies differ only in those two opcodes).
+    macro_rules! to_half_with {
+        ($name:ident, $load:literal, $store:literal) => {
+            #[tile_kernel(grid = ceil_div(N, 2048), block = 256)]
+            pub fn $name(x: Tensor<f32, N>, y: Tensor<u16, N>) {
+                let base = (cta_id(0) * 256 + thread_id(0)) * 8;
+                let r = alloc_local::<f32>([2, 4]);
+                let d = alloc_local::<u32>([1, 4]);
+                let v = alloc_local::<f32>([8, 1]);
+                let h = alloc_local::<f16>([8, 1]);
+                if base + 8 <= N {
+                    apply(ptx[$load], r, x.slice(s![base..base + 8]).reshape([2, 4]));
+                    let pairs = r.reshape([4, 2]);
+                    apply(
+                        ptx["cvt.rn.f16x2.f32"],
+                        d.reshape([4, 1]),
+                        pairs.slice(s![.., 1..2]),
+                        pairs.slice(s![.., 0..1]),
+                    );
+                    apply(
+                        ptx[$store],
+                        y.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]),
+                        d,
+                    );
+                } else {
+                    for k in 0..8 {
+                        if base + k < N {
+                            apply(
+                                ptx["ld.global.f32"],
+                                v[k],
+                                x.slice(s![base + k..base + k + 1]),
+                            );
+                            apply(ptx["cvt.rn.f16.f32"], h[k], v[k]);
+                            apply(
+                                ptx["st.global.b16"],
+                                y.slice(s![base + k..base + k + 1]),
+                                h[k],
+                            );
+                        }
+                    }
                 }
             }
-        }
+        };
     }
 
-    /// f32 -> f16 like `to_half`, with `ld.global.nc.L1::no_allocate.v4.f32` loads and `st.global.v4.b32` stores.
-    #[tile_kernel(grid = ceil_div(N, 2048), block = 256)]
-    pub fn to_half_nc_na(x: Tensor<f32, N>, y: Tensor<u16, N>) {
-        let base = (cta_id(0) * 256 + thread_id(0)) * 8;
-        let r = alloc_local::<f32>([2, 4]);
-        let d = alloc_local::<u32>([1, 4]);
-        let v = alloc_local::<f32>([8, 1]);
-        let h = alloc_local::<f16>([8, 1]);
-        if base + 8 <= N {
-            apply(ptx["ld.global.nc.L1::no_allocate.v4.f32"], r, x.slice(s![base..base + 8]).reshape([2, 4]));
-            let pairs = r.reshape([4, 2]);
-            apply(ptx["cvt.rn.f16x2.f32"], d.reshape([4, 1]), pairs.slice(s![.., 1..2]), pairs.slice(s![.., 0..1]));
-            apply(ptx["st.global.v4.b32"], y.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]), d);
-        } else {
-            for k in 0..8 {
-                if base + k < N {
-                    apply(ptx["ld.global.f32"], v[k], x.slice(s![base + k..base + k + 1]));
-                    apply(ptx["cvt.rn.f16.f32"], h[k], v[k]);
-                    apply(ptx["st.global.b16"], y.slice(s![base + k..base + k + 1]), h[k]);
-                }
-            }
-        }
-    }
-
-    /// f32 -> f16 like `to_half`, with `ld.global.cs.v4.f32` loads and `st.global.cs.v4.b32` stores.
-    #[tile_kernel(grid = ceil_div(N, 2048), block = 256)]
-    pub fn to_half_cs(x: Tensor<f32, N>, y: Tensor<u16, N>) {
-        let base = (cta_id(0) * 256 + thread_id(0)) * 8;
-        let r = alloc_local::<f32>([2, 4]);
-        let d = alloc_local::<u32>([1, 4]);
-        let v = alloc_local::<f32>([8, 1]);
-        let h = alloc_local::<f16>([8, 1]);
-        if base + 8 <= N {
-            apply(ptx["ld.global.cs.v4.f32"], r, x.slice(s![base..base + 8]).reshape([2, 4]));
-            let pairs = r.reshape([4, 2]);
-            apply(ptx["cvt.rn.f16x2.f32"], d.reshape([4, 1]), pairs.slice(s![.., 1..2]), pairs.slice(s![.., 0..1]));
-            apply(ptx["st.global.cs.v4.b32"], y.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]), d);
-        } else {
-            for k in 0..8 {
-                if base + k < N {
-                    apply(ptx["ld.global.f32"], v[k], x.slice(s![base + k..base + k + 1]));
-                    apply(ptx["cvt.rn.f16.f32"], h[k], v[k]);
-                    apply(ptx["st.global.b16"], y.slice(s![base + k..base + k + 1]), h[k]);
-                }
-            }
-        }
-    }
-
-    /// f32 -> f16 like `to_half`, with `ld.global.nc.v4.f32` loads and `st.global.cs.v4.b32` stores.
-    #[tile_kernel(grid = ceil_div(N, 2048), block = 256)]
-    pub fn to_half_nc_cs(x: Tensor<f32, N>, y: Tensor<u16, N>) {
-        let base = (cta_id(0) * 256 + thread_id(0)) * 8;
-        let r = alloc_local::<f32>([2, 4]);
-        let d = alloc_local::<u32>([1, 4]);
-        let v = alloc_local::<f32>([8, 1]);
-        let h = alloc_local::<f16>([8, 1]);
-        if base + 8 <= N {
-            apply(ptx["ld.global.nc.v4.f32"], r, x.slice(s![base..base + 8]).reshape([2, 4]));
-            let pairs = r.reshape([4, 2]);
-            apply(ptx["cvt.rn.f16x2.f32"], d.reshape([4, 1]), pairs.slice(s![.., 1..2]), pairs.slice(s![.., 0..1]));
-            apply(ptx["st.global.cs.v4.b32"], y.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]), d);
-        } else {
-            for k in 0..8 {
-                if base + k < N {
-                    apply(ptx["ld.global.f32"], v[k], x.slice(s![base + k..base + k + 1]));
-                    apply(ptx["cvt.rn.f16.f32"], h[k], v[k]);
-                    apply(ptx["st.global.b16"], y.slice(s![base + k..base + k + 1]), h[k]);
-                }
-            }
-        }
-    }
+    to_half_with!(to_half_nc, "ld.global.nc.v4.f32", "st.global.v4.b32");
+    to_half_with!(
+        to_half_nc_na,
+        "ld.global.nc.L1::no_allocate.v4.f32",
+        "st.global.v4.b32"
+    );
+    to_half_with!(to_half_cs, "ld.global.cs.v4.f32", "st.global.cs.v4.b32");
+    to_half_with!(to_half_nc_cs, "ld.global.nc.v4.f32", "st.global.cs.v4.b32");
 }

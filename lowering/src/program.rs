@@ -66,18 +66,78 @@ impl LaunchFormula {
     }
 }
 
+/// One step of a launch formula. Binary operations pop `b`, then `a`, and
+/// push `a op b`. Shared with the runtime, which evaluates formulas with
+/// checked `u64` arithmetic (an underflow, overflow or division by zero
+/// refuses the launch).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum LaunchOp {
+    /// Pushes a constant.
     Const(u64),
-    /// A symbol's full value (`N`, not `N / divisor`).
+    /// Pushes the symbol's full user value, e.g. `N` (not `N / divisor`).
     Symbol(u16),
+    /// `a + b`.
     Add,
+    /// `a - b`; below zero is an error.
     Sub,
+    /// `a * b`.
     Mul,
+    /// `a / b`, rounded down.
     Div,
+    /// `a / b`, rounded up.
     CeilDiv,
+    /// `min(a, b)`.
     Min,
+    /// `max(a, b)`.
     Max,
+}
+
+/// A launch formula in the kernel's syntax, for docs and messages:
+/// `ceil_div(N, 2048)`; `name` spells a symbol. `<malformed>` for a formula
+/// that does not leave exactly one value.
+pub fn formula_text(ops: &[LaunchOp], name: impl Fn(u16) -> String) -> String {
+    // (text, precedence): 1 for + -, 2 for * /, 3 for atoms and calls.
+    let mut stack: Vec<(String, u8)> = Vec::new();
+    for &op in ops {
+        let (text, precedence) = match op {
+            LaunchOp::Const(value) => (value.to_string(), 3),
+            LaunchOp::Symbol(symbol) => (name(symbol), 3),
+            binary => {
+                let (Some((b, pb)), Some((a, pa))) = (stack.pop(), stack.pop()) else {
+                    return "<malformed>".into();
+                };
+                let call = |function: &str| (format!("{function}({a}, {b})"), 3);
+                let infix = |symbol: &str, precedence: u8| {
+                    let a = if pa < precedence {
+                        format!("({a})")
+                    } else {
+                        a.clone()
+                    };
+                    let b = if pb <= precedence {
+                        format!("({b})")
+                    } else {
+                        b.clone()
+                    };
+                    (format!("{a} {symbol} {b}"), precedence)
+                };
+                match binary {
+                    LaunchOp::Add => infix("+", 1),
+                    LaunchOp::Sub => infix("-", 1),
+                    LaunchOp::Mul => infix("*", 2),
+                    LaunchOp::Div => infix("/", 2),
+                    LaunchOp::CeilDiv => call("ceil_div"),
+                    LaunchOp::Min => call("min"),
+                    LaunchOp::Max => call("max"),
+                    LaunchOp::Const(_) | LaunchOp::Symbol(_) => ("<malformed>".into(), 3),
+                }
+            }
+        };
+        stack.push((text, precedence));
+    }
+    match stack.pop() {
+        Some((text, _)) if stack.is_empty() => text,
+        _ => "<malformed>".into(),
+    }
 }
 
 /// A size symbol (`N` in `Tensor<f32, N>`).
@@ -109,17 +169,50 @@ pub enum ParamKind {
     Scalar(DType),
 }
 
-/// One tensor extent as the launcher checks it.
+/// One tensor extent as the launcher checks it (shared with the runtime).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DimSpec {
+    /// Exactly this extent.
     Const(u64),
-    /// `value(symbol) * mul / div + add`.
+    /// `value(symbol) * mul / div + add`, with `mul, div >= 1` and
+    /// `value * mul` a multiple of `div`; `symbol` indexes the kernel's
+    /// symbols.
     Symbolic {
         symbol: u16,
         mul: u64,
         div: u64,
         add: u64,
     },
+}
+
+/// One dim as a kernel's signature spells it: `4`, `N`, `{2 * N / 3 + 1}`;
+/// `name` spells a symbol.
+pub fn dim_text(dim: DimSpec, name: impl Fn(u16) -> String) -> String {
+    match dim {
+        DimSpec::Const(extent) => extent.to_string(),
+        DimSpec::Symbolic {
+            symbol,
+            mul,
+            div,
+            add,
+        } => {
+            let mut text = name(symbol);
+            if mul != 1 {
+                text = format!("{mul} * {text}");
+            }
+            if div != 1 {
+                text = format!("{text} / {div}");
+            }
+            if add != 0 {
+                text = format!("{text} + {add}");
+            }
+            if mul == 1 && div == 1 && add == 0 {
+                text
+            } else {
+                format!("{{{text}}}")
+            }
+        }
+    }
 }
 
 /// A local register tile: one virtual register per element.

@@ -9,7 +9,7 @@ use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use tile_kernel_lowering::ast::{self, LaunchDims, Param, ParamType};
 use tile_kernel_lowering::program::{
-    DimSpec, LaunchFormula, LaunchOp, ParamKind as ProgramParamKind, Program,
+    DimSpec, LaunchFormula, LaunchOp, ParamKind as ProgramParamKind, Program, formula_text,
 };
 use tile_kernel_lowering::{DType, Target};
 
@@ -172,32 +172,6 @@ fn dim_spec(dim: &DimSpec) -> TokenStream {
     }
 }
 
-/// How the launcher docs show a grid formula: `ceil_div(N, 2048)`.
-fn formula_text(formula: &LaunchFormula, symbols: &[String]) -> String {
-    let mut stack: Vec<String> = Vec::new();
-    for op in &formula.0 {
-        let text = match op {
-            LaunchOp::Const(v) => v.to_string(),
-            LaunchOp::Symbol(s) => symbols.get(usize::from(*s)).cloned().unwrap_or_default(),
-            binary => {
-                let b = stack.pop().unwrap_or_default();
-                let a = stack.pop().unwrap_or_default();
-                match binary {
-                    LaunchOp::Add => format!("({a} + {b})"),
-                    LaunchOp::Sub => format!("({a} - {b})"),
-                    LaunchOp::Mul => format!("{a} * {b}"),
-                    LaunchOp::Div => format!("{a} / {b}"),
-                    LaunchOp::CeilDiv => format!("ceil_div({a}, {b})"),
-                    LaunchOp::Min => format!("min({a}, {b})"),
-                    _ => format!("max({a}, {b})"),
-                }
-            }
-        };
-        stack.push(text);
-    }
-    stack.pop().unwrap_or_default()
-}
-
 /// The module `NAME` (PTX, spec) and the launcher fn `NAME`.
 fn public_surface(
     item: &syn::ItemFn,
@@ -222,7 +196,14 @@ fn public_surface(
     let grid_tokens = grid_formulas.iter().map(launch_expr);
     let grid_text: Vec<String> = grid_formulas
         .iter()
-        .map(|f| formula_text(f, &symbol_names))
+        .map(|f| {
+            formula_text(&f.0, |s| {
+                symbol_names
+                    .get(usize::from(s))
+                    .cloned()
+                    .unwrap_or_default()
+            })
+        })
         .collect();
     let symbol_specs = program.map(|p| p.symbols.clone()).unwrap_or_default();
     let symbol_tokens = symbol_specs.iter().map(|s| {

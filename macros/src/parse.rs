@@ -297,6 +297,7 @@ impl KernelParser<'_> {
         match expr {
             Expr::MethodCall(_) | Expr::Index(_) => Ok(ast::Expr::View(self.place(expr)?)),
             Expr::Paren(paren) => self.let_value(&paren.expr),
+            Expr::Group(group) => self.let_value(&group.expr),
             other => Ok(self.expr(other)),
         }
     }
@@ -549,8 +550,15 @@ impl KernelParser<'_> {
         }
         let mut args = call.args.iter();
         let (opcode, opcode_span) = match args.next() {
-            Some(Expr::Index(index)) if matches!(&*index.expr, Expr::Path(p) if p.path.is_ident("ptx")) => {
-                match &*index.index {
+            Some(Expr::Index(index)) if matches!(&*index.expr, Expr::Path(p) if p.path.is_ident("ptx")) =>
+            {
+                // A `macro_rules!` `$op:literal` arrives wrapped in an
+                // invisible group.
+                let mut opcode = &*index.index;
+                while let Expr::Group(group) = opcode {
+                    opcode = &group.expr;
+                }
+                match opcode {
                     Expr::Lit(syn::ExprLit {
                         lit: Lit::Str(text),
                         ..
@@ -682,6 +690,7 @@ impl KernelParser<'_> {
                 other => Err(err(other, "only literals can be negated in an operand")),
             },
             Expr::Paren(paren) => self.operand(&paren.expr),
+            Expr::Group(group) => self.operand(&group.expr),
             _ => Ok(Operand::Place(self.place(expr)?)),
         }
     }
@@ -818,6 +827,7 @@ impl KernelParser<'_> {
                 Ok(place)
             }
             Expr::Paren(paren) => self.place(&paren.expr),
+            Expr::Group(group) => self.place(&group.expr),
             other => Err(err(
                 other,
                 "unsupported operand: expected a tile or tensor name with views (`.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)`), a scalar parameter or a literal",

@@ -11,8 +11,6 @@
 //! - [`grid_size`] evaluates the grid formulas with checked arithmetic and
 //!   applies the CUDA grid limits.
 
-use std::fmt::Write as _;
-
 use crate::{Error, Result};
 
 /// The largest value a size symbol may take at launch.
@@ -36,24 +34,7 @@ const GRID_X_LIMIT: u64 = (1 << 31) - 1;
 /// The largest grid extent CUDA accepts along y and z.
 const GRID_YZ_LIMIT: u64 = 65535;
 
-/// One dim of a tensor parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DimSpec {
-    /// A fixed extent.
-    Const(u64),
-    /// dim = value(symbol) * mul / div + add   (mul >= 1, div >= 1;
-    /// value * mul must be a multiple of div)
-    ///
-    /// `symbol` indexes [`KernelSpec::symbols`](crate::KernelSpec::symbols).
-    /// `N` is `{mul: 1, div: 1, add: 0}`, `{2 * N}` has `mul: 2`, `{N / 2}`
-    /// has `div: 2`, `{N + 1}` has `add: 1`.
-    Symbolic {
-        symbol: u16,
-        mul: u64,
-        div: u64,
-        add: u64,
-    },
-}
+pub use tile_kernel_lowering::program::{DimSpec, LaunchOp};
 
 /// A size symbol of a kernel (`N` in `Tensor<f32, N>`), bound at launch from
 /// the shapes of the tensors passed.
@@ -84,30 +65,6 @@ impl LaunchExpr {
     pub const ONE: LaunchExpr = LaunchExpr(&[LaunchOp::Const(1)]);
 }
 
-/// One step of a [`LaunchExpr`]. Binary operations pop `b`, then `a`, and
-/// push `a op b`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum LaunchOp {
-    /// Pushes a constant.
-    Const(u64),
-    /// Pushes the symbol's full user value, e.g. N (not N / divisor).
-    Symbol(u16),
-    /// `a + b`.
-    Add,
-    /// `a - b`; below zero is an error.
-    Sub,
-    /// `a * b`.
-    Mul,
-    /// `a / b`, rounded down.
-    Div,
-    /// `a / b`, rounded up.
-    CeilDiv,
-    /// `min(a, b)`.
-    Min,
-    /// `max(a, b)`.
-    Max,
-}
-
 /// A symbol's value and the parameter whose shape first fixed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Binding {
@@ -127,31 +84,7 @@ fn symbol_name(symbols: &[SymbolSpec], symbol: u16) -> String {
 
 /// One dim as the kernel's signature spells it: `4`, `N`, `{2 * N / 3 + 1}`.
 pub(crate) fn dim_text(dim: DimSpec, symbols: &[SymbolSpec]) -> String {
-    match dim {
-        DimSpec::Const(extent) => extent.to_string(),
-        DimSpec::Symbolic {
-            symbol,
-            mul,
-            div,
-            add,
-        } => {
-            let mut text = symbol_name(symbols, symbol);
-            if mul != 1 {
-                text = format!("{mul} * {text}");
-            }
-            if div != 1 {
-                let _ = write!(text, " / {div}");
-            }
-            if add != 0 {
-                let _ = write!(text, " + {add}");
-            }
-            if mul == 1 && div == 1 && add == 0 {
-                text
-            } else {
-                format!("{{{text}}}")
-            }
-        }
-    }
+    tile_kernel_lowering::program::dim_text(dim, |symbol| symbol_name(symbols, symbol))
 }
 
 /// A parameter's whole shape as text: `[N, 2]`, `[{N / 2}]`, `[]`.
@@ -445,48 +378,7 @@ fn apply_launch_op(op: LaunchOp, a: u64, b: u64) -> Result<u64, EvalError> {
 
 /// `expr` in the kernel's syntax, for messages: `ceil_div(N, 2048)`.
 pub(crate) fn launch_expr_text(expr: LaunchExpr, symbols: &[SymbolSpec]) -> String {
-    // (text, precedence): 1 for + -, 2 for * /, 3 for atoms and calls.
-    let mut stack: Vec<(String, u8)> = Vec::new();
-    for &op in expr.0 {
-        let (text, precedence) = match op {
-            LaunchOp::Const(value) => (value.to_string(), 3),
-            LaunchOp::Symbol(symbol) => (symbol_name(symbols, symbol), 3),
-            binary => {
-                let (Some((b, pb)), Some((a, pa))) = (stack.pop(), stack.pop()) else {
-                    return "<malformed>".into();
-                };
-                let call = |name: &str| (format!("{name}({a}, {b})"), 3);
-                let infix = |symbol: &str, precedence: u8| {
-                    let a = if pa < precedence {
-                        format!("({a})")
-                    } else {
-                        a.clone()
-                    };
-                    let b = if pb <= precedence {
-                        format!("({b})")
-                    } else {
-                        b.clone()
-                    };
-                    (format!("{a} {symbol} {b}"), precedence)
-                };
-                match binary {
-                    LaunchOp::Add => infix("+", 1),
-                    LaunchOp::Sub => infix("-", 1),
-                    LaunchOp::Mul => infix("*", 2),
-                    LaunchOp::Div => infix("/", 2),
-                    LaunchOp::CeilDiv => call("ceil_div"),
-                    LaunchOp::Min => call("min"),
-                    LaunchOp::Max => call("max"),
-                    LaunchOp::Const(_) | LaunchOp::Symbol(_) => ("<malformed>".into(), 3),
-                }
-            }
-        };
-        stack.push((text, precedence));
-    }
-    match stack.pop() {
-        Some((text, _)) if stack.is_empty() => text,
-        _ => "<malformed>".into(),
-    }
+    tile_kernel_lowering::program::formula_text(expr.0, |symbol| symbol_name(symbols, symbol))
 }
 
 /// ` (N = 5, K = 3)` for the symbols `expr` names, or nothing.

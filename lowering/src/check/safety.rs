@@ -161,15 +161,17 @@ impl Checker<'_> {
     /// weights and grid-stride steps must be: a weight that differed between
     /// threads would break the mixed-radix argument.
     fn is_uniform(&self, poly: &Poly) -> bool {
-        poly.atoms().into_iter().all(|atom| match &self.atoms.get(atom).kind {
-            AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => true,
-            AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
-            AtomKind::ThreadId(_)
-            | AtomKind::CtaId(_)
-            | AtomKind::LaneId
-            | AtomKind::WarpId
-            | AtomKind::LoopVar => false,
-        })
+        poly.atoms()
+            .into_iter()
+            .all(|atom| match &self.atoms.get(atom).kind {
+                AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => true,
+                AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
+                AtomKind::ThreadId(_)
+                | AtomKind::CtaId(_)
+                | AtomKind::LaneId
+                | AtomKind::WarpId
+                | AtomKind::LoopVar => false,
+            })
     }
 
     /// The largest value of a digit atom, as a polynomial.
