@@ -868,7 +868,7 @@ fn predicated_sub_register_write_keeps_the_other_half_and_the_old_word() {
 /// Every kernel of this file and of the examples it includes assembles with
 /// the pinned ptxas (this part needs no GPU and always runs).
 #[test]
-fn every_kernel_here_and_in_the_examples_assembles() {
+fn every_kernel_here_and_in_the_examples_assembles_without_spills() {
     let kernels: [(&str, &str); 15] = [
         ("narrow_pairs (example)", narrow_pairs::PTX),
         ("pack_fp8 (example)", pack_fp8::PTX),
@@ -888,6 +888,10 @@ fn every_kernel_here_and_in_the_examples_assembles() {
     ];
     for (name, ptx) in kernels {
         assert!(ptx.contains(".target sm_90"), "{name}: unexpected target");
-        support::ptxas::assemble(ptx, "sm_90");
+        let report = support::ptxas::resource_usage(ptx, "sm_90");
+        assert!(
+            report.contains("0 bytes spill stores, 0 bytes spill loads"),
+            "{name} spills:\n{report}"
+        );
     }
 }

@@ -451,3 +451,19 @@ mod gpu {
         }
     }
 }
+
+// Parameter names that differ only outside ASCII stay distinct PTX symbols.
+#[tile_kernel(grid = 1, block = 1)]
+fn accents(é: f32, è: f32, out: Tensor<f32, 1, 1>) {
+    let r = alloc_local::<f32>([1, 1]);
+    apply(ptx["add.f32"], r, é, è);
+    apply(ptx["st.global.f32"], out, r);
+}
+
+#[test]
+fn non_ascii_parameter_names_get_distinct_symbols() {
+    let ptx = accents::PTX;
+    assert!(ptx.contains(".param .b32 accents_param_0__"), "{ptx}");
+    assert!(ptx.contains(".param .b32 accents_param_1__"), "{ptx}");
+    support::ptxas::assemble(ptx, "sm_90");
+}

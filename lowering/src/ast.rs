@@ -97,6 +97,22 @@ pub enum Stmt {
     For(For),
     /// `if cond { then } else { otherwise }`.
     If(If),
+    /// A statement the parser could not read (and already reported). What
+    /// it would have bound or written is recorded so that later statements
+    /// add no follow-up errors (one mistake, one error).
+    Invalid(Invalid),
+}
+
+/// The traces of an unreadable statement.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Invalid {
+    /// Names a `let` would have bound.
+    pub binds: Vec<String>,
+    /// Tiles and tensors the statement names (treated as written).
+    pub touches: Vec<String>,
+    /// Whether it looked like a store (`apply(ptx["st..."], ..)`): its first
+    /// operand's tensor keeps `&mut` in the launcher.
+    pub stores: bool,
 }
 
 /// `let name = alloc_local::<T>([d0, d1, ..]);`

@@ -215,8 +215,20 @@ fn ptx_name(name: &str) -> String {
         .collect()
 }
 
+/// The `.param` symbol of a user parameter. An ASCII Rust identifier is
+/// its own PTX name, and distinct identifiers stay distinct; other names
+/// (`é`, `è` would both become `_`) get their position in front, and since
+/// no Rust identifier starts with a digit, they collide with nothing.
 fn param_symbol(program: &Program, name: &str) -> String {
-    format!("{}_param_{}", program.name, ptx_name(name))
+    if name.is_ascii() {
+        return format!("{}_param_{name}", program.name);
+    }
+    let index = program
+        .params
+        .iter()
+        .position(|p| p.name == name)
+        .unwrap_or_default();
+    format!("{}_param_{index}_{}", program.name, ptx_name(name))
 }
 
 /// Hidden parameters carry symbol values; `_sym_` cannot collide with the

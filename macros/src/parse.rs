@@ -231,7 +231,10 @@ impl KernelParser<'_> {
         for stmt in &block.stmts {
             match self.stmt(stmt) {
                 Ok(s) => out.push(s),
-                Err(e) => self.errors.push(e),
+                Err(e) => {
+                    self.errors.push(e);
+                    out.push(ast::Stmt::Invalid(traces(stmt)));
+                }
             }
         }
         out
@@ -949,6 +952,49 @@ fn control_flow_error(expr: &Expr) -> Option<syn::Error> {
         _ => return None,
     };
     Some(err(&head, message))
+}
+
+/// What an unreadable statement would have bound and touched: the name of a
+/// `let`, and the base names of `apply`'s operands.
+fn traces(stmt: &Stmt) -> ast::Invalid {
+    let mut invalid = ast::Invalid::default();
+    match stmt {
+        Stmt::Local(local) => {
+            if let Pat::Ident(ident) = &local.pat {
+                invalid.binds.push(ident.ident.unraw());
+            }
+        }
+        Stmt::Expr(Expr::Call(call), _) => {
+            let mut args = call.args.iter();
+            if let Some(Expr::Index(index)) = args.next()
+                && let Expr::Lit(syn::ExprLit {
+                    lit: Lit::Str(text),
+                    ..
+                }) = &*index.index
+            {
+                invalid.stores = text.value().starts_with("st.");
+            }
+            for arg in args {
+                if let Some(name) = base_name(arg) {
+                    invalid.touches.push(name);
+                }
+            }
+        }
+        _ => {}
+    }
+    invalid
+}
+
+/// The name a view chain starts from: `r` in `r.slice(s![..]).view::<u16>()`.
+fn base_name(expr: &Expr) -> Option<String> {
+    match expr {
+        Expr::Path(path) => path.path.get_ident().map(|i| i.unraw()),
+        Expr::MethodCall(call) => base_name(&call.receiver),
+        Expr::Index(index) => base_name(&index.expr),
+        Expr::Paren(paren) => base_name(&paren.expr),
+        Expr::Group(group) => base_name(&group.expr),
+        _ => None,
+    }
 }
 
 /// Whether an initialiser is `alloc_local::<..>(..)`.

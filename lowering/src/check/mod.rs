@@ -108,6 +108,8 @@ enum ViewBase {
 
 struct TileState {
     tile: Tile,
+    /// The `alloc_local` statement, for errors about the tile as a whole.
+    span: SpanId,
     /// What every path to here wrote into each byte of the tile.
     written: Vec<Written>,
 }
@@ -356,6 +358,7 @@ impl<'k> Checker<'k> {
                 Stmt::Let(binding) => self.let_binding(binding),
                 Stmt::For(for_loop) => self.for_loop(for_loop),
                 Stmt::If(branch) => self.if_branch(branch),
+                Stmt::Invalid(invalid) => self.invalid(invalid),
             }
         }
     }
@@ -380,6 +383,35 @@ impl<'k> Checker<'k> {
     fn restore_written(&mut self, state: &[Vec<Written>]) {
         for (tile, written) in self.tiles.iter_mut().zip(state) {
             tile.written.clone_from(written);
+        }
+    }
+
+    /// An unreadable statement (already reported): bind what it would have
+    /// bound and treat what it names as written, silently.
+    fn invalid(&mut self, invalid: &ast::Invalid) {
+        for name in &invalid.binds {
+            self.bind(name, Binding::Failed);
+        }
+        for (position, name) in invalid.touches.iter().enumerate() {
+            match self.lookup(name).cloned() {
+                Some(Binding::Tile(tile)) => {
+                    for byte in &mut self.tiles[tile].written {
+                        *byte = Written::Yes;
+                    }
+                }
+                Some(Binding::View(View {
+                    base: ViewBase::Tile(tile),
+                    ..
+                })) => {
+                    for byte in &mut self.tiles[tile].written {
+                        *byte = Written::Yes;
+                    }
+                }
+                Some(Binding::Param(param)) if invalid.stores && position == 0 => {
+                    self.mark_tensor_written(param);
+                }
+                _ => {}
+            }
         }
     }
 
@@ -635,6 +667,7 @@ impl<'k> Checker<'k> {
         self.bind(&alloc.name, Binding::Tile(self.tiles.len()));
         self.tiles.push(TileState {
             tile,
+            span: alloc.span,
             written: vec![Written::No; bytes],
         });
     }

@@ -349,7 +349,12 @@ impl Checker<'_> {
             })
             .collect();
         sizes.truncate(8);
-        let span = self.kernel.name_span;
+        // At the largest tile: the one most worth shrinking.
+        let span = self
+            .tiles
+            .iter()
+            .max_by_key(|t| t.tile.registers() * t.tile.dtype.size_bytes())
+            .map_or(self.kernel.name_span, |t| t.span);
         self.diags.push(
             Diagnostic::new(
                 span,
