@@ -17,6 +17,8 @@
 //! - [`program`]: the lowered IR: runtime values, access maps, structured
 //!   control flow, register tiles expanded per repeat coordinate.
 //! - [`emit`]: PTX text from a program. Never fails.
+//! - [`spec`]: the launch description (parameters, symbols, launch-size
+//!   formulas) as `const` data, shared with the runtime.
 
 pub mod ast;
 pub mod check;
@@ -26,6 +28,7 @@ pub mod emit;
 pub mod layout;
 pub mod program;
 pub mod ptx;
+pub mod spec;
 pub mod sym;
 pub mod target;
 

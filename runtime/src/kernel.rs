@@ -26,10 +26,9 @@ use cudarc::driver::sys::{self, CUdeviceptr, CUfunction_attribute, CUjit_option,
 use cudarc::driver::{CudaEvent, CudaFunction, DevicePtr, DevicePtrMut, DriverError, SyncOnDrop};
 use cudarc::nvrtc::Ptx;
 use tile_kernel_lowering::DType;
+pub use tile_kernel_lowering::spec::{Access, KernelSpec, ParamKind, ParamSpec};
 
-use crate::symbols::{
-    Bindings, DimSpec, LaunchExpr, MAX_SYMBOLS, SymbolSpec, bind_shape, check_symbols, grid_size,
-};
+use crate::symbols::{Bindings, MAX_SYMBOLS, SymbolSpec, bind_shape, check_symbols, grid_size};
 use crate::tensor::DeviceTensor;
 use crate::{Device, Element, Error, Result, ScalarArg};
 
@@ -47,66 +46,6 @@ const DEFAULT_DYNAMIC_SHARED_LIMIT: u32 = 48 * 1024;
 
 /// Size of the buffer the driver JIT writes its error log into.
 const JIT_LOG_BYTES: usize = 16 * 1024;
-
-/// A kernel as the `#[tile_kernel]` macro emits it: PTX text plus the launch
-/// configuration, parameter list and size symbols it was compiled for.
-///
-/// A spec is plain data; building one is safe. Turning it into a launchable
-/// [`Kernel`] is not: [`Kernel::new`] is `unsafe`, because launches trust the
-/// spec to describe the PTX (see its `# Safety` section).
-#[derive(Debug, Clone, Copy)]
-pub struct KernelSpec {
-    /// The PTX `.entry` name.
-    pub name: &'static str,
-    /// The whole PTX module.
-    pub ptx: &'static str,
-    /// Grid size in blocks, `[x, y, z]`, each a formula over the size
-    /// symbols evaluated at launch (`[LaunchExpr::ONE; 3]` for one block).
-    pub grid: [LaunchExpr; 3],
-    /// Block size in threads, `[x, y, z]`.
-    pub block: [u32; 3],
-    /// Dynamic shared memory per block, in bytes.
-    pub shared_mem_bytes: u32,
-    /// The kernel's own parameters, in PTX order.
-    pub params: &'static [ParamSpec],
-    /// The size symbols the tensor dims name, by index. Each one is passed
-    /// as a hidden `.u64` PTX parameter (its value / divisor), after all of
-    /// `params`, in this order.
-    pub symbols: &'static [SymbolSpec],
-}
-
-/// One kernel parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ParamSpec {
-    /// The name in the kernel's Rust signature, used in error messages.
-    pub name: &'static str,
-    /// What is passed.
-    pub kind: ParamKind,
-}
-
-/// What a kernel parameter receives.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
-    /// A [`DeviceTensor`] of exactly this dtype and a shape matching these
-    /// dims (constant, or bound to a size symbol), passed as its device
-    /// address (a `.u64` PTX parameter).
-    Tensor {
-        dtype: DType,
-        shape: &'static [DimSpec],
-        access: Access,
-    },
-    /// A value of this dtype, passed by value.
-    Scalar { dtype: DType },
-}
-
-/// How a kernel uses a tensor parameter.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Only loads from it: the launcher borrows the tensor shared.
-    Read,
-    /// Stores into it: the launcher borrows the tensor exclusively.
-    Write,
-}
 
 /// A kernel's function, loaded into one context.
 struct LoadedFunction {
@@ -776,7 +715,7 @@ fn check_allocation(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::symbols::{Binding, LaunchOp};
+    use crate::symbols::{Binding, DimSpec, LaunchExpr, LaunchOp, SymbolSpec};
 
     const X: ParamSpec = ParamSpec {
         name: "x",

@@ -13,14 +13,6 @@
 
 use crate::{Error, Result};
 
-/// The largest value a size symbol may take at launch.
-///
-/// The `#[tile_kernel]` compiler proves its index arithmetic free of
-/// overflow assuming every symbol is at most this (2^40 - 1, so products of a
-/// symbol with offsets and strides below 2^23 stay inside 64 bits); launches
-/// with a larger value are refused with [`Error::SymbolRequirement`].
-pub const MAX_SYMBOL_VALUE: u64 = (1 << 40) - 1;
-
 /// The most size symbols one kernel may declare. Each one adds a hidden
 /// `.u64` parameter, and their values live in fixed arrays of this size so
 /// that a launch does not allocate.
@@ -34,36 +26,7 @@ const GRID_X_LIMIT: u64 = (1 << 31) - 1;
 /// The largest grid extent CUDA accepts along y and z.
 const GRID_YZ_LIMIT: u64 = 65535;
 
-pub use tile_kernel_lowering::program::{DimSpec, LaunchOp};
-
-/// A size symbol of a kernel (`N` in `Tensor<f32, N>`), bound at launch from
-/// the shapes of the tensors passed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct SymbolSpec {
-    /// The name in the kernel's Rust signature, used in error messages.
-    pub name: &'static str,
-    /// The kernel receives value / divisor in a hidden `.u64` parameter; the
-    /// value must be a multiple of `divisor` (it comes from dims like
-    /// `{N / 2}`: "`N / 2` needs N to be a multiple of 2").
-    pub divisor: u64,
-    /// Launch-time requirement from the compiler's alignment proofs:
-    /// value % multiple_of == 0 (1 = none).
-    pub multiple_of: u64,
-}
-
-/// A launch-size formula over symbols, in reverse Polish notation.
-///
-/// `ceil_div(N, 2048)` is `[Symbol(n), Const(2048), CeilDiv]`. Evaluation
-/// uses checked `u64` arithmetic: an underflow, overflow or division by zero
-/// refuses the launch with [`Error::LaunchSize`]. The evaluation stack may be
-/// at most 16 values deep.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LaunchExpr(pub &'static [LaunchOp]);
-
-impl LaunchExpr {
-    /// The constant 1, for the unused axes of a grid.
-    pub const ONE: LaunchExpr = LaunchExpr(&[LaunchOp::Const(1)]);
-}
+pub use tile_kernel_lowering::spec::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, SymbolSpec};
 
 /// A symbol's value and the parameter whose shape first fixed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -1,0 +1,164 @@
+//! The launch description of a compiled kernel, as plain `'static` data:
+//! what the `#[tile_kernel]` macro emits next to the PTX, what the runtime
+//! checks every launch against, and what an engine with its own CUDA stack
+//! reads to launch the PTX itself (PTX-only mode: no cudarc involved).
+//!
+//! Everything here is `const`-constructible and free of driver types.
+
+use crate::dtype::DType;
+pub use crate::program::{DimSpec, LaunchOp, dim_text, formula_text};
+
+/// The largest value a size symbol may take at launch.
+///
+/// The `#[tile_kernel]` compiler proves its index arithmetic free of
+/// overflow assuming every symbol is at most this (2^40 - 1, so products of a
+/// symbol with offsets and strides below 2^23 stay inside 64 bits); launches
+/// with a larger value are refused with an error (`SymbolRequirement` in the runtime).
+pub const MAX_SYMBOL_VALUE: u64 = (1 << 40) - 1;
+
+/// A kernel as the `#[tile_kernel]` macro emits it: PTX text plus the launch
+/// configuration, parameter list and size symbols it was compiled for.
+///
+/// A spec is plain data; building one is safe. Turning it into a launchable
+/// `Kernel` (runtime) is not: `Kernel::new` is `unsafe`, because launches trust the
+/// spec to describe the PTX (see its `# Safety` section).
+#[derive(Debug, Clone, Copy)]
+pub struct KernelSpec {
+    /// The PTX `.entry` name.
+    pub name: &'static str,
+    /// The whole PTX module.
+    pub ptx: &'static str,
+    /// Grid size in blocks, `[x, y, z]`, each a formula over the size
+    /// symbols evaluated at launch (`[LaunchExpr::ONE; 3]` for one block).
+    pub grid: [LaunchExpr; 3],
+    /// Block size in threads, `[x, y, z]`.
+    pub block: [u32; 3],
+    /// Dynamic shared memory per block, in bytes.
+    pub shared_mem_bytes: u32,
+    /// The kernel's own parameters, in PTX order.
+    pub params: &'static [ParamSpec],
+    /// The size symbols the tensor dims name, by index. Each one is passed
+    /// as a hidden `.u64` PTX parameter (its value / divisor), after all of
+    /// `params`, in this order.
+    pub symbols: &'static [SymbolSpec],
+}
+
+/// One kernel parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ParamSpec {
+    /// The name in the kernel's Rust signature, used in error messages.
+    pub name: &'static str,
+    /// What is passed.
+    pub kind: ParamKind,
+}
+
+/// What a kernel parameter receives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ParamKind {
+    /// A device tensor of exactly this dtype and a shape matching these
+    /// dims (constant, or bound to a size symbol), passed as its device
+    /// address (a `.u64` PTX parameter).
+    Tensor {
+        dtype: DType,
+        shape: &'static [DimSpec],
+        access: Access,
+    },
+    /// A value of this dtype, passed by value.
+    Scalar { dtype: DType },
+}
+
+/// How a kernel uses a tensor parameter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Only loads from it: the launcher borrows the tensor shared.
+    Read,
+    /// Stores into it: the launcher borrows the tensor exclusively.
+    Write,
+}
+
+/// A size symbol of a kernel (`N` in `Tensor<f32, N>`), bound at launch from
+/// the shapes of the tensors passed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SymbolSpec {
+    /// The name in the kernel's Rust signature, used in error messages.
+    pub name: &'static str,
+    /// The kernel receives value / divisor in a hidden `.u64` parameter; the
+    /// value must be a multiple of `divisor` (it comes from dims like
+    /// `{N / 2}`: "`N / 2` needs N to be a multiple of 2").
+    pub divisor: u64,
+    /// Launch-time requirement from the compiler's alignment proofs:
+    /// value % multiple_of == 0 (1 = none).
+    pub multiple_of: u64,
+}
+
+/// A launch-size formula over symbols, in reverse Polish notation.
+///
+/// `ceil_div(N, 2048)` is `[Symbol(n), Const(2048), CeilDiv]`. Evaluation
+/// uses checked `u64` arithmetic: an underflow, overflow or division by zero
+/// refuses the launch (`LaunchSize` in the runtime). The evaluation stack may be
+/// at most 16 values deep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LaunchExpr(pub &'static [LaunchOp]);
+
+impl LaunchExpr {
+    /// The constant 1, for the unused axes of a grid.
+    pub const ONE: LaunchExpr = LaunchExpr(&[LaunchOp::Const(1)]);
+}
+
+impl LaunchExpr {
+    /// Evaluates the formula for the symbols' full values, with checked
+    /// arithmetic: `None` on underflow, overflow, division by zero or a
+    /// malformed formula.
+    pub fn eval(&self, values: &[u64]) -> Option<u64> {
+        let mut stack = [0u64; 16];
+        let mut depth = 0usize;
+        for op in self.0 {
+            let value = match *op {
+                LaunchOp::Const(v) => v,
+                LaunchOp::Symbol(s) => *values.get(usize::from(s))?,
+                binary => {
+                    let b = stack[depth.checked_sub(1)?];
+                    let a = stack[depth.checked_sub(2)?];
+                    depth -= 2;
+                    match binary {
+                        LaunchOp::Add => a.checked_add(b)?,
+                        LaunchOp::Sub => a.checked_sub(b)?,
+                        LaunchOp::Mul => a.checked_mul(b)?,
+                        LaunchOp::Div => a.checked_div(b)?,
+                        LaunchOp::CeilDiv => a.checked_add(b.checked_sub(1)?)?.checked_div(b)?,
+                        LaunchOp::Min => a.min(b),
+                        LaunchOp::Max => a.max(b),
+                        LaunchOp::Const(_) | LaunchOp::Symbol(_) => return None,
+                    }
+                }
+            };
+            *stack.get_mut(depth)? = value;
+            depth += 1;
+        }
+        (depth == 1).then_some(stack[0])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formulas_evaluate_with_checked_arithmetic() {
+        let grid = LaunchExpr(&[
+            LaunchOp::Symbol(0),
+            LaunchOp::Const(2048),
+            LaunchOp::CeilDiv,
+        ]);
+        assert_eq!(grid.eval(&[0]), Some(0));
+        assert_eq!(grid.eval(&[1]), Some(1));
+        assert_eq!(grid.eval(&[2049]), Some(2));
+        assert_eq!(grid.eval(&[]), None);
+        let under = LaunchExpr(&[LaunchOp::Const(1), LaunchOp::Symbol(0), LaunchOp::Sub]);
+        assert_eq!(under.eval(&[2]), None);
+        let by_zero = LaunchExpr(&[LaunchOp::Const(1), LaunchOp::Symbol(0), LaunchOp::Div]);
+        assert_eq!(by_zero.eval(&[0]), None);
+        assert_eq!(LaunchExpr(&[LaunchOp::Add]).eval(&[]), None);
+        assert_eq!(LaunchExpr::ONE.eval(&[]), Some(1));
+    }
+}
