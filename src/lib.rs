@@ -46,7 +46,7 @@ pub use tile_kernel_lowering as lowering;
 pub mod runtime {
     pub use tile_kernel_runtime::{
         Access, DimSpec, Kernel, KernelSpec, Launch, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE,
-        ParamKind, ParamSpec, SymbolSpec,
+        ParamKind, ParamSpec, SymbolSpec, Target,
     };
 }
 
@@ -58,6 +58,7 @@ pub mod prelude {
 /// Paths the generated code uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
+    pub use tile_kernel_lowering::Target;
     pub use tile_kernel_runtime::{
         Access, DType, DimSpec, Kernel, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec,
         SymbolSpec,

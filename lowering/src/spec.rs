@@ -7,6 +7,7 @@
 
 use crate::dtype::DType;
 pub use crate::program::{DimSpec, LaunchOp, dim_text, formula_text};
+pub use crate::target::Target;
 
 /// The largest value a size symbol may take at launch.
 ///
@@ -28,6 +29,10 @@ pub struct KernelSpec {
     pub name: &'static str,
     /// The whole PTX module.
     pub ptx: &'static str,
+    /// The architecture the PTX was compiled for (`.target`): it runs on
+    /// that compute capability and newer ones, or, for an arch-specific
+    /// target like `sm_90a`, on exactly that one ([`Target::runs_on`]).
+    pub target: Target,
     /// Grid size in blocks, `[x, y, z]`, each a formula over the size
     /// symbols evaluated at launch (`[LaunchExpr::ONE; 3]` for one block).
     pub grid: [LaunchExpr; 3],

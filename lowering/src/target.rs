@@ -63,6 +63,19 @@ impl Target {
         }
     }
 
+    /// Whether PTX for this target can be loaded by a device of compute
+    /// capability `major.minor`: the same or a newer one (the driver JITs
+    /// PTX forward), or exactly the same one for an arch-specific (`a`)
+    /// target.
+    pub const fn runs_on(self, major: u32, minor: u32) -> bool {
+        let device = major * 10 + minor;
+        if self.arch_specific {
+            device == self.sm
+        } else {
+            device >= self.sm
+        }
+    }
+
     /// Parses `sm_90` / `sm_90a`; `None` for a target this compiler does not know.
     pub fn parse(text: &str) -> Option<Target> {
         let digits = text.strip_prefix("sm_")?;
@@ -162,5 +175,16 @@ mod tests {
             Some(PtxVersion::new(7, 8))
         );
         assert_eq!(Target::parse("sm_80").unwrap().to_string(), "sm_80");
+    }
+
+    #[test]
+    fn ptx_runs_forward_and_arch_specific_ptx_only_on_its_own_arch() {
+        assert!(Target::sm(80).runs_on(9, 0));
+        assert!(Target::SM_90.runs_on(9, 0));
+        assert!(!Target::SM_90.runs_on(8, 9));
+        assert!(Target::SM_90.runs_on(12, 0));
+        let hopper_only = Target::parse("sm_90a").expect("known");
+        assert!(hopper_only.runs_on(9, 0));
+        assert!(!hopper_only.runs_on(10, 0));
     }
 }

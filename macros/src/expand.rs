@@ -186,6 +186,7 @@ fn public_surface(
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
     let [bx, by, bz] = kernel.launch.block;
     let arch = kernel.target.to_string();
+    let (target_sm, target_specific) = (kernel.target.sm, kernel.target.arch_specific);
     let symbol_names: Vec<String> = program
         .map(|p| p.symbols.iter().map(|s| s.name.clone()).collect())
         .unwrap_or_default();
@@ -361,6 +362,10 @@ fn public_surface(
                 ::tile_kernel::__private::Kernel::new(::tile_kernel::__private::KernelSpec {
                     name: #entry,
                     ptx: PTX,
+                    target: ::tile_kernel::__private::Target {
+                        sm: #target_sm,
+                        arch_specific: #target_specific,
+                    },
                     grid: [#(#grid_tokens),*],
                     block: [#bx, #by, #bz],
                     shared_mem_bytes: 0,

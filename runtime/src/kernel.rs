@@ -746,6 +746,7 @@ mod tests {
         Kernel::new(KernelSpec {
             name: "k",
             ptx: ".version 7.8\n.target sm_90\n.address_size 64\n",
+            target: crate::Target::SM_90,
             grid: [LaunchExpr::ONE; 3],
             block: [32, 1, 1],
             shared_mem_bytes: 0,
@@ -791,6 +792,7 @@ mod tests {
     const HALF: KernelSpec = KernelSpec {
         name: "half",
         ptx: "",
+        target: crate::Target::SM_90,
         grid: [
             LaunchExpr(&[
                 LaunchOp::Symbol(0),

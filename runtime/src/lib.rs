@@ -47,7 +47,7 @@ pub use half::{bf16, f16};
 pub use kernel::{Access, Kernel, KernelSpec, Launch, MAX_PARAMS, ParamKind, ParamSpec};
 pub use symbols::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, MAX_SYMBOLS, SymbolSpec};
 pub use tensor::DeviceTensor;
-pub use tile_kernel_lowering::DType;
+pub use tile_kernel_lowering::{DType, Target};
 
 #[doc(hidden)]
 pub use cudarc;

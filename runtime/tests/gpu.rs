@@ -8,7 +8,7 @@ use std::fmt::Debug;
 
 use tile_kernel_runtime::{
     Access, DType, Device, DimSpec, Element, Error, Kernel, KernelSpec, LaunchExpr, LaunchOp,
-    ParamKind, ParamSpec, Result, SymbolSpec, bf16, f16,
+    ParamKind, ParamSpec, Result, SymbolSpec, Target, bf16, f16,
 };
 
 /// GPU 0; a test that asks for it fails where there is none.
@@ -245,6 +245,7 @@ const ADD4_PARAMS: &[ParamSpec] = &[
 const ADD4: KernelSpec = KernelSpec {
     name: "add4",
     ptx: ADD4_PTX,
+    target: Target::SM_90,
     grid: [LaunchExpr(&[LaunchOp::Const(1)]); 3],
     block: [1, 1, 1],
     shared_mem_bytes: 0,
@@ -448,6 +449,7 @@ fn tensors_of_another_gpu_are_refused() -> Result<()> {
 static BROKEN: Kernel = unsafe {
     Kernel::new(KernelSpec {
         name: "broken_entry",
+        target: Target::SM_90,
         ptx: "\
 .version 7.8
 .target sm_90
@@ -500,6 +502,7 @@ fn invalid_ptx_is_module_load_with_the_jit_log() -> Result<()> {
 static MISSING_ENTRY: Kernel = unsafe {
     Kernel::new(KernelSpec {
         name: "absent",
+        target: Target::SM_90,
         ptx: "\
 .version 7.8
 .target sm_90
@@ -537,6 +540,7 @@ fn missing_entry_is_module_load() -> Result<()> {
 static NOP: Kernel = unsafe {
     Kernel::new(KernelSpec {
         name: "nop",
+        target: Target::SM_90,
         ptx: "\
 .version 7.8
 .target sm_90
@@ -634,6 +638,7 @@ const N_DIM: DimSpec = DimSpec::Symbolic {
 static ADD_ONE: Kernel = unsafe {
     Kernel::new(KernelSpec {
         name: "add_one",
+        target: Target::SM_90,
         ptx: ADD_ONE_PTX,
         grid: [
             LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(256), LaunchOp::CeilDiv]),
