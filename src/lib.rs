@@ -32,17 +32,36 @@
 //! Crates: [`lowering`] (the language: IR, PTX table, checks, emission;
 //! usable without the macro), `tile-kernel-macros` (the attribute),
 //! `tile-kernel-runtime` (devices, tensors, launches; re-exported here).
+//!
+//! ## Features
+//!
+//! - `runtime` (default): the cudarc runtime and each kernel's safe
+//!   launcher `fn NAME(device, ..)`.
+//! - Without it (`default-features = false`, *PTX-only mode*) cudarc is not
+//!   a dependency; each kernel still defines `NAME::PTX`, `NAME::ENTRY` and
+//!   `NAME::SPEC`, the launch description (parameters with dtypes, dims and
+//!   symbols, access, launch-size formulas as data; see [`spec`]), for an
+//!   engine that launches the PTX with its own CUDA stack
+//!   (`examples/ptx_only_launch.rs`).
 
+pub use half::{bf16, f16};
+pub use tile_kernel_lowering::DType;
 pub use tile_kernel_macros::tile_kernel;
+#[cfg(feature = "runtime")]
 pub use tile_kernel_runtime::{
-    DType, Device, DeviceTensor, Element, Error, Result, ScalarArg, bf16, driver_available, f16,
+    Device, DeviceTensor, Element, Error, Result, ScalarArg, driver_available,
 };
+
+/// The launch description every kernel carries as `NAME::SPEC`, as plain
+/// data (no CUDA types): what an engine needs to launch the PTX itself.
+pub use tile_kernel_lowering::spec;
 
 /// The compiler core: kernel IR, the PTX instruction table (with a lookup
 /// API in [`lowering::ptx`]), legality checks and PTX emission.
 pub use tile_kernel_lowering as lowering;
 
 /// Runtime types for advanced use: kernel specs, the checked launch builder.
+#[cfg(feature = "runtime")]
 pub mod runtime {
     pub use tile_kernel_runtime::{
         Access, DimSpec, Kernel, KernelSpec, Launch, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE,
@@ -52,15 +71,36 @@ pub mod runtime {
 
 /// `use tile_kernel::prelude::*;` brings the attribute and host types.
 pub mod prelude {
-    pub use crate::{Device, DeviceTensor, Error, bf16, f16, tile_kernel};
+    #[cfg(feature = "runtime")]
+    pub use crate::{Device, DeviceTensor, Error};
+    pub use crate::{bf16, f16, tile_kernel};
 }
 
 /// Paths the generated code uses; not a public API.
 #[doc(hidden)]
 pub mod __private {
-    pub use tile_kernel_lowering::Target;
-    pub use tile_kernel_runtime::{
-        Access, DType, DimSpec, Kernel, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec,
-        SymbolSpec,
+    pub use tile_kernel_lowering::DType;
+    pub use tile_kernel_lowering::spec::{
+        Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec, Target,
     };
+    #[cfg(feature = "runtime")]
+    pub use tile_kernel_runtime::Kernel;
+}
+
+/// Expands to its input with the `runtime` feature and to nothing without
+/// it: generated launchers are wrapped in it, because a proc macro cannot
+/// see this crate's features.
+#[cfg(feature = "runtime")]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_runtime {
+    ($($item:item)*) => { $($item)* };
+}
+
+/// See the `runtime` variant.
+#[cfg(not(feature = "runtime"))]
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_runtime {
+    ($($item:item)*) => {};
 }

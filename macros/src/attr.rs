@@ -12,6 +12,10 @@ pub struct KernelArgs {
     pub grid: Option<GridExprs>,
     pub block: Option<Extent3>,
     pub arch: Option<LitStr>,
+    /// `crate = "path"`: where the generated code finds `tile_kernel`, for
+    /// use through a re-export (default `::tile_kernel`).
+    #[darling(rename = "crate")]
+    pub krate: Option<LitStr>,
 }
 
 /// `ceil_div(N, 256)` or `[x, y]` or `[x, y, z]`: grid extents are

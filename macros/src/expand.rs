@@ -94,7 +94,34 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let ptx = compilation.ptx.filter(|_| errors.is_empty());
     let program = compilation.program.as_ref().filter(|_| ptx.is_some());
+    // The path to tile_kernel at the call site, and as seen from inside the
+    // generated `mod NAME` (a relative path needs one more `super::`).
+    let (krate, inner) = match args.as_ref().and_then(|a| a.krate.as_ref()) {
+        None => (quote!(::tile_kernel), quote!(::tile_kernel)),
+        Some(path) => match path.parse::<syn::Path>() {
+            Ok(path) => {
+                let absolute = path.leading_colon.is_some()
+                    || path.segments.first().is_some_and(|s| s.ident == "crate");
+                let inner = if absolute {
+                    quote!(#path)
+                } else {
+                    quote!(super::#path)
+                };
+                (quote!(#path), inner)
+            }
+            Err(_) => {
+                let error = syn::Error::new_spanned(
+                    path,
+                    "`crate` takes a path to the tile_kernel crate, like `crate = \"my_engine::tile_kernel\"`",
+                );
+                let error = error.to_compile_error();
+                return quote!(#error);
+            }
+        },
+    };
     let surface = public_surface(
+        &krate,
+        &inner,
         &item,
         &kernel,
         &compilation.param_writes,
@@ -123,47 +150,49 @@ fn kernel_name(ident: &syn::Ident) -> String {
 }
 
 /// The Rust type of one element, as an absolute path.
-fn element_type(dtype: DType) -> TokenStream {
+fn element_type(krate: &TokenStream, dtype: DType) -> TokenStream {
     match dtype {
-        DType::F16 => quote!(::tile_kernel::f16),
-        DType::Bf16 => quote!(::tile_kernel::bf16),
+        DType::F16 => quote!(#krate::f16),
+        DType::Bf16 => quote!(#krate::bf16),
+        // Absolute, so a user type named like a primitive (`struct f32;`)
+        // cannot capture it.
         other => {
             let ident = format_ident!("{}", other.rust_name());
-            quote!(#ident)
+            quote!(::core::primitive::#ident)
         }
     }
 }
 
-fn dtype_path(dtype: DType) -> TokenStream {
+fn dtype_path(krate: &TokenStream, dtype: DType) -> TokenStream {
     let variant = format_ident!("{}", format!("{dtype:?}"));
-    quote!(::tile_kernel::__private::DType::#variant)
+    quote!(#krate::__private::DType::#variant)
 }
 
 /// A launch formula as spec tokens.
-fn launch_expr(formula: &LaunchFormula) -> TokenStream {
+fn launch_expr(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
     let ops = formula.0.iter().map(|op| match op {
-        LaunchOp::Const(v) => quote!(::tile_kernel::__private::LaunchOp::Const(#v)),
-        LaunchOp::Symbol(s) => quote!(::tile_kernel::__private::LaunchOp::Symbol(#s)),
-        LaunchOp::Add => quote!(::tile_kernel::__private::LaunchOp::Add),
-        LaunchOp::Sub => quote!(::tile_kernel::__private::LaunchOp::Sub),
-        LaunchOp::Mul => quote!(::tile_kernel::__private::LaunchOp::Mul),
-        LaunchOp::Div => quote!(::tile_kernel::__private::LaunchOp::Div),
-        LaunchOp::CeilDiv => quote!(::tile_kernel::__private::LaunchOp::CeilDiv),
-        LaunchOp::Min => quote!(::tile_kernel::__private::LaunchOp::Min),
-        LaunchOp::Max => quote!(::tile_kernel::__private::LaunchOp::Max),
+        LaunchOp::Const(v) => quote!(#krate::__private::LaunchOp::Const(#v)),
+        LaunchOp::Symbol(s) => quote!(#krate::__private::LaunchOp::Symbol(#s)),
+        LaunchOp::Add => quote!(#krate::__private::LaunchOp::Add),
+        LaunchOp::Sub => quote!(#krate::__private::LaunchOp::Sub),
+        LaunchOp::Mul => quote!(#krate::__private::LaunchOp::Mul),
+        LaunchOp::Div => quote!(#krate::__private::LaunchOp::Div),
+        LaunchOp::CeilDiv => quote!(#krate::__private::LaunchOp::CeilDiv),
+        LaunchOp::Min => quote!(#krate::__private::LaunchOp::Min),
+        LaunchOp::Max => quote!(#krate::__private::LaunchOp::Max),
     });
-    quote!(::tile_kernel::__private::LaunchExpr(&[#(#ops),*]))
+    quote!(#krate::__private::LaunchExpr(&[#(#ops),*]))
 }
 
-fn dim_spec(dim: &DimSpec) -> TokenStream {
+fn dim_spec(krate: &TokenStream, dim: &DimSpec) -> TokenStream {
     match *dim {
-        DimSpec::Const(v) => quote!(::tile_kernel::__private::DimSpec::Const(#v)),
+        DimSpec::Const(v) => quote!(#krate::__private::DimSpec::Const(#v)),
         DimSpec::Symbolic {
             symbol,
             mul,
             div,
             add,
-        } => quote!(::tile_kernel::__private::DimSpec::Symbolic {
+        } => quote!(#krate::__private::DimSpec::Symbolic {
             symbol: #symbol,
             mul: #mul,
             div: #div,
@@ -174,6 +203,8 @@ fn dim_spec(dim: &DimSpec) -> TokenStream {
 
 /// The module `NAME` (PTX, spec) and the launcher fn `NAME`.
 fn public_surface(
+    krate: &TokenStream,
+    inner: &TokenStream,
     item: &syn::ItemFn,
     kernel: &ast::Kernel,
     writes: &[bool],
@@ -194,7 +225,7 @@ fn public_surface(
         Some(p) => p.launch.grid.to_vec(),
         None => vec![LaunchFormula::constant(1); 3],
     };
-    let grid_tokens = grid_formulas.iter().map(launch_expr);
+    let grid_tokens = grid_formulas.iter().map(|f| launch_expr(inner, f));
     let grid_text: Vec<String> = grid_formulas
         .iter()
         .map(|f| {
@@ -210,7 +241,7 @@ fn public_surface(
     let symbol_tokens = symbol_specs.iter().map(|s| {
         let (sname, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
         quote! {
-            ::tile_kernel::__private::SymbolSpec {
+            #inner::__private::SymbolSpec {
                 name: #sname,
                 divisor: #divisor,
                 multiple_of: #multiple_of,
@@ -239,32 +270,30 @@ fn public_surface(
         let written = writes.get(index).copied().unwrap_or(false);
         match ty {
             ParamType::Tensor { dtype, .. } => {
-                let elem = element_type(*dtype);
-                let dtype = dtype_path(*dtype);
+                let elem = element_type(krate, *dtype);
+                let dtype = dtype_path(inner, *dtype);
                 let dims: Vec<TokenStream> = match program.map(|p| &p.params[index].kind) {
                     Some(ProgramParamKind::Tensor { dims, .. }) => {
-                        dims.iter().map(dim_spec).collect()
+                        dims.iter().map(|d| dim_spec(inner, d)).collect()
                     }
                     _ => Vec::new(),
                 };
                 let access = if written { quote!(Write) } else { quote!(Read) };
                 specs.push(quote! {
-                    ::tile_kernel::__private::ParamSpec {
+                    #inner::__private::ParamSpec {
                         name: #pname,
-                        kind: ::tile_kernel::__private::ParamKind::Tensor {
+                        kind: #inner::__private::ParamKind::Tensor {
                             dtype: #dtype,
                             shape: &[#(#dims),*],
-                            access: ::tile_kernel::__private::Access::#access,
+                            access: #inner::__private::Access::#access,
                         },
                     }
                 });
                 if written {
-                    inputs.push(
-                        quote_spanned!(span=> #ident: &mut ::tile_kernel::DeviceTensor<#elem>),
-                    );
+                    inputs.push(quote_spanned!(span=> #ident: &mut #krate::DeviceTensor<#elem>));
                     pushes.push(quote!(#launch.push_tensor_mut(#ident)?;));
                 } else {
-                    inputs.push(quote_spanned!(span=> #ident: &::tile_kernel::DeviceTensor<#elem>));
+                    inputs.push(quote_spanned!(span=> #ident: &#krate::DeviceTensor<#elem>));
                     pushes.push(quote!(#launch.push_tensor(#ident)?;));
                 }
             }
@@ -275,15 +304,15 @@ fn public_surface(
             }
             ParamType::Scalar(dtype) => {
                 let elem = if *dtype == DType::Bool {
-                    quote!(bool)
+                    quote!(::core::primitive::bool)
                 } else {
-                    element_type(*dtype)
+                    element_type(krate, *dtype)
                 };
-                let dtype = dtype_path(*dtype);
+                let dtype = dtype_path(inner, *dtype);
                 specs.push(quote! {
-                    ::tile_kernel::__private::ParamSpec {
+                    #inner::__private::ParamSpec {
                         name: #pname,
-                        kind: ::tile_kernel::__private::ParamKind::Scalar { dtype: #dtype },
+                        kind: #inner::__private::ParamKind::Scalar { dtype: #dtype },
                     }
                 });
                 inputs.push(quote_spanned!(span=> #ident: #elem));
@@ -351,35 +380,42 @@ fn public_surface(
             pub const PTX: &str = #ptx;
             /// The PTX entry name.
             pub const ENTRY: &str = #entry;
-            /// The compiled kernel: spec plus per-context module cache.
-            // SAFETY: the #[tile_kernel] compiler produced this spec and PTX
-            // from one kernel definition: the entry's parameters are exactly
-            // `params` (in order) followed by one `.u64` per symbol, and the
-            // compiler proved every memory access in bounds, aligned and
-            // race-free for every launch whose arguments pass the spec's
-            // launch-time checks.
-            pub static KERNEL: ::tile_kernel::__private::Kernel = unsafe {
-                ::tile_kernel::__private::Kernel::new(::tile_kernel::__private::KernelSpec {
-                    name: #entry,
-                    ptx: PTX,
-                    target: ::tile_kernel::__private::Target {
-                        sm: #target_sm,
-                        arch_specific: #target_specific,
-                    },
-                    grid: [#(#grid_tokens),*],
-                    block: [#bx, #by, #bz],
-                    shared_mem_bytes: 0,
-                    params: &[#(#specs),*],
-                    symbols: &[#(#symbol_tokens),*],
-                })
+            /// The launch description: parameters (dtypes, dims and size
+            /// symbols, access), launch-size formulas, target. With the
+            /// `runtime` feature off, this is what an engine launches from.
+            pub const SPEC: #inner::__private::KernelSpec = #inner::__private::KernelSpec {
+                name: ENTRY,
+                ptx: PTX,
+                target: #inner::__private::Target {
+                    sm: #target_sm,
+                    arch_specific: #target_specific,
+                },
+                grid: [#(#grid_tokens),*],
+                block: [#bx, #by, #bz],
+                shared_mem_bytes: 0,
+                params: &[#(#specs),*],
+                symbols: &[#(#symbol_tokens),*],
             };
+            #inner::__with_runtime! {
+                /// The compiled kernel: spec plus per-context module cache.
+                // SAFETY: the #[tile_kernel] compiler produced SPEC and PTX
+                // from one kernel definition: the entry's parameters are
+                // exactly `params` (in order) followed by one `.u64` per
+                // symbol, and the compiler proved every memory access in
+                // bounds, aligned and race-free for every launch whose
+                // arguments pass the spec's launch-time checks.
+                pub static KERNEL: #inner::__private::Kernel =
+                    unsafe { #inner::__private::Kernel::new(SPEC) };
+            }
         }
 
-        #(#docs)*
-        #[doc = #launch_doc]
-        #[allow(dead_code, clippy::too_many_arguments)]
-        #vis fn #name(device: &::tile_kernel::Device, #(#inputs),*) -> ::core::result::Result<(), ::tile_kernel::Error> {
-            #body
+        #krate::__with_runtime! {
+            #(#docs)*
+            #[doc = #launch_doc]
+            #[allow(dead_code, clippy::too_many_arguments)]
+            #vis fn #name(device: &#krate::Device, #(#inputs),*) -> ::core::result::Result<(), #krate::Error> {
+                #body
+            }
         }
     }
 }

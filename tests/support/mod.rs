@@ -2,5 +2,6 @@
 #![allow(dead_code)]
 
 pub mod golden;
+#[cfg(feature = "runtime")]
 pub mod gpu;
 pub mod ptxas;
