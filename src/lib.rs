@@ -49,7 +49,8 @@ pub use tile_kernel_lowering::DType;
 pub use tile_kernel_macros::tile_kernel;
 #[cfg(feature = "runtime")]
 pub use tile_kernel_runtime::{
-    Device, DeviceTensor, Element, Error, Result, ScalarArg, driver_available,
+    Device, DeviceTensor, Element, Error, PinnedHostSlice, Result, ScalarArg, TensorArg,
+    TensorArgMut, TensorView, TensorViewMut, driver_available,
 };
 
 /// The launch description every kernel carries as `NAME::SPEC`, as plain
@@ -72,7 +73,7 @@ pub mod runtime {
 /// `use tile_kernel::prelude::*;` brings the attribute and host types.
 pub mod prelude {
     #[cfg(feature = "runtime")]
-    pub use crate::{Device, DeviceTensor, Error};
+    pub use crate::{Device, DeviceTensor, Error, TensorView, TensorViewMut};
     pub use crate::{bf16, f16, tile_kernel};
 }
 

@@ -13,7 +13,7 @@
 //! the view it was cut from; a layout built from in-bounds slices of a
 //! tensor addresses only that tensor's bytes.
 
-use crate::diag::SpanId;
+use crate::diag::{Code, SpanId};
 use crate::dtype::DType;
 use crate::sym::Poly;
 
@@ -63,14 +63,16 @@ pub enum BoundKind {
 /// A view operation that cannot be applied; `span` names the offending token.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LayoutError {
+    pub code: Code,
     pub span: SpanId,
     pub message: String,
     pub help: Option<String>,
 }
 
 impl LayoutError {
-    fn new(span: SpanId, message: impl Into<String>) -> Self {
+    fn new(code: Code, span: SpanId, message: impl Into<String>) -> Self {
         LayoutError {
+            code,
             span,
             message: message.into(),
             help: None,
@@ -249,6 +251,7 @@ impl Layout {
     ) -> Result<(Layout, Vec<Bound>), LayoutError> {
         if items.len() > self.shape.len() {
             return Err(LayoutError::new(
+                Code::SLICE_ITEMS,
                 span,
                 format!(
                     "this slice has {} items but the view has only {} axes",
@@ -279,7 +282,11 @@ impl Layout {
                 } => (start.clone(), *count, *step, *span),
             };
             if step == 0 {
-                return Err(LayoutError::new(item_span, "slice step must be positive"));
+                return Err(LayoutError::new(
+                    Code::SLICE_STEP,
+                    item_span,
+                    "slice step must be positive",
+                ));
             }
             // In bounds: 0 <= start, and the last index < len (nothing to
             // check for an empty range beyond its start <= len).
@@ -330,18 +337,21 @@ impl Layout {
         let from = self.dtype;
         if !to.is_tile_element() {
             return Err(LayoutError::new(
+                Code::BOOL_ELEMENT,
                 span,
                 format!("cannot view tile elements as `{to}`"),
             ));
         }
         let Some(last) = self.shape.last() else {
             return Err(LayoutError::new(
+                Code::DTYPE_VIEW,
                 span,
                 "cannot change the dtype of a view with no axes",
             ));
         };
         let Some(last) = last.as_const().and_then(|v| usize::try_from(v).ok()) else {
             return Err(LayoutError::new(
+                Code::DTYPE_VIEW,
                 span,
                 "`.view::<U>()` needs a final axis of constant extent; slice the tensor first",
             ));
@@ -349,6 +359,7 @@ impl Layout {
         let last_stride = self.strides.last().cloned().unwrap_or_default();
         if last > 1 && last_stride != Poly::constant(from.size_bytes() as i128) {
             return Err(LayoutError::new(
+                Code::DTYPE_VIEW,
                 span,
                 format!(
                     "`.view::<{to}>()` needs a contiguous final axis, but this view steps {} bytes between `{from}` elements",
@@ -361,6 +372,7 @@ impl Layout {
         let bytes = last.saturating_mul(from.size_bytes());
         if bytes % to.size_bytes() != 0 {
             let mut err = LayoutError::new(
+                Code::DTYPE_VIEW,
                 span,
                 format!(
                     "cannot view {last} x {from} ({bytes} bytes) as `{to}`: {bytes} is not a multiple of {}",
@@ -389,12 +401,14 @@ impl Layout {
     pub fn reshape(&self, dims: &[i64], span: SpanId) -> Result<Layout, LayoutError> {
         let Some(current) = self.const_shape() else {
             return Err(LayoutError::new(
+                Code::RESHAPE,
                 span,
                 "cannot reshape a view whose extents are not constants; slice the tensor first",
             ));
         };
         if !self.is_contiguous() {
             return Err(LayoutError::new(
+                Code::RESHAPE,
                 span,
                 format!(
                     "cannot reshape a non-contiguous view of shape {}",
@@ -411,6 +425,7 @@ impl Layout {
             .collect();
         if inferred.len() > 1 || dims.iter().any(|d| *d < -1) {
             return Err(LayoutError::new(
+                Code::RESHAPE,
                 span,
                 "reshape extents must be non-negative, with at most one -1",
             ));
@@ -420,12 +435,17 @@ impl Layout {
             .filter(|d| **d >= 0)
             .try_fold(1usize, |acc, d| acc.checked_mul(*d as usize))
         else {
-            return Err(LayoutError::new(span, "reshape extents overflow"));
+            return Err(LayoutError::new(
+                Code::RESHAPE,
+                span,
+                "reshape extents overflow",
+            ));
         };
         let mut shape: Vec<usize> = dims.iter().map(|d| (*d).max(0) as usize).collect();
         if let Some(&axis) = inferred.first() {
             if known == 0 || !total.is_multiple_of(known) {
                 return Err(LayoutError::new(
+                    Code::RESHAPE,
                     span,
                     format!(
                         "cannot infer the -1 extent: {total} elements do not divide by {known}"
@@ -437,6 +457,7 @@ impl Layout {
         let new_total = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d));
         if new_total != Some(total) {
             return Err(LayoutError::new(
+                Code::RESHAPE,
                 span,
                 format!(
                     "cannot reshape {} ({total} elements) into {} ({} elements)",
@@ -460,6 +481,7 @@ impl Layout {
         let position = if axis < 0 { rank + 1 + axis } else { axis };
         if position < 0 || position > rank {
             return Err(LayoutError::new(
+                Code::UNSQUEEZE_AXIS,
                 span,
                 format!(
                     "unsqueeze axis {axis} is out of range for a view with {rank} axes (valid: {}..={rank})",

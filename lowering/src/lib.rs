@@ -10,6 +10,8 @@
 //! - [`ast`]: the kernel as written (built by the macro crate from Rust tokens).
 //! - [`check`]: resolves names, views and opcodes; enforces every legality
 //!   rule and collects *all* diagnostics.
+//! - [`diag`]: diagnostics and the error-code catalogue ([`diag::CODES`],
+//!   documented in `docs/errors.md`).
 //! - [`layout`]: strided tile views (slice, view, reshape, unsqueeze).
 //! - [`ptx`]: the PTX instruction table and opcode resolution.
 //! - [`sym`]: symbolic runtime integers (polynomials over atoms) and the
@@ -32,7 +34,7 @@ pub mod spec;
 pub mod sym;
 pub mod target;
 
-pub use diag::{Diagnostic, SpanId};
+pub use diag::{Code, Diagnostic, SpanId};
 pub use dtype::DType;
 pub use target::{PtxVersion, Target};
 

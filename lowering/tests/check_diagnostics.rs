@@ -1,12 +1,12 @@
 //! `check()` diagnostics built directly from the AST (no macro): exact
-//! messages, help/notes and spans for a few legality rules, plus the
+//! codes, messages, help/notes and spans for a few legality rules, plus the
 //! `.version` the checker picks for a legal kernel.
 
 use tile_kernel_lowering::ast::{
     AllocLocal, Apply, Dim, Expr, Kernel, LaunchDims, Literal, LiteralValue, Operand, Param,
     ParamType, PlaceExpr, SliceItem, Stmt, ViewKind, ViewOp,
 };
-use tile_kernel_lowering::{DType, Diagnostic, PtxVersion, SpanId, Target, compile};
+use tile_kernel_lowering::{Code, DType, Diagnostic, PtxVersion, SpanId, Target, compile};
 
 /// Hands out distinct span ids so each diagnostic's anchor can be checked.
 struct Spans(u32);
@@ -164,6 +164,7 @@ fn missing_unsqueeze_gets_a_help_line() {
     let diags = b.diagnostics();
     assert_eq!(diags.len(), 1, "{diags:#?}");
     assert_eq!(diags[0].span, view_span);
+    assert_eq!(diags[0].code, Code::REGISTER_EXTENT);
     assert_eq!(
         diags[0].message,
         "operand `a` of `cvt.f32.f16` takes 1 register, but the register axis (final axis) of `d` has extent 2"
@@ -197,7 +198,7 @@ fn repeat_shapes_must_match() {
     assert_eq!(diags[0].span, hi_span);
     assert_eq!(
         diags[0].rendered(),
-        "repeat shape [4] of `r` does not match repeat shape [2] of `d`\n  \
+        "TK0214: repeat shape [4] of `r` does not match repeat shape [2] of `d`\n  \
          = note: all tensor operands of one `apply` share their repeat axes (every axis but the last)"
     );
     assert_eq!(diags[1].message, diags[0].message);
@@ -245,7 +246,7 @@ fn wrong_carrier_width_names_both_widths() {
     assert_eq!(diags[0].span, h_span);
     assert_eq!(
         diags[0].rendered(),
-        "operand `d` of `ld.global.v2.f32` is `.f32` with a 32-bit carrier, but this operand's dtype `u16` is 16-bit\n  \
+        "TK0217: operand `d` of `ld.global.v2.f32` is `.f32` with a 32-bit carrier, but this operand's dtype `u16` is 16-bit\n  \
          = note: `.f32` accepts `f32` or `u32`\n  \
          = help: `.view::<u32>()` would regroup the bits into 32-bit registers; adjust the final axis to 2 registers"
     );
@@ -270,21 +271,21 @@ fn scalars_cannot_be_destinations_and_globals_are_not_registers() {
         [
             (
                 x_span,
-                "operand `d` of `add.f32` is a destination, but a scalar parameter `x: f32` cannot be written\n  \
+                "TK0218: operand `d` of `add.f32` is a destination, but a scalar parameter `x: f32` cannot be written\n  \
                  = note: the form is `add.f32 d, a, b`\n  \
                  = help: write into a local tile (`alloc_local`)"
                     .to_string()
             ),
             (
                 a_span,
-                "`a` is a global tensor, but operand `a` of `add.f32` is a register source\n  \
+                "TK0213: `a` is a global tensor, but operand `a` of `add.f32` is a register source\n  \
                  = note: the form is `add.f32 d, a, b`\n  \
                  = help: load the tensor into a local tile (`alloc_local`) with `ld.global` first"
                     .to_string()
             ),
             (
                 lit_span,
-                "operand `b` of `add.f32`: `.f32` is a float type: write a float literal like `1.0`\n  \
+                "TK0220: operand `b` of `add.f32`: `.f32` is a float type: write a float literal like `1.0`\n  \
                  = note: the form is `add.f32 d, a, b`"
                     .to_string()
             ),
@@ -316,10 +317,11 @@ fn arch_floor_and_unknown_opcode_are_both_reported() {
     assert_eq!(diags[0].span, fp8);
     assert_eq!(
         diags[0].rendered(),
-        "`cvt.rn.satfinite.e4m3x2.f32` requires sm_89 or newer (PTX ISA 8.1), but this kernel targets sm_80\n  \
+        "TK0209: `cvt.rn.satfinite.e4m3x2.f32` requires sm_89 or newer (PTX ISA 8.1), but this kernel targets sm_80\n  \
          = help: raise the target with `#[tile_kernel(arch = \"sm_89\", ..)]`"
     );
     assert_eq!(diags[1].span, typo);
+    assert_eq!(diags[1].code, Code::UNKNOWN_INSTRUCTION);
     assert_eq!(diags[1].message, "unknown PTX instruction `mv`");
     assert_eq!(diags[1].help, ["did you mean `mov`?"]);
 }
@@ -346,10 +348,11 @@ fn preserve_dst_needs_pred_and_a_written_destination() {
     assert_eq!(diags[0].span, flag);
     assert_eq!(
         diags[0].rendered(),
-        "`preserve_dst = true` needs `pred = ..`: without a predicate the destination is always written\n  \
+        "TK0304: `preserve_dst = true` needs `pred = ..`: without a predicate the destination is always written\n  \
          = help: add `pred = <bool parameter>` or remove `preserve_dst`"
     );
     assert_eq!(diags[1].span, flag2);
+    assert_eq!(diags[1].code, Code::PRESERVE_DST_UNWRITTEN);
     assert_eq!(
         diags[1].message,
         "`preserve_dst = true` keeps the old value of `t` where `pred` is false, but `t[0, 1]` was never written before"
@@ -369,7 +372,7 @@ fn reading_an_unwritten_tile_is_an_error() {
     assert_eq!(diags[0].span, d_span);
     assert_eq!(
         diags[0].rendered(),
-        "`st.global.b32` reads `d[0, 0]`, which no earlier statement wrote\n  \
+        "TK0302: `st.global.b32` reads `d[0, 0]`, which no earlier statement wrote\n  \
          = help: write `d` (for example with `ld.global` or `mov`) before reading it on every path to here"
     );
 }

@@ -4,6 +4,9 @@ use darling::FromMeta;
 use darling::ast::NestedMeta;
 use proc_macro2::TokenStream;
 use syn::{Expr, ExprArray, ExprLit, Lit, LitStr};
+use tile_kernel_lowering::diag::Code;
+
+use crate::spans;
 
 /// The attribute's arguments. Unknown keys are errors (darling's default).
 #[derive(Debug, FromMeta)]
@@ -31,7 +34,7 @@ impl FromMeta for GridExprs {
                 Ok(GridExprs(elems.iter().cloned().collect()))
             }
             Expr::Array(other) => Err(darling::Error::custom(
-                "expected 1 to 3 grid extents, like `[64, 2]`",
+                Code::LAUNCH_EXTENT_SYNTAX.tag("expected 1 to 3 grid extents, like `[64, 2]`"),
             )
             .with_span(other)),
             Expr::Lit(ExprLit {
@@ -63,30 +66,35 @@ impl FromMeta for Extent3 {
                             lit: Lit::Int(int), ..
                         }) => *slot = extent(int)?,
                         other => {
-                            return Err(darling::Error::custom("expected an integer extent")
-                                .with_span(other));
+                            return Err(darling::Error::custom(
+                                Code::LAUNCH_EXTENT_SYNTAX.tag("expected an integer extent"),
+                            )
+                            .with_span(other));
                         }
                     }
                 }
                 Ok(Extent3(out))
             }
-            other => Err(darling::Error::custom(
+            other => Err(darling::Error::custom(Code::LAUNCH_EXTENT_SYNTAX.tag(
                 "expected an integer or an array of 1 to 3 integers, like `256` or `[32, 4, 1]`",
-            )
+            ))
             .with_span(other)),
         }
     }
 }
 
 fn extent(int: &syn::LitInt) -> darling::Result<u32> {
-    int.base10_parse::<u32>()
-        .map_err(|_| darling::Error::custom("extent must fit in u32").with_span(int))
+    int.base10_parse::<u32>().map_err(|_| {
+        darling::Error::custom(Code::LAUNCH_EXTENT_SYNTAX.tag("extent must fit in u32"))
+            .with_span(int)
+    })
 }
 
 /// Parses the arguments; `grid` and `block` are required.
 pub fn parse(tokens: TokenStream) -> Result<KernelArgs, syn::Error> {
-    let metas = NestedMeta::parse_meta_list(tokens.clone())?;
-    let args = KernelArgs::from_list(&metas).map_err(syn::Error::from)?;
+    let metas = NestedMeta::parse_meta_list(tokens.clone())
+        .map_err(|e| spans::coded(Code::ATTRIBUTE_SYNTAX, e))?;
+    let args = KernelArgs::from_list(&metas).map_err(darling_error)?;
     let missing: Vec<&str> = [
         ("grid", args.grid.is_none()),
         ("block", args.block.is_none()),
@@ -103,11 +111,34 @@ pub fn parse(tokens: TokenStream) -> Result<KernelArgs, syn::Error> {
                 .collect::<Vec<_>>()
                 .join(" and ")
         );
+        // Without arguments there is no token to point at but the
+        // attribute itself (the code is documented as call-site).
         return Err(if tokens.is_empty() {
-            syn::Error::new(proc_macro2::Span::call_site(), message)
+            syn::Error::new(
+                proc_macro2::Span::call_site(),
+                Code::MISSING_LAUNCH_SHAPE.tag(message),
+            )
         } else {
-            syn::Error::new_spanned(tokens, message)
+            spans::error(Code::MISSING_LAUNCH_SHAPE, &tokens, message)
         });
     }
     Ok(args)
+}
+
+/// darling's errors, each tagged with its code: ours already carry one;
+/// darling's own are told apart by their text (its error kinds are private).
+fn darling_error(error: darling::Error) -> syn::Error {
+    spans::retag(syn::Error::from(error), |text| {
+        if text.starts_with("Unknown field") {
+            Code::UNKNOWN_ATTRIBUTE.tag(text)
+        } else if text.starts_with("Duplicate field") {
+            Code::DUPLICATE_ATTRIBUTE.tag(text)
+        } else {
+            // darling says only "Unexpected type `int`": name the legal kinds.
+            Code::ATTRIBUTE_VALUE_KIND.tag(format!(
+                "{text}\n  = help: write `key = value`: `grid = ceil_div(N, 256)` or `grid = [x, y, z]`, \
+                 `block = 256` or `block = [32, 4, 1]`, `arch = \"sm_90\"`, `crate = \"my_engine::tile_kernel\"`"
+            ))
+        }
+    })
 }

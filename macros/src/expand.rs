@@ -8,6 +8,7 @@ use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
 use syn::spanned::Spanned;
 use tile_kernel_lowering::ast::{self, LaunchDims, Param, ParamType};
+use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::program::{
     DimSpec, LaunchFormula, LaunchOp, ParamKind as ProgramParamKind, Program, formula_text,
 };
@@ -15,13 +16,13 @@ use tile_kernel_lowering::{DType, Target};
 
 use crate::attr;
 use crate::parse::KernelParser;
-use crate::spans::SpanTable;
+use crate::spans::{self, SpanTable};
 
 /// Entry point of `#[tile_kernel]`.
 pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let item: syn::ItemFn = match syn::parse2(item) {
         Ok(item) => item,
-        Err(e) => return e.to_compile_error(),
+        Err(e) => return spans::coded(Code::NOT_A_FUNCTION, e).to_compile_error(),
     };
     let mut errors: Vec<syn::Error> = Vec::new();
     let args = match attr::parse(args) {
@@ -34,7 +35,8 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     let target = match args.as_ref().and_then(|a| a.arch.as_ref()) {
         None => Target::SM_90,
         Some(arch) => Target::parse(&arch.value()).unwrap_or_else(|| {
-            errors.push(syn::Error::new_spanned(
+            errors.push(spans::error(
+                Code::UNKNOWN_TARGET,
                 arch,
                 format!(
                     "unknown target `{}`; known targets: {}",
@@ -110,7 +112,8 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
                 (quote!(#path), inner)
             }
             Err(_) => {
-                let error = syn::Error::new_spanned(
+                let error = spans::error(
+                    Code::CRATE_PATH,
                     path,
                     "`crate` takes a path to the tile_kernel crate, like `crate = \"my_engine::tile_kernel\"`",
                 );
@@ -133,6 +136,26 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         #(#compile_errors)*
         #surface
     }
+}
+
+/// `tokens` with every span set to `span` (paths interpolated into
+/// `quote_spanned!` keep their own spans otherwise).
+fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
+    tokens
+        .clone()
+        .into_iter()
+        .map(|mut tree| {
+            if let proc_macro2::TokenTree::Group(group) = &tree {
+                let mut inner =
+                    proc_macro2::Group::new(group.delimiter(), respan(&group.stream(), span));
+                inner.set_span(span);
+                tree = proc_macro2::TokenTree::Group(inner);
+            } else {
+                tree.set_span(span);
+            }
+            tree
+        })
+        .collect()
 }
 
 /// A parameter name as a Rust identifier; keywords (from `r#type`) stay raw.
@@ -290,10 +313,18 @@ fn public_surface(
                     }
                 });
                 if written {
-                    inputs.push(quote_spanned!(span=> #ident: &mut #krate::DeviceTensor<#elem>));
+                    // The bound carries the parameter's span, so a wrong
+                    // argument's "required by this bound" points at it.
+                    let krate = respan(krate, span);
+                    inputs.push(quote_spanned!(span=>
+                        #ident: &mut (impl #krate::TensorArgMut<#elem> + ?::core::marker::Sized)
+                    ));
                     pushes.push(quote!(#launch.push_tensor_mut(#ident)?;));
                 } else {
-                    inputs.push(quote_spanned!(span=> #ident: &#krate::DeviceTensor<#elem>));
+                    let krate = respan(krate, span);
+                    inputs.push(quote_spanned!(span=>
+                        #ident: &(impl #krate::TensorArg<#elem> + ?::core::marker::Sized)
+                    ));
                     pushes.push(quote!(#launch.push_tensor(#ident)?;));
                 }
             }

@@ -10,9 +10,10 @@ use tile_kernel_lowering::ast::{
     AllocLocal, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr, SliceItem,
     ViewKind, ViewOp,
 };
+use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::{DType, SpanId, ast};
 
-use crate::spans::SpanTable;
+use crate::spans::{self, SpanTable};
 
 /// The parts of the signature the launcher needs, parsed best-effort even
 /// when the body has errors.
@@ -27,8 +28,9 @@ pub struct KernelParser<'a> {
 
 type Parsed<T> = Result<T, syn::Error>;
 
-fn err(node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
-    syn::Error::new_spanned(node, message)
+/// An error with its catalogue code, at `node`'s tokens.
+fn err(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
+    spans::error(code, node, message)
 }
 
 impl KernelParser<'_> {
@@ -36,44 +38,60 @@ impl KernelParser<'_> {
     pub fn signature(&mut self, item: &syn::ItemFn) -> Signature {
         let sig = &item.sig;
         if let Some(token) = &sig.constness {
-            self.errors
-                .push(err(token, "a tile kernel cannot be `const`"));
+            self.errors.push(err(
+                Code::FN_QUALIFIER,
+                token,
+                "a tile kernel cannot be `const`",
+            ));
         }
         if let Some(token) = &sig.asyncness {
-            self.errors
-                .push(err(token, "a tile kernel cannot be `async`"));
+            self.errors.push(err(
+                Code::FN_QUALIFIER,
+                token,
+                "a tile kernel cannot be `async`",
+            ));
         }
         if !matches!(sig.safety, syn::Safety::Default) {
             self.errors.push(err(
+                Code::FN_QUALIFIER,
                 &sig.safety,
                 "a tile kernel is checked at compile time and is never `unsafe`",
             ));
         }
         if let Some(abi) = &sig.abi {
             self.errors.push(err(
+                Code::FN_QUALIFIER,
                 abi,
                 "a tile kernel has no ABI of its own; remove `extern`",
             ));
         }
         if !sig.generics.params.is_empty() || sig.generics.where_clause.is_some() {
-            self.errors
-                .push(err(&sig.generics, "tile kernels cannot be generic"));
+            self.errors.push(err(
+                Code::GENERIC_KERNEL,
+                &sig.generics,
+                "tile kernels cannot be generic",
+            ));
         }
         if let syn::ReturnType::Type(_, ty) = &sig.output {
             self.errors.push(err(
+                Code::RETURN_VALUE,
                 ty,
                 "a tile kernel returns nothing; results are written to `Tensor` parameters",
             ));
         }
         if let Some(variadic) = &sig.variadic {
-            self.errors
-                .push(err(variadic, "tile kernels cannot be variadic"));
+            self.errors.push(err(
+                Code::FN_QUALIFIER,
+                variadic,
+                "tile kernels cannot be variadic",
+            ));
         }
         let mut params = Vec::new();
         for input in &sig.inputs {
             match input {
                 FnArg::Receiver(receiver) => {
                     self.errors.push(err(
+                        Code::PARAM_PATTERN,
                         receiver,
                         "a tile kernel is a free function and takes no `self`",
                     ));
@@ -96,8 +114,11 @@ impl KernelParser<'_> {
                 ident.ident.unraw()
             }
             other => {
-                self.errors
-                    .push(err(other, "kernel parameters must be plain names"));
+                self.errors.push(err(
+                    Code::PARAM_PATTERN,
+                    other,
+                    "kernel parameters must be plain names",
+                ));
                 return Param {
                     name: format!("__param{index}"),
                     span,
@@ -107,6 +128,7 @@ impl KernelParser<'_> {
         };
         if name == "device" {
             self.errors.push(err(
+                Code::RESERVED_PARAM,
                 pat,
                 "`device` is reserved: the generated launcher's first argument is `device: &Device`",
             ));
@@ -129,16 +151,18 @@ impl KernelParser<'_> {
     fn param_type(&mut self, ty: &Type) -> Parsed<ParamType> {
         let Type::Path(path) = ty else {
             return Err(err(
+                Code::PARAM_TYPE,
                 ty,
                 "expected `Tensor<T, dims..>` or a scalar type such as `f32` or `bool`",
             ));
         };
         let Some(last) = path.path.segments.last() else {
-            return Err(err(ty, "expected a type"));
+            return Err(err(Code::PARAM_TYPE, ty, "expected a type"));
         };
         if last.ident == "Tensor" {
             let PathArguments::AngleBracketed(args) = &last.arguments else {
                 return Err(err(
+                    Code::MALFORMED_TENSOR,
                     ty,
                     "`Tensor` needs its element type and dims: `Tensor<f32, 4, 2>`",
                 ));
@@ -148,12 +172,14 @@ impl KernelParser<'_> {
                 Some(GenericArgument::Type(elem)) => dtype_of(elem)?,
                 Some(other) => {
                     return Err(err(
+                        Code::MALFORMED_TENSOR,
                         other,
                         "the first `Tensor` argument is its element type, like `f32`",
                     ));
                 }
                 None => {
                     return Err(err(
+                        Code::MALFORMED_TENSOR,
                         ty,
                         "`Tensor` needs its element type and dims: `Tensor<f32, 4, 2>`",
                     ));
@@ -165,6 +191,7 @@ impl KernelParser<'_> {
             }
             if dims.is_empty() {
                 return Err(err(
+                    Code::MALFORMED_TENSOR,
                     ty,
                     "`Tensor` needs at least one dim: `Tensor<f32, 4, 2>`",
                 ));
@@ -173,6 +200,7 @@ impl KernelParser<'_> {
         }
         if !matches!(last.arguments, PathArguments::None) {
             return Err(err(
+                Code::PARAM_TYPE,
                 ty,
                 "expected `Tensor<T, dims..>` or a scalar type such as `f32` or `bool`",
             ));
@@ -180,6 +208,7 @@ impl KernelParser<'_> {
         match DType::from_rust_name(&last.ident.to_string()) {
             Some(dtype) => Ok(ParamType::Scalar(dtype)),
             None => Err(err(
+                Code::PARAM_TYPE,
                 ty,
                 format!(
                     "unsupported parameter type `{}`: expected `Tensor<T, dims..>` or one of f16, bf16, f32, f64, u8, u16, u32, u64, i8, i16, i32, i64, bool",
@@ -199,7 +228,11 @@ impl KernelParser<'_> {
                 // by zero are reported at the dim.
                 if let Ok(value) = const_eval(expr) {
                     if value < 0 {
-                        return Err(err(arg, "a tensor dim cannot be negative"));
+                        return Err(err(
+                            Code::NEGATIVE_DIM,
+                            arg,
+                            "a tensor dim cannot be negative",
+                        ));
                     }
                     ast::Expr::Int(value, span)
                 } else if let Err(e) = const_eval_symbolic(expr) {
@@ -216,6 +249,7 @@ impl KernelParser<'_> {
             }
             other => {
                 return Err(err(
+                    Code::DIM_FORM,
                     other,
                     "a tensor dim must be an integer constant like `4` or `{8 / 2}`, or a size symbol like `N`",
                 ));
@@ -249,12 +283,14 @@ impl KernelParser<'_> {
                     }
                     Pat::Type(typed) => {
                         return Err(err(
+                            Code::MALFORMED_LET,
                             &typed.ty,
                             "tile-language bindings take no type annotation: `let t = alloc_local::<f32>([4]);`",
                         ));
                     }
                     other => {
                         return Err(err(
+                            Code::MALFORMED_LET,
                             other,
                             "bind to a plain name: `let t = alloc_local::<f32>([4]);` or `let i = thread_id(0);`",
                         ));
@@ -262,12 +298,14 @@ impl KernelParser<'_> {
                 };
                 let Some(init) = &local.init else {
                     return Err(err(
+                        Code::MALFORMED_LET,
                         local,
                         "a binding needs an initializer: `let t = alloc_local::<f32>([4]);`",
                     ));
                 };
                 if let Some((_, diverge)) = &init.diverge {
                     return Err(err(
+                        Code::MALFORMED_LET,
                         diverge,
                         "`let .. else` is not part of the tile language",
                     ));
@@ -287,8 +325,13 @@ impl KernelParser<'_> {
             Stmt::Expr(Expr::ForLoop(for_loop), _) => self.for_loop(for_loop),
             Stmt::Expr(Expr::If(branch), _) => self.if_branch(branch).map(ast::Stmt::If),
             Stmt::Expr(expr, _) => self.apply(expr),
-            Stmt::Item(item) => Err(err(item, "items cannot be declared inside a tile kernel")),
+            Stmt::Item(item) => Err(err(
+                Code::UNSUPPORTED_STATEMENT,
+                item,
+                "items cannot be declared inside a tile kernel",
+            )),
             Stmt::Macro(mac) => Err(err(
+                Code::UNSUPPORTED_STATEMENT,
                 mac,
                 "macros are not part of the tile language; use `apply(ptx[\"..\"], ..)`",
             )),
@@ -314,7 +357,11 @@ impl KernelParser<'_> {
         );
         let head = quote::quote!(#token #pat #in_token #range);
         if let Some(label) = &for_loop.label {
-            return Err(err(label, "loop labels are not part of the tile language"));
+            return Err(err(
+                Code::MALFORMED_FOR,
+                label,
+                "loop labels are not part of the tile language",
+            ));
         }
         let var = match &*for_loop.pat {
             Pat::Ident(ident) if ident.subpat.is_none() && ident.by_ref.is_none() => {
@@ -322,6 +369,7 @@ impl KernelParser<'_> {
             }
             other => {
                 return Err(err(
+                    Code::MALFORMED_FOR,
                     other,
                     "a loop variable is a plain name: `for k in 0..8`",
                 ));
@@ -329,6 +377,7 @@ impl KernelParser<'_> {
         };
         let range_error = || {
             err(
+                Code::MALFORMED_FOR,
                 &for_loop.expr,
                 "a loop runs over `start..end` or `(start..end).step_by(step)`",
             )
@@ -348,7 +397,11 @@ impl KernelParser<'_> {
             _ => return Err(range_error()),
         };
         let (Some(start), Some(end)) = (&range.start, &range.end) else {
-            return Err(err(range, "a loop range needs a start and an end: `0..n`"));
+            return Err(err(
+                Code::MALFORMED_FOR,
+                range,
+                "a loop range needs a start and an end: `0..n`",
+            ));
         };
         let mut end = self.expr(end);
         if matches!(range.limits, syn::RangeLimits::Closed(_)) {
@@ -381,7 +434,13 @@ impl KernelParser<'_> {
             Some((_, other)) => match &**other {
                 Expr::Block(block) => self.body(&block.block),
                 Expr::If(nested) => vec![ast::Stmt::If(self.if_branch(nested)?)],
-                other => return Err(err(other, "expected a block after `else`")),
+                other => {
+                    return Err(err(
+                        Code::UNSUPPORTED_STATEMENT,
+                        other,
+                        "expected a block after `else`",
+                    ));
+                }
             },
         };
         let (token, cond_tokens) = (&branch.if_token, &branch.cond);
@@ -489,7 +548,13 @@ impl KernelParser<'_> {
         init: &Expr,
         stmt: &syn::Local,
     ) -> Parsed<ast::Stmt> {
-        let shape_error = || err(init, "expected `alloc_local::<T>([d0, d1, ..])`");
+        let shape_error = || {
+            err(
+                Code::MALFORMED_ALLOC,
+                init,
+                "expected `alloc_local::<T>([d0, d1, ..])`",
+            )
+        };
         let Expr::Call(call) = init else {
             return Err(shape_error());
         };
@@ -504,6 +569,7 @@ impl KernelParser<'_> {
         }
         let PathArguments::AngleBracketed(generics) = &segment.arguments else {
             return Err(err(
+                Code::MALFORMED_ALLOC,
                 segment,
                 "name the tile's element type: `alloc_local::<f32>([..])`",
             ));
@@ -512,6 +578,7 @@ impl KernelParser<'_> {
             Some(GenericArgument::Type(elem)) if generics.args.len() == 1 => elem,
             _ => {
                 return Err(err(
+                    Code::MALFORMED_ALLOC,
                     generics,
                     "`alloc_local` takes exactly one element type, like `::<f32>`",
                 ));
@@ -521,6 +588,7 @@ impl KernelParser<'_> {
         let dtype_span = self.spans.id(elem);
         let [Expr::Array(array)] = call.args.iter().collect::<Vec<_>>()[..] else {
             return Err(err(
+                Code::MALFORMED_ALLOC,
                 &call.args,
                 "`alloc_local` takes the tile shape as an array: `alloc_local::<f32>([4, 2])`",
             ));
@@ -528,8 +596,8 @@ impl KernelParser<'_> {
         let mut shape = Vec::new();
         for elem in &array.elems {
             let value = const_eval(elem)?;
-            let value =
-                u64::try_from(value).map_err(|_| err(elem, "a tile extent cannot be negative"))?;
+            let value = u64::try_from(value)
+                .map_err(|_| err(Code::TILE_SHAPE, elem, "a tile extent cannot be negative"))?;
             shape.push(Dim::constant(value, self.spans.id(elem)));
         }
         Ok(ast::Stmt::AllocLocal(AllocLocal {
@@ -545,11 +613,12 @@ impl KernelParser<'_> {
     fn apply(&mut self, expr: &Expr) -> Parsed<ast::Stmt> {
         let expected = "expected a tile-language statement: `apply(ptx[\"OPCODE\"], operands..)`, `let`, `for` or `if`";
         let Expr::Call(call) = expr else {
-            return Err(control_flow_error(expr).unwrap_or_else(|| err(expr, expected)));
+            return Err(control_flow_error(expr)
+                .unwrap_or_else(|| err(Code::UNSUPPORTED_STATEMENT, expr, expected)));
         };
         match &*call.func {
             Expr::Path(path) if path.path.is_ident("apply") => {}
-            other => return Err(err(other, expected)),
+            other => return Err(err(Code::UNSUPPORTED_STATEMENT, other, expected)),
         }
         let mut args = call.args.iter();
         let (opcode, opcode_span) = match args.next() {
@@ -568,6 +637,7 @@ impl KernelParser<'_> {
                     }) => (text.value(), self.spans.id(text)),
                     other => {
                         return Err(err(
+                            Code::MALFORMED_APPLY,
                             other,
                             "the opcode is a string literal: `ptx[\"cvt.rn.f16x2.f32\"]`",
                         ));
@@ -576,12 +646,14 @@ impl KernelParser<'_> {
             }
             Some(other) => {
                 return Err(err(
+                    Code::MALFORMED_APPLY,
                     other,
                     "the first argument of `apply` is the opcode: `ptx[\"cvt.rn.f16x2.f32\"]`",
                 ));
             }
             None => {
                 return Err(err(
+                    Code::MALFORMED_APPLY,
                     call,
                     "`apply` needs an opcode: `apply(ptx[\"cvt.rn.f16x2.f32\"], d, a, b)`",
                 ));
@@ -605,6 +677,7 @@ impl KernelParser<'_> {
             }
             if seen_keyword {
                 return Err(err(
+                    Code::MALFORMED_APPLY,
                     arg,
                     "operands come before the keyword arguments (`scope`, `pred`, `preserve_dst`)",
                 ));
@@ -618,6 +691,7 @@ impl KernelParser<'_> {
     fn keyword(&mut self, assign: &syn::ExprAssign, apply: &mut Apply) -> Parsed<()> {
         let Expr::Path(key) = &*assign.left else {
             return Err(err(
+                Code::KEYWORD_VALUE,
                 &assign.left,
                 "expected a keyword: `scope`, `pred` or `preserve_dst`",
             ));
@@ -627,7 +701,13 @@ impl KernelParser<'_> {
             .get_ident()
             .map(|i| i.to_string())
             .unwrap_or_default();
-        let duplicate = || err(assign, format!("`{key_name}` is given more than once"));
+        let duplicate = || {
+            err(
+                Code::DUPLICATE_KEYWORD,
+                assign,
+                format!("`{key_name}` is given more than once"),
+            )
+        };
         match key_name.as_str() {
             "scope" => {
                 if apply.scope.is_some() {
@@ -642,6 +722,7 @@ impl KernelParser<'_> {
                     }
                     other => {
                         return Err(err(
+                            Code::KEYWORD_VALUE,
                             other,
                             "`scope` is a string: \"thread\", \"warp\", \"warpgroup\" or \"cta\"",
                         ));
@@ -667,6 +748,7 @@ impl KernelParser<'_> {
                     }
                     other => {
                         return Err(err(
+                            Code::KEYWORD_VALUE,
                             other,
                             "`preserve_dst` is a compile-time `true` or `false`",
                         ));
@@ -675,6 +757,7 @@ impl KernelParser<'_> {
             }
             _ => {
                 return Err(err(
+                    Code::UNKNOWN_KEYWORD,
                     &assign.left,
                     format!(
                         "unknown keyword argument `{key_name}`; `apply` takes `scope`, `pred` and `preserve_dst`"
@@ -690,7 +773,11 @@ impl KernelParser<'_> {
             Expr::Lit(lit) => Ok(Operand::Literal(self.literal(&lit.lit, false, expr)?)),
             Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => match &*unary.expr {
                 Expr::Lit(lit) => Ok(Operand::Literal(self.literal(&lit.lit, true, expr)?)),
-                other => Err(err(other, "only literals can be negated in an operand")),
+                other => Err(err(
+                    Code::UNSUPPORTED_OPERAND,
+                    other,
+                    "only literals can be negated in an operand",
+                )),
             },
             Expr::Paren(paren) => self.operand(&paren.expr),
             Expr::Group(group) => self.operand(&group.expr),
@@ -701,23 +788,32 @@ impl KernelParser<'_> {
     fn literal(&mut self, lit: &Lit, negate: bool, whole: &Expr) -> Parsed<Literal> {
         let value = match lit {
             Lit::Int(int) => {
-                let v: i128 = int
-                    .base10_parse()
-                    .map_err(|_| err(int, "integer literal out of range"))?;
+                let v: i128 = int.base10_parse().map_err(|_| {
+                    err(
+                        Code::LITERAL_OUT_OF_RANGE,
+                        int,
+                        "integer literal out of range",
+                    )
+                })?;
                 LiteralValue::Int(if negate { -v } else { v })
             }
             Lit::Float(float) => {
                 let v: f64 = float
                     .base10_parse()
-                    .map_err(|_| err(float, "invalid float literal"))?;
+                    .map_err(|_| err(Code::LITERAL_OUT_OF_RANGE, float, "invalid float literal"))?;
                 if !v.is_finite() {
-                    return Err(err(float, "float literal out of range for `f64`"));
+                    return Err(err(
+                        Code::LITERAL_OUT_OF_RANGE,
+                        float,
+                        "float literal out of range for `f64`",
+                    ));
                 }
                 LiteralValue::Float(if negate { -v } else { v })
             }
             Lit::Bool(value) if !negate => LiteralValue::Bool(value.value),
             other => {
                 return Err(err(
+                    Code::UNSUPPORTED_OPERAND,
                     other,
                     "operands are tiles, tensors, parameters or number literals",
                 ));
@@ -743,7 +839,11 @@ impl KernelParser<'_> {
                         span,
                     })
                 }
-                _ => Err(err(expr, "expected the name of a tile or parameter")),
+                _ => Err(err(
+                    Code::UNSUPPORTED_OPERAND,
+                    expr,
+                    "expected the name of a tile or parameter",
+                )),
             },
             Expr::MethodCall(call) => {
                 let mut place = self.place(&call.receiver)?;
@@ -752,7 +852,13 @@ impl KernelParser<'_> {
                 let args: Vec<&Expr> = call.args.iter().collect();
                 let kind = match (method.as_str(), &args[..]) {
                     ("slice", [arg]) => ViewKind::Slice(self.slice_macro(arg)?),
-                    ("slice", _) => return Err(err(call, "`.slice` takes one `s![..]` argument")),
+                    ("slice", _) => {
+                        return Err(err(
+                            Code::MALFORMED_VIEW,
+                            call,
+                            "`.slice` takes one `s![..]` argument",
+                        ));
+                    }
                     ("view", []) => {
                         let elem = match &call.turbofish {
                             Some(turbofish) if turbofish.args.len() == 1 => {
@@ -760,6 +866,7 @@ impl KernelParser<'_> {
                                     Some(GenericArgument::Type(ty)) => ty,
                                     _ => {
                                         return Err(err(
+                                            Code::MALFORMED_VIEW,
                                             turbofish,
                                             "`.view` takes one element type: `.view::<u16>()`",
                                         ));
@@ -768,6 +875,7 @@ impl KernelParser<'_> {
                             }
                             _ => {
                                 return Err(err(
+                                    Code::MALFORMED_VIEW,
                                     call,
                                     "name the view's element type: `.view::<u16>()`",
                                 ));
@@ -775,7 +883,13 @@ impl KernelParser<'_> {
                         };
                         ViewKind::View(dtype_of(elem)?)
                     }
-                    ("view", _) => return Err(err(call, "`.view::<U>()` takes no arguments")),
+                    ("view", _) => {
+                        return Err(err(
+                            Code::MALFORMED_VIEW,
+                            call,
+                            "`.view::<U>()` takes no arguments",
+                        ));
+                    }
                     ("reshape", [Expr::Array(array)]) => {
                         let dims = array
                             .elems
@@ -786,6 +900,7 @@ impl KernelParser<'_> {
                     }
                     ("reshape", _) => {
                         return Err(err(
+                            Code::MALFORMED_VIEW,
                             call,
                             "`.reshape` takes the new shape as an array: `.reshape([4, 2])`",
                         ));
@@ -793,12 +908,14 @@ impl KernelParser<'_> {
                     ("unsqueeze", [axis]) => ViewKind::Unsqueeze(to_i64(const_eval(axis)?, axis)?),
                     ("unsqueeze", _) => {
                         return Err(err(
+                            Code::MALFORMED_VIEW,
                             call,
                             "`.unsqueeze` takes one axis, like `.unsqueeze(-1)`",
                         ));
                     }
                     _ => {
                         return Err(err(
+                            Code::UNKNOWN_VIEW,
                             &call.method,
                             format!(
                                 "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])` or `.unsqueeze(axis)`"
@@ -808,6 +925,7 @@ impl KernelParser<'_> {
                 };
                 if !matches!(kind, ViewKind::View(_)) && call.turbofish.is_some() {
                     return Err(err(
+                        Code::MALFORMED_VIEW,
                         &call.turbofish,
                         format!("`.{method}` takes no type arguments"),
                     ));
@@ -832,6 +950,7 @@ impl KernelParser<'_> {
             Expr::Paren(paren) => self.place(&paren.expr),
             Expr::Group(group) => self.place(&group.expr),
             other => Err(err(
+                Code::UNSUPPORTED_OPERAND,
                 other,
                 "unsupported operand: expected a tile or tensor name with views (`.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)`), a scalar parameter or a literal",
             )),
@@ -841,10 +960,18 @@ impl KernelParser<'_> {
     /// `s![item, item;step, ..]` in ndarray's convention.
     fn slice_macro(&mut self, arg: &Expr) -> Parsed<Vec<SliceItem>> {
         let Expr::Macro(mac) = arg else {
-            return Err(err(arg, "expected `s![..]`, like `s![.., 1..2]`"));
+            return Err(err(
+                Code::MALFORMED_SLICE,
+                arg,
+                "expected `s![..]`, like `s![.., 1..2]`",
+            ));
         };
         if !mac.mac.path.is_ident("s") {
-            return Err(err(&mac.mac.path, "expected `s![..]`, like `s![.., 1..2]`"));
+            return Err(err(
+                Code::MALFORMED_SLICE,
+                &mac.mac.path,
+                "expected `s![..]`, like `s![.., 1..2]`",
+            ));
         }
         let parser = |input: ParseStream| -> syn::Result<Vec<(Expr, Option<Expr>)>> {
             let mut items = Vec::new();
@@ -864,7 +991,9 @@ impl KernelParser<'_> {
             }
             Ok(items)
         };
-        let items = parser.parse2(mac.mac.tokens.clone())?;
+        let items = parser
+            .parse2(mac.mac.tokens.clone())
+            .map_err(|e| spans::coded(Code::MALFORMED_SLICE, e))?;
         let mut out = Vec::new();
         for (item, step) in items {
             let mut parsed = self.slice_item(&item)?;
@@ -874,6 +1003,7 @@ impl KernelParser<'_> {
                     SliceItem::Range { step, .. } => *step = step_value,
                     SliceItem::Index { .. } => {
                         return Err(err(
+                            Code::MALFORMED_SLICE,
                             &step_expr,
                             "a step applies only to a range, like `0..8;2`",
                         ));
@@ -906,7 +1036,11 @@ impl KernelParser<'_> {
                             if let Some(v) = range.end.as_deref().and_then(|e| const_eval(e).ok())
                                 && v.checked_add(1).is_none_or(|v| i64::try_from(v).is_err())
                             {
-                                return Err(err(range, "value out of range"));
+                                return Err(err(
+                                    Code::CONSTANT_OVERFLOW,
+                                    range,
+                                    "value out of range",
+                                ));
                             }
                             Some(ast::Expr::Binary {
                                 op: ast::BinOp::Add,
@@ -915,7 +1049,13 @@ impl KernelParser<'_> {
                                 span,
                             })
                         }
-                        None => return Err(err(range, "an inclusive range needs an end")),
+                        None => {
+                            return Err(err(
+                                Code::MALFORMED_SLICE,
+                                range,
+                                "an inclusive range needs an end",
+                            ));
+                        }
                     };
                 }
                 Ok(SliceItem::Range {
@@ -951,7 +1091,7 @@ fn control_flow_error(expr: &Expr) -> Option<syn::Error> {
         ),
         _ => return None,
     };
-    Some(err(&head, message))
+    Some(err(Code::UNSUPPORTED_STATEMENT, &head, message))
 }
 
 /// What an unreadable statement would have bound and touched: the name of a
@@ -960,7 +1100,12 @@ fn traces(stmt: &Stmt) -> ast::Invalid {
     let mut invalid = ast::Invalid::default();
     match stmt {
         Stmt::Local(local) => {
-            if let Pat::Ident(ident) = &local.pat {
+            // `let t: T = ..` (reported) still binds `t`.
+            let pat = match &local.pat {
+                Pat::Type(typed) => &*typed.pat,
+                other => other,
+            };
+            if let Pat::Ident(ident) = pat {
                 invalid.binds.push(ident.ident.unraw());
             }
         }
@@ -1014,7 +1159,11 @@ fn const_eval_symbolic(expr: &Expr) -> Parsed<()> {
         Expr::Group(group) => const_eval_symbolic(&group.expr),
         Expr::Block(block) if block.block.stmts.len() == 1 => match &block.block.stmts[0] {
             Stmt::Expr(inner, None) => const_eval_symbolic(inner),
-            other => Err(err(other, "expected an integer constant expression")),
+            other => Err(err(
+                Code::NOT_CONSTANT,
+                other,
+                "expected an integer constant expression",
+            )),
         },
         Expr::Binary(binary) => {
             const_eval_symbolic(&binary.left)?;
@@ -1022,7 +1171,11 @@ fn const_eval_symbolic(expr: &Expr) -> Parsed<()> {
             if matches!(binary.op, BinOp::Div(_) | BinOp::Rem(_))
                 && const_eval(&binary.right).ok() == Some(0)
             {
-                return Err(err(expr, "division by zero in constant expression"));
+                return Err(err(
+                    Code::DIVISION_BY_ZERO,
+                    expr,
+                    "division by zero in constant expression",
+                ));
             }
             Ok(())
         }
@@ -1044,7 +1197,7 @@ impl Unraw for syn::Ident {
 }
 
 fn to_i64(value: i128, node: &impl ToTokens) -> Parsed<i64> {
-    i64::try_from(value).map_err(|_| err(node, "value out of range"))
+    i64::try_from(value).map_err(|_| err(Code::CONSTANT_OVERFLOW, node, "value out of range"))
 }
 
 /// A dtype named by a Rust type (`f32`, `half::f16`, `tile_kernel::bf16`).
@@ -1057,6 +1210,7 @@ fn dtype_of(ty: &Type) -> Parsed<DType> {
     };
     name.as_deref().and_then(DType::from_rust_name).ok_or_else(|| {
         err(
+            Code::UNKNOWN_DTYPE,
             ty,
             format!(
                 "unsupported element type `{}`: expected one of f16, bf16, f32, f64, u8, u16, u32, u64, i8, i16, i32, i64",
@@ -1069,18 +1223,32 @@ fn dtype_of(ty: &Type) -> Parsed<DType> {
 /// Evaluates an integer constant expression: literals, `+ - * / %`, unary
 /// minus, parentheses and `{ .. }` blocks around one expression.
 pub fn const_eval(expr: &Expr) -> Parsed<i128> {
-    let overflow = || err(expr, "integer overflow in constant expression");
+    let overflow = || {
+        err(
+            Code::CONSTANT_OVERFLOW,
+            expr,
+            "integer overflow in constant expression",
+        )
+    };
     match expr {
         Expr::Lit(syn::ExprLit {
             lit: Lit::Int(int), ..
-        }) => int
-            .base10_parse::<i128>()
-            .map_err(|_| err(int, "integer literal out of range")),
+        }) => int.base10_parse::<i128>().map_err(|_| {
+            err(
+                Code::LITERAL_OUT_OF_RANGE,
+                int,
+                "integer literal out of range",
+            )
+        }),
         Expr::Paren(paren) => const_eval(&paren.expr),
         Expr::Group(group) => const_eval(&group.expr),
         Expr::Block(block) if block.block.stmts.len() == 1 => match &block.block.stmts[0] {
             Stmt::Expr(inner, None) => const_eval(inner),
-            other => Err(err(other, "expected an integer constant expression")),
+            other => Err(err(
+                Code::NOT_CONSTANT,
+                other,
+                "expected an integer constant expression",
+            )),
         },
         Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => {
             const_eval(&unary.expr)?.checked_neg().ok_or_else(overflow)
@@ -1093,12 +1261,17 @@ pub fn const_eval(expr: &Expr) -> Parsed<i128> {
                 BinOp::Sub(_) => left.checked_sub(right),
                 BinOp::Mul(_) => left.checked_mul(right),
                 BinOp::Div(_) | BinOp::Rem(_) if right == 0 => {
-                    return Err(err(expr, "division by zero in constant expression"));
+                    return Err(err(
+                        Code::DIVISION_BY_ZERO,
+                        expr,
+                        "division by zero in constant expression",
+                    ));
                 }
                 BinOp::Div(_) => left.checked_div(right),
                 BinOp::Rem(_) => left.checked_rem(right),
                 _ => {
                     return Err(err(
+                        Code::NOT_CONSTANT,
                         &binary.op,
                         "only `+ - * / %` are allowed in constant expressions",
                     ));
@@ -1107,12 +1280,17 @@ pub fn const_eval(expr: &Expr) -> Parsed<i128> {
             result.ok_or_else(overflow)
         }
         Expr::Path(path) if path.path.get_ident().is_some() => Err(err(
+            Code::NOT_CONSTANT,
             expr,
             format!(
                 "`{}` is not a constant: symbolic values are not supported yet; write an integer",
                 path.to_token_stream()
             ),
         )),
-        other => Err(err(other, "expected an integer constant expression")),
+        other => Err(err(
+            Code::NOT_CONSTANT,
+            other,
+            "expected an integer constant expression",
+        )),
     }
 }

@@ -1,8 +1,13 @@
-//! Maps lowering's opaque [`SpanId`]s back to real token spans.
+//! Maps lowering's opaque [`SpanId`]s back to real token spans, and builds
+//! the macro's own errors: every error carries its catalogue [`Code`] at the
+//! start of its message (`TK0013: ..`) and is spanned at the offending
+//! tokens, so it reaches the user (and rust-analyzer) as a spanned
+//! `compile_error!`.
 
 use proc_macro2::TokenStream;
 use quote::ToTokens;
 use tile_kernel_lowering::SpanId;
+use tile_kernel_lowering::diag::Code;
 
 /// Every source node that a diagnostic may point at, by id.
 #[derive(Default)]
@@ -17,11 +22,55 @@ impl SpanTable {
         SpanId(self.nodes.len() as u32 - 1)
     }
 
-    /// A spanned error at a recorded node.
+    /// A spanned error at a recorded node; `message` already starts with
+    /// its code (lowering's [`Diagnostic::rendered`]).
+    ///
+    /// [`Diagnostic::rendered`]: tile_kernel_lowering::Diagnostic::rendered
     pub fn error(&self, id: SpanId, message: impl std::fmt::Display) -> syn::Error {
         match self.nodes.get(id.0 as usize) {
             Some(tokens) => syn::Error::new_spanned(tokens, message),
             None => syn::Error::new(proc_macro2::Span::call_site(), message),
         }
     }
+}
+
+/// An error with catalogue code `code`, underlining all tokens of `node`.
+pub fn error(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
+    syn::Error::new_spanned(node, code.tag(message))
+}
+
+/// Tags every message of an error that came from elsewhere (a syn parse
+/// error) with `code`, keeping each message's span.
+pub fn coded(code: Code, error: syn::Error) -> syn::Error {
+    retag(error, |text| code.tag(text))
+}
+
+/// Rewrites each message of `error` that has no code yet with `tag`, which
+/// must start it with a code (`Code::tag`).
+pub fn retag(error: syn::Error, tag: impl Fn(&str) -> String) -> syn::Error {
+    let whole = error.clone();
+    let mut out: Option<syn::Error> = None;
+    for part in error {
+        let text = part.to_string();
+        let part = if has_code(&text) {
+            part
+        } else {
+            syn::Error::new(part.span(), tag(&text))
+        };
+        match &mut out {
+            Some(all) => all.combine(part),
+            None => out = Some(part),
+        }
+    }
+    // A syn::Error always holds at least one message.
+    out.unwrap_or(whole)
+}
+
+/// Whether a message already starts with `TKnnnn: `.
+fn has_code(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    bytes.len() >= 8
+        && text.starts_with("TK")
+        && bytes[2..6].iter().all(u8::is_ascii_digit)
+        && text[6..].starts_with(": ")
 }

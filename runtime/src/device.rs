@@ -3,7 +3,7 @@
 use std::sync::{Arc, OnceLock};
 
 use cudarc::driver::sys::CUresult;
-use cudarc::driver::{CudaContext, CudaStream};
+use cudarc::driver::{CudaContext, CudaStream, DriverError, PinnedHostSlice};
 
 use crate::tensor::{DeviceTensor, check_host_len, element_count};
 use crate::{Element, Error, Result};
@@ -19,12 +19,24 @@ pub fn driver_available() -> bool {
     *AVAILABLE.get_or_init(|| unsafe { cudarc::driver::sys::is_culib_present() })
 }
 
-/// One GPU: its (primary) CUDA context and the stream all work is queued on.
+/// One GPU context plus the stream this crate queues work on.
 ///
-/// Everything this crate enqueues (copies, kernel launches) goes to one
-/// stream, so it runs in program order. Cloning is cheap and shares both.
-/// Two `Device`s with the same ordinal share the driver's primary context,
-/// so tensors and loaded kernels of one are valid with the other.
+/// Every launch, copy and allocation made through a `Device` goes to its one
+/// stream, so they run in program order. Cloning is cheap and shares both.
+///
+/// - [`Device::new`] opens the GPU's primary context and creates a **new
+///   non-blocking stream** in it (never the legacy default stream, which
+///   would serialize with every blocking stream of the process).
+/// - [`Device::from_stream`] uses a caller's cudarc stream (and its
+///   context): an engine that owns its context and streams launches
+///   tile-kernel kernels right into its own stream order.
+/// - [`Device::with_stream`] / [`Device::with_new_stream`] give another
+///   stream of the same context.
+///
+/// Tensors cross streams safely: when a tensor used on one stream is used
+/// on another, the second waits for the first through cudarc's
+/// per-allocation events (see the crate docs, "Streams", and
+/// `docs/runtime.md`).
 #[derive(Clone)]
 pub struct Device {
     context: Arc<CudaContext>,
@@ -33,10 +45,18 @@ pub struct Device {
 }
 
 impl Device {
-    /// Opens GPU `ordinal` (0 is the first).
+    /// Opens GPU `ordinal` (0 is the first): its primary context, and a new
+    /// non-blocking stream in it.
     ///
     /// Fails with [`Error::NoDriver`] when `libcuda` is missing and with
     /// [`Error::NoDevice`] when there is no such GPU; never panics.
+    ///
+    /// Two `Device`s with the same ordinal share the driver's primary
+    /// context (so tensors and loaded kernels of one are valid with the
+    /// other) but have different streams, ordered through events where a
+    /// tensor crosses between them. The context this creates tracks every
+    /// allocation's reads and writes with events (cudarc's
+    /// `is_managing_stream_synchronization()` is true for it).
     pub fn new(ordinal: usize) -> Result<Device> {
         // cudarc panics on its first call if libcuda cannot be loaded.
         if !driver_available() {
@@ -57,7 +77,13 @@ impl Device {
         }
         let context =
             CudaContext::new(ordinal).map_err(Error::driver("creating the device context"))?;
-        let stream = context.default_stream();
+        // A fresh cudarc context tracks events from the start (its default);
+        // `new_stream` puts it in multi-stream mode, where cudarc makes
+        // every use of an allocation wait for conflicting earlier uses on
+        // other streams.
+        let stream = context
+            .new_stream()
+            .map_err(Error::driver("creating the device's stream"))?;
         Ok(Device {
             context,
             stream,
@@ -65,7 +91,71 @@ impl Device {
         })
     }
 
-    /// The ordinal this device was opened with.
+    /// A device that queues its work on the caller's `stream`, in the
+    /// stream's context.
+    ///
+    /// Use this when the caller (an inference engine, say) owns the CUDA
+    /// context and its streams: kernels and copies then run in that
+    /// stream's order, between the caller's own work. Nothing is created.
+    ///
+    /// Ordering with the caller's other streams is automatic where cudarc
+    /// tracks it: for allocations of a context with event tracking on (the
+    /// default) that has created a stream with `new_stream` or `fork`. For
+    /// allocations of a context that has never done so (it only uses the
+    /// default, per-thread or borrowed streams), launches and copies on a
+    /// different stream than the allocation's own join the two streams
+    /// (each waits for the other's queued work) around the work. A context
+    /// whose event tracking the caller turned off
+    /// (`unsafe fn disable_event_tracking`) gets no ordering from this
+    /// crate: that call's contract makes it the caller's job.
+    ///
+    /// ```no_run
+    /// # fn main() -> tile_kernel_runtime::Result<()> {
+    /// use tile_kernel_runtime::{Device, cudarc::driver::CudaContext};
+    /// let ctx = CudaContext::new(0).unwrap();
+    /// let stream = ctx.new_stream().unwrap();
+    /// let dev = Device::from_stream(stream)?;
+    /// let x = dev.zeros::<f32>([1024])?; // allocated on the engine's stream
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn from_stream(stream: Arc<CudaStream>) -> Result<Device> {
+        let context = stream.context().clone();
+        let ordinal = context.ordinal();
+        Ok(Device {
+            context,
+            stream,
+            ordinal,
+        })
+    }
+
+    /// This device with its work queued on `stream` instead, which must
+    /// belong to the same CUDA context; otherwise
+    /// [`Error::ContextMismatch`].
+    ///
+    /// Tensors and loaded kernels stay valid across the two devices.
+    pub fn with_stream(&self, stream: Arc<CudaStream>) -> Result<Device> {
+        if stream.context().cu_ctx() != self.context.cu_ctx() {
+            return Err(Error::ContextMismatch {
+                what: "the stream passed to `Device::with_stream`",
+                other: "the device",
+            });
+        }
+        Device::from_stream(stream)
+    }
+
+    /// This device on a new non-blocking stream of the same context (for
+    /// work that may overlap with this device's, such as copies during
+    /// compute).
+    pub fn with_new_stream(&self) -> Result<Device> {
+        let stream = self
+            .context
+            .new_stream()
+            .map_err(Error::driver("creating a stream"))?;
+        Device::from_stream(stream)
+    }
+
+    /// The ordinal of the GPU.
     pub fn ordinal(&self) -> usize {
         self.ordinal
     }
@@ -87,12 +177,14 @@ impl Device {
     }
 
     /// Waits until all work queued on this device's stream has finished, and
-    /// reports a failure of any of it (a faulting kernel, for example).
+    /// reports a failure of any of it (a faulting kernel, for example), or
+    /// one cudarc recorded in this context since the last check.
     pub fn synchronize(&self) -> Result<()> {
         self.stream
             .synchronize()
             .map_err(Error::driver("synchronizing the device"))?;
-        self.context
+        self.stream
+            .context()
             .check_err()
             .map_err(Error::driver("synchronizing the device"))
     }
@@ -102,13 +194,57 @@ impl Device {
         &self.context
     }
 
-    /// The stream this crate queues all work on.
+    /// The stream this device queues all work on.
     pub fn stream(&self) -> &Arc<CudaStream> {
         &self.stream
     }
 
+    /// A page-locked ("pinned") host buffer of `len` elements, all zero,
+    /// for [`upload_async`](DeviceTensor::upload_async) and
+    /// [`download_async`](DeviceTensor::download_async).
+    ///
+    /// Read and write it through cudarc's `as_slice` / `as_mut_slice`: both
+    /// first wait for every asynchronous copy queued with the buffer (its
+    /// event), so the host never touches it while a copy runs, and dropping
+    /// it waits too. `len` must be at least 1 (the driver refuses empty
+    /// host allocations). The memory is ordinary cached memory (not
+    /// write-combined), so reading it on the host is fast.
+    pub fn alloc_pinned<T: Element>(&self, len: usize) -> Result<PinnedHostSlice<T>> {
+        const DURING: &str = "allocating a pinned host buffer";
+        // cudarc panics on an empty allocation (a null pointer) and on a
+        // byte size of `isize::MAX` or more: refuse both here.
+        if len == 0 {
+            return Err(Error::Driver {
+                during: "allocating a pinned host buffer of 0 elements (the driver refuses empty host allocations)",
+                source: DriverError(CUresult::CUDA_ERROR_INVALID_VALUE),
+            });
+        }
+        if len
+            .checked_mul(size_of::<T>())
+            .is_none_or(|bytes| bytes >= isize::MAX as usize)
+        {
+            return Err(Error::TooLarge {
+                shape: vec![len],
+                dtype: T::DTYPE,
+            });
+        }
+        // SAFETY: the memory is uninitialised until the `write_bytes` below,
+        // and nothing reads it before: the buffer is not shared yet.
+        let mut pinned = unsafe { self.context.alloc_pinned_with_flags::<T>(len, 0) }
+            .map_err(Error::driver(DURING))?;
+        let ptr = pinned.as_mut_ptr().map_err(Error::driver(DURING))?;
+        // SAFETY: cudarc allocated `len * size_of::<T>()` bytes at `ptr`
+        // (non-null and aligned for `T`, which it asserts), owned by
+        // `pinned` and not yet used by any copy; all-zero bytes are a valid
+        // `T` (`Element: ValidAsZeroBits`).
+        unsafe { std::ptr::write_bytes(ptr, 0, len) };
+        Ok(pinned)
+    }
+
     /// Copies `host` into a new tensor of `shape`; `host.len()` must be the
-    /// shape's element count. Returns once the copy has finished.
+    /// shape's element count. **Blocking**: queues the copy on this
+    /// device's stream and waits for the stream, so `host` may be reused at
+    /// once (use [`DeviceTensor::upload_async`] to not wait).
     ///
     /// ```no_run
     /// # fn main() -> tile_kernel_runtime::Result<()> {
@@ -143,7 +279,8 @@ impl Device {
         Ok(DeviceTensor::from_parts(slice, shape.into(), len))
     }
 
-    /// A new tensor of `shape` with every element zero (all bits clear).
+    /// A new tensor of `shape` with every element zero (all bits clear),
+    /// allocated and cleared on this device's stream (does not wait).
     ///
     /// ```no_run
     /// # fn main() -> tile_kernel_runtime::Result<()> {

@@ -30,9 +30,16 @@ pub enum Error {
 
     /// The driver refused a kernel's PTX. `log` is the driver JIT's error log,
     /// `ptx` the full text that was handed to it.
+    ///
+    /// `Display` shows the kernel, the driver's error code, the log, and a
+    /// bounded excerpt of the PTX: its first 40 lines (each cut at 200
+    /// characters), the lines around the first `line N` the log names if
+    /// that is further down, and a count of the lines left out. The full
+    /// text stays in the `ptx` field.
     #[error(
-        "kernel `{kernel}`: the CUDA driver could not load its PTX: {}\nJIT error log:\n{log}\nPTX:\n{ptx}",
-        DriverMessage(source)
+        "kernel `{kernel}`: the CUDA driver could not load its PTX: {}\nJIT error log:\n{log}\n{}",
+        DriverMessage(source),
+        PtxExcerpt { ptx, log }
     )]
     ModuleLoad {
         kernel: &'static str,
@@ -137,6 +144,75 @@ pub enum Error {
     #[error("a tensor of shape {shape:?} with element type {dtype} is too large to address")]
     TooLarge { shape: Vec<usize>, dtype: DType },
 
+    /// The kernel's PTX targets an architecture the device cannot run: PTX
+    /// for `sm_XY` loads on compute capability X.Y and newer, PTX for an
+    /// arch-specific `sm_XYa` only on exactly X.Y. Checked before the module
+    /// is handed to the driver. `target` is the kernel's (`"sm_100"`),
+    /// `device` the GPU's (`"sm_90"`).
+    #[error(
+        "kernel `{kernel}` is compiled for {target}, which this GPU ({device}) cannot run: PTX runs on the architecture it targets and newer ones (an arch-specific `a` target only on exactly its own); compile it with `arch = \"{device}\"` or an older target"
+    )]
+    ArchMismatch {
+        kernel: &'static str,
+        target: String,
+        device: String,
+    },
+
+    /// A non-empty tensor argument does not start at a 16-byte aligned
+    /// device address.
+    /// The kernel's vector accesses (up to 16 bytes at offsets the compiler
+    /// proved multiples of their size) assume that it does. Whole tensors
+    /// always are; a view is when its start offset in bytes is a multiple
+    /// of 16. Nothing is launched.
+    #[error(
+        "kernel `{kernel}`: tensor `{param}` starts at device address {address:#x}, which is not 16-byte aligned; the kernel's vector accesses assume it is (a view's start offset in bytes must be a multiple of 16)"
+    )]
+    Misaligned {
+        kernel: &'static str,
+        param: &'static str,
+        address: u64,
+    },
+
+    /// A range of rows is not inside the leading axis of a tensor or view
+    /// (or the tensor has no axis to slice).
+    #[error(
+        "rows {start}..{end} are out of range for a tensor of shape {shape:?} (slicing takes rows of the leading axis)"
+    )]
+    SliceOutOfRange {
+        shape: Vec<usize>,
+        start: usize,
+        end: usize,
+    },
+
+    /// A reshape to a shape with another element count.
+    #[error(
+        "cannot reshape shape {from:?} ({from_len} elements) into shape {to:?} ({to_len} elements): the element count must stay the same"
+    )]
+    ReshapeMismatch {
+        from: Vec<usize>,
+        from_len: usize,
+        to: Vec<usize>,
+        to_len: usize,
+    },
+
+    /// A cudarc view is too short for the shape a tensor view is to have.
+    #[error("shape {shape:?} needs {needed} elements, but the cudarc view holds only {available}")]
+    ViewTooSmall {
+        shape: Vec<usize>,
+        needed: usize,
+        available: usize,
+    },
+
+    /// Two things that must share a CUDA context (a device) do not: a
+    /// stream given to [`Device::with_stream`](crate::Device::with_stream),
+    /// or a tensor or pinned buffer of an asynchronous copy and the device
+    /// whose stream queues it.
+    #[error("{what} belongs to another CUDA context (device) than {other}")]
+    ContextMismatch {
+        what: &'static str,
+        other: &'static str,
+    },
+
     /// One kernel was loaded into more CUDA contexts than its cache has slots.
     #[error("kernel `{kernel}` is already loaded in {limit} CUDA contexts, the most it can cache")]
     TooManyContexts { kernel: &'static str, limit: usize },
@@ -146,6 +222,91 @@ impl Error {
     /// Wraps a driver error with what the runtime was doing.
     pub(crate) fn driver(during: &'static str) -> impl FnOnce(DriverError) -> Error {
         move |source| Error::Driver { during, source }
+    }
+}
+
+/// How many leading lines of the PTX a [`Error::ModuleLoad`] message shows.
+const PTX_EXCERPT_LINES: usize = 40;
+
+/// How many characters of one PTX line a [`Error::ModuleLoad`] message shows.
+const PTX_EXCERPT_LINE_CHARS: usize = 200;
+
+/// How many lines on each side of the line the JIT log names are shown.
+const PTX_CONTEXT_LINES: usize = 3;
+
+/// The bounded PTX excerpt of [`Error::ModuleLoad`]'s message.
+struct PtxExcerpt<'a> {
+    ptx: &'a str,
+    log: &'a str,
+}
+
+/// The first `line N` (1-based) the JIT log names, as ptxas writes it:
+/// `ptxas application ptx input, line 9; error   : ...`.
+fn first_log_line(log: &str) -> Option<usize> {
+    log.match_indices("line ").find_map(|(at, word)| {
+        let digits = &log[at + word.len()..];
+        let end = digits
+            .find(|c: char| !c.is_ascii_digit())
+            .unwrap_or(digits.len());
+        digits[..end].parse().ok().filter(|&n| n > 0)
+    })
+}
+
+/// Writes one PTX line, cut at [`PTX_EXCERPT_LINE_CHARS`] characters.
+fn write_line(f: &mut fmt::Formatter<'_>, line: &str) -> fmt::Result {
+    match line.char_indices().nth(PTX_EXCERPT_LINE_CHARS) {
+        None => writeln!(f, "{line}"),
+        Some((cut, _)) => writeln!(
+            f,
+            "{} ... ({} more characters)",
+            &line[..cut],
+            line[cut..].chars().count()
+        ),
+    }
+}
+
+impl fmt::Display for PtxExcerpt<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let total = self.ptx.lines().count();
+        let long_line = self
+            .ptx
+            .lines()
+            .any(|line| line.chars().nth(PTX_EXCERPT_LINE_CHARS).is_some());
+        if total <= PTX_EXCERPT_LINES && !long_line {
+            return write!(f, "PTX:\n{}", self.ptx);
+        }
+        let head = total.min(PTX_EXCERPT_LINES);
+        writeln!(f, "PTX (lines 1-{head} of {total}):")?;
+        for line in self.ptx.lines().take(head) {
+            write_line(f, line)?;
+        }
+        // The last line shown so far (1-based).
+        let mut end = head;
+        // The lines around the error the log points at, if not shown yet.
+        if let Some(named) = first_log_line(self.log).filter(|&n| n > head && n <= total) {
+            let first = named.saturating_sub(PTX_CONTEXT_LINES).max(head + 1);
+            let last = (named + PTX_CONTEXT_LINES).min(total);
+            if first > head + 1 {
+                writeln!(f, "... {} lines omitted", first - head - 1)?;
+            }
+            writeln!(
+                f,
+                "PTX lines {first}-{last} (around line {named}, named in the JIT log):"
+            )?;
+            for line in self.ptx.lines().skip(first - 1).take(last + 1 - first) {
+                write_line(f, line)?;
+            }
+            end = last;
+        }
+        if end < total {
+            write!(
+                f,
+                "... {} more lines (the full PTX is in the `ptx` field)",
+                total - end
+            )
+        } else {
+            write!(f, "(the full PTX is in the `ptx` field)")
+        }
     }
 }
 
@@ -322,5 +483,126 @@ mod tests {
             "{text}"
         );
         assert!(std::error::Error::source(&err).is_some());
+    }
+
+    fn module_load(ptx: &'static str, log: &str) -> Error {
+        Error::ModuleLoad {
+            kernel: "big",
+            source: DriverError(cudarc::driver::sys::CUresult::CUDA_ERROR_INVALID_PTX),
+            log: log.into(),
+            ptx,
+        }
+    }
+
+    /// The text after the JIT log: the PTX part of the message.
+    fn ptx_part(err: &Error) -> String {
+        let text = err.to_string();
+        let at = text.find("\nJIT error log:\n").expect("log header");
+        let rest = &text[at + "\nJIT error log:\n".len()..];
+        let log_end = rest.find("\nPTX").expect("PTX header");
+        rest[log_end + 1..].to_owned()
+    }
+
+    /// A 10,000-line PTX: the message shows 40 lines, the lines around the
+    /// one the log names, and counts the rest; the field keeps all of it.
+    #[test]
+    fn module_load_shows_a_bounded_ptx_excerpt() {
+        let lines: Vec<String> = (1..=10_000)
+            .map(|i| format!("\tmov.u32 %r{i}, {i};"))
+            .collect();
+        let ptx: &'static str = lines.join("\n").leak();
+        let err = module_load(
+            ptx,
+            "ptxas application ptx input, line 5000; error   : Unknown symbol 'x'",
+        );
+        let mut want = String::from("PTX (lines 1-40 of 10000):\n");
+        for i in 1..=40 {
+            want += &format!("\tmov.u32 %r{i}, {i};\n");
+        }
+        want += "... 4956 lines omitted\n";
+        want += "PTX lines 4997-5003 (around line 5000, named in the JIT log):\n";
+        for i in 4997..=5003 {
+            want += &format!("\tmov.u32 %r{i}, {i};\n");
+        }
+        want += "... 4997 more lines (the full PTX is in the `ptx` field)";
+        assert_eq!(ptx_part(&err), want);
+        assert!(err.to_string().len() < 2_000, "{}", err.to_string().len());
+        match &err {
+            Error::ModuleLoad { ptx: full, .. } => assert_eq!(full.lines().count(), 10_000),
+            other => panic!("{other:?}"),
+        }
+
+        // Without a line in the log: the head and a count.
+        let err = module_load(ptx, "(the driver JIT wrote no error log)");
+        let part = ptx_part(&err);
+        assert!(
+            part.starts_with("PTX (lines 1-40 of 10000):\n\tmov.u32 %r1, 1;\n"),
+            "{part}"
+        );
+        assert!(
+            part.ends_with(
+                "\tmov.u32 %r40, 40;\n... 9960 more lines (the full PTX is in the `ptx` field)"
+            ),
+            "{part}"
+        );
+        // A line the head already shows adds nothing.
+        let err = module_load(ptx, "ptxas application ptx input, line 12; error");
+        assert_eq!(ptx_part(&err), part);
+        // The named line near the end: the window stops at the last line.
+        let err = module_load(ptx, "line 9999; error");
+        assert!(
+            ptx_part(&err).ends_with(
+                "PTX lines 9996-10000 (around line 9999, named in the JIT log):\n\tmov.u32 %r9996, 9996;\n\tmov.u32 %r9997, 9997;\n\tmov.u32 %r9998, 9998;\n\tmov.u32 %r9999, 9999;\n\tmov.u32 %r10000, 10000;\n(the full PTX is in the `ptx` field)"
+            ),
+            "{}",
+            ptx_part(&err)
+        );
+    }
+
+    /// A few huge lines are cut too: the message stays small.
+    #[test]
+    fn module_load_cuts_long_ptx_lines() {
+        let ptx: &'static str = format!(".version 7.8\n{}\nret;", "x".repeat(1_000_000)).leak();
+        let err = module_load(ptx, "");
+        let part = ptx_part(&err);
+        assert_eq!(
+            part,
+            format!(
+                "PTX (lines 1-3 of 3):\n.version 7.8\n{} ... (999800 more characters)\nret;\n(the full PTX is in the `ptx` field)",
+                "x".repeat(200)
+            )
+        );
+    }
+
+    #[test]
+    fn the_first_line_number_of_a_jit_log_is_found() {
+        assert_eq!(
+            first_log_line("ptxas application ptx input, line 9; error   : Unknown"),
+            Some(9)
+        );
+        assert_eq!(first_log_line("no number: line x, then line 12;"), Some(12));
+        assert_eq!(first_log_line("nothing"), None);
+        assert_eq!(first_log_line("line 0"), None);
+    }
+
+    #[test]
+    fn new_variants_name_what_went_wrong() {
+        assert_eq!(
+            Error::ContextMismatch {
+                what: "the pinned host buffer",
+                other: "the device whose stream queues the copy"
+            }
+            .to_string(),
+            "the pinned host buffer belongs to another CUDA context (device) than the device whose stream queues the copy"
+        );
+        assert_eq!(
+            Error::ViewTooSmall {
+                shape: vec![2, 8],
+                needed: 16,
+                available: 15
+            }
+            .to_string(),
+            "shape [2, 8] needs 16 elements, but the cudarc view holds only 15"
+        );
     }
 }

@@ -10,7 +10,8 @@
 //!
 //! Invariant this module establishes: a [`Launch`] reaches the driver only
 //! when every argument matched its [`ParamSpec`] (kind, dtype, shape, access,
-//! context, allocation size), in order, and all were given; every size
+//! context, memory holding the shape, 16-byte aligned start), in order, and
+//! all were given; every size
 //! symbol is bound, consistently across parameters, and meets its
 //! [`SymbolSpec`] and [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE); and the
 //! grid computed from the symbols is within CUDA's limits. A launch with no
@@ -20,17 +21,17 @@
 use std::ffi::{CString, c_void};
 use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Mutex, OnceLock, PoisonError};
+use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::driver::sys::{self, CUdeviceptr, CUfunction_attribute, CUjit_option, CUresult};
-use cudarc::driver::{CudaEvent, CudaFunction, DevicePtr, DevicePtrMut, DriverError, SyncOnDrop};
+use cudarc::driver::{CudaEvent, CudaFunction, CudaStream, DeviceSlice, DriverError, SyncOnDrop};
 use cudarc::nvrtc::Ptx;
 use tile_kernel_lowering::DType;
 pub use tile_kernel_lowering::spec::{Access, KernelSpec, ParamKind, ParamSpec};
 
+use crate::copy::{after_ordering_failure, check_recorded, needs_join, record_use, take_event};
 use crate::symbols::{Bindings, MAX_SYMBOLS, SymbolSpec, bind_shape, check_symbols, grid_size};
-use crate::tensor::DeviceTensor;
-use crate::{Device, Element, Error, Result, ScalarArg};
+use crate::{Device, Element, Error, Result, ScalarArg, Target, TensorArg, TensorArgMut};
 
 /// The most parameters one kernel's PTX entry may take, the hidden symbol
 /// parameters included; [`Launch`] keeps its arguments in fixed arrays of
@@ -87,8 +88,9 @@ impl Kernel {
     ///   equal, symbolic dims consistent with one value per symbol), for all
     ///   symbol values at most [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE)
     ///   that are multiples of their `divisor` and `multiple_of`, with the
-    ///   grid computed from `spec.grid`, the block `spec.block`, and tensor
-    ///   base addresses 16-byte aligned, every memory access stays in
+    ///   grid computed from `spec.grid`, the block `spec.block`, and the
+    ///   base address of every non-empty tensor 16-byte aligned (an empty
+    ///   tensor may start anywhere), every memory access stays in
     ///   bounds, is aligned, writes only tensors declared [`Access::Write`],
     ///   and no two threads race on one location.
     ///
@@ -157,6 +159,7 @@ impl Kernel {
                 }
                 continue;
             }
+            check_arch(&self.spec, device)?;
             let function = load_function(&self.spec, device)?;
             self.loads.fetch_add(1, Ordering::Relaxed);
             // The slot is empty and only lock holders fill slots: this sets it.
@@ -185,6 +188,7 @@ impl Kernel {
             device_ptrs: [0; MAX_PARAMS],
             params: [ptr::null_mut(); MAX_PARAMS],
             events: [None; MAX_PARAMS],
+            joins: [const { None }; MAX_PARAMS],
             bound: [None; MAX_SYMBOLS],
             symbol_args: [0; MAX_SYMBOLS],
             tensors: 0,
@@ -221,6 +225,35 @@ fn check_param_counts(spec: &KernelSpec) -> Result<()> {
         kernel: spec.name,
         detail,
     })
+}
+
+/// The device's architecture as a target name: compute capability 9.0 is
+/// `sm_90`, 10.0 is `sm_100`.
+pub(crate) fn device_arch(major: u32, minor: u32) -> String {
+    format!("sm_{}", major * 10 + minor)
+}
+
+/// [`Error::ArchMismatch`] if PTX for `target` cannot run on a device of
+/// compute capability `major.minor` ([`Target::runs_on`]).
+pub(crate) fn arch_mismatch(
+    kernel: &'static str,
+    target: Target,
+    (major, minor): (u32, u32),
+) -> Option<Error> {
+    (!target.runs_on(major, minor)).then(|| Error::ArchMismatch {
+        kernel,
+        target: target.to_string(),
+        device: device_arch(major, minor),
+    })
+}
+
+/// Refuses to load `spec` on a device whose compute capability its target
+/// excludes, before the driver sees the PTX.
+fn check_arch(spec: &KernelSpec, device: &Device) -> Result<()> {
+    match arch_mismatch(spec.name, spec.target, device.compute_capability()?) {
+        Some(err) => Err(err),
+        None => Ok(()),
+    }
 }
 
 /// Loads `spec`'s module into `device`'s context and looks up its entry.
@@ -313,11 +346,17 @@ fn jit_error_log(device: &Device, ptx: &CString) -> String {
 /// order, then [`run`](Self::run).
 ///
 /// Every argument is checked against the kernel's [`ParamSpec`] as it is
-/// pushed (kind, dtype, shape, read/write access, device). A tensor's shape
-/// binds the size symbols its dims name, or must agree with the values
-/// earlier arguments bound. A mismatch is an [`Error`], never undefined
-/// behaviour. Allocation-free: arguments live in fixed arrays of
-/// [`MAX_PARAMS`] and [`MAX_SYMBOLS`].
+/// pushed: kind, dtype, shape, read/write access, CUDA context, that the
+/// tensor's memory holds its shape, and that it starts 16-byte aligned
+/// ([`Error::Misaligned`]; views can start anywhere, the kernel's vector
+/// accesses assume this). A tensor's shape binds the size symbols its dims
+/// name, or must agree with the values earlier arguments bound. A mismatch
+/// is an [`Error`], never undefined behaviour. Allocation-free: arguments
+/// live in fixed arrays of [`MAX_PARAMS`] and [`MAX_SYMBOLS`].
+///
+/// Tensors are any [`TensorArg`] ([`DeviceTensor`](crate::DeviceTensor),
+/// [`TensorView`](crate::TensorView), [`TensorViewMut`](crate::TensorViewMut));
+/// written ones any [`TensorArgMut`], borrowed `&mut` for the launch.
 #[must_use = "a launch does nothing until `run` is called"]
 pub struct Launch<'a> {
     kernel: &'a Kernel,
@@ -331,8 +370,13 @@ pub struct Launch<'a> {
     /// until `run` points it at `device_ptrs`. After the kernel's own
     /// parameters, `run` points one slot per size symbol at `symbol_args`.
     params: [*mut c_void; MAX_PARAMS],
-    /// Events cudarc records after the launch when it synchronises streams.
+    /// The tensors' read or write events, recorded after the launch so that
+    /// later users on other streams wait for it (cudarc's `SyncOnDrop`).
     events: [Option<&'a CudaEvent>; MAX_PARAMS],
+    /// Allocation streams the device's stream was joined with because
+    /// cudarc orders nothing for them (see `copy::needs_join`); each waits
+    /// for the launch after it is queued. Empty in the usual case.
+    joins: [Option<Arc<CudaStream>>; MAX_PARAMS],
     /// The size symbols the tensors pushed so far have bound.
     bound: Bindings,
     /// The hidden symbol arguments (value / divisor), filled by `run`.
@@ -345,14 +389,17 @@ pub struct Launch<'a> {
 
 impl<'a> Launch<'a> {
     /// Passes `tensor` to the next parameter, which the kernel only reads.
-    pub fn tensor<T: Element>(mut self, tensor: &'a DeviceTensor<T>) -> Result<Self> {
+    pub fn tensor<T: Element>(mut self, tensor: &'a (impl TensorArg<T> + ?Sized)) -> Result<Self> {
         self.push_tensor(tensor)?;
         Ok(self)
     }
 
     /// Passes `tensor` to the next parameter, which the kernel may write.
     /// Also accepted for a read-only parameter.
-    pub fn tensor_mut<T: Element>(mut self, tensor: &'a mut DeviceTensor<T>) -> Result<Self> {
+    pub fn tensor_mut<T: Element>(
+        mut self,
+        tensor: &'a mut (impl TensorArgMut<T> + ?Sized),
+    ) -> Result<Self> {
         self.push_tensor_mut(tensor)?;
         Ok(self)
     }
@@ -364,24 +411,35 @@ impl<'a> Launch<'a> {
     }
 
     /// [`tensor`](Self::tensor) in place: generated launchers push through
-    /// `&mut` so the launch (about 1 KiB of fixed arrays) is not moved once
-    /// per argument.
-    pub fn push_tensor<T: Element>(&mut self, tensor: &'a DeviceTensor<T>) -> Result<()> {
-        let (index, bound) = self.check_tensor(tensor, Access::Read)?;
-        let len = tensor.len();
-        let (address, guard) = tensor.cuda_slice().device_ptr(self.device.stream());
-        let allocation_len = tensor.cuda_slice().len();
-        self.push_device_ptr(index, bound, len, allocation_len, address, guard)
+    /// `&mut` so the launch (about 1.5 KiB of fixed arrays) is not moved
+    /// once per argument.
+    pub fn push_tensor<T: Element>(
+        &mut self,
+        tensor: &'a (impl TensorArg<T> + ?Sized),
+    ) -> Result<()> {
+        let len = tensor.arg_len();
+        let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Access::Read)?;
+        let view = tensor.arg_view();
+        let (available, home) = (view.len(), view.stream());
+        let join = self.order_after(index, home)?;
+        let device: &'a Device = self.device;
+        let (address, guard) = view.view_ptr(device.stream());
+        self.push_device_ptr(index, bound, len, available, address, guard, join)
     }
 
     /// [`tensor_mut`](Self::tensor_mut) in place.
-    pub fn push_tensor_mut<T: Element>(&mut self, tensor: &'a mut DeviceTensor<T>) -> Result<()> {
-        let (index, bound) = self.check_tensor(tensor, Access::Write)?;
-        let len = tensor.len();
-        let slice = tensor.cuda_slice_mut();
-        let allocation_len = slice.len();
-        let (address, guard) = slice.device_ptr_mut(self.device.stream());
-        self.push_device_ptr(index, bound, len, allocation_len, address, guard)
+    pub fn push_tensor_mut<T: Element>(
+        &mut self,
+        tensor: &'a mut (impl TensorArgMut<T> + ?Sized),
+    ) -> Result<()> {
+        let len = tensor.arg_len();
+        let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Access::Write)?;
+        let view = tensor.arg_view_mut();
+        let (available, home) = (view.len(), view.stream());
+        let join = self.order_after(index, home)?;
+        let device: &'a Device = self.device;
+        let (address, guard) = view.view_ptr_mut(device.stream());
+        self.push_device_ptr(index, bound, len, available, address, guard, join)
     }
 
     /// [`scalar`](Self::scalar) in place.
@@ -398,7 +456,7 @@ impl<'a> Launch<'a> {
     }
 
     /// Queues the kernel on the device's stream. Does not wait for it: use
-    /// [`Device::synchronize`] or [`DeviceTensor::download`].
+    /// [`Device::synchronize`] or a blocking download.
     ///
     /// Before that it checks that every argument was passed, that every size
     /// symbol is bound and meets the kernel's requirements
@@ -407,6 +465,11 @@ impl<'a> Launch<'a> {
     /// limits). Where there is no work, because the kernel has tensor
     /// parameters and all of them are empty or because a grid extent is 0,
     /// it returns `Ok(())` without launching.
+    ///
+    /// After queueing the kernel it records each tensor's read or write
+    /// event on the stream, so that later work on other streams waits for
+    /// the kernel; if that fails, it waits for the kernel before returning
+    /// the error.
     pub fn run(mut self) -> Result<()> {
         let spec = &self.kernel.spec;
         if self.pushed != spec.params.len() {
@@ -449,6 +512,10 @@ impl<'a> Launch<'a> {
         }
         let context = self.device.context();
         let stream = self.device.stream();
+        // The waits the tensors' `view_ptr` queued report failures only in
+        // the context's error state: a failed one would let the kernel
+        // overlap with earlier work on another stream.
+        check_recorded(stream, "ordering a kernel launch after earlier work")?;
         context
             .bind_to_thread()
             .map_err(Error::driver("launching a kernel"))?;
@@ -459,18 +526,22 @@ impl<'a> Launch<'a> {
         // memory-safe for every launch the launcher's checks accept. This
         // launch passed them all: every argument was checked against its
         // ParamSpec when pushed (kind, dtype, constant dims, access, context,
-        // allocation length, 16-byte alignment) and all were pushed; every
-        // symbol was bound by the tensors' shapes, consistently across
-        // parameters, and passed `check_symbols` (at most MAX_SYMBOL_VALUE, a
-        // multiple of its divisor and multiple_of); the grid is `spec.grid`
-        // evaluated for exactly these values, within CUDA's limits, and the
-        // block is `spec.block`. The compiler proved every access in bounds
-        // for all symbol values that pass these checks. `params[..total]`
-        // point at scalars borrowed for 'a, or at `device_ptrs` and
-        // `symbol_args`, owned by `self` and alive for this call. Writes go
-        // only to parameters declared `Access::Write`, whose tensors are
-        // borrowed `&mut` for 'a, and cudarc's per-allocation events order
-        // this launch against other streams and against freeing the tensors.
+        // that its memory holds at least its shape's elements, 16-byte
+        // aligned start) and all were pushed; every symbol was bound by the
+        // tensors' shapes, consistently across parameters, and passed
+        // `check_symbols` (at most MAX_SYMBOL_VALUE, a multiple of its
+        // divisor and multiple_of); the grid is `spec.grid` evaluated for
+        // exactly these values, within CUDA's limits, and the block is
+        // `spec.block`. The compiler proved every access in bounds of the
+        // shapes (so of the memory) for all symbol values that pass these
+        // checks. `params[..total]` point at scalars borrowed for 'a, or at
+        // `device_ptrs` and `symbol_args`, owned by `self` and alive for
+        // this call. Writes go only to parameters declared `Access::Write`,
+        // whose tensors are borrowed `&mut` for 'a, so no other view of
+        // their elements exists. The stream waits for earlier conflicting
+        // uses of every tensor on other streams (cudarc's events, checked
+        // just above, or the joins in `order_after`), and `finish` below
+        // makes later uses and the tensors' frees wait for this launch.
         unsafe {
             cudarc::driver::result::launch_kernel(
                 self.function.cu_function(),
@@ -482,13 +553,23 @@ impl<'a> Launch<'a> {
             )
         }
         .map_err(Error::driver("launching a kernel"))?;
-        // What cudarc's `SyncOnDrop` guards would do, now that the launch is queued.
-        if context.is_managing_stream_synchronization() {
-            for event in self.events[..count].iter().flatten() {
-                context.record_err(event.record(stream));
-            }
+        self.finish(stream)
+    }
+
+    /// After the launch is queued on `stream`: records the tensors' events
+    /// there (what cudarc's `SyncOnDrop` guards would do, but reporting a
+    /// failure) and makes joined allocation streams wait for it.
+    fn finish(&self, stream: &CudaStream) -> Result<()> {
+        const DURING: &str = "ordering later work after a kernel launch";
+        let count = self.pushed;
+        let mut done = Ok(());
+        for event in self.events[..count].iter().flatten() {
+            done = done.and(record_use(event, stream));
         }
-        Ok(())
+        for home in self.joins[..count].iter().flatten() {
+            done = done.and(home.join(stream));
+        }
+        done.map_err(|source| after_ordering_failure(stream, DURING, source))
     }
 
     /// The index of the next parameter, or an error if all were pushed.
@@ -507,11 +588,12 @@ impl<'a> Launch<'a> {
         }
     }
 
-    /// Checks `tensor` against the next parameter; returns its index and
-    /// the symbol bindings including the ones its shape adds.
+    /// Checks a tensor of `shape` and elements `T` against the next
+    /// parameter; returns its index and the symbol bindings including the
+    /// ones its shape adds.
     fn check_tensor<T: Element>(
         &self,
-        tensor: &DeviceTensor<T>,
+        shape: &[usize],
         access: Access,
     ) -> Result<(usize, Bindings)> {
         let index = self.next_param()?;
@@ -523,42 +605,58 @@ impl<'a> Launch<'a> {
             param,
             spec.symbols,
             T::DTYPE,
-            tensor.shape(),
+            shape,
             access,
             &mut bound,
         )?;
-        if tensor.context_key() != self.device.context_key() {
-            return Err(Error::WrongContext {
-                kernel: spec.name,
-                param: param.name,
-            });
-        }
         Ok((index, bound))
     }
 
+    /// Checks that memory whose allocation stream is `home` is in the
+    /// device's context, and orders the launch after earlier work on `home`
+    /// where cudarc does not (see `copy::needs_join`): then the device's
+    /// stream waits for `home` now, and `home` is returned, to wait for
+    /// the launch once it is queued.
+    fn order_after(&self, index: usize, home: &Arc<CudaStream>) -> Result<Option<Arc<CudaStream>>> {
+        if home.context().cu_ctx() as usize != self.device.context_key() {
+            return Err(Error::WrongContext {
+                kernel: self.kernel.spec.name,
+                param: self.kernel.spec.params[index].name,
+            });
+        }
+        let stream = self.device.stream();
+        if !needs_join(home, stream) {
+            return Ok(None);
+        }
+        stream
+            .join(home)
+            .map_err(Error::driver("ordering a kernel launch after earlier work"))?;
+        Ok(Some(home.clone()))
+    }
+
     /// Records a tensor argument whose shape, dtype and context were checked,
-    /// after checking its allocation, and keeps the symbols its shape bound.
+    /// after checking its memory, and keeps the symbols its shape bound.
     /// The guard's event (if cudarc tracks one) is recorded by `run` after
     /// the launch, as dropping the guard there would; a launch that never
     /// runs records nothing.
+    #[allow(clippy::too_many_arguments)]
     fn push_device_ptr(
         &mut self,
         index: usize,
         bound: Bindings,
         len: usize,
-        allocation_len: usize,
+        available: usize,
         address: CUdeviceptr,
         mut guard: SyncOnDrop<'a>,
+        join: Option<Arc<CudaStream>>,
     ) -> Result<()> {
+        let event = take_event(&mut guard);
         let param = self.kernel.spec.params[index].name;
-        check_allocation(self.kernel.spec.name, param, len, allocation_len, address)?;
+        check_memory(self.kernel.spec.name, param, len, available, address)?;
         self.device_ptrs[index] = address;
         self.params[index] = ptr::null_mut();
-        self.events[index] = match &mut guard {
-            SyncOnDrop::Record(target) => target.take().map(|(event, _stream)| event),
-            // cudarc only hands out `Record` guards for allocations.
-            SyncOnDrop::Sync(_) => None,
-        };
+        self.events[index] = event;
+        self.joins[index] = join;
         self.bound = bound;
         self.tensors += 1;
         if len > 0 {
@@ -682,31 +780,34 @@ fn check_scalar(kernel: &'static str, param: &ParamSpec, dtype: DType) -> Result
     }
 }
 
-/// Checks that the allocation behind a tensor of `len` elements (already
-/// matched against the parameter's shape) has the length and alignment the
-/// compile-time proofs assumed. Only fails if the allocation was replaced
-/// through [`DeviceTensor::cuda_slice_mut`].
-fn check_allocation(
+/// Checks that the memory behind a tensor of `len` elements (already
+/// matched against the parameter's shape) holds them (`available`
+/// elements from its start; only fails for a `DeviceTensor` whose
+/// allocation was replaced through
+/// [`cuda_slice_mut`](crate::DeviceTensor::cuda_slice_mut)), and that it
+/// starts 16-byte aligned, as the compile-time alignment proofs assume
+/// (unless it is empty: the kernel then never accesses it).
+fn check_memory(
     kernel: &'static str,
     param: &'static str,
     len: usize,
-    allocation_len: usize,
+    available: usize,
     address: CUdeviceptr,
 ) -> Result<()> {
-    if allocation_len != DeviceTensor::<u8>::allocation_len(len) {
+    if len > available {
         return Err(Error::ArgumentMismatch {
             kernel,
             detail: format!(
-                "tensor `{param}` has {len} elements, but its allocation holds {allocation_len}"
+                "tensor `{param}` has {len} elements, but its memory holds only {available}"
             ),
         });
     }
-    if !address.is_multiple_of(16) {
-        return Err(Error::ArgumentMismatch {
+    // An empty tensor is never accessed, wherever it starts.
+    if len > 0 && !address.is_multiple_of(16) {
+        return Err(Error::Misaligned {
             kernel,
-            detail: format!(
-                "tensor `{param}` starts at {address:#x}, which is not 16-byte aligned"
-            ),
+            param,
+            address,
         });
     }
     Ok(())
@@ -924,17 +1025,72 @@ mod tests {
     }
 
     #[test]
-    fn replaced_or_misaligned_allocation_is_refused() {
-        assert!(check_allocation("k", "x", 8, 8, 0x1000).is_ok());
-        assert!(check_allocation("k", "x", 0, 1, 0x1000).is_ok());
-        assert!(matches!(
-            check_allocation("k", "x", 8, 4, 0x1000),
-            Err(Error::ArgumentMismatch { .. })
-        ));
-        assert!(matches!(
-            check_allocation("k", "x", 8, 8, 0x1008),
-            Err(Error::ArgumentMismatch { .. })
-        ));
+    fn short_or_misaligned_memory_is_refused() {
+        assert!(check_memory("k", "x", 8, 8, 0x1000).is_ok());
+        // A view of an empty tensor, or over a longer cudarc view.
+        assert!(check_memory("k", "x", 0, 1, 0x1000).is_ok());
+        assert!(check_memory("k", "x", 8, 100, 0x1010).is_ok());
+        // An empty view may start anywhere.
+        assert!(check_memory("k", "x", 0, 0, 0x1004).is_ok());
+        let err = check_memory("k", "x", 8, 4, 0x1000).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `k`: tensor `x` has 8 elements, but its memory holds only 4"
+        );
+        let err = check_memory("k", "x", 8, 8, 0x1008).unwrap_err();
+        assert!(
+            matches!(
+                err,
+                Error::Misaligned {
+                    kernel: "k",
+                    param: "x",
+                    address: 0x1008
+                }
+            ),
+            "{err:?}"
+        );
+        assert_eq!(
+            err.to_string(),
+            "kernel `k`: tensor `x` starts at device address 0x1008, which is not 16-byte aligned; the kernel's vector accesses assume it is (a view's start offset in bytes must be a multiple of 16)"
+        );
+    }
+
+    #[test]
+    fn arch_mismatch_names_target_and_device() {
+        // Forward compatible: sm_80 PTX on sm_90, sm_90 on sm_90 and sm_100.
+        assert!(arch_mismatch("k", Target::sm(80), (9, 0)).is_none());
+        assert!(arch_mismatch("k", Target::SM_90, (9, 0)).is_none());
+        assert!(arch_mismatch("k", Target::SM_90, (10, 0)).is_none());
+        let err = arch_mismatch("k", Target::sm(100), (9, 0)).expect("sm_100 on sm_90");
+        match &err {
+            Error::ArchMismatch {
+                kernel,
+                target,
+                device,
+            } => assert_eq!(
+                (*kernel, target.as_str(), device.as_str()),
+                ("k", "sm_100", "sm_90")
+            ),
+            other => panic!("expected ArchMismatch, got {other:?}"),
+        }
+        assert_eq!(
+            err.to_string(),
+            "kernel `k` is compiled for sm_100, which this GPU (sm_90) cannot run: PTX runs on the architecture it targets and newer ones (an arch-specific `a` target only on exactly its own); compile it with `arch = \"sm_90\"` or an older target"
+        );
+        // Arch-specific targets run on exactly their own architecture.
+        let sm_90a = Target {
+            sm: 90,
+            arch_specific: true,
+        };
+        assert!(arch_mismatch("k", sm_90a, (9, 0)).is_none());
+        let err = arch_mismatch("k", sm_90a, (10, 0)).expect("sm_90a on sm_100");
+        assert!(
+            matches!(&err, Error::ArchMismatch { target, device, .. } if target == "sm_90a" && device == "sm_100"),
+            "{err:?}"
+        );
+        assert!(arch_mismatch("k", Target::sm(89), (8, 6)).is_some());
+        assert_eq!(device_arch(8, 6), "sm_86");
+        assert_eq!(device_arch(12, 0), "sm_120");
     }
 
     #[test]

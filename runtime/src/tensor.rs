@@ -3,10 +3,14 @@
 
 use std::any::type_name;
 
-use cudarc::driver::CudaSlice;
+use std::ops::RangeBounds;
+
+use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, PinnedHostSlice};
 use tile_kernel_lowering::DType;
 
-use crate::{Element, Error, Result};
+use crate::copy;
+use crate::view::{Dims, TensorView, TensorViewMut, rows, sealed, split_rows, sub_view};
+use crate::{Device, Element, Error, Result};
 
 /// A dense, row-major tensor of `T` in GPU memory.
 ///
@@ -51,42 +55,138 @@ impl<T: Element> DeviceTensor<T> {
         T::DTYPE
     }
 
-    /// Copies the tensor back to the host. Waits for all work queued before
-    /// it on the tensor's stream, kernels included.
+    /// Copies the tensor back to the host. **Blocking**: queues the copy on
+    /// the stream the tensor was allocated on (its [`Device`]'s), after
+    /// every write to it queued on any stream (cudarc's events), and waits
+    /// for that stream, so it also waits for all other work queued there.
     pub fn download(&self) -> Result<Vec<T>> {
-        if self.len == 0 {
-            return Ok(Vec::new());
-        }
-        let stream = self.slice.stream();
-        let host = stream
-            .clone_dtoh(&self.slice)
-            .map_err(Error::driver("copying a tensor to the host"))?;
-        stream
-            .synchronize()
-            .map_err(Error::driver("copying a tensor to the host"))?;
-        Ok(host)
+        copy::download_blocking(&self.slice.as_view(), self.len)
     }
 
     /// Overwrites the tensor with `host`, which must have [`len`](Self::len)
-    /// elements. Returns once the copy has finished, so `host` may be reused.
+    /// elements. **Blocking**: queues the copy on the tensor's stream and
+    /// waits for that stream, so `host` may be reused at once.
     pub fn upload_from(&mut self, host: &[T]) -> Result<()> {
-        if host.len() != self.len {
-            return Err(Error::LengthMismatch {
+        copy::upload_blocking(self.slice.as_view_mut(), &self.shape, self.len, host)
+    }
+
+    /// Queues a copy of the first [`len`](Self::len) elements of the pinned
+    /// host buffer `src` into the tensor on `device`'s stream, and returns
+    /// at once: **does not synchronize**.
+    ///
+    /// `src` must hold at least `len` elements ([`Error::LengthMismatch`])
+    /// and, like the tensor, belong to `device`'s context
+    /// ([`Error::ContextMismatch`]). The copy waits for earlier uses of the
+    /// tensor on any stream; later uses wait for the copy. `src` stays
+    /// safe to use: cudarc's `PinnedHostSlice` accessors (`as_mut_slice`,
+    /// ...) and its drop wait until the copy has read it.
+    ///
+    /// ```no_run
+    /// # fn main() -> tile_kernel_runtime::Result<()> {
+    /// let dev = tile_kernel_runtime::Device::new(0)?;
+    /// let mut pinned = dev.alloc_pinned::<f32>(1024)?;
+    /// pinned.as_mut_slice().unwrap().fill(1.5);
+    /// let mut x = dev.zeros::<f32>([1024])?;
+    /// x.upload_async(&dev, &pinned)?; // queued, not waited for
+    /// // ... launch kernels on `dev` that read `x` ...
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn upload_async(&mut self, device: &Device, src: &PinnedHostSlice<T>) -> Result<()> {
+        copy::upload_async(device, self.slice.as_view_mut(), &self.shape, self.len, src)
+    }
+
+    /// Queues a copy of the tensor into the first [`len`](Self::len)
+    /// elements of the pinned host buffer `dst` on `device`'s stream, and
+    /// returns at once: **does not synchronize**.
+    ///
+    /// `dst` must hold at least `len` elements and belong to `device`'s
+    /// context. The copy waits for earlier writes to the tensor on any
+    /// stream. Reading `dst` on the host (`as_slice`) waits for the copy,
+    /// and so does dropping it.
+    pub fn download_async(&self, device: &Device, dst: &mut PinnedHostSlice<T>) -> Result<()> {
+        copy::download_async(device, self.slice.as_view(), &self.shape, self.len, dst)
+    }
+
+    /// A shared view of the whole tensor.
+    pub fn view(&self) -> TensorView<'_, T> {
+        TensorView::from_parts(self.slice.as_view(), Dims::new(&self.shape), self.len)
+    }
+
+    /// A mutable view of the whole tensor.
+    pub fn view_mut(&mut self) -> TensorViewMut<'_, T> {
+        TensorViewMut::from_parts(self.slice.as_view_mut(), Dims::new(&self.shape), self.len)
+    }
+
+    /// Rows `range` of the leading axis as a shared view of shape
+    /// `[end - start, rest..]`; [`Error::SliceOutOfRange`] if the range is
+    /// not inside the axis (or the tensor has rank 0).
+    ///
+    /// A view starts `start * row_bytes` bytes into the allocation; kernels
+    /// accept it only if that keeps its start 16-byte aligned
+    /// ([`Error::Misaligned`]).
+    ///
+    /// ```no_run
+    /// # fn main() -> tile_kernel_runtime::Result<()> {
+    /// let dev = tile_kernel_runtime::Device::new(0)?;
+    /// let cache = dev.zeros::<f32>([64, 128])?;
+    /// let rows = cache.slice(8..16)?;
+    /// assert_eq!(rows.shape(), &[8, 128]);
+    /// # Ok(())
+    /// # }
+    /// ```
+    pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<TensorView<'_, T>> {
+        let rows = rows(&self.shape, range)?;
+        let cuda = sub_view(&self.slice.as_view(), rows.first)?;
+        Ok(TensorView::from_parts(
+            cuda,
+            Dims::with_leading(&self.shape, rows.end - rows.start),
+            rows.last - rows.first,
+        ))
+    }
+
+    /// Rows `range` of the leading axis as a mutable view of shape
+    /// `[end - start, rest..]` (see [`slice`](Self::slice)).
+    pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<TensorViewMut<'_, T>> {
+        let rows = rows(&self.shape, range)?;
+        let dims = Dims::with_leading(&self.shape, rows.end - rows.start);
+        let available = self.slice.len();
+        let cuda = self
+            .slice
+            .try_slice_mut(rows.first..)
+            .ok_or(Error::ViewTooSmall {
                 shape: self.shape.to_vec(),
-                expected: self.len,
-                actual: host.len(),
-            });
-        }
-        if self.len == 0 {
-            return Ok(());
-        }
-        let stream = self.slice.stream().clone();
-        stream
-            .memcpy_htod(host, &mut self.slice)
-            .map_err(Error::driver("copying host data into a tensor"))?;
-        stream
-            .synchronize()
-            .map_err(Error::driver("copying host data into a tensor"))
+                needed: rows.first,
+                available,
+            })?;
+        Ok(TensorViewMut::from_parts(
+            cuda,
+            dims,
+            rows.last - rows.first,
+        ))
+    }
+
+    /// Two disjoint mutable views, rows `..row` and rows `row..` of the
+    /// leading axis, usable at the same time (for example as two arguments
+    /// of one launch). [`Error::SliceOutOfRange`] if `row` is past the end.
+    pub fn split_at_mut(
+        &mut self,
+        row: usize,
+    ) -> Result<(TensorViewMut<'_, T>, TensorViewMut<'_, T>)> {
+        let (front, back) = split_rows(&self.shape, self.len, row)?;
+        let available = self.slice.len();
+        let (a, b) = self
+            .slice
+            .try_split_at_mut(front.1)
+            .ok_or(Error::ViewTooSmall {
+                shape: self.shape.to_vec(),
+                needed: front.1,
+                available,
+            })?;
+        Ok((
+            TensorViewMut::from_parts(a, front.0, front.1),
+            TensorViewMut::from_parts(b, back.0, back.1),
+        ))
     }
 
     /// The underlying cudarc allocation, for work the kernel language does
@@ -109,12 +209,6 @@ impl<T: Element> DeviceTensor<T> {
         &mut self.slice
     }
 
-    /// The raw `CUcontext` the allocation belongs to: tensors are comparable
-    /// with a [`Device`](crate::Device) by this key.
-    pub(crate) fn context_key(&self) -> usize {
-        self.slice.context().cu_ctx() as usize
-    }
-
     /// How many elements the backing allocation must hold for the shape.
     pub(crate) fn allocation_len(len: usize) -> usize {
         len.max(1)
@@ -130,6 +224,27 @@ impl<T: Element> std::fmt::Debug for DeviceTensor<T> {
             .finish()
     }
 }
+
+impl<T: Element> sealed::Sealed<T> for DeviceTensor<T> {
+    fn arg_shape(&self) -> &[usize] {
+        &self.shape
+    }
+    fn arg_len(&self) -> usize {
+        self.len
+    }
+    fn arg_view(&self) -> CudaView<'_, T> {
+        self.slice.as_view()
+    }
+}
+
+impl<T: Element> sealed::SealedMut<T> for DeviceTensor<T> {
+    fn arg_view_mut(&mut self) -> CudaViewMut<'_, T> {
+        self.slice.as_view_mut()
+    }
+}
+
+impl<T: Element> crate::TensorArg<T> for DeviceTensor<T> {}
+impl<T: Element> crate::TensorArgMut<T> for DeviceTensor<T> {}
 
 /// The element count of `shape`, checking that it and its byte size fit in
 /// `usize` (cudarc multiplies lengths by the element size unchecked).

@@ -4,6 +4,10 @@
 //! flow, symbols, register budget), each with its committed `.stderr`, and
 //! pass cases whose `main` checks the generated PTX (no GPU needed).
 //!
+//! Every error code of `docs/errors.md` has at least one case that reports
+//! that code alone (`syntax_*`, `signature_*`, `name_*`, `tile_*`, `view_*`,
+//! `value_*`, `launch_*` and the rule cases); `catalogue.rs` checks it.
+//!
 //! Regenerate snapshots with `TRYBUILD=overwrite cargo test -p tile-kernel-ui-tests`
 //! and read every changed `.stderr` before committing it.
 

@@ -9,7 +9,7 @@
 use std::collections::{HashMap, HashSet};
 
 use crate::ast;
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::layout::Bound;
 use crate::program::{CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Statement};
 use crate::ptx::Modifiers;
@@ -40,6 +40,7 @@ impl Checker<'_> {
         let count = repeat.iter().fold(1usize, |acc, d| acc.saturating_mul(*d));
         if self.instruction_count.saturating_add(count) > MAX_INSTRUCTIONS {
             self.diags.error(
+                Code::INSTRUCTION_LIMIT,
                 apply.span,
                 format!("this kernel would expand to more than {MAX_INSTRUCTIONS} instructions"),
             );
@@ -135,6 +136,7 @@ impl Checker<'_> {
                                     let element = element(&self.tiles);
                                     let diag = match why {
                                         Written::Under(_) => Diagnostic::new(
+                                            Code::READ_OF_PREDICATED_WRITE,
                                             span,
                                             format!(
                                                 "`{opcode}` reads `{name}{element}`, which is written only where an earlier instruction's predicate held",
@@ -143,6 +145,7 @@ impl Checker<'_> {
                                         .with_note("an instruction guarded by `pred` (or by a bounds guard the compiler added) leaves its destination undefined where the guard is false, unless it has `preserve_dst = true` over a written value")
                                         .with_help("read it under the same `pred`, or write it on every path (an unguarded instruction, or both arms of an `if`)"),
                                         _ => Diagnostic::new(
+                                            Code::READ_BEFORE_WRITE,
                                             span,
                                             format!(
                                                 "`{opcode}` reads `{name}{element}`, which no earlier statement wrote",
@@ -162,6 +165,7 @@ impl Checker<'_> {
                                     let element = element(&self.tiles);
                                     self.diags.push(
                                         Diagnostic::new(
+                                            Code::OVERLAPPING_DESTINATIONS,
                                             span,
                                             format!(
                                                 "destination `{name}{element}` is written more than once by this `apply`",
@@ -243,6 +247,7 @@ impl Checker<'_> {
                 let name = t.name.clone();
                 self.diags.push(
                     Diagnostic::new(
+                        Code::ORDER_DEPENDENCE,
                         apply.operands[i].span(),
                         format!(
                             "`{opcode}` reads `{name}{element}` at one repeat coordinate and writes it at another, so the result would depend on the expansion order"
@@ -352,6 +357,7 @@ impl Checker<'_> {
             };
             self.diags.push(
                 Diagnostic::new(
+                    Code::MISALIGNED,
                     span,
                     format!(
                         "`{opcode}` accesses `{name}{element}` at byte offset {constant}, which is not aligned to the {size}-byte access size",
@@ -363,6 +369,7 @@ impl Checker<'_> {
         }
         self.diags.push(
             Diagnostic::new(
+                Code::ALIGNMENT_UNPROVEN,
                 span,
                 format!(
                     "`{opcode}` accesses `{name}` at byte offset `{}`, which is not provably a multiple of the {size}-byte access size",

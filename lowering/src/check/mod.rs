@@ -30,7 +30,7 @@ mod views;
 use std::collections::HashMap;
 
 use crate::ast::{self, LiteralValue, Stmt};
-use crate::diag::{Diagnostic, Diagnostics, SpanId};
+use crate::diag::{Code, Diagnostic, Diagnostics, SpanId};
 use crate::dtype::DType;
 use crate::layout::{Bound, Layout, StaticLayout, shape_text};
 use crate::program::{
@@ -293,6 +293,7 @@ impl<'k> Checker<'k> {
     fn check_signature(&mut self) {
         if !self.kernel.name.is_ascii() {
             self.diags.error(
+                Code::NON_ASCII_NAME,
                 self.kernel.name_span,
                 format!(
                     "the kernel name `{}` becomes the PTX entry name, which must be ASCII",
@@ -308,14 +309,18 @@ impl<'k> Checker<'k> {
                 } else {
                     "is declared more than once"
                 };
-                self.diags
-                    .error(param.span, format!("parameter `{}` {what}", param.name));
+                self.diags.error(
+                    Code::NAME_CLASH,
+                    param.span,
+                    format!("parameter `{}` {what}", param.name),
+                );
             }
             self.bind(&param.name.clone(), Binding::Param(index));
             let kind = match &param.ty {
                 ast::ParamType::Tensor { dtype, dims } => {
                     if !dtype.is_tile_element() {
                         self.diags.error(
+                            Code::BOOL_ELEMENT,
                             param.span,
                             format!(
                                 "tensors of `{dtype}` are not supported; use `u8` for byte flags"
@@ -323,8 +328,11 @@ impl<'k> Checker<'k> {
                         );
                     }
                     if dims.is_empty() {
-                        self.diags
-                            .error(param.span, "a tensor needs at least one dimension");
+                        self.diags.error(
+                            Code::MALFORMED_TENSOR,
+                            param.span,
+                            "a tensor needs at least one dimension",
+                        );
                     }
                     let dims = self.tensor_dims(param, *dtype, dims);
                     ParamKind::Tensor {
@@ -515,6 +523,7 @@ impl<'k> Checker<'k> {
             .map_or(for_loop.span, ast::Expr::span);
         if step < 1 {
             self.diags.error(
+                Code::LOOP_STEP,
                 step_span,
                 format!("a loop step must be at least 1, but it is {step}"),
             );
@@ -528,6 +537,7 @@ impl<'k> Checker<'k> {
         if count > MAX_UNROLL {
             self.diags.push(
                 Diagnostic::new(
+                    Code::UNROLL_LIMIT,
                     for_loop.span,
                     format!(
                         "this constant-bound loop would unroll {count} times (at most {MAX_UNROLL})"
@@ -555,6 +565,7 @@ impl<'k> Checker<'k> {
         if self.atoms.range(&step).0 < 1 {
             self.diags.push(
                 Diagnostic::new(
+                    Code::LOOP_STEP,
                     step_span,
                     format!(
                         "the step `{}` of this runtime loop is not provably at least 1",
@@ -609,6 +620,7 @@ impl<'k> Checker<'k> {
         self.bind(&alloc.name, Binding::Failed);
         if !alloc.dtype.is_tile_element() {
             self.diags.error(
+                Code::BOOL_ELEMENT,
                 alloc.dtype_span,
                 format!(
                     "local tiles of `{}` are not supported; predicates come from `bool` parameters",
@@ -620,6 +632,7 @@ impl<'k> Checker<'k> {
         if alloc.shape.is_empty() {
             self.diags.push(
                 Diagnostic::new(
+                    Code::TILE_SHAPE,
                     alloc.span,
                     "a local tile needs at least one axis (its register axis)",
                 )
@@ -632,16 +645,21 @@ impl<'k> Checker<'k> {
             match values::const_int(&dim.expr) {
                 Some(v) if v >= 0 => shape.push(usize::try_from(v).unwrap_or(usize::MAX)),
                 Some(_) => {
-                    self.diags
-                        .error(dim.span, "a tile extent cannot be negative");
+                    self.diags.error(
+                        Code::TILE_SHAPE,
+                        dim.span,
+                        "a tile extent cannot be negative",
+                    );
                     return;
                 }
                 None => {
                     self.diags.push(
-                        Diagnostic::new(dim.span, "a tile extent must be an integer constant")
-                            .with_note(
-                                "tiles live in registers, which are allocated at compile time",
-                            ),
+                        Diagnostic::new(
+                            Code::NOT_CONSTANT,
+                            dim.span,
+                            "a tile extent must be an integer constant",
+                        )
+                        .with_note("tiles live in registers, which are allocated at compile time"),
                     );
                     return;
                 }
@@ -650,6 +668,7 @@ impl<'k> Checker<'k> {
         let elements = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d));
         if elements.is_none_or(|n| n > MAX_TILE_ELEMENTS) {
             self.diags.error(
+                Code::TILE_TOO_LARGE,
                 alloc.span,
                 format!(
                     "local tile `{}` would hold more than {MAX_TILE_ELEMENTS} registers",
@@ -689,11 +708,11 @@ impl<'k> Checker<'k> {
             match scope.as_str() {
                 "thread" => {}
                 "warp" | "warpgroup" | "cta" => self.diags.push(
-                    Diagnostic::new(*span, format!("`scope = \"{scope}\"` is not yet supported"))
+                    Diagnostic::new(Code::UNSUPPORTED_SCOPE, *span, format!("`scope = \"{scope}\"` is not yet supported"))
                         .with_note("this version issues every instruction per thread; use `scope = \"thread\"` (the default)"),
                 ),
                 other => self.diags.push(
-                    Diagnostic::new(*span, format!("unknown scope `\"{other}\"`"))
+                    Diagnostic::new(Code::UNKNOWN_SCOPE, *span, format!("unknown scope `\"{other}\"`"))
                         .with_help("the scopes are \"thread\", \"warp\", \"warpgroup\" and \"cta\""),
                 ),
             }
@@ -703,7 +722,7 @@ impl<'k> Checker<'k> {
         let candidates = match resolve(&apply.opcode) {
             Ok(candidates) => candidates,
             Err(err) => {
-                let mut diag = Diagnostic::new(apply.opcode_span, err.message);
+                let mut diag = Diagnostic::new(err.code, apply.opcode_span, err.message);
                 diag.help = err.help;
                 diag.notes = err.notes;
                 self.diags.push(diag);
@@ -748,6 +767,7 @@ impl<'k> Checker<'k> {
         if !requirement.is_met_by(self.kernel.target) {
             self.diags.push(
                 Diagnostic::new(
+                    Code::TARGET_TOO_OLD,
                     apply.opcode_span,
                     format!(
                         "`{}` requires sm_{} or newer (PTX ISA {}), but this kernel targets {}",
@@ -782,7 +802,7 @@ impl<'k> Checker<'k> {
         };
         if apply.pred.is_none() {
             self.diags.push(
-                Diagnostic::new(span, "`preserve_dst = true` needs `pred = ..`: without a predicate the destination is always written")
+                Diagnostic::new(Code::PRESERVE_DST_WITHOUT_PRED, span, "`preserve_dst = true` needs `pred = ..`: without a predicate the destination is always written")
                     .with_help("add `pred = <bool parameter>` or remove `preserve_dst`"),
             );
             return;
@@ -792,7 +812,7 @@ impl<'k> Checker<'k> {
             .zip(values)
             .find(|(slot, _)| slot.access == Access::Write && slot.kind == OperandKind::Register);
         let Some((_, Value::Local { tile, name, layout })) = destination else {
-            self.diags.error(span, format!("`preserve_dst = true` needs a register destination, but `{}` writes only memory", apply.opcode));
+            self.diags.error(Code::PRESERVE_DST_MEMORY, span, format!("`preserve_dst = true` needs a register destination, but `{}` writes only memory", apply.opcode));
             return;
         };
         let state = &self.tiles[*tile];
@@ -804,6 +824,7 @@ impl<'k> Checker<'k> {
             );
             self.diags.push(
                 Diagnostic::new(
+                    Code::PRESERVE_DST_UNWRITTEN,
                     span,
                     format!(
                         "`preserve_dst = true` keeps the old value of `{name}` where `pred` is false, but `{name}{element}` was never written before",

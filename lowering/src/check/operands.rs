@@ -2,7 +2,7 @@
 //! and the shape part of rule 10, plus the diagnostics they produce.
 
 use crate::ast::{self, LiteralValue, Operand};
-use crate::diag::{Diagnostic, SpanId};
+use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
 use crate::layout::{StaticLayout as Layout, shape_text};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
@@ -36,6 +36,7 @@ impl Checker<'_> {
                 .unwrap_or(apply.opcode_span);
             errors.push(
                 Diagnostic::new(
+                    Code::OPERAND_COUNT,
                     span,
                     format!(
                         "`{}` takes {} operand{} ({}), but {} {} given",
@@ -64,6 +65,7 @@ impl Checker<'_> {
                 // Rule 3.
                 (OperandKind::Register, Value::Global { name, .. }) => errors.push(
                     Diagnostic::new(
+                        Code::OPERAND_KIND,
                         span,
                         format!("`{name}` is a global tensor, but operand `{}` of `{opcode}` is a register {role}", slot.name),
                     )
@@ -75,6 +77,7 @@ impl Checker<'_> {
                 ),
                 (OperandKind::Address, Value::Local { name, .. }) => errors.push(
                     Diagnostic::new(
+                        Code::OPERAND_KIND,
                         span,
                         format!(
                             "`{name}` is a local tile, but operand `{}` of `{opcode}` is a memory address; memory operands must be global tensors (kernel parameters)",
@@ -83,6 +86,7 @@ impl Checker<'_> {
                     ),
                 ),
                 (OperandKind::Address, other @ (Value::Scalar { .. } | Value::Literal(_))) => errors.push(Diagnostic::new(
+                    Code::OPERAND_KIND,
                     span,
                     format!(
                         "operand `{}` of `{opcode}` is a memory address, but a {} was given",
@@ -94,6 +98,7 @@ impl Checker<'_> {
                 (OperandKind::Register, scalar @ (Value::Scalar { .. } | Value::Literal(_))) => {
                     if slot.access == Access::Write {
                         errors.push(Diagnostic::new(
+                            Code::SCALAR_DESTINATION,
                             span,
                             format!(
                                 "operand `{}` of `{opcode}` is a destination, but a {} cannot be written",
@@ -103,6 +108,7 @@ impl Checker<'_> {
                         ).with_help("write into a local tile (`alloc_local`)"));
                     } else if slot.lanes > 1 {
                         errors.push(Diagnostic::new(
+                            Code::SCALAR_IN_GROUP,
                             span,
                             format!(
                                 "operand `{}` of `{opcode}` is a group of {} registers, but a {} fills only one; scalars broadcast only into single-register sources",
@@ -132,6 +138,7 @@ impl Checker<'_> {
                         None => {
                             extent_ok = false;
                             errors.push(Diagnostic::new(
+                                Code::REGISTER_EXTENT,
                                 span,
                                 format!("operand `{}` needs a register axis, but this view has no axes", slot.name),
                             ));
@@ -151,6 +158,7 @@ impl Checker<'_> {
                             // Rule 10: the moved elements are contiguous.
                             if slot.lanes > 1 && layout.strides.last() != Some(&layout.dtype.size_bytes()) {
                                 errors.push(Diagnostic::new(
+                                    Code::MEMORY_NOT_CONTIGUOUS,
                                     span,
                                     format!(
                                         "memory operand `{}` must be contiguous in its final axis: one `{opcode}` moves {} adjacent elements",
@@ -171,6 +179,7 @@ impl Checker<'_> {
                             None => repeat = Some((rest.to_vec(), name, span)),
                             Some((shape, first, _)) if shape.as_slice() != rest => errors.push(
                                 Diagnostic::new(
+                                    Code::REPEAT_SHAPE,
                                     span,
                                     format!(
                                         "repeat shape {} of `{name}` does not match repeat shape {} of `{first}`",
@@ -211,6 +220,7 @@ fn extent_error(
     if is_memory {
         let bytes = slot.lanes as usize * slot.ty.carrier_bits() / 8;
         let mut diag = Diagnostic::new(
+            Code::MEMORY_EXTENT,
             span,
             format!(
                 "memory operand `{}` of `{opcode}` moves {} element{} ({bytes} bytes) per access, but the final axis of `{name}` has extent {extent}",
@@ -232,6 +242,7 @@ fn extent_error(
         return diag;
     }
     let mut diag = Diagnostic::new(
+        Code::REGISTER_EXTENT,
         span,
         format!(
             "operand `{}` of `{opcode}` takes {} register{}, but the register axis (final axis) of `{name}` has extent {extent}",
@@ -265,6 +276,7 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
     let carrier = slot.ty.carrier_bits();
     let mut diag = if dtype.bits() != carrier {
         Diagnostic::new(
+            Code::OPERAND_TYPE,
             span,
             format!(
                 "operand `{}` of `{opcode}` is `{}` with a {carrier}-bit carrier, but this operand's dtype `{dtype}` is {}-bit",
@@ -275,6 +287,7 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
         )
     } else {
         Diagnostic::new(
+            Code::OPERAND_TYPE,
             span,
             format!(
                 "operand `{}` of `{opcode}` is `{}`, which `{dtype}` does not carry",
@@ -340,6 +353,7 @@ fn scalar_type_error(
                 .map(|d| format!("`{d}`"))
                 .collect();
             Diagnostic::new(
+                Code::OPERAND_TYPE,
                 span,
                 format!(
                     "operand `{}` of `{opcode}` is `{}`, but parameter `{name}` is `{dtype}`",
@@ -354,6 +368,7 @@ fn scalar_type_error(
         }),
         Value::Literal(literal) => literal_bits(*literal, slot.ty).err().map(|message| {
             Diagnostic::new(
+                Code::LITERAL_TYPE,
                 span,
                 format!("operand `{}` of `{opcode}`: {message}", slot.name),
             )
@@ -451,6 +466,7 @@ fn register_split_error(tiles: &[TileState], value: &Value, span: SpanId) -> Opt
     let base = tiles[*tile].tile.dtype;
     Some(
         Diagnostic::new(
+            Code::UNEVEN_REGISTER_SPLIT,
             span,
             format!("this `{}` view of `{name}` (registers of `{base}`) does not split its registers evenly", layout.dtype),
         )

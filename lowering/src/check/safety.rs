@@ -22,7 +22,7 @@
 
 use std::collections::BTreeSet;
 
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::layout::Layout;
 use crate::program::ParamKind;
 use crate::sym::{AtomKind, Fact, Poly, Prover};
@@ -280,6 +280,7 @@ impl Checker<'_> {
             if let Some(load) = records.iter().find(|r| r.non_coherent) {
                 self.diags.push(
                     Diagnostic::new(
+                        Code::NC_OF_WRITTEN,
                         load.span,
                         format!("`.nc` loads need data that stays read-only for the whole kernel, but this kernel also stores to `{name}`"),
                     )
@@ -315,6 +316,7 @@ impl Checker<'_> {
             let names: Vec<String> = missing.into_iter().map(digit_name).collect();
             self.diags.push(
                 Diagnostic::new(
+                    Code::RACE,
                     culprit.span,
                     format!(
                         "this access to `{name}` may race: threads that differ only in {} can reach the same element of `{name}`, which the kernel writes",
@@ -357,6 +359,7 @@ impl Checker<'_> {
             .map_or(self.kernel.name_span, |t| t.span);
         self.diags.push(
             Diagnostic::new(
+                Code::REGISTER_BUDGET,
                 span,
                 format!(
                     "the tiles of this kernel need {registers} 32-bit registers per thread, more than the {REGISTER_BUDGET} it may use"

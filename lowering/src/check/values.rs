@@ -8,7 +8,7 @@
 //! [`Checker::materialize`] to fit 64-bit signed arithmetic.
 
 use crate::ast::{self, BinOp, Expr, UnOp};
-use crate::diag::{Diagnostic, SpanId};
+use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
 use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, Node, ParamKind, Symbol};
 use crate::ptx::resolve::nearest;
@@ -147,9 +147,9 @@ impl Checker<'_> {
         let mut max_bytes: i128 = dtype.size_bytes() as i128;
         for dim in dims {
             match affine(&dim.expr) {
-                Err(message) => {
+                Err((code, message)) => {
                     self.diags.push(
-                        Diagnostic::new(dim.span, message)
+                        Diagnostic::new(code, dim.span, message)
                             .with_help("a dim is an integer constant (`4`, `{8 / 2}`), a symbol (`N`) or a simple form of one symbol (`{2 * N}`, `{N / 2}`, `{N + 1}`)"),
                     );
                     out.push(DimSpec::Const(0));
@@ -158,8 +158,11 @@ impl Checker<'_> {
                     symbol: None, add, ..
                 }) => {
                     if add < 0 {
-                        self.diags
-                            .error(dim.span, "a tensor dim cannot be negative");
+                        self.diags.error(
+                            Code::NEGATIVE_DIM,
+                            dim.span,
+                            "a tensor dim cannot be negative",
+                        );
                     }
                     max_bytes = max_bytes.saturating_mul(add.max(0));
                     out.push(DimSpec::Const(u64::try_from(add).unwrap_or(0)));
@@ -172,7 +175,7 @@ impl Checker<'_> {
                 }) => {
                     if mul <= 0 || add < 0 {
                         self.diags.push(
-                            Diagnostic::new(span, format!("the dim `{}` could be negative", dim_text(mul, div, add, name)))
+                            Diagnostic::new(Code::NEGATIVE_DIM, span, format!("the dim `{}` could be negative", dim_text(mul, div, add, name)))
                                 .with_help("write dims as `N`, `{2 * N}`, `{N / 2}` or `{N + 1}`: a positive multiple of the symbol plus a non-negative constant"),
                         );
                     }
@@ -194,8 +197,11 @@ impl Checker<'_> {
             }
         }
         if out.iter().all(|d| matches!(d, DimSpec::Const(_))) && max_bytes > (1i128 << 40) {
-            self.diags
-                .error(param.span, "this tensor is larger than 1 TiB");
+            self.diags.error(
+                Code::TENSOR_TOO_LARGE,
+                param.span,
+                "this tensor is larger than 1 TiB",
+            );
         }
         out
     }
@@ -229,11 +235,13 @@ impl Checker<'_> {
         let threads: u64 = launch.block.iter().map(|d| u64::from(*d)).product();
         if launch.block.contains(&0) {
             self.diags.error(
+                Code::LAUNCH_EXTENT_ZERO,
                 self.kernel.name_span,
                 "grid and block extents must be at least 1",
             );
         } else if threads > 1024 {
             self.diags.error(
+                Code::BLOCK_TOO_LARGE,
                 self.kernel.name_span,
                 format!(
                     "a block may hold at most 1024 threads, but block = {:?} has {threads}",
@@ -248,6 +256,7 @@ impl Checker<'_> {
                 let formula = LaunchFormula(ops);
                 if formula.as_const() == Some(0) {
                     self.diags.error(
+                        Code::LAUNCH_EXTENT_ZERO,
                         self.kernel.name_span,
                         "grid and block extents must be at least 1",
                     );
@@ -255,6 +264,7 @@ impl Checker<'_> {
                 let limit = if axis == 0 { MAX_GRID_X } else { 65535 };
                 if formula.as_const().is_some_and(|v| i128::from(v) > limit) {
                     self.diags.error(
+                        Code::GRID_TOO_LARGE,
                         expr.span(),
                         format!(
                             "grid extent {} exceeds the limit {limit} of axis {axis}",
@@ -328,7 +338,11 @@ impl Checker<'_> {
                     true
                 }
                 Err(_) => {
-                    self.diags.error(*span, "a grid extent cannot be negative");
+                    self.diags.error(
+                        Code::LAUNCH_EXTENT_ZERO,
+                        *span,
+                        "a grid extent cannot be negative",
+                    );
                     false
                 }
             },
@@ -340,7 +354,7 @@ impl Checker<'_> {
                     }
                     None => {
                         self.diags.push(
-                            Diagnostic::new(*span, format!("`{name}` is not a size symbol of this kernel"))
+                            Diagnostic::new(Code::UNKNOWN_GRID_SYMBOL, *span, format!("`{name}` is not a size symbol of this kernel"))
                                 .with_note("a grid extent may use integer constants and the symbols of tensor dims (`Tensor<f32, N>`)"),
                         );
                         false
@@ -355,6 +369,7 @@ impl Checker<'_> {
                     BinOp::Div => LaunchOp::Div,
                     _ => {
                         self.diags.error(
+                            Code::GRID_EXPRESSION,
                             *span,
                             format!("`{}` is not allowed in a grid extent; use `+ - * /`, `ceil_div`, `min` or `max`", op.symbol()),
                         );
@@ -372,6 +387,7 @@ impl Checker<'_> {
                     "max" => LaunchOp::Max,
                     _ => {
                         self.diags.error(
+                            Code::GRID_EXPRESSION,
                             *span,
                             format!("`{func}` cannot be used in a grid extent; use `ceil_div`, `min` or `max`"),
                         );
@@ -384,6 +400,7 @@ impl Checker<'_> {
             }
             other => {
                 self.diags.error(
+                    Code::GRID_EXPRESSION,
                     other.span(),
                     "a grid extent is an integer expression over constants and size symbols, like `ceil_div(N, 256)`",
                 );
@@ -397,8 +414,11 @@ impl Checker<'_> {
         match self.eval(expr)? {
             Val::Int(poly) => Some(poly),
             Val::Bool(_) => {
-                self.diags
-                    .error(expr.span(), "expected an integer expression, found a bool");
+                self.diags.error(
+                    Code::NOT_INTEGER,
+                    expr.span(),
+                    "expected an integer expression, found a bool",
+                );
                 None
             }
         }
@@ -431,13 +451,14 @@ impl Checker<'_> {
                                 "declare the parameter as `bool`".to_string()
                             };
                             self.diags.push(
-                            Diagnostic::new(*span, format!("{context} must be a bool expression, but `{name}` is `{dtype}`"))
+                            Diagnostic::new(Code::NOT_BOOL, *span, format!("{context} must be a bool expression, but `{name}` is `{dtype}`"))
                                 .with_help(help),
                         );
                             return None;
                         }
                         ParamKind::Tensor { .. } => {
                             self.diags.error(
+                                Code::NOT_BOOL,
                                 *span,
                                 format!(
                                     "{context} must be a bool expression, but `{name}` is a tensor"
@@ -449,6 +470,7 @@ impl Checker<'_> {
                 }
                 Some(Binding::Tile(_)) => {
                     self.diags.error(
+                        Code::NOT_BOOL,
                         *span,
                         format!(
                             "{context} must be a bool expression, but `{name}` is a local tile"
@@ -457,8 +479,11 @@ impl Checker<'_> {
                     return None;
                 }
                 None => {
-                    self.diags
-                        .error(*span, format!("cannot find `{name}` in this kernel"));
+                    self.diags.error(
+                        Code::UNKNOWN_NAME,
+                        *span,
+                        format!("cannot find `{name}` in this kernel"),
+                    );
                     return None;
                 }
                 _ => {}
@@ -467,6 +492,7 @@ impl Checker<'_> {
         if let Expr::Other(text, span) = expr {
             self.diags.push(
                 Diagnostic::new(
+                    Code::NOT_BOOL,
                     *span,
                     format!("{context} must be a bool expression, found `{text}`"),
                 )
@@ -481,6 +507,7 @@ impl Checker<'_> {
             Val::Int(_) => {
                 self.diags.push(
                     Diagnostic::new(
+                        Code::NOT_BOOL,
                         expr.span(),
                         format!("{context} must be a bool expression, found an integer"),
                     )
@@ -496,8 +523,11 @@ impl Checker<'_> {
         match expr {
             Expr::Int(v, span) => {
                 if v.abs() > INDEX_LIMIT {
-                    self.diags
-                        .error(*span, "integer literal out of range for index arithmetic");
+                    self.diags.error(
+                        Code::LITERAL_INDEX_RANGE,
+                        *span,
+                        "integer literal out of range for index arithmetic",
+                    );
                     return None;
                 }
                 Some(Val::Int(Poly::constant(*v)))
@@ -513,11 +543,13 @@ impl Checker<'_> {
                 (UnOp::Neg, Val::Int(p)) => Some(Val::Int(p.scale(-1))),
                 (UnOp::Not, Val::Bool(c)) => Some(Val::Bool(c.not())),
                 (UnOp::Neg, Val::Bool(_)) => {
-                    self.diags.error(*span, "cannot negate a bool; use `!`");
+                    self.diags
+                        .error(Code::OPERATOR_TYPES, *span, "cannot negate a bool; use `!`");
                     None
                 }
                 (UnOp::Not, Val::Int(_)) => {
                     self.diags.error(
+                        Code::OPERATOR_TYPES,
                         *span,
                         "`!` on an integer is not supported; use `^` with a mask",
                     );
@@ -532,6 +564,7 @@ impl Checker<'_> {
             Expr::View(place) => {
                 self.diags.push(
                     Diagnostic::new(
+                        Code::NOT_A_VALUE,
                         place.span,
                         format!(
                             "`{}` with views is a tile or tensor, not a value",
@@ -544,6 +577,7 @@ impl Checker<'_> {
             }
             Expr::Other(text, span) => {
                 self.diags.error(
+                    Code::UNSUPPORTED_EXPRESSION,
                     *span,
                     format!("unsupported expression `{text}`: runtime values use integer literals, names, `+ - * / % << >> & | ^`, comparisons, `&& || !` and the built-ins `thread_id`, `cta_id`, `block_dim`, `grid_dim`, `lane_id`, `warp_id`, `min`, `max`, `ceil_div`"),
                 );
@@ -557,56 +591,67 @@ impl Checker<'_> {
             Some(Binding::Symbol(poly) | Binding::Int(poly)) => Some(Val::Int(poly)),
             Some(Binding::Bool(cond)) => Some(Val::Bool(cond)),
             Some(Binding::Failed | Binding::Unparsed) => None,
-            Some(Binding::Param(param)) => {
-                match self.params[param].kind.clone() {
-                    ParamKind::Scalar(DType::Bool) => Some(Val::Bool(Cond::Param(param))),
-                    ParamKind::Scalar(dtype) => {
-                        let (lo, hi) = match dtype {
-                            DType::U8 => (0, 255),
-                            DType::U16 => (0, 65535),
-                            DType::U32 => (0, i128::from(u32::MAX)),
-                            DType::I8 => (-128, 127),
-                            DType::I16 => (-32768, 32767),
-                            DType::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
-                            other => {
-                                self.diags.push(
-                                Diagnostic::new(span, format!("`{name}: {other}` cannot be used in index arithmetic"))
+            Some(Binding::Param(param)) => match self.params[param].kind.clone() {
+                ParamKind::Scalar(DType::Bool) => Some(Val::Bool(Cond::Param(param))),
+                ParamKind::Scalar(dtype) => {
+                    let (lo, hi) = match dtype {
+                        DType::U8 => (0, 255),
+                        DType::U16 => (0, 65535),
+                        DType::U32 => (0, i128::from(u32::MAX)),
+                        DType::I8 => (-128, 127),
+                        DType::I16 => (-32768, 32767),
+                        DType::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
+                        other => {
+                            self.diags.push(
+                                Diagnostic::new(Code::PARAM_NOT_INDEX, span, format!("`{name}: {other}` cannot be used in index arithmetic"))
                                     .with_help("index values come from integer parameters of at most 32 bits (`u32`, `i32`, ...), symbols and thread indices"),
                             );
-                                return None;
-                            }
-                        };
-                        let kind = AtomKind::Param(param);
-                        let atom = match self.atoms.find(&kind) {
-                            Some(atom) => atom,
-                            None => self.atoms.push(Atom {
-                                kind,
-                                name: name.to_string(),
-                                lo,
-                                hi,
-                            }),
-                        };
-                        Some(Val::Int(Poly::atom(atom)))
-                    }
-                    ParamKind::Tensor { .. } => {
-                        self.diags.push(
-                        Diagnostic::new(span, format!("`{name}` is a tensor, not a value"))
-                            .with_help("tensors are `apply` operands; their sizes are symbols like `N`"),
-                    );
-                        None
-                    }
+                            return None;
+                        }
+                    };
+                    let kind = AtomKind::Param(param);
+                    let atom = match self.atoms.find(&kind) {
+                        Some(atom) => atom,
+                        None => self.atoms.push(Atom {
+                            kind,
+                            name: name.to_string(),
+                            lo,
+                            hi,
+                        }),
+                    };
+                    Some(Val::Int(Poly::atom(atom)))
                 }
-            }
+                ParamKind::Tensor { .. } => {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::NOT_A_VALUE,
+                            span,
+                            format!("`{name}` is a tensor, not a value"),
+                        )
+                        .with_help(
+                            "tensors are `apply` operands; their sizes are symbols like `N`",
+                        ),
+                    );
+                    None
+                }
+            },
             Some(Binding::Tile(_) | Binding::View(_)) => {
                 self.diags.push(
-                    Diagnostic::new(span, format!("`{name}` is a tile or view, not a value"))
-                        .with_help("tiles and views are `apply` operands"),
+                    Diagnostic::new(
+                        Code::NOT_A_VALUE,
+                        span,
+                        format!("`{name}` is a tile or view, not a value"),
+                    )
+                    .with_help("tiles and views are `apply` operands"),
                 );
                 None
             }
             None => {
-                let mut diag =
-                    Diagnostic::new(span, format!("cannot find value `{name}` in this kernel"));
+                let mut diag = Diagnostic::new(
+                    Code::UNKNOWN_NAME,
+                    span,
+                    format!("cannot find value `{name}` in this kernel"),
+                );
                 let names = self.names_in_scope();
                 if let Some(near) = nearest(name, names.iter().map(String::as_str)) {
                     diag =
@@ -635,7 +680,7 @@ impl Checker<'_> {
             "min" | "max" | "ceil_div" => 2,
             _ => {
                 self.diags.push(
-                    Diagnostic::new(span, format!("unknown function `{func}`"))
+                    Diagnostic::new(Code::UNKNOWN_FUNCTION, span, format!("unknown function `{func}`"))
                         .with_help("the built-ins are `thread_id(axis)`, `cta_id(axis)`, `block_dim(axis)`, `grid_dim(axis)`, `lane_id()`, `warp_id()`, `min(a, b)`, `max(a, b)`, `ceil_div(a, b)`"),
                 );
                 return None;
@@ -643,6 +688,7 @@ impl Checker<'_> {
         };
         if args.len() != arity {
             self.diags.error(
+                Code::BUILTIN_ARITY,
                 span,
                 format!(
                     "`{func}` takes {arity} argument{}, but {} were given",
@@ -657,6 +703,7 @@ impl Checker<'_> {
                 Some(a @ 0..=2) => a as u8,
                 _ => {
                     self.diags.error(
+                        Code::BUILTIN_AXIS,
                         args[0].span(),
                         format!("the axis of `{func}` must be 0, 1 or 2 (x, y, z)"),
                     );
@@ -747,12 +794,16 @@ impl Checker<'_> {
                     (a, b) => Cond::Or(Box::new(a), Box::new(b)),
                 })),
                 BinOp::Eq | BinOp::Ne => {
-                    self.diags
-                        .error(span, "compare predicates with `&&`, `||` and `!`");
+                    self.diags.error(
+                        Code::OPERATOR_TYPES,
+                        span,
+                        "compare predicates with `&&`, `||` and `!`",
+                    );
                     None
                 }
                 _ => {
                     self.diags.error(
+                        Code::OPERATOR_TYPES,
                         span,
                         format!(
                             "`{}` does not apply to bools; use `&&`, `||` or `!`",
@@ -824,6 +875,7 @@ impl Checker<'_> {
                         .map(Val::Int),
                     BinOp::And | BinOp::Or => {
                         self.diags.error(
+                            Code::OPERATOR_TYPES,
                             span,
                             format!(
                                 "`{}` needs bool operands; compare the integers first",
@@ -836,6 +888,7 @@ impl Checker<'_> {
             }
             _ => {
                 self.diags.error(
+                    Code::OPERATOR_TYPES,
                     span,
                     format!("`{}` cannot mix an integer and a bool", op.symbol()),
                 );
@@ -873,13 +926,14 @@ impl Checker<'_> {
         let needs_non_negative = !matches!(op, ComputedOp::Min | ComputedOp::Max);
         if needs_non_negative && alo < 0 {
             self.diags.push(
-                Diagnostic::new(lhs_span, format!("the left operand of `{symbol}` is not provably non-negative (it is `{}`)", a.display(&self.atoms)))
+                Diagnostic::new(Code::NEGATIVE_OPERAND, lhs_span, format!("the left operand of `{symbol}` is not provably non-negative (it is `{}`)", a.display(&self.atoms)))
                     .with_note("index division, remainder, shifts and bit operations are defined here for non-negative values only"),
             );
             return None;
         }
         if matches!(op, ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv) && blo < 1 {
             self.diags.push(Diagnostic::new(
+                Code::DIVISOR_NOT_POSITIVE,
                 rhs_span,
                 format!(
                     "the divisor `{}` is not provably at least 1",
@@ -890,6 +944,7 @@ impl Checker<'_> {
         }
         if needs_non_negative && blo < 0 {
             self.diags.push(Diagnostic::new(
+                Code::NEGATIVE_OPERAND,
                 rhs_span,
                 format!("the right operand of `{symbol}` is not provably non-negative"),
             ));
@@ -897,6 +952,7 @@ impl Checker<'_> {
         }
         if matches!(op, ComputedOp::Shl | ComputedOp::Shr) && bhi > 63 {
             self.diags.push(Diagnostic::new(
+                Code::SHIFT_TOO_LARGE,
                 rhs_span,
                 "a shift amount must be provably below 64".to_string(),
             ));
@@ -947,8 +1003,11 @@ impl Checker<'_> {
             return None;
         }
         if lo.abs().max(hi.abs()) > INDEX_LIMIT {
-            self.diags
-                .error(span, "this index value may overflow 64-bit arithmetic");
+            self.diags.error(
+                Code::INDEX_OVERFLOW,
+                span,
+                "this index value may overflow 64-bit arithmetic",
+            );
             return None;
         }
         let name = match op {
@@ -987,6 +1046,7 @@ impl Checker<'_> {
         }
         self.diags.push(
             Diagnostic::new(
+                Code::INDEX_OVERFLOW,
                 span,
                 format!(
                     "the index value `{}` may overflow 64-bit arithmetic",
@@ -1035,7 +1095,7 @@ fn dim_text(mul: i128, div: i128, add: i128, name: &str) -> String {
 }
 
 /// Reads a dim as `mul * S / div + add`.
-fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
+fn affine(expr: &Expr) -> Result<Affine<'_>, (Code, String)> {
     let constant = |v: i128| Affine {
         symbol: None,
         mul: 0,
@@ -1057,22 +1117,30 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
         } => {
             let a = affine(expr)?;
             if a.symbol.is_some() {
-                return Err("a dim cannot be a negated symbol".into());
+                return Err((Code::DIM_FORM, "a dim cannot be a negated symbol".into()));
             }
             Ok(constant(-a.add))
         }
         Expr::Binary { op, lhs, rhs, .. } => {
             let (a, b) = (affine(lhs)?, affine(rhs)?);
-            let overflow = || "integer overflow in constant expression".to_string();
+            let overflow = || {
+                (
+                    Code::CONSTANT_OVERFLOW,
+                    "integer overflow in constant expression".to_string(),
+                )
+            };
             match op {
                 BinOp::Add | BinOp::Sub => {
                     let sign = if *op == BinOp::Add { 1 } else { -1 };
                     match (a.symbol, b.symbol) {
-                        (Some(_), Some(_)) => Err(
+                        (Some(_), Some(_)) => Err((
+                            Code::DIM_FORM,
                             "a dim may use one symbol once; sums of symbols are not supported"
                                 .into(),
-                        ),
-                        (None, Some(_)) if sign < 0 => Err("a dim cannot subtract a symbol".into()),
+                        )),
+                        (None, Some(_)) if sign < 0 => {
+                            Err((Code::DIM_FORM, "a dim cannot subtract a symbol".into()))
+                        }
                         (None, Some(_)) => Ok(Affine {
                             add: b.add.checked_add(a.add).ok_or_else(overflow)?,
                             ..b
@@ -1084,10 +1152,11 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
                     }
                 }
                 BinOp::Mul => match (a.symbol, b.symbol) {
-                    (Some(_), Some(_)) => Err(
+                    (Some(_), Some(_)) => Err((
+                        Code::DIM_FORM,
                         "a dim cannot multiply symbols (products of symbols are not supported)"
                             .into(),
-                    ),
+                    )),
                     (Some(_), None) | (None, Some(_)) => {
                         let (s, c) = if a.symbol.is_some() {
                             (a, b.add)
@@ -1103,20 +1172,25 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
                     (None, None) => Ok(constant(a.add.checked_mul(b.add).ok_or_else(overflow)?)),
                 },
                 BinOp::Div | BinOp::Rem if b.symbol.is_some() => {
-                    Err("a dim cannot divide by a symbol".into())
+                    Err((Code::DIM_FORM, "a dim cannot divide by a symbol".into()))
                 }
-                BinOp::Div | BinOp::Rem if b.add == 0 => {
-                    Err("division by zero in constant expression".into())
-                }
+                BinOp::Div | BinOp::Rem if b.add == 0 => Err((
+                    Code::DIVISION_BY_ZERO,
+                    "division by zero in constant expression".into(),
+                )),
                 BinOp::Div if a.symbol.is_some() => {
                     if a.add != 0 {
-                        return Err(
+                        return Err((
+                            Code::DIM_FORM,
                             "write `{(N + c) / d}` as a dim only without the constant: `{N / d}`"
                                 .into(),
-                        );
+                        ));
                     }
                     if b.add < 0 {
-                        return Err("a dim cannot divide by a negative number".into());
+                        return Err((
+                            Code::DIM_FORM,
+                            "a dim cannot divide by a negative number".into(),
+                        ));
                     }
                     let div = a.div.checked_mul(b.add).ok_or_else(overflow)?;
                     let g = gcd(a.mul, div);
@@ -1128,15 +1202,22 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, String> {
                 }
                 BinOp::Div => Ok(constant(a.add / b.add)),
                 BinOp::Rem if a.symbol.is_none() => Ok(constant(a.add % b.add)),
-                _ => Err(format!(
-                    "`{}` is not allowed in a tensor dim; use `+ - * /`",
-                    op.symbol()
+                _ => Err((
+                    Code::DIM_FORM,
+                    format!(
+                        "`{}` is not allowed in a tensor dim; use `+ - * /`",
+                        op.symbol()
+                    ),
                 )),
             }
         }
-        Expr::Other(text, _) => Err(format!(
-            "expected an integer constant or a size symbol, found `{text}`"
+        Expr::Other(text, _) => Err((
+            Code::DIM_FORM,
+            format!("expected an integer constant or a size symbol, found `{text}`"),
         )),
-        _ => Err("a tensor dim must be an integer constant or a size symbol like `N`".into()),
+        _ => Err((
+            Code::DIM_FORM,
+            "a tensor dim must be an integer constant or a size symbol like `N`".into(),
+        )),
     }
 }

@@ -6,7 +6,7 @@
 //! never hold is reported here as a statically out-of-range slice.
 
 use crate::ast::{self, Operand, PlaceExpr, SliceItem, ViewKind};
-use crate::diag::Diagnostic;
+use crate::diag::{Code, Diagnostic};
 use crate::layout::{Bound, BoundKind, Layout, SliceBound, StaticLayout, shape_text};
 use crate::program::ParamKind;
 use crate::ptx::resolve::nearest;
@@ -42,6 +42,7 @@ impl Checker<'_> {
                 .unwrap_or(0);
             self.diags.push(
                 Diagnostic::new(
+                    Code::OPERAND_EXTENT_NOT_CONSTANT,
                     place.span,
                     format!(
                         "operand `{}` has extent `{}` on axis {axis}, which is not a compile-time constant",
@@ -76,6 +77,7 @@ impl Checker<'_> {
     pub(super) fn view(&mut self, place: &PlaceExpr) -> Option<View> {
         let Some(binding) = self.lookup(&place.base).cloned() else {
             let mut diag = Diagnostic::new(
+                Code::UNKNOWN_NAME,
                 place.base_span,
                 format!(
                     "cannot find tile or parameter `{}` in this kernel",
@@ -107,6 +109,7 @@ impl Checker<'_> {
                 ParamKind::Scalar(_) => {
                     let span = place.views.first().map_or(place.span, |v| v.span);
                     self.diags.error(
+                        Code::NOT_A_PLACE,
                         span,
                         format!(
                             "`{}` is a scalar parameter; views apply only to tiles and tensors",
@@ -128,6 +131,7 @@ impl Checker<'_> {
             Binding::Symbol(_) | Binding::Int(_) | Binding::Bool(_) => {
                 self.diags.push(
                     Diagnostic::new(
+                        Code::NOT_A_PLACE,
                         place.base_span,
                         format!("`{}` is a runtime value, not a tile or tensor", place.base),
                     )
@@ -160,7 +164,7 @@ impl Checker<'_> {
             match result {
                 Ok(next) => view.layout = next,
                 Err(err) => {
-                    let mut diag = Diagnostic::new(err.span, err.message);
+                    let mut diag = Diagnostic::new(err.code, err.span, err.message);
                     if let Some(help) = err.help {
                         diag = diag.with_help(help);
                     }
@@ -213,6 +217,7 @@ impl Checker<'_> {
                     };
                     if *step <= 0 {
                         self.diags.error(
+                            Code::SLICE_STEP,
                             *span,
                             format!(
                                 "slice step must be positive, got {step} (reversed views are not supported)"
@@ -224,6 +229,7 @@ impl Checker<'_> {
                     let Some(extent) = extent.as_const() else {
                         self.diags.push(
                             Diagnostic::new(
+                                Code::SLICE_EXTENT,
                                 *span,
                                 format!(
                                     "the extent of this slice, `{}`, is not a compile-time constant",
@@ -237,6 +243,7 @@ impl Checker<'_> {
                     if extent < 0 {
                         let text = |p: &Poly| p.display(&self.atoms).to_string();
                         self.diags.error(
+                            Code::SLICE_REVERSED,
                             *span,
                             format!(
                                 "slice start {} is past its end {} on axis {axis}",
@@ -285,6 +292,7 @@ impl Checker<'_> {
                 );
             self.diags.push(
                 Diagnostic::new(
+                    Code::RUNTIME_TILE_INDEX,
                     span,
                     format!(
                         "local tile `{}` cannot be indexed by a runtime value: registers are named at compile time",
@@ -332,7 +340,7 @@ impl Checker<'_> {
                 .map(|s| format!(" (shape {})", shape_text(&s)))
                 .unwrap_or_default();
             self.diags.push(
-                Diagnostic::new(bound.span, message)
+                Diagnostic::new(Code::OUT_OF_BOUNDS, bound.span, message)
                     .with_note(format!("`{}`{shape} is sliced out of range", view.name)),
             );
             return false;

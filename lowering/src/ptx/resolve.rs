@@ -5,18 +5,21 @@
 use super::form::{InstructionForm, Modifiers};
 use super::table::FORMS;
 use super::types::PtxType;
+use crate::diag::Code;
 
 /// Why an opcode string names no legal form.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct OpcodeError {
+    pub code: Code,
     pub message: String,
     pub help: Vec<String>,
     pub notes: Vec<String>,
 }
 
 impl OpcodeError {
-    fn new(message: impl Into<String>) -> Self {
+    fn new(code: Code, message: impl Into<String>) -> Self {
         OpcodeError {
+            code,
             message: message.into(),
             help: Vec::new(),
             notes: Vec::new(),
@@ -135,9 +138,12 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         || opcode.split('.').any(str::is_empty)
         || opcode.contains(char::is_whitespace)
     {
-        return Err(OpcodeError::new(format!(
-            "`{opcode}` is not a PTX opcode: write the mnemonic and its modifiers joined by dots, like \"cvt.rn.f16x2.f32\""
-        )));
+        return Err(OpcodeError::new(
+            Code::MALFORMED_OPCODE,
+            format!(
+                "`{opcode}` is not a PTX opcode: write the mnemonic and its modifiers joined by dots, like \"cvt.rn.f16x2.f32\""
+            ),
+        ));
     }
     let parts: Vec<&str> = opcode.split('.').collect();
     let known = mnemonics();
@@ -145,7 +151,10 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         .rev()
         .find(|k| known.contains(&parts[..*k].join(".").as_str()))
     else {
-        let mut err = OpcodeError::new(format!("unknown PTX instruction `{}`", parts[0]));
+        let mut err = OpcodeError::new(
+            Code::UNKNOWN_INSTRUCTION,
+            format!("unknown PTX instruction `{}`", parts[0]),
+        );
         if let Some(near) = nearest(parts[0], known.iter().copied()) {
             err.help.push(format!("did you mean `{near}`?"));
         }
@@ -173,10 +182,10 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
     }
 
     let mut err = if let Some((_, violation)) = violations.first() {
-        OpcodeError::new(format!(
-            "`{opcode}` is not a legal PTX form: {}",
-            violation.message
-        ))
+        OpcodeError::new(
+            Code::ILLEGAL_FORM,
+            format!("`{opcode}` is not a legal PTX form: {}", violation.message),
+        )
     } else {
         token_error(opcode, &mnemonic, tokens, &mismatches)
     };
@@ -207,9 +216,10 @@ fn token_error(
     let known_anywhere =
         |t: &str| forms_of(mnemonic).any(|f| f.slots.iter().any(|s| s.choices.contains(&t)));
     if let Some(unknown) = tokens.iter().find(|t| !known_anywhere(t)) {
-        let mut err = OpcodeError::new(format!(
-            "`.{unknown}` is not a modifier of `{mnemonic}` (in `{opcode}`)"
-        ));
+        let mut err = OpcodeError::new(
+            Code::UNKNOWN_MODIFIER,
+            format!("`.{unknown}` is not a modifier of `{mnemonic}` (in `{opcode}`)"),
+        );
         let all_tokens: Vec<&str> = forms_of(mnemonic)
             .flat_map(|f| f.slots.iter().flat_map(|s| s.choices.iter().copied()))
             .collect();
@@ -223,19 +233,21 @@ fn token_error(
     let best = mismatches
         .iter()
         .max_by_key(|(progress, m)| (*progress, !matches!(m, Mismatch::Unknown(_))));
-    let message = match best.map(|(_, m)| m) {
-        Some(Mismatch::Misplaced { token, before }) => {
-            format!("`.{token}` is misplaced in `{opcode}`: PTX writes it before `.{before}`")
-        }
-        Some(Mismatch::Duplicate { token, other, slot }) => {
+    let (code, message) = match best.map(|(_, m)| m) {
+        Some(Mismatch::Misplaced { token, before }) => (
+            Code::MISPLACED_MODIFIER,
+            format!("`.{token}` is misplaced in `{opcode}`: PTX writes it before `.{before}`"),
+        ),
+        Some(Mismatch::Duplicate { token, other, slot }) => (
+            Code::DUPLICATE_MODIFIER,
             if token == other {
                 format!("`.{token}` is written more than once in `{opcode}`")
             } else {
                 format!(
                     "`.{token}` and `.{other}` are both `{slot}` modifiers in `{opcode}`: write only one"
                 )
-            }
-        }
+            },
+        ),
         Some(Mismatch::Missing(slot, _)) => {
             // Only the choices of the forms that took every other token:
             // `cvt.f16x2.f32` lacks `.rn`/`.rz`, not the integer roundings.
@@ -252,17 +264,24 @@ fn token_error(
                     }
                     acc
                 });
-            format!(
-                "`{opcode}` is missing its `{slot}` modifier (one of {})",
-                choices.join(", ")
+            (
+                Code::MISSING_MODIFIER,
+                format!(
+                    "`{opcode}` is missing its `{slot}` modifier (one of {})",
+                    choices.join(", ")
+                ),
             )
         }
-        Some(Mismatch::Unknown(token)) => {
-            format!("`.{token}` cannot be combined with the other modifiers of `{opcode}`")
-        }
-        None => format!("`{opcode}` names no PTX form"),
+        Some(Mismatch::Unknown(token)) => (
+            Code::INCOMPATIBLE_MODIFIERS,
+            format!("`.{token}` cannot be combined with the other modifiers of `{opcode}`"),
+        ),
+        None => (
+            Code::INCOMPATIBLE_MODIFIERS,
+            format!("`{opcode}` names no PTX form"),
+        ),
     };
-    OpcodeError::new(message)
+    OpcodeError::new(code, message)
 }
 
 /// Every token list a form's slots can spell (optional slots may be
@@ -445,6 +464,7 @@ mod tests {
         assert_eq!(
             error("cvt.f16.f32"),
             OpcodeError {
+                code: Code::ILLEGAL_FORM,
                 message: "`cvt.f16.f32` is not a legal PTX form: .f16.f32 loses precision, so a rounding modifier is required (.rn, .rz, .rm, .rp)".into(),
                 help: vec!["the nearest legal spelling is `cvt.rn.f16.f32`".into()],
                 notes: vec![],
@@ -457,6 +477,7 @@ mod tests {
         assert_eq!(
             error("cvt.sat.s32.s16"),
             OpcodeError {
+                code: Code::ILLEGAL_FORM,
                 message: "`cvt.sat.s32.s16` is not a legal PTX form: .s32 already covers every .s16 value, so .sat cannot saturate anything".into(),
                 help: vec!["the nearest legal spelling is `cvt.s32.s16`".into()],
                 notes: vec![],
@@ -473,6 +494,7 @@ mod tests {
         assert_eq!(
             error("cvx.rn.f16x2.f32"),
             OpcodeError {
+                code: Code::UNKNOWN_INSTRUCTION,
                 message: "unknown PTX instruction `cvx`".into(),
                 help: vec!["did you mean `cvt`?".into()],
                 notes: vec![
@@ -489,6 +511,7 @@ mod tests {
         assert_eq!(
             error("cvt.f32x2.f16x2"),
             OpcodeError {
+                code: Code::UNKNOWN_MODIFIER,
                 message: "`.f32x2` is not a modifier of `cvt` (in `cvt.f32x2.f16x2`)".into(),
                 help: vec![
                     "there is no `cvt.f32x2.f16x2`: widen a packed pair with two scalar `cvt.f32.f16`, one per half: \
@@ -505,6 +528,7 @@ mod tests {
         assert_eq!(
             error("cvt.rn.f16x2.f33"),
             OpcodeError {
+                code: Code::UNKNOWN_MODIFIER,
                 message: "`.f33` is not a modifier of `cvt` (in `cvt.rn.f16x2.f33`)".into(),
                 help: vec![
                     "did you mean `.f32`?".into(),
@@ -513,6 +537,8 @@ mod tests {
                 notes: vec![],
             }
         );
+        assert_eq!(error("cvt.f16.f32.rn").code, Code::MISPLACED_MODIFIER);
+        assert_eq!(error("cvt.rn.rz.f16.f32").code, Code::DUPLICATE_MODIFIER);
         assert_eq!(
             error("cvt.f16.f32.rn").message,
             "`.rn` is misplaced in `cvt.f16.f32.rn`: PTX writes it before `.f16`"
@@ -524,6 +550,7 @@ mod tests {
         assert_eq!(
             error("cvt.rn.e4m3x2.f32"),
             OpcodeError {
+                code: Code::MISSING_MODIFIER,
                 message:
                     "`cvt.rn.e4m3x2.f32` is missing its `satfinite` modifier (one of .satfinite)"
                         .into(),
@@ -539,6 +566,7 @@ mod tests {
             error("ld.shared.f32").message,
             "`.shared` is not a modifier of `ld` (in `ld.shared.f32`)"
         );
+        assert_eq!(error("mul.wide.s64").code, Code::INCOMPATIBLE_MODIFIERS);
         assert_eq!(
             error("mul.wide.s64").message,
             "`.s64` cannot be combined with the other modifiers of `mul.wide.s64`"
@@ -553,6 +581,7 @@ mod tests {
     fn malformed_text_is_rejected_before_lookup() {
         for bad in ["", "cvt..f32", ".cvt", "cvt.", "cvt rn"] {
             let err = error(bad);
+            assert_eq!(err.code, Code::MALFORMED_OPCODE);
             assert_eq!(
                 err.message,
                 format!(

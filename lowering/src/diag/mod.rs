@@ -1,8 +1,13 @@
 //! Diagnostics: every legality problem becomes one [`Diagnostic`] anchored at a
-//! [`SpanId`]. Passes collect them instead of stopping at the first, so a user
-//! sees every mistake of a kernel in one compile.
+//! [`SpanId`] and carrying its catalogue [`Code`]. Passes collect them instead
+//! of stopping at the first, so a user sees every mistake of a kernel in one
+//! compile.
+
+mod codes;
 
 use std::fmt;
+
+pub use codes::{Area, CODES, Code};
 
 /// An opaque reference to a source location.
 ///
@@ -11,9 +16,11 @@ use std::fmt;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct SpanId(pub u32);
 
-/// One compile-time error with its location and optional help/notes.
+/// One compile-time error with its code, location and optional help/notes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Diagnostic {
+    /// Which entry of the catalogue (`docs/errors.md`) this is.
+    pub code: Code,
     pub span: SpanId,
     pub message: String,
     /// Actionable suggestions ("write `.unsqueeze(-1)`"), rendered as `help:` lines.
@@ -23,8 +30,9 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
-    pub fn new(span: SpanId, message: impl Into<String>) -> Self {
+    pub fn new(code: Code, span: SpanId, message: impl Into<String>) -> Self {
         Diagnostic {
+            code,
             span,
             message: message.into(),
             help: Vec::new(),
@@ -42,11 +50,11 @@ impl Diagnostic {
         self
     }
 
-    /// The message followed by its notes and help lines, the way the macro
-    /// prints it through `compile_error!` (stable proc macros have no
-    /// separate help channel).
+    /// The code and message followed by its notes and help lines, the way
+    /// the macro prints it through `compile_error!` (stable proc macros have
+    /// no separate help channel): `TK0212: `cvt.rn.f16x2.f32` takes ..`.
     pub fn rendered(&self) -> String {
-        let mut out = self.message.clone();
+        let mut out = self.code.tag(&self.message);
         for note in &self.notes {
             out.push_str("\n  = note: ");
             out.push_str(note);
@@ -76,8 +84,8 @@ impl Diagnostics {
         self.list.push(diagnostic);
     }
 
-    pub fn error(&mut self, span: SpanId, message: impl Into<String>) {
-        self.push(Diagnostic::new(span, message));
+    pub fn error(&mut self, code: Code, span: SpanId, message: impl Into<String>) {
+        self.push(Diagnostic::new(code, span, message));
     }
 
     pub fn is_empty(&self) -> bool {

@@ -1,0 +1,278 @@
+//! The error-code catalogue: every distinct error `#[tile_kernel]` can
+//! emit has one stable [`Code`] `TKnnnn`, printed at the start of the
+//! error's first line and documented in `docs/errors.md`.
+//!
+//! Codes are data: diagnostics (and the macro crate's syntax errors) are
+//! built from the constants below (`Code::UNKNOWN_INSTRUCTION`), so a code
+//! cannot be mistyped at a use site. The hundreds digit is the [`Area`].
+//! A code is never reused for another problem; a retired code keeps its
+//! number out of use.
+
+use std::fmt;
+
+/// A part of the catalogue: the hundreds digit of its codes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Area {
+    /// TK00xx: the attribute's arguments and the syntax of the body.
+    Syntax,
+    /// TK01xx: the signature, parameters, names, tiles and views.
+    Names,
+    /// TK02xx: opcodes and operands (SPEC §4 rules 1-7, the shape part of 10).
+    Operands,
+    /// TK03xx: register data flow (rules 8, 9, order independence,
+    /// predicated writes).
+    DataFlow,
+    /// TK04xx: memory safety (bounds, alignment, races, `.nc`).
+    Memory,
+    /// TK05xx: runtime values and control flow.
+    Values,
+    /// TK06xx: size symbols, launch shape and compile-time budgets.
+    Launch,
+}
+
+impl Area {
+    /// Every area, in code order.
+    pub const ALL: [Area; 7] = [
+        Area::Syntax,
+        Area::Names,
+        Area::Operands,
+        Area::DataFlow,
+        Area::Memory,
+        Area::Values,
+        Area::Launch,
+    ];
+
+    /// The hundreds digit of this area's codes.
+    pub const fn hundreds(self) -> u16 {
+        match self {
+            Area::Syntax => 0,
+            Area::Names => 1,
+            Area::Operands => 2,
+            Area::DataFlow => 3,
+            Area::Memory => 4,
+            Area::Values => 5,
+            Area::Launch => 6,
+        }
+    }
+
+    pub const fn title(self) -> &'static str {
+        match self {
+            Area::Syntax => "Attribute and syntax",
+            Area::Names => "Signature, names, tiles and views",
+            Area::Operands => "Opcodes and operands",
+            Area::DataFlow => "Register data flow",
+            Area::Memory => "Memory safety",
+            Area::Values => "Runtime values and control flow",
+            Area::Launch => "Symbols, launch shape and budgets",
+        }
+    }
+}
+
+/// One entry of the catalogue. Displays as `TKnnnn`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Code {
+    number: u16,
+    ident: &'static str,
+    title: &'static str,
+    area: Area,
+    call_site: bool,
+}
+
+impl Code {
+    /// The number (`205` for TK0205).
+    pub const fn number(self) -> u16 {
+        self.number
+    }
+
+    /// The name of its constant (`"UNKNOWN_INSTRUCTION"`), for tests that
+    /// check every code is used.
+    pub const fn ident(self) -> &'static str {
+        self.ident
+    }
+
+    /// A short title: the heading of its section in `docs/errors.md`.
+    pub const fn title(self) -> &'static str {
+        self.title
+    }
+
+    pub const fn area(self) -> Area {
+        self.area
+    }
+
+    /// Whether this error may point at the whole attribute (the macro's
+    /// call site) because no better token exists, e.g. `#[tile_kernel]`
+    /// without arguments.
+    pub const fn call_site(self) -> bool {
+        self.call_site
+    }
+
+    /// The registered code with this number.
+    pub fn from_number(number: u16) -> Option<Code> {
+        CODES.iter().copied().find(|c| c.number == number)
+    }
+
+    /// `"TK0205: message"`: how an error's first line starts.
+    pub fn tag(self, message: impl fmt::Display) -> String {
+        format!("{self}: {message}")
+    }
+}
+
+impl fmt::Display for Code {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "TK{:04}", self.number)
+    }
+}
+
+/// Defines the `Code` constants and [`CODES`] from one list, so no code can
+/// be defined without being registered.
+macro_rules! catalogue {
+    (@call_site) => { false };
+    (@call_site call_site) => { true };
+    ($($area:ident {
+        $( $(#[doc = $doc:literal])* $name:ident = $number:literal, $title:literal $(, $flag:ident)?; )*
+    })*) => {
+        impl Code {
+            $($(
+                $(#[doc = $doc])*
+                pub const $name: Code = Code {
+                    number: $number,
+                    ident: stringify!($name),
+                    title: $title,
+                    area: Area::$area,
+                    call_site: catalogue!(@call_site $($flag)?),
+                };
+            )*)*
+        }
+
+        /// Every registered code, in number order.
+        pub const CODES: &[Code] = &[$($(Code::$name,)*)*];
+    };
+}
+
+catalogue! {
+    Syntax {
+        /// `NestedMeta` could not parse the attribute's argument list.
+        ATTRIBUTE_SYNTAX = 1, "malformed attribute arguments";
+        UNKNOWN_ATTRIBUTE = 2, "unknown attribute argument";
+        DUPLICATE_ATTRIBUTE = 3, "attribute argument given twice";
+        /// With no attribute arguments at all there is no token to point at.
+        MISSING_LAUNCH_SHAPE = 4, "missing `grid` or `block`", call_site;
+        LAUNCH_EXTENT_SYNTAX = 5, "malformed `grid` or `block` value";
+        ATTRIBUTE_VALUE_KIND = 6, "attribute argument of the wrong kind";
+        UNKNOWN_TARGET = 7, "unknown target architecture";
+        CRATE_PATH = 8, "`crate` is not a path";
+        NOT_A_FUNCTION = 9, "attribute on something other than a function";
+        UNSUPPORTED_STATEMENT = 10, "not a tile-language statement";
+        MALFORMED_LET = 11, "malformed `let` binding";
+        MALFORMED_FOR = 12, "malformed `for` loop";
+        MALFORMED_APPLY = 13, "malformed `apply` call";
+        UNKNOWN_KEYWORD = 14, "unknown keyword argument of `apply`";
+        DUPLICATE_KEYWORD = 15, "keyword argument given twice";
+        KEYWORD_VALUE = 16, "keyword argument of the wrong kind";
+        UNSUPPORTED_OPERAND = 17, "unsupported operand expression";
+        LITERAL_OUT_OF_RANGE = 18, "number literal out of range";
+        UNKNOWN_VIEW = 19, "unknown view method";
+        MALFORMED_VIEW = 20, "malformed view call";
+        MALFORMED_SLICE = 21, "malformed `s![..]`";
+        NOT_CONSTANT = 22, "expected a compile-time integer constant";
+        CONSTANT_OVERFLOW = 23, "constant expression out of range";
+        DIVISION_BY_ZERO = 24, "division by zero in a constant expression";
+        MALFORMED_ALLOC = 25, "malformed `alloc_local`";
+    }
+    Names {
+        FN_QUALIFIER = 101, "unsupported function qualifier";
+        GENERIC_KERNEL = 102, "generic kernel";
+        RETURN_VALUE = 103, "kernel with a return type";
+        PARAM_PATTERN = 104, "parameter that is not a plain name";
+        RESERVED_PARAM = 105, "reserved parameter name `device`";
+        PARAM_TYPE = 106, "unsupported parameter type";
+        MALFORMED_TENSOR = 107, "malformed `Tensor` type";
+        UNKNOWN_DTYPE = 108, "unsupported element type";
+        BOOL_ELEMENT = 109, "`bool` tile, tensor or view elements";
+        DIM_FORM = 110, "unsupported tensor dim expression";
+        NEGATIVE_DIM = 111, "tensor dim that may be negative";
+        TENSOR_TOO_LARGE = 112, "tensor larger than 1 TiB";
+        NAME_CLASH = 113, "parameter name declared twice";
+        NON_ASCII_NAME = 114, "non-ASCII kernel name";
+        UNKNOWN_NAME = 115, "cannot find a name";
+        NOT_A_PLACE = 116, "a value where a tile or tensor is expected";
+        NOT_A_VALUE = 117, "a tile or tensor where a value is expected";
+        TILE_SHAPE = 118, "invalid local tile shape";
+        SLICE_ITEMS = 119, "slice with more items than axes";
+        SLICE_STEP = 120, "slice step that is not positive";
+        SLICE_EXTENT = 121, "slice extent that is not a compile-time constant";
+        SLICE_REVERSED = 122, "slice that starts past its end";
+        RUNTIME_TILE_INDEX = 123, "local tile indexed by a runtime value";
+        DTYPE_VIEW = 124, "`.view::<U>()` that cannot reinterpret the view";
+        RESHAPE = 125, "invalid `.reshape`";
+        UNSQUEEZE_AXIS = 126, "`.unsqueeze` axis out of range";
+    }
+    Operands {
+        MALFORMED_OPCODE = 201, "malformed opcode text";
+        UNKNOWN_INSTRUCTION = 202, "unknown PTX instruction";
+        UNKNOWN_MODIFIER = 203, "unknown modifier";
+        MISPLACED_MODIFIER = 204, "misplaced modifier";
+        DUPLICATE_MODIFIER = 205, "two modifiers for one slot";
+        MISSING_MODIFIER = 206, "missing required modifier";
+        INCOMPATIBLE_MODIFIERS = 207, "modifiers that no form combines";
+        ILLEGAL_FORM = 208, "modifier combination that PTX forbids";
+        TARGET_TOO_OLD = 209, "instruction needs a newer target";
+        UNKNOWN_SCOPE = 210, "unknown `scope`";
+        UNSUPPORTED_SCOPE = 211, "`scope` not yet supported";
+        OPERAND_COUNT = 212, "wrong number of operands";
+        OPERAND_KIND = 213, "register operand where memory is expected, or the reverse";
+        REPEAT_SHAPE = 214, "operands with different repeat shapes";
+        REGISTER_EXTENT = 215, "register axis of the wrong extent";
+        UNEVEN_REGISTER_SPLIT = 216, "view that splits registers unevenly";
+        OPERAND_TYPE = 217, "operand dtype that the PTX type does not carry";
+        SCALAR_DESTINATION = 218, "scalar or literal as a destination";
+        SCALAR_IN_GROUP = 219, "scalar or literal in a register group";
+        LITERAL_TYPE = 220, "literal that does not fit the operand type";
+        MEMORY_EXTENT = 221, "memory operand of the wrong extent";
+        MEMORY_NOT_CONTIGUOUS = 222, "memory operand that is not contiguous";
+        OPERAND_EXTENT_NOT_CONSTANT = 223, "operand extent that is not a compile-time constant";
+    }
+    DataFlow {
+        OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
+        READ_BEFORE_WRITE = 302, "read of a register no earlier statement wrote";
+        READ_OF_PREDICATED_WRITE = 303, "read of a register written only under a predicate";
+        PRESERVE_DST_WITHOUT_PRED = 304, "`preserve_dst` without `pred`";
+        PRESERVE_DST_MEMORY = 305, "`preserve_dst` on a memory-only destination";
+        PRESERVE_DST_UNWRITTEN = 306, "`preserve_dst` over a destination never written";
+        ORDER_DEPENDENCE = 307, "result that depends on the expansion order";
+    }
+    Memory {
+        OUT_OF_BOUNDS = 401, "index or slice out of bounds";
+        MISALIGNED = 402, "misaligned memory access";
+        ALIGNMENT_UNPROVEN = 403, "memory access not provably aligned";
+        RACE = 404, "possible race between threads";
+        NC_OF_WRITTEN = 405, "`.nc` load of a tensor the kernel writes";
+    }
+    Values {
+        NOT_BOOL = 501, "condition that is not a bool";
+        NOT_INTEGER = 502, "bool where an integer is expected";
+        UNSUPPORTED_EXPRESSION = 503, "unsupported runtime expression";
+        UNKNOWN_FUNCTION = 504, "unknown function";
+        BUILTIN_ARITY = 505, "built-in called with the wrong number of arguments";
+        BUILTIN_AXIS = 506, "built-in axis other than 0, 1 or 2";
+        OPERATOR_TYPES = 507, "operator applied to the wrong type";
+        PARAM_NOT_INDEX = 508, "parameter type not usable in index arithmetic";
+        LITERAL_INDEX_RANGE = 509, "integer literal out of range for index arithmetic";
+        INDEX_OVERFLOW = 510, "index value that may overflow 64 bits";
+        NEGATIVE_OPERAND = 511, "operand not provably non-negative";
+        DIVISOR_NOT_POSITIVE = 512, "divisor not provably at least 1";
+        SHIFT_TOO_LARGE = 513, "shift amount not provably below 64";
+        LOOP_STEP = 514, "loop step not at least 1";
+        UNROLL_LIMIT = 515, "constant-bound loop unrolls too often";
+    }
+    Launch {
+        LAUNCH_EXTENT_ZERO = 601, "grid or block extent below 1";
+        BLOCK_TOO_LARGE = 602, "block of more than 1024 threads";
+        GRID_TOO_LARGE = 603, "grid extent above the hardware limit";
+        UNKNOWN_GRID_SYMBOL = 604, "grid uses a name that is not a size symbol";
+        GRID_EXPRESSION = 605, "unsupported grid expression";
+        REGISTER_BUDGET = 606, "tiles exceed the register budget";
+        TILE_TOO_LARGE = 607, "local tile too large";
+        INSTRUCTION_LIMIT = 608, "kernel expands to too many instructions";
+    }
+}

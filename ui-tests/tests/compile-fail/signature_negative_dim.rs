@@ -1,0 +1,10 @@
+// Signature (TK0111): a tensor dim cannot be negative.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(a: Tensor<f32, {-4}, 1>) {
+    let r = alloc_local::<f32>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a.slice(s![0..4, ..]));
+}
+
+fn main() {}

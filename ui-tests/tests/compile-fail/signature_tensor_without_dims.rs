@@ -1,0 +1,10 @@
+// Signature (TK0107): a `Tensor` names its element type and at least one dim.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(a: Tensor<f32>) {
+    let r = alloc_local::<f32>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a);
+}
+
+fn main() {}

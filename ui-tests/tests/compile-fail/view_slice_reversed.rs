@@ -1,0 +1,10 @@
+// Views (TK0122): a slice cannot start past its end.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(a: Tensor<f32, 4, 1>) {
+    let r = alloc_local::<f32>([4, 1]);
+    apply(ptx["ld.global.f32"], r.slice(s![3..1, ..]), a.slice(s![0..2, ..]));
+}
+
+fn main() {}
