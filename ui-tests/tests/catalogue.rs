@@ -374,3 +374,72 @@ fn no_error_points_at_the_whole_attribute_unless_documented() {
     assert!(checked > 50, "checked only {checked} errors");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
+
+/// Words of the compiler's own implementation that must never reach a user:
+/// type and variant names of `lowering`, debug formatting, panics.
+const INTERNAL_WORDS: &[&str] = &[
+    "Poly",
+    "AtomId",
+    "Atom {",
+    "Binding",
+    "Value::",
+    "Cond::",
+    "Some(",
+    "None",
+    "Vec<",
+    "Layout",
+    "SpanId",
+    "Diagnostic",
+    "unwrap",
+    "panicked",
+    "{:?}",
+    "a0",
+];
+
+#[test]
+fn no_message_shows_internal_names() {
+    let mut leaks = Vec::new();
+    for case in cases() {
+        let path = workspace().join(format!("ui-tests/tests/compile-fail/{}.stderr", case.name));
+        let stderr = fs::read_to_string(&path).expect("read .stderr");
+        // Only our own lines: the message and its `= note/help` lines
+        // (source excerpts quote the user's code, which may say anything).
+        for line in stderr.lines() {
+            let ours = line.starts_with("error: TK")
+                || line.trim_start().starts_with("= note:")
+                || line.trim_start().starts_with("= help:");
+            if !ours {
+                continue;
+            }
+            for word in INTERNAL_WORDS {
+                if line.contains(word) {
+                    leaks.push(format!("{}: `{word}` in {line}", case.name));
+                }
+            }
+        }
+    }
+    assert!(
+        leaks.is_empty(),
+        "internal names reach users:\n{}",
+        leaks.join("\n")
+    );
+}
+
+#[test]
+fn every_macro_error_in_a_case_is_spanned_inside_the_case_file() {
+    // A spanned error names a line of the case; one with no location would
+    // be a bare `compile_error!` that editors cannot place.
+    let mut unplaced = Vec::new();
+    for case in cases() {
+        for error in &case.errors {
+            if error.code.is_some() && error.at.is_none() {
+                unplaced.push(format!("{}: {}", case.name, error.header));
+            }
+        }
+    }
+    assert!(
+        unplaced.is_empty(),
+        "errors without a location:\n{}",
+        unplaced.join("\n")
+    );
+}
