@@ -14,7 +14,12 @@
 //! - dispatch is unambiguous: no two forms of one mnemonic accept the same
 //!   token list with the same operand shapes.
 //!
-//! A missing ptxas fails these tests (run `scripts/install-ptxas.sh`).
+//! A missing ptxas fails these tests (run `scripts/install-ptxas.sh`), and
+//! so does any other ptxas than release 12.9, V12.9.86: the floors and the
+//! tolerated spellings below are facts about that release (ptxas 13, for
+//! one, rejects spellings 12.9 accepts and drops sm_70/sm_72). Every
+//! assembly here goes through [`try_assemble`], which checks the version of
+//! the ptxas in use first -- also of one named by `$TILE_KERNEL_PTXAS`.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -34,7 +39,13 @@ use tile_kernel_lowering::target::{PtxVersion, Requirement, Target};
 #[path = "../../tests/support/ptxas.rs"]
 #[allow(dead_code)]
 mod ptxas;
-use ptxas::try_assemble;
+
+/// Assembles `ptx` for `arch` with the pinned ptxas: panics (failing the
+/// test) unless the ptxas in use reports release 12.9, V12.9.86.
+fn try_assemble(ptx: &str, arch: &str) -> Result<(), String> {
+    ptxas::require_pinned_version();
+    ptxas::try_assemble(ptx, arch)
+}
 
 /// Line numbers ptxas reports errors on (`ptxas f.ptx, line 12; error : ..`).
 fn error_lines(message: &str) -> BTreeSet<usize> {
@@ -223,6 +234,55 @@ fn all_variants() -> Vec<Modifiers> {
 }
 
 // ------------------------------------------------------------------ tests
+
+/// The certification runs against the pinned release: the ptxas in use
+/// reports `Cuda compilation tools, release 12.9, V12.9.86`.
+#[test]
+fn certification_uses_the_pinned_ptxas() {
+    let ptxas = ptxas::require_pinned_version();
+    let text = ptxas::version_text(&ptxas).expect("ptxas --version");
+    let reported = ptxas::reported_version(&text);
+    println!("certifying with {}: {reported:?}", ptxas.display());
+    assert_eq!(reported, Some((ptxas::PTXAS_RELEASE, ptxas::PTXAS_VERSION)));
+}
+
+/// The version check itself rejects every other release (falsification twin
+/// of `certification_uses_the_pinned_ptxas`; the texts are real
+/// `ptxas --version` lines).
+#[test]
+fn the_version_check_rejects_other_releases() {
+    let banner = |line: &str| {
+        format!(
+            "ptxas: NVIDIA (R) Ptx optimizing assembler\n\
+             Copyright (c) 2005-2025 NVIDIA Corporation\n\
+             Built on Tue_May_27_02:18:05_PDT_2025\n\
+             {line}\n\
+             Build cuda_12.9.r12.9/compiler.36037853_0\n"
+        )
+    };
+    assert_eq!(
+        ptxas::check_pinned(&banner("Cuda compilation tools, release 12.9, V12.9.86")),
+        Ok(())
+    );
+    for (line, found) in [
+        (
+            "Cuda compilation tools, release 13.0, V13.0.88",
+            "release 13.0, V13.0.88",
+        ),
+        (
+            "Cuda compilation tools, release 12.9, V12.9.41",
+            "release 12.9, V12.9.41",
+        ),
+        (
+            "Cuda compilation tools, release 12.8, V12.8.93",
+            "release 12.8, V12.8.93",
+        ),
+    ] {
+        assert_eq!(ptxas::check_pinned(&banner(line)), Err(found.to_string()));
+    }
+    assert!(ptxas::check_pinned("ptxas: command not found").is_err());
+    assert!(ptxas::check_pinned("").is_err());
+}
 
 #[test]
 fn every_legal_variant_assembles_at_its_floor_and_at_sm_90() {
@@ -722,7 +782,12 @@ fn canonical_spellings_round_trip_through_resolve() {
     assert_eq!(checked, all_variants().len());
 }
 
-/// Exact variant counts per form: a change to the table shows up here.
+/// Exact variant counts per form, transcribed from the PTX ISA's syntax of
+/// each instruction (the oracle here is the ISA text, not the table: the
+/// comments give the ISA's production); that ptxas accepts exactly these is
+/// proven above by `every_legal_variant_assembles_at_its_floor_and_at_sm_90`
+/// and `every_rule_rejected_combination_is_rejected_by_ptxas`. A change to
+/// the table shows up here.
 #[test]
 fn variant_counts_per_form() {
     let counts: Vec<(&str, usize)> = FORMS
@@ -735,11 +800,18 @@ fn variant_counts_per_form() {
     assert_eq!(lookup("cvt.scalar"), 792);
     // {rn, rz} x relu? x satfinite? x {f16x2, bf16x2}.
     assert_eq!(lookup("cvt.half-pair-from-f32"), 16);
+    // cvt.rn.satfinite{.relu}.{e4m3x2, e5m2x2}.f32
     assert_eq!(lookup("cvt.fp8-pair-from-f32"), 4);
+    // cvt.rn.satfinite{.relu}.{e4m3x2, e5m2x2}.f16x2
     assert_eq!(lookup("cvt.fp8-pair-from-f16x2"), 4);
+    // cvt.rn{.relu}.f16x2.{e4m3x2, e5m2x2}
     assert_eq!(lookup("cvt.f16x2-from-fp8-pair"), 4);
+    // mov.type: .b16 .b32 .b64 .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64
+    // (the ISA's .pred is not offered: no predicate tiles).
     assert_eq!(lookup("mov"), 11);
+    // Packing: two lanes into .b16 (8-bit), .b32 (16-bit), .b64 (32-bit) ...
     assert_eq!(lookup("mov.pack2"), 3);
+    // ... four lanes into .b32 (8-bit), .b64 (16-bit).
     assert_eq!(lookup("mov.unpack4-split"), 2);
     // Sanity: requirement floors are within what the table's targets reach.
     for m in all_variants() {

@@ -17,6 +17,8 @@
 
 mod attr;
 mod expand;
+#[cfg(test)]
+mod pass_cases;
 mod parse;
 mod spans;
 

@@ -1,19 +1,46 @@
 //! Runs the pinned ptxas over generated PTX. A missing ptxas is a test
 //! failure, never a skip: `scripts/install-ptxas.sh` installs it.
+//!
+//! Two kinds of tests use it:
+//!
+//! - **assembly tests** (PTX goldens, `tests/ptxas_kernels.rs`, the spill
+//!   checks, the `ui-tests/tests/pass` kernels) only need *some* ptxas that
+//!   accepts the PTX: they use `$TILE_KERNEL_PTXAS` when it is set (the GPU
+//!   machine points it at its own ptxas 13), else the pinned install;
+//! - **certification** (`lowering/tests/certify.rs`) makes claims about one
+//!   exact release -- the floors, the tolerated spellings -- so it first calls
+//!   [`require_pinned_version`]: any ptxas other than release 12.9, V12.9.86
+//!   (also one named by `$TILE_KERNEL_PTXAS`) fails it with a message saying
+//!   which ptxas was found and how to get the pinned one.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::OnceLock;
 
 /// The version `scripts/install-ptxas.sh` installs.
 pub const PTXAS_VERSION: &str = "12.9.86";
 
+/// The release `PTXAS_VERSION` belongs to, as `ptxas --version` prints it.
+pub const PTXAS_RELEASE: &str = "12.9";
+
 /// `$TILE_KERNEL_PTXAS`, else the project-local install under `.tools/` of
 /// the workspace root (this file is shared by the facade's tests and, through
-/// `#[path]`, by `lowering/tests`, so the root is searched upwards).
+/// `#[path]`, by `lowering/tests` and `macros/src/pass_cases.rs`, so the root
+/// is searched upwards).
 pub fn ptxas_path() -> PathBuf {
+    ptxas_source().0
+}
+
+/// The ptxas to use and where its path came from (for messages).
+fn ptxas_source() -> (PathBuf, &'static str) {
     if let Some(path) = std::env::var_os("TILE_KERNEL_PTXAS") {
-        return PathBuf::from(path);
+        return (PathBuf::from(path), "$TILE_KERNEL_PTXAS");
     }
+    (pinned_install_path(), "the pinned install")
+}
+
+/// Where `scripts/install-ptxas.sh` puts the pinned ptxas.
+fn pinned_install_path() -> PathBuf {
     let install = format!(".tools/nvcc-{PTXAS_VERSION}/nvidia/cuda_nvcc/bin/ptxas");
     let manifest = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
     manifest
@@ -107,4 +134,75 @@ pub fn resource_usage(ptx: &str, arch: &str) -> String {
         "ptxas -arch={arch} -v rejected the PTX:\n{text}\n--- PTX ---\n{ptx}"
     );
     text
+}
+
+/// The version `ptxas --version` output reports, if it has the usual
+/// `Cuda compilation tools, release 12.9, V12.9.86` line: `("12.9", "12.9.86")`.
+pub fn reported_version(text: &str) -> Option<(&str, &str)> {
+    let line = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("Cuda compilation tools, release "))?;
+    let (release, version) = line.split_once(", V")?;
+    Some((release.trim(), version.trim()))
+}
+
+/// `Ok` if `ptxas --version` printed `text` for the pinned release 12.9,
+/// version 12.9.86; else what it reported instead.
+pub fn check_pinned(text: &str) -> Result<(), String> {
+    match reported_version(text) {
+        Some((release, version)) if release == PTXAS_RELEASE && version == PTXAS_VERSION => Ok(()),
+        Some((release, version)) => Err(format!("release {release}, V{version}")),
+        None => Err(format!(
+            "no `Cuda compilation tools, release ..` line in its `--version` output:\n{text}"
+        )),
+    }
+}
+
+/// The output of `ptxas --version`.
+pub fn version_text(ptxas: &Path) -> Result<String, String> {
+    let output = Command::new(ptxas)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run `{} --version`: {e}", ptxas.display()))?;
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    if output.status.success() {
+        Ok(text)
+    } else {
+        Err(format!("`{} --version` failed:\n{text}", ptxas.display()))
+    }
+}
+
+/// For certification against the pinned ptxas: panics unless the ptxas the
+/// tests use ([`ptxas_path`]) reports release 12.9, V12.9.86. Runs
+/// `ptxas --version` once per test binary; returns the path.
+pub fn require_pinned_version() -> PathBuf {
+    static CHECKED: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let checked = CHECKED.get_or_init(|| {
+        let (ptxas, source) = ptxas_source();
+        if !ptxas.exists() {
+            return Err(format!(
+                "ptxas not found at {} ({source}) -- run `scripts/install-ptxas.sh`",
+                ptxas.display()
+            ));
+        }
+        let found = version_text(&ptxas).and_then(|text| check_pinned(&text));
+        match found {
+            Ok(()) => Ok(ptxas),
+            Err(found) => Err(format!(
+                "the PTX table is certified against ptxas {PTXAS_VERSION} (release {PTXAS_RELEASE}), \
+                 but {} ({source}) reports {found}; certification needs exactly that release: \
+                 unset TILE_KERNEL_PTXAS to use the pinned install (`scripts/install-ptxas.sh` puts it in .tools/) \
+                 or point it at a ptxas {PTXAS_VERSION} (other assembly tests accept any ptxas)",
+                ptxas.display()
+            )),
+        }
+    });
+    match checked {
+        Ok(path) => path.clone(),
+        Err(message) => panic!("{message}"),
+    }
 }
