@@ -17,9 +17,9 @@
 
 mod attr;
 mod expand;
+mod parse;
 #[cfg(test)]
 mod pass_cases;
-mod parse;
 mod spans;
 
 use proc_macro::TokenStream;
