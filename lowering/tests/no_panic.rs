@@ -1,11 +1,240 @@
-//! The compiler must never panic, whatever the input: a panicking proc macro
-//! gives users an opaque, span-less error. Random kernels and opcode strings
-//! are thrown at `compile` and `resolve`; only `Ok`/diagnostics may come back.
+//! The compiler must never panic, hang or exhaust its stack, whatever the
+//! input: a panicking proc macro gives users an opaque, span-less error, and
+//! a hanging one freezes their editor. Grammar-based generators throw
+//! random kernels and opcode strings at `compile` and `resolve`; only PTX or
+//! diagnostics may come back, each case within [`CASE_TIME_LIMIT`].
+//!
+//! **Tiers.** `TILE_KERNEL_FUZZ_CASES` sets the number of cases per
+//! generator: unset, a small tier ([`SMALL_TIER`]) that keeps CI within a few
+//! seconds; the documented long tier (`docs/robustness.md`) is
+//!
+//! ```sh
+//! TILE_KERNEL_FUZZ_CASES=100000 cargo test --release -p tile-kernel-lowering --test no_panic -- --nocapture
+//! ```
+//!
+//! Every generator prints how many cases it ran (to the real stderr, so the
+//! line shows even without `--nocapture`) and fails if it ran fewer than
+//! asked. A watchdog aborts the run, printing the case, if one case runs
+//! past [`HANG_LIMIT`] (a hang fails loudly instead of stalling CI).
+//!
+//! **Generators.**
+//! - `random_kernels`: every form of the AST the macro can build: all
+//!   statements (including unreadable ones), all expressions (every operator
+//!   and built-in, huge and negative literals, the `end + 1` an inclusive
+//!   range `a..=b` becomes), deeply nested view chains, `scope`/`pred`/
+//!   `preserve_dst`, symbolic dims, grid formulas and arrays, odd blocks and
+//!   targets, non-ASCII names.
+//! - `near_legal_kernels`: plausible kernels (loads, stores, register ops,
+//!   `let` values and predicates, unrolled, inclusive and grid-stride loops,
+//!   `if`/`else if`/`else`) that often reach the proofs and the emitter; the
+//!   test fails if too few of them compile (the generator must stay useful).
+//! - `opcodes`: dotted opcode strings, from real table spellings and tokens.
+//!
+//! **Huge inputs** (`huge_*` tests): the limits of `docs/robustness.md` are
+//! hit exactly, and each gives an error or compiles within a bound.
+
+use std::fmt::Debug;
+use std::io::Write as _;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, LazyLock, Mutex};
+use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
+use proptest::test_runner::{
+    Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestRng, TestRunner,
+};
 use tile_kernel_lowering::ast::*;
+use tile_kernel_lowering::check::limits::{
+    MAX_BLOCK_DEPTH, MAX_CHECKED_STATEMENTS, MAX_COND_NODES, MAX_EXPR_DEPTH,
+};
+use tile_kernel_lowering::check::{MAX_INSTRUCTIONS, MAX_TILE_ELEMENTS, MAX_UNROLL};
 use tile_kernel_lowering::ptx::resolve;
-use tile_kernel_lowering::{DType, SpanId, Target, compile};
+use tile_kernel_lowering::ptx::resolve::legal_variants;
+use tile_kernel_lowering::ptx::table::FORMS;
+use tile_kernel_lowering::{Code, Compilation, DType, SpanId, Target, compile};
+
+// ------------------------------------------------------------- harness
+
+/// Without `TILE_KERNEL_FUZZ_CASES`: the CI tier, a few seconds in a debug
+/// build (each generator passes its own size: random kernels are the
+/// slowest per case).
+const SMALL_TIER: u32 = 128;
+/// A generated case that takes longer fails. The compile-time budgets
+/// admit kernels that take up to about 4.3 s in a release build and 16 s in
+/// a debug build (`huge_instruction_counts`, `docs/robustness.md`), so the
+/// bound sits above those; random cases rarely come near it.
+const CASE_TIME_LIMIT: Duration = if cfg!(debug_assertions) {
+    Duration::from_secs(60)
+} else {
+    Duration::from_secs(10)
+};
+/// A case still running after this is a hang: the watchdog aborts.
+const HANG_LIMIT: Duration = Duration::from_secs(180);
+
+/// Whether the long tier runs (`TILE_KERNEL_FUZZ_CASES` above the CI
+/// tier): the slowest huge inputs run only then.
+fn long_tier() -> bool {
+    fuzz_cases().is_some_and(|n| n > SMALL_TIER)
+}
+
+/// `TILE_KERNEL_FUZZ_CASES`, if set.
+fn fuzz_cases() -> Option<u32> {
+    let text = std::env::var("TILE_KERNEL_FUZZ_CASES").ok()?;
+    Some(
+        text.trim()
+            .parse()
+            .unwrap_or_else(|_| panic!("TILE_KERNEL_FUZZ_CASES={text:?} is not a count")),
+    )
+}
+
+/// Writes to the process's stderr directly: libtest captures `eprintln!`
+/// of passing tests, and the counts must show in CI logs.
+fn report(line: &str) {
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// The case being run, for the watchdog.
+struct Current<T> {
+    started: Instant,
+    case: T,
+}
+
+/// Runs `check` on `cases` values of `strategy` (plus replayed persisted
+/// failures), with the per-case time bound and a hang watchdog; returns the
+/// number of cases run and how many `check` counted as interesting.
+fn fuzz<S>(
+    name: &str,
+    what: &str,
+    small_tier: u32,
+    strategy: S,
+    check: impl Fn(&S::Value) -> Result<bool, TestCaseError>,
+) -> (usize, usize)
+where
+    S: Strategy,
+    S::Value: Clone + Debug + Send + 'static,
+{
+    let cases = fuzz_cases().unwrap_or(small_tier);
+    let config = Config {
+        cases,
+        source_file: Some(file!()),
+        failure_persistence: Some(Box::new(FileFailurePersistence::SourceParallel(
+            "proptest-regressions",
+        ))),
+        // A failure is reported within minutes, shrunk as far as it got.
+        max_shrink_time: 120_000,
+        ..Config::default()
+    };
+    let current: Arc<Mutex<Option<Current<S::Value>>>> = Arc::new(Mutex::new(None));
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let current = Arc::clone(&current);
+        let done = Arc::clone(&done);
+        let name = name.to_string();
+        std::thread::spawn(move || {
+            while !done.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(100));
+                let guard = current.lock().unwrap_or_else(|e| e.into_inner());
+                if let Some(c) = guard.as_ref()
+                    && c.started.elapsed() > HANG_LIMIT
+                {
+                    report(&format!(
+                        "no_panic: {name}: a case ran for more than {HANG_LIMIT:?} (a hang):\n{:#?}",
+                        c.case
+                    ));
+                    std::process::abort();
+                }
+            }
+        })
+    };
+    let ran = AtomicUsize::new(0);
+    let interesting = AtomicUsize::new(0);
+    let slowest = Mutex::new(Duration::ZERO);
+    let start = Instant::now();
+    // The CI tier is repeatable (a fixed seed); longer runs explore.
+    let mut runner = if fuzz_cases().is_none() {
+        TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
+    } else {
+        TestRunner::new(config)
+    };
+    let result = runner.run(&strategy, |value| {
+        ran.fetch_add(1, Ordering::Relaxed);
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = Some(Current {
+            started: Instant::now(),
+            case: value.clone(),
+        });
+        let t = Instant::now();
+        let outcome = check(&value);
+        let elapsed = t.elapsed();
+        *current.lock().unwrap_or_else(|e| e.into_inner()) = None;
+        {
+            let mut slowest = slowest.lock().unwrap_or_else(|e| e.into_inner());
+            *slowest = (*slowest).max(elapsed);
+        }
+        if elapsed > CASE_TIME_LIMIT {
+            return Err(TestCaseError::fail(format!(
+                "one case took {elapsed:?} (limit {CASE_TIME_LIMIT:?})"
+            )));
+        }
+        if outcome? {
+            interesting.fetch_add(1, Ordering::Relaxed);
+        }
+        Ok(())
+    });
+    done.store(true, Ordering::Relaxed);
+    let _ = watchdog.join();
+    let ran = ran.into_inner();
+    let interesting = interesting.into_inner();
+    let slowest = *slowest.lock().unwrap_or_else(|e| e.into_inner());
+    let verdict = match &result {
+        Ok(()) => "0 panics, 0 hangs".to_string(),
+        Err(e) => format!("FAILED: {e}"),
+    };
+    report(&format!(
+        "no_panic: {name}: {ran} cases ({interesting} {what}) in {:.1?}, slowest case {slowest:.1?}; {verdict}",
+        start.elapsed()
+    ));
+    if let Err(e) = result {
+        panic!("{name}: {e}");
+    }
+    assert!(
+        ran >= cases as usize,
+        "{name}: ran {ran} of {cases} cases (the test must not pass vacuously)"
+    );
+    (ran, interesting)
+}
+
+/// The outcome invariants of one compile: PTX or diagnostics, never both
+/// or neither; a program exactly with PTX; one per parameter in
+/// `param_writes`. A parameter the parser could not read (and already
+/// reported) gives neither PTX nor a second diagnostic.
+fn outcome(kernel: &Kernel, out: &Compilation) -> Result<bool, TestCaseError> {
+    let unparsed = kernel
+        .params
+        .iter()
+        .any(|p| matches!(p.ty, ParamType::Unparsed));
+    if unparsed {
+        prop_assert!(out.ptx.is_none());
+    } else {
+        prop_assert_eq!(out.ptx.is_some(), out.diagnostics.is_empty());
+    }
+    prop_assert_eq!(out.program.is_some(), out.ptx.is_some());
+    prop_assert_eq!(out.param_writes.len(), kernel.params.len());
+    Ok(out.ptx.is_some())
+}
+
+// ------------------------------------------------------------- opcodes
+
+/// Every legal spelling of the table, e.g. `cvt.rn.f16x2.f32`.
+static OPCODES: LazyLock<Vec<String>> = LazyLock::new(|| {
+    let mut all: Vec<String> = FORMS
+        .iter()
+        .flat_map(legal_variants)
+        .map(|m| m.opcode_text())
+        .collect();
+    all.sort();
+    all.dedup();
+    all
+});
 
 const TOKENS: &[&str] = &[
     "cvt",
@@ -13,12 +242,19 @@ const TOKENS: &[&str] = &[
     "st",
     "mov",
     "add",
+    "sub",
     "mul",
+    "mad",
     "fma",
     "min",
+    "max",
+    "neg",
+    "abs",
     "global",
     "rn",
     "rz",
+    "rm",
+    "rp",
     "rni",
     "sat",
     "satfinite",
@@ -27,20 +263,34 @@ const TOKENS: &[&str] = &[
     "f16x2",
     "bf16x2",
     "e4m3x2",
+    "e5m2x2",
     "f32",
     "f16",
+    "bf16",
     "f64",
     "u8",
     "u16",
     "u32",
+    "u64",
+    "s8",
     "s32",
-    "b32",
+    "b8",
     "b16",
+    "b32",
     "b64",
     "v2",
     "v4",
+    "v8",
     "nc",
+    "ca",
+    "cg",
     "cs",
+    "lu",
+    "cv",
+    "wb",
+    "wt",
+    "L1::evict_last",
+    "L2::128B",
     "wide",
     "lo",
     "hi",
@@ -48,37 +298,144 @@ const TOKENS: &[&str] = &[
     "rna",
     "NaN",
     "xorsign",
-    "abs",
     "",
     "x",
+    "é",
+    "数",
+    "\u{0}",
+    "..",
+    "global.global",
 ];
 
 fn opcode() -> impl Strategy<Value = String> {
-    prop::collection::vec(prop::sample::select(TOKENS), 1..7).prop_map(|t| t.join("."))
+    let tokens =
+        prop::collection::vec(prop::sample::select(TOKENS), 1..8).prop_map(|t| t.join("."));
+    let real = prop::sample::select(OPCODES.clone());
+    // A real spelling with one token dropped, repeated or replaced.
+    let mutated = (
+        prop::sample::select(OPCODES.clone()),
+        any::<prop::sample::Index>(),
+        prop::sample::select(TOKENS),
+        0..3u8,
+    )
+        .prop_map(|(text, at, token, how)| {
+            let mut parts: Vec<&str> = text.split('.').collect();
+            let i = at.index(parts.len());
+            match how {
+                0 => {
+                    parts.remove(i);
+                }
+                1 => parts.insert(i, parts[i]),
+                _ => parts[i] = token,
+            }
+            parts.join(".")
+        });
+    prop_oneof![2 => tokens, 2 => real, 2 => mutated, 1 => any::<String>()]
 }
 
-fn number() -> impl Strategy<Value = i64> {
-    prop_oneof![-4i64..6, Just(i64::MIN), Just(i64::MAX), Just(-1)]
+// ------------------------------------------------------ random kernels
+
+/// Literals at every boundary the compiler cares about.
+fn interesting_int() -> impl Strategy<Value = i128> {
+    prop_oneof![
+        6 => -4i128..10,
+        2 => prop::sample::select(vec![
+            16i128,
+            31,
+            32,
+            255,
+            256,
+            1023,
+            1024,
+            1025,
+            4096,
+            4097,
+            65535,
+            65536,
+            (1 << 31) - 1,
+            1 << 31,
+            (1 << 32) - 1,
+            1 << 32,
+            (1 << 40) - 1,
+            1 << 40,
+            (1 << 62) - 1,
+            1 << 62,
+            i128::from(i64::MAX),
+            i128::from(i64::MAX) + 1,
+            i128::from(i64::MIN),
+            i128::from(u64::MAX),
+            i128::MAX,
+            i128::MIN,
+            -(1 << 62),
+            -1024,
+        ]),
+        1 => any::<i64>().prop_map(i128::from),
+    ]
 }
 
-fn dtype() -> impl Strategy<Value = DType> {
-    prop::sample::select(DType::ALL.to_vec())
+fn small_i64() -> impl Strategy<Value = i64> {
+    prop_oneof![
+        6 => -4i64..9,
+        1 => Just(i64::MIN),
+        1 => Just(i64::MAX),
+        1 => any::<i64>(),
+    ]
 }
 
-/// An integer expression: constants, names (the loop variables `i`/`k`,
-/// the `let` name `v`, the symbol `N`, the parameters `s`/`p`, unknown
-/// `zz`), built-in calls (with odd axes and arities) and operators.
-fn int_expr() -> impl Strategy<Value = Expr> {
+/// Names the random kernels use: parameters `a`, `b`, `s`, `p`, `n`, the
+/// symbol `N`, tiles `t`, `u`, `é`, `let`/loop names `v`, `q`, `i`, `k`,
+/// non-ASCII parameters `é`/`è`, and unknown names.
+const NAMES: &[&str] = &[
+    "a", "b", "s", "p", "n", "N", "M", "t", "u", "v", "q", "i", "k", "é", "è", "数", "zz", "device",
+];
+
+fn name_expr() -> impl Strategy<Value = Expr> {
+    prop::sample::select(NAMES).prop_map(|n| Expr::Name(n.to_string(), SpanId(21)))
+}
+
+const BUILTINS: &[&str] = &[
+    "thread_id",
+    "cta_id",
+    "block_dim",
+    "grid_dim",
+    "lane_id",
+    "warp_id",
+    "min",
+    "max",
+    "ceil_div",
+    "nope",
+];
+
+const BINOPS: &[BinOp] = &[
+    BinOp::Add,
+    BinOp::Sub,
+    BinOp::Mul,
+    BinOp::Div,
+    BinOp::Rem,
+    BinOp::Shl,
+    BinOp::Shr,
+    BinOp::BitAnd,
+    BinOp::BitOr,
+    BinOp::BitXor,
+    BinOp::Lt,
+    BinOp::Le,
+    BinOp::Gt,
+    BinOp::Ge,
+    BinOp::Eq,
+    BinOp::Ne,
+    BinOp::And,
+    BinOp::Or,
+];
+
+/// An integer or bool expression of every form (names, literals, calls with
+/// odd axes and arities, every operator, views and unreadable text).
+fn expr() -> impl Strategy<Value = Expr> {
     let leaf = prop_oneof![
-        4 => number().prop_map(|v| Expr::Int(i128::from(v), SpanId(20))),
-        3 => prop::sample::select(vec!["i", "k", "v", "N", "s", "p", "zz"])
-            .prop_map(|name| Expr::Name(name.to_string(), SpanId(21))),
+        4 => interesting_int().prop_map(|v| Expr::Int(v, SpanId(20))),
+        4 => name_expr(),
         2 => (
-            prop::sample::select(vec![
-                "thread_id", "cta_id", "block_dim", "grid_dim", "lane_id", "warp_id", "min",
-                "ceil_div", "nope",
-            ]),
-            prop::collection::vec(prop_oneof![0i128..4, Just(-1), Just(i128::MAX)], 0..3),
+            prop::sample::select(BUILTINS),
+            prop::collection::vec(interesting_int(), 0..3),
         )
             .prop_map(|(func, args)| Expr::Call {
                 func: func.to_string(),
@@ -86,55 +443,75 @@ fn int_expr() -> impl Strategy<Value = Expr> {
                 span: SpanId(23),
             }),
         1 => any::<bool>().prop_map(|b| Expr::Bool(b, SpanId(24))),
+        1 => Just(Expr::Other("x.len()".to_string(), SpanId(27))),
     ];
-    leaf.prop_recursive(3, 12, 2, |inner| {
+    leaf.prop_recursive(5, 32, 3, |inner| {
         prop_oneof![
-            (
-                prop::sample::select(vec![
-                    BinOp::Add,
-                    BinOp::Sub,
-                    BinOp::Mul,
-                    BinOp::Div,
-                    BinOp::Rem,
-                    BinOp::Shl,
-                    BinOp::Shr,
-                    BinOp::BitAnd,
-                    BinOp::Lt,
-                    BinOp::Le,
-                    BinOp::Eq,
-                    BinOp::And,
-                    BinOp::Or,
-                ]),
-                inner.clone(),
-                inner.clone(),
-            )
-                .prop_map(|(op, lhs, rhs)| Expr::Binary {
+            4 => (prop::sample::select(BINOPS), inner.clone(), inner.clone()).prop_map(
+                |(op, lhs, rhs)| Expr::Binary {
                     op,
                     lhs: Box::new(lhs),
                     rhs: Box::new(rhs),
                     span: SpanId(25),
-                }),
-            (prop::sample::select(vec![UnOp::Neg, UnOp::Not]), inner).prop_map(|(op, expr)| {
-                Expr::Unary {
+                }
+            ),
+            2 => (prop::sample::select(vec![UnOp::Neg, UnOp::Not]), inner.clone()).prop_map(
+                |(op, expr)| Expr::Unary {
                     op,
                     expr: Box::new(expr),
                     span: SpanId(26),
                 }
+            ),
+            2 => (
+                prop::sample::select(BUILTINS),
+                prop::collection::vec(inner.clone(), 0..3)
+            )
+                .prop_map(|(func, args)| Expr::Call {
+                    func: func.to_string(),
+                    args,
+                    span: SpanId(28),
+                }),
+            // `a..=b` reaches the AST as `a..b + 1`.
+            1 => inner.clone().prop_map(|e| Expr::Binary {
+                op: BinOp::Add,
+                lhs: Box::new(e),
+                rhs: Box::new(Expr::Int(1, SpanId(29))),
+                span: SpanId(29),
+            }),
+            1 => (inner, prop::collection::vec(const_view_kind(), 0..3)).prop_map(|(index, views)| {
+                // A view whose slice bound is an expression.
+                let mut ops = vec![ViewOp {
+                    kind: ViewKind::Slice(vec![SliceItem::Index {
+                        index,
+                        span: SpanId(30),
+                    }]),
+                    span: SpanId(31),
+                }];
+                ops.extend(views.into_iter().map(|kind| ViewOp {
+                    kind,
+                    span: SpanId(31),
+                }));
+                Expr::View(PlaceExpr {
+                    base: "t".to_string(),
+                    base_span: SpanId(32),
+                    views: ops,
+                    span: SpanId(33),
+                })
             }),
         ]
     })
 }
 
-/// A slice bound: mostly a constant, sometimes a runtime expression.
+/// A slice bound: mostly a constant, sometimes any expression.
 fn bound() -> impl Strategy<Value = Expr> {
     prop_oneof![
-        4 => number().prop_map(|v| Expr::Int(i128::from(v), SpanId(1))),
-        1 => int_expr(),
+        4 => interesting_int().prop_map(|v| Expr::Int(v, SpanId(1))),
+        1 => expr(),
     ]
 }
 
-fn view() -> impl Strategy<Value = ViewKind> {
-    let item = prop_oneof![
+fn slice_item() -> impl Strategy<Value = SliceItem> {
+    prop_oneof![
         bound().prop_map(|index| SliceItem::Index {
             index,
             span: SpanId(1)
@@ -142,7 +519,7 @@ fn view() -> impl Strategy<Value = ViewKind> {
         (
             prop::option::of(bound()),
             prop::option::of(bound()),
-            number()
+            small_i64()
         )
             .prop_map(|(start, end, step)| SliceItem::Range {
                 start,
@@ -150,19 +527,50 @@ fn view() -> impl Strategy<Value = ViewKind> {
                 step,
                 span: SpanId(1)
             }),
-    ];
-    prop_oneof![
-        prop::collection::vec(item, 0..4).prop_map(ViewKind::Slice),
-        dtype().prop_map(ViewKind::View),
-        prop::collection::vec(number(), 0..4).prop_map(ViewKind::Reshape),
-        number().prop_map(ViewKind::Unsqueeze),
     ]
 }
 
+/// One view of any kind; constants from the interesting set.
+fn view_kind() -> impl Strategy<Value = ViewKind> {
+    prop_oneof![
+        3 => prop::collection::vec(slice_item(), 0..4).prop_map(ViewKind::Slice),
+        1 => prop::sample::select(DType::ALL.to_vec()).prop_map(ViewKind::View),
+        1 => prop::collection::vec(prop_oneof![-1i64..9, small_i64()], 0..4).prop_map(ViewKind::Reshape),
+        1 => small_i64().prop_map(ViewKind::Unsqueeze),
+    ]
+}
+
+/// A view with constant operands only (inside [`expr`], which [`view_kind`]
+/// itself uses).
+fn const_view_kind() -> impl Strategy<Value = ViewKind> {
+    let item = prop_oneof![
+        interesting_int().prop_map(|v| SliceItem::Index {
+            index: Expr::Int(v, SpanId(1)),
+            span: SpanId(1)
+        }),
+        (
+            prop::option::of(small_i64()),
+            prop::option::of(small_i64()),
+            small_i64()
+        )
+            .prop_map(|(start, end, step)| SliceItem::range(start, end, step, SpanId(1))),
+    ];
+    prop_oneof![
+        2 => prop::collection::vec(item, 0..3).prop_map(ViewKind::Slice),
+        1 => prop::sample::select(DType::ALL.to_vec()).prop_map(ViewKind::View),
+        1 => prop::collection::vec(-1i64..9, 0..3).prop_map(ViewKind::Reshape),
+        1 => (-3i64..3).prop_map(ViewKind::Unsqueeze),
+    ]
+}
+
+/// A named tile/tensor with a chain of up to 12 views (deep nesting).
 fn place() -> impl Strategy<Value = PlaceExpr> {
     (
-        prop::sample::select(vec!["a", "b", "t", "u", "s", "p", "v", "zz"]),
-        prop::collection::vec(view(), 0..3),
+        prop::sample::select(vec!["a", "b", "t", "u", "é", "s", "p", "v", "zz"]),
+        prop_oneof![
+            3 => prop::collection::vec(view_kind(), 0..3),
+            1 => prop::collection::vec(view_kind(), 3..13),
+        ],
     )
         .prop_map(|(base, views)| PlaceExpr {
             base: base.to_string(),
@@ -178,58 +586,127 @@ fn place() -> impl Strategy<Value = PlaceExpr> {
         })
 }
 
-fn operand() -> impl Strategy<Value = Operand> {
-    let place = place().prop_map(Operand::Place);
-    let literal = prop_oneof![
-        any::<i64>().prop_map(|v| LiteralValue::Int(v as i128)),
+fn literal() -> impl Strategy<Value = LiteralValue> {
+    prop_oneof![
+        interesting_int().prop_map(LiteralValue::Int),
+        prop::sample::select(vec![
+            0.0f64,
+            -0.0,
+            1.0,
+            0.5,
+            f64::NAN,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            65504.0,
+            65520.0,
+            3.4e38,
+            1e39,
+        ])
+        .prop_map(LiteralValue::Float),
         any::<f64>().prop_map(LiteralValue::Float),
         any::<bool>().prop_map(LiteralValue::Bool),
     ]
-    .prop_map(|value| {
+}
+
+fn operand() -> impl Strategy<Value = Operand> {
+    let literal = literal().prop_map(|value| {
         Operand::Literal(Literal {
             value,
             span: SpanId(5),
         })
     });
-    prop_oneof![4 => place, 1 => literal]
+    prop_oneof![4 => place().prop_map(Operand::Place), 1 => literal]
+}
+
+/// Dims: constants (zero, huge), symbols and their forms, and odd ones.
+fn dim() -> impl Strategy<Value = Dim> {
+    let constant = prop_oneof![
+        4 => 0u64..9,
+        1 => Just(u64::MAX),
+        1 => Just(1 << 40),
+        1 => Just(65536),
+    ]
+    .prop_map(|value| Dim::constant(value, SpanId(6)));
+    let n = || Box::new(Expr::Name("N".to_string(), SpanId(6)));
+    let m = || Box::new(Expr::Name("M".to_string(), SpanId(6)));
+    let int = |v| Box::new(Expr::Int(v, SpanId(6)));
+    let binary = |op, lhs, rhs| Expr::Binary {
+        op,
+        lhs,
+        rhs,
+        span: SpanId(6),
+    };
+    let symbolic = prop::sample::select(vec![
+        *n(),
+        *m(),
+        Expr::Name("é".to_string(), SpanId(6)),
+        binary(BinOp::Mul, int(2), n()),
+        binary(BinOp::Div, n(), int(2)),
+        binary(BinOp::Add, n(), int(1)),
+        binary(BinOp::Sub, n(), int(1)),
+        binary(BinOp::Div, int(8), int(2)),
+        binary(BinOp::Div, n(), int(0)),
+        binary(BinOp::Mul, n(), n()),
+        binary(BinOp::Mul, int(i128::MAX), n()),
+        Expr::Unary {
+            op: UnOp::Neg,
+            expr: int(3),
+            span: SpanId(6),
+        },
+        Expr::Call {
+            func: "thread_id".to_string(),
+            args: vec![*int(2)],
+            span: SpanId(6),
+        },
+        Expr::Other("{ N }".to_string(), SpanId(6)),
+    ])
+    .prop_map(|expr| Dim {
+        expr,
+        span: SpanId(6),
+    });
+    prop_oneof![4 => constant, 2 => symbolic]
 }
 
 fn dims() -> impl Strategy<Value = Vec<Dim>> {
-    let constant = prop_oneof![0u64..9, Just(u64::MAX), Just(1 << 40)]
-        .prop_map(|value| Dim::constant(value, SpanId(6)));
-    // Symbolic dims: `N`, `{2 * N}`, `{N / 2}`, and odd ones (`{N * N}`, an
-    // unknown call).
-    let symbolic = (0usize..5).prop_map(|shape| {
-        let n = || Box::new(Expr::Name("N".to_string(), SpanId(6)));
-        let two = || Box::new(Expr::Int(2, SpanId(6)));
-        let binary = |op, lhs, rhs| Expr::Binary {
-            op,
-            lhs,
-            rhs,
-            span: SpanId(6),
-        };
-        let expr = match shape {
-            0 => *n(),
-            1 => binary(BinOp::Mul, two(), n()),
-            2 => binary(BinOp::Div, n(), two()),
-            3 => binary(BinOp::Mul, n(), n()),
-            _ => Expr::Call {
-                func: "thread_id".to_string(),
-                args: vec![*two()],
-                span: SpanId(6),
-            },
-        };
-        Dim {
-            expr,
-            span: SpanId(6),
-        }
-    });
-    prop::collection::vec(prop_oneof![4 => constant, 1 => symbolic], 0..4)
+    prop::collection::vec(dim(), 0..4)
+}
+
+fn dtype() -> impl Strategy<Value = DType> {
+    prop::sample::select(DType::ALL.to_vec())
+}
+
+fn pred_expr() -> impl Strategy<Value = Expr> {
+    prop_oneof![
+        3 => Just(Expr::Name("p".to_string(), SpanId(11))),
+        2 => Just(Expr::Unary {
+            op: UnOp::Not,
+            expr: Box::new(Expr::Name("p".to_string(), SpanId(11))),
+            span: SpanId(11),
+        }),
+        3 => expr(),
+        1 => Just(Expr::Other("p.is_some()".to_string(), SpanId(11))),
+    ]
 }
 
 fn stmt() -> impl Strategy<Value = Stmt> {
-    let alloc =
-        (prop::sample::select(vec!["t", "u"]), dtype(), dims()).prop_map(|(name, dtype, shape)| {
+    let alloc = (
+        prop::sample::select(vec!["t", "u", "é"]),
+        dtype(),
+        prop_oneof![
+            4 => dims(),
+            1 => prop::collection::vec(bound(), 0..3).prop_map(|exprs| exprs
+                .into_iter()
+                .map(|expr| Dim {
+                    expr,
+                    span: SpanId(6)
+                })
+                .collect()),
+        ],
+    )
+        .prop_map(|(name, dtype, shape)| {
             Stmt::AllocLocal(AllocLocal {
                 name: name.to_string(),
                 name_span: SpanId(7),
@@ -239,150 +716,225 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                 span: SpanId(9),
             })
         });
-    let pred = prop_oneof![
-        3 => Just(Expr::Name("p".to_string(), SpanId(11))),
-        2 => Just(Expr::Unary {
-            op: UnOp::Not,
-            expr: Box::new(Expr::Name("p".to_string(), SpanId(11))),
-            span: SpanId(11),
-        }),
-        2 => int_expr(),
-        1 => Just(Expr::Other("p.is_some()".to_string(), SpanId(11))),
-    ];
+    let scope = prop::option::of(prop::sample::select(vec![
+        "thread",
+        "warp",
+        "warpgroup",
+        "cta",
+        "block",
+        "",
+    ]));
     let apply = (
         opcode(),
         prop::collection::vec(operand(), 0..5),
-        prop::option::of(pred),
+        prop::option::of(pred_expr()),
         any::<Option<bool>>(),
+        scope,
     )
-        .prop_map(|(opcode, operands, pred, preserve)| {
+        .prop_map(|(opcode, operands, pred, preserve, scope)| {
             Stmt::Apply(Apply {
                 opcode,
                 opcode_span: SpanId(10),
                 operands,
-                scope: None,
+                scope: scope.map(|s| (s.to_string(), SpanId(19))),
                 pred,
                 preserve_dst: preserve.map(|v| (v, SpanId(12))),
                 span: SpanId(13),
             })
         });
-    // `let v = <integer expression>;` or `let v = <view>;`
-    let let_ = prop_oneof![
-        3 => int_expr(),
-        1 => place().prop_map(Expr::View),
-    ]
-    .prop_map(|value| {
-        Stmt::Let(Let {
-            name: "v".to_string(),
-            name_span: SpanId(30),
-            value,
-            span: SpanId(31),
-        })
-    });
-    let leaf = prop_oneof![3 => alloc, 4 => apply, 2 => let_];
-    leaf.prop_recursive(3, 24, 4, |inner| {
-        let body = prop::collection::vec(inner, 0..4);
-        // Constant bounds (unrolled, `k` a constant) or runtime bounds
-        // (a PTX loop), with or without `step_by`.
-        let for_constant = (number(), number(), body.clone()).prop_map(|(start, end, body)| {
-            Stmt::For(For {
-                var: "k".to_string(),
-                var_span: SpanId(32),
-                start: Expr::Int(i128::from(start), SpanId(33)),
-                end: Expr::Int(i128::from(end), SpanId(33)),
-                step: None,
-                body,
-                span: SpanId(34),
+    // `let v = <expression>;`, `let v = <view>;` or `let v = t;`.
+    let let_ = (
+        prop::sample::select(vec!["v", "q", "é", "N", "a"]),
+        prop_oneof![
+            3 => expr(),
+            1 => place().prop_map(Expr::View),
+            1 => name_expr(),
+        ],
+    )
+        .prop_map(|(name, value)| {
+            Stmt::Let(Let {
+                name: name.to_string(),
+                name_span: SpanId(34),
+                value,
+                span: SpanId(35),
             })
         });
-        let for_runtime = (
-            int_expr(),
-            int_expr(),
-            prop::option::of(int_expr()),
+    // What the parser leaves of a statement it could not read.
+    let invalid = (
+        prop::collection::vec(prop::sample::select(NAMES), 0..3),
+        prop::collection::vec(prop::sample::select(NAMES), 0..3),
+        any::<bool>(),
+    )
+        .prop_map(|(binds, touches, stores)| {
+            Stmt::Invalid(Invalid {
+                binds: binds.into_iter().map(str::to_string).collect(),
+                touches: touches.into_iter().map(str::to_string).collect(),
+                stores,
+            })
+        });
+    let leaf = prop_oneof![3 => alloc, 5 => apply, 2 => let_, 1 => invalid];
+    leaf.prop_recursive(4, 32, 4, |inner| {
+        let body = prop::collection::vec(inner, 0..4);
+        // Constant bounds (unrolled; `k` a constant), `a..=b` as `a..b + 1`,
+        // runtime bounds (a PTX loop), any of them with `step_by`.
+        let for_loop = (
+            prop_oneof![
+                2 => interesting_int().prop_map(|v| Expr::Int(v, SpanId(36))),
+                1 => expr(),
+            ],
+            prop_oneof![
+                2 => interesting_int().prop_map(|v| Expr::Int(v, SpanId(36))),
+                1 => interesting_int().prop_map(|v| Expr::Binary {
+                    op: BinOp::Add,
+                    lhs: Box::new(Expr::Int(v, SpanId(36))),
+                    rhs: Box::new(Expr::Int(1, SpanId(36))),
+                    span: SpanId(36),
+                }),
+                1 => expr(),
+            ],
+            prop::option::of(prop_oneof![
+                2 => interesting_int().prop_map(|v| Expr::Int(v, SpanId(37))),
+                1 => expr(),
+            ]),
+            prop::sample::select(vec!["i", "k", "é", "N"]),
             body.clone(),
         )
-            .prop_map(|(start, end, step, body)| {
+            .prop_map(|(start, end, step, var, body)| {
                 Stmt::For(For {
-                    var: "i".to_string(),
-                    var_span: SpanId(35),
+                    var: var.to_string(),
+                    var_span: SpanId(38),
                     start,
                     end,
                     step,
                     body,
-                    span: SpanId(36),
+                    span: SpanId(39),
                 })
             });
-        let if_ = (int_expr(), body.clone(), body).prop_map(|(cond, then, otherwise)| {
+        let if_ = (pred_expr(), body.clone(), body).prop_map(|(cond, then, otherwise)| {
             Stmt::If(If {
                 cond,
                 then,
                 otherwise,
-                span: SpanId(37),
+                span: SpanId(40),
             })
         });
-        prop_oneof![for_constant, for_runtime, if_]
+        prop_oneof![for_loop, if_]
     })
 }
 
+fn param() -> impl Strategy<Value = Param> {
+    let ty = prop_oneof![
+        4 => (dtype(), dims()).prop_map(|(dtype, dims)| ParamType::Tensor { dtype, dims }),
+        2 => dtype().prop_map(ParamType::Scalar),
+        1 => Just(ParamType::Unparsed),
+    ];
+    (
+        prop::sample::select(vec!["a", "b", "s", "p", "n", "N", "é", "è", "device", "t"]),
+        ty,
+    )
+        .prop_map(|(name, ty)| Param {
+            name: name.to_string(),
+            span: SpanId(14),
+            ty,
+        })
+}
+
+/// A grid extent: constants, symbols, formulas, and forms the grid rejects.
+fn grid_expr() -> impl Strategy<Value = Expr> {
+    prop_oneof![
+        3 => Just(Expr::Int(1, SpanId(18))),
+        1 => interesting_int().prop_map(|v| Expr::Int(v, SpanId(18))),
+        2 => Just(Expr::Call {
+            func: "ceil_div".to_string(),
+            args: vec![
+                Expr::Name("N".to_string(), SpanId(18)),
+                Expr::Int(256, SpanId(18)),
+            ],
+            span: SpanId(18),
+        }),
+        2 => expr(),
+    ]
+}
+
+fn target() -> impl Strategy<Value = Target> {
+    let known: Vec<Target> = Target::known_names()
+        .iter()
+        .filter_map(|n| Target::parse(n))
+        .collect();
+    prop_oneof![
+        4 => Just(Target::SM_90),
+        2 => prop::sample::select(known),
+        1 => (0u32..2000, any::<bool>()).prop_map(|(sm, arch_specific)| Target { sm, arch_specific }),
+    ]
+}
+
 fn kernel() -> impl Strategy<Value = Kernel> {
+    let block = prop_oneof![
+        4 => Just(1u32),
+        2 => prop::sample::select(vec![0u32, 2, 32, 256, 1024, 1025, u32::MAX]),
+    ];
     (
         (
-            dtype(),
-            dims(),
-            dtype(),
-            dims(),
+            prop_oneof![
+                // The four parameters most statements name ...
+                3 => Just(()).prop_flat_map(|_| (dtype(), dims(), dtype(), dims())).prop_map(
+                    |(da, a, db, b)| {
+                        vec![
+                            Param {
+                                name: "a".into(),
+                                span: SpanId(14),
+                                ty: ParamType::Tensor { dtype: da, dims: a },
+                            },
+                            Param {
+                                name: "b".into(),
+                                span: SpanId(15),
+                                ty: ParamType::Tensor { dtype: db, dims: b },
+                            },
+                            Param {
+                                name: "s".into(),
+                                span: SpanId(16),
+                                ty: ParamType::Scalar(DType::F32),
+                            },
+                            Param {
+                                name: "p".into(),
+                                span: SpanId(17),
+                                ty: ParamType::Scalar(DType::Bool),
+                            },
+                        ]
+                    }
+                ),
+                // ... or any parameters (duplicates and non-ASCII names).
+                1 => prop::collection::vec(param(), 0..6),
+            ],
             prop::collection::vec(stmt(), 0..8),
         ),
         (
-            prop::sample::select(vec![1u32, 2, 32, 256, 1024, 0]),
-            prop_oneof![
-                3 => Just(Expr::Int(1, SpanId(18))),
-                1 => int_expr(),
-            ],
+            [block.clone(), block.clone(), block],
+            [grid_expr(), grid_expr(), grid_expr()],
+            target(),
+            prop::sample::select(vec!["k", "ké", "kernel_1"]),
         ),
     )
-        .prop_map(|((da, a, db, b, body), (block, grid))| Kernel {
-            name: "k".to_string(),
+        .prop_map(|((params, body), (block, grid, target, name))| Kernel {
+            name: name.to_string(),
             name_span: SpanId(0),
             launch: LaunchDims {
-                grid: [grid, Expr::Int(1, SpanId(18)), Expr::Int(1, SpanId(18))],
-                block: [block, 1, 1],
+                grid,
+                block,
                 span: SpanId(18),
             },
-            target: Target::SM_90,
-            params: vec![
-                Param {
-                    name: "a".into(),
-                    span: SpanId(14),
-                    ty: ParamType::Tensor { dtype: da, dims: a },
-                },
-                Param {
-                    name: "b".into(),
-                    span: SpanId(15),
-                    ty: ParamType::Tensor { dtype: db, dims: b },
-                },
-                Param {
-                    name: "s".into(),
-                    span: SpanId(16),
-                    ty: ParamType::Scalar(DType::F32),
-                },
-                Param {
-                    name: "p".into(),
-                    span: SpanId(17),
-                    ty: ParamType::Scalar(DType::Bool),
-                },
-            ],
+            target,
+            params,
             body,
         })
 }
 
 // ------------------------------------------------- near-legal kernels
 //
-// Random kernels almost never get past name resolution, so the proofs
-// (bounds, alignment, races), runtime loops and the emitter are exercised by
-// a second generator: kernels over `x`/`y: Tensor<f32, ..>` and a tile `r`
-// whose statements are plausible (loads, stores, register ops, `let`, `for`
-// and `if`) with random index arithmetic.
+// Random kernels rarely get past name resolution, so the proofs (bounds,
+// alignment, races), runtime loops and the emitter are exercised by a
+// second generator: kernels over `x`/`y: Tensor<f32, ..>`, a tile `r` and
+// plausible statements with random index arithmetic.
 
 fn name(text: &str) -> Expr {
     Expr::Name(text.to_string(), SpanId(40))
@@ -409,27 +961,59 @@ fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
     }
 }
 
-/// An index: constants, `thread_id`, `cta_id * 256 + thread_id`, loop
-/// variables, `base`, the symbol `N` and the scalar `n`, under `+`/`*`.
+/// An index: constants, `thread_id`, `cta_id * 256 + thread_id`,
+/// `lane_id()`, loop variables, `base`, the symbol `N` and the scalar `n`,
+/// under `+ - *` and `<<` by a constant: a polynomial, so a slice
+/// `at..at + w` has a constant extent.
 fn index() -> impl Strategy<Value = Expr> {
     let leaf = prop_oneof![
         3 => (0i128..9).prop_map(int),
-        2 => Just(call("thread_id", 0)),
+        3 => Just(call("thread_id", 0)),
         1 => Just(binary(
             BinOp::Add,
             binary(BinOp::Mul, call("cta_id", 0), int(256)),
             call("thread_id", 0)
         )),
-        2 => prop::sample::select(vec!["k", "i", "base", "N", "n"]).prop_map(name),
+        1 => Just(Expr::Call { func: "lane_id".into(), args: vec![], span: SpanId(42) }),
+        3 => prop::sample::select(vec!["k", "i", "base", "N", "n"]).prop_map(name),
     ];
     leaf.prop_recursive(2, 6, 2, |inner| {
-        (
-            prop::sample::select(vec![BinOp::Add, BinOp::Mul, BinOp::Sub]),
-            inner.clone(),
-            inner,
-        )
-            .prop_map(|(op, lhs, rhs)| binary(op, lhs, rhs))
+        prop_oneof![
+            4 => (
+                prop::sample::select(vec![BinOp::Add, BinOp::Mul, BinOp::Sub]),
+                inner.clone(),
+                inner.clone(),
+            )
+                .prop_map(|(op, lhs, rhs)| binary(op, lhs, rhs)),
+            1 => (inner, 0i128..4).prop_map(|(lhs, c)| binary(BinOp::Shl, lhs, int(c))),
+        ]
     })
+}
+
+/// A `let` value: an index, or one through the built-ins that define a new
+/// value (`/`, `%`, `>>`, `min`, `max`, `ceil_div`).
+fn let_value() -> impl Strategy<Value = Expr> {
+    prop_oneof![
+        2 => index(),
+        1 => (
+            prop::sample::select(vec![BinOp::Div, BinOp::Rem, BinOp::Shr]),
+            index(),
+            1i128..5,
+        )
+            .prop_map(|(op, lhs, c)| binary(op, lhs, int(c))),
+        1 => (prop::sample::select(vec!["min", "max"]), index(), index()).prop_map(
+            |(func, a, b)| Expr::Call {
+                func: func.to_string(),
+                args: vec![a, b],
+                span: SpanId(42),
+            }
+        ),
+        1 => (index(), 1i128..300).prop_map(|(a, c)| Expr::Call {
+            func: "ceil_div".to_string(),
+            args: vec![a, int(c)],
+            span: SpanId(42),
+        }),
+    ]
 }
 
 /// `x.slice(s![at..at + width])` (or `y`), optionally reshaped to `[1, width]`.
@@ -457,16 +1041,40 @@ fn tensor_slice(tensor: &str, at: Expr, width: i128) -> Operand {
     })
 }
 
-/// `r`, `r[at]` or `r.reshape([1, 4])`.
-fn tile(at: Option<Expr>, whole_row: bool) -> Operand {
-    let views = match (at, whole_row) {
-        (_, true) => vec![ViewKind::Reshape(vec![1, 4])],
-        (Some(at), false) => vec![ViewKind::Slice(vec![SliceItem::Index {
+/// Views of `r: [4, 1]` that keep its shape, nested a few levels.
+fn same_shape_chain(which: u8) -> Vec<ViewKind> {
+    match which % 4 {
+        0 => Vec::new(),
+        1 => vec![
+            ViewKind::Reshape(vec![2, 2]),
+            ViewKind::Reshape(vec![-1]),
+            ViewKind::Unsqueeze(-1),
+        ],
+        2 => vec![
+            ViewKind::View(DType::U32),
+            ViewKind::View(DType::F32),
+            ViewKind::Slice(vec![SliceItem::range(Some(0), Some(4), 1, SpanId(49))]),
+        ],
+        _ => vec![
+            ViewKind::Slice(vec![SliceItem::range(None, None, 1, SpanId(49))]),
+            ViewKind::Reshape(vec![1, 4]),
+            ViewKind::Reshape(vec![4, 1]),
+            ViewKind::View(DType::F32),
+        ],
+    }
+}
+
+/// `r` (through a same-shape chain), `r[at]` or `r.reshape([1, 4])`.
+fn tile(at: Option<Expr>, whole_row: bool, chain: u8) -> Operand {
+    let mut views = same_shape_chain(chain);
+    match (at, whole_row) {
+        (_, true) => views.push(ViewKind::Reshape(vec![1, 4])),
+        (Some(at), false) => views.push(ViewKind::Slice(vec![SliceItem::Index {
             index: at,
             span: SpanId(49),
-        }])],
-        (None, false) => Vec::new(),
-    };
+        }])),
+        (None, false) => {}
+    }
     Operand::Place(PlaceExpr {
         base: "r".to_string(),
         base_span: SpanId(50),
@@ -493,255 +1101,1327 @@ fn plain_apply(opcode: &str, operands: Vec<Operand>, pred: Option<Expr>) -> Stmt
     })
 }
 
+fn near_pred() -> impl Strategy<Value = Option<Expr>> {
+    prop::option::weighted(
+        0.3,
+        prop_oneof![
+            2 => Just(name("p")),
+            1 => Just(name("q")),
+            2 => index().prop_map(|i| binary(BinOp::Lt, i, name("N"))),
+            1 => index().prop_map(|i| binary(
+                BinOp::And,
+                name("p"),
+                binary(BinOp::Le, i, name("N"))
+            )),
+            1 => Just(Expr::Unary {
+                op: UnOp::Not,
+                expr: Box::new(name("p")),
+                span: SpanId(55),
+            }),
+        ],
+    )
+}
+
 fn near_stmt() -> impl Strategy<Value = Stmt> {
-    let pred = prop::option::of(prop_oneof![
-        Just(name("p")),
-        index().prop_map(|i| binary(BinOp::Lt, i, name("N"))),
-    ]);
-    let element = prop_oneof![(0i128..5).prop_map(int), Just(name("k")), index()];
-    let load = (index(), element.clone(), pred.clone()).prop_map(|(at, element, pred)| {
-        plain_apply(
-            "ld.global.f32",
-            vec![tile(Some(element), false), tensor_slice("x", at, 1)],
-            pred,
-        )
-    });
-    let load_v4 = (index(), pred.clone()).prop_map(|(at, pred)| {
+    let element = prop_oneof![
+        6 => (0i128..4).prop_map(int),
+        3 => Just(name("k")),
+        1 => index(),
+    ];
+    let at_x = prop_oneof![
+        3 => (0i128..4).prop_map(|c| binary(BinOp::Add, name("own"), int(c))),
+        2 => index(),
+    ];
+    let load = (at_x, element.clone(), near_pred(), any::<(bool, u8)>()).prop_map(
+        |(at, element, pred, (keep, chain))| {
+            let mut stmt = plain_apply(
+                "ld.global.f32",
+                vec![tile(Some(element), false, chain), tensor_slice("x", at, 1)],
+                pred.clone(),
+            );
+            if let Stmt::Apply(apply) = &mut stmt
+                && keep
+                && pred.is_some()
+            {
+                apply.preserve_dst = Some((true, SpanId(56)));
+            }
+            stmt
+        },
+    );
+    let at_v4 = prop_oneof![3 => Just(name("own")), 1 => index()];
+    let load_v4 = (at_v4, near_pred(), any::<u8>()).prop_map(|(at, pred, chain)| {
         plain_apply(
             "ld.global.v4.f32",
-            vec![tile(None, true), tensor_slice("x", at, 4)],
+            vec![tile(None, true, chain), tensor_slice("x", at, 4)],
             pred,
         )
     });
-    let store =
-        (index(), element, pred.clone(), any::<bool>()).prop_map(|(at, element, pred, nc)| {
-            if nc {
-                plain_apply(
-                    "ld.global.nc.f32",
-                    vec![tile(Some(element), false), tensor_slice("y", at, 1)],
-                    pred,
-                )
-            } else {
-                plain_apply(
-                    "st.global.f32",
-                    vec![tensor_slice("y", at, 1), tile(Some(element), false)],
-                    pred,
-                )
+    // Accesses to `y`: mostly at the thread's own `own + c` (race-free),
+    // sometimes anywhere; `.nc` loads mostly of `x` (never written).
+    let at_y = prop_oneof![
+        3 => (0i128..4).prop_map(|c| binary(BinOp::Add, name("own"), int(c))),
+        1 => index(),
+    ];
+    let store = (at_y, index(), element, near_pred(), any::<(u8, u8)>()).prop_map(
+        |(at_y, at_x, element, pred, (kind, chain))| match kind % 5 {
+            0 => plain_apply(
+                "ld.global.nc.f32",
+                vec![
+                    tile(Some(element), false, chain),
+                    tensor_slice("x", at_x, 1),
+                ],
+                pred,
+            ),
+            1 => plain_apply(
+                "ld.global.nc.f32",
+                vec![
+                    tile(Some(element), false, chain),
+                    tensor_slice("y", at_y, 1),
+                ],
+                pred,
+            ),
+            _ => plain_apply(
+                "st.global.f32",
+                vec![
+                    tensor_slice("y", at_y, 1),
+                    tile(Some(element), false, chain),
+                ],
+                pred,
+            ),
+        },
+    );
+    let arith = (0u8..3, near_pred(), any::<u8>()).prop_map(|(kind, pred, chain)| {
+        let operands = match kind {
+            0 => {
+                // Order dependent: `r[1..4] = r[0..3]`.
+                let rows = |a: i64, b: i64| {
+                    Operand::Place(PlaceExpr {
+                        base: "r".to_string(),
+                        base_span: SpanId(57),
+                        views: vec![ViewOp {
+                            kind: ViewKind::Slice(vec![SliceItem::range(
+                                Some(a),
+                                Some(b),
+                                1,
+                                SpanId(58),
+                            )]),
+                            span: SpanId(59),
+                        }],
+                        span: SpanId(60),
+                    })
+                };
+                vec![rows(1, 4), rows(0, 3)]
             }
-        });
-    let arith = (any::<bool>(), pred).prop_map(|(shifted, pred)| {
-        let operands = if shifted {
-            // Order dependent: `r[1..4] = r[0..3]`.
-            let rows = |a: i64, b: i64| {
-                Operand::Place(PlaceExpr {
-                    base: "r".to_string(),
-                    base_span: SpanId(55),
-                    views: vec![ViewOp {
-                        kind: ViewKind::Slice(vec![SliceItem::range(
-                            Some(a),
-                            Some(b),
-                            1,
-                            SpanId(56),
-                        )]),
-                        span: SpanId(57),
-                    }],
-                    span: SpanId(58),
-                })
-            };
-            vec![rows(1, 4), rows(0, 3)]
-        } else {
-            vec![tile(None, false), tile(None, false)]
+            1 => vec![tile(None, false, chain), tile(None, false, chain / 4)],
+            _ => vec![
+                tile(None, false, chain),
+                Operand::Literal(Literal {
+                    value: LiteralValue::Float(1.5),
+                    span: SpanId(61),
+                }),
+            ],
         };
         plain_apply("mov.f32", operands, pred)
     });
-    let let_base = index().prop_map(|value| {
+    let let_base = let_value().prop_map(|value| {
         Stmt::Let(Let {
             name: "base".to_string(),
-            name_span: SpanId(59),
+            name_span: SpanId(62),
             value,
-            span: SpanId(60),
+            span: SpanId(63),
         })
     });
-    let leaf = prop_oneof![3 => load, 1 => load_v4, 2 => store, 1 => arith, 2 => let_base];
+    let let_pred = index().prop_map(|i| {
+        Stmt::Let(Let {
+            name: "q".to_string(),
+            name_span: SpanId(64),
+            value: binary(BinOp::Lt, i, name("N")),
+            span: SpanId(65),
+        })
+    });
+    let leaf = prop_oneof![
+        3 => load,
+        1 => load_v4,
+        2 => store,
+        1 => arith,
+        2 => let_base,
+        1 => let_pred
+    ];
     leaf.prop_recursive(3, 16, 3, |inner| {
         let body = prop::collection::vec(inner, 1..4);
-        let unrolled = (0i128..3, 1i128..5, body.clone()).prop_map(|(start, end, body)| {
-            Stmt::For(For {
-                var: "k".to_string(),
-                var_span: SpanId(61),
-                start: int(start),
-                end: int(end),
-                step: None,
-                body,
-                span: SpanId(62),
-            })
-        });
+        // `for k in a..b`, `a..=b` (as `a..b + 1`) or `(a..b).step_by(c)`.
+        let unrolled =
+            (0i128..3, 1i128..5, 0u8..3, body.clone()).prop_map(|(start, end, form, body)| {
+                let (end, step) = match form {
+                    0 => (int(end), None),
+                    1 => (binary(BinOp::Add, int(end - 1), int(1)), None),
+                    _ => (int(end), Some(int(2))),
+                };
+                Stmt::For(For {
+                    var: "k".to_string(),
+                    var_span: SpanId(66),
+                    start: int(start),
+                    end,
+                    step,
+                    body,
+                    span: SpanId(67),
+                })
+            });
         let grid_stride = (
             index(),
-            prop_oneof![Just(name("N")), index()],
+            prop_oneof![Just(name("N")), Just(name("n")), index()],
             prop::option::of(prop_oneof![
-                Just(binary(
+                2 => Just(binary(
                     BinOp::Mul,
                     call("grid_dim", 0),
                     call("block_dim", 0)
                 )),
-                index(),
+                1 => (1i128..5).prop_map(int),
+                1 => index(),
             ]),
             body.clone(),
         )
             .prop_map(|(start, end, step, body)| {
                 Stmt::For(For {
                     var: "i".to_string(),
-                    var_span: SpanId(63),
+                    var_span: SpanId(68),
                     start,
                     end,
                     step,
                     body,
-                    span: SpanId(64),
+                    span: SpanId(69),
                 })
             });
         let branch = (
             index(),
             prop_oneof![Just(name("N")), index()],
             body.clone(),
-            prop::collection::vec(Just(()), 0..2),
+            0u8..3,
             body,
         )
-            .prop_map(|(lhs, rhs, then, has_else, otherwise)| {
+            .prop_map(|(lhs, rhs, then, form, otherwise)| {
+                let otherwise = match form {
+                    0 => Vec::new(),
+                    1 => otherwise,
+                    // `else if`.
+                    _ => vec![Stmt::If(If {
+                        cond: name("p"),
+                        then: otherwise,
+                        otherwise: Vec::new(),
+                        span: SpanId(70),
+                    })],
+                };
                 Stmt::If(If {
                     cond: binary(BinOp::Le, lhs, rhs),
                     then,
-                    otherwise: if has_else.is_empty() {
-                        Vec::new()
-                    } else {
-                        otherwise
-                    },
-                    span: SpanId(65),
+                    otherwise,
+                    span: SpanId(71),
                 })
             });
         prop_oneof![unrolled, grid_stride, branch]
     })
 }
 
-fn near_kernel() -> impl Strategy<Value = Kernel> {
-    let dim = prop_oneof![
-        Just(Dim::constant(64, SpanId(70))),
-        Just(Dim {
-            expr: name("N"),
-            span: SpanId(70)
-        }),
-        Just(Dim {
-            expr: binary(BinOp::Mul, int(4), name("N")),
-            span: SpanId(70)
-        }),
-    ];
-    let grid = prop_oneof![
-        Just(int(1)),
-        Just(int(4)),
-        Just(Expr::Call {
-            func: "ceil_div".to_string(),
-            args: vec![name("N"), int(256)],
-            span: SpanId(71),
-        }),
-    ];
-    (
-        dim.clone(),
-        dim,
-        prop::sample::select(vec![1u32, 32, 256]),
-        grid,
-        prop::collection::vec(near_stmt(), 1..6),
-        any::<(bool, bool)>(),
-    )
-        .prop_map(|(dx, dy, block, grid, stmts, (init, base))| {
-            let tensor = |name: &str, dim: Dim, span| Param {
-                name: name.to_string(),
-                span: SpanId(span),
-                ty: ParamType::Tensor {
-                    dtype: DType::F32,
-                    dims: vec![dim],
-                },
-            };
-            let mut body = vec![Stmt::AllocLocal(AllocLocal {
-                name: "r".to_string(),
-                name_span: SpanId(72),
-                dtype: DType::F32,
-                dtype_span: SpanId(73),
-                shape: vec![Dim::constant(4, SpanId(74)), Dim::constant(1, SpanId(74))],
-                span: SpanId(75),
-            })];
-            if init {
-                // `r` written up front, so reads of it are legal.
-                let zero = Operand::Literal(Literal {
-                    value: LiteralValue::Float(0.0),
-                    span: SpanId(81),
-                });
-                body.push(plain_apply("mov.f32", vec![tile(None, false), zero], None));
+/// Replaces loop variables and `let` names used outside their scope
+/// (`k`, `i`, `base`, `q`) by values that are in scope, so that most
+/// near-legal kernels get past name resolution.
+fn fix_scopes(stmts: &mut [Stmt], scope: &mut Vec<String>) {
+    fn fix(expr: &mut Expr, scope: &[String]) {
+        match expr {
+            Expr::Name(n, _) if !scope.iter().any(|s| s == n) => {
+                *expr = match n.as_str() {
+                    "k" => int(1),
+                    "i" | "base" => call("thread_id", 0),
+                    "q" => name("p"),
+                    _ => return,
+                };
             }
-            if base {
-                // `let base = (cta_id(0) * 256 + thread_id(0)) * 4;`
-                body.push(Stmt::Let(Let {
-                    name: "base".to_string(),
-                    name_span: SpanId(82),
-                    value: binary(
-                        BinOp::Mul,
-                        binary(
-                            BinOp::Add,
-                            binary(BinOp::Mul, call("cta_id", 0), int(256)),
-                            call("thread_id", 0),
-                        ),
-                        int(4),
-                    ),
-                    span: SpanId(83),
-                }));
+            Expr::Binary { lhs, rhs, .. } => {
+                fix(lhs, scope);
+                fix(rhs, scope);
             }
-            body.extend(stmts);
-            Kernel {
-                name: "k".to_string(),
-                name_span: SpanId(0),
-                launch: LaunchDims {
-                    grid: [grid, int(1), int(1)],
-                    block: [block, 1, 1],
-                    span: SpanId(76),
-                },
-                target: Target::SM_90,
-                params: vec![
-                    tensor("x", dx, 77),
-                    tensor("y", dy, 78),
-                    Param {
-                        name: "n".into(),
-                        span: SpanId(79),
-                        ty: ParamType::Scalar(DType::U32),
-                    },
-                    Param {
-                        name: "p".into(),
-                        span: SpanId(80),
-                        ty: ParamType::Scalar(DType::Bool),
-                    },
-                ],
-                body,
+            Expr::Unary { expr, .. } => fix(expr, scope),
+            Expr::Call { args, .. } => args.iter_mut().for_each(|a| fix(a, scope)),
+            Expr::View(place) => fix_place(place, scope),
+            _ => {}
+        }
+    }
+    fn fix_place(place: &mut PlaceExpr, scope: &[String]) {
+        for view in &mut place.views {
+            if let ViewKind::Slice(items) = &mut view.kind {
+                for item in items {
+                    match item {
+                        SliceItem::Index { index, .. } => fix(index, scope),
+                        SliceItem::Range { start, end, .. } => {
+                            start
+                                .iter_mut()
+                                .chain(end.iter_mut())
+                                .for_each(|e| fix(e, scope));
+                        }
+                    }
+                }
             }
-        })
+        }
+    }
+    let outer = scope.len();
+    for stmt in stmts {
+        match stmt {
+            Stmt::Let(binding) => {
+                fix(&mut binding.value, scope);
+                scope.push(binding.name.clone());
+            }
+            Stmt::Apply(apply) => {
+                for operand in &mut apply.operands {
+                    if let Operand::Place(place) = operand {
+                        fix_place(place, scope);
+                    }
+                }
+                if let Some(pred) = &mut apply.pred {
+                    fix(pred, scope);
+                }
+            }
+            Stmt::For(for_loop) => {
+                fix(&mut for_loop.start, scope);
+                fix(&mut for_loop.end, scope);
+                if let Some(step) = &mut for_loop.step {
+                    fix(step, scope);
+                }
+                let depth = scope.len();
+                scope.push(for_loop.var.clone());
+                fix_scopes(&mut for_loop.body, scope);
+                scope.truncate(depth);
+            }
+            Stmt::If(branch) => {
+                fix(&mut branch.cond, scope);
+                fix_scopes(&mut branch.then, scope);
+                fix_scopes(&mut branch.otherwise, scope);
+            }
+            Stmt::AllocLocal(_) | Stmt::Invalid(_) => {}
+        }
+    }
+    scope.truncate(outer);
 }
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(2000))]
-
-    #[test]
-    fn resolve_never_panics(text in opcode()) {
-        let _ = resolve(&text);
+/// Renames `x`, `y` and `r` to non-ASCII names everywhere.
+fn rename_stmts(stmts: &mut [Stmt]) {
+    fn rename(name: &mut String) {
+        match name.as_str() {
+            "x" => *name = "ẋ".to_string(),
+            "y" => *name = "ÿ".to_string(),
+            "r" => *name = "ŕ".to_string(),
+            _ => {}
+        }
     }
-
-    #[test]
-    fn compile_never_panics_and_reports_exactly_one_outcome(k in kernel()) {
-        let out = compile(&k);
-        // Either PTX or diagnostics, never both or neither.
-        prop_assert_eq!(out.ptx.is_some(), out.diagnostics.is_empty());
+    for stmt in stmts {
+        match stmt {
+            Stmt::AllocLocal(alloc) => rename(&mut alloc.name),
+            Stmt::Apply(apply) => {
+                for operand in &mut apply.operands {
+                    if let Operand::Place(place) = operand {
+                        rename(&mut place.base);
+                    }
+                }
+            }
+            Stmt::For(for_loop) => rename_stmts(&mut for_loop.body),
+            Stmt::If(branch) => {
+                rename_stmts(&mut branch.then);
+                rename_stmts(&mut branch.otherwise);
+            }
+            Stmt::Let(_) | Stmt::Invalid(_) => {}
+        }
     }
+}
 
-    #[test]
-    fn near_legal_kernels_never_panic(k in near_kernel()) {
-        let out = compile(&k);
-        prop_assert_eq!(out.ptx.is_some(), out.diagnostics.is_empty());
-        prop_assert_eq!(out.program.is_some(), out.ptx.is_some());
+fn near_kernel() -> impl Strategy<Value = Kernel> {
+    let dim = prop::sample::select(vec![
+        Dim::constant(64, SpanId(72)),
+        Dim {
+            expr: name("N"),
+            span: SpanId(72),
+        },
+        Dim {
+            expr: binary(BinOp::Mul, int(4), name("N")),
+            span: SpanId(72),
+        },
+        Dim {
+            expr: binary(BinOp::Div, name("N"), int(2)),
+            span: SpanId(72),
+        },
+        Dim {
+            expr: binary(BinOp::Add, name("N"), int(1)),
+            span: SpanId(72),
+        },
+    ]);
+    let grid = prop::sample::select(vec![
+        [int(1), int(1), int(1)],
+        [int(4), int(1), int(1)],
+        [
+            Expr::Call {
+                func: "ceil_div".to_string(),
+                args: vec![name("N"), int(256)],
+                span: SpanId(73),
+            },
+            int(1),
+            int(1),
+        ],
+        [
+            Expr::Call {
+                func: "min".to_string(),
+                args: vec![name("N"), int(8)],
+                span: SpanId(73),
+            },
+            int(1),
+            int(1),
+        ],
+        [
+            binary(BinOp::Add, binary(BinOp::Div, name("N"), int(1024)), int(1)),
+            int(2),
+            int(1),
+        ],
+    ]);
+    let block = prop::sample::select(vec![[1u32, 1, 1], [32, 1, 1], [256, 1, 1], [32, 2, 1]]);
+    (
+        (dim.clone(), dim, block, grid),
+        prop::collection::vec(near_stmt(), 1..6),
+        any::<(u8, bool, bool, bool, bool)>(),
+    )
+        .prop_map(
+            |((dx, dy, block, grid), mut stmts, (init, base, store, non_ascii, wrap))| {
+                let init = init % 5 != 0;
+                if wrap {
+                    // `if own + 4 <= N { .. }`: accesses at `own + c` proven.
+                    stmts = vec![Stmt::If(If {
+                        cond: binary(
+                            BinOp::Le,
+                            binary(BinOp::Add, name("own"), int(4)),
+                            name("N"),
+                        ),
+                        then: stmts,
+                        otherwise: Vec::new(),
+                        span: SpanId(89),
+                    })];
+                }
+                let tensor = |name: &str, dim: Dim, span| Param {
+                    name: name.to_string(),
+                    span: SpanId(span),
+                    ty: ParamType::Tensor {
+                        dtype: DType::F32,
+                        dims: vec![dim],
+                    },
+                };
+                let mut body = vec![Stmt::AllocLocal(AllocLocal {
+                    name: "r".to_string(),
+                    name_span: SpanId(74),
+                    dtype: DType::F32,
+                    dtype_span: SpanId(75),
+                    shape: vec![Dim::constant(4, SpanId(76)), Dim::constant(1, SpanId(76))],
+                    span: SpanId(77),
+                })];
+                if init {
+                    // `r` written up front, so reads of it are legal.
+                    let zero = Operand::Literal(Literal {
+                        value: LiteralValue::Float(0.0),
+                        span: SpanId(78),
+                    });
+                    body.push(plain_apply(
+                        "mov.f32",
+                        vec![tile(None, false, 0), zero],
+                        None,
+                    ));
+                }
+                // `let base = (cta_id(0) * 256 + thread_id(0)) * 4;`
+                let base_value = binary(
+                    BinOp::Mul,
+                    binary(
+                        BinOp::Add,
+                        binary(BinOp::Mul, call("cta_id", 0), int(256)),
+                        call("thread_id", 0),
+                    ),
+                    int(4),
+                );
+                if base {
+                    body.push(Stmt::Let(Let {
+                        name: "base".to_string(),
+                        name_span: SpanId(79),
+                        value: base_value.clone(),
+                        span: SpanId(80),
+                    }));
+                }
+                body.push(Stmt::Let(Let {
+                    name: "own".to_string(),
+                    name_span: SpanId(79),
+                    value: base_value.clone(),
+                    span: SpanId(80),
+                }));
+                body.push(Stmt::Let(Let {
+                    name: "q".to_string(),
+                    name_span: SpanId(81),
+                    value: binary(BinOp::Lt, call("thread_id", 0), name("N")),
+                    span: SpanId(82),
+                }));
+                body.extend(stmts);
+                if store {
+                    // A per-thread store of `r`: race-free, bounds by the `if`.
+                    let at = binary(BinOp::Mul, base_value, int(1));
+                    body.push(Stmt::If(If {
+                        cond: binary(BinOp::Le, binary(BinOp::Add, at.clone(), int(4)), name("N")),
+                        then: vec![plain_apply(
+                            "st.global.v4.f32",
+                            vec![tensor_slice("y", at, 4), tile(None, true, 0)],
+                            None,
+                        )],
+                        otherwise: Vec::new(),
+                        span: SpanId(83),
+                    }));
+                }
+                fix_scopes(&mut body, &mut Vec::new());
+                let (x, y) = if non_ascii { ("ẋ", "ÿ") } else { ("x", "y") };
+                if non_ascii {
+                    rename_stmts(&mut body);
+                }
+                Kernel {
+                    name: "k".to_string(),
+                    name_span: SpanId(0),
+                    launch: LaunchDims {
+                        grid,
+                        block,
+                        span: SpanId(84),
+                    },
+                    target: Target::SM_90,
+                    params: vec![
+                        tensor(x, dx, 85),
+                        tensor(y, dy, 86),
+                        Param {
+                            name: "n".into(),
+                            span: SpanId(87),
+                            ty: ParamType::Scalar(DType::U32),
+                        },
+                        Param {
+                            name: "p".into(),
+                            span: SpanId(88),
+                            ty: ParamType::Scalar(DType::Bool),
+                        },
+                    ],
+                    body,
+                }
+            },
+        )
+}
+
+#[test]
+fn opcodes_never_panic() {
+    fuzz("opcodes", "resolved", 64, opcode(), |text| {
+        Ok(resolve(text).is_ok())
+    });
+}
+
+#[test]
+fn random_kernels_never_panic() {
+    fuzz("random_kernels", "compiled to PTX", 64, kernel(), |k| {
+        outcome(k, &compile(k))
+    });
+}
+
+#[test]
+fn near_legal_kernels_never_panic() {
+    let (ran, compiled) = fuzz(
+        "near_legal_kernels",
+        "compiled to PTX",
+        SMALL_TIER,
+        near_kernel(),
+        |k| outcome(k, &compile(k)),
+    );
+    // The generator must keep reaching the emitter (about 4% compile; most
+    // stop at a proof, which is what it is for).
+    assert!(
+        compiled >= 1 && compiled * 100 >= ran,
+        "only {compiled} of {ran} near-legal kernels compiled"
+    );
+}
+
+// ------------------------------------------------------------ huge inputs
+
+/// A kernel over `x`, `y: Tensor<T, ..dims>`.
+fn huge_kernel(dtype: DType, dims: &[u64], block: u32, body: Vec<Stmt>) -> Kernel {
+    let tensor = |name: &str| Param {
+        name: name.to_string(),
+        span: SpanId(90),
+        ty: ParamType::Tensor {
+            dtype,
+            dims: dims.iter().map(|d| Dim::constant(*d, SpanId(91))).collect(),
+        },
+    };
+    Kernel {
+        name: "huge".to_string(),
+        name_span: SpanId(0),
+        launch: LaunchDims::fixed([1, 1, 1], [block, 1, 1]),
+        target: Target::SM_90,
+        params: vec![
+            tensor("x"),
+            tensor("y"),
+            Param {
+                name: "n".into(),
+                span: SpanId(92),
+                ty: ParamType::Scalar(DType::U32),
+            },
+        ],
+        body,
+    }
+}
+
+fn alloc(name: &str, dtype: DType, shape: &[u64]) -> Stmt {
+    Stmt::AllocLocal(AllocLocal {
+        name: name.to_string(),
+        name_span: SpanId(93),
+        dtype,
+        dtype_span: SpanId(94),
+        shape: shape
+            .iter()
+            .map(|d| Dim::constant(*d, SpanId(95)))
+            .collect(),
+        span: SpanId(96),
+    })
+}
+
+fn whole(base: &str) -> Operand {
+    Operand::Place(PlaceExpr {
+        base: base.to_string(),
+        base_span: SpanId(97),
+        views: Vec::new(),
+        span: SpanId(98),
+    })
+}
+
+fn let_(name: &str, value: Expr) -> Stmt {
+    Stmt::Let(Let {
+        name: name.to_string(),
+        name_span: SpanId(99),
+        value,
+        span: SpanId(100),
+    })
+}
+
+/// Compiles on a thread with `stack` bytes (the test threads' default is
+/// 2 MiB; rustc runs proc macros with 8 MiB), returning the codes and the
+/// time taken. The kernel is built and dropped on that thread too.
+fn compile_on(
+    stack: usize,
+    build: impl FnOnce() -> Kernel + Send + 'static,
+) -> (Vec<Code>, Duration) {
+    std::thread::Builder::new()
+        .stack_size(stack)
+        .spawn(move || {
+            let kernel = build();
+            let start = Instant::now();
+            let out = compile(&kernel);
+            let elapsed = start.elapsed();
+            assert_eq!(out.ptx.is_some(), out.diagnostics.is_empty());
+            let codes = out.diagnostics.iter().map(|d| d.code).collect();
+            (codes, elapsed)
+        })
+        .expect("spawn")
+        .join()
+        .expect("compile panicked or overflowed")
+}
+
+const STACK: usize = 2 << 20;
+
+/// Bounds for the huge inputs: generous for debug builds on slow machines;
+/// `docs/robustness.md` gives measured release and debug times.
+const HUGE_TIME_LIMIT: Duration = Duration::from_secs(30);
+
+fn check_huge(name: &str, codes: &[Code], expected: &[Code], elapsed: Duration) {
+    report(&format!(
+        "no_panic: huge input {name}: {:?} in {elapsed:.1?}",
+        codes.iter().map(ToString::to_string).collect::<Vec<_>>()
+    ));
+    assert_eq!(codes, expected, "{name}");
+    assert!(elapsed < HUGE_TIME_LIMIT, "{name} took {elapsed:?}");
+}
+
+#[test]
+fn huge_tiles() {
+    // 2^16 registers: allowed as a tile, over the register budget.
+    let (codes, t) = compile_on(STACK, || {
+        huge_kernel(
+            DType::F32,
+            &[65536, 1],
+            1,
+            vec![
+                alloc("r", DType::F32, &[MAX_TILE_ELEMENTS as u64, 1]),
+                plain_apply("ld.global.f32", vec![whole("r"), whole("x")], None),
+                plain_apply("st.global.f32", vec![whole("y"), whole("r")], None),
+            ],
+        )
+    });
+    check_huge(
+        "tile of 2^16 registers",
+        &codes,
+        &[Code::REGISTER_BUDGET],
+        t,
+    );
+    let (codes, t) = compile_on(STACK, || {
+        huge_kernel(
+            DType::F32,
+            &[4, 1],
+            1,
+            vec![alloc("r", DType::F32, &[MAX_TILE_ELEMENTS as u64 + 1, 1])],
+        )
+    });
+    check_huge(
+        "tile of 2^16 + 1 registers",
+        &codes,
+        &[Code::TILE_TOO_LARGE],
+        t,
+    );
+    // Many tiles, each legal, far over the budget: reported once, fast.
+    let (codes, t) = compile_on(STACK, || {
+        let mut body: Vec<Stmt> = (0..1000)
+            .map(|i| alloc(&format!("t{i}"), DType::F64, &[60000]))
+            .collect();
+        body.push(plain_apply("mov.f64", vec![whole("t0"), whole("t1")], None));
+        huge_kernel(DType::F32, &[4, 1], 1, body)
+    });
+    check_huge(
+        "1000 tiles of 60000 f64",
+        &codes,
+        &[Code::REGISTER_BUDGET],
+        t,
+    );
+}
+
+/// `for k in 0..count { ld r <- x[k]; st y[k] <- r }`.
+fn unrolled_copy(count: i128) -> Kernel {
+    let element = |t: &str| {
+        Operand::Place(PlaceExpr {
+            base: t.to_string(),
+            base_span: SpanId(101),
+            views: vec![ViewOp {
+                kind: ViewKind::Slice(vec![SliceItem::Range {
+                    start: Some(name("k")),
+                    end: Some(binary(BinOp::Add, name("k"), int(1))),
+                    step: 1,
+                    span: SpanId(102),
+                }]),
+                span: SpanId(103),
+            }],
+            span: SpanId(104),
+        })
+    };
+    huge_kernel(
+        DType::F32,
+        &[4097],
+        1,
+        vec![
+            alloc("r", DType::F32, &[1]),
+            Stmt::For(For {
+                var: "k".into(),
+                var_span: SpanId(105),
+                start: int(0),
+                end: int(count),
+                step: None,
+                body: vec![
+                    plain_apply("ld.global.f32", vec![whole("r"), element("x")], None),
+                    plain_apply("st.global.f32", vec![element("y"), whole("r")], None),
+                ],
+                span: SpanId(106),
+            }),
+        ],
+    )
+}
+
+#[test]
+fn huge_unrolling() {
+    let (codes, t) = compile_on(STACK, || unrolled_copy(MAX_UNROLL));
+    check_huge("unroll of 4096", &codes, &[], t);
+    let (codes, t) = compile_on(STACK, || unrolled_copy(MAX_UNROLL + 1));
+    check_huge("unroll of 4097", &codes, &[Code::UNROLL_LIMIT], t);
+    // Nested loops with empty bodies: 4096^3 iterations, stopped by the
+    // statement budget.
+    let (codes, t) = compile_on(STACK, || {
+        let nest = |body| {
+            Stmt::For(For {
+                var: "k".into(),
+                var_span: SpanId(107),
+                start: int(0),
+                end: int(MAX_UNROLL),
+                step: None,
+                body: vec![body],
+                span: SpanId(108),
+            })
+        };
+        let empty = Stmt::If(If {
+            cond: Expr::Bool(true, SpanId(109)),
+            then: Vec::new(),
+            otherwise: Vec::new(),
+            span: SpanId(110),
+        });
+        huge_kernel(DType::F32, &[4], 1, vec![nest(nest(nest(empty)))])
+    });
+    check_huge(
+        "unrolled 4096^3 loop nest",
+        &codes,
+        &[Code::UNROLL_LIMIT],
+        t,
+    );
+    const { assert!(MAX_CHECKED_STATEMENTS >= 1 << 20) };
+}
+
+/// `count` unrolled iterations of `mov b, a; mov a, b` over `[112, 1]`
+/// tiles: 224 instructions per iteration.
+fn mov_ladder(outer: i128) -> Kernel {
+    let movs = vec![
+        plain_apply("mov.b32", vec![whole("b"), whole("a")], None),
+        plain_apply("mov.b32", vec![whole("a"), whole("b")], None),
+    ];
+    let inner = Stmt::For(For {
+        var: "k".into(),
+        var_span: SpanId(111),
+        start: int(0),
+        end: int(1024),
+        step: None,
+        body: movs,
+        span: SpanId(112),
+    });
+    huge_kernel(
+        DType::U32,
+        &[112, 1],
+        1,
+        vec![
+            alloc("a", DType::U32, &[112, 1]),
+            alloc("b", DType::U32, &[112, 1]),
+            plain_apply("ld.global.b32", vec![whole("a"), whole("x")], None),
+            Stmt::For(For {
+                var: "j".into(),
+                var_span: SpanId(113),
+                start: int(0),
+                end: int(outer),
+                step: None,
+                body: vec![inner],
+                span: SpanId(114),
+            }),
+            plain_apply("st.global.b32", vec![whole("y"), whole("a")], None),
+        ],
+    )
+}
+
+/// `for k in 0..iterations { st.global.f32 y[own + 256 k ..][256, 1] <- 1.0 }`
+/// under `pred = n < 7`: 256 guarded stores with symbolic offsets per
+/// iteration, the heaviest instructions per statement.
+fn guarded_stores(iterations: i128) -> Kernel {
+    let at = binary(BinOp::Mul, call("thread_id", 0), int(1 << 20));
+    let start = binary(BinOp::Add, at, binary(BinOp::Mul, name("k"), int(256)));
+    let view = Operand::Place(PlaceExpr {
+        base: "y".into(),
+        base_span: SpanId(127),
+        views: vec![
+            ViewOp {
+                kind: ViewKind::Slice(vec![SliceItem::Range {
+                    start: Some(start.clone()),
+                    end: Some(binary(BinOp::Add, start, int(256))),
+                    step: 1,
+                    span: SpanId(128),
+                }]),
+                span: SpanId(129),
+            },
+            ViewOp {
+                kind: ViewKind::Reshape(vec![256, 1]),
+                span: SpanId(130),
+            },
+        ],
+        span: SpanId(131),
+    });
+    let one = Operand::Literal(Literal {
+        value: LiteralValue::Float(1.0),
+        span: SpanId(132),
+    });
+    let body = vec![Stmt::For(For {
+        var: "k".into(),
+        var_span: SpanId(133),
+        start: int(0),
+        end: int(iterations),
+        step: None,
+        body: vec![plain_apply(
+            "st.global.f32",
+            vec![view, one],
+            Some(binary(BinOp::Lt, name("n"), int(7))),
+        )],
+        span: SpanId(134),
+    })];
+    let mut kernel = huge_kernel(DType::F32, &[4], 32, body);
+    kernel.params[1].ty = ParamType::Tensor {
+        dtype: DType::F32,
+        dims: vec![Dim {
+            expr: name("N"),
+            span: SpanId(135),
+        }],
+    };
+    kernel
+}
+
+#[test]
+fn huge_instruction_counts() {
+    // One statement over 2^20 instructions: an error before expanding.
+    let (codes, t) = compile_on(STACK, || {
+        huge_kernel(
+            DType::F32,
+            &[MAX_INSTRUCTIONS as u64 + 1, 1],
+            1,
+            vec![plain_apply(
+                "st.global.f32",
+                vec![
+                    whole("y"),
+                    Operand::Literal(Literal {
+                        value: LiteralValue::Float(1.0),
+                        span: SpanId(136),
+                    }),
+                ],
+                None,
+            )],
+        )
+    });
+    check_huge(
+        "one statement of 2^20 + 1 instructions",
+        &codes,
+        &[Code::INSTRUCTION_LIMIT],
+        t,
+    );
+    if !long_tier() {
+        return;
+    }
+    // Expanding up to the limit is what takes time (seconds in a debug
+    // build), so these run in the long tier only.
+    let (codes, t) = compile_on(STACK, || mov_ladder(5));
+    check_huge(
+        "2^20 + instructions, accumulated",
+        &codes,
+        &[Code::INSTRUCTION_LIMIT],
+        t,
+    );
+    // Just below: 4 * 1024 * 224 + 224 = 917,728 register moves.
+    let (codes, t) = compile_on(STACK, || mov_ladder(4));
+    check_huge("917,728 instructions", &codes, &[], t);
+    const { assert!((4 * 1024 * 224 + 224) < MAX_INSTRUCTIONS as i128) };
+    // 1,024,000 guarded stores with symbolic offsets: the slowest kernel
+    // within the budgets found so far.
+    let (codes, t) = compile_on(STACK, || guarded_stores(4000));
+    check_huge("1,024,000 guarded stores", &codes, &[], t);
+}
+
+/// A left-deep sum `n + n + ... + n` of `terms` terms (depth `terms`).
+fn sum(terms: usize) -> Expr {
+    let mut e = name("n");
+    for _ in 1..terms {
+        e = binary(BinOp::Add, e, name("n"));
+    }
+    e
+}
+
+/// `-(-(-(... n)))`, `depth` levels.
+fn negations(depth: usize) -> Expr {
+    let mut e = name("n");
+    for _ in 1..depth {
+        e = Expr::Unary {
+            op: UnOp::Neg,
+            expr: Box::new(e),
+            span: SpanId(115),
+        };
+    }
+    e
+}
+
+/// `if cond { .. }` nested `depth` deep, with `body` inside.
+fn nested_ifs(depth: usize, cond: Expr, body: Vec<Stmt>) -> Vec<Stmt> {
+    let mut stmts = body;
+    for _ in 0..depth {
+        stmts = vec![Stmt::If(If {
+            cond: cond.clone(),
+            then: stmts,
+            otherwise: Vec::new(),
+            span: SpanId(116),
+        })];
+    }
+    stmts
+}
+
+#[test]
+fn huge_nesting() {
+    // Deep inputs are built and dropped on a large stack (dropping a
+    // 5000-deep tree recurses); the compile itself needs no more than the
+    // limits allow.
+    const BIG: usize = 256 << 20;
+    for (label, depth) in [("2000 nested negations", 2000), ("20000", 20000)] {
+        let (codes, t) = compile_on(BIG, move || {
+            huge_kernel(DType::F32, &[4], 1, vec![let_("v", negations(depth))])
+        });
+        check_huge(label, &codes, &[Code::NESTING_LIMIT], t);
+    }
+    let (codes, t) = compile_on(BIG, || {
+        huge_kernel(DType::F32, &[4], 1, vec![let_("v", sum(5000))])
+    });
+    check_huge("5000-term sum", &codes, &[Code::NESTING_LIMIT], t);
+    let (codes, t) = compile_on(BIG, || {
+        huge_kernel(
+            DType::F32,
+            &[4],
+            1,
+            nested_ifs(2000, binary(BinOp::Lt, name("n"), int(4)), Vec::new()),
+        )
+    });
+    check_huge("2000 nested ifs", &codes, &[Code::NESTING_LIMIT], t);
+
+    // At the limits, on the default 2 MiB test stack: MAX_BLOCK_DEPTH ifs
+    // around an expression MAX_EXPR_DEPTH deep, used as a predicate and a
+    // slice bound (every recursive pass: checker, prover, emitter).
+    let (codes, t) = compile_on(STACK, || {
+        let deep = sum(MAX_EXPR_DEPTH - 2);
+        let cond = binary(BinOp::Lt, deep.clone(), int(1 << 30));
+        let bound = name("j");
+        let slice = |base: &str| {
+            Operand::Place(PlaceExpr {
+                base: base.to_string(),
+                base_span: SpanId(117),
+                views: vec![ViewOp {
+                    kind: ViewKind::Slice(vec![SliceItem::Range {
+                        start: Some(bound.clone()),
+                        end: Some(binary(BinOp::Add, bound.clone(), int(1))),
+                        step: 1,
+                        span: SpanId(118),
+                    }]),
+                    span: SpanId(119),
+                }],
+                span: SpanId(120),
+            })
+        };
+        let body = vec![
+            plain_apply(
+                "ld.global.f32",
+                vec![whole("r"), slice("x")],
+                Some(cond.clone()),
+            ),
+            plain_apply(
+                "st.global.f32",
+                vec![slice("y"), whole("r")],
+                Some(cond.clone()),
+            ),
+        ];
+        let mut stmts = vec![
+            alloc("r", DType::F32, &[1]),
+            let_("j", binary(BinOp::Rem, name("n"), int(4))),
+        ];
+        stmts.extend(nested_ifs(MAX_BLOCK_DEPTH, cond, body));
+        huge_kernel(DType::F32, &[4], 1, stmts)
+    });
+    check_huge("nesting at the limits", &codes, &[], t);
+}
+
+#[test]
+fn huge_bodies() {
+    // 10,000 statements: 5000 loads and stores under `if`s.
+    let (codes, t) = compile_on(STACK, || {
+        let at = |t: &str| {
+            Operand::Place(PlaceExpr {
+                base: t.to_string(),
+                base_span: SpanId(121),
+                views: vec![ViewOp {
+                    kind: ViewKind::Slice(vec![SliceItem::Range {
+                        start: Some(call("thread_id", 0)),
+                        end: Some(binary(BinOp::Add, call("thread_id", 0), int(1))),
+                        step: 1,
+                        span: SpanId(122),
+                    }]),
+                    span: SpanId(123),
+                }],
+                span: SpanId(124),
+            })
+        };
+        let mut body = vec![alloc("r", DType::F32, &[1])];
+        for _ in 0..5000 {
+            body.push(plain_apply(
+                "ld.global.f32",
+                vec![whole("r"), at("x")],
+                None,
+            ));
+            body.push(plain_apply(
+                "st.global.f32",
+                vec![at("y"), whole("r")],
+                None,
+            ));
+        }
+        huge_kernel(DType::F32, &[32], 32, body)
+    });
+    check_huge("10,000 statements", &codes, &[], t);
+
+    // Values that square through `let` chains: stopped by the size caps
+    // (atoms of range 0..=1, so the values themselves stay small).
+    let (codes, t) = compile_on(STACK, || {
+        let mut body = vec![let_(
+            "v0",
+            binary(
+                BinOp::Add,
+                binary(BinOp::Add, call("thread_id", 0), call("thread_id", 1)),
+                call("thread_id", 2),
+            ),
+        )];
+        for i in 1..64 {
+            let prev = format!("v{}", i - 1);
+            body.push(let_(
+                &format!("v{i}"),
+                binary(BinOp::Mul, name(&prev), name(&prev)),
+            ));
+        }
+        let mut kernel = huge_kernel(DType::F32, &[4], 1, body);
+        kernel.launch.block = [2, 2, 2];
+        kernel
+    });
+    check_huge("squaring let chain", &codes, &[Code::EXPRESSION_LIMIT], t);
+
+    // Conditions that double through `let` chains, and 10,000 chained `&&`.
+    let (codes, t) = compile_on(STACK, || {
+        let mut body = vec![let_("q0", binary(BinOp::Lt, name("n"), int(4)))];
+        for i in 1..64 {
+            let prev = format!("q{}", i - 1);
+            body.push(let_(
+                &format!("q{i}"),
+                binary(BinOp::And, name(&prev), name(&prev)),
+            ));
+        }
+        huge_kernel(DType::F32, &[4], 1, body)
+    });
+    check_huge(
+        "doubling condition chain",
+        &codes,
+        &[Code::EXPRESSION_LIMIT],
+        t,
+    );
+    let (codes, t) = compile_on(STACK, || {
+        let mut body = vec![let_("q", binary(BinOp::Lt, name("n"), int(4)))];
+        for i in 0..10_000 {
+            body.push(let_(
+                "q",
+                binary(BinOp::And, name("q"), binary(BinOp::Lt, name("n"), int(i))),
+            ));
+        }
+        huge_kernel(DType::F32, &[4], 1, body)
+    });
+    check_huge(
+        "10,000-link condition chain",
+        &codes,
+        &[Code::EXPRESSION_LIMIT],
+        t,
+    );
+    const { assert!(MAX_COND_NODES < 10_000) };
+
+    // Computed values whose names would double (`min(v, v)`): bounded text.
+    let (codes, t) = compile_on(STACK, || {
+        let mut body = vec![let_("v0", binary(BinOp::Add, name("n"), int(1)))];
+        for i in 1..200 {
+            let prev = format!("v{}", i - 1);
+            body.push(let_(
+                &format!("v{i}"),
+                Expr::Call {
+                    func: "min".into(),
+                    args: vec![name(&prev), binary(BinOp::Add, name(&prev), int(1))],
+                    span: SpanId(126),
+                },
+            ));
+        }
+        huge_kernel(DType::F32, &[4], 1, body)
+    });
+    check_huge("200 nested computed values", &codes, &[], t);
+}
+
+// ------------------------------------------------------------ regressions
+
+/// Kernels the generators found panicking or slow, each fixed; kept as
+/// plain tests since persisted proptest seeds replay through the current
+/// generators and stop reproducing once those change.
+#[test]
+fn regressions_found_by_fuzzing() {
+    let big = || int((1 << 62) - 1);
+    let huge = || binary(BinOp::Mul, big(), big());
+    let kernel = |block: [u32; 3], dims: Vec<Dim>, body: Vec<Stmt>| {
+        let mut k = huge_kernel(DType::F32, &[4], 1, body);
+        k.launch.block = block;
+        k.params[0].ty = ParamType::Tensor {
+            dtype: DType::F32,
+            dims,
+        };
+        k
+    };
+    let four = || vec![Dim::constant(4, SpanId(140))];
+    let cases: Vec<(&str, Kernel, Vec<Code>)> = vec![
+        // `i128::MIN.abs()` overflowed in the literal range check.
+        (
+            "literal i128::MIN",
+            kernel([1, 1, 1], four(), vec![let_("v", int(i128::MIN))]),
+            vec![Code::LITERAL_INDEX_RANGE],
+        ),
+        // The block's thread count overflowed `u64`.
+        (
+            "block [2^32 - 1, 2^32 - 1, 2]",
+            kernel([u32::MAX, u32::MAX, 2], four(), Vec::new()),
+            vec![Code::BLOCK_TOO_LARGE],
+        ),
+        // Dim arithmetic overflowed `i128` (`MAX_SYMBOL * mul`, `-MIN`,
+        // `MIN / -1`).
+        (
+            "dim {i128::MAX * N}",
+            kernel(
+                [1, 1, 1],
+                vec![Dim {
+                    expr: binary(BinOp::Mul, int(i128::MAX), name("N")),
+                    span: SpanId(141),
+                }],
+                Vec::new(),
+            ),
+            vec![Code::CONSTANT_OVERFLOW],
+        ),
+        (
+            "dim {i128::MIN / -1}",
+            kernel(
+                [1, 1, 1],
+                vec![Dim {
+                    expr: binary(
+                        BinOp::Div,
+                        int(i128::MIN),
+                        Expr::Unary {
+                            op: UnOp::Neg,
+                            expr: Box::new(int(1)),
+                            span: SpanId(142),
+                        },
+                    ),
+                    span: SpanId(143),
+                }],
+                Vec::new(),
+            ),
+            vec![Code::CONSTANT_OVERFLOW],
+        ),
+        // Saturated constant bounds overflowed the unroll count; they are
+        // now an overflow error at the product.
+        (
+            "unrolled loop over saturated bounds",
+            kernel(
+                [1, 1, 1],
+                four(),
+                vec![Stmt::For(For {
+                    var: "k".into(),
+                    var_span: SpanId(144),
+                    start: Expr::Unary {
+                        op: UnOp::Neg,
+                        expr: Box::new(binary(BinOp::Mul, huge(), big())),
+                        span: SpanId(145),
+                    },
+                    end: binary(BinOp::Mul, huge(), big()),
+                    step: None,
+                    body: Vec::new(),
+                    span: SpanId(146),
+                })],
+            ),
+            vec![Code::INDEX_OVERFLOW],
+        ),
+        // A constant past i128 folded after saturating: `% 8` of it gave a
+        // wrong value instead of an error.
+        (
+            "(2^62 * 2^62 * 4) % 8",
+            kernel(
+                [1, 1, 1],
+                four(),
+                vec![let_(
+                    "v",
+                    binary(BinOp::Rem, binary(BinOp::Mul, huge(), int(4)), int(8)),
+                )],
+            ),
+            vec![Code::INDEX_OVERFLOW],
+        ),
+        // A tensor over 1 TiB stayed usable: operand checks multiplied its
+        // extent (2^64 - 1) by the element bits.
+        (
+            "Tensor<f16, 2^64 - 1> as an operand",
+            {
+                let mut k = kernel(
+                    [1, 1, 1],
+                    vec![Dim::constant(u64::MAX, SpanId(149))],
+                    vec![plain_apply(
+                        "ld.global.L1::evict_first.L2::128B.b16",
+                        vec![
+                            Operand::Literal(Literal {
+                                value: LiteralValue::Int(0),
+                                span: SpanId(150),
+                            }),
+                            whole("x"),
+                        ],
+                        None,
+                    )],
+                );
+                k.params[0].ty = ParamType::Tensor {
+                    dtype: DType::F16,
+                    dims: vec![Dim::constant(u64::MAX, SpanId(149))],
+                };
+                k
+            },
+            vec![Code::TENSOR_TOO_LARGE],
+        ),
+        // ... and so did an empty one, `Tensor<f16, 0, 2^64 - 1>`.
+        (
+            "Tensor<f16, 0, 2^64 - 1> as an operand",
+            {
+                let mut k = kernel(
+                    [1, 1, 1],
+                    four(),
+                    vec![plain_apply(
+                        "ld.global.L1::evict_first.L2::128B.b16",
+                        vec![
+                            Operand::Literal(Literal {
+                                value: LiteralValue::Int(0),
+                                span: SpanId(150),
+                            }),
+                            whole("x"),
+                        ],
+                        None,
+                    )],
+                );
+                k.params[0].ty = ParamType::Tensor {
+                    dtype: DType::F16,
+                    dims: vec![
+                        Dim::constant(0, SpanId(149)),
+                        Dim::constant(u64::MAX, SpanId(149)),
+                    ],
+                };
+                k
+            },
+            vec![Code::TENSOR_TOO_LARGE],
+        ),
+        // A misspelled opcode in an unrolled loop was resolved (with its
+        // suggestions) once per iteration: seconds per kernel.
+        (
+            "misspelled opcode unrolled 4096 times",
+            kernel(
+                [1, 1, 1],
+                four(),
+                vec![Stmt::For(For {
+                    var: "k".into(),
+                    var_span: SpanId(147),
+                    start: int(0),
+                    end: int(4096),
+                    step: None,
+                    body: vec![plain_apply("ld.global.cg.f16x2.u8", Vec::new(), None)],
+                    span: SpanId(148),
+                })],
+            ),
+            vec![Code::UNKNOWN_MODIFIER],
+        ),
+    ];
+    for (label, k, expected) in cases {
+        let (codes, t) = compile_on(STACK, move || k);
+        let shown: Vec<String> = codes.iter().map(ToString::to_string).collect();
+        report(&format!(
+            "no_panic: regression {label}: {shown:?} in {t:.1?}"
+        ));
+        assert!(
+            codes.iter().all(|c| expected.contains(c)) && !codes.is_empty(),
+            "{label}: {codes:?}, expected {expected:?}"
+        );
+        assert!(t < Duration::from_secs(2), "{label} took {t:?}");
     }
 }

@@ -91,7 +91,14 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     // Semantic checks run even after syntax errors, so every independent
     // mistake shows up in one compile.
     let compilation = tile_kernel_lowering::compile(&kernel);
+    // Lints (a dead tile) are findings about an otherwise legal kernel: an
+    // attribute, signature or syntax error of the macro's own may be what
+    // they miss, so they are dropped after one.
+    let macro_errors = !errors.is_empty();
     for diagnostic in &compilation.diagnostics {
+        if macro_errors && diagnostic.code.is_lint() {
+            continue;
+        }
         errors.push(spans.error(diagnostic.span, diagnostic.rendered()));
     }
     let ptx = compilation.ptx.filter(|_| errors.is_empty());
@@ -453,12 +460,25 @@ fn public_surface(
 
 #[cfg(test)]
 mod tests {
-    //! The macro must never panic: every input yields tokens (items and/or
-    //! `compile_error!`s). These run the expansion outside of rustc, on the
-    //! seed kernel with each token deleted or duplicated in turn, and on
-    //! hand-picked odd inputs.
+    //! The macro must never panic or hang: every input yields tokens (items
+    //! and/or `compile_error!`s). These run the expansion outside of rustc:
+    //!
+    //! - on seed kernels with each token deleted or duplicated in turn (a
+    //!   multi-character operator such as `..`, `::<`, `..=` or `&&` is one
+    //!   token, so mutants stay close to real programs and most of them
+    //!   reach the tile-language parser);
+    //! - on kernels generated from the surface grammar (every syntax form:
+    //!   inclusive ranges, `;step`, `t[i]`, huge, negative, suffixed, hex
+    //!   and float literals, non-ASCII and raw identifiers, nested views,
+    //!   `let`/`for`/`if`/`else if`, `pred`/`scope`/`preserve_dst`, symbolic
+    //!   dims, grid formulas and arrays), `TILE_KERNEL_FUZZ_CASES` of them
+    //!   (a small tier by default, like `lowering/tests/no_panic.rs`);
+    //! - on hand-picked odd inputs.
 
-    use proc_macro2::{TokenStream, TokenTree};
+    use std::panic::{AssertUnwindSafe, catch_unwind};
+    use std::time::{Duration, Instant};
+
+    use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
     use quote::quote;
 
     use super::tile_kernel;
@@ -474,17 +494,81 @@ mod tests {
         }
     "#;
 
+    /// Runtime values, `if`/`else if`, an inclusive unrolled loop, `let`
+    /// predicates, a symbolic `{N / 2}` dim and a grid formula.
+    const SEED_SCALE: &str = r#"
+        fn to_half(x: Tensor<f32, N>, y: Tensor<u16, N>, pairs: Tensor<u32, {N / 2}>, n: u32) {
+            let base = (cta_id(0) * 256 + thread_id(0)) * 8;
+            let r = alloc_local::<f32>([2, 4]);
+            let d = alloc_local::<u32>([1, 4]);
+            let v = alloc_local::<f32>([8, 1]);
+            let h = alloc_local::<f16>([8, 1]);
+            if base + 8 <= N {
+                apply(ptx["ld.global.v4.f32"], r, x.slice(s![base..base + 8]).reshape([2, 4]));
+                let halves = r.reshape([4, 2]);
+                apply(ptx["cvt.rn.f16x2.f32"], d.reshape([4, 1]), halves.slice(s![.., 1..=1]), halves.slice(s![.., 0..1;1]));
+                apply(ptx["st.global.v4.b32"], y.slice(s![base..base + 8]).view::<u32>().reshape([1, 4]), d);
+            } else if base < N && n >= 0 {
+                for k in 0..=7 {
+                    let i = base + k;
+                    let q = i < N;
+                    apply(ptx["ld.global.f32"], v[k], x.slice(s![i..i + 1]), pred = q);
+                    apply(ptx["cvt.rn.f16.f32"], h[k], v[k], pred = q);
+                    apply(ptx["st.global.b16"], y.slice(s![i..i + 1]), h[k], pred = q);
+                }
+            }
+        }
+    "#;
+
+    /// A grid-stride runtime loop with `step_by`.
+    const SEED_LOOP: &str = r#"
+        fn scale(x: Tensor<f32, N>, y: Tensor<f32, N>, s: f32) {
+            let t = alloc_local::<f32>([1]);
+            for i in (cta_id(0) * block_dim(0) + thread_id(0)..N).step_by(grid_dim(0) * block_dim(0)) {
+                apply(ptx["ld.global.f32"], t, x.slice(s![i..i + 1]));
+                apply(ptx["mul.f32"], t, t, s);
+                apply(ptx["st.global.f32"], y.slice(s![i..i + 1]), t);
+            }
+        }
+    "#;
+
+    /// `(attribute arguments, item)` of each seed.
+    fn seeds() -> [(&'static str, &'static str); 3] {
+        [
+            ("grid = 1, block = 1", SEED),
+            (
+                "grid = [ceil_div(N, 2048), 1, 1], block = 256, arch = \"sm_90\"",
+                SEED_SCALE,
+            ),
+            ("grid = 4, block = [32, 1, 1]", SEED_LOOP),
+        ]
+    }
+
     /// Flattens a token stream into leaves plus group delimiters, so single
-    /// tokens can be removed or repeated at any depth.
+    /// tokens can be removed or repeated at any depth. Joint punctuation
+    /// (`..`, `::`, `..=`, `&&`, `<=`) stays one leaf: printed apart it
+    /// would be other tokens, and nearly every mutant would fail to parse
+    /// as a function before reaching the tile-language parser.
     fn leaves(stream: TokenStream, out: &mut Vec<String>) {
+        let mut joint = String::new();
         for tree in stream {
+            if let TokenTree::Punct(punct) = &tree {
+                joint.push(punct.as_char());
+                if punct.spacing() == Spacing::Alone {
+                    out.push(std::mem::take(&mut joint));
+                }
+                continue;
+            }
+            if !joint.is_empty() {
+                out.push(std::mem::take(&mut joint));
+            }
             match tree {
                 TokenTree::Group(group) => {
                     let (open, close) = match group.delimiter() {
-                        proc_macro2::Delimiter::Parenthesis => ("(", ")"),
-                        proc_macro2::Delimiter::Brace => ("{", "}"),
-                        proc_macro2::Delimiter::Bracket => ("[", "]"),
-                        proc_macro2::Delimiter::None => ("", ""),
+                        Delimiter::Parenthesis => ("(", ")"),
+                        Delimiter::Brace => ("{", "}"),
+                        Delimiter::Bracket => ("[", "]"),
+                        Delimiter::None => ("", ""),
                     };
                     out.push(open.to_string());
                     leaves(group.stream(), out);
@@ -493,35 +577,614 @@ mod tests {
                 other => out.push(other.to_string()),
             }
         }
+        if !joint.is_empty() {
+            out.push(joint);
+        }
     }
 
-    fn expand_text(args: TokenStream, text: &str) -> String {
-        match text.parse::<TokenStream>() {
-            Ok(item) => tile_kernel(args, item).to_string(),
-            Err(_) => String::new(), // unbalanced delimiters never reach a macro
+    /// The expansion of `text`, or `None` for text that does not lex
+    /// (unbalanced delimiters never reach a macro). Panics name the input.
+    fn expand_text(args: &TokenStream, text: &str) -> Option<String> {
+        let item = text.parse::<TokenStream>().ok()?;
+        let args = args.clone();
+        let start = Instant::now();
+        let out = catch_unwind(AssertUnwindSafe(|| tile_kernel(args, item).to_string()))
+            .unwrap_or_else(|_| panic!("the macro panicked on:\n{text}"));
+        let elapsed = start.elapsed();
+        assert!(
+            elapsed < CASE_TIME_LIMIT,
+            "the macro took {elapsed:?} on:\n{text}"
+        );
+        Some(out)
+    }
+
+    /// The time one expansion may take in these tests (debug builds).
+    const CASE_TIME_LIMIT: Duration = Duration::from_secs(20);
+
+    /// `TILE_KERNEL_FUZZ_CASES`, else `small`.
+    fn cases(small: usize) -> usize {
+        std::env::var("TILE_KERNEL_FUZZ_CASES")
+            .ok()
+            .and_then(|text| text.trim().parse().ok())
+            .unwrap_or(small)
+    }
+
+    #[test]
+    fn the_seeds_expand_without_errors() {
+        for (args, seed) in seeds() {
+            let args: TokenStream = args.parse().expect("args parse");
+            let out = expand_text(&args, seed).expect("seed lexes");
+            assert!(!out.contains("compile_error"), "{out}");
+            // Printed leaf by leaf, each seed is still the same program.
+            let mut tokens = Vec::new();
+            leaves(seed.parse().expect("seed parses"), &mut tokens);
+            let out = expand_text(&args, &tokens.join(" ")).expect("rejoined seed lexes");
+            assert!(!out.contains("compile_error"), "rejoined: {out}");
+        }
+    }
+
+    /// What replaces a leaf in the third kind of mutant: another token of
+    /// its class, so the program keeps its shape.
+    fn replacement(leaf: &str, i: usize) -> String {
+        let pick = |options: &[&str]| options[i % options.len()].to_string();
+        let first = leaf.chars().next().unwrap_or(' ');
+        if leaf.starts_with('"') {
+            pick(&[
+                "\"ld.global.f32\"",
+                "\"cvt.rn.f16.f32\"",
+                "\"\"",
+                "\"mov.b32.é\"",
+            ])
+        } else if first.is_ascii_digit() {
+            pick(&[
+                "0",
+                "9223372036854775808",
+                "4097",
+                "340282366920938463463374607431768211456",
+                "1e400",
+                "7",
+            ])
+        } else if first.is_alphabetic() || first == '_' {
+            pick(&["x", "é", "N", "thread_id", "k", "f16", "r#type", "i64"])
+        } else if "()[]{}".contains(leaf) {
+            leaf.to_string()
+        } else {
+            pick(&["+", "..", "..=", "*", "-", "&&", "<", "::"])
         }
     }
 
     #[test]
-    fn the_seed_expands_without_errors() {
-        let out = expand_text(quote!(grid = 1, block = 1), SEED);
-        assert!(!out.contains("compile_error"), "{out}");
-        assert!(out.contains("cvt.rn.f16x2.f32"), "{out}");
+    fn deleting_repeating_or_replacing_any_token_never_panics() {
+        // One thread per seed; a panic names its input and fails the test.
+        let counts: Vec<(usize, usize)> = std::thread::scope(|scope| {
+            let workers: Vec<_> = seeds()
+                .into_iter()
+                .map(|(args, seed)| {
+                    scope.spawn(move || mutate(&args.parse().expect("args parse"), seed))
+                })
+                .collect();
+            workers
+                .into_iter()
+                .map(|w| w.join().expect("a mutant panicked the macro"))
+                .collect()
+        });
+        let lexed: usize = counts.iter().map(|c| c.0).sum();
+        let functions: usize = counts.iter().map(|c| c.1).sum();
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "macro mutants: {lexed} lexed, {functions} of them still functions (reaching the tile-language parser); 0 panics"
+        );
+        // Many mutants must still be functions, so they exercise the
+        // tile-language parser and the checker, not only `syn` (about half
+        // are; printed apart, joint punctuation made nearly none).
+        assert!(
+            functions * 5 >= lexed * 2,
+            "only {functions} of {lexed} mutants parse as a function"
+        );
     }
 
-    #[test]
-    fn deleting_or_repeating_any_token_never_panics() {
+    /// Every one-token deletion, repetition and replacement of `seed`:
+    /// `(mutants that lex, mutants that parse as a function)`.
+    fn mutate(args: &TokenStream, seed: &str) -> (usize, usize) {
+        let (mut lexed, mut functions) = (0, 0);
         let mut tokens = Vec::new();
-        leaves(SEED.parse().expect("seed parses"), &mut tokens);
-        let args = quote!(grid = 1, block = 1);
+        leaves(seed.parse().expect("seed parses"), &mut tokens);
         for i in 0..tokens.len() {
             let mut deleted = tokens.clone();
             deleted.remove(i);
-            let _ = expand_text(args.clone(), &deleted.join(" "));
             let mut repeated = tokens.clone();
             repeated.insert(i, tokens[i].clone());
-            let _ = expand_text(args.clone(), &repeated.join(" "));
+            let mut replaced = tokens.clone();
+            replaced[i] = replacement(&tokens[i], i);
+            for text in [deleted.join(" "), repeated.join(" "), replaced.join(" ")] {
+                if expand_text(args, &text).is_none() {
+                    continue; // unbalanced: never reaches a macro
+                }
+                lexed += 1;
+                if syn::parse_str::<syn::ItemFn>(&text).is_ok() {
+                    functions += 1;
+                }
+            }
         }
+        (lexed, functions)
+    }
+
+    // ------------------------------------------------ grammar generator
+
+    /// xorshift64*: a deterministic stream per case (no dependency).
+    struct Rng(u64);
+
+    impl Rng {
+        fn new(seed: u64) -> Rng {
+            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+        }
+
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 >> 12;
+            self.0 ^= self.0 << 25;
+            self.0 ^= self.0 >> 27;
+            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
+        }
+
+        fn below(&mut self, n: usize) -> usize {
+            (self.next() % n.max(1) as u64) as usize
+        }
+
+        fn chance(&mut self, percent: u64) -> bool {
+            self.next() % 100 < percent
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[self.below(items.len())]
+        }
+    }
+
+    const DTYPES: &[&str] = &[
+        "f16",
+        "bf16",
+        "f32",
+        "f64",
+        "u8",
+        "u16",
+        "u32",
+        "u64",
+        "i8",
+        "i16",
+        "i32",
+        "i64",
+        "bool",
+        "half::f16",
+        "usize",
+        "String",
+    ];
+
+    const INTS: &[&str] = &[
+        "0",
+        "1",
+        "2",
+        "3",
+        "4",
+        "7",
+        "8",
+        "32",
+        "256",
+        "1024",
+        "4096",
+        "4097",
+        "65536",
+        "4294967295",
+        "9223372036854775807",
+        "9223372036854775808",
+        "18446744073709551615",
+        "170141183460469231731687303715884105727",
+        "340282366920938463463374607431768211455",
+        "340282366920938463463374607431768211456",
+        "0x10",
+        "0b101",
+        "1_000",
+        "4u32",
+        "7i64",
+        "i64::MAX",
+        "u64::MAX",
+    ];
+
+    const FLOATS: &[&str] = &[
+        "0.5", "1.0", "-0.0", "1e400", "1e39", "65504.0", "1e-320", "2f32", "1.5f64",
+    ];
+
+    const NAMES: &[&str] = &[
+        "a", "b", "x", "y", "t", "u", "v", "i", "k", "n", "p", "s", "N", "M", "é", "数", "r#type",
+        "device", "zz", "_",
+    ];
+
+    const OPCODES: &[&str] = &[
+        "ld.global.f32",
+        "ld.global.v2.f32",
+        "ld.global.v4.f32",
+        "ld.global.nc.f32",
+        "st.global.f32",
+        "st.global.b32",
+        "st.global.v4.b32",
+        "cvt.rn.f16x2.f32",
+        "cvt.rn.f16.f32",
+        "cvt.f32.f16",
+        "mov.b32",
+        "mov.f32",
+        "add.f32",
+        "mul.lo.u32",
+        "fma.rn.f32",
+        "cvt.rn.satfinite.e4m3x2.f32",
+        "ld.global.L1::evict_last.f32",
+        "cvt",
+        "",
+        "...",
+        "ld.global.v8.f32",
+        "é.f32",
+    ];
+
+    const BINOPS: &[&str] = &[
+        "+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "<", "<=", ">", ">=", "==", "!=", "&&",
+        "||",
+    ];
+
+    /// Text from the surface grammar; `depth` bounds nesting.
+    struct Gen {
+        rng: Rng,
+    }
+
+    impl Gen {
+        fn int(&mut self) -> String {
+            if self.rng.chance(70) {
+                self.rng.below(9).to_string()
+            } else {
+                self.rng.pick(INTS).to_string()
+            }
+        }
+
+        fn expr(&mut self, depth: usize) -> String {
+            if depth == 0 || self.rng.chance(35) {
+                return match self.rng.below(6) {
+                    0 | 1 => self.int(),
+                    2 | 3 => self.rng.pick(NAMES).to_string(),
+                    4 => format!(
+                        "{}({})",
+                        self.rng
+                            .pick(&["thread_id", "cta_id", "block_dim", "grid_dim"]),
+                        self.rng.pick(&["0", "1", "2", "3", "", "0, 1", "x"])
+                    ),
+                    _ => self
+                        .rng
+                        .pick(&[
+                            "lane_id()",
+                            "warp_id()",
+                            "true",
+                            "false",
+                            "nope(1)",
+                            "x.len()",
+                        ])
+                        .to_string(),
+                };
+            }
+            match self.rng.below(7) {
+                0..=2 => format!(
+                    "{} {} {}",
+                    self.expr(depth - 1),
+                    self.rng.pick(BINOPS),
+                    self.expr(depth - 1)
+                ),
+                3 => format!("({})", self.expr(depth - 1)),
+                4 => format!(
+                    "{}{}",
+                    self.rng.pick(&["-", "!", "- -"]),
+                    self.expr(depth - 1)
+                ),
+                5 => format!(
+                    "{}({}, {})",
+                    self.rng.pick(&["min", "max", "ceil_div"]),
+                    self.expr(depth - 1),
+                    self.expr(depth - 1)
+                ),
+                _ => format!("{{ {} }}", self.expr(depth - 1)),
+            }
+        }
+
+        fn slice_item(&mut self) -> String {
+            let bound = |g: &mut Gen| {
+                if g.rng.chance(70) { g.int() } else { g.expr(2) }
+            };
+            match self.rng.below(9) {
+                0 => bound(self),
+                1 => format!("-{}", self.int()),
+                2 => format!("{}..{}", bound(self), bound(self)),
+                3 => format!("{}..={}", bound(self), bound(self)),
+                4 => format!("{}..", bound(self)),
+                5 => format!("..{}", bound(self)),
+                6 => "..".to_string(),
+                7 => format!(
+                    "{}..{};{}",
+                    bound(self),
+                    bound(self),
+                    self.rng.pick(&["1", "2", "0", "-1", "x"])
+                ),
+                _ => self
+                    .rng
+                    .pick(&[
+                        "..=-1",
+                        "..=",
+                        "i64::MAX..",
+                        "0..=9223372036854775807",
+                        "...",
+                        ";",
+                    ])
+                    .to_string(),
+            }
+        }
+
+        /// A name with a chain of views, up to `views` of them.
+        fn place(&mut self, views: usize) -> String {
+            let mut text = self.rng.pick(NAMES).to_string();
+            let count = self.rng.below(views + 1);
+            for _ in 0..count {
+                text += &match self.rng.below(8) {
+                    0 | 1 => {
+                        let items: Vec<String> =
+                            (0..self.rng.below(4)).map(|_| self.slice_item()).collect();
+                        format!(".slice(s![{}])", items.join(", "))
+                    }
+                    2 => format!("[{}]", self.slice_item()),
+                    3 => format!(".view::<{}>()", self.rng.pick(DTYPES)),
+                    4 => {
+                        let dims: Vec<String> = (0..self.rng.below(4))
+                            .map(|_| {
+                                if self.rng.chance(20) {
+                                    "-1".to_string()
+                                } else {
+                                    self.int()
+                                }
+                            })
+                            .collect();
+                        format!(".reshape([{}])", dims.join(", "))
+                    }
+                    5 => format!(
+                        ".unsqueeze({})",
+                        self.rng.pick(&["0", "1", "-1", "-2", "9", "x"])
+                    ),
+                    6 => ".slice(s![.., 0..1])".to_string(),
+                    _ => self
+                        .rng
+                        .pick(&[".len()", ".slice()", ".view()", ".reshape(4)", "[]"])
+                        .to_string(),
+                };
+            }
+            text
+        }
+
+        fn operand(&mut self) -> String {
+            match self.rng.below(10) {
+                0 => self.int(),
+                1 => self.rng.pick(FLOATS).to_string(),
+                2 => format!("-{}", self.int()),
+                3 => self.rng.pick(&["true", "-s", "&a", "a + 1"]).to_string(),
+                4 => self.place(12),
+                _ => self.place(3),
+            }
+        }
+
+        fn apply(&mut self) -> String {
+            let mut args = vec![format!("ptx[\"{}\"]", self.rng.pick(OPCODES))];
+            for _ in 0..self.rng.below(5) {
+                args.push(self.operand());
+            }
+            if self.rng.chance(30) {
+                args.push(format!("pred = {}", self.expr(3)));
+            }
+            if self.rng.chance(15) {
+                args.push(format!(
+                    "preserve_dst = {}",
+                    self.rng.pick(&["true", "false", "p", "1"])
+                ));
+            }
+            if self.rng.chance(10) {
+                args.push(format!(
+                    "scope = {}",
+                    self.rng
+                        .pick(&["\"thread\"", "\"warp\"", "\"cta\"", "\"x\"", "thread"])
+                ));
+            }
+            if self.rng.chance(5) {
+                args.push("bogus = 1".to_string());
+            }
+            format!("apply({});", args.join(", "))
+        }
+
+        fn stmt(&mut self, depth: usize) -> String {
+            let compound = depth > 0 && self.rng.chance(30);
+            if !compound {
+                return match self.rng.below(8) {
+                    0 | 1 => {
+                        let dims: Vec<String> =
+                            (0..self.rng.below(4)).map(|_| self.int()).collect();
+                        format!(
+                            "let {} = alloc_local::<{}>([{}]);",
+                            self.rng.pick(&["t", "u", "é", "v"]),
+                            self.rng.pick(DTYPES),
+                            dims.join(", ")
+                        )
+                    }
+                    2..=4 => self.apply(),
+                    5 => format!("let {} = {};", self.rng.pick(NAMES), self.expr(4)),
+                    6 => format!("let {} = {};", self.rng.pick(NAMES), self.place(6)),
+                    _ => self
+                        .rng
+                        .pick(&[
+                            "loop {}",
+                            "return;",
+                            "x += 1;",
+                            "let (a, b) = (1, 2);",
+                            "t;",
+                            "while p {}",
+                        ])
+                        .to_string(),
+                };
+            }
+            let body = |g: &mut Gen| {
+                let stmts: Vec<String> = (0..g.rng.below(4)).map(|_| g.stmt(depth - 1)).collect();
+                stmts.join("\n")
+            };
+            match self.rng.below(5) {
+                0 => format!(
+                    "for {} in {}..{} {{ {} }}",
+                    self.rng.pick(&["k", "i", "é", "_"]),
+                    self.expr(1),
+                    self.expr(2),
+                    body(self)
+                ),
+                1 => format!(
+                    "for {} in {}..={} {{ {} }}",
+                    self.rng.pick(&["k", "i"]),
+                    self.int(),
+                    self.int(),
+                    body(self)
+                ),
+                2 => format!(
+                    "for i in ({}..{}).step_by({}) {{ {} }}",
+                    self.expr(2),
+                    self.expr(1),
+                    self.expr(2),
+                    body(self)
+                ),
+                3 => format!("if {} {{ {} }}", self.expr(3), body(self)),
+                _ => format!(
+                    "if {} {{ {} }} else if {} {{ {} }} else {{ {} }}",
+                    self.expr(3),
+                    body(self),
+                    self.expr(2),
+                    body(self),
+                    body(self)
+                ),
+            }
+        }
+
+        fn dim(&mut self) -> String {
+            match self.rng.below(6) {
+                0..=2 => self.int(),
+                3 => self.rng.pick(&["N", "M", "é"]).to_string(),
+                _ => format!(
+                    "{{{}}}",
+                    self.rng.pick(&[
+                        "2 * N",
+                        "N / 2",
+                        "N + 1",
+                        "8 / 2",
+                        "N * N",
+                        "N / 0",
+                        "-3",
+                        "N - 1",
+                        "4 * M + 2"
+                    ])
+                ),
+            }
+        }
+
+        fn param(&mut self) -> String {
+            let name = self.rng.pick(NAMES);
+            let ty = match self.rng.below(6) {
+                0..=2 => {
+                    let dims: Vec<String> = (0..self.rng.below(4)).map(|_| self.dim()).collect();
+                    let mut inner = vec![self.rng.pick(DTYPES).to_string()];
+                    inner.extend(dims);
+                    format!("Tensor<{}>", inner.join(", "))
+                }
+                3 | 4 => self.rng.pick(DTYPES).to_string(),
+                _ => self
+                    .rng
+                    .pick(&["&[f32]", "Vec<u8>", "(u32, u32)", "impl Fn()"])
+                    .to_string(),
+            };
+            format!("{name}: {ty}")
+        }
+
+        fn grid(&mut self) -> String {
+            let one = |g: &mut Gen| match g.rng.below(6) {
+                0 | 1 => g.int(),
+                2 => format!("ceil_div(N, {})", g.int()),
+                3 => format!("min(N, {}) + max(M, 1)", g.int()),
+                4 => format!("N / {} + 1", g.int()),
+                _ => g.expr(2),
+            };
+            if self.rng.chance(25) {
+                format!("[{}, {}, {}]", one(self), one(self), one(self))
+            } else {
+                one(self)
+            }
+        }
+
+        /// `(attribute arguments, item)`.
+        fn kernel(&mut self) -> (String, String) {
+            let block = if self.rng.chance(25) {
+                format!("[{}, {}, {}]", self.int(), self.int(), self.int())
+            } else {
+                self.rng
+                    .pick(&["1", "32", "256", "1024", "0", "2048"])
+                    .to_string()
+            };
+            let mut args = format!("grid = {}, block = {block}", self.grid());
+            if self.rng.chance(20) {
+                args += &format!(
+                    ", arch = \"{}\"",
+                    self.rng.pick(&[
+                        "sm_70", "sm_80", "sm_89", "sm_90a", "sm_100a", "sm_120", "sm_91", ""
+                    ])
+                );
+            }
+            let params: Vec<String> = (0..self.rng.below(5)).map(|_| self.param()).collect();
+            let stmts: Vec<String> = (0..self.rng.below(8)).map(|_| self.stmt(3)).collect();
+            let name = self.rng.pick(&["k", "ké", "r#fn", "kernel"]);
+            (
+                args,
+                format!(
+                    "fn {name}({}) {{\n{}\n}}",
+                    params.join(", "),
+                    stmts.join("\n")
+                ),
+            )
+        }
+    }
+
+    #[test]
+    fn generated_kernels_never_panic() {
+        let count = cases(300);
+        let start = Instant::now();
+        let (mut lexed, mut clean, mut slowest) = (0usize, 0usize, Duration::ZERO);
+        for case in 0..count {
+            let mut generator = Gen {
+                rng: Rng::new(case as u64 + 1),
+            };
+            let (args, item) = generator.kernel();
+            let Ok(args) = args.parse::<TokenStream>() else {
+                continue;
+            };
+            let t = Instant::now();
+            if let Some(out) = expand_text(&args, &item) {
+                lexed += 1;
+                if !out.contains("compile_error") {
+                    clean += 1;
+                }
+            }
+            slowest = slowest.max(t.elapsed());
+        }
+        // To the real stderr: libtest captures `eprintln!` of passing tests.
+        use std::io::Write as _;
+        let _ = writeln!(
+            std::io::stderr(),
+            "macro fuzz: {count} generated kernels ({lexed} lexed, {clean} expanded without errors) in {:.1?}, slowest {slowest:.1?}; 0 panics",
+            start.elapsed()
+        );
+        assert!(
+            lexed * 10 >= count * 9,
+            "only {lexed} of {count} kernels lexed"
+        );
     }
 
     #[test]
@@ -532,6 +1195,7 @@ mod tests {
             ("grid = [1, 2, 3, 4], block = 0", "fn k() {}"),
             ("grid = 99999999999, block = 1", "fn k() {}"),
             ("grid = 1, block = 1, arch = 90", "fn k() {}"),
+            ("grid = 1, block = [4294967295, 4294967295, 2]", "fn k() {}"),
             ("grid = 1, block = 1", "struct S;"),
             ("grid = 1, block = 1", "fn k<T>(a: T) -> u32 { 0 }"),
             ("grid = 1, block = 1", "fn k(self) {}"),
@@ -542,6 +1206,10 @@ mod tests {
             (
                 "grid = 1, block = 1",
                 "fn k(a: Tensor<f32, 340282366920938463463374607431768211455>) {}",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k(a: Tensor<f32, {170141183460469231731687303715884105727 * N}>) {}",
             ),
             (
                 "grid = 1, block = 1",
@@ -565,6 +1233,10 @@ mod tests {
             ),
             (
                 "grid = 1, block = 1",
+                "fn k() { let t = alloc_local::<f32>([4]); apply(ptx[\"mov.f32\"], t.slice(s![0..=9223372036854775807, ..]), t); }",
+            ),
+            (
+                "grid = 1, block = 1",
                 "fn k() { let t = alloc_local::<u8>([4]); apply(ptx[\"mov.b32\"], t.view::<u64>(), t.reshape([-1, -1])); }",
             ),
             (
@@ -579,14 +1251,50 @@ mod tests {
                 "grid = 1, block = 1",
                 "fn k() { let t = alloc_local::<f32>([1]); apply(ptx[\"add.f32\"], t, 1e39, -0.0); }",
             ),
+            (
+                "grid = 1, block = 1",
+                "fn k(n: u32) { for k in -4611686018427387904 * 4611686018427387904..4611686018427387904 * 4611686018427387904 {} }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k(n: u32) { let v = (4611686018427387904 * 4611686018427387904 * 4) % 8; }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k(n: u32) { for a in 0..4096 { for b in 0..4096 { for c in 0..4096 {} } } }",
+            ),
+            (
+                "grid = 1, block = [2, 2, 2]",
+                "fn k() { let a = thread_id(0) + thread_id(1) + thread_id(2); let b = a * a; let c = b * b; let d = c * c; let e = d * d; let f = e * e; let g = f * f; }",
+            ),
+            (
+                "grid = 1, block = 1",
+                "fn k(x: Tensor<f32, 4>, y: Tensor<f32, 4>) { let t = alloc_local::<f32>([4]); apply(ptx[\"ld.global.f32\"], t, x); }",
+            ),
         ];
         for (args, item) in cases {
             let args: TokenStream = args.parse().expect("args parse");
-            let out = expand_text(args, item);
+            let out = expand_text(&args, item).expect("lexes");
             assert!(
                 out.contains("compile_error"),
                 "expected an error for `{item}`, got:\n{out}"
             );
         }
+    }
+
+    #[test]
+    fn deep_nesting_gives_an_error_not_a_stack_overflow() {
+        // `let v = n + n + .. + n;` with 300 terms: 300 levels (TK0609),
+        // on a thread with rustc's 8 MiB stack.
+        let sum = vec!["n"; 300].join(" + ");
+        let item = format!("fn k(n: u32) {{ let v = {sum}; }}");
+        let out = std::thread::Builder::new()
+            .stack_size(8 << 20)
+            .spawn(move || expand_text(&quote!(grid = 1, block = 1), &item))
+            .expect("spawn")
+            .join()
+            .expect("no overflow")
+            .expect("lexes");
+        assert!(out.contains("TK0609"), "{out}");
     }
 }

@@ -7,6 +7,7 @@
 //! requirement on a symbol).
 
 use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use crate::ast;
 use crate::diag::{Code, Diagnostic};
@@ -44,6 +45,8 @@ impl Checker<'_> {
                 apply.span,
                 format!("this kernel would expand to more than {MAX_INSTRUCTIONS} instructions"),
             );
+            // Reported once: later statements are not checked.
+            self.halted = true;
             return;
         }
         self.instruction_count += count;
@@ -114,6 +117,7 @@ impl Checker<'_> {
                                 storage_index(&t.shape, t.dtype.size_bytes(), offset)
                             };
                             if slot.access == Access::Read {
+                                self.tiles[*tile].ever_read = true;
                                 for b in &bytes {
                                     reads.push((*tile, *b, coordinate, i));
                                 }
@@ -122,7 +126,7 @@ impl Checker<'_> {
                                     Written::Yes => None,
                                     // Under `pred = false` nothing is read.
                                     Written::Under(c)
-                                        if *c == guard || guard == Cond::Const(false) =>
+                                        if **c == guard || guard == Cond::Const(false) =>
                                     {
                                         None
                                     }
@@ -261,13 +265,15 @@ impl Checker<'_> {
         // Where the guard is false a destination keeps its old value only
         // with `preserve_dst`; otherwise it is defined only under the guard.
         let preserve = matches!(apply.preserve_dst, Some((true, _)));
+        let shared_guard = Rc::new(guard.clone());
         for (tile, bytes) in writes {
+            self.tiles[tile].ever_written = true;
             for byte in bytes {
                 let state = &mut self.tiles[tile].written[byte];
                 *state = match (&guard, preserve, &*state) {
                     (Cond::Const(true), _, _) => Written::Yes,
                     (_, true, Written::Yes) => Written::Yes,
-                    _ => Written::Under(guard.clone()),
+                    _ => Written::Under(Rc::clone(&shared_guard)),
                 };
             }
         }
@@ -373,7 +379,7 @@ impl Checker<'_> {
                 span,
                 format!(
                     "`{opcode}` accesses `{name}` at byte offset `{}`, which is not provably a multiple of the {size}-byte access size",
-                    offset.display(&self.atoms)
+                    super::limits::poly_text(offset, &self.atoms)
                 ),
             )
             .with_note("PTX memory accesses must be aligned to their total size; tensor bases are 16-byte aligned")

@@ -22,12 +22,14 @@
 //! it satisfies every invariant documented on [`crate::program`].
 
 mod expand;
+pub mod limits;
 mod operands;
 mod safety;
 mod values;
 mod views;
 
 use std::collections::HashMap;
+use std::rc::Rc;
 
 use crate::ast::{self, LiteralValue, Stmt};
 use crate::diag::{Code, Diagnostic, Diagnostics, SpanId};
@@ -63,6 +65,17 @@ pub struct Checked {
 
 /// Checks a kernel, collecting every diagnostic.
 pub fn check(kernel: &ast::Kernel) -> Checked {
+    // Nesting first: every later pass recurses over expressions and blocks.
+    let nesting = limits::nesting_errors(kernel);
+    if !nesting.is_empty() {
+        return Checked {
+            program: None,
+            diagnostics: nesting,
+            // Best effort for the fallback launcher: `&` everywhere, which
+            // callers passing `&mut` still satisfy.
+            param_writes: vec![false; kernel.params.len()],
+        };
+    }
     let mut checker = Checker::new(kernel);
     checker.check_signature();
     checker.check_launch();
@@ -112,6 +125,11 @@ struct TileState {
     span: SpanId,
     /// What every path to here wrote into each byte of the tile.
     written: Vec<Written>,
+    /// Some statement, on any path, writes some byte of the tile.
+    ever_written: bool,
+    /// Some statement, on any path, reads some byte of the tile (directly
+    /// or through a view).
+    ever_read: bool,
 }
 
 /// The state of one register byte at a point of the body.
@@ -122,8 +140,10 @@ enum Written {
     /// Holds a value on every path.
     Yes,
     /// Holds a value only where this guard held: an instruction guarded by a
-    /// runtime predicate (without `preserve_dst`) wrote it.
-    Under(Cond),
+    /// runtime predicate (without `preserve_dst`) wrote it. Shared: one
+    /// guard covers every byte an instruction writes, and snapshots of the
+    /// written state at each `if` stay cheap.
+    Under(Rc<Cond>),
 }
 
 impl Written {
@@ -246,6 +266,21 @@ struct Checker<'k> {
     instruction_count: usize,
     /// Some parameter type was unreadable (reported by the parser).
     unparsed_params: bool,
+    /// Some statement was unreadable (reported by the parser).
+    invalid_statements: bool,
+    /// Statements and unrolled iterations checked so far
+    /// ([`limits::MAX_CHECKED_STATEMENTS`]).
+    checked_statements: usize,
+    /// Opcode spellings already resolved.
+    opcodes: HashMap<String, Result<Vec<Modifiers>, crate::ptx::OpcodeError>>,
+    /// The 32-bit registers of the tiles allocated so far.
+    tile_registers: usize,
+    /// The constant-bound loops being unrolled, outermost first.
+    unrolling: Vec<SpanId>,
+    /// A compile-time budget ran out (instructions, statements, registers):
+    /// the error is reported once and later statements are not checked,
+    /// which keeps the compile bounded and adds no follow-up errors.
+    halted: bool,
 }
 
 impl<'k> Checker<'k> {
@@ -269,6 +304,12 @@ impl<'k> Checker<'k> {
             requirement: Requirement::new(0, 0, 0),
             instruction_count: 0,
             unparsed_params: false,
+            invalid_statements: false,
+            checked_statements: 0,
+            opcodes: HashMap::new(),
+            tile_registers: 0,
+            unrolling: Vec::new(),
+            halted: false,
         }
     }
 
@@ -334,7 +375,14 @@ impl<'k> Checker<'k> {
                             "a tensor needs at least one dimension",
                         );
                     }
+                    let before = self.diags.len();
                     let dims = self.tensor_dims(param, *dtype, dims);
+                    if self.diags.len() > before {
+                        // A dim that is malformed, negative or too large
+                        // (reported): uses of the tensor are skipped
+                        // silently rather than computed with a wrong shape.
+                        self.bind(&param.name.clone(), Binding::Failed);
+                    }
                     ParamKind::Tensor {
                         dtype: *dtype,
                         dims,
@@ -360,6 +408,17 @@ impl<'k> Checker<'k> {
     /// Checks `Stmt`s of one block in order.
     fn block(&mut self, stmts: &[Stmt]) {
         for stmt in stmts {
+            if self.halted {
+                // Allocations stay cheap, and keep the register budget's
+                // error exact.
+                if let Stmt::AllocLocal(alloc) = stmt {
+                    self.alloc(alloc);
+                }
+                continue;
+            }
+            if !self.count_statement() {
+                continue;
+            }
             match stmt {
                 Stmt::AllocLocal(alloc) => self.alloc(alloc),
                 Stmt::Apply(apply) => self.apply(apply),
@@ -369,6 +428,37 @@ impl<'k> Checker<'k> {
                 Stmt::Invalid(invalid) => self.invalid(invalid),
             }
         }
+    }
+
+    /// Counts one checked statement or unrolled iteration against
+    /// [`limits::MAX_CHECKED_STATEMENTS`]; `false` once checking has halted.
+    fn count_statement(&mut self) -> bool {
+        if self.halted {
+            return false;
+        }
+        self.checked_statements += 1;
+        if self.checked_statements <= limits::MAX_CHECKED_STATEMENTS {
+            return true;
+        }
+        // Only unrolling multiplies statements: blame the outermost loop.
+        let span = self
+            .unrolling
+            .first()
+            .copied()
+            .unwrap_or(self.kernel.name_span);
+        self.diags.push(
+            Diagnostic::new(
+                Code::UNROLL_LIMIT,
+                span,
+                format!(
+                    "unrolled, this loop nest would check more than {} statements and iterations",
+                    limits::MAX_CHECKED_STATEMENTS
+                ),
+            )
+            .with_help("use runtime bounds (a symbol or parameter) for a loop the GPU runs"),
+        );
+        self.halted = true;
+        false
     }
 
     /// Runs `f` in a new name scope and a new output block; returns the block.
@@ -397,6 +487,7 @@ impl<'k> Checker<'k> {
     /// An unreadable statement (already reported): bind what it would have
     /// bound and treat what it names as written, silently.
     fn invalid(&mut self, invalid: &ast::Invalid) {
+        self.invalid_statements = true;
         for name in &invalid.binds {
             self.bind(name, Binding::Failed);
         }
@@ -529,12 +620,13 @@ impl<'k> Checker<'k> {
             );
             return;
         }
-        let count = if end > start {
-            (end - start + step - 1) / step
+        // In u128: constant bounds may be anywhere in i128.
+        let count: u128 = if end > start {
+            end.abs_diff(start).div_ceil(step.unsigned_abs())
         } else {
             0
         };
-        if count > MAX_UNROLL {
+        if count > MAX_UNROLL.unsigned_abs() {
             self.diags.push(
                 Diagnostic::new(
                     Code::UNROLL_LIMIT,
@@ -547,7 +639,13 @@ impl<'k> Checker<'k> {
             );
             return;
         }
-        for i in 0..count {
+        self.unrolling.push(for_loop.span);
+        for i in 0..count as i128 {
+            if !self.count_statement() {
+                break;
+            }
+            // `i * step < end - start`, so this neither overflows nor
+            // leaves the range.
             let k = start + i * step;
             let body = self.nested(Vec::new(), |c| {
                 c.bind(&for_loop.var, Binding::Int(Poly::constant(k)));
@@ -555,6 +653,7 @@ impl<'k> Checker<'k> {
             });
             self.out.extend(body);
         }
+        self.unrolling.pop();
     }
 
     fn runtime_loop(&mut self, for_loop: &ast::For, start: Poly, end: Poly, step: Poly) {
@@ -569,7 +668,7 @@ impl<'k> Checker<'k> {
                     step_span,
                     format!(
                         "the step `{}` of this runtime loop is not provably at least 1",
-                        step.display(&self.atoms)
+                        limits::poly_text(&step, &self.atoms)
                     ),
                 )
                 .with_note("a step of 0 or less would never finish"),
@@ -687,8 +786,25 @@ impl<'k> Checker<'k> {
         self.tiles.push(TileState {
             tile,
             span: alloc.span,
-            written: vec![Written::No; bytes],
+            // Once checking has halted no statement reads this state:
+            // keep the kernel's memory bounded by not building it.
+            written: if self.halted {
+                Vec::new()
+            } else {
+                vec![Written::No; bytes]
+            },
+            ever_written: false,
+            ever_read: false,
         });
+        // Over the register budget the kernel cannot compile (`finish`
+        // reports it); stop checking statements, whose cost grows with the
+        // tiles' size, but keep collecting allocations for that error.
+        self.tile_registers = self
+            .tile_registers
+            .saturating_add(tile_registers(&self.tiles[self.tiles.len() - 1].tile));
+        if self.tile_registers > REGISTER_BUDGET {
+            self.halted = true;
+        }
     }
 
     fn apply(&mut self, apply: &ast::Apply) {
@@ -718,8 +834,18 @@ impl<'k> Checker<'k> {
             }
         }
 
-        // Rule 1: the opcode names legal forms.
-        let candidates = match resolve(&apply.opcode) {
+        // Rule 1: the opcode names legal forms. Resolved once per spelling:
+        // unrolled loops check their body once per iteration, and resolving
+        // a misspelling (with its suggestions) is not cheap.
+        let resolved = match self.opcodes.get(&apply.opcode) {
+            Some(resolved) => resolved.clone(),
+            None => {
+                let resolved = resolve(&apply.opcode);
+                self.opcodes.insert(apply.opcode.clone(), resolved.clone());
+                resolved
+            }
+        };
+        let candidates = match resolved {
             Ok(candidates) => candidates,
             Err(err) => {
                 let mut diag = Diagnostic::new(err.code, apply.opcode_span, err.message);
@@ -892,6 +1018,7 @@ impl<'k> Checker<'k> {
     fn finish(mut self) -> Checked {
         self.check_races();
         self.check_register_budget();
+        self.check_unread_tiles();
         let param_writes = self
             .params
             .iter()
@@ -925,6 +1052,42 @@ impl<'k> Checker<'k> {
             param_writes,
         }
     }
+}
+
+impl Checker<'_> {
+    /// A tile that some statement writes but no statement reads (no byte of
+    /// it, on any path, directly or through a view) holds dead values: the
+    /// kernel computes something it never uses, almost always a forgotten
+    /// store. A lint ([`Code::is_lint`]): checked only when the kernel has
+    /// no other error, since a failed, unreadable or skipped statement may
+    /// be the missing read.
+    fn check_unread_tiles(&mut self) {
+        if !self.diags.is_empty() || self.unparsed_params || self.invalid_statements {
+            return;
+        }
+        for state in &self.tiles {
+            if !state.ever_written || state.ever_read {
+                continue;
+            }
+            let name = &state.tile.name;
+            self.diags.push(
+                Diagnostic::new(
+                    Code::UNREAD_TILE,
+                    state.span,
+                    format!("tile `{name}` is written but never read"),
+                )
+                .with_note(format!(
+                    "no statement reads any element of `{name}`, directly or through a view, on any path: the instructions that write it compute nothing the kernel uses"
+                ))
+                .with_help("remove it, or store it with `st.global`"),
+            );
+        }
+    }
+}
+
+/// The 32-bit registers a tile occupies (64-bit elements take two).
+fn tile_registers(tile: &Tile) -> usize {
+    tile.registers() * tile.dtype.size_bytes().div_ceil(4)
 }
 
 /// Unrolled loop bodies are checked once per iteration: report each
@@ -998,3 +1161,8 @@ fn first_unwritten(layout: &StaticLayout, written: &[Written]) -> Option<Vec<usi
     }
     None
 }
+
+// Last in the file: `ui-tests/tests/catalogue.rs` reads each source file up
+// to its first `#[cfg(test)]`.
+#[cfg(test)]
+mod tests;

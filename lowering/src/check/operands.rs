@@ -130,7 +130,8 @@ impl Checker<'_> {
                     let view_fixes_extent = !slot.ty.accepts(layout.dtype)
                         && layout.dtype.bits() != carrier
                         && layout.shape.last().is_some_and(|e| {
-                            e * layout.dtype.bits() == slot.lanes as usize * carrier
+                            e.checked_mul(layout.dtype.bits())
+                                == Some(slot.lanes as usize * carrier)
                         });
                     // Rule 5 / rule 10 (extent of one access).
                     let mut extent_ok = true;
@@ -229,7 +230,7 @@ fn extent_error(
                 if slot.lanes == 1 { "" } else { "s" }
             ),
         );
-        if extent * layout.dtype.size_bytes() == bytes
+        if extent.checked_mul(layout.dtype.size_bytes()) == Some(bytes)
             && bytes.is_multiple_of(layout.dtype.size_bytes())
             && let Some(bits) = DType::ALL
                 .into_iter()
@@ -302,7 +303,8 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
     ));
     // A view fixes it when the final axis holds exactly the operand's bits.
     let extent = *layout.shape.last().unwrap_or(&0);
-    let bits = extent * dtype.bits();
+    // Saturating: an extent may be as large as a tensor dim.
+    let bits = extent.saturating_mul(dtype.bits());
     if let Some(target) = slot
         .ty
         .accepted_dtypes()
@@ -322,10 +324,7 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
             } else {
                 diag = diag.with_help(format!("reinterpret the bits with `.view::<{target}>()`"));
             }
-        } else if dtype.bits() != carrier
-            && (extent * dtype.bits()).is_multiple_of(carrier)
-            && extent > 0
-        {
+        } else if dtype.bits() != carrier && bits.is_multiple_of(carrier) && extent > 0 {
             diag = diag.with_help(format!(
                 "`.view::<{target}>()` would regroup the bits into {}-bit registers; adjust the final axis to {} register{}",
                 carrier,

@@ -14,10 +14,13 @@ use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, Node, ParamK
 use crate::ptx::resolve::nearest;
 use crate::sym::{Atom, AtomKind, ComputedOp, Fact, INDEX_LIMIT, Poly, gcd};
 
-use super::{Binding, Checker, SymbolState};
+use super::{Binding, Checker, SymbolState, limits};
 
 /// Every symbol value is at most this (checked by the launcher).
 pub const MAX_SYMBOL_VALUE: i128 = (1 << 40) - 1;
+/// Coefficients of intermediate values stay below this, so the saturating
+/// polynomial arithmetic is exact wherever it is used (see `within_limits`).
+const EXACT_LIMIT: u128 = 1 << 100;
 /// The largest grid extent along x.
 const MAX_GRID_X: i128 = (1 << 31) - 1;
 
@@ -113,7 +116,20 @@ impl Checker<'_> {
                 }
             }
         }
-        for (index, (name, _, divisor)) in found.into_iter().enumerate() {
+        for (index, (name, span, divisor)) in found.into_iter().enumerate() {
+            // Symbols are at most 2^40 - 1: a larger divisor leaves only 0.
+            let divisor = if divisor > MAX_SYMBOL_VALUE {
+                self.diags.error(
+                    Code::DIM_FORM,
+                    span,
+                    format!(
+                        "the dims of `{name}` divide it by more than 2^40 - 1, its largest value"
+                    ),
+                );
+                1
+            } else {
+                divisor.max(1)
+            };
             let atom = self.atoms.push(Atom {
                 kind: AtomKind::Symbol(index),
                 name: if divisor == 1 {
@@ -145,6 +161,9 @@ impl Checker<'_> {
     ) -> Vec<DimSpec> {
         let mut out = Vec::new();
         let mut max_bytes: i128 = dtype.size_bytes() as i128;
+        // The same with zero dims read as 1: an empty tensor may not hide a
+        // dim whose extent alone is beyond any real tensor.
+        let mut span_bytes: i128 = max_bytes;
         for dim in dims {
             match affine(&dim.expr) {
                 Err((code, message)) => {
@@ -165,6 +184,7 @@ impl Checker<'_> {
                         );
                     }
                     max_bytes = max_bytes.saturating_mul(add.max(0));
+                    span_bytes = span_bytes.saturating_mul(add.max(1));
                     out.push(DimSpec::Const(u64::try_from(add).unwrap_or(0)));
                 }
                 Ok(Affine {
@@ -185,7 +205,8 @@ impl Checker<'_> {
                         .position(|s| s.symbol.name == name)
                         .unwrap_or(0);
                     max_bytes = max_bytes.saturating_mul(
-                        (MAX_SYMBOL_VALUE * mul.max(1) / div.max(1)).saturating_add(add.max(0)),
+                        (MAX_SYMBOL_VALUE.saturating_mul(mul.max(1)) / div.max(1))
+                            .saturating_add(add.max(0)),
                     );
                     out.push(DimSpec::Symbolic {
                         symbol: u16::try_from(index).unwrap_or(0),
@@ -196,7 +217,15 @@ impl Checker<'_> {
                 }
             }
         }
-        if out.iter().all(|d| matches!(d, DimSpec::Const(_))) && max_bytes > (1i128 << 40) {
+        let constant = out.iter().all(|d| matches!(d, DimSpec::Const(_)));
+        if constant && max_bytes <= (1i128 << 40) && span_bytes > (1i128 << 40) {
+            self.diags.error(
+                Code::TENSOR_TOO_LARGE,
+                param.span,
+                "this tensor is empty, but its other dims span more than 1 TiB",
+            );
+        }
+        if constant && max_bytes > (1i128 << 40) {
             self.diags.error(
                 Code::TENSOR_TOO_LARGE,
                 param.span,
@@ -232,7 +261,7 @@ impl Checker<'_> {
     /// Block limits and the grid formulas.
     pub(super) fn check_launch(&mut self) {
         let launch = &self.kernel.launch;
-        let threads: u64 = launch.block.iter().map(|d| u64::from(*d)).product();
+        let threads: u128 = launch.block.iter().map(|d| u128::from(*d)).product();
         if launch.block.contains(&0) {
             self.diags.error(
                 Code::LAUNCH_EXTENT_ZERO,
@@ -490,6 +519,7 @@ impl Checker<'_> {
             }
         }
         if let Expr::Other(text, span) = expr {
+            let text = limits::bounded(text);
             self.diags.push(
                 Diagnostic::new(
                     Code::NOT_BOOL,
@@ -522,7 +552,7 @@ impl Checker<'_> {
     pub(super) fn eval(&mut self, expr: &Expr) -> Option<Val> {
         match expr {
             Expr::Int(v, span) => {
-                if v.abs() > INDEX_LIMIT {
+                if v.unsigned_abs() > INDEX_LIMIT.unsigned_abs() {
                     self.diags.error(
                         Code::LITERAL_INDEX_RANGE,
                         *span,
@@ -534,13 +564,23 @@ impl Checker<'_> {
             }
             Expr::Bool(v, _) => Some(Val::Bool(Cond::Const(*v))),
             Expr::Name(name, span) => self.eval_name(name, *span),
-            Expr::Call { func, args, span } => self.eval_call(func, args, *span),
+            Expr::Call { func, args, span } => {
+                let value = self.eval_call(func, args, *span)?;
+                self.within_limits(value, *span)
+            }
             Expr::Unary {
                 op,
                 expr: inner,
                 span,
             } => match (op, self.eval(inner)?) {
                 (UnOp::Neg, Val::Int(p)) => Some(Val::Int(p.scale(-1))),
+                // `!` adds at most one node to a condition within the caps.
+                (UnOp::Not, Val::Bool(c))
+                    if limits::cond_nodes(&c, limits::MAX_COND_NODES) >= limits::MAX_COND_NODES =>
+                {
+                    self.expression_limit(*span);
+                    None
+                }
                 (UnOp::Not, Val::Bool(c)) => Some(Val::Bool(c.not())),
                 (UnOp::Neg, Val::Bool(_)) => {
                     self.diags
@@ -559,7 +599,14 @@ impl Checker<'_> {
             Expr::Binary { op, lhs, rhs, span } => {
                 let (a, b) = (self.eval(lhs), self.eval(rhs));
                 let (a, b) = (a?, b?);
-                self.eval_binary(*op, a, b, *span, lhs.span(), rhs.span())
+                if let (BinOp::Mul, Val::Int(a), Val::Int(b)) = (op, &a, &b)
+                    && limits::product_may_exceed(a, b)
+                {
+                    self.expression_limit(*span);
+                    return None;
+                }
+                let value = self.eval_binary(*op, a, b, *span, lhs.span(), rhs.span())?;
+                self.within_limits(value, *span)
             }
             Expr::View(place) => {
                 self.diags.push(
@@ -576,6 +623,7 @@ impl Checker<'_> {
                 None
             }
             Expr::Other(text, span) => {
+                let text = limits::bounded(text);
                 self.diags.error(
                     Code::UNSUPPORTED_EXPRESSION,
                     *span,
@@ -584,6 +632,63 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// `value` if it is within the size caps of [`limits`] (else TK0610) and
+    /// its coefficients are far from the ends of `i128` (else TK0510):
+    /// polynomial arithmetic saturates, so a coefficient past 2^100 may no
+    /// longer be exact, and no folded constant or cancellation may rely on it.
+    fn within_limits(&mut self, value: Val, span: SpanId) -> Option<Val> {
+        let poly = match &value {
+            Val::Int(poly) | Val::Bool(Cond::Cmp(_, poly)) => Some(poly),
+            Val::Bool(_) => None,
+        };
+        if poly.is_some_and(|p| p.terms().any(|(_, c)| c.unsigned_abs() > EXACT_LIMIT)) {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::INDEX_OVERFLOW,
+                    span,
+                    "this index value may overflow 64-bit arithmetic",
+                )
+                .with_note(
+                    "symbols are at most 2^40 - 1 and 32-bit parameters at most 2^32; index values must stay below 2^62",
+                ),
+            );
+            return None;
+        }
+        let fits = match &value {
+            Val::Int(poly) => limits::poly_fits(poly),
+            Val::Bool(cond) => {
+                limits::cond_nodes(cond, limits::MAX_COND_NODES) <= limits::MAX_COND_NODES
+                    && match cond {
+                        Cond::Cmp(_, poly) => limits::poly_fits(poly),
+                        _ => true,
+                    }
+            }
+        };
+        if fits {
+            Some(value)
+        } else {
+            self.expression_limit(span);
+            None
+        }
+    }
+
+    fn expression_limit(&mut self, span: SpanId) {
+        self.diags.push(
+            Diagnostic::new(
+                Code::EXPRESSION_LIMIT,
+                span,
+                format!(
+                    "this value is too large for the compiler: runtime values are limited to {} terms of degree {}, conditions to {} `&&`/`||`/`!`/comparison nodes",
+                    limits::MAX_POLY_TERMS,
+                    limits::MAX_POLY_DEGREE,
+                    limits::MAX_COND_NODES
+                ),
+            )
+            .with_note("products and `let` chains multiply terms: `let b = a * a;` squares `a`, `let q = p && p;` doubles `p`")
+            .with_help("simplify the expression (splitting it into `let`s does not help: a `let` value is substituted where it is used)"),
+        );
     }
 
     fn eval_name(&mut self, name: &str, span: SpanId) -> Option<Val> {
@@ -926,7 +1031,7 @@ impl Checker<'_> {
         let needs_non_negative = !matches!(op, ComputedOp::Min | ComputedOp::Max);
         if needs_non_negative && alo < 0 {
             self.diags.push(
-                Diagnostic::new(Code::NEGATIVE_OPERAND, lhs_span, format!("the left operand of `{symbol}` is not provably non-negative (it is `{}`)", a.display(&self.atoms)))
+                Diagnostic::new(Code::NEGATIVE_OPERAND, lhs_span, format!("the left operand of `{symbol}` is not provably non-negative (it is `{}`)", limits::poly_text(&a, &self.atoms)))
                     .with_note("index division, remainder, shifts and bit operations are defined here for non-negative values only"),
             );
             return None;
@@ -937,7 +1042,7 @@ impl Checker<'_> {
                 rhs_span,
                 format!(
                     "the divisor `{}` is not provably at least 1",
-                    b.display(&self.atoms)
+                    limits::poly_text(&b, &self.atoms)
                 ),
             ));
             return None;
@@ -962,10 +1067,13 @@ impl Checker<'_> {
             let value = match op {
                 ComputedOp::Div => x / y,
                 ComputedOp::Rem => x % y,
-                ComputedOp::CeilDiv => (x + y - 1) / y,
+                // `y >= 1`; `x` may be any constant (sums saturate).
+                ComputedOp::CeilDiv => x.div_euclid(y) + i128::from(x.rem_euclid(y) != 0),
                 ComputedOp::Min => x.min(y),
                 ComputedOp::Max => x.max(y),
-                ComputedOp::Shl => x.checked_shl(y as u32).unwrap_or(i128::MAX),
+                // `y < 64`; a product that leaves i128 saturates and is
+                // reported by `within_limits`.
+                ComputedOp::Shl => x.checked_mul(1i128 << y).unwrap_or(i128::MAX),
                 ComputedOp::Shr => x >> y,
                 ComputedOp::And => x & y,
                 ComputedOp::Or => x | y,
@@ -988,7 +1096,10 @@ impl Checker<'_> {
         let (lo, hi) = match op {
             ComputedOp::Div => (alo / bhi.max(1), ahi / blo.max(1)),
             ComputedOp::Rem => (0, (bhi - 1).min(ahi)),
-            ComputedOp::CeilDiv => ((alo + bhi - 1) / bhi.max(1), (ahi + blo - 1) / blo.max(1)),
+            ComputedOp::CeilDiv => (
+                alo.saturating_add(bhi - 1) / bhi.max(1),
+                ahi.saturating_add(blo - 1) / blo.max(1),
+            ),
             ComputedOp::Min => (alo.min(blo), ahi.min(bhi)),
             ComputedOp::Max => (alo.max(blo), ahi.max(bhi)),
             ComputedOp::Shl => (alo, ahi.saturating_mul(1i128 << bhi.clamp(0, 63))),
@@ -1002,7 +1113,7 @@ impl Checker<'_> {
         if !(self.materialize(&a, lhs_span) && self.materialize(&b, rhs_span)) {
             return None;
         }
-        if lo.abs().max(hi.abs()) > INDEX_LIMIT {
+        if lo.unsigned_abs().max(hi.unsigned_abs()) > INDEX_LIMIT.unsigned_abs() {
             self.diags.error(
                 Code::INDEX_OVERFLOW,
                 span,
@@ -1013,13 +1124,13 @@ impl Checker<'_> {
         let name = match op {
             ComputedOp::Min | ComputedOp::Max | ComputedOp::CeilDiv => format!(
                 "{symbol}({}, {})",
-                a.display(&self.atoms),
-                b.display(&self.atoms)
+                limits::poly_text(&a, &self.atoms),
+                limits::poly_text(&b, &self.atoms)
             ),
             _ => format!(
                 "({} {symbol} {})",
-                a.display(&self.atoms),
-                b.display(&self.atoms)
+                limits::poly_text(&a, &self.atoms),
+                limits::poly_text(&b, &self.atoms)
             ),
         };
         let atom = self.atoms.push(Atom {
@@ -1050,7 +1161,7 @@ impl Checker<'_> {
                 span,
                 format!(
                     "the index value `{}` may overflow 64-bit arithmetic",
-                    poly.display(&self.atoms)
+                    limits::poly_text(poly, &self.atoms)
                 ),
             )
             .with_note(
@@ -1073,11 +1184,12 @@ impl Checker<'_> {
     }
 }
 
+/// Saturating: divisors come from dims (at most 2^64 each).
 fn lcm(a: i128, b: i128) -> i128 {
     if a == 0 || b == 0 {
         return a.max(b);
     }
-    a / gcd(a, b) * b
+    (a / gcd(a, b)).saturating_mul(b)
 }
 
 fn dim_text(mul: i128, div: i128, add: i128, name: &str) -> String {
@@ -1096,6 +1208,21 @@ fn dim_text(mul: i128, div: i128, add: i128, name: &str) -> String {
 
 /// Reads a dim as `mul * S / div + add`.
 fn affine(expr: &Expr) -> Result<Affine<'_>, (Code, String)> {
+    // Every part within 2^64 (dims are `u64`), so the arithmetic on parts
+    // below cannot overflow `i128` unchecked.
+    let a = affine_parts(expr)?;
+    const LIMIT: u128 = 1 << 64;
+    if a.mul.unsigned_abs() > LIMIT || a.div.unsigned_abs() > LIMIT || a.add.unsigned_abs() > LIMIT
+    {
+        return Err((
+            Code::CONSTANT_OVERFLOW,
+            "a tensor dim's constants must stay within 2^64".to_string(),
+        ));
+    }
+    Ok(a)
+}
+
+fn affine_parts(expr: &Expr) -> Result<Affine<'_>, (Code, String)> {
     let constant = |v: i128| Affine {
         symbol: None,
         mul: 0,
@@ -1146,7 +1273,7 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, (Code, String)> {
                             ..b
                         }),
                         _ => Ok(Affine {
-                            add: a.add.checked_add(sign * b.add).ok_or_else(overflow)?,
+                            add: a.add.checked_add(b.add * sign).ok_or_else(overflow)?,
                             ..a
                         }),
                     }
@@ -1200,8 +1327,10 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, (Code, String)> {
                         ..a
                     })
                 }
-                BinOp::Div => Ok(constant(a.add / b.add)),
-                BinOp::Rem if a.symbol.is_none() => Ok(constant(a.add % b.add)),
+                BinOp::Div => Ok(constant(a.add.checked_div(b.add).ok_or_else(overflow)?)),
+                BinOp::Rem if a.symbol.is_none() => {
+                    Ok(constant(a.add.checked_rem(b.add).ok_or_else(overflow)?))
+                }
                 _ => Err((
                     Code::DIM_FORM,
                     format!(
@@ -1213,7 +1342,10 @@ fn affine(expr: &Expr) -> Result<Affine<'_>, (Code, String)> {
         }
         Expr::Other(text, _) => Err((
             Code::DIM_FORM,
-            format!("expected an integer constant or a size symbol, found `{text}`"),
+            format!(
+                "expected an integer constant or a size symbol, found `{}`",
+                limits::bounded(text)
+            ),
         )),
         _ => Err((
             Code::DIM_FORM,

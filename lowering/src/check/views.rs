@@ -47,7 +47,7 @@ impl Checker<'_> {
                     format!(
                         "operand `{}` has extent `{}` on axis {axis}, which is not a compile-time constant",
                         view.name,
-                        view.layout.shape[axis].display(&self.atoms)
+                        super::limits::poly_text(&view.layout.shape[axis], &self.atoms)
                     ),
                 )
                 .with_help(format!(
@@ -233,7 +233,7 @@ impl Checker<'_> {
                                 *span,
                                 format!(
                                     "the extent of this slice, `{}`, is not a compile-time constant",
-                                    extent.display(&self.atoms)
+                                    super::limits::poly_text(&extent, &self.atoms)
                                 ),
                             )
                             .with_help("write the range as `start..start + 4`: a start plus a constant extent"),
@@ -241,7 +241,7 @@ impl Checker<'_> {
                         return None;
                     };
                     if extent < 0 {
-                        let text = |p: &Poly| p.display(&self.atoms).to_string();
+                        let text = |p: &Poly| super::limits::poly_text(p, &self.atoms);
                         self.diags.error(
                             Code::SLICE_REVERSED,
                             *span,
@@ -316,9 +316,7 @@ impl Checker<'_> {
             if !impossible {
                 continue;
             }
-            let len = view.layout.shape[bound.axis]
-                .display(&self.atoms)
-                .to_string();
+            let len = super::limits::poly_text(&view.layout.shape[bound.axis], &self.atoms);
             let message = match (&items[bound.axis], bound.what) {
                 (SliceItem::Index { index, .. }, _) => format!(
                     "index {} is out of bounds for axis {} of extent {len}",

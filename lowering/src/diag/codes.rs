@@ -76,6 +76,7 @@ pub struct Code {
     title: &'static str,
     area: Area,
     call_site: bool,
+    lint: bool,
 }
 
 impl Code {
@@ -106,6 +107,16 @@ impl Code {
         self.call_site
     }
 
+    /// Whether this is a finding about an otherwise legal kernel (a dead
+    /// tile), reported only when the kernel has no other error: a statement
+    /// that failed, or that the macro could not read, may be exactly what
+    /// the finding misses. The macro drops such diagnostics when it reported
+    /// errors of its own (attribute, signature or syntax errors the lowering
+    /// never sees).
+    pub const fn is_lint(self) -> bool {
+        self.lint
+    }
+
     /// The registered code with this number.
     pub fn from_number(number: u16) -> Option<Code> {
         CODES.iter().copied().find(|c| c.number == number)
@@ -127,9 +138,13 @@ impl fmt::Display for Code {
 /// be defined without being registered.
 macro_rules! catalogue {
     (@call_site) => { false };
-    (@call_site call_site) => { true };
+    (@call_site call_site $($rest:ident)*) => { true };
+    (@call_site $other:ident $($rest:ident)*) => { catalogue!(@call_site $($rest)*) };
+    (@lint) => { false };
+    (@lint lint $($rest:ident)*) => { true };
+    (@lint $other:ident $($rest:ident)*) => { catalogue!(@lint $($rest)*) };
     ($($area:ident {
-        $( $(#[doc = $doc:literal])* $name:ident = $number:literal, $title:literal $(, $flag:ident)?; )*
+        $( $(#[doc = $doc:literal])* $name:ident = $number:literal, $title:literal $(, $flag:ident)*; )*
     })*) => {
         impl Code {
             $($(
@@ -139,7 +154,8 @@ macro_rules! catalogue {
                     ident: stringify!($name),
                     title: $title,
                     area: Area::$area,
-                    call_site: catalogue!(@call_site $($flag)?),
+                    call_site: catalogue!(@call_site $($flag)*),
+                    lint: catalogue!(@lint $($flag)*),
                 };
             )*)*
         }
@@ -240,6 +256,8 @@ catalogue! {
         PRESERVE_DST_MEMORY = 305, "`preserve_dst` on a memory-only destination";
         PRESERVE_DST_UNWRITTEN = 306, "`preserve_dst` over a destination never written";
         ORDER_DEPENDENCE = 307, "result that depends on the expansion order";
+        /// A tile some statement writes but no statement reads; a lint.
+        UNREAD_TILE = 308, "tile written but never read", lint;
     }
     Memory {
         OUT_OF_BOUNDS = 401, "index or slice out of bounds";
@@ -274,5 +292,10 @@ catalogue! {
         REGISTER_BUDGET = 606, "tiles exceed the register budget";
         TILE_TOO_LARGE = 607, "local tile too large";
         INSTRUCTION_LIMIT = 608, "kernel expands to too many instructions";
+        /// An expression or block deeper than the checker's recursion allows.
+        NESTING_LIMIT = 609, "expression or block nested too deeply";
+        /// A runtime value or condition above the size caps (terms, degree,
+        /// condition nodes).
+        EXPRESSION_LIMIT = 610, "runtime expression too large";
     }
 }
