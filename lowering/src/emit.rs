@@ -761,6 +761,7 @@ impl Emitter<'_> {
                     let name = self.constant(*bits, *value);
                     rendered.push((name, false));
                 }
+                OperandValue::Immediate { value } => rendered.push((value.to_string(), false)),
             }
         }
 

@@ -321,6 +321,10 @@ pub enum OperandValue {
     Param { param: usize, bits: usize },
     /// A literal's bits, materialised once at entry in a register of `bits` width.
     Constant { value: u64, bits: usize },
+    /// A compile-time integer written into the instruction itself (an
+    /// immediate-only operand such as `lop3`'s LUT), within the operand's
+    /// legal range.
+    Immediate { value: i64 },
 }
 
 /// The storage one register lane binds: `bytes` bytes at `byte_offset` inside

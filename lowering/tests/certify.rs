@@ -30,7 +30,7 @@ use tile_kernel_lowering::ptx::form::{
 use tile_kernel_lowering::ptx::resolve::{legal_variants, slot_combinations};
 use tile_kernel_lowering::ptx::rules;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Modifiers, OperandKind, PtxType, resolve};
+use tile_kernel_lowering::ptx::{Modifiers, OperandKind, PtxType, Usability, resolve};
 use tile_kernel_lowering::target::{PtxVersion, Requirement, Target};
 
 // ------------------------------------------------------------------ ptxas
@@ -151,16 +151,57 @@ impl Registers {
 
 /// One instruction of variant `m` with fresh registers of its operand widths.
 fn instruction(m: &Modifiers, regs: &mut Registers) -> String {
+    instruction_with(m, regs, None)
+}
+
+/// What to put in one operand instead of registers.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Substitute {
+    /// An immediate of the operand's type.
+    Immediate,
+    /// The sink `_`.
+    Sink,
+}
+
+/// An immediate of type `ty` as PTX writes it: `1` for integers and bit
+/// types, `0f3F800000` (1.0) for `.f32`, `0d3FF0000000000000` for `.f64`.
+fn immediate_text(ty: PtxType) -> &'static str {
+    match ty {
+        PtxType::F32 => "0f3F800000",
+        PtxType::F64 => "0d3FF0000000000000",
+        _ => "1",
+    }
+}
+
+/// Like [`instruction`], with operand `i` replaced by `substitute`.
+fn instruction_with(
+    m: &Modifiers,
+    regs: &mut Registers,
+    substitute: Option<(usize, Substitute)>,
+) -> String {
     regs.start();
     let rendered: Vec<(String, bool)> = m
         .operands()
         .into_iter()
-        .map(|op| {
-            let text = match op.kind {
-                OperandKind::Address => "[%rd0]".to_string(),
-                OperandKind::Register => {
-                    let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();
+        .enumerate()
+        .map(|(i, op)| {
+            let text = match (op.kind, substitute) {
+                (_, Some((j, Substitute::Sink))) if i == j => "_".to_string(),
+                (_, Some((j, Substitute::Immediate))) if i == j => {
+                    let lanes: Vec<&str> = (0..op.lanes).map(|_| immediate_text(op.ty)).collect();
                     if lanes.len() > 1 {
+                        format!("{{{}}}", lanes.join(", "))
+                    } else {
+                        lanes.concat()
+                    }
+                }
+                (OperandKind::Address, _) => "[%rd0]".to_string(),
+                (OperandKind::Immediate { min, .. }, _) => min.to_string(),
+                (OperandKind::Register | OperandKind::Predicate, _) => {
+                    let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();
+                    if op.piped {
+                        lanes.join("|")
+                    } else if lanes.len() > 1 {
                         format!("{{{}}}", lanes.join(", "))
                     } else {
                         lanes.concat()
@@ -334,6 +375,144 @@ fn every_legal_variant_assembles_at_its_floor_and_at_sm_90() {
         "ptxas rejects {} variant(s) the table calls legal:\n{}",
         failures.len(),
         failures.join("\n")
+    );
+}
+
+/// Assembles, at each variant's floor, one line per operand that could
+/// take `substitute` (per `candidate`), and returns the disagreements with
+/// the table (`expected` says whether the table allows it), plus the
+/// number of lines tried.
+fn substitution_disagreements(
+    substitute: Substitute,
+    variants: Vec<Modifiers>,
+    candidate: impl Fn(&tile_kernel_lowering::ptx::ResolvedOperand) -> bool,
+    expected: impl Fn(&tile_kernel_lowering::ptx::ResolvedOperand) -> bool,
+) -> (Vec<String>, usize) {
+    // (floor target, version) -> (variant, operand index, table's answer)
+    type Tries = Vec<(Modifiers, usize, bool)>;
+    let mut groups: BTreeMap<(u32, PtxVersion), Tries> = BTreeMap::new();
+    for m in variants {
+        let (sm, req) = floor_target(&m);
+        for (i, op) in m.operands().iter().enumerate() {
+            if candidate(op) {
+                groups.entry((sm, version_for(sm, req))).or_default().push((
+                    m.clone(),
+                    i,
+                    expected(op),
+                ));
+            }
+        }
+    }
+    let mut wrong = Vec::new();
+    let mut tried = 0;
+    for ((sm, version), group) in &groups {
+        let mut regs = Registers::default();
+        let lines: Vec<String> = group
+            .iter()
+            .map(|(m, i, _)| instruction_with(m, &mut regs, Some((*i, substitute))))
+            .collect();
+        tried += lines.len();
+        let (text, numbers) = module(*sm, *version, &lines, &regs);
+        let verdicts: Vec<bool> = match try_assemble(&text, &format!("sm_{sm}")) {
+            Ok(()) => vec![true; lines.len()],
+            Err(message) => {
+                let bad = error_lines(&message);
+                if bad.is_empty() {
+                    // A fatal error (`Result discard mode is not allowed`)
+                    // stops ptxas at the first one: assemble line by line.
+                    lines
+                        .iter()
+                        .map(|line| {
+                            let (one, _) = module(*sm, *version, std::slice::from_ref(line), &regs);
+                            try_assemble(&one, &format!("sm_{sm}")).is_ok()
+                        })
+                        .collect()
+                } else {
+                    numbers.iter().map(|n| !bad.contains(n)).collect()
+                }
+            }
+        };
+        for ((line, accepted), (m, i, allowed)) in lines.iter().zip(verdicts).zip(group) {
+            if accepted != *allowed {
+                wrong.push(format!(
+                    "{} operand `{}`: the table says {}, ptxas {} `{line}`",
+                    m.form.id,
+                    m.operands()[*i].name,
+                    if *allowed { "yes" } else { "no" },
+                    if accepted { "accepts" } else { "rejects" },
+                ));
+            }
+        }
+    }
+    (wrong, tried)
+}
+
+/// `imm` is exact: a source register operand accepts an immediate in ptxas
+/// exactly where the table says so (every variant, every single-lane source).
+#[test]
+fn immediates_are_accepted_exactly_where_the_table_says() {
+    let (wrong, tried) = substitution_disagreements(
+        Substitute::Immediate,
+        all_variants(),
+        |op| op.access == Access::Read && op.kind == OperandKind::Register && !op.braced,
+        |op| op.imm,
+    );
+    println!("{tried} immediate substitutions tried");
+    assert!(tried > 0);
+    assert!(
+        wrong.is_empty(),
+        "{} disagreement(s) about immediates:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+/// `sink` is exact: a destination accepts `_` in ptxas exactly where the
+/// table says so (each form's first variant and every one with another
+/// type token: ptxas stops at the first rejected sink, so lines are
+/// assembled one by one where it does).
+#[test]
+fn sinks_are_accepted_exactly_where_the_table_says() {
+    let mut variants = Vec::new();
+    for form in FORMS {
+        let mut seen = BTreeSet::new();
+        for m in legal_variants(form) {
+            let types: Vec<String> = m.operands().iter().map(|o| o.ty.to_string()).collect();
+            if seen.insert(types) {
+                variants.push(m);
+            }
+        }
+    }
+    let (wrong, tried) = substitution_disagreements(
+        Substitute::Sink,
+        variants,
+        |op| {
+            op.access == Access::Write
+                && matches!(op.kind, OperandKind::Register | OperandKind::Predicate)
+                && !op.braced
+        },
+        |op| op.sink,
+    );
+    println!("{tried} sink substitutions tried");
+    assert!(tried > 0);
+    // ptxas 12.9 takes `_` for some fp8 conversions' destination, which
+    // the ISA's syntax for them does not offer: the table follows the ISA
+    // (a sink it allows, ptxas must accept; the reverse is tolerated here).
+    const TOLERATED: &[&str] = &[
+        "cvt.fp8-pair-from-f32",
+        "cvt.fp8-pair-from-f16x2",
+        "cvt.f16x2-from-fp8-pair",
+    ];
+    let (tolerated, wrong): (Vec<String>, Vec<String>) = wrong.into_iter().partition(|w| {
+        w.contains("the table says no, ptxas accepts")
+            && TOLERATED.iter().any(|id| w.starts_with(&format!("{id} ")))
+    });
+    println!("tolerated: {tolerated:#?}");
+    assert!(
+        wrong.is_empty(),
+        "{} disagreement(s) about sinks:\n{}",
+        wrong.len(),
+        wrong.join("\n")
     );
 }
 
@@ -718,6 +897,9 @@ fn dispatch_check_catches_a_duplicate_form() {
             ty: TypeRef::Slot("type"),
             lanes: Lanes::Fixed(1),
             braced: false,
+            imm: false,
+            sink: false,
+            piped: false,
         },
         OperandSlot {
             name: "a",
@@ -726,6 +908,9 @@ fn dispatch_check_catches_a_duplicate_form() {
             ty: TypeRef::Slot("type"),
             lanes: Lanes::Fixed(1),
             braced: false,
+            imm: false,
+            sink: false,
+            piped: false,
         },
     ];
     static TWINS: &[InstructionForm] = &[
@@ -738,6 +923,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             requires: rules::baseline,
             packing: Packing::None,
             summary: "",
+            usable: Usability::Yes,
         },
         InstructionForm {
             id: "mov.two",
@@ -748,6 +934,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             requires: rules::baseline,
             packing: Packing::None,
             summary: "",
+            usable: Usability::Yes,
         },
     ];
     assert_eq!(

@@ -218,6 +218,14 @@ impl Checker<'_> {
                             bits: dtype.bits(),
                         });
                     }
+                    Value::Literal(crate::ast::LiteralValue::Int(value))
+                        if matches!(slot.kind, crate::ptx::OperandKind::Immediate { .. }) =>
+                    {
+                        // In range: `operand_errors` checked it.
+                        operands.push(OperandValue::Immediate {
+                            value: i64::try_from(*value).unwrap_or(0),
+                        });
+                    }
                     Value::Literal(literal) => {
                         let value = literal_bits(*literal, slot.ty).unwrap_or(0);
                         operands.push(OperandValue::Constant {

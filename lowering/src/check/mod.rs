@@ -38,7 +38,7 @@ use crate::layout::{Bound, Layout, StaticLayout, shape_text};
 use crate::program::{
     Cond, Launch, LaunchFormula, Node, ParamKind, Program, ProgramParam, Symbol, Tile,
 };
-use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
+use crate::ptx::form::{Access, OperandKind, ResolvedOperand, Usability};
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
 use crate::sym::{AtomId, Atoms, Fact, Poly};
@@ -857,6 +857,31 @@ impl<'k> Checker<'k> {
                 return;
             }
         };
+        // Forms the language cannot use yet: one error naming what is
+        // missing, whatever the operands.
+        let (usable, unusable): (Vec<Modifiers>, Vec<Modifiers>) = candidates
+            .into_iter()
+            .partition(|m| m.usability() == Usability::Yes);
+        if usable.is_empty()
+            && let Some(form) = unusable.first()
+        {
+            let needs = match form.usability() {
+                Usability::NeedsScope => "`scope = \"warp\"` and its rules for which threads take part (collectives are not yet supported)".to_string(),
+                Usability::NotYet(what) => what.to_string(),
+                Usability::Yes => String::new(),
+            };
+            self.diags.push(
+                Diagnostic::new(
+                    Code::FORM_NOT_USABLE,
+                    apply.opcode_span,
+                    format!("`{}` is a valid PTX instruction, but kernels cannot use it yet: it needs {needs}", apply.opcode),
+                )
+                .with_note("`docs/ptx-table.md` lists which forms kernels can use"),
+            );
+            self.mark_destinations_written_best_effort(values.iter().flatten());
+            return;
+        }
+        let candidates = usable;
         if values.iter().any(Option::is_none) || guard.is_none() {
             self.mark_destinations_written_best_effort(values.iter().flatten());
             return;

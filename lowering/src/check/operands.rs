@@ -94,6 +94,48 @@ impl Checker<'_> {
                         other.describe()
                     ),
                 )),
+                // Immediate-only operands: a literal in range, nothing else.
+                (OperandKind::Immediate { min, max }, Value::Literal(literal)) => {
+                    match literal {
+                        LiteralValue::Int(v) if (min as i128..=max as i128).contains(v) => {}
+                        LiteralValue::Int(v) => errors.push(Diagnostic::new(
+                            Code::IMMEDIATE_RANGE,
+                            span,
+                            format!(
+                                "operand `{}` of `{opcode}` must be in {min}..={max}, but `{v}` is not",
+                                slot.name
+                            ),
+                        )),
+                        other => errors.push(Diagnostic::new(
+                            Code::IMMEDIATE_REQUIRED,
+                            span,
+                            format!(
+                                "operand `{}` of `{opcode}` is an integer constant in {min}..={max}, but a {} was given",
+                                slot.name,
+                                Value::Literal(*other).describe()
+                            ),
+                        )),
+                    }
+                }
+                (OperandKind::Immediate { min, max }, other) => errors.push(
+                    Diagnostic::new(
+                        Code::IMMEDIATE_REQUIRED,
+                        span,
+                        format!(
+                            "operand `{}` of `{opcode}` is an integer constant in {min}..={max}, but {} was given",
+                            slot.name,
+                            match other {
+                                Value::Local { name, .. } => format!("the local tile `{name}`"),
+                                Value::Global { name, .. } => format!("the global tensor `{name}`"),
+                                other => format!("a {}", other.describe()),
+                            }
+                        ),
+                    )
+                    .with_help("write the value as an integer literal: PTX encodes it in the instruction"),
+                ),
+                // Predicate operands: forms with them are not usable yet
+                // (`Usability::NotYet`), so `apply` reports that first.
+                (OperandKind::Predicate, _) => {}
                 // Rule 7.
                 (OperandKind::Register, scalar @ (Value::Scalar { .. } | Value::Literal(_))) => {
                     if slot.access == Access::Write {

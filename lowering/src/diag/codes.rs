@@ -247,6 +247,14 @@ catalogue! {
         MEMORY_EXTENT = 221, "memory operand of the wrong extent";
         MEMORY_NOT_CONTIGUOUS = 222, "memory operand that is not contiguous";
         OPERAND_EXTENT_NOT_CONSTANT = 223, "operand extent that is not a compile-time constant";
+        /// A form registered and certified but needing a language feature
+        /// that does not exist yet (scopes, shared memory, barriers).
+        FORM_NOT_USABLE = 224, "instruction form not usable yet";
+        /// A register, tensor or runtime value where the form takes a
+        /// compile-time integer (`lop3`'s LUT).
+        IMMEDIATE_REQUIRED = 225, "operand that must be a compile-time integer";
+        /// A compile-time integer outside the operand's legal range.
+        IMMEDIATE_RANGE = 226, "immediate out of range";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";

@@ -9,7 +9,7 @@ use super::types::PtxType;
 use crate::target::{Requirement, Target};
 
 /// One syntax shape of a PTX instruction.
-#[derive(Debug)]
+#[derive(Debug, Clone, Copy)]
 pub struct InstructionForm {
     /// Unique table key, for docs and tests (`cvt.packed-from-f32`).
     pub id: &'static str,
@@ -27,6 +27,23 @@ pub struct InstructionForm {
     pub packing: Packing,
     /// One line for docs: what the form does.
     pub summary: &'static str,
+    /// Whether kernels may use the form today.
+    pub usable: Usability,
+}
+
+/// Whether kernels may use a form. Every form is registered and certified
+/// against ptxas; some need language features that do not exist yet, and
+/// using them is a clear error (TK0224) naming what is missing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Usability {
+    /// Checked, proven and emitted like any form.
+    Yes,
+    /// A warp-level collective: usable once `scope = "warp"` has its rules
+    /// (which threads take part, convergence).
+    NeedsScope,
+    /// The language lacks what the form needs, named here ("shared memory
+    /// tiles", "barriers"): it completes "`<form>` needs ...".
+    NotYet(&'static str),
 }
 
 /// Bit placement of packing forms: the rule users most often get backwards,
@@ -65,8 +82,46 @@ pub enum Access {
 pub enum OperandKind {
     /// A register (or brace group of registers) of the issuing thread.
     Register,
-    /// A memory address `[addr]`; the operand names the memory moved.
+    /// A memory address `[addr]`; the operand names the memory moved. Its
+    /// state space is the form's `space` slot ([`Modifiers::space`]).
     Address,
+    /// A `.pred` register (`setp`'s destination, `selp`'s selector).
+    Predicate,
+    /// A compile-time integer only, within `min..=max` (`lop3`'s LUT,
+    /// `bar.sync`'s barrier number): never a register.
+    Immediate { min: i64, max: i64 },
+}
+
+/// The state space an address operand points into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Space {
+    /// No space token: a generic address (global tensors qualify).
+    Generic,
+    Global,
+    /// `.shared` / `.shared::cta` (`cluster: false`) or `.shared::cluster`.
+    Shared {
+        cluster: bool,
+    },
+    Local,
+    Const,
+    /// `.param` (kernel or function parameters).
+    Param,
+}
+
+impl Space {
+    /// The space a `space` slot token names.
+    pub fn from_token(token: Option<&str>) -> Space {
+        match token {
+            None => Space::Generic,
+            Some("global") => Space::Global,
+            Some("shared" | "shared::cta") => Space::Shared { cluster: false },
+            Some("shared::cluster") => Space::Shared { cluster: true },
+            Some("local") => Space::Local,
+            Some(t) if t.starts_with("const") => Space::Const,
+            Some(t) if t.starts_with("param") => Space::Param,
+            Some(_) => Space::Generic,
+        }
+    }
 }
 
 /// How an operand's PTX type is found from the modifiers.
@@ -102,6 +157,15 @@ pub struct OperandSlot {
     /// Written inside one `{..}` with the neighbouring braced operands: the
     /// separate-operand spelling of `mov.b32 d, {a, b}`.
     pub braced: bool,
+    /// A source register that also accepts an immediate in PTX. Certified
+    /// both ways: ptxas accepts an immediate exactly where this is set. (A
+    /// literal operand of a kernel is materialised in a register either way.)
+    pub imm: bool,
+    /// A destination that may be the sink `_` (the value is discarded).
+    pub sink: bool,
+    /// Two registers written `p|q` (`setp`'s second predicate destination)
+    /// instead of a `{..}` group.
+    pub piped: bool,
 }
 
 /// A rule violation: what is wrong and, where one token is to blame, which.
@@ -184,6 +248,9 @@ impl Modifiers {
                 ty: self.resolve_type(slot.ty),
                 lanes: self.resolve_lanes(slot.lanes),
                 braced: slot.braced,
+                imm: slot.imm && self.resolve_type(slot.ty).takes_immediates(),
+                sink: slot.sink,
+                piped: slot.piped,
             })
             .collect()
     }
@@ -215,6 +282,39 @@ impl Modifiers {
         }
     }
 
+    /// The state space of the form's address operands (its `space` slot).
+    pub fn space(&self) -> Space {
+        Space::from_token(self.get("space"))
+    }
+
+    /// Whether kernels may use this variant: the form's own
+    /// [`InstructionForm::usable`], and memory only in the spaces kernels
+    /// have (global tensors, reached by global or generic addresses).
+    pub fn usability(&self) -> Usability {
+        if self.form.usable != Usability::Yes {
+            return self.form.usable;
+        }
+        let addresses = self
+            .form
+            .operands
+            .iter()
+            .any(|o| o.kind == OperandKind::Address);
+        if !addresses {
+            return Usability::Yes;
+        }
+        match self.space() {
+            Space::Generic | Space::Global => Usability::Yes,
+            Space::Shared { .. } => Usability::NotYet("shared memory tiles"),
+            Space::Local => Usability::NotYet(
+                "local memory, which kernels do not address (local tiles live in registers)",
+            ),
+            Space::Const => Usability::NotYet("constant memory banks"),
+            Space::Param => Usability::NotYet(
+                "parameter-space addresses (scalar parameters are read by the compiler)",
+            ),
+        }
+    }
+
     /// Runs the form's legality rule.
     pub fn check(&self) -> Result<(), Violation> {
         (self.form.rule)(self)
@@ -234,6 +334,9 @@ pub struct ResolvedOperand {
     pub ty: PtxType,
     pub lanes: u8,
     pub braced: bool,
+    pub imm: bool,
+    pub sink: bool,
+    pub piped: bool,
 }
 
 impl ResolvedOperand {
@@ -241,13 +344,21 @@ impl ResolvedOperand {
     pub fn syntax(&self) -> String {
         match self.kind {
             OperandKind::Address => format!("[{}]", self.name),
-            OperandKind::Register if self.lanes > 1 => {
+            OperandKind::Register | OperandKind::Predicate if self.piped => {
+                let lanes: Vec<String> = (0..self.lanes)
+                    .map(|i| format!("{}{}", self.name, i))
+                    .collect();
+                lanes.join("|")
+            }
+            OperandKind::Register | OperandKind::Predicate if self.lanes > 1 => {
                 let lanes: Vec<String> = (0..self.lanes)
                     .map(|i| format!("{}{}", self.name, i))
                     .collect();
                 format!("{{{}}}", lanes.join(", "))
             }
-            OperandKind::Register => self.name.to_string(),
+            OperandKind::Register | OperandKind::Predicate | OperandKind::Immediate { .. } => {
+                self.name.to_string()
+            }
         }
     }
 }

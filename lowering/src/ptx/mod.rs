@@ -14,6 +14,8 @@ pub mod rules;
 pub mod table;
 pub mod types;
 
-pub use form::{Access, InstructionForm, Modifiers, OperandKind, Packing, ResolvedOperand};
+pub use form::{
+    Access, InstructionForm, Modifiers, OperandKind, Packing, ResolvedOperand, Space, Usability,
+};
 pub use resolve::{OpcodeError, resolve};
 pub use types::PtxType;

@@ -159,7 +159,7 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
             err.help.push(format!("did you mean `{near}`?"));
         }
         err.notes
-            .push(format!("known instructions: {}", known.join(", ")));
+            .push("`docs/ptx-table.md` lists every instruction and form the table knows".into());
         return Err(err);
     };
     let mnemonic = parts[..split].join(".");
@@ -498,8 +498,7 @@ mod tests {
                 message: "unknown PTX instruction `cvx`".into(),
                 help: vec!["did you mean `cvt`?".into()],
                 notes: vec![
-                    "known instructions: ld, st, cvt, mov, add, sub, mul, mad, fma, min, max, neg, abs"
-                        .into()
+                    "`docs/ptx-table.md` lists every instruction and form the table knows".into()
                 ],
             }
         );

@@ -103,6 +103,23 @@ impl PtxType {
         ALL.into_iter().find(|t| t.token() == token)
     }
 
+    /// Whether PTX has immediate syntax for values of this type. The half
+    /// types (`.f16`, `.bf16` and their pairs) and the fp8 pair types have
+    /// none: ptxas rejects any literal there (certified in
+    /// `lowering/tests/certify.rs`).
+    pub const fn takes_immediates(self) -> bool {
+        !matches!(
+            self,
+            PtxType::F16
+                | PtxType::Bf16
+                | PtxType::F16x2
+                | PtxType::Bf16x2
+                | PtxType::E4m3x2
+                | PtxType::E5m2x2
+                | PtxType::Pred
+        )
+    }
+
     /// Width of the register that carries one value of this type, in bits
     /// (`.f16x2` rides one 32-bit register; `.e4m3x2` a 16-bit one).
     pub const fn carrier_bits(self) -> usize {

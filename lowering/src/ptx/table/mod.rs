@@ -1,0 +1,216 @@
+//! The PTX instruction table: one record per syntax shape, as data.
+//!
+//! One module per instruction family (the ISA's chapters); [`FORMS`] is
+//! their concatenation, in lookup order. Adding an instruction means adding
+//! a record to its family (plus a rule function in [`super::rules`] when
+//! slot combinations are restricted); the certification tests
+//! (`lowering/tests/certify.rs`) then check it against ptxas in both
+//! directions, and `docs/ptx-table.md` is regenerated from it.
+
+pub mod compare;
+pub mod convert;
+pub mod data;
+pub mod float;
+pub mod half;
+pub mod integer;
+pub mod memory;
+pub mod registered;
+pub mod warp;
+
+use super::form::{
+    Access, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, Packing, TypeRef,
+    Usability, no_rule,
+};
+use super::rules;
+use super::types::PtxType;
+
+const fn slot(name: &'static str, choices: &'static [&'static str]) -> ModifierSlot {
+    ModifierSlot {
+        name,
+        choices,
+        required: true,
+    }
+}
+
+const fn opt(name: &'static str, choices: &'static [&'static str]) -> ModifierSlot {
+    ModifierSlot {
+        name,
+        choices,
+        required: false,
+    }
+}
+
+/// A register operand of one lane. A source also accepts an immediate
+/// (most PTX sources do; [`OperandSlot::no_imm`] where not).
+const fn reg(name: &'static str, access: Access, ty: TypeRef) -> OperandSlot {
+    group(name, access, ty, Lanes::Fixed(1))
+}
+
+const fn braced(name: &'static str, access: Access, lanes: u8) -> OperandSlot {
+    let mut slot = reg(
+        name,
+        access,
+        TypeRef::LaneOf {
+            slot: "type",
+            lanes,
+        },
+    );
+    slot.braced = true;
+    slot
+}
+
+/// Registers: one, or a `{..}` group of `lanes`.
+const fn group(name: &'static str, access: Access, ty: TypeRef, lanes: Lanes) -> OperandSlot {
+    OperandSlot {
+        name,
+        access,
+        kind: OperandKind::Register,
+        ty,
+        lanes,
+        braced: false,
+        imm: matches!(access, Access::Read),
+        sink: false,
+        piped: false,
+    }
+}
+
+/// An address `[a]` of the memory the form moves (`type` elements, one per
+/// `vec` lane).
+const fn address(name: &'static str, access: Access) -> OperandSlot {
+    OperandSlot {
+        name,
+        access,
+        kind: OperandKind::Address,
+        ty: TypeRef::Slot("type"),
+        lanes: Lanes::Vector,
+        braced: false,
+        imm: false,
+        sink: false,
+        piped: false,
+    }
+}
+
+/// A `.pred` register.
+#[allow(dead_code)] // used as families grow
+const fn pred(name: &'static str, access: Access) -> OperandSlot {
+    OperandSlot {
+        name,
+        access,
+        kind: OperandKind::Predicate,
+        ty: TypeRef::Fixed(PtxType::Pred),
+        lanes: Lanes::Fixed(1),
+        braced: false,
+        imm: false,
+        sink: false,
+        piped: false,
+    }
+}
+
+/// A compile-time integer in `min..=max`, of PTX type `ty`.
+#[allow(dead_code)] // used as families grow
+const fn imm(name: &'static str, ty: PtxType, min: i64, max: i64) -> OperandSlot {
+    OperandSlot {
+        name,
+        access: Access::Read,
+        kind: OperandKind::Immediate { min, max },
+        ty: TypeRef::Fixed(ty),
+        lanes: Lanes::Fixed(1),
+        braced: false,
+        imm: true,
+        sink: false,
+        piped: false,
+    }
+}
+
+#[allow(dead_code)] // used as families grow
+impl OperandSlot {
+    /// A source that takes registers only, never an immediate.
+    const fn no_imm(mut self) -> Self {
+        self.imm = false;
+        self
+    }
+
+    /// A destination that may be the sink `_`.
+    const fn or_sink(mut self) -> Self {
+        self.sink = true;
+        self
+    }
+
+    /// Two registers written `p|q` instead of a `{..}` group.
+    const fn piped(mut self, lanes: u8) -> Self {
+        self.piped = true;
+        self.lanes = Lanes::Fixed(lanes);
+        self
+    }
+}
+
+use Access::{Read as R, Write as W};
+
+const TYPE: TypeRef = TypeRef::Slot("type");
+const MEMORY_TYPES: &[&str] = &[
+    "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64",
+];
+const VEC: &[&str] = &["v2", "v4"];
+const EVICT: &[&str] = &[
+    "L1::evict_normal",
+    "L1::evict_unchanged",
+    "L1::evict_first",
+    "L1::evict_last",
+    "L1::no_allocate",
+];
+const CVT_TYPES: &[&str] = &[
+    "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "bf16", "f16", "f32", "f64",
+];
+const ROUNDING: &[&str] = &["rni", "rzi", "rmi", "rpi", "rn", "rz", "rm", "rp"];
+const FLOAT_ROUNDING: &[&str] = &["rn", "rz", "rm", "rp"];
+const FLOAT_TYPES: &[&str] = &["f32", "f64"];
+const INT_TYPES: &[&str] = &["u16", "u32", "u64", "s16", "s32", "s64"];
+const SIGNED_TYPES: &[&str] = &["s16", "s32", "s64"];
+const MOV_TYPES: &[&str] = &[
+    "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64", "f32", "f64",
+];
+const FP8_PAIRS: &[&str] = &["e4m3x2", "e5m2x2"];
+
+/// The families, in lookup order.
+pub static FAMILIES: &[(&str, &[InstructionForm])] = &[
+    ("memory", memory::FORMS),
+    ("conversion", convert::FORMS),
+    ("data movement and bits", data::FORMS),
+    ("integer", integer::FORMS),
+    ("floating point", float::FORMS),
+    ("half precision", half::FORMS),
+    ("comparison and selection", compare::FORMS),
+    ("warp-level", warp::FORMS),
+    ("not yet usable", registered::FORMS),
+];
+
+const FORM_COUNT: usize = {
+    let mut n = 0;
+    let mut i = 0;
+    while i < FAMILIES.len() {
+        n += FAMILIES[i].1.len();
+        i += 1;
+    }
+    n
+};
+
+/// Every form the compiler knows, in lookup order: the families' forms,
+/// concatenated at compile time.
+pub static FORMS: &[InstructionForm] = &concat_families::<FORM_COUNT>();
+
+const fn concat_families<const N: usize>() -> [InstructionForm; N] {
+    // Any form fills the array before it is overwritten.
+    let mut out = [memory::FORMS[0]; N];
+    let (mut n, mut f) = (0, 0);
+    while f < FAMILIES.len() {
+        let forms = FAMILIES[f].1;
+        let mut i = 0;
+        while i < forms.len() {
+            out[n] = forms[i];
+            n += 1;
+            i += 1;
+        }
+        f += 1;
+    }
+    out
+}
