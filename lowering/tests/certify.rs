@@ -516,6 +516,24 @@ fn sinks_are_accepted_exactly_where_the_table_says() {
     );
 }
 
+/// A form kernels may use has only operands the checker and emitter
+/// handle: no predicate registers until there are predicate tiles.
+#[test]
+fn usable_forms_use_only_operand_kinds_kernels_have() {
+    for form in FORMS {
+        if form.usable == Usability::Yes {
+            for op in form.operands {
+                assert!(
+                    op.kind != OperandKind::Predicate,
+                    "{}: operand `{}` is a predicate, but the form is marked usable",
+                    form.id,
+                    op.name
+                );
+            }
+        }
+    }
+}
+
 #[test]
 fn honesty_a_bogus_instruction_fails_the_gate() {
     let form = FORMS

@@ -4,6 +4,18 @@
 //! them by name. Rules encode the PTX ISA syntax lines, narrowed where ptxas
 //! is stricter (noted "toolchain"); see `shared/research/ptx-table-digest.md` §3.
 
+// Rules and requirements of the families that have their own module
+// (`table/<family>.rs` uses `rules::<family>::..`).
+pub mod compare;
+pub mod convert;
+pub mod data;
+pub mod float;
+pub mod half;
+pub mod integer;
+pub mod memory;
+pub mod registered;
+pub mod warp;
+
 use super::form::{Modifiers, Violation};
 use super::types::PtxType;
 use crate::target::{Requirement, Target};

@@ -1,0 +1,5 @@
+//! Legality rules and target requirements of the compare family
+//! (`table/compare.rs`).
+
+#[allow(unused_imports)]
+use super::*;

@@ -1,0 +1,5 @@
+//! Legality rules and target requirements of the half family
+//! (`table/half.rs`).
+
+#[allow(unused_imports)]
+use super::*;

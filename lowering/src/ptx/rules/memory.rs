@@ -1,0 +1,5 @@
+//! Legality rules and target requirements of the memory family
+//! (`table/memory.rs`).
+
+#[allow(unused_imports)]
+use super::*;

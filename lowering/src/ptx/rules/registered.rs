@@ -1,0 +1,5 @@
+//! Legality rules and target requirements of the registered family
+//! (`table/registered.rs`).
+
+#[allow(unused_imports)]
+use super::*;
