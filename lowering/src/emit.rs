@@ -29,6 +29,7 @@ pub fn emit(program: &Program) -> String {
         written: BTreeSet::new(),
         counters: Counters::default(),
         scopes: vec![HashMap::new()],
+        generic: BTreeSet::new(),
     };
     let mut body = String::new();
     emitter.nodes(&program.body, &mut body);
@@ -73,6 +74,9 @@ pub fn emit(program: &Program) -> String {
         match &param.kind {
             ParamKind::Tensor { .. } => {
                 let _ = writeln!(out, "\t.reg .b64 {};", pointer_reg(i, &param.name));
+                if emitter.generic.contains(&i) {
+                    let _ = writeln!(out, "\t.reg .b64 {};", generic_reg(i, &param.name));
+                }
             }
             ParamKind::Scalar(DType::Bool) => {
                 let _ = writeln!(out, "\t.reg .b16 {};", scalar_reg(i, &param.name));
@@ -90,10 +94,15 @@ pub fn emit(program: &Program) -> String {
     }
     for (i, tile) in program.tiles.iter().enumerate() {
         let dims: Vec<String> = tile.shape.iter().map(usize::to_string).collect();
+        // A `bool` tile is predicate registers.
+        let ty = if tile.dtype == DType::Bool {
+            "pred".to_string()
+        } else {
+            format!("b{}", tile.dtype.bits())
+        };
         let _ = writeln!(
             out,
-            "\t.reg .b{} %t{i}_{}_<{}>; // {}: {} [{}]",
-            tile.dtype.bits(),
+            "\t.reg .{ty} %t{i}_{}_<{}>; // {}: {} [{}]",
             ptx_name(&tile.name),
             tile.registers(),
             ptx_name(&tile.name),
@@ -135,6 +144,11 @@ pub fn emit(program: &Program) -> String {
             ParamKind::Tensor { .. } => {
                 let reg = pointer_reg(i, &param.name);
                 let _ = writeln!(out, "\tld.param.u64 {reg}, [{symbol}];");
+                // The parameter is a generic address; generic-space forms
+                // use it as is, global-space ones its global form.
+                if emitter.generic.contains(&i) {
+                    let _ = writeln!(out, "\tmov.b64 {}, {reg};", generic_reg(i, &param.name));
+                }
                 let _ = writeln!(out, "\tcvta.to.global.u64 {reg}, {reg};");
             }
             ParamKind::Scalar(DType::Bool) => {
@@ -241,6 +255,11 @@ fn pointer_reg(index: usize, name: &str) -> String {
     format!("%a{index}_{}", ptx_name(name))
 }
 
+/// The generic address of tensor parameter `index` (before `cvta.to.global`).
+fn generic_reg(index: usize, name: &str) -> String {
+    format!("%g{index}_{}", ptx_name(name))
+}
+
 fn scalar_reg(index: usize, name: &str) -> String {
     format!("%s{index}_{}", ptx_name(name))
 }
@@ -281,6 +300,8 @@ struct Emitter<'p> {
     /// Values computed so far, per open structured block (innermost last):
     /// a value is reused only inside the block that computed it.
     scopes: Vec<HashMap<Key, String>>,
+    /// Tensor parameters some instruction addresses generically.
+    generic: BTreeSet<usize>,
 }
 
 /// How many registers of each index-value kind were handed out.
@@ -298,7 +319,8 @@ struct Counters {
 enum Key {
     Poly(Poly),
     Cond(Cond),
-    Address(usize, Poly),
+    /// `(param, generic, offset)`.
+    Address(usize, bool, Poly),
 }
 
 impl Emitter<'_> {
@@ -349,6 +371,15 @@ impl Emitter<'_> {
                     "@!{} ",
                     predicate_reg(param, &self.program.params[param].name)
                 )
+            }
+            Cond::Register { tile, register, .. } => {
+                format!("@{} ", self.tile_register(*tile, *register))
+            }
+            Cond::Not(inner) if matches!(**inner, Cond::Register { .. }) => {
+                let Cond::Register { tile, register, .. } = **inner else {
+                    unreachable!("matched above")
+                };
+                format!("@!{} ", self.tile_register(tile, register))
             }
             other => format!("@{} ", self.cond(other, out)),
         }
@@ -522,6 +553,7 @@ impl Emitter<'_> {
         }
         let reg = match cond {
             Cond::Param(param) => predicate_reg(*param, &self.program.params[*param].name),
+            Cond::Register { tile, register, .. } => self.tile_register(*tile, *register),
             Cond::Const(value) => {
                 let p = self.predicate();
                 let op = if *value { "eq" } else { "ne" };
@@ -567,8 +599,14 @@ impl Emitter<'_> {
     }
 
     /// `[pointer + offset]` for a tensor access.
-    fn address(&mut self, param: usize, offset: &Poly, out: &mut String) -> String {
-        let pointer = pointer_reg(param, &self.program.params[param].name);
+    fn address(&mut self, param: usize, offset: &Poly, generic: bool, out: &mut String) -> String {
+        let name = &self.program.params[param].name;
+        let pointer = if generic {
+            self.generic.insert(param);
+            generic_reg(param, name)
+        } else {
+            pointer_reg(param, name)
+        };
         let constant = offset.constant_term();
         let (dynamic, constant) = if constant >= 0 {
             (offset.without_constant(), constant)
@@ -578,7 +616,7 @@ impl Emitter<'_> {
         let base = if dynamic == Poly::default() {
             pointer
         } else {
-            let key = Key::Address(param, dynamic.clone());
+            let key = Key::Address(param, generic, dynamic.clone());
             match self.cached(&key) {
                 Some(reg) => reg,
                 None => {
@@ -728,7 +766,13 @@ impl Emitter<'_> {
         let mut names: Vec<Option<String>> = vec![None; instruction.operands.len()];
         for write_pass in [false, true] {
             for (slot, operand) in instruction.operands.iter().enumerate() {
-                if let OperandValue::Registers { lanes, write, .. } = operand {
+                if let OperandValue::Registers {
+                    lanes,
+                    write,
+                    piped,
+                    ..
+                } = operand
+                {
                     if *write != write_pass {
                         continue;
                     }
@@ -736,7 +780,9 @@ impl Emitter<'_> {
                         .iter()
                         .map(|lane| self.lane(*lane, *write, &mut before, &mut after))
                         .collect();
-                    names[slot] = Some(if lanes.len() > 1 {
+                    names[slot] = Some(if *piped {
+                        lanes.join("|")
+                    } else if lanes.len() > 1 {
                         format!("{{{}}}", lanes.join(", "))
                     } else {
                         lanes.concat()
@@ -750,8 +796,12 @@ impl Emitter<'_> {
                 OperandValue::Registers { braced, .. } => {
                     rendered.push((name.unwrap_or_default(), *braced));
                 }
-                OperandValue::Memory { param, offset } => {
-                    let text = self.address(*param, offset, out);
+                OperandValue::Memory {
+                    param,
+                    offset,
+                    generic,
+                } => {
+                    let text = self.address(*param, offset, *generic, out);
                     rendered.push((text, false));
                 }
                 OperandValue::Param { param, .. } => {

@@ -342,6 +342,16 @@ impl Layout {
                 format!("cannot view tile elements as `{to}`"),
             ));
         }
+        if !from.is_tile_element() {
+            // Predicate registers have no bits to reinterpret.
+            return Err(LayoutError::new(
+                Code::BOOL_ELEMENT,
+                span,
+                format!(
+                    "cannot view `{from}` elements as `{to}`: a `{from}` tile holds predicate registers, which have no bit layout"
+                ),
+            ));
+        }
         let Some(last) = self.shape.last() else {
             return Err(LayoutError::new(
                 Code::DTYPE_VIEW,

@@ -259,6 +259,16 @@ pub enum Cond {
     Cmp(CmpOp, Poly),
     /// A `bool` scalar parameter.
     Param(usize),
+    /// Predicate register `register` of `bool` tile `tile`, as the
+    /// instruction that last wrote it left it: `version` names that write
+    /// (fresh for every write, and after any `if` or loop that may have
+    /// written it), so two conditions are equal only if they read the same
+    /// value. The emitter ignores it.
+    Register {
+        tile: usize,
+        register: usize,
+        version: u64,
+    },
     Not(Box<Cond>),
     And(Box<Cond>, Box<Cond>),
     Or(Box<Cond>, Box<Cond>),
@@ -314,9 +324,18 @@ pub enum OperandValue {
         lanes: Vec<Lane>,
         write: bool,
         braced: bool,
+        /// Several lanes written `p|q` (`setp`'s two destinations) instead
+        /// of a `{..}` group.
+        piped: bool,
     },
     /// `[base + offset]` into a tensor parameter; `offset` in bytes.
-    Memory { param: usize, offset: Poly },
+    /// `generic`: the form takes a generic address (no state space), so
+    /// the base is the parameter's generic pointer, not its global one.
+    Memory {
+        param: usize,
+        offset: Poly,
+        generic: bool,
+    },
     /// A scalar parameter's value (loaded once at entry).
     Param { param: usize, bits: usize },
     /// A literal's bits, materialised once at entry in a register of `bits` width.

@@ -99,6 +99,10 @@ const ISA_MOV: &str = "PTX ISA, mov (packing): `d = a.x | (a.y << 8) | (a.z << 1
      for four 8-bit elements into .b32, `d = a.x | (a.y << 16) | (a.z << 32) | (a.w << 48)` \
      for four 16-bit elements into .b64; unpacking is the inverse";
 
+/// The PTX ISA's `cvt.pack` semantics (9.7.9.22).
+const ISA_CVT_PACK: &str = "PTX ISA 9.7.9.22, cvt.pack: `td = tb; for (i = size; i <= 2*size-1; i++) \
+     td[i] = ta[i - size];` (a above b), and with c, the remaining bits of d come from the low bits of c";
+
 /// Every form with a packing order and the evidence for it.
 const PACKING_ORACLES: &[(&str, Oracle)] = &[
     // First source -> high half: the kernels pass column 1 first and the host
@@ -197,6 +201,8 @@ const PACKING_ORACLES: &[(&str, Oracle)] = &[
     ("mov.pack4", Oracle::IsaText(ISA_MOV)),
     ("mov.unpack4", Oracle::IsaText(ISA_MOV)),
     ("mov.pack4-split", Oracle::SameInstructionAs("mov.pack4")),
+    ("cvt.pack", Oracle::IsaText(ISA_CVT_PACK)),
+    ("cvt.pack-into", Oracle::IsaText(ISA_CVT_PACK)),
     (
         "mov.unpack4-split",
         Oracle::SameInstructionAs("mov.unpack4"),

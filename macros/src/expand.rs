@@ -300,7 +300,13 @@ fn public_surface(
         let written = writes.get(index).copied().unwrap_or(false);
         match ty {
             ParamType::Tensor { dtype, .. } => {
-                let elem = element_type(krate, *dtype);
+                // `bool` tensors are an error already reported (TK0109); the
+                // fallback launcher takes bytes so rustc adds no second one.
+                let elem = if *dtype == DType::Bool {
+                    element_type(krate, DType::U8)
+                } else {
+                    element_type(krate, *dtype)
+                };
                 let dtype = dtype_path(inner, *dtype);
                 let dims: Vec<TokenStream> = match program.map(|p| &p.params[index].kind) {
                     Some(ProgramParamKind::Tensor { dims, .. }) => {

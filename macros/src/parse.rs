@@ -1039,7 +1039,10 @@ impl KernelParser<'_> {
                                 return Err(err(
                                     Code::CONSTANT_OVERFLOW,
                                     range,
-                                    "value out of range",
+                                    format!(
+                                        "the inclusive end `{v}` is too large: `a..=b` is `a..b + 1`, and `{v} + 1` does not fit in `i64` (at most {})",
+                                        i64::MAX
+                                    ),
                                 ));
                             }
                             Some(ast::Expr::Binary {
@@ -1197,7 +1200,17 @@ impl Unraw for syn::Ident {
 }
 
 fn to_i64(value: i128, node: &impl ToTokens) -> Parsed<i64> {
-    i64::try_from(value).map_err(|_| err(Code::CONSTANT_OVERFLOW, node, "value out of range"))
+    i64::try_from(value).map_err(|_| {
+        err(
+            Code::CONSTANT_OVERFLOW,
+            node,
+            format!(
+                "`{value}` does not fit in `i64` ({}..={}), the type of constant expressions",
+                i64::MIN,
+                i64::MAX
+            ),
+        )
+    })
 }
 
 /// A dtype named by a Rust type (`f32`, `half::f16`, `tile_kernel::bf16`).

@@ -443,3 +443,77 @@ fn every_macro_error_in_a_case_is_spanned_inside_the_case_file() {
         unplaced.join("\n")
     );
 }
+
+/// One mistake, one error: within a case, no two of the macro's errors
+/// share a primary location. A second error at the same token is a
+/// cascade (a follow-up that only repeats the first) or a duplicate.
+#[test]
+fn no_two_errors_of_a_case_point_at_the_same_token() {
+    let mut repeated = Vec::new();
+    for case in cases() {
+        let mut seen: BTreeMap<(usize, usize), &str> = BTreeMap::new();
+        for error in case.errors.iter().filter(|e| e.code.is_some()) {
+            let Some(at) = error.at else { continue };
+            if let Some(first) = seen.insert(at, &error.header) {
+                repeated.push(format!(
+                    "{} at {}:{}:\n  {first}\n  {}",
+                    case.name, at.0, at.1, error.header
+                ));
+            }
+        }
+    }
+    assert!(
+        repeated.is_empty(),
+        "errors sharing a location (one mistake, one error):\n{}",
+        repeated.join("\n")
+    );
+}
+
+/// Every message names its offender: a quoted token (`` `x` ``) or the
+/// offending number. The codes listed here are structural: the primary
+/// span is the whole offender (a generic parameter list, a pattern, a
+/// nesting) and the message says what is wrong with it.
+#[test]
+fn every_message_names_its_offender() {
+    const STRUCTURAL: &[(u16, &str)] = &[
+        (17, "the span is the negated non-literal"),
+        (22, "the span is the expression that is not a constant"),
+        (24, "the span is the division by zero"),
+        (102, "the span is the generic parameter list"),
+        (104, "the span is the pattern"),
+        (110, "the span is the product of symbols"),
+        (111, "the span is the negative dim"),
+        (112, "the span is the tensor type"),
+        (118, "the span is the empty shape"),
+        (502, "the span is the bool expression"),
+        (509, "the span is the literal"),
+        (513, "the span is the shift"),
+        (601, "the span is the zero extent"),
+        (609, "the span is the nested expression"),
+    ];
+    let mut silent = Vec::new();
+    for case in cases() {
+        for error in &case.errors {
+            let Some(code) = error.code else { continue };
+            if STRUCTURAL.iter().any(|(c, _)| *c == code) {
+                continue;
+            }
+            let message = error.header.split_once(": ").map_or("", |(_, m)| m);
+            let message = message.split_once(": ").map_or("", |(_, m)| m);
+            let names = message.contains('`') || message.chars().any(|c| c.is_ascii_digit());
+            if !names {
+                silent.push(format!("{}: {}", case.name, error.header));
+            }
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "messages that name no offender:\n{}",
+        silent.join("\n")
+    );
+    // Each structural exception is still used (no stale entries).
+    let all: BTreeSet<u16> = cases().iter().flat_map(Case::codes).collect();
+    for (code, why) in STRUCTURAL {
+        assert!(all.contains(code), "TK{code:04} ({why}) is in no case");
+    }
+}

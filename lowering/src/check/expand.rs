@@ -188,6 +188,7 @@ impl Checker<'_> {
                             lanes,
                             write: slot.access == Access::Write,
                             braced: slot.braced,
+                            piped: slot.piped,
                         });
                     }
                     Value::Global {
@@ -210,6 +211,7 @@ impl Checker<'_> {
                         operands.push(OperandValue::Memory {
                             param: *param,
                             offset,
+                            generic: form.space() == crate::ptx::Space::Generic,
                         });
                     }
                     Value::Scalar { param, dtype, .. } => {
@@ -276,6 +278,12 @@ impl Checker<'_> {
         let shared_guard = Rc::new(guard.clone());
         for (tile, bytes) in writes {
             self.tiles[tile].ever_written = true;
+            if self.tiles[tile].tile.dtype == crate::dtype::DType::Bool {
+                // One byte per predicate register.
+                for register in &bytes {
+                    self.fresh_pred_version(tile, *register);
+                }
+            }
             for byte in bytes {
                 let state = &mut self.tiles[tile].written[byte];
                 *state = match (&guard, preserve, &*state) {
@@ -296,7 +304,9 @@ impl Checker<'_> {
                     param: *param,
                     span: operand.span(),
                     store: slot.access == Access::Write,
-                    non_coherent: opcode.contains(".nc"),
+                    // `ldu` also needs data that stays read-only.
+                    non_coherent: opcode.contains(".nc") || form.form.mnemonic == "ldu",
+                    atomic: matches!(form.form.mnemonic, "atom" | "red"),
                     separations,
                 });
             }

@@ -3,7 +3,7 @@
 //! and measured worst cases).
 //!
 //! - Nesting: the checker, the prover and the emitter recurse over
-//!   expressions, conditions and blocks. [`nesting_errors`] measures every
+//!   expressions, conditions and blocks. `nesting_errors` measures every
 //!   expression and block *iteratively* before anything else runs, so an
 //!   input nested deeper than [`MAX_EXPR_DEPTH`] / [`MAX_BLOCK_DEPTH`] is an
 //!   error (TK0609) instead of a stack overflow.
@@ -193,7 +193,7 @@ pub(super) fn cond_nodes(cond: &Cond, limit: usize) -> usize {
                 stack.push(a);
                 stack.push(b);
             }
-            Cond::Const(_) | Cond::Cmp(..) | Cond::Param(_) => {}
+            Cond::Const(_) | Cond::Cmp(..) | Cond::Param(_) | Cond::Register { .. } => {}
         }
     }
     count

@@ -243,9 +243,15 @@ struct AccessRecord {
     span: SpanId,
     store: bool,
     non_coherent: bool,
+    /// An atomic read-modify-write (`atom`, `red`): atomic accesses to one
+    /// element never race with each other.
+    atomic: bool,
     /// Per tensor axis: how this access separates threads, if it does.
     separations: Vec<Option<safety::Separation>>,
 }
+
+/// `(tile, register)` -> version of a `bool` tile register's value.
+type PredVersions = HashMap<(usize, usize), u64>;
 
 struct Checker<'k> {
     kernel: &'k ast::Kernel,
@@ -277,6 +283,11 @@ struct Checker<'k> {
     tile_registers: usize,
     /// The constant-bound loops being unrolled, outermost first.
     unrolling: Vec<SpanId>,
+    /// The version of each `bool` tile register's value
+    /// ([`Cond::Register`]); absent = 0, the value before any write.
+    pred_versions: PredVersions,
+    /// The last version handed out.
+    next_pred_version: u64,
     /// A compile-time budget ran out (instructions, statements, registers):
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
@@ -309,6 +320,8 @@ impl<'k> Checker<'k> {
             opcodes: HashMap::new(),
             tile_registers: 0,
             unrolling: Vec::new(),
+            pred_versions: HashMap::new(),
+            next_pred_version: 0,
             halted: false,
         }
     }
@@ -473,6 +486,77 @@ impl<'k> Checker<'k> {
         std::mem::replace(&mut self.out, outer)
     }
 
+    /// The version of predicate register `register` of `bool` tile `tile`.
+    fn pred_version(&self, tile: usize, register: usize) -> u64 {
+        self.pred_versions
+            .get(&(tile, register))
+            .copied()
+            .unwrap_or(0)
+    }
+
+    /// A write (or a merge of paths) gives the register a new value.
+    fn fresh_pred_version(&mut self, tile: usize, register: usize) {
+        self.next_pred_version += 1;
+        self.pred_versions
+            .insert((tile, register), self.next_pred_version);
+    }
+
+    /// After an `if` with branches that ran from `before` to `then` and to
+    /// the current versions: a register either branch wrote may hold
+    /// either value, so it gets a fresh version; the others keep theirs.
+    fn merge_pred_versions(&mut self, before: PredVersions, then: &PredVersions) {
+        let mut changed: Vec<(usize, usize)> = self
+            .pred_versions
+            .iter()
+            .chain(then)
+            .filter(|(key, version)| before.get(key) != Some(version))
+            .map(|(key, _)| *key)
+            .collect();
+        changed.sort_unstable();
+        changed.dedup();
+        self.pred_versions = before;
+        for (tile, register) in changed {
+            self.fresh_pred_version(tile, register);
+        }
+    }
+
+    /// Versions for the body of a runtime loop: the body may run after an
+    /// earlier iteration rewrote any predicate, so every predicate register
+    /// gets a fresh version. Returns (before, at entry) for
+    /// [`Self::leave_loop_pred_versions`].
+    fn enter_loop_pred_versions(&mut self) -> (PredVersions, PredVersions) {
+        let before = self.pred_versions.clone();
+        let registers: Vec<(usize, usize)> = self
+            .tiles
+            .iter()
+            .enumerate()
+            .filter(|(_, t)| t.tile.dtype == DType::Bool)
+            .flat_map(|(i, t)| (0..t.tile.registers()).map(move |r| (i, r)))
+            .collect();
+        for (tile, register) in registers {
+            self.fresh_pred_version(tile, register);
+        }
+        (before, self.pred_versions.clone())
+    }
+
+    /// After a runtime loop: registers the body did not write keep their
+    /// version from before the loop; written ones get a fresh version (the
+    /// body may have run zero or more times).
+    fn leave_loop_pred_versions(&mut self, (before, entry): (PredVersions, PredVersions)) {
+        let current = std::mem::take(&mut self.pred_versions);
+        let mut written = Vec::new();
+        for (key, version) in &current {
+            if entry.get(key) != Some(version) {
+                written.push(*key);
+            }
+        }
+        self.pred_versions = before;
+        written.sort_unstable();
+        for (tile, register) in written {
+            self.fresh_pred_version(tile, register);
+        }
+    }
+
     fn written_state(&self) -> Vec<Vec<Written>> {
         self.tiles.iter().map(|t| t.written.clone()).collect()
     }
@@ -548,13 +632,16 @@ impl<'k> Checker<'k> {
     }
 
     fn if_branch(&mut self, branch: &ast::If) {
+        let versions = self.pred_versions.clone();
         let Some(cond) = self.eval_bool(&branch.cond, "an `if` condition") else {
             // Still check both bodies for their own errors.
             let state = self.written_state();
             let _ = self.nested(Vec::new(), |c| c.block(&branch.then));
             self.restore_written(&state);
+            let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
             let _ = self.nested(Vec::new(), |c| c.block(&branch.otherwise));
             self.restore_written(&state);
+            self.merge_pred_versions(versions, &then_versions);
             return;
         };
         let _ = self.materialize_cond(&cond, branch.cond.span());
@@ -563,8 +650,10 @@ impl<'k> Checker<'k> {
         let then = self.nested(then_facts, |c| c.block(&branch.then));
         let after_then = self.written_state();
         self.restore_written(&before);
+        let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
         let else_facts = values::facts_of(&cond, false);
         let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
+        self.merge_pred_versions(versions, &then_versions);
         // Written on every path: written on both branches.
         for (tile, then_written) in self.tiles.iter_mut().zip(&after_then) {
             for (byte, w) in tile.written.iter_mut().enumerate() {
@@ -593,7 +682,9 @@ impl<'k> Checker<'k> {
             self.scopes.push(HashMap::new());
             self.bind(&for_loop.var, Binding::Failed);
             let state = self.written_state();
+            let versions = self.enter_loop_pred_versions();
             let _ = self.nested(Vec::new(), |c| c.block(&for_loop.body));
+            self.leave_loop_pred_versions(versions);
             self.restore_written(&state);
             self.scopes.pop();
             return;
@@ -698,10 +789,12 @@ impl<'k> Checker<'k> {
         let var_poly = Poly::atom(var);
         let facts = vec![start.sub(&var_poly), var_poly.sub(&end).add_const(1)];
         let state = self.written_state();
+        let versions = self.enter_loop_pred_versions();
         let body = self.nested(facts, |c| {
             c.bind(&for_loop.var, Binding::Int(Poly::atom(var)));
             c.block(&for_loop.body);
         });
+        self.leave_loop_pred_versions(versions);
         // The body may run zero times: nothing it writes counts after it.
         self.restore_written(&state);
         self.out.push(Node::Loop {
@@ -717,17 +810,6 @@ impl<'k> Checker<'k> {
         // A failed allocation still binds the name, so uses add no
         // "cannot find" errors (one mistake, one error).
         self.bind(&alloc.name, Binding::Failed);
-        if !alloc.dtype.is_tile_element() {
-            self.diags.error(
-                Code::BOOL_ELEMENT,
-                alloc.dtype_span,
-                format!(
-                    "local tiles of `{}` are not supported; predicates come from `bool` parameters",
-                    alloc.dtype
-                ),
-            );
-            return;
-        }
         if alloc.shape.is_empty() {
             self.diags.push(
                 Diagnostic::new(

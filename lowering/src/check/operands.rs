@@ -133,9 +133,32 @@ impl Checker<'_> {
                     )
                     .with_help("write the value as an integer literal: PTX encodes it in the instruction"),
                 ),
-                // Predicate operands: forms with them are not usable yet
-                // (`Usability::NotYet`), so `apply` reports that first.
-                (OperandKind::Predicate, _) => {}
+                // Predicate registers live in `bool` tiles (the generic arm
+                // below checks a tile's extent and repeat shape).
+                (OperandKind::Predicate, Value::Global { name, .. }) => errors.push(
+                    Diagnostic::new(
+                        Code::OPERAND_KIND,
+                        span,
+                        format!("`{name}` is a global tensor, but operand `{}` of `{opcode}` is a predicate register {role}", slot.name),
+                    )
+                    .with_help("predicates live in `bool` tiles: `let p = alloc_local::<bool>([1]);`"),
+                ),
+                (OperandKind::Predicate, scalar @ (Value::Scalar { .. } | Value::Literal(_))) => errors.push(
+                    Diagnostic::new(
+                        if slot.access == Access::Write {
+                            Code::SCALAR_DESTINATION
+                        } else {
+                            Code::OPERAND_KIND
+                        },
+                        span,
+                        format!(
+                            "operand `{}` of `{opcode}` is a predicate register {role}, but a {} was given",
+                            slot.name,
+                            scalar.describe()
+                        ),
+                    )
+                    .with_help("predicates live in `bool` tiles: `let p = alloc_local::<bool>([1]);`"),
+                ),
                 // Rule 7.
                 (OperandKind::Register, scalar @ (Value::Scalar { .. } | Value::Literal(_))) => {
                     if slot.access == Access::Write {
@@ -317,6 +340,29 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
         .collect();
     let dtype = layout.dtype;
     let carrier = slot.ty.carrier_bits();
+    // Predicates and data registers never convert into each other by a view.
+    if dtype == DType::Bool || slot.ty == PtxType::Pred {
+        let (what, help) = if dtype == DType::Bool {
+            (
+                format!("`{dtype}` tiles hold predicate registers"),
+                "turn a predicate into a value with `selp` (e.g. `selp.u32 d, 1, 0, p`)",
+            )
+        } else {
+            (
+                format!("`{dtype}` elements are data registers"),
+                "predicates live in `bool` tiles (`alloc_local::<bool>([..])`); compute one with `setp`",
+            )
+        };
+        return Diagnostic::new(
+            Code::OPERAND_TYPE,
+            span,
+            format!(
+                "operand `{}` of `{opcode}` is `{}`, but {what}",
+                slot.name, slot.ty
+            ),
+        )
+        .with_help(help);
+    }
     let mut diag = if dtype.bits() != carrier {
         Diagnostic::new(
             Code::OPERAND_TYPE,

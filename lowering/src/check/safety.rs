@@ -18,7 +18,9 @@
 //! tensor is race-free when, for a set of tensor axes on which *every*
 //! access to it (stores and loads) separates threads the same way, the
 //! separated digits cover all digits of the launch: any two distinct threads
-//! differ in some digit, so some axis keeps their accesses apart.
+//! differ in some digit, so some axis keeps their accesses apart. A tensor
+//! that only atomic read-modify-writes (`atom`, `red`) touch is race-free
+//! without separation: the hardware serialises them per element.
 
 use std::collections::BTreeSet;
 
@@ -282,12 +284,19 @@ impl Checker<'_> {
                     Diagnostic::new(
                         Code::NC_OF_WRITTEN,
                         load.span,
-                        format!("`.nc` loads need data that stays read-only for the whole kernel, but this kernel also stores to `{name}`"),
+                        format!("read-only loads (`.nc`, `ldu`) need data that stays read-only for the whole kernel, but this kernel also stores to `{name}`"),
                     )
-                    .with_help("drop `.nc` from this load"),
+                    .with_help("use a plain `ld.global` for this load"),
                 );
             }
             if live.is_empty() || records.is_empty() {
+                continue;
+            }
+            // Atomic read-modify-writes of one element never race with each
+            // other: a tensor only `atom`/`red` touch needs no separation.
+            // Mixed with plain loads or stores, every access is held to the
+            // rule below (an atomic counts like a store).
+            if records.iter().all(|r| r.atomic) {
                 continue;
             }
             let axes = records

@@ -14,7 +14,7 @@ use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, Node, ParamK
 use crate::ptx::resolve::nearest;
 use crate::sym::{Atom, AtomKind, ComputedOp, Fact, INDEX_LIMIT, Poly, gcd};
 
-use super::{Binding, Checker, SymbolState, limits};
+use super::{Binding, Checker, SymbolState, Value, View, ViewBase, Written, limits};
 
 /// Every symbol value is at most this (checked by the launcher).
 pub const MAX_SYMBOL_VALUE: i128 = (1 << 40) - 1;
@@ -497,7 +497,7 @@ impl Checker<'_> {
                         }
                     }
                 }
-                Some(Binding::Tile(_)) => {
+                Some(Binding::Tile(tile)) if self.tiles[tile].tile.dtype != DType::Bool => {
                     self.diags.error(
                         Code::NOT_BOOL,
                         *span,
@@ -546,6 +546,72 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// `flags[k]`, or a name bound to one element of a `bool` tile, as a
+    /// condition: that predicate register's current value. `None` when
+    /// `place` is not a view of a `bool` tile (the caller says what it is);
+    /// `Some(None)` after reporting an error.
+    fn predicate_of(&mut self, place: &ast::PlaceExpr) -> Option<Option<Cond>> {
+        let base = match self.lookup(&place.base) {
+            Some(Binding::Tile(tile)) => *tile,
+            Some(Binding::View(View {
+                base: ViewBase::Tile(tile),
+                ..
+            })) => *tile,
+            _ => return None,
+        };
+        if self.tiles[base].tile.dtype != DType::Bool {
+            return None;
+        }
+        let Some(Value::Local { tile, name, layout }) =
+            self.operand_value(&ast::Operand::Place(place.clone()))
+        else {
+            return Some(None);
+        };
+        let count: usize = layout.shape.iter().product();
+        if count != 1 {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::NOT_BOOL,
+                    place.span,
+                    format!("a condition is one predicate, but `{name}` holds {count}"),
+                )
+                .with_help(format!("select one element, like `{}[0]`", place.base)),
+            );
+            return Some(None);
+        }
+        // A `bool` element is one byte: its offset is its register.
+        let register = layout.byte_offset(&vec![0; layout.shape.len()]);
+        let problem = match self.tiles[tile].written.get(register) {
+            Some(Written::Yes) | None => None,
+            Some(Written::Under(_)) => Some(
+                Diagnostic::new(
+                    Code::READ_OF_PREDICATED_WRITE,
+                    place.span,
+                    format!("this condition reads `{name}`, which is written only where an earlier instruction's predicate held"),
+                )
+                .with_help("write the predicate on every path (an unguarded `setp`) before branching on it"),
+            ),
+            Some(Written::No) => Some(
+                Diagnostic::new(
+                    Code::READ_BEFORE_WRITE,
+                    place.span,
+                    format!("this condition reads `{name}`, which no earlier statement wrote"),
+                )
+                .with_help(format!("compute `{}` first, for example with `setp`", place.base)),
+            ),
+        };
+        if let Some(diag) = problem {
+            self.diags.push(diag);
+            return Some(None);
+        }
+        self.tiles[tile].ever_read = true;
+        Some(Some(Cond::Register {
+            tile,
+            register,
+            version: self.pred_version(tile, register),
+        }))
     }
 
     /// Evaluates an expression; `None` after reporting an error.
@@ -609,6 +675,9 @@ impl Checker<'_> {
                 self.within_limits(value, *span)
             }
             Expr::View(place) => {
+                if let Some(predicate) = self.predicate_of(place) {
+                    return predicate.map(Val::Bool);
+                }
                 self.diags.push(
                     Diagnostic::new(
                         Code::NOT_A_VALUE,
@@ -741,6 +810,15 @@ impl Checker<'_> {
                 }
             },
             Some(Binding::Tile(_) | Binding::View(_)) => {
+                let place = ast::PlaceExpr {
+                    base: name.to_string(),
+                    base_span: span,
+                    views: Vec::new(),
+                    span,
+                };
+                if let Some(predicate) = self.predicate_of(&place) {
+                    return predicate.map(Val::Bool);
+                }
                 self.diags.push(
                     Diagnostic::new(
                         Code::NOT_A_VALUE,
@@ -1179,7 +1257,7 @@ impl Checker<'_> {
             Cond::And(a, b) | Cond::Or(a, b) => {
                 self.materialize_cond(a, span) & self.materialize_cond(b, span)
             }
-            Cond::Const(_) | Cond::Param(_) => true,
+            Cond::Const(_) | Cond::Param(_) | Cond::Register { .. } => true,
         }
     }
 }

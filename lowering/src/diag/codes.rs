@@ -204,7 +204,7 @@ catalogue! {
         PARAM_TYPE = 106, "unsupported parameter type";
         MALFORMED_TENSOR = 107, "malformed `Tensor` type";
         UNKNOWN_DTYPE = 108, "unsupported element type";
-        BOOL_ELEMENT = 109, "`bool` tile, tensor or view elements";
+        BOOL_ELEMENT = 109, "`bool` tensor or view elements";
         DIM_FORM = 110, "unsupported tensor dim expression";
         NEGATIVE_DIM = 111, "tensor dim that may be negative";
         TENSOR_TOO_LARGE = 112, "tensor larger than 1 TiB";
@@ -272,7 +272,7 @@ catalogue! {
         MISALIGNED = 402, "misaligned memory access";
         ALIGNMENT_UNPROVEN = 403, "memory access not provably aligned";
         RACE = 404, "possible race between threads";
-        NC_OF_WRITTEN = 405, "`.nc` load of a tensor the kernel writes";
+        NC_OF_WRITTEN = 405, "read-only load (`.nc`, `ldu`) of a tensor the kernel writes";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

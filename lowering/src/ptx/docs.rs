@@ -3,25 +3,89 @@
 
 use std::fmt::Write;
 
-use super::form::{Access, InstructionForm, Lanes, OperandKind, Packing, TypeRef};
+use super::form::{Access, InstructionForm, Lanes, OperandKind, Packing, TypeRef, Usability};
 use super::resolve::legal_variants;
-use super::table::FORMS;
+use super::table::FAMILIES;
 use crate::target::{Requirement, Target};
 
-/// The whole reference: one section per form.
+/// The whole reference: a coverage summary, then one section per form,
+/// family by family.
 pub fn table_reference() -> String {
     let mut out = String::from(
         "# PTX instruction table\n\n\
-         Generated from `lowering/src/ptx/table.rs` by `tile_kernel_lowering::ptx::docs::table_reference` \
+         Generated from `lowering/src/ptx/table/` by `tile_kernel_lowering::ptx::docs::table_reference` \
          (`TILE_KERNEL_BLESS=1 cargo test -p tile-kernel-lowering --test table_reference` rewrites it). \
+         Every form is certified against ptxas 12.9.86 (`lowering/tests/certify.rs`). \
          `{.x}` is an optional modifier, `.{a,b}` a required choice. Operands are in PTX order; \
-         `{n regs}` is a brace group whose register axis has extent n. Floors are the lowest sm and \
-         PTX ISA over the form's legal variants when compiling for sm_90; the checker applies them per variant.\n\n",
+         `{n regs}` is a brace group whose register axis has extent n; \"or immediate\" marks a source \
+         PTX also accepts as a literal, \"or `_`\" a destination that may be discarded. Floors are the lowest \
+         sm and PTX ISA over the form's legal variants when compiling for sm_90; the checker applies them \
+         per variant. \"Usable: no\" forms are registered and certified, and using one is error TK0224 \
+         naming what kernels still lack.\n\n",
     );
-    for form in FORMS {
-        describe(form, &mut out);
+    coverage(&mut out);
+    for (family, forms) in FAMILIES {
+        let _ = writeln!(out, "# {}\n", capitalized(family));
+        for form in *forms {
+            describe(form, &mut out);
+        }
     }
     out
+}
+
+fn capitalized(text: &str) -> String {
+    let mut chars = text.chars();
+    chars
+        .next()
+        .map(|c| c.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// Per family: forms, usable forms, legal variants and the range of arch
+/// floors (as compiled for sm_90, like the sections below).
+fn coverage(out: &mut String) {
+    let _ = writeln!(out, "## Coverage\n");
+    let _ = writeln!(
+        out,
+        "| family | mnemonics | forms | usable forms | legal variants | arch floors |\n|---|---|---|---|---|---|"
+    );
+    let (mut all_forms, mut all_usable, mut all_variants) = (0, 0, 0);
+    for (family, forms) in FAMILIES {
+        let mut mnemonics: Vec<&str> = forms.iter().map(|f| f.mnemonic).collect();
+        mnemonics.sort_unstable();
+        mnemonics.dedup();
+        let usable = forms.iter().filter(|f| f.usable == Usability::Yes).count();
+        let mut variants = 0;
+        let (mut low, mut high) = (u32::MAX, 0);
+        for form in *forms {
+            for v in legal_variants(form) {
+                variants += 1;
+                let sm = v.requirement(Target::SM_90).sm;
+                low = low.min(sm);
+                high = high.max(sm);
+            }
+        }
+        let floors = if variants == 0 {
+            "-".to_string()
+        } else {
+            format!("sm_{low} .. sm_{high}")
+        };
+        let _ = writeln!(
+            out,
+            "| {family} | {} | {} | {usable} | {variants} | {floors} |",
+            mnemonics.len(),
+            forms.len()
+        );
+        all_forms += forms.len();
+        all_usable += usable;
+        all_variants += variants;
+    }
+    let _ = writeln!(
+        out,
+        "| **all** | | {all_forms} | {all_usable} | {all_variants} | |\n\n\
+         A usable form's variants in the shared, local, const or param state spaces, and \
+         its `.b128` variants, are not usable yet (no shared tiles; no 128-bit tile dtype).\n"
+    );
 }
 
 fn describe(form: &'static InstructionForm, out: &mut String) {
@@ -59,16 +123,26 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
                 Lanes::Fixed(n) => format!(", {{{n} regs}}"),
                 Lanes::Vector => ", {1, 2 or 4 regs} per `vec`".to_string(),
             };
-            let kind = if o.kind == OperandKind::Address {
-                "memory "
-            } else {
-                ""
+            let kind = match o.kind {
+                OperandKind::Address => "memory ".to_string(),
+                OperandKind::Predicate => "predicate ".to_string(),
+                OperandKind::Immediate { min, max } => format!("immediate {min}..={max}, "),
+                OperandKind::Register => String::new(),
             };
-            format!(
-                "`{}` ({kind}{direction}, {ty}{lanes}{})",
-                o.name,
-                if o.braced { ", braced" } else { "" }
-            )
+            let mut extras = String::new();
+            if o.braced {
+                extras.push_str(", braced");
+            }
+            if o.piped {
+                extras.push_str(", written `p|q`");
+            }
+            if o.imm && o.access == Access::Read && o.kind == OperandKind::Register {
+                extras.push_str(", or immediate");
+            }
+            if o.sink {
+                extras.push_str(", or `_`");
+            }
+            format!("`{}` ({kind}{direction}, {ty}{lanes}{extras})", o.name)
         })
         .collect();
     let variants = legal_variants(form);
@@ -91,6 +165,12 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
     let _ = writeln!(out, "- syntax: `{syntax}`");
     let _ = writeln!(out, "- operands: {}", operands.join(", "));
     let _ = writeln!(out, "- packing: {packing}");
+    let usable = match form.usable {
+        Usability::Yes => "yes".to_string(),
+        Usability::NeedsScope => "no: needs `scope = \"warp\"` rules for collectives".to_string(),
+        Usability::NotYet(what) => format!("no: needs {what}"),
+    };
+    let _ = writeln!(out, "- usable: {usable}");
     let _ = writeln!(out, "- {}", form.summary);
     if let (Some(low), Some(high)) = (lowest, highest) {
         let _ = writeln!(

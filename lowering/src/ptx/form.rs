@@ -294,6 +294,14 @@ impl Modifiers {
         if self.form.usable != Usability::Yes {
             return self.form.usable;
         }
+        // A register type no tile dtype carries (`.b128`) has no operand.
+        let uncarried = self.operands().iter().any(|o| {
+            matches!(o.kind, OperandKind::Register | OperandKind::Address)
+                && o.ty.accepted_dtypes().is_empty()
+        });
+        if uncarried {
+            return Usability::NotYet("128-bit registers (`.b128`), which no tile dtype carries");
+        }
         let addresses = self
             .form
             .operands

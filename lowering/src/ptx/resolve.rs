@@ -318,23 +318,102 @@ pub fn legal_variants(form: &'static InstructionForm) -> Vec<Modifiers> {
 }
 
 /// The legal spelling of `mnemonic` closest (in token edits) to `tokens`.
+///
+/// Unknown tokens are first replaced by their closest known token (what
+/// "did you mean" suggests). Then the legal spellings one edit away
+/// (insert, delete or replace one token) are ranked by [`token_distance`];
+/// only when none is legal are all legal variants of the mnemonic ranked
+/// (computed once per form and process: `ld` alone has tens of thousands).
 fn nearest_legal_spelling(mnemonic: &str, tokens: &[&str]) -> Option<String> {
-    let mut best: Option<(usize, String)> = None;
+    let mut vocabulary: Vec<&'static str> = Vec::new();
     for form in forms_of(mnemonic) {
-        for variant in legal_variants(form) {
-            let candidate: Vec<(&str, &[&str])> = form
-                .slots
-                .iter()
-                .zip(&variant.tokens)
-                .filter_map(|(slot, token)| token.map(|t| (t, slot.choices)))
-                .collect();
-            let distance = token_distance(tokens, &candidate);
-            if best.as_ref().is_none_or(|(d, _)| distance < *d) {
-                best = Some((distance, variant.opcode_text()));
+        for slot in form.slots {
+            for choice in slot.choices {
+                if !vocabulary.contains(choice) {
+                    vocabulary.push(choice);
+                }
             }
         }
     }
-    best.map(|(_, text)| text)
+    let fixed: Vec<&str> = tokens
+        .iter()
+        .map(|t| {
+            if vocabulary.contains(t) {
+                *t
+            } else {
+                nearest(t, vocabulary.iter().copied()).unwrap_or(t)
+            }
+        })
+        .collect();
+    let legal = |candidate: &[&str]| -> Option<Modifiers> {
+        forms_of(mnemonic).find_map(|form| {
+            match_tokens(form, candidate)
+                .ok()
+                .filter(|m| m.check().is_ok())
+        })
+    };
+    let mut neighbours: Vec<Vec<&str>> = vec![fixed.clone()];
+    for i in 0..=fixed.len() {
+        for token in &vocabulary {
+            let mut c = fixed.clone();
+            c.insert(i, token);
+            neighbours.push(c);
+        }
+    }
+    // Later tokens first: of two tokens for one slot, the first written is
+    // kept (equally near candidates keep their first place).
+    for i in (0..fixed.len()).rev() {
+        let mut c = fixed.clone();
+        c.remove(i);
+        neighbours.push(c);
+        for token in &vocabulary {
+            let mut c = fixed.clone();
+            c[i] = token;
+            neighbours.push(c);
+        }
+    }
+    let rank = |variants: &mut dyn Iterator<Item = &Modifiers>| -> Option<String> {
+        variants
+            .map(|variant| {
+                let candidate: Vec<(&str, &[&str])> = variant
+                    .form
+                    .slots
+                    .iter()
+                    .zip(&variant.tokens)
+                    .filter_map(|(slot, token)| token.map(|t| (t, slot.choices)))
+                    .collect();
+                (token_distance(&fixed, &candidate), variant)
+            })
+            // The first of equally near ones, in table order.
+            .reduce(|a, b| if b.0 < a.0 { b } else { a })
+            .map(|(_, variant)| variant.opcode_text())
+    };
+    let near: Vec<Modifiers> = neighbours.iter().filter_map(|c| legal(c)).collect();
+    if let Some(best) = rank(&mut near.iter()) {
+        return Some(best);
+    }
+    let all: Vec<std::sync::Arc<Vec<Modifiers>>> =
+        forms_of(mnemonic).map(cached_legal_variants).collect();
+    rank(&mut all.iter().flat_map(|v| v.iter()))
+}
+
+/// [`legal_variants`], computed once per form and process.
+fn cached_legal_variants(form: &'static InstructionForm) -> std::sync::Arc<Vec<Modifiers>> {
+    use std::collections::HashMap;
+    use std::sync::{Arc, Mutex, OnceLock};
+    /// Form id -> its legal variants.
+    type Cache = Mutex<HashMap<&'static str, Arc<Vec<Modifiers>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(form.id) {
+        return Arc::clone(hit);
+    }
+    let variants = Arc::new(legal_variants(form));
+    cache
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(form.id, Arc::clone(&variants));
+    variants
 }
 
 /// Weighted edit distance from the user's tokens to a candidate's
@@ -352,15 +431,19 @@ fn token_distance(written: &[&str], candidate: &[(&str, &[&str])]) -> usize {
             3
         }
     };
+    // A type replaced by a non-type token changes what the instruction is
+    // about: dearer than dropping it.
     let swap = |x: &str, y: &str, choices: &[&str]| match (
         x == y,
         PtxType::from_token(x).is_some(),
+        PtxType::from_token(y).is_some(),
         choices.contains(&x),
     ) {
-        (true, _, _) => 0,
-        (false, true, _) => 8,
-        (false, false, true) => 2,
-        (false, false, false) => 7,
+        (true, ..) => 0,
+        (false, true, true, _) => 8,
+        (false, true, false, _) => 12,
+        (false, false, _, true) => 2,
+        (false, false, _, false) => 7,
     };
     let mut previous: Vec<usize> = (0..=candidate.len()).map(|j| j * INSERT).collect();
     for x in written {
@@ -502,7 +585,11 @@ mod tests {
                 ],
             }
         );
-        assert_eq!(error("shfl.sync.b32").help, Vec::<String>::new());
+        // A known instruction missing its mode: the nearest legal spelling.
+        assert_eq!(
+            error("shfl.sync.b32").help,
+            ["the nearest legal spelling is `shfl.sync.up.b32`"]
+        );
     }
 
     #[test]
@@ -559,11 +646,11 @@ mod tests {
         );
         assert_eq!(
             error("ld.global.v2").message,
-            "`ld.global.v2` is missing its `type` modifier (one of .b8, .b16, .b32, .b64, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64)"
+            "`ld.global.v2` is missing its `type` modifier (one of .b8, .b16, .b32, .b64, .b128, .u8, .u16, .u32, .u64, .s8, .s16, .s32, .s64, .f32, .f64)"
         );
         assert_eq!(
-            error("ld.shared.f32").message,
-            "`.shared` is not a modifier of `ld` (in `ld.shared.f32`)"
+            error("ld.texture.f32").message,
+            "`.texture` is not a modifier of `ld` (in `ld.texture.f32`)"
         );
         assert_eq!(error("mul.wide.s64").code, Code::INCOMPATIBLE_MODIFIERS);
         assert_eq!(

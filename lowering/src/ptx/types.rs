@@ -10,6 +10,9 @@ pub enum PtxType {
     B16,
     B32,
     B64,
+    /// `.b128`: 128-bit loads, stores, `atom.exch`/`atom.cas` (PTX 8.3); no
+    /// dtype is 128 bits wide, so no tile carries it yet.
+    B128,
     U8,
     U16,
     U32,
@@ -27,6 +30,9 @@ pub enum PtxType {
     Tf32,
     E4m3x2,
     E5m2x2,
+    /// Two 16-bit integers in one 32-bit register (`add.u16x2`, `min.s16x2`).
+    U16x2,
+    S16x2,
     Pred,
 }
 
@@ -45,11 +51,12 @@ pub enum TypeClass {
     Predicate,
 }
 
-const ALL: [PtxType; 22] = [
+const ALL: [PtxType; 25] = [
     PtxType::B8,
     PtxType::B16,
     PtxType::B32,
     PtxType::B64,
+    PtxType::B128,
     PtxType::U8,
     PtxType::U16,
     PtxType::U32,
@@ -67,6 +74,8 @@ const ALL: [PtxType; 22] = [
     PtxType::Tf32,
     PtxType::E4m3x2,
     PtxType::E5m2x2,
+    PtxType::U16x2,
+    PtxType::S16x2,
     PtxType::Pred,
 ];
 
@@ -78,6 +87,7 @@ impl PtxType {
             PtxType::B16 => "b16",
             PtxType::B32 => "b32",
             PtxType::B64 => "b64",
+            PtxType::B128 => "b128",
             PtxType::U8 => "u8",
             PtxType::U16 => "u16",
             PtxType::U32 => "u32",
@@ -95,6 +105,8 @@ impl PtxType {
             PtxType::Tf32 => "tf32",
             PtxType::E4m3x2 => "e4m3x2",
             PtxType::E5m2x2 => "e5m2x2",
+            PtxType::U16x2 => "u16x2",
+            PtxType::S16x2 => "s16x2",
             PtxType::Pred => "pred",
         }
     }
@@ -105,7 +117,7 @@ impl PtxType {
 
     /// Whether PTX has immediate syntax for values of this type. The half
     /// types (`.f16`, `.bf16` and their pairs) and the fp8 pair types have
-    /// none: ptxas rejects any literal there (certified in
+    /// none, nor do the 16-bit integer pairs: ptxas rejects any literal there (certified in
     /// `lowering/tests/certify.rs`).
     pub const fn takes_immediates(self) -> bool {
         !matches!(
@@ -116,6 +128,8 @@ impl PtxType {
                 | PtxType::Bf16x2
                 | PtxType::E4m3x2
                 | PtxType::E5m2x2
+                | PtxType::U16x2
+                | PtxType::S16x2
                 | PtxType::Pred
         )
     }
@@ -138,20 +152,27 @@ impl PtxType {
             | PtxType::F32
             | PtxType::F16x2
             | PtxType::Bf16x2
-            | PtxType::Tf32 => 32,
+            | PtxType::Tf32
+            | PtxType::U16x2
+            | PtxType::S16x2 => 32,
             PtxType::B64 | PtxType::U64 | PtxType::S64 | PtxType::F64 => 64,
+            PtxType::B128 => 128,
             PtxType::Pred => 1,
         }
     }
 
     pub const fn class(self) -> TypeClass {
         match self {
-            PtxType::B8 | PtxType::B16 | PtxType::B32 | PtxType::B64 => TypeClass::Bits,
+            PtxType::B8 | PtxType::B16 | PtxType::B32 | PtxType::B64 | PtxType::B128 => {
+                TypeClass::Bits
+            }
             PtxType::F16x2
             | PtxType::Bf16x2
             | PtxType::Tf32
             | PtxType::E4m3x2
-            | PtxType::E5m2x2 => TypeClass::Packed,
+            | PtxType::E5m2x2
+            | PtxType::U16x2
+            | PtxType::S16x2 => TypeClass::Packed,
             PtxType::Pred => TypeClass::Predicate,
             _ => TypeClass::Scalar,
         }
@@ -246,6 +267,7 @@ impl PtxType {
             16 => Some(PtxType::B16),
             32 => Some(PtxType::B32),
             64 => Some(PtxType::B64),
+            128 => Some(PtxType::B128),
             _ => None,
         }
     }
@@ -286,6 +308,7 @@ mod tests {
         );
         assert_eq!(PtxType::F16x2.accepted_dtypes(), vec![DType::U32]);
         assert_eq!(PtxType::E4m3x2.accepted_dtypes(), vec![DType::U16]);
+        assert_eq!(PtxType::S16x2.accepted_dtypes(), vec![DType::U32]);
         assert_eq!(PtxType::S32.accepted_dtypes(), vec![DType::U32, DType::I32]);
         assert_eq!(PtxType::U32.accepted_dtypes(), vec![DType::U32]);
         assert_eq!(PtxType::B8.accepted_dtypes(), vec![DType::U8, DType::I8]);

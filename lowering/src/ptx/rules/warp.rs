@@ -3,3 +3,23 @@
 
 #[allow(unused_imports)]
 use super::*;
+
+/// `shfl.sync`, `vote.sync`, `bar.warp.sync`: PTX ISA 6.0, sm_30.
+pub fn sync_collective_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(30, 6, 0)
+}
+
+/// `match.sync`: PTX ISA 6.0, sm_70.
+pub fn match_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(70, 6, 0)
+}
+
+/// `redux.sync` on integers: PTX ISA 7.0, sm_80.
+pub fn redux_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(80, 7, 0)
+}
+
+/// `activemask`: PTX ISA 6.2, sm_30.
+pub fn activemask_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(30, 6, 2)
+}

@@ -127,4 +127,63 @@ pub static FORMS: &[InstructionForm] = &[
         summary: "widen an fp8 pair to an f16 pair: high byte -> high half",
         usable: Usability::Yes,
     },
+    InstructionForm {
+        id: "cvt.pack",
+        mnemonic: "cvt.pack",
+        slots: &[
+            slot("sat", &["sat"]),
+            slot("convert", &["u16", "s16"]),
+            slot("abtype", &["s32"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::U32)),
+            reg("a", R, TypeRef::Fixed(PtxType::S32)),
+            reg("b", R, TypeRef::Fixed(PtxType::S32)),
+        ],
+        rule: no_rule,
+        requires: rules::convert::cvt_pack_requires,
+        packing: Packing::FirstSourceHigh,
+        summary: "saturate two s32 to 16 bits and pack them: a -> high 16 bits, b -> low 16 bits",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "cvt.pack-into",
+        mnemonic: "cvt.pack",
+        slots: &[
+            slot("sat", &["sat"]),
+            slot("convert", &["u2", "s2", "u4", "s4", "u8", "s8"]),
+            slot("abtype", &["s32"]),
+            slot("ctype", &["b32"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::U32)),
+            reg("a", R, TypeRef::Fixed(PtxType::S32)),
+            reg("b", R, TypeRef::Fixed(PtxType::S32)),
+            reg("c", R, TypeRef::Fixed(PtxType::B32)),
+        ],
+        rule: no_rule,
+        requires: rules::convert::cvt_pack_requires,
+        packing: Packing::FirstSourceHigh,
+        summary: "saturate two s32 to 8/4/2 bits and pack them into the low bits (a above b); the rest of d comes from the low bits of c",
+        usable: Usability::Yes,
+    },
 ];
+
+#[cfg(test)]
+mod tests {
+    use crate::ptx::resolve::legal_variants;
+
+    fn count(id: &str) -> usize {
+        legal_variants(super::FORMS.iter().find(|f| f.id == id).expect(id)).len()
+    }
+
+    #[test]
+    fn variant_counts() {
+        // cvt.pack.sat.convertType.abType d, a, b;
+        //   .convertType = { .u16, .s16 }, .abType = { .s32 }
+        assert_eq!(count("cvt.pack"), 2);
+        // cvt.pack.sat.convertType.abType.cType d, a, b, c;
+        //   .convertType = { .u2, .s2, .u4, .s4, .u8, .s8 }, .abType = { .s32 }, .cType = { .b32 }
+        assert_eq!(count("cvt.pack-into"), 6);
+    }
+}

@@ -2,6 +2,15 @@
 
 use super::*;
 
+/// Types of the bitwise logic instructions and `shl` (the `.pred` lines are
+/// separate forms).
+const LOGIC_TYPES: &[&str] = &["b16", "b32", "b64"];
+const SHR_TYPES: &[&str] = &[
+    "b16", "b32", "b64", "u16", "u32", "u64", "s16", "s32", "s64",
+];
+const BFE_TYPES: &[&str] = &["u32", "u64", "s32", "s64"];
+const PRMT_MODES: &[&str] = &["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"];
+
 /// The forms of this family, in lookup order.
 pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
@@ -159,4 +168,416 @@ pub static FORMS: &[InstructionForm] = &[
         summary: "split a register into four operands: a gets the low bits",
         usable: Usability::Yes,
     },
+    InstructionForm {
+        id: "mov.b128",
+        mnemonic: "mov",
+        slots: &[slot("type", &["b128"])],
+        operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
+        rule: no_rule,
+        requires: rules::data::b128_requires,
+        packing: Packing::None,
+        summary: "copy one 128-bit register",
+        usable: Usability::NotYet("128-bit registers (`.b128`), which no tile dtype fills"),
+    },
+    InstructionForm {
+        id: "mov.pred",
+        mnemonic: "mov",
+        slots: &[slot("type", &["pred"])],
+        operands: &[pred("d", W), pred("a", R)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "copy one predicate",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "and",
+        mnemonic: "and",
+        slots: &[slot("type", LOGIC_TYPES)],
+        operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = bitwise and of a and b",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "and.pred",
+        mnemonic: "and",
+        slots: &[slot("type", &["pred"])],
+        operands: &[pred("d", W), pred("a", R), pred("b", R)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = logical and of two predicates",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "or",
+        mnemonic: "or",
+        slots: &[slot("type", LOGIC_TYPES)],
+        operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = bitwise or of a and b",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "or.pred",
+        mnemonic: "or",
+        slots: &[slot("type", &["pred"])],
+        operands: &[pred("d", W), pred("a", R), pred("b", R)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = logical or of two predicates",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "xor",
+        mnemonic: "xor",
+        slots: &[slot("type", LOGIC_TYPES)],
+        operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = bitwise exclusive or of a and b",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "xor.pred",
+        mnemonic: "xor",
+        slots: &[slot("type", &["pred"])],
+        operands: &[pred("d", W), pred("a", R), pred("b", R)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = logical exclusive or of two predicates",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "not",
+        mnemonic: "not",
+        slots: &[slot("type", LOGIC_TYPES)],
+        operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = bitwise complement of a",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "not.pred",
+        mnemonic: "not",
+        slots: &[slot("type", &["pred"])],
+        operands: &[pred("d", W), pred("a", R)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = logical negation of a predicate",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "cnot",
+        mnemonic: "cnot",
+        slots: &[slot("type", LOGIC_TYPES)],
+        operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = (a == 0) ? 1 : 0 (C logical not)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "lop3",
+        mnemonic: "lop3",
+        slots: &[slot("type", &["b32"])],
+        operands: &[
+            reg("d", W, TYPE).or_sink(),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+            reg("c", R, TYPE),
+            imm("immLut", PtxType::B32, 0, 255),
+        ],
+        rule: no_rule,
+        requires: rules::data::lop3_requires,
+        packing: Packing::None,
+        summary: "d = any bitwise function of a, b, c given by its 8-bit truth table immLut (0xF0 = a, 0xCC = b, 0xAA = c)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "shl",
+        mnemonic: "shl",
+        slots: &[slot("type", LOGIC_TYPES)],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TypeRef::Fixed(PtxType::U32)),
+        ],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = a << b (zero for b >= width)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "shr",
+        mnemonic: "shr",
+        slots: &[slot("type", SHR_TYPES)],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TypeRef::Fixed(PtxType::U32)),
+        ],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "d = a >> b: sign-filling for .sN, zero-filling otherwise",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "shf",
+        mnemonic: "shf",
+        slots: &[
+            slot("dir", &["l", "r"]),
+            slot("mode", &["clamp", "wrap"]),
+            slot("type", &["b32"]),
+        ],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+            reg("c", R, TypeRef::Fixed(PtxType::U32)),
+        ],
+        rule: no_rule,
+        requires: rules::data::shf_requires,
+        packing: Packing::None,
+        summary: "funnel shift of the 64-bit {b, a} (a is the low word) by c: .l gives the high word, .r the low word; .clamp caps c at 32, .wrap takes it mod 32",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "prmt",
+        mnemonic: "prmt",
+        slots: &[slot("type", &["b32"]), opt("mode", PRMT_MODES)],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+            reg("c", R, TYPE),
+        ],
+        rule: no_rule,
+        requires: rules::data::ptx_2_requires,
+        packing: Packing::None,
+        summary: "byte permute of the 8 bytes {b, a} (a is bytes 0-3): c holds four 4-bit selectors, or a mode picks the pattern from c's low bits",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "bfe",
+        mnemonic: "bfe",
+        slots: &[slot("type", BFE_TYPES)],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TypeRef::Fixed(PtxType::U32)),
+            reg("c", R, TypeRef::Fixed(PtxType::U32)),
+        ],
+        rule: no_rule,
+        requires: rules::data::ptx_2_requires,
+        packing: Packing::None,
+        summary: "d = c bits of a from bit b, zero- or sign-extended",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "bfi",
+        mnemonic: "bfi",
+        slots: &[slot("type", &["b32", "b64"])],
+        operands: &[
+            reg("f", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+            reg("c", R, TypeRef::Fixed(PtxType::U32)),
+            reg("d", R, TypeRef::Fixed(PtxType::U32)),
+        ],
+        rule: no_rule,
+        requires: rules::data::ptx_2_requires,
+        packing: Packing::None,
+        summary: "f = b with its d bits from bit c replaced by the low bits of a",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "bfind",
+        mnemonic: "bfind",
+        slots: &[opt("shiftamt", &["shiftamt"]), slot("type", BFE_TYPES)],
+        operands: &[reg("d", W, TypeRef::Fixed(PtxType::U32)), reg("a", R, TYPE)],
+        rule: no_rule,
+        requires: rules::data::ptx_2_requires,
+        packing: Packing::None,
+        summary: "d = bit position of the most significant non-sign bit of a (0xFFFFFFFF if none); .shiftamt gives the left shift that brings it to the top",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "brev",
+        mnemonic: "brev",
+        slots: &[slot("type", &["b32", "b64"])],
+        operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
+        rule: no_rule,
+        requires: rules::data::ptx_2_requires,
+        packing: Packing::None,
+        summary: "d = a with its bits reversed",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "popc",
+        mnemonic: "popc",
+        slots: &[slot("type", &["b32", "b64"])],
+        operands: &[reg("d", W, TypeRef::Fixed(PtxType::U32)), reg("a", R, TYPE)],
+        rule: no_rule,
+        requires: rules::data::ptx_2_requires,
+        packing: Packing::None,
+        summary: "d = number of set bits of a",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "clz",
+        mnemonic: "clz",
+        slots: &[slot("type", &["b32", "b64"])],
+        operands: &[reg("d", W, TypeRef::Fixed(PtxType::U32)), reg("a", R, TYPE)],
+        rule: no_rule,
+        requires: rules::data::ptx_2_requires,
+        packing: Packing::None,
+        summary: "d = number of leading zero bits of a",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "bmsk",
+        mnemonic: "bmsk",
+        slots: &[slot("mode", &["clamp", "wrap"]), slot("type", &["b32"])],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TypeRef::Fixed(PtxType::U32)),
+            reg("b", R, TypeRef::Fixed(PtxType::U32)),
+        ],
+        rule: no_rule,
+        requires: rules::data::ptx_7_6_requires,
+        packing: Packing::None,
+        summary: "d = a mask of b one-bits starting at bit a (.clamp caps positions at 32, .wrap takes them mod 32)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "szext",
+        mnemonic: "szext",
+        slots: &[
+            slot("mode", &["clamp", "wrap"]),
+            slot("type", &["u32", "s32"]),
+        ],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("a", R, TYPE),
+            reg("b", R, TypeRef::Fixed(PtxType::U32)),
+        ],
+        rule: no_rule,
+        requires: rules::data::ptx_7_6_requires,
+        packing: Packing::None,
+        summary: "d = the low b bits of a, sign- (.s32) or zero-extended (.u32)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "fns",
+        mnemonic: "fns",
+        slots: &[slot("type", &["b32"])],
+        operands: &[
+            reg("d", W, TYPE),
+            reg("mask", R, TYPE),
+            reg("base", R, TypeRef::Fixed(PtxType::U32)),
+            reg("offset", R, TypeRef::Fixed(PtxType::S32)),
+        ],
+        rule: no_rule,
+        requires: rules::data::fns_requires,
+        packing: Packing::None,
+        summary: "d = position of the offset-th set bit of mask counting from bit base (0xFFFFFFFF if none)",
+        usable: Usability::Yes,
+    },
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::FORMS;
+    use crate::ptx::form::{InstructionForm, OperandKind, Usability};
+    use crate::ptx::resolve::legal_variants;
+    use crate::target::{Requirement, Target};
+
+    fn form(id: &str) -> &'static InstructionForm {
+        FORMS
+            .iter()
+            .find(|f| f.id == id)
+            .unwrap_or_else(|| panic!("no form {id}"))
+    }
+
+    fn count(id: &str) -> usize {
+        legal_variants(form(id)).len()
+    }
+
+    /// Exact variant counts, transcribed from the ISA's syntax lines.
+    #[test]
+    fn variant_counts() {
+        // mov.type with .type = .pred or .b128 (the other types are the `mov` form).
+        assert_eq!(count("mov.pred"), 1);
+        assert_eq!(count("mov.b128"), 1);
+        // and/or/xor/not.type: .type = {pred, b16, b32, b64}, the .pred line apart.
+        for id in ["and", "or", "xor", "not"] {
+            assert_eq!(count(id), 3, "{id}");
+            assert_eq!(count(&format!("{id}.pred")), 1, "{id}.pred");
+        }
+        // cnot.type: .type = {b16, b32, b64}.
+        assert_eq!(count("cnot"), 3);
+        // lop3.b32 d, a, b, c, immLut.
+        assert_eq!(count("lop3"), 1);
+        // shl.type: .type = {b16, b32, b64}.
+        assert_eq!(count("shl"), 3);
+        // shr.type: .type = {b16, b32, b64, u16, u32, u64, s16, s32, s64}.
+        assert_eq!(count("shr"), 9);
+        // shf.{l, r}.mode.b32: .mode = {clamp, wrap}.
+        assert_eq!(count("shf"), 4);
+        // prmt.b32{.mode}: .mode = {f4e, b4e, rc8, ecl, ecr, rc16}: 1 + 6.
+        assert_eq!(count("prmt"), 7);
+        // bfe.type: .type = {u32, u64, s32, s64}.
+        assert_eq!(count("bfe"), 4);
+        // bfi.type: .type = {b32, b64}.
+        assert_eq!(count("bfi"), 2);
+        // bfind{.shiftamt}.type: .type = {u32, u64, s32, s64}: 2 x 4.
+        assert_eq!(count("bfind"), 8);
+        // brev/popc/clz.type: .type = {b32, b64}.
+        for id in ["brev", "popc", "clz"] {
+            assert_eq!(count(id), 2, "{id}");
+        }
+        // bmsk.mode.b32: .mode = {clamp, wrap}.
+        assert_eq!(count("bmsk"), 2);
+        // szext.mode.type: .mode = {clamp, wrap}; .type = {u32, s32}.
+        assert_eq!(count("szext"), 4);
+        // fns.b32 d, mask, base, offset.
+        assert_eq!(count("fns"), 1);
+    }
+
+    #[test]
+    fn floors_and_usability() {
+        let floor = |id: &str| legal_variants(form(id))[0].requirement(Target::SM_90);
+        assert_eq!(floor("bmsk"), Requirement::new(70, 7, 6));
+        assert_eq!(floor("szext"), Requirement::new(70, 7, 6));
+        assert_eq!(floor("lop3"), Requirement::new(50, 4, 3));
+        assert_eq!(floor("shf"), Requirement::new(32, 3, 1));
+        assert_eq!(floor("prmt"), Requirement::new(20, 2, 0));
+        assert_eq!(floor("fns"), Requirement::new(30, 6, 0));
+        assert_eq!(floor("mov.b128"), Requirement::new(70, 8, 3));
+        // Predicate operands are `bool` tiles.
+        for id in ["mov.pred", "and.pred", "or.pred", "xor.pred", "not.pred"] {
+            assert_eq!(form(id).usable, Usability::Yes, "{id}");
+        }
+        assert_eq!(form("lop3").usable, Usability::Yes);
+        // lop3's truth table is an immediate-only byte.
+        assert!(matches!(
+            form("lop3").operands[4].kind,
+            OperandKind::Immediate { min: 0, max: 255 }
+        ));
+    }
+}

@@ -1,43 +1,853 @@
 //! Memory: `ld`, `st`, `ldu`, `prefetch`, `atom`, `red`, `createpolicy` in every state space.
+//!
+//! One form per ISA syntax line (weak, `.volatile`, `.relaxed`/`.acquire`/
+//! `.release` with a scope, `.mmio`), split further where the operands
+//! differ (`.L2::cache_hint` adds the 64-bit cache-policy operand) and where
+//! the state spaces take different modifiers (the non-global spaces take no
+//! eviction priority, prefetch size or cache hint). Address operands in the
+//! shared, local, const and param spaces are registered and certified but
+//! not usable by kernels yet ([`crate::ptx::form::Modifiers::usability`]).
 
 use super::*;
+use rules::memory as mem;
 
-/// The forms of this family, in lookup order.
+/// `ld`/`st`/`ldu` element types (ISA: `.b8 .. .b128, .u8 .. .u64, .s8 .. .s64, .f32, .f64`).
+const LDST_TYPES: &[&str] = &[
+    "b8", "b16", "b32", "b64", "b128", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32",
+    "f64",
+];
+/// The element types are the table's memory types plus `.b128` (PTX 8.3).
+const _: () = assert!(MEMORY_TYPES.len() + 1 == LDST_TYPES.len());
+const LD_COP: &[&str] = &["ca", "cg", "cs", "lu", "cv"];
+const ST_COP: &[&str] = &["wb", "cg", "cs", "wt"];
+const PREFETCH_SIZE: &[&str] = &["L2::64B", "L2::128B", "L2::256B"];
+const SCOPES: &[&str] = &["cta", "cluster", "gpu", "sys"];
+/// Spaces that take memory-consistency qualifiers: global and shared.
+const ORDERED_SPACES: &[&str] = &["global", "shared", "shared::cta", "shared::cluster"];
+const LD_OTHER_SPACES: &[&str] = &[
+    "shared",
+    "shared::cta",
+    "shared::cluster",
+    "local",
+    "const",
+    "param",
+    "param::entry",
+    "param::func",
+];
+/// `st.param` and `st.param::func` are left out: in a kernel (`.entry`)
+/// ptxas 12.9 crashes on them (a segmentation fault, no diagnostic) from
+/// PTX 8.3 on; parameter stores only pass arguments of device functions.
+const ST_OTHER_SPACES: &[&str] = &["shared", "shared::cta", "shared::cluster", "local"];
+const HINT: &[&str] = &["L2::cache_hint"];
+const ATOM_SEM: &[&str] = &["relaxed", "acquire", "release", "acq_rel"];
+const ATOM_OPS: &[&str] = &[
+    "and", "or", "xor", "exch", "add", "inc", "dec", "min", "max",
+];
+const ATOM_OPS_NO_EXCH: &[&str] = &["and", "or", "xor", "add", "inc", "dec", "min", "max"];
+const ATOM_TYPES: &[&str] = &[
+    "b32", "b64", "b128", "u32", "u64", "s32", "s64", "f32", "f64",
+];
+const RED_TYPES: &[&str] = &["b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64"];
+const F16_TYPES: &[&str] = &["f16", "f16x2"];
+const BF16_TYPES: &[&str] = &["bf16", "bf16x2"];
+const L2_PRIORITY: &[&str] = &[
+    "L2::evict_last",
+    "L2::evict_normal",
+    "L2::evict_first",
+    "L2::evict_unchanged",
+];
+
+/// The 64-bit cache policy of the `.L2::cache_hint` forms (from `createpolicy`).
+const POLICY: OperandSlot = reg("policy", R, TypeRef::Fixed(PtxType::B64));
+
+/// The forms of this family, in lookup order. The plain `ld`/`st` forms come
+/// last among their mnemonic's: an incomplete opcode (`ld.global.v2`) is
+/// explained by the last form that got furthest, so it names the missing type.
 pub static FORMS: &[InstructionForm] = &[
+    // ------------------------------------------------------------------ ld
+    InstructionForm {
+        id: "ld.cache-hint",
+        mnemonic: "ld",
+        slots: &[
+            opt("sem", &["weak"]),
+            opt("space", &["global"]),
+            opt("cop", LD_COP),
+            opt("nc", &["nc"]),
+            opt("evict", EVICT),
+            slot("hint", HINT),
+            opt("prefetch", PREFETCH_SIZE),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R), POLICY],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "load from global memory under an L2 cache policy (a 64-bit `createpolicy` value)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "ld.volatile",
+        mnemonic: "ld",
+        slots: &[
+            slot("sem", &["volatile"]),
+            opt("space", ORDERED_SPACES),
+            opt("prefetch", PREFETCH_SIZE),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "volatile load: not merged with or reordered against other volatile accesses",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "ld.relaxed",
+        mnemonic: "ld",
+        slots: &[
+            slot("sem", &["relaxed", "acquire"]),
+            slot("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            opt("evict", EVICT),
+            opt("prefetch", PREFETCH_SIZE),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "strong (relaxed or acquire) load at a scope",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "ld.relaxed.cache-hint",
+        mnemonic: "ld",
+        slots: &[
+            slot("sem", &["relaxed", "acquire"]),
+            slot("scope", SCOPES),
+            opt("space", &["global"]),
+            opt("evict", EVICT),
+            slot("hint", HINT),
+            opt("prefetch", PREFETCH_SIZE),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R), POLICY],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "strong (relaxed or acquire) load at a scope, under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "ld.mmio",
+        mnemonic: "ld",
+        slots: &[
+            slot("mmio", &["mmio"]),
+            slot("sem", &["relaxed"]),
+            slot("scope", &["sys"]),
+            opt("space", &["global"]),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[reg("d", W, TYPE), address("a", R)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "memory-mapped I/O load: performed exactly once, never cached or merged",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "ld.state-space",
+        mnemonic: "ld",
+        slots: &[
+            opt("sem", &["weak"]),
+            slot("space", LD_OTHER_SPACES),
+            opt("cop", LD_COP),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "load from shared, local, const or param memory",
+        usable: Usability::Yes,
+    },
     InstructionForm {
         id: "ld",
         mnemonic: "ld",
         slots: &[
-            slot("space", &["global"]),
-            opt("cop", &["ca", "cg", "cs", "lu", "cv"]),
+            opt("sem", &["weak"]),
+            opt("space", &["global"]),
+            opt("cop", LD_COP),
             opt("nc", &["nc"]),
             opt("evict", EVICT),
-            opt("prefetch", &["L2::64B", "L2::128B", "L2::256B"]),
+            opt("prefetch", PREFETCH_SIZE),
             opt("vec", VEC),
-            slot("type", MEMORY_TYPES),
+            slot("type", LDST_TYPES),
         ],
         operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R)],
-        rule: rules::memory_access,
-        requires: rules::memory_access_requires,
+        rule: mem::access,
+        requires: mem::access_requires,
         packing: Packing::None,
-        summary: "load 1, 2 or 4 elements from global memory into registers",
+        summary: "load 1, 2 or 4 elements from global memory (or a generic address) into registers",
+        usable: Usability::Yes,
+    },
+    // ------------------------------------------------------------------ st
+    InstructionForm {
+        id: "st.cache-hint",
+        mnemonic: "st",
+        slots: &[
+            opt("sem", &["weak"]),
+            opt("space", &["global"]),
+            opt("cop", ST_COP),
+            opt("evict", EVICT),
+            slot("hint", HINT),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector), POLICY],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "store to global memory under an L2 cache policy (a 64-bit `createpolicy` value)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "st.volatile",
+        mnemonic: "st",
+        slots: &[
+            slot("sem", &["volatile"]),
+            opt("space", ORDERED_SPACES),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "volatile store: not merged with or reordered against other volatile accesses",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "st.relaxed",
+        mnemonic: "st",
+        slots: &[
+            slot("sem", &["relaxed", "release"]),
+            slot("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            opt("evict", EVICT),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "strong (relaxed or release) store at a scope",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "st.relaxed.cache-hint",
+        mnemonic: "st",
+        slots: &[
+            slot("sem", &["relaxed", "release"]),
+            slot("scope", SCOPES),
+            opt("space", &["global"]),
+            opt("evict", EVICT),
+            slot("hint", HINT),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector), POLICY],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "strong (relaxed or release) store at a scope, under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "st.mmio",
+        mnemonic: "st",
+        slots: &[
+            slot("mmio", &["mmio"]),
+            slot("sem", &["relaxed"]),
+            slot("scope", &["sys"]),
+            opt("space", &["global"]),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[address("a", W), reg("b", R, TYPE)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "memory-mapped I/O store: performed exactly once, never cached or merged",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "st.state-space",
+        mnemonic: "st",
+        slots: &[
+            opt("sem", &["weak"]),
+            slot("space", ST_OTHER_SPACES),
+            opt("cop", ST_COP),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "store to shared or local memory",
         usable: Usability::Yes,
     },
     InstructionForm {
         id: "st",
         mnemonic: "st",
         slots: &[
-            slot("space", &["global"]),
-            opt("cop", &["wb", "cg", "cs", "wt"]),
+            opt("sem", &["weak"]),
+            opt("space", &["global"]),
+            opt("cop", ST_COP),
             opt("evict", EVICT),
             opt("vec", VEC),
-            slot("type", MEMORY_TYPES),
+            slot("type", LDST_TYPES),
         ],
         operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
-        rule: rules::memory_access,
-        requires: rules::memory_access_requires,
+        rule: mem::access,
+        requires: mem::access_requires,
         packing: Packing::None,
-        summary: "store 1, 2 or 4 registers to global memory",
+        summary: "store 1, 2 or 4 registers to global memory (or a generic address)",
+        usable: Usability::Yes,
+    },
+    // ----------------------------------------------------------------- ldu
+    InstructionForm {
+        id: "ldu",
+        mnemonic: "ldu",
+        slots: &[
+            opt("space", &["global"]),
+            opt("vec", VEC),
+            slot("type", LDST_TYPES),
+        ],
+        operands: &[group("d", W, TYPE, Lanes::Vector), address("a", R)],
+        rule: mem::access,
+        requires: mem::access_requires,
+        packing: Packing::None,
+        summary: "load read-only data at an address common to the warp (one fetch, broadcast)",
+        usable: Usability::Yes,
+    },
+    // ------------------------------------------------------------ prefetch
+    InstructionForm {
+        id: "prefetch",
+        mnemonic: "prefetch",
+        slots: &[
+            opt("space", &["global", "local"]),
+            slot("level", &["L1", "L2"]),
+        ],
+        operands: &[prefetched("a")],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "bring the cache line holding an address into the L1 or L2 cache",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "prefetch.evict",
+        mnemonic: "prefetch",
+        slots: &[
+            slot("space", &["global"]),
+            slot("level", &["L2::evict_last", "L2::evict_normal"]),
+        ],
+        operands: &[prefetched("a")],
+        rule: no_rule,
+        requires: mem::l2_policy_requires,
+        packing: Packing::None,
+        summary: "prefetch a global cache line into L2 with an eviction priority",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "prefetch.tensormap",
+        mnemonic: "prefetch",
+        slots: &[
+            opt("space", &["const", "param"]),
+            slot("level", &["tensormap"]),
+        ],
+        operands: &[prefetched("a")],
+        rule: no_rule,
+        requires: mem::tensormap_requires,
+        packing: Packing::None,
+        summary: "prefetch a tensor map (TMA descriptor) into the cache",
+        usable: Usability::NotYet("tensor maps (TMA descriptors)"),
+    },
+    InstructionForm {
+        id: "prefetchu",
+        mnemonic: "prefetchu",
+        slots: &[slot("level", &["L1"])],
+        operands: &[prefetched("a")],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "prefetch a line common to the warp into the uniform (L1) cache",
+        usable: Usability::Yes,
+    },
+    // ---------------------------------------------------------- atom / red
+    InstructionForm {
+        id: "atom",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", ATOM_OPS),
+            slot("type", ATOM_TYPES),
+        ],
+        operands: &[reg("d", W, TYPE).or_sink(), atomic("a"), reg("b", R, TYPE)],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "atomic read-modify-write: d = old [a]; [a] = op([a], b)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", ATOM_OPS),
+            slot("hint", HINT),
+            slot("type", ATOM_TYPES),
+        ],
+        operands: &[
+            reg("d", W, TYPE).or_sink(),
+            atomic("a"),
+            reg("b", R, TYPE),
+            POLICY,
+        ],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "atomic read-modify-write under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.cas",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", &["cas"]),
+            slot("type", &["b16", "b32", "b64"]),
+        ],
+        operands: &[
+            reg("d", W, TYPE).or_sink(),
+            atomic("a"),
+            reg("b", R, TYPE),
+            reg("c", R, TYPE),
+        ],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "compare and swap: d = old [a]; [a] = (old == b) ? c : old",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.cas.b128",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", &["cas"]),
+            slot("type", &["b128"]),
+        ],
+        operands: &[
+            reg("d", W, TYPE).or_sink(),
+            atomic("a"),
+            reg("b", R, TYPE),
+            reg("c", R, TYPE).no_imm(),
+        ],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "128-bit compare and swap (ptxas 12.9 takes a literal for b but not for c)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.half",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("type", F16_TYPES),
+        ],
+        operands: &[reg("d", W, TYPE).or_sink(), atomic("a"), reg("b", R, TYPE)],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "atomic half-precision add (no flush to zero)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.bf16",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("type", BF16_TYPES),
+        ],
+        operands: &[reg("d", W, TYPE), atomic("a"), reg("b", R, TYPE)],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "atomic bf16 add (no flush to zero)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.half.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("type", F16_TYPES),
+        ],
+        operands: &[
+            reg("d", W, TYPE).or_sink(),
+            atomic("a"),
+            reg("b", R, TYPE),
+            POLICY,
+        ],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "atomic half-precision add under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.bf16.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("type", BF16_TYPES),
+        ],
+        operands: &[reg("d", W, TYPE), atomic("a"), reg("b", R, TYPE), POLICY],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "atomic bf16 add under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", ATOM_OPS_NO_EXCH),
+            slot("type", RED_TYPES),
+        ],
+        operands: &[atomic("a"), reg("b", R, TYPE)],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "reduction into memory: [a] = op([a], b), no result",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.cache-hint",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", ATOM_OPS_NO_EXCH),
+            slot("hint", HINT),
+            slot("type", RED_TYPES),
+        ],
+        operands: &[atomic("a"), reg("b", R, TYPE), POLICY],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "reduction into memory under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.half",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("type", F16_TYPES),
+        ],
+        operands: &[atomic("a"), reg("b", R, TYPE)],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "half-precision add reduction into memory (no flush to zero)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.bf16",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", ORDERED_SPACES),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("type", BF16_TYPES),
+        ],
+        operands: &[atomic("a"), reg("b", R, TYPE)],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "bf16 add reduction into memory (no flush to zero)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.half.cache-hint",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("type", F16_TYPES),
+        ],
+        operands: &[atomic("a"), reg("b", R, TYPE), POLICY],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "half-precision add reduction under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    // -------------------------------------------------------- createpolicy
+    InstructionForm {
+        id: "red.bf16.cache-hint",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("type", BF16_TYPES),
+        ],
+        operands: &[atomic("a"), reg("b", R, TYPE), POLICY],
+        rule: mem::atomic,
+        requires: mem::atomic_requires,
+        packing: Packing::None,
+        summary: "bf16 add reduction under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    // -------------------------------------------------------- createpolicy
+    InstructionForm {
+        id: "createpolicy.fractional",
+        mnemonic: "createpolicy",
+        slots: &[
+            slot("mode", &["fractional"]),
+            slot("primary", L2_PRIORITY),
+            opt("secondary", &["L2::evict_first", "L2::evict_unchanged"]),
+            slot("type", &["b64"]),
+        ],
+        operands: &[
+            reg("policy", W, TYPE),
+            reg("fraction", R, TypeRef::Fixed(PtxType::F32)),
+        ],
+        rule: no_rule,
+        requires: mem::l2_policy_requires,
+        packing: Packing::None,
+        summary: "a cache policy: this fraction (0, 1] of accesses gets the primary priority",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "createpolicy.fractional-all",
+        mnemonic: "createpolicy",
+        slots: &[
+            slot("mode", &["fractional"]),
+            slot("primary", L2_PRIORITY),
+            opt("secondary", &["L2::evict_first", "L2::evict_unchanged"]),
+            slot("type", &["b64"]),
+        ],
+        operands: &[reg("policy", W, TYPE)],
+        rule: no_rule,
+        requires: mem::l2_policy_requires,
+        packing: Packing::None,
+        summary: "a cache policy giving every access the primary priority (fraction 1.0)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "createpolicy.range",
+        mnemonic: "createpolicy",
+        slots: &[
+            slot("mode", &["range"]),
+            opt("space", &["global"]),
+            slot("primary", L2_PRIORITY),
+            opt("secondary", &["L2::evict_first", "L2::evict_unchanged"]),
+            slot("type", &["b64"]),
+        ],
+        operands: &[
+            reg("policy", W, TYPE),
+            prefetched("a"),
+            reg("primary_size", R, TypeRef::Fixed(PtxType::B32)),
+            reg("total_size", R, TypeRef::Fixed(PtxType::B32)),
+        ],
+        rule: no_rule,
+        requires: mem::l2_policy_requires,
+        packing: Packing::None,
+        summary: "a cache policy: primary priority for [a, a + primary_size), secondary for the rest of total_size",
+        usable: Usability::NotYet(
+            "address ranges in bytes (the policy covers memory around an address, not one element)",
+        ),
+    },
+    InstructionForm {
+        id: "createpolicy.cvt",
+        mnemonic: "createpolicy",
+        slots: &[
+            slot("mode", &["cvt"]),
+            slot("level", &["L2"]),
+            slot("type", &["b64"]),
+        ],
+        operands: &[
+            reg("policy", W, TYPE),
+            reg("access_property", R, TypeRef::Fixed(PtxType::B64)),
+        ],
+        rule: no_rule,
+        requires: mem::l2_policy_requires,
+        packing: Packing::None,
+        summary: "convert a CUDA `cudaAccessProperty` value into a cache policy",
         usable: Usability::Yes,
     },
 ];
+
+/// The address of a cache line (`prefetch`, `createpolicy.range`): one byte
+/// of any tensor, read.
+const fn prefetched(name: &'static str) -> OperandSlot {
+    let mut a = address(name, R);
+    a.ty = TypeRef::Fixed(PtxType::B8);
+    a.lanes = Lanes::Fixed(1);
+    a
+}
+
+/// The memory operand of `atom`/`red`: one `type` element, read and written
+/// (recorded as written).
+const fn atomic(name: &'static str) -> OperandSlot {
+    let mut a = address(name, W);
+    a.lanes = Lanes::Fixed(1);
+    a
+}
+
+#[cfg(test)]
+mod tests {
+    use super::FORMS;
+    use crate::ptx::resolve::legal_variants;
+
+    fn count(id: &str) -> usize {
+        legal_variants(FORMS.iter().find(|f| f.id == id).expect("form id")).len()
+    }
+
+    /// Element type x vector shapes within 128 bits (ISA 5.4.2): 15 scalar
+    /// types (`.b8`..`.b128`, `.u8`..`.u64`, `.s8`..`.s64`, `.f32`, `.f64`),
+    /// `.v2` of the 14 up to 64 bits, `.v4` of the 10 up to 32 bits.
+    const VT: usize = 15 + 14 + 10;
+
+    /// Exact legal-variant counts, transcribed from the ISA's syntax lines
+    /// (ld/st/ldu 9.7.9.8-10, prefetch 9.7.9.15, atom/red 9.7.13.5-6,
+    /// createpolicy 9.7.9.18), each narrowed where ptxas 12.9 is stricter
+    /// (noted).
+    #[test]
+    fn variant_counts() {
+        // ld{.weak}{.global}{.cop | .L1::evict_*}{.L2::NB}{.vec}.type: generic
+        // and global each 2 x (1 + 5 cop + 5 evict) x 4 x VT; ld.global.nc
+        // (no .weak) takes {-, .ca, .cg, .cs} or an evict: 9 x 4 x VT.
+        assert_eq!(count("ld"), 2 * 2 * 11 * 4 * VT + 9 * 4 * VT);
+        // The same line with .L2::cache_hint (and its policy operand).
+        assert_eq!(count("ld.cache-hint"), 2 * 2 * 11 * 4 * VT + 9 * 4 * VT);
+        // ld.volatile{.ss}{.L2::NB}{.vec}.type: prefetch sizes only on
+        // generic/global; ptxas rejects .volatile on .local/.const/.param.
+        assert_eq!(count("ld.volatile"), 2 * 4 * VT + 3 * VT);
+        // ld.{relaxed,acquire}.scope{.ss}{.L1::evict_*}{.L2::NB}{.vec}.type:
+        // the cache qualifiers only on generic/global, not on the 3 shared spellings.
+        assert_eq!(count("ld.relaxed"), 2 * 4 * (2 * 6 * 4 * VT + 3 * VT));
+        assert_eq!(count("ld.relaxed.cache-hint"), 2 * 4 * 2 * 6 * 4 * VT);
+        // ld.mmio.relaxed.sys{.global}.type: no vectors.
+        assert_eq!(count("ld.mmio"), 2 * 15);
+        // ld{.weak}.ss{.cop}{.vec}.type over shared{,::cta,::cluster},
+        // local, const, param{,::entry,::func}.
+        assert_eq!(count("ld.state-space"), 2 * 8 * 6 * VT);
+        // st{.weak}{.global}{.cop | .L1::evict_*}{.vec}.type, cop in wb/cg/cs/wt.
+        assert_eq!(count("st"), 2 * 2 * (1 + 4 + 5) * VT);
+        assert_eq!(count("st.cache-hint"), 2 * 2 * (1 + 4 + 5) * VT);
+        // st.volatile{.ss}{.vec}.type over generic, global, 3 shared spellings.
+        assert_eq!(count("st.volatile"), 5 * VT);
+        // st.{relaxed,release}.scope{.ss}{.L1::evict_*}{.vec}.type.
+        assert_eq!(count("st.relaxed"), 2 * 4 * (2 * 6 * VT + 3 * VT));
+        assert_eq!(count("st.relaxed.cache-hint"), 2 * 4 * 2 * 6 * VT);
+        assert_eq!(count("st.mmio"), 2 * 15);
+        // st{.weak}.ss{.cop}{.vec}.type over shared x3 and local (st.param
+        // left out: ptxas 12.9 crashes on it in a kernel).
+        assert_eq!(count("st.state-space"), 2 * 4 * 5 * VT);
+        // ldu{.global}{.vec}.type.
+        assert_eq!(count("ldu"), 2 * VT);
+        // prefetch{.global,.local}.{L1,L2}; prefetch.global.L2::evict_{last,normal};
+        // prefetch{.const,.param}.tensormap; prefetchu.L1.
+        assert_eq!(count("prefetch"), 3 * 2);
+        assert_eq!(count("prefetch.evict"), 2);
+        assert_eq!(count("prefetch.tensormap"), 3);
+        assert_eq!(count("prefetchu"), 1);
+        // atom{.sem}{.scope}{.space}.op.type: {-, 4 sems} x {-, 4 scopes} x
+        // {generic, global, 3 shared} = 125 prefixes; op x type pairs:
+        // and/or/xor x {b32, b64} 6, exch x {b32, b64, b128} 3,
+        // add x {u32, s32, u64, f32, f64} 5, inc/dec x u32 2, min/max x {u32, s32, u64, s64} 8.
+        let pairs = 6 + 3 + 5 + 2 + 8;
+        assert_eq!(count("atom"), 125 * pairs);
+        // With .L2::cache_hint: generic or global only.
+        assert_eq!(count("atom.cache-hint"), 5 * 5 * 2 * pairs);
+        // atom.cas.{b16, b32, b64} and .b128.
+        assert_eq!(count("atom.cas"), 125 * 3);
+        assert_eq!(count("atom.cas.b128"), 125);
+        // atom.add.noftz.{f16, f16x2} / {bf16, bf16x2}, with and without cache hint.
+        assert_eq!(count("atom.half"), 125 * 2);
+        assert_eq!(count("atom.bf16"), 125 * 2);
+        assert_eq!(count("atom.half.cache-hint"), 5 * 5 * 2 * 2);
+        assert_eq!(count("atom.bf16.cache-hint"), 5 * 5 * 2 * 2);
+        // red{.relaxed, .release}: 3 x 5 x 5 = 75 prefixes; the pairs without exch.
+        assert_eq!(count("red"), 75 * (pairs - 3));
+        assert_eq!(count("red.cache-hint"), 3 * 5 * 2 * (pairs - 3));
+        assert_eq!(count("red.half"), 75 * 2);
+        assert_eq!(count("red.bf16"), 75 * 2);
+        assert_eq!(count("red.half.cache-hint"), 3 * 5 * 2 * 2);
+        assert_eq!(count("red.bf16.cache-hint"), 3 * 5 * 2 * 2);
+        // createpolicy.fractional.L2::primary{.L2::secondary}.b64: 4 x 3
+        // (with and without the fraction operand); .range{.global}: 2 x 4 x 3.
+        assert_eq!(count("createpolicy.fractional"), 4 * 3);
+        assert_eq!(count("createpolicy.fractional-all"), 4 * 3);
+        assert_eq!(count("createpolicy.range"), 2 * 4 * 3);
+        assert_eq!(count("createpolicy.cvt"), 1);
+    }
+}

@@ -146,12 +146,6 @@ impl OperandSlot {
 
 use Access::{Read as R, Write as W};
 
-/// Forms with `.pred` operands: registered and certified, usable once
-/// kernels have predicate tiles.
-#[allow(dead_code)] // used as families grow
-const NEEDS_PREDICATES: Usability =
-    Usability::NotYet("predicate registers as operands (tiles of `bool`), which kernels do not have yet");
-
 const TYPE: TypeRef = TypeRef::Slot("type");
 const MEMORY_TYPES: &[&str] = &[
     "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64",

@@ -1,6 +1,1228 @@
-//! Registered and certified, not yet usable: barriers, fences, async copies, matrix instructions.
+//! Registered and certified, but not yet usable by kernels: fences and
+//! barriers, asynchronous copies, mbarriers, matrix loads/stores and
+//! `mma.sync`. Each form names what the language still lacks (TK0224).
+//!
+//! Not registered yet: `wgmma.mma_async` (its floor is the arch-specific
+//! target sm_90a, which a [`crate::target::Requirement`] cannot express),
+//! `cp.async.bulk.tensor` (TMA: its `[tensorMap, {coords}]` operand is
+//! neither an address nor a register group), `mma.sync.m8n8k4.f64` (two
+//! adjacent one-register `{..}` fragments would merge into one group).
 
 use super::*;
 
+const U32: TypeRef = TypeRef::Fixed(PtxType::U32);
+const B16: TypeRef = TypeRef::Fixed(PtxType::B16);
+const B64: TypeRef = TypeRef::Fixed(PtxType::B64);
+
+const FENCES: Usability = Usability::NotYet(
+    "a memory model for kernels: fences, their scopes and the orderings they give",
+);
+const PROXIES: Usability =
+    Usability::NotYet("asynchronous-proxy operations (bulk copies, tensor maps) to order against");
+const BARRIERS: Usability = Usability::NotYet("block-wide barriers and their convergence rules");
+const ASYNC_COPIES: Usability =
+    Usability::NotYet("shared memory tiles and asynchronous copy groups");
+const BULK_COPIES: Usability =
+    Usability::NotYet("shared memory tiles, mbarriers and asynchronous bulk copies");
+const MBARRIERS: Usability = Usability::NotYet("shared memory mbarrier objects and their phases");
+const MATRIX_MOVES: Usability =
+    Usability::NotYet("shared memory tiles and warp-collective matrix fragments");
+const MMA: Usability = Usability::NotYet("warp-collective matrix fragments");
+
+/// A form of this family (no packing).
+#[allow(clippy::too_many_arguments)]
+const fn form(
+    id: &'static str,
+    mnemonic: &'static str,
+    slots: &'static [ModifierSlot],
+    operands: &'static [OperandSlot],
+    rule: fn(&super::super::form::Modifiers) -> Result<(), super::super::form::Violation>,
+    requires: fn(
+        &super::super::form::Modifiers,
+        crate::target::Target,
+    ) -> crate::target::Requirement,
+    summary: &'static str,
+    usable: Usability,
+) -> InstructionForm {
+    InstructionForm {
+        id,
+        mnemonic,
+        slots,
+        operands,
+        rule,
+        requires,
+        packing: Packing::None,
+        summary,
+        usable,
+    }
+}
+
+/// An address `[a]` of `lanes` elements of type `ty`.
+const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> OperandSlot {
+    OperandSlot {
+        name,
+        access,
+        kind: OperandKind::Address,
+        ty: TypeRef::Fixed(ty),
+        lanes: Lanes::Fixed(lanes),
+        braced: false,
+        imm: false,
+        sink: false,
+        piped: false,
+    }
+}
+
+/// A fragment of `lanes` registers of type `ty`, always written `{..}`
+/// (also with one register). Multiplicand fragments take no immediates.
+const fn frag(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> OperandSlot {
+    let mut slot = group(name, access, TypeRef::Fixed(ty), Lanes::Fixed(lanes));
+    slot.braced = lanes == 1;
+    slot
+}
+
+/// A barrier number: an immediate 0..=15 (ptxas: "expected to be in range [0..15]").
+const BARRIER: OperandSlot = imm("a", PtxType::U32, 0, 15);
+/// A thread count: ptxas takes an immediate only if it is a multiple of the
+/// warp size, so the table offers a register.
+const COUNT: OperandSlot = reg("b", R, U32).no_imm();
+/// A bulk copy's byte count: ptxas takes an immediate only if it is a
+/// multiple of 16, so the table offers a register.
+const SIZE: OperandSlot = reg("size", R, U32).no_imm();
+/// The predicate `bar.red` reduces (PTX also writes `!c`).
+const C: OperandSlot = pred("c", R);
+
+const CTA: ModifierSlot = opt("scope", &["cta"]);
+const ALIGNED: ModifierSlot = opt("aligned", &["aligned"]);
+const SHARED: ModifierSlot = opt("space", &["shared", "shared::cta"]);
+const B64_TYPE: ModifierSlot = slot("type", &["b64"]);
+const CP_ASYNC_CA: &[ModifierSlot] = &[
+    slot("cop", &["ca"]),
+    slot("space", &["shared", "shared::cta"]),
+    slot("src", &["global"]),
+    opt("prefetch", &["L2::64B", "L2::128B", "L2::256B"]),
+];
+const CP_ASYNC_16: &[ModifierSlot] = &[
+    slot("cop", &["ca", "cg"]),
+    slot("space", &["shared", "shared::cta"]),
+    slot("src", &["global"]),
+    opt("prefetch", &["L2::64B", "L2::128B", "L2::256B"]),
+];
+const MATRIX_SLOTS_X1: &[ModifierSlot] = &matrix_slots(&["x1"]);
+const MATRIX_SLOTS_X2: &[ModifierSlot] = &matrix_slots(&["x2"]);
+const MATRIX_SLOTS_X4: &[ModifierSlot] = &matrix_slots(&["x4"]);
+
+/// `ldmatrix`/`stmatrix.sync.aligned.m8n8.<num>{.trans}{.shared{::cta}}.b16`.
+const fn matrix_slots(num: &'static [&'static str]) -> [ModifierSlot; 7] {
+    [
+        slot("sync", &["sync"]),
+        slot("aligned", &["aligned"]),
+        slot("shape", &["m8n8"]),
+        slot("num", num),
+        opt("trans", &["trans"]),
+        SHARED,
+        slot("type", &["b16"]),
+    ]
+}
+
+/// `mma.sync.aligned.<shape>.row.col.<d>.<a>.<b>.<c>`.
+const fn mma_slots(
+    shape: &'static [&'static str],
+    dtype: &'static [&'static str],
+    ab: &'static [&'static str],
+    ctype: &'static [&'static str],
+) -> [ModifierSlot; 9] {
+    [
+        slot("sync", &["sync"]),
+        slot("aligned", &["aligned"]),
+        slot("shape", shape),
+        slot("alayout", &["row"]),
+        slot("blayout", &["col"]),
+        slot("dtype", dtype),
+        slot("atype", ab),
+        slot("btype", ab),
+        slot("ctype", ctype),
+    ]
+}
+
+/// The integer line: `mma.sync.aligned.<shape>.row.col{.satfinite}.s32.<a>.<b>.s32`.
+const fn mma_int_slots(shape: &'static [&'static str]) -> [ModifierSlot; 10] {
+    [
+        slot("sync", &["sync"]),
+        slot("aligned", &["aligned"]),
+        slot("shape", shape),
+        slot("alayout", &["row"]),
+        slot("blayout", &["col"]),
+        opt("satfinite", &["satfinite"]),
+        slot("dtype", &["s32"]),
+        slot("atype", INT8),
+        slot("btype", INT8),
+        slot("ctype", &["s32"]),
+    ]
+}
+
+const HALVES: &[&str] = &["f16", "bf16"];
+const INT8: &[&str] = &["s8", "u8"];
+const FP8: &[&str] = &["e4m3", "e5m2"];
+
 /// The forms of this family, in lookup order.
-pub static FORMS: &[InstructionForm] = &[];
+pub static FORMS: &[InstructionForm] = &[
+    // ------------------------------------------------------------ fences
+    form(
+        "fence",
+        "fence",
+        &[
+            opt("sem", &["sc", "acq_rel"]),
+            slot("scope", &["cta", "cluster", "gpu", "sys"]),
+        ],
+        &[],
+        no_rule,
+        rules::registered::fence_requires,
+        "order this thread's memory accesses as seen by the threads of a scope (.sc: sequentially consistent)",
+        FENCES,
+    ),
+    form(
+        "fence.proxy.alias",
+        "fence.proxy",
+        &[slot("proxy", &["alias"])],
+        &[],
+        no_rule,
+        rules::registered::proxy_alias_requires,
+        "order accesses made through different virtual aliases of one physical address",
+        FENCES,
+    ),
+    form(
+        "fence.proxy.async",
+        "fence.proxy",
+        &[
+            slot("proxy", &["async"]),
+            opt("space", &["global", "shared::cta", "shared::cluster"]),
+        ],
+        &[],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "order generic-proxy accesses against the async proxy (bulk copies, TMA)",
+        PROXIES,
+    ),
+    form(
+        "fence.proxy.tensormap-release",
+        "fence.proxy",
+        &[
+            slot("proxy", &["tensormap::generic"]),
+            slot("sem", &["release"]),
+            slot("scope", &["cta", "cluster", "gpu", "sys"]),
+        ],
+        &[],
+        no_rule,
+        rules::registered::tensormap_proxy_requires,
+        "release generic-proxy writes of a tensor map to the tensormap proxy",
+        PROXIES,
+    ),
+    form(
+        "fence.proxy.tensormap-acquire",
+        "fence.proxy",
+        &[
+            slot("proxy", &["tensormap::generic"]),
+            slot("sem", &["acquire"]),
+            slot("scope", &["cta", "cluster", "gpu", "sys"]),
+        ],
+        &[
+            addr("addr", R, PtxType::B8, 128),
+            imm("size", PtxType::U32, 128, 128),
+        ],
+        no_rule,
+        rules::registered::tensormap_proxy_requires,
+        "acquire the 128-byte tensor map at addr in the tensormap proxy",
+        PROXIES,
+    ),
+    form(
+        "fence.mbarrier_init",
+        "fence.mbarrier_init",
+        &[slot("sem", &["release"]), slot("scope", &["cluster"])],
+        &[],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "make prior mbarrier.init visible to the cluster (before remote arrives)",
+        MBARRIERS,
+    ),
+    form(
+        "membar",
+        "membar",
+        &[slot("level", &["cta", "gl", "sys"])],
+        &[],
+        no_rule,
+        rules::baseline,
+        "memory barrier at CTA, device (gl) or system level (fence.sc of that scope)",
+        FENCES,
+    ),
+    form(
+        "membar.proxy.alias",
+        "membar",
+        &[slot("level", &["proxy"]), slot("proxy", &["alias"])],
+        &[],
+        no_rule,
+        rules::registered::proxy_alias_requires,
+        "the membar spelling of fence.proxy.alias",
+        FENCES,
+    ),
+    // ---------------------------------------------------------- barriers
+    form(
+        "bar.sync",
+        "bar",
+        &[CTA, slot("op", &["sync"])],
+        &[BARRIER],
+        no_rule,
+        rules::registered::bar_requires,
+        "wait at barrier a until all threads of the CTA arrive",
+        BARRIERS,
+    ),
+    form(
+        "bar.sync-count",
+        "bar",
+        &[CTA, slot("op", &["sync"])],
+        &[BARRIER, COUNT],
+        no_rule,
+        rules::registered::bar_requires,
+        "wait at barrier a until b threads (a multiple of 32) arrive",
+        BARRIERS,
+    ),
+    form(
+        "bar.arrive",
+        "bar",
+        &[CTA, slot("op", &["arrive"])],
+        &[BARRIER, COUNT],
+        no_rule,
+        rules::registered::bar_requires,
+        "arrive at barrier a (of b threads) without waiting",
+        BARRIERS,
+    ),
+    form(
+        "bar.red.popc",
+        "bar",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["popc"]),
+            slot("type", &["u32"]),
+        ],
+        &[reg("d", W, TYPE), BARRIER, C],
+        no_rule,
+        rules::registered::bar_requires,
+        "wait at barrier a and count the threads whose predicate c is true",
+        BARRIERS,
+    ),
+    form(
+        "bar.red.popc-count",
+        "bar",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["popc"]),
+            slot("type", &["u32"]),
+        ],
+        &[reg("d", W, TYPE), BARRIER, COUNT, C],
+        no_rule,
+        rules::registered::bar_requires,
+        "wait at barrier a for b threads and count those whose predicate c is true",
+        BARRIERS,
+    ),
+    form(
+        "bar.red.pred",
+        "bar",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["and", "or"]),
+            slot("type", &["pred"]),
+        ],
+        &[pred("d", W), BARRIER, C],
+        no_rule,
+        rules::registered::bar_requires,
+        "wait at barrier a and reduce predicate c over the threads (and / or)",
+        BARRIERS,
+    ),
+    form(
+        "bar.red.pred-count",
+        "bar",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["and", "or"]),
+            slot("type", &["pred"]),
+        ],
+        &[pred("d", W), BARRIER, COUNT, C],
+        no_rule,
+        rules::registered::bar_requires,
+        "wait at barrier a for b threads and reduce predicate c (and / or)",
+        BARRIERS,
+    ),
+    form(
+        "barrier.sync",
+        "barrier",
+        &[CTA, slot("op", &["sync"]), ALIGNED],
+        &[BARRIER],
+        no_rule,
+        rules::registered::barrier_requires,
+        "wait at barrier a until all threads of the CTA arrive (.aligned: all execute the same barrier instruction)",
+        BARRIERS,
+    ),
+    form(
+        "barrier.sync-count",
+        "barrier",
+        &[CTA, slot("op", &["sync"]), ALIGNED],
+        &[BARRIER, COUNT],
+        no_rule,
+        rules::registered::barrier_requires,
+        "wait at barrier a until b threads (a multiple of 32) arrive",
+        BARRIERS,
+    ),
+    form(
+        "barrier.arrive",
+        "barrier",
+        &[CTA, slot("op", &["arrive"]), ALIGNED],
+        &[BARRIER, COUNT],
+        no_rule,
+        rules::registered::barrier_requires,
+        "arrive at barrier a (of b threads) without waiting",
+        BARRIERS,
+    ),
+    form(
+        "barrier.red.popc",
+        "barrier",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["popc"]),
+            ALIGNED,
+            slot("type", &["u32"]),
+        ],
+        &[reg("d", W, TYPE), BARRIER, C],
+        no_rule,
+        rules::registered::barrier_requires,
+        "wait at barrier a and count the threads whose predicate c is true",
+        BARRIERS,
+    ),
+    form(
+        "barrier.red.popc-count",
+        "barrier",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["popc"]),
+            ALIGNED,
+            slot("type", &["u32"]),
+        ],
+        &[reg("d", W, TYPE), BARRIER, COUNT, C],
+        no_rule,
+        rules::registered::barrier_requires,
+        "wait at barrier a for b threads and count those whose predicate c is true",
+        BARRIERS,
+    ),
+    form(
+        "barrier.red.pred",
+        "barrier",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["and", "or"]),
+            ALIGNED,
+            slot("type", &["pred"]),
+        ],
+        &[pred("d", W), BARRIER, C],
+        no_rule,
+        rules::registered::barrier_requires,
+        "wait at barrier a and reduce predicate c over the threads (and / or)",
+        BARRIERS,
+    ),
+    form(
+        "barrier.red.pred-count",
+        "barrier",
+        &[
+            CTA,
+            slot("op", &["red"]),
+            slot("redop", &["and", "or"]),
+            ALIGNED,
+            slot("type", &["pred"]),
+        ],
+        &[pred("d", W), BARRIER, COUNT, C],
+        no_rule,
+        rules::registered::barrier_requires,
+        "wait at barrier a for b threads and reduce predicate c (and / or)",
+        BARRIERS,
+    ),
+    // --------------------------------------------------------- cp.async
+    form(
+        "cp.async.4",
+        "cp.async",
+        CP_ASYNC_CA,
+        &[
+            addr("dst", W, PtxType::B32, 1),
+            addr("src", R, PtxType::B32, 1),
+            imm("cp-size", PtxType::U32, 4, 4),
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy 4 bytes from global to shared memory asynchronously",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.8",
+        "cp.async",
+        CP_ASYNC_CA,
+        &[
+            addr("dst", W, PtxType::B32, 2),
+            addr("src", R, PtxType::B32, 2),
+            imm("cp-size", PtxType::U32, 8, 8),
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy 8 bytes from global to shared memory asynchronously",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.16",
+        "cp.async",
+        CP_ASYNC_16,
+        &[
+            addr("dst", W, PtxType::B32, 4),
+            addr("src", R, PtxType::B32, 4),
+            imm("cp-size", PtxType::U32, 16, 16),
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy 16 bytes from global to shared memory asynchronously (.cg: bypassing L1)",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.4-src-size",
+        "cp.async",
+        CP_ASYNC_CA,
+        &[
+            addr("dst", W, PtxType::B32, 1),
+            addr("src", R, PtxType::B32, 1),
+            imm("cp-size", PtxType::U32, 4, 4),
+            reg("src-size", R, U32),
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy the first src-size of 4 bytes asynchronously, zero-filling the rest",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.8-src-size",
+        "cp.async",
+        CP_ASYNC_CA,
+        &[
+            addr("dst", W, PtxType::B32, 2),
+            addr("src", R, PtxType::B32, 2),
+            imm("cp-size", PtxType::U32, 8, 8),
+            reg("src-size", R, U32),
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy the first src-size of 8 bytes asynchronously, zero-filling the rest",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.16-src-size",
+        "cp.async",
+        CP_ASYNC_16,
+        &[
+            addr("dst", W, PtxType::B32, 4),
+            addr("src", R, PtxType::B32, 4),
+            imm("cp-size", PtxType::U32, 16, 16),
+            reg("src-size", R, U32),
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy the first src-size of 16 bytes asynchronously, zero-filling the rest",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.commit_group",
+        "cp.async.commit_group",
+        &[],
+        &[],
+        no_rule,
+        rules::registered::cp_async_group_requires,
+        "close the thread's pending cp.async operations into a group",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.wait_group",
+        "cp.async.wait_group",
+        &[],
+        // ptxas 12.9 takes any integer; the table caps it.
+        &[imm("n", PtxType::U32, 0, 255)],
+        no_rule,
+        rules::registered::cp_async_group_requires,
+        "wait until at most n of the thread's cp.async groups are pending",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.wait_all",
+        "cp.async.wait_all",
+        &[],
+        &[],
+        no_rule,
+        rules::registered::cp_async_group_requires,
+        "wait for all of the thread's cp.async operations",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.mbarrier.arrive",
+        "cp.async.mbarrier.arrive",
+        &[opt("noinc", &["noinc"]), SHARED, B64_TYPE],
+        &[address("addr", R)],
+        no_rule,
+        rules::registered::mbarrier_requires,
+        "arrive on the mbarrier at addr once the thread's prior cp.async operations complete",
+        MBARRIERS,
+    ),
+    // ---------------------------------------------------- cp.async.bulk
+    form(
+        "cp.async.bulk.global-to-cluster",
+        "cp.async.bulk",
+        &[
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+            addr("mbar", R, PtxType::B64, 1),
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "bulk-copy size bytes from global to shared memory, completing on an mbarrier",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.async.bulk.global-to-cluster-multicast",
+        "cp.async.bulk",
+        &[
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("multicast", &["multicast::cluster"]),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+            addr("mbar", R, PtxType::B64, 1),
+            reg("ctaMask", R, B16),
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "bulk-copy size bytes from global memory to the shared memory of the CTAs in ctaMask",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.async.bulk.cta-to-cluster",
+        "cp.async.bulk",
+        &[
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["shared::cta"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+            addr("mbar", R, PtxType::B64, 1),
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "bulk-copy size bytes from this CTA's shared memory to another CTA's in the cluster",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.async.bulk.to-global",
+        "cp.async.bulk",
+        &[
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("completion", &["bulk_group"]),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "bulk-copy size bytes from shared to global memory, completing in a bulk group",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.async.bulk.prefetch",
+        "cp.async.bulk.prefetch",
+        &[slot("level", &["L2"]), slot("src", &["global"])],
+        &[addr("src", R, PtxType::B8, 1), SIZE],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "prefetch size bytes of global memory into L2",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.async.bulk.commit_group",
+        "cp.async.bulk.commit_group",
+        &[],
+        &[],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "close the thread's pending bulk copies into a bulk group",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.async.bulk.wait_group",
+        "cp.async.bulk.wait_group",
+        &[opt("read", &["read"])],
+        &[imm("n", PtxType::U32, 0, 255)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "wait until at most n bulk groups are pending (.read: until their sources were read)",
+        BULK_COPIES,
+    ),
+    // --------------------------------------------------------- mbarrier
+    form(
+        "mbarrier.init",
+        "mbarrier.init",
+        &[SHARED, B64_TYPE],
+        &[address("addr", W), reg("count", R, U32)],
+        no_rule,
+        rules::registered::mbarrier_requires,
+        "initialise the mbarrier at addr to expect count arrivals",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.inval",
+        "mbarrier.inval",
+        &[SHARED, B64_TYPE],
+        &[address("addr", W)],
+        no_rule,
+        rules::registered::mbarrier_requires,
+        "invalidate the mbarrier at addr",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.arrive",
+        "mbarrier.arrive",
+        &[SHARED, B64_TYPE],
+        &[reg("state", W, B64), address("addr", R)],
+        no_rule,
+        rules::registered::mbarrier_requires,
+        "arrive on the mbarrier at addr; state identifies the phase",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.arrive-count",
+        "mbarrier.arrive",
+        &[SHARED, B64_TYPE],
+        &[
+            reg("state", W, B64).or_sink(),
+            address("addr", R),
+            reg("count", R, U32),
+        ],
+        no_rule,
+        rules::registered::mbarrier_sm90_requires,
+        "arrive count times on the mbarrier at addr",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.arrive.expect_tx",
+        "mbarrier.arrive.expect_tx",
+        &[SHARED, B64_TYPE],
+        &[
+            reg("state", W, B64).or_sink(),
+            address("addr", R),
+            reg("txCount", R, U32),
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "expect txCount more transaction bytes, then arrive on the mbarrier at addr",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.arrive_drop",
+        "mbarrier.arrive_drop",
+        &[SHARED, B64_TYPE],
+        // ptxas 12.9 takes `_` here from PTX 7.0 on (for `mbarrier.arrive` only from 7.8).
+        &[reg("state", W, B64).or_sink(), address("addr", R)],
+        no_rule,
+        rules::registered::mbarrier_requires,
+        "arrive on the mbarrier at addr and drop out of later phases",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.arrive_drop-count",
+        "mbarrier.arrive_drop",
+        &[SHARED, B64_TYPE],
+        &[
+            reg("state", W, B64).or_sink(),
+            address("addr", R),
+            reg("count", R, U32),
+        ],
+        no_rule,
+        rules::registered::mbarrier_sm90_requires,
+        "arrive count times and drop out of later phases",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.arrive_drop.expect_tx",
+        "mbarrier.arrive_drop.expect_tx",
+        &[SHARED, B64_TYPE],
+        &[
+            reg("state", W, B64).or_sink(),
+            address("addr", R),
+            reg("txCount", R, U32),
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "expect txCount more transaction bytes, arrive and drop out of later phases",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.expect_tx",
+        "mbarrier.expect_tx",
+        &[
+            opt("space", &["shared", "shared::cta", "shared::cluster"]),
+            B64_TYPE,
+        ],
+        &[address("addr", R), reg("txCount", R, U32)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "raise the mbarrier's expected transaction bytes by txCount",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.complete_tx",
+        "mbarrier.complete_tx",
+        &[
+            opt("space", &["shared", "shared::cta", "shared::cluster"]),
+            B64_TYPE,
+        ],
+        &[address("addr", R), reg("txCount", R, U32)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "complete txCount transaction bytes on the mbarrier",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.test_wait",
+        "mbarrier.test_wait",
+        &[SHARED, B64_TYPE],
+        &[pred("done", W), address("addr", R), reg("state", R, B64)],
+        no_rule,
+        rules::registered::mbarrier_requires,
+        "whether the phase named by state has completed (does not block)",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.test_wait.parity",
+        "mbarrier.test_wait",
+        &[slot("parity", &["parity"]), SHARED, B64_TYPE],
+        &[pred("done", W), address("addr", R), reg("parity", R, U32)],
+        no_rule,
+        rules::registered::mbarrier_parity_requires,
+        "whether the phase of the given parity has completed (does not block)",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.try_wait",
+        "mbarrier.try_wait",
+        &[SHARED, B64_TYPE],
+        &[pred("done", W), address("addr", R), reg("state", R, B64)],
+        no_rule,
+        rules::registered::mbarrier_sm90_requires,
+        "wait a while for the phase named by state to complete",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.try_wait-hint",
+        "mbarrier.try_wait",
+        &[SHARED, B64_TYPE],
+        &[
+            pred("done", W),
+            address("addr", R),
+            reg("state", R, B64),
+            reg("suspendTimeHint", R, U32),
+        ],
+        no_rule,
+        rules::registered::mbarrier_sm90_requires,
+        "wait up to about suspendTimeHint ns for the phase named by state",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.try_wait.parity",
+        "mbarrier.try_wait",
+        &[slot("parity", &["parity"]), SHARED, B64_TYPE],
+        &[pred("done", W), address("addr", R), reg("parity", R, U32)],
+        no_rule,
+        rules::registered::mbarrier_sm90_requires,
+        "wait a while for the phase of the given parity to complete",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.try_wait.parity-hint",
+        "mbarrier.try_wait",
+        &[slot("parity", &["parity"]), SHARED, B64_TYPE],
+        &[
+            pred("done", W),
+            address("addr", R),
+            reg("parity", R, U32),
+            reg("suspendTimeHint", R, U32),
+        ],
+        no_rule,
+        rules::registered::mbarrier_sm90_requires,
+        "wait up to about suspendTimeHint ns for the phase of the given parity",
+        MBARRIERS,
+    ),
+    form(
+        "mbarrier.pending_count",
+        "mbarrier.pending_count",
+        &[B64_TYPE],
+        &[reg("count", W, U32), reg("state", R, B64)],
+        no_rule,
+        rules::registered::mbarrier_requires,
+        "the pending arrival count recorded in state",
+        MBARRIERS,
+    ),
+    // ------------------------------------------------ ldmatrix / stmatrix
+    form(
+        "ldmatrix.x1",
+        "ldmatrix",
+        MATRIX_SLOTS_X1,
+        &[frag("d", W, PtxType::B32, 1), addr("p", R, PtxType::B16, 8)],
+        no_rule,
+        rules::registered::ldmatrix_requires,
+        "load one 8x8 b16 matrix from shared memory into a warp's registers (one per thread)",
+        MATRIX_MOVES,
+    ),
+    form(
+        "ldmatrix.x2",
+        "ldmatrix",
+        MATRIX_SLOTS_X2,
+        &[frag("d", W, PtxType::B32, 2), addr("p", R, PtxType::B16, 8)],
+        no_rule,
+        rules::registered::ldmatrix_requires,
+        "load two 8x8 b16 matrices from shared memory (two registers per thread)",
+        MATRIX_MOVES,
+    ),
+    form(
+        "ldmatrix.x4",
+        "ldmatrix",
+        MATRIX_SLOTS_X4,
+        &[frag("d", W, PtxType::B32, 4), addr("p", R, PtxType::B16, 8)],
+        no_rule,
+        rules::registered::ldmatrix_requires,
+        "load four 8x8 b16 matrices from shared memory (four registers per thread)",
+        MATRIX_MOVES,
+    ),
+    form(
+        "stmatrix.x1",
+        "stmatrix",
+        MATRIX_SLOTS_X1,
+        &[
+            addr("p", W, PtxType::B16, 8),
+            frag("r", R, PtxType::B32, 1).no_imm(),
+        ],
+        no_rule,
+        rules::registered::stmatrix_requires,
+        "store one 8x8 b16 matrix from a warp's registers to shared memory",
+        MATRIX_MOVES,
+    ),
+    form(
+        "stmatrix.x2",
+        "stmatrix",
+        MATRIX_SLOTS_X2,
+        &[
+            addr("p", W, PtxType::B16, 8),
+            frag("r", R, PtxType::B32, 2).no_imm(),
+        ],
+        no_rule,
+        rules::registered::stmatrix_requires,
+        "store two 8x8 b16 matrices to shared memory",
+        MATRIX_MOVES,
+    ),
+    form(
+        "stmatrix.x4",
+        "stmatrix",
+        MATRIX_SLOTS_X4,
+        &[
+            addr("p", W, PtxType::B16, 8),
+            frag("r", R, PtxType::B32, 4).no_imm(),
+        ],
+        no_rule,
+        rules::registered::stmatrix_requires,
+        "store four 8x8 b16 matrices to shared memory",
+        MATRIX_MOVES,
+    ),
+    // --------------------------------------------------------- mma.sync
+    form(
+        "mma.m16n8k16.f32",
+        "mma",
+        &mma_slots(&["m16n8k16"], &["f32"], HALVES, &["f32"]),
+        &[
+            frag("d", W, PtxType::F32, 4),
+            frag("a", R, PtxType::B32, 4).no_imm(),
+            frag("b", R, PtxType::B32, 2).no_imm(),
+            frag("c", R, PtxType::F32, 4),
+        ],
+        rules::registered::mma_same_multiplicands,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 f32 tile, k = 16 halves (A: 4, B: 2 packed pairs per thread)",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k16.f16",
+        "mma",
+        &mma_slots(&["m16n8k16"], &["f16"], &["f16"], &["f16"]),
+        &[
+            frag("d", W, PtxType::F16x2, 2),
+            frag("a", R, PtxType::B32, 4).no_imm(),
+            frag("b", R, PtxType::B32, 2).no_imm(),
+            frag("c", R, PtxType::F16x2, 2),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 f16 tile, k = 16 (accumulators are f16 pairs)",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k8.f32",
+        "mma",
+        &mma_slots(&["m16n8k8"], &["f32"], HALVES, &["f32"]),
+        &[
+            frag("d", W, PtxType::F32, 4),
+            frag("a", R, PtxType::B32, 2).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::F32, 4),
+        ],
+        rules::registered::mma_same_multiplicands,
+        rules::registered::mma_m16n8k8_requires,
+        "D = A x B + C on a 16x8 f32 tile, k = 8 halves",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k8.f16",
+        "mma",
+        &mma_slots(&["m16n8k8"], &["f16"], &["f16"], &["f16"]),
+        &[
+            frag("d", W, PtxType::F16x2, 2),
+            frag("a", R, PtxType::B32, 2).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::F16x2, 2),
+        ],
+        no_rule,
+        rules::registered::mma_m16n8k8_requires,
+        "D = A x B + C on a 16x8 f16 tile, k = 8",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k8.tf32",
+        "mma",
+        &mma_slots(&["m16n8k8"], &["f32"], &["tf32"], &["f32"]),
+        &[
+            frag("d", W, PtxType::F32, 4),
+            frag("a", R, PtxType::B32, 4).no_imm(),
+            frag("b", R, PtxType::B32, 2).no_imm(),
+            frag("c", R, PtxType::F32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 f32 tile, k = 8 tf32",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k4.tf32",
+        "mma",
+        &mma_slots(&["m16n8k4"], &["f32"], &["tf32"], &["f32"]),
+        &[
+            frag("d", W, PtxType::F32, 4),
+            frag("a", R, PtxType::B32, 2).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::F32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 f32 tile, k = 4 tf32",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k32.int8",
+        "mma",
+        &mma_int_slots(&["m16n8k32"]),
+        &[
+            frag("d", W, PtxType::S32, 4),
+            frag("a", R, PtxType::B32, 4).no_imm(),
+            frag("b", R, PtxType::B32, 2).no_imm(),
+            frag("c", R, PtxType::S32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 s32 tile, k = 32 8-bit integers (signedness may mix; .satfinite clamps)",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k16.int8",
+        "mma",
+        &mma_int_slots(&["m16n8k16"]),
+        &[
+            frag("d", W, PtxType::S32, 4),
+            frag("a", R, PtxType::B32, 2).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::S32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 s32 tile, k = 16 8-bit integers",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k32.fp8",
+        "mma",
+        &mma_slots(&["m16n8k32"], &["f32"], FP8, &["f32"]),
+        &[
+            frag("d", W, PtxType::F32, 4),
+            frag("a", R, PtxType::B32, 4).no_imm(),
+            frag("b", R, PtxType::B32, 2).no_imm(),
+            frag("c", R, PtxType::F32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_fp8_requires,
+        "D = A x B + C on a 16x8 f32 tile, k = 32 fp8 (e4m3 and e5m2 may mix)",
+        MMA,
+    ),
+];
+
+#[cfg(test)]
+mod tests {
+    use super::FORMS;
+    use crate::ptx::resolve::legal_variants;
+
+    fn count(id: &str) -> usize {
+        legal_variants(FORMS.iter().find(|f| f.id == id).expect("form id")).len()
+    }
+
+    #[test]
+    fn variant_counts() {
+        // fence{.sc,.acq_rel}.{cta,cluster,gpu,sys}: 3 x 4
+        assert_eq!(count("fence"), 12);
+        // fence.proxy.alias
+        assert_eq!(count("fence.proxy.alias"), 1);
+        // fence.proxy.async{.global,.shared::cta,.shared::cluster}
+        assert_eq!(count("fence.proxy.async"), 4);
+        // fence.proxy.tensormap::generic.release.{cta,cluster,gpu,sys}
+        assert_eq!(count("fence.proxy.tensormap-release"), 4);
+        // fence.proxy.tensormap::generic.acquire.{cta,cluster,gpu,sys} [addr], 128
+        assert_eq!(count("fence.proxy.tensormap-acquire"), 4);
+        // fence.mbarrier_init.release.cluster
+        assert_eq!(count("fence.mbarrier_init"), 1);
+        // membar.{cta,gl,sys}
+        assert_eq!(count("membar"), 3);
+        // membar.proxy.alias
+        assert_eq!(count("membar.proxy.alias"), 1);
+        // bar{.cta}.sync a{, b}; bar{.cta}.arrive a, b
+        for id in ["bar.sync", "bar.sync-count", "bar.arrive"] {
+            assert_eq!(count(id), 2, "{id}");
+        }
+        // bar{.cta}.red.popc.u32 d, a{, b}, {!}c
+        assert_eq!(count("bar.red.popc"), 2);
+        assert_eq!(count("bar.red.popc-count"), 2);
+        // bar{.cta}.red.{and,or}.pred p, a{, b}, {!}c
+        assert_eq!(count("bar.red.pred"), 4);
+        assert_eq!(count("bar.red.pred-count"), 4);
+        // barrier{.cta}.{sync,arrive}{.aligned} a{, b}
+        for id in ["barrier.sync", "barrier.sync-count", "barrier.arrive"] {
+            assert_eq!(count(id), 4, "{id}");
+        }
+        // barrier{.cta}.red.popc{.aligned}.u32 d, a{, b}, {!}c
+        assert_eq!(count("barrier.red.popc"), 4);
+        assert_eq!(count("barrier.red.popc-count"), 4);
+        // barrier{.cta}.red.{and,or}{.aligned}.pred p, a{, b}, {!}c
+        assert_eq!(count("barrier.red.pred"), 8);
+        assert_eq!(count("barrier.red.pred-count"), 8);
+        // cp.async.ca.shared{::cta}.global{.L2::{64,128,256}B} [dst], [src], {4,8}{, src-size}: 2 x 4
+        for id in [
+            "cp.async.4",
+            "cp.async.8",
+            "cp.async.4-src-size",
+            "cp.async.8-src-size",
+        ] {
+            assert_eq!(count(id), 8, "{id}");
+        }
+        // cp.async.{ca,cg}.shared{::cta}.global{.L2::{64,128,256}B} [dst], [src], 16{, src-size}
+        assert_eq!(count("cp.async.16"), 16);
+        assert_eq!(count("cp.async.16-src-size"), 16);
+        // cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all
+        assert_eq!(count("cp.async.commit_group"), 1);
+        assert_eq!(count("cp.async.wait_group"), 1);
+        assert_eq!(count("cp.async.wait_all"), 1);
+        // cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]
+        assert_eq!(count("cp.async.mbarrier.arrive"), 6);
+        // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}
+        assert_eq!(count("cp.async.bulk.global-to-cluster"), 1);
+        assert_eq!(count("cp.async.bulk.global-to-cluster-multicast"), 1);
+        // cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes
+        assert_eq!(count("cp.async.bulk.cta-to-cluster"), 1);
+        // cp.async.bulk.global.shared::cta.bulk_group
+        assert_eq!(count("cp.async.bulk.to-global"), 1);
+        // cp.async.bulk.prefetch.L2.global [src], size
+        assert_eq!(count("cp.async.bulk.prefetch"), 1);
+        // cp.async.bulk.commit_group; cp.async.bulk.wait_group{.read} N
+        assert_eq!(count("cp.async.bulk.commit_group"), 1);
+        assert_eq!(count("cp.async.bulk.wait_group"), 2);
+        // mbarrier.<op>{.shared{::cta}}.b64 ...
+        for id in [
+            "mbarrier.init",
+            "mbarrier.inval",
+            "mbarrier.arrive",
+            "mbarrier.arrive-count",
+            "mbarrier.arrive.expect_tx",
+            "mbarrier.arrive_drop",
+            "mbarrier.arrive_drop-count",
+            "mbarrier.arrive_drop.expect_tx",
+            "mbarrier.test_wait",
+            "mbarrier.test_wait.parity",
+            "mbarrier.try_wait",
+            "mbarrier.try_wait-hint",
+            "mbarrier.try_wait.parity",
+            "mbarrier.try_wait.parity-hint",
+        ] {
+            assert_eq!(count(id), 3, "{id}");
+        }
+        // mbarrier.{expect_tx,complete_tx}{.shared{::cta},.shared::cluster}.b64 [addr], txCount
+        assert_eq!(count("mbarrier.expect_tx"), 4);
+        assert_eq!(count("mbarrier.complete_tx"), 4);
+        // mbarrier.pending_count.b64 count, state
+        assert_eq!(count("mbarrier.pending_count"), 1);
+        // ldmatrix/stmatrix.sync.aligned.m8n8.xN{.trans}{.shared{::cta}}.b16: 2 x 3
+        for id in [
+            "ldmatrix.x1",
+            "ldmatrix.x2",
+            "ldmatrix.x4",
+            "stmatrix.x1",
+            "stmatrix.x2",
+            "stmatrix.x4",
+        ] {
+            assert_eq!(count(id), 6, "{id}");
+        }
+        // mma.sync.aligned.m16n8k{16,8}.row.col.f32.{f16,bf16}.<same>.f32
+        assert_eq!(count("mma.m16n8k16.f32"), 2);
+        assert_eq!(count("mma.m16n8k8.f32"), 2);
+        // mma.sync.aligned.m16n8k{16,8}.row.col.f16.f16.f16.f16
+        assert_eq!(count("mma.m16n8k16.f16"), 1);
+        assert_eq!(count("mma.m16n8k8.f16"), 1);
+        // mma.sync.aligned.m16n8k{8,4}.row.col.f32.tf32.tf32.f32
+        assert_eq!(count("mma.m16n8k8.tf32"), 1);
+        assert_eq!(count("mma.m16n8k4.tf32"), 1);
+        // mma.sync.aligned.m16n8k{32,16}.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32: 2 x 2 x 2
+        assert_eq!(count("mma.m16n8k32.int8"), 8);
+        assert_eq!(count("mma.m16n8k16.int8"), 8);
+        // mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
+        assert_eq!(count("mma.m16n8k32.fp8"), 4);
+    }
+}

@@ -1,0 +1,290 @@
+//! Kernels over forms the table gained with its families: atomics (under
+//! the race checker's atomic rule), generic addressing, `ldu`, `lop3`,
+//! `prmt`, packed half arithmetic. Each kernel's PTX is assembled by ptxas;
+//! on a GPU each result is compared with a host reference, bit for bit.
+
+mod support;
+
+use tile_kernel::prelude::*;
+
+/// bins[b] += x[i] for every i with i % 16 == b (`red`), and every thread
+/// takes a ticket from one counter (`atom` returns the old value): many
+/// threads update one element, which only atomics may do.
+#[tile_kernel(grid = [ceil_div(N, 256), 1, 1], block = 256)]
+fn atomics(
+    x: Tensor<u32, N>,
+    bins: Tensor<u32, 16>,
+    counter: Tensor<u32, 1>,
+    tickets: Tensor<u32, N>,
+) {
+    let i = cta_id(0) * 256 + thread_id(0);
+    let v = alloc_local::<u32>([1]);
+    let ticket = alloc_local::<u32>([1]);
+    if i < N {
+        let b = i % 16;
+        apply(ptx["ld.global.u32"], v, x.slice(s![i..i + 1]));
+        apply(ptx["red.global.add.u32"], bins.slice(s![b..b + 1]), v);
+        apply(ptx["atom.global.add.u32"], ticket, counter, 1);
+        apply(ptx["st.global.u32"], tickets.slice(s![i..i + 1]), ticket);
+    }
+}
+
+/// y = x through generic addresses (`ld.f32`/`st.f32` without a space),
+/// times a uniform scale read with `ldu`.
+#[tile_kernel(grid = [ceil_div(N, 256), 1, 1], block = 256)]
+fn generic_scale(x: Tensor<f32, N>, scale: Tensor<f32, 1>, y: Tensor<f32, N>) {
+    let i = cta_id(0) * 256 + thread_id(0);
+    let v = alloc_local::<f32>([1]);
+    let s = alloc_local::<f32>([1]);
+    if i < N {
+        apply(ptx["ldu.global.f32"], s, scale);
+        apply(ptx["ld.f32"], v, x.slice(s![i..i + 1]));
+        apply(ptx["mul.rn.f32"], v, v, s);
+        apply(ptx["st.f32"], y.slice(s![i..i + 1]), v);
+    }
+}
+
+/// Per thread: lop3 (a ^ b ^ c, LUT 0x96), prmt (byte permutation 0x5140:
+/// interleave the low bytes of a and b), and add.rn.f16x2 of two packed
+/// half pairs.
+#[tile_kernel(grid = 1, block = 64)]
+fn bits_and_halves(
+    a: Tensor<u32, 64>,
+    b: Tensor<u32, 64>,
+    c: Tensor<u32, 64>,
+    out: Tensor<u32, 64, 3>,
+) {
+    let t = thread_id(0);
+    let x = alloc_local::<u32>([3]);
+    let r = alloc_local::<u32>([3]);
+    apply(
+        ptx["ld.global.u32"],
+        x.slice(s![0..1]),
+        a.slice(s![t..t + 1]),
+    );
+    apply(
+        ptx["ld.global.u32"],
+        x.slice(s![1..2]),
+        b.slice(s![t..t + 1]),
+    );
+    apply(
+        ptx["ld.global.u32"],
+        x.slice(s![2..3]),
+        c.slice(s![t..t + 1]),
+    );
+    apply(
+        ptx["lop3.b32"],
+        r.slice(s![0..1]),
+        x.slice(s![0..1]),
+        x.slice(s![1..2]),
+        x.slice(s![2..3]),
+        0x96,
+    );
+    apply(
+        ptx["prmt.b32"],
+        r.slice(s![1..2]),
+        x.slice(s![0..1]),
+        x.slice(s![1..2]),
+        0x5140,
+    );
+    apply(
+        ptx["add.rn.f16x2"],
+        r.slice(s![2..3]),
+        x.slice(s![0..1]),
+        x.slice(s![1..2]),
+    );
+    apply(
+        ptx["st.global.u32"],
+        out.slice(s![t, ..]).unsqueeze(-1),
+        r.unsqueeze(-1),
+    );
+}
+
+fn lines(ptx: &str) -> Vec<&str> {
+    ptx.lines().map(str::trim).collect()
+}
+
+#[test]
+fn atomics_compile_to_red_and_atom() {
+    let l = lines(atomics::PTX);
+    assert!(
+        l.iter().any(|l| l.starts_with("red.global.add.u32 [")),
+        "{}",
+        atomics::PTX
+    );
+    assert!(
+        l.iter()
+            .any(|l| l.starts_with("atom.global.add.u32 %t1_ticket_0, [")),
+        "{}",
+        atomics::PTX
+    );
+    support::ptxas::assemble(atomics::PTX, "sm_90");
+}
+
+#[test]
+fn generic_forms_use_the_generic_pointer() {
+    let l = lines(generic_scale::PTX);
+    // The parameter is copied before `cvta.to.global` makes it global.
+    let copy = l
+        .iter()
+        .position(|l| l.starts_with("mov.b64 %g0_x, %a0_x;"))
+        .expect("generic copy of x");
+    let cvta = l
+        .iter()
+        .position(|l| *l == "cvta.to.global.u64 %a0_x, %a0_x;")
+        .expect("cvta of x");
+    assert!(copy < cvta, "{}", generic_scale::PTX);
+    assert!(
+        l.iter()
+            .any(|l| l.starts_with("ld.f32 %t0_v_0, [%ad")
+                || l.starts_with("ld.f32 %t0_v_0, [%g0_x")),
+        "{}",
+        generic_scale::PTX
+    );
+    // `ldu.global` keeps the global pointer; `scale` has no generic copy.
+    assert!(
+        l.iter()
+            .any(|l| l.starts_with("ldu.global.f32 %t1_s_0, [%a1_scale]")),
+        "{}",
+        generic_scale::PTX
+    );
+    assert!(
+        !generic_scale::PTX.contains("%g1_scale"),
+        "{}",
+        generic_scale::PTX
+    );
+    support::ptxas::assemble(generic_scale::PTX, "sm_90");
+}
+
+#[test]
+fn lop3_takes_its_table_inline() {
+    assert!(
+        lines(bits_and_halves::PTX)
+            .iter()
+            .any(|l| l.starts_with("lop3.b32 ") && l.ends_with(", 150;")),
+        "{}",
+        bits_and_halves::PTX
+    );
+    support::ptxas::assemble(bits_and_halves::PTX, "sm_90");
+}
+
+mod gpu {
+    //! On the H200, against host references. Ignored without a GPU.
+
+    use tile_kernel::prelude::*;
+
+    fn device() -> Device {
+        Device::new(0).expect("these tests need a CUDA device")
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn atomics_match_the_host() {
+        let dev = device();
+        for n in [0usize, 1, 255, 4096 + 7, (1 << 20) + 3] {
+            let x: Vec<u32> = (0..n as u32)
+                .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
+                .collect();
+            let a = dev.upload(&x, [n]).unwrap();
+            let mut bins = dev.zeros::<u32>([16]).unwrap();
+            let mut counter = dev.zeros::<u32>([1]).unwrap();
+            let mut tickets = dev.zeros::<u32>([n]).unwrap();
+            super::atomics(&dev, &a, &mut bins, &mut counter, &mut tickets).unwrap();
+            let mut want = [0u32; 16];
+            for (i, v) in x.iter().enumerate() {
+                want[i % 16] = want[i % 16].wrapping_add(*v);
+            }
+            assert_eq!(bins.download().unwrap(), want, "n = {n}");
+            assert_eq!(counter.download().unwrap(), [n as u32], "n = {n}");
+            let mut tickets = tickets.download().unwrap();
+            tickets.sort_unstable();
+            assert!(
+                tickets.iter().enumerate().all(|(i, t)| *t == i as u32),
+                "n = {n}: tickets are not 0..n"
+            );
+        }
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn generic_scale_matches_the_host() {
+        let dev = device();
+        for n in [0usize, 1, 1000, (1 << 20) + 3] {
+            let x: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 1000.0).collect();
+            let s = 1.0f32 / 3.0;
+            let a = dev.upload(&x, [n]).unwrap();
+            let sc = dev.upload(&[s], [1]).unwrap();
+            let mut y = dev.zeros::<f32>([n]).unwrap();
+            super::generic_scale(&dev, &a, &sc, &mut y).unwrap();
+            let got = y.download().unwrap();
+            for i in 0..n {
+                assert_eq!(got[i].to_bits(), (x[i] * s).to_bits(), "i = {i}");
+            }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn bits_and_halves_match_the_host() {
+        let dev = device();
+        let word = |k: u32| k.wrapping_mul(0x9E37_79B9).rotate_left(k % 31);
+        let (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>) = (0..64u32)
+            .map(|t| (word(3 * t + 1), word(3 * t + 2), word(3 * t + 3)))
+            .fold(
+                (vec![], vec![], vec![]),
+                |(mut a, mut b, mut c), (x, y, z)| {
+                    a.push(x);
+                    b.push(y);
+                    c.push(z);
+                    (a, b, c)
+                },
+            );
+        let (da, db, dc) = (
+            dev.upload(&a, [64]).unwrap(),
+            dev.upload(&b, [64]).unwrap(),
+            dev.upload(&c, [64]).unwrap(),
+        );
+        let mut out = dev.zeros::<u32>([64, 3]).unwrap();
+        super::bits_and_halves(&dev, &da, &db, &dc, &mut out).unwrap();
+        let got = out.download().unwrap();
+        let half_add = |x: u16, y: u16| {
+            let (x, y) = (f16::from_bits(x), f16::from_bits(y));
+            // f16 + f16 is exact in f32, so one rounding to f16 is the
+            // correctly rounded sum; NaN results compare as canonical NaN.
+            let sum = f16::from_f32(x.to_f32() + y.to_f32());
+            if sum.is_nan() { 0x7fff } else { sum.to_bits() }
+        };
+        for t in 0..64 {
+            let (x, y, z) = (a[t], b[t], c[t]);
+            assert_eq!(got[3 * t], x ^ y ^ z, "lop3, t = {t}");
+            // prmt 0x5140: bytes (from the 8 bytes b:a, a lowest) 0, 4, 1, 5.
+            let bytes = [
+                x as u8,
+                (x >> 8) as u8,
+                (x >> 16) as u8,
+                (x >> 24) as u8,
+                y as u8,
+                (y >> 8) as u8,
+                (y >> 16) as u8,
+                (y >> 24) as u8,
+            ];
+            let want = u32::from_le_bytes([bytes[0], bytes[4], bytes[1], bytes[5]]);
+            assert_eq!(got[3 * t + 1], want, "prmt, t = {t}");
+            let lo = half_add(x as u16, y as u16);
+            let hi = half_add((x >> 16) as u16, (y >> 16) as u16);
+            let g = got[3 * t + 2];
+            let norm = |h: u16| {
+                if f16::from_bits(h).is_nan() {
+                    0x7fff
+                } else {
+                    h
+                }
+            };
+            assert_eq!(
+                (norm(g as u16), norm((g >> 16) as u16)),
+                (lo, hi),
+                "add.rn.f16x2, t = {t}"
+            );
+        }
+    }
+}
