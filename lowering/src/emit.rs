@@ -192,14 +192,35 @@ pub fn emit(program: &Program) -> String {
     out
 }
 
-/// Joins rendered operands `(text, braced)` into PTX's operand list:
-/// consecutive braced operands (the split spelling of `mov.b32 d, {a, b}`)
-/// share one `{..}`.
-pub fn operand_list(rendered: impl IntoIterator<Item = (String, bool)>) -> String {
+/// How a rendered operand joins its neighbours in PTX's operand list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Join {
+    /// Its own operand.
+    Alone,
+    /// Inside one `{..}` with the neighbouring braced operands (the split
+    /// spelling of `mov.b32 d, {a, b}`).
+    Braced,
+    /// Appended to the previous operand as `prev|this` (`shfl.sync`'s
+    /// `d|p`).
+    Piped,
+}
+
+impl Join {
+    pub fn of(braced: bool, after_pipe: bool) -> Join {
+        match (braced, after_pipe) {
+            (_, true) => Join::Piped,
+            (true, false) => Join::Braced,
+            (false, false) => Join::Alone,
+        }
+    }
+}
+
+/// Joins rendered operands into PTX's operand list.
+pub fn operand_list(rendered: impl IntoIterator<Item = (String, Join)>) -> String {
     let mut operands: Vec<String> = Vec::new();
     let mut group: Vec<String> = Vec::new();
-    for (text, braced) in rendered {
-        if braced {
+    for (text, join) in rendered {
+        if join == Join::Braced {
             group.push(text);
             continue;
         }
@@ -207,7 +228,13 @@ pub fn operand_list(rendered: impl IntoIterator<Item = (String, bool)>) -> Strin
             operands.push(format!("{{{}}}", group.join(", ")));
             group.clear();
         }
-        operands.push(text);
+        match (join, operands.last_mut()) {
+            (Join::Piped, Some(previous)) => {
+                previous.push('|');
+                previous.push_str(&text);
+            }
+            _ => operands.push(text),
+        }
     }
     if !group.is_empty() {
         operands.push(format!("{{{}}}", group.join(", ")));
@@ -790,11 +817,13 @@ impl Emitter<'_> {
                 }
             }
         }
-        let mut rendered: Vec<(String, bool)> = Vec::new();
+        let mut rendered: Vec<(String, Join)> = Vec::new();
         for (operand, name) in instruction.operands.iter().zip(names) {
             match operand {
-                OperandValue::Registers { braced, .. } => {
-                    rendered.push((name.unwrap_or_default(), *braced));
+                OperandValue::Registers {
+                    braced, after_pipe, ..
+                } => {
+                    rendered.push((name.unwrap_or_default(), Join::of(*braced, *after_pipe)));
                 }
                 OperandValue::Memory {
                     param,
@@ -802,16 +831,21 @@ impl Emitter<'_> {
                     generic,
                 } => {
                     let text = self.address(*param, offset, *generic, out);
-                    rendered.push((text, false));
+                    rendered.push((text, Join::Alone));
                 }
                 OperandValue::Param { param, .. } => {
-                    rendered.push((scalar_reg(*param, &self.program.params[*param].name), false));
+                    rendered.push((
+                        scalar_reg(*param, &self.program.params[*param].name),
+                        Join::Alone,
+                    ));
                 }
                 OperandValue::Constant { value, bits } => {
                     let name = self.constant(*bits, *value);
-                    rendered.push((name, false));
+                    rendered.push((name, Join::Alone));
                 }
-                OperandValue::Immediate { value } => rendered.push((value.to_string(), false)),
+                OperandValue::Immediate { value } => {
+                    rendered.push((value.to_string(), Join::Alone));
+                }
             }
         }
 

@@ -327,6 +327,8 @@ pub enum OperandValue {
         /// Several lanes written `p|q` (`setp`'s two destinations) instead
         /// of a `{..}` group.
         piped: bool,
+        /// Written after the previous operand as `prev|this`.
+        after_pipe: bool,
     },
     /// `[base + offset]` into a tensor parameter; `offset` in bytes.
     /// `generic`: the form takes a generic address (no state space), so

@@ -23,7 +23,7 @@ impl fmt::Display for PtxVersion {
 }
 
 /// A GPU architecture target (`sm_90`, `sm_90a`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Target {
     /// The compute capability as a number: `sm_89` -> 89.
     pub sm: u32,
@@ -128,8 +128,14 @@ impl fmt::Display for Target {
 /// What one instruction form needs from the target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Requirement {
+    /// The lowest architecture (for an arch-specific form: the first of
+    /// `only_on`).
     pub sm: u32,
     pub ptx: PtxVersion,
+    /// Arch-specific forms (`wgmma` on sm_90a, fp4 conversions on
+    /// sm_100a): available exactly on the `a` targets of these
+    /// architectures, not on later ones.
+    pub only_on: Option<&'static [u32]>,
 }
 
 impl Requirement {
@@ -137,19 +143,55 @@ impl Requirement {
         Requirement {
             sm,
             ptx: PtxVersion::new(major, minor),
+            only_on: None,
         }
     }
 
-    /// The stricter of two requirements, component-wise.
+    /// A form of the `a` targets of `archs` only (the first is the floor).
+    pub const fn arch_specific(archs: &'static [u32], major: u8, minor: u8) -> Self {
+        Requirement {
+            sm: archs[0],
+            ptx: PtxVersion::new(major, minor),
+            only_on: Some(archs),
+        }
+    }
+
+    /// The stricter of two requirements, component-wise (an arch-specific
+    /// one stays arch-specific).
     pub fn max(self, other: Requirement) -> Requirement {
         Requirement {
             sm: self.sm.max(other.sm),
             ptx: self.ptx.max(other.ptx),
+            only_on: self.only_on.or(other.only_on),
         }
     }
 
     pub fn is_met_by(self, target: Target) -> bool {
-        target.sm >= self.sm
+        match self.only_on {
+            None => target.sm >= self.sm,
+            Some(archs) => target.arch_specific && archs.contains(&target.sm),
+        }
+    }
+
+    /// The targets that meet it, for messages: `sm_89 or newer`,
+    /// `sm_100a or sm_120a`.
+    pub fn targets_text(self) -> String {
+        match self.only_on {
+            None => format!("sm_{} or newer", self.sm),
+            Some(archs) => archs
+                .iter()
+                .map(|sm| format!("sm_{sm}a"))
+                .collect::<Vec<_>>()
+                .join(" or "),
+        }
+    }
+
+    /// The lowest target that meets it.
+    pub fn floor_target(self) -> Target {
+        Target {
+            sm: self.sm,
+            arch_specific: self.only_on.is_some(),
+        }
     }
 }
 

@@ -23,7 +23,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tile_kernel_lowering::emit::operand_list;
+use tile_kernel_lowering::emit::{Join, operand_list};
 use tile_kernel_lowering::ptx::form::{
     Access, InstructionForm, Lanes, ModifierSlot, OperandSlot, Packing, TypeRef, no_rule,
 };
@@ -85,18 +85,26 @@ fn previous_version(v: PtxVersion) -> PtxVersion {
     all[i - 1]
 }
 
-fn target_min(sm: u32) -> PtxVersion {
-    Target::sm(sm).min_ptx_version().expect("known target")
+fn target_min(sm: Target) -> PtxVersion {
+    sm.min_ptx_version().expect("known target")
 }
 
 /// The lowest real target (sm_70 or newer) at which `m` is available, and
-/// the requirement the table reports for that target.
-fn floor_target(m: &Modifiers) -> (u32, Requirement) {
+/// the requirement the table reports for that target. An arch-specific
+/// variant's floor is the first `a` target it names.
+fn floor_target(m: &Modifiers) -> (Target, Requirement) {
+    if let Some(archs) = m.requirement(Target::SM_90).only_on {
+        let target = Target {
+            sm: archs[0],
+            arch_specific: true,
+        };
+        return (target, m.requirement(target));
+    }
     let mut sm = 70;
     loop {
         let req = m.requirement(Target::sm(sm));
         if req.sm <= sm {
-            return (sm, req);
+            return (Target::sm(sm), req);
         }
         sm = *TARGETS
             .iter()
@@ -106,7 +114,7 @@ fn floor_target(m: &Modifiers) -> (u32, Requirement) {
 }
 
 /// The `.version` a kernel for `sm` using `m` declares.
-fn version_for(sm: u32, req: Requirement) -> PtxVersion {
+fn version_for(sm: Target, req: Requirement) -> PtxVersion {
     target_min(sm).max(req.ptx)
 }
 
@@ -180,7 +188,7 @@ fn instruction_with(
     substitute: Option<(usize, Substitute)>,
 ) -> String {
     regs.start();
-    let rendered: Vec<(String, bool)> = m
+    let rendered: Vec<(String, Join)> = m
         .operands()
         .into_iter()
         .enumerate()
@@ -208,7 +216,7 @@ fn instruction_with(
                     }
                 }
             };
-            (text, op.braced)
+            (text, Join::of(op.braced, op.after_pipe))
         })
         .collect();
     format!("{} {};", m.opcode_text(), operand_list(rendered))
@@ -217,13 +225,13 @@ fn instruction_with(
 /// A module with one entry holding `lines`; returns the text and, per
 /// instruction, its 1-based line number.
 fn module(
-    sm: u32,
+    sm: Target,
     version: PtxVersion,
     lines: &[String],
     regs: &Registers,
 ) -> (String, Vec<usize>) {
     let mut text = format!(
-        ".version {version}\n.target sm_{sm}\n.address_size 64\n\n.visible .entry certify()\n{{\n{}",
+        ".version {version}\n.target {sm}\n.address_size 64\n\n.visible .entry certify()\n{{\n{}",
         regs.declarations()
     );
     let mut line = text.lines().count();
@@ -242,7 +250,7 @@ fn module(
 /// Assembles one file with every variant and returns the opcode texts of
 /// the variants on lines ptxas rejected (panics if ptxas failed without
 /// naming a line).
-fn rejected_variants(sm: u32, version: PtxVersion, variants: &[Modifiers]) -> Vec<String> {
+fn rejected_variants(sm: Target, version: PtxVersion, variants: &[Modifiers]) -> Vec<String> {
     in_parallel(variants.chunks(CHUNK).collect(), |chunk| {
         rejected_in_one_file(sm, version, chunk)
     })
@@ -283,17 +291,17 @@ fn in_parallel<T: Sync, R: Send>(items: Vec<T>, f: impl Fn(&T) -> R + Sync) -> V
     results.into_iter().map(|(_, r)| r).collect()
 }
 
-fn rejected_in_one_file(sm: u32, version: PtxVersion, variants: &[Modifiers]) -> Vec<String> {
+fn rejected_in_one_file(sm: Target, version: PtxVersion, variants: &[Modifiers]) -> Vec<String> {
     let mut regs = Registers::default();
     let lines: Vec<String> = variants.iter().map(|m| instruction(m, &mut regs)).collect();
     let (text, numbers) = module(sm, version, &lines, &regs);
-    match try_assemble(&text, &format!("sm_{sm}")) {
+    match try_assemble(&text, &sm.to_string()) {
         Ok(()) => Vec::new(),
         Err(message) => {
             let bad = error_lines(&message);
             assert!(
                 !bad.is_empty(),
-                "ptxas failed on sm_{sm} / {version} without naming a line:\n{message}"
+                "ptxas failed on {sm} / {version} without naming a line:\n{message}"
             );
             let rejected: Vec<String> = numbers
                 .iter()
@@ -303,7 +311,7 @@ fn rejected_in_one_file(sm: u32, version: PtxVersion, variants: &[Modifiers]) ->
                 .collect();
             assert!(
                 !rejected.is_empty(),
-                "ptxas rejected lines outside the instructions on sm_{sm} / {version}:\n{message}"
+                "ptxas rejected lines outside the instructions on {sm} / {version}:\n{message}"
             );
             rejected
         }
@@ -370,7 +378,7 @@ fn the_version_check_rejects_other_releases() {
 fn every_legal_variant_assembles_at_its_floor_and_at_sm_90() {
     let variants = all_variants();
     // (sm, version) -> variants
-    let mut groups: BTreeMap<(u32, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Target, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
     let mut per_form: BTreeMap<&str, usize> = BTreeMap::new();
     for m in &variants {
         *per_form.entry(m.form.id).or_default() += 1;
@@ -381,9 +389,9 @@ fn every_legal_variant_assembles_at_its_floor_and_at_sm_90() {
             .push(m.clone());
         // The default target, as a kernel without `arch` would emit it.
         let req90 = m.requirement(Target::SM_90);
-        if req90.sm <= 90 {
+        if req90.is_met_by(Target::SM_90) {
             groups
-                .entry((90, version_for(90, req90)))
+                .entry((Target::SM_90, version_for(Target::SM_90, req90)))
                 .or_default()
                 .push(m.clone());
         }
@@ -398,7 +406,7 @@ fn every_legal_variant_assembles_at_its_floor_and_at_sm_90() {
     let mut failures = Vec::new();
     for ((sm, version), group) in &groups {
         for rejected in rejected_variants(*sm, *version, group) {
-            failures.push(format!("sm_{sm} / PTX {version}: {rejected}"));
+            failures.push(format!("{sm} / PTX {version}: {rejected}"));
         }
     }
     println!("variants per form: {per_form:#?}");
@@ -408,7 +416,7 @@ fn every_legal_variant_assembles_at_its_floor_and_at_sm_90() {
         groups.len(),
         groups
             .iter()
-            .map(|((sm, v), g)| format!("sm_{sm}/{v}: {}", g.len()))
+            .map(|((sm, v), g)| format!("{sm}/{v}: {}", g.len()))
             .collect::<Vec<_>>()
     );
     assert!(
@@ -432,7 +440,7 @@ fn substitution_disagreements(
     // (floor target, version) -> (variant, operand index, table's answer)
     type Try = (Modifiers, usize, bool);
     type Tries = Vec<Try>;
-    let mut groups: BTreeMap<(u32, PtxVersion), Tries> = BTreeMap::new();
+    let mut groups: BTreeMap<(Target, PtxVersion), Tries> = BTreeMap::new();
     for m in variants {
         let (sm, req) = floor_target(&m);
         for (i, op) in m.operands().iter().enumerate() {
@@ -445,7 +453,7 @@ fn substitution_disagreements(
             }
         }
     }
-    let work: Vec<(u32, PtxVersion, &[Try])> = groups
+    let work: Vec<(Target, PtxVersion, &[Try])> = groups
         .iter()
         .flat_map(|((sm, version), group)| {
             group.chunks(CHUNK).map(move |chunk| (*sm, *version, chunk))
@@ -460,7 +468,7 @@ fn substitution_disagreements(
             .map(|(m, i, _)| instruction_with(m, &mut regs, Some((*i, substitute))))
             .collect();
         let (text, numbers) = module(sm, version, &lines, &regs);
-        let verdicts: Vec<bool> = match try_assemble(&text, &format!("sm_{sm}")) {
+        let verdicts: Vec<bool> = match try_assemble(&text, &sm.to_string()) {
             Ok(()) => vec![true; lines.len()],
             Err(message) => {
                 let bad = error_lines(&message);
@@ -471,7 +479,7 @@ fn substitution_disagreements(
                         .iter()
                         .map(|line| {
                             let (one, _) = module(sm, version, std::slice::from_ref(line), &regs);
-                            try_assemble(&one, &format!("sm_{sm}")).is_ok()
+                            try_assemble(&one, &sm.to_string()).is_ok()
                         })
                         .collect()
                 } else {
@@ -545,13 +553,18 @@ fn sinks_are_accepted_exactly_where_the_table_says() {
     );
     println!("{tried} sink substitutions tried");
     assert!(tried > 0);
-    // ptxas 12.9 takes `_` for some fp8 conversions' destination, which
-    // the ISA's syntax for them does not offer: the table follows the ISA
+    // ptxas 12.9 takes `_` for the destination of the fp8, fp6, fp4 and
+    // ue8m0 pair conversions, which the ISA's syntax for them does not offer: the table follows the ISA
     // (a sink it allows, ptxas must accept; the reverse is tolerated here).
     const TOLERATED: &[&str] = &[
         "cvt.fp8-pair-from-f32",
         "cvt.fp8-pair-from-f16x2",
         "cvt.f16x2-from-fp8-pair",
+        "cvt.fp6-fp4-pair-from-f32",
+        "cvt.f16x2-from-fp6-fp4-pair",
+        "cvt.ue8m0x2-from-f32",
+        "cvt.ue8m0x2-from-bf16x2",
+        "cvt.bf16x2-from-ue8m0x2",
     ];
     let (tolerated, wrong): (Vec<String>, Vec<String>) = wrong.into_iter().partition(|w| {
         w.contains("the table says no, ptxas accepts")
@@ -575,11 +588,11 @@ fn honesty_a_bogus_instruction_fails_the_gate() {
     let mut variants = legal_variants(form);
     let mut regs = Registers::default();
     let mut lines: Vec<String> = variants.iter().map(|m| instruction(m, &mut regs)).collect();
-    let (good, _) = module(90, PtxVersion::new(8, 1), &lines, &regs);
+    let (good, _) = module(Target::SM_90, PtxVersion::new(8, 1), &lines, &regs);
     assert_eq!(try_assemble(&good, "sm_90"), Ok(()));
     // A misspelt mnemonic, and an illegal spelling of a real one.
     lines.push("cvt.rn.f16x2.f33 %w32_0, %w32_1, %w32_2;".to_string());
-    let (bad, numbers) = module(90, PtxVersion::new(8, 1), &lines, &regs);
+    let (bad, numbers) = module(Target::SM_90, PtxVersion::new(8, 1), &lines, &regs);
     let err = try_assemble(&bad, "sm_90").expect_err("ptxas must reject .f33");
     assert_eq!(
         error_lines(&err),
@@ -597,7 +610,7 @@ fn honesty_a_bogus_instruction_fails_the_gate() {
     assert!(no_rounding.check().is_err());
     variants.push(no_rounding);
     assert_eq!(
-        rejected_variants(90, PtxVersion::new(8, 1), &variants),
+        rejected_variants(Target::SM_90, PtxVersion::new(8, 1), &variants),
         vec!["cvt.f16.f32 %w16_0, %w32_0;".to_string()]
     );
 }
@@ -607,7 +620,7 @@ fn honesty_a_bogus_instruction_fails_the_gate() {
 /// variant -- checked at the floor target and at the default target sm_90.
 #[test]
 fn ptx_version_floors_are_exact() {
-    let mut groups: BTreeMap<(u32, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Target, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
     for m in all_variants() {
         let (sm, req) = floor_target(&m);
         if req.ptx > target_min(sm) {
@@ -615,8 +628,11 @@ fn ptx_version_floors_are_exact() {
         }
         // The default target too: e.g. satfinite f16x2 needs 8.1 on sm_90 (7.8).
         let req = m.requirement(Target::SM_90);
-        if sm != 90 && req.sm <= 90 && req.ptx > target_min(90) {
-            groups.entry((90, req.ptx)).or_default().push(m);
+        if sm != Target::SM_90
+            && req.is_met_by(Target::SM_90)
+            && req.ptx > target_min(Target::SM_90)
+        {
+            groups.entry((Target::SM_90, req.ptx)).or_default().push(m);
         }
     }
     let mut checked = 0;
@@ -624,7 +640,7 @@ fn ptx_version_floors_are_exact() {
     for ((sm, floor), group) in &groups {
         // At the floor every variant assembles (also covered above) ...
         for line in rejected_variants(*sm, *floor, group) {
-            problems.push(format!("`{line}` fails at its floor sm_{sm} / PTX {floor}"));
+            problems.push(format!("`{line}` fails at its floor {sm} / PTX {floor}"));
         }
         // ... and one ISA step lower every single one is rejected.
         let below = previous_version(*floor);
@@ -635,7 +651,7 @@ fn ptx_version_floors_are_exact() {
             let line = instruction(m, &mut regs);
             if !rejected.contains(&line) {
                 problems.push(format!(
-                    "{}: `{line}` assembles at sm_{sm} with PTX {below}, below its recorded floor {floor}",
+                    "{}: `{line}` assembles at {sm} with PTX {below}, below its recorded floor {floor}",
                     m.form.id
                 ));
             }
@@ -645,7 +661,7 @@ fn ptx_version_floors_are_exact() {
         "{checked} variants checked one PTX ISA step below their floor, in groups {:?}",
         groups
             .iter()
-            .map(|((sm, v), g)| format!("sm_{sm}/{v}: {}", g.len()))
+            .map(|((sm, v), g)| format!("{sm}/{v}: {}", g.len()))
             .collect::<Vec<_>>()
     );
     assert!(groups.len() >= 8, "too few floor groups: {}", groups.len());
@@ -668,7 +684,7 @@ fn isa_floor_exception_is_still_needed() {
     assert_eq!(m.requirement(Target::sm(80)), Requirement::new(90, 7, 8));
     let mut regs = Registers::default();
     let line = instruction(&m, &mut regs);
-    let (text, _) = module(80, PtxVersion::new(7, 1), &[line], &regs);
+    let (text, _) = module(Target::sm(80), PtxVersion::new(7, 1), &[line], &regs);
     assert_eq!(try_assemble(&text, "sm_80"), Ok(()));
 }
 
@@ -676,14 +692,19 @@ fn isa_floor_exception_is_still_needed() {
 /// accept), ptxas rejects every variant whose arch floor is above sm_70.
 #[test]
 fn arch_floors_are_exact() {
-    let mut groups: BTreeMap<(u32, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
+    let mut groups: BTreeMap<(Target, PtxVersion), Vec<Modifiers>> = BTreeMap::new();
     for m in all_variants() {
         let (sm, _) = floor_target(&m);
-        if sm <= TARGETS[0] {
+        // One target below: the same architecture without `a` for an
+        // arch-specific variant, else the previous real target.
+        let lower = if sm.arch_specific {
+            Target::sm(sm.sm)
+        } else if sm.sm <= TARGETS[0] {
             continue;
-        }
-        let lower = TARGETS[TARGETS.iter().position(|t| *t == sm).unwrap() - 1];
-        let req = m.requirement(Target::sm(lower));
+        } else {
+            Target::sm(TARGETS[TARGETS.iter().position(|t| *t == sm.sm).unwrap() - 1])
+        };
+        let req = m.requirement(lower);
         groups
             .entry((lower, version_for(lower, req)))
             .or_default()
@@ -701,10 +722,10 @@ fn arch_floors_are_exact() {
             let line = instruction(m, &mut regs);
             if !rejected.contains(&line) && !isa_floor_above_ptxas(m) {
                 accepted.push(format!(
-                    "{}: `{}` assembles on sm_{lower} (PTX {version}), below its recorded floor sm_{}",
+                    "{}: `{}` assembles on {lower} (PTX {version}), below its recorded floor {}",
                     m.form.id,
                     m.opcode_text(),
-                    m.requirement(Target::sm(*lower)).sm
+                    m.requirement(*lower).floor_target()
                 ));
             }
         }
@@ -714,7 +735,7 @@ fn arch_floors_are_exact() {
         groups.len(),
         groups
             .iter()
-            .map(|((sm, v), g)| format!("sm_{sm}/{v}: {}", g.len()))
+            .map(|((sm, v), g)| format!("{sm}/{v}: {}", g.len()))
             .collect::<Vec<_>>()
     );
     assert!(checked > 0);
@@ -790,7 +811,7 @@ fn every_rule_rejected_combination_is_rejected_by_ptxas() {
         }
         total += rejected.len();
         let ptxas_rejected: BTreeSet<String> =
-            rejected_variants(90, PtxVersion::new(8, 8), &rejected)
+            rejected_variants(Target::SM_90, PtxVersion::new(8, 8), &rejected)
                 .into_iter()
                 .collect();
         let mut regs = Registers::default();
@@ -950,6 +971,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             imm: false,
             sink: false,
             piped: false,
+            after_pipe: false,
         },
         OperandSlot {
             name: "a",
@@ -961,6 +983,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             imm: false,
             sink: false,
             piped: false,
+            after_pipe: false,
         },
     ];
     static TWINS: &[InstructionForm] = &[
@@ -1053,6 +1076,10 @@ fn variant_counts_per_form() {
     // Sanity: requirement floors are within what the table's targets reach.
     for m in all_variants() {
         let (sm, _) = floor_target(&m);
-        assert!(TARGETS.contains(&sm), "{}", m.opcode_text());
+        assert!(
+            sm.arch_specific || TARGETS.contains(&sm.sm),
+            "{}",
+            m.opcode_text()
+        );
     }
 }

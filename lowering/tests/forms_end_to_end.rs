@@ -208,14 +208,21 @@ fn kernel_for(name: &str, m: &Modifiers, target: Target) -> Result<Kernel, PtxTy
     })
 }
 
-/// The lowest real target at which `m` is available.
-fn floor(m: &Modifiers) -> u32 {
+/// The lowest real target at which `m` is available (an arch-specific
+/// variant's first `a` target).
+fn floor(m: &Modifiers) -> Target {
+    if let Some(archs) = m.requirement(Target::SM_90).only_on {
+        return Target {
+            sm: archs[0],
+            arch_specific: true,
+        };
+    }
     let targets = [70, 72, 75, 80, 86, 87, 89, 90, 100, 120];
     let mut sm = 70;
     loop {
         let req = m.requirement(Target::sm(sm));
         if req.sm <= sm {
-            return sm;
+            return Target::sm(sm);
         }
         sm = *targets
             .iter()
@@ -278,7 +285,7 @@ fn every_usable_form_compiles_and_assembles() {
     for opcode in ["ld.global.b32", "st.global.b32", "setp.ne.u32", "selp.u32"] {
         assert!(resolve(opcode).is_ok(), "`{opcode}` is not in the table");
     }
-    let mut by_target: BTreeMap<u32, Vec<(String, String)>> = BTreeMap::new();
+    let mut by_target: BTreeMap<Target, Vec<(String, String)>> = BTreeMap::new();
     let mut failures = Vec::new();
     let (mut forms, mut kernels) = (0, 0);
     for form in FORMS.iter().filter(|f| f.usable == Usability::Yes) {
@@ -290,7 +297,7 @@ fn every_usable_form_compiles_and_assembles() {
             kernels += 1;
             let sm = floor(&m);
             let name = format!("k{kernels}");
-            let kernel = match kernel_for(&name, &m, Target::sm(sm)) {
+            let kernel = match kernel_for(&name, &m, sm) {
                 Ok(kernel) => kernel,
                 Err(ty) => {
                     failures.push(format!(
@@ -324,7 +331,7 @@ fn every_usable_form_compiles_and_assembles() {
         for chunk in group.chunks(200) {
             let modules: Vec<String> = chunk.iter().map(|(_, ptx)| ptx.clone()).collect();
             let module = join_modules(&modules);
-            if let Err(message) = ptxas::try_assemble(&module, &format!("sm_{sm}")) {
+            if let Err(message) = ptxas::try_assemble(&module, &sm.to_string()) {
                 // Name the variants of the entries ptxas complained about.
                 let lines: Vec<&str> = module.lines().collect();
                 let mut named = BTreeSet::new();
@@ -345,7 +352,7 @@ fn every_usable_form_compiles_and_assembles() {
                     named.insert(entry.split('(').next().unwrap_or("?").to_string());
                 }
                 failures.push(format!(
-                    "sm_{sm}: ptxas rejected entries {named:?}:\n{message}"
+                    "{sm}: ptxas rejected entries {named:?}:\n{message}"
                 ));
             }
         }

@@ -9,7 +9,7 @@
 //! GPU test reaches a form yet, the PTX ISA text. `every_packing_order_has_an_oracle`
 //! ties every packing form to that evidence and checks the evidence exists.
 
-use tile_kernel_lowering::emit::operand_list;
+use tile_kernel_lowering::emit::{Join, operand_list};
 use tile_kernel_lowering::ptx::docs::table_reference;
 use tile_kernel_lowering::ptx::form::{InstructionForm, Modifiers};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
@@ -102,6 +102,13 @@ const ISA_MOV: &str = "PTX ISA, mov (packing): `d = a.x | (a.y << 8) | (a.z << 1
 /// The PTX ISA's `cvt.pack` semantics (9.7.9.22).
 const ISA_CVT_PACK: &str = "PTX ISA 9.7.9.22, cvt.pack: `td = tb; for (i = size; i <= 2*size-1; i++) \
      td[i] = ta[i - size];` (a above b), and with c, the remaining bits of d come from the low bits of c";
+
+/// The PTX ISA's `cvt` semantics for the fp4/fp6/ue8m0 pairs (no GPU here
+/// runs them: they need sm_100a or sm_120a).
+const ISA_CVT_NARROW_PAIRS: &str = "PTX ISA 9.7.9.21 cvt: for `.f4x2type`/`.f6x2type`/`.ue8m0x2` \
+     destinations from two `.f32` sources, the converted `a` is stored in the upper half of `d` and \
+     `b` in the lower half; from a packed source, and widening to `.f16x2`/`.bf16x2`, each element \
+     keeps its half";
 
 /// Every form with a packing order and the evidence for it.
 const PACKING_ORACLES: &[(&str, Oracle)] = &[
@@ -202,6 +209,26 @@ const PACKING_ORACLES: &[(&str, Oracle)] = &[
     ("mov.unpack4", Oracle::IsaText(ISA_MOV)),
     ("mov.pack4-split", Oracle::SameInstructionAs("mov.pack4")),
     ("cvt.pack", Oracle::IsaText(ISA_CVT_PACK)),
+    (
+        "cvt.fp6-fp4-pair-from-f32",
+        Oracle::IsaText(ISA_CVT_NARROW_PAIRS),
+    ),
+    (
+        "cvt.f16x2-from-fp6-fp4-pair",
+        Oracle::IsaText(ISA_CVT_NARROW_PAIRS),
+    ),
+    (
+        "cvt.ue8m0x2-from-f32",
+        Oracle::IsaText(ISA_CVT_NARROW_PAIRS),
+    ),
+    (
+        "cvt.ue8m0x2-from-bf16x2",
+        Oracle::IsaText(ISA_CVT_NARROW_PAIRS),
+    ),
+    (
+        "cvt.bf16x2-from-ue8m0x2",
+        Oracle::IsaText(ISA_CVT_NARROW_PAIRS),
+    ),
     ("cvt.pack-into", Oracle::IsaText(ISA_CVT_PACK)),
     (
         "mov.unpack4-split",
@@ -335,7 +362,7 @@ fn render(m: &Modifiers) -> String {
                 }
             }
         };
-        (text, op.braced)
+        (text, Join::of(op.braced, op.after_pipe))
     });
     let operands = operand_list(rendered.collect::<Vec<_>>());
     format!("{} {operands};", m.opcode_text())

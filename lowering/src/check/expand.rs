@@ -189,6 +189,7 @@ impl Checker<'_> {
                             write: slot.access == Access::Write,
                             braced: slot.braced,
                             piped: slot.piped,
+                            after_pipe: slot.after_pipe,
                         });
                     }
                     Value::Global {

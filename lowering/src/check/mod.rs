@@ -1003,13 +1003,16 @@ impl<'k> Checker<'k> {
                     Code::TARGET_TOO_OLD,
                     apply.opcode_span,
                     format!(
-                        "`{}` requires sm_{} or newer (PTX ISA {}), but this kernel targets {}",
-                        apply.opcode, requirement.sm, requirement.ptx, self.kernel.target
+                        "`{}` requires {} (PTX ISA {}), but this kernel targets {}",
+                        apply.opcode,
+                        requirement.targets_text(),
+                        requirement.ptx,
+                        self.kernel.target
                     ),
                 )
                 .with_help(format!(
-                    "raise the target with `#[tile_kernel(arch = \"sm_{}\", ..)]`",
-                    requirement.sm
+                    "raise the target with `#[tile_kernel(arch = \"{}\", ..)]`",
+                    requirement.floor_target()
                 )),
             );
             // Rule 11: no "never written" follow-ups from this statement.

@@ -22,8 +22,12 @@ impl Checker<'_> {
         let slots = form.operands();
         let opcode = form.opcode_text();
         let signature = || {
-            let ops: Vec<String> = slots.iter().map(ResolvedOperand::syntax).collect();
-            format!("the form is `{opcode} {}`", ops.join(", "))
+            let ops = crate::emit::operand_list(
+                slots
+                    .iter()
+                    .map(|s| (s.syntax(), crate::emit::Join::of(s.braced, s.after_pipe))),
+            );
+            format!("the form is `{opcode} {ops}`")
         };
         let mut errors = Vec::new();
         // Rule 2.

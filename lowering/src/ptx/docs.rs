@@ -60,6 +60,7 @@ fn coverage(out: &mut String) {
         for form in *forms {
             for v in legal_variants(form) {
                 variants += 1;
+                // Arch-specific floors count by their architecture.
                 let sm = v.requirement(Target::SM_90).sm;
                 low = low.min(sm);
                 high = high.max(sm);
@@ -121,7 +122,7 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
             let lanes = match o.lanes {
                 Lanes::Fixed(1) => String::new(),
                 Lanes::Fixed(n) => format!(", {{{n} regs}}"),
-                Lanes::Vector => ", {1, 2 or 4 regs} per `vec`".to_string(),
+                Lanes::Vector => ", {1, 2, 4 or 8 regs} per `vec`".to_string(),
             };
             let kind = match o.kind {
                 OperandKind::Address => "memory ".to_string(),
@@ -153,6 +154,7 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
     let lowest = floors.iter().copied().reduce(|a, b| Requirement {
         sm: a.sm.min(b.sm),
         ptx: a.ptx.min(b.ptx),
+        only_on: a.only_on.and(b.only_on),
     });
     let highest = floors.iter().copied().reduce(Requirement::max);
     let packing = match form.packing {
@@ -172,15 +174,28 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
     };
     let _ = writeln!(out, "- usable: {usable}");
     let _ = writeln!(out, "- {}", form.summary);
-    if let (Some(low), Some(high)) = (lowest, highest) {
-        let _ = writeln!(
-            out,
-            "- legal variants: {}; floors from sm_{} / PTX {} up to sm_{} / PTX {}\n",
-            variants.len(),
-            low.sm,
-            low.ptx,
-            high.sm,
-            high.ptx
-        );
+    match (lowest, highest) {
+        (Some(low), Some(high)) if high.only_on.is_some() => {
+            let _ = writeln!(
+                out,
+                "- legal variants: {}; arch-specific: {}, PTX {} up to {}\n",
+                variants.len(),
+                high.targets_text(),
+                low.ptx,
+                high.ptx
+            );
+        }
+        (Some(low), Some(high)) => {
+            let _ = writeln!(
+                out,
+                "- legal variants: {}; floors from sm_{} / PTX {} up to sm_{} / PTX {}\n",
+                variants.len(),
+                low.sm,
+                low.ptx,
+                high.sm,
+                high.ptx
+            );
+        }
+        _ => {}
     }
 }

@@ -166,6 +166,9 @@ pub struct OperandSlot {
     /// Two registers written `p|q` (`setp`'s second predicate destination)
     /// instead of a `{..}` group.
     pub piped: bool,
+    /// Written after the previous operand as `prev|this`, with a type of
+    /// its own (`shfl.sync`'s `d|p`: a `.b32` and a `.pred`).
+    pub after_pipe: bool,
 }
 
 /// A rule violation: what is wrong and, where one token is to blame, which.
@@ -251,6 +254,7 @@ impl Modifiers {
                 imm: slot.imm && self.resolve_type(slot.ty).takes_immediates(),
                 sink: slot.sink,
                 piped: slot.piped,
+                after_pipe: slot.after_pipe,
             })
             .collect()
     }
@@ -277,6 +281,7 @@ impl Modifiers {
             Lanes::Vector => match self.get("vec") {
                 Some("v2") => 2,
                 Some("v4") => 4,
+                Some("v8") => 8,
                 _ => 1,
             },
         }
@@ -345,6 +350,7 @@ pub struct ResolvedOperand {
     pub imm: bool,
     pub sink: bool,
     pub piped: bool,
+    pub after_pipe: bool,
 }
 
 impl ResolvedOperand {

@@ -197,6 +197,8 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
             .push(format!("the nearest legal spelling is `{spelling}`"));
     }
     if two_scalar_idiom {
+        // The idiom replaces the token-level notes.
+        err.notes.clear();
         err.help.push(
             "there is no `cvt.f32x2.f16x2`: widen a packed pair with two scalar `cvt.f32.f16`, one per half: \
              view the packed word as halves with `.view::<u16>().unsqueeze(-1)` and convert into an f32 tile"
@@ -204,6 +206,49 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         );
     }
     Err(err)
+}
+
+/// `.a, .b, .c` (at most 12 shown).
+fn choice_list(choices: &[&str]) -> String {
+    let mut shown: Vec<String> = choices.iter().take(12).map(|c| format!(".{c}")).collect();
+    if choices.len() > 12 {
+        shown.push(format!("and {} more", choices.len() - 12));
+    }
+    shown.join(", ")
+}
+
+/// The slots (name, choices) that could take a token written after
+/// `before` and ahead of `next`, over the mnemonic's forms, deduplicated.
+fn open_slots(
+    mnemonic: &str,
+    before: &[&str],
+    next: Option<&&str>,
+) -> Vec<(&'static str, &'static [&'static str])> {
+    let mut out: Vec<(&'static str, &'static [&'static str])> = Vec::new();
+    'forms: for form in forms_of(mnemonic) {
+        let mut slot = 0;
+        for token in before {
+            match form.slots[slot..]
+                .iter()
+                .position(|s| s.choices.contains(token))
+            {
+                Some(j) => slot += j + 1,
+                None => continue 'forms,
+            }
+        }
+        for s in &form.slots[slot..] {
+            if next.is_some_and(|n| s.choices.contains(n)) {
+                break;
+            }
+            if !out
+                .iter()
+                .any(|(name, choices)| *name == s.name && *choices == s.choices)
+            {
+                out.push((s.name, s.choices));
+            }
+        }
+    }
+    out
 }
 
 /// The error for the form that got furthest through the tokens.
@@ -223,8 +268,55 @@ fn token_error(
         let all_tokens: Vec<&str> = forms_of(mnemonic)
             .flat_map(|f| f.slots.iter().flat_map(|s| s.choices.iter().copied()))
             .collect();
-        if let Some(near) = nearest(unknown, all_tokens.into_iter()) {
-            err.help.push(format!("did you mean `.{near}`?"));
+        let position = tokens.iter().position(|t| t == unknown).unwrap_or(0);
+        match nearest(unknown, all_tokens.into_iter()) {
+            Some(near) => {
+                err.help.push(format!("did you mean `.{near}`?"));
+                // The slot it fills in a form that takes the corrected
+                // spelling, else the slot at this position, else any.
+                let mut corrected: Vec<&str> = tokens.to_vec();
+                corrected[position] = near;
+                let in_form = forms_of(mnemonic)
+                    .filter_map(|f| match_tokens(f, &corrected).ok())
+                    .find_map(|m| {
+                        m.form
+                            .slots
+                            .iter()
+                            .find(|s| s.choices.contains(&near))
+                            .map(|s| (s.name, s.choices))
+                    });
+                let at_position = in_form.or_else(|| {
+                    open_slots(mnemonic, &tokens[..position], None)
+                        .into_iter()
+                        .find(|(_, choices)| choices.contains(&near))
+                });
+                let anywhere = || {
+                    forms_of(mnemonic)
+                        .flat_map(|f| f.slots.iter())
+                        .find(|s| s.choices.contains(&near))
+                        .map(|s| (s.name, s.choices))
+                };
+                if let Some((slot, choices)) = at_position.or_else(anywhere) {
+                    err.notes.push(format!(
+                        "`.{near}` would be the `{slot}` modifier (one of {})",
+                        choice_list(choices)
+                    ));
+                }
+            }
+            None => {
+                let slots = open_slots(mnemonic, &tokens[..position], tokens.get(position + 1));
+                // A short list helps; a long one is the table's page.
+                if !slots.is_empty() && slots.len() <= 3 {
+                    let described: Vec<String> = slots
+                        .iter()
+                        .map(|(name, choices)| format!("`{name}` ({})", choice_list(choices)))
+                        .collect();
+                    err.notes.push(format!(
+                        "at that position `{mnemonic}` takes {}",
+                        described.join(", or ")
+                    ));
+                }
+            }
         }
         return err;
     }
@@ -620,7 +712,7 @@ mod tests {
                     "did you mean `.f32`?".into(),
                     "the nearest legal spelling is `cvt.rn.f16x2.f32`".into()
                 ],
-                notes: vec![],
+                notes: vec!["`.f32` would be the `atype` modifier (one of .f32)".into()],
             }
         );
         assert_eq!(error("cvt.f16.f32.rn").code, Code::MISPLACED_MODIFIER);

@@ -30,6 +30,13 @@ pub enum PtxType {
     Tf32,
     E4m3x2,
     E5m2x2,
+    /// Two fp4 (e2m1) values in 8 bits.
+    E2m1x2,
+    /// Two fp6 values, each in its own byte.
+    E2m3x2,
+    E3m2x2,
+    /// Two unsigned 8-bit exponents (`ue8m0`, MX scale factors).
+    Ue8m0x2,
     /// Two 16-bit integers in one 32-bit register (`add.u16x2`, `min.s16x2`).
     U16x2,
     S16x2,
@@ -51,7 +58,7 @@ pub enum TypeClass {
     Predicate,
 }
 
-const ALL: [PtxType; 25] = [
+const ALL: [PtxType; 29] = [
     PtxType::B8,
     PtxType::B16,
     PtxType::B32,
@@ -74,6 +81,10 @@ const ALL: [PtxType; 25] = [
     PtxType::Tf32,
     PtxType::E4m3x2,
     PtxType::E5m2x2,
+    PtxType::E2m1x2,
+    PtxType::E2m3x2,
+    PtxType::E3m2x2,
+    PtxType::Ue8m0x2,
     PtxType::U16x2,
     PtxType::S16x2,
     PtxType::Pred,
@@ -105,6 +116,10 @@ impl PtxType {
             PtxType::Tf32 => "tf32",
             PtxType::E4m3x2 => "e4m3x2",
             PtxType::E5m2x2 => "e5m2x2",
+            PtxType::E2m1x2 => "e2m1x2",
+            PtxType::E2m3x2 => "e2m3x2",
+            PtxType::E3m2x2 => "e3m2x2",
+            PtxType::Ue8m0x2 => "ue8m0x2",
             PtxType::U16x2 => "u16x2",
             PtxType::S16x2 => "s16x2",
             PtxType::Pred => "pred",
@@ -128,6 +143,10 @@ impl PtxType {
                 | PtxType::Bf16x2
                 | PtxType::E4m3x2
                 | PtxType::E5m2x2
+                | PtxType::E2m1x2
+                | PtxType::E2m3x2
+                | PtxType::E3m2x2
+                | PtxType::Ue8m0x2
                 | PtxType::U16x2
                 | PtxType::S16x2
                 | PtxType::Pred
@@ -138,7 +157,8 @@ impl PtxType {
     /// (`.f16x2` rides one 32-bit register; `.e4m3x2` a 16-bit one).
     pub const fn carrier_bits(self) -> usize {
         match self {
-            PtxType::B8 | PtxType::U8 | PtxType::S8 => 8,
+            PtxType::B8 | PtxType::U8 | PtxType::S8 | PtxType::E2m1x2 => 8,
+            PtxType::E2m3x2 | PtxType::E3m2x2 | PtxType::Ue8m0x2 => 16,
             PtxType::B16
             | PtxType::U16
             | PtxType::S16
@@ -171,6 +191,10 @@ impl PtxType {
             | PtxType::Tf32
             | PtxType::E4m3x2
             | PtxType::E5m2x2
+            | PtxType::E2m1x2
+            | PtxType::E2m3x2
+            | PtxType::E3m2x2
+            | PtxType::Ue8m0x2
             | PtxType::U16x2
             | PtxType::S16x2 => TypeClass::Packed,
             PtxType::Pred => TypeClass::Predicate,
@@ -239,6 +263,10 @@ impl PtxType {
                 | PtxType::Tf32
                 | PtxType::E4m3x2
                 | PtxType::E5m2x2
+                | PtxType::E2m1x2
+                | PtxType::E2m3x2
+                | PtxType::E3m2x2
+                | PtxType::Ue8m0x2
         )
     }
 

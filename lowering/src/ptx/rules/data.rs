@@ -32,3 +32,8 @@ pub fn ptx_7_6_requires(_: &Modifiers, _: Target) -> Requirement {
 pub fn b128_requires(_: &Modifiers, _: Target) -> Requirement {
     Requirement::new(70, 8, 3)
 }
+
+/// `lop3.BoolOp.b32 d|p, a, b, c, immLut, q`: PTX ISA 8.2, sm_70.
+pub fn lop3_bool_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(70, 8, 2)
+}

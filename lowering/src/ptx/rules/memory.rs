@@ -195,6 +195,13 @@ pub fn atomic_requires(m: &Modifiers, _: Target) -> Requirement {
     req
 }
 
+/// Floors of the vector `atom`/`red` forms (`.v2/.v4/.v8` of f32, f16,
+/// bf16 and their pairs): sm_90 / PTX 8.1 (measured with ptxas 12.9), on
+/// top of [`atomic_requires`].
+pub fn vector_atomic_requires(m: &Modifiers, t: Target) -> Requirement {
+    atomic_requires(m, t).max(Requirement::new(90, 8, 1))
+}
+
 /// L2 cache policies (`createpolicy`, `prefetch.global.L2::evict_*`): sm_80, PTX 7.4.
 pub fn l2_policy_requires(_: &Modifiers, _: Target) -> Requirement {
     Requirement::new(80, 7, 4)

@@ -23,3 +23,8 @@ pub fn redux_requires(_: &Modifiers, _: Target) -> Requirement {
 pub fn activemask_requires(_: &Modifiers, _: Target) -> Requirement {
     Requirement::new(30, 6, 2)
 }
+
+/// `elect.sync`: PTX ISA 8.0, sm_90.
+pub fn elect_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(90, 8, 0)
+}

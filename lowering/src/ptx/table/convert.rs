@@ -127,6 +127,104 @@ pub static FORMS: &[InstructionForm] = &[
         summary: "widen an fp8 pair to an f16 pair: high byte -> high half",
         usable: Usability::Yes,
     },
+    // ------------------------------------------- Blackwell (sm_100a, sm_120a)
+    InstructionForm {
+        id: "cvt.fp6-fp4-pair-from-f32",
+        mnemonic: "cvt",
+        slots: &[
+            slot("rnd", &["rn"]),
+            slot("satfinite", &["satfinite"]),
+            opt("relu", &["relu"]),
+            slot("dtype", &["e2m1x2", "e2m3x2", "e3m2x2"]),
+            slot("atype", &["f32"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Slot("dtype")),
+            reg("a", R, TypeRef::Fixed(PtxType::F32)),
+            reg("b", R, TypeRef::Fixed(PtxType::F32)),
+        ],
+        rule: no_rule,
+        requires: rules::convert::blackwell_narrow_requires,
+        packing: Packing::FirstSourceHigh,
+        summary: "pack two f32 into an fp4 (8-bit) or fp6 (16-bit) pair: a -> high element, b -> low element",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "cvt.f16x2-from-fp6-fp4-pair",
+        mnemonic: "cvt",
+        slots: &[
+            slot("rnd", &["rn"]),
+            opt("relu", &["relu"]),
+            slot("dtype", &["f16x2"]),
+            slot("atype", &["e2m1x2", "e2m3x2", "e3m2x2"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::F16x2)),
+            reg("a", R, TypeRef::Slot("atype")),
+        ],
+        rule: no_rule,
+        requires: rules::convert::blackwell_narrow_requires,
+        packing: Packing::InPlace,
+        summary: "widen an fp4 or fp6 pair to an f16 pair: high element -> high half",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "cvt.ue8m0x2-from-f32",
+        mnemonic: "cvt",
+        slots: &[
+            slot("rnd", &["rz", "rp"]),
+            opt("satfinite", &["satfinite"]),
+            slot("dtype", &["ue8m0x2"]),
+            slot("atype", &["f32"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::Ue8m0x2)),
+            reg("a", R, TypeRef::Fixed(PtxType::F32)),
+            reg("b", R, TypeRef::Fixed(PtxType::F32)),
+        ],
+        rule: no_rule,
+        requires: rules::convert::blackwell_narrow_requires,
+        packing: Packing::FirstSourceHigh,
+        summary: "the exponents of two f32 as a ue8m0 (MX scale) pair: a -> high byte, b -> low byte",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "cvt.ue8m0x2-from-bf16x2",
+        mnemonic: "cvt",
+        slots: &[
+            slot("rnd", &["rz", "rp"]),
+            opt("satfinite", &["satfinite"]),
+            slot("dtype", &["ue8m0x2"]),
+            slot("atype", &["bf16x2"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::Ue8m0x2)),
+            reg("a", R, TypeRef::Fixed(PtxType::Bf16x2)),
+        ],
+        rule: no_rule,
+        requires: rules::convert::blackwell_narrow_requires,
+        packing: Packing::InPlace,
+        summary: "the exponents of a bf16 pair as a ue8m0 pair: high half -> high byte",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "cvt.bf16x2-from-ue8m0x2",
+        mnemonic: "cvt",
+        slots: &[
+            slot("rnd", &["rn"]),
+            slot("dtype", &["bf16x2"]),
+            slot("atype", &["ue8m0x2"]),
+        ],
+        operands: &[
+            reg("d", W, TypeRef::Fixed(PtxType::Bf16x2)),
+            reg("a", R, TypeRef::Fixed(PtxType::Ue8m0x2)),
+        ],
+        rule: no_rule,
+        requires: rules::convert::blackwell_narrow_requires,
+        packing: Packing::InPlace,
+        summary: "a ue8m0 pair as the bf16 powers of two it encodes: high byte -> high half",
+        usable: Usability::Yes,
+    },
     InstructionForm {
         id: "cvt.pack",
         mnemonic: "cvt.pack",
@@ -179,6 +277,16 @@ mod tests {
 
     #[test]
     fn variant_counts() {
+        // cvt.rn.satfinite{.relu}.{e2m1x2, e2m3x2, e3m2x2}.f32 d, a, b
+        assert_eq!(count("cvt.fp6-fp4-pair-from-f32"), 6);
+        // cvt.rn{.relu}.f16x2.{e2m1x2, e2m3x2, e3m2x2} d, a
+        assert_eq!(count("cvt.f16x2-from-fp6-fp4-pair"), 6);
+        // cvt.{rz, rp}{.satfinite}.ue8m0x2.f32 d, a, b
+        assert_eq!(count("cvt.ue8m0x2-from-f32"), 4);
+        // cvt.{rz, rp}{.satfinite}.ue8m0x2.bf16x2 d, a
+        assert_eq!(count("cvt.ue8m0x2-from-bf16x2"), 4);
+        // cvt.rn.bf16x2.ue8m0x2 d, a
+        assert_eq!(count("cvt.bf16x2-from-ue8m0x2"), 1);
         // cvt.pack.sat.convertType.abType d, a, b;
         //   .convertType = { .u16, .s16 }, .abType = { .s32 }
         assert_eq!(count("cvt.pack"), 2);

@@ -307,6 +307,25 @@ pub static FORMS: &[InstructionForm] = &[
         usable: Usability::Yes,
     },
     InstructionForm {
+        id: "lop3.bool",
+        mnemonic: "lop3",
+        slots: &[slot("boolop", &["or", "and"]), slot("type", &["b32"])],
+        operands: &[
+            reg("d", W, TYPE).or_sink(),
+            pred("p", W).after_pipe(),
+            reg("a", R, TYPE),
+            reg("b", R, TYPE),
+            reg("c", R, TYPE),
+            imm("immLut", PtxType::B32, 0, 255),
+            pred("q", R),
+        ],
+        rule: no_rule,
+        requires: rules::data::lop3_bool_requires,
+        packing: Packing::None,
+        summary: "d = lop3(a, b, c, immLut), and p = (d != 0) BoolOp q",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
         id: "shl",
         mnemonic: "shl",
         slots: &[slot("type", LOGIC_TYPES)],
@@ -533,6 +552,8 @@ mod tests {
         assert_eq!(count("cnot"), 3);
         // lop3.b32 d, a, b, c, immLut.
         assert_eq!(count("lop3"), 1);
+        // lop3.BoolOp.b32 d|p, a, b, c, immLut, q; .BoolOp = {or, and}.
+        assert_eq!(count("lop3.bool"), 2);
         // shl.type: .type = {b16, b32, b64}.
         assert_eq!(count("shl"), 3);
         // shr.type: .type = {b16, b32, b64, u16, u32, u64, s16, s32, s64}.

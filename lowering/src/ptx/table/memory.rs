@@ -7,6 +7,12 @@
 //! eviction priority, prefetch size or cache hint). Address operands in the
 //! shared, local, const and param spaces are registered and certified but
 //! not usable by kernels yet ([`crate::ptx::form::Modifiers::usability`]).
+//!
+//! The vector `atom`/`red` forms (sm_90, PTX 8.1: `.v2/.v4` of `.f32`,
+//! `.f16x2`, `.bf16x2`, up to `.v8` of `.f16`, `.bf16`) take global or
+//! generic addresses only; their `d` and `b` are `{..}` groups of `vec`
+//! lanes. `atom` with `.bf16`/`.bf16x2` has its own forms because ptxas
+//! 12.9 takes no sink `_` for their `d` (it does for the others).
 
 use super::*;
 use rules::memory as mem;
@@ -50,6 +56,14 @@ const ATOM_TYPES: &[&str] = &[
 const RED_TYPES: &[&str] = &["b32", "b64", "u32", "u64", "s32", "s64", "f32", "f64"];
 const F16_TYPES: &[&str] = &["f16", "f16x2"];
 const BF16_TYPES: &[&str] = &["bf16", "bf16x2"];
+/// Vector atomics (sm_90, PTX 8.1): `.vec_32_bit`, `.vec_16_bit`, the
+/// `.half_word_type`s and `.packed_type`s, and their operations.
+const VEC_32_BIT: &[&str] = &["v2", "v4"];
+const VEC_16_BIT: &[&str] = &["v2", "v4", "v8"];
+const HALF_WORD_TYPES: &[&str] = &["f16", "bf16"];
+const PACKED_TYPES: &[&str] = &["f16x2", "bf16x2"];
+const VECTOR_OPS: &[&str] = &["add", "min", "max"];
+const RED_SEM: &[&str] = &["relaxed", "release"];
 const L2_PRIORITY: &[&str] = &[
     "L2::evict_last",
     "L2::evict_normal",
@@ -555,6 +569,246 @@ pub static FORMS: &[InstructionForm] = &[
         summary: "atomic bf16 add under an L2 cache policy",
         usable: Usability::Yes,
     },
+    // ------------------------------------------------ vector atom (sm_90)
+    InstructionForm {
+        id: "atom.vector-f32",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["f32"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector).or_sink(),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add on .v2/.v4 f32: d = old [a]; [a] = op([a], b) per element",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-f32.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("hint", HINT),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["f32"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector).or_sink(),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+            POLICY,
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add on .v2/.v4 f32 under an L2 cache policy: d = old [a]; [a] = op([a], b) per element",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-f16",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("vec", VEC_16_BIT),
+            slot("type", &["f16"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector).or_sink(),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4/.v8 f16 (no flush to zero): d = old [a]; [a] = op([a], b) per element",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-f16.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("vec", VEC_16_BIT),
+            slot("type", &["f16"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector).or_sink(),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+            POLICY,
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4/.v8 f16 (no flush to zero) under an L2 cache policy: d = old [a]; [a] = op([a], b) per element",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-bf16",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("vec", VEC_16_BIT),
+            slot("type", &["bf16"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4/.v8 bf16: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-bf16.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("vec", VEC_16_BIT),
+            slot("type", &["bf16"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+            POLICY,
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4/.v8 bf16 under an L2 cache policy: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-f16x2",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["f16x2"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector).or_sink(),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4 f16x2 pairs (no flush to zero): d = old [a]; [a] = op([a], b) per element",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-f16x2.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["f16x2"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector).or_sink(),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+            POLICY,
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4 f16x2 pairs (no flush to zero) under an L2 cache policy: d = old [a]; [a] = op([a], b) per element",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-bf16x2",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["bf16x2"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4 bf16x2 pairs: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "atom.vector-bf16x2.cache-hint",
+        mnemonic: "atom",
+        slots: &[
+            opt("sem", ATOM_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["bf16x2"]),
+        ],
+        operands: &[
+            group("d", W, TYPE, Lanes::Vector),
+            address("a", W),
+            group("b", R, TYPE, Lanes::Vector),
+            POLICY,
+        ],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "atomic vector add, min or max on .v2/.v4 bf16x2 pairs under an L2 cache policy: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        usable: Usability::Yes,
+    },
+    // ------------------------------------------------------------------ red
     InstructionForm {
         id: "red",
         mnemonic: "red",
@@ -663,6 +917,122 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "bf16 add reduction under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    // ------------------------------------------------- vector red (sm_90)
+    InstructionForm {
+        id: "red.vector-f32",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", RED_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["f32"]),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "vector add reduction into memory on f32 elements (.v2, .v4)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.vector-f32.cache-hint",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", RED_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("hint", HINT),
+            slot("vec", VEC_32_BIT),
+            slot("type", &["f32"]),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector), POLICY],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "vector add reduction into memory on f32 elements (.v2, .v4) under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.vector-half",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", RED_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("vec", VEC_16_BIT),
+            slot("type", HALF_WORD_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "vector add, min or max reduction into memory on f16 or bf16 elements (.v2, .v4, .v8; no flush to zero)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.vector-half.cache-hint",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", RED_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("vec", VEC_16_BIT),
+            slot("type", HALF_WORD_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector), POLICY],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "vector add, min or max reduction into memory on f16 or bf16 elements (.v2, .v4, .v8; no flush to zero) under an L2 cache policy",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.vector-packed",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", RED_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("vec", VEC_32_BIT),
+            slot("type", PACKED_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "vector add, min or max reduction into memory on f16x2 or bf16x2 pairs (.v2, .v4; no flush to zero)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "red.vector-packed.cache-hint",
+        mnemonic: "red",
+        slots: &[
+            opt("sem", RED_SEM),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", VECTOR_OPS),
+            slot("noftz", &["noftz"]),
+            slot("hint", HINT),
+            slot("vec", VEC_32_BIT),
+            slot("type", PACKED_TYPES),
+        ],
+        operands: &[address("a", W), group("b", R, TYPE, Lanes::Vector), POLICY],
+        rule: no_rule,
+        requires: mem::vector_atomic_requires,
+        packing: Packing::None,
+        summary: "vector add, min or max reduction into memory on f16x2 or bf16x2 pairs (.v2, .v4; no flush to zero) under an L2 cache policy",
         usable: Usability::Yes,
     },
     // -------------------------------------------------------- createpolicy
@@ -843,6 +1213,34 @@ mod tests {
         assert_eq!(count("red.bf16"), 75 * 2);
         assert_eq!(count("red.half.cache-hint"), 3 * 5 * 2 * 2);
         assert_eq!(count("red.bf16.cache-hint"), 3 * 5 * 2 * 2);
+        // Vector atoms (sm_90, PTX 8.1): atom{.sem}{.scope}{.global} is
+        // {-, 4 sems} x {-, 4 scopes} x {generic, global} = 50 prefixes.
+        // atom{.sem}{.scope}{.global}.add{.level::cache_hint}.vec_32_bit.f32,
+        // .vec_32_bit = {.v2, .v4}: 50 x 2.
+        assert_eq!(count("atom.vector-f32"), 50 * 2);
+        assert_eq!(count("atom.vector-f32.cache-hint"), 50 * 2);
+        // atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_16_bit.half_word_type,
+        // .op = {.add, .min, .max}, .vec_16_bit = {.v2, .v4, .v8},
+        // .half_word_type = {.f16, .bf16}, one form per type (ptxas takes
+        // `_` for d with .f16 but not .bf16): 50 x 3 x 3 each.
+        for id in ["f16", "bf16"] {
+            assert_eq!(count(&format!("atom.vector-{id}")), 50 * 3 * 3, "{id}");
+            assert_eq!(count(&format!("atom.vector-{id}.cache-hint")), 50 * 3 * 3);
+        }
+        // atom{.sem}{.scope}{.global}.op.noftz{.level::cache_hint}.vec_32_bit.packed_type,
+        // .packed_type = {.f16x2, .bf16x2}, one form per type: 50 x 3 x 2 each.
+        for id in ["f16x2", "bf16x2"] {
+            assert_eq!(count(&format!("atom.vector-{id}")), 50 * 3 * 2, "{id}");
+            assert_eq!(count(&format!("atom.vector-{id}.cache-hint")), 50 * 3 * 2);
+        }
+        // The matching red lines (no d), red{.sem}{.scope}{.global} with
+        // .sem = {.relaxed, .release}: 3 x 5 x 2 = 30 prefixes.
+        assert_eq!(count("red.vector-f32"), 30 * 2);
+        assert_eq!(count("red.vector-f32.cache-hint"), 30 * 2);
+        assert_eq!(count("red.vector-half"), 30 * 3 * 3 * 2);
+        assert_eq!(count("red.vector-half.cache-hint"), 30 * 3 * 3 * 2);
+        assert_eq!(count("red.vector-packed"), 30 * 3 * 2 * 2);
+        assert_eq!(count("red.vector-packed.cache-hint"), 30 * 3 * 2 * 2);
         // createpolicy.fractional.L2::primary{.L2::secondary}.b64: 4 x 3
         // (with and without the fraction operand); .range{.global}: 2 x 4 x 3.
         assert_eq!(count("createpolicy.fractional"), 4 * 3);

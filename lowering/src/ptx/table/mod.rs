@@ -71,6 +71,7 @@ const fn group(name: &'static str, access: Access, ty: TypeRef, lanes: Lanes) ->
         imm: matches!(access, Access::Read),
         sink: false,
         piped: false,
+        after_pipe: false,
     }
 }
 
@@ -87,6 +88,7 @@ const fn address(name: &'static str, access: Access) -> OperandSlot {
         imm: false,
         sink: false,
         piped: false,
+        after_pipe: false,
     }
 }
 
@@ -103,6 +105,7 @@ const fn pred(name: &'static str, access: Access) -> OperandSlot {
         imm: false,
         sink: false,
         piped: false,
+        after_pipe: false,
     }
 }
 
@@ -119,6 +122,7 @@ const fn imm(name: &'static str, ty: PtxType, min: i64, max: i64) -> OperandSlot
         imm: true,
         sink: false,
         piped: false,
+        after_pipe: false,
     }
 }
 
@@ -133,6 +137,12 @@ impl OperandSlot {
     /// A destination that may be the sink `_`.
     const fn or_sink(mut self) -> Self {
         self.sink = true;
+        self
+    }
+
+    /// Written after the previous operand as `prev|this`.
+    const fn after_pipe(mut self) -> Self {
+        self.after_pipe = true;
         self
     }
 

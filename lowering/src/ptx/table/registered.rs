@@ -1,12 +1,18 @@
 //! Registered and certified, but not yet usable by kernels: fences and
-//! barriers, asynchronous copies, mbarriers, matrix loads/stores and
-//! `mma.sync`. Each form names what the language still lacks (TK0224).
+//! barriers, asynchronous copies and bulk reductions, mbarriers, `multimem`
+//! accesses, matrix loads/stores and `mma.sync`. Each form names what the language still lacks (TK0224).
 //!
 //! Not registered yet: `wgmma.mma_async` (its floor is the arch-specific
 //! target sm_90a, which a [`crate::target::Requirement`] cannot express),
 //! `cp.async.bulk.tensor` (TMA: its `[tensorMap, {coords}]` operand is
 //! neither an address nor a register group), `mma.sync.m8n8k4.f64` (two
-//! adjacent one-register `{..}` fragments would merge into one group).
+//! adjacent one-register `{..}` fragments would merge into one group),
+//! `cp.async`'s `ignore-src` predicate (by lane counts alone it collides
+//! with the `src-size` forms: `cp.async.ca.shared.global` [1, 1, 1, 1]),
+//! `mbarrier.arrive{.sem}{.scope}.shared::cluster.b64 _, [addr]` (its
+//! destination must be the sink, which an operand slot cannot say), and a
+//! single `.bf16x2` source of `multimem.st/red` (ptxas 12.9 takes a literal
+//! there but not for `.f16x2`).
 
 use super::*;
 
@@ -27,6 +33,8 @@ const BULK_COPIES: Usability =
 const MBARRIERS: Usability = Usability::NotYet("shared memory mbarrier objects and their phases");
 const MATRIX_MOVES: Usability =
     Usability::NotYet("shared memory tiles and warp-collective matrix fragments");
+const MULTIMEM: Usability =
+    Usability::NotYet("multicast memory objects (multimem addresses) shared by several GPUs");
 const MMA: Usability = Usability::NotYet("warp-collective matrix fragments");
 
 /// A form of this family (no packing).
@@ -69,6 +77,7 @@ const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> Ope
         imm: false,
         sink: false,
         piped: false,
+        after_pipe: false,
     }
 }
 
@@ -107,6 +116,26 @@ const CP_ASYNC_16: &[ModifierSlot] = &[
     slot("src", &["global"]),
     opt("prefetch", &["L2::64B", "L2::128B", "L2::256B"]),
 ];
+const CP_ASYNC_CA_HINT: &[ModifierSlot] = &[
+    slot("cop", &["ca"]),
+    slot("space", &["shared", "shared::cta"]),
+    slot("src", &["global"]),
+    slot("hint", &["L2::cache_hint"]),
+    opt("prefetch", &["L2::64B", "L2::128B", "L2::256B"]),
+];
+const CP_ASYNC_16_HINT: &[ModifierSlot] = &[
+    slot("cop", &["ca", "cg"]),
+    slot("space", &["shared", "shared::cta"]),
+    slot("src", &["global"]),
+    slot("hint", &["L2::cache_hint"]),
+    opt("prefetch", &["L2::64B", "L2::128B", "L2::256B"]),
+];
+/// The 64-bit cache policy of `.L2::cache_hint` (from `createpolicy`).
+const POLICY: OperandSlot = reg("policy", R, B64);
+/// mbarrier memory ordering (PTX 8.0): `.sem` and `.scope` both or neither.
+const ARRIVE_SEM: ModifierSlot = opt("sem", &["release", "relaxed"]);
+const WAIT_SEM: ModifierSlot = opt("sem", &["acquire", "relaxed"]);
+const MBAR_SCOPE: ModifierSlot = opt("scope", &["cta", "cluster"]);
 const MATRIX_SLOTS_X1: &[ModifierSlot] = &matrix_slots(&["x1"]);
 const MATRIX_SLOTS_X2: &[ModifierSlot] = &matrix_slots(&["x2"]);
 const MATRIX_SLOTS_X4: &[ModifierSlot] = &matrix_slots(&["x4"]);
@@ -161,6 +190,19 @@ const fn mma_int_slots(shape: &'static [&'static str]) -> [ModifierSlot; 10] {
 }
 
 const HALVES: &[&str] = &["f16", "bf16"];
+const SCOPES: &[&str] = &["cta", "cluster", "gpu", "sys"];
+const MULTIMEM_INT_OPS: &[&str] = &["min", "max", "add", "and", "or", "xor"];
+const MULTIMEM_INTS: &[&str] = &["b32", "b64", "u32", "u64", "s32", "s64"];
+const MULTIMEM_FLOATS: &[&str] = &["f16", "f16x2", "bf16", "bf16x2", "f32", "f64"];
+const MULTIMEM_VEC: &[&str] = &["v2", "v4", "v8"];
+/// The stored types of `multimem.st/red`: `.bf16x2` has its own vector-only
+/// forms, as ptxas 12.9 takes a literal for a single `.bf16x2` source (it
+/// rejects one for `.f16x2`), which an operand slot cannot say.
+const MULTIMEM_STORED_FLOATS: &[&str] = &["f16", "f16x2", "bf16", "f32", "f64"];
+const BULK_REDUCE_OPS: &[&str] = &["and", "or", "xor", "add", "inc", "dec", "min", "max"];
+const BULK_REDUCE_TYPES: &[&str] = &[
+    "f16", "bf16", "b32", "u32", "s32", "b64", "u64", "s64", "f32", "f64",
+];
 const INT8: &[&str] = &["s8", "u8"];
 const FP8: &[&str] = &["e4m3", "e5m2"];
 
@@ -538,6 +580,99 @@ pub static FORMS: &[InstructionForm] = &[
         ASYNC_COPIES,
     ),
     form(
+        "cp.async.4.cache-hint",
+        "cp.async",
+        CP_ASYNC_CA_HINT,
+        &[
+            addr("dst", W, PtxType::B32, 1),
+            addr("src", R, PtxType::B32, 1),
+            imm("cp-size", PtxType::U32, 4, 4),
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy 4 bytes from global to shared memory asynchronously under an L2 cache policy",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.4-src-size.cache-hint",
+        "cp.async",
+        CP_ASYNC_CA_HINT,
+        &[
+            addr("dst", W, PtxType::B32, 1),
+            addr("src", R, PtxType::B32, 1),
+            imm("cp-size", PtxType::U32, 4, 4),
+            reg("src-size", R, U32),
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy the first src-size of 4 bytes asynchronously under an L2 cache policy, zero-filling the rest",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.8.cache-hint",
+        "cp.async",
+        CP_ASYNC_CA_HINT,
+        &[
+            addr("dst", W, PtxType::B32, 2),
+            addr("src", R, PtxType::B32, 2),
+            imm("cp-size", PtxType::U32, 8, 8),
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy 8 bytes from global to shared memory asynchronously under an L2 cache policy",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.8-src-size.cache-hint",
+        "cp.async",
+        CP_ASYNC_CA_HINT,
+        &[
+            addr("dst", W, PtxType::B32, 2),
+            addr("src", R, PtxType::B32, 2),
+            imm("cp-size", PtxType::U32, 8, 8),
+            reg("src-size", R, U32),
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy the first src-size of 8 bytes asynchronously under an L2 cache policy, zero-filling the rest",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.16.cache-hint",
+        "cp.async",
+        CP_ASYNC_16_HINT,
+        &[
+            addr("dst", W, PtxType::B32, 4),
+            addr("src", R, PtxType::B32, 4),
+            imm("cp-size", PtxType::U32, 16, 16),
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy 16 bytes from global to shared memory asynchronously under an L2 cache policy",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.16-src-size.cache-hint",
+        "cp.async",
+        CP_ASYNC_16_HINT,
+        &[
+            addr("dst", W, PtxType::B32, 4),
+            addr("src", R, PtxType::B32, 4),
+            imm("cp-size", PtxType::U32, 16, 16),
+            reg("src-size", R, U32),
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::cp_async_requires,
+        "copy the first src-size of 16 bytes asynchronously under an L2 cache policy, zero-filling the rest",
+        ASYNC_COPIES,
+    ),
+    form(
         "cp.async.commit_group",
         "cp.async.commit_group",
         &[],
@@ -686,6 +821,246 @@ pub static FORMS: &[InstructionForm] = &[
         "wait until at most n bulk groups are pending (.read: until their sources were read)",
         BULK_COPIES,
     ),
+    // ----------------------------------------------- cp.reduce.async.bulk
+    form(
+        "cp.reduce.async.bulk.cta-to-cluster",
+        "cp.reduce.async.bulk",
+        &[
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["shared::cta"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("op", BULK_REDUCE_OPS),
+            slot("type", &["b32", "u32", "s32", "b64", "u64"]),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+            addr("mbar", R, PtxType::B64, 1),
+        ],
+        rules::registered::bulk_reduce,
+        rules::registered::async_proxy_requires,
+        "reduce size bytes of this CTA's shared memory into another CTA's, completing on an mbarrier",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.reduce.async.bulk.to-global",
+        "cp.reduce.async.bulk",
+        &[
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("completion", &["bulk_group"]),
+            slot("op", BULK_REDUCE_OPS),
+            slot("type", BULK_REDUCE_TYPES),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+        ],
+        rules::registered::bulk_reduce,
+        rules::registered::async_proxy_requires,
+        "reduce size bytes of shared memory into global memory, completing in a bulk group",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.reduce.async.bulk.to-global.cache-hint",
+        "cp.reduce.async.bulk",
+        &[
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("completion", &["bulk_group"]),
+            slot("hint", &["L2::cache_hint"]),
+            slot("op", BULK_REDUCE_OPS),
+            slot("type", BULK_REDUCE_TYPES),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+            POLICY,
+        ],
+        rules::registered::bulk_reduce,
+        rules::registered::async_proxy_requires,
+        "reduce size bytes of shared memory into global memory under an L2 cache policy",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.reduce.async.bulk.to-global.noftz",
+        "cp.reduce.async.bulk",
+        &[
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("completion", &["bulk_group"]),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("type", HALVES),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "add size bytes of f16/bf16 shared memory into global memory (no flush to zero)",
+        BULK_COPIES,
+    ),
+    form(
+        "cp.reduce.async.bulk.to-global.noftz.cache-hint",
+        "cp.reduce.async.bulk",
+        &[
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("completion", &["bulk_group"]),
+            slot("hint", &["L2::cache_hint"]),
+            slot("op", &["add"]),
+            slot("noftz", &["noftz"]),
+            slot("type", HALVES),
+        ],
+        &[
+            addr("dst", W, PtxType::B8, 1),
+            addr("src", R, PtxType::B8, 1),
+            SIZE,
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "add f16/bf16 shared memory into global memory under an L2 cache policy",
+        BULK_COPIES,
+    ),
+    // --------------------------------------------------------- multimem
+    form(
+        "multimem.ld_reduce.int",
+        "multimem.ld_reduce",
+        &[
+            opt("sem", &["weak", "relaxed", "acquire"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", MULTIMEM_INT_OPS),
+            slot("type", MULTIMEM_INTS),
+        ],
+        &[reg("d", W, TYPE), address("a", R)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "load from every GPU's copy of a multicast address and reduce (integers)",
+        MULTIMEM,
+    ),
+    form(
+        "multimem.ld_reduce.float",
+        "multimem.ld_reduce",
+        &[
+            opt("sem", &["weak", "relaxed", "acquire"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["min", "max", "add"]),
+            opt("acc", &["acc::f32"]),
+            opt("vec", MULTIMEM_VEC),
+            slot("type", MULTIMEM_FLOATS),
+        ],
+        &[group("d", W, TYPE, Lanes::Vector), address("a", R)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "load from every GPU's copy of a multicast address and reduce (floating point, vectors)",
+        MULTIMEM,
+    ),
+    form(
+        "multimem.st.int",
+        "multimem.st",
+        &[
+            opt("sem", &["weak", "relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("type", MULTIMEM_INTS),
+        ],
+        &[address("a", W), reg("b", R, TYPE)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "store to every GPU's copy of a multicast address (integers)",
+        MULTIMEM,
+    ),
+    form(
+        "multimem.st.float",
+        "multimem.st",
+        &[
+            opt("sem", &["weak", "relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            opt("vec", MULTIMEM_VEC),
+            slot("type", MULTIMEM_STORED_FLOATS),
+        ],
+        &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "store to every GPU's copy of a multicast address (floating point, vectors)",
+        MULTIMEM,
+    ),
+    form(
+        "multimem.st.bf16x2",
+        "multimem.st",
+        &[
+            opt("sem", &["weak", "relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("vec", &["v2", "v4"]),
+            slot("type", &["bf16x2"]),
+        ],
+        &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "store bf16x2 vectors to every GPU's copy of a multicast address",
+        MULTIMEM,
+    ),
+    form(
+        "multimem.red.int",
+        "multimem.red",
+        &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", MULTIMEM_INT_OPS),
+            slot("type", MULTIMEM_INTS),
+        ],
+        &[address("a", W), reg("b", R, TYPE)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "reduce b into every GPU's copy of a multicast address (integers)",
+        MULTIMEM,
+    ),
+    form(
+        "multimem.red.float",
+        "multimem.red",
+        &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            opt("vec", MULTIMEM_VEC),
+            slot("type", MULTIMEM_STORED_FLOATS),
+        ],
+        &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "add b into every GPU's copy of a multicast address (floating point, vectors)",
+        MULTIMEM,
+    ),
+    form(
+        "multimem.red.bf16x2",
+        "multimem.red",
+        &[
+            opt("sem", &["relaxed", "release"]),
+            opt("scope", SCOPES),
+            opt("space", &["global"]),
+            slot("op", &["add"]),
+            slot("vec", &["v2", "v4"]),
+            slot("type", &["bf16x2"]),
+        ],
+        &[address("a", W), group("b", R, TYPE, Lanes::Vector)],
+        rules::registered::multimem,
+        rules::registered::multimem_requires,
+        "add bf16x2 vectors into every GPU's copy of a multicast address",
+        MULTIMEM,
+    ),
     // --------------------------------------------------------- mbarrier
     form(
         "mbarrier.init",
@@ -710,9 +1085,9 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.arrive",
         "mbarrier.arrive",
-        &[SHARED, B64_TYPE],
+        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[reg("state", W, B64), address("addr", R)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_requires,
         "arrive on the mbarrier at addr; state identifies the phase",
         MBARRIERS,
@@ -720,13 +1095,13 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.arrive-count",
         "mbarrier.arrive",
-        &[SHARED, B64_TYPE],
+        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[
             reg("state", W, B64).or_sink(),
             address("addr", R),
             reg("count", R, U32),
         ],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "arrive count times on the mbarrier at addr",
         MBARRIERS,
@@ -734,24 +1109,24 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.arrive.expect_tx",
         "mbarrier.arrive.expect_tx",
-        &[SHARED, B64_TYPE],
+        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[
             reg("state", W, B64).or_sink(),
             address("addr", R),
             reg("txCount", R, U32),
         ],
-        no_rule,
-        rules::registered::async_proxy_requires,
+        rules::registered::sem_with_scope,
+        rules::registered::mbarrier_tx_requires,
         "expect txCount more transaction bytes, then arrive on the mbarrier at addr",
         MBARRIERS,
     ),
     form(
         "mbarrier.arrive_drop",
         "mbarrier.arrive_drop",
-        &[SHARED, B64_TYPE],
+        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         // ptxas 12.9 takes `_` here from PTX 7.0 on (for `mbarrier.arrive` only from 7.8).
         &[reg("state", W, B64).or_sink(), address("addr", R)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_requires,
         "arrive on the mbarrier at addr and drop out of later phases",
         MBARRIERS,
@@ -759,13 +1134,13 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.arrive_drop-count",
         "mbarrier.arrive_drop",
-        &[SHARED, B64_TYPE],
+        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[
             reg("state", W, B64).or_sink(),
             address("addr", R),
             reg("count", R, U32),
         ],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "arrive count times and drop out of later phases",
         MBARRIERS,
@@ -773,14 +1148,14 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.arrive_drop.expect_tx",
         "mbarrier.arrive_drop.expect_tx",
-        &[SHARED, B64_TYPE],
+        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[
             reg("state", W, B64).or_sink(),
             address("addr", R),
             reg("txCount", R, U32),
         ],
-        no_rule,
-        rules::registered::async_proxy_requires,
+        rules::registered::sem_with_scope,
+        rules::registered::mbarrier_tx_requires,
         "expect txCount more transaction bytes, arrive and drop out of later phases",
         MBARRIERS,
     ),
@@ -788,11 +1163,13 @@ pub static FORMS: &[InstructionForm] = &[
         "mbarrier.expect_tx",
         "mbarrier.expect_tx",
         &[
+            opt("sem", &["relaxed"]),
+            MBAR_SCOPE,
             opt("space", &["shared", "shared::cta", "shared::cluster"]),
             B64_TYPE,
         ],
         &[address("addr", R), reg("txCount", R, U32)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::async_proxy_requires,
         "raise the mbarrier's expected transaction bytes by txCount",
         MBARRIERS,
@@ -801,11 +1178,13 @@ pub static FORMS: &[InstructionForm] = &[
         "mbarrier.complete_tx",
         "mbarrier.complete_tx",
         &[
+            opt("sem", &["relaxed"]),
+            MBAR_SCOPE,
             opt("space", &["shared", "shared::cta", "shared::cluster"]),
             B64_TYPE,
         ],
         &[address("addr", R), reg("txCount", R, U32)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::async_proxy_requires,
         "complete txCount transaction bytes on the mbarrier",
         MBARRIERS,
@@ -813,9 +1192,9 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.test_wait",
         "mbarrier.test_wait",
-        &[SHARED, B64_TYPE],
+        &[WAIT_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[pred("done", W), address("addr", R), reg("state", R, B64)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_requires,
         "whether the phase named by state has completed (does not block)",
         MBARRIERS,
@@ -823,9 +1202,15 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.test_wait.parity",
         "mbarrier.test_wait",
-        &[slot("parity", &["parity"]), SHARED, B64_TYPE],
+        &[
+            slot("parity", &["parity"]),
+            WAIT_SEM,
+            MBAR_SCOPE,
+            SHARED,
+            B64_TYPE,
+        ],
         &[pred("done", W), address("addr", R), reg("parity", R, U32)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_parity_requires,
         "whether the phase of the given parity has completed (does not block)",
         MBARRIERS,
@@ -833,9 +1218,9 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.try_wait",
         "mbarrier.try_wait",
-        &[SHARED, B64_TYPE],
+        &[WAIT_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[pred("done", W), address("addr", R), reg("state", R, B64)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "wait a while for the phase named by state to complete",
         MBARRIERS,
@@ -843,14 +1228,14 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.try_wait-hint",
         "mbarrier.try_wait",
-        &[SHARED, B64_TYPE],
+        &[WAIT_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
         &[
             pred("done", W),
             address("addr", R),
             reg("state", R, B64),
             reg("suspendTimeHint", R, U32),
         ],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "wait up to about suspendTimeHint ns for the phase named by state",
         MBARRIERS,
@@ -858,9 +1243,15 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.try_wait.parity",
         "mbarrier.try_wait",
-        &[slot("parity", &["parity"]), SHARED, B64_TYPE],
+        &[
+            slot("parity", &["parity"]),
+            WAIT_SEM,
+            MBAR_SCOPE,
+            SHARED,
+            B64_TYPE,
+        ],
         &[pred("done", W), address("addr", R), reg("parity", R, U32)],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "wait a while for the phase of the given parity to complete",
         MBARRIERS,
@@ -868,14 +1259,20 @@ pub static FORMS: &[InstructionForm] = &[
     form(
         "mbarrier.try_wait.parity-hint",
         "mbarrier.try_wait",
-        &[slot("parity", &["parity"]), SHARED, B64_TYPE],
+        &[
+            slot("parity", &["parity"]),
+            WAIT_SEM,
+            MBAR_SCOPE,
+            SHARED,
+            B64_TYPE,
+        ],
         &[
             pred("done", W),
             address("addr", R),
             reg("parity", R, U32),
             reg("suspendTimeHint", R, U32),
         ],
-        no_rule,
+        rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "wait up to about suspendTimeHint ns for the phase of the given parity",
         MBARRIERS,
@@ -1157,6 +1554,19 @@ mod tests {
         // cp.async.{ca,cg}.shared{::cta}.global{.L2::{64,128,256}B} [dst], [src], 16{, src-size}
         assert_eq!(count("cp.async.16"), 16);
         assert_eq!(count("cp.async.16-src-size"), 16);
+        // cp.async.ca.shared{::cta}.global.L2::cache_hint{.L2::{64,128,256}B}
+        // [dst], [src], {4,8}{, src-size}, cache-policy: 2 x 4
+        for id in [
+            "cp.async.4.cache-hint",
+            "cp.async.8.cache-hint",
+            "cp.async.4-src-size.cache-hint",
+            "cp.async.8-src-size.cache-hint",
+        ] {
+            assert_eq!(count(id), 8, "{id}");
+        }
+        // cp.async.{ca,cg}.shared{::cta}.global.L2::cache_hint{.L2::NB} [dst], [src], 16{, src-size}, cache-policy
+        assert_eq!(count("cp.async.16.cache-hint"), 16);
+        assert_eq!(count("cp.async.16-src-size.cache-hint"), 16);
         // cp.async.commit_group; cp.async.wait_group N; cp.async.wait_all
         assert_eq!(count("cp.async.commit_group"), 1);
         assert_eq!(count("cp.async.wait_group"), 1);
@@ -1175,16 +1585,58 @@ mod tests {
         // cp.async.bulk.commit_group; cp.async.bulk.wait_group{.read} N
         assert_eq!(count("cp.async.bulk.commit_group"), 1);
         assert_eq!(count("cp.async.bulk.wait_group"), 2);
-        // mbarrier.<op>{.shared{::cta}}.b64 ...
+        // cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.redOp.type:
+        // and/or/xor x b32 (ptxas 12.9 rejects the ISA's .b64) 3, add x
+        // {u32, s32, u64} 3, inc/dec x u32 2, min/max x {u32, s32} 4.
+        assert_eq!(count("cp.reduce.async.bulk.cta-to-cluster"), 3 + 3 + 2 + 4);
+        // cp.reduce.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}.redOp.type:
+        // and/or/xor x {b32, b64} 6, add x {u32, s32, u64, f32, f64} 5,
+        // inc/dec x u32 2, min/max x {u32, s32, u64, s64, f16, bf16} 12.
+        assert_eq!(count("cp.reduce.async.bulk.to-global"), 6 + 5 + 2 + 12);
+        assert_eq!(
+            count("cp.reduce.async.bulk.to-global.cache-hint"),
+            6 + 5 + 2 + 12
+        );
+        // ....bulk_group{.L2::cache_hint}.add.noftz.{f16, bf16}
+        assert_eq!(count("cp.reduce.async.bulk.to-global.noftz"), 2);
+        assert_eq!(count("cp.reduce.async.bulk.to-global.noftz.cache-hint"), 2);
+        // multimem prefixes, as ptxas 12.9 takes them (a scope exactly with
+        // a strong .sem): ld_reduce and st {-, .weak, 2 sems x 4 scopes} x
+        // {-, .global} = 20; red {-, 2 sems x 4 scopes} x 2 = 18.
+        // Integer op x type: and/or/xor x {b32, b64} 6, add x {u32, s32, u64}
+        // 3, min/max x {u32, s32, u64, s64} 8 = 17.
+        assert_eq!(count("multimem.ld_reduce.int"), 20 * 17);
+        assert_eq!(count("multimem.red.int"), 18 * 17);
+        assert_eq!(count("multimem.st.int"), 20 * 6);
+        // Floating point {.vec}.type: f16/bf16 only as .v2/.v4/.v8, f16x2/bf16x2
+        // and f32 as -, .v2, .v4, f64 scalar only: 3 x 5 + 1 = 16 shapes.
+        // ld_reduce: add x 16 + add.acc::f32 x the 12 half shapes + min/max x
+        // the 12 half shapes = 52.
+        assert_eq!(count("multimem.ld_reduce.float"), 20 * (16 + 12 + 2 * 12));
+        // st/red.add without bf16x2 (13 shapes); bf16x2 as .v2/.v4 only.
+        assert_eq!(count("multimem.st.float"), 20 * 13);
+        assert_eq!(count("multimem.st.bf16x2"), 20 * 2);
+        assert_eq!(count("multimem.red.float"), 18 * 13);
+        assert_eq!(count("multimem.red.bf16x2"), 18 * 2);
+        // mbarrier.{init,inval}{.shared{::cta}}.b64 ...
+        assert_eq!(count("mbarrier.init"), 3);
+        assert_eq!(count("mbarrier.inval"), 3);
+        // mbarrier.<arrive op>{.sem}{.scope}{.shared{::cta}}.b64 ..., .sem =
+        // {.release, .relaxed}, .scope = {.cta, .cluster}, both or neither
+        // (ptxas rejects one alone): (1 + 2 x 2) x 3
         for id in [
-            "mbarrier.init",
-            "mbarrier.inval",
             "mbarrier.arrive",
             "mbarrier.arrive-count",
             "mbarrier.arrive.expect_tx",
             "mbarrier.arrive_drop",
             "mbarrier.arrive_drop-count",
             "mbarrier.arrive_drop.expect_tx",
+        ] {
+            assert_eq!(count(id), 5 * 3, "{id}");
+        }
+        // mbarrier.{test_wait,try_wait}{.parity}{.sem}{.scope}{.shared{::cta}}.b64 ...,
+        // .sem = {.acquire, .relaxed}, .scope = {.cta, .cluster}: (1 + 2 x 2) x 3
+        for id in [
             "mbarrier.test_wait",
             "mbarrier.test_wait.parity",
             "mbarrier.try_wait",
@@ -1192,11 +1644,12 @@ mod tests {
             "mbarrier.try_wait.parity",
             "mbarrier.try_wait.parity-hint",
         ] {
-            assert_eq!(count(id), 3, "{id}");
+            assert_eq!(count(id), 5 * 3, "{id}");
         }
-        // mbarrier.{expect_tx,complete_tx}{.shared{::cta},.shared::cluster}.b64 [addr], txCount
-        assert_eq!(count("mbarrier.expect_tx"), 4);
-        assert_eq!(count("mbarrier.complete_tx"), 4);
+        // mbarrier.{expect_tx,complete_tx}{.relaxed}{.scope}{.shared{::cta},.shared::cluster}.b64
+        // [addr], txCount: (1 + 2) x 4
+        assert_eq!(count("mbarrier.expect_tx"), 3 * 4);
+        assert_eq!(count("mbarrier.complete_tx"), 3 * 4);
         // mbarrier.pending_count.b64 count, state
         assert_eq!(count("mbarrier.pending_count"), 1);
         // ldmatrix/stmatrix.sync.aligned.m8n8.xN{.trans}{.shared{::cta}}.b16: 2 x 3

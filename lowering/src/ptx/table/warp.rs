@@ -1,9 +1,4 @@
 //! Warp-level collectives: registered and certified; usable once scopes exist.
-//!
-//! Not registered yet (the operand model cannot write them): the `d|p`
-//! destinations of `shfl.sync` and `match.all.sync`, and `elect.sync d|p`,
-//! pair a `.b32` register with a `.pred` one in one `|`-joined operand,
-//! while `piped` operands have one type for all their lanes.
 
 use super::*;
 
@@ -29,6 +24,27 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::sync_collective_requires,
         packing: Packing::None,
         summary: "exchange a register between the lanes of a warp (lane b, offset b or xor b; c packs clamp and segment mask)",
+        usable: Usability::NeedsScope,
+    },
+    InstructionForm {
+        id: "shfl.sync.pred",
+        mnemonic: "shfl.sync",
+        slots: &[
+            slot("mode", &["up", "down", "bfly", "idx"]),
+            slot("type", &["b32"]),
+        ],
+        operands: &[
+            reg("d", W, TYPE),
+            pred("p", W).after_pipe().or_sink(),
+            reg("a", R, TYPE),
+            reg("b", R, B32),
+            reg("c", R, B32),
+            reg("membermask", R, B32),
+        ],
+        rule: no_rule,
+        requires: rules::warp::sync_collective_requires,
+        packing: Packing::None,
+        summary: "shfl.sync, and p = whether the source lane was in range",
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -73,6 +89,41 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::match_requires,
         packing: Packing::None,
         summary: "the mask of member lanes holding the same value (.any), or all members if all agree, else 0 (.all)",
+        usable: Usability::NeedsScope,
+    },
+    InstructionForm {
+        id: "match.sync.all-pred",
+        mnemonic: "match",
+        slots: &[
+            slot("mode", &["all"]),
+            slot("sync", &["sync"]),
+            slot("type", &["b32", "b64"]),
+        ],
+        operands: &[
+            reg("d", W, B32).or_sink(),
+            pred("p", W).after_pipe().or_sink(),
+            reg("a", R, TYPE),
+            reg("membermask", R, B32),
+        ],
+        rule: no_rule,
+        requires: rules::warp::match_requires,
+        packing: Packing::None,
+        summary: "match.all.sync, and p = whether all member lanes agree",
+        usable: Usability::NeedsScope,
+    },
+    InstructionForm {
+        id: "elect.sync",
+        mnemonic: "elect.sync",
+        slots: &[],
+        operands: &[
+            reg("d", W, B32).or_sink(),
+            pred("p", W).after_pipe(),
+            reg("membermask", R, B32),
+        ],
+        rule: no_rule,
+        requires: rules::warp::elect_requires,
+        packing: Packing::None,
+        summary: "elect one leader among the member lanes: d = its lane number, p = whether this lane is it",
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -151,6 +202,12 @@ mod tests {
         assert_eq!(count("vote.sync.ballot"), 1);
         // match.{any,all}.sync.{b32,b64} d, a, membermask
         assert_eq!(count("match.sync"), 4);
+        // shfl.sync.{up,down,bfly,idx}.b32 d|p, a, b, c, membermask
+        assert_eq!(count("shfl.sync.pred"), 4);
+        // match.all.sync.{b32,b64} d|p, a, membermask
+        assert_eq!(count("match.sync.all-pred"), 2);
+        // elect.sync d|p, membermask
+        assert_eq!(count("elect.sync"), 1);
         // redux.sync.{add,min,max}.{u32,s32} d, a, membermask
         assert_eq!(count("redux.sync"), 6);
         // redux.sync.{and,or,xor}.b32 d, a, membermask
