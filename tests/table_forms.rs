@@ -100,6 +100,51 @@ fn bits_and_halves(
     );
 }
 
+/// Every thread adds its pair (x[i], 2 * x[i]) into one `[2]` accumulator
+/// with one sm_90 vector reduction (`red.global.add.v2.f32`), and computes
+/// `d|p = lop3.or(a, b, c, 0x80) | q` (a & b & c, and p = d != 0 || q).
+#[tile_kernel(grid = [ceil_div(N, 128), 1, 1], block = 128)]
+fn vector_red_and_lop3_bool(
+    x: Tensor<f32, N, 2>,
+    acc: Tensor<f32, 2>,
+    words: Tensor<u32, N, 3>,
+    out: Tensor<u32, N, 2>,
+) {
+    let i = cta_id(0) * 128 + thread_id(0);
+    let v = alloc_local::<f32>([2]);
+    let w = alloc_local::<u32>([3]);
+    let r = alloc_local::<u32>([2]);
+    let p = alloc_local::<bool>([2]);
+    if i < N {
+        apply(ptx["ld.global.v2.f32"], v, x.slice(s![i, ..]));
+        apply(ptx["red.global.add.v2.f32"], acc, v);
+        apply(
+            ptx["ld.global.u32"],
+            w.unsqueeze(-1),
+            words.slice(s![i, ..]).unsqueeze(-1),
+        );
+        // q = (c is odd), from setp on the last word.
+        apply(ptx["and.b32"], r.slice(s![1..2]), w.slice(s![2..3]), 1);
+        apply(ptx["setp.ne.u32"], p.slice(s![1..2]), r.slice(s![1..2]), 0);
+        apply(
+            ptx["lop3.or.b32"],
+            r.slice(s![0..1]),
+            p.slice(s![0..1]),
+            w.slice(s![0..1]),
+            w.slice(s![1..2]),
+            w.slice(s![2..3]),
+            0x80,
+            p.slice(s![1..2]),
+        );
+        apply(ptx["selp.u32"], r.slice(s![1..2]), 1, 0, p.slice(s![0..1]));
+        apply(
+            ptx["st.global.u32"],
+            out.slice(s![i, ..]).unsqueeze(-1),
+            r.unsqueeze(-1),
+        );
+    }
+}
+
 fn lines(ptx: &str) -> Vec<&str> {
     ptx.lines().map(str::trim).collect()
 }
@@ -168,6 +213,23 @@ fn lop3_takes_its_table_inline() {
     support::ptxas::assemble(bits_and_halves::PTX, "sm_90");
 }
 
+#[test]
+fn vector_red_and_d_or_p_destinations() {
+    let l = lines(vector_red_and_lop3_bool::PTX);
+    assert!(
+        l.iter().any(|l| l.starts_with("red.global.add.v2.f32 [") && l.ends_with("{%t0_v_0, %t0_v_1};")),
+        "{}",
+        vector_red_and_lop3_bool::PTX
+    );
+    assert!(
+        l.iter().any(|l| l
+            .starts_with("lop3.or.b32 %t2_r_0|%t3_p_0, %t1_w_0, %t1_w_1, %t1_w_2, 128, %t3_p_1;")),
+        "{}",
+        vector_red_and_lop3_bool::PTX
+    );
+    support::ptxas::assemble(vector_red_and_lop3_bool::PTX, "sm_90");
+}
+
 mod gpu {
     //! On the H200, against host references. Ignored without a GPU.
 
@@ -202,6 +264,39 @@ mod gpu {
                 tickets.iter().enumerate().all(|(i, t)| *t == i as u32),
                 "n = {n}: tickets are not 0..n"
             );
+        }
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn vector_red_and_lop3_bool_match_the_host() {
+        let dev = device();
+        for n in [1usize, 127, 4096 + 5] {
+            // Small integers: every f32 sum is exact, so the order of the
+            // atomic additions cannot change the result.
+            let x: Vec<f32> = (0..n)
+                .flat_map(|i| [(i % 7) as f32, 2.0 * (i % 7) as f32])
+                .collect();
+            let words: Vec<u32> = (0..3 * n as u32)
+                .map(|k| k.wrapping_mul(0x9E37_79B9).rotate_left(k % 29))
+                .collect();
+            let dx = dev.upload(&x, [n, 2]).unwrap();
+            let dw = dev.upload(&words, [n, 3]).unwrap();
+            let mut acc = dev.zeros::<f32>([2]).unwrap();
+            let mut out = dev.zeros::<u32>([n, 2]).unwrap();
+            super::vector_red_and_lop3_bool(&dev, &dx, &mut acc, &dw, &mut out).unwrap();
+            let want_acc = [
+                x.chunks(2).map(|p| p[0]).sum::<f32>(),
+                x.chunks(2).map(|p| p[1]).sum::<f32>(),
+            ];
+            assert_eq!(acc.download().unwrap(), want_acc, "n = {n}");
+            let got = out.download().unwrap();
+            for i in 0..n {
+                let (a, b, c) = (words[3 * i], words[3 * i + 1], words[3 * i + 2]);
+                let d = a & b & c;
+                let p = d != 0 || c & 1 == 1;
+                assert_eq!((got[2 * i], got[2 * i + 1]), (d, u32::from(p)), "i = {i}");
+            }
         }
     }
 
