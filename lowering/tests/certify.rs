@@ -204,6 +204,11 @@ fn instruction_with(
                     }
                 }
                 (OperandKind::Address, _) => "[%rd0]".to_string(),
+                (OperandKind::TensorCoords, _) => {
+                    let coords: Vec<String> =
+                        (0..op.lanes).map(|_| regs.next(PtxType::B32)).collect();
+                    format!("[%rd0, {{{}}}]", coords.join(", "))
+                }
                 (OperandKind::Immediate { min, .. }, _) => min.to_string(),
                 (OperandKind::Register | OperandKind::Predicate, _) => {
                     let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();

@@ -122,6 +122,7 @@ fn kernel_for(name: &str, m: &Modifiers, target: Target) -> Result<Kernel, PtxTy
                     span: S,
                 }));
             }
+            OperandKind::TensorCoords => unreachable!("TMA forms are never usable"),
             OperandKind::Address => {
                 let t = format!("m{i}");
                 params.push(tensor(&t, dtype_for(ty), lanes));

@@ -347,6 +347,15 @@ fn render(m: &Modifiers) -> String {
     let rendered = m.operands().into_iter().map(|op| {
         let text = match op.kind {
             OperandKind::Address => "[%rd0]".to_string(),
+            OperandKind::TensorCoords => {
+                let coords: Vec<String> = (0..op.lanes)
+                    .map(|_| {
+                        n += 1;
+                        format!("%b32_{n}")
+                    })
+                    .collect();
+                format!("[%rd0, {{{}}}]", coords.join(", "))
+            }
             OperandKind::Immediate { min, .. } => min.to_string(),
             OperandKind::Register | OperandKind::Predicate => {
                 let lanes: Vec<String> = (0..op.lanes)

@@ -137,6 +137,13 @@ impl Checker<'_> {
                     )
                     .with_help("write the value as an integer literal: PTX encodes it in the instruction"),
                 ),
+                // `Modifiers::usability` keeps TMA forms from getting here;
+                // should one, no value is a tensor map.
+                (OperandKind::TensorCoords, _) => errors.push(Diagnostic::new(
+                    Code::FORM_NOT_USABLE,
+                    span,
+                    format!("operand `{}` of `{opcode}` is a tensor map with coordinates, which kernels cannot pass yet", slot.name),
+                )),
                 // Predicate registers live in `bool` tiles (the generic arm
                 // below checks a tile's extent and repeat shape).
                 (OperandKind::Predicate, Value::Global { name, .. }) => errors.push(

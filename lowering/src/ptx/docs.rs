@@ -123,12 +123,14 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
                 Lanes::Fixed(1) => String::new(),
                 Lanes::Fixed(n) => format!(", {{{n} regs}}"),
                 Lanes::Vector => ", {1, 2, 4 or 8 regs} per `vec`".to_string(),
+                Lanes::ByToken { slot, .. } => format!(", regs per `{slot}`"),
             };
             let kind = match o.kind {
                 OperandKind::Address => "memory ".to_string(),
                 OperandKind::Predicate => "predicate ".to_string(),
                 OperandKind::Immediate { min, max } => format!("immediate {min}..={max}, "),
                 OperandKind::Register => String::new(),
+                OperandKind::TensorCoords => "tensor map and coordinates, ".to_string(),
             };
             let mut extras = String::new();
             if o.braced {

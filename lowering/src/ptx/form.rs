@@ -90,6 +90,9 @@ pub enum OperandKind {
     /// A compile-time integer only, within `min..=max` (`lop3`'s LUT,
     /// `bar.sync`'s barrier number): never a register.
     Immediate { min: i64, max: i64 },
+    /// A tensor-map address with one 32-bit coordinate register per lane:
+    /// `[tensorMap, {c0, c1, ..}]` (TMA). No kernel operand is one yet.
+    TensorCoords,
 }
 
 /// The state space an address operand points into.
@@ -142,8 +145,14 @@ pub enum TypeRef {
 #[derive(Debug, Clone, Copy)]
 pub enum Lanes {
     Fixed(u8),
-    /// From the `vec` slot: absent = 1, `v2` = 2, `v4` = 4.
+    /// From the `vec` slot: absent = 1, `v2` = 2, `v4` = 4, `v8` = 8.
     Vector,
+    /// From the token in `slot`: `(token, lanes)` pairs (`wgmma`'s
+    /// accumulator count follows its shape, TMA's coordinates its `.dim`).
+    ByToken {
+        slot: &'static str,
+        lanes: &'static [(&'static str, u8)],
+    },
 }
 
 /// One operand position of a form.
@@ -284,6 +293,10 @@ impl Modifiers {
                 Some("v8") => 8,
                 _ => 1,
             },
+            Lanes::ByToken { slot, lanes } => self
+                .get(slot)
+                .and_then(|token| lanes.iter().find(|(t, _)| *t == token))
+                .map_or(1, |(_, n)| *n),
         }
     }
 
@@ -298,6 +311,14 @@ impl Modifiers {
     pub fn usability(&self) -> Usability {
         if self.form.usable != Usability::Yes {
             return self.form.usable;
+        }
+        if self
+            .form
+            .operands
+            .iter()
+            .any(|o| o.kind == OperandKind::TensorCoords)
+        {
+            return Usability::NotYet("tensor maps (TMA descriptors)");
         }
         // A register type no tile dtype carries (`.b128`) has no operand.
         let uncarried = self.operands().iter().any(|o| {
@@ -358,6 +379,10 @@ impl ResolvedOperand {
     pub fn syntax(&self) -> String {
         match self.kind {
             OperandKind::Address => format!("[{}]", self.name),
+            OperandKind::TensorCoords => {
+                let coords: Vec<String> = (0..self.lanes).map(|i| format!("c{i}")).collect();
+                format!("[{}, {{{}}}]", self.name, coords.join(", "))
+            }
             OperandKind::Register | OperandKind::Predicate if self.piped => {
                 let lanes: Vec<String> = (0..self.lanes)
                     .map(|i| format!("{}{}", self.name, i))

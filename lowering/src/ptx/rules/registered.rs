@@ -151,6 +151,16 @@ pub fn mma_sm80_requires(_: &Modifiers, _: Target) -> Requirement {
     Requirement::new(80, 7, 0)
 }
 
+/// Single-bit `mma.sync` at `.m16n8k128`/`.m16n8k256`: `.xor.popc` PTX
+/// ISA 7.0, sm_80; `.and.popc` PTX 7.1.
+pub fn mma_b1_requires(m: &Modifiers, _: Target) -> Requirement {
+    if m.get("bitop") == Some("and") {
+        Requirement::new(80, 7, 1)
+    } else {
+        Requirement::new(80, 7, 0)
+    }
+}
+
 /// `mma.sync` with fp8 (`.e4m3`/`.e5m2`) multiplicands: PTX ISA 8.4, sm_89.
 pub fn mma_fp8_requires(_: &Modifiers, _: Target) -> Requirement {
     Requirement::new(89, 8, 4)
@@ -283,5 +293,21 @@ pub fn multimem(m: &Modifiers) -> Result<(), Violation> {
             Violation::at(vec, format!(".{vec}.{token} would move more than 128 bits")),
         ),
         _ => Ok(()),
+    }
+}
+
+/// `wgmma.*` (ISA 9.7.15): PTX ISA 8.0, sm_90a only.
+pub fn wgmma_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::arch_specific(&[90], 8, 0)
+}
+
+/// Integer `wgmma.mma_async`: PTX ISA 8.0, sm_90a; mixed `.s8`/`.u8`
+/// multiplicands PTX 8.4 (measured: ptxas 12.9 "Feature 'WGMMA with mixed
+/// integer types' requires PTX ISA .version 8.4").
+pub fn wgmma_int_requires(m: &Modifiers, t: Target) -> Requirement {
+    if m.get("atype") != m.get("btype") {
+        Requirement::arch_specific(&[90], 8, 4)
+    } else {
+        wgmma_requires(m, t)
     }
 }

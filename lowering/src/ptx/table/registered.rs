@@ -1,13 +1,15 @@
 //! Registered and certified, but not yet usable by kernels: fences and
-//! barriers, asynchronous copies and bulk reductions, mbarriers, `multimem`
-//! accesses, matrix loads/stores and `mma.sync`. Each form names what the language still lacks (TK0224).
+//! barriers, asynchronous copies, bulk and tensor (TMA) copies and
+//! reductions, mbarriers, `multimem` accesses, matrix loads/stores,
+//! `mma.sync` and `wgmma` (sm_90a). Each form names what the language still
+//! lacks (TK0224).
 //!
-//! Not registered yet: `wgmma.mma_async` (its floor is the arch-specific
-//! target sm_90a, which a [`crate::target::Requirement`] cannot express),
-//! `cp.async.bulk.tensor` (TMA: its `[tensorMap, {coords}]` operand is
-//! neither an address nor a register group), `mma.sync.m8n8k4.f64` (two
-//! adjacent one-register `{..}` fragments would merge into one group),
-//! `cp.async`'s `ignore-src` predicate (by lane counts alone it collides
+//! Not registered yet: the `mma.sync` shapes whose A and B fragments are
+//! one register each (`.m8n8k4.f64`, `.m8n8k16` 8-bit, `.m8n8k32` 4-bit,
+//! `.m8n8k128` single-bit): ptxas 12.9 wants each written `{a}`, `{b}`
+//! ("Vector expected" without braces), and two adjacent one-register `{..}`
+//! fragments would merge into one group; `cp.async`'s `ignore-src`
+//! predicate (by lane counts alone it collides
 //! with the `src-size` forms: `cp.async.ca.shared.global` [1, 1, 1, 1]),
 //! `mbarrier.arrive{.sem}{.scope}.shared::cluster.b64 _, [addr]` (its
 //! destination must be the sink, which an operand slot cannot say), and a
@@ -175,6 +177,14 @@ const fn mma_slots(
 
 /// The integer line: `mma.sync.aligned.<shape>.row.col{.satfinite}.s32.<a>.<b>.s32`.
 const fn mma_int_slots(shape: &'static [&'static str]) -> [ModifierSlot; 10] {
+    mma_int_typed_slots(shape, INT8)
+}
+
+/// The integer line with the multiplicand types `ab` (8- or 4-bit).
+const fn mma_int_typed_slots(
+    shape: &'static [&'static str],
+    ab: &'static [&'static str],
+) -> [ModifierSlot; 10] {
     [
         slot("sync", &["sync"]),
         slot("aligned", &["aligned"]),
@@ -183,11 +193,30 @@ const fn mma_int_slots(shape: &'static [&'static str]) -> [ModifierSlot; 10] {
         slot("blayout", &["col"]),
         opt("satfinite", &["satfinite"]),
         slot("dtype", &["s32"]),
-        slot("atype", INT8),
-        slot("btype", INT8),
+        slot("atype", ab),
+        slot("btype", ab),
         slot("ctype", &["s32"]),
     ]
 }
+
+/// The single-bit line: `mma.sync.aligned.<shape>.row.col.s32.b1.b1.s32.<op>.popc`.
+const fn mma_b1_slots(shape: &'static [&'static str]) -> [ModifierSlot; 11] {
+    [
+        slot("sync", &["sync"]),
+        slot("aligned", &["aligned"]),
+        slot("shape", shape),
+        slot("alayout", &["row"]),
+        slot("blayout", &["col"]),
+        slot("dtype", &["s32"]),
+        slot("atype", &["b1"]),
+        slot("btype", &["b1"]),
+        slot("ctype", &["s32"]),
+        slot("bitop", &["xor", "and"]),
+        slot("popc", &["popc"]),
+    ]
+}
+
+const INT4: &[&str] = &["s4", "u4"];
 
 const HALVES: &[&str] = &["f16", "bf16"];
 const SCOPES: &[&str] = &["cta", "cluster", "gpu", "sys"];
@@ -205,6 +234,148 @@ const BULK_REDUCE_TYPES: &[&str] = &[
 ];
 const INT8: &[&str] = &["s8", "u8"];
 const FP8: &[&str] = &["e4m3", "e5m2"];
+
+/// `wgmma.mma_async`'s shape tokens and accumulator register counts: `N`
+/// runs over `8..=256` in steps of 8 (the integer shapes: 8, 16, 24, 32,
+/// then steps of 16); an f32 or s32 accumulator is `N / 2` registers per
+/// thread, a packed f16 one `N / 4`.
+macro_rules! wgmma_n {
+    ($mac:ident!($($args:tt)*)) => {
+        $mac!($($args)* 8 16 24 32 40 48 56 64 72 80 88 96 104 112 120 128
+            136 144 152 160 168 176 184 192 200 208 216 224 232 240 248 256)
+    };
+}
+macro_rules! wgmma_int_n {
+    ($mac:ident!($($args:tt)*)) => {
+        $mac!($($args)* 8 16 24 32 48 64 80 96 112 128 144 160 176 192 208 224 240 256)
+    };
+}
+macro_rules! wgmma_shapes {
+    ($k:literal: $($n:literal)*) => {
+        &[$(concat!("m64n", $n, "k", $k)),*]
+    };
+}
+macro_rules! wgmma_lanes {
+    ($k:literal / $per:literal: $($n:literal)*) => {
+        &[$((concat!("m64n", $n, "k", $k), ($n / $per) as u8)),*]
+    };
+}
+
+const WGMMA_K16: &[&str] = wgmma_n!(wgmma_shapes!(16:));
+const WGMMA_K8: &[&str] = wgmma_n!(wgmma_shapes!(8:));
+const WGMMA_K32: &[&str] = wgmma_n!(wgmma_shapes!(32:));
+const WGMMA_INT: &[&str] = wgmma_int_n!(wgmma_shapes!(32:));
+const WGMMA_K16_F32: &[(&str, u8)] = wgmma_n!(wgmma_lanes!(16 / 2:));
+const WGMMA_K16_F16: &[(&str, u8)] = wgmma_n!(wgmma_lanes!(16 / 4:));
+const WGMMA_K8_F32: &[(&str, u8)] = wgmma_n!(wgmma_lanes!(8 / 2:));
+const WGMMA_K32_F32: &[(&str, u8)] = wgmma_n!(wgmma_lanes!(32 / 2:));
+const WGMMA_K32_F16: &[(&str, u8)] = wgmma_n!(wgmma_lanes!(32 / 4:));
+const WGMMA_INT_S32: &[(&str, u8)] = wgmma_int_n!(wgmma_lanes!(32 / 2:));
+
+const WGMMA: Usability = Usability::NotYet(
+    "warpgroup-collective matrix fragments, shared memory matrix descriptors and wgmma groups",
+);
+
+/// `wgmma.mma_async.sync.aligned.<shape>.<d>.<a>.<b>`.
+const fn wgmma_slots(
+    shape: &'static [&'static str],
+    dtype: &'static [&'static str],
+    atype: &'static [&'static str],
+    btype: &'static [&'static str],
+) -> [ModifierSlot; 6] {
+    [
+        slot("sync", &["sync"]),
+        slot("aligned", &["aligned"]),
+        slot("shape", shape),
+        slot("dtype", dtype),
+        slot("atype", atype),
+        slot("btype", btype),
+    ]
+}
+
+/// `wgmma.mma_async.sync.aligned.<shape>{.satfinite}.s32.<a>.<b>`.
+const WGMMA_INT_SLOTS: &[ModifierSlot] = &[
+    slot("sync", &["sync"]),
+    slot("aligned", &["aligned"]),
+    slot("shape", WGMMA_INT),
+    opt("satfinite", &["satfinite"]),
+    slot("dtype", &["s32"]),
+    slot("atype", INT8),
+    slot("btype", INT8),
+];
+
+/// The accumulator `{d0, ..}`: its register count follows the shape.
+/// Never the sink: ptxas 12.9 crashes (segmentation fault) on `_` here,
+/// which the certification counts as a rejection.
+const fn wgmma_d(ty: PtxType, lanes: &'static [(&'static str, u8)]) -> OperandSlot {
+    group(
+        "d",
+        W,
+        TypeRef::Fixed(ty),
+        Lanes::ByToken {
+            slot: "shape",
+            lanes,
+        },
+    )
+}
+
+/// Shared memory matrix descriptors (ptxas 12.9 also takes a literal).
+const A_DESC: OperandSlot = reg("a-desc", R, B64);
+const B_DESC: OperandSlot = reg("b-desc", R, B64);
+/// A from registers: four `.b32` per thread for every input type.
+const WGMMA_A: OperandSlot = group("a", R, TypeRef::Fixed(PtxType::B32), Lanes::Fixed(4)).no_imm();
+/// Whether D is accumulated into (false: D = A x B).
+const SCALE_D: OperandSlot = pred("scale-d", R);
+/// Negate A or B: the ISA and ptxas take exactly -1 or 1 ("expected to be
+/// -1 or 1"); the range's 0 is not a legal value (the certification renders
+/// the minimum, -1).
+const SCALE_A: OperandSlot = imm("imm-scale-a", PtxType::S32, -1, 1);
+const SCALE_B: OperandSlot = imm("imm-scale-b", PtxType::S32, -1, 1);
+/// Transpose A or B (0 or 1): f16/bf16 inputs only.
+const TRANS_A: OperandSlot = imm("imm-trans-a", PtxType::U32, 0, 1);
+const TRANS_B: OperandSlot = imm("imm-trans-b", PtxType::U32, 0, 1);
+
+const TMA: Usability = Usability::NotYet(
+    "tensor maps (TMA descriptors), shared memory tiles and mbarriers or bulk groups",
+);
+const DIMS: &[&str] = &["1d", "2d", "3d", "4d", "5d"];
+const IM2COL_DIMS: &[&str] = &["3d", "4d", "5d"];
+const TMA_REDUCE_OPS: &[&str] = &["add", "min", "max", "inc", "dec", "and", "or", "xor"];
+
+/// `[tensorMap, {c0, ..}]`: one `.b32` coordinate per dimension of `.dim`.
+const fn tensor(access: Access) -> OperandSlot {
+    OperandSlot {
+        name: "tensorMap",
+        access,
+        kind: OperandKind::TensorCoords,
+        ty: TypeRef::Fixed(PtxType::B32),
+        lanes: Lanes::ByToken {
+            slot: "dim",
+            lanes: &[("1d", 1), ("2d", 2), ("3d", 3), ("4d", 4), ("5d", 5)],
+        },
+        braced: false,
+        imm: false,
+        sink: false,
+        piped: false,
+        after_pipe: false,
+    }
+}
+
+/// im2col offsets: `dim - 2` `.b16` values, always in `{..}` (ptxas:
+/// "Vector expected" for a bare one at `.3d`); `.4d`/`.5d` here, `.3d` by
+/// [`IM2COL_OFFSET_3D`].
+const IM2COL_OFFSETS: OperandSlot = group(
+    "im2colOffsets",
+    R,
+    B16,
+    Lanes::ByToken {
+        slot: "dim",
+        lanes: &[("4d", 2), ("5d", 3)],
+    },
+);
+const IM2COL_OFFSET_3D: OperandSlot = frag("im2colOffsets", R, PtxType::B16, 1);
+/// The multicast CTA mask (ptxas 12.9 also takes a literal).
+const CTA_MASK: OperandSlot = reg("ctaMask", R, B16);
 
 /// The forms of this family, in lookup order.
 pub static FORMS: &[InstructionForm] = &[
@@ -1493,6 +1664,806 @@ pub static FORMS: &[InstructionForm] = &[
         "D = A x B + C on a 16x8 f32 tile, k = 32 fp8 (e4m3 and e5m2 may mix)",
         MMA,
     ),
+    form(
+        "mma.m16n8k64.int4",
+        "mma",
+        &mma_int_typed_slots(&["m16n8k64"], INT4),
+        &[
+            frag("d", W, PtxType::S32, 4),
+            frag("a", R, PtxType::B32, 4).no_imm(),
+            frag("b", R, PtxType::B32, 2).no_imm(),
+            frag("c", R, PtxType::S32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 s32 tile, k = 64 4-bit integers (signedness may mix; .satfinite clamps)",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k32.int4",
+        "mma",
+        &mma_int_typed_slots(&["m16n8k32"], INT4),
+        &[
+            frag("d", W, PtxType::S32, 4),
+            frag("a", R, PtxType::B32, 2).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::S32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on a 16x8 s32 tile, k = 32 4-bit integers",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k256.b1",
+        "mma",
+        &mma_b1_slots(&["m16n8k256"]),
+        &[
+            frag("d", W, PtxType::S32, 4),
+            frag("a", R, PtxType::B32, 4).no_imm(),
+            frag("b", R, PtxType::B32, 2).no_imm(),
+            frag("c", R, PtxType::S32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_b1_requires,
+        "D = popc(A op B) + C on a 16x8 s32 tile, k = 256 bits (op: .xor or .and)",
+        MMA,
+    ),
+    form(
+        "mma.m16n8k128.b1",
+        "mma",
+        &mma_b1_slots(&["m16n8k128"]),
+        &[
+            frag("d", W, PtxType::S32, 4),
+            frag("a", R, PtxType::B32, 2).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::S32, 4),
+        ],
+        no_rule,
+        rules::registered::mma_b1_requires,
+        "D = popc(A op B) + C on a 16x8 s32 tile, k = 128 bits",
+        MMA,
+    ),
+    // ------------------------------------------------------------ wgmma
+    form(
+        "wgmma.f32.f16-bf16",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K16, &["f32"], HALVES, HALVES),
+        &[
+            wgmma_d(PtxType::F32, WGMMA_K16_F32),
+            A_DESC,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+            TRANS_A,
+            TRANS_B,
+        ],
+        rules::registered::mma_same_multiplicands,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f32 tile of a warpgroup, k = 16 halves, A and B in shared memory (descriptors)",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f32.f16-bf16.reg-a",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K16, &["f32"], HALVES, HALVES),
+        &[
+            wgmma_d(PtxType::F32, WGMMA_K16_F32),
+            WGMMA_A,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+            TRANS_B,
+        ],
+        rules::registered::mma_same_multiplicands,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f32 tile, k = 16 halves, A from registers",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f16.f16",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K16, &["f16"], &["f16"], &["f16"]),
+        &[
+            wgmma_d(PtxType::F16x2, WGMMA_K16_F16),
+            A_DESC,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+            TRANS_A,
+            TRANS_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f16 tile (packed pairs), k = 16, A and B in shared memory",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f16.f16.reg-a",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K16, &["f16"], &["f16"], &["f16"]),
+        &[
+            wgmma_d(PtxType::F16x2, WGMMA_K16_F16),
+            WGMMA_A,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+            TRANS_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f16 tile (packed pairs), k = 16, A from registers",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f32.tf32",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K8, &["f32"], &["tf32"], &["tf32"]),
+        &[
+            wgmma_d(PtxType::F32, WGMMA_K8_F32),
+            A_DESC,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f32 tile, k = 8 tf32, A and B in shared memory",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f32.tf32.reg-a",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K8, &["f32"], &["tf32"], &["tf32"]),
+        &[
+            wgmma_d(PtxType::F32, WGMMA_K8_F32),
+            WGMMA_A,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f32 tile, k = 8 tf32, A from registers",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f32.fp8",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K32, &["f32"], FP8, FP8),
+        &[
+            wgmma_d(PtxType::F32, WGMMA_K32_F32),
+            A_DESC,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f32 tile, k = 32 fp8 (e4m3 and e5m2 may mix), A and B in shared memory",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f32.fp8.reg-a",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K32, &["f32"], FP8, FP8),
+        &[
+            wgmma_d(PtxType::F32, WGMMA_K32_F32),
+            WGMMA_A,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f32 tile, k = 32 fp8, A from registers",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f16.fp8",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K32, &["f16"], FP8, FP8),
+        &[
+            wgmma_d(PtxType::F16x2, WGMMA_K32_F16),
+            A_DESC,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f16 tile, k = 32 fp8 (e4m3 and e5m2 may mix), A and B in shared memory",
+        WGMMA,
+    ),
+    form(
+        "wgmma.f16.fp8.reg-a",
+        "wgmma.mma_async",
+        &wgmma_slots(WGMMA_K32, &["f16"], FP8, FP8),
+        &[
+            wgmma_d(PtxType::F16x2, WGMMA_K32_F16),
+            WGMMA_A,
+            B_DESC,
+            SCALE_D,
+            SCALE_A,
+            SCALE_B,
+        ],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "D = A x B (+ D) on a 64xN f16 tile, k = 32 fp8, A from registers",
+        WGMMA,
+    ),
+    form(
+        "wgmma.s32.int8",
+        "wgmma.mma_async",
+        WGMMA_INT_SLOTS,
+        &[
+            wgmma_d(PtxType::S32, WGMMA_INT_S32),
+            A_DESC,
+            B_DESC,
+            SCALE_D,
+        ],
+        no_rule,
+        rules::registered::wgmma_int_requires,
+        "D = A x B (+ D) on a 64xN s32 tile, k = 32 8-bit integers, A and B in shared memory (.satfinite clamps)",
+        WGMMA,
+    ),
+    form(
+        "wgmma.s32.int8.reg-a",
+        "wgmma.mma_async",
+        WGMMA_INT_SLOTS,
+        &[
+            wgmma_d(PtxType::S32, WGMMA_INT_S32),
+            WGMMA_A,
+            B_DESC,
+            SCALE_D,
+        ],
+        no_rule,
+        rules::registered::wgmma_int_requires,
+        "D = A x B (+ D) on a 64xN s32 tile, k = 32 8-bit integers, A from registers",
+        WGMMA,
+    ),
+    form(
+        "wgmma.fence",
+        "wgmma.fence",
+        &[slot("sync", &["sync"]), slot("aligned", &["aligned"])],
+        &[],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "order prior register accesses of the warpgroup before wgmma.mma_async reads them",
+        WGMMA,
+    ),
+    form(
+        "wgmma.commit_group",
+        "wgmma.commit_group",
+        &[slot("sync", &["sync"]), slot("aligned", &["aligned"])],
+        &[],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "close the warpgroup's pending wgmma.mma_async operations into a wgmma group",
+        WGMMA,
+    ),
+    form(
+        "wgmma.wait_group",
+        "wgmma.wait_group",
+        &[slot("sync", &["sync"]), slot("aligned", &["aligned"])],
+        // ptxas 12.9 takes any integer; the table caps it.
+        &[imm("n", PtxType::U32, 0, 255)],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "wait until at most n wgmma groups are pending",
+        WGMMA,
+    ),
+    // ------------------------------------------- cp.async.bulk.tensor (TMA)
+    form(
+        "cp.async.bulk.tensor.load.tile",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.tile.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.tile.multicast",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("multicast", &["multicast::cluster"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            CTA_MASK,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.tile.multicast.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("multicast", &["multicast::cluster"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            CTA_MASK,
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col-3d",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["3d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSET_3D,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col-3d.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["3d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSET_3D,
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col-3d.multicast",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["3d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("multicast", &["multicast::cluster"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSET_3D,
+            CTA_MASK,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col-3d.multicast.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["3d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("multicast", &["multicast::cluster"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSET_3D,
+            CTA_MASK,
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["4d", "5d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSETS,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["4d", "5d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSETS,
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col.multicast",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["4d", "5d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("multicast", &["multicast::cluster"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSETS,
+            CTA_MASK,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.load.im2col.multicast.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", &["4d", "5d"]),
+            slot("dst", &["shared::cluster"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("completion", &["mbarrier::complete_tx::bytes"]),
+            slot("multicast", &["multicast::cluster"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[
+            addr("dstMem", W, PtxType::B8, 1),
+            tensor(R),
+            addr("mbar", R, PtxType::B64, 1),
+            IM2COL_OFFSETS,
+            CTA_MASK,
+            POLICY,
+        ],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.store.tile",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["bulk_group"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.store.tile.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["bulk_group"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1), POLICY],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.store.im2col",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", IM2COL_DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("load_mode", &["im2col_no_offs"]),
+            slot("completion", &["bulk_group"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.tensor.store.im2col.cache-hint",
+        "cp.async.bulk.tensor",
+        &[
+            slot("dim", IM2COL_DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("load_mode", &["im2col_no_offs"]),
+            slot("completion", &["bulk_group"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1), POLICY],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.reduce.async.bulk.tensor.tile",
+        "cp.reduce.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("op", TMA_REDUCE_OPS),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["bulk_group"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group",
+        TMA,
+    ),
+    form(
+        "cp.reduce.async.bulk.tensor.tile.cache-hint",
+        "cp.reduce.async.bulk.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("op", TMA_REDUCE_OPS),
+            opt("load_mode", &["tile"]),
+            slot("completion", &["bulk_group"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1), POLICY],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.reduce.async.bulk.tensor.im2col",
+        "cp.reduce.async.bulk.tensor",
+        &[
+            slot("dim", IM2COL_DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("op", TMA_REDUCE_OPS),
+            slot("load_mode", &["im2col_no_offs"]),
+            slot("completion", &["bulk_group"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group",
+        TMA,
+    ),
+    form(
+        "cp.reduce.async.bulk.tensor.im2col.cache-hint",
+        "cp.reduce.async.bulk.tensor",
+        &[
+            slot("dim", IM2COL_DIMS),
+            slot("dst", &["global"]),
+            slot("src", &["shared::cta"]),
+            slot("op", TMA_REDUCE_OPS),
+            slot("load_mode", &["im2col_no_offs"]),
+            slot("completion", &["bulk_group"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[tensor(W), addr("srcMem", R, PtxType::B8, 1), POLICY],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.prefetch.tensor.tile",
+        "cp.async.bulk.prefetch.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("level", &["L2"]),
+            slot("src", &["global"]),
+            opt("load_mode", &["tile"]),
+        ],
+        &[tensor(R)],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "prefetch a box of the tensor at the coordinates into L2",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.prefetch.tensor.tile.cache-hint",
+        "cp.async.bulk.prefetch.tensor",
+        &[
+            slot("dim", DIMS),
+            slot("level", &["L2"]),
+            slot("src", &["global"]),
+            opt("load_mode", &["tile"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[tensor(R), POLICY],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "prefetch a box of the tensor at the coordinates into L2 (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.prefetch.tensor.im2col-3d",
+        "cp.async.bulk.prefetch.tensor",
+        &[
+            slot("dim", &["3d"]),
+            slot("level", &["L2"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+        ],
+        &[tensor(R), IM2COL_OFFSET_3D],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "prefetch a box of the tensor at the coordinates into L2",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.prefetch.tensor.im2col-3d.cache-hint",
+        "cp.async.bulk.prefetch.tensor",
+        &[
+            slot("dim", &["3d"]),
+            slot("level", &["L2"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[tensor(R), IM2COL_OFFSET_3D, POLICY],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "prefetch a box of the tensor at the coordinates into L2 (L2 cache policy)",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.prefetch.tensor.im2col",
+        "cp.async.bulk.prefetch.tensor",
+        &[
+            slot("dim", &["4d", "5d"]),
+            slot("level", &["L2"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+        ],
+        &[tensor(R), IM2COL_OFFSETS],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "prefetch a box of the tensor at the coordinates into L2",
+        TMA,
+    ),
+    form(
+        "cp.async.bulk.prefetch.tensor.im2col.cache-hint",
+        "cp.async.bulk.prefetch.tensor",
+        &[
+            slot("dim", &["4d", "5d"]),
+            slot("level", &["L2"]),
+            slot("src", &["global"]),
+            slot("load_mode", &["im2col"]),
+            slot("hint", &["L2::cache_hint"]),
+        ],
+        &[tensor(R), IM2COL_OFFSETS, POLICY],
+        no_rule,
+        rules::registered::async_proxy_requires,
+        "prefetch a box of the tensor at the coordinates into L2 (L2 cache policy)",
+        TMA,
+    ),
 ];
 
 #[cfg(test)]
@@ -1677,5 +2648,102 @@ mod tests {
         assert_eq!(count("mma.m16n8k16.int8"), 8);
         // mma.sync.aligned.m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32
         assert_eq!(count("mma.m16n8k32.fp8"), 4);
+        // mma.sync.aligned.m16n8k{64,32}.row.col{.satfinite}.s32.{s4,u4}.{s4,u4}.s32: 2 x 2 x 2
+        assert_eq!(count("mma.m16n8k64.int4"), 8);
+        assert_eq!(count("mma.m16n8k32.int4"), 8);
+        // mma.sync.aligned.m16n8k{256,128}.row.col.s32.b1.b1.s32.{xor,and}.popc
+        assert_eq!(count("mma.m16n8k256.b1"), 2);
+        assert_eq!(count("mma.m16n8k128.b1"), 2);
+        // wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.<same>, N = 8..=256 by 8 (32 shapes),
+        // with A by descriptor or from registers
+        assert_eq!(count("wgmma.f32.f16-bf16"), 32 * 2);
+        assert_eq!(count("wgmma.f32.f16-bf16.reg-a"), 32 * 2);
+        // wgmma.mma_async.sync.aligned.m64nNk16.f16.f16.f16
+        assert_eq!(count("wgmma.f16.f16"), 32);
+        assert_eq!(count("wgmma.f16.f16.reg-a"), 32);
+        // wgmma.mma_async.sync.aligned.m64nNk8.f32.tf32.tf32
+        assert_eq!(count("wgmma.f32.tf32"), 32);
+        assert_eq!(count("wgmma.f32.tf32.reg-a"), 32);
+        // wgmma.mma_async.sync.aligned.m64nNk32.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}
+        for id in [
+            "wgmma.f32.fp8",
+            "wgmma.f32.fp8.reg-a",
+            "wgmma.f16.fp8",
+            "wgmma.f16.fp8.reg-a",
+        ] {
+            assert_eq!(count(id), 32 * 4, "{id}");
+        }
+        // wgmma.mma_async.sync.aligned.m64nNk32{.satfinite}.s32.{s8,u8}.{s8,u8},
+        // N = 8, 16, 24, 32, 48..=256 by 16 (18 shapes)
+        assert_eq!(count("wgmma.s32.int8"), 18 * 2 * 4);
+        assert_eq!(count("wgmma.s32.int8.reg-a"), 18 * 2 * 4);
+        // wgmma.fence/commit_group.sync.aligned; wgmma.wait_group.sync.aligned N
+        assert_eq!(count("wgmma.fence"), 1);
+        assert_eq!(count("wgmma.commit_group"), 1);
+        assert_eq!(count("wgmma.wait_group"), 1);
+        // cp.async.bulk.tensor.{1d..5d}.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
+        assert_eq!(count("cp.async.bulk.tensor.load.tile"), 10);
+        // cp.async.bulk.tensor.{1d..5d}.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes.L2::cache_hint
+        assert_eq!(count("cp.async.bulk.tensor.load.tile.cache-hint"), 10);
+        // cp.async.bulk.tensor.{1d..5d}.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes.multicast::cluster
+        assert_eq!(count("cp.async.bulk.tensor.load.tile.multicast"), 10);
+        // cp.async.bulk.tensor.{1d..5d}.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
+        assert_eq!(
+            count("cp.async.bulk.tensor.load.tile.multicast.cache-hint"),
+            10
+        );
+        // cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes
+        assert_eq!(count("cp.async.bulk.tensor.load.im2col-3d"), 1);
+        // cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.L2::cache_hint
+        assert_eq!(count("cp.async.bulk.tensor.load.im2col-3d.cache-hint"), 1);
+        // cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster
+        assert_eq!(count("cp.async.bulk.tensor.load.im2col-3d.multicast"), 1);
+        // cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
+        assert_eq!(
+            count("cp.async.bulk.tensor.load.im2col-3d.multicast.cache-hint"),
+            1
+        );
+        // cp.async.bulk.tensor.{4d,5d}.shared::cluster.global.im2col.mbarrier::complete_tx::bytes
+        assert_eq!(count("cp.async.bulk.tensor.load.im2col"), 2);
+        // cp.async.bulk.tensor.{4d,5d}.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.L2::cache_hint
+        assert_eq!(count("cp.async.bulk.tensor.load.im2col.cache-hint"), 2);
+        // cp.async.bulk.tensor.{4d,5d}.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster
+        assert_eq!(count("cp.async.bulk.tensor.load.im2col.multicast"), 2);
+        // cp.async.bulk.tensor.{4d,5d}.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint
+        assert_eq!(
+            count("cp.async.bulk.tensor.load.im2col.multicast.cache-hint"),
+            2
+        );
+        // cp.async.bulk.tensor.{1d..5d}.global.shared::cta{.tile}.bulk_group
+        assert_eq!(count("cp.async.bulk.tensor.store.tile"), 10);
+        // cp.async.bulk.tensor.{1d..5d}.global.shared::cta{.tile}.bulk_group.L2::cache_hint
+        assert_eq!(count("cp.async.bulk.tensor.store.tile.cache-hint"), 10);
+        // cp.async.bulk.tensor.{3d,4d,5d}.global.shared::cta.im2col_no_offs.bulk_group
+        assert_eq!(count("cp.async.bulk.tensor.store.im2col"), 3);
+        // cp.async.bulk.tensor.{3d,4d,5d}.global.shared::cta.im2col_no_offs.bulk_group.L2::cache_hint
+        assert_eq!(count("cp.async.bulk.tensor.store.im2col.cache-hint"), 3);
+        // cp.reduce.async.bulk.tensor.{1d..5d}.global.shared::cta.{add,min,max,inc,dec,and,or,xor}{.tile}.bulk_group
+        assert_eq!(count("cp.reduce.async.bulk.tensor.tile"), 80);
+        // cp.reduce.async.bulk.tensor.{1d..5d}.global.shared::cta.{add,min,max,inc,dec,and,or,xor}{.tile}.bulk_group.L2::cache_hint
+        assert_eq!(count("cp.reduce.async.bulk.tensor.tile.cache-hint"), 80);
+        // cp.reduce.async.bulk.tensor.{3d,4d,5d}.global.shared::cta.{add,min,max,inc,dec,and,or,xor}.im2col_no_offs.bulk_group
+        assert_eq!(count("cp.reduce.async.bulk.tensor.im2col"), 24);
+        // cp.reduce.async.bulk.tensor.{3d,4d,5d}.global.shared::cta.{add,min,max,inc,dec,and,or,xor}.im2col_no_offs.bulk_group.L2::cache_hint
+        assert_eq!(count("cp.reduce.async.bulk.tensor.im2col.cache-hint"), 24);
+        // cp.async.bulk.prefetch.tensor.{1d..5d}.L2.global{.tile}
+        assert_eq!(count("cp.async.bulk.prefetch.tensor.tile"), 10);
+        // cp.async.bulk.prefetch.tensor.{1d..5d}.L2.global{.tile}.L2::cache_hint
+        assert_eq!(count("cp.async.bulk.prefetch.tensor.tile.cache-hint"), 10);
+        // cp.async.bulk.prefetch.tensor.3d.L2.global.im2col
+        assert_eq!(count("cp.async.bulk.prefetch.tensor.im2col-3d"), 1);
+        // cp.async.bulk.prefetch.tensor.3d.L2.global.im2col.L2::cache_hint
+        assert_eq!(
+            count("cp.async.bulk.prefetch.tensor.im2col-3d.cache-hint"),
+            1
+        );
+        // cp.async.bulk.prefetch.tensor.{4d,5d}.L2.global.im2col
+        assert_eq!(count("cp.async.bulk.prefetch.tensor.im2col"), 2);
+        // cp.async.bulk.prefetch.tensor.{4d,5d}.L2.global.im2col.L2::cache_hint
+        assert_eq!(count("cp.async.bulk.prefetch.tensor.im2col.cache-hint"), 2);
     }
 }
