@@ -797,6 +797,7 @@ impl Emitter<'_> {
                     lanes,
                     write,
                     piped,
+                    own_braces,
                     ..
                 } = operand
                 {
@@ -809,7 +810,7 @@ impl Emitter<'_> {
                         .collect();
                     names[slot] = Some(if *piped {
                         lanes.join("|")
-                    } else if lanes.len() > 1 {
+                    } else if lanes.len() > 1 || *own_braces {
                         format!("{{{}}}", lanes.join(", "))
                     } else {
                         lanes.concat()

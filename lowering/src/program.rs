@@ -329,6 +329,8 @@ pub enum OperandValue {
         piped: bool,
         /// Written after the previous operand as `prev|this`.
         after_pipe: bool,
+        /// Written `{x}` even with one lane.
+        own_braces: bool,
     },
     /// `[base + offset]` into a tensor parameter; `offset` in bytes.
     /// `generic`: the form takes a generic address (no state space), so

@@ -197,7 +197,7 @@ fn instruction_with(
                 (_, Some((j, Substitute::Sink))) if i == j => "_".to_string(),
                 (_, Some((j, Substitute::Immediate))) if i == j => {
                     let lanes: Vec<&str> = (0..op.lanes).map(|_| immediate_text(op.ty)).collect();
-                    if lanes.len() > 1 {
+                    if lanes.len() > 1 || op.own_braces {
                         format!("{{{}}}", lanes.join(", "))
                     } else {
                         lanes.concat()
@@ -214,7 +214,7 @@ fn instruction_with(
                     let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();
                     if op.piped {
                         lanes.join("|")
-                    } else if lanes.len() > 1 {
+                    } else if lanes.len() > 1 || op.own_braces {
                         format!("{{{}}}", lanes.join(", "))
                     } else {
                         lanes.concat()
@@ -977,6 +977,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             sink: false,
             piped: false,
             after_pipe: false,
+            own_braces: false,
         },
         OperandSlot {
             name: "a",
@@ -989,6 +990,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             sink: false,
             piped: false,
             after_pipe: false,
+            own_braces: false,
         },
     ];
     static TWINS: &[InstructionForm] = &[

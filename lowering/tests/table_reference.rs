@@ -364,7 +364,7 @@ fn render(m: &Modifiers) -> String {
                         format!("%b{}_{n}", op.ty.carrier_bits())
                     })
                     .collect();
-                if lanes.len() > 1 {
+                if lanes.len() > 1 || op.own_braces {
                     format!("{{{}}}", lanes.join(", "))
                 } else {
                     lanes.concat()

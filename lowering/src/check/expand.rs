@@ -190,6 +190,7 @@ impl Checker<'_> {
                             braced: slot.braced,
                             piped: slot.piped,
                             after_pipe: slot.after_pipe,
+                            own_braces: slot.own_braces,
                         });
                     }
                     Value::Global {

@@ -178,6 +178,9 @@ pub struct OperandSlot {
     /// Written after the previous operand as `prev|this`, with a type of
     /// its own (`shfl.sync`'s `d|p`: a `.b32` and a `.pred`).
     pub after_pipe: bool,
+    /// A group written in its own `{..}` even with one register
+    /// (`mma.m8n8k4.f64`'s `{a}`), never merged with braced neighbours.
+    pub own_braces: bool,
 }
 
 /// A rule violation: what is wrong and, where one token is to blame, which.
@@ -264,6 +267,7 @@ impl Modifiers {
                 sink: slot.sink,
                 piped: slot.piped,
                 after_pipe: slot.after_pipe,
+                own_braces: slot.own_braces,
             })
             .collect()
     }
@@ -372,6 +376,7 @@ pub struct ResolvedOperand {
     pub sink: bool,
     pub piped: bool,
     pub after_pipe: bool,
+    pub own_braces: bool,
 }
 
 impl ResolvedOperand {
@@ -389,7 +394,7 @@ impl ResolvedOperand {
                     .collect();
                 lanes.join("|")
             }
-            OperandKind::Register | OperandKind::Predicate if self.lanes > 1 => {
+            OperandKind::Register | OperandKind::Predicate if self.lanes > 1 || self.own_braces => {
                 let lanes: Vec<String> = (0..self.lanes)
                     .map(|i| format!("{}{}", self.name, i))
                     .collect();

@@ -311,3 +311,19 @@ pub fn wgmma_int_requires(m: &Modifiers, t: Target) -> Requirement {
         wgmma_requires(m, t)
     }
 }
+
+/// `mma.sync` at `.m8n8k16` (8-bit) and `.m8n8k32` (4-bit): PTX ISA 6.5, sm_75.
+pub fn mma_m8n8_int_requires(_: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(75, 6, 5)
+}
+
+/// Single-bit `mma.sync` at `.m8n8k128`: `.xor.popc` PTX ISA 7.0, sm_75
+/// (ptxas 12.9: "Feature '.m8n8k128' requires PTX ISA .version 7.0");
+/// `.and.popc` PTX 7.1, sm_80.
+pub fn mma_m8n8_b1_requires(m: &Modifiers, _: Target) -> Requirement {
+    if m.get("bitop") == Some("and") {
+        Requirement::new(80, 7, 1)
+    } else {
+        Requirement::new(75, 7, 0)
+    }
+}

@@ -72,6 +72,7 @@ const fn group(name: &'static str, access: Access, ty: TypeRef, lanes: Lanes) ->
         sink: false,
         piped: false,
         after_pipe: false,
+        own_braces: false,
     }
 }
 
@@ -89,6 +90,7 @@ const fn address(name: &'static str, access: Access) -> OperandSlot {
         sink: false,
         piped: false,
         after_pipe: false,
+        own_braces: false,
     }
 }
 
@@ -106,6 +108,7 @@ const fn pred(name: &'static str, access: Access) -> OperandSlot {
         sink: false,
         piped: false,
         after_pipe: false,
+        own_braces: false,
     }
 }
 
@@ -123,6 +126,7 @@ const fn imm(name: &'static str, ty: PtxType, min: i64, max: i64) -> OperandSlot
         sink: false,
         piped: false,
         after_pipe: false,
+        own_braces: false,
     }
 }
 
@@ -137,6 +141,12 @@ impl OperandSlot {
     /// A destination that may be the sink `_`.
     const fn or_sink(mut self) -> Self {
         self.sink = true;
+        self
+    }
+
+    /// A group written in its own `{..}`, even of one register.
+    const fn in_braces(mut self) -> Self {
+        self.own_braces = true;
         self
     }
 

@@ -4,11 +4,7 @@
 //! `mma.sync` and `wgmma` (sm_90a). Each form names what the language still
 //! lacks (TK0224).
 //!
-//! Not registered yet: the `mma.sync` shapes whose A and B fragments are
-//! one register each (`.m8n8k4.f64`, `.m8n8k16` 8-bit, `.m8n8k32` 4-bit,
-//! `.m8n8k128` single-bit): ptxas 12.9 wants each written `{a}`, `{b}`
-//! ("Vector expected" without braces), and two adjacent one-register `{..}`
-//! fragments would merge into one group; `cp.async`'s `ignore-src`
+//! Not registered yet: `cp.async`'s `ignore-src`
 //! predicate (by lane counts alone it collides
 //! with the `src-size` forms: `cp.async.ca.shared.global` [1, 1, 1, 1]),
 //! `mbarrier.arrive{.sem}{.scope}.shared::cluster.b64 _, [addr]` (its
@@ -80,15 +76,16 @@ const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> Ope
         sink: false,
         piped: false,
         after_pipe: false,
+        own_braces: false,
     }
 }
 
 /// A fragment of `lanes` registers of type `ty`, always written `{..}`
 /// (also with one register). Multiplicand fragments take no immediates.
 const fn frag(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> OperandSlot {
-    let mut slot = group(name, access, TypeRef::Fixed(ty), Lanes::Fixed(lanes));
-    slot.braced = lanes == 1;
-    slot
+    let slot = group(name, access, TypeRef::Fixed(ty), Lanes::Fixed(lanes));
+    // ptxas wants a one-register fragment written `{x}` too.
+    if lanes == 1 { slot.in_braces() } else { slot }
 }
 
 /// A barrier number: an immediate 0..=15 (ptxas: "expected to be in range [0..15]").
@@ -358,6 +355,7 @@ const fn tensor(access: Access) -> OperandSlot {
         sink: false,
         piped: false,
         after_pipe: false,
+        own_braces: false,
     }
 }
 
@@ -1695,6 +1693,77 @@ pub static FORMS: &[InstructionForm] = &[
         MMA,
     ),
     form(
+        "mma.m8n8k4.f64",
+        "mma",
+        &[
+            slot("sync", &["sync"]),
+            slot("aligned", &["aligned"]),
+            slot("shape", &["m8n8k4"]),
+            slot("alayout", &["row"]),
+            slot("blayout", &["col"]),
+            slot("dtype", &["f64"]),
+            slot("atype", &["f64"]),
+            slot("btype", &["f64"]),
+            slot("ctype", &["f64"]),
+        ],
+        &[
+            frag("d", W, PtxType::F64, 2),
+            // ptxas 12.9 takes `{0d..}` literals for the f64 multiplicands.
+            frag("a", R, PtxType::F64, 1),
+            frag("b", R, PtxType::F64, 1),
+            frag("c", R, PtxType::F64, 2),
+        ],
+        no_rule,
+        rules::registered::mma_sm80_requires,
+        "D = A x B + C on an 8x8 f64 tile, k = 4",
+        MMA,
+    ),
+    form(
+        "mma.m8n8k16.int8",
+        "mma",
+        &mma_int_typed_slots(&["m8n8k16"], INT8),
+        &[
+            frag("d", W, PtxType::S32, 2),
+            frag("a", R, PtxType::B32, 1).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::S32, 2),
+        ],
+        no_rule,
+        rules::registered::mma_m8n8_int_requires,
+        "D = A x B + C on an 8x8 s32 tile, k = 16 8-bit integers",
+        MMA,
+    ),
+    form(
+        "mma.m8n8k32.int4",
+        "mma",
+        &mma_int_typed_slots(&["m8n8k32"], INT4),
+        &[
+            frag("d", W, PtxType::S32, 2),
+            frag("a", R, PtxType::B32, 1).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::S32, 2),
+        ],
+        no_rule,
+        rules::registered::mma_m8n8_int_requires,
+        "D = A x B + C on an 8x8 s32 tile, k = 32 4-bit integers",
+        MMA,
+    ),
+    form(
+        "mma.m8n8k128.b1",
+        "mma",
+        &mma_b1_slots(&["m8n8k128"]),
+        &[
+            frag("d", W, PtxType::S32, 2),
+            frag("a", R, PtxType::B32, 1).no_imm(),
+            frag("b", R, PtxType::B32, 1).no_imm(),
+            frag("c", R, PtxType::S32, 2),
+        ],
+        no_rule,
+        rules::registered::mma_m8n8_b1_requires,
+        "D = popc(A op B) + C on an 8x8 s32 tile, k = 128 bits",
+        MMA,
+    ),
+    form(
         "mma.m16n8k256.b1",
         "mma",
         &mma_b1_slots(&["m16n8k256"]),
@@ -2654,6 +2723,14 @@ mod tests {
         // mma.sync.aligned.m16n8k{256,128}.row.col.s32.b1.b1.s32.{xor,and}.popc
         assert_eq!(count("mma.m16n8k256.b1"), 2);
         assert_eq!(count("mma.m16n8k128.b1"), 2);
+        // mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 d, a, b, c
+        assert_eq!(count("mma.m8n8k4.f64"), 1);
+        // mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32
+        assert_eq!(count("mma.m8n8k16.int8"), 8);
+        // mma.sync.aligned.m8n8k32.row.col{.satfinite}.s32.{s4,u4}.{s4,u4}.s32
+        assert_eq!(count("mma.m8n8k32.int4"), 8);
+        // mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.{xor,and}.popc
+        assert_eq!(count("mma.m8n8k128.b1"), 2);
         // wgmma.mma_async.sync.aligned.m64nNk16.f32.{f16,bf16}.<same>, N = 8..=256 by 8 (32 shapes),
         // with A by descriptor or from registers
         assert_eq!(count("wgmma.f32.f16-bf16"), 32 * 2);
