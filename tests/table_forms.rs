@@ -145,6 +145,26 @@ fn vector_red_and_lop3_bool(
     }
 }
 
+/// Special registers: `%laneid`, `%smid` and `%nsmid`, and `%clock64` read
+/// twice (it only counts up).
+#[tile_kernel(grid = 4, block = 64)]
+fn special_registers(ids: Tensor<u32, 256, 3>, clocks: Tensor<u64, 256, 2>) {
+    let t = cta_id(0) * 64 + thread_id(0);
+    let r = alloc_local::<u32>([3]);
+    let c = alloc_local::<u64>([2]);
+    apply(ptx["mov.u64"], c.slice(s![0..1]), sreg("%clock64"));
+    apply(ptx["mov.u32"], r.slice(s![0..1]), sreg("%laneid"));
+    apply(ptx["mov.u32"], r.slice(s![1..2]), sreg("%smid"));
+    apply(ptx["mov.u32"], r.slice(s![2..3]), sreg("%nsmid"));
+    apply(ptx["mov.u64"], c.slice(s![1..2]), sreg("%clock64"));
+    apply(
+        ptx["st.global.u32"],
+        ids.slice(s![t, ..]).unsqueeze(-1),
+        r.unsqueeze(-1),
+    );
+    apply(ptx["st.global.v2.u64"], clocks.slice(s![t, ..]), c);
+}
+
 fn lines(ptx: &str) -> Vec<&str> {
     ptx.lines().map(str::trim).collect()
 }
@@ -297,6 +317,25 @@ mod gpu {
                 let p = d != 0 || c & 1 == 1;
                 assert_eq!((got[2 * i], got[2 * i + 1]), (d, u32::from(p)), "i = {i}");
             }
+        }
+    }
+
+    #[test]
+    #[ignore = "needs an NVIDIA GPU"]
+    fn special_registers_read_the_hardware() {
+        let dev = device();
+        let mut ids = dev.zeros::<u32>([256, 3]).unwrap();
+        let mut clocks = dev.zeros::<u64>([256, 2]).unwrap();
+        super::special_registers(&dev, &mut ids, &mut clocks).unwrap();
+        let (ids, clocks) = (ids.download().unwrap(), clocks.download().unwrap());
+        for t in 0..256 {
+            let (lane, sm, sms) = (ids[3 * t], ids[3 * t + 1], ids[3 * t + 2]);
+            assert_eq!(lane, (t % 64 % 32) as u32, "%laneid of thread {t}");
+            assert!(sm < sms && sms > 0, "%smid {sm} of %nsmid {sms}");
+            assert!(
+                clocks[2 * t + 1] >= clocks[2 * t],
+                "%clock64 went back at {t}"
+            );
         }
     }
 

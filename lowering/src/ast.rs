@@ -179,6 +179,8 @@ pub enum Operand {
     Place(PlaceExpr),
     /// A literal broadcast across repeats.
     Literal(Literal),
+    /// `sreg("%clock64")`: a special register, read by `mov`.
+    Special { name: String, span: SpanId },
 }
 
 impl Operand {
@@ -186,6 +188,7 @@ impl Operand {
         match self {
             Operand::Place(place) => place.span,
             Operand::Literal(literal) => literal.span,
+            Operand::Special { span, .. } => *span,
         }
     }
 }

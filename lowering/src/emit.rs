@@ -844,6 +844,7 @@ impl Emitter<'_> {
                     let name = self.constant(*bits, *value);
                     rendered.push((name, Join::Alone));
                 }
+                OperandValue::Special { name } => rendered.push((name.clone(), Join::Alone)),
                 OperandValue::Immediate { value } => {
                     rendered.push((value.to_string(), Join::Alone));
                 }

@@ -344,6 +344,8 @@ pub enum OperandValue {
     Param { param: usize, bits: usize },
     /// A literal's bits, materialised once at entry in a register of `bits` width.
     Constant { value: u64, bits: usize },
+    /// A special register, by its PTX name (`%clock64`).
+    Special { name: String },
     /// A compile-time integer written into the instruction itself (an
     /// immediate-only operand such as `lop3`'s LUT), within the operand's
     /// legal range.

@@ -204,6 +204,7 @@ fn instruction_with(
                     }
                 }
                 (OperandKind::Address, _) => "[%rd0]".to_string(),
+                (OperandKind::Special(names), _) => names[0].to_string(),
                 (OperandKind::TensorCoords, _) => {
                     let coords: Vec<String> =
                         (0..op.lanes).map(|_| regs.next(PtxType::B32)).collect();
@@ -584,6 +585,46 @@ fn sinks_are_accepted_exactly_where_the_table_says() {
     );
 }
 
+/// Every special register a form reads assembles, in every variant, at
+/// the variant's floor (the table's other tests render only the first).
+#[test]
+fn every_special_register_assembles() {
+    let mut lines_by_target: BTreeMap<(Target, PtxVersion), Vec<String>> = BTreeMap::new();
+    let mut count = 0;
+    for m in all_variants() {
+        let operands = m.operands();
+        let Some(index) = operands
+            .iter()
+            .position(|o| matches!(o.kind, OperandKind::Special(_)))
+        else {
+            continue;
+        };
+        let OperandKind::Special(names) = operands[index].kind else {
+            unreachable!()
+        };
+        let (sm, req) = floor_target(&m);
+        let mut regs = Registers::default();
+        let line = instruction(&m, &mut regs);
+        for name in names {
+            count += 1;
+            lines_by_target
+                .entry((sm, version_for(sm, req)))
+                .or_default()
+                .push(line.replacen(names[0], name, 1));
+        }
+    }
+    assert!(count > 0);
+    for ((sm, version), lines) in &lines_by_target {
+        let mut regs = Registers::default();
+        // Destinations of 32 and 64 bits: declare both widths.
+        regs.next(PtxType::B32);
+        regs.next(PtxType::B64);
+        let (text, _) = module(*sm, *version, lines, &regs);
+        assert_eq!(try_assemble(&text, &sm.to_string()), Ok(()), "{text}");
+    }
+    println!("{count} special-register reads assembled");
+}
+
 #[test]
 fn honesty_a_bogus_instruction_fails_the_gate() {
     let form = FORMS
@@ -881,15 +922,30 @@ fn every_rule_rejected_combination_is_rejected_by_ptxas() {
 
 // ------------------------------------------------------------ dispatch
 
-/// What `apply` can tell forms apart by, per operand: register vs address
-/// (a global tensor fits only one), the register-axis extent (lane count),
-/// and the carrier width (a tile's dtype has exactly one width).
-type Shape = Vec<(bool, u8, usize)>;
+/// What `apply` can tell forms apart by, per operand: its kind (a tile, a
+/// tensor, a `bool` tile, a literal or `sreg(..)` fits only one), the
+/// register-axis extent (lane count), and the carrier width (a tile's dtype
+/// has exactly one width).
+type Shape = Vec<(&'static str, u8, usize)>;
+
+/// What kind of kernel operand fits a slot: a tile register, a tensor
+/// (address), a `bool` tile (predicate), a literal (immediate) or
+/// `sreg(..)` (special register).
+fn kind_name(kind: OperandKind) -> &'static str {
+    match kind {
+        OperandKind::Register => "reg",
+        OperandKind::Address => "mem",
+        OperandKind::Predicate => "pred",
+        OperandKind::Immediate { .. } => "imm",
+        OperandKind::TensorCoords => "tmap",
+        OperandKind::Special(_) => "sreg",
+    }
+}
 
 fn shape(m: &Modifiers) -> Shape {
     m.operands()
         .iter()
-        .map(|o| (o.kind == OperandKind::Address, o.lanes, o.ty.carrier_bits()))
+        .map(|o| (kind_name(o.kind), o.lanes, o.ty.carrier_bits()))
         .collect()
 }
 
@@ -928,18 +984,22 @@ fn dispatch_is_unambiguous() {
 /// operands each); their first operand -- always a destination, so always a
 /// tile -- has different widths, which the dtype check tells apart.
 #[test]
-fn lane_counts_alone_collide_only_for_split_pack_unpack() {
+fn kinds_and_lane_counts_alone_collide_only_for_split_pack_unpack() {
+    // Kinds and lane counts, without carrier widths.
     let by_lanes = ambiguities_by(FORMS, |m| {
-        m.operands().iter().map(|o| o.lanes).collect::<Vec<_>>()
+        m.operands()
+            .iter()
+            .map(|o| (kind_name(o.kind), o.lanes))
+            .collect::<Vec<_>>()
     });
     assert_eq!(
         by_lanes,
         [
-            "`mov.b16` [1, 1, 1]: mov.pack2-split and mov.unpack2-split",
-            "`mov.b32` [1, 1, 1]: mov.pack2-split and mov.unpack2-split",
-            "`mov.b64` [1, 1, 1]: mov.pack2-split and mov.unpack2-split",
-            "`mov.b32` [1, 1, 1, 1, 1]: mov.pack4-split and mov.unpack4-split",
-            "`mov.b64` [1, 1, 1, 1, 1]: mov.pack4-split and mov.unpack4-split",
+            "`mov.b16` [(\"reg\", 1), (\"reg\", 1), (\"reg\", 1)]: mov.pack2-split and mov.unpack2-split",
+            "`mov.b32` [(\"reg\", 1), (\"reg\", 1), (\"reg\", 1)]: mov.pack2-split and mov.unpack2-split",
+            "`mov.b64` [(\"reg\", 1), (\"reg\", 1), (\"reg\", 1)]: mov.pack2-split and mov.unpack2-split",
+            "`mov.b32` [(\"reg\", 1), (\"reg\", 1), (\"reg\", 1), (\"reg\", 1), (\"reg\", 1)]: mov.pack4-split and mov.unpack4-split",
+            "`mov.b64` [(\"reg\", 1), (\"reg\", 1), (\"reg\", 1), (\"reg\", 1), (\"reg\", 1)]: mov.pack4-split and mov.unpack4-split",
         ]
     );
     for (pack, unpack) in [
@@ -1020,8 +1080,8 @@ fn dispatch_check_catches_a_duplicate_form() {
     assert_eq!(
         ambiguities(TWINS),
         vec![
-            "`mov.b32` [(false, 1, 32), (false, 1, 32)]: mov.one and mov.two".to_string(),
-            "`mov.u32` [(false, 1, 32), (false, 1, 32)]: mov.one and mov.two".to_string(),
+            "`mov.b32` [(\"reg\", 1, 32), (\"reg\", 1, 32)]: mov.one and mov.two".to_string(),
+            "`mov.u32` [(\"reg\", 1, 32), (\"reg\", 1, 32)]: mov.one and mov.two".to_string(),
         ]
     );
 }

@@ -123,6 +123,10 @@ fn kernel_for(name: &str, m: &Modifiers, target: Target) -> Result<Kernel, PtxTy
                 }));
             }
             OperandKind::TensorCoords => unreachable!("TMA forms are never usable"),
+            OperandKind::Special(names) => operands.push(Operand::Special {
+                name: names[0].to_string(),
+                span: S,
+            }),
             OperandKind::Address => {
                 let t = format!("m{i}");
                 params.push(tensor(&t, dtype_for(ty), lanes));

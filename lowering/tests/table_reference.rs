@@ -357,6 +357,7 @@ fn render(m: &Modifiers) -> String {
                 format!("[%rd0, {{{}}}]", coords.join(", "))
             }
             OperandKind::Immediate { min, .. } => min.to_string(),
+            OperandKind::Special(names) => names[0].to_string(),
             OperandKind::Register | OperandKind::Predicate => {
                 let lanes: Vec<String> = (0..op.lanes)
                     .map(|_| {

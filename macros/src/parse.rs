@@ -781,6 +781,25 @@ impl KernelParser<'_> {
             },
             Expr::Paren(paren) => self.operand(&paren.expr),
             Expr::Group(group) => self.operand(&group.expr),
+            // `sreg("%clock64")`: a special register.
+            Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.is_ident("sreg")) => {
+                match call.args.iter().collect::<Vec<_>>().as_slice() {
+                    [
+                        Expr::Lit(syn::ExprLit {
+                            lit: Lit::Str(name),
+                            ..
+                        }),
+                    ] => Ok(Operand::Special {
+                        name: name.value(),
+                        span: self.spans.id(expr),
+                    }),
+                    _ => Err(err(
+                        Code::UNSUPPORTED_OPERAND,
+                        expr,
+                        "`sreg` takes the special register's PTX name as a string, like `sreg(\"%laneid\")`",
+                    )),
+                }
+            }
             _ => Ok(Operand::Place(self.place(expr)?)),
         }
     }

@@ -222,6 +222,9 @@ impl Checker<'_> {
                             bits: dtype.bits(),
                         });
                     }
+                    Value::Special(name) => {
+                        operands.push(OperandValue::Special { name: name.clone() });
+                    }
                     Value::Literal(crate::ast::LiteralValue::Int(value))
                         if matches!(slot.kind, crate::ptx::OperandKind::Immediate { .. }) =>
                     {

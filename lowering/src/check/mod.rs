@@ -181,6 +181,8 @@ enum Value {
         dtype: DType,
     },
     Literal(LiteralValue),
+    /// `sreg("%name")`.
+    Special(String),
 }
 
 impl Value {
@@ -211,6 +213,7 @@ impl Value {
             Value::Literal(LiteralValue::Int(v)) => format!("integer literal `{v}`"),
             Value::Literal(LiteralValue::Float(v)) => format!("float literal `{v:?}`"),
             Value::Literal(LiteralValue::Bool(v)) => format!("bool literal `{v}`"),
+            Value::Special(name) => format!("special register `{name}`"),
         }
     }
 }
@@ -973,18 +976,37 @@ impl<'k> Checker<'k> {
 
         // Rules 2-7: pick the form whose operand shapes fit (the table keeps
         // them unambiguous); report the errors of the closest one otherwise.
-        let mut best: Option<(Modifiers, Vec<Diagnostic>)> = None;
+        // On a tie, the form whose special-register operands line up with
+        // the `sreg(..)` values explains the mistake (a misspelled name,
+        // not "a special register where a register goes").
+        let special_mismatches = |candidate: &Modifiers| {
+            candidate
+                .operands()
+                .iter()
+                .zip(&values)
+                .filter(|(slot, value)| {
+                    matches!(slot.kind, OperandKind::Special(_))
+                        != matches!(value, Value::Special(_))
+                })
+                .count()
+        };
+        let mut best: Option<(Modifiers, Vec<Diagnostic>, usize)> = None;
         for candidate in candidates {
             let errors = self.operand_errors(apply, &candidate, &values);
-            let better = best.as_ref().is_none_or(|(_, e)| errors.len() < e.len());
+            let mismatches = special_mismatches(&candidate);
+            let better = best
+                .as_ref()
+                .is_none_or(|(_, e, m)| (errors.len(), mismatches) < (e.len(), *m));
             if better {
-                best = Some((candidate, errors));
+                best = Some((candidate, errors, mismatches));
             }
-            if best.as_ref().is_some_and(|(_, e)| e.is_empty()) {
+            if best.as_ref().is_some_and(|(_, e, _)| e.is_empty()) {
                 break;
             }
         }
-        let Some((form, errors)) = best else { return };
+        let Some((form, errors, _)) = best else {
+            return;
+        };
         let slots = form.operands();
         self.note_memory_writes(&slots, &values);
         if !errors.is_empty() {
@@ -1212,7 +1234,10 @@ fn dedup(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
 
 fn value_name(value: &Value) -> &str {
     match value {
-        Value::Local { name, .. } | Value::Global { name, .. } | Value::Scalar { name, .. } => name,
+        Value::Local { name, .. }
+        | Value::Global { name, .. }
+        | Value::Scalar { name, .. }
+        | Value::Special(name) => name,
         Value::Literal(_) => "literal",
     }
 }

@@ -137,6 +137,46 @@ impl Checker<'_> {
                     )
                     .with_help("write the value as an integer literal: PTX encodes it in the instruction"),
                 ),
+                // Special registers: `sreg("%name")` with a name the form reads.
+                (OperandKind::Special(names), Value::Special(name)) => {
+                    if !names.contains(&name.as_str()) {
+                        let mut diag = Diagnostic::new(
+                            Code::UNKNOWN_SPECIAL_REGISTER,
+                            span,
+                            format!(
+                                "`{name}` is not a special register `{opcode}` reads; it reads {}",
+                                names.iter().map(|n| format!("`{n}`")).collect::<Vec<_>>().join(", ")
+                            ),
+                        );
+                        if let Some(near) = crate::ptx::resolve::nearest(name, names.iter().copied()) {
+                            diag = diag.with_help(format!("did you mean `{near}`?"));
+                        }
+                        errors.push(diag);
+                    }
+                }
+                (OperandKind::Special(_), other) => errors.push(
+                    Diagnostic::new(
+                        Code::OPERAND_KIND,
+                        span,
+                        format!(
+                            "operand `{}` of `{opcode}` is a special register, but a {} was given",
+                            slot.name,
+                            other.describe()
+                        ),
+                    )
+                    .with_help("write it as `sreg(\"%laneid\")`"),
+                ),
+                (_, Value::Special(name)) => errors.push(
+                    Diagnostic::new(
+                        Code::OPERAND_KIND,
+                        span,
+                        format!(
+                            "`{name}` is a special register, but operand `{}` of `{opcode}` is not: special registers are read with `mov`",
+                            slot.name
+                        ),
+                    )
+                    .with_help(format!("read it into a tile first: `apply(ptx[\"mov.u32\"], t, sreg(\"{name}\"))`")),
+                ),
                 // `Modifiers::usability` keeps TMA forms from getting here;
                 // should one, no value is a tensor map.
                 (OperandKind::TensorCoords, _) => errors.push(Diagnostic::new(

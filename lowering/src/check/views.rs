@@ -20,6 +20,7 @@ impl Checker<'_> {
     pub(super) fn operand_value(&mut self, operand: &Operand) -> Option<Value> {
         let place = match operand {
             Operand::Literal(literal) => return Some(Value::Literal(literal.value)),
+            Operand::Special { name, .. } => return Some(Value::Special(name.clone())),
             Operand::Place(place) => place,
         };
         if place.views.is_empty()

@@ -255,6 +255,8 @@ catalogue! {
         IMMEDIATE_REQUIRED = 225, "operand that must be a compile-time integer";
         /// A compile-time integer outside the operand's legal range.
         IMMEDIATE_RANGE = 226, "immediate out of range";
+        /// `sreg("%name")` with a name the form does not read.
+        UNKNOWN_SPECIAL_REGISTER = 227, "unknown special register";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";

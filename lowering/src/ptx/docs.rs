@@ -131,6 +131,7 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
                 OperandKind::Immediate { min, max } => format!("immediate {min}..={max}, "),
                 OperandKind::Register => String::new(),
                 OperandKind::TensorCoords => "tensor map and coordinates, ".to_string(),
+                OperandKind::Special(names) => format!("special register ({}), ", names.join(" ")),
             };
             let mut extras = String::new();
             if o.braced {

@@ -93,6 +93,9 @@ pub enum OperandKind {
     /// A tensor-map address with one 32-bit coordinate register per lane:
     /// `[tensorMap, {c0, c1, ..}]` (TMA). No kernel operand is one yet.
     TensorCoords,
+    /// One of these special registers (`%laneid`, `%clock64`), written
+    /// `sreg("%laneid")` in a kernel.
+    Special(&'static [&'static str]),
 }
 
 /// The state space an address operand points into.
@@ -384,6 +387,7 @@ impl ResolvedOperand {
     pub fn syntax(&self) -> String {
         match self.kind {
             OperandKind::Address => format!("[{}]", self.name),
+            OperandKind::Special(_) => "%sreg".to_string(),
             OperandKind::TensorCoords => {
                 let coords: Vec<String> = (0..self.lanes).map(|i| format!("c{i}")).collect();
                 format!("[{}, {{{}}}]", self.name, coords.join(", "))

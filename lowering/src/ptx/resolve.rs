@@ -602,7 +602,8 @@ mod tests {
         assert_eq!(ids("ld.global.v2.f32"), ["ld"]);
         assert_eq!(ids("mul.wide.s32"), ["mul.wide"]);
         assert_eq!(ids("mul.lo.s32"), ["mul.int"]);
-        assert_eq!(ids("mov.u32"), ["mov"]);
+        // A register copy, or a special-register read (`sreg(..)`).
+        assert_eq!(ids("mov.u32"), ["mov", "mov.sreg32"]);
         // One opcode text, several shapes: the operands pick among them.
         assert_eq!(
             ids("mov.b32"),

@@ -11,6 +11,40 @@ const SHR_TYPES: &[&str] = &[
 const BFE_TYPES: &[&str] = &["u32", "u64", "s32", "s64"];
 const PRMT_MODES: &[&str] = &["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"];
 
+/// The 32-bit special registers kernels may read with `mov.u32`, each on
+/// every target from sm_70 (PTX ISA 6.0). The cluster registers (sm_90)
+/// need a form of their own floor and are not listed.
+const SREGS_32: &[&str] = &[
+    "%laneid",
+    "%warpid",
+    "%nwarpid",
+    "%smid",
+    "%nsmid",
+    "%tid.x",
+    "%tid.y",
+    "%tid.z",
+    "%ntid.x",
+    "%ntid.y",
+    "%ntid.z",
+    "%ctaid.x",
+    "%ctaid.y",
+    "%ctaid.z",
+    "%nctaid.x",
+    "%nctaid.y",
+    "%nctaid.z",
+    "%lanemask_eq",
+    "%lanemask_le",
+    "%lanemask_lt",
+    "%lanemask_ge",
+    "%lanemask_gt",
+    "%clock",
+    "%total_smem_size",
+    "%dynamic_smem_size",
+];
+
+/// The 64-bit special registers (`mov.u64`).
+const SREGS_64: &[&str] = &["%clock64", "%globaltimer", "%gridid"];
+
 /// The forms of this family, in lookup order.
 pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
@@ -304,6 +338,40 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::lop3_requires,
         packing: Packing::None,
         summary: "d = any bitwise function of a, b, c given by its 8-bit truth table immLut (0xF0 = a, 0xCC = b, 0xAA = c)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "mov.sreg32",
+        mnemonic: "mov",
+        slots: &[slot("type", &["u32"])],
+        operands: &[
+            reg("d", W, TYPE),
+            OperandSlot {
+                kind: OperandKind::Special(SREGS_32),
+                ..reg("sreg", R, TYPE).no_imm()
+            },
+        ],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "read a 32-bit special register (`sreg(\"%laneid\")`, `%smid`, `%clock`, ...)",
+        usable: Usability::Yes,
+    },
+    InstructionForm {
+        id: "mov.sreg64",
+        mnemonic: "mov",
+        slots: &[slot("type", &["u64"])],
+        operands: &[
+            reg("d", W, TYPE),
+            OperandSlot {
+                kind: OperandKind::Special(SREGS_64),
+                ..reg("sreg", R, TYPE).no_imm()
+            },
+        ],
+        rule: no_rule,
+        requires: rules::baseline,
+        packing: Packing::None,
+        summary: "read a 64-bit special register (`sreg(\"%clock64\")`, `%globaltimer`, `%gridid`)",
         usable: Usability::Yes,
     },
     InstructionForm {
