@@ -327,3 +327,9 @@ pub fn mma_m8n8_b1_requires(m: &Modifiers, _: Target) -> Requirement {
         Requirement::new(75, 7, 0)
     }
 }
+
+/// `cp.async` with an `ignore-src` predicate: PTX ISA 7.5 (and 7.4's
+/// needs of cache hints and prefetch sizes), sm_80.
+pub fn cp_async_ignore_src_requires(m: &Modifiers, t: Target) -> Requirement {
+    cp_async_requires(m, t).max(Requirement::new(80, 7, 5))
+}

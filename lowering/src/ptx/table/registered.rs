@@ -4,10 +4,7 @@
 //! `mma.sync` and `wgmma` (sm_90a). Each form names what the language still
 //! lacks (TK0224).
 //!
-//! Not registered yet: `cp.async`'s `ignore-src`
-//! predicate (by lane counts alone it collides
-//! with the `src-size` forms: `cp.async.ca.shared.global` [1, 1, 1, 1]),
-//! `mbarrier.arrive{.sem}{.scope}.shared::cluster.b64 _, [addr]` (its
+//! Not registered yet: `mbarrier.arrive{.sem}{.scope}.shared::cluster.b64 _, [addr]` (its
 //! destination must be the sink, which an operand slot cannot say), and a
 //! single `.bf16x2` source of `multimem.st/red` (ptxas 12.9 takes a literal
 //! there but not for `.f16x2`).
@@ -746,6 +743,51 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_requires,
         "copy the first src-size of 16 bytes asynchronously, zero-filling the rest",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.4-ignore-src",
+        "cp.async",
+        CP_ASYNC_CA,
+        &[
+            addr("dst", W, PtxType::B32, 1),
+            addr("src", R, PtxType::B32, 1),
+            imm("cp-size", PtxType::U32, 4, 4),
+            pred("ignore-src", R),
+        ],
+        no_rule,
+        rules::registered::cp_async_ignore_src_requires,
+        "copy 4 bytes asynchronously, or zero-fill them where ignore-src holds",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.8-ignore-src",
+        "cp.async",
+        CP_ASYNC_CA,
+        &[
+            addr("dst", W, PtxType::B32, 2),
+            addr("src", R, PtxType::B32, 2),
+            imm("cp-size", PtxType::U32, 8, 8),
+            pred("ignore-src", R),
+        ],
+        no_rule,
+        rules::registered::cp_async_ignore_src_requires,
+        "copy 8 bytes asynchronously, or zero-fill them where ignore-src holds",
+        ASYNC_COPIES,
+    ),
+    form(
+        "cp.async.16-ignore-src",
+        "cp.async",
+        CP_ASYNC_16,
+        &[
+            addr("dst", W, PtxType::B32, 4),
+            addr("src", R, PtxType::B32, 4),
+            imm("cp-size", PtxType::U32, 16, 16),
+            pred("ignore-src", R),
+        ],
+        no_rule,
+        rules::registered::cp_async_ignore_src_requires,
+        "copy 16 bytes asynchronously, or zero-fill them where ignore-src holds",
         ASYNC_COPIES,
     ),
     form(
@@ -2594,6 +2636,11 @@ mod tests {
         // cp.async.{ca,cg}.shared{::cta}.global{.L2::{64,128,256}B} [dst], [src], 16{, src-size}
         assert_eq!(count("cp.async.16"), 16);
         assert_eq!(count("cp.async.16-src-size"), 16);
+        // cp.async.ca.shared{::cta}.global{.L2::{64,128,256}B} [dst], [src], {4,8}, ignore-src
+        assert_eq!(count("cp.async.4-ignore-src"), 8);
+        assert_eq!(count("cp.async.8-ignore-src"), 8);
+        // cp.async.{ca,cg}.shared{::cta}.global{.L2::{64,128,256}B} [dst], [src], 16, ignore-src
+        assert_eq!(count("cp.async.16-ignore-src"), 16);
         // cp.async.ca.shared{::cta}.global.L2::cache_hint{.L2::{64,128,256}B}
         // [dst], [src], {4,8}{, src-size}, cache-policy: 2 x 4
         for id in [
