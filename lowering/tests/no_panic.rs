@@ -618,7 +618,13 @@ fn operand() -> impl Strategy<Value = Operand> {
             span: SpanId(5),
         })
     });
-    prop_oneof![4 => place().prop_map(Operand::Place), 1 => literal]
+    // `sreg(..)`: real names of both widths, a misspelling, odd text.
+    let special = prop::sample::select(vec!["%laneid", "%clock64", "%laneId", "", "%tid.w", "é"])
+        .prop_map(|name| Operand::Special {
+            name: name.to_string(),
+            span: SpanId(5),
+        });
+    prop_oneof![8 => place().prop_map(Operand::Place), 2 => literal, 1 => special]
 }
 
 /// Dims: constants (zero, huge), symbols and their forms, and odd ones.

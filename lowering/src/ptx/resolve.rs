@@ -414,8 +414,7 @@ pub fn legal_variants(form: &'static InstructionForm) -> Vec<Modifiers> {
 /// Unknown tokens are first replaced by their closest known token (what
 /// "did you mean" suggests). Then the legal spellings one edit away
 /// (insert, delete or replace one token) are ranked by [`token_distance`];
-/// only when none is legal are all legal variants of the mnemonic ranked
-/// (computed once per form and process: `ld` alone has tens of thousands).
+/// when none is legal, each form's [`repair`] of the spelling is.
 fn nearest_legal_spelling(mnemonic: &str, tokens: &[&str]) -> Option<String> {
     let mut vocabulary: Vec<&'static str> = Vec::new();
     for form in forms_of(mnemonic) {
@@ -484,28 +483,80 @@ fn nearest_legal_spelling(mnemonic: &str, tokens: &[&str]) -> Option<String> {
     if let Some(best) = rank(&mut near.iter()) {
         return Some(best);
     }
-    let all: Vec<std::sync::Arc<Vec<Modifiers>>> =
-        forms_of(mnemonic).map(cached_legal_variants).collect();
-    rank(&mut all.iter().flat_map(|v| v.iter()))
+    // Further away: repair the spelling form by form (keep the tokens the
+    // form knows, fill its missing required slots) instead of ranking every
+    // legal variant (`ld` alone has tens of thousands: seconds in a debug
+    // build of the macro).
+    let repaired: Vec<Modifiers> = forms_of(mnemonic)
+        .filter_map(|form| repair(form, &fixed))
+        .collect();
+    rank(&mut repaired.iter())
 }
 
-/// [`legal_variants`], computed once per form and process.
-fn cached_legal_variants(form: &'static InstructionForm) -> std::sync::Arc<Vec<Modifiers>> {
-    use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
-    /// Form id -> its legal variants.
-    type Cache = Mutex<HashMap<&'static str, Arc<Vec<Modifiers>>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(hit) = cache.lock().unwrap_or_else(|e| e.into_inner()).get(form.id) {
-        return Arc::clone(hit);
+/// A legal variant of `form` close to `tokens`: each token the form
+/// knows goes to its slot (in PTX order, whatever order it was written
+/// in), unknown ones are dropped, and the empty slots are filled with the
+/// first choices the form's rule accepts: required slots first, then
+/// optional ones (a rounding mode the conversion needs), then without each
+/// kept optional token in turn.
+fn repair(form: &'static InstructionForm, tokens: &[&str]) -> Option<Modifiers> {
+    let mut kept: Vec<Option<&'static str>> = vec![None; form.slots.len()];
+    for token in tokens {
+        if let Some(j) = (0..form.slots.len())
+            .find(|j| kept[*j].is_none() && form.slots[*j].choices.contains(token))
+        {
+            kept[j] = form.slots[j].choices.iter().copied().find(|c| c == token);
+        }
     }
-    let variants = Arc::new(legal_variants(form));
-    cache
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .insert(form.id, Arc::clone(&variants));
-    variants
+    let optional_kept: Vec<usize> = (0..kept.len())
+        .filter(|i| kept[*i].is_some() && !form.slots[*i].required)
+        .collect();
+    let attempts = std::iter::once(None).chain(optional_kept.into_iter().map(Some));
+    for drop in attempts {
+        let mut tokens = kept.clone();
+        if let Some(i) = drop {
+            tokens[i] = None;
+        }
+        for optional_too in [false, true] {
+            if let Some(m) = fill(form, tokens.clone(), 0, optional_too, &mut 0) {
+                return Some(m);
+            }
+        }
+    }
+    None
+}
+
+/// Depth-first over the empty slots from `at` (required ones, and the
+/// optional ones too if `optional_too`, trying "omitted" first); at most
+/// 4096 rule checks in all.
+fn fill(
+    form: &'static InstructionForm,
+    mut tokens: Vec<Option<&'static str>>,
+    at: usize,
+    optional_too: bool,
+    budget: &mut usize,
+) -> Option<Modifiers> {
+    let Some(i) = (at..form.slots.len())
+        .find(|i| tokens[*i].is_none() && (optional_too || form.slots[*i].required))
+    else {
+        *budget += 1;
+        let m = Modifiers { form, tokens };
+        return m.check().is_ok().then_some(m);
+    };
+    let omitted = (!form.slots[i].required).then_some(None);
+    for choice in omitted
+        .into_iter()
+        .chain(form.slots[i].choices.iter().map(|c| Some(*c)))
+    {
+        if *budget >= 4096 {
+            return None;
+        }
+        tokens[i] = choice;
+        if let Some(m) = fill(form, tokens.clone(), i + 1, optional_too, budget) {
+            return Some(m);
+        }
+    }
+    None
 }
 
 /// Weighted edit distance from the user's tokens to a candidate's
