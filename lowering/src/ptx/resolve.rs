@@ -463,6 +463,7 @@ fn nearest_legal_spelling(mnemonic: &str, tokens: &[&str]) -> Option<String> {
             neighbours.push(c);
         }
     }
+    let written: Vec<char> = tokens.join(".").chars().collect();
     let rank = |variants: &mut dyn Iterator<Item = &Modifiers>| -> Option<String> {
         variants
             .map(|variant| {
@@ -473,9 +474,24 @@ fn nearest_legal_spelling(mnemonic: &str, tokens: &[&str]) -> Option<String> {
                     .zip(&variant.tokens)
                     .filter_map(|(slot, token)| token.map(|t| (t, slot.choices)))
                     .collect();
-                (token_distance(&fixed, &candidate), variant)
+                // Ties go to the spelling closest letter by letter to what
+                // was written (`.f23` -> `.f32`, not `.u32`), then to table
+                // order.
+                let letters: Vec<char> = candidate
+                    .iter()
+                    .map(|(t, _)| *t)
+                    .collect::<Vec<_>>()
+                    .join(".")
+                    .chars()
+                    .collect();
+                (
+                    (
+                        token_distance(&fixed, &candidate),
+                        edit_distance(&written, &letters),
+                    ),
+                    variant,
+                )
             })
-            // The first of equally near ones, in table order.
             .reduce(|a, b| if b.0 < a.0 { b } else { a })
             .map(|(_, variant)| variant.opcode_text())
     };
