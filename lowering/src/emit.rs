@@ -17,6 +17,7 @@ use std::fmt::Write;
 
 use crate::dtype::DType;
 use crate::program::{CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Program};
+use crate::ptx::form::registers_text;
 use crate::sym::{AtomKind, ComputedOp, Poly};
 
 /// Renders a program as one PTX module with one `.entry`.
@@ -808,13 +809,7 @@ impl Emitter<'_> {
                         .iter()
                         .map(|lane| self.lane(*lane, *write, &mut before, &mut after))
                         .collect();
-                    names[slot] = Some(if *piped {
-                        lanes.join("|")
-                    } else if lanes.len() > 1 || *own_braces {
-                        format!("{{{}}}", lanes.join(", "))
-                    } else {
-                        lanes.concat()
-                    });
+                    names[slot] = Some(registers_text(&lanes, *piped, *own_braces));
                 }
             }
         }

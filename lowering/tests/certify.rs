@@ -26,6 +26,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tile_kernel_lowering::emit::{Join, operand_list};
 use tile_kernel_lowering::ptx::form::{
     Access, InstructionForm, Lanes, ModifierSlot, OperandSlot, Packing, TypeRef, no_rule,
+    registers_text,
 };
 use tile_kernel_lowering::ptx::resolve::{legal_variants, slot_combinations};
 use tile_kernel_lowering::ptx::rules;
@@ -213,13 +214,7 @@ fn instruction_with(
                 (OperandKind::Immediate { min, .. }, _) => min.to_string(),
                 (OperandKind::Register | OperandKind::Predicate, _) => {
                     let lanes: Vec<String> = (0..op.lanes).map(|_| regs.next(op.ty)).collect();
-                    if op.piped {
-                        lanes.join("|")
-                    } else if lanes.len() > 1 || op.own_braces {
-                        format!("{{{}}}", lanes.join(", "))
-                    } else {
-                        lanes.concat()
-                    }
+                    registers_text(&lanes, op.piped, op.own_braces)
                 }
             };
             (text, Join::of(op.braced, op.after_pipe))

@@ -11,7 +11,7 @@
 
 use tile_kernel_lowering::emit::{Join, operand_list};
 use tile_kernel_lowering::ptx::docs::table_reference;
-use tile_kernel_lowering::ptx::form::{InstructionForm, Modifiers};
+use tile_kernel_lowering::ptx::form::{InstructionForm, Modifiers, registers_text};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::{OperandKind, Packing, resolve, table::FORMS};
 
@@ -365,11 +365,7 @@ fn render(m: &Modifiers) -> String {
                         format!("%b{}_{n}", op.ty.carrier_bits())
                     })
                     .collect();
-                if lanes.len() > 1 || op.own_braces {
-                    format!("{{{}}}", lanes.join(", "))
-                } else {
-                    lanes.concat()
-                }
+                registers_text(&lanes, op.piped, op.own_braces)
             }
         };
         (text, Join::of(op.braced, op.after_pipe))

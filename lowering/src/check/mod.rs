@@ -282,7 +282,7 @@ struct Checker<'k> {
     checked_statements: usize,
     /// Opcode spellings already resolved.
     opcodes: HashMap<String, Result<Vec<Modifiers>, crate::ptx::OpcodeError>>,
-    /// The 32-bit registers of the tiles allocated so far.
+    /// The 32-bit registers of the tiles allocated so far (saturating).
     tile_registers: usize,
     /// The constant-bound loops being unrolled, outermost first.
     unrolling: Vec<SpanId>,
@@ -1218,7 +1218,7 @@ impl Checker<'_> {
 }
 
 /// The 32-bit registers a tile occupies (64-bit elements take two).
-fn tile_registers(tile: &Tile) -> usize {
+pub(super) fn tile_registers(tile: &Tile) -> usize {
     tile.registers() * tile.dtype.size_bytes().div_ceil(4)
 }
 

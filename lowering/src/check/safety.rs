@@ -29,7 +29,7 @@ use crate::layout::Layout;
 use crate::program::ParamKind;
 use crate::sym::{AtomKind, Fact, Poly, Prover};
 
-use super::{Checker, Digit, LoopClass};
+use super::{Checker, Digit, LoopClass, tile_registers};
 
 /// Tiles may use at most this many 32-bit registers per thread: PTX allows
 /// 255, and the rest is kept for addresses, indices and predicates.
@@ -340,24 +340,15 @@ impl Checker<'_> {
 
     /// Tiles must fit the registers a thread has.
     pub(super) fn check_register_budget(&mut self) {
-        let registers: usize = self
-            .tiles
-            .iter()
-            .map(|t| t.tile.registers() * t.tile.dtype.size_bytes().div_ceil(4))
-            .sum();
+        // Summed as the tiles were allocated.
+        let registers = self.tile_registers;
         if registers <= REGISTER_BUDGET {
             return;
         }
         let mut sizes: Vec<String> = self
             .tiles
             .iter()
-            .map(|t| {
-                format!(
-                    "`{}`: {}",
-                    t.tile.name,
-                    t.tile.registers() * t.tile.dtype.size_bytes().div_ceil(4)
-                )
-            })
+            .map(|t| format!("`{}`: {}", t.tile.name, tile_registers(&t.tile)))
             .collect();
         sizes.truncate(8);
         // At the largest tile: the one most worth shrinking.

@@ -392,22 +392,31 @@ impl ResolvedOperand {
                 let coords: Vec<String> = (0..self.lanes).map(|i| format!("c{i}")).collect();
                 format!("[{}, {{{}}}]", self.name, coords.join(", "))
             }
-            OperandKind::Register | OperandKind::Predicate if self.piped => {
+            OperandKind::Register | OperandKind::Predicate
+                if self.piped || self.lanes > 1 || self.own_braces =>
+            {
                 let lanes: Vec<String> = (0..self.lanes)
                     .map(|i| format!("{}{}", self.name, i))
                     .collect();
-                lanes.join("|")
-            }
-            OperandKind::Register | OperandKind::Predicate if self.lanes > 1 || self.own_braces => {
-                let lanes: Vec<String> = (0..self.lanes)
-                    .map(|i| format!("{}{}", self.name, i))
-                    .collect();
-                format!("{{{}}}", lanes.join(", "))
+                registers_text(&lanes, self.piped, self.own_braces)
             }
             OperandKind::Register | OperandKind::Predicate | OperandKind::Immediate { .. } => {
                 self.name.to_string()
             }
         }
+    }
+}
+
+/// A register operand's lanes as PTX writes them: `p|q` when piped, a
+/// `{a, b}` group (also of one register in its own braces), else the one
+/// register.
+pub fn registers_text(names: &[String], piped: bool, own_braces: bool) -> String {
+    if piped {
+        names.join("|")
+    } else if names.len() > 1 || own_braces {
+        format!("{{{}}}", names.join(", "))
+    } else {
+        names.concat()
     }
 }
 

@@ -291,56 +291,6 @@ pub fn cvt_fp8_requires(_: &Modifiers, target: Target) -> Requirement {
     }
 }
 
-/// Vectors move at most 128 bits; `.nc` takes only the `.ca/.cg/.cs` cache
-/// operators; cache operators and eviction priorities are separate syntax lines.
-pub fn memory_access(m: &Modifiers) -> Result<(), Violation> {
-    if let (Some(vec), Some(ty)) = (m.get("vec"), m.ty("type")) {
-        let lanes = if vec == "v2" { 2 } else { 4 };
-        if lanes * ty.carrier_bits() > 128 {
-            return Err(Violation::at(
-                vec,
-                format!(
-                    ".{vec}.{} would move {} bits; vector accesses are limited to 128 bits",
-                    ty.token(),
-                    lanes * ty.carrier_bits()
-                ),
-            ));
-        }
-    }
-    if m.has("nc")
-        && let Some(cop) = m.get("cop").filter(|c| !["ca", "cg", "cs"].contains(c))
-    {
-        return Err(Violation::at(
-            cop,
-            format!("ld.global.nc takes only the .ca, .cg or .cs cache operator, not .{cop}"),
-        ));
-    }
-    if let (Some(cop), Some(_)) = (m.get("cop"), m.get("evict")) {
-        return Err(Violation::at(
-            cop,
-            "cache operators and eviction priorities are mutually exclusive: write one or the other",
-        ));
-    }
-    Ok(())
-}
-
-/// `ld`/`st`: eviction priorities and prefetch sizes are PTX 7.4 (sm_70/75/80).
-pub fn memory_access_requires(m: &Modifiers, _: Target) -> Requirement {
-    let mut req = Requirement::new(20, 1, 0);
-    if m.has("nc") {
-        req = req.max(Requirement::new(32, 3, 1));
-    }
-    if m.has("evict") {
-        req = req.max(Requirement::new(70, 7, 4));
-    }
-    match m.get("prefetch") {
-        Some("L2::256B") => req = req.max(Requirement::new(80, 7, 4)),
-        Some(_) => req = req.max(Requirement::new(75, 7, 4)),
-        None => {}
-    }
-    req
-}
-
 /// `.ftz` and `.sat` exist only on the `.f32` lines of float arithmetic.
 pub fn float_arith(m: &Modifiers) -> Result<(), Violation> {
     let ty = m.ty("type");
@@ -406,28 +356,6 @@ pub fn float_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
         req = req.max(Requirement::new(86, 7, 2));
     }
     req
-}
-
-/// Integer `min`/`max`: `.relu` only on `.s32`.
-pub fn int_min_max(m: &Modifiers) -> Result<(), Violation> {
-    if let Some(relu) = m.get("relu")
-        && m.ty("type") != Some(PtxType::S32)
-    {
-        return Err(Violation::at(
-            relu,
-            "integer min/max take .relu only on .s32",
-        ));
-    }
-    Ok(())
-}
-
-/// `min/max.relu.s32`: sm_90 (PTX 8.0).
-pub fn int_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.has("relu") {
-        Requirement::new(90, 8, 0)
-    } else {
-        Requirement::new(20, 1, 0)
-    }
 }
 
 /// Pack/unpack: the lanes must be at least 8 bits wide (`mov.b16` of two bytes).
@@ -733,26 +661,26 @@ mod tests {
     #[test]
     fn memory_access_rules() {
         assert_eq!(
-            memory_access(&modifiers("ld", "ld.global.v4.f64")),
+            memory::access(&modifiers("ld", "ld.global.v4.f64")),
             Err(Violation::at(
                 "v4",
                 ".v4.f64 would move 256 bits; vector accesses are limited to 128 bits"
             ))
         );
-        assert_eq!(memory_access(&modifiers("ld", "ld.global.v2.f64")), Ok(()));
+        assert_eq!(memory::access(&modifiers("ld", "ld.global.v2.f64")), Ok(()));
         assert_eq!(
-            memory_access(&modifiers("st", "st.global.cs.v4.f32")),
+            memory::access(&modifiers("st", "st.global.cs.v4.f32")),
             Ok(())
         );
         assert_eq!(
-            memory_access(&modifiers("ld", "ld.global.lu.nc.f32")),
+            memory::access(&modifiers("ld", "ld.global.lu.nc.f32")),
             Err(Violation::at(
                 "lu",
                 "ld.global.nc takes only the .ca, .cg or .cs cache operator, not .lu"
             ))
         );
         assert_eq!(
-            memory_access(&modifiers("st", "st.global.wb.L1::evict_last.b32")),
+            memory::access(&modifiers("st", "st.global.wb.L1::evict_last.b32")),
             Err(Violation::at(
                 "wb",
                 "cache operators and eviction priorities are mutually exclusive: write one or the other"
@@ -816,13 +744,16 @@ mod tests {
             Ok(())
         );
         assert_eq!(
-            int_min_max(&modifiers("min.int", "min.relu.s16")),
+            integer::int_min_max(&modifiers("min.int", "min.relu.s16")),
             Err(Violation::at(
                 "relu",
-                "integer min/max take .relu only on .s32"
+                "integer min/max take .relu only on .s32 and .s16x2"
             ))
         );
-        assert_eq!(int_min_max(&modifiers("max.int", "max.relu.s32")), Ok(()));
+        assert_eq!(
+            integer::int_min_max(&modifiers("max.int", "max.relu.s32")),
+            Ok(())
+        );
     }
 
     #[test]
