@@ -1,0 +1,133 @@
+//! What the interpreter reports instead of silently computing garbage.
+
+use std::fmt;
+
+/// A thread of the grid: its block and its index in the block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ThreadId {
+    pub cta: [u32; 3],
+    pub thread: [u32; 3],
+}
+
+impl fmt::Display for ThreadId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let [cx, cy, cz] = self.cta;
+        let [tx, ty, tz] = self.thread;
+        write!(f, "thread ({tx}, {ty}, {tz}) of block ({cx}, {cy}, {cz})")
+    }
+}
+
+/// Where a fault happened: the statement (its position among the kernel's
+/// `apply`s, counted from 1 in source order, and its opcode) and the thread.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    pub kernel: String,
+    /// `(statement number, opcode)`; `None` for faults before any statement.
+    pub statement: Option<(usize, String)>,
+    pub thread: Option<ThreadId>,
+    pub kind: FaultKind,
+}
+
+/// What went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The arguments do not fit the program (count, kinds, sizes).
+    Arguments(String),
+    /// An access outside its tensor.
+    OutOfBounds {
+        param: String,
+        /// Byte offset of the access from the tensor's start.
+        offset: i128,
+        bytes: usize,
+        /// The tensor's size in bytes.
+        len: usize,
+    },
+    /// An access not aligned to its size.
+    Misaligned {
+        param: String,
+        offset: i128,
+        bytes: usize,
+    },
+    /// A read of a register no instruction has written (for this thread),
+    /// e.g. the result of a predicated instruction whose predicate was false.
+    UndefinedRegister { tile: String, element: usize },
+    /// Two threads touched the same bytes, at least one writing, and not
+    /// both atomically.
+    Race {
+        param: String,
+        offset: usize,
+        other: ThreadId,
+    },
+    /// A write to a tensor the kernel declared read-only.
+    ReadOnlyWrite { param: String },
+    /// Index arithmetic left the 64-bit range the compiler proved.
+    IndexOverflow,
+}
+
+impl fmt::Display for Fault {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "kernel `{}`", self.kernel)?;
+        if let Some((number, opcode)) = &self.statement {
+            write!(f, ", statement {number} (`{opcode}`)")?;
+        }
+        if let Some(thread) = &self.thread {
+            write!(f, ", {thread}")?;
+        }
+        f.write_str(": ")?;
+        match &self.kind {
+            FaultKind::Arguments(why) => write!(f, "bad arguments: {why}"),
+            FaultKind::OutOfBounds {
+                param,
+                offset,
+                bytes,
+                len,
+            } => write!(
+                f,
+                "{bytes}-byte access at byte {offset} of `{param}` is out of bounds ({len} bytes)"
+            ),
+            FaultKind::Misaligned {
+                param,
+                offset,
+                bytes,
+            } => write!(
+                f,
+                "{bytes}-byte access at byte {offset} of `{param}` is not {bytes}-byte aligned"
+            ),
+            FaultKind::UndefinedRegister { tile, element } => write!(
+                f,
+                "reads register {element} of `{tile}`, which holds no defined value here"
+            ),
+            FaultKind::Race {
+                param,
+                offset,
+                other,
+            } => write!(f, "data race on byte {offset} of `{param}` with {other}"),
+            FaultKind::ReadOnlyWrite { param } => {
+                write!(f, "writes `{param}`, which the kernel only reads")
+            }
+            FaultKind::IndexOverflow => f.write_str("index arithmetic overflows 64 bits"),
+        }
+    }
+}
+
+impl std::error::Error for Fault {}
+
+/// Why a program cannot be prepared (only for hand-built or corrupt IR: the
+/// checker's programs always prepare).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PrepareError {
+    pub kernel: String,
+    pub message: String,
+}
+
+impl fmt::Display for PrepareError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "kernel `{}` cannot be interpreted: {}",
+            self.kernel, self.message
+        )
+    }
+}
+
+impl std::error::Error for PrepareError {}

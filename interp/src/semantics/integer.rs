@@ -1,0 +1,14 @@
+//! TODO: semantics of this family.
+
+use super::{AtomicUpdate, Compute};
+use tile_kernel_lowering::ptx::Modifiers;
+
+/// The semantics of a variant of this family's forms, or `None` for other forms.
+pub(crate) fn compute(_variant: &Modifiers) -> Option<Compute> {
+    None
+}
+
+/// The update of an `atom`/`red` variant this module owns.
+pub(crate) fn atomic_update(_variant: &Modifiers) -> Option<AtomicUpdate> {
+    None
+}

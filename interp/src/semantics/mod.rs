@@ -1,0 +1,235 @@
+//! The value semantics of every usable PTX form, as pure functions of bits.
+//!
+//! For one legal variant ([`Modifiers`]) of a form, [`compute`] returns a
+//! [`Compute`]: a function from the instruction's *source lanes* to its
+//! *destination lanes*, each lane one register's bits zero-extended to a
+//! `u64` (a predicate is 0 or 1). Lanes are flattened in PTX operand order:
+//!
+//! - sources: every `Access::Read` operand that is a register, predicate,
+//!   immediate or special register, each of its lanes in order (`{a, b}`
+//!   gives two lanes); an immediate arrives as its `i64` value cast to
+//!   `u64`, truncated to the operand's carrier width;
+//! - destinations: every `Access::Write` register or predicate operand,
+//!   each of its lanes in order (`p|q` gives two, `d|p` gives `d` then `p`).
+//!
+//! Memory forms (`ld`, `st`, `ldu`, `prefetch`) move bytes and are run by the
+//! executor; atomics (`atom`, `red`) get their per-element update from
+//! [`atomic_update`]. Everything else is a [`Compute`].
+//!
+//! Guarantee: a [`Compute`] never panics for any input bits, writes exactly
+//! [`Compute::outputs`] lanes, each masked to its carrier width, and is the
+//! PTX ISA's result for that variant (bit-exact, including NaN payloads,
+//! ftz, saturation and rounding), except for the `.approx` forms, whose
+//! documented error bounds are in `docs/interpreter.md`.
+
+use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind};
+
+pub mod softfloat;
+
+mod bits;
+mod compare;
+mod convert;
+mod data;
+mod float;
+mod half;
+mod integer;
+
+/// One register lane's bits, zero-extended (predicates: 0 or 1).
+pub type Bits = u64;
+
+/// The function one instruction variant computes.
+type ComputeFn = dyn Fn(&[Bits], &mut [Bits]) + Send + Sync;
+
+/// The semantics of one variant: source lanes in, destination lanes out.
+pub struct Compute {
+    inputs: usize,
+    outputs: usize,
+    function: Box<ComputeFn>,
+}
+
+impl Compute {
+    /// Wraps `function`, which reads exactly `inputs` source lanes and writes
+    /// exactly `outputs` destination lanes.
+    pub fn new(
+        inputs: usize,
+        outputs: usize,
+        function: impl Fn(&[Bits], &mut [Bits]) + Send + Sync + 'static,
+    ) -> Compute {
+        Compute {
+            inputs,
+            outputs,
+            function: Box::new(function),
+        }
+    }
+
+    /// How many source lanes it reads.
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// How many destination lanes it writes.
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// Runs it: `sources.len() == inputs()`, `destinations.len() == outputs()`.
+    pub fn run(&self, sources: &[Bits], destinations: &mut [Bits]) {
+        (self.function)(sources, destinations)
+    }
+}
+
+impl std::fmt::Debug for Compute {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Compute")
+            .field("inputs", &self.inputs)
+            .field("outputs", &self.outputs)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The per-element update of an atomic: `new = update(old, operands)`,
+/// where `operands` are the instruction's source register lanes for this
+/// element (`b`, or `b, c` for `cas`) and `old` the memory element's bits
+/// (`bits` wide: the type's width, e.g. 32 for `.f16x2`, 16 for `.f16`).
+pub struct AtomicUpdate {
+    /// Width of one memory element, in bits.
+    pub bits: usize,
+    function: Box<dyn Fn(Bits, &[Bits]) -> Bits + Send + Sync>,
+}
+
+impl AtomicUpdate {
+    pub fn new(
+        bits: usize,
+        function: impl Fn(Bits, &[Bits]) -> Bits + Send + Sync + 'static,
+    ) -> AtomicUpdate {
+        AtomicUpdate {
+            bits,
+            function: Box::new(function),
+        }
+    }
+
+    /// The new memory bits for one element.
+    pub fn apply(&self, old: Bits, operands: &[Bits]) -> Bits {
+        (self.function)(old, operands)
+    }
+}
+
+impl std::fmt::Debug for AtomicUpdate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AtomicUpdate")
+            .field("bits", &self.bits)
+            .finish_non_exhaustive()
+    }
+}
+
+/// How the executor runs a variant.
+#[derive(Debug)]
+pub enum Semantics {
+    /// Register lanes in, register lanes out.
+    Compute(Compute),
+    /// `ld`/`ldu`: memory to the destination lanes.
+    Load,
+    /// `st`: the source lanes to memory.
+    Store,
+    /// `prefetch`/`prefetchu`: no effect on values.
+    Prefetch,
+    /// `atom` (`returns_old`) or `red`: one update per element.
+    Atomic {
+        update: AtomicUpdate,
+        returns_old: bool,
+    },
+}
+
+/// Why a variant has no semantics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NoSemantics {
+    pub opcode: String,
+}
+
+impl std::fmt::Display for NoSemantics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "the interpreter has no semantics for `{}`", self.opcode)
+    }
+}
+
+impl std::error::Error for NoSemantics {}
+
+/// The semantics of one legal variant.
+pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
+    let missing = || NoSemantics {
+        opcode: variant.opcode_text(),
+    };
+    let mnemonic = variant.form.mnemonic;
+    match mnemonic {
+        "ld" | "ldu" => return Ok(Semantics::Load),
+        "st" => return Ok(Semantics::Store),
+        "prefetch" | "prefetchu" => return Ok(Semantics::Prefetch),
+        "atom" | "red" => {
+            let update = atomic_update(variant).ok_or_else(missing)?;
+            return Ok(Semantics::Atomic {
+                update,
+                returns_old: mnemonic == "atom",
+            });
+        }
+        _ => {}
+    }
+    compute(variant).map(Semantics::Compute).ok_or_else(missing)
+}
+
+/// The register semantics of a non-memory variant, if it has one.
+pub fn compute(variant: &Modifiers) -> Option<Compute> {
+    let found = convert::compute(variant)
+        .or_else(|| float::compute(variant))
+        .or_else(|| half::compute(variant))
+        .or_else(|| integer::compute(variant))
+        .or_else(|| bits::compute(variant))
+        .or_else(|| data::compute(variant))
+        .or_else(|| compare::compute(variant))?;
+    debug_assert_eq!(
+        found.inputs,
+        source_lanes(variant),
+        "{}",
+        variant.opcode_text()
+    );
+    debug_assert_eq!(
+        found.outputs,
+        destination_lanes(variant),
+        "{}",
+        variant.opcode_text()
+    );
+    Some(found)
+}
+
+/// The per-element update of an `atom`/`red` variant.
+pub fn atomic_update(variant: &Modifiers) -> Option<AtomicUpdate> {
+    integer::atomic_update(variant).or_else(|| float::atomic_update(variant))
+}
+
+/// How many source lanes a variant's [`Compute`] reads.
+pub fn source_lanes(variant: &Modifiers) -> usize {
+    variant
+        .operands()
+        .iter()
+        .filter(|o| o.access == Access::Read && o.kind != OperandKind::Address)
+        .map(|o| usize::from(o.lanes))
+        .sum()
+}
+
+/// How many destination lanes a variant's [`Compute`] writes.
+pub fn destination_lanes(variant: &Modifiers) -> usize {
+    variant
+        .operands()
+        .iter()
+        .filter(|o| o.access == Access::Write && o.kind != OperandKind::Address)
+        .map(|o| usize::from(o.lanes))
+        .sum()
+}
+
+/// `value` truncated to its low `bits` bits.
+pub fn mask(value: Bits, bits: usize) -> Bits {
+    if bits >= 64 {
+        value
+    } else {
+        value & ((1u64 << bits) - 1)
+    }
+}

@@ -1,0 +1,1 @@
+//! TODO: soft-float core.

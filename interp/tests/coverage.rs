@@ -1,0 +1,54 @@
+//! Every variant kernels may use has interpreter semantics: a form the
+//! table calls usable but the interpreter cannot run fails here, naming it.
+
+use std::collections::BTreeMap;
+
+use tile_kernel_interp::semantics::{Semantics, semantics};
+use tile_kernel_lowering::ptx::Usability;
+use tile_kernel_lowering::ptx::resolve::legal_variants;
+use tile_kernel_lowering::ptx::table::FORMS;
+
+#[test]
+fn every_usable_variant_has_semantics() {
+    let mut missing: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+    for form in FORMS {
+        if form.usable != Usability::Yes {
+            continue;
+        }
+        for variant in legal_variants(form) {
+            if variant.usability() != Usability::Yes {
+                continue;
+            }
+            match semantics(&variant) {
+                Ok(found) => {
+                    let kind = match found {
+                        Semantics::Compute(_) => "compute",
+                        Semantics::Load => "load",
+                        Semantics::Store => "store",
+                        Semantics::Prefetch => "prefetch",
+                        Semantics::Atomic { .. } => "atomic",
+                    };
+                    *counts.entry(kind).or_default() += 1;
+                }
+                Err(_) => missing
+                    .entry(form.id)
+                    .or_default()
+                    .push(variant.opcode_text()),
+            }
+        }
+    }
+    println!("variants with semantics: {counts:?}");
+    let report: Vec<String> = missing
+        .iter()
+        .map(|(form, variants)| {
+            format!("{form}: {} variants, e.g. {}", variants.len(), variants[0])
+        })
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "{} forms have usable variants without semantics:\n{}",
+        missing.len(),
+        report.join("\n")
+    );
+}
