@@ -6,12 +6,20 @@
 //! 30 timed launches (CUDA events, after 5 warm-up launches), the effective
 //! bandwidth and its ratio to the copy. `scripts/bench_torch.py` prints
 //! PyTorch's rows in the same format.
+//!
+//! Without a GPU (the CPU interpreter device) there is nothing to time: it
+//! runs every kernel below once at N = 2^16 + 13 (or 2^(log2 N) + 13) and
+//! checks the results bit for bit against `half`/`float8`.
 
 #[path = "common/conversions.rs"]
 mod conversions;
+#[allow(dead_code)]
+#[path = "common/reference.rs"]
+mod reference;
 
 use std::sync::Arc;
 
+use reference::*;
 use tile_kernel::prelude::*;
 use tile_kernel_runtime::cudarc::driver::{CudaStream, sys::CUevent_flags};
 
@@ -56,18 +64,103 @@ fn row(name: &str, elements: usize, bytes: usize, ms: f64, copy_gbs: Option<f64>
     gbs
 }
 
-fn main() -> Result<(), Error> {
-    let log2: u32 = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(28);
-    let n = 1usize << log2;
-    if !tile_kernel::driver_available() {
-        println!("no CUDA driver found: the benchmark needs an NVIDIA GPU");
-        return Ok(());
+/// Checks one kernel's output against the host reference, or exits.
+fn expect_same<T: Bits + std::fmt::Debug>(
+    name: &str,
+    got: &[T],
+    want: &[T],
+    nan: impl Fn(T) -> bool,
+) {
+    if let Some(i) = first_mismatch(got, want, nan) {
+        eprintln!(
+            "MISMATCH: {name}: element {i} of {}: interpreter {:?}, reference {:?}",
+            want.len(),
+            got.get(i),
+            want.get(i)
+        );
+        std::process::exit(1);
     }
+    println!("| {name:<32} | {:>11} | bit-exact |", want.len());
+}
+
+/// The CPU interpreter device: runs every kernel once and checks it bit for
+/// bit; timing it would say nothing about a GPU, so nothing is timed.
+fn check_on_cpu(dev: &Device, log2: Option<u32>) -> Result<(), Error> {
+    // The 13 makes the last block a scalar tail in every kernel.
+    let n = (1usize << log2.unwrap_or(16)) + 13;
+    println!(
+        "device: {}, N = {n}: every kernel once, checked bit for bit (no timing: bandwidth needs an NVIDIA GPU)",
+        dev.name()?
+    );
+    let x = f32_inputs(n, 0x9e37_79b9);
+    let h = f16_inputs(n);
+    let x32 = dev.upload(&x, [n])?;
+    let h16 = dev.upload(&h, [n])?;
+    let mut kernels = 0;
+
+    let want: Vec<u16> = x.iter().map(|&v| ref_f16(v)).collect();
+    for (name, kernel) in [
+        ("f32 -> f16", conversions::to_half as Convert<f32, u16>),
+        ("f32 -> f16 (ld.nc)", variants::to_half_nc),
+        ("f32 -> f16 (ld.nc.L1::no_alloc)", variants::to_half_nc_na),
+        ("f32 -> f16 (ld.cs, st.cs)", variants::to_half_cs),
+        ("f32 -> f16 (ld.nc, st.cs)", variants::to_half_nc_cs),
+    ] {
+        let mut y = dev.zeros::<u16>([n])?;
+        kernel(dev, &x32, &mut y)?;
+        expect_same(name, &y.download()?, &want, f16_is_nan);
+        kernels += 1;
+    }
+
+    let want: Vec<u16> = x.iter().map(|&v| ref_bf16(v)).collect();
+    let mut y16 = dev.zeros::<u16>([n])?;
+    conversions::to_bf16(dev, &x32, &mut y16)?;
+    expect_same("f32 -> bf16", &y16.download()?, &want, bf16_is_nan);
+    kernels += 1;
+
+    let want: Vec<u8> = x.iter().map(|&v| ref_e4m3(v)).collect();
+    let mut y8 = dev.zeros::<u8>([n])?;
+    conversions::to_e4m3(dev, &x32, &mut y8)?;
+    expect_same(
+        "f32 -> e4m3 (satfinite)",
+        &y8.download()?,
+        &want,
+        e4m3_is_nan,
+    );
+    kernels += 1;
+
+    let want: Vec<f32> = h.iter().map(|&v| ref_f32(v)).collect();
+    for (name, kernel) in [
+        (
+            "f16 -> f32 (4/thread)",
+            conversions::to_f32 as Convert<u16, f32>,
+        ),
+        ("f16 -> f32 (8/thread)", variants::to_f32_x8),
+        ("f16 -> f32 (block 128)", variants::to_f32_b128),
+        ("f16 -> f32 (4/t, b128)", variants::to_f32_x4_b128),
+    ] {
+        let mut y = dev.zeros::<f32>([n])?;
+        kernel(dev, &h16, &mut y)?;
+        expect_same(name, &y.download()?, &want, f32_is_nan);
+        kernels += 1;
+    }
+    println!(
+        "OK: results of all {kernels} kernels match half/float8 bit for bit on the CPU interpreter; bandwidth needs an NVIDIA GPU"
+    );
+    Ok(())
+}
+
+fn main() -> Result<(), Error> {
+    let log2_arg: Option<u32> = std::env::args().nth(1).and_then(|a| a.parse().ok());
+    // The GPU when a CUDA driver is present, else the CPU interpreter
+    // (`TILE_KERNEL_DEVICE=cpu|gpu` decides instead when set).
     let dev = Device::new(0)?;
-    let stream = dev.stream().clone();
+    if dev.is_cpu() {
+        return check_on_cpu(&dev, log2_arg);
+    }
+    let log2 = log2_arg.unwrap_or(28);
+    let n = 1usize << log2;
+    let stream = dev.stream()?.clone();
     println!(
         "device: {}, N = 2^{log2}, median of {TIMED} launches after {WARMUP} warm-ups",
         dev.name()?
@@ -83,7 +176,7 @@ fn main() -> Result<(), Error> {
     let mut copy_dst = dev.zeros::<f32>([n])?;
     let ms = time(&stream, || {
         stream
-            .memcpy_dtod(x32.cuda_slice(), copy_dst.cuda_slice_mut())
+            .memcpy_dtod(x32.cuda_slice()?, copy_dst.cuda_slice_mut()?)
             .map_err(driver("copying"))
     })?;
     let copy = row("copy f32 (memcpy_dtod)", n, 8 * n, ms, None);

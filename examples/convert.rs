@@ -5,6 +5,10 @@
 //! `cargo run --release --example convert` checks sizes 0, 1, 7, 2048,
 //! 2^20 + 3 and 2^28; pass a number to use another largest size
 //! (`-- 100000` for a quick run, e.g. under compute-sanitizer).
+//!
+//! Without a GPU the kernels run on the CPU interpreter (`Device::new`),
+//! which skips the default 2^28 (pass a size to run it anyway) and prints
+//! the wall time of each kernel launch at 2^20 + 3.
 
 #[path = "common/conversions.rs"]
 mod conversions;
@@ -14,6 +18,13 @@ mod reference;
 use tile_kernel::prelude::*;
 
 use reference::*;
+
+/// On the CPU device, launches of at least this many elements print their
+/// wall time.
+const TIMED_ON_CPU: usize = 1 << 20;
+
+/// The default largest size; the CPU device skips it unless asked for.
+const LARGEST: usize = 1 << 28;
 
 type Launcher<I, O> = fn(&Device, &DeviceTensor<I>, &mut DeviceTensor<O>) -> Result<(), Error>;
 
@@ -32,17 +43,28 @@ fn check<
     let n = input.len();
     let x = dev.upload(input, [n])?;
     let mut y = dev.zeros::<O>([n])?;
+    // On the CPU device the launch runs to completion before it returns.
+    let start = std::time::Instant::now();
     launch(dev, &x, &mut y)?;
+    let elapsed = start.elapsed();
     let got = y.download()?;
     let want = parallel_map(input, &reference);
     if let Some(i) = first_mismatch(&got, &want, is_nan) {
         panic!(
-            "{name}: N = {n}: element {i}: GPU {:?}, reference {:?}",
+            "{name}: N = {n}: element {i}: {} {:?}, reference {:?}",
+            if dev.is_cpu() { "interpreter" } else { "GPU" },
             got.get(i),
             want.get(i)
         );
     }
-    println!("  {name:<8} N = {n:>10}: bit-exact");
+    if dev.is_cpu() && n >= TIMED_ON_CPU {
+        println!(
+            "  {name:<8} N = {n:>10}: bit-exact (kernel {:.3} s on the CPU interpreter)",
+            elapsed.as_secs_f64()
+        );
+    } else {
+        println!("  {name:<8} N = {n:>10}: bit-exact");
+    }
     Ok(())
 }
 
@@ -67,19 +89,21 @@ fn parallel_map<I: Copy + Sync, O: Send + Copy + Default>(
 }
 
 fn main() -> Result<(), Error> {
-    let largest: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(1 << 28);
-    if !tile_kernel::driver_available() {
-        println!("{}", conversions::to_half::PTX);
-        println!(
-            "no CUDA driver found: printed the PTX of `to_half` only; run on a machine with an NVIDIA GPU to execute it"
-        );
-        return Ok(());
-    }
+    let asked: Option<usize> = std::env::args().nth(1).and_then(|a| a.parse().ok());
+    // The GPU when a CUDA driver is present, else the CPU interpreter
+    // (`TILE_KERNEL_DEVICE=cpu|gpu` decides instead when set).
     let dev = Device::new(0)?;
     println!("device: {}", dev.name()?);
+    let largest = match asked {
+        Some(n) => n,
+        None if dev.is_cpu() => {
+            println!(
+                "skipping N = 2^28 on the CPU interpreter (pass a size, e.g. `-- {LARGEST}`, to run it)"
+            );
+            (1 << 20) + 3
+        }
+        None => LARGEST,
+    };
     let mut sizes: Vec<usize> = vec![0, 1, 7, 2048, (1 << 20) + 3, largest];
     sizes.retain(|n| *n <= largest);
     sizes.dedup();

@@ -9,8 +9,12 @@
 //! pinned buffer (`as_slice`), for exactly the copies into it.
 //!
 //! Every result is checked bit for bit against the `half` crate.
-//! `cargo run --release --example engine`; without a CUDA driver it says so
-//! and exits successfully.
+//! `cargo run --release --example engine`. Without a CUDA driver (or with
+//! `TILE_KERNEL_DEVICE=cpu`) the engine's CUDA part (its context, stream,
+//! cudarc cache and pinned asynchronous copies) is skipped: the same kernels
+//! run on the CPU interpreter device (`Device::cpu()`), on views at the same
+//! offsets of one CPU cache tensor, with blocking copies, checked the same
+//! way.
 
 #[path = "common/conversions.rs"]
 mod conversions;
@@ -28,6 +32,18 @@ const CACHE_LEN: usize = 8 * 1024 * 256;
 
 /// The largest segment the staging tensors hold.
 const MAX_SEGMENT: usize = 1 << 20;
+
+/// The regions written: tails (1, 7, 100 003 elements), whole blocks, the
+/// last bytes of the cache, and f16 next to bf16. Each offset is a multiple
+/// of 8 elements (16 bytes).
+const PLAN: [(Format, usize, usize); 6] = [
+    (Format::F16, 0, 2048),
+    (Format::F16, 2048 + 8, 7),
+    (Format::Bf16, 4096, 1),
+    (Format::F16, 256 * 1024 + 64, 100_003),
+    (Format::Bf16, 3 * 256 * 1024, MAX_SEGMENT),
+    (Format::F16, CACHE_LEN - 4096, 4096),
+];
 
 /// Which conversion writes a segment of the cache.
 #[derive(Clone, Copy, Debug)]
@@ -109,29 +125,47 @@ impl Engine {
 fn check(seg: &Segment) -> Result<(), Box<dyn std::error::Error>> {
     let n = seg.input.len();
     let bits = &seg.pinned_bits.as_slice()?[..n];
-    let reference: fn(f32) -> u16 = match seg.format {
+    let back = match seg.format {
+        Format::F16 => Some(&seg.pinned_f32.as_slice()?[..n]),
+        Format::Bf16 => None,
+    };
+    check_results("GPU", seg.format, seg.offset, &seg.input, bits, back)
+}
+
+/// Compares a region's bits (and, for f16, the f32 values `to_f32` read
+/// back from it) with the `half` crate; `device` names who computed them.
+fn check_results(
+    device: &str,
+    format: Format,
+    offset: usize,
+    input: &[f32],
+    bits: &[u16],
+    back: Option<&[f32]>,
+) -> Result<(), Box<dyn std::error::Error>> {
+    let n = input.len();
+    let reference: fn(f32) -> u16 = match format {
         Format::F16 => ref_f16,
         Format::Bf16 => ref_bf16,
     };
-    let nan: fn(u16) -> bool = match seg.format {
+    let nan: fn(u16) -> bool = match format {
         Format::F16 => f16_is_nan,
         Format::Bf16 => bf16_is_nan,
     };
-    let want: Vec<u16> = seg.input.iter().map(|&x| reference(x)).collect();
+    let want: Vec<u16> = input.iter().map(|&x| reference(x)).collect();
     if let Some(i) = first_mismatch(bits, &want, nan) {
         return Err(format!(
-            "{:?} at offset {}: element {i} of {n}: GPU {:#06x}, half {:#06x}",
-            seg.format, seg.offset, bits[i], want[i]
+            "{format:?} at offset {offset}: element {i} of {n}: {device} {:#06x}, half {:#06x}",
+            bits[i], want[i]
         )
         .into());
     }
-    if let Format::F16 = seg.format {
-        let back = &seg.pinned_f32.as_slice()?[..n];
+    if let Format::F16 = format {
+        let back = back.ok_or("no f32 values read back from an f16 region")?;
         let want: Vec<f32> = want.iter().map(|&h| ref_f32(h)).collect();
         if let Some(i) = first_mismatch(back, &want, f32_is_nan) {
             return Err(format!(
-                "to_f32 at offset {}: element {i} of {n}: GPU {:?}, half {:?}",
-                seg.offset, back[i], want[i]
+                "to_f32 at offset {offset}: element {i} of {n}: {device} {:?}, half {:?}",
+                back[i], want[i]
             )
             .into());
         }
@@ -139,35 +173,87 @@ fn check(seg: &Segment) -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 
+/// Without CUDA: the same kernels on the CPU interpreter device, on views
+/// at the same offsets of one CPU cache tensor. Copies are blocking there
+/// (pinned buffers and asynchronous copies need a GPU).
+fn run_on_cpu(why: &str) -> Result<(), Box<dyn std::error::Error>> {
+    println!(
+        "{why}: skipping the engine's own CUDA context, stream, cudarc cache and pinned async copies; running the same kernels on the CPU interpreter on views of one CPU cache tensor"
+    );
+    let dev = Device::cpu();
+    println!("device: {}", dev.name()?);
+    let mut cache = dev.zeros::<u16>([CACHE_LEN])?;
+    let mut input = dev.zeros::<f32>([MAX_SEGMENT])?;
+    let mut output = dev.zeros::<f32>([MAX_SEGMENT])?;
+    for (i, &(format, offset, n)) in PLAN.iter().enumerate() {
+        let host = f32_inputs(n, 0x5eed ^ i as u64);
+        let mut x = input.slice_mut(..n)?;
+        x.upload_from(&host)?;
+        let x = x.into_view();
+        let mut region = cache.slice_mut(offset..offset + n)?;
+        match format {
+            Format::F16 => conversions::to_half(&dev, &x, &mut region)?,
+            Format::Bf16 => conversions::to_bf16(&dev, &x, &mut region)?,
+        }
+        let bits = region.download()?;
+        let back = match format {
+            Format::F16 => {
+                let mut out = output.slice_mut(..n)?;
+                conversions::to_f32(&dev, &region.view(), &mut out)?;
+                Some(out.download()?)
+            }
+            Format::Bf16 => None,
+        };
+        check_results("interpreter", format, offset, &host, &bits, back.as_deref())?;
+        println!("  {format:?} region at offset {offset:>7}, {n:>7} elements: bit-exact");
+    }
+
+    // The same refusal as on the GPU: a view 2 bytes past a 16-byte
+    // boundary.
+    let x = input.slice(..64)?;
+    let mut odd = cache.slice_mut(1..65)?;
+    match conversions::to_half(&dev, &x, &mut odd) {
+        Err(err @ Error::Misaligned { .. }) => println!("refused as expected: {err}"),
+        other => return Err(format!("expected Err(Misaligned), got {other:?}").into()),
+    }
+
+    let cache = cache.download()?;
+    let mut written = vec![false; CACHE_LEN];
+    for &(_, offset, n) in &PLAN {
+        written[offset..offset + n].fill(true);
+    }
+    if let Some(i) = (0..CACHE_LEN).find(|&i| !written[i] && cache[i] != 0) {
+        return Err(format!("cache element {i} outside every region was written").into());
+    }
+    println!(
+        "OK: tile-kernel kernels ran on the CPU interpreter on views at {} offsets of one {} MiB cache tensor, bit-exact against half (the engine's CUDA context and stream need an NVIDIA GPU)",
+        PLAN.len(),
+        (CACHE_LEN * 2) >> 20
+    );
+    Ok(())
+}
+
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     if !tile_kernel::driver_available() {
-        println!(
-            "no CUDA driver found: this example runs tile-kernel kernels inside an engine's own CUDA context; run it on a machine with an NVIDIA GPU"
-        );
-        return Ok(());
+        return run_on_cpu("no CUDA driver found");
+    }
+    if std::env::var(tile_kernel_runtime::DEVICE_ENV)
+        .is_ok_and(|v| v.trim().eq_ignore_ascii_case("cpu"))
+    {
+        return run_on_cpu("TILE_KERNEL_DEVICE=cpu");
     }
     let mut engine = Engine::new()?;
-    assert_eq!(engine.dev.context().cu_ctx(), engine.ctx.cu_ctx());
+    assert_eq!(engine.dev.context()?.cu_ctx(), engine.ctx.cu_ctx());
     println!(
         "device: {}; tile-kernel queues on the engine's stream {:?} of its context {:?}",
         engine.dev.name()?,
-        engine.dev.stream().cu_stream(),
+        engine.dev.stream()?.cu_stream(),
         engine.ctx.cu_ctx()
     );
 
-    // Regions at several offsets of the cache: tails (1, 7, 100 003
-    // elements), whole blocks, the last bytes of the cache, and f16 next to
-    // bf16. Each offset is a multiple of 8 elements (16 bytes).
-    let plan = [
-        (Format::F16, 0, 2048),
-        (Format::F16, 2048 + 8, 7),
-        (Format::Bf16, 4096, 1),
-        (Format::F16, 256 * 1024 + 64, 100_003),
-        (Format::Bf16, 3 * 256 * 1024, MAX_SEGMENT),
-        (Format::F16, CACHE_LEN - 4096, 4096),
-    ];
+    // Regions at several offsets of the cache (`PLAN`).
     let mut segments = Vec::new();
-    for (i, &(format, offset, n)) in plan.iter().enumerate() {
+    for (i, &(format, offset, n)) in PLAN.iter().enumerate() {
         let input = f32_inputs(n, 0x5eed ^ i as u64);
         let mut pinned_f32 = engine.dev.alloc_pinned::<f32>(n)?;
         pinned_f32.as_mut_slice()?.copy_from_slice(&input);
@@ -221,8 +307,8 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
     }
     // The engine's stream saw all of it; the rest of the cache is untouched.
     engine.dev.synchronize()?;
-    let cache = engine.dev.stream().clone_dtoh(&engine.cache)?;
-    engine.dev.stream().synchronize()?;
+    let cache = engine.dev.stream()?.clone_dtoh(&engine.cache)?;
+    engine.dev.stream()?.synchronize()?;
     let mut written = vec![false; CACHE_LEN];
     for seg in &segments {
         written[seg.offset..seg.offset + seg.input.len()].fill(true);

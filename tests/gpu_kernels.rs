@@ -1,9 +1,13 @@
-//! Generated kernels on a real GPU, checked bit for bit against host
-//! references (`half`, `float8`), plus launcher behaviour (shape checks, the
-//! once-per-context module cache).
+//! Generated kernels on the CPU interpreter and on a real GPU, checked bit
+//! for bit against host references (`half`, `float8`), plus launcher
+//! behaviour (shape checks, the once-per-context module cache).
 //!
-//! Every GPU test is `#[ignore]`d (a machine without a GPU reports it as
-//! ignored); `--include-ignored` runs them and a missing GPU then fails.
+//! Each semantic test runs twice (`support::gpu::on_both_devices!`):
+//! `NAME::on_cpu` on the CPU interpreter, always (so CI, which has no GPU,
+//! runs every sweep at its full size), and `NAME::on_gpu` on GPU 0, which
+//! is `#[ignore]`d (a machine without a GPU reports it as ignored);
+//! `--include-ignored` runs it and a missing GPU then fails. The module
+//! cache test is GPU-only: the CPU device loads no modules.
 //!
 //! The kernels are single-thread and fully unrolled (one instruction per
 //! repeat coordinate), so each launch converts one 64-row tile (64 rows keep
@@ -24,7 +28,9 @@ mod widen_pairs_example;
 
 use float8::{F8E4M3, F8E5M2};
 use tile_kernel::prelude::*;
-use tile_kernel::{Element, runtime::Access};
+use tile_kernel::{Element, Result, runtime::Access};
+
+use support::gpu::on_both_devices;
 
 use narrow_pairs_example::narrow_pairs;
 use pack_fp8_example::pack_fp8;
@@ -185,8 +191,8 @@ fn run_chunked<I, O>(
     inputs: &[I],
     in_cols: usize,
     out_cols: usize,
-    launch: impl Fn(&Device, &DeviceTensor<I>, &mut DeviceTensor<O>) -> Result<(), Error>,
-) -> Vec<O>
+    launch: impl Fn(&Device, &DeviceTensor<I>, &mut DeviceTensor<O>) -> Result<()>,
+) -> Result<Vec<O>>
 where
     I: Element + Copy + Default,
     O: Element + Copy,
@@ -194,19 +200,19 @@ where
     assert_eq!(inputs.len() % in_cols, 0, "inputs must fill whole rows");
     let rows = inputs.len() / in_cols;
     let chunk = in_cols * ROWS;
-    let mut input = dev.zeros::<I>([ROWS, in_cols]).expect("allocate input");
-    let mut output = dev.zeros::<O>([ROWS, out_cols]).expect("allocate output");
+    let mut input = dev.zeros::<I>([ROWS, in_cols])?;
+    let mut output = dev.zeros::<O>([ROWS, out_cols])?;
     let mut results = Vec::with_capacity(rows * out_cols);
     let mut host = vec![I::default(); chunk];
     for part in inputs.chunks(chunk) {
         host[..part.len()].copy_from_slice(part);
         host[part.len()..].fill(I::default());
-        input.upload_from(&host).expect("upload chunk");
-        launch(dev, &input, &mut output).expect("launch");
-        let got = output.download().expect("download chunk");
+        input.upload_from(&host)?;
+        launch(dev, &input, &mut output)?;
+        let got = output.download()?;
         results.extend_from_slice(&got[..part.len() / in_cols * out_cols]);
     }
-    results
+    Ok(results)
 }
 
 /// Compares `got` and `want` element by element with `same`; panics listing
@@ -226,7 +232,7 @@ fn check<T: Copy + std::fmt::Debug, X: std::fmt::Debug>(
             .take(24)
             .map(|&i| {
                 format!(
-                    "  [{i}] input {:?}: GPU {:#x?}, host {:#x?}",
+                    "  [{i}] input {:?}: device {:#x?}, host {:#x?}",
                     inputs(i),
                     got[i],
                     want[i]
@@ -390,38 +396,49 @@ fn f16_rz(x: f32) -> u16 {
 
 // ---------------------------------------------------------------- examples
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn seed_narrow_pairs_puts_the_first_element_in_the_low_half() {
-    let Some(dev) =
-        support::gpu::device("seed_narrow_pairs_puts_the_first_element_in_the_low_half")
-    else {
-        return;
-    };
+// Each of these runs on the CPU interpreter (`NAME::on_cpu`, always) and on
+// GPU 0 (`NAME::on_gpu`, ignored without `--include-ignored`), with the
+// same inputs and the same bit-exact checks on both.
+on_both_devices!(
+    seed_narrow_pairs_puts_the_first_element_in_the_low_half,
+    widen_pairs_example_matches_half,
+    pack_fp8_example_matches_float8,
+    f32_to_f16x2_rn_matches_half_bit_for_bit,
+    f32_to_f16x2_rz_matches_round_toward_zero,
+    f32_to_bf16x2_rn_matches_half_bit_for_bit,
+    f32_to_e4m3x2_matches_float8,
+    f32_to_e5m2x2_matches_float8,
+    f16x2_to_e4m3x2_matches_float8,
+    f16x2_to_e5m2x2_matches_float8,
+    e4m3x2_to_f16x2_matches_float8_for_every_pair,
+    e5m2x2_to_f16x2_matches_float8_for_every_pair,
+    f16x2_to_f32_widens_every_f16_exactly,
+    launcher_rejects_a_wrongly_shaped_tensor,
+    launcher_declares_access_and_rejects_a_wrong_dtype_through_the_builder,
+    predicated_sub_register_write_keeps_the_other_half_and_the_old_word,
+);
+
+fn seed_narrow_pairs_puts_the_first_element_in_the_low_half(dev: &Device) -> Result<()> {
     let x: Vec<f32> = (0..8).map(|i| -2.0 + 4.0 * i as f32 / 7.0).collect();
-    let a = dev.upload(&x, [4, 2]).unwrap();
-    let mut out = dev.zeros::<u32>([4, 1]).unwrap();
-    narrow_pairs(&dev, &a, &mut out).unwrap();
-    let got = out.download().unwrap();
+    let a = dev.upload(&x, [4, 2])?;
+    let mut out = dev.zeros::<u32>([4, 1])?;
+    narrow_pairs(dev, &a, &mut out)?;
+    let got = out.download()?;
     let want: Vec<u32> = x
         .chunks(2)
         .map(|p| pack16(f16::from_f32(p[0]).to_bits(), f16::from_f32(p[1]).to_bits()))
         .collect();
     assert_eq!(got, want);
     assert!(narrow_pairs::PTX.contains("cvt.rn.f16x2.f32"));
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn widen_pairs_example_matches_half() {
-    let Some(dev) = support::gpu::device("widen_pairs_example_matches_half") else {
-        return;
-    };
+fn widen_pairs_example_matches_half(dev: &Device) -> Result<()> {
     let words = [0x3c00_bc00u32, 0x8000_0001, 0xfc00_7bff, 0x7e00_2e66];
-    let packed = dev.upload(&words, [4, 1]).unwrap();
-    let mut out = dev.zeros::<f32>([4, 2]).unwrap();
-    widen_pairs(&dev, &packed, &mut out).unwrap();
-    let got = out.download().unwrap();
+    let packed = dev.upload(&words, [4, 1])?;
+    let mut out = dev.zeros::<f32>([4, 2])?;
+    widen_pairs(dev, &packed, &mut out)?;
+    let got = out.download()?;
     let want = widen_pairs_example::host_reference(&words);
     for (g, w) in got.iter().zip(&want) {
         assert!(
@@ -429,14 +446,10 @@ fn widen_pairs_example_matches_half() {
             "{got:?} vs {want:?}"
         );
     }
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn pack_fp8_example_matches_float8() {
-    let Some(dev) = support::gpu::device("pack_fp8_example_matches_float8") else {
-        return;
-    };
+fn pack_fp8_example_matches_float8(dev: &Device) -> Result<()> {
     let x = [
         1.0f32,
         -0.3,
@@ -447,10 +460,10 @@ fn pack_fp8_example_matches_float8() {
         0.001,
         f32::NAN,
     ];
-    let input = dev.upload(&x, [2, 4]).unwrap();
-    let mut out = dev.zeros::<u32>([2, 1]).unwrap();
-    pack_fp8(&dev, &input, &mut out).unwrap();
-    let got = out.download().unwrap();
+    let input = dev.upload(&x, [2, 4])?;
+    let mut out = dev.zeros::<u32>([2, 1])?;
+    pack_fp8(dev, &input, &mut out)?;
+    let got = out.download()?;
     let want = pack_fp8_example::host_reference(&x);
     for i in 0..x.len() {
         let (g, w) = (
@@ -463,18 +476,14 @@ fn pack_fp8_example_matches_float8() {
             x[i]
         );
     }
+    Ok(())
 }
 
 // ---------------------------------------------------------------- sweeps
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f32_to_f16x2_rn_matches_half_bit_for_bit() {
-    let Some(dev) = support::gpu::device("f32_to_f16x2_rn_matches_half_bit_for_bit") else {
-        return;
-    };
+fn f32_to_f16x2_rn_matches_half_bit_for_bit(dev: &Device) -> Result<()> {
     let x = f32_sweep();
-    let got = run_chunked(&dev, &x, 2, 1, narrow_f16_rn);
+    let got = run_chunked(dev, &x, 2, 1, narrow_f16_rn)?;
     let want: Vec<u32> = x
         .chunks(2)
         .map(|p| pack16(f16::from_f32(p[0]).to_bits(), f16::from_f32(p[1]).to_bits()))
@@ -486,16 +495,12 @@ fn f32_to_f16x2_rn_matches_half_bit_for_bit() {
         &want,
         same_halves(f16_is_nan),
     );
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f32_to_f16x2_rz_matches_round_toward_zero() {
-    let Some(dev) = support::gpu::device("f32_to_f16x2_rz_matches_round_toward_zero") else {
-        return;
-    };
+fn f32_to_f16x2_rz_matches_round_toward_zero(dev: &Device) -> Result<()> {
     let x = f32_sweep();
-    let got = run_chunked(&dev, &x, 2, 1, narrow_f16_rz);
+    let got = run_chunked(dev, &x, 2, 1, narrow_f16_rz)?;
     let want: Vec<u32> = x
         .chunks(2)
         .map(|p| pack16(f16_rz(p[0]), f16_rz(p[1])))
@@ -507,16 +512,12 @@ fn f32_to_f16x2_rz_matches_round_toward_zero() {
         &want,
         same_halves(f16_is_nan),
     );
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f32_to_bf16x2_rn_matches_half_bit_for_bit() {
-    let Some(dev) = support::gpu::device("f32_to_bf16x2_rn_matches_half_bit_for_bit") else {
-        return;
-    };
+fn f32_to_bf16x2_rn_matches_half_bit_for_bit(dev: &Device) -> Result<()> {
     let x = f32_sweep();
-    let got = run_chunked(&dev, &x, 2, 1, narrow_bf16_rn);
+    let got = run_chunked(dev, &x, 2, 1, narrow_bf16_rn)?;
     let want: Vec<u32> = x
         .chunks(2)
         .map(|p| {
@@ -533,6 +534,7 @@ fn f32_to_bf16x2_rn_matches_half_bit_for_bit() {
         &want,
         same_halves(bf16_is_nan),
     );
+    Ok(())
 }
 
 // float8's from_f32 follows CUDA's `__nv_cvt_double_to_fp8` with
@@ -541,14 +543,9 @@ fn f32_to_bf16x2_rn_matches_half_bit_for_bit() {
 // `.satfinite`, so it is the reference as is. It converts through f64, which
 // holds every f32 exactly, so there is no double rounding.
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f32_to_e4m3x2_matches_float8() {
-    let Some(dev) = support::gpu::device("f32_to_e4m3x2_matches_float8") else {
-        return;
-    };
+fn f32_to_e4m3x2_matches_float8(dev: &Device) -> Result<()> {
     let x = f32_sweep();
-    let got = run_chunked(&dev, &x, 2, 1, pack_e4m3);
+    let got = run_chunked(dev, &x, 2, 1, pack_e4m3)?;
     let want: Vec<u16> = x
         .chunks(2)
         .map(|p| {
@@ -565,16 +562,12 @@ fn f32_to_e4m3x2_matches_float8() {
         &want,
         same_bytes(e4m3_is_nan),
     );
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f32_to_e5m2x2_matches_float8() {
-    let Some(dev) = support::gpu::device("f32_to_e5m2x2_matches_float8") else {
-        return;
-    };
+fn f32_to_e5m2x2_matches_float8(dev: &Device) -> Result<()> {
     let x = f32_sweep();
-    let got = run_chunked(&dev, &x, 2, 1, pack_e5m2);
+    let got = run_chunked(dev, &x, 2, 1, pack_e5m2)?;
     let want: Vec<u16> = x
         .chunks(2)
         .map(|p| {
@@ -591,6 +584,7 @@ fn f32_to_e5m2x2_matches_float8() {
         &want,
         same_bytes(e5m2_is_nan),
     );
+    Ok(())
 }
 
 /// Every f16 bit pattern, two per word: word `i` holds patterns `2i` (low)
@@ -601,14 +595,9 @@ fn all_f16_words() -> Vec<u32> {
         .collect()
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f16x2_to_e4m3x2_matches_float8() {
-    let Some(dev) = support::gpu::device("f16x2_to_e4m3x2_matches_float8") else {
-        return;
-    };
+fn f16x2_to_e4m3x2_matches_float8(dev: &Device) -> Result<()> {
     let words = all_f16_words();
-    let got = run_chunked(&dev, &words, 1, 1, narrow_f16x2_e4m3);
+    let got = run_chunked(dev, &words, 1, 1, narrow_f16x2_e4m3)?;
     let e4m3 = |h: u16| F8E4M3::from_f32(f16::from_bits(h).to_f32()).to_bits();
     let want: Vec<u16> = words
         .iter()
@@ -621,16 +610,12 @@ fn f16x2_to_e4m3x2_matches_float8() {
         &want,
         same_bytes(e4m3_is_nan),
     );
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f16x2_to_e5m2x2_matches_float8() {
-    let Some(dev) = support::gpu::device("f16x2_to_e5m2x2_matches_float8") else {
-        return;
-    };
+fn f16x2_to_e5m2x2_matches_float8(dev: &Device) -> Result<()> {
     let words = all_f16_words();
-    let got = run_chunked(&dev, &words, 1, 1, narrow_f16x2_e5m2);
+    let got = run_chunked(dev, &words, 1, 1, narrow_f16x2_e5m2)?;
     let e5m2 = |h: u16| F8E5M2::from_f32(f16::from_bits(h).to_f32()).to_bits();
     let want: Vec<u16> = words
         .iter()
@@ -643,16 +628,12 @@ fn f16x2_to_e5m2x2_matches_float8() {
         &want,
         same_bytes(e5m2_is_nan),
     );
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn e4m3x2_to_f16x2_matches_float8_for_every_pair() {
-    let Some(dev) = support::gpu::device("e4m3x2_to_f16x2_matches_float8_for_every_pair") else {
-        return;
-    };
+fn e4m3x2_to_f16x2_matches_float8_for_every_pair(dev: &Device) -> Result<()> {
     let pairs: Vec<u16> = (0..=u16::MAX).collect();
-    let got = run_chunked(&dev, &pairs, 1, 1, unpack_e4m3);
+    let got = run_chunked(dev, &pairs, 1, 1, unpack_e4m3)?;
     let f = |b: u8| F8E4M3::from_bits(b).to_f16().to_bits();
     let want: Vec<u32> = pairs
         .iter()
@@ -665,16 +646,12 @@ fn e4m3x2_to_f16x2_matches_float8_for_every_pair() {
         &want,
         same_halves(f16_is_nan),
     );
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn e5m2x2_to_f16x2_matches_float8_for_every_pair() {
-    let Some(dev) = support::gpu::device("e5m2x2_to_f16x2_matches_float8_for_every_pair") else {
-        return;
-    };
+fn e5m2x2_to_f16x2_matches_float8_for_every_pair(dev: &Device) -> Result<()> {
     let pairs: Vec<u16> = (0..=u16::MAX).collect();
-    let got = run_chunked(&dev, &pairs, 1, 1, unpack_e5m2);
+    let got = run_chunked(dev, &pairs, 1, 1, unpack_e5m2)?;
     let f = |b: u8| F8E5M2::from_bits(b).to_f16().to_bits();
     let want: Vec<u32> = pairs
         .iter()
@@ -687,16 +664,12 @@ fn e5m2x2_to_f16x2_matches_float8_for_every_pair() {
         &want,
         same_halves(f16_is_nan),
     );
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn f16x2_to_f32_widens_every_f16_exactly() {
-    let Some(dev) = support::gpu::device("f16x2_to_f32_widens_every_f16_exactly") else {
-        return;
-    };
+fn f16x2_to_f32_widens_every_f16_exactly(dev: &Device) -> Result<()> {
     let words = all_f16_words();
-    let got = run_chunked(&dev, &words, 1, 2, widen_f16);
+    let got = run_chunked(dev, &words, 1, 2, widen_f16)?;
     let want: Vec<f32> = (0..=u16::MAX).map(|h| f16::from_bits(h).to_f32()).collect();
     let got_bits: Vec<u32> = got.iter().map(|v| v.to_bits()).collect();
     let want_bits: Vec<u32> = want.iter().map(|v| v.to_bits()).collect();
@@ -707,19 +680,15 @@ fn f16x2_to_f32_widens_every_f16_exactly() {
         &want_bits,
         |a, b| a == b || (f32::from_bits(a).is_nan() && f32::from_bits(b).is_nan()),
     );
+    Ok(())
 }
 
 // ---------------------------------------------------------------- launcher
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn launcher_rejects_a_wrongly_shaped_tensor() {
-    let Some(dev) = support::gpu::device("launcher_rejects_a_wrongly_shaped_tensor") else {
-        return;
-    };
-    let a = dev.upload(&[0.0f32; 8], [2, 4]).unwrap();
-    let mut out = dev.zeros::<u32>([4, 1]).unwrap();
-    match narrow_pairs(&dev, &a, &mut out) {
+fn launcher_rejects_a_wrongly_shaped_tensor(dev: &Device) -> Result<()> {
+    let a = dev.upload(&[0.0f32; 8], [2, 4])?;
+    let mut out = dev.zeros::<u32>([4, 1])?;
+    match narrow_pairs(dev, &a, &mut out) {
         Err(Error::ShapeMismatch {
             kernel,
             param,
@@ -732,9 +701,9 @@ fn launcher_rejects_a_wrongly_shaped_tensor() {
         }
         other => panic!("expected ShapeMismatch for `a`, got {other:?}"),
     }
-    let a = dev.upload(&[0.0f32; 8], [4, 2]).unwrap();
-    let mut out = dev.zeros::<u32>([4]).unwrap();
-    match narrow_pairs(&dev, &a, &mut out) {
+    let a = dev.upload(&[0.0f32; 8], [4, 2])?;
+    let mut out = dev.zeros::<u32>([4])?;
+    match narrow_pairs(dev, &a, &mut out) {
         Err(Error::ShapeMismatch {
             param: "out",
             expected,
@@ -747,17 +716,13 @@ fn launcher_rejects_a_wrongly_shaped_tensor() {
         other => panic!("expected ShapeMismatch for `out`, got {other:?}"),
     }
     // The output was not touched by the refused launches.
-    assert_eq!(out.download().unwrap(), vec![0; 4]);
+    assert_eq!(out.download()?, vec![0; 4]);
+    Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn launcher_declares_access_and_rejects_a_wrong_dtype_through_the_builder() {
-    let Some(dev) = support::gpu::device(
-        "launcher_declares_access_and_rejects_a_wrong_dtype_through_the_builder",
-    ) else {
-        return;
-    };
+fn launcher_declares_access_and_rejects_a_wrong_dtype_through_the_builder(
+    dev: &Device,
+) -> Result<()> {
     let spec = narrow_pairs::KERNEL.spec();
     let access: Vec<Access> = spec
         .params
@@ -768,42 +733,44 @@ fn launcher_declares_access_and_rejects_a_wrong_dtype_through_the_builder() {
         })
         .collect();
     assert_eq!(access, vec![Access::Read, Access::Write]);
-    let wrong = dev.zeros::<u32>([4, 2]).unwrap();
+    let wrong = dev.zeros::<u32>([4, 2])?;
     let result = narrow_pairs::KERNEL
-        .launch(&dev)
+        .launch(dev)
         .and_then(|l| l.tensor(&wrong))
         .map(|_| ());
     assert!(
         matches!(result, Err(Error::DTypeMismatch { param: "a", .. })),
         "{result:?}"
     );
+    Ok(())
 }
 
+/// GPU-only: it counts driver module loads (one per CUDA context), which
+/// the CPU interpreter does not have.
 #[test]
 #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn module_is_loaded_once_across_many_launches() {
-    let Some(dev) = support::gpu::device("module_is_loaded_once_across_many_launches") else {
-        return;
-    };
+fn module_is_loaded_once_across_many_launches() -> Result<()> {
+    let dev = &support::gpu::gpu("module_is_loaded_once_across_many_launches");
     assert_eq!(cache_probe::KERNEL.load_count(), 0);
     let x: Vec<f32> = (0..8).map(|i| i as f32 * 0.25).collect();
-    let a = dev.upload(&x, [4, 2]).unwrap();
-    let mut out = dev.zeros::<u32>([4, 1]).unwrap();
+    let a = dev.upload(&x, [4, 2])?;
+    let mut out = dev.zeros::<u32>([4, 1])?;
     for _ in 0..2000 {
-        cache_probe(&dev, &a, &mut out).unwrap();
+        cache_probe(dev, &a, &mut out)?;
     }
     // A second handle to the same GPU shares the primary context: no reload.
-    let again = Device::new(0).unwrap();
+    let again = Device::cuda(0)?;
     for _ in 0..100 {
-        cache_probe(&again, &a, &mut out).unwrap();
+        cache_probe(&again, &a, &mut out)?;
     }
-    dev.synchronize().unwrap();
+    dev.synchronize()?;
     assert_eq!(cache_probe::KERNEL.load_count(), 1);
     let want: Vec<u32> = x
         .chunks(2)
         .map(|p| pack16(f16::from_f32(p[0]).to_bits(), f16::from_f32(p[1]).to_bits()))
         .collect();
-    assert_eq!(out.download().unwrap(), want);
+    assert_eq!(out.download()?, want);
+    Ok(())
 }
 
 /// Overwrites only the HIGH half of loaded words, under `pred = p` with
@@ -830,24 +797,17 @@ fn overwrite_high_half(
     apply(ptx["st.global.b32"], out, d);
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn predicated_sub_register_write_keeps_the_other_half_and_the_old_word() {
-    let Some(dev) =
-        support::gpu::device("predicated_sub_register_write_keeps_the_other_half_and_the_old_word")
-    else {
-        return;
-    };
+fn predicated_sub_register_write_keeps_the_other_half_and_the_old_word(dev: &Device) -> Result<()> {
     let words: Vec<u32> = (0..64u32)
         .map(|i| 0xA5A5_0000 ^ (i * 0x0101_0101))
         .collect();
     let values: Vec<f32> = (0..64).map(|i| i as f32 * 0.37 - 11.0).collect();
-    let w = dev.upload(&words, [64, 1]).expect("upload words");
-    let a = dev.upload(&values, [64, 1]).expect("upload values");
+    let w = dev.upload(&words, [64, 1])?;
+    let a = dev.upload(&values, [64, 1])?;
     for p in [true, false] {
-        let mut out = dev.zeros::<u32>([64, 1]).expect("zeros");
-        overwrite_high_half(&dev, &w, &a, &mut out, p).expect("launch");
-        let got = out.download().expect("download");
+        let mut out = dev.zeros::<u32>([64, 1])?;
+        overwrite_high_half(dev, &w, &a, &mut out, p)?;
+        let got = out.download()?;
         let want: Vec<u32> = words
             .iter()
             .zip(&values)
@@ -861,6 +821,7 @@ fn predicated_sub_register_write_keeps_the_other_half_and_the_old_word() {
             .collect();
         assert_eq!(got, want, "pred = {p}");
     }
+    Ok(())
 }
 
 // ------------------------------------------------------------------ ptxas

@@ -1,7 +1,8 @@
 //! Predicate tiles: `alloc_local::<bool>` holds `.pred` registers that
 //! `setp` writes, `selp` and `set` read, and `pred = flags[k]` or
 //! `if flags[k]` branch on. The PTX is pinned here and assembled by ptxas;
-//! the GPU tests compare every element with a host reference.
+//! the device tests compare every element with a host reference, on the
+//! CPU interpreter (always) and on a GPU (`--include-ignored`).
 
 mod support;
 
@@ -107,19 +108,18 @@ fn pairs_branches_and_combined_conditions() {
     support::ptxas::assemble(sign_classes::PTX, "sm_90");
 }
 
-mod gpu {
-    //! On the H200, against host references. Ignored without a GPU.
+mod devices {
+    //! On the CPU interpreter (always) and the H200 (ignored without a
+    //! GPU), against host references.
 
+    use tile_kernel::Result;
     use tile_kernel::prelude::*;
 
-    fn device() -> Device {
-        Device::new(0).expect("these tests need a CUDA device")
-    }
+    use crate::support::gpu::on_both_devices;
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn relu_where_matches_the_host() {
-        let dev = device();
+    on_both_devices!(relu_where_matches_the_host, sign_classes_matches_the_host);
+
+    fn relu_where_matches_the_host(dev: &Device) -> Result<()> {
         for n in [0usize, 1, 255, 256, 1000, (1 << 20) + 3] {
             let mut x: Vec<f32> = (0..n).map(|i| ((i as f32) * 0.7).sin() * 10.0).collect();
             let specials = [
@@ -133,11 +133,11 @@ mod gpu {
             for (slot, v) in x.iter_mut().zip(specials) {
                 *slot = v;
             }
-            let a = dev.upload(&x, [n]).unwrap();
-            let mut y = dev.zeros::<f32>([n]).unwrap();
-            let mut neg = dev.zeros::<u32>([n]).unwrap();
-            super::relu_where(&dev, &a, &mut y, &mut neg).unwrap();
-            let (y, neg) = (y.download().unwrap(), neg.download().unwrap());
+            let a = dev.upload(&x, [n])?;
+            let mut y = dev.zeros::<f32>([n])?;
+            let mut neg = dev.zeros::<u32>([n])?;
+            super::relu_where(dev, &a, &mut y, &mut neg)?;
+            let (y, neg) = (y.download()?, neg.download()?);
             for i in 0..n {
                 // `setp.lt.f32` is false for NaN and for -0.0 < 0.0.
                 let negative = x[i] < 0.0;
@@ -146,17 +146,15 @@ mod gpu {
                 assert_eq!(neg[i], u32::from(negative), "neg[{i}] for x = {}", x[i]);
             }
         }
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn sign_classes_matches_the_host() {
-        let dev = device();
+    fn sign_classes_matches_the_host(dev: &Device) -> Result<()> {
         let x: Vec<i32> = (0..32).map(|i| (i - 16) * 3 - (i % 3)).collect();
-        let a = dev.upload(&x, [32]).unwrap();
-        let mut out = dev.zeros::<u32>([32]).unwrap();
-        super::sign_classes(&dev, &a, &mut out).unwrap();
-        let got = out.download().unwrap();
+        let a = dev.upload(&x, [32])?;
+        let mut out = dev.zeros::<u32>([32])?;
+        super::sign_classes(dev, &a, &mut out)?;
+        let got = out.download()?;
         for (t, (&v, &g)) in x.iter().zip(&got).enumerate() {
             let mut want = if v > 0 { 1 } else { 2 };
             if v <= 0 && t % 2 == 0 {
@@ -164,5 +162,6 @@ mod gpu {
             }
             assert_eq!(g, want, "t = {t}, x = {v}");
         }
+        Ok(())
     }
 }

@@ -1,7 +1,9 @@
 //! Kernels at scale without a GPU: the SPEC §6 kernels and the shipped
 //! conversion kernels compile, their PTX is pinned by goldens, assembles
 //! with the pinned ptxas without spills, and their launch specs carry the
-//! symbols and launch-size formulas the launcher evaluates.
+//! symbols and launch-size formulas the launcher evaluates. The kernels
+//! then run on the CPU interpreter (always) and on a GPU
+//! (`--include-ignored`), at the same sizes, against `half`.
 
 mod support;
 
@@ -285,19 +287,29 @@ fn lane_and_warp_ids_come_from_the_linear_thread_index() {
     support::ptxas::assemble(ptx, "sm_90");
 }
 
-// ------------------------------------------------------------------ GPU
+// ------------------------------------------------------------ devices
 
-mod gpu {
-    //! On the H200: results against `half`, and the launcher's errors.
-    //! Ignored without a GPU (`cargo test -- --include-ignored` runs them).
+mod devices {
+    //! On the CPU interpreter (`NAME::on_cpu`, always run) and the H200
+    //! (`NAME::on_gpu`, ignored without a GPU; `--include-ignored` runs
+    //! them), against host references, with the same checks on both.
 
+    use tile_kernel::Result;
     use tile_kernel::prelude::*;
+
+    use crate::support::gpu::on_both_devices;
 
     use super::{conversions, first_four_of_each_row, half_warps, pack_pairs, scale_rows};
 
-    fn device() -> Device {
-        Device::new(0).expect("these tests need a CUDA device")
-    }
+    on_both_devices!(
+        grid_stride_pairs_match_half_for_any_row_count,
+        disagreeing_symbols_are_an_error_and_nothing_runs,
+        empty_tensors_launch_nothing,
+        halved_dim_rejects_odd_sizes_and_packs_even_ones,
+        alignment_requirement_is_checked_at_launch,
+        two_dimensional_launch_scales_every_row,
+        lane_and_warp_ids_select_threads,
+    );
 
     fn inputs(n: usize) -> Vec<f32> {
         (0..n).map(|i| (i as f32 * 0.37).sin() * 1000.0).collect()
@@ -311,28 +323,23 @@ mod gpu {
         u32::from(f16::from_f32(lo).to_bits()) | (u32::from(f16::from_f32(hi).to_bits()) << 16)
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn grid_stride_pairs_match_half_for_any_row_count() {
-        let dev = device();
+    fn grid_stride_pairs_match_half_for_any_row_count(dev: &Device) -> Result<()> {
         for rows in [0usize, 1, 1000, 528 * 256 * 3 + 5, (1 << 20) + 3] {
             let x = inputs(2 * rows);
-            let a = dev.upload(&x, [rows, 2]).unwrap();
-            let mut y = dev.zeros::<u32>([rows, 1]).unwrap();
-            conversions::to_bf16_pairs(&dev, &a, &mut y).unwrap();
-            let got = y.download().unwrap();
+            let a = dev.upload(&x, [rows, 2])?;
+            let mut y = dev.zeros::<u32>([rows, 1])?;
+            conversions::to_bf16_pairs(dev, &a, &mut y)?;
+            let got = y.download()?;
             let want: Vec<u32> = x.chunks(2).map(|p| bf16_pair(p[0], p[1])).collect();
             assert_eq!(got, want, "rows = {rows}");
         }
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn disagreeing_symbols_are_an_error_and_nothing_runs() {
-        let dev = device();
-        let x = dev.upload(&inputs(8), [8]).unwrap();
-        let mut y = dev.upload(&[7u16; 7], [7]).unwrap();
-        let err = conversions::to_half(&dev, &x, &mut y).unwrap_err();
+    fn disagreeing_symbols_are_an_error_and_nothing_runs(dev: &Device) -> Result<()> {
+        let x = dev.upload(&inputs(8), [8])?;
+        let mut y = dev.upload(&[7u16; 7], [7])?;
+        let err = conversions::to_half(dev, &x, &mut y).unwrap_err();
         assert!(
             matches!(
                 &err,
@@ -351,70 +358,62 @@ mod gpu {
             err.to_string(),
             "kernel `to_half`: argument `y` has N = 7 (from its shape [7]), but `x` bound N = 8"
         );
-        assert_eq!(y.download().unwrap(), vec![7u16; 7]);
+        assert_eq!(y.download()?, vec![7u16; 7]);
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn empty_tensors_launch_nothing() {
-        let dev = device();
-        let x = dev.upload::<f32>(&[], [0]).unwrap();
-        let mut y = dev.zeros::<u16>([0]).unwrap();
-        conversions::to_half(&dev, &x, &mut y).unwrap();
-        dev.synchronize().unwrap();
+    fn empty_tensors_launch_nothing(dev: &Device) -> Result<()> {
+        let x = dev.upload::<f32>(&[], [0])?;
+        let mut y = dev.zeros::<u16>([0])?;
+        conversions::to_half(dev, &x, &mut y)?;
+        dev.synchronize()?;
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn halved_dim_rejects_odd_sizes_and_packs_even_ones() {
-        let dev = device();
-        let x = dev.upload(&inputs(7), [7]).unwrap();
-        let mut y = dev.zeros::<u32>([3]).unwrap();
-        let err = pack_pairs(&dev, &x, &mut y).unwrap_err();
+    fn halved_dim_rejects_odd_sizes_and_packs_even_ones(dev: &Device) -> Result<()> {
+        let x = dev.upload(&inputs(7), [7])?;
+        let mut y = dev.zeros::<u32>([3])?;
+        let err = pack_pairs(dev, &x, &mut y).unwrap_err();
         assert!(
             matches!(err, Error::SymbolRequirement { symbol: "N", .. }),
             "{err}"
         );
         let n = 4098;
         let values = inputs(n);
-        let x = dev.upload(&values, [n]).unwrap();
-        let mut y = dev.zeros::<u32>([n / 2]).unwrap();
-        pack_pairs(&dev, &x, &mut y).unwrap();
+        let x = dev.upload(&values, [n])?;
+        let mut y = dev.zeros::<u32>([n / 2])?;
+        pack_pairs(dev, &x, &mut y)?;
         let want: Vec<u32> = values.chunks(2).map(|p| f16_pair(p[0], p[1])).collect();
-        assert_eq!(y.download().unwrap(), want);
+        assert_eq!(y.download()?, want);
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn alignment_requirement_is_checked_at_launch() {
-        let dev = device();
+    fn alignment_requirement_is_checked_at_launch(dev: &Device) -> Result<()> {
         let (m, k) = (3, 6);
-        let x = dev.upload(&inputs(m * k), [m, k]).unwrap();
-        let mut y = dev.zeros::<f32>([m, 4]).unwrap();
-        let err = first_four_of_each_row(&dev, &x, &mut y).unwrap_err();
+        let x = dev.upload(&inputs(m * k), [m, k])?;
+        let mut y = dev.zeros::<f32>([m, 4])?;
+        let err = first_four_of_each_row(dev, &x, &mut y).unwrap_err();
         assert!(
             matches!(err, Error::SymbolRequirement { symbol: "K", .. }),
             "{err}"
         );
         let (m, k) = (5, 12);
         let values = inputs(m * k);
-        let x = dev.upload(&values, [m, k]).unwrap();
-        let mut y = dev.zeros::<f32>([m, 4]).unwrap();
-        first_four_of_each_row(&dev, &x, &mut y).unwrap();
+        let x = dev.upload(&values, [m, k])?;
+        let mut y = dev.zeros::<f32>([m, 4])?;
+        first_four_of_each_row(dev, &x, &mut y)?;
         let want: Vec<f32> = values.chunks(k).flat_map(|row| row[..4].to_vec()).collect();
-        assert_eq!(y.download().unwrap(), want);
+        assert_eq!(y.download()?, want);
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn two_dimensional_launch_scales_every_row() {
-        let dev = device();
+    fn two_dimensional_launch_scales_every_row(dev: &Device) -> Result<()> {
         let (m, k) = (7, 4100);
         let values = inputs(m * k);
-        let x = dev.upload(&values, [m, k]).unwrap();
-        let mut y = dev.zeros::<f32>([m, k]).unwrap();
-        scale_rows(&dev, &x, &mut y).unwrap();
-        let got = y.download().unwrap();
+        let x = dev.upload(&values, [m, k])?;
+        let mut y = dev.zeros::<f32>([m, k])?;
+        scale_rows(dev, &x, &mut y)?;
+        let got = y.download()?;
         for row in 0..m {
             for col in 0..k {
                 let i = row * k + col;
@@ -427,18 +426,16 @@ mod gpu {
                 assert_eq!(got[i].to_bits(), want.to_bits(), "[{row}, {col}]");
             }
         }
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn lane_and_warp_ids_select_threads() {
-        let dev = device();
+    fn lane_and_warp_ids_select_threads(dev: &Device) -> Result<()> {
         let n = 1000;
         let values = inputs(n);
-        let x = dev.upload(&values, [n]).unwrap();
-        let mut y = dev.zeros::<u16>([n]).unwrap();
-        half_warps(&dev, &x, &mut y).unwrap();
-        let got = y.download().unwrap();
+        let x = dev.upload(&values, [n])?;
+        let mut y = dev.zeros::<u16>([n])?;
+        half_warps(dev, &x, &mut y)?;
+        let got = y.download()?;
         for (i, (g, v)) in got.iter().zip(&values).enumerate() {
             let thread = i % 128;
             let selected = thread % 32 < 16 && thread / 32 != 1;
@@ -449,6 +446,7 @@ mod gpu {
             };
             assert_eq!(*g, want, "element {i}");
         }
+        Ok(())
     }
 }
 

@@ -1,7 +1,8 @@
 //! Kernels over forms the table gained with its families: atomics (under
 //! the race checker's atomic rule), generic addressing, `ldu`, `lop3`,
 //! `prmt`, packed half arithmetic. Each kernel's PTX is assembled by ptxas;
-//! on a GPU each result is compared with a host reference, bit for bit.
+//! on the CPU interpreter (always) and on a GPU (`--include-ignored`) each
+//! result is compared with a host reference, bit for bit.
 
 mod support;
 
@@ -250,47 +251,51 @@ fn vector_red_and_d_or_p_destinations() {
     support::ptxas::assemble(vector_red_and_lop3_bool::PTX, "sm_90");
 }
 
-mod gpu {
-    //! On the H200, against host references. Ignored without a GPU.
+mod devices {
+    //! On the CPU interpreter (`NAME::on_cpu`, always run) and the H200
+    //! (`NAME::on_gpu`, ignored without a GPU; `--include-ignored` runs
+    //! them), against host references, with the same checks on both.
 
+    use tile_kernel::Result;
     use tile_kernel::prelude::*;
 
-    fn device() -> Device {
-        Device::new(0).expect("these tests need a CUDA device")
-    }
+    use crate::support::gpu::on_both_devices;
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn atomics_match_the_host() {
-        let dev = device();
+    on_both_devices!(
+        atomics_match_the_host,
+        vector_red_and_lop3_bool_match_the_host,
+        special_registers_read_the_hardware,
+        generic_scale_matches_the_host,
+        bits_and_halves_match_the_host,
+    );
+
+    fn atomics_match_the_host(dev: &Device) -> Result<()> {
         for n in [0usize, 1, 255, 4096 + 7, (1 << 20) + 3] {
             let x: Vec<u32> = (0..n as u32)
                 .map(|i| i.wrapping_mul(2_654_435_761) >> 7)
                 .collect();
-            let a = dev.upload(&x, [n]).unwrap();
-            let mut bins = dev.zeros::<u32>([16]).unwrap();
-            let mut counter = dev.zeros::<u32>([1]).unwrap();
-            let mut tickets = dev.zeros::<u32>([n]).unwrap();
-            super::atomics(&dev, &a, &mut bins, &mut counter, &mut tickets).unwrap();
+            let a = dev.upload(&x, [n])?;
+            let mut bins = dev.zeros::<u32>([16])?;
+            let mut counter = dev.zeros::<u32>([1])?;
+            let mut tickets = dev.zeros::<u32>([n])?;
+            super::atomics(dev, &a, &mut bins, &mut counter, &mut tickets)?;
             let mut want = [0u32; 16];
             for (i, v) in x.iter().enumerate() {
                 want[i % 16] = want[i % 16].wrapping_add(*v);
             }
-            assert_eq!(bins.download().unwrap(), want, "n = {n}");
-            assert_eq!(counter.download().unwrap(), [n as u32], "n = {n}");
-            let mut tickets = tickets.download().unwrap();
+            assert_eq!(bins.download()?, want, "n = {n}");
+            assert_eq!(counter.download()?, [n as u32], "n = {n}");
+            let mut tickets = tickets.download()?;
             tickets.sort_unstable();
             assert!(
                 tickets.iter().enumerate().all(|(i, t)| *t == i as u32),
                 "n = {n}: tickets are not 0..n"
             );
         }
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn vector_red_and_lop3_bool_match_the_host() {
-        let dev = device();
+    fn vector_red_and_lop3_bool_match_the_host(dev: &Device) -> Result<()> {
         for n in [1usize, 127, 4096 + 5] {
             // Small integers: every f32 sum is exact, so the order of the
             // atomic additions cannot change the result.
@@ -300,17 +305,17 @@ mod gpu {
             let words: Vec<u32> = (0..3 * n as u32)
                 .map(|k| k.wrapping_mul(0x9E37_79B9).rotate_left(k % 29))
                 .collect();
-            let dx = dev.upload(&x, [n, 2]).unwrap();
-            let dw = dev.upload(&words, [n, 3]).unwrap();
-            let mut acc = dev.zeros::<f32>([2]).unwrap();
-            let mut out = dev.zeros::<u32>([n, 2]).unwrap();
-            super::vector_red_and_lop3_bool(&dev, &dx, &mut acc, &dw, &mut out).unwrap();
+            let dx = dev.upload(&x, [n, 2])?;
+            let dw = dev.upload(&words, [n, 3])?;
+            let mut acc = dev.zeros::<f32>([2])?;
+            let mut out = dev.zeros::<u32>([n, 2])?;
+            super::vector_red_and_lop3_bool(dev, &dx, &mut acc, &dw, &mut out)?;
             let want_acc = [
                 x.chunks(2).map(|p| p[0]).sum::<f32>(),
                 x.chunks(2).map(|p| p[1]).sum::<f32>(),
             ];
-            assert_eq!(acc.download().unwrap(), want_acc, "n = {n}");
-            let got = out.download().unwrap();
+            assert_eq!(acc.download()?, want_acc, "n = {n}");
+            let got = out.download()?;
             for i in 0..n {
                 let (a, b, c) = (words[3 * i], words[3 * i + 1], words[3 * i + 2]);
                 let d = a & b & c;
@@ -318,16 +323,17 @@ mod gpu {
                 assert_eq!((got[2 * i], got[2 * i + 1]), (d, u32::from(p)), "i = {i}");
             }
         }
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn special_registers_read_the_hardware() {
-        let dev = device();
-        let mut ids = dev.zeros::<u32>([256, 3]).unwrap();
-        let mut clocks = dev.zeros::<u64>([256, 2]).unwrap();
-        super::special_registers(&dev, &mut ids, &mut clocks).unwrap();
-        let (ids, clocks) = (ids.download().unwrap(), clocks.download().unwrap());
+    /// The same properties hold on the CPU interpreter, which defines
+    /// `%smid` as the host worker running the block, `%nsmid` as the
+    /// number of workers and `%clock64` as a per-thread instruction count.
+    fn special_registers_read_the_hardware(dev: &Device) -> Result<()> {
+        let mut ids = dev.zeros::<u32>([256, 3])?;
+        let mut clocks = dev.zeros::<u64>([256, 2])?;
+        super::special_registers(dev, &mut ids, &mut clocks)?;
+        let (ids, clocks) = (ids.download()?, clocks.download()?);
         for t in 0..256 {
             let (lane, sm, sms) = (ids[3 * t], ids[3 * t + 1], ids[3 * t + 2]);
             assert_eq!(lane, (t % 64 % 32) as u32, "%laneid of thread {t}");
@@ -337,30 +343,26 @@ mod gpu {
                 "%clock64 went back at {t}"
             );
         }
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn generic_scale_matches_the_host() {
-        let dev = device();
+    fn generic_scale_matches_the_host(dev: &Device) -> Result<()> {
         for n in [0usize, 1, 1000, (1 << 20) + 3] {
             let x: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 1000.0).collect();
             let s = 1.0f32 / 3.0;
-            let a = dev.upload(&x, [n]).unwrap();
-            let sc = dev.upload(&[s], [1]).unwrap();
-            let mut y = dev.zeros::<f32>([n]).unwrap();
-            super::generic_scale(&dev, &a, &sc, &mut y).unwrap();
-            let got = y.download().unwrap();
+            let a = dev.upload(&x, [n])?;
+            let sc = dev.upload(&[s], [1])?;
+            let mut y = dev.zeros::<f32>([n])?;
+            super::generic_scale(dev, &a, &sc, &mut y)?;
+            let got = y.download()?;
             for i in 0..n {
                 assert_eq!(got[i].to_bits(), (x[i] * s).to_bits(), "i = {i}");
             }
         }
+        Ok(())
     }
 
-    #[test]
-    #[ignore = "needs an NVIDIA GPU"]
-    fn bits_and_halves_match_the_host() {
-        let dev = device();
+    fn bits_and_halves_match_the_host(dev: &Device) -> Result<()> {
         let word = |k: u32| k.wrapping_mul(0x9E37_79B9).rotate_left(k % 31);
         let (a, b, c): (Vec<u32>, Vec<u32>, Vec<u32>) = (0..64u32)
             .map(|t| (word(3 * t + 1), word(3 * t + 2), word(3 * t + 3)))
@@ -374,13 +376,13 @@ mod gpu {
                 },
             );
         let (da, db, dc) = (
-            dev.upload(&a, [64]).unwrap(),
-            dev.upload(&b, [64]).unwrap(),
-            dev.upload(&c, [64]).unwrap(),
+            dev.upload(&a, [64])?,
+            dev.upload(&b, [64])?,
+            dev.upload(&c, [64])?,
         );
-        let mut out = dev.zeros::<u32>([64, 3]).unwrap();
-        super::bits_and_halves(&dev, &da, &db, &dc, &mut out).unwrap();
-        let got = out.download().unwrap();
+        let mut out = dev.zeros::<u32>([64, 3])?;
+        super::bits_and_halves(dev, &da, &db, &dc, &mut out)?;
+        let got = out.download()?;
         let half_add = |x: u16, y: u16| {
             let (x, y) = (f16::from_bits(x), f16::from_bits(y));
             // f16 + f16 is exact in f32, so one rounding to f16 is the
@@ -420,5 +422,6 @@ mod gpu {
                 "add.rn.f16x2, t = {t}"
             );
         }
+        Ok(())
     }
 }

@@ -56,12 +56,14 @@ pub enum FaultKind {
     Race {
         param: String,
         offset: usize,
-        other: ThreadId,
+        /// The other thread; `None` when several threads read the byte.
+        other: Option<ThreadId>,
     },
     /// A write to a tensor the kernel declared read-only.
     ReadOnlyWrite { param: String },
-    /// Index arithmetic left the 64-bit range the compiler proved.
-    IndexOverflow,
+    /// A computed index divides by zero (`/`, `%` or `ceil_div` in the
+    /// kernel's index arithmetic).
+    IndexDivisionByZero,
 }
 
 impl fmt::Display for Fault {
@@ -101,11 +103,17 @@ impl fmt::Display for Fault {
                 param,
                 offset,
                 other,
-            } => write!(f, "data race on byte {offset} of `{param}` with {other}"),
+            } => match other {
+                Some(other) => write!(f, "data race on byte {offset} of `{param}` with {other}"),
+                None => write!(
+                    f,
+                    "data race on byte {offset} of `{param}`, which several other threads read"
+                ),
+            },
             FaultKind::ReadOnlyWrite { param } => {
                 write!(f, "writes `{param}`, which the kernel only reads")
             }
-            FaultKind::IndexOverflow => f.write_str("index arithmetic overflows 64 bits"),
+            FaultKind::IndexDivisionByZero => f.write_str("index arithmetic divides by zero"),
         }
     }
 }

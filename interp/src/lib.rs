@@ -16,7 +16,10 @@
 
 pub mod semantics;
 
+mod exec;
 mod fault;
+mod memory;
+mod prepare;
 mod run;
 
 pub use fault::{Fault, FaultKind, PrepareError, ThreadId};

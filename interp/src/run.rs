@@ -32,18 +32,44 @@ pub struct RunReport {
     pub instructions: u64,
 }
 
-use crate::fault::{Fault, PrepareError};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Instant, SystemTime, UNIX_EPOCH};
+
+use tile_kernel_lowering::program::ParamKind;
+
+use crate::exec::{BlockState, Launch, Trap};
+use crate::fault::{Fault, FaultKind, PrepareError};
+use crate::memory::{AtomicLocks, TensorMemory};
+use crate::prepare::{Plan, plan};
 
 /// A program ready to run: every instruction resolved to its semantics.
 #[derive(Debug)]
 pub struct Prepared {
     program: Program,
+    plan: Plan,
+    param_names: Vec<String>,
+    tile_names: Vec<String>,
 }
+
+/// Numbers launches for `%gridid`.
+static LAUNCHES: AtomicU64 = AtomicU64::new(1);
+
+/// Blocks a host thread takes at a time.
+const CHUNK: u64 = 4;
 
 impl Prepared {
     /// Resolves every instruction of `program` to its semantics.
     pub fn new(program: Program) -> Result<Prepared, PrepareError> {
-        Ok(Prepared { program })
+        let plan = plan(&program)?;
+        let param_names = program.params.iter().map(|p| p.name.clone()).collect();
+        let tile_names = program.tiles.iter().map(|t| t.name.clone()).collect();
+        Ok(Prepared {
+            program,
+            plan,
+            param_names,
+            tile_names,
+        })
     }
 
     /// The program it runs.
@@ -54,19 +80,166 @@ impl Prepared {
     /// Runs `grid` blocks of the program's block shape. `symbols[i]` is the
     /// kernel value of the program's symbol `i` (the user value divided by
     /// its divisor), exactly what the GPU launch passes.
+    ///
+    /// The fault is boxed: it carries names, and the happy path should not
+    /// pay for moving them.
+    ///
+    /// Blocks run in parallel on `options.threads` host threads. On a
+    /// fault, the one reported is the fault of the lowest-numbered block
+    /// that has one (blocks are numbered x fastest, as `%ctaid` is), and
+    /// within it the first in execution order; memory then holds a partial
+    /// result.
     pub fn run(
         &self,
         grid: [u32; 3],
         args: &[Arg<'_>],
         symbols: &[u64],
         options: &RunOptions,
-    ) -> Result<RunReport, Fault> {
-        let _ = (grid, args, symbols, options);
-        Err(Fault {
+    ) -> Result<RunReport, Box<Fault>> {
+        let fault = |kind| Fault {
             kernel: self.program.name.clone(),
             statement: None,
             thread: None,
-            kind: crate::fault::FaultKind::Arguments("not implemented yet".into()),
+            kind,
+        };
+        let launch = self
+            .launch(grid, args, symbols, options)
+            .map_err(|kind| Box::new(fault(kind)))?;
+        let blocks = grid.iter().map(|d| u64::from(*d)).product::<u64>();
+        if blocks == 0 || launch.block.contains(&0) {
+            return Ok(RunReport::default());
+        }
+        let next = AtomicU64::new(0);
+        let stop = AtomicBool::new(false);
+        let first_fault: Mutex<Option<(u64, Trap)>> = Mutex::new(None);
+        let instructions = AtomicU64::new(0);
+        let workers = launch.workers.min(blocks.div_ceil(CHUNK) as u32).max(1);
+        let work = |worker: u32| {
+            let mut state = BlockState::new(&launch);
+            'chunks: loop {
+                let start = next.fetch_add(CHUNK, Ordering::Relaxed);
+                if start >= blocks || stop.load(Ordering::Relaxed) {
+                    break;
+                }
+                for linear in start..(start + CHUNK).min(blocks) {
+                    let [gx, gy, _] = grid.map(u64::from);
+                    let cta = [
+                        (linear % gx) as u32,
+                        ((linear / gx) % gy) as u32,
+                        (linear / (gx * gy)) as u32,
+                    ];
+                    if let Err(trap) = launch.run_block(&mut state, cta, linear, worker) {
+                        let mut slot = first_fault.lock().unwrap_or_else(|e| e.into_inner());
+                        if slot.as_ref().is_none_or(|(at, _)| linear < *at) {
+                            *slot = Some((linear, trap));
+                        }
+                        // Later blocks cannot hold an earlier fault.
+                        stop.store(true, Ordering::Relaxed);
+                        break 'chunks;
+                    }
+                }
+            }
+            instructions.fetch_add(state.instructions, Ordering::Relaxed);
+        };
+        if workers == 1 {
+            work(0);
+        } else {
+            std::thread::scope(|scope| {
+                for worker in 0..workers {
+                    let work = &work;
+                    scope.spawn(move || work(worker));
+                }
+            });
+        }
+        let first = first_fault.into_inner().unwrap_or_else(|e| e.into_inner());
+        if let Some((linear, trap)) = first {
+            let [gx, gy, _] = grid.map(u64::from);
+            let cta = [
+                (linear % gx) as u32,
+                ((linear / gx) % gy) as u32,
+                (linear / (gx * gy)) as u32,
+            ];
+            return Err(Box::new(Fault {
+                kernel: self.program.name.clone(),
+                statement: trap.statement.map(|s| self.plan.statements[s].clone()),
+                thread: Some(launch.thread_id(cta, trap.thread)),
+                kind: trap.kind,
+            }));
+        }
+        Ok(RunReport {
+            blocks,
+            instructions: instructions.into_inner(),
+        })
+    }
+
+    /// Checks the arguments against the program and sets up the launch.
+    fn launch<'a>(
+        &'a self,
+        grid: [u32; 3],
+        args: &[Arg<'a>],
+        symbols: &[u64],
+        options: &RunOptions,
+    ) -> Result<Launch<'a>, FaultKind> {
+        let params = &self.program.params;
+        if args.len() != params.len() {
+            return Err(FaultKind::Arguments(format!(
+                "{} arguments for {} parameters",
+                args.len(),
+                params.len()
+            )));
+        }
+        if symbols.len() != self.program.symbols.len() {
+            return Err(FaultKind::Arguments(format!(
+                "{} symbol values for {} symbols",
+                symbols.len(),
+                self.program.symbols.len()
+            )));
+        }
+        let mut memories = Vec::with_capacity(args.len());
+        let mut scalars = Vec::with_capacity(args.len());
+        for (param, arg) in params.iter().zip(args) {
+            match (&param.kind, arg) {
+                (ParamKind::Tensor { written, .. }, Arg::Tensor(bytes)) => {
+                    memories.push(Some(TensorMemory::new(bytes, *written)));
+                    scalars.push(0);
+                }
+                (ParamKind::Scalar(_), Arg::Scalar(bits)) => {
+                    memories.push(None);
+                    scalars.push(*bits);
+                }
+                _ => {
+                    return Err(FaultKind::Arguments(format!(
+                        "`{}` gets the wrong kind of argument",
+                        param.name
+                    )));
+                }
+            }
+        }
+        let symbols = symbols
+            .iter()
+            .map(|value| i64::try_from(*value))
+            .collect::<Result<Vec<i64>, _>>()
+            .map_err(|_| FaultKind::Arguments("a symbol value above 2^63".into()))?;
+        let workers = match options.threads {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        };
+        Ok(Launch {
+            plan: &self.plan,
+            names: &self.param_names,
+            tile_names: &self.tile_names,
+            grid,
+            block: self.program.launch.block,
+            memories,
+            scalars,
+            symbols,
+            locks: AtomicLocks::new(),
+            workers: u32::try_from(workers).unwrap_or(u32::MAX),
+            launch_id: LAUNCHES.fetch_add(1, Ordering::Relaxed),
+            started: Instant::now(),
+            timer_base: SystemTime::now()
+                .duration_since(UNIX_EPOCH)
+                .map_or(0, |d| d.as_nanos() as u64),
         })
     }
 }

@@ -2,12 +2,14 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// The element type of a kernel tensor or local tile.
 ///
 /// These are the Rust scalar types a user names (`Tensor<f32, ..>`,
 /// `alloc_local::<u16>(..)`); PTX operand types (`.f16x2`, `.b32`, ...) are a
 /// separate notion ([`crate::ptx::PtxType`]) that a dtype may *carry*.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum DType {
     F16,
     Bf16,

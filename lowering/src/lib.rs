@@ -21,12 +21,15 @@
 //! - [`emit`]: PTX text from a program. Never fails.
 //! - [`spec`]: the launch description (parameters, symbols, launch-size
 //!   formulas) as `const` data, shared with the runtime.
+//! - [`encoding`]: a [`program::Program`] as bytes (the macro embeds each
+//!   kernel's program in its spec for the runtime's CPU interpreter).
 
 pub mod ast;
 pub mod check;
 pub mod diag;
 pub mod dtype;
 pub mod emit;
+pub mod encoding;
 pub mod layout;
 pub mod program;
 pub mod ptx;

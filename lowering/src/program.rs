@@ -19,11 +19,13 @@
 //! different threads never touch the same bytes; every runtime index value
 //! fits in 64-bit signed arithmetic.
 
+use serde::{Deserialize, Serialize};
+
 use crate::dtype::DType;
 use crate::sym::{AtomId, Atoms, Poly};
 use crate::target::{PtxVersion, Target};
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Program {
     pub name: String,
     pub target: Target,
@@ -41,7 +43,7 @@ pub struct Program {
 }
 
 /// The launch shape.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Launch {
     /// Grid extents as formulas over symbols.
     pub grid: [LaunchFormula; 3],
@@ -50,7 +52,7 @@ pub struct Launch {
 
 /// A launch-size formula over symbols, in reverse Polish notation (the
 /// runtime evaluates it with checked arithmetic).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct LaunchFormula(pub Vec<LaunchOp>);
 
 impl LaunchFormula {
@@ -70,7 +72,7 @@ impl LaunchFormula {
 /// push `a op b`. Shared with the runtime, which evaluates formulas with
 /// checked `u64` arithmetic (an underflow, overflow or division by zero
 /// refuses the launch).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum LaunchOp {
     /// Pushes a constant.
     Const(u64),
@@ -141,7 +143,7 @@ pub fn formula_text(ops: &[LaunchOp], name: impl Fn(u16) -> String) -> String {
 }
 
 /// A size symbol (`N` in `Tensor<f32, N>`).
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Symbol {
     pub name: String,
     /// The value must be a multiple of this; the kernel receives value / divisor.
@@ -152,13 +154,13 @@ pub struct Symbol {
     pub atom: AtomId,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ProgramParam {
     pub name: String,
     pub kind: ParamKind,
 }
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ParamKind {
     /// A global-memory pointer to a row-major tensor.
     Tensor {
@@ -170,7 +172,7 @@ pub enum ParamKind {
 }
 
 /// One tensor extent as the launcher checks it (shared with the runtime).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum DimSpec {
     /// Exactly this extent.
     Const(u64),
@@ -216,7 +218,7 @@ pub fn dim_text(dim: DimSpec, name: impl Fn(u16) -> String) -> String {
 }
 
 /// A local register tile: one virtual register per element.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Tile {
     pub name: String,
     pub dtype: DType,
@@ -230,7 +232,7 @@ impl Tile {
 }
 
 /// One step of the structured body.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum Node {
     /// The instructions of one `apply`.
     Statement(Statement),
@@ -252,7 +254,7 @@ pub enum Node {
 }
 
 /// A predicate over runtime values.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Cond {
     Const(bool),
     /// `poly <op> 0`.
@@ -293,7 +295,7 @@ impl Cond {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum CmpOp {
     Lt,
     Le,
@@ -302,14 +304,20 @@ pub enum CmpOp {
 }
 
 /// The instructions of one `apply`, in row-major repeat order.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Statement {
     /// The canonical opcode, for the PTX comment.
     pub opcode: String,
+    /// The table form the opcode resolved to (`InstructionForm::id`): with
+    /// `opcode` it names the exact variant, for the interpreter.
+    pub form: String,
+    /// The `apply`'s position among the kernel's `apply`s as written,
+    /// counted from 1 (unrolled copies share it), for runtime reports.
+    pub number: usize,
     pub instructions: Vec<Instruction>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Instruction {
     pub opcode: String,
     /// Executed where this holds (`Const(true)`: always).
@@ -317,7 +325,7 @@ pub struct Instruction {
     pub operands: Vec<OperandValue>,
 }
 
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub enum OperandValue {
     /// Registers of the issuing thread; several lanes form a `{..}` group.
     Registers {
@@ -354,7 +362,7 @@ pub enum OperandValue {
 
 /// The storage one register lane binds: `bytes` bytes at `byte_offset` inside
 /// a tile whose registers are each `dtype.size_bytes()` wide.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Lane {
     pub tile: usize,
     pub byte_offset: usize,

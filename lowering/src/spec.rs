@@ -18,7 +18,8 @@ pub use crate::target::Target;
 pub const MAX_SYMBOL_VALUE: u64 = (1 << 40) - 1;
 
 /// A kernel as the `#[tile_kernel]` macro emits it: PTX text plus the launch
-/// configuration, parameter list and size symbols it was compiled for.
+/// configuration, parameter list and size symbols it was compiled for, and
+/// the kernel's encoded IR for the CPU interpreter.
 ///
 /// A spec is plain data; building one is safe. Turning it into a launchable
 /// `Kernel` (runtime) is not: `Kernel::new` is `unsafe`, because launches trust the
@@ -46,6 +47,11 @@ pub struct KernelSpec {
     /// as a hidden `.u64` PTX parameter (its value / divisor), after all of
     /// `params`, in this order.
     pub symbols: &'static [SymbolSpec],
+    /// The encoded IR for the CPU interpreter
+    /// ([`encoding::encode`](crate::encoding::encode) of the kernel's
+    /// [`Program`](crate::program::Program)); empty when the spec has none
+    /// (hand-built specs): such kernels cannot run on a CPU device.
+    pub program: &'static [u8],
 }
 
 /// One kernel parameter.

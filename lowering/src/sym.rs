@@ -14,6 +14,8 @@
 use std::collections::BTreeMap;
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// Index of an atom in an [`Atoms`] table.
 pub type AtomId = u32;
 
@@ -24,9 +26,31 @@ pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
 
 /// An integer polynomial: monomial (sorted atom list; empty = constant) ->
 /// coefficient. Zero coefficients are never stored.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+///
+/// Serialized as its term map; deserializing restores the invariants (each
+/// monomial sorted, like monomials merged, zero coefficients dropped), so a
+/// decoded polynomial is equal to the one encoded.
+#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[serde(from = "PolyTerms")]
 pub struct Poly {
     terms: BTreeMap<Vec<AtomId>, i128>,
+}
+
+/// [`Poly`]'s serialized form, before its invariants are restored.
+#[derive(Deserialize)]
+struct PolyTerms {
+    terms: BTreeMap<Vec<AtomId>, i128>,
+}
+
+impl From<PolyTerms> for Poly {
+    fn from(raw: PolyTerms) -> Poly {
+        let mut poly = Poly::default();
+        for (mut monomial, coef) in raw.terms {
+            monomial.sort_unstable();
+            poly.add_term(monomial, coef);
+        }
+        poly
+    }
 }
 
 impl Poly {
@@ -244,7 +268,7 @@ pub fn gcd(a: i128, b: i128) -> i128 {
 }
 
 /// What an atom stands for; the emitter computes it from this.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AtomKind {
     /// `%tid.{x,y,z}`.
     ThreadId(u8),
@@ -269,7 +293,7 @@ pub enum AtomKind {
 }
 
 /// Operations whose result is not a polynomial of their operands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum ComputedOp {
     /// Floor division of non-negative values.
     Div,
@@ -286,7 +310,7 @@ pub enum ComputedOp {
 }
 
 /// One opaque runtime value with its proven inclusive range.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Atom {
     pub kind: AtomKind,
     /// How diagnostics name it (`thread_id(0)`, `N`, `row`).
@@ -296,7 +320,7 @@ pub struct Atom {
 }
 
 /// The atom table of one kernel.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Atoms {
     list: Vec<Atom>,
 }

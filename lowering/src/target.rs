@@ -3,8 +3,10 @@
 
 use std::fmt;
 
+use serde::{Deserialize, Serialize};
+
 /// A PTX ISA version (`.version 7.8`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 pub struct PtxVersion {
     pub major: u8,
     pub minor: u8,
@@ -23,7 +25,7 @@ impl fmt::Display for PtxVersion {
 }
 
 /// A GPU architecture target (`sm_90`, `sm_90a`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub struct Target {
     /// The compute capability as a number: `sm_89` -> 89.
     pub sm: u32,

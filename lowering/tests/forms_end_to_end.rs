@@ -2,8 +2,9 @@
 //! the table (one variant per distinct list of operand types, plus its
 //! first), a kernel that initialises the form's sources, runs the form and
 //! stores its destinations is generated, checked and emitted by `compile`
-//! (no diagnostic allowed), and its PTX is assembled by the pinned ptxas at
-//! the variant's floor target.
+//! (no diagnostic allowed), its program round-trips through
+//! `encoding` (what the macro embeds for the CPU interpreter), and its PTX
+//! is assembled by the pinned ptxas at the variant's floor target.
 //!
 //! `lowering/tests/certify.rs` proves the *table* against ptxas; this test
 //! proves that the *checker and emitter* accept and lower what the table
@@ -11,207 +12,23 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use tile_kernel_lowering::ast::*;
+use tile_kernel_lowering::encoding::{decode, encode};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{
-    Access, Modifiers, OperandKind, PtxType, ResolvedOperand, Usability, resolve,
-};
-use tile_kernel_lowering::{DType, SpanId, Target, compile};
+use tile_kernel_lowering::ptx::{Modifiers, Usability, resolve};
+use tile_kernel_lowering::{Target, compile};
 
 #[path = "../../tests/support/ptxas.rs"]
 #[allow(dead_code)]
 mod ptxas;
 
-const S: SpanId = SpanId(0);
+// The kernel generator, shared with the GPU differential harness
+// (`tests/differential.rs`).
+#[path = "../../tests/support/form_kernels.rs"]
+#[allow(dead_code)]
+mod form_kernels;
 
-/// The dtype a tile or tensor of PTX type `ty` gets: the type itself where
-/// a dtype is it, else the unsigned container of its width.
-fn dtype_for(ty: PtxType) -> Option<DType> {
-    if ty == PtxType::Pred {
-        return Some(DType::Bool);
-    }
-    let accepted = ty.accepted_dtypes();
-    ty.natural_dtype()
-        .filter(|d| accepted.contains(d))
-        .or_else(|| accepted.iter().copied().find(|d| *d == d.bit_container()))
-}
-
-fn place(base: &str, views: Vec<ViewKind>) -> Operand {
-    Operand::Place(PlaceExpr {
-        base: base.to_string(),
-        base_span: S,
-        views: views
-            .into_iter()
-            .map(|kind| ViewOp { kind, span: S })
-            .collect(),
-        span: S,
-    })
-}
-
-/// `name.reshape([lanes, 1])`: one repeat per register.
-fn per_register(name: &str, lanes: u8) -> Operand {
-    place(name, vec![ViewKind::Reshape(vec![i64::from(lanes), 1])])
-}
-
-fn apply(opcode: &str, operands: Vec<Operand>) -> Stmt {
-    Stmt::Apply(Apply {
-        opcode: opcode.to_string(),
-        opcode_span: S,
-        operands,
-        scope: None,
-        pred: None,
-        preserve_dst: None,
-        span: S,
-    })
-}
-
-fn alloc(name: &str, dtype: DType, lanes: u8) -> Stmt {
-    Stmt::AllocLocal(AllocLocal {
-        name: name.to_string(),
-        name_span: S,
-        dtype,
-        dtype_span: S,
-        shape: vec![Dim::constant(u64::from(lanes), S)],
-        span: S,
-    })
-}
-
-fn tensor(name: &str, dtype: DType, lanes: u8) -> Param {
-    Param {
-        name: name.to_string(),
-        span: S,
-        ty: ParamType::Tensor {
-            dtype,
-            dims: vec![Dim::constant(u64::from(lanes), S)],
-        },
-    }
-}
-
-fn bits_type(dtype: DType) -> String {
-    format!("b{}", dtype.bits())
-}
-
-/// A kernel named `name` that runs `form` once on fresh operands, or the
-/// operand type no dtype carries.
-fn kernel_for(name: &str, m: &Modifiers, target: Target) -> Result<Kernel, PtxType> {
-    if let Some(op) = m
-        .operands()
-        .iter()
-        .find(|o| !matches!(o.kind, OperandKind::Immediate { .. }) && dtype_for(o.ty).is_none())
-    {
-        return Err(op.ty);
-    }
-    let dtype_for = |ty| dtype_for(ty).expect("checked above");
-    let mut params = Vec::new();
-    let mut body = Vec::new();
-    let mut after = Vec::new();
-    let mut operands = Vec::new();
-    for (i, op) in m.operands().iter().enumerate() {
-        let ResolvedOperand {
-            kind,
-            access,
-            ty,
-            lanes,
-            ..
-        } = *op;
-        match kind {
-            OperandKind::Immediate { min, .. } => {
-                operands.push(Operand::Literal(Literal {
-                    value: LiteralValue::Int(i128::from(min)),
-                    span: S,
-                }));
-            }
-            OperandKind::TensorCoords => unreachable!("TMA forms are never usable"),
-            OperandKind::Special(names) => operands.push(Operand::Special {
-                name: names[0].to_string(),
-                span: S,
-            }),
-            OperandKind::Address => {
-                let t = format!("m{i}");
-                params.push(tensor(&t, dtype_for(ty), lanes));
-                operands.push(place(&t, Vec::new()));
-            }
-            OperandKind::Register | OperandKind::Predicate => {
-                let dtype = dtype_for(ty);
-                let r = format!("r{i}");
-                body.push(alloc(&r, dtype, lanes));
-                operands.push(place(&r, Vec::new()));
-                // Predicates travel through a u32 tile: `setp`/`selp`.
-                let carrier = if dtype == DType::Bool {
-                    DType::U32
-                } else {
-                    dtype
-                };
-                let io = format!("io{i}");
-                params.push(tensor(&io, carrier, lanes));
-                let staged = format!("w{i}");
-                if dtype == DType::Bool {
-                    body.push(alloc(&staged, DType::U32, lanes));
-                }
-                if access == Access::Read {
-                    if dtype == DType::Bool {
-                        body.push(apply(
-                            "ld.global.b32",
-                            vec![per_register(&staged, lanes), per_register(&io, lanes)],
-                        ));
-                        body.push(apply(
-                            "setp.ne.u32",
-                            vec![
-                                per_register(&r, lanes),
-                                per_register(&staged, lanes),
-                                Operand::Literal(Literal {
-                                    value: LiteralValue::Int(0),
-                                    span: S,
-                                }),
-                            ],
-                        ));
-                    } else {
-                        body.push(apply(
-                            &format!("ld.global.{}", bits_type(dtype)),
-                            vec![per_register(&r, lanes), per_register(&io, lanes)],
-                        ));
-                    }
-                } else if dtype == DType::Bool {
-                    let literal = |v| {
-                        Operand::Literal(Literal {
-                            value: LiteralValue::Int(v),
-                            span: S,
-                        })
-                    };
-                    after.push(apply(
-                        "selp.u32",
-                        vec![
-                            per_register(&staged, lanes),
-                            literal(1),
-                            literal(0),
-                            per_register(&r, lanes),
-                        ],
-                    ));
-                    after.push(apply(
-                        "st.global.b32",
-                        vec![per_register(&io, lanes), per_register(&staged, lanes)],
-                    ));
-                } else {
-                    after.push(apply(
-                        &format!("st.global.{}", bits_type(dtype)),
-                        vec![per_register(&io, lanes), per_register(&r, lanes)],
-                    ));
-                }
-            }
-        }
-    }
-    body.push(apply(&m.opcode_text(), operands));
-    body.extend(after);
-    Ok(Kernel {
-        name: name.to_string(),
-        name_span: S,
-        launch: LaunchDims::fixed([1, 1, 1], [1, 1, 1]),
-        target,
-        params,
-        body,
-    })
-}
+use form_kernels::{join_modules, kernel_for};
 
 /// The lowest real target at which `m` is available (an arch-specific
 /// variant's first `a` target).
@@ -248,41 +65,6 @@ fn sample(form: &'static tile_kernel_lowering::ptx::InstructionForm) -> Vec<Modi
         .collect()
 }
 
-/// Joins the `.entry` functions of several modules for one target into one
-/// module at the highest `.version` among them.
-fn join_modules(modules: &[String]) -> String {
-    let mut version = String::new();
-    let mut header = String::new();
-    let mut bodies = String::new();
-    for module in modules {
-        let start = module.find(".visible .entry").expect("an entry");
-        let (head, body) = module.split_at(start);
-        let v = head
-            .lines()
-            .find(|l| l.starts_with(".version "))
-            .expect(".version")
-            .to_string();
-        if v > version {
-            version = v;
-        }
-        header = head.to_string();
-        bodies.push_str(body);
-        bodies.push('\n');
-    }
-    let header: String = header
-        .lines()
-        .map(|l| {
-            if l.starts_with(".version ") {
-                version.clone()
-            } else {
-                l.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("\n");
-    format!("{header}\n{bodies}")
-}
-
 #[test]
 fn every_usable_form_compiles_and_assembles() {
     ptxas::require_pinned_version();
@@ -314,6 +96,22 @@ fn every_usable_form_compiles_and_assembles() {
                 }
             };
             let out = compile(&kernel);
+            // The program the macro embeds for the CPU interpreter survives
+            // encoding, for every form.
+            if let Some(program) = &out.program {
+                match decode(&encode(program)) {
+                    Ok(decoded) if &decoded == program => {}
+                    other => failures.push(format!(
+                        "{} ({}): the program does not round-trip through `encoding`: {}",
+                        m.opcode_text(),
+                        form.id,
+                        other.map_or_else(
+                            |e| e.to_string(),
+                            |_| "it decodes to another program".into()
+                        )
+                    )),
+                }
+            }
             match out.ptx {
                 Some(ptx) => by_target
                     .entry(sm)

@@ -289,16 +289,30 @@ fn opcodes(kernel: &str) -> Vec<&str> {
 }
 
 /// Problems with one GPU test as evidence for `form`.
+/// Whether `test` is one of the names an `on_both_devices!(..)` invocation
+/// in `source` turns into a GPU test (and its CPU twin).
+fn on_both_devices(source: &str, test: &str) -> bool {
+    source.match_indices("on_both_devices!(").any(|(at, open)| {
+        let list = &source[at + open.len()..];
+        let list = &list[..list.find(')').unwrap_or(list.len())];
+        list.split(',').any(|item| {
+            // A name may follow attributes (`#[ignore = ".."] name`).
+            item.split_whitespace().last() == Some(test)
+        })
+    })
+}
+
 fn check_gpu_test(form: &str, t: &GpuTest) -> Vec<String> {
     let mut problems = Vec::new();
     let tests = read_source(t.file);
     let Some((attrs, body)) = fn_source(&tests, t.test) else {
         return vec![format!("{form}: no `fn {}` in {}", t.test, t.file)];
     };
-    if !(attrs.contains("#[test]") && attrs.contains("#[ignore = \"needs") && attrs.contains("GPU"))
-    {
+    let gpu_only =
+        attrs.contains("#[test]") && attrs.contains("#[ignore = \"needs") && attrs.contains("GPU");
+    if !gpu_only && !on_both_devices(&tests, t.test) {
         problems.push(format!(
-            "{form}: `{}` in {} is not an #[ignore = \"needs .. GPU ..\"] #[test]",
+            "{form}: `{}` in {} is neither an #[ignore = \"needs .. GPU ..\"] #[test] nor listed in `on_both_devices!`",
             t.test, t.file
         ));
     }
@@ -469,7 +483,7 @@ fn packing_oracle_checks_catch_stale_references() {
         check_gpu_test("cvt.fp8-pair-from-f32", &wrong_form).len(),
         1
     );
-    // A test that is not a GPU test (it always runs).
+    // A test that runs on neither device (a host-only test).
     let not_gpu = gpu(
         "every_kernel_here_and_in_the_examples_assembles_without_spills",
         "narrow_f16_rn",
@@ -477,7 +491,7 @@ fn packing_oracle_checks_catch_stale_references() {
     assert!(
         check_gpu_test("cvt.half-pair-from-f32", &not_gpu)
             .iter()
-            .any(|p| p.contains("is not an #[ignore")),
+            .any(|p| p.contains("is neither an #[ignore")),
         "{:?}",
         check_gpu_test("cvt.half-pair-from-f32", &not_gpu)
     );

@@ -381,6 +381,13 @@ fn public_surface(
         }
     };
     let ptx = ptx.unwrap_or_default();
+    // The IR for the CPU interpreter, as a byte string (empty without a
+    // program: the kernel has errors and never launches).
+    let program = proc_macro2::Literal::byte_string(
+        &program
+            .map(tile_kernel_lowering::encoding::encode)
+            .unwrap_or_default(),
+    );
     let requirements: Vec<String> = symbol_specs
         .iter()
         .flat_map(|s| {
@@ -424,6 +431,10 @@ fn public_surface(
             pub const PTX: &str = #ptx;
             /// The PTX entry name.
             pub const ENTRY: &str = #entry;
+            /// The kernel's lowered IR, encoded
+            /// (`tile_kernel::lowering::encoding::decode` reads it): what
+            /// the CPU interpreter runs.
+            pub const PROGRAM: &[u8] = #program;
             /// The launch description: parameters (dtypes, dims and size
             /// symbols, access), launch-size formulas, target. With the
             /// `runtime` feature off, this is what an engine launches from.
@@ -439,6 +450,7 @@ fn public_surface(
                 shared_mem_bytes: 0,
                 params: &[#(#specs),*],
                 symbols: &[#(#symbol_tokens),*],
+                program: PROGRAM,
             };
             #inner::__with_runtime! {
                 /// The compiled kernel: spec plus per-context module cache.

@@ -1,9 +1,10 @@
-//! Copies between host and device memory, and the stream ordering that
-//! launches and copies share.
+//! Copies between host and GPU memory, and the stream ordering that
+//! launches and copies share (the CPU device's copies are plain host copies,
+//! in `host`).
 //!
 //! Blocking copies (`download`, `upload_from`) run on the stream the
 //! allocation was made on and wait for it. Asynchronous copies
-//! (`upload_async`, `download_async`) run on a [`Device`]'s stream, to and
+//! (`upload_async`, `download_async`) run on a [`Device`](crate::Device)'s stream, to and
 //! from cudarc [`PinnedHostSlice`]s, and return at once: the pinned
 //! buffer's event is recorded after the copy, and cudarc's
 //! `PinnedHostSlice` waits for that event before any host access
@@ -26,7 +27,8 @@ use cudarc::driver::{
     DeviceSlice, DriverError, HostSlice, PinnedHostSlice, SyncOnDrop,
 };
 
-use crate::{Device, Element, Error, Result};
+use crate::device::CudaDevice;
+use crate::{Element, Error, Result};
 
 /// Whether work queued on `stream` that uses memory allocated on `home`
 /// must be ordered by joining the streams: the allocation's context tracks
@@ -82,7 +84,7 @@ pub(crate) fn after_ordering_failure(
 }
 
 /// Checks that `context` is the device's CUDA context.
-fn check_context(context: &CudaContext, device: &Device, what: &'static str) -> Result<()> {
+fn check_context(context: &CudaContext, device: &CudaDevice, what: &'static str) -> Result<()> {
     if context.cu_ctx() == device.context().cu_ctx() {
         Ok(())
     } else {
@@ -97,7 +99,7 @@ fn check_context(context: &CudaContext, device: &Device, what: &'static str) -> 
 /// least `len` elements, and it and the device memory belong to the
 /// device's context.
 fn check_async<T>(
-    device: &Device,
+    device: &CudaDevice,
     memory: &CudaContext,
     pinned: &PinnedHostSlice<T>,
     shape: &[usize],
@@ -139,7 +141,7 @@ fn finish_copy(
 /// Queues a copy of `src[..len]` into `dst` (at least `len` elements) on
 /// `device`'s stream; does not wait for it.
 pub(crate) fn upload_async<T: Element>(
-    device: &Device,
+    device: &CudaDevice,
     mut dst: CudaViewMut<'_, T>,
     shape: &[usize],
     len: usize,
@@ -186,7 +188,7 @@ pub(crate) fn upload_async<T: Element>(
 /// Queues a copy of `src[..len]` (at least `len` elements) into the first
 /// `len` elements of `dst` on `device`'s stream; does not wait for it.
 pub(crate) fn download_async<T: Element>(
-    device: &Device,
+    device: &CudaDevice,
     src: CudaView<'_, T>,
     shape: &[usize],
     len: usize,

@@ -6,12 +6,16 @@ use std::fmt;
 use cudarc::driver::DriverError;
 use tile_kernel_lowering::DType;
 
-/// Everything that can go wrong between the host and the GPU.
+/// Everything that can go wrong between the host and the GPU (or the CPU
+/// interpreter device).
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// `libcuda` could not be loaded. Checked before any cudarc call, because
-    /// cudarc panics rather than fails when the driver library is missing.
+    /// `libcuda` could not be loaded, by [`Device::cuda`](crate::Device::cuda)
+    /// or by [`Device::new`](crate::Device::new) with `TILE_KERNEL_DEVICE=gpu`
+    /// (otherwise `Device::new` falls back to the CPU interpreter). Checked
+    /// before any cudarc call, because cudarc panics rather than fails when
+    /// the driver library is missing.
     #[error(
         "no CUDA driver found (libcuda could not be loaded), so GPU work is unavailable on this machine"
     )]
@@ -163,7 +167,10 @@ pub enum Error {
     /// The kernel's vector accesses (up to 16 bytes at offsets the compiler
     /// proved multiples of their size) assume that it does. Whole tensors
     /// always are; a view is when its start offset in bytes is a multiple
-    /// of 16. Nothing is launched.
+    /// of 16. Nothing is launched. On the CPU device, `address` is the
+    /// view's byte offset in its tensor's host memory, whose start counts
+    /// as aligned (as a GPU allocation's does): the same views are accepted
+    /// on both.
     #[error(
         "kernel `{kernel}`: tensor `{param}` starts at device address {address:#x}, which is not 16-byte aligned; the kernel's vector accesses assume it is (a view's start offset in bytes must be a multiple of 16)"
     )]
@@ -216,6 +223,71 @@ pub enum Error {
     /// One kernel was loaded into more CUDA contexts than its cache has slots.
     #[error("kernel `{kernel}` is already loaded in {limit} CUDA contexts, the most it can cache")]
     TooManyContexts { kernel: &'static str, limit: usize },
+
+    /// A CUDA-only operation on the CPU interpreter device or one of its
+    /// tensors: the cudarc context, stream or memory behind it, streams,
+    /// pinned buffers and asynchronous copies, a compute capability, or a
+    /// module load. `what` names the operation.
+    #[error(
+        "{what} needs a CUDA device, but this is the CPU interpreter device (tensors in host memory)"
+    )]
+    NotOnGpu { what: &'static str },
+
+    /// The CPU interpreter is one device, with ordinal 0: `Device::new`
+    /// chose it (no CUDA driver, or `TILE_KERNEL_DEVICE=cpu`) for another
+    /// ordinal.
+    #[error(
+        "no device with ordinal {ordinal}: kernels run on the CPU interpreter here, which is one device (ordinal 0)"
+    )]
+    NoCpuDevice { ordinal: usize },
+
+    /// The environment variable `TILE_KERNEL_DEVICE` has a value
+    /// `Device::new` does not know (it takes `cpu`, `gpu` or `auto`).
+    #[error(
+        "TILE_KERNEL_DEVICE is `{value}`, but it must be `cpu` (the CPU interpreter), `gpu` (CUDA) or `auto` (CUDA when a driver is present)"
+    )]
+    DeviceSetting { value: String },
+
+    /// A tensor of one kind of device was passed to a launch on the other:
+    /// a CPU-device tensor (host memory) to a kernel launched on a CUDA
+    /// device, or a GPU tensor to one launched on the CPU interpreter.
+    #[error(
+        "kernel `{kernel}`: tensor `{param}` is in {memory}, but the kernel is launched on {device}"
+    )]
+    WrongDevice {
+        kernel: &'static str,
+        param: &'static str,
+        memory: &'static str,
+        device: &'static str,
+    },
+
+    /// The kernel's spec has no IR for the CPU interpreter (its `program`
+    /// is empty, as in a hand-built spec), so it cannot run on a CPU device.
+    #[error(
+        "kernel `{kernel}` has no IR for the CPU interpreter (its spec's `program` is empty, as in a hand-built spec), so it cannot run on the CPU device"
+    )]
+    NoProgram { kernel: &'static str },
+
+    /// The kernel's IR cannot run on the CPU interpreter: it does not
+    /// decode (built by another tile-kernel version, or corrupt), does not
+    /// describe the same kernel as the spec, or the interpreter cannot
+    /// prepare it.
+    #[error("kernel `{kernel}` cannot run on the CPU interpreter: {detail}")]
+    BadProgram {
+        kernel: &'static str,
+        detail: String,
+    },
+
+    /// The CPU interpreter stopped a kernel: an access out of bounds or
+    /// misaligned, a race, a read of an undefined register, ... (the
+    /// fault names the statement and the thread). Boxed to keep `Error`
+    /// small.
+    #[error("the CPU interpreter stopped the launch: {0}")]
+    Interpreter(Box<tile_kernel_interp::Fault>),
+
+    /// The host allocator refused the memory of a CPU-device tensor.
+    #[error("could not allocate {bytes} bytes of host memory for a CPU-device tensor")]
+    HostAllocation { bytes: usize },
 }
 
 impl Error {
@@ -604,5 +676,45 @@ mod tests {
             .to_string(),
             "shape [2, 8] needs 16 elements, but the cudarc view holds only 15"
         );
+    }
+
+    #[test]
+    fn cpu_device_errors_name_what_went_wrong() {
+        assert_eq!(
+            Error::NotOnGpu {
+                what: "`DeviceTensor::cuda_slice`"
+            }
+            .to_string(),
+            "`DeviceTensor::cuda_slice` needs a CUDA device, but this is the CPU interpreter device (tensors in host memory)"
+        );
+        assert_eq!(
+            Error::WrongDevice {
+                kernel: "k",
+                param: "x",
+                memory: "host memory (a CPU-device tensor)",
+                device: "a CUDA device",
+            }
+            .to_string(),
+            "kernel `k`: tensor `x` is in host memory (a CPU-device tensor), but the kernel is launched on a CUDA device"
+        );
+        assert_eq!(
+            Error::DeviceSetting {
+                value: "tpu".into()
+            }
+            .to_string(),
+            "TILE_KERNEL_DEVICE is `tpu`, but it must be `cpu` (the CPU interpreter), `gpu` (CUDA) or `auto` (CUDA when a driver is present)"
+        );
+        let fault = tile_kernel_interp::Fault {
+            kernel: "k".into(),
+            statement: Some((2, "st.global.b32".into())),
+            thread: Some(tile_kernel_interp::ThreadId {
+                cta: [1, 0, 0],
+                thread: [3, 0, 0],
+            }),
+            kind: tile_kernel_interp::FaultKind::ReadOnlyWrite { param: "x".into() },
+        };
+        let shown = format!("the CPU interpreter stopped the launch: {fault}");
+        assert_eq!(Error::Interpreter(Box::new(fault)).to_string(), shown);
+        assert!(size_of::<Error>() <= 128, "{}", size_of::<Error>());
     }
 }

@@ -17,6 +17,12 @@
 //! grid computed from the symbols is within CUDA's limits. A launch with no
 //! work (a zero grid extent, or only empty tensors) returns `Ok` without
 //! reaching the driver.
+//!
+//! On the CPU interpreter device the same checks pass or fail the same way
+//! (the device check: every tensor in host memory), and then the
+//! interpreter runs the spec's `program` instead of the driver running the
+//! PTX: no `unsafe` is involved, and the program is checked to describe the
+//! spec's kernel when it is prepared (once per `Kernel`).
 
 use std::ffi::{CString, c_void};
 use std::ptr;
@@ -24,13 +30,20 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
 use cudarc::driver::sys::{self, CUdeviceptr, CUfunction_attribute, CUjit_option, CUresult};
-use cudarc::driver::{CudaEvent, CudaFunction, CudaStream, DeviceSlice, DriverError, SyncOnDrop};
+use cudarc::driver::{
+    CudaEvent, CudaFunction, CudaStream, CudaView, CudaViewMut, DeviceSlice, DriverError,
+    SyncOnDrop,
+};
 use cudarc::nvrtc::Ptx;
+use tile_kernel_interp::{Arg, Prepared, RunOptions};
 use tile_kernel_lowering::DType;
+use tile_kernel_lowering::program::{self, Program};
 pub use tile_kernel_lowering::spec::{Access, KernelSpec, ParamKind, ParamSpec};
 
 use crate::copy::{after_ordering_failure, check_recorded, needs_join, record_use, take_event};
+use crate::device::CudaDevice;
 use crate::symbols::{Bindings, MAX_SYMBOLS, SymbolSpec, bind_shape, check_symbols, grid_size};
+use crate::view::{HostView, Memory, MemoryMut, host_prefix};
 use crate::{Device, Element, Error, Result, ScalarArg, Target, TensorArg, TensorArgMut};
 
 /// The most parameters one kernel's PTX entry may take, the hidden symbol
@@ -54,12 +67,15 @@ struct LoadedFunction {
     function: CudaFunction,
 }
 
-/// A [`KernelSpec`] plus the driver modules loaded for it, one per context.
+/// A [`KernelSpec`] plus the driver modules loaded for it, one per context,
+/// and its IR prepared for the CPU interpreter.
 ///
 /// Generated code keeps one `Kernel` per kernel in a `static`, so the PTX is
 /// JIT-compiled by the driver once per context for the life of the process.
 /// A cached function keeps its context alive, which also keeps the context's
 /// identity (its `CUcontext` handle), the cache key, from being reused.
+/// Likewise the spec's `program` is decoded and prepared for the
+/// interpreter once, at the first launch on a CPU device.
 pub struct Kernel {
     spec: KernelSpec,
     /// Filled front to back, never emptied: a hit is a scan of atomic loads.
@@ -67,6 +83,18 @@ pub struct Kernel {
     /// Serialises loads so that a context is loaded into one slot only once.
     load_lock: Mutex<()>,
     loads: AtomicUsize,
+    /// The program for the CPU interpreter, or why there is none (the spec
+    /// is static data, so the answer never changes).
+    prepared: OnceLock<std::result::Result<Prepared, CpuUnavailable>>,
+}
+
+/// Why a kernel cannot run on the CPU interpreter.
+#[derive(Debug, Clone)]
+enum CpuUnavailable {
+    /// The spec's `program` is empty.
+    NoProgram,
+    /// It does not decode, does not match the spec, or does not prepare.
+    Bad(String),
 }
 
 impl Kernel {
@@ -96,13 +124,16 @@ impl Kernel {
     ///
     /// The `#[tile_kernel]` compiler proves both for the spec and PTX it
     /// emits from one kernel definition; a hand-written spec must be argued
-    /// the same way.
+    /// the same way. `spec.program` needs no promise: launches on the CPU
+    /// device check it against the spec, and the interpreter checks every
+    /// access it makes.
     pub const unsafe fn new(spec: KernelSpec) -> Kernel {
         Kernel {
             spec,
             slots: [const { OnceLock::new() }; MAX_CONTEXTS],
             load_lock: Mutex::new(()),
             loads: AtomicUsize::new(0),
+            prepared: OnceLock::new(),
         }
     }
 
@@ -128,12 +159,13 @@ impl Kernel {
     }
 
     /// The kernel's function in `device`'s context, loading the module on
-    /// first use there.
+    /// first use there ([`Error::NotOnGpu`] on the CPU device).
     ///
     /// A failed load is reported as [`Error::ModuleLoad`] and not cached: the
     /// next call tries again.
     pub fn function(&self, device: &Device) -> Result<&CudaFunction> {
-        let key = device.context_key();
+        let cuda = device.require_cuda("`Kernel::function` (loading the PTX module)")?;
+        let key = cuda.context_key();
         for slot in &self.slots {
             match slot.get() {
                 Some(loaded) if loaded.context == key => return Ok(&loaded.function),
@@ -141,12 +173,29 @@ impl Kernel {
                 None => break,
             }
         }
-        self.load(device, key)
+        self.load(device, cuda, key)
+    }
+
+    /// The kernel's program, decoded from the spec and prepared for the
+    /// CPU interpreter on first use: [`Error::NoProgram`] when the spec has
+    /// none, [`Error::BadProgram`] when it does not decode, does not
+    /// describe the spec's kernel, or the interpreter refuses it.
+    pub fn prepared(&self) -> Result<&Prepared> {
+        match self.prepared.get_or_init(|| prepare(&self.spec)) {
+            Ok(prepared) => Ok(prepared),
+            Err(CpuUnavailable::NoProgram) => Err(Error::NoProgram {
+                kernel: self.spec.name,
+            }),
+            Err(CpuUnavailable::Bad(detail)) => Err(Error::BadProgram {
+                kernel: self.spec.name,
+                detail: detail.clone(),
+            }),
+        }
     }
 
     /// The slow path of [`function`](Self::function).
     #[cold]
-    fn load(&self, device: &Device, key: usize) -> Result<&CudaFunction> {
+    fn load(&self, device: &Device, cuda: &CudaDevice, key: usize) -> Result<&CudaFunction> {
         // The lock guards no data, so a panic elsewhere cannot leave it torn.
         let _guard = self
             .load_lock
@@ -160,7 +209,7 @@ impl Kernel {
                 continue;
             }
             check_arch(&self.spec, device)?;
-            let function = load_function(&self.spec, device)?;
+            let function = load_function(&self.spec, cuda)?;
             self.loads.fetch_add(1, Ordering::Relaxed);
             // The slot is empty and only lock holders fill slots: this sets it.
             let loaded = slot.get_or_init(|| LoadedFunction {
@@ -177,13 +226,23 @@ impl Kernel {
 
     /// Starts a launch on `device`: push every argument in parameter order,
     /// then [`run`](Launch::run).
+    ///
+    /// On a CUDA device this loads the module into the device's context on
+    /// first use; on the CPU device it prepares the kernel's program
+    /// ([`prepared`](Self::prepared)).
     pub fn launch<'a>(&'a self, device: &'a Device) -> Result<Launch<'a>> {
         check_param_counts(&self.spec)?;
-        let function = self.function(device)?;
+        let backend = match device.as_cuda() {
+            Some(cuda) => Backend::Cuda {
+                device: cuda,
+                function: self.function(device)?,
+            },
+            None => Backend::Cpu(self.prepared()?),
+        };
         Ok(Launch {
             kernel: self,
-            device,
-            function,
+            backend,
+            host_args: [Arg::Scalar(0); MAX_PARAMS],
             pushed: 0,
             device_ptrs: [0; MAX_PARAMS],
             params: [ptr::null_mut(); MAX_PARAMS],
@@ -257,7 +316,7 @@ fn check_arch(spec: &KernelSpec, device: &Device) -> Result<()> {
 }
 
 /// Loads `spec`'s module into `device`'s context and looks up its entry.
-fn load_function(spec: &KernelSpec, device: &Device) -> Result<CudaFunction> {
+fn load_function(spec: &KernelSpec, device: &CudaDevice) -> Result<CudaFunction> {
     let module_error = |source: DriverError, log: String| Error::ModuleLoad {
         kernel: spec.name,
         source,
@@ -305,7 +364,7 @@ fn load_function(spec: &KernelSpec, device: &Device) -> Result<CudaFunction> {
 /// Loads the PTX once more through `cuModuleLoadDataEx` with an error-log
 /// buffer, because cudarc's `load_module` reports only the error code.
 /// Returns a placeholder when the driver leaves the log empty.
-fn jit_error_log(device: &Device, ptx: &CString) -> String {
+fn jit_error_log(device: &CudaDevice, ptx: &CString) -> String {
     const NO_LOG: &str = "(the driver JIT wrote no error log)";
     if device.context().bind_to_thread().is_err() {
         return NO_LOG.into();
@@ -346,7 +405,8 @@ fn jit_error_log(device: &Device, ptx: &CString) -> String {
 /// order, then [`run`](Self::run).
 ///
 /// Every argument is checked against the kernel's [`ParamSpec`] as it is
-/// pushed: kind, dtype, shape, read/write access, CUDA context, that the
+/// pushed: kind, dtype, shape, read/write access, device (a GPU tensor's
+/// CUDA context; a CPU-device tensor only on the CPU device), that the
 /// tensor's memory holds its shape, and that it starts 16-byte aligned
 /// ([`Error::Misaligned`]; views can start anywhere, the kernel's vector
 /// accesses assume this). A tensor's shape binds the size symbols its dims
@@ -360,8 +420,10 @@ fn jit_error_log(device: &Device, ptx: &CString) -> String {
 #[must_use = "a launch does nothing until `run` is called"]
 pub struct Launch<'a> {
     kernel: &'a Kernel,
-    device: &'a Device,
-    function: &'a CudaFunction,
+    backend: Backend<'a>,
+    /// The CPU device's arguments: each tensor's bytes (exactly its
+    /// elements) or scalar's bits, in parameter order.
+    host_args: [Arg<'a>; MAX_PARAMS],
     pushed: usize,
     /// Device addresses of tensor arguments; the driver reads them through
     /// `params`, which `run` points here.
@@ -386,6 +448,24 @@ pub struct Launch<'a> {
     tensors: usize,
     nonempty_tensors: usize,
 }
+
+/// What runs a launch.
+#[derive(Clone, Copy)]
+enum Backend<'a> {
+    /// The driver, with the kernel's function loaded in the device's context.
+    Cuda {
+        device: &'a CudaDevice,
+        function: &'a CudaFunction,
+    },
+    /// The CPU interpreter, with the kernel's prepared program.
+    Cpu(&'a Prepared),
+}
+
+/// How a launch error names where a tensor's memory is.
+const HOST_MEMORY: &str = "host memory (a CPU-device tensor)";
+const GPU_MEMORY: &str = "GPU memory";
+const ON_CPU: &str = "the CPU interpreter device";
+const ON_GPU: &str = "a CUDA device";
 
 impl<'a> Launch<'a> {
     /// Passes `tensor` to the next parameter, which the kernel only reads.
@@ -419,12 +499,13 @@ impl<'a> Launch<'a> {
     ) -> Result<()> {
         let len = tensor.arg_len();
         let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Access::Read)?;
-        let view = tensor.arg_view();
-        let (available, home) = (view.len(), view.stream());
-        let join = self.order_after(index, home)?;
-        let device: &'a Device = self.device;
-        let (address, guard) = view.view_ptr(device.stream());
-        self.push_device_ptr(index, bound, len, available, address, guard, join)
+        match (tensor.arg_memory(), self.backend) {
+            (Memory::Cuda(view), Backend::Cuda { device, .. }) => {
+                self.push_cuda_view(index, bound, len, view, device)
+            }
+            (Memory::Host(host), Backend::Cpu(_)) => self.push_host::<T>(index, bound, len, host),
+            (memory, _) => Err(self.wrong_device(index, matches!(memory, Memory::Host(_)))),
+        }
     }
 
     /// [`tensor_mut`](Self::tensor_mut) in place.
@@ -434,12 +515,21 @@ impl<'a> Launch<'a> {
     ) -> Result<()> {
         let len = tensor.arg_len();
         let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Access::Write)?;
-        let view = tensor.arg_view_mut();
-        let (available, home) = (view.len(), view.stream());
-        let join = self.order_after(index, home)?;
-        let device: &'a Device = self.device;
-        let (address, guard) = view.view_ptr_mut(device.stream());
-        self.push_device_ptr(index, bound, len, available, address, guard, join)
+        match (tensor.arg_memory_mut(), self.backend) {
+            (MemoryMut::Cuda(view), Backend::Cuda { device, .. }) => {
+                self.push_cuda_view_mut(index, bound, len, view, device)
+            }
+            // The tensor stays borrowed `&mut` for 'a: the interpreter's
+            // writes through the shared bytes reach nothing else.
+            (MemoryMut::Host(host), Backend::Cpu(_)) => {
+                let host = HostView {
+                    bytes: host.bytes,
+                    offset: host.offset,
+                };
+                self.push_host::<T>(index, bound, len, host)
+            }
+            (memory, _) => Err(self.wrong_device(index, matches!(memory, MemoryMut::Host(_)))),
+        }
     }
 
     /// [`scalar`](Self::scalar) in place.
@@ -450,9 +540,90 @@ impl<'a> Launch<'a> {
             &self.kernel.spec.params[index],
             T::DTYPE,
         )?;
-        self.params[index] = ptr::from_ref(value).cast_mut().cast();
+        match self.backend {
+            Backend::Cuda { .. } => self.params[index] = ptr::from_ref(value).cast_mut().cast(),
+            Backend::Cpu(_) => self.host_args[index] = Arg::Scalar(value.to_raw_bits()),
+        }
         self.pushed += 1;
         Ok(())
+    }
+
+    /// A GPU tensor checked against parameter `index`, on a CUDA device.
+    fn push_cuda_view<T: Element>(
+        &mut self,
+        index: usize,
+        bound: Bindings,
+        len: usize,
+        view: CudaView<'a, T>,
+        device: &'a CudaDevice,
+    ) -> Result<()> {
+        let (available, home) = (view.len(), view.stream());
+        let join = self.order_after(index, home, device)?;
+        let (address, guard) = view.view_ptr(device.stream());
+        self.push_device_ptr(index, bound, len, available, address, guard, join)
+    }
+
+    /// [`push_cuda_view`](Self::push_cuda_view) for a tensor the kernel
+    /// may write.
+    fn push_cuda_view_mut<T: Element>(
+        &mut self,
+        index: usize,
+        bound: Bindings,
+        len: usize,
+        view: CudaViewMut<'a, T>,
+        device: &'a CudaDevice,
+    ) -> Result<()> {
+        let (available, home) = (view.len(), view.stream());
+        let join = self.order_after(index, home, device)?;
+        let (address, guard) = view.view_ptr_mut(device.stream());
+        self.push_device_ptr(index, bound, len, available, address, guard, join)
+    }
+
+    /// A CPU-device tensor of `len` elements of `T`, checked against
+    /// parameter `index`, on the CPU device: the same memory checks as on
+    /// a GPU, with the view's byte offset in its tensor as the address.
+    fn push_host<T: Element>(
+        &mut self,
+        index: usize,
+        bound: Bindings,
+        len: usize,
+        host: HostView<'a>,
+    ) -> Result<()> {
+        let spec = &self.kernel.spec;
+        let param = spec.params[index].name;
+        let available = host.bytes.len() / T::DTYPE.size_bytes();
+        let offset = u64::try_from(host.offset).unwrap_or(u64::MAX);
+        check_memory(spec.name, param, len, available, offset)?;
+        self.host_args[index] = Arg::Tensor(host_prefix::<T>(host.bytes, len)?);
+        self.record_tensor(bound, len);
+        Ok(())
+    }
+
+    /// [`Error::WrongDevice`] for parameter `index`: a tensor in host
+    /// memory (`host`) or GPU memory on a device of the other kind.
+    fn wrong_device(&self, index: usize, host: bool) -> Error {
+        let (memory, device) = if host {
+            (HOST_MEMORY, ON_GPU)
+        } else {
+            (GPU_MEMORY, ON_CPU)
+        };
+        Error::WrongDevice {
+            kernel: self.kernel.spec.name,
+            param: self.kernel.spec.params[index].name,
+            memory,
+            device,
+        }
+    }
+
+    /// Counts a pushed tensor of `len` elements and keeps the symbols its
+    /// shape bound.
+    fn record_tensor(&mut self, bound: Bindings, len: usize) {
+        self.bound = bound;
+        self.tensors += 1;
+        if len > 0 {
+            self.nonempty_tensors += 1;
+        }
+        self.pushed += 1;
     }
 
     /// Queues the kernel on the device's stream. Does not wait for it: use
@@ -470,6 +641,12 @@ impl<'a> Launch<'a> {
     /// event on the stream, so that later work on other streams waits for
     /// the kernel; if that fails, it waits for the kernel before returning
     /// the error.
+    ///
+    /// On the CPU device, after the same checks, the interpreter runs the
+    /// kernel's program over the grid and returns when it is done; a fault
+    /// it detects (an access out of bounds, a race, ...) is
+    /// [`Error::Interpreter`], and the tensors may then hold part of the
+    /// kernel's writes.
     pub fn run(mut self) -> Result<()> {
         let spec = &self.kernel.spec;
         if self.pushed != spec.params.len() {
@@ -486,6 +663,10 @@ impl<'a> Launch<'a> {
         let Some(plan) = plan_launch(spec, &self.bound, self.tensors, self.nonempty_tensors)?
         else {
             return Ok(());
+        };
+        let (device, function) = match self.backend {
+            Backend::Cuda { device, function } => (device, function),
+            Backend::Cpu(prepared) => return self.run_on_cpu(prepared, &plan),
         };
         let count = self.pushed;
         for (param, address) in self.params[..count]
@@ -510,8 +691,8 @@ impl<'a> Launch<'a> {
         for (param, arg) in symbol_params.iter_mut().zip(&mut self.symbol_args) {
             *param = ptr::from_mut(arg).cast();
         }
-        let context = self.device.context();
-        let stream = self.device.stream();
+        let context = device.context();
+        let stream = device.stream();
         // The waits the tensors' `view_ptr` queued report failures only in
         // the context's error state: a failed one would let the kernel
         // overlap with earlier work on another stream.
@@ -544,7 +725,7 @@ impl<'a> Launch<'a> {
         // makes later uses and the tensors' frees wait for this launch.
         unsafe {
             cudarc::driver::result::launch_kernel(
-                self.function.cu_function(),
+                function.cu_function(),
                 (gx, gy, gz),
                 spec.block.into(),
                 spec.shared_mem_bytes,
@@ -554,6 +735,24 @@ impl<'a> Launch<'a> {
         }
         .map_err(Error::driver("launching a kernel"))?;
         self.finish(stream)
+    }
+
+    /// Runs the launch on the CPU interpreter (every check passed).
+    fn run_on_cpu(&self, prepared: &Prepared, plan: &LaunchPlan) -> Result<()> {
+        let spec = &self.kernel.spec;
+        let symbols = plan
+            .symbol_args
+            .get(..spec.symbols.len())
+            .unwrap_or_default();
+        prepared
+            .run(
+                plan.grid,
+                &self.host_args[..self.pushed],
+                symbols,
+                &RunOptions::default(),
+            )
+            .map(|_report| ())
+            .map_err(Error::Interpreter)
     }
 
     /// After the launch is queued on `stream`: records the tensors' events
@@ -617,14 +816,19 @@ impl<'a> Launch<'a> {
     /// where cudarc does not (see `copy::needs_join`): then the device's
     /// stream waits for `home` now, and `home` is returned, to wait for
     /// the launch once it is queued.
-    fn order_after(&self, index: usize, home: &Arc<CudaStream>) -> Result<Option<Arc<CudaStream>>> {
-        if home.context().cu_ctx() as usize != self.device.context_key() {
+    fn order_after(
+        &self,
+        index: usize,
+        home: &Arc<CudaStream>,
+        device: &CudaDevice,
+    ) -> Result<Option<Arc<CudaStream>>> {
+        if home.context().cu_ctx() as usize != device.context_key() {
             return Err(Error::WrongContext {
                 kernel: self.kernel.spec.name,
                 param: self.kernel.spec.params[index].name,
             });
         }
-        let stream = self.device.stream();
+        let stream = device.stream();
         if !needs_join(home, stream) {
             return Ok(None);
         }
@@ -657,12 +861,7 @@ impl<'a> Launch<'a> {
         self.params[index] = ptr::null_mut();
         self.events[index] = event;
         self.joins[index] = join;
-        self.bound = bound;
-        self.tensors += 1;
-        if len > 0 {
-            self.nonempty_tensors += 1;
-        }
-        self.pushed += 1;
+        self.record_tensor(bound, len);
         Ok(())
     }
 }
@@ -708,6 +907,103 @@ impl std::fmt::Debug for Launch<'_> {
             .field("pushed", &self.pushed)
             .finish_non_exhaustive()
     }
+}
+
+/// Decodes `spec.program` and prepares it for the CPU interpreter, after
+/// checking that it describes the spec's kernel ([`matches_spec`]).
+fn prepare(spec: &KernelSpec) -> std::result::Result<Prepared, CpuUnavailable> {
+    if spec.program.is_empty() {
+        return Err(CpuUnavailable::NoProgram);
+    }
+    let program = tile_kernel_lowering::encoding::decode(spec.program)
+        .map_err(|e| CpuUnavailable::Bad(format!("its IR does not decode: {e}")))?;
+    matches_spec(spec, &program).map_err(|why| {
+        CpuUnavailable::Bad(format!(
+            "its IR does not describe the kernel of its spec: {why}"
+        ))
+    })?;
+    Prepared::new(program).map_err(|e| CpuUnavailable::Bad(e.message))
+}
+
+/// Checks that `program` is the kernel `spec` describes, so that what the
+/// launcher checks against the spec (kinds, dtypes, shapes, symbols, the
+/// grid, which tensors may be written) is what the program assumes: the
+/// same name, block, grid formulas, symbols (name, divisor, required
+/// multiple) and parameters, and every tensor the program writes declared
+/// [`Access::Write`] (so borrowed `&mut` at launch). The program may not
+/// write a tensor the spec declares written (a stricter borrow is fine).
+fn matches_spec(spec: &KernelSpec, program: &Program) -> std::result::Result<(), String> {
+    if program.name != spec.name {
+        return Err(format!("the IR is of kernel `{}`", program.name));
+    }
+    if program.launch.block != spec.block {
+        return Err(format!(
+            "its block is {:?}, the spec's {:?}",
+            program.launch.block, spec.block
+        ));
+    }
+    for (axis, (ir, expr)) in program.launch.grid.iter().zip(&spec.grid).enumerate() {
+        if ir.0 != expr.0 {
+            return Err(format!("its grid formula {axis} differs from the spec's"));
+        }
+    }
+    if program.symbols.len() != spec.symbols.len() {
+        return Err(format!(
+            "it has {} size symbols, the spec {}",
+            program.symbols.len(),
+            spec.symbols.len()
+        ));
+    }
+    for (ir, symbol) in program.symbols.iter().zip(spec.symbols) {
+        if ir.name != symbol.name
+            || ir.divisor != symbol.divisor
+            || ir.multiple_of != symbol.multiple_of
+        {
+            return Err(format!(
+                "its size symbol `{}` differs from the spec's `{}` (name, divisor or required multiple)",
+                ir.name, symbol.name
+            ));
+        }
+    }
+    if program.params.len() != spec.params.len() {
+        return Err(format!(
+            "it takes {} parameters, the spec {}",
+            program.params.len(),
+            spec.params.len()
+        ));
+    }
+    for (ir, param) in program.params.iter().zip(spec.params) {
+        let same = ir.name == param.name
+            && match (&ir.kind, param.kind) {
+                (
+                    program::ParamKind::Tensor {
+                        dtype,
+                        dims,
+                        written,
+                    },
+                    ParamKind::Tensor {
+                        dtype: spec_dtype,
+                        shape,
+                        access,
+                    },
+                ) => {
+                    *dtype == spec_dtype
+                        && dims.as_slice() == shape
+                        && (!written || access == Access::Write)
+                }
+                (program::ParamKind::Scalar(dtype), ParamKind::Scalar { dtype: spec_dtype }) => {
+                    *dtype == spec_dtype
+                }
+                _ => false,
+            };
+        if !same {
+            return Err(format!(
+                "its parameter `{}` differs from the spec's `{}` (kind, dtype, dims or access)",
+                ir.name, param.name
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Checks a tensor argument of `dtype`, `shape`, borrowed for `access`,
@@ -786,7 +1082,8 @@ fn check_scalar(kernel: &'static str, param: &ParamSpec, dtype: DType) -> Result
 /// allocation was replaced through
 /// [`cuda_slice_mut`](crate::DeviceTensor::cuda_slice_mut)), and that it
 /// starts 16-byte aligned, as the compile-time alignment proofs assume
-/// (unless it is empty: the kernel then never accesses it).
+/// (unless it is empty: the kernel then never accesses it). On the CPU
+/// device, `address` is the view's byte offset in its tensor's memory.
 fn check_memory(
     kernel: &'static str,
     param: &'static str,
@@ -853,6 +1150,7 @@ mod tests {
             shared_mem_bytes: 0,
             params: &[X, Y, N],
             symbols: &[],
+            program: &[],
         })
     };
 
@@ -907,6 +1205,7 @@ mod tests {
         shared_mem_bytes: 0,
         params: &[HX, HY],
         symbols: SYMBOLS,
+        program: &[],
     };
 
     /// Pushes `x` and `y` of HALF with these shapes, as a launch would.

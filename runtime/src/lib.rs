@@ -1,13 +1,14 @@
-//! The GPU side of tile-kernel: opens devices, moves tensors, and launches
-//! the PTX that `#[tile_kernel]` emitted at compile time, through cudarc.
+//! The device side of tile-kernel: opens devices, moves tensors, and launches
+//! the PTX that `#[tile_kernel]` emitted at compile time, through cudarc, or
+//! runs the same kernels on the CPU interpreter where there is no GPU.
 //!
 //! The macro writes a [`KernelSpec`] (PTX text, target, launch shape,
-//! parameter list, size symbols) into a `static` [`Kernel`]; its generated
-//! launcher pushes each argument through a [`Launch`], which checks it
-//! against the spec, and runs it. Before the first load in a context the
-//! device's compute capability is checked against the spec's [`Target`]
-//! ([`Error::ArchMismatch`]); the driver then JIT-compiles the PTX once per
-//! context and the module is cached.
+//! parameter list, size symbols, encoded IR) into a `static` [`Kernel`]; its
+//! generated launcher pushes each argument through a [`Launch`], which
+//! checks it against the spec, and runs it. Before the first load in a
+//! context the device's compute capability is checked against the spec's
+//! [`Target`] ([`Error::ArchMismatch`]); the driver then JIT-compiles the
+//! PTX once per context and the module is cached.
 //!
 //! Tensor dims may be symbolic ([`DimSpec`]): `Tensor<f32, N>` binds the
 //! size symbol `N` ([`SymbolSpec`]) from the tensor passed, every other use
@@ -28,14 +29,32 @@
 //! multi-stream mode, by joining the two streams. `docs/runtime.md` has the
 //! details.
 //!
+//! # The CPU interpreter device
+//!
+//! [`Device::cpu`] is a device without a GPU: tensors live in host memory
+//! (bytes as `AtomicU8`s, each element little-endian, as on the GPU) and a
+//! launch runs the kernel's IR (the spec's `program`, decoded and prepared
+//! once per [`Kernel`]) on the interpreter, `tile-kernel-interp`, to
+//! completion. [`Device::new`] opens it when no CUDA driver is present
+//! (saying so once on stderr) or when the environment variable
+//! `TILE_KERNEL_DEVICE` ([`DEVICE_ENV`]) is `cpu`; `gpu` forces CUDA
+//! ([`Device::cuda`] never falls back). Launches check the same things as
+//! on a GPU; a tensor of the other kind of device is
+//! [`Error::WrongDevice`], a spec without IR (hand-built) is
+//! [`Error::NoProgram`], and a fault the interpreter detects is
+//! [`Error::Interpreter`]. CUDA-only calls (contexts, streams, pinned
+//! buffers, asynchronous copies, cudarc memory, the compute capability)
+//! return [`Error::NotOnGpu`] there. The CPU path has no `unsafe`.
+//!
 //! # Views and launches
 //!
 //! Kernels take any [`TensorArg`]: a whole [`DeviceTensor`], a shared
 //! [`TensorView`] or an exclusive [`TensorViewMut`] (a shape over a range
 //! of an allocation, e.g. rows of a tensor or an offset of an engine's
-//! `CudaSlice`). A launch checks dtype, shape and symbols, context, that
-//! the memory holds the shape, and that it starts 16-byte aligned
-//! ([`Error::Misaligned`]), all before anything is queued.
+//! `CudaSlice`). A launch checks dtype, shape and symbols, device (the CUDA
+//! context, or host memory on the CPU device), that the memory holds the
+//! shape, and that it starts 16-byte aligned ([`Error::Misaligned`]), all
+//! before anything is queued.
 //!
 //! # Copies
 //!
@@ -57,35 +76,44 @@
 //!   failures.
 //! - `element`: [`Element`] and [`ScalarArg`], the Rust types that cross to
 //!   the GPU, each tied to its [`DType`].
-//! - `device`: [`Device`] (context + stream), [`driver_available`], tensor
+//! - `device`: [`Device`] (context + stream, or the CPU interpreter), the
+//!   choice [`Device::new`] makes, [`driver_available`], tensor
 //!   constructors, pinned host buffers.
-//! - `tensor`: [`DeviceTensor`], a whole device allocation plus its shape.
+//! - `tensor`: [`DeviceTensor`], a whole device allocation (or host memory)
+//!   plus its shape.
 //! - `view`: [`TensorView`], [`TensorViewMut`] and the sealed
 //!   [`TensorArg`] / [`TensorArgMut`] traits launches take.
 //! - `copy`: blocking and asynchronous copies, and the cross-stream
 //!   ordering launches and copies share.
+//! - `host`: the CPU device's memory (element bytes as `AtomicU8`s).
 //! - `symbols`: [`DimSpec`], [`SymbolSpec`], [`LaunchExpr`]; binding
 //!   symbols from shapes, their launch-time requirements, grid evaluation
 //!   (pure functions, tested without a GPU).
-//! - `kernel`: [`KernelSpec`], the per-context module cache in [`Kernel`],
-//!   the arch check, and the checked [`Launch`] builder.
+//! - `kernel`: [`KernelSpec`], the per-context module cache and the
+//!   prepared CPU program in [`Kernel`], the arch check, and the checked
+//!   [`Launch`] builder, which runs on the driver or the interpreter.
 
 mod copy;
+#[cfg(test)]
+mod cpu_tests;
 mod device;
 mod element;
 mod error;
+mod host;
 mod kernel;
 mod symbols;
 mod tensor;
 mod view;
 
-pub use device::{Device, driver_available};
+pub use device::{DEVICE_ENV, Device, driver_available};
 pub use element::{Element, ScalarArg};
 pub use error::Error;
 pub use half::{bf16, f16};
 pub use kernel::{Access, Kernel, KernelSpec, Launch, MAX_PARAMS, ParamKind, ParamSpec};
 pub use symbols::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, MAX_SYMBOLS, SymbolSpec};
 pub use tensor::DeviceTensor;
+/// What the CPU interpreter reports in [`Error::Interpreter`].
+pub use tile_kernel_interp::{Fault, FaultKind, ThreadId};
 pub use tile_kernel_lowering::{DType, Target};
 pub use view::{TensorArg, TensorArgMut, TensorView, TensorViewMut};
 

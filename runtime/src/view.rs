@@ -3,23 +3,25 @@
 //! [`TensorArg`] / [`TensorArgMut`] traits through which launches accept
 //! tensors and views alike.
 //!
-//! A view holds a cudarc [`CudaView`] / [`CudaViewMut`], so it borrows the
-//! allocation exactly as cudarc's own views do: the borrow checker keeps a
-//! mutable view from aliasing anything, and cudarc's per-allocation events
-//! order its uses across streams. Invariant of both view types: the cudarc
-//! view holds at least [`len`](TensorView::len) elements (the product of
+//! A view of GPU memory holds a cudarc [`CudaView`] / [`CudaViewMut`], so
+//! it borrows the allocation exactly as cudarc's own views do: the borrow
+//! checker keeps a mutable view from aliasing anything, and cudarc's
+//! per-allocation events order its uses across streams. A view of a
+//! CPU-device tensor holds `&[AtomicU8]` / `&mut [AtomicU8]` of its host
+//! memory, with the same borrow rules. Invariant of both view types: the
+//! memory holds at least [`len`](TensorView::len) elements (the product of
 //! the shape), starting at the view's first element. Everything that makes
 //! a view checks it; slicing and reshaping keep it.
 
 use std::fmt;
 use std::ops::{Bound, RangeBounds};
+use std::sync::atomic::AtomicU8;
 
 use cudarc::driver::{CudaSlice, CudaView, CudaViewMut, PinnedHostSlice};
 use tile_kernel_lowering::DType;
 
-use crate::copy;
 use crate::tensor::element_count;
-use crate::{Device, Element, Error, Result};
+use crate::{Device, Element, Error, Result, copy, host};
 
 /// Shapes up to this rank are stored inline, so that making, slicing and
 /// reshaping views does not allocate.
@@ -166,8 +168,212 @@ pub(crate) fn reshaped<T: Element>(from: &[usize], from_len: usize, to: &[usize]
     Ok(Dims::new(to))
 }
 
-/// A shared, borrowed view of a dense row-major tensor in GPU memory: a
-/// shape over a range of a cudarc allocation.
+/// The bytes of a CPU-device view: `bytes` start at the view's first
+/// element; `offset` is their byte offset in the tensor's host memory
+/// (what the launch's 16-byte alignment check looks at).
+#[derive(Clone, Copy)]
+pub struct HostView<'a> {
+    pub(crate) bytes: &'a [AtomicU8],
+    pub(crate) offset: usize,
+}
+
+/// [`HostView`], exclusive: nothing else reaches these bytes while it lives.
+pub struct HostViewMut<'a> {
+    pub(crate) bytes: &'a mut [AtomicU8],
+    pub(crate) offset: usize,
+}
+
+/// Where a shared view's elements are: GPU memory (a cudarc view) or the
+/// CPU device's host memory. Holds at least the view's elements.
+pub enum Memory<'a, T> {
+    Cuda(CudaView<'a, T>),
+    Host(HostView<'a>),
+}
+
+/// Where an exclusive view's elements are.
+pub enum MemoryMut<'a, T> {
+    Cuda(CudaViewMut<'a, T>),
+    Host(HostViewMut<'a>),
+}
+
+/// The byte range of elements `first..` (`..` to the end) of `T` in host
+/// bytes, or an internal error if it is not inside (never expected).
+fn host_start<T: Element>(bytes: usize, first: usize) -> Result<usize> {
+    let size = T::DTYPE.size_bytes();
+    first
+        .checked_mul(size)
+        .filter(|&start| start <= bytes)
+        .ok_or_else(|| internal_bounds(first, bytes / size))
+}
+
+impl<'a, T: Element> Memory<'a, T> {
+    /// How many elements it holds.
+    pub(crate) fn elements(&self) -> usize {
+        match self {
+            Memory::Cuda(view) => view.len(),
+            Memory::Host(host) => host.bytes.len() / T::DTYPE.size_bytes(),
+        }
+    }
+
+    /// Another handle to the same elements.
+    pub(crate) fn reborrow(&self) -> Memory<'a, T> {
+        match self {
+            Memory::Cuda(view) => Memory::Cuda(view.slice(..)),
+            Memory::Host(host) => Memory::Host(*host),
+        }
+    }
+
+    /// The elements from `first` on (at most [`elements`](Self::elements)).
+    pub(crate) fn skip(&self, first: usize) -> Result<Memory<'a, T>> {
+        match self {
+            Memory::Cuda(view) => sub_view(view, first).map(Memory::Cuda),
+            Memory::Host(host) => {
+                let start = host_start::<T>(host.bytes.len(), first)?;
+                Ok(Memory::Host(HostView {
+                    bytes: &host.bytes[start..],
+                    offset: host.offset + start,
+                }))
+            }
+        }
+    }
+
+    /// The first `len` elements, copied to the host (blocking).
+    pub(crate) fn download(&self, len: usize) -> Result<Vec<T>> {
+        match self {
+            Memory::Cuda(view) => copy::download_blocking(view, len),
+            Memory::Host(host) => Ok(host::load(host_prefix::<T>(host.bytes, len)?)),
+        }
+    }
+
+    /// The cudarc view, or [`Error::NotOnGpu`] naming `what` needed it.
+    pub(crate) fn cuda(&self, what: &'static str) -> Result<&CudaView<'a, T>> {
+        match self {
+            Memory::Cuda(view) => Ok(view),
+            Memory::Host(_) => Err(Error::NotOnGpu { what }),
+        }
+    }
+}
+
+impl<'a, T: Element> MemoryMut<'a, T> {
+    /// How many elements it holds.
+    pub(crate) fn elements(&self) -> usize {
+        match self {
+            MemoryMut::Cuda(view) => view.len(),
+            MemoryMut::Host(host) => host.bytes.len() / T::DTYPE.size_bytes(),
+        }
+    }
+
+    /// A shared handle to the same elements, borrowing this one.
+    pub(crate) fn as_shared(&self) -> Memory<'_, T> {
+        match self {
+            MemoryMut::Cuda(view) => Memory::Cuda(view.as_view()),
+            MemoryMut::Host(host) => Memory::Host(HostView {
+                bytes: host.bytes,
+                offset: host.offset,
+            }),
+        }
+    }
+
+    /// A shared handle for the whole borrow.
+    pub(crate) fn into_shared(self) -> Memory<'a, T> {
+        match self {
+            MemoryMut::Cuda(view) => Memory::Cuda(view.into_view()),
+            MemoryMut::Host(host) => Memory::Host(HostView {
+                bytes: host.bytes,
+                offset: host.offset,
+            }),
+        }
+    }
+
+    /// An exclusive handle to the same elements, borrowing this one.
+    pub(crate) fn reborrow(&mut self) -> MemoryMut<'_, T> {
+        match self {
+            MemoryMut::Cuda(view) => MemoryMut::Cuda(view.slice_mut(..)),
+            MemoryMut::Host(host) => MemoryMut::Host(HostViewMut {
+                bytes: host.bytes,
+                offset: host.offset,
+            }),
+        }
+    }
+
+    /// The elements from `first` on, exclusive, borrowing this handle.
+    pub(crate) fn skip(&mut self, first: usize) -> Result<MemoryMut<'_, T>> {
+        match self {
+            MemoryMut::Cuda(view) => sub_view_mut(view, first).map(MemoryMut::Cuda),
+            MemoryMut::Host(host) => {
+                let start = host_start::<T>(host.bytes.len(), first)?;
+                Ok(MemoryMut::Host(HostViewMut {
+                    bytes: &mut host.bytes[start..],
+                    offset: host.offset + start,
+                }))
+            }
+        }
+    }
+
+    /// Elements `..mid` and `mid..`, both exclusive.
+    pub(crate) fn split_at(&mut self, mid: usize) -> Result<(MemoryMut<'_, T>, MemoryMut<'_, T>)> {
+        match self {
+            MemoryMut::Cuda(view) => {
+                let available = view.len();
+                let (a, b) = view
+                    .try_split_at_mut(mid)
+                    .ok_or_else(|| internal_bounds(mid, available))?;
+                Ok((MemoryMut::Cuda(a), MemoryMut::Cuda(b)))
+            }
+            MemoryMut::Host(host) => {
+                let start = host_start::<T>(host.bytes.len(), mid)?;
+                let offset = host.offset;
+                let (a, b) = host.bytes.split_at_mut(start);
+                Ok((
+                    MemoryMut::Host(HostViewMut { bytes: a, offset }),
+                    MemoryMut::Host(HostViewMut {
+                        bytes: b,
+                        offset: offset + start,
+                    }),
+                ))
+            }
+        }
+    }
+
+    /// Overwrites the first `len` elements with `host` (blocking), which
+    /// must have `len` elements ([`Error::LengthMismatch`]).
+    pub(crate) fn upload(&mut self, shape: &[usize], len: usize, values: &[T]) -> Result<()> {
+        match self {
+            MemoryMut::Cuda(view) => copy::upload_blocking(view.slice_mut(..), shape, len, values),
+            MemoryMut::Host(memory) => {
+                if values.len() != len {
+                    return Err(Error::LengthMismatch {
+                        shape: shape.to_vec(),
+                        expected: len,
+                        actual: values.len(),
+                    });
+                }
+                host::store(host_prefix::<T>(memory.bytes, len)?, values);
+                Ok(())
+            }
+        }
+    }
+
+    /// The cudarc view, or [`Error::NotOnGpu`] naming `what` needed it.
+    pub(crate) fn cuda(&mut self, what: &'static str) -> Result<&mut CudaViewMut<'a, T>> {
+        match self {
+            MemoryMut::Cuda(view) => Ok(view),
+            MemoryMut::Host(_) => Err(Error::NotOnGpu { what }),
+        }
+    }
+}
+
+/// The bytes of the first `len` elements of `T` in `bytes`.
+pub(crate) fn host_prefix<T: Element>(bytes: &[AtomicU8], len: usize) -> Result<&[AtomicU8]> {
+    let size = T::DTYPE.size_bytes();
+    len.checked_mul(size)
+        .and_then(|end| bytes.get(..end))
+        .ok_or_else(|| internal_bounds(len, bytes.len() / size))
+}
+
+/// A shared, borrowed view of a dense row-major tensor on a device: a
+/// shape over a range of a cudarc allocation, or of a CPU-device tensor's
+/// host memory.
 ///
 /// Made by [`DeviceTensor::view`](crate::DeviceTensor::view) /
 /// [`slice`](crate::DeviceTensor::slice), from a mutable view, or over any
@@ -179,12 +385,12 @@ pub(crate) fn reshaped<T: Element>(from: &[usize], from_len: usize, to: &[usize]
 /// Cheap to clone (no allocation up to rank 6).
 pub struct TensorView<'a, T: Element> {
     /// At least `len` elements, starting at the view's first.
-    cuda: CudaView<'a, T>,
+    memory: Memory<'a, T>,
     dims: Dims,
     len: usize,
 }
 
-/// An exclusive, borrowed view of a dense row-major tensor in GPU memory:
+/// An exclusive, borrowed view of a dense row-major tensor on a device:
 /// like [`TensorView`], but kernels may write through it, and while it
 /// lives nothing else can reach its elements (Rust's borrow rules, as for
 /// `&mut [T]`).
@@ -196,17 +402,17 @@ pub struct TensorView<'a, T: Element> {
 /// [`from_slice_mut`](Self::from_slice_mut).
 pub struct TensorViewMut<'a, T: Element> {
     /// At least `len` elements, starting at the view's first.
-    cuda: CudaViewMut<'a, T>,
+    memory: MemoryMut<'a, T>,
     dims: Dims,
     len: usize,
 }
 
 impl<'a, T: Element> TensorView<'a, T> {
-    /// Wraps a view the caller checked: `cuda` holds at least `len`
-    /// elements, the element count of `dims`.
-    pub(crate) fn from_parts(cuda: CudaView<'a, T>, dims: Dims, len: usize) -> Self {
-        debug_assert!(len <= cuda.len());
-        TensorView { cuda, dims, len }
+    /// Wraps memory the caller checked: it holds at least `len` elements,
+    /// the element count of `dims`.
+    pub(crate) fn from_parts(memory: Memory<'a, T>, dims: Dims, len: usize) -> Self {
+        debug_assert!(len <= memory.elements());
+        TensorView { memory, dims, len }
     }
 
     /// A tensor of `shape` over the first elements of a cudarc view: the
@@ -218,8 +424,8 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// ```no_run
     /// # fn main() -> tile_kernel_runtime::Result<()> {
     /// use tile_kernel_runtime::{Device, TensorView};
-    /// let dev = Device::new(0)?;
-    /// let cache = dev.stream().alloc_zeros::<f32>(1 << 20).unwrap();
+    /// let dev = Device::cuda(0)?;
+    /// let cache = dev.stream()?.alloc_zeros::<f32>(1 << 20).unwrap();
     /// let block = TensorView::from_cuda(cache.slice(4096..8192), [4096])?;
     /// assert_eq!(block.shape(), &[4096]);
     /// # Ok(())
@@ -227,7 +433,7 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// ```
     pub fn from_cuda(view: CudaView<'a, T>, shape: impl AsRef<[usize]>) -> Result<Self> {
         let (dims, len) = fit_shape::<T>(shape.as_ref(), view.len())?;
-        Ok(TensorView::from_parts(view, dims, len))
+        Ok(TensorView::from_parts(Memory::Cuda(view), dims, len))
     }
 
     /// A tensor of `shape` over the start of a whole cudarc allocation
@@ -256,15 +462,20 @@ impl<'a, T: Element> TensorView<'a, T> {
         T::DTYPE
     }
 
+    /// Whether the elements are in the CPU device's host memory.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self.memory, Memory::Host(_))
+    }
+
     /// Rows `range` of the leading axis: shape `[end - start, rest..]`.
     /// [`Error::SliceOutOfRange`] if the range is not inside the axis (or
     /// the view has rank 0).
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<TensorView<'a, T>> {
         let shape = self.shape();
         let rows = rows(shape, range)?;
-        let cuda = sub_view(&self.cuda, rows.first)?;
+        let memory = self.memory.skip(rows.first)?;
         Ok(TensorView::from_parts(
-            cuda,
+            memory,
             Dims::with_leading(shape, rows.end - rows.start),
             rows.last - rows.first,
         ))
@@ -274,21 +485,29 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// else [`Error::ReshapeMismatch`].
     pub fn reshape(&self, shape: impl AsRef<[usize]>) -> Result<TensorView<'a, T>> {
         let dims = reshaped::<T>(self.shape(), self.len, shape.as_ref())?;
-        Ok(TensorView::from_parts(self.cuda.slice(..), dims, self.len))
+        Ok(TensorView::from_parts(
+            self.memory.reborrow(),
+            dims,
+            self.len,
+        ))
     }
 
     /// The cudarc view of exactly this tensor's elements, for work the
-    /// kernel language does not cover.
-    pub fn cuda_view(&self) -> CudaView<'a, T> {
-        self.cuda.slice(..self.len)
+    /// kernel language does not cover ([`Error::NotOnGpu`] for a view of a
+    /// CPU-device tensor).
+    pub fn cuda_view(&self) -> Result<CudaView<'a, T>> {
+        Ok(self
+            .memory
+            .cuda("`TensorView::cuda_view`")?
+            .slice(..self.len))
     }
 
     /// Copies the view to the host. **Blocking**: queues the copy on the
     /// stream of the allocation the view is part of (after every write to
     /// the allocation queued on any stream, through cudarc's events) and
-    /// waits for that stream.
+    /// waits for that stream. On the CPU device, a plain copy.
     pub fn download(&self) -> Result<Vec<T>> {
-        copy::download_blocking(&self.cuda, self.len)
+        self.memory.download(self.len)
     }
 
     /// Queues a copy of the view into the first [`len`](Self::len) elements
@@ -296,23 +515,27 @@ impl<'a, T: Element> TensorView<'a, T> {
     /// (**does not synchronize**). The copy waits for earlier writes to the
     /// view on any stream; reading `dst` on the host (`as_slice`) waits for
     /// the copy. See [`DeviceTensor::download_async`](crate::DeviceTensor::download_async).
+    /// [`Error::NotOnGpu`] on the CPU device.
     pub fn download_async(&self, device: &Device, dst: &mut PinnedHostSlice<T>) -> Result<()> {
-        copy::download_async(device, self.cuda.slice(..), self.shape(), self.len, dst)
+        const WHAT: &str = "`TensorView::download_async`";
+        let cuda = device.require_cuda(WHAT)?;
+        let view = self.memory.cuda(WHAT)?;
+        copy::download_async(cuda, view.slice(..), self.shape(), self.len, dst)
     }
 }
 
 impl<T: Element> Clone for TensorView<'_, T> {
     fn clone(&self) -> Self {
-        TensorView::from_parts(self.cuda.slice(..), self.dims.clone(), self.len)
+        TensorView::from_parts(self.memory.reborrow(), self.dims.clone(), self.len)
     }
 }
 
 impl<'a, T: Element> TensorViewMut<'a, T> {
-    /// Wraps a view the caller checked: `cuda` holds at least `len`
-    /// elements, the element count of `dims`.
-    pub(crate) fn from_parts(cuda: CudaViewMut<'a, T>, dims: Dims, len: usize) -> Self {
-        debug_assert!(len <= cuda.len());
-        TensorViewMut { cuda, dims, len }
+    /// Wraps memory the caller checked: it holds at least `len` elements,
+    /// the element count of `dims`.
+    pub(crate) fn from_parts(memory: MemoryMut<'a, T>, dims: Dims, len: usize) -> Self {
+        debug_assert!(len <= memory.elements());
+        TensorViewMut { memory, dims, len }
     }
 
     /// A tensor of `shape` over the first elements of a mutable cudarc
@@ -321,7 +544,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// holds.
     pub fn from_cuda(view: CudaViewMut<'a, T>, shape: impl AsRef<[usize]>) -> Result<Self> {
         let (dims, len) = fit_shape::<T>(shape.as_ref(), view.len())?;
-        Ok(TensorViewMut::from_parts(view, dims, len))
+        Ok(TensorViewMut::from_parts(MemoryMut::Cuda(view), dims, len))
     }
 
     /// A tensor of `shape` over the start of a whole cudarc allocation
@@ -350,30 +573,34 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         T::DTYPE
     }
 
+    /// Whether the elements are in the CPU device's host memory.
+    pub fn is_cpu(&self) -> bool {
+        matches!(self.memory, MemoryMut::Host(_))
+    }
+
     /// A shared view of the same elements, borrowing this one.
     pub fn view(&self) -> TensorView<'_, T> {
-        TensorView::from_parts(self.cuda.as_view(), self.dims.clone(), self.len)
+        TensorView::from_parts(self.memory.as_shared(), self.dims.clone(), self.len)
     }
 
     /// Turns this view into a shared one for the whole borrow.
     pub fn into_view(self) -> TensorView<'a, T> {
-        TensorView::from_parts(self.cuda.into_view(), self.dims, self.len)
+        TensorView::from_parts(self.memory.into_shared(), self.dims, self.len)
     }
 
     /// A mutable view of the same elements, borrowing this one (to pass it
     /// on while keeping it).
     pub fn reborrow(&mut self) -> TensorViewMut<'_, T> {
-        let cuda = self.cuda.slice_mut(..);
-        TensorViewMut::from_parts(cuda, self.dims.clone(), self.len)
+        TensorViewMut::from_parts(self.memory.reborrow(), self.dims.clone(), self.len)
     }
 
     /// Rows `range` of the leading axis, shared: shape `[end - start, rest..]`.
     pub fn slice(&self, range: impl RangeBounds<usize>) -> Result<TensorView<'_, T>> {
         let shape = self.shape();
         let rows = rows(shape, range)?;
-        let cuda = sub_view(&self.cuda.as_view(), rows.first)?;
+        let memory = self.memory.as_shared().skip(rows.first)?;
         Ok(TensorView::from_parts(
-            cuda,
+            memory,
             Dims::with_leading(shape, rows.end - rows.start),
             rows.last - rows.first,
         ))
@@ -383,9 +610,9 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     pub fn slice_mut(&mut self, range: impl RangeBounds<usize>) -> Result<TensorViewMut<'_, T>> {
         let rows = rows(self.dims.as_slice(), range)?;
         let dims = Dims::with_leading(self.dims.as_slice(), rows.end - rows.start);
-        let cuda = sub_view_mut(&mut self.cuda, rows.first)?;
+        let memory = self.memory.skip(rows.first)?;
         Ok(TensorViewMut::from_parts(
-            cuda,
+            memory,
             dims,
             rows.last - rows.first,
         ))
@@ -398,7 +625,7 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
         row: usize,
     ) -> Result<(TensorViewMut<'_, T>, TensorViewMut<'_, T>)> {
         let (front, back) = split_rows(self.dims.as_slice(), self.len, row)?;
-        let (a, b) = split_view_mut(&mut self.cuda, &front)?;
+        let (a, b) = self.memory.split_at(front.1)?;
         Ok((
             TensorViewMut::from_parts(a, front.0, front.1),
             TensorViewMut::from_parts(b, back.0, back.1),
@@ -409,44 +636,47 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// else [`Error::ReshapeMismatch`].
     pub fn reshape(self, shape: impl AsRef<[usize]>) -> Result<TensorViewMut<'a, T>> {
         let dims = reshaped::<T>(self.shape(), self.len, shape.as_ref())?;
-        Ok(TensorViewMut::from_parts(self.cuda, dims, self.len))
+        Ok(TensorViewMut::from_parts(self.memory, dims, self.len))
     }
 
-    /// The cudarc view of exactly this tensor's elements.
-    pub fn cuda_view_mut(&mut self) -> CudaViewMut<'_, T> {
-        self.cuda.slice_mut(..self.len)
+    /// The cudarc view of exactly this tensor's elements
+    /// ([`Error::NotOnGpu`] for a view of a CPU-device tensor).
+    pub fn cuda_view_mut(&mut self) -> Result<CudaViewMut<'_, T>> {
+        let len = self.len;
+        Ok(self
+            .memory
+            .cuda("`TensorViewMut::cuda_view_mut`")?
+            .slice_mut(..len))
     }
 
     /// Copies the view to the host. **Blocking**, as
     /// [`TensorView::download`].
     pub fn download(&self) -> Result<Vec<T>> {
-        copy::download_blocking(&self.cuda.as_view(), self.len)
+        self.memory.as_shared().download(self.len)
     }
 
     /// Overwrites the view with `host`, which must have [`len`](Self::len)
     /// elements ([`Error::LengthMismatch`]). **Blocking**: queues the copy
     /// on the allocation's stream and waits for that stream, so `host` may
-    /// be reused at once.
+    /// be reused at once. On the CPU device, a plain copy.
     pub fn upload_from(&mut self, host: &[T]) -> Result<()> {
-        copy::upload_blocking(
-            self.cuda.slice_mut(..),
-            self.dims.as_slice(),
-            self.len,
-            host,
-        )
+        self.memory.upload(self.dims.as_slice(), self.len, host)
     }
 
     /// Queues a copy of the first [`len`](Self::len) elements of the pinned
     /// buffer `src` into the view on `device`'s stream, and returns at once
     /// (**does not synchronize**). See
     /// [`DeviceTensor::upload_async`](crate::DeviceTensor::upload_async).
+    /// [`Error::NotOnGpu`] on the CPU device.
     pub fn upload_async(&mut self, device: &Device, src: &PinnedHostSlice<T>) -> Result<()> {
-        let len = self.len;
+        const WHAT: &str = "`TensorViewMut::upload_async`";
+        let cuda = device.require_cuda(WHAT)?;
+        let view = self.memory.cuda(WHAT)?;
         copy::upload_async(
-            device,
-            self.cuda.slice_mut(..),
+            cuda,
+            view.slice_mut(..),
             self.dims.as_slice(),
-            len,
+            self.len,
             src,
         )
     }
@@ -454,8 +684,13 @@ impl<'a, T: Element> TensorViewMut<'a, T> {
     /// Queues a copy of the view into the pinned buffer `dst` on `device`'s
     /// stream and returns at once (**does not synchronize**). See
     /// [`DeviceTensor::download_async`](crate::DeviceTensor::download_async).
+    /// [`Error::NotOnGpu`] on the CPU device.
     pub fn download_async(&self, device: &Device, dst: &mut PinnedHostSlice<T>) -> Result<()> {
-        copy::download_async(device, self.cuda.as_view(), self.shape(), self.len, dst)
+        const WHAT: &str = "`TensorViewMut::download_async`";
+        let cuda = device.require_cuda(WHAT)?;
+        let memory = self.memory.as_shared();
+        let view = memory.cuda(WHAT)?;
+        copy::download_async(cuda, view.slice(..), self.shape(), self.len, dst)
     }
 }
 
@@ -491,18 +726,8 @@ pub(crate) fn sub_view_mut<'b, T>(
         .ok_or_else(|| internal_bounds(first, available))
 }
 
-/// `view` split after the `front.1` elements of the front part.
-fn split_view_mut<'b, T>(
-    view: &'b mut CudaViewMut<'_, T>,
-    front: &(Dims, usize),
-) -> Result<(CudaViewMut<'b, T>, CudaViewMut<'b, T>)> {
-    let available = view.len();
-    view.try_split_at_mut(front.1)
-        .ok_or_else(|| internal_bounds(front.1, available))
-}
-
 /// A broken view invariant (never expected): reported, not panicked on.
-fn internal_bounds(first: usize, available: usize) -> Error {
+pub(crate) fn internal_bounds(first: usize, available: usize) -> Error {
     Error::ViewTooSmall {
         shape: vec![first],
         needed: first,
@@ -515,6 +740,7 @@ impl<T: Element> fmt::Debug for TensorView<'_, T> {
         f.debug_struct("TensorView")
             .field("dtype", &T::DTYPE)
             .field("shape", &self.dims)
+            .field("cpu", &self.is_cpu())
             .finish_non_exhaustive()
     }
 }
@@ -524,15 +750,16 @@ impl<T: Element> fmt::Debug for TensorViewMut<'_, T> {
         f.debug_struct("TensorViewMut")
             .field("dtype", &T::DTYPE)
             .field("shape", &self.dims)
+            .field("cpu", &self.is_cpu())
             .finish_non_exhaustive()
     }
 }
 
 pub(crate) mod sealed {
-    use cudarc::driver::{CudaView, CudaViewMut};
+    use super::{Memory, MemoryMut};
 
     /// What a launch reads from a tensor argument. Private: launches trust
-    /// it (the view holds at least `arg_len` elements).
+    /// it (the memory holds at least `arg_len` elements).
     pub trait Sealed<T> {
         /// The shape.
         fn arg_shape(&self) -> &[usize];
@@ -540,13 +767,13 @@ pub(crate) mod sealed {
         fn arg_len(&self) -> usize;
         /// The memory, starting at the first element; at least `arg_len`
         /// elements long.
-        fn arg_view(&self) -> CudaView<'_, T>;
+        fn arg_memory(&self) -> Memory<'_, T>;
     }
 
     /// What a launch takes from a tensor argument it may write.
     pub trait SealedMut<T>: Sealed<T> {
-        /// As [`Sealed::arg_view`], mutable.
-        fn arg_view_mut(&mut self) -> CudaViewMut<'_, T>;
+        /// As [`Sealed::arg_memory`], exclusive.
+        fn arg_memory_mut(&mut self) -> MemoryMut<'_, T>;
     }
 }
 
@@ -581,8 +808,8 @@ impl<T: Element> sealed::Sealed<T> for TensorView<'_, T> {
     fn arg_len(&self) -> usize {
         self.len
     }
-    fn arg_view(&self) -> CudaView<'_, T> {
-        self.cuda.slice(..)
+    fn arg_memory(&self) -> Memory<'_, T> {
+        self.memory.reborrow()
     }
 }
 impl<T: Element> TensorArg<T> for TensorView<'_, T> {}
@@ -594,13 +821,13 @@ impl<T: Element> sealed::Sealed<T> for TensorViewMut<'_, T> {
     fn arg_len(&self) -> usize {
         self.len
     }
-    fn arg_view(&self) -> CudaView<'_, T> {
-        self.cuda.as_view()
+    fn arg_memory(&self) -> Memory<'_, T> {
+        self.memory.as_shared()
     }
 }
 impl<T: Element> sealed::SealedMut<T> for TensorViewMut<'_, T> {
-    fn arg_view_mut(&mut self) -> CudaViewMut<'_, T> {
-        self.cuda.slice_mut(..)
+    fn arg_memory_mut(&mut self) -> MemoryMut<'_, T> {
+        self.memory.reborrow()
     }
 }
 impl<T: Element> TensorArg<T> for TensorViewMut<'_, T> {}

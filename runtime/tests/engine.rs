@@ -18,7 +18,7 @@ use tile_kernel_runtime::{
 
 /// GPU 0; a test that asks for it fails where there is none.
 fn device() -> Device {
-    match Device::new(0) {
+    match Device::cuda(0) {
         Ok(device) => device,
         Err(e) => panic!("this test needs a GPU, but opening GPU 0 failed: {e}"),
     }
@@ -117,6 +117,7 @@ static ADD_ONE: Kernel = unsafe {
         shared_mem_bytes: 0,
         params: &[X, Y],
         symbols: N_SYMBOL,
+        program: &[],
     })
 };
 
@@ -144,6 +145,7 @@ static SLOW_ADD_ONE: Kernel = unsafe {
             },
         ],
         symbols: N_SYMBOL,
+        program: &[],
     })
 };
 
@@ -189,14 +191,14 @@ fn mismatches(got: &[f32], want: f32) -> usize {
 fn device_new_uses_its_own_non_blocking_stream() -> Result<()> {
     let dev = device();
     assert!(
-        !dev.stream().cu_stream().is_null(),
+        !dev.stream()?.cu_stream().is_null(),
         "not the legacy default stream"
     );
-    assert!(dev.context().is_managing_stream_synchronization());
-    let other = Device::new(0)?;
-    assert_ne!(other.stream().cu_stream(), dev.stream().cu_stream());
+    assert!(dev.context()?.is_managing_stream_synchronization());
+    let other = Device::cuda(0)?;
+    assert_ne!(other.stream()?.cu_stream(), dev.stream()?.cu_stream());
     // Same primary context: the cache key and tensors carry over.
-    assert_eq!(other.context().cu_ctx(), dev.context().cu_ctx());
+    assert_eq!(other.context()?.cu_ctx(), dev.context()?.cu_ctx());
     Ok(())
 }
 
@@ -209,8 +211,8 @@ fn from_stream_launches_on_the_callers_stream() -> Result<()> {
     let mine = cuda(ctx.new_stream())?;
     let idle = cuda(ctx.new_stream())?;
     let dev = Device::from_stream(mine.clone())?;
-    assert!(Arc::ptr_eq(dev.stream(), &mine));
-    assert_eq!(dev.context().cu_ctx(), ctx.cu_ctx());
+    assert!(Arc::ptr_eq(dev.stream()?, &mine));
+    assert_eq!(dev.context()?.cu_ctx(), ctx.cu_ctx());
     let x = dev.upload(&[1.0f32; 256], [256])?;
     let mut y = dev.zeros::<f32>([256])?;
     slow_add_one(&dev, &x, &mut y, SLOW)?;
@@ -229,9 +231,9 @@ fn from_stream_launches_on_the_callers_stream() -> Result<()> {
 #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
 fn with_stream_requires_the_same_context() -> Result<()> {
     let dev = device();
-    let ctx = dev.context().clone();
+    let ctx = dev.context()?.clone();
     let same = dev.with_stream(cuda(ctx.new_stream())?)?;
-    assert_eq!(same.context().cu_ctx(), dev.context().cu_ctx());
+    assert_eq!(same.context()?.cu_ctx(), dev.context()?.cu_ctx());
     // Another context on the same GPU.
     let foreign = cuda(CudaContext::new_non_primary(0, 0))?;
     let stream = cuda(foreign.new_stream())?;
@@ -265,7 +267,7 @@ fn with_stream_requires_the_same_context() -> Result<()> {
 fn producer_and_consumer_on_two_streams_are_ordered() -> Result<()> {
     let a = device();
     let b = a.with_new_stream()?;
-    assert_ne!(a.stream().cu_stream(), b.stream().cu_stream());
+    assert_ne!(a.stream()?.cu_stream(), b.stream()?.cu_stream());
     let n = 1 << 16;
     let x = a.upload(&vec![1.0f32; n], [n])?;
     let mut y = a.zeros::<f32>([n])?;
@@ -323,7 +325,7 @@ fn single_stream_contexts_are_ordered_by_joins() -> Result<()> {
     let ctx = cuda(CudaContext::new(0))?;
     let legacy = Device::from_stream(ctx.default_stream())?;
     assert!(!ctx.is_in_multi_stream_mode());
-    let ours = Device::new(0)?;
+    let ours = Device::cuda(0)?;
     let n = 1 << 16;
     let x = legacy.upload(&vec![1.0f32; n], [n])?;
     let mut y = legacy.zeros::<f32>([n])?;
@@ -334,7 +336,7 @@ fn single_stream_contexts_are_ordered_by_joins() -> Result<()> {
     assert_eq!(mismatches(&z.download()?, 3.0), 0);
     // Written on our stream, then read on the legacy stream by the caller.
     slow_add_one(&ours, &z, &mut y, SLOW)?;
-    let host = cuda(ctx.default_stream().clone_dtoh(y.cuda_slice()))?;
+    let host = cuda(ctx.default_stream().clone_dtoh(y.cuda_slice()?))?;
     cuda(ctx.default_stream().synchronize())?;
     assert_eq!(mismatches(&host, 4.0), 0);
     Ok(())
@@ -460,7 +462,7 @@ fn split_halves_are_two_arguments_of_one_launch() -> Result<()> {
 #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
 fn views_over_raw_cudarc_buffers() -> Result<()> {
     let dev = device();
-    let stream = dev.stream();
+    let stream = dev.stream()?;
     let host: Vec<f32> = (0..256).map(|i| i as f32).collect();
     let src = cuda(stream.clone_htod(&host))?;
     let mut dst = cuda(stream.alloc_zeros::<f32>(512))?;
@@ -637,6 +639,7 @@ static FOR_SM_100: Kernel = unsafe {
         shared_mem_bytes: 0,
         params: &[],
         symbols: &[],
+        program: &[],
     })
 };
 
@@ -652,6 +655,7 @@ static FOR_SM_80: Kernel = unsafe {
         shared_mem_bytes: 0,
         params: &[],
         symbols: &[],
+        program: &[],
     })
 };
 

@@ -1,8 +1,19 @@
-//! Runtime behaviour on a real GPU.
+//! Runtime behaviour on the CPU interpreter device and on a real GPU.
 //!
-//! Every test that needs a GPU is `#[ignore]`d, so a machine without one
-//! reports it as ignored in the test summary; `--include-ignored` runs them,
-//! and then a missing GPU fails the test (never a silent pass).
+//! Most tests are functions `fn name(dev: &Device) -> Result<()>` that
+//! [`on_both_devices!`] turns into two tests: `name::on_cpu` runs on the CPU
+//! interpreter device (always, so CI checks launch semantics and argument
+//! errors without a GPU) and `name::on_gpu` on GPU 0. Every test that needs
+//! a GPU is `#[ignore]`d, so a machine without one reports it as ignored in
+//! the test summary; `--include-ignored` runs them, and then a missing GPU
+//! fails the test (never a silent pass). Tests of what only a GPU has
+//! (module loads and the JIT, the compute capability, cudarc memory, a
+//! second GPU) are GPU-only.
+//!
+//! The kernels are hand-written PTX with hand-built specs. For the CPU
+//! device, `add4` and `add_one` also carry the IR of the same kernel
+//! written in the tile language (module [`ir`]): the interpreter runs that,
+//! a GPU still loads the hand-written PTX.
 
 use std::fmt::Debug;
 
@@ -12,12 +23,49 @@ use tile_kernel_runtime::{
 };
 
 /// GPU 0; a test that asks for it fails where there is none.
-fn device() -> Option<Device> {
-    match Device::new(0) {
-        Ok(device) => Some(device),
+fn gpu() -> Device {
+    match Device::cuda(0) {
+        Ok(device) => device,
         Err(e) => panic!("this test needs a GPU, but opening GPU 0 failed: {e}"),
     }
 }
+
+/// `on_both_devices!(a, b, ..)`: for each `fn a(dev: &Device) -> Result<()>`,
+/// a module `a` with the tests `a::on_cpu` (on the CPU interpreter, always
+/// run) and `a::on_gpu` (on GPU 0, ignored unless `--include-ignored`).
+/// Attributes written before a name go on its CPU test only.
+macro_rules! on_both_devices {
+    ($($(#[$cpu:meta])* $name:ident),+ $(,)?) => {$(
+        mod $name {
+            #[test]
+            $(#[$cpu])*
+            fn on_cpu() -> ::tile_kernel_runtime::Result<()> {
+                super::$name(&::tile_kernel_runtime::Device::cpu())
+            }
+
+            #[test]
+            #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
+            fn on_gpu() -> ::tile_kernel_runtime::Result<()> {
+                super::$name(&super::gpu())
+            }
+        }
+    )+};
+}
+
+on_both_devices!(
+    every_element_type_round_trips_exactly,
+    zeros_are_all_bits_clear,
+    empty_tensors_work,
+    upload_from_overwrites_and_checks_length,
+    launch_computes_and_loads_the_module_once,
+    wrong_shape_is_shape_mismatch,
+    wrong_dtypes_are_dtype_mismatch,
+    protocol_misuse_is_argument_mismatch,
+    symbolic_dims_bind_n_and_size_the_grid,
+    symbolic_n_zero_launches_nothing,
+    symbolic_mismatch_between_params_is_refused,
+    parameterless_kernel_runs,
+);
 
 /// The error of a call that must fail.
 fn expect_err<T>(result: Result<T>, what: &str) -> Error {
@@ -70,20 +118,17 @@ fn round_trip<T: Bits>(dev: &Device, values: &[T]) -> Result<()> {
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn every_element_type_round_trips_exactly() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn every_element_type_round_trips_exactly(dev: &Device) -> Result<()> {
     round_trip(
-        &dev,
+        dev,
         &[0x0001, 0x8000, 0x7c00, 0x7e01, 0x7bff, 0x0400, 0x3e00].map(f16::from_bits),
     )?;
     round_trip(
-        &dev,
+        dev,
         &[0x0001, 0x8000, 0x7f80, 0x7fc1, 0x7f7f, 0x0080, 0x3fc0].map(bf16::from_bits),
     )?;
     round_trip(
-        &dev,
+        dev,
         &[
             0x0000_0001,
             0x8000_0000,
@@ -95,7 +140,7 @@ fn every_element_type_round_trips_exactly() -> Result<()> {
         .map(f32::from_bits),
     )?;
     round_trip(
-        &dev,
+        dev,
         &[
             1,
             1 << 63,
@@ -105,21 +150,18 @@ fn every_element_type_round_trips_exactly() -> Result<()> {
         ]
         .map(f64::from_bits),
     )?;
-    round_trip(&dev, &[0u8, 1, 0x7f, 0x80, u8::MAX])?;
-    round_trip(&dev, &[0u16, 1, 0x8000, u16::MAX, 0x1234])?;
-    round_trip(&dev, &[0u32, 1, 0x8000_0000, u32::MAX, 0xdead_beef])?;
-    round_trip(&dev, &[0u64, 1, 1 << 63, u64::MAX, 0x0123_4567_89ab_cdef])?;
-    round_trip(&dev, &[0i8, -1, i8::MIN, i8::MAX, 42])?;
-    round_trip(&dev, &[0i16, -1, i16::MIN, i16::MAX, -1234])?;
-    round_trip(&dev, &[0i32, -1, i32::MIN, i32::MAX, -123_456])?;
-    round_trip(&dev, &[0i64, -1, i64::MIN, i64::MAX, -1 << 40])?;
+    round_trip(dev, &[0u8, 1, 0x7f, 0x80, u8::MAX])?;
+    round_trip(dev, &[0u16, 1, 0x8000, u16::MAX, 0x1234])?;
+    round_trip(dev, &[0u32, 1, 0x8000_0000, u32::MAX, 0xdead_beef])?;
+    round_trip(dev, &[0u64, 1, 1 << 63, u64::MAX, 0x0123_4567_89ab_cdef])?;
+    round_trip(dev, &[0i8, -1, i8::MIN, i8::MAX, 42])?;
+    round_trip(dev, &[0i16, -1, i16::MIN, i16::MAX, -1234])?;
+    round_trip(dev, &[0i32, -1, i32::MIN, i32::MAX, -123_456])?;
+    round_trip(dev, &[0i64, -1, i64::MIN, i64::MAX, -1 << 40])?;
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn zeros_are_all_bits_clear() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn zeros_are_all_bits_clear(dev: &Device) -> Result<()> {
     let y = dev.zeros::<u32>([4, 1])?;
     assert_eq!(y.shape(), &[4, 1]);
     assert_eq!(y.download()?, vec![0u32; 4]);
@@ -131,10 +173,7 @@ fn zeros_are_all_bits_clear() -> Result<()> {
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn empty_tensors_work() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn empty_tensors_work(dev: &Device) -> Result<()> {
     let mut e = dev.upload::<f32>(&[], [0, 3])?;
     assert!(e.is_empty());
     assert_eq!(e.shape(), &[0, 3]);
@@ -146,10 +185,7 @@ fn empty_tensors_work() -> Result<()> {
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn upload_from_overwrites_and_checks_length() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn upload_from_overwrites_and_checks_length(dev: &Device) -> Result<()> {
     let mut t = dev.zeros::<i32>([2, 2])?;
     t.upload_from(&[1, -2, 3, -4])?;
     assert_eq!(t.download()?, vec![1, -2, 3, -4]);
@@ -170,10 +206,12 @@ fn upload_from_overwrites_and_checks_length() -> Result<()> {
     Ok(())
 }
 
+/// GPU-only: the CPU device has no compute capability (`NotOnGpu`, tested
+/// in the runtime's unit tests).
 #[test]
 #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
 fn device_reports_name_and_capability() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+    let dev = gpu();
     assert_eq!(dev.ordinal(), 0);
     assert!(!dev.name()?.is_empty());
     let (major, _minor) = dev.compute_capability()?;
@@ -182,6 +220,57 @@ fn device_reports_name_and_capability() -> Result<()> {
 }
 
 // ---------------------------------------------------------------- kernels
+
+/// `add4` and `add_one` written in the tile language, compiled by the real
+/// macro: their IR (`PROGRAM`) is what the CPU device runs for the
+/// hand-built specs below, whose name, launch shape, symbols and
+/// parameters they match (a launch on the CPU device checks that).
+mod ir {
+    use tile_kernel_macros::tile_kernel;
+
+    /// What the macro's generated code names (`crate = "crate::ir::tk"`).
+    pub(crate) mod tk {
+        #[allow(unused_imports)]
+        pub(crate) use tile_kernel_runtime::{Device, Error, TensorArg, TensorArgMut, bf16, f16};
+
+        pub(crate) mod __private {
+            pub(crate) use tile_kernel_runtime::{
+                Access, DType, DimSpec, Kernel, KernelSpec, LaunchExpr, LaunchOp, ParamKind,
+                ParamSpec, SymbolSpec, Target,
+            };
+        }
+
+        macro_rules! __with_runtime {
+            ($($item:item)*) => { $($item)* };
+        }
+        pub(crate) use __with_runtime;
+    }
+
+    /// `y[i] = x[i] + k` for four `u32`, one thread.
+    #[tile_kernel(crate = "crate::ir::tk", grid = 1, block = 1)]
+    pub(crate) fn add4(x: Tensor<u32, 4>, y: Tensor<u32, 4>, k: u32) {
+        let r = alloc_local::<u32>([4, 1]);
+        apply(ptx["ld.global.b32"], r, x.reshape([4, 1]));
+        apply(ptx["add.u32"], r, r, k);
+        apply(ptx["st.global.b32"], y.reshape([4, 1]), r);
+    }
+
+    /// Does nothing, in 2 blocks of 32 threads.
+    #[tile_kernel(crate = "crate::ir::tk", grid = 2, block = 32)]
+    pub(crate) fn nop() {}
+
+    /// `y[i] = x[i] + 1.0` for `i < N`, one thread per element.
+    #[tile_kernel(crate = "crate::ir::tk", grid = ceil_div(N, 256), block = 256)]
+    pub(crate) fn add_one(x: Tensor<f32, N>, y: Tensor<f32, N>) {
+        let i = cta_id(0) * 256 + thread_id(0);
+        let v = alloc_local::<f32>([1]);
+        if i < N {
+            apply(ptx["ld.global.f32"], v, x.slice(s![i..i + 1]));
+            apply(ptx["add.f32"], v, v, 1.0);
+            apply(ptx["st.global.f32"], y.slice(s![i..i + 1]), v);
+        }
+    }
+}
 
 /// `y[i] = x[i] + k` for four `u32`, one thread, fixed offsets.
 const ADD4_PTX: &str = "\
@@ -251,6 +340,7 @@ const ADD4: KernelSpec = KernelSpec {
     shared_mem_bytes: 0,
     params: ADD4_PARAMS,
     symbols: &[],
+    program: ir::add4::PROGRAM,
 };
 
 // SAFETY (both statics): `add4` takes `.u64 x, .u64 y, .u32 k`, exactly
@@ -266,16 +356,21 @@ static ADD4_COUNTED: Kernel = unsafe { Kernel::new(ADD4) };
 /// Shared by the argument-checking tests.
 static ADD4_CHECKED: Kernel = unsafe { Kernel::new(ADD4) };
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn launch_computes_and_loads_the_module_once() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+/// On a GPU the module is loaded once; the CPU device loads no module (it
+/// runs the IR), so the load counts are checked on the GPU only (the GPU
+/// twin may run in the same process, so the CPU test does not read them).
+fn launch_computes_and_loads_the_module_once(dev: &Device) -> Result<()> {
+    let loads = |count: usize| {
+        if !dev.is_cpu() {
+            assert_eq!(ADD4_COUNTED.load_count(), count);
+        }
+    };
     let x = dev.upload(&[1u32, 2, 3, u32::MAX], [4])?;
     let mut y = dev.zeros::<u32>([4])?;
-    assert_eq!(ADD4_COUNTED.load_count(), 0);
+    loads(0);
     for k in [10u32, 20, 30] {
         ADD4_COUNTED
-            .launch(&dev)?
+            .launch(dev)?
             .tensor(&x)?
             .tensor_mut(&mut y)?
             .scalar(&k)?
@@ -283,11 +378,16 @@ fn launch_computes_and_loads_the_module_once() -> Result<()> {
         let want = [1, 2, 3, u32::MAX].map(|v: u32| v.wrapping_add(k));
         assert_eq!(y.download()?, want.to_vec(), "k = {k}");
     }
-    assert_eq!(ADD4_COUNTED.load_count(), 1);
+    loads(1);
 
     // A second handle on GPU 0 shares the primary context, so the cached
-    // module and the tensors are valid with it.
-    let same_gpu = Device::new(0)?;
+    // module and the tensors are valid with it (every CPU device is one
+    // device, so its tensors are valid with another handle too).
+    let same_gpu = if dev.is_cpu() {
+        Device::cpu()
+    } else {
+        Device::cuda(0)?
+    };
     ADD4_COUNTED
         .launch(&same_gpu)?
         .tensor(&x)?
@@ -296,16 +396,13 @@ fn launch_computes_and_loads_the_module_once() -> Result<()> {
         .run()?;
     same_gpu.synchronize()?;
     assert_eq!(y.download()?, vec![6, 7, 8, 4]);
-    assert_eq!(ADD4_COUNTED.load_count(), 1);
+    loads(1);
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn wrong_shape_is_shape_mismatch() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn wrong_shape_is_shape_mismatch(dev: &Device) -> Result<()> {
     let x = dev.upload(&[1u32, 2, 3, 4], [2, 2])?;
-    match expect_err(ADD4_CHECKED.launch(&dev)?.tensor(&x), "[2, 2] for [4]") {
+    match expect_err(ADD4_CHECKED.launch(dev)?.tensor(&x), "[2, 2] for [4]") {
         Error::ShapeMismatch {
             kernel,
             param,
@@ -321,12 +418,9 @@ fn wrong_shape_is_shape_mismatch() -> Result<()> {
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn wrong_dtypes_are_dtype_mismatch() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn wrong_dtypes_are_dtype_mismatch(dev: &Device) -> Result<()> {
     let xf = dev.upload(&[1.0f32, 2.0, 3.0, 4.0], [4])?;
-    let err = expect_err(ADD4_CHECKED.launch(&dev)?.tensor(&xf), "f32 tensor");
+    let err = expect_err(ADD4_CHECKED.launch(dev)?.tensor(&xf), "f32 tensor");
     assert!(
         matches!(
             err,
@@ -341,7 +435,7 @@ fn wrong_dtypes_are_dtype_mismatch() -> Result<()> {
 
     let x = dev.upload(&[1u32, 2, 3, 4], [4])?;
     let mut y = dev.zeros::<u32>([4])?;
-    let launch = ADD4_CHECKED.launch(&dev)?.tensor(&x)?.tensor_mut(&mut y)?;
+    let launch = ADD4_CHECKED.launch(dev)?.tensor(&x)?.tensor_mut(&mut y)?;
     let err = expect_err(launch.scalar(&1i32), "i32 scalar");
     assert!(
         matches!(
@@ -358,16 +452,13 @@ fn wrong_dtypes_are_dtype_mismatch() -> Result<()> {
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn protocol_misuse_is_argument_mismatch() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn protocol_misuse_is_argument_mismatch(dev: &Device) -> Result<()> {
     let x = dev.upload(&[1u32, 2, 3, 4], [4])?;
     let mut y = dev.zeros::<u32>([4])?;
 
     // A written tensor passed shared.
     let err = expect_err(
-        ADD4_CHECKED.launch(&dev)?.tensor(&x)?.tensor(&x),
+        ADD4_CHECKED.launch(dev)?.tensor(&x)?.tensor(&x),
         "shared borrow of y",
     );
     assert!(
@@ -376,13 +467,13 @@ fn protocol_misuse_is_argument_mismatch() -> Result<()> {
     );
 
     // Too few arguments.
-    let err = expect_err(ADD4_CHECKED.launch(&dev)?.tensor(&x)?.run(), "missing args");
+    let err = expect_err(ADD4_CHECKED.launch(dev)?.tensor(&x)?.run(), "missing args");
     assert!(matches!(err, Error::ArgumentMismatch { .. }), "{err}");
     assert!(err.to_string().contains("missing `y`"), "{err}");
 
     // Too many arguments.
     let full = ADD4_CHECKED
-        .launch(&dev)?
+        .launch(dev)?
         .tensor(&x)?
         .tensor_mut(&mut y)?
         .scalar(&1u32)?;
@@ -390,7 +481,7 @@ fn protocol_misuse_is_argument_mismatch() -> Result<()> {
     assert!(matches!(err, Error::ArgumentMismatch { .. }), "{err}");
 
     // A scalar where a tensor goes.
-    let err = expect_err(ADD4_CHECKED.launch(&dev)?.scalar(&1u32), "scalar for x");
+    let err = expect_err(ADD4_CHECKED.launch(dev)?.scalar(&1u32), "scalar for x");
     assert!(matches!(err, Error::ArgumentMismatch { .. }), "{err}");
 
     // Nothing was launched: y is untouched.
@@ -398,20 +489,21 @@ fn protocol_misuse_is_argument_mismatch() -> Result<()> {
     Ok(())
 }
 
+/// GPU-only: it swaps in a cudarc allocation, which only a GPU tensor has.
 #[test]
 #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
 fn replaced_allocation_is_refused() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+    let dev = gpu();
     let x = dev.upload(&[1u32, 2, 3, 4], [4])?;
     let mut y = dev.zeros::<u32>([4])?;
     let shorter = dev
-        .stream()
+        .stream()?
         .alloc_zeros::<u32>(2)
         .map_err(|source| Error::Driver {
             during: "test allocation",
             source,
         })?;
-    *y.cuda_slice_mut() = shorter;
+    *y.cuda_slice_mut()? = shorter;
     let err = expect_err(
         ADD4_CHECKED.launch(&dev)?.tensor(&x)?.tensor_mut(&mut y),
         "2-element allocation behind a [4] tensor",
@@ -420,11 +512,12 @@ fn replaced_allocation_is_refused() -> Result<()> {
     Ok(())
 }
 
+/// GPU-only: it needs two GPUs (the CPU device is one device).
 #[test]
 #[ignore = "needs two NVIDIA GPUs (run with --include-ignored on such a machine)"]
 fn tensors_of_another_gpu_are_refused() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
-    let other = match Device::new(1) {
+    let dev = gpu();
+    let other = match Device::cuda(1) {
         Ok(other) => other,
         Err(e) => panic!("this test needs a second GPU: {e}"),
     };
@@ -466,13 +559,16 @@ static BROKEN: Kernel = unsafe {
         shared_mem_bytes: 0,
         params: &[],
         symbols: &[],
+        program: &[],
     })
 };
 
+/// GPU-only: the driver's JIT and its log (the CPU device never reads
+/// the PTX).
 #[test]
 #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
 fn invalid_ptx_is_module_load_with_the_jit_log() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+    let dev = gpu();
     let err = expect_err(BROKEN.launch(&dev), "invalid PTX");
     let text = err.to_string();
     assert!(text.contains("broken_entry"), "{text}");
@@ -518,13 +614,15 @@ static MISSING_ENTRY: Kernel = unsafe {
         shared_mem_bytes: 0,
         params: &[],
         symbols: &[],
+        program: &[],
     })
 };
 
+/// GPU-only: loading the PTX module (the CPU device never reads the PTX).
 #[test]
 #[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
 fn missing_entry_is_module_load() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+    let dev = gpu();
     match expect_err(MISSING_ENTRY.launch(&dev), "missing entry") {
         Error::ModuleLoad { kernel, log, .. } => {
             assert_eq!(kernel, "absent");
@@ -560,16 +658,17 @@ static NOP: Kernel = unsafe {
         shared_mem_bytes: 0,
         params: &[],
         symbols: &[],
+        program: ir::nop::PROGRAM,
     })
 };
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn parameterless_kernel_runs() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
-    NOP.launch(&dev)?.run()?;
+fn parameterless_kernel_runs(dev: &Device) -> Result<()> {
+    NOP.launch(dev)?.run()?;
     dev.synchronize()?;
-    assert_eq!(NOP.load_count(), 1);
+    // Module loads exist on a GPU only (the CPU device runs the IR).
+    if !dev.is_cpu() {
+        assert_eq!(NOP.load_count(), 1);
+    }
     Ok(())
 }
 
@@ -670,6 +769,7 @@ static ADD_ONE: Kernel = unsafe {
             divisor: 1,
             multiple_of: 1,
         }],
+        program: ir::add_one::PROGRAM,
     })
 };
 
@@ -690,44 +790,34 @@ fn add_one_checked(dev: &Device, n: usize) -> Result<()> {
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn symbolic_dims_bind_n_and_size_the_grid() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn symbolic_dims_bind_n_and_size_the_grid(dev: &Device) -> Result<()> {
     // 4 blocks, the last one partly idle; then exact multiples and a larger N.
     for n in [1000, 1, 256, 257, 100_003] {
-        add_one_checked(&dev, n)?;
+        add_one_checked(dev, n)?;
     }
-    assert_eq!(ADD_ONE.load_count(), 1);
+    // Module loads exist on a GPU only (the CPU device runs the IR).
+    if !dev.is_cpu() {
+        assert_eq!(ADD_ONE.load_count(), 1);
+    }
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn symbolic_n_zero_launches_nothing() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn symbolic_n_zero_launches_nothing(dev: &Device) -> Result<()> {
     let x = dev.upload::<f32>(&[], [0])?;
     let mut y = dev.zeros::<f32>([0])?;
     // The grid would be ceil_div(0, 256) = 0 blocks, which the driver
     // refuses (CUDA_ERROR_INVALID_VALUE): Ok means the launch was skipped.
-    ADD_ONE
-        .launch(&dev)?
-        .tensor(&x)?
-        .tensor_mut(&mut y)?
-        .run()?;
+    ADD_ONE.launch(dev)?.tensor(&x)?.tensor_mut(&mut y)?.run()?;
     dev.synchronize()?;
     assert_eq!(y.download()?, Vec::<f32>::new());
     Ok(())
 }
 
-#[test]
-#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
-fn symbolic_mismatch_between_params_is_refused() -> Result<()> {
-    let Some(dev) = device() else { return Ok(()) };
+fn symbolic_mismatch_between_params_is_refused(dev: &Device) -> Result<()> {
     let x = dev.upload(&[1.0f32; 8], [8])?;
     let mut y = dev.zeros::<f32>([7])?;
     let err = expect_err(
-        ADD_ONE.launch(&dev)?.tensor(&x)?.tensor_mut(&mut y),
+        ADD_ONE.launch(dev)?.tensor(&x)?.tensor_mut(&mut y),
         "x of N = 8, y of N = 7",
     );
     match &err {
@@ -755,7 +845,7 @@ fn symbolic_mismatch_between_params_is_refused() -> Result<()> {
     );
     // A rank the dims cannot match is still a shape mismatch.
     let x2 = dev.upload(&[1.0f32; 8], [2, 4])?;
-    match expect_err(ADD_ONE.launch(&dev)?.tensor(&x2), "rank 2 for [N]") {
+    match expect_err(ADD_ONE.launch(dev)?.tensor(&x2), "rank 2 for [N]") {
         Error::ShapeMismatch {
             param: "x",
             expected,

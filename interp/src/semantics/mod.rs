@@ -26,6 +26,7 @@ use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind};
 
 pub mod softfloat;
 
+mod approx;
 mod bits;
 mod compare;
 mod convert;
@@ -39,6 +40,9 @@ pub type Bits = u64;
 
 /// The function one instruction variant computes.
 type ComputeFn = dyn Fn(&[Bits], &mut [Bits]) + Send + Sync;
+
+/// The per-element function of an atomic: `(old, operands) -> new`.
+type UpdateFn = dyn Fn(Bits, &[Bits]) -> Bits + Send + Sync;
 
 /// The semantics of one variant: source lanes in, destination lanes out.
 pub struct Compute {
@@ -94,7 +98,7 @@ impl std::fmt::Debug for Compute {
 pub struct AtomicUpdate {
     /// Width of one memory element, in bits.
     pub bits: usize,
-    function: Box<dyn Fn(Bits, &[Bits]) -> Bits + Send + Sync>,
+    function: Box<UpdateFn>,
 }
 
 impl AtomicUpdate {

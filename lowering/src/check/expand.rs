@@ -318,6 +318,8 @@ impl Checker<'_> {
         }
         self.out.push(Node::Statement(Statement {
             opcode,
+            form: form.form.id.to_string(),
+            number: self.statement_number(apply),
             instructions,
         }));
     }

@@ -892,6 +892,36 @@ impl<'k> Checker<'k> {
         }
     }
 
+    /// `apply`'s position among the kernel's `apply`s in source order,
+    /// from 1 (0 for one not in the kernel's body).
+    fn statement_number(&self, apply: &ast::Apply) -> usize {
+        fn find(body: &[ast::Stmt], target: *const ast::Apply, count: &mut usize) -> bool {
+            for stmt in body {
+                let found = match stmt {
+                    ast::Stmt::Apply(a) => {
+                        *count += 1;
+                        std::ptr::eq(a, target)
+                    }
+                    ast::Stmt::For(f) => find(&f.body, target, count),
+                    ast::Stmt::If(i) => {
+                        find(&i.then, target, count) || find(&i.otherwise, target, count)
+                    }
+                    _ => false,
+                };
+                if found {
+                    return true;
+                }
+            }
+            false
+        }
+        let mut count = 0;
+        if find(&self.kernel.body, apply, &mut count) {
+            count
+        } else {
+            0
+        }
+    }
+
     fn apply(&mut self, apply: &ast::Apply) {
         // Resolve operands first so name and view errors are reported even
         // when the opcode is wrong.

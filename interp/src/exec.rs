@@ -1,0 +1,567 @@
+//! Execute: one block of the grid, its threads in lockstep.
+//!
+//! The threads of a block walk the structured body together, each node
+//! once for the whole block: a statement runs for every *active* thread
+//! before the next statement starts; an `if` splits the active threads
+//! into the two branches (the `then` branch runs first); a loop keeps
+//! iterating while any of its threads is still inside. This is how warps
+//! execute on the GPU, and it is the order barriers and warp collectives
+//! will need: every thread of a block reaches a statement before any thread
+//! passes it.
+//!
+//! Every register byte carries a "defined" bit: reading a byte that no
+//! instruction of this thread wrote (say, the result of a predicated
+//! instruction whose predicate was false) is a fault, not a silent zero.
+//! Every memory access is bounds-, alignment- and race-checked
+//! ([`crate::memory`]).
+
+use std::time::Instant;
+
+use tile_kernel_lowering::DType;
+use tile_kernel_lowering::program::CmpOp;
+use tile_kernel_lowering::sym::ComputedOp;
+
+use crate::fault::{FaultKind, ThreadId};
+use crate::memory::{AtomicLocks, RaceAt, TensorMemory, Touch};
+use crate::prepare::{
+    Action, Address, AtomSource, Block, Destination, Plan, Source, Special, Step, Test,
+};
+use crate::semantics::{Bits, mask};
+
+/// Everything a launch shares between the host threads running its blocks.
+pub(crate) struct Launch<'a> {
+    pub plan: &'a Plan,
+    pub names: &'a [String],
+    pub tile_names: &'a [String],
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Per parameter: its memory (tensors) or `None` (scalars).
+    pub memories: Vec<Option<TensorMemory<'a>>>,
+    /// Per parameter: its bits (scalars) or 0.
+    pub scalars: Vec<u64>,
+    pub symbols: Vec<i64>,
+    pub locks: AtomicLocks,
+    /// Host threads running blocks (`%nsmid`).
+    pub workers: u32,
+    /// A process-wide launch number (`%gridid`).
+    pub launch_id: u64,
+    /// Launch start (`%globaltimer` counts nanoseconds from `timer_base`).
+    pub started: Instant,
+    pub timer_base: u64,
+}
+
+/// A fault inside a block, before it is named with the kernel's words.
+pub(crate) struct Trap {
+    pub statement: Option<usize>,
+    pub thread: u32,
+    pub kind: FaultKind,
+}
+
+type Run<T = ()> = Result<T, Trap>;
+
+/// The state of one block's threads; reused from block to block.
+pub(crate) struct BlockState {
+    threads: usize,
+    frame: usize,
+    atom_count: usize,
+    registers: Vec<u8>,
+    defined: Vec<bool>,
+    atoms: Vec<i64>,
+    clocks: Vec<u64>,
+    cta: [u32; 3],
+    /// Global linear index of thread 0 of this block.
+    first_thread: u64,
+    worker: u32,
+    pub instructions: u64,
+    inputs: Vec<Bits>,
+    outputs: Vec<Bits>,
+}
+
+impl BlockState {
+    pub fn new(launch: &Launch<'_>) -> BlockState {
+        let threads = launch.block.iter().map(|d| *d as usize).product::<usize>();
+        let frame = launch.plan.frame.bytes;
+        let atom_count = launch.plan.atoms.len();
+        BlockState {
+            threads,
+            frame,
+            atom_count,
+            registers: vec![0; threads * frame],
+            defined: vec![false; threads * frame],
+            atoms: vec![0; threads * atom_count],
+            clocks: vec![0; threads],
+            cta: [0; 3],
+            first_thread: 0,
+            worker: 0,
+            instructions: 0,
+            inputs: Vec::new(),
+            outputs: Vec::new(),
+        }
+    }
+}
+
+impl Launch<'_> {
+    /// Thread `t` of the current block, as reports name it.
+    pub fn thread_id(&self, cta: [u32; 3], t: u32) -> ThreadId {
+        let [bx, by, _] = self.block;
+        ThreadId {
+            cta,
+            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+        }
+    }
+
+    /// The thread of global linear index `global`.
+    pub fn global_thread(&self, global: u64) -> ThreadId {
+        let per_block = self
+            .block
+            .iter()
+            .map(|d| u64::from(*d))
+            .product::<u64>()
+            .max(1);
+        let block = global / per_block;
+        let t = (global % per_block) as u32;
+        let [gx, gy, _] = self.grid.map(u64::from);
+        let cta = [
+            (block % gx) as u32,
+            ((block / gx) % gy) as u32,
+            (block / (gx * gy)) as u32,
+        ];
+        self.thread_id(cta, t)
+    }
+
+    /// Runs block `cta` (linear index `linear`) on `state`.
+    pub fn run_block(
+        &self,
+        state: &mut BlockState,
+        cta: [u32; 3],
+        linear: u64,
+        worker: u32,
+    ) -> Run {
+        state.cta = cta;
+        state.first_thread = linear * state.threads as u64;
+        state.worker = worker;
+        state.defined.fill(false);
+        state.registers.fill(0);
+        state.clocks.fill(0);
+        let [bx, by, _] = self.block;
+        for t in 0..state.threads {
+            let tid = [t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by)];
+            let atoms = &mut state.atoms[t * state.atom_count..(t + 1) * state.atom_count];
+            for (value, source) in atoms.iter_mut().zip(&self.plan.atoms) {
+                *value = match *source {
+                    AtomSource::ThreadId(axis) => i64::from(tid[axis]),
+                    AtomSource::CtaId(axis) => i64::from(cta[axis]),
+                    AtomSource::GridDim(axis) => i64::from(self.grid[axis]),
+                    AtomSource::LaneId => (t % 32) as i64,
+                    AtomSource::WarpId => (t / 32) as i64,
+                    AtomSource::Symbol(index) => self.symbols[index],
+                    AtomSource::Param { param, dtype } => extend(self.scalars[param], dtype),
+                    AtomSource::Body => 0,
+                };
+            }
+        }
+        let active: Vec<u32> = (0..state.threads as u32).collect();
+        self.blocks(state, &self.plan.body, &active)
+    }
+
+    fn blocks(&self, state: &mut BlockState, blocks: &[Block], active: &[u32]) -> Run {
+        if active.is_empty() {
+            return Ok(());
+        }
+        for block in blocks {
+            match block {
+                Block::Steps(steps) => {
+                    for step in steps {
+                        self.step(state, step, active)?;
+                    }
+                }
+                Block::Define { atom, op, a, b } => {
+                    for &t in active {
+                        let atoms = state.atoms_of(t);
+                        let (a, b) = (a.eval(atoms), b.eval(atoms));
+                        let value = computed(*op, a, b).ok_or(Trap {
+                            statement: None,
+                            thread: t,
+                            kind: FaultKind::IndexDivisionByZero,
+                        })?;
+                        state.atoms_of_mut(t)[*atom as usize] = value;
+                    }
+                }
+                Block::If {
+                    test,
+                    then,
+                    otherwise,
+                } => {
+                    let mut yes = Vec::with_capacity(active.len());
+                    let mut no = Vec::new();
+                    for &t in active {
+                        if self.test(state, test, t, None)? {
+                            yes.push(t);
+                        } else {
+                            no.push(t);
+                        }
+                    }
+                    self.blocks(state, then, &yes)?;
+                    self.blocks(state, otherwise, &no)?;
+                }
+                Block::Loop {
+                    var,
+                    start,
+                    end,
+                    step,
+                    body,
+                } => {
+                    let var = *var as usize;
+                    let mut bounds = Vec::with_capacity(active.len());
+                    for &t in active {
+                        let atoms = state.atoms_of(t);
+                        let (s, e, d) = (start.eval(atoms), end.eval(atoms), step.eval(atoms));
+                        state.atoms_of_mut(t)[var] = s;
+                        bounds.push((t, e, d));
+                    }
+                    loop {
+                        bounds.retain(|&(t, e, _)| state.atoms_of(t)[var] < e);
+                        if bounds.is_empty() {
+                            break;
+                        }
+                        let running: Vec<u32> = bounds.iter().map(|b| b.0).collect();
+                        self.blocks(state, body, &running)?;
+                        for &(t, _, d) in &bounds {
+                            let value = &mut state.atoms_of_mut(t)[var];
+                            *value = value.wrapping_add(d);
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn test(&self, state: &BlockState, test: &Test, t: u32, statement: Option<usize>) -> Run<bool> {
+        Ok(match test {
+            Test::Const(value) => *value,
+            Test::Cmp(op, linear) => {
+                let value = linear.eval(state.atoms_of(t));
+                match op {
+                    CmpOp::Lt => value < 0,
+                    CmpOp::Le => value <= 0,
+                    CmpOp::Eq => value == 0,
+                    CmpOp::Ne => value != 0,
+                }
+            }
+            Test::Param(param) => self.scalars[*param] & 1 != 0,
+            Test::Register {
+                offset,
+                tile,
+                register,
+            } => {
+                let at = t as usize * state.frame + offset;
+                if !state.defined[at] {
+                    return Err(Trap {
+                        statement,
+                        thread: t,
+                        kind: FaultKind::UndefinedRegister {
+                            tile: self.tile_names[*tile].clone(),
+                            element: *register,
+                        },
+                    });
+                }
+                state.registers[at] & 1 != 0
+            }
+            Test::Not(inner) => !self.test(state, inner, t, statement)?,
+            Test::And(a, b) => {
+                self.test(state, a, t, statement)? && self.test(state, b, t, statement)?
+            }
+            Test::Or(a, b) => {
+                self.test(state, a, t, statement)? || self.test(state, b, t, statement)?
+            }
+        })
+    }
+
+    fn step(&self, state: &mut BlockState, step: &Step, active: &[u32]) -> Run {
+        let statement = Some(step.statement);
+        for &t in active {
+            if !self.test(state, &step.guard, t, statement)? {
+                continue;
+            }
+            state.instructions += 1;
+            state.clocks[t as usize] += 1;
+            let trap = |kind| Trap {
+                statement,
+                thread: t,
+                kind,
+            };
+            match &step.action {
+                Action::Compute {
+                    compute,
+                    sources,
+                    destinations,
+                } => {
+                    let mut inputs = std::mem::take(&mut state.inputs);
+                    let mut outputs = std::mem::take(&mut state.outputs);
+                    inputs.clear();
+                    for source in sources {
+                        inputs.push(self.source(state, source, t).map_err(trap)?);
+                    }
+                    outputs.clear();
+                    outputs.resize(destinations.len(), 0);
+                    compute.run(&inputs, &mut outputs);
+                    for (destination, value) in destinations.iter().zip(&outputs) {
+                        state.write(t, *destination, *value);
+                    }
+                    state.inputs = inputs;
+                    state.outputs = outputs;
+                }
+                Action::Load {
+                    address,
+                    element_bytes,
+                    signed,
+                    destinations,
+                } => {
+                    let size = element_bytes * destinations.len();
+                    let (memory, at) = self
+                        .access(state, address, size, t, Touch::Read)
+                        .map_err(trap)?;
+                    for (i, destination) in destinations.iter().enumerate() {
+                        let mut value = memory.read(at + i * element_bytes, *element_bytes);
+                        if *signed && *element_bytes < 8 {
+                            let shift = 64 - 8 * element_bytes;
+                            value = (((value << shift) as i64) >> shift) as u64;
+                        }
+                        state.write(t, *destination, value);
+                    }
+                }
+                Action::Store {
+                    address,
+                    element_bytes,
+                    sources,
+                } => {
+                    let size = element_bytes * sources.len();
+                    let mut values = std::mem::take(&mut state.inputs);
+                    values.clear();
+                    for source in sources {
+                        values.push(self.source(state, source, t).map_err(trap)?);
+                    }
+                    let (memory, at) = self
+                        .access(state, address, size, t, Touch::Write)
+                        .map_err(trap)?;
+                    for (i, value) in values.iter().enumerate() {
+                        memory.write(at + i * element_bytes, *element_bytes, *value);
+                    }
+                    state.inputs = values;
+                }
+                Action::Atomic {
+                    address,
+                    update,
+                    operands,
+                    destinations,
+                } => {
+                    let element_bytes = update.bits / 8;
+                    let size = element_bytes * operands.len();
+                    let mut values: Vec<Vec<Bits>> = Vec::with_capacity(operands.len());
+                    for element in operands {
+                        let mut lanes = Vec::with_capacity(element.len());
+                        for source in element {
+                            lanes.push(self.source(state, source, t).map_err(trap)?);
+                        }
+                        values.push(lanes);
+                    }
+                    let (memory, at) = self
+                        .access(state, address, size, t, Touch::Atomic)
+                        .map_err(trap)?;
+                    let mut olds = Vec::with_capacity(values.len());
+                    for (e, lanes) in values.iter().enumerate() {
+                        let byte = at + e * element_bytes;
+                        let old = self.locks.with(address.param, byte, || {
+                            let old = memory.read(byte, element_bytes);
+                            let new = mask(update.apply(old, lanes), update.bits);
+                            memory.write(byte, element_bytes, new);
+                            old
+                        });
+                        olds.push(old);
+                    }
+                    for (destination, old) in destinations.iter().zip(olds) {
+                        state.write(t, *destination, old);
+                    }
+                }
+                Action::Nothing => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks an access of `size` bytes and returns its tensor and start byte.
+    fn access(
+        &self,
+        state: &BlockState,
+        address: &Address,
+        size: usize,
+        t: u32,
+        touch: Touch,
+    ) -> Result<(&TensorMemory<'_>, usize), FaultKind> {
+        let param = &self.names[address.param];
+        let Some(memory) = self.memories[address.param].as_ref() else {
+            return Err(FaultKind::Arguments(format!("`{param}` is not a tensor")));
+        };
+        if touch != Touch::Read && !memory.written {
+            return Err(FaultKind::ReadOnlyWrite {
+                param: param.clone(),
+            });
+        }
+        let offset = address.offset.eval(state.atoms_of(t));
+        let in_bounds = offset >= 0 && (offset as u128) + (size as u128) <= memory.len() as u128;
+        if !in_bounds {
+            return Err(FaultKind::OutOfBounds {
+                param: param.clone(),
+                offset: i128::from(offset),
+                bytes: size,
+                len: memory.len(),
+            });
+        }
+        if size > 0 && !(offset as usize).is_multiple_of(size) {
+            return Err(FaultKind::Misaligned {
+                param: param.clone(),
+                offset: i128::from(offset),
+                bytes: size,
+            });
+        }
+        let at = offset as usize;
+        let thread = state.first_thread + u64::from(t);
+        memory
+            .touch(at, size, thread, touch)
+            .map_err(|RaceAt { byte, other }| FaultKind::Race {
+                param: param.clone(),
+                offset: byte,
+                other: (other != u64::MAX).then(|| self.global_thread(other)),
+            })?;
+        Ok((memory, at))
+    }
+
+    fn source(&self, state: &BlockState, source: &Source, t: u32) -> Result<Bits, FaultKind> {
+        Ok(match *source {
+            Source::Register {
+                offset,
+                bytes,
+                tile,
+                element,
+            } => {
+                let at = t as usize * state.frame + offset;
+                if state.defined[at..at + bytes].iter().any(|d| !d) {
+                    return Err(FaultKind::UndefinedRegister {
+                        tile: self.tile_names[tile].clone(),
+                        element,
+                    });
+                }
+                let mut value = 0u64;
+                for (i, byte) in state.registers[at..at + bytes].iter().enumerate() {
+                    value |= u64::from(*byte) << (8 * i);
+                }
+                value
+            }
+            Source::Value(value) => value,
+            Source::Param { param, bits } => mask(self.scalars[param], bits),
+            Source::Special(special) => self.special(state, special, t),
+        })
+    }
+
+    fn special(&self, state: &BlockState, special: Special, t: u32) -> Bits {
+        let [bx, by, _] = self.block;
+        let tid = [t % bx, (t / bx) % by, t / (bx * by)];
+        let lane = t % 32;
+        let below = (1u32 << lane) - 1;
+        match special {
+            Special::Tid(axis) => u64::from(tid[axis]),
+            Special::Ntid(axis) => u64::from(self.block[axis]),
+            Special::Ctaid(axis) => u64::from(state.cta[axis]),
+            Special::Nctaid(axis) => u64::from(self.grid[axis]),
+            Special::LaneId => u64::from(lane),
+            Special::WarpId => u64::from(t / 32),
+            // The warp slots of one H100/H200 SM.
+            Special::NWarpId => 64,
+            Special::SmId => u64::from(state.worker),
+            Special::NSmId => u64::from(self.workers),
+            Special::LaneMaskEq => u64::from(1u32 << lane),
+            Special::LaneMaskLt => u64::from(below),
+            Special::LaneMaskLe => u64::from(below | (1 << lane)),
+            Special::LaneMaskGe => u64::from(!below),
+            Special::LaneMaskGt => u64::from(!(below | (1 << lane))),
+            Special::Clock => state.clocks[t as usize] & 0xffff_ffff,
+            Special::Clock64 => state.clocks[t as usize],
+            Special::GlobalTimer => self.timer_base + self.started.elapsed().as_nanos() as u64,
+            Special::GridId => self.launch_id,
+            Special::TotalSmemSize | Special::DynamicSmemSize => 0,
+        }
+    }
+}
+
+impl BlockState {
+    #[inline]
+    fn atoms_of(&self, t: u32) -> &[i64] {
+        let start = t as usize * self.atom_count;
+        &self.atoms[start..start + self.atom_count]
+    }
+
+    #[inline]
+    fn atoms_of_mut(&mut self, t: u32) -> &mut [i64] {
+        let start = t as usize * self.atom_count;
+        &mut self.atoms[start..start + self.atom_count]
+    }
+
+    #[inline]
+    fn write(&mut self, t: u32, destination: Destination, value: Bits) {
+        let at = t as usize * self.frame + destination.offset;
+        for i in 0..destination.bytes {
+            self.registers[at + i] = (value >> (8 * i)) as u8;
+            self.defined[at + i] = true;
+        }
+    }
+}
+
+/// An integer scalar parameter widened to 64 bits as the emitter's
+/// `cvt.s64.<type>` does.
+fn extend(bits: u64, dtype: DType) -> i64 {
+    match dtype {
+        DType::U8 => i64::from(bits as u8),
+        DType::U16 => i64::from(bits as u16),
+        DType::U32 => i64::from(bits as u32),
+        DType::I8 => i64::from(bits as i8),
+        DType::I16 => i64::from(bits as i16),
+        _ => i64::from(bits as i32),
+    }
+}
+
+/// A computed atom's value, as the emitter's 64-bit instructions compute it;
+/// `None` for a division by zero.
+fn computed(op: ComputedOp, a: i64, b: i64) -> Option<i64> {
+    Some(match op {
+        ComputedOp::Div => a.checked_div(b).or((b == -1).then(|| a.wrapping_neg()))?,
+        ComputedOp::Rem => a.checked_rem(b).or((b == -1).then_some(0))?,
+        ComputedOp::CeilDiv => {
+            let numerator = a.wrapping_add(b).wrapping_sub(1);
+            numerator
+                .checked_div(b)
+                .or((b == -1).then(|| numerator.wrapping_neg()))?
+        }
+        ComputedOp::Min => a.min(b),
+        ComputedOp::Max => a.max(b),
+        ComputedOp::And => a & b,
+        ComputedOp::Or => a | b,
+        ComputedOp::Xor => a ^ b,
+        ComputedOp::Shl => {
+            let amount = b as u32;
+            if amount >= 64 {
+                0
+            } else {
+                ((a as u64) << amount) as i64
+            }
+        }
+        ComputedOp::Shr => {
+            let amount = b as u32;
+            if amount >= 64 {
+                0
+            } else {
+                ((a as u64) >> amount) as i64
+            }
+        }
+    })
+}

@@ -1,0 +1,705 @@
+//! Prepare: the program's IR turned into what the executor runs quickly.
+//!
+//! Every instruction's opcode is resolved to its table variant and that
+//! variant's [`Semantics`]; every register lane becomes a byte range of the
+//! thread's register frame; every polynomial becomes a flat list of terms;
+//! every special register an enum.
+//!
+//! Guarantee: a [`Plan`] refers only to frame bytes, atoms, parameters and
+//! statements that exist, and every `Compute` gets exactly the lanes it
+//! reads and writes; a program that does not satisfy this (hand-built or
+//! corrupt IR) is a [`PrepareError`], never a panic later.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use tile_kernel_lowering::DType;
+use tile_kernel_lowering::program::{
+    CmpOp, Cond, Node, OperandValue, ParamKind, Program, Statement,
+};
+use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, resolve};
+use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
+
+use crate::fault::PrepareError;
+use crate::semantics::{AtomicUpdate, Bits, Compute, Semantics, mask, semantics};
+
+/// A polynomial as a flat sum of products, evaluated with the wrapping
+/// 64-bit arithmetic the emitted PTX uses.
+#[derive(Debug, Clone)]
+pub(crate) struct Linear {
+    pub constant: i64,
+    pub terms: Vec<(i64, Vec<AtomId>)>,
+}
+
+impl Linear {
+    fn new(poly: &Poly, atoms: usize) -> Result<Linear, String> {
+        let mut constant = 0i64;
+        let mut terms = Vec::new();
+        for (monomial, coefficient) in poly.terms() {
+            // The emitter writes coefficients as 64-bit immediates.
+            let coefficient = i64::try_from(coefficient)
+                .map_err(|_| format!("coefficient {coefficient} does not fit 64 bits"))?;
+            if monomial.is_empty() {
+                constant = coefficient;
+            } else {
+                if let Some(bad) = monomial.iter().find(|a| **a as usize >= atoms) {
+                    return Err(format!("unknown atom {bad}"));
+                }
+                terms.push((coefficient, monomial.to_vec()));
+            }
+        }
+        Ok(Linear { constant, terms })
+    }
+
+    /// The value over one thread's atom values.
+    #[inline]
+    pub fn eval(&self, atoms: &[i64]) -> i64 {
+        let mut sum = self.constant;
+        for (coefficient, monomial) in &self.terms {
+            let mut product = *coefficient;
+            for atom in monomial {
+                product = product.wrapping_mul(atoms[*atom as usize]);
+            }
+            sum = sum.wrapping_add(product);
+        }
+        sum
+    }
+}
+
+/// A condition with its polynomials flattened and its predicate registers
+/// located in the frame.
+#[derive(Debug, Clone)]
+pub(crate) enum Test {
+    Const(bool),
+    Cmp(CmpOp, Linear),
+    /// A `bool` scalar parameter.
+    Param(usize),
+    /// A predicate register: frame byte `offset`, for reports `tile`/`register`.
+    Register {
+        offset: usize,
+        tile: usize,
+        register: usize,
+    },
+    Not(Box<Test>),
+    And(Box<Test>, Box<Test>),
+    Or(Box<Test>, Box<Test>),
+}
+
+/// A special register as the executor computes it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Special {
+    Tid(usize),
+    Ntid(usize),
+    Ctaid(usize),
+    Nctaid(usize),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    NSmId,
+    LaneMaskEq,
+    LaneMaskLe,
+    LaneMaskLt,
+    LaneMaskGe,
+    LaneMaskGt,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    GridId,
+    TotalSmemSize,
+    DynamicSmemSize,
+}
+
+impl Special {
+    fn from_name(name: &str) -> Option<Special> {
+        let axis = |suffix: &str| match suffix {
+            "x" => Some(0),
+            "y" => Some(1),
+            "z" => Some(2),
+            _ => None,
+        };
+        if let Some((register, suffix)) = name.split_once('.') {
+            let axis = axis(suffix)?;
+            return match register {
+                "%tid" => Some(Special::Tid(axis)),
+                "%ntid" => Some(Special::Ntid(axis)),
+                "%ctaid" => Some(Special::Ctaid(axis)),
+                "%nctaid" => Some(Special::Nctaid(axis)),
+                _ => None,
+            };
+        }
+        Some(match name {
+            "%laneid" => Special::LaneId,
+            "%warpid" => Special::WarpId,
+            "%nwarpid" => Special::NWarpId,
+            "%smid" => Special::SmId,
+            "%nsmid" => Special::NSmId,
+            "%lanemask_eq" => Special::LaneMaskEq,
+            "%lanemask_le" => Special::LaneMaskLe,
+            "%lanemask_lt" => Special::LaneMaskLt,
+            "%lanemask_ge" => Special::LaneMaskGe,
+            "%lanemask_gt" => Special::LaneMaskGt,
+            "%clock" => Special::Clock,
+            "%clock64" => Special::Clock64,
+            "%globaltimer" => Special::GlobalTimer,
+            "%gridid" => Special::GridId,
+            "%total_smem_size" => Special::TotalSmemSize,
+            "%dynamic_smem_size" => Special::DynamicSmemSize,
+            _ => return None,
+        })
+    }
+}
+
+/// Where a source lane's bits come from.
+#[derive(Debug, Clone)]
+pub(crate) enum Source {
+    /// `bytes` frame bytes at `offset` (little-endian), element `element`
+    /// of tile `tile` for reports.
+    Register {
+        offset: usize,
+        bytes: usize,
+        tile: usize,
+        element: usize,
+    },
+    /// A literal or immediate, already truncated to its width.
+    Value(Bits),
+    /// A scalar parameter's bits, truncated to `bits`.
+    Param {
+        param: usize,
+        bits: usize,
+    },
+    Special(Special),
+}
+
+/// Where a destination lane's bits go: `bytes` frame bytes at `offset`.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Destination {
+    pub offset: usize,
+    pub bytes: usize,
+}
+
+/// A memory operand: `[param + offset]`.
+#[derive(Debug, Clone)]
+pub(crate) struct Address {
+    pub param: usize,
+    pub offset: Linear,
+}
+
+/// What one instruction does.
+#[derive(Debug, Clone)]
+pub(crate) enum Action {
+    Compute {
+        compute: Arc<Compute>,
+        sources: Vec<Source>,
+        destinations: Vec<Destination>,
+    },
+    /// `destinations.len()` elements of `element_bytes` each, contiguous;
+    /// each is sign-extended (`signed`, `ld.s8`) or zero-extended to its
+    /// register's width.
+    Load {
+        address: Address,
+        element_bytes: usize,
+        signed: bool,
+        destinations: Vec<Destination>,
+    },
+    Store {
+        address: Address,
+        element_bytes: usize,
+        sources: Vec<Source>,
+    },
+    /// Per element `e`: `new = update(old, operands[e])`; `destinations`
+    /// (empty for `red`) receive the old values.
+    Atomic {
+        address: Address,
+        update: Arc<AtomicUpdate>,
+        operands: Vec<Vec<Source>>,
+        destinations: Vec<Destination>,
+    },
+    Nothing,
+}
+
+/// One instruction of the plan.
+#[derive(Debug, Clone)]
+pub(crate) struct Step {
+    /// Index into [`Plan::statements`].
+    pub statement: usize,
+    pub guard: Test,
+    pub action: Action,
+}
+
+/// The structured body, as the executor walks it.
+#[derive(Debug, Clone)]
+pub(crate) enum Block {
+    Steps(Vec<Step>),
+    Define {
+        atom: AtomId,
+        op: ComputedOp,
+        a: Linear,
+        b: Linear,
+    },
+    If {
+        test: Test,
+        then: Vec<Block>,
+        otherwise: Vec<Block>,
+    },
+    Loop {
+        var: AtomId,
+        start: Linear,
+        end: Linear,
+        step: Linear,
+        body: Vec<Block>,
+    },
+}
+
+/// Where a kernel-wide atom's value comes from at block start.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum AtomSource {
+    ThreadId(usize),
+    CtaId(usize),
+    GridDim(usize),
+    LaneId,
+    WarpId,
+    Symbol(usize),
+    /// An integer scalar parameter, extended as the emitter's `cvt.s64`.
+    Param {
+        param: usize,
+        dtype: DType,
+    },
+    /// Set by the body (loop variables, computed values).
+    Body,
+}
+
+/// Register frame layout: tile `t`'s registers start at frame byte
+/// `offsets[t]`, in row-major order.
+#[derive(Debug, Clone)]
+pub(crate) struct Frame {
+    pub offsets: Vec<usize>,
+    pub bytes: usize,
+}
+
+/// The prepared kernel.
+#[derive(Debug, Clone)]
+pub(crate) struct Plan {
+    pub frame: Frame,
+    pub atoms: Vec<AtomSource>,
+    pub body: Vec<Block>,
+    /// `(number, opcode)` of each statement.
+    pub statements: Vec<(usize, String)>,
+}
+
+pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
+    let error = |message: String| PrepareError {
+        kernel: program.name.clone(),
+        message,
+    };
+    let mut offsets = Vec::with_capacity(program.tiles.len());
+    let mut bytes = 0usize;
+    for tile in &program.tiles {
+        offsets.push(bytes);
+        bytes = tile
+            .registers()
+            .checked_mul(tile.dtype.size_bytes())
+            .and_then(|b| b.checked_add(bytes))
+            .filter(|b| *b <= 1 << 24)
+            .ok_or_else(|| error(format!("tile `{}` is too large", tile.name)))?;
+    }
+    let frame = Frame { offsets, bytes };
+    let atom_count = program.atoms.len();
+    let mut atoms = Vec::with_capacity(atom_count);
+    for id in 0..atom_count {
+        let atom = program.atoms.get(id as AtomId);
+        atoms.push(match &atom.kind {
+            AtomKind::ThreadId(axis) => AtomSource::ThreadId(usize::from(*axis).min(2)),
+            AtomKind::CtaId(axis) => AtomSource::CtaId(usize::from(*axis).min(2)),
+            AtomKind::GridDim(axis) => AtomSource::GridDim(usize::from(*axis).min(2)),
+            AtomKind::LaneId => AtomSource::LaneId,
+            AtomKind::WarpId => AtomSource::WarpId,
+            AtomKind::Symbol(index) => {
+                if *index >= program.symbols.len() {
+                    return Err(error(format!(
+                        "atom `{}` names a missing symbol",
+                        atom.name
+                    )));
+                }
+                AtomSource::Symbol(*index)
+            }
+            AtomKind::Param(param) => match program.params.get(*param).map(|p| &p.kind) {
+                Some(ParamKind::Scalar(dtype)) => AtomSource::Param {
+                    param: *param,
+                    dtype: *dtype,
+                },
+                _ => {
+                    return Err(error(format!(
+                        "atom `{}` is not a scalar parameter",
+                        atom.name
+                    )));
+                }
+            },
+            AtomKind::LoopVar | AtomKind::Computed(..) => AtomSource::Body,
+        });
+    }
+    let mut builder = Builder {
+        program,
+        frame: &frame,
+        semantics: HashMap::new(),
+        statements: Vec::new(),
+    };
+    let body = builder.blocks(&program.body).map_err(error)?;
+    let statements = builder.statements;
+    Ok(Plan {
+        frame,
+        atoms,
+        body,
+        statements,
+    })
+}
+
+/// The prepared semantics of one variant, shared by its instructions.
+#[derive(Clone)]
+enum Shared {
+    Compute(Arc<Compute>),
+    Load,
+    Store,
+    Prefetch,
+    Atomic(Arc<AtomicUpdate>, bool),
+}
+
+struct Builder<'p> {
+    program: &'p Program,
+    frame: &'p Frame,
+    semantics: HashMap<(String, String), (Modifiers, Shared)>,
+    statements: Vec<(usize, String)>,
+}
+
+impl Builder<'_> {
+    fn blocks(&mut self, nodes: &[Node]) -> Result<Vec<Block>, String> {
+        let mut out = Vec::new();
+        for node in nodes {
+            match node {
+                Node::Statement(statement) => {
+                    let steps = self.statement(statement)?;
+                    match out.last_mut() {
+                        Some(Block::Steps(previous)) => previous.extend(steps),
+                        _ => out.push(Block::Steps(steps)),
+                    }
+                }
+                Node::Define(atom) => {
+                    let atoms = self.program.atoms.len();
+                    if *atom as usize >= atoms {
+                        return Err(format!("defines unknown atom {atom}"));
+                    }
+                    let AtomKind::Computed(op, args) = &self.program.atoms.get(*atom).kind else {
+                        return Err(format!("defines atom {atom}, which is not computed"));
+                    };
+                    let [a, b] = args.as_slice() else {
+                        return Err(format!("computed atom {atom} needs two arguments"));
+                    };
+                    out.push(Block::Define {
+                        atom: *atom,
+                        op: *op,
+                        a: Linear::new(a, atoms)?,
+                        b: Linear::new(b, atoms)?,
+                    });
+                }
+                Node::If {
+                    cond,
+                    then,
+                    otherwise,
+                } => out.push(Block::If {
+                    test: self.test(cond)?,
+                    then: self.blocks(then)?,
+                    otherwise: self.blocks(otherwise)?,
+                }),
+                Node::Loop {
+                    var,
+                    start,
+                    end,
+                    step,
+                    body,
+                } => {
+                    let atoms = self.program.atoms.len();
+                    if *var as usize >= atoms {
+                        return Err(format!("loop over unknown atom {var}"));
+                    }
+                    out.push(Block::Loop {
+                        var: *var,
+                        start: Linear::new(start, atoms)?,
+                        end: Linear::new(end, atoms)?,
+                        step: Linear::new(step, atoms)?,
+                        body: self.blocks(body)?,
+                    })
+                }
+            }
+        }
+        Ok(out)
+    }
+
+    fn test(&self, cond: &Cond) -> Result<Test, String> {
+        Ok(match cond {
+            Cond::Const(value) => Test::Const(*value),
+            Cond::Cmp(op, poly) => Test::Cmp(*op, Linear::new(poly, self.program.atoms.len())?),
+            Cond::Param(param) => match self.program.params.get(*param).map(|p| &p.kind) {
+                Some(ParamKind::Scalar(DType::Bool)) => Test::Param(*param),
+                _ => {
+                    return Err(format!(
+                        "condition on parameter {param}, which is not a bool"
+                    ));
+                }
+            },
+            Cond::Register { tile, register, .. } => {
+                let Some(t) = self.program.tiles.get(*tile) else {
+                    return Err(format!("condition on unknown tile {tile}"));
+                };
+                if t.dtype != DType::Bool || *register >= t.registers() {
+                    return Err(format!("condition on `{}` register {register}", t.name));
+                }
+                Test::Register {
+                    offset: self.frame.offsets[*tile] + register,
+                    tile: *tile,
+                    register: *register,
+                }
+            }
+            Cond::Not(inner) => Test::Not(Box::new(self.test(inner)?)),
+            Cond::And(a, b) => Test::And(Box::new(self.test(a)?), Box::new(self.test(b)?)),
+            Cond::Or(a, b) => Test::Or(Box::new(self.test(a)?), Box::new(self.test(b)?)),
+        })
+    }
+
+    /// The variant `opcode` of form `form`, and its semantics (cached).
+    fn variant(&mut self, form: &str, opcode: &str) -> Result<(Modifiers, Shared), String> {
+        let key = (form.to_string(), opcode.to_string());
+        if let Some(found) = self.semantics.get(&key) {
+            return Ok(found.clone());
+        }
+        let candidates = resolve(opcode).map_err(|e| format!("`{opcode}`: {}", e.message))?;
+        let variant = candidates
+            .into_iter()
+            .find(|m| m.form.id == form)
+            .ok_or_else(|| format!("`{opcode}` is not a variant of form `{form}`"))?;
+        let shared = match semantics(&variant).map_err(|e| e.to_string())? {
+            Semantics::Compute(compute) => Shared::Compute(Arc::new(compute)),
+            Semantics::Load => Shared::Load,
+            Semantics::Store => Shared::Store,
+            Semantics::Prefetch => Shared::Prefetch,
+            Semantics::Atomic {
+                update,
+                returns_old,
+            } => Shared::Atomic(Arc::new(update), returns_old),
+        };
+        self.semantics
+            .insert(key, (variant.clone(), shared.clone()));
+        Ok((variant, shared))
+    }
+
+    fn statement(&mut self, statement: &Statement) -> Result<Vec<Step>, String> {
+        let index = self.statements.len();
+        self.statements
+            .push((statement.number, statement.opcode.clone()));
+        let mut steps = Vec::with_capacity(statement.instructions.len());
+        for instruction in &statement.instructions {
+            let (variant, shared) = self.variant(&statement.form, &instruction.opcode)?;
+            let slots = variant.operands();
+            if slots.len() != instruction.operands.len() {
+                return Err(format!(
+                    "`{}` has {} operands, its form {}",
+                    instruction.opcode,
+                    instruction.operands.len(),
+                    slots.len()
+                ));
+            }
+            let mut sources = Vec::new();
+            let mut destinations = Vec::new();
+            let mut address = None;
+            // Per operand: its source lanes (for atomics' per-element operands).
+            let mut operand_sources: Vec<(&str, Vec<Source>)> = Vec::new();
+            for (slot, value) in slots.iter().zip(&instruction.operands) {
+                let width = slot.ty.carrier_bits();
+                match value {
+                    OperandValue::Memory { param, offset, .. } => {
+                        match self.program.params.get(*param).map(|p| &p.kind) {
+                            Some(ParamKind::Tensor { .. }) => {}
+                            _ => return Err(format!("memory operand on parameter {param}")),
+                        }
+                        address = Some(Address {
+                            param: *param,
+                            offset: Linear::new(offset, self.program.atoms.len())?,
+                        });
+                        continue;
+                    }
+                    OperandValue::Registers { lanes, .. } if slot.access == Access::Write => {
+                        for lane in lanes {
+                            destinations.push(self.lane(lane)?.1);
+                        }
+                        continue;
+                    }
+                    _ => {}
+                }
+                if slot.access != Access::Read || slot.kind == OperandKind::Address {
+                    return Err(format!(
+                        "`{}`: operand `{}` cannot be read",
+                        instruction.opcode, slot.name
+                    ));
+                }
+                let lanes: Vec<Source> = match value {
+                    OperandValue::Registers { lanes, .. } => lanes
+                        .iter()
+                        .map(|lane| self.lane(lane).map(|(source, _)| source))
+                        .collect::<Result<_, _>>()?,
+                    OperandValue::Param { param, bits } => {
+                        match self.program.params.get(*param).map(|p| &p.kind) {
+                            Some(ParamKind::Scalar(_)) => {}
+                            _ => return Err(format!("scalar operand on parameter {param}")),
+                        }
+                        vec![Source::Param {
+                            param: *param,
+                            bits: (*bits).min(width),
+                        }]
+                    }
+                    OperandValue::Constant { value, .. } => {
+                        vec![Source::Value(mask(*value, width))]
+                    }
+                    OperandValue::Immediate { value } => {
+                        vec![Source::Value(mask(*value as u64, width))]
+                    }
+                    OperandValue::Special { name } => vec![Source::Special(
+                        Special::from_name(name)
+                            .ok_or_else(|| format!("unknown special register `{name}`"))?,
+                    )],
+                    OperandValue::Memory { .. } => unreachable!("handled above"),
+                };
+                sources.extend(lanes.iter().cloned());
+                operand_sources.push((slot.name, lanes));
+            }
+            let action = match shared {
+                Shared::Compute(compute) => {
+                    if sources.len() != compute.inputs() || destinations.len() != compute.outputs()
+                    {
+                        return Err(format!(
+                            "`{}` binds {} source and {} destination lanes; its semantics take {} and {}",
+                            instruction.opcode,
+                            sources.len(),
+                            destinations.len(),
+                            compute.inputs(),
+                            compute.outputs()
+                        ));
+                    }
+                    Action::Compute {
+                        compute,
+                        sources,
+                        destinations,
+                    }
+                }
+                Shared::Load => {
+                    let address = address.ok_or("a load without an address")?;
+                    let element_bytes = memory_element_bytes(&variant);
+                    let signed = variant
+                        .operands()
+                        .iter()
+                        .any(|o| o.kind == OperandKind::Address && o.ty.is_signed_int());
+                    Action::Load {
+                        address,
+                        element_bytes,
+                        signed,
+                        destinations,
+                    }
+                }
+                Shared::Store => {
+                    let address = address.ok_or("a store without an address")?;
+                    let element_bytes = memory_element_bytes(&variant);
+                    // The stored lanes: every source but the cache policy
+                    // (`st...L2::cache_hint [a], b, policy`).
+                    let sources = values_but_policy(&operand_sources).concat();
+                    Action::Store {
+                        address,
+                        element_bytes,
+                        sources,
+                    }
+                }
+                Shared::Prefetch => Action::Nothing,
+                Shared::Atomic(update, returns_old) => {
+                    let address = address.ok_or("an atomic without an address")?;
+                    // Per-element operands: `b` (and `c`), lane `e` each;
+                    // the cache policy is not a value of the update.
+                    let values = values_but_policy(&operand_sources);
+                    let elements = values.first().map_or(0, |lanes| lanes.len());
+                    if elements == 0 || values.iter().any(|lanes| lanes.len() != elements) {
+                        return Err(format!("`{}`: uneven atomic operands", instruction.opcode));
+                    }
+                    if returns_old && destinations.len() != elements {
+                        return Err(format!(
+                            "`{}`: destination lanes differ from elements",
+                            instruction.opcode
+                        ));
+                    }
+                    let operands = (0..elements)
+                        .map(|e| values.iter().map(|lanes| lanes[e].clone()).collect())
+                        .collect();
+                    Action::Atomic {
+                        address,
+                        update,
+                        operands,
+                        destinations: if returns_old {
+                            destinations
+                        } else {
+                            Vec::new()
+                        },
+                    }
+                }
+            };
+            steps.push(Step {
+                statement: index,
+                guard: self.test(&instruction.guard)?,
+                action,
+            });
+        }
+        Ok(steps)
+    }
+
+    /// A register lane as a source and as a destination.
+    fn lane(
+        &self,
+        lane: &tile_kernel_lowering::program::Lane,
+    ) -> Result<(Source, Destination), String> {
+        let tile = self
+            .program
+            .tiles
+            .get(lane.tile)
+            .ok_or_else(|| format!("lane of unknown tile {}", lane.tile))?;
+        let size = tile.registers() * tile.dtype.size_bytes();
+        if lane.bytes == 0 || lane.bytes > 8 || lane.byte_offset + lane.bytes > size {
+            return Err(format!("lane outside tile `{}`", tile.name));
+        }
+        let offset = self.frame.offsets[lane.tile] + lane.byte_offset;
+        Ok((
+            Source::Register {
+                offset,
+                bytes: lane.bytes,
+                tile: lane.tile,
+                element: lane.byte_offset / tile.dtype.size_bytes(),
+            },
+            Destination {
+                offset,
+                bytes: lane.bytes,
+            },
+        ))
+    }
+}
+
+/// The source operands' lanes, without the cache-policy operand of the
+/// `L2::cache_hint` forms, which steers caching and is not a value.
+fn values_but_policy(operands: &[(&str, Vec<Source>)]) -> Vec<Vec<Source>> {
+    operands
+        .iter()
+        .filter(|(name, _)| *name != "policy")
+        .map(|(_, lanes)| lanes.clone())
+        .collect()
+}
+
+/// The bytes of one memory element of a load or store: its type's width.
+fn memory_element_bytes(variant: &Modifiers) -> usize {
+    variant
+        .operands()
+        .iter()
+        .find(|o| o.kind == OperandKind::Address)
+        .map_or(4, |o| (o.ty.carrier_bits() / 8).max(1))
+}

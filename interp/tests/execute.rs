@@ -1,0 +1,329 @@
+//! The executor on small kernels built as syntax trees: grids, runtime
+//! indices, guards, loops, and the faults it reports instead of garbage.
+
+use std::sync::atomic::{AtomicU8, Ordering};
+
+use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
+use tile_kernel_lowering::ast::*;
+use tile_kernel_lowering::program::{Node, OperandValue, Program};
+use tile_kernel_lowering::sym::Poly;
+use tile_kernel_lowering::{DType, SpanId, Target, compile};
+
+const S: SpanId = SpanId(0);
+
+fn int(v: i128) -> Expr {
+    Expr::Int(v, S)
+}
+
+fn name(n: &str) -> Expr {
+    Expr::Name(n.into(), S)
+}
+
+fn call(f: &str, args: Vec<Expr>) -> Expr {
+    Expr::Call {
+        func: f.into(),
+        args,
+        span: S,
+    }
+}
+
+fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
+    Expr::Binary {
+        op,
+        lhs: Box::new(a),
+        rhs: Box::new(b),
+        span: S,
+    }
+}
+
+/// `base.slice(s![at..at + len])`.
+fn range(base: &str, at: Expr, len: i128) -> Operand {
+    Operand::Place(PlaceExpr {
+        base: base.into(),
+        base_span: S,
+        views: vec![ViewOp {
+            kind: ViewKind::Slice(vec![SliceItem::Range {
+                start: Some(at.clone()),
+                end: Some(bin(BinOp::Add, at, int(len))),
+                step: 1,
+                span: S,
+            }]),
+            span: S,
+        }],
+        span: S,
+    })
+}
+
+fn tile(base: &str) -> Operand {
+    Operand::Place(PlaceExpr {
+        base: base.into(),
+        base_span: S,
+        views: vec![],
+        span: S,
+    })
+}
+
+fn apply(opcode: &str, operands: Vec<Operand>) -> Stmt {
+    Stmt::Apply(Apply {
+        opcode: opcode.into(),
+        opcode_span: S,
+        operands,
+        scope: None,
+        pred: None,
+        preserve_dst: None,
+        span: S,
+    })
+}
+
+fn alloc(n: &str, dtype: DType, shape: &[u64]) -> Stmt {
+    Stmt::AllocLocal(AllocLocal {
+        name: n.into(),
+        name_span: S,
+        dtype,
+        dtype_span: S,
+        shape: shape.iter().map(|d| Dim::constant(*d, S)).collect(),
+        span: S,
+    })
+}
+
+fn tensor(n: &str, dtype: DType, dim: Expr) -> Param {
+    Param {
+        name: n.into(),
+        span: S,
+        ty: ParamType::Tensor {
+            dtype,
+            dims: vec![Dim { expr: dim, span: S }],
+        },
+    }
+}
+
+fn program(kernel: &Kernel) -> Program {
+    let compilation = compile(kernel);
+    assert!(
+        compilation.diagnostics.is_empty(),
+        "{:?}",
+        compilation.diagnostics
+    );
+    compilation.program.expect("a legal kernel")
+}
+
+/// `copy(x: Tensor<u32, N>, y: Tensor<u32, N>)`, grid ceil_div(N, 4) x 4
+/// threads, 1 element per thread, guarded by `i < N`.
+fn copy_kernel() -> Kernel {
+    let i = bin(
+        BinOp::Add,
+        bin(BinOp::Mul, call("cta_id", vec![int(0)]), int(4)),
+        call("thread_id", vec![int(0)]),
+    );
+    Kernel {
+        name: "copy".into(),
+        name_span: S,
+        launch: LaunchDims {
+            grid: [call("ceil_div", vec![name("N"), int(4)]), int(1), int(1)],
+            block: [4, 1, 1],
+            span: S,
+        },
+        target: Target::SM_90,
+        params: vec![
+            tensor("x", DType::U32, name("N")),
+            tensor("y", DType::U32, name("N")),
+        ],
+        body: vec![
+            alloc("r", DType::U32, &[1]),
+            Stmt::Let(Let {
+                name: "i".into(),
+                name_span: S,
+                value: i,
+                span: S,
+            }),
+            Stmt::If(If {
+                cond: bin(BinOp::Lt, name("i"), name("N")),
+                then: vec![
+                    apply("ld.global.u32", vec![tile("r"), range("x", name("i"), 1)]),
+                    apply("st.global.u32", vec![range("y", name("i"), 1), tile("r")]),
+                ],
+                otherwise: vec![],
+                span: S,
+            }),
+        ],
+    }
+}
+
+fn bytes_of(words: &[u32]) -> Vec<AtomicU8> {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes())
+        .map(AtomicU8::new)
+        .collect()
+}
+
+fn words_of(bytes: &[AtomicU8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c[i].load(Ordering::Relaxed))))
+        .collect()
+}
+
+#[test]
+fn a_guarded_copy_over_a_grid_copies_exactly_n_elements() {
+    let prepared = Prepared::new(program(&copy_kernel())).expect("prepares");
+    for n in [0u32, 1, 3, 4, 5, 1000, 4097] {
+        let x: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+        let xb = bytes_of(&x);
+        let yb = bytes_of(&vec![0; n as usize]);
+        let grid = [n.div_ceil(4), 1, 1];
+        for threads in [1, 2] {
+            let report = prepared
+                .run(
+                    grid,
+                    &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+                    &[u64::from(n)],
+                    &RunOptions { threads },
+                )
+                .expect("runs");
+            assert_eq!(words_of(&yb), x, "n = {n}");
+            assert_eq!(report.instructions, 2 * u64::from(n));
+        }
+    }
+}
+
+/// The program with every memory offset shifted by `delta` bytes: what a
+/// checker bug would look like.
+fn shifted(mut program: Program, delta: i128) -> Program {
+    fn walk(nodes: &mut [Node], delta: i128) {
+        for node in nodes {
+            match node {
+                Node::Statement(s) => {
+                    for i in &mut s.instructions {
+                        for o in &mut i.operands {
+                            if let OperandValue::Memory { offset, .. } = o {
+                                *offset = offset.add(&Poly::constant(delta));
+                            }
+                        }
+                    }
+                }
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    walk(then, delta);
+                    walk(otherwise, delta);
+                }
+                Node::Loop { body, .. } => walk(body, delta),
+                Node::Define(_) => {}
+            }
+        }
+    }
+    walk(&mut program.body, delta);
+    program
+}
+
+#[test]
+fn an_out_of_bounds_access_is_a_fault_naming_statement_and_thread() {
+    let prepared = Prepared::new(shifted(program(&copy_kernel()), 4)).expect("prepares");
+    let xb = bytes_of(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    let yb = bytes_of(&[0; 8]);
+    let fault = prepared
+        .run(
+            [2, 1, 1],
+            &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+            &[8],
+            &RunOptions { threads: 2 },
+        )
+        .expect_err("reads past the end");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `copy`, statement 1 (`ld.global.u32`), thread (3, 0, 0) of block (1, 0, 0): \
+         4-byte access at byte 32 of `x` is out of bounds (32 bytes)"
+    );
+}
+
+#[test]
+fn a_misaligned_access_is_a_fault() {
+    let prepared = Prepared::new(shifted(program(&copy_kernel()), 2)).expect("prepares");
+    let xb = bytes_of(&[1, 2, 3, 4]);
+    let yb = bytes_of(&[0; 4]);
+    let fault = prepared
+        .run(
+            [1, 1, 1],
+            &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+            &[4],
+            &RunOptions { threads: 1 },
+        )
+        .expect_err("misaligned");
+    assert!(
+        matches!(fault.kind, FaultKind::Misaligned { .. }),
+        "{fault}"
+    );
+}
+
+#[test]
+fn two_threads_storing_the_same_bytes_is_a_race() {
+    // Every thread of block 0 and block 1 writes element `thread_id`: a
+    // checker bug that forgot the block offset.
+    let mut program = program(&copy_kernel());
+    fn drop_cta(nodes: &mut [Node], cta_atom: u32) {
+        for node in nodes {
+            match node {
+                Node::Statement(s) => {
+                    for i in &mut s.instructions {
+                        for o in &mut i.operands {
+                            if let OperandValue::Memory { offset, .. } = o {
+                                *offset = offset.split_on(cta_atom).1;
+                            }
+                        }
+                    }
+                }
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    drop_cta(then, cta_atom);
+                    drop_cta(otherwise, cta_atom);
+                }
+                Node::Loop { body, .. } => drop_cta(body, cta_atom),
+                Node::Define(_) => {}
+            }
+        }
+    }
+    let cta = (0..program.atoms.len() as u32)
+        .find(|a| program.atoms.get(*a).name == "cta_id(0)")
+        .expect("a cta_id atom");
+    drop_cta(&mut program.body, cta);
+    let prepared = Prepared::new(program).expect("prepares");
+    let xb = bytes_of(&[1, 2, 3, 4, 5, 6, 7, 8]);
+    let yb = bytes_of(&[0; 8]);
+    let fault = prepared
+        .run(
+            [2, 1, 1],
+            &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+            &[8],
+            &RunOptions { threads: 1 },
+        )
+        .expect_err("races");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `copy`, statement 2 (`st.global.u32`), thread (0, 0, 0) of block (1, 0, 0): \
+         data race on byte 0 of `y` with thread (0, 0, 0) of block (0, 0, 0)"
+    );
+}
+
+#[test]
+#[ignore = "timing; run with --release --ignored --nocapture"]
+fn copy_speed() {
+    let prepared = Prepared::new(program(&copy_kernel())).expect("prepares");
+    let n = 1u32 << 20;
+    let x: Vec<u32> = (0..n).collect();
+    let xb = bytes_of(&x);
+    let yb = bytes_of(&vec![0; n as usize]);
+    for threads in [1, 2] {
+        let t = std::time::Instant::now();
+        prepared
+            .run(
+                [n / 4, 1, 1],
+                &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+                &[u64::from(n)],
+                &RunOptions { threads },
+            )
+            .expect("runs");
+        println!("threads {threads}: {:?}", t.elapsed());
+    }
+}
