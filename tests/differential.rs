@@ -76,6 +76,8 @@
 //! (default 256); `TILE_KERNEL_DIFF_LAUNCH=runtime` launches every kernel
 //! through `tile_kernel::runtime::Kernel` (one module per kernel) instead
 //! of loading batches of kernels as one module through cudarc;
+//! `TILE_KERNEL_DIFF_MEMORY_STRIDE=K` runs every K-th memory variant only
+//! (the summary counts what ran).
 //! `TILE_KERNEL_DIFF_SMOKE_ALL=1` makes the smoke test run every memory
 //! variant too; `TILE_KERNEL_DIFF_DUMP=<dir>` writes every batch's joined
 //! PTX module there (`batch<first case>.ptx`), for JIT problems.
@@ -139,6 +141,11 @@ impl Config {
     fn with_env(mut self) -> Config {
         if let Some(rows) = env_usize("TILE_KERNEL_DIFF_ROWS") {
             self.compute_rows = rows.max(1);
+        }
+        if let Some(stride) = env_usize("TILE_KERNEL_DIFF_MEMORY_STRIDE") {
+            // Every `stride`-th memory variant (they differ only in cache
+            // and ordering modifiers): for a run with little device time.
+            self.memory_stride = (stride > 1).then_some(stride);
         }
         if let Some(batch) = env_usize("TILE_KERNEL_DIFF_BATCH") {
             self.batch = batch.max(1);
@@ -1547,6 +1554,18 @@ fn ulp_distance(fmt: Fmt, a: u64, b: u64) -> Option<f64> {
     Some((ordered(a) - ordered(b)).unsigned_abs() as f64)
 }
 
+/// `|a - b|` as real values, in ULPs of `fmt` at `b` (the same unit
+/// [`allowed_ulps`] converts an absolute bound into); `None` as for
+/// [`ulp_distance`].
+fn absolute_distance(fmt: Fmt, a: u64, b: u64) -> Option<f64> {
+    let exact = ulp_distance(fmt, a, b)?;
+    if exact == 0.0 {
+        return Some(0.0);
+    }
+    let (x, y) = (fmt.to_f64(a), fmt.to_f64(b));
+    Some((x - y).abs() / fmt.ulp_at(y))
+}
+
 /// The float lanes of a value of type `ty`: (format, bits) pairs.
 fn float_lanes(ty: PtxType, value: u64) -> Vec<(Fmt, u64)> {
     match ty {
@@ -1707,7 +1726,14 @@ fn compare(
                                 }
                             };
                             let allowed = allowed_ulps(fmt, bound, fmt.to_f64(y)) + 1.0;
-                            match ulp_distance(fmt, x, y) {
+                            let distance = match bound {
+                                // An absolute bound is about the values'
+                                // difference, which counting the floats
+                                // between them overstates near zero.
+                                Bound::Absolute(_) => absolute_distance(fmt, x, y),
+                                _ => ulp_distance(fmt, x, y),
+                            };
+                            match distance {
                                 Some(d) => {
                                     let m = max_ulp.get_or_insert((0.0, allowed));
                                     m.0 = m.0.max(d);
@@ -2626,6 +2652,13 @@ fn sweep_values_are_what_they_claim() {
     assert_eq!(ulp_distance(Fmt::F32, 0x3f80_0000, 0x3f80_0002), Some(2.0));
     assert_eq!(ulp_distance(Fmt::F32, 0x8000_0001, 0x0000_0001), Some(2.0));
     assert_eq!(ulp_distance(Fmt::F32, 0x7fc0_0000, 0x3f80_0000), None);
+    // 0 against 2^-25: 2^23 ULPs of 2^-25 apart as values, though
+    // 0x33000000 floats lie between them.
+    assert_eq!(
+        absolute_distance(Fmt::F32, 0, 0x3300_0000),
+        Some(8_388_608.0)
+    );
+    assert_eq!(ulp_distance(Fmt::F32, 0, 0x3300_0000), Some(855_638_016.0));
     for ty in [
         PtxType::F32,
         PtxType::F64,

@@ -24,8 +24,9 @@
 //! - int -> float and float -> float: one rounding in the `.rn .rz .rm .rp`
 //!   direction; same-type `cvt.{irnd}` rounds to an integral value.
 //! - `.ftz`: f32 subnormal inputs (except into f16, which sm_90 rounds
-//!   unflushed), and f32 results that are subnormal after rounding, become
-//!   zero of the same sign; other types are untouched.
+//!   unflushed), and tiny f32 results (below 2^-126 after rounding to 24
+//!   bits with an unbounded exponent: IEEE's tininess after rounding),
+//!   become zero of the same sign; other types are untouched.
 //! - `.sat` on a float destination: clamp to `[+0.0, 1.0]`, NaN -> `+0.0`.
 //! - `.relu`: a negative result (and `-0`) becomes `+0`, NaN becomes the
 //!   destination's canonical NaN.
@@ -1269,6 +1270,16 @@ mod tests {
         ("cvt.rn.f32.f64", &[0x7ff0000000000001], 0x7fc00000),
         ("cvt.rn.f32.f64", &[0x7ff4000000000000], 0x7fe00000),
         ("cvt.rn.ftz.f32.f64", &[0x380fffffffffffff], 0x800000),
+        // Tiny after rounding to 24 bits (unbounded exponent): flushed,
+        // though rounding into the subnormal range would give 2^-126
+        // (found by tests/differential.rs on the H200).
+        ("cvt.rn.ftz.f32.f64", &[0x380fffffe0000000], 0x0),
+        ("cvt.rn.ftz.f32.f64", &[0x380fffffe0000001], 0x0),
+        ("cvt.rm.ftz.f32.f64", &[0xb80fffffe0000000], 0x80000000),
+        ("cvt.rm.ftz.f32.f64", &[0xb80fffffdfffffff], 0x80000000),
+        ("cvt.rp.ftz.f32.f64", &[0x380fffffd0000001], 0x0),
+        ("cvt.rp.ftz.f32.f64", &[0x380fffffcfffffff], 0x0),
+        ("cvt.rp.ftz.sat.f32.f64", &[0x380fffffd0000000], 0x0),
         ("cvt.rn.ftz.f32.f64", &[0x380ffffff0000000], 0x800000),
         ("cvt.rn.ftz.f32.f64", &[0x3800000000000000], 0x0),
         ("cvt.rz.ftz.f32.f64", &[0x380fffffffffffff], 0x0),

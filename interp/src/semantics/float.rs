@@ -196,9 +196,9 @@ impl Kind {
     /// that `.ftz` uses on the GPU: below the smallest normal magnitude
     /// after rounding to this kind's precision with an unbounded exponent.
     /// (A value just below the smallest normal that rounds up to it is not
-    /// flushed; softfloat's `flush_subnormal_output` judges the result
-    /// rounded into the bounded format instead, which differs exactly
-    /// there, so `.ftz` results are decided here.)
+    /// flushed. softfloat's `flush_subnormal_output` now applies the same
+    /// rule, which `cvt` needs too; this check predates it and is kept as
+    /// the arithmetic's own, tested against the H200.)
     pub(super) fn is_tiny(self, value: Exact, rounding: Rounding) -> bool {
         if !matches!(value, Exact::Finite { .. }) {
             return false;

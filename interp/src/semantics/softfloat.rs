@@ -410,8 +410,11 @@ impl Exact {
 /// Options of the final rounding.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct RoundOptions {
-    /// `.ftz`: a result that is subnormal AFTER rounding becomes the zero of
-    /// its sign.
+    /// `.ftz`: a tiny result becomes the zero of its sign, tininess judged
+    /// after rounding to the format's precision with an unbounded exponent
+    /// (IEEE 754's "after rounding"; what the H200 does for `cvt`, the
+    /// arithmetic and the half-precision forms): a value just below the
+    /// smallest normal that rounds up to it is kept.
     pub flush_subnormal_output: bool,
     /// `.satfinite`: overflow and infinities give the largest finite value of
     /// the same sign (NaN handling is unchanged: callers apply the PTX rule).
@@ -578,6 +581,21 @@ fn round_finite(
     if top > emax {
         return overflow(format, negative, rounding, options);
     }
+    if options.flush_subnormal_output
+        && top < emin
+        && tiny_after_rounding(
+            significand,
+            exponent,
+            sticky,
+            top,
+            p,
+            emin,
+            negative,
+            rounding,
+        )
+    {
+        return format.zero(negative);
+    }
     // The exponent of the last kept bit.
     let quantum = top.max(emin) - (p - 1);
     let drop = quantum as i64 - exponent as i64;
@@ -628,6 +646,45 @@ fn round_finite(
         let fraction = (m as u64) & low_mask(format.fraction_bits);
         format.encode(negative, field, fraction)
     }
+}
+
+/// IEEE 754's tininess *after* rounding, which the H200 applies for
+/// `.ftz`: whether the value, rounded to `p` significant bits with an
+/// unbounded exponent, is still below `2^emin` (its top bit is `top`).
+/// A value just below the smallest normal that rounds up to it is not tiny.
+#[allow(clippy::too_many_arguments)] // the unpacked finite value and its rounding
+fn tiny_after_rounding(
+    significand: u128,
+    exponent: i32,
+    sticky: bool,
+    top: i32,
+    p: i32,
+    emin: i32,
+    negative: bool,
+    rounding: Rounding,
+) -> bool {
+    if top < emin - 1 {
+        return true;
+    }
+    // top == emin - 1: only a carry out of the p-bit rounding reaches 2^emin.
+    let drop = i64::from(top - (p - 1)) - i64::from(exponent);
+    if drop <= 0 {
+        return true;
+    }
+    let (kept, half, rest) = if drop <= 127 {
+        let d = drop as u32;
+        let below = significand & ((1u128 << d) - 1);
+        let half_bit = 1u128 << (d - 1);
+        (
+            significand >> d,
+            below & half_bit != 0,
+            below & (half_bit - 1) != 0 || sticky,
+        )
+    } else {
+        (0, drop == 128 && significand >> 127 != 0, true)
+    };
+    let carries = kept == (1u128 << p) - 1 && rounds_up(rounding, negative, true, half, rest);
+    !carries
 }
 
 fn overflow(format: Format, negative: bool, rounding: Rounding, options: RoundOptions) -> u64 {
