@@ -296,7 +296,10 @@ fn run_chunk_interpreter(sweep: &Sweep, base: u32, n: usize) -> Result<Outputs, 
             [(n as u32).div_ceil(BLOCK), 1, 1],
             &[Arg::Tensor(&out), Arg::Scalar(u64::from(base))],
             &[n as u64],
-            &RunOptions { threads: 0 },
+            &RunOptions {
+                threads: 0,
+                ..RunOptions::default()
+            },
         )
         .map_err(|f| f.to_string())?;
     let bytes: Vec<u8> = out.into_iter().map(AtomicU8::into_inner).collect();

@@ -1325,7 +1325,10 @@ fn run_interpreter(
             built.grid(case),
             &args,
             &built.symbol_args(case),
-            &RunOptions { threads: 1 },
+            &RunOptions {
+                threads: 1,
+                ..RunOptions::default()
+            },
         )
         .map_err(|fault| format!("the interpreter faulted: {fault}"))?;
     Ok(memories

@@ -45,6 +45,8 @@ pub(crate) struct Launch<'a> {
     pub workers: u32,
     /// A process-wide launch number (`%gridid`).
     pub launch_id: u64,
+    /// Instructions and loop iterations a block may run (`None`: no limit).
+    pub work_limit: Option<u64>,
     /// Launch start (`%globaltimer` counts nanoseconds from `timer_base`).
     pub started: Instant,
     pub timer_base: u64,
@@ -73,6 +75,9 @@ pub(crate) struct BlockState {
     first_thread: u64,
     worker: u32,
     pub instructions: u64,
+    /// Instructions and loop iterations of the current block, against
+    /// [`Launch::work_limit`].
+    work: u64,
     inputs: Vec<Bits>,
     outputs: Vec<Bits>,
 }
@@ -94,6 +99,7 @@ impl BlockState {
             first_thread: 0,
             worker: 0,
             instructions: 0,
+            work: 0,
             inputs: Vec::new(),
             outputs: Vec::new(),
         }
@@ -143,6 +149,7 @@ impl Launch<'_> {
         state.defined.fill(false);
         state.registers.fill(0);
         state.clocks.fill(0);
+        state.work = 0;
         let [bx, by, _] = self.block;
         for t in 0..state.threads {
             let tid = [t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by)];
@@ -225,6 +232,7 @@ impl Launch<'_> {
                             break;
                         }
                         let running: Vec<u32> = bounds.iter().map(|b| b.0).collect();
+                        self.charge(state, running.len() as u64, None)?;
                         self.blocks(state, body, &running)?;
                         for &(t, _, d) in &bounds {
                             let value = &mut state.atoms_of_mut(t)[var];
@@ -278,8 +286,87 @@ impl Launch<'_> {
         })
     }
 
+    /// Counts `work` more instructions or iterations against the limit.
+    fn charge(&self, state: &mut BlockState, work: u64, statement: Option<usize>) -> Run {
+        state.work += work;
+        match self.work_limit {
+            Some(limit) if state.work > limit => Err(Trap {
+                statement,
+                thread: 0,
+                kind: FaultKind::WorkLimit { limit },
+            }),
+            _ => Ok(()),
+        }
+    }
+
+    /// A collective step: the threads of each warp that execute it (active
+    /// here and under the guard) run it together.
+    fn collective_step(
+        &self,
+        state: &mut BlockState,
+        step: &Step,
+        active: &[u32],
+        collective: &crate::semantics::Collective,
+        sources: &[Source],
+        destinations: &[Destination],
+    ) -> Run {
+        let statement = Some(step.statement);
+        let (inputs, outputs) = (collective.inputs(), collective.outputs());
+        let mut executing: Vec<u32> = Vec::with_capacity(active.len());
+        for &t in active {
+            if self.test(state, &step.guard, t, statement)? {
+                executing.push(t);
+            }
+        }
+        let mut lane_sources = vec![0; 32 * inputs];
+        let mut lane_destinations = vec![0; 32 * outputs];
+        for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
+            let mut mask = 0u32;
+            lane_sources.fill(0);
+            for &t in warp {
+                let lane = (t % 32) as usize;
+                mask |= 1 << lane;
+                for (i, source) in sources.iter().enumerate() {
+                    lane_sources[lane * inputs + i] =
+                        self.source(state, source, t).map_err(|kind| Trap {
+                            statement,
+                            thread: t,
+                            kind,
+                        })?;
+                }
+            }
+            collective
+                .run(mask, &lane_sources, &mut lane_destinations)
+                .map_err(|error| Trap {
+                    statement,
+                    thread: warp[0] / 32 * 32 + error.lane,
+                    kind: FaultKind::Collective {
+                        message: error.message,
+                    },
+                })?;
+            for &t in warp {
+                state.instructions += 1;
+                state.clocks[t as usize] += 1;
+                let lane = (t % 32) as usize;
+                for (o, destination) in destinations.iter().enumerate() {
+                    state.write(t, *destination, lane_destinations[lane * outputs + o]);
+                }
+            }
+        }
+        Ok(())
+    }
+
     fn step(&self, state: &mut BlockState, step: &Step, active: &[u32]) -> Run {
         let statement = Some(step.statement);
+        self.charge(state, active.len() as u64, statement)?;
+        if let Action::Collective {
+            collective,
+            sources,
+            destinations,
+        } = &step.action
+        {
+            return self.collective_step(state, step, active, collective, sources, destinations);
+        }
         for &t in active {
             if !self.test(state, &step.guard, t, statement)? {
                 continue;
@@ -384,7 +471,7 @@ impl Launch<'_> {
                         state.write(t, *destination, old);
                     }
                 }
-                Action::Nothing => {}
+                Action::Nothing | Action::Collective { .. } => {}
             }
         }
         Ok(())

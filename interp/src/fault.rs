@@ -64,6 +64,13 @@ pub enum FaultKind {
     /// A computed index divides by zero (`/`, `%` or `ceil_div` in the
     /// kernel's index arithmetic).
     IndexDivisionByZero,
+    /// A warp collective whose result PTX leaves undefined: a member mask
+    /// naming lanes that do not execute it (a divergent collective), not
+    /// naming the lane itself, or naming a lane that holds another mask.
+    Collective { message: String },
+    /// The block ran past `RunOptions::work_limit` instructions and loop
+    /// iterations.
+    WorkLimit { limit: u64 },
 }
 
 impl fmt::Display for Fault {
@@ -114,6 +121,11 @@ impl fmt::Display for Fault {
                 write!(f, "writes `{param}`, which the kernel only reads")
             }
             FaultKind::IndexDivisionByZero => f.write_str("index arithmetic divides by zero"),
+            FaultKind::Collective { message } => f.write_str(message),
+            FaultKind::WorkLimit { limit } => write!(
+                f,
+                "the block ran more than {limit} instructions and loop iterations (the run's work limit)"
+            ),
         }
     }
 }

@@ -8,11 +8,27 @@
 //!              laid out)               in lockstep)
 //! ```
 //!
+//! Modules, one job each:
 //! - [`semantics`]: the value semantics of each form variant, pure
 //!   functions of register bits ([`semantics::softfloat`] is their exact
 //!   rounding core).
+//! - `prepare`: the program resolved into a plan (variants to semantics,
+//!   register lanes to frame bytes, polynomials flattened); corrupt IR is a
+//!   [`PrepareError`] here, never a panic later.
+//! - `exec`: one block, its threads in lockstep, every register read
+//!   checked for definedness.
+//! - `memory`: tensor bytes, bounds/alignment checks, race detection,
+//!   atomic read-modify-write.
+//! - `run`: [`Prepared`]: argument checks, blocks spread over host threads,
+//!   the first fault by block order.
+//! - `fault`: [`Fault`], what the interpreter reports instead of garbage.
+//!
+//! The crate has no `unsafe`: memory is `AtomicU8`, so even a racy kernel
+//! is defined behaviour on the host (and its race is reported).
 //!
 //! [`Program`]: tile_kernel_lowering::program::Program
+
+#![forbid(unsafe_code)]
 
 pub mod semantics;
 

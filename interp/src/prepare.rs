@@ -21,7 +21,7 @@ use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, resolve};
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use crate::fault::PrepareError;
-use crate::semantics::{AtomicUpdate, Bits, Compute, Semantics, mask, semantics};
+use crate::semantics::{AtomicUpdate, Bits, Collective, Compute, Semantics, mask, semantics};
 
 /// A polynomial as a flat sum of products, evaluated with the wrapping
 /// 64-bit arithmetic the emitted PTX uses.
@@ -207,6 +207,12 @@ pub(crate) enum Action {
         element_bytes: usize,
         sources: Vec<Source>,
     },
+    /// A warp collective: the executing lanes of each warp together.
+    Collective {
+        collective: Arc<Collective>,
+        sources: Vec<Source>,
+        destinations: Vec<Destination>,
+    },
     /// Per element `e`: `new = update(old, operands[e])`; `destinations`
     /// (empty for `red`) receive the old values.
     Atomic {
@@ -362,6 +368,7 @@ enum Shared {
     Store,
     Prefetch,
     Atomic(Arc<AtomicUpdate>, bool),
+    Collective(Arc<Collective>),
 }
 
 struct Builder<'p> {
@@ -485,6 +492,7 @@ impl Builder<'_> {
                 update,
                 returns_old,
             } => Shared::Atomic(Arc::new(update), returns_old),
+            Semantics::Collective(collective) => Shared::Collective(Arc::new(collective)),
         };
         self.semantics
             .insert(key, (variant.clone(), shared.clone()));
@@ -613,6 +621,25 @@ impl Builder<'_> {
                         address,
                         element_bytes,
                         sources,
+                    }
+                }
+                Shared::Collective(collective) => {
+                    if sources.len() != collective.inputs()
+                        || destinations.len() != collective.outputs()
+                    {
+                        return Err(format!(
+                            "`{}` binds {} source and {} destination lanes; its semantics take {} and {}",
+                            instruction.opcode,
+                            sources.len(),
+                            destinations.len(),
+                            collective.inputs(),
+                            collective.outputs()
+                        ));
+                    }
+                    Action::Collective {
+                        collective,
+                        sources,
+                        destinations,
                     }
                 }
                 Shared::Prefetch => Action::Nothing,

@@ -21,6 +21,11 @@ pub enum Arg<'a> {
 pub struct RunOptions {
     /// Host threads to spread blocks over; 0 means all available cores.
     pub threads: usize,
+    /// Stop a block once its threads together have executed this many
+    /// instructions and loop iterations ([`FaultKind::WorkLimit`]); `None`
+    /// runs to completion. For tests and fuzzers whose kernels may loop
+    /// for a very long time.
+    pub work_limit: Option<u64>,
 }
 
 /// What a run did.
@@ -40,6 +45,7 @@ use tile_kernel_lowering::program::ParamKind;
 
 use crate::exec::{BlockState, Launch, Trap};
 use crate::fault::{Fault, FaultKind, PrepareError};
+
 use crate::memory::{AtomicLocks, TensorMemory};
 use crate::prepare::{Plan, plan};
 
@@ -235,6 +241,7 @@ impl Prepared {
             symbols,
             locks: AtomicLocks::new(),
             workers: u32::try_from(workers).unwrap_or(u32::MAX),
+            work_limit: options.work_limit,
             launch_id: LAUNCHES.fetch_add(1, Ordering::Relaxed),
             started: Instant::now(),
             timer_base: SystemTime::now()

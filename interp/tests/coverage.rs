@@ -28,6 +28,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::Store => "store",
                         Semantics::Prefetch => "prefetch",
                         Semantics::Atomic { .. } => "atomic",
+                        Semantics::Collective(_) => "collective",
                     };
                     *counts.entry(kind).or_default() += 1;
                 }
@@ -50,5 +51,37 @@ fn every_usable_variant_has_semantics() {
         "{} forms have usable variants without semantics:\n{}",
         missing.len(),
         report.join("\n")
+    );
+}
+
+#[test]
+fn every_warp_form_has_semantics() {
+    let mut missing: Vec<String> = Vec::new();
+    let mut variants = 0;
+    for form in FORMS {
+        if form.usable != Usability::NeedsScope {
+            continue;
+        }
+        for variant in legal_variants(form) {
+            variants += 1;
+            match semantics(&variant) {
+                Ok(Semantics::Collective(_)) => {}
+                Ok(other) => missing.push(format!(
+                    "{} ({}): not a collective: {other:?}",
+                    variant.opcode_text(),
+                    form.id
+                )),
+                Err(error) => {
+                    missing.push(format!("{} ({}): {error}", variant.opcode_text(), form.id))
+                }
+            }
+        }
+    }
+    assert!(variants > 0, "no warp forms found");
+    assert!(
+        missing.is_empty(),
+        "{} warp variants without collective semantics:\n{}",
+        missing.len(),
+        missing.join("\n")
     );
 }

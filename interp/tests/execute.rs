@@ -178,7 +178,10 @@ fn a_guarded_copy_over_a_grid_copies_exactly_n_elements() {
                     grid,
                     &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
                     &[u64::from(n)],
-                    &RunOptions { threads },
+                    &RunOptions {
+                        threads,
+                        ..RunOptions::default()
+                    },
                 )
                 .expect("runs");
             assert_eq!(words_of(&yb), x, "n = {n}");
@@ -227,7 +230,10 @@ fn an_out_of_bounds_access_is_a_fault_naming_statement_and_thread() {
             [2, 1, 1],
             &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
             &[8],
-            &RunOptions { threads: 2 },
+            &RunOptions {
+                threads: 2,
+                ..RunOptions::default()
+            },
         )
         .expect_err("reads past the end");
     assert_eq!(
@@ -247,7 +253,10 @@ fn a_misaligned_access_is_a_fault() {
             [1, 1, 1],
             &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
             &[4],
-            &RunOptions { threads: 1 },
+            &RunOptions {
+                threads: 1,
+                ..RunOptions::default()
+            },
         )
         .expect_err("misaligned");
     assert!(
@@ -296,7 +305,10 @@ fn two_threads_storing_the_same_bytes_is_a_race() {
             [2, 1, 1],
             &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
             &[8],
-            &RunOptions { threads: 1 },
+            &RunOptions {
+                threads: 1,
+                ..RunOptions::default()
+            },
         )
         .expect_err("races");
     assert_eq!(
@@ -321,9 +333,85 @@ fn copy_speed() {
                 [n / 4, 1, 1],
                 &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
                 &[u64::from(n)],
-                &RunOptions { threads },
+                &RunOptions {
+                    threads,
+                    ..RunOptions::default()
+                },
             )
             .expect("runs");
         println!("threads {threads}: {:?}", t.elapsed());
     }
+}
+
+#[test]
+fn a_work_limit_stops_a_block_with_a_fault() {
+    let prepared = Prepared::new(program(&copy_kernel())).expect("prepares");
+    let xb = bytes_of(&[1, 2, 3, 4]);
+    let yb = bytes_of(&[0; 4]);
+    let args = [Arg::Tensor(&xb), Arg::Tensor(&yb)];
+    let limited = |work_limit| RunOptions {
+        threads: 1,
+        work_limit: Some(work_limit),
+    };
+    // 4 threads, 2 statements: 8 instructions.
+    prepared
+        .run([1, 1, 1], &args, &[4], &limited(8))
+        .expect("within the limit");
+    let fault = prepared
+        .run([1, 1, 1], &args, &[4], &limited(7))
+        .expect_err("over the limit");
+    assert_eq!(fault.kind, FaultKind::WorkLimit { limit: 7 });
+    assert_eq!(fault.statement, Some((2, "st.global.u32".to_string())));
+}
+
+/// `copy` with its `ld` replaced by `activemask.b32` into the loaded tile:
+/// each thread stores the mask of its warp's lanes that execute with it.
+/// (Kernels cannot use warp collectives yet; the program is built here.)
+fn activemask_program() -> Program {
+    let mut program = program(&copy_kernel());
+    program.launch.block = [40, 1, 1];
+    fn walk(nodes: &mut [Node]) {
+        for node in nodes {
+            match node {
+                Node::Statement(s) if s.opcode.starts_with("ld.") => {
+                    s.opcode = "activemask.b32".into();
+                    s.form = "activemask".into();
+                    for i in &mut s.instructions {
+                        i.opcode = "activemask.b32".into();
+                        i.operands.truncate(1);
+                    }
+                }
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    walk(then);
+                    walk(otherwise);
+                }
+                Node::Loop { body, .. } => walk(body),
+                _ => {}
+            }
+        }
+    }
+    walk(&mut program.body);
+    program
+}
+
+#[test]
+fn a_collective_sees_exactly_the_lanes_that_execute_it() {
+    // One block of 40 threads, i = thread_id(0) < N = 37 execute: warp 0
+    // has all 32 lanes, warp 1 lanes 0..=4 (threads 32..=36).
+    let prepared = Prepared::new(activemask_program()).expect("prepares");
+    let xb = bytes_of(&[0; 37]);
+    let yb = bytes_of(&[0; 37]);
+    prepared
+        .run(
+            [1, 1, 1],
+            &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+            &[37],
+            &RunOptions::default(),
+        )
+        .unwrap_or_else(|fault| panic!("{fault}"));
+    let mut expected = vec![0xffff_ffff_u32; 32];
+    expected.extend([0x1f; 5]);
+    assert_eq!(words_of(&yb), expected);
 }

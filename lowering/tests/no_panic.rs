@@ -1645,6 +1645,180 @@ fn near_legal_kernels_never_panic() {
     );
 }
 
+/// The checker's guarantees, tested by running what it accepts: every
+/// near-legal kernel that compiles runs on the CPU interpreter, for a few
+/// sizes of its symbol, without a fault. The interpreter checks at run
+/// time what the checker proved (every access in bounds and aligned, no
+/// race, no read of an unwritten register), so a fault here is a hole in a
+/// proof.
+#[test]
+fn near_legal_kernels_that_compile_run_without_faults() {
+    let (ran, compiled) = fuzz(
+        "near_legal_kernels_run",
+        "compiled and ran on the interpreter",
+        4 * SMALL_TIER,
+        near_kernel(),
+        |k| {
+            let out = compile(k);
+            outcome(k, &out)?;
+            let Some(program) = out.program else {
+                return Ok(false);
+            };
+            for size in [0u64, 1, 7, 64, 1029] {
+                if let Err(fault) = run_on_interpreter(&program, size) {
+                    return Err(TestCaseError::fail(format!(
+                        "a compiled kernel faults on the interpreter (N near {size}): {fault}"
+                    )));
+                }
+            }
+            Ok(true)
+        },
+    );
+    assert!(compiled >= 1, "none of {ran} near-legal kernels compiled");
+}
+
+/// Instructions and loop iterations a generated kernel's block may run on
+/// the interpreter before the run stops (counted as run, not as a fault).
+const WORK_LIMIT: u64 = 2_000_000;
+
+/// Runs `program` on the interpreter with every symbol set to the multiple
+/// of its requirements nearest above `size`, tensors of the sizes that
+/// implies filled with a pattern, and scalars set to 3 (or `true`). `Ok`
+/// when it ran, the launch is too large to run here, or a block reached
+/// [`WORK_LIMIT`].
+fn run_on_interpreter(
+    program: &tile_kernel_lowering::program::Program,
+    size: u64,
+) -> Result<(), String> {
+    use std::sync::atomic::AtomicU8;
+    use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
+    use tile_kernel_lowering::program::{DimSpec, LaunchOp, ParamKind};
+
+    fn lcm(a: u64, b: u64) -> u64 {
+        let (mut x, mut y) = (a, b);
+        while y != 0 {
+            (x, y) = (y, x % y);
+        }
+        a / x * b
+    }
+    // Each symbol's full value: a multiple of its divisor, its alignment
+    // requirement and every dim's `div`.
+    let mut step: Vec<u64> = program
+        .symbols
+        .iter()
+        .map(|s| lcm(s.divisor.max(1), s.multiple_of.max(1)))
+        .collect();
+    for param in &program.params {
+        if let ParamKind::Tensor { dims, .. } = &param.kind {
+            for dim in dims {
+                if let DimSpec::Symbolic { symbol, div, .. } = dim
+                    && let Some(s) = step.get_mut(usize::from(*symbol))
+                {
+                    *s = lcm(*s, *div);
+                }
+            }
+        }
+    }
+    let values: Vec<u64> = step.iter().map(|s| size.div_ceil(*s) * s).collect();
+    let extent = |dim: &DimSpec| match *dim {
+        DimSpec::Const(v) => v,
+        DimSpec::Symbolic {
+            symbol,
+            mul,
+            div,
+            add,
+        } => values[usize::from(symbol)] * mul / div + add,
+    };
+    let mut memories: Vec<Vec<AtomicU8>> = Vec::new();
+    let mut scalars: Vec<u64> = Vec::new();
+    for param in &program.params {
+        match &param.kind {
+            ParamKind::Tensor { dtype, dims, .. } => {
+                let bytes = dims.iter().map(extent).product::<u64>() * dtype.size_bytes() as u64;
+                if bytes > 1 << 24 {
+                    return Ok(());
+                }
+                memories.push(
+                    (0..bytes)
+                        .map(|i| AtomicU8::new((i * 37 % 251) as u8))
+                        .collect(),
+                );
+                scalars.push(0);
+            }
+            ParamKind::Scalar(dtype) => {
+                memories.push(Vec::new());
+                scalars.push(if *dtype == DType::Bool { 1 } else { 3 });
+            }
+        }
+    }
+    let mut grid = [1u32; 3];
+    for (axis, formula) in program.launch.grid.iter().enumerate() {
+        let mut stack: Vec<u64> = Vec::new();
+        for op in &formula.0 {
+            let value = match *op {
+                LaunchOp::Const(v) => v,
+                LaunchOp::Symbol(s) => values[usize::from(s)],
+                binary => {
+                    let (b, a) = (stack.pop().unwrap_or(0), stack.pop().unwrap_or(0));
+                    match binary {
+                        LaunchOp::Add => a + b,
+                        LaunchOp::Sub => a.saturating_sub(b),
+                        LaunchOp::Mul => a * b,
+                        LaunchOp::Div => a.checked_div(b).unwrap_or(0),
+                        LaunchOp::CeilDiv => a.checked_div(b).map_or(0, |_| a.div_ceil(b)),
+                        LaunchOp::Min => a.min(b),
+                        LaunchOp::Max => a.max(b),
+                        LaunchOp::Const(_) | LaunchOp::Symbol(_) => 0,
+                    }
+                }
+            };
+            stack.push(value);
+        }
+        grid[axis] = u32::try_from(stack.pop().unwrap_or(0)).map_err(|_| "grid too large")?;
+    }
+    let threads = grid
+        .iter()
+        .chain(&program.launch.block)
+        .map(|d| u64::from(*d))
+        .product::<u64>();
+    if threads > 1 << 20 {
+        return Ok(());
+    }
+    let args: Vec<Arg<'_>> = program
+        .params
+        .iter()
+        .zip(memories.iter().zip(&scalars))
+        .map(|(param, (memory, scalar))| match param.kind {
+            ParamKind::Tensor { .. } => Arg::Tensor(memory),
+            ParamKind::Scalar(_) => Arg::Scalar(*scalar),
+        })
+        .collect();
+    let kernel_values: Vec<u64> = program
+        .symbols
+        .iter()
+        .zip(&values)
+        .map(|(s, v)| v / s.divisor.max(1))
+        .collect();
+    let prepared = Prepared::new(program.clone()).map_err(|e| e.to_string())?;
+    prepared
+        .run(
+            grid,
+            &args,
+            &kernel_values,
+            &RunOptions {
+                threads: 1,
+                // Generated loops may run for a very long time: stop there
+                // (not a fault of the checker).
+                work_limit: Some(WORK_LIMIT),
+            },
+        )
+        .map(|_| ())
+        .or_else(|fault| match fault.kind {
+            FaultKind::WorkLimit { .. } => Ok(()),
+            _ => Err(fault.to_string()),
+        })
+}
+
 // ------------------------------------------------------------ huge inputs
 
 /// A kernel over `x`, `y: Tensor<T, ..dims>`.

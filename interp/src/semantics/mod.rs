@@ -34,6 +34,7 @@ mod data;
 mod float;
 mod half;
 mod integer;
+mod warp;
 
 /// One register lane's bits, zero-extended (predicates: 0 or 1).
 pub type Bits = u64;
@@ -126,6 +127,85 @@ impl std::fmt::Debug for AtomicUpdate {
     }
 }
 
+/// Why a warp collective has no defined result (what the GPU would
+/// silently get wrong): the executor reports it as a fault.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CollectiveError {
+    /// The lane whose view is undefined.
+    pub lane: u32,
+    pub message: String,
+}
+
+/// The function of a warp collective over the lanes that execute it.
+type CollectiveFn = dyn Fn(u32, &[Bits], &mut [Bits]) -> Result<(), CollectiveError> + Send + Sync;
+
+/// The semantics of a warp-level collective (`shfl.sync`, `vote.sync`,
+/// `match.sync`, `redux.sync`, `activemask`, `elect.sync`): every lane's
+/// destinations from every executing lane's sources.
+///
+/// `run(executing, sources, destinations)`: `executing` has bit `l` set
+/// for each lane `l` of the warp that executes the instruction together
+/// (the warp's active threads whose guard holds); `sources` holds
+/// `32 * inputs()` lanes, lane `l`'s source lanes at `l * inputs()..`
+/// (in [`Compute`]'s order, `membermask` included; lanes not executing
+/// hold 0); the function writes `destinations[l * outputs()..]` for every
+/// executing lane `l` and nothing else. It fails where PTX leaves the
+/// result undefined: a lane's `membermask` that does not include the lane
+/// itself, names lanes that do not execute, or names a lane whose own mask
+/// differs (lanes with different but self-consistent masks, as in 16-lane
+/// tiles, form separate groups).
+pub struct Collective {
+    inputs: usize,
+    outputs: usize,
+    function: Box<CollectiveFn>,
+}
+
+impl Collective {
+    pub fn new(
+        inputs: usize,
+        outputs: usize,
+        function: impl Fn(u32, &[Bits], &mut [Bits]) -> Result<(), CollectiveError>
+        + Send
+        + Sync
+        + 'static,
+    ) -> Collective {
+        Collective {
+            inputs,
+            outputs,
+            function: Box::new(function),
+        }
+    }
+
+    /// Source lanes per thread.
+    pub fn inputs(&self) -> usize {
+        self.inputs
+    }
+
+    /// Destination lanes per thread.
+    pub fn outputs(&self) -> usize {
+        self.outputs
+    }
+
+    /// Runs it for one warp (see the type's documentation).
+    pub fn run(
+        &self,
+        executing: u32,
+        sources: &[Bits],
+        destinations: &mut [Bits],
+    ) -> Result<(), CollectiveError> {
+        (self.function)(executing, sources, destinations)
+    }
+}
+
+impl std::fmt::Debug for Collective {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Collective")
+            .field("inputs", &self.inputs)
+            .field("outputs", &self.outputs)
+            .finish_non_exhaustive()
+    }
+}
+
 /// How the executor runs a variant.
 #[derive(Debug)]
 pub enum Semantics {
@@ -142,6 +222,8 @@ pub enum Semantics {
         update: AtomicUpdate,
         returns_old: bool,
     },
+    /// A warp collective: all executing lanes of a warp at once.
+    Collective(Collective),
 }
 
 /// Why a variant has no semantics.
@@ -176,6 +258,9 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
             });
         }
         _ => {}
+    }
+    if let Some(collective) = warp::collective(variant) {
+        return Ok(Semantics::Collective(collective));
     }
     compute(variant).map(Semantics::Compute).ok_or_else(missing)
 }
