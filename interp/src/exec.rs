@@ -26,7 +26,7 @@ use crate::memory::{AtomicLocks, RaceAt, TensorMemory, Touch};
 use crate::prepare::{
     Action, Address, AtomSource, Block, Destination, Plan, Source, Special, Step, Test,
 };
-use crate::semantics::{Bits, mask};
+use crate::semantics::{Barrier, BarrierReduction, Bits, mask};
 
 /// Everything a launch shares between the host threads running its blocks.
 pub(crate) struct Launch<'a> {
@@ -78,6 +78,8 @@ pub(crate) struct BlockState {
     /// Instructions and loop iterations of the current block, against
     /// [`Launch::work_limit`].
     work: u64,
+    /// Barriers the current block has passed: its memory accesses' phase.
+    epoch: u64,
     inputs: Vec<Bits>,
     outputs: Vec<Bits>,
 }
@@ -100,6 +102,7 @@ impl BlockState {
             worker: 0,
             instructions: 0,
             work: 0,
+            epoch: 0,
             inputs: Vec::new(),
             outputs: Vec::new(),
         }
@@ -150,6 +153,7 @@ impl Launch<'_> {
         state.registers.fill(0);
         state.clocks.fill(0);
         state.work = 0;
+        state.epoch = 0;
         let [bx, by, _] = self.block;
         for t in 0..state.threads {
             let tid = [t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by)];
@@ -356,6 +360,119 @@ impl Launch<'_> {
         Ok(())
     }
 
+    /// A barrier step: every thread the barrier expects (all of the block,
+    /// or `b` of them) must execute it here, in the same statement (the
+    /// lockstep order makes "reaches it before any passes it" exactly
+    /// that); then the block's memory phase advances. Fewer threads would
+    /// hang the GPU; a barrier the block's threads reach in different
+    /// branches is undefined: both are faults.
+    fn barrier_step(
+        &self,
+        state: &mut BlockState,
+        step: &Step,
+        active: &[u32],
+        barrier: Barrier,
+        sources: &[Source],
+        destinations: &[Destination],
+    ) -> Run {
+        let statement = Some(step.statement);
+        let mut executing: Vec<u32> = Vec::with_capacity(active.len());
+        for &t in active {
+            if self.test(state, &step.guard, t, statement)? {
+                executing.push(t);
+            }
+        }
+        let Some(&first) = executing.first() else {
+            return Ok(());
+        };
+        let trap = |thread, message: String| Trap {
+            statement,
+            thread,
+            kind: FaultKind::Barrier { message },
+        };
+        let mut values: Vec<Vec<Bits>> = Vec::with_capacity(executing.len());
+        for &t in &executing {
+            let mut lanes = Vec::with_capacity(sources.len());
+            for source in sources {
+                lanes.push(self.source(state, source, t).map_err(|kind| Trap {
+                    statement,
+                    thread: t,
+                    kind,
+                })?);
+            }
+            values.push(lanes);
+        }
+        let id = values[0][0];
+        if let Some(i) = values.iter().position(|v| v[0] != id) {
+            return Err(trap(
+                executing[i],
+                format!(
+                    "threads wait at different barriers ({id} and {}) in one statement",
+                    values[i][0]
+                ),
+            ));
+        }
+        let expected = if barrier.count {
+            let count = values[0][1];
+            if let Some(i) = values.iter().position(|v| v[1] != count) {
+                return Err(trap(
+                    executing[i],
+                    format!(
+                        "threads give barrier {id} different thread counts ({count} and {})",
+                        values[i][1]
+                    ),
+                ));
+            }
+            if !count.is_multiple_of(32) || count > state.threads.next_multiple_of(32) as u64 {
+                return Err(trap(
+                    first,
+                    format!(
+                        "barrier {id}'s thread count {count} is not a multiple of 32 up to the block's size"
+                    ),
+                ));
+            }
+            count
+        } else {
+            state.threads as u64
+        };
+        // Threads of a warp arrive together (the count is in whole warps).
+        let arriving = if barrier.count {
+            let mut warps: Vec<u32> = executing.iter().map(|t| t / 32).collect();
+            warps.dedup();
+            32 * warps.len() as u64
+        } else {
+            executing.len() as u64
+        };
+        if arriving != expected {
+            return Err(trap(
+                first,
+                format!(
+                    "barrier {id} expects {expected} threads, but {arriving} reach it here (a barrier in divergent control flow, or a count that does not match)"
+                ),
+            ));
+        }
+        if let Some(reduction) = barrier.reduction {
+            let c = sources.len() - 1;
+            let count = values.iter().filter(|v| v[c] & 1 != 0).count() as u64;
+            let result = match reduction {
+                BarrierReduction::Popc => count,
+                BarrierReduction::And => u64::from(count == executing.len() as u64),
+                BarrierReduction::Or => u64::from(count > 0),
+            };
+            for &t in &executing {
+                for destination in destinations {
+                    state.write(t, *destination, result);
+                }
+            }
+        }
+        for &t in &executing {
+            state.instructions += 1;
+            state.clocks[t as usize] += 1;
+        }
+        state.epoch += 1;
+        Ok(())
+    }
+
     fn step(&self, state: &mut BlockState, step: &Step, active: &[u32]) -> Run {
         let statement = Some(step.statement);
         self.charge(state, active.len() as u64, statement)?;
@@ -366,6 +483,14 @@ impl Launch<'_> {
         } = &step.action
         {
             return self.collective_step(state, step, active, collective, sources, destinations);
+        }
+        if let Action::Barrier {
+            barrier,
+            sources,
+            destinations,
+        } = &step.action
+        {
+            return self.barrier_step(state, step, active, *barrier, sources, destinations);
         }
         for &t in active {
             if !self.test(state, &step.guard, t, statement)? {
@@ -471,7 +596,7 @@ impl Launch<'_> {
                         state.write(t, *destination, old);
                     }
                 }
-                Action::Nothing | Action::Collective { .. } => {}
+                Action::Nothing | Action::Collective { .. } | Action::Barrier { .. } => {}
             }
         }
         Ok(())
@@ -515,7 +640,7 @@ impl Launch<'_> {
         let at = offset as usize;
         let thread = state.first_thread + u64::from(t);
         memory
-            .touch(at, size, thread, touch)
+            .touch(at, size, thread, state.epoch, touch)
             .map_err(|RaceAt { byte, other }| FaultKind::Race {
                 param: param.clone(),
                 offset: byte,

@@ -68,6 +68,10 @@ pub enum FaultKind {
     /// naming lanes that do not execute it (a divergent collective), not
     /// naming the lane itself, or naming a lane that holds another mask.
     Collective { message: String },
+    /// A barrier the block's threads do not all reach together (divergent
+    /// control flow, a count that does not match), or reach with different
+    /// barrier numbers or counts.
+    Barrier { message: String },
     /// The block ran past `RunOptions::work_limit` instructions and loop
     /// iterations.
     WorkLimit { limit: u64 },
@@ -121,7 +125,9 @@ impl fmt::Display for Fault {
                 write!(f, "writes `{param}`, which the kernel only reads")
             }
             FaultKind::IndexDivisionByZero => f.write_str("index arithmetic divides by zero"),
-            FaultKind::Collective { message } => f.write_str(message),
+            FaultKind::Collective { message } | FaultKind::Barrier { message } => {
+                f.write_str(message)
+            }
             FaultKind::WorkLimit { limit } => write!(
                 f,
                 "the block ran more than {limit} instructions and loop iterations (the run's work limit)"

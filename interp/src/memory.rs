@@ -7,12 +7,14 @@
 //! behaviour in the interpreter (the race itself is reported).
 //!
 //! Race detection: every byte of a written tensor has a shadow word that
-//! remembers who touched it during the launch: one reading thread, many
-//! readers, one writing thread, or atomics only. A plain access that meets
-//! another thread's write, a write that meets another thread's read, and a
-//! plain access that meets an atomic one (or the reverse) is a race: the
-//! GPU gives no order between threads of a launch without barriers, and
-//! kernels have none yet.
+//! remembers who touched it during the launch and in which barrier phase
+//! of their block: one reading thread, many readers, one writing thread,
+//! or atomics only. A plain access that meets another thread's write, a
+//! write that meets another thread's read, and a plain access that meets
+//! an atomic one (or the reverse) is a race, unless the earlier accesses
+//! were all made by threads of the same block before a barrier that block
+//! has passed since (the GPU orders those; nothing else orders threads of
+//! a launch).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -25,11 +27,27 @@ pub(crate) enum Touch {
     Atomic,
 }
 
-// Shadow word: (thread + 1) << 3 | kind; 0 = untouched.
+// Shadow word: (thread + 1) << 23 | epoch << 3 | kind; 0 = untouched.
+// `thread` is the global linear thread (0 when no single thread stands for
+// the accesses); `epoch` the latest barrier phase of the block they ran in.
+const KIND_BITS: u32 = 3;
+const EPOCH_BITS: u32 = 20;
+const EPOCH_MASK: u64 = (1 << EPOCH_BITS) - 1;
 const READ_ONE: u64 = 1;
-const READ_MANY: u64 = 2;
+/// Several threads read, all of one block (the owner's).
+const READ_BLOCK: u64 = 2;
 const WRITTEN: u64 = 3;
-const ATOMIC: u64 = 4;
+/// Atomics of one thread (the owner).
+const ATOMIC_ONE: u64 = 4;
+/// Several threads read, of several blocks.
+const READ_ANY: u64 = 5;
+/// Atomics from threads of several blocks.
+const ATOMIC_ANY: u64 = 6;
+/// Atomics of several threads, all of one block (the owner's).
+const ATOMIC_BLOCK: u64 = 7;
+
+/// The last barrier phase shadows can tell apart (later ones count as it).
+pub(crate) const MAX_EPOCH: u64 = EPOCH_MASK;
 
 /// One tensor argument during a launch.
 pub(crate) struct TensorMemory<'a> {
@@ -37,21 +55,25 @@ pub(crate) struct TensorMemory<'a> {
     pub written: bool,
     /// One word per byte when the kernel writes the tensor.
     shadow: Option<Box<[AtomicU64]>>,
+    /// Threads per block: which block a thread belongs to.
+    block_threads: u64,
 }
 
-/// A detected race: the byte and the other thread (global linear index).
+/// A detected race: the byte and the other thread (global linear index;
+/// `u64::MAX` when several threads were involved).
 pub(crate) struct RaceAt {
     pub byte: usize,
     pub other: u64,
 }
 
 impl<'a> TensorMemory<'a> {
-    pub fn new(bytes: &'a [AtomicU8], written: bool) -> TensorMemory<'a> {
+    pub fn new(bytes: &'a [AtomicU8], written: bool, block_threads: u64) -> TensorMemory<'a> {
         let shadow = written.then(|| (0..bytes.len()).map(|_| AtomicU64::new(0)).collect());
         TensorMemory {
             bytes,
             written,
             shadow,
+            block_threads: block_threads.max(1),
         }
     }
 
@@ -77,59 +99,91 @@ impl<'a> TensorMemory<'a> {
         }
     }
 
-    /// Records that `thread` touches `size` bytes at `at`; a conflict with
-    /// another thread's earlier access is a race.
-    pub fn touch(&self, at: usize, size: usize, thread: u64, touch: Touch) -> Result<(), RaceAt> {
+    /// Records that `thread`, in barrier phase `epoch` of its block,
+    /// touches `size` bytes at `at`. A conflict with another thread's
+    /// earlier access is a race, unless that access was by a thread of the
+    /// same block in an earlier phase (a barrier orders them).
+    pub fn touch(
+        &self,
+        at: usize,
+        size: usize,
+        thread: u64,
+        epoch: u64,
+        touch: Touch,
+    ) -> Result<(), RaceAt> {
         let Some(shadow) = &self.shadow else {
             return Ok(());
         };
-        let me = (thread + 1) << 3;
-        for (i, word) in shadow[at..at + size].iter().enumerate() {
-            let mut current = word.load(Ordering::Relaxed);
+        let epoch = epoch.min(MAX_EPOCH);
+        let block = thread / self.block_threads;
+        let word = |owner: u64, epoch: u64, kind: u64| {
+            (owner << (EPOCH_BITS + KIND_BITS)) | (epoch << KIND_BITS) | kind
+        };
+        let me = thread + 1;
+        for (i, cell) in shadow[at..at + size].iter().enumerate() {
+            let mut current = cell.load(Ordering::Relaxed);
             loop {
-                let owner = (current >> 3).wrapping_sub(1);
-                let kind = current & 7;
-                let mine = current >> 3 == thread + 1;
+                let owner = current >> (EPOCH_BITS + KIND_BITS);
+                let seen = (current >> KIND_BITS) & EPOCH_MASK;
+                let mut kind = current & ((1 << KIND_BITS) - 1);
+                let same_block = owner != 0 && (owner - 1) / self.block_threads == block;
+                // Accesses of this block before a barrier it passed since.
+                if same_block
+                    && seen < epoch
+                    && matches!(
+                        kind,
+                        READ_ONE | READ_BLOCK | WRITTEN | ATOMIC_ONE | ATOMIC_BLOCK
+                    )
+                {
+                    kind = 0;
+                }
+                let latest = seen.max(epoch);
+                let race = |other: u64| RaceAt {
+                    byte: at + i,
+                    other,
+                };
                 let next = match (touch, kind) {
-                    (_, 0) => {
-                        me | match touch {
-                            Touch::Read => READ_ONE,
-                            Touch::Write => WRITTEN,
-                            Touch::Atomic => ATOMIC,
+                    (Touch::Read, 0) => word(me, epoch, READ_ONE),
+                    (Touch::Write, 0) => word(me, epoch, WRITTEN),
+                    (Touch::Atomic, 0) => word(me, epoch, ATOMIC_ONE),
+                    // A thread's own accesses never race with each other;
+                    // once it mixes plain and atomic accesses, the byte is
+                    // its own (any other thread's access then races).
+                    (Touch::Read, READ_ONE | WRITTEN) if owner == me => word(me, latest, kind),
+                    (_, READ_ONE | WRITTEN | ATOMIC_ONE) if owner == me => {
+                        if touch == Touch::Atomic && kind == ATOMIC_ONE {
+                            word(me, latest, ATOMIC_ONE)
+                        } else {
+                            word(me, latest, WRITTEN)
                         }
                     }
-                    // Atomics combine with atomics of any thread.
-                    (Touch::Atomic, ATOMIC) => current,
-                    // A thread's own accesses never race with each other.
-                    (Touch::Read, READ_ONE | WRITTEN) if mine => current,
-                    (Touch::Write, READ_ONE | WRITTEN) if mine => me | WRITTEN,
-                    (Touch::Read, READ_ONE) => READ_MANY,
-                    (Touch::Read, READ_MANY) => current,
-                    (_, READ_MANY) => {
-                        // Several readers: name none of them precisely.
-                        return Err(RaceAt {
-                            byte: at + i,
-                            other: u64::MAX,
-                        });
+                    (Touch::Read, READ_ONE | READ_BLOCK) if same_block => {
+                        word(owner, latest, READ_BLOCK)
                     }
-                    _ => {
-                        return Err(RaceAt {
-                            byte: at + i,
-                            other: owner,
-                        });
+                    (Touch::Read, READ_ONE | READ_BLOCK | READ_ANY) => word(0, 0, READ_ANY),
+                    (Touch::Atomic, ATOMIC_ONE | ATOMIC_BLOCK) if same_block => {
+                        word(owner, latest, ATOMIC_BLOCK)
                     }
+                    (Touch::Atomic, ATOMIC_ONE | ATOMIC_BLOCK | ATOMIC_ANY) => {
+                        word(0, 0, ATOMIC_ANY)
+                    }
+                    // Several threads: name none of them precisely.
+                    (_, READ_BLOCK | READ_ANY | ATOMIC_BLOCK | ATOMIC_ANY) => {
+                        return Err(race(u64::MAX));
+                    }
+                    _ => return Err(race(owner.wrapping_sub(1))),
                 };
                 if next == current {
                     break;
                 }
-                match word.compare_exchange_weak(
+                match cell.compare_exchange_weak(
                     current,
                     next,
                     Ordering::Relaxed,
                     Ordering::Relaxed,
                 ) {
                     Ok(_) => break,
-                    Err(seen) => current = seen,
+                    Err(actual) => current = actual,
                 }
             }
         }

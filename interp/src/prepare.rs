@@ -21,7 +21,9 @@ use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, resolve};
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use crate::fault::PrepareError;
-use crate::semantics::{AtomicUpdate, Bits, Collective, Compute, Semantics, mask, semantics};
+use crate::semantics::{
+    AtomicUpdate, Barrier, Bits, Collective, Compute, Semantics, mask, semantics,
+};
 
 /// A polynomial as a flat sum of products, evaluated with the wrapping
 /// 64-bit arithmetic the emitted PTX uses.
@@ -213,6 +215,12 @@ pub(crate) enum Action {
         sources: Vec<Source>,
         destinations: Vec<Destination>,
     },
+    /// A CTA barrier: sources `a` (`b`, `c`), destination `d` for `bar.red`.
+    Barrier {
+        barrier: Barrier,
+        sources: Vec<Source>,
+        destinations: Vec<Destination>,
+    },
     /// Per element `e`: `new = update(old, operands[e])`; `destinations`
     /// (empty for `red`) receive the old values.
     Atomic {
@@ -369,6 +377,7 @@ enum Shared {
     Prefetch,
     Atomic(Arc<AtomicUpdate>, bool),
     Collective(Arc<Collective>),
+    Barrier(Barrier),
 }
 
 struct Builder<'p> {
@@ -493,6 +502,7 @@ impl Builder<'_> {
                 returns_old,
             } => Shared::Atomic(Arc::new(update), returns_old),
             Semantics::Collective(collective) => Shared::Collective(Arc::new(collective)),
+            Semantics::Barrier(barrier) => Shared::Barrier(barrier),
         };
         self.semantics
             .insert(key, (variant.clone(), shared.clone()));
@@ -638,6 +648,28 @@ impl Builder<'_> {
                     }
                     Action::Collective {
                         collective,
+                        sources,
+                        destinations,
+                    }
+                }
+                Shared::Barrier(barrier) => {
+                    let expected_sources =
+                        1 + usize::from(barrier.count) + usize::from(barrier.reduction.is_some());
+                    let expected_destinations = usize::from(barrier.reduction.is_some());
+                    if sources.len() != expected_sources
+                        || destinations.len() != expected_destinations
+                    {
+                        return Err(format!(
+                            "`{}` binds {} source and {} destination lanes; a barrier takes {} and {}",
+                            instruction.opcode,
+                            sources.len(),
+                            destinations.len(),
+                            expected_sources,
+                            expected_destinations
+                        ));
+                    }
+                    Action::Barrier {
+                        barrier,
                         sources,
                         destinations,
                     }

@@ -201,12 +201,19 @@ impl Prepared {
                 self.program.symbols.len()
             )));
         }
+        let block_threads = self
+            .program
+            .launch
+            .block
+            .iter()
+            .map(|d| u64::from(*d))
+            .product::<u64>();
         let mut memories = Vec::with_capacity(args.len());
         let mut scalars = Vec::with_capacity(args.len());
         for (param, arg) in params.iter().zip(args) {
             match (&param.kind, arg) {
                 (ParamKind::Tensor { written, .. }, Arg::Tensor(bytes)) => {
-                    memories.push(Some(TensorMemory::new(bytes, *written)));
+                    memories.push(Some(TensorMemory::new(bytes, *written, block_threads)));
                     scalars.push(0);
                 }
                 (ParamKind::Scalar(_), Arg::Scalar(bits)) => {

@@ -29,6 +29,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::Prefetch => "prefetch",
                         Semantics::Atomic { .. } => "atomic",
                         Semantics::Collective(_) => "collective",
+                        Semantics::Barrier(_) => "barrier",
                     };
                     *counts.entry(kind).or_default() += 1;
                 }
@@ -84,4 +85,39 @@ fn every_warp_form_has_semantics() {
         missing.len(),
         missing.join("\n")
     );
+}
+
+/// Every CTA barrier variant but `arrive` (whose phases the lockstep
+/// executor does not model) has barrier semantics, with its count and
+/// reduction read from the form.
+#[test]
+fn every_barrier_form_but_arrive_has_semantics() {
+    use tile_kernel_interp::semantics::{Barrier, BarrierReduction};
+    let mut seen = 0;
+    for form in FORMS
+        .iter()
+        .filter(|f| matches!(f.mnemonic, "bar" | "barrier"))
+    {
+        for variant in legal_variants(form) {
+            let found = semantics(&variant);
+            if variant.get("op") == Some("arrive") {
+                assert!(found.is_err(), "{}", variant.opcode_text());
+                continue;
+            }
+            let Ok(Semantics::Barrier(Barrier { count, reduction })) = found else {
+                panic!("{}: no barrier semantics", variant.opcode_text());
+            };
+            assert_eq!(count, form.id.ends_with("-count"), "{}", form.id);
+            let expected = match variant.get("redop") {
+                None => None,
+                Some("popc") => Some(BarrierReduction::Popc),
+                Some("and") => Some(BarrierReduction::And),
+                Some("or") => Some(BarrierReduction::Or),
+                Some(other) => panic!("unknown reduction {other}"),
+            };
+            assert_eq!(reduction, expected, "{}", variant.opcode_text());
+            seen += 1;
+        }
+    }
+    assert!(seen >= 14, "only {seen} barrier variants");
 }

@@ -415,3 +415,159 @@ fn a_collective_sees_exactly_the_lanes_that_execute_it() {
     expected.extend([0x1f; 5]);
     assert_eq!(words_of(&yb), expected);
 }
+
+/// `exchange(x, y, w, z: Tensor<u32, N>)`, one block of 64 threads over
+/// `i = thread_id(0) < N`: `y[i] = x[i]`; placeholder `mov` (later a
+/// barrier) and its store into `w`; `z[i] = y[i]` (later `y[N - 1 - i]`).
+fn exchange_kernel() -> Kernel {
+    let i = call("thread_id", vec![int(0)]);
+    let n = || name("N");
+    Kernel {
+        name: "exchange".into(),
+        name_span: S,
+        launch: LaunchDims {
+            grid: [int(1), int(1), int(1)],
+            block: [64, 1, 1],
+            span: S,
+        },
+        target: Target::SM_90,
+        params: ["x", "y", "w", "z"]
+            .into_iter()
+            .map(|p| tensor(p, DType::U32, n()))
+            .collect(),
+        body: vec![
+            alloc("r", DType::U32, &[1]),
+            alloc("r2", DType::U32, &[1]),
+            alloc("r3", DType::U32, &[1]),
+            Stmt::Let(Let {
+                name: "i".into(),
+                name_span: S,
+                value: i,
+                span: S,
+            }),
+            Stmt::If(If {
+                cond: bin(BinOp::Lt, name("i"), n()),
+                then: vec![
+                    apply("ld.global.u32", vec![tile("r"), range("x", name("i"), 1)]),
+                    apply("st.global.u32", vec![range("y", name("i"), 1), tile("r")]),
+                    apply("mov.b32", vec![tile("r2"), tile("r")]),
+                    apply("st.global.u32", vec![range("w", name("i"), 1), tile("r2")]),
+                    apply("ld.global.u32", vec![tile("r3"), range("y", name("i"), 1)]),
+                    apply("st.global.u32", vec![range("z", name("i"), 1), tile("r3")]),
+                ],
+                otherwise: vec![],
+                span: S,
+            }),
+        ],
+    }
+}
+
+/// The exchange program with the placeholder `mov` turned into
+/// `bar.sync 0` (or left out entirely, `barrier: false`) and its store
+/// dropped, and the second load reading `y[N - 1 - i]` (another thread's
+/// element). The checker refuses both until kernels have barriers.
+fn exchange_program(barrier: bool) -> Program {
+    let mut program = program(&exchange_kernel());
+    let n = (0..program.atoms.len() as u32)
+        .find(|a| program.atoms.get(*a).name == "N")
+        .expect("the symbol N");
+    fn walk(nodes: &mut Vec<Node>, n: u32, barrier: bool) {
+        nodes.retain_mut(|node| match node {
+            Node::Statement(s) if s.opcode == "mov.b32" => {
+                if !barrier {
+                    return false;
+                }
+                s.opcode = "bar.sync".into();
+                s.form = "bar.sync".into();
+                for i in &mut s.instructions {
+                    i.opcode = "bar.sync".into();
+                    i.operands = vec![OperandValue::Immediate { value: 0 }];
+                }
+                true
+            }
+            Node::Statement(s) => {
+                let own = |o: &OperandValue, param| {
+                    matches!(o, OperandValue::Memory { param: p, .. } if *p == param)
+                };
+                // The store into `w` (parameter 2) goes with the placeholder.
+                if s.instructions.iter().any(|i| i.operands.iter().any(|o| own(o, 2))) {
+                    return false;
+                }
+                let is_y_load = s.opcode.starts_with("ld.")
+                    && s.instructions.iter().any(|i| i.operands.iter().any(|o| own(o, 1)));
+                if is_y_load {
+                    for i in &mut s.instructions {
+                        for o in &mut i.operands {
+                            if let OperandValue::Memory { offset, .. } = o {
+                                // 4 * (N - 1 - i) = 4 * N - 4 - offset.
+                                *offset = Poly::atom(n).scale(4).add_const(-4).sub(offset);
+                            }
+                        }
+                    }
+                }
+                true
+            }
+            Node::If {
+                then, otherwise, ..
+            } => {
+                walk(then, n, barrier);
+                walk(otherwise, n, barrier);
+                true
+            }
+            _ => true,
+        });
+    }
+    walk(&mut program.body, n, barrier);
+    program
+}
+
+fn run_exchange(program: Program, n: u32) -> Result<Vec<u32>, Box<tile_kernel_interp::Fault>> {
+    let prepared = Prepared::new(program).expect("prepares");
+    let x: Vec<u32> = (0..n).map(|i| 1000 + i).collect();
+    let (xb, yb, wb, zb) = (
+        bytes_of(&x),
+        bytes_of(&vec![0; n as usize]),
+        bytes_of(&vec![0; n as usize]),
+        bytes_of(&vec![0; n as usize]),
+    );
+    prepared.run(
+        [1, 1, 1],
+        &[
+            Arg::Tensor(&xb),
+            Arg::Tensor(&yb),
+            Arg::Tensor(&wb),
+            Arg::Tensor(&zb),
+        ],
+        &[u64::from(n)],
+        &RunOptions::default(),
+    )?;
+    Ok(words_of(&zb))
+}
+
+#[test]
+fn a_barrier_orders_the_threads_of_a_block() {
+    let z = run_exchange(exchange_program(true), 64).unwrap_or_else(|fault| panic!("{fault}"));
+    let expected: Vec<u32> = (0..64).rev().map(|i| 1000 + i).collect();
+    assert_eq!(z, expected);
+}
+
+#[test]
+fn without_the_barrier_the_exchange_is_a_race() {
+    let fault = run_exchange(exchange_program(false), 64).expect_err("races");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `exchange`, statement 5 (`ld.global.u32`), thread (0, 0, 0) of block (0, 0, 0): \
+         data race on byte 252 of `y` with thread (63, 0, 0) of block (0, 0, 0)"
+    );
+}
+
+#[test]
+fn a_barrier_in_divergent_control_flow_is_a_fault() {
+    // N = 40: threads 40..63 skip the `if`, so only 40 of 64 reach it.
+    let fault = run_exchange(exchange_program(true), 40).expect_err("divergent");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `exchange`, statement 3 (`bar.sync`), thread (0, 0, 0) of block (0, 0, 0): \
+         barrier 0 expects 64 threads, but 40 reach it here (a barrier in divergent control flow, or a count that does not match)"
+    );
+}

@@ -206,6 +206,32 @@ impl std::fmt::Debug for Collective {
     }
 }
 
+/// What a CTA barrier computes besides waiting (`bar.red`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BarrierReduction {
+    /// `bar.red.popc.u32`: how many threads' predicate `c` is true.
+    Popc,
+    /// `bar.red.and.pred`: whether every thread's `c` is true.
+    And,
+    /// `bar.red.or.pred`: whether any thread's `c` is true.
+    Or,
+}
+
+/// A CTA barrier (`bar.sync`, `barrier.sync`, `bar.red`, with or without
+/// a thread count): every expected thread of the block reaches it before
+/// any passes it, and memory accesses before it are ordered before the
+/// accesses after it for the threads of the block.
+///
+/// Sources, in [`Compute`]'s order: the barrier number `a`, the count `b`
+/// (`count`), the predicate `c` (`reduction`); the destination `d` is the
+/// reduction's result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Barrier {
+    /// The form takes a thread count `b` (else: all threads of the block).
+    pub count: bool,
+    pub reduction: Option<BarrierReduction>,
+}
+
 /// How the executor runs a variant.
 #[derive(Debug)]
 pub enum Semantics {
@@ -224,6 +250,8 @@ pub enum Semantics {
     },
     /// A warp collective: all executing lanes of a warp at once.
     Collective(Collective),
+    /// A CTA barrier.
+    Barrier(Barrier),
 }
 
 /// Why a variant has no semantics.
@@ -259,6 +287,9 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         }
         _ => {}
     }
+    if let Some(barrier) = barrier(variant) {
+        return Ok(Semantics::Barrier(barrier));
+    }
     if let Some(collective) = warp::collective(variant) {
         return Ok(Semantics::Collective(collective));
     }
@@ -287,6 +318,29 @@ pub fn compute(variant: &Modifiers) -> Option<Compute> {
         variant.opcode_text()
     );
     Some(found)
+}
+
+/// The barrier a `bar`/`barrier` variant is (`None` for `arrive`, which
+/// splits a barrier into phases the lockstep executor does not model, and
+/// for other forms).
+pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
+    if !matches!(variant.form.mnemonic, "bar" | "barrier") {
+        return None;
+    }
+    let reduction = match variant.get("op")? {
+        "sync" => None,
+        "red" => Some(match variant.get("redop")? {
+            "popc" => BarrierReduction::Popc,
+            "and" => BarrierReduction::And,
+            "or" => BarrierReduction::Or,
+            _ => return None,
+        }),
+        _ => return None,
+    };
+    Some(Barrier {
+        count: variant.form.operands.iter().any(|o| o.name == "b"),
+        reduction,
+    })
 }
 
 /// The per-element update of an `atom`/`red` variant.
