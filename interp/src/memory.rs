@@ -215,3 +215,79 @@ impl AtomicLocks {
         f()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A 4-byte written tensor of blocks of 4 threads: thread `t` is in
+    /// block `t / 4`.
+    fn memory(bytes: &[AtomicU8]) -> TensorMemory<'_> {
+        TensorMemory::new(bytes, true, 4)
+    }
+
+    fn bytes() -> Vec<AtomicU8> {
+        (0..4).map(|_| AtomicU8::new(0)).collect()
+    }
+
+    /// The other thread of a race at byte 0, or `None` when none.
+    fn race(result: Result<(), RaceAt>) -> Option<u64> {
+        result.err().map(|r| {
+            assert_eq!(r.byte, 0);
+            r.other
+        })
+    }
+
+    #[test]
+    fn one_thread_never_races_with_itself() {
+        let b = bytes();
+        let m = memory(&b);
+        for touch in [
+            Touch::Write,
+            Touch::Read,
+            Touch::Atomic,
+            Touch::Read,
+            Touch::Write,
+        ] {
+            assert_eq!(race(m.touch(0, 4, 1, 0, touch)), None, "{touch:?}");
+        }
+        // Having mixed plain and atomic accesses, the byte is thread 1's.
+        assert_eq!(race(m.touch(0, 1, 2, 0, Touch::Atomic)), Some(1));
+    }
+
+    #[test]
+    fn a_barrier_orders_only_the_threads_of_its_block() {
+        let b = bytes();
+        let m = memory(&b);
+        m.touch(0, 4, 1, 0, Touch::Write).map_err(|_| ()).unwrap();
+        // Same block, same phase: a race with the writer.
+        assert_eq!(race(m.touch(0, 4, 2, 0, Touch::Read)), Some(1));
+        // Same block, after a barrier: ordered.
+        assert_eq!(race(m.touch(0, 4, 2, 1, Touch::Read)), None);
+        assert_eq!(race(m.touch(0, 4, 3, 1, Touch::Read)), None);
+        // Two readers of block 0 in phase 1; a writer of block 0 in phase
+        // 2 is ordered after both, one of block 1 is not.
+        assert_eq!(race(m.touch(0, 4, 5, 9, Touch::Write)), Some(u64::MAX));
+        assert_eq!(race(m.touch(0, 4, 0, 2, Touch::Write)), None);
+        assert_eq!(race(m.touch(0, 4, 4, 7, Touch::Read)), Some(0));
+    }
+
+    #[test]
+    fn atomics_combine_across_blocks_but_not_with_plain_accesses() {
+        let b = bytes();
+        let m = memory(&b);
+        for thread in [0, 1, 5, 9] {
+            assert_eq!(race(m.touch(0, 4, thread, 0, Touch::Atomic)), None);
+        }
+        assert_eq!(race(m.touch(0, 4, 2, 3, Touch::Read)), Some(u64::MAX));
+    }
+
+    #[test]
+    fn readers_of_several_blocks_are_never_ordered_by_one_barrier() {
+        let b = bytes();
+        let m = memory(&b);
+        assert_eq!(race(m.touch(0, 4, 0, 0, Touch::Read)), None);
+        assert_eq!(race(m.touch(0, 4, 4, 0, Touch::Read)), None);
+        assert_eq!(race(m.touch(0, 4, 1, 5, Touch::Write)), Some(u64::MAX));
+    }
+}
