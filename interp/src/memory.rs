@@ -67,14 +67,28 @@ pub(crate) struct RaceAt {
 }
 
 impl<'a> TensorMemory<'a> {
-    pub fn new(bytes: &'a [AtomicU8], written: bool, block_threads: u64) -> TensorMemory<'a> {
-        let shadow = written.then(|| (0..bytes.len()).map(|_| AtomicU64::new(0)).collect());
-        TensorMemory {
+    /// The memory of one tensor argument; a written tensor gets its race
+    /// shadow (8 bytes per byte), or `None` when the host cannot allocate
+    /// it (the caller reports that instead of aborting).
+    pub fn new(
+        bytes: &'a [AtomicU8],
+        written: bool,
+        block_threads: u64,
+    ) -> Option<TensorMemory<'a>> {
+        let shadow = if written {
+            let mut shadow: Vec<AtomicU64> = Vec::new();
+            shadow.try_reserve_exact(bytes.len()).ok()?;
+            shadow.extend((0..bytes.len()).map(|_| AtomicU64::new(0)));
+            Some(shadow.into_boxed_slice())
+        } else {
+            None
+        };
+        Some(TensorMemory {
             bytes,
             written,
             shadow,
             block_threads: block_threads.max(1),
-        }
+        })
     }
 
     pub fn len(&self) -> usize {
@@ -223,7 +237,7 @@ mod tests {
     /// A 4-byte written tensor of blocks of 4 threads: thread `t` is in
     /// block `t / 4`.
     fn memory(bytes: &[AtomicU8]) -> TensorMemory<'_> {
-        TensorMemory::new(bytes, true, 4)
+        TensorMemory::new(bytes, true, 4).expect("a small shadow")
     }
 
     fn bytes() -> Vec<AtomicU8> {

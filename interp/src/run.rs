@@ -213,7 +213,14 @@ impl Prepared {
         for (param, arg) in params.iter().zip(args) {
             match (&param.kind, arg) {
                 (ParamKind::Tensor { written, .. }, Arg::Tensor(bytes)) => {
-                    memories.push(Some(TensorMemory::new(bytes, *written, block_threads)));
+                    let memory = TensorMemory::new(bytes, *written, block_threads).ok_or_else(|| {
+                        FaultKind::Arguments(format!(
+                            "cannot allocate the race-detection shadow of `{}` ({} bytes: 8 per byte of the tensor)",
+                            param.name,
+                            bytes.len().saturating_mul(8)
+                        ))
+                    })?;
+                    memories.push(Some(memory));
                     scalars.push(0);
                 }
                 (ParamKind::Scalar(_), Arg::Scalar(bits)) => {
