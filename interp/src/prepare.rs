@@ -301,11 +301,27 @@ pub(crate) struct Plan {
     pub statements: Vec<(usize, String)>,
 }
 
+/// Register bytes per thread the interpreter accepts: far above what the
+/// checker's register budget admits (224 registers), and small enough that
+/// a block's frames (up to 1,024 threads) stay within 64 MiB.
+const MAX_FRAME_BYTES: usize = 1 << 16;
+
 pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
     let error = |message: String| PrepareError {
         kernel: program.name.clone(),
         message,
     };
+    let threads = program
+        .launch
+        .block
+        .iter()
+        .map(|d| u64::from(*d))
+        .product::<u64>();
+    if threads > 1024 {
+        return Err(error(format!(
+            "its block of {threads} threads exceeds CUDA's 1024"
+        )));
+    }
     let mut offsets = Vec::with_capacity(program.tiles.len());
     let mut bytes = 0usize;
     for tile in &program.tiles {
@@ -314,8 +330,13 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
             .registers()
             .checked_mul(tile.dtype.size_bytes())
             .and_then(|b| b.checked_add(bytes))
-            .filter(|b| *b <= 1 << 24)
-            .ok_or_else(|| error(format!("tile `{}` is too large", tile.name)))?;
+            .filter(|b| *b <= MAX_FRAME_BYTES)
+            .ok_or_else(|| {
+                error(format!(
+                    "its tiles take more than {MAX_FRAME_BYTES} bytes of registers per thread (at `{}`)",
+                    tile.name
+                ))
+            })?;
     }
     let frame = Frame { offsets, bytes };
     let atom_count = program.atoms.len();

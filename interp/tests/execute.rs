@@ -571,3 +571,45 @@ fn a_barrier_in_divergent_control_flow_is_a_fault() {
          barrier 0 expects 64 threads, but 40 reach it here (a barrier in divergent control flow, or a count that does not match)"
     );
 }
+
+#[test]
+fn corrupt_programs_are_refused_when_prepared() {
+    let mut big_block = program(&copy_kernel());
+    big_block.launch.block = [2048, 1, 1];
+    assert_eq!(
+        Prepared::new(big_block)
+            .expect_err("too many threads")
+            .to_string(),
+        "kernel `copy` cannot be interpreted: its block of 2048 threads exceeds CUDA's 1024"
+    );
+    let mut big_tile = program(&copy_kernel());
+    big_tile.tiles[0].shape = vec![1 << 20];
+    assert_eq!(
+        Prepared::new(big_tile)
+            .expect_err("too many registers")
+            .to_string(),
+        "kernel `copy` cannot be interpreted: its tiles take more than 65536 bytes of registers per thread (at `r`)"
+    );
+    let mut wrong_form = program(&copy_kernel());
+    fn rename(nodes: &mut [Node]) {
+        for node in nodes {
+            match node {
+                Node::Statement(s) => s.form = "st".into(),
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    rename(then);
+                    rename(otherwise);
+                }
+                _ => {}
+            }
+        }
+    }
+    rename(&mut wrong_form.body);
+    assert_eq!(
+        Prepared::new(wrong_form)
+            .expect_err("a load is not a store")
+            .to_string(),
+        "kernel `copy` cannot be interpreted: `ld.global.u32` is not a variant of form `st`"
+    );
+}
