@@ -109,13 +109,24 @@ impl BlockState {
     }
 }
 
+/// The `[x, y, z]` coordinates of linear index `linear` in `extent`
+/// (x fastest): a thread in its block (`%tid`) or a block in the grid
+/// (`%ctaid`).
+pub(crate) fn coordinates(linear: u64, extent: [u32; 3]) -> [u32; 3] {
+    let [x, y, _] = extent.map(|e| u64::from(e).max(1));
+    [
+        (linear % x) as u32,
+        ((linear / x) % y) as u32,
+        (linear / (x * y)) as u32,
+    ]
+}
+
 impl Launch<'_> {
     /// Thread `t` of the current block, as reports name it.
     pub fn thread_id(&self, cta: [u32; 3], t: u32) -> ThreadId {
-        let [bx, by, _] = self.block;
         ThreadId {
             cta,
-            thread: [t % bx, (t / bx) % by, t / (bx * by)],
+            thread: coordinates(u64::from(t), self.block),
         }
     }
 
@@ -127,15 +138,8 @@ impl Launch<'_> {
             .map(|d| u64::from(*d))
             .product::<u64>()
             .max(1);
-        let block = global / per_block;
-        let t = (global % per_block) as u32;
-        let [gx, gy, _] = self.grid.map(u64::from);
-        let cta = [
-            (block % gx) as u32,
-            ((block / gx) % gy) as u32,
-            (block / (gx * gy)) as u32,
-        ];
-        self.thread_id(cta, t)
+        let cta = coordinates(global / per_block, self.grid);
+        self.thread_id(cta, (global % per_block) as u32)
     }
 
     /// Runs block `cta` (linear index `linear`) on `state`.
@@ -154,9 +158,8 @@ impl Launch<'_> {
         state.clocks.fill(0);
         state.work = 0;
         state.epoch = 0;
-        let [bx, by, _] = self.block;
         for t in 0..state.threads {
-            let tid = [t as u32 % bx, (t as u32 / bx) % by, t as u32 / (bx * by)];
+            let tid = coordinates(t as u64, self.block);
             let atoms = &mut state.atoms[t * state.atom_count..(t + 1) * state.atom_count];
             for (value, source) in atoms.iter_mut().zip(&self.plan.atoms) {
                 *value = match *source {
@@ -303,6 +306,32 @@ impl Launch<'_> {
         }
     }
 
+    /// The active threads whose guard of `step` holds, in order.
+    fn executing(&self, state: &BlockState, step: &Step, active: &[u32]) -> Run<Vec<u32>> {
+        let mut executing = Vec::with_capacity(active.len());
+        for &t in active {
+            if self.test(state, &step.guard, t, Some(step.statement))? {
+                executing.push(t);
+            }
+        }
+        Ok(executing)
+    }
+
+    /// Thread `t`'s value of `source`, a fault located at `statement`.
+    fn read(
+        &self,
+        state: &BlockState,
+        source: &Source,
+        t: u32,
+        statement: Option<usize>,
+    ) -> Run<Bits> {
+        self.source(state, source, t).map_err(|kind| Trap {
+            statement,
+            thread: t,
+            kind,
+        })
+    }
+
     /// A collective step: the threads of each warp that execute it (active
     /// here and under the guard) run it together.
     fn collective_step(
@@ -316,12 +345,7 @@ impl Launch<'_> {
     ) -> Run {
         let statement = Some(step.statement);
         let (inputs, outputs) = (collective.inputs(), collective.outputs());
-        let mut executing: Vec<u32> = Vec::with_capacity(active.len());
-        for &t in active {
-            if self.test(state, &step.guard, t, statement)? {
-                executing.push(t);
-            }
-        }
+        let executing = self.executing(state, step, active)?;
         let mut lane_sources = vec![0; 32 * inputs];
         let mut lane_destinations = vec![0; 32 * outputs];
         for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
@@ -331,12 +355,7 @@ impl Launch<'_> {
                 let lane = (t % 32) as usize;
                 mask |= 1 << lane;
                 for (i, source) in sources.iter().enumerate() {
-                    lane_sources[lane * inputs + i] =
-                        self.source(state, source, t).map_err(|kind| Trap {
-                            statement,
-                            thread: t,
-                            kind,
-                        })?;
+                    lane_sources[lane * inputs + i] = self.read(state, source, t, statement)?;
                 }
             }
             collective
@@ -376,12 +395,7 @@ impl Launch<'_> {
         destinations: &[Destination],
     ) -> Run {
         let statement = Some(step.statement);
-        let mut executing: Vec<u32> = Vec::with_capacity(active.len());
-        for &t in active {
-            if self.test(state, &step.guard, t, statement)? {
-                executing.push(t);
-            }
-        }
+        let executing = self.executing(state, step, active)?;
         let Some(&first) = executing.first() else {
             return Ok(());
         };
@@ -394,11 +408,7 @@ impl Launch<'_> {
         for &t in &executing {
             let mut lanes = Vec::with_capacity(sources.len());
             for source in sources {
-                lanes.push(self.source(state, source, t).map_err(|kind| Trap {
-                    statement,
-                    thread: t,
-                    kind,
-                })?);
+                lanes.push(self.read(state, source, t, statement)?);
             }
             values.push(lanes);
         }
@@ -513,7 +523,7 @@ impl Launch<'_> {
                     let mut outputs = std::mem::take(&mut state.outputs);
                     inputs.clear();
                     for source in sources {
-                        inputs.push(self.source(state, source, t).map_err(trap)?);
+                        inputs.push(self.read(state, source, t, statement)?);
                     }
                     outputs.clear();
                     outputs.resize(destinations.len(), 0);
@@ -552,7 +562,7 @@ impl Launch<'_> {
                     let mut values = std::mem::take(&mut state.inputs);
                     values.clear();
                     for source in sources {
-                        values.push(self.source(state, source, t).map_err(trap)?);
+                        values.push(self.read(state, source, t, statement)?);
                     }
                     let (memory, at) = self
                         .access(state, address, size, t, Touch::Write)
@@ -574,7 +584,7 @@ impl Launch<'_> {
                     for element in operands {
                         let mut lanes = Vec::with_capacity(element.len());
                         for source in element {
-                            lanes.push(self.source(state, source, t).map_err(trap)?);
+                            lanes.push(self.read(state, source, t, statement)?);
                         }
                         values.push(lanes);
                     }
@@ -677,8 +687,7 @@ impl Launch<'_> {
     }
 
     fn special(&self, state: &BlockState, special: Special, t: u32) -> Bits {
-        let [bx, by, _] = self.block;
-        let tid = [t % bx, (t / bx) % by, t / (bx * by)];
+        let tid = coordinates(u64::from(t), self.block);
         let lane = t % 32;
         let below = (1u32 << lane) - 1;
         match special {

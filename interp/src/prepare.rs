@@ -611,17 +611,12 @@ impl Builder<'_> {
             }
             let action = match shared {
                 Shared::Compute(compute) => {
-                    if sources.len() != compute.inputs() || destinations.len() != compute.outputs()
-                    {
-                        return Err(format!(
-                            "`{}` binds {} source and {} destination lanes; its semantics take {} and {}",
-                            instruction.opcode,
-                            sources.len(),
-                            destinations.len(),
-                            compute.inputs(),
-                            compute.outputs()
-                        ));
-                    }
+                    lanes_fit(
+                        &instruction.opcode,
+                        &sources,
+                        &destinations,
+                        (compute.inputs(), compute.outputs()),
+                    )?;
                     Action::Compute {
                         compute,
                         sources,
@@ -655,18 +650,12 @@ impl Builder<'_> {
                     }
                 }
                 Shared::Collective(collective) => {
-                    if sources.len() != collective.inputs()
-                        || destinations.len() != collective.outputs()
-                    {
-                        return Err(format!(
-                            "`{}` binds {} source and {} destination lanes; its semantics take {} and {}",
-                            instruction.opcode,
-                            sources.len(),
-                            destinations.len(),
-                            collective.inputs(),
-                            collective.outputs()
-                        ));
-                    }
+                    lanes_fit(
+                        &instruction.opcode,
+                        &sources,
+                        &destinations,
+                        (collective.inputs(), collective.outputs()),
+                    )?;
                     Action::Collective {
                         collective,
                         sources,
@@ -674,21 +663,10 @@ impl Builder<'_> {
                     }
                 }
                 Shared::Barrier(barrier) => {
-                    let expected_sources =
-                        1 + usize::from(barrier.count) + usize::from(barrier.reduction.is_some());
-                    let expected_destinations = usize::from(barrier.reduction.is_some());
-                    if sources.len() != expected_sources
-                        || destinations.len() != expected_destinations
-                    {
-                        return Err(format!(
-                            "`{}` binds {} source and {} destination lanes; a barrier takes {} and {}",
-                            instruction.opcode,
-                            sources.len(),
-                            destinations.len(),
-                            expected_sources,
-                            expected_destinations
-                        ));
-                    }
+                    // `a` (`b`, `c`) in, `d` out for `bar.red`.
+                    let reduces = usize::from(barrier.reduction.is_some());
+                    let lanes = (1 + usize::from(barrier.count) + reduces, reduces);
+                    lanes_fit(&instruction.opcode, &sources, &destinations, lanes)?;
                     Action::Barrier {
                         barrier,
                         sources,
@@ -763,6 +741,24 @@ impl Builder<'_> {
             },
         ))
     }
+}
+
+/// Whether an instruction binds exactly the `(source, destination)` lanes
+/// its semantics take.
+fn lanes_fit(
+    opcode: &str,
+    sources: &[Source],
+    destinations: &[Destination],
+    (inputs, outputs): (usize, usize),
+) -> Result<(), String> {
+    if sources.len() == inputs && destinations.len() == outputs {
+        return Ok(());
+    }
+    Err(format!(
+        "`{opcode}` binds {} source and {} destination lanes; its semantics take {inputs} and {outputs}",
+        sources.len(),
+        destinations.len(),
+    ))
 }
 
 /// The source operands' lanes, without the cache-policy operand of the

@@ -43,7 +43,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tile_kernel_lowering::program::ParamKind;
 
-use crate::exec::{BlockState, Launch, Trap};
+use crate::exec::{BlockState, Launch, Trap, coordinates};
 use crate::fault::{Fault, FaultKind, PrepareError};
 
 use crate::memory::{AtomicLocks, TensorMemory};
@@ -128,12 +128,7 @@ impl Prepared {
                     break;
                 }
                 for linear in start..(start + CHUNK).min(blocks) {
-                    let [gx, gy, _] = grid.map(u64::from);
-                    let cta = [
-                        (linear % gx) as u32,
-                        ((linear / gx) % gy) as u32,
-                        (linear / (gx * gy)) as u32,
-                    ];
+                    let cta = coordinates(linear, grid);
                     if let Err(trap) = launch.run_block(&mut state, cta, linear, worker) {
                         let mut slot = first_fault.lock().unwrap_or_else(|e| e.into_inner());
                         if slot.as_ref().is_none_or(|(at, _)| linear < *at) {
@@ -159,12 +154,7 @@ impl Prepared {
         }
         let first = first_fault.into_inner().unwrap_or_else(|e| e.into_inner());
         if let Some((linear, trap)) = first {
-            let [gx, gy, _] = grid.map(u64::from);
-            let cta = [
-                (linear % gx) as u32,
-                ((linear / gx) % gy) as u32,
-                (linear / (gx * gy)) as u32,
-            ];
+            let cta = coordinates(linear, grid);
             return Err(Box::new(Fault {
                 kernel: self.program.name.clone(),
                 statement: trap.statement.map(|s| self.plan.statements[s].clone()),
