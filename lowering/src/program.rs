@@ -66,6 +66,11 @@ impl LaunchFormula {
             _ => None,
         }
     }
+
+    /// Its value for the symbols' full values ([`eval_launch`]).
+    pub fn eval(&self, values: &[u64]) -> Option<u64> {
+        eval_launch(&self.0, values)
+    }
 }
 
 /// One step of a launch formula. Binary operations pop `b`, then `a`, and
@@ -92,6 +97,39 @@ pub enum LaunchOp {
     Min,
     /// `max(a, b)`.
     Max,
+}
+
+/// Evaluates a launch formula for the symbols' full values (`values[s]`
+/// for `Symbol(s)`), with checked arithmetic: `None` on underflow,
+/// overflow, division by zero or a malformed formula. The runtime, the
+/// launch description ([`crate::spec::LaunchExpr`]) and tests share it.
+pub fn eval_launch(ops: &[LaunchOp], values: &[u64]) -> Option<u64> {
+    let mut stack = [0u64; 16];
+    let mut depth = 0usize;
+    for op in ops {
+        let value = match *op {
+            LaunchOp::Const(v) => v,
+            LaunchOp::Symbol(s) => *values.get(usize::from(s))?,
+            binary => {
+                let b = stack[depth.checked_sub(1)?];
+                let a = stack[depth.checked_sub(2)?];
+                depth -= 2;
+                match binary {
+                    LaunchOp::Add => a.checked_add(b)?,
+                    LaunchOp::Sub => a.checked_sub(b)?,
+                    LaunchOp::Mul => a.checked_mul(b)?,
+                    LaunchOp::Div => a.checked_div(b)?,
+                    LaunchOp::CeilDiv => a.checked_add(b.checked_sub(1)?)?.checked_div(b)?,
+                    LaunchOp::Min => a.min(b),
+                    LaunchOp::Max => a.max(b),
+                    LaunchOp::Const(_) | LaunchOp::Symbol(_) => return None,
+                }
+            }
+        };
+        *stack.get_mut(depth)? = value;
+        depth += 1;
+    }
+    (depth == 1).then_some(stack[0])
 }
 
 /// A launch formula in the kernel's syntax, for docs and messages:

@@ -121,32 +121,7 @@ impl LaunchExpr {
     /// arithmetic: `None` on underflow, overflow, division by zero or a
     /// malformed formula.
     pub fn eval(&self, values: &[u64]) -> Option<u64> {
-        let mut stack = [0u64; 16];
-        let mut depth = 0usize;
-        for op in self.0 {
-            let value = match *op {
-                LaunchOp::Const(v) => v,
-                LaunchOp::Symbol(s) => *values.get(usize::from(s))?,
-                binary => {
-                    let b = stack[depth.checked_sub(1)?];
-                    let a = stack[depth.checked_sub(2)?];
-                    depth -= 2;
-                    match binary {
-                        LaunchOp::Add => a.checked_add(b)?,
-                        LaunchOp::Sub => a.checked_sub(b)?,
-                        LaunchOp::Mul => a.checked_mul(b)?,
-                        LaunchOp::Div => a.checked_div(b)?,
-                        LaunchOp::CeilDiv => a.checked_add(b.checked_sub(1)?)?.checked_div(b)?,
-                        LaunchOp::Min => a.min(b),
-                        LaunchOp::Max => a.max(b),
-                        LaunchOp::Const(_) | LaunchOp::Symbol(_) => return None,
-                    }
-                }
-            };
-            *stack.get_mut(depth)? = value;
-            depth += 1;
-        }
-        (depth == 1).then_some(stack[0])
+        crate::program::eval_launch(self.0, values)
     }
 }
 

@@ -1692,15 +1692,10 @@ fn run_on_interpreter(
 ) -> Result<(), String> {
     use std::sync::atomic::AtomicU8;
     use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
-    use tile_kernel_lowering::program::{DimSpec, LaunchOp, ParamKind};
+    use tile_kernel_lowering::program::{DimSpec, ParamKind};
+    use tile_kernel_lowering::sym::gcd;
 
-    fn lcm(a: u64, b: u64) -> u64 {
-        let (mut x, mut y) = (a, b);
-        while y != 0 {
-            (x, y) = (y, x % y);
-        }
-        a / x * b
-    }
+    let lcm = |a: u64, b: u64| a / gcd(i128::from(a), i128::from(b)) as u64 * b;
     // Each symbol's full value: a multiple of its divisor, its alignment
     // requirement and every dim's `div`.
     let mut step: Vec<u64> = program
@@ -1753,28 +1748,12 @@ fn run_on_interpreter(
     }
     let mut grid = [1u32; 3];
     for (axis, formula) in program.launch.grid.iter().enumerate() {
-        let mut stack: Vec<u64> = Vec::new();
-        for op in &formula.0 {
-            let value = match *op {
-                LaunchOp::Const(v) => v,
-                LaunchOp::Symbol(s) => values[usize::from(s)],
-                binary => {
-                    let (b, a) = (stack.pop().unwrap_or(0), stack.pop().unwrap_or(0));
-                    match binary {
-                        LaunchOp::Add => a + b,
-                        LaunchOp::Sub => a.saturating_sub(b),
-                        LaunchOp::Mul => a * b,
-                        LaunchOp::Div => a.checked_div(b).unwrap_or(0),
-                        LaunchOp::CeilDiv => a.checked_div(b).map_or(0, |_| a.div_ceil(b)),
-                        LaunchOp::Min => a.min(b),
-                        LaunchOp::Max => a.max(b),
-                        LaunchOp::Const(_) | LaunchOp::Symbol(_) => 0,
-                    }
-                }
-            };
-            stack.push(value);
-        }
-        grid[axis] = u32::try_from(stack.pop().unwrap_or(0)).map_err(|_| "grid too large")?;
+        // A formula that underflows, overflows or divides by zero is a
+        // launch the runtime refuses: nothing runs.
+        let Some(extent) = formula.eval(&values) else {
+            return Ok(());
+        };
+        grid[axis] = u32::try_from(extent).map_err(|_| "grid too large")?;
     }
     let threads = grid
         .iter()
