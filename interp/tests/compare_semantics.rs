@@ -3,14 +3,14 @@
 //! half pairs, every `set` result type, `selp`, `slct`), and property
 //! tests against Rust's own comparisons.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
-
-use tile_kernel_interp::semantics::{Bits, Compute, compute, destination_lanes};
+use tile_kernel_interp::semantics::{Bits, compute, destination_lanes};
+use tile_kernel_lowering::ptx::Usability;
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Modifiers, Usability};
+
+#[allow(dead_code)] // each test file uses part of it
+mod support;
+use support::{SplitMix as Rng, one, run};
 
 const FORMS_HERE: &[&str] = &[
     "setp",
@@ -29,57 +29,8 @@ const FORMS_HERE: &[&str] = &[
     "slct",
 ];
 
-fn variant(form: &str, opcode: &str) -> Modifiers {
-    let f = FORMS
-        .iter()
-        .find(|f| f.id == form)
-        .unwrap_or_else(|| panic!("no form {form}"));
-    legal_variants(f)
-        .into_iter()
-        .find(|m| m.opcode_text() == opcode)
-        .unwrap_or_else(|| panic!("{opcode} is not a variant of {form}"))
-}
-
-thread_local! {
-    /// Each variant's semantics, built once per test thread.
-    static CACHE: RefCell<HashMap<(String, String), Rc<Compute>>> = RefCell::default();
-}
-
-fn run(form: &str, opcode: &str, inputs: &[Bits]) -> Vec<Bits> {
-    let key = (form.to_string(), opcode.to_string());
-    let c = CACHE.with(|cache| {
-        Rc::clone(cache.borrow_mut().entry(key).or_insert_with(|| {
-            let v = variant(form, opcode);
-            Rc::new(compute(&v).unwrap_or_else(|| panic!("no semantics for {opcode}")))
-        }))
-    });
-    assert_eq!(c.inputs(), inputs.len(), "{opcode}: source lanes");
-    let mut out = vec![0; c.outputs()];
-    c.run(inputs, &mut out);
-    out
-}
-
-fn one(form: &str, opcode: &str, inputs: &[Bits]) -> Bits {
-    let out = run(form, opcode, inputs);
-    assert_eq!(out.len(), 1, "{opcode}: destination lanes");
-    out[0]
-}
-
 fn setp(opcode: &str, a: Bits, b: Bits) -> bool {
     one("setp", opcode, &[a, b]) == 1
-}
-
-/// Splitmix64, for the property tests.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
 }
 
 const F32_NAN: Bits = 0x7fc0_0000;

@@ -7,43 +7,12 @@
 use tile_kernel_interp::semantics::{Compute, Semantics, semantics};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Modifiers, Usability, resolve};
 
-/// The usable variant an opcode names.
-fn variant(opcode: &str) -> Modifiers {
-    resolve(opcode)
-        .unwrap_or_else(|e| panic!("{opcode}: {e:?}"))
-        .into_iter()
-        .find(|m| m.usability() == Usability::Yes)
-        .unwrap_or_else(|| panic!("{opcode}: no usable variant"))
-}
-
-/// The register semantics of an opcode.
-fn op(opcode: &str) -> Compute {
-    match semantics(&variant(opcode)) {
-        Ok(Semantics::Compute(c)) => c,
-        other => panic!("{opcode}: {other:?}"),
-    }
-}
-
-/// Runs a one-destination compute.
-fn run(c: &Compute, sources: &[u64]) -> u64 {
-    let mut d = [0u64; 1];
-    c.run(sources, &mut d);
-    d[0]
-}
-
-/// A small deterministic generator (xorshift64*).
-struct Rng(u64);
+#[allow(dead_code)] // each test file uses part of it
+mod support;
+use support::{XorShift as Rng, op, run_one as run, usable_variant as variant};
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
     /// f32 bits: uniform bits, mid-range values, tiny values, specials.
     fn f32(&mut self) -> u32 {
         let r = self.next();

@@ -5,41 +5,15 @@
 //! recorded on an H200.
 
 use half::{bf16, f16};
-use tile_kernel_interp::semantics::{Compute, Semantics, semantics};
+use tile_kernel_interp::semantics::{Semantics, semantics};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Usability, resolve};
 
-/// The register semantics of an opcode.
-fn op(opcode: &str) -> Compute {
-    let m = resolve(opcode)
-        .unwrap_or_else(|e| panic!("{opcode}: {e:?}"))
-        .into_iter()
-        .find(|m| m.usability() == Usability::Yes)
-        .unwrap_or_else(|| panic!("{opcode}: no usable variant"));
-    match semantics(&m) {
-        Ok(Semantics::Compute(c)) => c,
-        other => panic!("{opcode}: {other:?}"),
-    }
-}
-
-fn run(c: &Compute, sources: &[u64]) -> u64 {
-    let mut d = [0u64; 1];
-    c.run(sources, &mut d);
-    d[0]
-}
-
-/// xorshift64*.
-struct Rng(u64);
+#[allow(dead_code)] // each test file uses part of it
+mod support;
+use support::{XorShift as Rng, op, run_one as run};
 
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
-    }
-
     fn bits16(&mut self) -> u64 {
         self.next() >> 48
     }

@@ -5,14 +5,14 @@
 //! and the other hardware-specific rules were measured on an H200 by
 //! running every usable variant over special and random inputs.
 
-use std::cell::RefCell;
-use std::collections::HashMap;
-use std::rc::Rc;
-
-use tile_kernel_interp::semantics::{Bits, Compute, atomic_update, compute, destination_lanes};
+use tile_kernel_interp::semantics::{Bits, atomic_update, compute, destination_lanes};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Usability};
+use tile_kernel_lowering::ptx::{Access, OperandKind, Usability};
+
+#[allow(dead_code)] // each test file uses part of it
+mod support;
+use support::{SplitMix as Rng, one, run, variant};
 
 /// The forms whose semantics these tests cover.
 const FORMS_HERE: &[&str] = &[
@@ -54,54 +54,7 @@ const FORMS_HERE: &[&str] = &[
     "createpolicy.cvt",
 ];
 
-fn variant(form: &str, opcode: &str) -> Modifiers {
-    let f = FORMS
-        .iter()
-        .find(|f| f.id == form)
-        .unwrap_or_else(|| panic!("no form {form}"));
-    legal_variants(f)
-        .into_iter()
-        .find(|m| m.opcode_text() == opcode)
-        .unwrap_or_else(|| panic!("{opcode} is not a variant of {form}"))
-}
-
-thread_local! {
-    /// Each variant's semantics, built once per test thread.
-    static CACHE: RefCell<HashMap<(String, String), Rc<Compute>>> = RefCell::default();
-}
-
-fn run(form: &str, opcode: &str, inputs: &[Bits]) -> Vec<Bits> {
-    let key = (form.to_string(), opcode.to_string());
-    let c = CACHE.with(|cache| {
-        Rc::clone(cache.borrow_mut().entry(key).or_insert_with(|| {
-            let v = variant(form, opcode);
-            Rc::new(compute(&v).unwrap_or_else(|| panic!("no semantics for {opcode}")))
-        }))
-    });
-    assert_eq!(c.inputs(), inputs.len(), "{opcode}: source lanes");
-    let mut out = vec![0; c.outputs()];
-    c.run(inputs, &mut out);
-    out
-}
-
-fn one(form: &str, opcode: &str, inputs: &[Bits]) -> Bits {
-    let out = run(form, opcode, inputs);
-    assert_eq!(out.len(), 1, "{opcode}: destination lanes");
-    out[0]
-}
-
-/// A small deterministic generator (splitmix64) for the property tests.
-struct Rng(u64);
-
 impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
     /// Random bits, often an edge value.
     fn value(&mut self) -> u64 {
         const EDGES: &[u64] = &[
