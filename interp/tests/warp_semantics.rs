@@ -15,20 +15,13 @@ use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
 use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Usability};
 
+#[allow(dead_code)] // each test file uses part of it
+mod support;
+use support::variant;
+
 const FULL: u32 = 0xffff_ffff;
 /// What the tests put in destinations the collective must not write.
 const UNTOUCHED: Bits = 0xdead_beef_dead_beef;
-
-fn variant(form: &str, opcode: &str) -> Modifiers {
-    let f = FORMS
-        .iter()
-        .find(|f| f.id == form)
-        .unwrap_or_else(|| panic!("no form {form}"));
-    legal_variants(f)
-        .into_iter()
-        .find(|m| m.opcode_text() == opcode)
-        .unwrap_or_else(|| panic!("{opcode} is not a variant of {form}"))
-}
 
 fn collective(form: &str, opcode: &str) -> Collective {
     match semantics(&variant(form, opcode)) {
