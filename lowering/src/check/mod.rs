@@ -291,10 +291,38 @@ struct Checker<'k> {
     pred_versions: PredVersions,
     /// The last version handed out.
     next_pred_version: u64,
+    /// Each `apply` of the kernel's body (by address: the body is borrowed
+    /// for the checker's life) with its position in source order, from 1.
+    apply_numbers: HashMap<*const ast::Apply, usize>,
     /// A compile-time budget ran out (instructions, statements, registers):
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
     halted: bool,
+}
+
+/// Every `apply` in `body` (nested ones included) numbered in source
+/// order from 1: how runtime reports name statements
+/// ([`crate::program::Statement::number`]).
+fn apply_numbers(body: &[ast::Stmt]) -> HashMap<*const ast::Apply, usize> {
+    fn walk(body: &[ast::Stmt], numbers: &mut HashMap<*const ast::Apply, usize>) {
+        for stmt in body {
+            match stmt {
+                ast::Stmt::Apply(a) => {
+                    let next = numbers.len() + 1;
+                    numbers.insert(std::ptr::from_ref(a), next);
+                }
+                ast::Stmt::For(f) => walk(&f.body, numbers),
+                ast::Stmt::If(i) => {
+                    walk(&i.then, numbers);
+                    walk(&i.otherwise, numbers);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut numbers = HashMap::new();
+    walk(body, &mut numbers);
+    numbers
 }
 
 impl<'k> Checker<'k> {
@@ -317,6 +345,7 @@ impl<'k> Checker<'k> {
             out: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
             instruction_count: 0,
+            apply_numbers: apply_numbers(&kernel.body),
             unparsed_params: false,
             invalid_statements: false,
             checked_statements: 0,
@@ -895,31 +924,10 @@ impl<'k> Checker<'k> {
     /// `apply`'s position among the kernel's `apply`s in source order,
     /// from 1 (0 for one not in the kernel's body).
     fn statement_number(&self, apply: &ast::Apply) -> usize {
-        fn find(body: &[ast::Stmt], target: *const ast::Apply, count: &mut usize) -> bool {
-            for stmt in body {
-                let found = match stmt {
-                    ast::Stmt::Apply(a) => {
-                        *count += 1;
-                        std::ptr::eq(a, target)
-                    }
-                    ast::Stmt::For(f) => find(&f.body, target, count),
-                    ast::Stmt::If(i) => {
-                        find(&i.then, target, count) || find(&i.otherwise, target, count)
-                    }
-                    _ => false,
-                };
-                if found {
-                    return true;
-                }
-            }
-            false
-        }
-        let mut count = 0;
-        if find(&self.kernel.body, apply, &mut count) {
-            count
-        } else {
-            0
-        }
+        self.apply_numbers
+            .get(&std::ptr::from_ref(apply))
+            .copied()
+            .unwrap_or(0)
     }
 
     fn apply(&mut self, apply: &ast::Apply) {
