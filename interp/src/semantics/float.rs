@@ -21,7 +21,7 @@
 //!   sign, and *tiny* results too: those below the smallest normal after
 //!   rounding to the precision with an unbounded exponent (IEEE 754
 //!   tininess after rounding). A result just below `2^-126` that rounds up
-//!   to it is kept ([`Kind::is_tiny`]).
+//!   to it is kept (`softfloat`'s `flush_subnormal_output`).
 //! - **`.sat`** clamps the result to `[+0.0, 1.0]`; NaN and `-0.0` give `+0.0`.
 //! - **`min`/`max`**: a NaN operand is ignored (both NaN: NaN), `.NaN`
 //!   makes any NaN operand give the canonical NaN, `-0.0 < +0.0`;
@@ -192,30 +192,6 @@ impl Kind {
         magnitude != 0 && magnitude <= 1 << self.fraction_bits()
     }
 
-    /// Whether the finite nonzero `value` is *tiny* in the IEEE 754 sense
-    /// that `.ftz` uses on the GPU: below the smallest normal magnitude
-    /// after rounding to this kind's precision with an unbounded exponent.
-    /// (A value just below the smallest normal that rounds up to it is not
-    /// flushed. softfloat's `flush_subnormal_output` now applies the same
-    /// rule, which `cvt` needs too; this check predates it and is kept as
-    /// the arithmetic's own, tested against the H200.)
-    pub(super) fn is_tiny(self, value: Exact, rounding: Rounding) -> bool {
-        if !matches!(value, Exact::Finite { .. }) {
-            return false;
-        }
-        // The same precision with f64's exponent range: wide enough for
-        // every exact result of 16- and 32-bit operands.
-        let wide = Format::ieee(11, self.fraction_bits());
-        let rounded = softfloat::round(wide, value, rounding, RoundOptions::default());
-        let field = (rounded >> self.fraction_bits()) & 0x7ff;
-        let emin = match self {
-            Kind::F16 => -14,
-            Kind::Bf16 | Kind::F32 => -126,
-            Kind::F64 => -1022,
-        };
-        field as i32 - 1023 < emin
-    }
-
     /// The exact value of `x`.
     pub(super) fn decode(self, x: Bits) -> Exact {
         softfloat::decode(self.format(), x)
@@ -294,15 +270,14 @@ impl Arith {
     fn finish(self, value: Exact) -> Bits {
         let bits = if value.is_nan() {
             self.kind.default_nan()
-        } else if self.ftz && self.kind.is_tiny(value, self.rounding) {
-            if value.negative() {
-                self.kind.sign()
-            } else {
-                0
-            }
         } else {
-            let format = self.kind.format();
-            softfloat::round(format, value, self.rounding, RoundOptions::default())
+            // `.ftz`: the rounding core judges tininess after rounding with
+            // an unbounded exponent, as the GPU does.
+            let options = RoundOptions {
+                flush_subnormal_output: self.ftz,
+                ..RoundOptions::default()
+            };
+            softfloat::round(self.kind.format(), value, self.rounding, options)
         };
         if self.sat {
             self.kind.saturate(bits)
@@ -768,13 +743,21 @@ mod tests {
     /// `.ftz` flushes by tininess after rounding with an unbounded exponent.
     #[test]
     fn tininess_is_judged_with_an_unbounded_exponent() {
+        // Whether `.ftz` rounding flushes the nonzero `value` to zero.
+        let flushed = |kind: Kind, value: Exact, rounding| {
+            let options = RoundOptions {
+                flush_subnormal_output: true,
+                ..RoundOptions::default()
+            };
+            softfloat::round(kind.format(), value, rounding, options) & !kind.sign() == 0
+        };
         let min = Exact::Finite {
             negative: false,
             significand: 1,
             exponent: -126,
             sticky: false,
         };
-        assert!(!Kind::F32.is_tiny(min, Rounding::NearestEven));
+        assert!(!flushed(Kind::F32, min, Rounding::NearestEven));
         // 2^-126 (1 - 2^-30): rounds up to 2^-126 to nearest and upward.
         let below = Exact::Finite {
             negative: false,
@@ -782,10 +765,10 @@ mod tests {
             exponent: -156,
             sticky: false,
         };
-        assert!(!Kind::F32.is_tiny(below, Rounding::NearestEven));
-        assert!(!Kind::F32.is_tiny(below, Rounding::Up));
-        assert!(Kind::F32.is_tiny(below, Rounding::TowardZero));
-        assert!(Kind::F32.is_tiny(below.negate(), Rounding::Up));
+        assert!(!flushed(Kind::F32, below, Rounding::NearestEven));
+        assert!(!flushed(Kind::F32, below, Rounding::Up));
+        assert!(flushed(Kind::F32, below, Rounding::TowardZero));
+        assert!(flushed(Kind::F32, below.negate(), Rounding::Up));
         // 2^-126 (1 - 2^-24) is representable with 24 bits: tiny.
         let below = Exact::Finite {
             negative: true,
@@ -793,8 +776,16 @@ mod tests {
             exponent: -150,
             sticky: false,
         };
-        assert!(Kind::F32.is_tiny(below, Rounding::NearestEven));
-        assert!(Kind::F16.is_tiny(Kind::F16.decode(0x03ff), Rounding::NearestEven));
-        assert!(!Kind::F16.is_tiny(Kind::F16.decode(0x0400), Rounding::NearestEven));
+        assert!(flushed(Kind::F32, below, Rounding::NearestEven));
+        assert!(flushed(
+            Kind::F16,
+            Kind::F16.decode(0x03ff),
+            Rounding::NearestEven
+        ));
+        assert!(!flushed(
+            Kind::F16,
+            Kind::F16.decode(0x0400),
+            Rounding::NearestEven
+        ));
     }
 }
