@@ -2036,7 +2036,9 @@ mod gpu {
                     // `case.rows` rows, the symbol is `case.rows`, and the
                     // grid and block are the program's launch shape for it.
                     // The checker proved every access in bounds, aligned
-                    // and race-free for such a launch.
+                    // and race-free for such a launch. (The warp-collective
+                    // programs replace only register statements; their
+                    // memory accesses are the checker's.)
                     unsafe {
                         launch.launch(LaunchConfig {
                             grid_dim: (grid[0], grid[1], grid[2]),
