@@ -82,6 +82,7 @@ fn alloc(n: &str, dtype: DType, shape: &[u64]) -> Stmt {
         dtype,
         dtype_span: S,
         shape: shape.iter().map(|d| Dim::constant(*d, S)).collect(),
+        scope: None,
         span: S,
     })
 }

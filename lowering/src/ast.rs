@@ -115,7 +115,9 @@ pub struct Invalid {
     pub stores: bool,
 }
 
-/// `let name = alloc_local::<T>([d0, d1, ..]);`
+/// `let name = alloc_local::<T>([d0, d1, ..]);`, or a group tile
+/// `alloc_local::<T>([32, d1, ..], scope = "warp")` whose leading axes are
+/// bound to the threads of the scope (`docs/scopes.md`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct AllocLocal {
     pub name: String,
@@ -123,6 +125,8 @@ pub struct AllocLocal {
     pub dtype: DType,
     pub dtype_span: SpanId,
     pub shape: Vec<Dim>,
+    /// `scope = ".."` as written (absent: a per-thread tile).
+    pub scope: Option<(String, SpanId)>,
     pub span: SpanId,
 }
 

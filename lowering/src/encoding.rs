@@ -181,6 +181,7 @@ mod tests {
             dtype,
             dtype_span: S,
             shape: shape.iter().map(|&d| Dim::constant(d, S)).collect(),
+            scope: None,
             span: S,
         })
     }

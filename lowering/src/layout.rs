@@ -332,6 +332,32 @@ impl Layout {
         Ok((out, bounds))
     }
 
+    /// For a view of a one-axis tensor of `element`-byte elements whose
+    /// region a reshape or dtype view froze: the region again as the
+    /// interval of tensor elements the view's bytes cover, from its byte
+    /// offset and constant non-negative strides (a superset of the
+    /// indices it reaches, as a frozen region is). Unchanged otherwise.
+    pub fn refresh_region(&mut self, element: usize) {
+        let element = element as i128;
+        if self.region.axes.is_some()
+            || self.region.starts.len() != 1
+            || !self.offset.divisible_by(element)
+        {
+            return;
+        }
+        let mut last = 0i128;
+        for (len, stride) in self.shape.iter().zip(&self.strides) {
+            match (len.as_const(), stride.as_const()) {
+                (Some(len), Some(stride)) if len >= 1 && stride >= 0 => last += (len - 1) * stride,
+                _ => return,
+            }
+        }
+        let bytes = last + self.dtype.size_bytes() as i128;
+        self.region.starts[0] = self.offset.div_exact(element);
+        self.region.counts[0] = Poly::constant((bytes + element - 1) / element);
+        self.region.steps[0] = 1;
+    }
+
     /// `.view::<U>()`: reinterpret the bits of the final axis as `to`.
     pub fn view(&self, to: DType, span: SpanId) -> Result<Layout, LayoutError> {
         let from = self.dtype;

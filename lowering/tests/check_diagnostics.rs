@@ -72,6 +72,7 @@ impl Builder {
                 .iter()
                 .map(|d| Dim::constant(*d, self.spans.next()))
                 .collect(),
+            scope: None,
             span: self.spans.next(),
         };
         self.kernel.body.push(Stmt::AllocLocal(alloc));

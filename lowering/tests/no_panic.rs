@@ -719,6 +719,7 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                 dtype,
                 dtype_span: SpanId(8),
                 shape,
+                scope: None,
                 span: SpanId(9),
             })
         });
@@ -1521,6 +1522,7 @@ fn near_kernel() -> impl Strategy<Value = Kernel> {
                     dtype: DType::F32,
                     dtype_span: SpanId(75),
                     shape: vec![Dim::constant(4, SpanId(76)), Dim::constant(1, SpanId(76))],
+                    scope: None,
                     span: SpanId(77),
                 })];
                 if init {
@@ -1838,6 +1840,7 @@ fn alloc(name: &str, dtype: DType, shape: &[u64]) -> Stmt {
             .iter()
             .map(|d| Dim::constant(*d, SpanId(95)))
             .collect(),
+        scope: None,
         span: SpanId(96),
     })
 }

@@ -586,12 +586,17 @@ impl KernelParser<'_> {
         };
         let dtype = dtype_of(elem)?;
         let dtype_span = self.spans.id(elem);
-        let [Expr::Array(array)] = call.args.iter().collect::<Vec<_>>()[..] else {
-            return Err(err(
-                Code::MALFORMED_ALLOC,
-                &call.args,
-                "`alloc_local` takes the tile shape as an array: `alloc_local::<f32>([4, 2])`",
-            ));
+        let args: Vec<&Expr> = call.args.iter().collect();
+        let (array, scope) = match args[..] {
+            [Expr::Array(array)] => (array, None),
+            [Expr::Array(array), Expr::Assign(assign)] => (array, Some(self.alloc_scope(assign)?)),
+            _ => {
+                return Err(err(
+                    Code::MALFORMED_ALLOC,
+                    &call.args,
+                    "`alloc_local` takes the tile shape as an array, and optionally a scope: `alloc_local::<f32>([4, 2])`, `alloc_local::<f32>([32, 4], scope = \"warp\")`",
+                ));
+            }
         };
         let mut shape = Vec::new();
         for elem in &array.elems {
@@ -606,8 +611,31 @@ impl KernelParser<'_> {
             dtype,
             dtype_span,
             shape,
+            scope,
             span: self.spans.id(stmt),
         }))
+    }
+
+    /// `scope = "warp"` after a tile's shape.
+    fn alloc_scope(&mut self, assign: &syn::ExprAssign) -> Parsed<(String, SpanId)> {
+        if !matches!(&*assign.left, Expr::Path(key) if key.path.is_ident("scope")) {
+            return Err(err(
+                Code::MALFORMED_ALLOC,
+                &assign.left,
+                "`alloc_local` takes one keyword argument, `scope`: `alloc_local::<f32>([32, 4], scope = \"warp\")`",
+            ));
+        }
+        match &*assign.right {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(text),
+                ..
+            }) => Ok((text.value(), self.spans.id(text))),
+            other => Err(err(
+                Code::KEYWORD_VALUE,
+                other,
+                "`scope` is a string: \"thread\", \"warp\", \"warpgroup\" or \"cta\"",
+            )),
+        }
     }
 
     fn apply(&mut self, expr: &Expr) -> Parsed<ast::Stmt> {

@@ -82,6 +82,7 @@ pub fn alloc(name: &str, dtype: DType, lanes: u8) -> Stmt {
         dtype,
         dtype_span: S,
         shape: vec![Dim::constant(u64::from(lanes), S)],
+        scope: None,
         span: S,
     })
 }

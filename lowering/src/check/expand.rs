@@ -305,6 +305,7 @@ impl Checker<'_> {
         for ((slot, value), operand) in slots.iter().zip(values).zip(&apply.operands) {
             if let Value::Global { param, view, .. } = value {
                 let separations = self.separations(view, &facts);
+                let pinned = self.pinned_digits(&facts);
                 self.accesses.push(AccessRecord {
                     param: *param,
                     span: operand.span(),
@@ -313,13 +314,14 @@ impl Checker<'_> {
                     non_coherent: opcode.contains(".nc") || form.form.mnemonic == "ldu",
                     atomic: matches!(form.form.mnemonic, "atom" | "red"),
                     separations,
+                    pinned,
                 });
             }
         }
         self.out.push(Node::Statement(Statement {
             opcode,
             form: form.form.id.to_string(),
-            number: self.statement_number(apply),
+            number: self.current_statement,
             instructions,
         }));
     }

@@ -16,7 +16,9 @@
 //! - `expand`: one instruction per repeat coordinate (rules 8-10, bounds
 //!   proofs or guards, alignment proofs, order independence);
 //! - `safety`: whole-kernel proofs: races between threads, `.nc` loads of
-//!   written tensors, the register budget.
+//!   written tensors, the register budget;
+//! - `scopes`: group tiles, the binding of group axes to the threads of a
+//!   scope, and the convergence rule of collectives.
 //!
 //! Guarantee: a [`Program`] is returned only when no diagnostic was produced;
 //! it satisfies every invariant documented on [`crate::program`].
@@ -25,6 +27,7 @@ mod expand;
 pub mod limits;
 mod operands;
 mod safety;
+mod scopes;
 mod values;
 mod views;
 
@@ -111,6 +114,9 @@ struct View {
     /// Conditions for the view to stay in bounds (tensors; tiles are
     /// checked when sliced).
     bounds: Vec<Bound>,
+    /// Leading group axes in front of `layout` (a view of a group tile
+    /// that still covers the whole scope); `layout` is one thread's part.
+    group: Option<scopes::Group>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -120,7 +126,10 @@ enum ViewBase {
 }
 
 struct TileState {
+    /// The issuing thread's part (all of it for a per-thread tile).
     tile: Tile,
+    /// A group tile's group axes (`alloc_local(.., scope = "warp")`).
+    group: Option<scopes::Group>,
     /// The `alloc_local` statement, for errors about the tile as a whole.
     span: SpanId,
     /// What every path to here wrote into each byte of the tile.
@@ -224,6 +233,10 @@ impl Value {
 enum Digit {
     Thread(u8),
     Cta(u8),
+    /// `lane_id()`: with `Warp`, another name for the thread in its block.
+    Lane,
+    /// `warp_id()`.
+    Warp,
 }
 
 struct SymbolState {
@@ -251,6 +264,9 @@ struct AccessRecord {
     atomic: bool,
     /// Per tensor axis: how this access separates threads, if it does.
     separations: Vec<Option<safety::Separation>>,
+    /// Digits that have one value wherever the access runs (`pred =
+    /// lane_id() == 0`), with that value.
+    pinned: Vec<(Digit, i128)>,
 }
 
 /// `(tile, register)` -> version of a `bool` tile register's value.
@@ -294,6 +310,12 @@ struct Checker<'k> {
     /// Each `apply` of the kernel's body (by address: the body is borrowed
     /// for the checker's life) with its position in source order, from 1.
     apply_numbers: HashMap<*const ast::Apply, usize>,
+    /// The runtime `if`s and loops around the current statement.
+    control: Vec<scopes::ControlFrame>,
+    /// Over which threads each runtime loop variable is the same.
+    loop_uniformity: scopes::LoopUniformity,
+    /// The number of the `apply` being checked ([`Self::statement_number`]).
+    current_statement: usize,
     /// A compile-time budget ran out (instructions, statements, registers):
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
@@ -354,6 +376,9 @@ impl<'k> Checker<'k> {
             unrolling: Vec::new(),
             pred_versions: HashMap::new(),
             next_pred_version: 0,
+            control: Vec::new(),
+            loop_uniformity: HashMap::new(),
+            current_statement: 0,
             halted: false,
         }
     }
@@ -678,6 +703,11 @@ impl<'k> Checker<'k> {
         };
         let _ = self.materialize_cond(&cond, branch.cond.span());
         let before = self.written_state();
+        self.control.push(scopes::ControlFrame {
+            span: branch.cond.span(),
+            uniformity: self.cond_uniformity(&cond),
+            what: "`if` condition",
+        });
         let then_facts = values::facts_of(&cond, true);
         let then = self.nested(then_facts, |c| c.block(&branch.then));
         let after_then = self.written_state();
@@ -685,6 +715,7 @@ impl<'k> Checker<'k> {
         let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
         let else_facts = values::facts_of(&cond, false);
         let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
+        self.control.pop();
         self.merge_pred_versions(versions, &then_versions);
         // Written on every path: written on both branches.
         for (tile, then_written) in self.tiles.iter_mut().zip(&after_then) {
@@ -822,10 +853,23 @@ impl<'k> Checker<'k> {
         let facts = vec![start.sub(&var_poly), var_poly.sub(&end).add_const(1)];
         let state = self.written_state();
         let versions = self.enter_loop_pred_versions();
+        // The trip count, and the variable, are as uniform as the bounds.
+        let uniformity = [&start, &end, &step]
+            .into_iter()
+            .map(|p| self.poly_uniformity(p))
+            .min()
+            .unwrap_or(scopes::Uniformity::Grid);
+        self.loop_uniformity.insert(var, uniformity);
+        self.control.push(scopes::ControlFrame {
+            span: for_loop.span,
+            uniformity,
+            what: "loop's trip count",
+        });
         let body = self.nested(facts, |c| {
             c.bind(&for_loop.var, Binding::Int(Poly::atom(var)));
             c.block(&for_loop.body);
         });
+        self.control.pop();
         self.leave_loop_pred_versions(versions);
         // The body may run zero times: nothing it writes counts after it.
         self.restore_written(&state);
@@ -878,6 +922,17 @@ impl<'k> Checker<'k> {
                 }
             }
         }
+        // A group tile: the program holds one thread's part.
+        let Some(scope) = self.scope_of(alloc.scope.as_ref()) else {
+            return;
+        };
+        let group = self.alloc_group(scope, &shape, alloc);
+        if scope != scopes::Scope::Thread && group.is_none() {
+            return;
+        }
+        if let Some(group) = &group {
+            shape.drain(..group.axes.len());
+        }
         let elements = shape.iter().try_fold(1usize, |acc, d| acc.checked_mul(*d));
         if elements.is_none_or(|n| n > MAX_TILE_ELEMENTS) {
             self.diags.error(
@@ -899,6 +954,7 @@ impl<'k> Checker<'k> {
         self.bind(&alloc.name, Binding::Tile(self.tiles.len()));
         self.tiles.push(TileState {
             tile,
+            group,
             span: alloc.span,
             // Once checking has halted no statement reads this state:
             // keep the kernel's memory bounded by not building it.
@@ -931,31 +987,24 @@ impl<'k> Checker<'k> {
     }
 
     fn apply(&mut self, apply: &ast::Apply) {
+        self.current_statement = self.statement_number(apply);
+        let scope = self.scope_of(apply.scope.as_ref());
         // Resolve operands first so name and view errors are reported even
-        // when the opcode is wrong.
+        // when the opcode is wrong. (With an unknown scope, as per thread.)
+        let operand_scope = scope.unwrap_or(scopes::Scope::Thread);
         let values: Vec<Option<Value>> = apply
             .operands
             .iter()
-            .map(|op| self.operand_value(op))
+            .map(|op| self.operand_value(op, operand_scope))
             .collect();
         let guard = match &apply.pred {
             None => Some(Cond::Const(true)),
             Some(pred) => self.eval_bool(pred, "`pred`"),
         };
-
-        if let Some((scope, span)) = &apply.scope {
-            match scope.as_str() {
-                "thread" => {}
-                "warp" | "warpgroup" | "cta" => self.diags.push(
-                    Diagnostic::new(Code::UNSUPPORTED_SCOPE, *span, format!("`scope = \"{scope}\"` is not yet supported"))
-                        .with_note("this version issues every instruction per thread; use `scope = \"thread\"` (the default)"),
-                ),
-                other => self.diags.push(
-                    Diagnostic::new(Code::UNKNOWN_SCOPE, *span, format!("unknown scope `\"{other}\"`"))
-                        .with_help("the scopes are \"thread\", \"warp\", \"warpgroup\" and \"cta\""),
-                ),
-            }
-        }
+        let Some(scope) = scope else {
+            self.mark_destinations_written_best_effort(values.iter().flatten());
+            return;
+        };
 
         // Rule 1: the opcode names legal forms. Resolved once per spelling:
         // unrolled loops check their body once per iteration, and resolving
@@ -982,16 +1031,39 @@ impl<'k> Checker<'k> {
         };
         // Forms the language cannot use yet: one error naming what is
         // missing, whatever the operands.
-        let (usable, unusable): (Vec<Modifiers>, Vec<Modifiers>) = candidates
-            .into_iter()
-            .partition(|m| m.usability() == Usability::Yes);
+        // Warp collectives are usable in warp scope.
+        let (usable, unusable): (Vec<Modifiers>, Vec<Modifiers>) =
+            candidates.into_iter().partition(|m| match m.usability() {
+                Usability::Yes => true,
+                Usability::NeedsScope => scope == scopes::Scope::Warp,
+                Usability::NotYet(_) => false,
+            });
+        if usable.is_empty()
+            && let Some(form) = unusable.first()
+            && form.usability() == Usability::NeedsScope
+        {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::COLLECTIVE_SCOPE,
+                    apply.scope.as_ref().map_or(apply.opcode_span, |(_, span)| *span),
+                    format!(
+                        "`{}` is a warp collective: the 32 lanes of a warp execute it together, so its `apply` needs `scope = \"warp\"`, not `scope = \"{}\"`",
+                        apply.opcode,
+                        scope.name()
+                    ),
+                )
+                .with_note("in a warp-scope `apply` every tile operand is a warp tile, `alloc_local::<T>([32, ..], scope = \"warp\")`; lane `l` issues the instruction on its part `[l, ..]`")
+                .with_help("add `scope = \"warp\"` to the `apply`"),
+            );
+            self.mark_destinations_written_best_effort(values.iter().flatten());
+            return;
+        }
         if usable.is_empty()
             && let Some(form) = unusable.first()
         {
             let needs = match form.usability() {
-                Usability::NeedsScope => "`scope = \"warp\"` and its rules for which threads take part (collectives are not yet supported)".to_string(),
                 Usability::NotYet(what) => what.to_string(),
-                Usability::Yes => String::new(),
+                Usability::Yes | Usability::NeedsScope => String::new(),
             };
             self.diags.push(
                 Diagnostic::new(
@@ -1005,6 +1077,56 @@ impl<'k> Checker<'k> {
             return;
         }
         let candidates = usable;
+        // A collective's member mask comes from the scope: the whole warp
+        // (whose lanes all run it: see `check_convergence`).
+        let collective = candidates
+            .iter()
+            .any(|m| m.usability() == Usability::NeedsScope);
+        let with_mask;
+        let (apply, values) = if collective {
+            let masked = candidates.iter().all(|m| {
+                m.operands()
+                    .last()
+                    .is_some_and(|slot| slot.name == "membermask")
+            });
+            let slots = candidates.first().map_or(0, |m| m.operands().len());
+            if masked && values.len() == slots {
+                let span = apply.operands.last().map_or(apply.span, ast::Operand::span);
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::MEMBERMASK_GIVEN,
+                        span,
+                        format!("the member mask of `{}` comes from the scope; remove this operand", apply.opcode),
+                    )
+                    .with_note("in a warp-scope `apply` every lane of the warp takes part: the compiler passes the full mask 0xffffffff"),
+                );
+                self.mark_destinations_written_best_effort(values.iter().flatten());
+                return;
+            }
+            if !self.check_convergence(
+                apply,
+                scope,
+                guard.as_ref().unwrap_or(&Cond::Const(true)),
+                "a warp collective",
+            ) {
+                self.mark_destinations_written_best_effort(values.iter().flatten());
+                return;
+            }
+            let mut values = values;
+            let mut owned = apply.clone();
+            if masked {
+                let span = apply.scope.as_ref().map_or(apply.span, |(_, span)| *span);
+                owned.operands.push(ast::Operand::Literal(ast::Literal {
+                    value: LiteralValue::Int(0xffff_ffff),
+                    span,
+                }));
+                values.push(Some(Value::Literal(LiteralValue::Int(0xffff_ffff))));
+            }
+            with_mask = owned;
+            (&with_mask, values)
+        } else {
+            (apply, values)
+        };
         if values.iter().any(Option::is_none) || guard.is_none() {
             self.mark_destinations_written_best_effort(values.iter().flatten());
             return;

@@ -64,6 +64,8 @@ fn digit_name(digit: Digit) -> String {
     match digit {
         Digit::Thread(a) => format!("thread_id({a})"),
         Digit::Cta(a) => format!("cta_id({a})"),
+        Digit::Lane => "lane_id()".to_string(),
+        Digit::Warp => "warp_id()".to_string(),
     }
 }
 
@@ -86,8 +88,47 @@ impl Checker<'_> {
         match self.atoms.get(atom).kind {
             AtomKind::ThreadId(a) => Some(Digit::Thread(a)),
             AtomKind::CtaId(a) => Some(Digit::Cta(a)),
+            AtomKind::LaneId => Some(Digit::Lane),
+            AtomKind::WarpId => Some(Digit::Warp),
             _ => None,
         }
+    }
+
+    /// The digits that `facts` fix to one value (`lane_id() == 0`), with
+    /// that value: only threads with that digit run the access.
+    pub(super) fn pinned_digits(&self, facts: &[Fact]) -> Vec<(Digit, i128)> {
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts,
+        };
+        self.atoms
+            .iter()
+            .filter_map(|(id, atom)| {
+                let digit = self.digit_of(id)?;
+                let value = Poly::atom(id);
+                let lo = atom.lo;
+                (prover.prove_le0(&value.add_const(-lo))).then_some((digit, lo))
+            })
+            .collect()
+    }
+
+    /// Whether separating `covered` keeps any two distinct threads of the
+    /// launch apart: every live digit is covered, where `lane_id()` with
+    /// `warp_id()` (when the block has more than one warp) stands for all
+    /// thread digits (the two name a thread in its block).
+    fn covers(&self, covered: &BTreeSet<Digit>, live: &BTreeSet<Digit>) -> Vec<Digit> {
+        let threads = self
+            .launch
+            .block
+            .iter()
+            .fold(1u64, |acc, b| acc.saturating_mul(u64::from(*b)));
+        let lanes_name_threads =
+            covered.contains(&Digit::Lane) && (threads <= 32 || covered.contains(&Digit::Warp));
+        live.iter()
+            .copied()
+            .filter(|d| !covered.contains(d))
+            .filter(|d| !(lanes_name_threads && matches!(d, Digit::Thread(_))))
+            .collect()
     }
 
     /// `poly = c * rank + r` with `rank` an injective mixed-radix number of
@@ -179,7 +220,9 @@ impl Checker<'_> {
     /// The largest value of a digit atom, as a polynomial.
     fn digit_top(&self, atom: crate::sym::AtomId) -> Option<Poly> {
         match self.atoms.get(atom).kind {
-            AtomKind::ThreadId(_) => Some(Poly::constant(self.atoms.get(atom).hi)),
+            AtomKind::ThreadId(_) | AtomKind::LaneId | AtomKind::WarpId => {
+                Some(Poly::constant(self.atoms.get(atom).hi))
+            }
             AtomKind::CtaId(axis) => match self.launch.grid[usize::from(axis)].as_const() {
                 Some(g) => Some(Poly::constant(i128::from(g) - 1)),
                 None => Some(match self.atoms.find(&AtomKind::GridDim(axis)) {
@@ -317,7 +360,17 @@ impl Checker<'_> {
                     covered.extend(first.digits.iter().copied());
                 }
             }
-            let missing: Vec<Digit> = live.difference(&covered).copied().collect();
+            // A digit every access fixes to the same value keeps threads
+            // that differ in it apart (only one value of it accesses).
+            for (digit, value) in &records[0].pinned {
+                if records
+                    .iter()
+                    .all(|r| r.pinned.iter().any(|(d, v)| d == digit && v == value))
+                {
+                    covered.insert(*digit);
+                }
+            }
+            let missing = self.covers(&covered, &live);
             if missing.is_empty() {
                 continue;
             }

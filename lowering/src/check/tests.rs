@@ -61,6 +61,7 @@ fn alloc(name: &str, span: SpanId) -> Stmt {
         dtype: DType::F32,
         dtype_span: SpanId(10),
         shape: vec![Dim::constant(4, SpanId(11)), Dim::constant(1, SpanId(11))],
+        scope: None,
         span,
     })
 }

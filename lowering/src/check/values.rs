@@ -564,9 +564,10 @@ impl Checker<'_> {
         if self.tiles[base].tile.dtype != DType::Bool {
             return None;
         }
-        let Some(Value::Local { tile, name, layout }) =
-            self.operand_value(&ast::Operand::Place(place.clone()))
-        else {
+        let Some(Value::Local { tile, name, layout }) = self.operand_value(
+            &ast::Operand::Place(place.clone()),
+            super::scopes::Scope::Thread,
+        ) else {
             return Some(None);
         };
         let count: usize = layout.shape.iter().product();
@@ -1083,7 +1084,7 @@ impl Checker<'_> {
     /// A value that is not a polynomial of its operands: folded when both
     /// are constants or the division is exact, else a new computed atom
     /// defined at this point of the body.
-    fn computed(
+    pub(super) fn computed(
         &mut self,
         op: ComputedOp,
         a: Poly,

@@ -12,12 +12,13 @@ use crate::program::ParamKind;
 use crate::ptx::resolve::nearest;
 use crate::sym::{Poly, Prover};
 
+use super::scopes::Scope;
 use super::{Binding, Checker, Value, View, ViewBase, values};
 
 impl Checker<'_> {
     /// An `apply` operand: a literal, a scalar parameter, or a view with
     /// constant extents.
-    pub(super) fn operand_value(&mut self, operand: &Operand) -> Option<Value> {
+    pub(super) fn operand_value(&mut self, operand: &Operand, scope: Scope) -> Option<Value> {
         let place = match operand {
             Operand::Literal(literal) => return Some(Value::Literal(literal.value)),
             Operand::Special { name, .. } => return Some(Value::Special(name.clone())),
@@ -34,6 +35,7 @@ impl Checker<'_> {
             });
         }
         let view = self.view(place)?;
+        let view = self.bind_group(view, scope, place)?;
         let Some(layout) = StaticLayout::of(&view.layout) else {
             let axis = view
                 .layout
@@ -103,6 +105,7 @@ impl Checker<'_> {
                     name: place.base.clone(),
                     layout: Layout::row_major_const(t.dtype, &t.shape),
                     bounds: Vec::new(),
+                    group: self.tiles[tile].group.clone(),
                 }
             }
             Binding::View(view) => view,
@@ -126,6 +129,7 @@ impl Checker<'_> {
                         name: place.base.clone(),
                         layout: Layout::row_major(dtype, &shape),
                         bounds: Vec::new(),
+                        group: None,
                     }
                 }
             },
@@ -142,7 +146,34 @@ impl Checker<'_> {
             }
         };
         for op in &place.views {
+            // On a view with group axes an operation applies to the thread's
+            // part; a slice's leading items select the group axes first.
+            let grouped = view.group.is_some();
             let result = match &op.kind {
+                ViewKind::Slice(items) if grouped => {
+                    let items = self.group_slice(&mut view, items, op.span)?;
+                    if items.is_empty() {
+                        continue;
+                    }
+                    let bounds = self.slice_bounds(&view, items)?;
+                    match view.layout.slice(&bounds, op.span) {
+                        Ok((layout, new_bounds)) => {
+                            if !self.accept_bounds(&view, &layout, &new_bounds, items) {
+                                return None;
+                            }
+                            Ok(layout)
+                        }
+                        Err(err) => Err(err),
+                    }
+                }
+                ViewKind::Reshape(dims) if grouped => {
+                    let dims = self.group_reshape(&view, dims, op.span)?;
+                    view.layout.reshape(dims, op.span)
+                }
+                ViewKind::Unsqueeze(axis) if grouped => {
+                    let axis = self.group_unsqueeze(&view, *axis, op.span)?;
+                    view.layout.unsqueeze(axis, op.span)
+                }
                 ViewKind::Slice(items) => {
                     let bounds = self.slice_bounds(&view, items)?;
                     match view.layout.slice(&bounds, op.span) {

@@ -234,7 +234,7 @@ catalogue! {
         ILLEGAL_FORM = 208, "modifier combination that PTX forbids";
         TARGET_TOO_OLD = 209, "instruction needs a newer target";
         UNKNOWN_SCOPE = 210, "unknown `scope`";
-        UNSUPPORTED_SCOPE = 211, "`scope` not yet supported";
+        // 211 is retired: "`scope` not yet supported" (before scopes existed).
         OPERAND_COUNT = 212, "wrong number of operands";
         OPERAND_KIND = 213, "register operand where memory is expected, or the reverse";
         REPEAT_SHAPE = 214, "operands with different repeat shapes";
@@ -257,6 +257,19 @@ catalogue! {
         IMMEDIATE_RANGE = 226, "immediate out of range";
         /// `sreg("%name")` with a name the form does not read.
         UNKNOWN_SPECIAL_REGISTER = 227, "unknown special register";
+        /// A group tile or scoped operand whose leading axes do not bind the
+        /// threads of its scope (`[16, 4]` for a warp).
+        GROUP_EXTENT = 228, "group axes that do not match the scope";
+        /// A tile owned by one scope where an `apply` of another needs it (a
+        /// per-thread tile in a warp `apply`, a warp tile used whole per thread).
+        SCOPE_MISMATCH = 229, "operand owned by another scope";
+        /// A group tile's group axes indexed by something other than the
+        /// thread's own rank.
+        GROUP_INDEX = 230, "another thread's part of a group tile";
+        /// A collective in an `apply` of another scope than its own.
+        COLLECTIVE_SCOPE = 231, "collective outside its scope";
+        /// A collective's member mask written as an operand.
+        MEMBERMASK_GIVEN = 232, "member mask given explicitly";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
@@ -292,6 +305,9 @@ catalogue! {
         SHIFT_TOO_LARGE = 513, "shift amount not provably below 64";
         LOOP_STEP = 514, "loop step not at least 1";
         UNROLL_LIMIT = 515, "constant-bound loop unrolls too often";
+        /// A collective under an `if`, runtime loop or `pred` that can
+        /// differ between the threads of its scope.
+        DIVERGENT_COLLECTIVE = 516, "collective under divergent control flow";
     }
     Launch {
         LAUNCH_EXTENT_ZERO = 601, "grid or block extent below 1";
@@ -307,5 +323,8 @@ catalogue! {
         /// A runtime value or condition above the size caps (terms, degree,
         /// condition nodes).
         EXPRESSION_LIMIT = 610, "runtime expression too large";
+        /// A warp or warpgroup scope in a block that is not whole warps or
+        /// warpgroups.
+        PARTIAL_SCOPE = 611, "scope the block does not fill";
     }
 }

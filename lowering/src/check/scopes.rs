@@ -1,0 +1,713 @@
+//! Scopes (SPEC §7, `docs/scopes.md`): group tiles, the binding of group
+//! axes to the threads of a scope, and the uniformity rule of collectives.
+//!
+//! - A **group tile** (`alloc_local::<T>([32, 4], scope = "warp")`) has
+//!   leading *group axes* bound to the threads of its scope: lane `l` of
+//!   the warp holds part `[l, ..]`. Only that part is a register tile of
+//!   the thread (the program's [`crate::program::Tile`] has the part's
+//!   shape). Group axes are one axis of the scope's size (32 lanes, 128
+//!   threads of a warpgroup, every thread of the CTA) or, above a warp, two
+//!   axes `[warps, 32]` (warp, then lane).
+//! - In an `apply` of scope S every tile operand is a group tile of S used
+//!   with its group axes whole, and every tensor operand has leading axes
+//!   of the same extents; each thread issues the instruction on its own
+//!   part (the group axes indexed by its rank). No thread is elected.
+//! - In thread scope a group tile is reachable only through the thread's
+//!   own part: `m.slice(s![lane_id(), ..])`.
+//! - A collective of scope S (`shfl.sync`, `redux.sync`, ..) runs only
+//!   where every enclosing condition, runtime loop and `pred` is uniform
+//!   over S (the same for every thread of one S); the compiler supplies
+//!   its member mask, the whole scope.
+//!
+//! Guarantee: an operand that passes [`Checker::bind_group`] is the issuing
+//! thread's own part; a collective that passes
+//! [`Checker::check_convergence`] is executed by every thread of its scope
+//! together (whole warps exist: the block is a multiple of the scope).
+
+use std::collections::HashMap;
+
+use crate::ast;
+use crate::diag::{Code, Diagnostic, SpanId};
+use crate::layout::{SliceBound, shape_text};
+use crate::program::Cond;
+use crate::sym::{AtomId, AtomKind, Poly};
+
+use super::{Checker, View, ViewBase};
+
+/// Which threads issue an `apply` together and own a tile together.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(super) enum Scope {
+    Thread,
+    Warp,
+    Warpgroup,
+    Cta,
+}
+
+impl Scope {
+    pub(super) fn parse(text: &str) -> Option<Scope> {
+        Some(match text {
+            "thread" => Scope::Thread,
+            "warp" => Scope::Warp,
+            "warpgroup" => Scope::Warpgroup,
+            "cta" => Scope::Cta,
+            _ => return None,
+        })
+    }
+
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Scope::Thread => "thread",
+            Scope::Warp => "warp",
+            Scope::Warpgroup => "warpgroup",
+            Scope::Cta => "cta",
+        }
+    }
+
+    /// Threads in one instance of the scope, for a block of `threads`.
+    fn size(self, threads: usize) -> usize {
+        match self {
+            Scope::Thread => 1,
+            Scope::Warp => 32,
+            Scope::Warpgroup => 128,
+            Scope::Cta => threads,
+        }
+    }
+
+    /// The coarsest uniformity a condition around a collective of this
+    /// scope needs.
+    fn needs(self) -> Uniformity {
+        match self {
+            Scope::Thread => Uniformity::Thread,
+            Scope::Warp => Uniformity::Warp,
+            Scope::Warpgroup => Uniformity::Warpgroup,
+            Scope::Cta => Uniformity::Cta,
+        }
+    }
+
+    /// How a tile of this scope names the threads: "lane", "thread".
+    fn member(self) -> &'static str {
+        match self {
+            Scope::Warp => "lane",
+            _ => "thread",
+        }
+    }
+}
+
+/// The group axes of a tile or operand: bound to the threads of `scope`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct Group {
+    pub scope: Scope,
+    /// The extents of the leading group axes: `[32]`, `[128]`, `[4, 32]`.
+    pub axes: Vec<usize>,
+}
+
+/// Over which threads a value is the same: ordered from finest to coarsest.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub(super) enum Uniformity {
+    /// May differ between any two threads.
+    Thread,
+    /// The same for the 32 lanes of a warp.
+    Warp,
+    /// The same for the 4 warps of a warpgroup.
+    Warpgroup,
+    /// The same for every thread of a CTA.
+    Cta,
+    /// The same for every thread of the launch.
+    Grid,
+}
+
+/// An enclosing runtime `if` or loop, for the convergence rule.
+#[derive(Debug, Clone)]
+pub(super) struct ControlFrame {
+    pub span: SpanId,
+    pub uniformity: Uniformity,
+    /// "`if` condition", "loop bounds".
+    pub what: &'static str,
+}
+
+/// The uniformity of runtime loop variables, by atom.
+pub(super) type LoopUniformity = HashMap<AtomId, Uniformity>;
+
+impl Checker<'_> {
+    /// Threads in one block.
+    pub(super) fn block_threads(&self) -> usize {
+        // Saturating: an absurd block is reported elsewhere (TK0602).
+        self.kernel
+            .launch
+            .block
+            .iter()
+            .fold(1usize, |acc, b| acc.saturating_mul(*b as usize))
+    }
+
+    /// The scope of an `apply` or `alloc_local` as written; an unknown
+    /// name is reported and `None`.
+    pub(super) fn scope_of(&mut self, scope: Option<&(String, SpanId)>) -> Option<Scope> {
+        let Some((text, span)) = scope else {
+            return Some(Scope::Thread);
+        };
+        match Scope::parse(text) {
+            Some(scope) => self.scope_fits_block(scope, *span).then_some(scope),
+            None => {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::UNKNOWN_SCOPE,
+                        *span,
+                        format!("unknown scope `\"{text}\"`"),
+                    )
+                    .with_help("the scopes are \"thread\", \"warp\", \"warpgroup\" and \"cta\""),
+                );
+                None
+            }
+        }
+    }
+
+    /// A warp or warpgroup scope needs the block to consist of whole ones.
+    fn scope_fits_block(&mut self, scope: Scope, span: SpanId) -> bool {
+        let threads = self.block_threads();
+        let size = match scope {
+            Scope::Warp | Scope::Warpgroup => scope.size(threads),
+            Scope::Thread | Scope::Cta => return true,
+        };
+        if threads % size == 0 {
+            return true;
+        }
+        let [x, y, z] = self.kernel.launch.block;
+        self.diags.push(
+            Diagnostic::new(
+                Code::PARTIAL_SCOPE,
+                span,
+                format!(
+                    "`scope = \"{}\"` needs whole {}s of {size} threads, but the block [{x}, {y}, {z}] has {threads} threads",
+                    scope.name(),
+                    scope.name()
+                ),
+            )
+            .with_note(format!(
+                "the last {} of this block would be partial: its missing threads could not take part",
+                scope.name()
+            ))
+            .with_help(format!(
+                "make the block a multiple of {size} threads, e.g. `block = {}`",
+                threads.saturating_add(size - 1) / size * size
+            )),
+        );
+        false
+    }
+
+    /// The group axes a tile of `shape` allocated with `scope` has, or an
+    /// error at `span`.
+    pub(super) fn alloc_group(
+        &mut self,
+        scope: Scope,
+        shape: &[usize],
+        alloc: &ast::AllocLocal,
+    ) -> Option<Group> {
+        if scope == Scope::Thread {
+            return None;
+        }
+        let axes = self.group_axes(scope, shape);
+        match axes {
+            Some(axes) if shape.len() > axes.len() => Some(Group { scope, axes }),
+            Some(_) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::GROUP_EXTENT,
+                        alloc.span,
+                        format!(
+                            "group tile `{}` {} has no axis for a {}'s own part",
+                            alloc.name,
+                            shape_text(shape),
+                            scope.member()
+                        ),
+                    )
+                    .with_help(format!(
+                        "add the register axis: `{}`",
+                        shape_text(&[shape, &[1]].concat())
+                    )),
+                );
+                None
+            }
+            None => {
+                let span = alloc.shape.first().map_or(alloc.span, |d| d.span);
+                self.diags
+                    .push(self.group_extent_error(scope, shape, span, &alloc.name));
+                None
+            }
+        }
+    }
+
+    /// The leading group axes of `shape` for `scope`: `[size]`, or above a
+    /// warp `[size / 32, 32]`.
+    fn group_axes(&self, scope: Scope, shape: &[usize]) -> Option<Vec<usize>> {
+        let size = scope.size(self.block_threads());
+        if shape.first() == Some(&size) {
+            return Some(vec![size]);
+        }
+        if scope != Scope::Warp
+            && size % 32 == 0
+            && shape.len() >= 2
+            && shape[..2] == [size / 32, 32]
+        {
+            return Some(shape[..2].to_vec());
+        }
+        None
+    }
+
+    fn group_extent_error(
+        &self,
+        scope: Scope,
+        shape: &[usize],
+        span: SpanId,
+        name: &str,
+    ) -> Diagnostic {
+        let size = scope.size(self.block_threads());
+        let first = shape
+            .first()
+            .map_or_else(|| "none".to_string(), ToString::to_string);
+        let forms = if scope == Scope::Warp || size % 32 != 0 {
+            format!("`{size}`")
+        } else {
+            format!(
+                "`{size}` (one per thread) or `{}, 32` (warps, then lanes)",
+                size / 32
+            )
+        };
+        Diagnostic::new(
+            Code::GROUP_EXTENT,
+            span,
+            format!(
+                "the leading axis of `{name}` binds the {size} threads of a {} (scope = \"{}\"), so its extent must be {size}, but it is {first}",
+                scope.name(),
+                scope.name()
+            ),
+        )
+        .with_note(format!("group axes of a {} operand: {forms}", scope.name()))
+    }
+
+    /// This thread's rank in `scope`, one value per group axis of `axes`.
+    pub(super) fn rank_polys(&mut self, scope: Scope, axes: &[usize]) -> Vec<Poly> {
+        let lane = self.builtin("lane_id");
+        let warp = self.builtin("warp_id");
+        let threads = self.block_threads();
+        let warp_in_scope = match scope {
+            // Whole warpgroups: the warp within its warpgroup.
+            Scope::Warpgroup if threads > 128 => self.warp_in_warpgroup(&warp),
+            _ => warp,
+        };
+        match (scope, axes.len()) {
+            (Scope::Thread, _) => Vec::new(),
+            (_, 2) => vec![warp_in_scope, lane],
+            (Scope::Warp, _) => vec![lane],
+            (Scope::Warpgroup, _) => vec![warp_in_scope.scale(32).add(&lane)],
+            (Scope::Cta, _) => {
+                let [bx, by, _] = self.kernel.launch.block.map(i128::from);
+                let tx = self.builtin_axis("thread_id", 0);
+                let ty = self.builtin_axis("thread_id", 1);
+                let tz = self.builtin_axis("thread_id", 2);
+                vec![tx.add(&ty.scale(bx)).add(&tz.scale(bx * by))]
+            }
+        }
+    }
+
+    /// `warp_id() % 4`.
+    fn warp_in_warpgroup(&mut self, warp: &Poly) -> Poly {
+        let span = SpanId::default();
+        self.computed(
+            crate::sym::ComputedOp::Rem,
+            warp.clone(),
+            Poly::constant(4),
+            span,
+            span,
+            span,
+        )
+        .unwrap_or_default()
+    }
+
+    fn builtin(&mut self, name: &str) -> Poly {
+        let call = ast::Expr::Call {
+            func: name.to_string(),
+            args: Vec::new(),
+            span: SpanId::default(),
+        };
+        self.eval_int(&call).unwrap_or_default()
+    }
+
+    fn builtin_axis(&mut self, name: &str, axis: i128) -> Poly {
+        let call = ast::Expr::Call {
+            func: name.to_string(),
+            args: vec![ast::Expr::Int(axis, SpanId::default())],
+            span: SpanId::default(),
+        };
+        self.eval_int(&call).unwrap_or_default()
+    }
+
+    /// The rank expressions a thread writes for its own part, for messages.
+    fn rank_text(scope: Scope, axes: usize) -> &'static str {
+        match (scope, axes) {
+            (_, 2) => "warp_id(), lane_id()",
+            (Scope::Warp, _) => "lane_id()",
+            (Scope::Warpgroup, _) => "(warp_id() % 4) * 32 + lane_id()",
+            _ => "thread_id(0)",
+        }
+    }
+
+    /// One view operation on a view with group axes: it applies to the
+    /// thread's part, except that a slice's leading items select the group
+    /// axes (`..` keeps them; the thread's own rank drops them). Returns
+    /// the items left for the part, or `None` after an error.
+    pub(super) fn group_slice<'i>(
+        &mut self,
+        view: &mut View,
+        items: &'i [ast::SliceItem],
+        span: SpanId,
+    ) -> Option<&'i [ast::SliceItem]> {
+        let group = view.group.clone()?;
+        let g = group.axes.len();
+        let full = |item: &ast::SliceItem| {
+            matches!(
+                item,
+                ast::SliceItem::Range {
+                    start: None,
+                    end: None,
+                    step: 1,
+                    ..
+                }
+            )
+        };
+        if items.len() >= g && items[..g].iter().all(full) {
+            return Some(&items[g..]);
+        }
+        let ranks = self.rank_polys(group.scope, &group.axes);
+        let mut own = items.len() >= g;
+        for (item, rank) in items.iter().zip(&ranks) {
+            match item {
+                ast::SliceItem::Index { index, .. } => {
+                    let value = self.eval_int(index)?;
+                    own &= value == *rank;
+                }
+                ast::SliceItem::Range { .. } => own = false,
+            }
+        }
+        if own {
+            view.group = None;
+            return Some(&items[g..]);
+        }
+        let at = items.first().map_or(span, ast::SliceItem::span);
+        let rank = Self::rank_text(group.scope, g);
+        let mut diag = Diagnostic::new(
+            Code::GROUP_INDEX,
+            at,
+            format!(
+                "`{}` is a {} tile: each {} holds only its own part, so its group axes can be indexed only by the {}'s rank (`{rank}`) or kept whole (`..`)",
+                view.name,
+                group.scope.name(),
+                group.scope.member(),
+                group.scope.member()
+            ),
+        )
+        .with_help(format!("this thread's part is `{}.slice(s![{rank}, ..])`", view.name));
+        if group.scope == Scope::Warp {
+            diag = diag.with_help("to read another lane's value, exchange it with `shfl.sync` in an `apply` with `scope = \"warp\"`");
+        }
+        self.diags.push(diag);
+        None
+    }
+
+    /// `.reshape(dims)` of a view with group axes: they must stay.
+    pub(super) fn group_reshape<'d>(
+        &mut self,
+        view: &View,
+        dims: &'d [i64],
+        span: SpanId,
+    ) -> Option<&'d [i64]> {
+        let group = view.group.as_ref()?;
+        let g = group.axes.len();
+        let keeps = dims.len() > g
+            && dims[..g]
+                .iter()
+                .zip(&group.axes)
+                .all(|(d, a)| usize::try_from(*d).is_ok_and(|d| d == *a));
+        if keeps {
+            return Some(&dims[g..]);
+        }
+        self.diags.push(
+            Diagnostic::new(
+                Code::RESHAPE,
+                span,
+                format!(
+                    "a reshape of {} tile `{}` keeps its leading group axes {} and reshapes each {}'s part",
+                    group.scope.name(),
+                    view.name,
+                    shape_text(&group.axes),
+                    group.scope.member()
+                ),
+            )
+            .with_help(format!(
+                "start the new shape with the group axes: `.reshape([{}, ..])`",
+                group.axes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            )),
+        );
+        None
+    }
+
+    /// `.unsqueeze(axis)` of a view with group axes: only after them.
+    pub(super) fn group_unsqueeze(&mut self, view: &View, axis: i64, span: SpanId) -> Option<i64> {
+        let group = view.group.as_ref()?;
+        let g = group.axes.len() as i64;
+        if axis < 0 {
+            return Some(axis);
+        }
+        if axis >= g {
+            return Some(axis - g);
+        }
+        self.diags.error(
+            Code::UNSQUEEZE_AXIS,
+            span,
+            format!(
+                "axis {axis} of {} tile `{}` is a group axis; a new axis goes after the group axes (axis {g} or later)",
+                group.scope.name(),
+                view.name
+            ),
+        );
+        None
+    }
+
+    /// Binds an operand's group axes for an `apply` of `scope`: a group
+    /// tile of that scope becomes the thread's part, a tensor view is
+    /// indexed by the thread's rank on its leading axes. Reports operands
+    /// owned by another scope.
+    pub(super) fn bind_group(
+        &mut self,
+        view: View,
+        scope: Scope,
+        place: &ast::PlaceExpr,
+    ) -> Option<View> {
+        match (view.base, &view.group) {
+            (ViewBase::Tile(_), Some(group)) if group.scope == scope => Some(View {
+                group: None,
+                ..view
+            }),
+            (ViewBase::Tile(_), Some(group)) => {
+                let (owner, help) = if scope == Scope::Thread {
+                    let rank = Self::rank_text(group.scope, group.axes.len());
+                    (
+                        format!("a per-thread tile"),
+                        format!(
+                            "use this thread's part, `{}.slice(s![{rank}, ..])`, or give the `apply` `scope = \"{}\"`",
+                            place.base,
+                            group.scope.name()
+                        ),
+                    )
+                } else {
+                    (
+                        format!("a {} tile", scope.name()),
+                        format!(
+                            "give the `apply` `scope = \"{}\"`, or allocate the tile with `scope = \"{}\"`",
+                            group.scope.name(),
+                            scope.name()
+                        ),
+                    )
+                };
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::SCOPE_MISMATCH,
+                        place.span,
+                        format!(
+                            "`{}` is a {} tile, but this `apply` (scope = \"{}\") needs {owner}",
+                            view.name,
+                            group.scope.name(),
+                            scope.name()
+                        ),
+                    )
+                    .with_help(help),
+                );
+                None
+            }
+            (_, _) if scope == Scope::Thread => Some(view),
+            (ViewBase::Tile(tile), None) => {
+                let shape = self.tiles[tile].tile.shape.clone();
+                let size = scope.size(self.block_threads());
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::SCOPE_MISMATCH,
+                        place.span,
+                        format!(
+                            "`{}` is a per-thread tile, but this `apply` (scope = \"{}\") needs a {} tile, whose leading axis binds its {size} threads",
+                            view.name,
+                            scope.name(),
+                            scope.name()
+                        ),
+                    )
+                    .with_help(format!(
+                        "allocate it as a {} tile: `alloc_local::<{}>({}, scope = \"{}\")`",
+                        scope.name(),
+                        self.tiles[tile].tile.dtype,
+                        shape_text(&[&[size][..], &shape].concat()),
+                        scope.name()
+                    )),
+                );
+                None
+            }
+            (ViewBase::Tensor(_), _) => self.bind_tensor_group(view, scope, place),
+        }
+    }
+
+    /// A tensor view in an `apply` of `scope`: its leading axes are the
+    /// group axes; the thread accesses its own index there.
+    fn bind_tensor_group(
+        &mut self,
+        mut view: View,
+        scope: Scope,
+        place: &ast::PlaceExpr,
+    ) -> Option<View> {
+        let shape: Vec<usize> = view
+            .layout
+            .shape
+            .iter()
+            .map(|d| {
+                d.as_const()
+                    .and_then(|v| usize::try_from(v).ok())
+                    .unwrap_or(0)
+            })
+            .collect();
+        let Some(axes) = self
+            .group_axes(scope, &shape)
+            .filter(|a| shape.len() > a.len())
+        else {
+            self.diags.push(
+                self.group_extent_error(scope, &shape, place.span, &view.name)
+                    .with_help(format!(
+                        "reshape the part the {} accesses so that its leading axis has one row per thread, e.g. `.reshape([{}, -1])`",
+                        scope.name(),
+                        scope.size(self.block_threads())
+                    )),
+            );
+            return None;
+        };
+        let ranks = self.rank_polys(scope, &axes);
+        let bounds: Vec<SliceBound> = ranks
+            .into_iter()
+            .map(|index| SliceBound::Index {
+                index,
+                span: place.span,
+            })
+            .collect();
+        match view.layout.slice(&bounds, place.span) {
+            Ok((layout, new_bounds)) => {
+                view.bounds.extend(new_bounds);
+                view.layout = layout;
+                // The race analysis needs the thread's own interval, also
+                // after the reshape that made the group axis.
+                if let ViewBase::Tensor(param) = view.base
+                    && let crate::program::ParamKind::Tensor { dtype, .. } = self.params[param].kind
+                {
+                    view.layout.refresh_region(dtype.size_bytes());
+                }
+                Some(view)
+            }
+            Err(err) => {
+                self.diags
+                    .push(Diagnostic::new(err.code, err.span, err.message));
+                None
+            }
+        }
+    }
+
+    /// Over which threads `poly` is the same.
+    pub(super) fn poly_uniformity(&self, poly: &Poly) -> Uniformity {
+        poly.atoms()
+            .into_iter()
+            .map(|atom| self.atom_uniformity(atom))
+            .min()
+            .unwrap_or(Uniformity::Grid)
+    }
+
+    fn atom_uniformity(&self, atom: AtomId) -> Uniformity {
+        let [bx, by, _] = self.kernel.launch.block;
+        match &self.atoms.get(atom).kind {
+            AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => Uniformity::Grid,
+            AtomKind::CtaId(_) => Uniformity::Cta,
+            AtomKind::WarpId => Uniformity::Warp,
+            AtomKind::LaneId => Uniformity::Thread,
+            // A warp lies inside one row of x when the row is whole warps.
+            AtomKind::ThreadId(1) if bx % 32 == 0 => Uniformity::Warp,
+            AtomKind::ThreadId(2) if (bx * by) % 32 == 0 => Uniformity::Warp,
+            AtomKind::ThreadId(_) => Uniformity::Thread,
+            AtomKind::LoopVar => self
+                .loop_uniformity
+                .get(&atom)
+                .copied()
+                .unwrap_or(Uniformity::Thread),
+            AtomKind::Computed(_, args) => args
+                .iter()
+                .map(|a| self.poly_uniformity(a))
+                .min()
+                .unwrap_or(Uniformity::Grid),
+        }
+    }
+
+    /// Over which threads `cond` is the same. A predicate register is
+    /// assumed to differ between threads.
+    pub(super) fn cond_uniformity(&self, cond: &Cond) -> Uniformity {
+        match cond {
+            Cond::Const(_) | Cond::Param(_) => Uniformity::Grid,
+            Cond::Cmp(_, poly) => self.poly_uniformity(poly),
+            Cond::Register { .. } => Uniformity::Thread,
+            Cond::Not(inner) => self.cond_uniformity(inner),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                self.cond_uniformity(a).min(self.cond_uniformity(b))
+            }
+        }
+    }
+
+    /// A collective of `scope` must run in every thread of the scope
+    /// together: no enclosing condition, runtime loop or `pred` may differ
+    /// between them.
+    pub(super) fn check_convergence(
+        &mut self,
+        apply: &ast::Apply,
+        scope: Scope,
+        guard: &Cond,
+        what: &str,
+    ) -> bool {
+        let needs = scope.needs();
+        let culprit = self
+            .control
+            .iter()
+            .find(|frame| frame.uniformity < needs)
+            .map(|frame| (frame.span, frame.what))
+            .or_else(|| {
+                (self.cond_uniformity(guard) < needs).then(|| {
+                    (
+                        apply.pred.as_ref().map_or(apply.span, ast::Expr::span),
+                        "`pred`",
+                    )
+                })
+            });
+        let Some((span, kind)) = culprit else {
+            return true;
+        };
+        self.diags.push(
+            Diagnostic::new(
+                Code::DIVERGENT_COLLECTIVE,
+                span,
+                format!(
+                    "this {kind} can differ between the threads of a {}, but `{}` ({what}) runs under it: every thread of the {} must execute it together",
+                    scope.name(),
+                    apply.opcode,
+                    scope.name()
+                ),
+            )
+            .with_note(format!(
+                "values the same across a {}: symbols, scalar parameters, `cta_id`, `grid_dim`{}, loop variables of such bounds",
+                scope.name(),
+                if scope == Scope::Warp { ", `warp_id()`" } else { "" }
+            ))
+            .with_help(format!(
+                "run the collective unconditionally and predicate what uses its result, or make the condition the same for the whole {}",
+                scope.name()
+            )),
+        );
+        false
+    }
+}
