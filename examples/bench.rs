@@ -13,6 +13,8 @@
 
 #[path = "common/conversions.rs"]
 mod conversions;
+#[path = "common/quantize.rs"]
+mod quantize;
 #[allow(dead_code)]
 #[path = "common/reference.rs"]
 mod reference;
@@ -194,6 +196,31 @@ fn main() -> Result<(), Error> {
     let mut y32 = dev.zeros::<f32>([n])?;
     let ms = time(&stream, || conversions::to_f32(&dev, &y16, &mut y32))?;
     row("f16 -> f32 (4/thread)", n, 6 * n, ms, Some(copy));
+    // fp8 quantization with in-kernel scales (examples/quantize_e4m3.rs):
+    // x read, bytes and scales written; the dequantizer the reverse.
+    let mut q8 = dev.zeros::<u8>([n])?;
+    for block in [32usize, 128] {
+        let blocks = n.div_ceil(block);
+        let mut scales = dev.zeros::<f32>([blocks])?;
+        let bytes = 5 * n + 4 * blocks;
+        let ms = time(&stream, || match block {
+            32 => quantize::quantize_32(&dev, &x32, &mut q8, &mut scales),
+            _ => quantize::quantize_128(&dev, &x32, &mut q8, &mut scales),
+        })?;
+        row(&format!("quantize e4m3 /{block}"), n, bytes, ms, Some(copy));
+        let ms = time(&stream, || match block {
+            32 => quantize::dequantize_32(&dev, &q8, &scales, &mut y32),
+            _ => quantize::dequantize_128(&dev, &q8, &scales, &mut y32),
+        })?;
+        row(
+            &format!("dequantize e4m3 /{block}"),
+            n,
+            bytes,
+            ms,
+            Some(copy),
+        );
+    }
+    drop(q8);
     if std::env::args().any(|a| a == "--variants") {
         let mut h16 = dev.zeros::<u16>([n])?;
         for (name, kernel) in [

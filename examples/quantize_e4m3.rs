@@ -65,11 +65,17 @@ fn check(dev: &Device, x: &[f32], block: usize) -> Result<(), Error> {
     let mut scales = dev.zeros::<f32>([blocks])?;
     match block {
         128 => quantize::quantize_128(dev, &xs, &mut q, &mut scales)?,
-        _ => unreachable!("block sizes are 32 and 128"),
+        _ => quantize::quantize_32(dev, &xs, &mut q, &mut scales)?,
     }
     let (want_scales, want_q) = reference(x, block);
     let got_scales = scales.download()?;
     let got_q = q.download()?;
+    let mut y = dev.zeros::<f32>([n])?;
+    match block {
+        128 => quantize::dequantize_128(dev, &q, &scales, &mut y)?,
+        _ => quantize::dequantize_32(dev, &q, &scales, &mut y)?,
+    }
+    let got_y = y.download()?;
     if let Some(i) = (0..blocks).find(|&i| !same_f32(got_scales[i], want_scales[i])) {
         panic!(
             "blocks of {block}, N = {n}: scale {i}: kernel {:e}, reference {:e}",
@@ -82,7 +88,20 @@ fn check(dev: &Device, x: &[f32], block: usize) -> Result<(), Error> {
             x[i], got_q[i], want_q[i]
         );
     }
-    println!("  blocks of {block:>3}, N = {n:>9}: {blocks} scales and {n} e4m3 values bit-exact");
+    // The dequantizer's reference: the exact value of the byte times the
+    // block's scale, rounded to nearest.
+    let want_y = |i: usize| F8E4M3::from_bits(want_q[i]).to_f32() * want_scales[i / block];
+    if let Some(i) = (0..n).find(|&i| !same_f32(got_y[i], want_y(i))) {
+        panic!(
+            "dequantize, blocks of {block}, N = {n}: element {i} (q = {:#04x}): kernel {:e}, reference {:e}",
+            want_q[i],
+            got_y[i],
+            want_y(i)
+        );
+    }
+    println!(
+        "  blocks of {block:>3}, N = {n:>9}: {blocks} scales, {n} e4m3 values and their dequantized f32 bit-exact"
+    );
     Ok(())
 }
 
@@ -101,6 +120,9 @@ fn inputs(n: usize) -> Vec<f32> {
 }
 
 fn main() -> Result<(), Error> {
+    if std::env::var_os("QUANTIZE_PTX").is_some() {
+        println!("{}", quantize::quantize_128::PTX);
+    }
     let asked: Option<usize> = std::env::args().nth(1).and_then(|a| a.parse().ok());
     let dev = Device::new(0)?;
     println!("device: {}", dev.name()?);
@@ -114,8 +136,11 @@ fn main() -> Result<(), Error> {
     sizes.dedup();
     for n in sizes {
         let x = inputs(n);
+        check(&dev, &x, 32)?;
         check(&dev, &x, 128)?;
     }
-    println!("OK: fp8 e4m3 quantization matches the host reference bit for bit at every size");
+    println!(
+        "OK: fp8 e4m3 quantization (blocks of 32 and 128) and dequantization match the host reference bit for bit at every size"
+    );
     Ok(())
 }

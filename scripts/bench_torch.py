@@ -61,6 +61,24 @@ def main():
     # The allocating forms users write most often.
     row("torch x.half()", n, 6 * n, time_ms(lambda: x.half()), copy)
     row("torch x.float() (f16)", n, 6 * n, time_ms(lambda: y16.float()), copy)
+    del y16, y32
+    # fp8 quantization with per-block scales, as examples/quantize_e4m3.rs
+    # defines it: scale = max(absmax, 1e-12) / 448, q = e4m3(x / scale).
+    for block in (32, 128):
+        blocks = n // block
+        nbytes = 5 * n + 4 * blocks
+
+        def quantize(x=x, block=block):
+            xb = x.view(-1, block)
+            scale = xb.abs().amax(dim=1, keepdim=True).clamp(min=1e-12) / 448.0
+            return (xb / scale).to(torch.float8_e4m3fn), scale
+
+        row(f"torch quantize /{block}", n, nbytes, time_ms(quantize), copy)
+        try:
+            compiled = torch.compile(quantize)
+            row(f"torch.compile quant /{block}", n, nbytes, time_ms(compiled), copy)
+        except Exception as e:  # no compiler backend on this machine
+            print(f"torch.compile quantize /{block}: unavailable ({type(e).__name__}: {str(e)[:80]})")
 
 
 if __name__ == "__main__":
