@@ -565,6 +565,12 @@ impl Builder<'_> {
                         });
                         continue;
                     }
+                    OperandValue::Shared { .. } => {
+                        return Err(format!(
+                            "`{}`: shared-memory operands are not supported by the interpreter yet",
+                            instruction.opcode
+                        ));
+                    }
                     OperandValue::Registers { lanes, .. } if slot.access == Access::Write => {
                         for lane in lanes {
                             destinations.push(self.lane(lane)?.1);
@@ -604,7 +610,9 @@ impl Builder<'_> {
                         Special::from_name(name)
                             .ok_or_else(|| format!("unknown special register `{name}`"))?,
                     )],
-                    OperandValue::Memory { .. } => unreachable!("handled above"),
+                    OperandValue::Memory { .. } | OperandValue::Shared { .. } => {
+                        unreachable!("handled above")
+                    }
                 };
                 sources.extend(lanes.iter().cloned());
                 operand_sources.push((slot.name, lanes));

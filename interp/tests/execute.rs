@@ -83,6 +83,7 @@ fn alloc(n: &str, dtype: DType, shape: &[u64]) -> Stmt {
         dtype_span: S,
         shape: shape.iter().map(|d| Dim::constant(*d, S)).collect(),
         scope: None,
+        space: AllocSpace::Registers,
         span: S,
     })
 }

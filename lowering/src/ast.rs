@@ -127,7 +127,20 @@ pub struct AllocLocal {
     pub shape: Vec<Dim>,
     /// `scope = ".."` as written (absent: a per-thread tile).
     pub scope: Option<(String, SpanId)>,
+    /// Registers (`alloc_local`) or the CTA's shared memory (`alloc_shared`).
+    pub space: AllocSpace,
     pub span: SpanId,
+}
+
+/// Where an allocation lives.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum AllocSpace {
+    /// `alloc_local`: registers of each thread (or of each thread's part
+    /// of a group tile).
+    #[default]
+    Registers,
+    /// `alloc_shared::<T>([..])`: one buffer per CTA in shared memory.
+    Shared,
 }
 
 /// `let name = expr;` where `expr` is an integer or bool expression, or a

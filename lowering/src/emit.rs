@@ -93,6 +93,19 @@ pub fn emit(program: &Program) -> String {
             }
         }
     }
+    for (i, buffer) in program.shared.iter().enumerate() {
+        let dims: Vec<String> = buffer.shape.iter().map(usize::to_string).collect();
+        let _ = writeln!(
+            out,
+            "\t.shared .align 16 .b8 {}[{}]; // {}: {} [{}]",
+            shared_symbol(i, &buffer.name),
+            buffer.bytes().max(1),
+            ptx_name(&buffer.name),
+            buffer.dtype,
+            dims.join(", ")
+        );
+        let _ = writeln!(out, "\t.reg .b64 {};", shared_reg(i));
+    }
     for (i, tile) in program.tiles.iter().enumerate() {
         let dims: Vec<String> = tile.shape.iter().map(usize::to_string).collect();
         // A `bool` tile is predicate registers.
@@ -170,6 +183,14 @@ pub fn emit(program: &Program) -> String {
                 );
             }
         }
+    }
+    for (i, buffer) in program.shared.iter().enumerate() {
+        let _ = writeln!(
+            out,
+            "\tmov.u64 {}, {};",
+            shared_reg(i),
+            shared_symbol(i, &buffer.name)
+        );
     }
     let mut next_index: BTreeMap<usize, usize> = BTreeMap::new();
     for (bits, value) in &emitter.constants {
@@ -288,6 +309,16 @@ fn generic_reg(index: usize, name: &str) -> String {
     format!("%g{index}_{}", ptx_name(name))
 }
 
+/// The shared-window address of shared buffer `index`.
+fn shared_reg(index: usize) -> String {
+    format!("%sh{index}")
+}
+
+/// The `.shared` variable of shared buffer `index`.
+fn shared_symbol(index: usize, name: &str) -> String {
+    format!("smem{index}_{}", ptx_name(name))
+}
+
 fn scalar_reg(index: usize, name: &str) -> String {
     format!("%s{index}_{}", ptx_name(name))
 }
@@ -349,6 +380,8 @@ enum Key {
     Cond(Cond),
     /// `(param, generic, offset)`.
     Address(usize, bool, Poly),
+    /// `(shared buffer, offset)`.
+    SharedAddress(usize, Poly),
 }
 
 impl Emitter<'_> {
@@ -664,6 +697,39 @@ impl Emitter<'_> {
         }
     }
 
+    /// `[%sh_i + offset]` for shared buffer `buffer` (whose shared-window
+    /// address the prologue moves into its register).
+    fn shared_address(&mut self, buffer: usize, offset: &Poly, out: &mut String) -> String {
+        let pointer = shared_reg(buffer);
+        let constant = offset.constant_term();
+        let (dynamic, constant) = if constant >= 0 {
+            (offset.without_constant(), constant)
+        } else {
+            (offset.clone(), 0)
+        };
+        let base = if dynamic == Poly::default() {
+            pointer
+        } else {
+            let key = Key::SharedAddress(buffer, dynamic.clone());
+            match self.cached(&key) {
+                Some(reg) => reg,
+                None => {
+                    let v = self.value(&dynamic, out);
+                    self.counters.addresses += 1;
+                    let reg = format!("%ad{}", self.counters.addresses - 1);
+                    let _ = writeln!(out, "\tadd.s64 {reg}, {pointer}, {v};");
+                    self.remember(key, &reg);
+                    reg
+                }
+            }
+        };
+        if constant == 0 {
+            format!("[{base}]")
+        } else {
+            format!("[{base}+{constant}]")
+        }
+    }
+
     /// Computes a computed atom where the IR defines it.
     fn define(&mut self, atom: crate::sym::AtomId, out: &mut String) {
         let AtomKind::Computed(op, args) = &self.program.atoms.get(atom).kind else {
@@ -827,6 +893,10 @@ impl Emitter<'_> {
                     generic,
                 } => {
                     let text = self.address(*param, offset, *generic, out);
+                    rendered.push((text, Join::Alone));
+                }
+                OperandValue::Shared { buffer, offset } => {
+                    let text = self.shared_address(*buffer, offset, out);
                     rendered.push((text, Join::Alone));
                 }
                 OperandValue::Param { param, .. } => {

@@ -24,7 +24,7 @@ pub const MAGIC: [u8; 4] = *b"TKIR";
 
 /// Bumped whenever the IR types change shape: a program encoded with
 /// another version does not decode.
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
 
 /// Encodes `program` (magic, version, postcard body).
 pub fn encode(program: &Program) -> Vec<u8> {
@@ -182,6 +182,7 @@ mod tests {
             dtype_span: S,
             shape: shape.iter().map(|&d| Dim::constant(d, S)).collect(),
             scope: None,
+            space: AllocSpace::Registers,
             span: S,
         })
     }

@@ -16,8 +16,10 @@
 //! or 4 whole registers; every memory access is in bounds (proven, or under a
 //! guard that implies it) and aligned to its size, given the launch-time
 //! checks in [`Program::symbols`] and 16-byte-aligned tensor bases; stores of
-//! different threads never touch the same bytes; every runtime index value
-//! fits in 64-bit signed arithmetic.
+//! different threads never touch the same bytes; shared-memory accesses stay
+//! in their buffer, and between two CTA barriers no thread touches bytes of a
+//! shared buffer that another thread writes; every runtime index value fits
+//! in 64-bit signed arithmetic.
 
 use serde::{Deserialize, Serialize};
 
@@ -39,7 +41,25 @@ pub struct Program {
     pub symbols: Vec<Symbol>,
     pub atoms: Atoms,
     pub tiles: Vec<Tile>,
+    /// The CTA's shared-memory buffers (`alloc_shared`), each 16-byte
+    /// aligned, one instance per CTA.
+    pub shared: Vec<SharedBuffer>,
     pub body: Vec<Node>,
+}
+
+/// A shared-memory buffer of the CTA: `elements` row-major elements of
+/// `dtype` (`shape` as allocated).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SharedBuffer {
+    pub name: String,
+    pub dtype: DType,
+    pub shape: Vec<usize>,
+}
+
+impl SharedBuffer {
+    pub fn bytes(&self) -> usize {
+        self.shape.iter().product::<usize>() * self.dtype.size_bytes()
+    }
 }
 
 /// The launch shape.
@@ -386,6 +406,9 @@ pub enum OperandValue {
         offset: Poly,
         generic: bool,
     },
+    /// `[buffer + offset]` into a shared-memory buffer of the CTA
+    /// ([`Program::shared`]); `offset` in bytes. Only `.shared` forms take it.
+    Shared { buffer: usize, offset: Poly },
     /// A scalar parameter's value (loaded once at entry).
     Param { param: usize, bits: usize },
     /// A literal's bits, materialised once at entry in a register of `bits` width.

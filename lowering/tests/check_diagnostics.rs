@@ -3,7 +3,7 @@
 //! `.version` the checker picks for a legal kernel.
 
 use tile_kernel_lowering::ast::{
-    AllocLocal, Apply, Dim, Expr, Kernel, LaunchDims, Literal, LiteralValue, Operand, Param,
+    AllocLocal, AllocSpace, Apply, Dim, Expr, Kernel, LaunchDims, Literal, LiteralValue, Operand, Param,
     ParamType, PlaceExpr, SliceItem, Stmt, ViewKind, ViewOp,
 };
 use tile_kernel_lowering::{Code, DType, Diagnostic, PtxVersion, SpanId, Target, compile};
@@ -73,6 +73,7 @@ impl Builder {
                 .map(|d| Dim::constant(*d, self.spans.next()))
                 .collect(),
             scope: None,
+            space: AllocSpace::Registers,
             span: self.spans.next(),
         };
         self.kernel.body.push(Stmt::AllocLocal(alloc));

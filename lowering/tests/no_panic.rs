@@ -720,6 +720,7 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                 dtype_span: SpanId(8),
                 shape,
                 scope: None,
+                space: AllocSpace::Registers,
                 span: SpanId(9),
             })
         });
@@ -1523,6 +1524,7 @@ fn near_kernel() -> impl Strategy<Value = Kernel> {
                     dtype_span: SpanId(75),
                     shape: vec![Dim::constant(4, SpanId(76)), Dim::constant(1, SpanId(76))],
                     scope: None,
+                    space: AllocSpace::Registers,
                     span: SpanId(77),
                 })];
                 if init {
@@ -1841,6 +1843,7 @@ fn alloc(name: &str, dtype: DType, shape: &[u64]) -> Stmt {
             .map(|d| Dim::constant(*d, SpanId(95)))
             .collect(),
         scope: None,
+        space: AllocSpace::Registers,
         span: SpanId(96),
     })
 }

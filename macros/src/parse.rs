@@ -7,7 +7,7 @@ use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::{BinOp, Expr, FnArg, GenericArgument, Lit, Pat, PathArguments, Stmt, Type, UnOp};
 use tile_kernel_lowering::ast::{
-    AllocLocal, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr, SliceItem,
+    AllocLocal, AllocSpace, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr, SliceItem,
     ViewKind, ViewOp,
 };
 use tile_kernel_lowering::diag::Code;
@@ -564,14 +564,23 @@ impl KernelParser<'_> {
         let Some(segment) = func.path.segments.last() else {
             return Err(shape_error());
         };
-        if segment.ident != "alloc_local" {
+        let space = if segment.ident == "alloc_local" {
+            AllocSpace::Registers
+        } else if segment.ident == "alloc_shared" {
+            AllocSpace::Shared
+        } else {
             return Err(shape_error());
-        }
+        };
+        let what = if space == AllocSpace::Shared {
+            "alloc_shared"
+        } else {
+            "alloc_local"
+        };
         let PathArguments::AngleBracketed(generics) = &segment.arguments else {
             return Err(err(
                 Code::MALFORMED_ALLOC,
                 segment,
-                "name the tile's element type: `alloc_local::<f32>([..])`",
+                format!("name the element type: `{what}::<f32>([..])`"),
             ));
         };
         let elem = match generics.args.first() {
@@ -580,7 +589,7 @@ impl KernelParser<'_> {
                 return Err(err(
                     Code::MALFORMED_ALLOC,
                     generics,
-                    "`alloc_local` takes exactly one element type, like `::<f32>`",
+                    format!("`{what}` takes exactly one element type, like `::<f32>`"),
                 ));
             }
         };
@@ -589,7 +598,16 @@ impl KernelParser<'_> {
         let args: Vec<&Expr> = call.args.iter().collect();
         let (array, scope) = match args[..] {
             [Expr::Array(array)] => (array, None),
-            [Expr::Array(array), Expr::Assign(assign)] => (array, Some(self.alloc_scope(assign)?)),
+            [Expr::Array(array), Expr::Assign(assign)] if space == AllocSpace::Registers => {
+                (array, Some(self.alloc_scope(assign)?))
+            }
+            [Expr::Array(_), extra] => {
+                return Err(err(
+                    Code::MALFORMED_ALLOC,
+                    extra,
+                    "`alloc_shared` takes only the buffer's shape: `alloc_shared::<f32>([256])` (one buffer per CTA)",
+                ));
+            }
             _ => {
                 return Err(err(
                     Code::MALFORMED_ALLOC,
@@ -612,6 +630,7 @@ impl KernelParser<'_> {
             dtype_span,
             shape,
             scope,
+            space,
             span: self.spans.id(stmt),
         }))
     }
@@ -1192,12 +1211,12 @@ fn base_name(expr: &Expr) -> Option<String> {
     }
 }
 
-/// Whether an initialiser is `alloc_local::<..>(..)`.
+/// Whether an initialiser is `alloc_local::<..>(..)` or `alloc_shared::<..>(..)`.
 fn is_alloc_call(expr: &Expr) -> bool {
     let Expr::Call(call) = expr else {
         return false;
     };
-    matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "alloc_local"))
+    matches!(&*call.func, Expr::Path(p) if p.path.segments.last().is_some_and(|s| s.ident == "alloc_local" || s.ident == "alloc_shared"))
 }
 
 /// Checks the constant parts of a symbolic dim expression for overflow and

@@ -83,6 +83,7 @@ pub fn alloc(name: &str, dtype: DType, lanes: u8) -> Stmt {
         dtype_span: S,
         shape: vec![Dim::constant(u64::from(lanes), S)],
         scope: None,
+        space: AllocSpace::Registers,
         span: S,
     })
 }

@@ -63,7 +63,7 @@ impl Checker<'_> {
         let mut guard = user_guard.clone();
         let mut failed = false;
         for (value, operand) in values.iter().zip(&apply.operands) {
-            if let Value::Global { bounds, .. } = value {
+            if let Value::Global { bounds, .. } | Value::Shared { bounds, .. } = value {
                 let unproven: Vec<&Bound> = {
                     let prover = Prover {
                         atoms: &self.atoms,
@@ -216,6 +216,23 @@ impl Checker<'_> {
                             generic: form.space() == crate::ptx::Space::Generic,
                         });
                     }
+                    Value::Shared {
+                        buffer, name, view, ..
+                    } => {
+                        let mut full = index.clone();
+                        full.push(0);
+                        let offset = view.byte_offset(&full);
+                        let size = slot.lanes as usize * view.dtype.size_bytes();
+                        if !reported[i] && !self.aligned(&offset, size) {
+                            reported[i] = true;
+                            failed = true;
+                            self.shared_alignment_error(name, &offset, size, span, &opcode);
+                        }
+                        operands.push(OperandValue::Shared {
+                            buffer: *buffer,
+                            offset,
+                        });
+                    }
                     Value::Scalar { param, dtype, .. } => {
                         operands.push(OperandValue::Param {
                             param: *param,
@@ -303,6 +320,16 @@ impl Checker<'_> {
         }
         // Race analysis input: every global access with its separations.
         for ((slot, value), operand) in slots.iter().zip(values).zip(&apply.operands) {
+            if let Value::Shared { buffer, view, .. } = value {
+                self.record_shared(
+                    *buffer,
+                    operand.span(),
+                    slot.access == Access::Write,
+                    matches!(form.form.mnemonic, "atom" | "red"),
+                    view,
+                    &facts,
+                );
+            }
             if let Value::Global { param, view, .. } = value {
                 let separations = self.separations(view, &facts);
                 let pinned = self.pinned_digits(&facts);
@@ -324,6 +351,35 @@ impl Checker<'_> {
             number: self.current_statement,
             instructions,
         }));
+    }
+
+    /// A shared access whose offset is not provably a multiple of its size.
+    fn shared_alignment_error(
+        &mut self,
+        name: &str,
+        offset: &Poly,
+        size: usize,
+        span: crate::diag::SpanId,
+        opcode: &str,
+    ) {
+        self.diags.push(
+            Diagnostic::new(
+                Code::ALIGNMENT_UNPROVEN,
+                span,
+                format!(
+                    "`{opcode}` moves {size} bytes, so its address must be a multiple of {size}, but its byte offset `{}` into shared buffer `{name}` is not provably one",
+                    super::limits::poly_text(offset, &self.atoms)
+                ),
+            )
+            .with_help(format!("start the slice at a multiple of {} elements", size / self.shared_element_size(name).max(1))),
+        );
+    }
+
+    fn shared_element_size(&self, name: &str) -> usize {
+        self.shared
+            .iter()
+            .find(|s| s.buffer.name == name)
+            .map_or(1, |s| s.buffer.dtype.size_bytes())
     }
 
     /// Whether `offset` is provably a multiple of `size` (given 16-byte

@@ -18,7 +18,9 @@
 //! - `safety`: whole-kernel proofs: races between threads, `.nc` loads of
 //!   written tensors, the register budget;
 //! - `scopes`: group tiles, the binding of group axes to the threads of a
-//!   scope, and the convergence rule of collectives.
+//!   scope, and the convergence rule of collectives;
+//! - `shared`: shared-memory buffers, CTA barriers and the races between
+//!   barriers.
 //!
 //! Guarantee: a [`Program`] is returned only when no diagnostic was produced;
 //! it satisfies every invariant documented on [`crate::program`].
@@ -28,6 +30,7 @@ pub mod limits;
 mod operands;
 mod safety;
 mod scopes;
+mod shared;
 mod values;
 mod views;
 
@@ -91,6 +94,8 @@ pub fn check(kernel: &ast::Kernel) -> Checked {
 enum Binding {
     Param(usize),
     Tile(usize),
+    /// A shared-memory buffer (`alloc_shared`).
+    Shared(usize),
     /// A parameter whose type was unreadable: uses are skipped silently.
     Unparsed,
     /// A size symbol (its value as a polynomial of its atom).
@@ -123,6 +128,8 @@ struct View {
 enum ViewBase {
     Tile(usize),
     Tensor(usize),
+    /// A shared-memory buffer.
+    Shared(usize),
 }
 
 struct TileState {
@@ -184,6 +191,15 @@ enum Value {
         view: Layout,
         bounds: Vec<Bound>,
     },
+    /// A view of a shared-memory buffer (a memory operand of `.shared`
+    /// forms).
+    Shared {
+        buffer: usize,
+        name: String,
+        layout: StaticLayout,
+        view: Layout,
+        bounds: Vec<Bound>,
+    },
     Scalar {
         param: usize,
         name: String,
@@ -197,7 +213,9 @@ enum Value {
 impl Value {
     fn layout(&self) -> Option<&StaticLayout> {
         match self {
-            Value::Local { layout, .. } | Value::Global { layout, .. } => Some(layout),
+            Value::Local { layout, .. }
+            | Value::Global { layout, .. }
+            | Value::Shared { layout, .. } => Some(layout),
             _ => None,
         }
     }
@@ -214,6 +232,13 @@ impl Value {
             Value::Global { name, layout, .. } => {
                 format!(
                     "global tensor `{name}` ({} {})",
+                    layout.dtype,
+                    shape_text(&layout.shape)
+                )
+            }
+            Value::Shared { name, layout, .. } => {
+                format!(
+                    "shared buffer `{name}` ({} {})",
                     layout.dtype,
                     shape_text(&layout.shape)
                 )
@@ -316,6 +341,12 @@ struct Checker<'k> {
     loop_uniformity: scopes::LoopUniformity,
     /// The number of the `apply` being checked ([`Self::statement_number`]).
     current_statement: usize,
+    /// The CTA's shared-memory buffers.
+    shared: Vec<shared::SharedState>,
+    /// Every shared-memory access, for the race analysis between barriers.
+    shared_accesses: Vec<shared::SharedAccess>,
+    /// The barrier epochs.
+    epochs: shared::Epochs,
     /// A compile-time budget ran out (instructions, statements, registers):
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
@@ -379,6 +410,9 @@ impl<'k> Checker<'k> {
             control: Vec::new(),
             loop_uniformity: HashMap::new(),
             current_statement: 0,
+            shared: Vec::new(),
+            shared_accesses: Vec::new(),
+            epochs: shared::Epochs::default(),
             halted: false,
         }
     }
@@ -662,7 +696,7 @@ impl<'k> Checker<'k> {
                 None => Binding::Failed,
             },
             ast::Expr::Name(name, _)
-                if matches!(self.lookup(name), Some(Binding::Tile(_) | Binding::View(_)))
+                if matches!(self.lookup(name), Some(Binding::Tile(_) | Binding::View(_) | Binding::Shared(_)))
                     || matches!(self.lookup(name), Some(Binding::Param(p)) if matches!(self.params[*p].kind, ParamKind::Tensor { .. })) =>
             {
                 let place = ast::PlaceExpr {
@@ -709,12 +743,16 @@ impl<'k> Checker<'k> {
             what: "`if` condition",
         });
         let then_facts = values::facts_of(&cond, true);
+        let epoch = self.epoch_at();
         let then = self.nested(then_facts, |c| c.block(&branch.then));
+        let then_epoch = self.epoch_at();
+        self.epochs.current = epoch;
         let after_then = self.written_state();
         self.restore_written(&before);
         let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
         let else_facts = values::facts_of(&cond, false);
         let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
+        self.join_epochs(then_epoch);
         self.control.pop();
         self.merge_pred_versions(versions, &then_versions);
         // Written on every path: written on both branches.
@@ -865,10 +903,12 @@ impl<'k> Checker<'k> {
             uniformity,
             what: "loop's trip count",
         });
+        let epoch = self.epoch_at();
         let body = self.nested(facts, |c| {
             c.bind(&for_loop.var, Binding::Int(Poly::atom(var)));
             c.block(&for_loop.body);
         });
+        self.close_loop_epochs(epoch);
         self.control.pop();
         self.leave_loop_pred_versions(versions);
         // The body may run zero times: nothing it writes counts after it.
@@ -921,6 +961,10 @@ impl<'k> Checker<'k> {
                     return;
                 }
             }
+        }
+        if alloc.space == ast::AllocSpace::Shared {
+            self.alloc_shared(alloc, shape);
+            return;
         }
         // A group tile: the program holds one thread's part.
         let Some(scope) = self.scope_of(alloc.scope.as_ref()) else {
@@ -1036,25 +1080,37 @@ impl<'k> Checker<'k> {
             candidates.into_iter().partition(|m| match m.usability() {
                 Usability::Yes => true,
                 Usability::NeedsScope => scope == scopes::Scope::Warp,
+                Usability::CtaBarrier => scope == scopes::Scope::Cta,
                 Usability::NotYet(_) => false,
             });
         if usable.is_empty()
             && let Some(form) = unusable.first()
-            && form.usability() == Usability::NeedsScope
+            && let Some((what, own)) = match form.usability() {
+                Usability::NeedsScope => Some((
+                    "a warp collective: the 32 lanes of a warp execute it together",
+                    "warp",
+                )),
+                Usability::CtaBarrier => Some((
+                    "a CTA barrier: every thread of the CTA executes it together",
+                    "cta",
+                )),
+                _ => None,
+            }
         {
-            self.diags.push(
-                Diagnostic::new(
-                    Code::COLLECTIVE_SCOPE,
-                    apply.scope.as_ref().map_or(apply.opcode_span, |(_, span)| *span),
-                    format!(
-                        "`{}` is a warp collective: the 32 lanes of a warp execute it together, so its `apply` needs `scope = \"warp\"`, not `scope = \"{}\"`",
-                        apply.opcode,
-                        scope.name()
-                    ),
-                )
-                .with_note("in a warp-scope `apply` every tile operand is a warp tile, `alloc_local::<T>([32, ..], scope = \"warp\")`; lane `l` issues the instruction on its part `[l, ..]`")
-                .with_help("add `scope = \"warp\"` to the `apply`"),
+            let at = apply.scope.as_ref().map_or(apply.opcode_span, |(_, span)| *span);
+            let mut diag = Diagnostic::new(
+                Code::COLLECTIVE_SCOPE,
+                at,
+                format!(
+                    "`{}` is {what}, so its `apply` needs `scope = \"{own}\"`, not `scope = \"{}\"`",
+                    apply.opcode,
+                    scope.name()
+                ),
             );
+            if own == "warp" {
+                diag = diag.with_note("in a warp-scope `apply` every tile operand is a warp tile, `alloc_local::<T>([32, ..], scope = \"warp\")`; lane `l` issues the instruction on its part `[l, ..]`");
+            }
+            self.diags.push(diag.with_help(format!("add `scope = \"{own}\"` to the `apply`")));
             self.mark_destinations_written_best_effort(values.iter().flatten());
             return;
         }
@@ -1063,7 +1119,7 @@ impl<'k> Checker<'k> {
         {
             let needs = match form.usability() {
                 Usability::NotYet(what) => what.to_string(),
-                Usability::Yes | Usability::NeedsScope => String::new(),
+                Usability::Yes | Usability::NeedsScope | Usability::CtaBarrier => String::new(),
             };
             self.diags.push(
                 Diagnostic::new(
@@ -1081,7 +1137,10 @@ impl<'k> Checker<'k> {
         // (whose lanes all run it: see `check_convergence`).
         let collective = candidates
             .iter()
-            .any(|m| m.usability() == Usability::NeedsScope);
+            .any(|m| matches!(m.usability(), Usability::NeedsScope | Usability::CtaBarrier));
+        let barrier = candidates
+            .iter()
+            .any(|m| m.usability() == Usability::CtaBarrier);
         let with_mask;
         let (apply, values) = if collective {
             let masked = candidates.iter().all(|m| {
@@ -1107,7 +1166,11 @@ impl<'k> Checker<'k> {
                 apply,
                 scope,
                 guard.as_ref().unwrap_or(&Cond::Const(true)),
-                "a warp collective",
+                if barrier {
+                    "a CTA barrier"
+                } else {
+                    "a warp collective"
+                },
             ) {
                 self.mark_destinations_written_best_effort(values.iter().flatten());
                 return;
@@ -1205,6 +1268,10 @@ impl<'k> Checker<'k> {
 
         self.check_preserve_dst(apply, &slots, &values);
         self.expand(apply, &form, &slots, &values, guard);
+        if barrier {
+            // Later accesses are ordered after every earlier one of the CTA.
+            self.barrier();
+        }
     }
 
     /// Rule 9: `preserve_dst = true` keeps an old value, so it needs `pred`
@@ -1309,6 +1376,7 @@ impl<'k> Checker<'k> {
 
     fn finish(mut self) -> Checked {
         self.check_races();
+        self.check_shared_races();
         self.check_register_budget();
         self.check_unread_tiles();
         let param_writes = self
@@ -1336,6 +1404,7 @@ impl<'k> Checker<'k> {
             symbols: self.symbols.into_iter().map(|s| s.symbol).collect(),
             atoms: self.atoms,
             tiles: self.tiles.into_iter().map(|t| t.tile).collect(),
+            shared: self.shared.into_iter().map(|s| s.buffer).collect(),
             body: self.out,
         };
         Checked {
@@ -1396,6 +1465,7 @@ fn value_name(value: &Value) -> &str {
     match value {
         Value::Local { name, .. }
         | Value::Global { name, .. }
+        | Value::Shared { name, .. }
         | Value::Scalar { name, .. }
         | Value::Special(name) => name,
         Value::Literal(_) => "literal",

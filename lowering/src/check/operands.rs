@@ -79,12 +79,49 @@ impl Checker<'_> {
                         "load the tensor into a local tile (`alloc_local`) with `ld.global` first".to_string()
                     }),
                 ),
+                (OperandKind::Register | OperandKind::Predicate, Value::Shared { name, .. }) => errors.push(
+                    Diagnostic::new(
+                        Code::OPERAND_KIND,
+                        span,
+                        format!("`{name}` is a shared buffer, but operand `{}` of `{opcode}` is a register {role}", slot.name),
+                    )
+                    .with_help(if slot.access == Access::Write {
+                        "write into a local tile (`alloc_local`) and store it with `st.shared`".to_string()
+                    } else {
+                        "load the buffer into a local tile (`alloc_local`) with `ld.shared` first".to_string()
+                    }),
+                ),
+                // The state space of the form and of the operand agree.
+                (OperandKind::Address, Value::Shared { name, .. })
+                    if !matches!(form.space(), crate::ptx::Space::Shared { cluster: false }) =>
+                {
+                    errors.push(
+                        Diagnostic::new(
+                            Code::MEMORY_SPACE,
+                            span,
+                            format!("`{name}` is a shared buffer, but `{opcode}` addresses {} memory", space_name(form)),
+                        )
+                        .with_help(format!("use the `.shared` form: `{}`", shared_spelling(&opcode))),
+                    );
+                }
+                (OperandKind::Address, Value::Global { name, .. })
+                    if matches!(form.space(), crate::ptx::Space::Shared { .. }) =>
+                {
+                    errors.push(
+                        Diagnostic::new(
+                            Code::MEMORY_SPACE,
+                            span,
+                            format!("`{name}` is a global tensor, but `{opcode}` addresses shared memory"),
+                        )
+                        .with_help("shared forms take a buffer of `alloc_shared::<T>([..])`; use the `.global` form for a tensor"),
+                    );
+                }
                 (OperandKind::Address, Value::Local { name, .. }) => errors.push(
                     Diagnostic::new(
                         Code::OPERAND_KIND,
                         span,
                         format!(
-                            "`{name}` is a local tile, but operand `{}` of `{opcode}` is a memory address; memory operands must be global tensors (kernel parameters)",
+                            "`{name}` is a local tile, but operand `{}` of `{opcode}` is a memory address; memory operands are global tensors (kernel parameters) or shared buffers (`alloc_shared`)",
                             slot.name
                         ),
                     ),
@@ -237,7 +274,12 @@ impl Checker<'_> {
                         errors.push(diag);
                     }
                 }
-                (_, Value::Local { layout, .. } | Value::Global { layout, .. }) => {
+                (
+                    _,
+                    Value::Local { layout, .. }
+                    | Value::Global { layout, .. }
+                    | Value::Shared { layout, .. },
+                ) => {
                     let is_memory = slot.kind == OperandKind::Address;
                     // A wrong carrier width whose final axis holds exactly the
                     // operand's bits is one mistake (rule 6, fixed by a view),
@@ -619,4 +661,27 @@ pub(super) fn join_alternatives(items: &[String]) -> String {
         Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
         None => String::new(),
     }
+}
+
+/// The state space a memory form addresses, for messages.
+fn space_name(form: &Modifiers) -> &'static str {
+    match form.space() {
+        crate::ptx::Space::Generic => "generic (global)",
+        crate::ptx::Space::Global => "global",
+        crate::ptx::Space::Shared { cluster: true } => "cluster shared",
+        crate::ptx::Space::Shared { cluster: false } => "shared",
+        crate::ptx::Space::Local => "local",
+        crate::ptx::Space::Const => "constant",
+        crate::ptx::Space::Param => "parameter",
+    }
+}
+
+/// `opcode` with its state space spelled `.shared` (for a help line).
+fn shared_spelling(opcode: &str) -> String {
+    let mut parts: Vec<&str> = opcode.split('.').collect();
+    match parts.iter().position(|p| *p == "global" || *p == "shared::cluster") {
+        Some(i) => parts[i] = "shared",
+        None => parts.insert(1, "shared"),
+    }
+    parts.join(".")
 }

@@ -60,7 +60,7 @@ impl Separation {
     }
 }
 
-fn digit_name(digit: Digit) -> String {
+pub(super) fn digit_name(digit: Digit) -> String {
     match digit {
         Digit::Thread(a) => format!("thread_id({a})"),
         Digit::Cta(a) => format!("cta_id({a})"),
@@ -308,6 +308,46 @@ impl Checker<'_> {
         })
     }
 
+    /// The digits of `live` in which two threads may differ and still
+    /// reach the same element through the accesses `records` (each its
+    /// per-axis separations and pinned digits): empty when, on a set of
+    /// axes where every access separates threads the same way, the
+    /// separated digits and those every access pins to one value cover
+    /// `live`.
+    pub(super) fn unseparated(
+        &self,
+        records: &[(&[Option<Separation>], &[(Digit, i128)])],
+        live: &BTreeSet<Digit>,
+    ) -> Vec<Digit> {
+        let Some((first_separations, first_pinned)) = records.first() else {
+            return Vec::new();
+        };
+        let axes = records.iter().map(|r| r.0.len()).min().unwrap_or(0);
+        let mut covered = BTreeSet::new();
+        for axis in 0..axes {
+            let Some(first) = first_separations[axis].clone() else {
+                continue;
+            };
+            if records
+                .iter()
+                .all(|r| r.0[axis].as_ref().is_some_and(|s| s.compatible(&first)))
+            {
+                covered.extend(first.digits.iter().copied());
+            }
+        }
+        // A digit every access fixes to the same value keeps threads
+        // that differ in it apart (only one value of it accesses).
+        for (digit, value) in first_pinned.iter() {
+            if records
+                .iter()
+                .all(|r| r.1.iter().any(|(d, v)| d == digit && v == value))
+            {
+                covered.insert(*digit);
+            }
+        }
+        self.covers(&covered, live)
+    }
+
     /// Every written tensor: its accesses are separated per thread.
     pub(super) fn check_races(&mut self) {
         let live = self.live_digits();
@@ -342,35 +382,11 @@ impl Checker<'_> {
             if records.iter().all(|r| r.atomic) {
                 continue;
             }
-            let axes = records
+            let parts: Vec<_> = records
                 .iter()
-                .map(|r| r.separations.len())
-                .min()
-                .unwrap_or(0);
-            let mut covered = BTreeSet::new();
-            for axis in 0..axes {
-                let Some(first) = records[0].separations[axis].clone() else {
-                    continue;
-                };
-                if records.iter().all(|r| {
-                    r.separations[axis]
-                        .as_ref()
-                        .is_some_and(|s| s.compatible(&first))
-                }) {
-                    covered.extend(first.digits.iter().copied());
-                }
-            }
-            // A digit every access fixes to the same value keeps threads
-            // that differ in it apart (only one value of it accesses).
-            for (digit, value) in &records[0].pinned {
-                if records
-                    .iter()
-                    .all(|r| r.pinned.iter().any(|(d, v)| d == digit && v == value))
-                {
-                    covered.insert(*digit);
-                }
-            }
-            let missing = self.covers(&covered, &live);
+                .map(|r| (r.separations.as_slice(), r.pinned.as_slice()))
+                .collect();
+            let missing = self.unseparated(&parts, &live);
             if missing.is_empty() {
                 continue;
             }

@@ -548,7 +548,9 @@ impl Checker<'_> {
                 );
                 None
             }
-            (ViewBase::Tensor(_), _) => self.bind_tensor_group(view, scope, place),
+            (ViewBase::Tensor(_) | ViewBase::Shared(_), _) => {
+                self.bind_tensor_group(view, scope, place)
+            }
         }
     }
 
@@ -598,10 +600,16 @@ impl Checker<'_> {
                 view.layout = layout;
                 // The race analysis needs the thread's own interval, also
                 // after the reshape that made the group axis.
-                if let ViewBase::Tensor(param) = view.base
-                    && let crate::program::ParamKind::Tensor { dtype, .. } = self.params[param].kind
-                {
-                    view.layout.refresh_region(dtype.size_bytes());
+                let element = match view.base {
+                    ViewBase::Tensor(param) => match self.params[param].kind {
+                        crate::program::ParamKind::Tensor { dtype, .. } => Some(dtype.size_bytes()),
+                        crate::program::ParamKind::Scalar(_) => None,
+                    },
+                    ViewBase::Shared(buffer) => Some(self.shared[buffer].buffer.dtype.size_bytes()),
+                    ViewBase::Tile(_) => None,
+                };
+                if let Some(element) = element {
+                    view.layout.refresh_region(element);
                 }
                 Some(view)
             }

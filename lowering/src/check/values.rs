@@ -810,7 +810,7 @@ impl Checker<'_> {
                     None
                 }
             },
-            Some(Binding::Tile(_) | Binding::View(_)) => {
+            Some(Binding::Tile(_) | Binding::View(_) | Binding::Shared(_)) => {
                 let place = ast::PlaceExpr {
                     base: name.to_string(),
                     base_span: span,

@@ -73,6 +73,13 @@ impl Checker<'_> {
                 view: view.layout,
                 bounds: view.bounds,
             },
+            ViewBase::Shared(buffer) => Value::Shared {
+                buffer,
+                name: view.name,
+                layout,
+                view: view.layout,
+                bounds: view.bounds,
+            },
         })
     }
 
@@ -109,6 +116,16 @@ impl Checker<'_> {
                 }
             }
             Binding::View(view) => view,
+            Binding::Shared(buffer) => {
+                let b = &self.shared[buffer].buffer;
+                View {
+                    base: ViewBase::Shared(buffer),
+                    name: place.base.clone(),
+                    layout: Layout::row_major_const(b.dtype, &b.shape),
+                    bounds: Vec::new(),
+                    group: None,
+                }
+            }
             Binding::Param(param) => match self.params[param].kind.clone() {
                 ParamKind::Scalar(_) => {
                     let span = place.views.first().map_or(place.span, |v| v.span);
@@ -181,7 +198,7 @@ impl Checker<'_> {
                             if !self.accept_bounds(&view, &layout, &new_bounds, items) {
                                 return None;
                             }
-                            if matches!(view.base, ViewBase::Tensor(_)) {
+                            if matches!(view.base, ViewBase::Tensor(_) | ViewBase::Shared(_)) {
                                 view.bounds.extend(new_bounds);
                             }
                             Ok(layout)

@@ -288,6 +288,12 @@ catalogue! {
         ALIGNMENT_UNPROVEN = 403, "memory access not provably aligned";
         RACE = 404, "possible race between threads";
         NC_OF_WRITTEN = 405, "read-only load (`.nc`, `ldu`) of a tensor the kernel writes";
+        /// Two threads may touch the same bytes of a shared buffer, one of
+        /// them writing, with no CTA barrier in between.
+        SHARED_RACE = 406, "possible shared-memory race between barriers";
+        /// A shared buffer in a global or generic form's address, or a
+        /// global tensor in a `.shared` form's.
+        MEMORY_SPACE = 407, "memory operand in the wrong state space";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";
@@ -326,5 +332,7 @@ catalogue! {
         /// A warp or warpgroup scope in a block that is not whole warps or
         /// warpgroups.
         PARTIAL_SCOPE = 611, "scope the block does not fill";
+        /// Shared buffers over the 48 KiB a kernel may declare statically.
+        SHARED_TOO_LARGE = 612, "shared buffers over 48 KiB";
     }
 }

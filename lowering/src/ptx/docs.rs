@@ -172,7 +172,8 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
     let _ = writeln!(out, "- packing: {packing}");
     let usable = match form.usable {
         Usability::Yes => "yes".to_string(),
-        Usability::NeedsScope => "no: needs `scope = \"warp\"` rules for collectives".to_string(),
+        Usability::NeedsScope => "yes, with `scope = \"warp\"` (a warp collective)".to_string(),
+        Usability::CtaBarrier => "yes, with `scope = \"cta\"` (a CTA barrier)".to_string(),
         Usability::NotYet(what) => format!("no: needs {what}"),
     };
     let _ = writeln!(out, "- usable: {usable}");

@@ -38,9 +38,12 @@ pub struct InstructionForm {
 pub enum Usability {
     /// Checked, proven and emitted like any form.
     Yes,
-    /// A warp-level collective: usable once `scope = "warp"` has its rules
-    /// (which threads take part, convergence).
+    /// A warp-level collective: usable in an `apply` with `scope = "warp"`
+    /// (the member mask is the whole warp; convergence is checked).
     NeedsScope,
+    /// A barrier of the whole CTA: usable in an `apply` with
+    /// `scope = "cta"` (every thread reaches it; convergence is checked).
+    CtaBarrier,
     /// The language lacks what the form needs, named here ("shared memory
     /// tiles", "barriers"): it completes "`<form>` needs ...".
     NotYet(&'static str),
@@ -345,7 +348,10 @@ impl Modifiers {
         }
         match self.space() {
             Space::Generic | Space::Global => Usability::Yes,
-            Space::Shared { .. } => Usability::NotYet("shared memory tiles"),
+            Space::Shared { cluster: false } => Usability::Yes,
+            Space::Shared { cluster: true } => {
+                Usability::NotYet("the distributed shared memory of a thread-block cluster")
+            }
             Space::Local => Usability::NotYet(
                 "local memory, which kernels do not address (local tiles live in registers)",
             ),

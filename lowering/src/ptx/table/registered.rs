@@ -20,7 +20,8 @@ const FENCES: Usability = Usability::NotYet(
 );
 const PROXIES: Usability =
     Usability::NotYet("asynchronous-proxy operations (bulk copies, tensor maps) to order against");
-const BARRIERS: Usability = Usability::NotYet("block-wide barriers and their convergence rules");
+const BARRIERS: Usability =
+    Usability::NotYet("barriers of a thread count or without a wait (`arrive`), whose convergence rules kernels lack");
 const ASYNC_COPIES: Usability =
     Usability::NotYet("shared memory tiles and asynchronous copy groups");
 const BULK_COPIES: Usability =
@@ -481,7 +482,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::bar_requires,
         "wait at barrier a until all threads of the CTA arrive",
-        BARRIERS,
+        Usability::CtaBarrier,
     ),
     form(
         "bar.sync-count",
@@ -516,7 +517,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::bar_requires,
         "wait at barrier a and count the threads whose predicate c is true",
-        BARRIERS,
+        Usability::CtaBarrier,
     ),
     form(
         "bar.red.popc-count",
@@ -546,7 +547,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::bar_requires,
         "wait at barrier a and reduce predicate c over the threads (and / or)",
-        BARRIERS,
+        Usability::CtaBarrier,
     ),
     form(
         "bar.red.pred-count",
@@ -571,7 +572,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::barrier_requires,
         "wait at barrier a until all threads of the CTA arrive (.aligned: all execute the same barrier instruction)",
-        BARRIERS,
+        Usability::CtaBarrier,
     ),
     form(
         "barrier.sync-count",
@@ -607,7 +608,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::barrier_requires,
         "wait at barrier a and count the threads whose predicate c is true",
-        BARRIERS,
+        Usability::CtaBarrier,
     ),
     form(
         "barrier.red.popc-count",
@@ -639,7 +640,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::barrier_requires,
         "wait at barrier a and reduce predicate c over the threads (and / or)",
-        BARRIERS,
+        Usability::CtaBarrier,
     ),
     form(
         "barrier.red.pred-count",

@@ -1,0 +1,226 @@
+//! Shared memory and CTA barriers (SPEC §7, `docs/scopes.md`).
+//!
+//! - `alloc_shared::<T>([..])` declares one buffer per CTA (constant
+//!   extents; at most [`MAX_SHARED_BYTES`] in all). Its views are memory
+//!   operands of the `.shared` forms (`ld.shared`, `st.shared`, `atom.shared`,
+//!   ..), with bounds proven or guarded and alignment proven as for global
+//!   tensors (buffers are 16-byte aligned).
+//! - A CTA barrier (`bar.sync 0`, `barrier.sync 0`, `bar.red`) is an
+//!   `apply` with `scope = "cta"`; it must be reached by every thread of the
+//!   CTA together (the convergence rule of `scopes`).
+//! - **Races.** The barriers cut the kernel into *epochs*; accesses of
+//!   one epoch are not ordered between threads. Within an epoch, a shared
+//!   buffer that some thread writes must be touched by every thread only
+//!   in its own part, with the separation rule of global tensors
+//!   (`safety`), over the thread digits of one CTA. An `if` whose branches
+//!   end in different epochs, and a loop whose body holds a barrier, merge
+//!   the epochs its paths can join in (the end of one iteration runs
+//!   before the next iteration's first barrier together with the
+//!   iteration's start).
+//!
+//! Guarantee: a shared access in the program is in its buffer (proven or
+//! guarded) and aligned; two accesses of different threads to the same
+//! bytes of a shared buffer, one of them a write, are separated by a
+//! barrier every thread of the CTA executes.
+
+use std::collections::BTreeSet;
+
+use crate::ast;
+use crate::diag::{Code, Diagnostic, SpanId};
+use crate::layout::shape_text;
+use crate::program::SharedBuffer;
+use crate::sym::Fact;
+
+use super::{Binding, Checker, Digit, safety};
+
+/// Static shared memory a CTA may declare (PTX's limit without opting in
+/// to dynamic shared memory).
+pub const MAX_SHARED_BYTES: usize = 48 * 1024;
+
+/// A shared buffer while checking.
+pub(super) struct SharedState {
+    pub buffer: SharedBuffer,
+}
+
+/// One access to a shared buffer, for the per-epoch race analysis.
+#[derive(Debug, Clone)]
+pub(super) struct SharedAccess {
+    pub buffer: usize,
+    pub span: SpanId,
+    pub store: bool,
+    pub atomic: bool,
+    /// The epoch (before merging) the access runs in.
+    pub epoch: usize,
+    pub separations: Vec<Option<safety::Separation>>,
+    pub pinned: Vec<(Digit, i128)>,
+}
+
+/// Epochs and their merges (a union-find over epoch labels).
+#[derive(Debug, Default)]
+pub(super) struct Epochs {
+    /// The epoch the current statement runs in.
+    pub current: usize,
+    parent: Vec<usize>,
+}
+
+impl Epochs {
+    fn find(&mut self, epoch: usize) -> usize {
+        while self.parent.len() <= epoch {
+            self.parent.push(self.parent.len());
+        }
+        let mut e = epoch;
+        while self.parent[e] != e {
+            self.parent[e] = self.parent[self.parent[e]];
+            e = self.parent[e];
+        }
+        e
+    }
+
+    /// A barrier: later statements run in a fresh epoch.
+    pub fn barrier(&mut self) {
+        let next = self.parent.len().max(self.current + 1);
+        self.find(next);
+        self.current = next;
+    }
+
+    /// `a` and `b` are one epoch from now on.
+    pub fn merge(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.parent[b] = a;
+        }
+    }
+}
+
+impl Checker<'_> {
+    /// `let s = alloc_shared::<T>([..]);`
+    pub(super) fn alloc_shared(&mut self, alloc: &ast::AllocLocal, shape: Vec<usize>) {
+        let buffer = SharedBuffer {
+            name: alloc.name.clone(),
+            dtype: alloc.dtype,
+            shape,
+        };
+        let total = self
+            .shared
+            .iter()
+            .map(|s| s.buffer.bytes().next_multiple_of(16))
+            .sum::<usize>()
+            .saturating_add(buffer.bytes());
+        if total > MAX_SHARED_BYTES {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::SHARED_TOO_LARGE,
+                    alloc.span,
+                    format!(
+                        "shared buffer `{}` {} brings the CTA's shared memory to {total} bytes, more than the {MAX_SHARED_BYTES} a kernel may declare",
+                        alloc.name,
+                        shape_text(&buffer.shape)
+                    ),
+                )
+                .with_help("use smaller buffers, or reuse one buffer across phases of the kernel"),
+            );
+            return;
+        }
+        self.bind(&alloc.name, Binding::Shared(self.shared.len()));
+        self.shared.push(SharedState { buffer });
+    }
+
+    /// Records a barrier: accesses after it run in a new epoch.
+    pub(super) fn barrier(&mut self) {
+        self.epochs.barrier();
+    }
+
+    /// One shared access for the race analysis.
+    pub(super) fn record_shared(
+        &mut self,
+        buffer: usize,
+        span: SpanId,
+        store: bool,
+        atomic: bool,
+        view: &crate::layout::Layout,
+        facts: &[Fact],
+    ) {
+        let separations = self.separations(view, facts);
+        let pinned = self.pinned_digits(facts);
+        self.shared_accesses.push(SharedAccess {
+            buffer,
+            span,
+            store,
+            atomic,
+            epoch: self.epochs.current,
+            separations,
+            pinned,
+        });
+    }
+
+    /// Within each epoch, a written shared buffer is accessed per thread.
+    pub(super) fn check_shared_races(&mut self) {
+        // The digits two threads of one CTA can differ in.
+        let live: BTreeSet<Digit> = (0..3u8)
+            .filter(|a| self.launch.block[usize::from(*a)] > 1)
+            .map(Digit::Thread)
+            .collect();
+        if live.is_empty() {
+            return;
+        }
+        let mut groups: Vec<((usize, usize), Vec<SharedAccess>)> = Vec::new();
+        let accesses = std::mem::take(&mut self.shared_accesses);
+        for access in &accesses {
+            let key = (access.buffer, self.epochs.find(access.epoch));
+            match groups.iter_mut().find(|(k, _)| *k == key) {
+                Some((_, list)) => list.push(access.clone()),
+                None => groups.push((key, vec![access.clone()])),
+            }
+        }
+        let mut reported = BTreeSet::new();
+        for ((buffer, _), records) in groups {
+            if !records.iter().any(|r| r.store) || records.iter().all(|r| r.atomic) {
+                continue;
+            }
+            let parts: Vec<_> = records
+                .iter()
+                .map(|r| (r.separations.as_slice(), r.pinned.as_slice()))
+                .collect();
+            let missing = self.unseparated(&parts, &live);
+            if missing.is_empty() || !reported.insert(buffer) {
+                continue;
+            }
+            let name = self.shared[buffer].buffer.name.clone();
+            let culprit = records.iter().find(|r| r.store).unwrap_or(&records[0]);
+            let names: Vec<String> = missing.into_iter().map(safety::digit_name).collect();
+            self.diags.push(
+                Diagnostic::new(
+                    Code::SHARED_RACE,
+                    culprit.span,
+                    format!(
+                        "this access to shared buffer `{name}` may race: threads that differ only in {} can reach the same element of `{name}` with no CTA barrier in between, and one of them writes it",
+                        names.join(" and ")
+                    ),
+                )
+                .with_note("accesses between two barriers are unordered between threads: each thread must stay inside its own part of a buffer that some thread writes there")
+                .with_help("put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\");` between the writes and the reads of other threads' elements"),
+            );
+        }
+        self.shared_accesses = accesses;
+    }
+
+    /// `if` bookkeeping: the epoch the branch starts in.
+    pub(super) fn epoch_at(&self) -> usize {
+        self.epochs.current
+    }
+
+    /// After an `if` whose `then` ended in epoch `then_end` and whose
+    /// `else` ended in the current one: one epoch from here on.
+    pub(super) fn join_epochs(&mut self, then_end: usize) {
+        let current = self.epochs.current;
+        self.epochs.merge(then_end, current);
+    }
+
+    /// After a runtime loop that started in epoch `start`: the last
+    /// segment of an iteration runs before the next one's first barrier,
+    /// and the code after the loop follows the last iteration.
+    pub(super) fn close_loop_epochs(&mut self, start: usize) {
+        let current = self.epochs.current;
+        self.epochs.merge(start, current);
+    }
+}
