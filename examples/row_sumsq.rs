@@ -21,7 +21,11 @@ fn reference_row(x: &[f32]) -> f32 {
         for j in 0..4 {
             for k in 0..4 {
                 let v = x[1024 * j + 4 * t + k];
-                s = if j == 0 && k == 0 { v * v } else { v.mul_add(v, s) };
+                s = if j == 0 && k == 0 {
+                    v * v
+                } else {
+                    v.mul_add(v, s)
+                };
             }
         }
         *sum = s;
@@ -64,7 +68,10 @@ fn main() -> Result<(), Error> {
         print!("{}", reduce::row_sumsq::PTX);
         return Ok(());
     }
-    let rows: usize = std::env::args().nth(1).and_then(|a| a.parse().ok()).unwrap_or(4096);
+    let rows: usize = std::env::args()
+        .nth(1)
+        .and_then(|a| a.parse().ok())
+        .unwrap_or(4096);
     let dev = Device::new(0)?;
     println!("device: {}", dev.name()?);
     let host = inputs(rows);

@@ -22,17 +22,25 @@
 //!   combinations and random bits. Memory forms round-trip values (`ldu`,
 //!   whose address must be the same across a warp, reads one row all
 //!   threads share); atomics run with one address per thread (`atom`'s old
-//!   values and the memory both compared).
+//!   values and the memory both compared). The variants of the shared state
+//!   space (`ld.shared`, `st.shared`, `atom.shared`, `red.shared`, also
+//!   `.shared::cta`) address a buffer of the CTA that the kernel stages
+//!   from and to the memory tensor across `bar.sync` barriers, each row
+//!   copied by another thread than the one running the form
+//!   (`form_kernels`' module doc).
 //! - `same_address_atomics_match_the_gpu` (GPU, ignored): every thread
 //!   updates one element with the order-independent atomics (`add` of
 //!   integers, and of floats on values whose sums are exact; `inc`/`dec`
 //!   with one operand for all threads; `min`, `max` without NaNs or -0;
-//!   `and`, `or`, `xor`); the final memory is compared.
+//!   `and`, `or`, `xor`); the final memory is compared. In shared memory
+//!   the element is one per CTA (initialised from the row of the CTA's
+//!   first thread; every thread stores the CTA's final value to its row).
 //! - `every_form_runs_on_the_interpreter` (CPU only, runs everywhere): the
-//!   same kernels with fewer rows (and a sample of the memory variants) on
-//!   the interpreter only, twice, with different sentinels in the outputs:
-//!   no variant may fail to prepare or fault, and every output byte must be
-//!   written and the same in both runs. It catches harness bugs and
+//!   same kernels with fewer rows (and a sample of the memory variants: the
+//!   first of each list of operand types, in shared memory and elsewhere,
+//!   and every 97th) on the interpreter only, twice, with different
+//!   sentinels in the outputs: no variant may fail to prepare or fault, and
+//!   every output byte must be written and the same in both runs. It catches harness bugs and
 //!   interpreter gaps without a GPU.
 //! - `warp_collectives_match_the_gpu` (GPU, ignored): every legal variant
 //!   of the warp collectives (`shfl.sync`, `vote.sync`, `match.sync`,
@@ -47,6 +55,13 @@
 //!   kernels and inputs on the interpreter (twice, as the smoke test
 //!   does), every PTX module assembled by the pinned ptxas, results worked
 //!   out by hand, and divergent collectives that must fault.
+//! - `cta_barriers_match_the_gpu` (GPU, ignored) and
+//!   `cta_barriers_run_on_the_interpreter` (CPU only): every legal variant
+//!   of the CTA barriers (`bar.sync`, `barrier.sync`, `bar.red.popc`,
+//!   `bar.red.and/or.pred` and their `barrier.` spellings) with every
+//!   thread of whole CTAs taking part, predicates set in patterns per CTA,
+//!   and a value crossing the barrier through shared memory ([`cta`]); on
+//!   the interpreter also checked against results worked out by hand.
 //!
 //! What is not compared bit for bit, and why:
 //!
@@ -85,7 +100,10 @@
 //! the smoke test `<name>.interpreter.json`, the warp tests
 //! `<name>.warp.json` and `<name>.warp_interpreter.json`);
 //! `TILE_KERNEL_DIFF_WARP_ROWS` sets the rows of a warp collective
-//! (default 32768, rounded up to whole blocks); `TILE_KERNEL_DIFF_FILTER`
+//! (default 32768, rounded up to whole blocks);
+//! `TILE_KERNEL_DIFF_CTA_ROWS` those of a CTA barrier (default 16384,
+//! rounded up to whole blocks; the barrier tests write `<name>.cta.json`
+//! and `<name>.cta_interpreter.json`); `TILE_KERNEL_DIFF_FILTER`
 //! keeps only variants whose opcode contains one of its comma-separated
 //! words; `TILE_KERNEL_DIFF_ROWS` sets the rows of a non-memory variant
 //! (default 4096); `TILE_KERNEL_DIFF_BATCH` the kernels per GPU module
@@ -116,7 +134,9 @@ use tile_kernel_interp::{Arg, Prepared, RunOptions};
 use tile_kernel_lowering::program::{ParamKind, Program};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Modifiers, OperandKind, PtxType, Usability};
+use tile_kernel_lowering::ptx::{
+    InstructionForm, Modifiers, OperandKind, PtxType, Space, Usability,
+};
 use tile_kernel_lowering::{Target, compile};
 
 /// Threads a block.
@@ -143,8 +163,11 @@ struct Config {
     shared_threads: usize,
     /// Rows (threads) of a warp collective: a multiple of [`warp::BLOCK`].
     warp_rows: usize,
+    /// Rows (threads) of a CTA barrier: a multiple of [`BLOCK`].
+    cta_rows: usize,
     /// Keep a memory variant only if it is the first of its form with its
-    /// operand types, or every this many (`None`: all).
+    /// operand types (in shared memory or elsewhere), or every this many
+    /// (`None`: all).
     memory_stride: Option<usize>,
     /// Opcode substrings to keep (empty: all).
     filter: Vec<String>,
@@ -173,6 +196,11 @@ impl Config {
         }
         // Whole blocks: every warp executes the collective with all its lanes.
         self.warp_rows = self.warp_rows.max(1).next_multiple_of(warp::BLOCK as usize);
+        if let Some(rows) = env_usize("TILE_KERNEL_DIFF_CTA_ROWS") {
+            self.cta_rows = rows;
+        }
+        // Whole CTAs: every thread of a barrier has a row.
+        self.cta_rows = self.cta_rows.max(1).next_multiple_of(BLOCK as usize);
         if let Some(batch) = env_usize("TILE_KERNEL_DIFF_BATCH") {
             self.batch = batch.max(1);
         }
@@ -193,6 +221,7 @@ impl Config {
             atomic_rows: 256,
             shared_threads: 1024,
             warp_rows: 32768,
+            cta_rows: 16384,
             memory_stride: None,
             filter: Vec::new(),
             batch: 256,
@@ -210,6 +239,8 @@ impl Config {
             shared_threads: 8,
             // The GPU test's rows: its exact inputs, checked for faults.
             warp_rows: 32768,
+            // One CTA of each predicate pattern.
+            cta_rows: cta::PATTERNS.len() * BLOCK as usize,
             memory_stride: if all { None } else { Some(97) },
             filter: Vec::new(),
             batch: 64,
@@ -387,11 +418,12 @@ fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Skips) {
                 continue;
             }
             variants += 1;
+            let in_shared = matches!(m.space(), Space::Shared { .. });
             if family != Family::Compute
                 && let Some(stride) = config.memory_stride
             {
                 let types: Vec<&str> = m.operands().iter().map(|o| o.ty.token()).collect();
-                if !seen_types.insert(types) && k % stride != 0 {
+                if !seen_types.insert((types, in_shared)) && k % stride != 0 {
                     skips.add(
                         format!("sampled out (smoke test: every {stride}th memory variant)"),
                         text,
@@ -452,7 +484,9 @@ fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Skips) {
                     if let Some(name) = special {
                         let _ = write!(label, " [{name}]");
                     }
-                    if shared {
+                    if shared && in_shared {
+                        label.push_str(" [one shared element a CTA]");
+                    } else if shared {
                         label.push_str(" [one address]");
                     }
                     cases.push(Case {
@@ -469,6 +503,7 @@ fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Skips) {
                             shared_memory: shared || m.form.mnemonic == "ldu",
                             containers: true,
                             created_policy: true,
+                            cta_exchange: false,
                         },
                         rows,
                         shared,
@@ -1066,6 +1101,9 @@ struct Built {
     /// Warp collectives: what each warp's inputs exercise (shown with a
     /// mismatching row of the warp).
     warp_notes: Vec<String>,
+    /// CTA barriers: what each CTA's inputs exercise (shown with a
+    /// mismatching row of the CTA).
+    cta_notes: Vec<String>,
 }
 
 impl Built {
@@ -1196,6 +1234,7 @@ fn build(case_index: usize, case: &Case, smoke: bool) -> Built {
         checks: Vec::new(),
         seconds_interp: 0.0,
         warp_notes: Vec::new(),
+        cta_notes: Vec::new(),
     };
     if case.warp {
         warp::build(&mut built, case, smoke);
@@ -1329,6 +1368,9 @@ fn build(case_index: usize, case: &Case, smoke: bool) -> Built {
             bytes
         })
         .collect();
+    if case.variant.usability() == Usability::CtaBarrier {
+        cta::predicate_patterns(&mut built, case, &mut rng);
+    }
     built.program = Some(program.clone());
     built.ptx = Some(ptx);
     interpret(&mut built, case, program, smoke);
@@ -1665,7 +1707,12 @@ fn describe_row(
         }
         let size = role.dtype.size_bytes();
         let row = if role.per_row { r } else { 0 };
-        let name = operands[role.operand].name;
+        // The tensors of a CTA barrier's exchange name its immediate.
+        let name = match (operands[role.operand].kind, role.role) {
+            (OperandKind::Immediate { .. }, Role::Source) => "ex_in",
+            (OperandKind::Immediate { .. }, _) => "ex_out",
+            _ => operands[role.operand].name,
+        };
         for lane in 0..usize::from(role.lanes) {
             let v = element(&data[k], row * usize::from(role.lanes) + lane, size);
             let label = match (role.role == Role::Memory, role.lanes > 1) {
@@ -1844,6 +1891,10 @@ fn compare(
         }
         if let Some(note) = built.warp_notes.get(r / 32) {
             let _ = write!(line, " [warp {}, lane {}: {note}]", r / 32, r % 32);
+        }
+        let block = case.block as usize;
+        if let Some(note) = built.cta_notes.get(r / block) {
+            let _ = write!(line, " [CTA {}, thread {}: {note}]", r / block, r % block);
         }
         outcome.examples.push(line);
     }
@@ -4285,4 +4336,274 @@ fn warp_collectives_by_hand() {
     })
     .expect_err("a lane outside its membermask faults");
     assert!(fault.contains("not in its own membermask"), "{fault}");
+}
+
+// ---------------------------------------------------------------------------
+// CTA barriers
+
+/// The CTA barriers (`Usability::CtaBarrier`, usable in an `apply` with
+/// `scope = "cta"`): `bar.sync a`, `barrier.sync{.aligned} a`, and the
+/// reductions `bar.red.popc.u32 d, a, c` and `bar.red.{and,or}.pred d, a,
+/// c` (with their `barrier.`, `.cta` and `.aligned` spellings).
+///
+/// Unlike the warp collectives they need no patching: `form_kernels`
+/// builds their kernels ([`Shape::PerThread`], blocks of [`BLOCK`]) with
+/// the barrier outside the guard `i < N` and its operands in CTA tiles,
+/// and the rows are whole CTAs, so that every thread arrives with a row of
+/// its own. Each variant runs with barriers 0 and 15, with and without
+/// [`Choices::cta_exchange`] (a value crossing the barrier through a shared
+/// buffer, written by one thread and read by another: `ex_out` must equal
+/// `ex_in`; `bar.sync`, which has no operand but `a`, runs only with it).
+///
+/// The predicate `c` of each CTA follows one of [`PATTERNS`] (the first
+/// CTAs go through them in order, the rest pick at random), so that `and`
+/// and `or` see both results and `popc` counts from 0 to the whole block.
+mod cta {
+    use super::*;
+
+    /// The barrier forms.
+    pub fn forms() -> impl Iterator<Item = &'static InstructionForm> {
+        FORMS.iter().filter(|f| f.usable == Usability::CtaBarrier)
+    }
+
+    /// The barrier numbers each variant runs with.
+    const BARRIERS: [i64; 2] = [0, 15];
+
+    /// How the predicates `c` of one CTA are set.
+    pub const PATTERNS: [&str; 6] = [
+        "c all set",
+        "c none set",
+        "c all set but one",
+        "c one set",
+        "c half set at random",
+        "c a few set at random",
+    ];
+
+    /// The cases of every legal variant of every barrier form.
+    pub fn enumerate(config: &Config) -> (usize, Vec<Case>, Skips) {
+        let mut cases = Vec::new();
+        let mut skips = Skips::default();
+        let mut variants = 0;
+        for form in forms() {
+            for m in legal_variants(form) {
+                let text = m.opcode_text();
+                if !config.filter.is_empty()
+                    && !config.filter.iter().any(|w| text.contains(w.as_str()))
+                {
+                    continue;
+                }
+                variants += 1;
+                let target = match h200_target(&m) {
+                    Ok(target) => target,
+                    Err(why) => {
+                        skips.add(why, text);
+                        continue;
+                    }
+                };
+                let registers = m
+                    .operands()
+                    .iter()
+                    .any(|o| matches!(o.kind, OperandKind::Register | OperandKind::Predicate));
+                for a in BARRIERS {
+                    for exchange in [false, true] {
+                        if !exchange && !registers {
+                            continue;
+                        }
+                        let mut label = format!("{text} [imm {a:#x}]");
+                        if exchange {
+                            label.push_str(" [exchange]");
+                        }
+                        cases.push(Case {
+                            label,
+                            variant: m.clone(),
+                            family: Family::Compute,
+                            target,
+                            choices: Choices {
+                                immediates: vec![a],
+                                containers: true,
+                                created_policy: true,
+                                cta_exchange: exchange,
+                                ..Choices::default()
+                            },
+                            rows: config.cta_rows,
+                            shared: false,
+                            block: BLOCK,
+                            warp: false,
+                        });
+                    }
+                }
+            }
+        }
+        (variants, cases, skips)
+    }
+
+    /// Sets the predicate sources of `built` (a barrier case) per CTA by
+    /// [`PATTERNS`], and notes each CTA's pattern.
+    pub fn predicate_patterns(built: &mut Built, case: &Case, rng: &mut Rng) {
+        let block = case.block as usize;
+        let ctas = case.rows.div_ceil(block);
+        let patterns: Vec<usize> = (0..ctas)
+            .map(|c| {
+                if c < PATTERNS.len() {
+                    c
+                } else {
+                    rng.below(PATTERNS.len())
+                }
+            })
+            .collect();
+        let mut any = false;
+        for (k, role) in built.roles.iter().enumerate() {
+            if role.role != Role::Source || !role.predicate {
+                continue;
+            }
+            any = true;
+            let lanes = usize::from(role.lanes);
+            let bytes = &mut built.inputs[k];
+            for (c, &p) in patterns.iter().enumerate() {
+                let odd = rng.below(block);
+                for t in 0..block {
+                    let r = c * block + t;
+                    if r >= case.rows {
+                        break;
+                    }
+                    for lane in 0..lanes {
+                        let set = match p {
+                            0 => true,
+                            1 => false,
+                            2 => t != odd,
+                            3 => t == odd,
+                            4 => rng.below(2) == 0,
+                            _ => rng.below(16) == 0,
+                        };
+                        let at = (r * lanes + lane) * 4;
+                        bytes[at..at + 4].copy_from_slice(&u32::from(set).to_le_bytes());
+                    }
+                }
+            }
+        }
+        if any {
+            built.cta_notes = patterns.iter().map(|p| PATTERNS[*p].to_string()).collect();
+        }
+    }
+
+    /// Checks the interpreter's outputs of a barrier case against results
+    /// worked out from its inputs: `bar.red.popc` counts the CTA's set
+    /// predicates, `.and`/`.or` reduce them (as 0 or 1 in the `u32` output),
+    /// and the exchange returns its input.
+    pub fn check_by_hand(case: &Case, built: &Built) -> Result<(), String> {
+        let outputs = built.interp.as_ref().map_err(Clone::clone)?;
+        let operands = case.variant.operands();
+        let block = case.block as usize;
+        let find = |role: Role, immediate: bool| {
+            built.roles.iter().position(|t| {
+                t.role == role
+                    && matches!(operands[t.operand].kind, OperandKind::Immediate { .. })
+                        == immediate
+            })
+        };
+        let word = |bytes: &[u8], r: usize| element(bytes, r, 4);
+        if let (Some(c), Some(d)) = (find(Role::Source, false), find(Role::Destination, false)) {
+            let op = case.variant.get("redop").unwrap_or("?");
+            for r in 0..case.rows {
+                let cta = r / block * block..(r / block + 1) * block;
+                let set = cta
+                    .clone()
+                    .filter(|&t| word(&built.inputs[c], t) != 0)
+                    .count();
+                let expected = match op {
+                    "popc" => set as u64,
+                    "and" => u64::from(set == block),
+                    "or" => u64::from(set > 0),
+                    other => return Err(format!("no reference for `{other}`")),
+                };
+                let got = word(&outputs[d], r);
+                if got != expected {
+                    return Err(format!(
+                        "row {r}: d = {got}, expected {expected} ({set} of {block} predicates set in the CTA; {})",
+                        built.cta_notes.get(r / block).map_or("", String::as_str)
+                    ));
+                }
+            }
+        }
+        if let (Some(x), Some(y)) = (find(Role::Source, true), find(Role::Destination, true))
+            && outputs[y] != built.inputs[x]
+        {
+            let r = (0..case.rows)
+                .find(|&r| word(&outputs[y], r) != word(&built.inputs[x], r))
+                .unwrap_or(0);
+            return Err(format!(
+                "row {r}: ex_out = {:#x}, but ex_in = {:#x}",
+                word(&outputs[y], r),
+                word(&built.inputs[x], r)
+            ));
+        }
+        Ok(())
+    }
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
+fn cta_barriers_match_the_gpu() {
+    let gpu = gpu::Gpu::open();
+    let config = Config::gpu();
+    let report = run_cases(
+        "cta_barriers_match_the_gpu",
+        &config,
+        cta::enumerate(&config),
+        Some(gpu),
+    );
+    report.write("cta");
+    assert!(
+        report.cases > 0 || !config.filter.is_empty(),
+        "no CTA barriers"
+    );
+    assert!(
+        !report.failed(),
+        "{} case(s) differ from the GPU or fail (details above){}",
+        report.bad.len(),
+        report
+            .fatal
+            .as_deref()
+            .map_or(String::new(), |f| format!("; fatal: {f}"))
+    );
+}
+
+/// The CTA barriers without a GPU: every variant runs on the interpreter
+/// twice without a fault and writes every output (as the smoke test
+/// does), and its results are those worked out by hand.
+#[test]
+fn cta_barriers_run_on_the_interpreter() {
+    let config = Config::smoke();
+    let (variants, cases, skips) = cta::enumerate(&config);
+    if config.filter.is_empty() {
+        let legal: usize = cta::forms().map(|f| legal_variants(f).len()).sum();
+        assert_eq!(variants, legal);
+        assert_eq!(skips.total(), 0, "every barrier variant runs on the H200");
+        assert!(variants > 0, "no CTA barriers");
+    }
+    let report = run_cases(
+        "cta_barriers_run_on_the_interpreter",
+        &config,
+        (variants, cases.clone(), skips),
+        None,
+    );
+    report.write("cta_interpreter");
+    assert!(
+        !report.failed(),
+        "{} case(s) fail on the interpreter (details above)",
+        report.bad.len()
+    );
+    let wrong: Vec<String> = parallel_map(&cases, config.threads, |k, case| {
+        let built = build(k, case, false);
+        cta::check_by_hand(case, &built).map_err(|e| format!("{}: {e}", case.label))
+    })
+    .into_iter()
+    .filter_map(Result::err)
+    .collect();
+    assert!(
+        wrong.is_empty(),
+        "{} barrier case(s) differ from the results worked out by hand:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
 }

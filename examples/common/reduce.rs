@@ -33,7 +33,13 @@ pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
             scope = "warp",
         );
     }
-    apply(ptx["mul.rn.f32"], s, v.slice(s![.., 0..1]), v.slice(s![.., 0..1]), scope = "warp");
+    apply(
+        ptx["mul.rn.f32"],
+        s,
+        v.slice(s![.., 0..1]),
+        v.slice(s![.., 0..1]),
+        scope = "warp",
+    );
     for k in 1..16 {
         apply(
             ptx["fma.rn.f32"],
@@ -45,15 +51,50 @@ pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
         );
     }
     // The warp's sum, in every lane.
-    apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), s.view::<u32>(), 16, 0x1f, scope = "warp");
+    apply(
+        ptx["shfl.sync.bfly.b32"],
+        other.view::<u32>(),
+        s.view::<u32>(),
+        16,
+        0x1f,
+        scope = "warp",
+    );
     apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), s.view::<u32>(), 8, 0x1f, scope = "warp");
+    apply(
+        ptx["shfl.sync.bfly.b32"],
+        other.view::<u32>(),
+        s.view::<u32>(),
+        8,
+        0x1f,
+        scope = "warp",
+    );
     apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), s.view::<u32>(), 4, 0x1f, scope = "warp");
+    apply(
+        ptx["shfl.sync.bfly.b32"],
+        other.view::<u32>(),
+        s.view::<u32>(),
+        4,
+        0x1f,
+        scope = "warp",
+    );
     apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), s.view::<u32>(), 2, 0x1f, scope = "warp");
+    apply(
+        ptx["shfl.sync.bfly.b32"],
+        other.view::<u32>(),
+        s.view::<u32>(),
+        2,
+        0x1f,
+        scope = "warp",
+    );
     apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), s.view::<u32>(), 1, 0x1f, scope = "warp");
+    apply(
+        ptx["shfl.sync.bfly.b32"],
+        other.view::<u32>(),
+        s.view::<u32>(),
+        1,
+        0x1f,
+        scope = "warp",
+    );
     apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
     apply(
         ptx["st.shared.f32"],
@@ -71,11 +112,32 @@ pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
             pred = lane_id() < 8,
             preserve_dst = true,
         );
-        apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), p.view::<u32>(), 4, 0x1f, scope = "warp");
+        apply(
+            ptx["shfl.sync.bfly.b32"],
+            other.view::<u32>(),
+            p.view::<u32>(),
+            4,
+            0x1f,
+            scope = "warp",
+        );
         apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
-        apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), p.view::<u32>(), 2, 0x1f, scope = "warp");
+        apply(
+            ptx["shfl.sync.bfly.b32"],
+            other.view::<u32>(),
+            p.view::<u32>(),
+            2,
+            0x1f,
+            scope = "warp",
+        );
         apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
-        apply(ptx["shfl.sync.bfly.b32"], other.view::<u32>(), p.view::<u32>(), 1, 0x1f, scope = "warp");
+        apply(
+            ptx["shfl.sync.bfly.b32"],
+            other.view::<u32>(),
+            p.view::<u32>(),
+            1,
+            0x1f,
+            scope = "warp",
+        );
         apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
         apply(
             ptx["st.global.f32"],

@@ -13,7 +13,8 @@
 //! instruction of this thread wrote (say, the result of a predicated
 //! instruction whose predicate was false) is a fault, not a silent zero.
 //! Every memory access is bounds-, alignment- and race-checked
-//! ([`crate::memory`]).
+//! ([`crate::memory`] for tensors, [`crate::shared`] for the block's
+//! shared buffers, which also check that a read byte was written).
 
 use std::time::Instant;
 
@@ -24,9 +25,10 @@ use tile_kernel_lowering::sym::ComputedOp;
 use crate::fault::{FaultKind, ThreadId};
 use crate::memory::{AtomicLocks, RaceAt, TensorMemory, Touch};
 use crate::prepare::{
-    Action, Address, AtomSource, Block, Destination, Plan, Source, Special, Step, Test,
+    Action, Address, AtomSource, Block, Destination, Plan, Region, Source, Special, Step, Test,
 };
 use crate::semantics::{Barrier, BarrierReduction, Bits, mask};
+use crate::shared::{SharedFault, SharedMemory};
 
 /// Everything a launch shares between the host threads running its blocks.
 pub(crate) struct Launch<'a> {
@@ -80,16 +82,21 @@ pub(crate) struct BlockState {
     work: u64,
     /// Barriers the current block has passed: its memory accesses' phase.
     epoch: u64,
+    /// The current block's shared buffers.
+    shared: SharedMemory,
     inputs: Vec<Bits>,
     outputs: Vec<Bits>,
 }
 
 impl BlockState {
-    pub fn new(launch: &Launch<'_>) -> BlockState {
+    /// A host worker's block state; a fault when the host cannot allocate
+    /// the blocks' shared memory.
+    pub fn new(launch: &Launch<'_>) -> Result<BlockState, FaultKind> {
         let threads = launch.block.iter().map(|d| *d as usize).product::<usize>();
         let frame = launch.plan.frame.bytes;
         let atom_count = launch.plan.atoms.len();
-        BlockState {
+        let shared = SharedMemory::new(&launch.plan.shared, threads as u64)?;
+        Ok(BlockState {
             threads,
             frame,
             atom_count,
@@ -103,10 +110,20 @@ impl BlockState {
             instructions: 0,
             work: 0,
             epoch: 0,
+            shared,
             inputs: Vec::new(),
             outputs: Vec::new(),
-        }
+        })
     }
+}
+
+/// Where a checked memory access goes.
+#[derive(Clone, Copy)]
+enum Target<'m> {
+    /// A tensor (its parameter, for the atomic locks).
+    Tensor(&'m TensorMemory<'m>, usize),
+    /// A shared buffer of the current block.
+    Shared(usize),
 }
 
 /// The `[x, y, z]` coordinates of linear index `linear` in `extent`
@@ -158,6 +175,7 @@ impl Launch<'_> {
         state.clocks.fill(0);
         state.work = 0;
         state.epoch = 0;
+        state.shared.reset();
         for t in 0..state.threads {
             let tid = coordinates(t as u64, self.block);
             let atoms = &mut state.atoms[t * state.atom_count..(t + 1) * state.atom_count];
@@ -480,6 +498,7 @@ impl Launch<'_> {
             state.clocks[t as usize] += 1;
         }
         state.epoch += 1;
+        state.shared.barrier();
         Ok(())
     }
 
@@ -541,11 +560,11 @@ impl Launch<'_> {
                     destinations,
                 } => {
                     let size = element_bytes * destinations.len();
-                    let (memory, at) = self
+                    let (target, at) = self
                         .access(state, address, size, t, Touch::Read)
                         .map_err(trap)?;
                     for (i, destination) in destinations.iter().enumerate() {
-                        let mut value = memory.read(at + i * element_bytes, *element_bytes);
+                        let mut value = read(state, target, at + i * element_bytes, *element_bytes);
                         if *signed && *element_bytes < 8 {
                             let shift = 64 - 8 * element_bytes;
                             value = (((value << shift) as i64) >> shift) as u64;
@@ -564,11 +583,17 @@ impl Launch<'_> {
                     for source in sources {
                         values.push(self.read(state, source, t, statement)?);
                     }
-                    let (memory, at) = self
+                    let (target, at) = self
                         .access(state, address, size, t, Touch::Write)
                         .map_err(trap)?;
                     for (i, value) in values.iter().enumerate() {
-                        memory.write(at + i * element_bytes, *element_bytes, *value);
+                        write(
+                            state,
+                            target,
+                            at + i * element_bytes,
+                            *element_bytes,
+                            *value,
+                        );
                     }
                     state.inputs = values;
                 }
@@ -588,18 +613,28 @@ impl Launch<'_> {
                         }
                         values.push(lanes);
                     }
-                    let (memory, at) = self
+                    let (target, at) = self
                         .access(state, address, size, t, Touch::Atomic)
                         .map_err(trap)?;
                     let mut olds = Vec::with_capacity(values.len());
                     for (e, lanes) in values.iter().enumerate() {
                         let byte = at + e * element_bytes;
-                        let old = self.locks.with(address.param, byte, || {
-                            let old = memory.read(byte, element_bytes);
-                            let new = mask(update.apply(old, lanes), update.bits);
-                            memory.write(byte, element_bytes, new);
-                            old
-                        });
+                        let old = match target {
+                            Target::Tensor(memory, param) => self.locks.with(param, byte, || {
+                                let old = memory.read(byte, element_bytes);
+                                let new = mask(update.apply(old, lanes), update.bits);
+                                memory.write(byte, element_bytes, new);
+                                old
+                            }),
+                            // The block's threads run on this host thread
+                            // alone: nothing interleaves.
+                            Target::Shared(buffer) => {
+                                let old = state.shared.read(buffer, byte, element_bytes);
+                                let new = mask(update.apply(old, lanes), update.bits);
+                                state.shared.write(buffer, byte, element_bytes, new);
+                                old
+                            }
+                        };
                         olds.push(old);
                     }
                     for (destination, old) in destinations.iter().zip(olds) {
@@ -612,29 +647,54 @@ impl Launch<'_> {
         Ok(())
     }
 
-    /// Checks an access of `size` bytes and returns its tensor and start byte.
+    /// Checks and records an access of `size` bytes; returns where it
+    /// goes and its start byte.
     fn access(
         &self,
-        state: &BlockState,
+        state: &mut BlockState,
         address: &Address,
         size: usize,
         t: u32,
         touch: Touch,
-    ) -> Result<(&TensorMemory<'_>, usize), FaultKind> {
-        let param = &self.names[address.param];
-        let Some(memory) = self.memories[address.param].as_ref() else {
-            return Err(FaultKind::Arguments(format!("`{param}` is not a tensor")));
+    ) -> Result<(Target<'_>, usize), FaultKind> {
+        let offset = address.offset.eval(state.atoms_of(t));
+        let param = match address.region {
+            Region::Tensor(param) => param,
+            // Shared memory is the block's own: threads by their index in
+            // the block.
+            Region::Shared(buffer) => {
+                return match state
+                    .shared
+                    .access(buffer, offset, size, u64::from(t), touch)
+                {
+                    Ok(at) => Ok((Target::Shared(buffer), at)),
+                    Err(SharedFault::Kind(kind)) => Err(kind),
+                    Err(SharedFault::Race {
+                        buffer,
+                        at: RaceAt { byte, other },
+                    }) => Err(FaultKind::SharedRace {
+                        buffer,
+                        offset: byte,
+                        other: u32::try_from(other)
+                            .ok()
+                            .map(|other| self.thread_id(state.cta, other)),
+                    }),
+                };
+            }
+        };
+        let name = &self.names[param];
+        let Some(memory) = self.memories[param].as_ref() else {
+            return Err(FaultKind::Arguments(format!("`{name}` is not a tensor")));
         };
         if touch != Touch::Read && !memory.written {
             return Err(FaultKind::ReadOnlyWrite {
-                param: param.clone(),
+                param: name.clone(),
             });
         }
-        let offset = address.offset.eval(state.atoms_of(t));
         let in_bounds = offset >= 0 && (offset as u128) + (size as u128) <= memory.len() as u128;
         if !in_bounds {
             return Err(FaultKind::OutOfBounds {
-                param: param.clone(),
+                param: name.clone(),
                 offset: i128::from(offset),
                 bytes: size,
                 len: memory.len(),
@@ -642,7 +702,7 @@ impl Launch<'_> {
         }
         if size > 0 && !(offset as usize).is_multiple_of(size) {
             return Err(FaultKind::Misaligned {
-                param: param.clone(),
+                param: name.clone(),
                 offset: i128::from(offset),
                 bytes: size,
             });
@@ -652,11 +712,11 @@ impl Launch<'_> {
         memory
             .touch(at, size, thread, state.epoch, touch)
             .map_err(|RaceAt { byte, other }| FaultKind::Race {
-                param: param.clone(),
+                param: name.clone(),
                 offset: byte,
                 other: (other != u64::MAX).then(|| self.global_thread(other)),
             })?;
-        Ok((memory, at))
+        Ok((Target::Tensor(memory, param), at))
     }
 
     fn source(&self, state: &BlockState, source: &Source, t: u32) -> Result<Bits, FaultKind> {
@@ -710,7 +770,10 @@ impl Launch<'_> {
             Special::Clock64 => state.clocks[t as usize],
             Special::GlobalTimer => self.timer_base + self.started.elapsed().as_nanos() as u64,
             Special::GridId => self.launch_id,
-            Special::TotalSmemSize | Special::DynamicSmemSize => 0,
+            // Static shared memory in the allocation unit of sm_8x/9x
+            // (128 bytes); kernels have no dynamic shared memory.
+            Special::TotalSmemSize => self.plan.shared_bytes.next_multiple_of(128) as u64,
+            Special::DynamicSmemSize => 0,
         }
     }
 }
@@ -735,6 +798,25 @@ impl BlockState {
             self.registers[at + i] = (value >> (8 * i)) as u8;
             self.defined[at + i] = true;
         }
+    }
+}
+
+/// `size` bytes at `at` of a checked access's memory.
+#[inline]
+fn read(state: &BlockState, target: Target<'_>, at: usize, size: usize) -> Bits {
+    match target {
+        Target::Tensor(memory, _) => memory.read(at, size),
+        Target::Shared(buffer) => state.shared.read(buffer, at, size),
+    }
+}
+
+/// Writes the low `size` bytes of `value` at `at` of a checked access's
+/// memory.
+#[inline]
+fn write(state: &mut BlockState, target: Target<'_>, at: usize, size: usize, value: Bits) {
+    match target {
+        Target::Tensor(memory, _) => memory.write(at, size, value),
+        Target::Shared(buffer) => state.shared.write(buffer, at, size, value),
     }
 }
 

@@ -75,6 +75,37 @@ pub enum FaultKind {
     /// The block ran past `RunOptions::work_limit` instructions and loop
     /// iterations.
     WorkLimit { limit: u64 },
+    /// An access outside its shared buffer (`alloc_shared`).
+    SharedOutOfBounds {
+        buffer: String,
+        /// Byte offset of the access from the buffer's start.
+        offset: i128,
+        bytes: usize,
+        /// The buffer's size in bytes.
+        len: usize,
+    },
+    /// A shared access not aligned to its size (offsets from the buffer's
+    /// start, which is 16-byte aligned).
+    SharedMisaligned {
+        buffer: String,
+        offset: i128,
+        bytes: usize,
+    },
+    /// Two threads of a block touched the same bytes of a shared buffer
+    /// between two barriers, at least one writing, and not both atomically.
+    SharedRace {
+        buffer: String,
+        offset: usize,
+        /// The other thread; `None` when several threads touched the byte.
+        other: Option<ThreadId>,
+    },
+    /// A read (a load, or an atomic's read of the old value) of a shared
+    /// byte no thread of the block has written: shared memory starts
+    /// undefined.
+    UninitializedShared { buffer: String, offset: usize },
+    /// The host cannot allocate what the run needs (a block's shared
+    /// memory with its bookkeeping).
+    HostMemory { what: String, bytes: usize },
 }
 
 impl fmt::Display for Fault {
@@ -131,6 +162,45 @@ impl fmt::Display for Fault {
             FaultKind::WorkLimit { limit } => write!(
                 f,
                 "the block ran more than {limit} instructions and loop iterations (the run's work limit)"
+            ),
+            FaultKind::SharedOutOfBounds {
+                buffer,
+                offset,
+                bytes,
+                len,
+            } => write!(
+                f,
+                "{bytes}-byte access at byte {offset} of shared buffer `{buffer}` is out of bounds ({len} bytes)"
+            ),
+            FaultKind::SharedMisaligned {
+                buffer,
+                offset,
+                bytes,
+            } => write!(
+                f,
+                "{bytes}-byte access at byte {offset} of shared buffer `{buffer}` is not {bytes}-byte aligned"
+            ),
+            FaultKind::SharedRace {
+                buffer,
+                offset,
+                other,
+            } => match other {
+                Some(other) => write!(
+                    f,
+                    "data race on byte {offset} of shared buffer `{buffer}` with {other}, no barrier between them"
+                ),
+                None => write!(
+                    f,
+                    "data race on byte {offset} of shared buffer `{buffer}`, which several other threads touched since the last barrier"
+                ),
+            },
+            FaultKind::UninitializedShared { buffer, offset } => write!(
+                f,
+                "reads byte {offset} of shared buffer `{buffer}`, which no thread of the block has written (shared memory starts undefined)"
+            ),
+            FaultKind::HostMemory { what, bytes } => write!(
+                f,
+                "the host cannot allocate the {bytes} bytes that {what} takes in the interpreter"
             ),
         }
     }

@@ -19,12 +19,16 @@
 //!   checked for definedness.
 //! - `memory`: tensor bytes, bounds/alignment checks, race detection,
 //!   atomic read-modify-write.
+//! - `shared`: a block's shared buffers: bounds/alignment checks, which
+//!   bytes the block has written (shared memory starts undefined), race
+//!   detection between barriers.
 //! - `run`: [`Prepared`]: argument checks, blocks spread over host threads,
 //!   the first fault by block order.
 //! - `fault`: [`Fault`], what the interpreter reports instead of garbage.
 //!
-//! The crate has no `unsafe`: memory is `AtomicU8`, so even a racy kernel
-//! is defined behaviour on the host (and its race is reported).
+//! The crate has no `unsafe`: global memory is `AtomicU8` (shared memory
+//! belongs to one block, which one host thread runs), so even a racy
+//! kernel is defined behaviour on the host (and its race is reported).
 //!
 //! [`Program`]: tile_kernel_lowering::program::Program
 
@@ -37,6 +41,7 @@ mod fault;
 mod memory;
 mod prepare;
 mod run;
+mod shared;
 
 pub use fault::{Fault, FaultKind, PrepareError, ThreadId};
 pub use run::{Arg, Prepared, RunOptions, RunReport};

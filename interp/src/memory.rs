@@ -14,7 +14,8 @@
 //! an atomic one (or the reverse) is a race, unless the earlier accesses
 //! were all made by threads of the same block before a barrier that block
 //! has passed since (the GPU orders those; nothing else orders threads of
-//! a launch).
+//! a launch). The shadow ([`Shadow`]) is also the race detector of each
+//! block's shared memory ([`crate::shared`]).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -53,8 +54,15 @@ pub(crate) const MAX_EPOCH: u64 = EPOCH_MASK;
 pub(crate) struct TensorMemory<'a> {
     pub bytes: &'a [AtomicU8],
     pub written: bool,
-    /// One word per byte when the kernel writes the tensor.
-    shadow: Option<Box<[AtomicU64]>>,
+    /// When the kernel writes the tensor.
+    shadow: Option<Shadow>,
+}
+
+/// The race shadow of a range of bytes: one word per byte (see the module
+/// doc). Used for the written tensors of a launch and, per block, for its
+/// shared-memory buffers ([`crate::shared`]).
+pub(crate) struct Shadow {
+    words: Box<[AtomicU64]>,
     /// Threads per block: which block a thread belongs to.
     block_threads: u64,
 }
@@ -76,10 +84,7 @@ impl<'a> TensorMemory<'a> {
         block_threads: u64,
     ) -> Option<TensorMemory<'a>> {
         let shadow = if written {
-            let mut shadow: Vec<AtomicU64> = Vec::new();
-            shadow.try_reserve_exact(bytes.len()).ok()?;
-            shadow.extend((0..bytes.len()).map(|_| AtomicU64::new(0)));
-            Some(shadow.into_boxed_slice())
+            Some(Shadow::new(bytes.len(), block_threads)?)
         } else {
             None
         };
@@ -87,7 +92,6 @@ impl<'a> TensorMemory<'a> {
             bytes,
             written,
             shadow,
-            block_threads: block_threads.max(1),
         })
     }
 
@@ -113,6 +117,44 @@ impl<'a> TensorMemory<'a> {
         }
     }
 
+    /// Records an access for race detection ([`Shadow::touch`]); a tensor
+    /// the kernel only reads has no shadow and never races.
+    pub fn touch(
+        &self,
+        at: usize,
+        size: usize,
+        thread: u64,
+        epoch: u64,
+        touch: Touch,
+    ) -> Result<(), RaceAt> {
+        match &self.shadow {
+            Some(shadow) => shadow.touch(at, size, thread, epoch, touch),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Shadow {
+    /// The shadow of `len` bytes, all untouched, for blocks of
+    /// `block_threads` threads; `None` when the host cannot allocate it.
+    pub fn new(len: usize, block_threads: u64) -> Option<Shadow> {
+        let mut words: Vec<AtomicU64> = Vec::new();
+        words.try_reserve_exact(len).ok()?;
+        words.extend((0..len).map(|_| AtomicU64::new(0)));
+        Some(Shadow {
+            words: words.into_boxed_slice(),
+            block_threads: block_threads.max(1),
+        })
+    }
+
+    /// Forgets every access to the bytes of `range` (they are untouched
+    /// again).
+    pub fn clear(&mut self, range: std::ops::Range<usize>) {
+        for word in &mut self.words[range] {
+            *word.get_mut() = 0;
+        }
+    }
+
     /// Records that `thread`, in barrier phase `epoch` of its block,
     /// touches `size` bytes at `at`. A conflict with another thread's
     /// earlier access is a race, unless that access was by a thread of the
@@ -125,16 +167,13 @@ impl<'a> TensorMemory<'a> {
         epoch: u64,
         touch: Touch,
     ) -> Result<(), RaceAt> {
-        let Some(shadow) = &self.shadow else {
-            return Ok(());
-        };
         let epoch = epoch.min(MAX_EPOCH);
         let block = thread / self.block_threads;
         let word = |owner: u64, epoch: u64, kind: u64| {
             (owner << (EPOCH_BITS + KIND_BITS)) | (epoch << KIND_BITS) | kind
         };
         let me = thread + 1;
-        for (i, cell) in shadow[at..at + size].iter().enumerate() {
+        for (i, cell) in self.words[at..at + size].iter().enumerate() {
             let mut current = cell.load(Ordering::Relaxed);
             loop {
                 let owner = current >> (EPOCH_BITS + KIND_BITS);

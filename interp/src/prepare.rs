@@ -5,10 +5,13 @@
 //! thread's register frame; every polynomial becomes a flat list of terms;
 //! every special register an enum.
 //!
-//! Guarantee: a [`Plan`] refers only to frame bytes, atoms, parameters and
-//! statements that exist, and every `Compute` gets exactly the lanes it
-//! reads and writes; a program that does not satisfy this (hand-built or
-//! corrupt IR) is a [`PrepareError`], never a panic later.
+//! Guarantee: a [`Plan`] refers only to frame bytes, atoms, parameters,
+//! shared buffers and statements that exist; every `Compute` gets exactly
+//! the lanes it reads and writes; a memory operand is a tensor for a
+//! global or generic form and a shared buffer for a `.shared` (CTA) form;
+//! the shared buffers fit a CTA's shared memory. A program that does not
+//! satisfy this (hand-built or corrupt IR) is a [`PrepareError`], never a
+//! panic later.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -17,13 +20,14 @@ use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{
     CmpOp, Cond, Node, OperandValue, ParamKind, Program, Statement,
 };
-use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, resolve};
+use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Space, resolve};
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use crate::fault::PrepareError;
 use crate::semantics::{
     AtomicUpdate, Barrier, Bits, Collective, Compute, Semantics, mask, semantics,
 };
+use crate::shared::SharedLayout;
 
 /// A polynomial as a flat sum of products, evaluated with the wrapping
 /// 64-bit arithmetic the emitted PTX uses.
@@ -180,10 +184,19 @@ pub(crate) struct Destination {
     pub bytes: usize,
 }
 
-/// A memory operand: `[param + offset]`.
+/// The memory a memory operand addresses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Region {
+    /// A tensor parameter (global memory).
+    Tensor(usize),
+    /// A shared buffer of the block ([`Plan::shared`]).
+    Shared(usize),
+}
+
+/// A memory operand: `[region + offset]`, `offset` in bytes.
 #[derive(Debug, Clone)]
 pub(crate) struct Address {
-    pub param: usize,
+    pub region: Region,
     pub offset: Linear,
 }
 
@@ -299,12 +312,21 @@ pub(crate) struct Plan {
     pub body: Vec<Block>,
     /// `(number, opcode)` of each statement.
     pub statements: Vec<(usize, String)>,
+    /// The block's shared buffers.
+    pub shared: Vec<SharedLayout>,
+    /// Their bytes together, each buffer 16-byte aligned.
+    pub shared_bytes: usize,
 }
 
 /// Register bytes per thread the interpreter accepts: far above what the
 /// checker's register budget admits (224 registers), and small enough that
 /// a block's frames (up to 1,024 threads) stay within 64 MiB.
 const MAX_FRAME_BYTES: usize = 1 << 16;
+
+/// Shared memory per block the interpreter accepts, padding between
+/// buffers included: what an H100/H200 CTA may have at most (227 KiB),
+/// far above what the checker admits (48 KiB of static buffers).
+const MAX_SHARED_BYTES: usize = 227 * 1024;
 
 pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
     let error = |message: String| PrepareError {
@@ -339,6 +361,29 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
             })?;
     }
     let frame = Frame { offsets, bytes };
+    let mut shared = Vec::with_capacity(program.shared.len());
+    let mut total = 0usize;
+    for buffer in &program.shared {
+        // The buffer's bytes, and where it ends after the 16-byte aligned
+        // start following the buffers before it.
+        let placed = buffer
+            .shape
+            .iter()
+            .try_fold(buffer.dtype.size_bytes(), |n, d| n.checked_mul(*d))
+            .and_then(|bytes| Some((bytes, total.next_multiple_of(16).checked_add(bytes)?)))
+            .filter(|(_, end)| *end <= MAX_SHARED_BYTES);
+        let Some((bytes, end)) = placed else {
+            return Err(error(format!(
+                "its shared buffers take more than {MAX_SHARED_BYTES} bytes (at `{}`)",
+                buffer.name
+            )));
+        };
+        total = end;
+        shared.push(SharedLayout {
+            name: buffer.name.clone(),
+            bytes,
+        });
+    }
     let atom_count = program.atoms.len();
     let mut atoms = Vec::with_capacity(atom_count);
     for id in 0..atom_count {
@@ -386,6 +431,8 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
         atoms,
         body,
         statements,
+        shared,
+        shared_bytes: total,
     })
 }
 
@@ -559,17 +606,33 @@ impl Builder<'_> {
                             Some(ParamKind::Tensor { .. }) => {}
                             _ => return Err(format!("memory operand on parameter {param}")),
                         }
+                        if matches!(variant.space(), Space::Shared { .. }) {
+                            return Err(format!(
+                                "`{}` addresses shared memory, but its operand is a tensor",
+                                instruction.opcode
+                            ));
+                        }
                         address = Some(Address {
-                            param: *param,
+                            region: Region::Tensor(*param),
                             offset: Linear::new(offset, self.program.atoms.len())?,
                         });
                         continue;
                     }
-                    OperandValue::Shared { .. } => {
-                        return Err(format!(
-                            "`{}`: shared-memory operands are not supported by the interpreter yet",
-                            instruction.opcode
-                        ));
+                    OperandValue::Shared { buffer, offset } => {
+                        if *buffer >= self.program.shared.len() {
+                            return Err(format!("operand of unknown shared buffer {buffer}"));
+                        }
+                        if variant.space() != (Space::Shared { cluster: false }) {
+                            return Err(format!(
+                                "`{}` does not address the CTA's shared memory, but its operand is shared buffer `{}`",
+                                instruction.opcode, self.program.shared[*buffer].name
+                            ));
+                        }
+                        address = Some(Address {
+                            region: Region::Shared(*buffer),
+                            offset: Linear::new(offset, self.program.atoms.len())?,
+                        });
+                        continue;
                     }
                     OperandValue::Registers { lanes, .. } if slot.access == Access::Write => {
                         for lane in lanes {

@@ -120,8 +120,13 @@ impl Prepared {
         let first_fault: Mutex<Option<(u64, Trap)>> = Mutex::new(None);
         let instructions = AtomicU64::new(0);
         let workers = launch.workers.min(blocks.div_ceil(CHUNK) as u32).max(1);
-        let work = |worker: u32| {
-            let mut state = BlockState::new(&launch);
+        // Each worker's block state (its blocks' shared memory included),
+        // allocated before any block runs.
+        let mut states = Vec::with_capacity(workers as usize);
+        for _ in 0..workers {
+            states.push(BlockState::new(&launch).map_err(|kind| Box::new(fault(kind)))?);
+        }
+        let work = |worker: u32, mut state: BlockState| {
             'chunks: loop {
                 let start = next.fetch_add(CHUNK, Ordering::Relaxed);
                 if start >= blocks || stop.load(Ordering::Relaxed) {
@@ -143,12 +148,12 @@ impl Prepared {
             instructions.fetch_add(state.instructions, Ordering::Relaxed);
         };
         if workers == 1 {
-            work(0);
+            work(0, states.remove(0));
         } else {
             std::thread::scope(|scope| {
-                for worker in 0..workers {
+                for (worker, state) in (0..workers).zip(states) {
                     let work = &work;
-                    scope.spawn(move || work(worker));
+                    scope.spawn(move || work(worker, state));
                 }
             });
         }

@@ -121,3 +121,109 @@ fn every_barrier_form_but_arrive_has_semantics() {
     }
     assert!(seen >= 14, "only {seen} barrier variants");
 }
+
+/// Every CTA barrier form kernels may use (`scope = "cta"`) has barrier
+/// semantics without a thread count (kernels' barriers wait for the whole
+/// CTA).
+#[test]
+fn every_cta_barrier_form_has_semantics() {
+    let mut missing: Vec<String> = Vec::new();
+    let mut variants = 0;
+    for form in FORMS {
+        if form.usable != Usability::CtaBarrier {
+            continue;
+        }
+        for variant in legal_variants(form) {
+            variants += 1;
+            match semantics(&variant) {
+                Ok(Semantics::Barrier(barrier)) if !barrier.count => {}
+                Ok(other) => missing.push(format!(
+                    "{} ({}): not a whole-CTA barrier: {other:?}",
+                    variant.opcode_text(),
+                    form.id
+                )),
+                Err(error) => {
+                    missing.push(format!("{} ({}): {error}", variant.opcode_text(), form.id))
+                }
+            }
+        }
+    }
+    assert!(variants >= 6, "only {variants} CTA barrier variants");
+    assert!(
+        missing.is_empty(),
+        "{} CTA barrier variants without barrier semantics:\n{}",
+        missing.len(),
+        missing.join("\n")
+    );
+}
+
+/// The usable `.shared` memory variants (`ld.shared`, `st.shared`,
+/// `atom.shared`, `red.shared`, ...) have the semantics of their `.global`
+/// twins: the state space changes where the bytes are, not what is done
+/// with them (the one exception, the subnormals of `add.f32` atomics, is
+/// in the update itself: `float_semantics.rs`).
+#[test]
+fn shared_memory_variants_have_the_semantics_of_their_global_twins() {
+    use tile_kernel_lowering::ptx::{Space, resolve};
+    fn kind(found: &Semantics) -> String {
+        match found {
+            Semantics::Atomic {
+                update,
+                returns_old,
+            } => format!("atomic {} bits, returns old {returns_old}", update.bits),
+            other => format!("{other:?}"),
+        }
+    }
+    let mut shared = 0;
+    let mut twins = 0;
+    let mut mismatches: Vec<String> = Vec::new();
+    for form in FORMS.iter().filter(|f| f.usable == Usability::Yes) {
+        for variant in legal_variants(form) {
+            if variant.usability() != Usability::Yes
+                || variant.space() != (Space::Shared { cluster: false })
+            {
+                continue;
+            }
+            shared += 1;
+            let opcode = variant.opcode_text();
+            let Ok(found) = semantics(&variant) else {
+                mismatches.push(format!("{opcode}: no semantics"));
+                continue;
+            };
+            if !matches!(
+                found,
+                Semantics::Load | Semantics::Store | Semantics::Atomic { .. }
+            ) {
+                mismatches.push(format!("{opcode}: not a memory access: {found:?}"));
+                continue;
+            }
+            let global = opcode
+                .split('.')
+                .map(|t| if t.starts_with("shared") { "global" } else { t })
+                .collect::<Vec<_>>()
+                .join(".");
+            let Some(twin) = resolve(&global)
+                .ok()
+                .and_then(|c| c.into_iter().find(|m| m.form.mnemonic == form.mnemonic))
+            else {
+                continue;
+            };
+            twins += 1;
+            match semantics(&twin) {
+                Ok(other) if kind(&other) == kind(&found) => {}
+                other => mismatches.push(format!("{opcode}: {found:?}, but {global}: {other:?}")),
+            }
+        }
+    }
+    println!("{shared} usable shared variants, {twins} with a global twin");
+    assert!(
+        shared > 1000 && twins == shared,
+        "{shared} shared variants, {twins} with a global twin"
+    );
+    assert!(
+        mismatches.is_empty(),
+        "{} shared variants differ from their global twins:\n{}",
+        mismatches.len(),
+        mismatches.join("\n")
+    );
+}

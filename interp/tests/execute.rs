@@ -615,3 +615,734 @@ fn corrupt_programs_are_refused_when_prepared() {
         "kernel `copy` cannot be interpreted: `ld.global.u32` is not a variant of form `st`"
     );
 }
+
+// ------------------------------------------------------------ shared memory
+
+/// `apply(opcode, operands.., pred = pred)`.
+fn apply_pred(opcode: &str, operands: Vec<Operand>, pred: Expr) -> Stmt {
+    let Stmt::Apply(mut apply) = apply(opcode, operands) else {
+        unreachable!()
+    };
+    apply.pred = Some(pred);
+    Stmt::Apply(apply)
+}
+
+/// `apply(ptx["bar.sync"], 0, scope = "cta")`.
+fn cta_barrier() -> Stmt {
+    Stmt::Apply(Apply {
+        opcode: "bar.sync".into(),
+        opcode_span: S,
+        operands: vec![literal(0)],
+        scope: Some(("cta".into(), S)),
+        pred: None,
+        preserve_dst: None,
+        span: S,
+    })
+}
+
+fn literal(v: i128) -> Operand {
+    Operand::Literal(Literal {
+        value: LiteralValue::Int(v),
+        span: S,
+    })
+}
+
+/// `let n = alloc_shared::<dtype>(shape);`
+fn alloc_shared(n: &str, dtype: DType, shape: &[u64]) -> Stmt {
+    let Stmt::AllocLocal(mut alloc) = alloc(n, dtype, shape) else {
+        unreachable!()
+    };
+    alloc.space = AllocSpace::Shared;
+    Stmt::AllocLocal(alloc)
+}
+
+fn thread() -> Expr {
+    call("thread_id", vec![int(0)])
+}
+
+fn block() -> Expr {
+    call("cta_id", vec![int(0)])
+}
+
+fn eq(a: Expr, b: Expr) -> Expr {
+    bin(BinOp::Eq, a, b)
+}
+
+/// `base.slice(s![row, at..at + 1])` of a 2-D tensor.
+fn row_element(base: &str, row: Expr, at: Expr) -> Operand {
+    Operand::Place(PlaceExpr {
+        base: base.into(),
+        base_span: S,
+        views: vec![ViewOp {
+            kind: ViewKind::Slice(vec![
+                SliceItem::Index {
+                    index: row,
+                    span: S,
+                },
+                SliceItem::Range {
+                    start: Some(at.clone()),
+                    end: Some(bin(BinOp::Add, at, int(1))),
+                    step: 1,
+                    span: S,
+                },
+            ]),
+            span: S,
+        }],
+        span: S,
+    })
+}
+
+/// A `Tensor<u32, B, 64>` parameter.
+fn rows(n: &str) -> Param {
+    Param {
+        name: n.into(),
+        span: S,
+        ty: ParamType::Tensor {
+            dtype: DType::U32,
+            dims: vec![
+                Dim {
+                    expr: name("B"),
+                    span: S,
+                },
+                Dim::constant(64, S),
+            ],
+        },
+    }
+}
+
+/// A kernel of grid `B`, blocks of 64 threads.
+fn blocks_of_64(name: &str, params: Vec<Param>, body: Vec<Stmt>) -> Kernel {
+    Kernel {
+        name: name.into(),
+        name_span: S,
+        launch: LaunchDims {
+            grid: [self::name("B"), int(1), int(1)],
+            block: [64, 1, 1],
+            span: S,
+        },
+        target: Target::SM_90,
+        params,
+        body,
+    }
+}
+
+/// `reverse(x, y: Tensor<u32, B, 64>)`: each block reverses its row
+/// through a shared buffer: thread `t` stores `x[b, t]` in `s[t]`, a
+/// barrier (unless `barrier` is false), then stores `s[63 - t]` in
+/// `y[b, t]`.
+fn reverse_kernel(barrier: bool) -> Kernel {
+    let mut body = vec![
+        alloc_shared("s", DType::U32, &[64]),
+        alloc("r", DType::U32, &[1]),
+        apply(
+            "ld.global.u32",
+            vec![tile("r"), row_element("x", block(), thread())],
+        ),
+        apply("st.shared.u32", vec![range("s", thread(), 1), tile("r")]),
+    ];
+    if barrier {
+        body.push(cta_barrier());
+    }
+    body.extend([
+        apply(
+            "ld.shared.u32",
+            vec![tile("r"), range("s", bin(BinOp::Sub, int(63), thread()), 1)],
+        ),
+        apply(
+            "st.global.u32",
+            vec![row_element("y", block(), thread()), tile("r")],
+        ),
+    ]);
+    blocks_of_64("reverse", vec![rows("x"), rows("y")], body)
+}
+
+/// Runs a kernel over `x, y: Tensor<u32, B, 64>` (`x[b, t] = 1000 b + t`)
+/// on `threads` host threads; `y` as words.
+fn run_rows(
+    program: Program,
+    b: u32,
+    threads: usize,
+) -> Result<Vec<u32>, Box<tile_kernel_interp::Fault>> {
+    let prepared = Prepared::new(program).unwrap_or_else(|e| panic!("{e}"));
+    let x: Vec<u32> = (0..b * 64).map(|i| 1000 * (i / 64) + i % 64).collect();
+    let (xb, yb) = (bytes_of(&x), bytes_of(&vec![0; x.len()]));
+    prepared.run(
+        [b, 1, 1],
+        &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+        &[u64::from(b)],
+        &RunOptions {
+            threads,
+            ..RunOptions::default()
+        },
+    )?;
+    Ok(words_of(&yb))
+}
+
+#[test]
+fn threads_exchange_values_through_shared_memory_after_a_barrier() {
+    let program = program(&reverse_kernel(true));
+    assert_eq!(program.shared.len(), 1);
+    for b in [1, 5, 9] {
+        // One host thread reuses its block state (and shared memory) from
+        // block to block; two run blocks side by side.
+        for threads in [1, 2] {
+            let y = run_rows(program.clone(), b, threads).unwrap_or_else(|f| panic!("{f}"));
+            let expected: Vec<u32> = (0..b * 64).map(|i| 1000 * (i / 64) + 63 - i % 64).collect();
+            assert_eq!(y, expected, "{b} blocks, {threads} host threads");
+        }
+    }
+}
+
+#[test]
+fn without_the_barrier_the_checker_rejects_the_shared_exchange() {
+    let compilation = compile(&reverse_kernel(false));
+    let codes: Vec<String> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| d.code.to_string())
+        .collect();
+    assert_eq!(codes, ["TK0406"], "{:?}", compilation.diagnostics);
+}
+
+/// `program` without its barriers: what a checker that missed the shared
+/// race would pass on.
+fn without_barriers(mut program: Program) -> Program {
+    fn walk(nodes: &mut Vec<Node>) {
+        nodes.retain_mut(|node| match node {
+            Node::Statement(s) => s.opcode != "bar.sync",
+            Node::If {
+                then, otherwise, ..
+            } => {
+                walk(then);
+                walk(otherwise);
+                true
+            }
+            Node::Loop { body, .. } => {
+                walk(body);
+                true
+            }
+            Node::Define(_) => true,
+        });
+    }
+    walk(&mut program.body);
+    program
+}
+
+#[test]
+fn without_the_barrier_the_shared_exchange_is_a_race() {
+    let program = without_barriers(program(&reverse_kernel(true)));
+    let fault = run_rows(program, 3, 1).expect_err("races");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `reverse`, statement 4 (`ld.shared.u32`), thread (0, 0, 0) of block (0, 0, 0): \
+         data race on byte 252 of shared buffer `s` with thread (63, 0, 0) of block (0, 0, 0), \
+         no barrier between them"
+    );
+}
+
+/// The program with every shared offset shifted by `delta` bytes.
+fn shared_shifted(mut program: Program, delta: i128) -> Program {
+    fn walk(nodes: &mut [Node], delta: i128) {
+        for node in nodes {
+            match node {
+                Node::Statement(s) => {
+                    for i in &mut s.instructions {
+                        for o in &mut i.operands {
+                            if let OperandValue::Shared { offset, .. } = o {
+                                *offset = offset.add(&Poly::constant(delta));
+                            }
+                        }
+                    }
+                }
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    walk(then, delta);
+                    walk(otherwise, delta);
+                }
+                Node::Loop { body, .. } => walk(body, delta),
+                Node::Define(_) => {}
+            }
+        }
+    }
+    walk(&mut program.body, delta);
+    program
+}
+
+#[test]
+fn shared_accesses_outside_their_buffer_or_misaligned_are_faults() {
+    let program = program(&reverse_kernel(true));
+    let fault = run_rows(shared_shifted(program.clone(), 4), 2, 2).expect_err("past the end");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `reverse`, statement 2 (`st.shared.u32`), thread (63, 0, 0) of block (0, 0, 0): \
+         4-byte access at byte 256 of shared buffer `s` is out of bounds (256 bytes)"
+    );
+    let fault = run_rows(shared_shifted(program.clone(), -8), 1, 1).expect_err("before the start");
+    assert_eq!(
+        fault.kind,
+        FaultKind::SharedOutOfBounds {
+            buffer: "s".into(),
+            offset: -8,
+            bytes: 4,
+            len: 256
+        }
+    );
+    let fault = run_rows(shared_shifted(program, 2), 1, 1).expect_err("misaligned");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `reverse`, statement 2 (`st.shared.u32`), thread (0, 0, 0) of block (0, 0, 0): \
+         4-byte access at byte 2 of shared buffer `s` is not 4-byte aligned"
+    );
+}
+
+/// `broadcast(x, y: Tensor<u32, B, 64>)`: the threads for which `writes`
+/// holds store `x[b, t]` in `s[t]`; a barrier; every thread stores `s[t]`
+/// in `y[b, t]`.
+fn broadcast_kernel(writes: Expr) -> Kernel {
+    blocks_of_64(
+        "broadcast",
+        vec![rows("x"), rows("y")],
+        vec![
+            alloc_shared("s", DType::U32, &[64]),
+            alloc("r", DType::U32, &[1]),
+            apply(
+                "ld.global.u32",
+                vec![tile("r"), row_element("x", block(), thread())],
+            ),
+            apply_pred(
+                "st.shared.u32",
+                vec![range("s", thread(), 1), tile("r")],
+                writes,
+            ),
+            cta_barrier(),
+            apply("ld.shared.u32", vec![tile("r"), range("s", thread(), 1)]),
+            apply(
+                "st.global.u32",
+                vec![row_element("y", block(), thread()), tile("r")],
+            ),
+        ],
+    )
+}
+
+#[test]
+fn a_read_of_shared_memory_no_thread_wrote_is_a_fault() {
+    // Thread 0 writes `s[0]`; thread 1 reads `s[1]`, which the checker
+    // allows (it does not track what shared memory holds).
+    let program = program(&broadcast_kernel(eq(thread(), int(0))));
+    let fault = run_rows(program, 2, 1).expect_err("reads undefined shared memory");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `broadcast`, statement 4 (`ld.shared.u32`), thread (1, 0, 0) of block (0, 0, 0): \
+         reads byte 4 of shared buffer `s`, which no thread of the block has written \
+         (shared memory starts undefined)"
+    );
+}
+
+#[test]
+fn shared_memory_starts_undefined_in_every_block() {
+    // Only block 0 writes `s`: block 1, run next on the same host thread
+    // (and the same storage), must not read what block 0 left there.
+    let program = program(&broadcast_kernel(eq(block(), int(0))));
+    let y = run_rows(program.clone(), 1, 1).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(y, (0..64).collect::<Vec<u32>>());
+    let fault = run_rows(program, 2, 1).expect_err("block 1 reads undefined shared memory");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `broadcast`, statement 4 (`ld.shared.u32`), thread (0, 0, 0) of block (1, 0, 0): \
+         reads byte 0 of shared buffer `s`, which no thread of the block has written \
+         (shared memory starts undefined)"
+    );
+}
+
+/// `count(y: Tensor<u32, B>, z: Tensor<u32, B, 64>)`: thread 0 zeroes a
+/// shared counter; a barrier; every thread adds 1 with
+/// `atom.shared.add.u32` (its old value into `z[b, t]`); a barrier;
+/// thread 0 stores the count in `y[b]`.
+fn count_kernel() -> Kernel {
+    let first = || eq(thread(), int(0));
+    blocks_of_64(
+        "count",
+        vec![tensor("y", DType::U32, name("B")), rows("z")],
+        vec![
+            alloc_shared("counter", DType::U32, &[1]),
+            alloc("r", DType::U32, &[1]),
+            alloc("one", DType::U32, &[1]),
+            alloc("old", DType::U32, &[1]),
+            apply("mov.b32", vec![tile("r"), literal(0)]),
+            apply_pred(
+                "st.shared.u32",
+                vec![range("counter", int(0), 1), tile("r")],
+                first(),
+            ),
+            cta_barrier(),
+            apply("mov.b32", vec![tile("one"), literal(1)]),
+            apply(
+                "atom.shared.add.u32",
+                vec![tile("old"), range("counter", int(0), 1), tile("one")],
+            ),
+            apply(
+                "st.global.u32",
+                vec![row_element("z", block(), thread()), tile("old")],
+            ),
+            cta_barrier(),
+            apply(
+                "ld.shared.u32",
+                vec![tile("r"), range("counter", int(0), 1)],
+            ),
+            apply_pred(
+                "st.global.u32",
+                vec![range("y", block(), 1), tile("r")],
+                first(),
+            ),
+        ],
+    )
+}
+
+#[test]
+fn shared_atomics_from_every_thread_count_exactly() {
+    let prepared = Prepared::new(program(&count_kernel())).expect("prepares");
+    for b in [1u32, 6] {
+        for threads in [1, 2] {
+            let yb = bytes_of(&vec![0; b as usize]);
+            let zb = bytes_of(&vec![0; 64 * b as usize]);
+            prepared
+                .run(
+                    [b, 1, 1],
+                    &[Arg::Tensor(&yb), Arg::Tensor(&zb)],
+                    &[u64::from(b)],
+                    &RunOptions {
+                        threads,
+                        ..RunOptions::default()
+                    },
+                )
+                .unwrap_or_else(|f| panic!("{f}"));
+            assert_eq!(words_of(&yb), vec![64; b as usize]);
+            // The old values of each block: 0..64, each once.
+            for row in words_of(&zb).chunks(64) {
+                let mut row = row.to_vec();
+                row.sort_unstable();
+                assert_eq!(row, (0..64).collect::<Vec<u32>>());
+            }
+        }
+    }
+}
+
+#[test]
+fn a_shared_atomic_on_memory_no_thread_wrote_is_a_fault() {
+    // Without thread 0's store, the counter starts undefined.
+    let mut program = program(&count_kernel());
+    program
+        .body
+        .retain(|node| !matches!(node, Node::Statement(s) if s.opcode == "st.shared.u32"));
+    let prepared = Prepared::new(program).expect("prepares");
+    let (yb, zb) = (bytes_of(&[0]), bytes_of(&[0; 64]));
+    let fault = prepared
+        .run(
+            [1, 1, 1],
+            &[Arg::Tensor(&yb), Arg::Tensor(&zb)],
+            &[1],
+            &RunOptions::default(),
+        )
+        .expect_err("undefined counter");
+    assert_eq!(
+        fault.kind,
+        FaultKind::UninitializedShared {
+            buffer: "counter".into(),
+            offset: 0
+        }
+    );
+    assert_eq!(fault.statement, Some((5, "atom.shared.add.u32".into())));
+}
+
+#[test]
+fn corrupt_shared_memory_programs_are_refused_when_prepared() {
+    let refused = |program: Program| Prepared::new(program).expect_err("corrupt").to_string();
+    let mut huge = program(&reverse_kernel(true));
+    huge.shared[0].shape = vec![1 << 40, 1 << 40];
+    assert_eq!(
+        refused(huge),
+        "kernel `reverse` cannot be interpreted: its shared buffers take more than 232448 bytes (at `s`)"
+    );
+    let mut missing = program(&reverse_kernel(true));
+    missing.shared.clear();
+    assert_eq!(
+        refused(missing),
+        "kernel `reverse` cannot be interpreted: operand of unknown shared buffer 0"
+    );
+    // A shared buffer in a global form's address, and a tensor in a shared
+    // form's.
+    let mut swapped = program(&reverse_kernel(true));
+    fn swap(nodes: &mut [Node]) {
+        for node in nodes {
+            if let Node::Statement(s) = node {
+                for i in &mut s.instructions {
+                    for o in &mut i.operands {
+                        *o = match o.clone() {
+                            OperandValue::Shared { offset, .. } => OperandValue::Memory {
+                                param: 0,
+                                offset,
+                                generic: false,
+                            },
+                            OperandValue::Memory { offset, .. } => {
+                                OperandValue::Shared { buffer: 0, offset }
+                            }
+                            other => other,
+                        };
+                    }
+                }
+            }
+        }
+    }
+    swap(&mut swapped.body);
+    assert_eq!(
+        refused(swapped),
+        "kernel `reverse` cannot be interpreted: `ld.global.u32` does not address the CTA's shared memory, but its operand is shared buffer `s`"
+    );
+}
+
+#[test]
+fn total_smem_size_is_the_static_shared_memory_in_allocation_units() {
+    // 256 bytes of `s`: two 128-byte units.
+    let mut kernel = reverse_kernel(true);
+    kernel.body.push(alloc("size", DType::U32, &[1]));
+    kernel.body.push(apply(
+        "mov.u32",
+        vec![
+            tile("size"),
+            Operand::Special {
+                name: "%total_smem_size".into(),
+                span: S,
+            },
+        ],
+    ));
+    kernel.body.push(apply(
+        "st.global.u32",
+        vec![row_element("y", block(), thread()), tile("size")],
+    ));
+    let y = run_rows(program(&kernel), 1, 1).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(y, vec![256; 64]);
+}
+
+/// `base.slice(s![thread_id(0), ..])` of a CTA tile: the thread's part.
+fn own_part(base: &str) -> Operand {
+    Operand::Place(PlaceExpr {
+        base: base.into(),
+        base_span: S,
+        views: vec![ViewOp {
+            kind: ViewKind::Slice(vec![
+                SliceItem::Index {
+                    index: thread(),
+                    span: S,
+                },
+                SliceItem::Range {
+                    start: None,
+                    end: None,
+                    step: 1,
+                    span: S,
+                },
+            ]),
+            span: S,
+        }],
+        span: S,
+    })
+}
+
+/// `apply(opcode, operands.., scope = "cta")`.
+fn apply_cta(opcode: &str, operands: Vec<Operand>) -> Stmt {
+    let Stmt::Apply(mut apply) = apply(opcode, operands) else {
+        unreachable!()
+    };
+    apply.scope = Some(("cta".into(), S));
+    Stmt::Apply(apply)
+}
+
+/// `alloc_local::<dtype>([64, 1], scope = "cta")`.
+fn cta_tile(n: &str, dtype: DType) -> Stmt {
+    let Stmt::AllocLocal(mut alloc) = alloc(n, dtype, &[64, 1]) else {
+        unreachable!()
+    };
+    alloc.scope = Some(("cta".into(), S));
+    Stmt::AllocLocal(alloc)
+}
+
+#[test]
+fn barrier_reductions_count_and_combine_the_threads_of_the_block() {
+    // v = x[b, t] % 1000 = t; y[b, t] = 100 * popc(v < 10) + and(v < 64)
+    // + 2 * or(v < 1) + 4 * and(v < 1) = 1000 + 1 + 2 + 0.
+    let flag = |d: &str, weight: i128| {
+        [
+            apply_cta(
+                "selp.u32",
+                vec![tile("w"), literal(weight), literal(0), tile(d)],
+            ),
+            apply_cta("add.u32", vec![tile("sum"), tile("sum"), tile("w")]),
+        ]
+    };
+    let mut body = vec![
+        cta_tile("v", DType::U32),
+        cta_tile("c", DType::Bool),
+        cta_tile("sum", DType::U32),
+        cta_tile("w", DType::U32),
+        cta_tile("p", DType::Bool),
+        apply(
+            "ld.global.u32",
+            vec![own_part("v"), row_element("x", block(), thread())],
+        ),
+        apply_cta("rem.u32", vec![tile("v"), tile("v"), literal(1000)]),
+        apply_cta("setp.lt.u32", vec![tile("c"), tile("v"), literal(10)]),
+        apply_cta("bar.red.popc.u32", vec![tile("sum"), literal(0), tile("c")]),
+        apply_cta("mul.lo.u32", vec![tile("sum"), tile("sum"), literal(100)]),
+        apply_cta("setp.lt.u32", vec![tile("c"), tile("v"), literal(64)]),
+        apply_cta("bar.red.and.pred", vec![tile("p"), literal(0), tile("c")]),
+    ];
+    body.extend(flag("p", 1));
+    body.extend([
+        apply_cta("setp.lt.u32", vec![tile("c"), tile("v"), literal(1)]),
+        apply_cta(
+            "barrier.red.or.pred",
+            vec![tile("p"), literal(0), tile("c")],
+        ),
+    ]);
+    body.extend(flag("p", 2));
+    body.push(apply_cta(
+        "barrier.red.and.pred",
+        vec![tile("p"), literal(0), tile("c")],
+    ));
+    body.extend(flag("p", 4));
+    body.push(apply(
+        "st.global.u32",
+        vec![row_element("y", block(), thread()), own_part("sum")],
+    ));
+    let kernel = blocks_of_64("reductions", vec![rows("x"), rows("y")], body);
+    let y = run_rows(program(&kernel), 3, 2).unwrap_or_else(|f| panic!("{f}"));
+    assert_eq!(y, vec![1003; 3 * 64]);
+}
+
+/// `swaps(x, y: Tensor<u32, B, 64>)`: `r = x[b, t]`, then `B` times (a
+/// runtime loop): `s[t] = r`, a barrier, `r = s[63 - t]`, and a barrier
+/// ending the body unless `closing` is false; `y[b, t] = r`.
+fn swaps_kernel(closing: bool) -> Kernel {
+    let mut body = vec![
+        apply("st.shared.u32", vec![range("s", thread(), 1), tile("r")]),
+        cta_barrier(),
+        apply(
+            "ld.shared.u32",
+            vec![tile("r"), range("s", bin(BinOp::Sub, int(63), thread()), 1)],
+        ),
+    ];
+    if closing {
+        body.push(cta_barrier());
+    }
+    blocks_of_64(
+        "swaps",
+        vec![rows("x"), rows("y")],
+        vec![
+            alloc_shared("s", DType::U32, &[64]),
+            alloc("r", DType::U32, &[1]),
+            apply(
+                "ld.global.u32",
+                vec![tile("r"), row_element("x", block(), thread())],
+            ),
+            Stmt::For(For {
+                var: "i".into(),
+                var_span: S,
+                start: int(0),
+                end: name("B"),
+                step: None,
+                body,
+                span: S,
+            }),
+            apply(
+                "st.global.u32",
+                vec![row_element("y", block(), thread()), tile("r")],
+            ),
+        ],
+    )
+}
+
+#[test]
+fn a_loop_reusing_a_shared_buffer_needs_a_barrier_before_the_next_iteration() {
+    let program = program(&swaps_kernel(true));
+    for b in [1u32, 2, 3] {
+        let y = run_rows(program.clone(), b, 2).unwrap_or_else(|f| panic!("{f}"));
+        let expected: Vec<u32> = (0..b * 64)
+            .map(|i| 1000 * (i / 64) + if b % 2 == 1 { 63 - i % 64 } else { i % 64 })
+            .collect();
+        assert_eq!(y, expected, "{b} swaps");
+    }
+    // Without the closing barrier, iteration 2's store into `s[t]` races
+    // with iteration 1's read of it by thread 63 - t.
+    let compilation = compile(&swaps_kernel(false));
+    let codes: Vec<String> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| d.code.to_string())
+        .collect();
+    assert_eq!(codes, ["TK0406"], "{:?}", compilation.diagnostics);
+    let mut unclosed = program;
+    fn drop_last_barrier(nodes: &mut [Node]) {
+        for node in nodes {
+            if let Node::Loop { body, .. } = node {
+                let last = body
+                    .iter()
+                    .rposition(|n| matches!(n, Node::Statement(s) if s.opcode == "bar.sync"))
+                    .expect("a barrier in the loop");
+                body.remove(last);
+            }
+        }
+    }
+    drop_last_barrier(&mut unclosed.body);
+    // One swap is fine; the second iteration's store races.
+    run_rows(unclosed.clone(), 1, 1).unwrap_or_else(|f| panic!("{f}"));
+    let fault = run_rows(unclosed, 2, 1).expect_err("races");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `swaps`, statement 2 (`st.shared.u32`), thread (0, 0, 0) of block (0, 0, 0): \
+         data race on byte 0 of shared buffer `s` with thread (63, 0, 0) of block (0, 0, 0), \
+         no barrier between them"
+    );
+}
+
+#[test]
+fn a_plain_read_of_what_atomics_update_in_the_same_phase_is_a_race() {
+    // The counter read without the barrier after the atomics: the checker
+    // refuses it, and the interpreter reports it in a patched program.
+    let mut kernel = count_kernel();
+    let last_barrier = kernel
+        .body
+        .iter()
+        .rposition(|s| matches!(s, Stmt::Apply(a) if a.opcode == "bar.sync"))
+        .expect("a barrier");
+    kernel.body.remove(last_barrier);
+    let compilation = compile(&kernel);
+    let codes: Vec<String> = compilation
+        .diagnostics
+        .iter()
+        .map(|d| d.code.to_string())
+        .collect();
+    assert_eq!(codes, ["TK0406"], "{:?}", compilation.diagnostics);
+    let mut program = program(&count_kernel());
+    let last = program
+        .body
+        .iter()
+        .rposition(|n| matches!(n, Node::Statement(s) if s.opcode == "bar.sync"))
+        .expect("a barrier");
+    program.body.remove(last);
+    let prepared = Prepared::new(program).expect("prepares");
+    let (yb, zb) = (bytes_of(&[0]), bytes_of(&[0; 64]));
+    let fault = prepared
+        .run(
+            [1, 1, 1],
+            &[Arg::Tensor(&yb), Arg::Tensor(&zb)],
+            &[1],
+            &RunOptions::default(),
+        )
+        .expect_err("races");
+    assert_eq!(
+        fault.to_string(),
+        "kernel `count`, statement 8 (`ld.shared.u32`), thread (0, 0, 0) of block (0, 0, 0): \
+         data race on byte 0 of shared buffer `counter`, which several other threads touched \
+         since the last barrier"
+    );
+}

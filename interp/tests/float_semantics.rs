@@ -833,6 +833,20 @@ fn float_atomics() {
         0x0080_0000
     );
     assert_eq!(atomic("atom.add.f32", 0x7fc0_0001, 0), 0x7fff_ffff);
+    // On shared memory add.f32 keeps subnormals (the PTX ISA's `atom` and
+    // `red`; not yet compared with the GPU).
+    for opcode in [
+        "atom.shared.add.f32",
+        "atom.shared::cta.add.f32",
+        "red.shared.add.f32",
+    ] {
+        assert_eq!(atomic(opcode, 0x0000_0001, 0x0000_0001), 2, "{opcode}");
+        assert_eq!(
+            atomic(opcode, 0x0080_0000, 0x8040_0000),
+            0x0040_0000,
+            "{opcode}"
+        );
+    }
     assert_eq!(
         atomic(
             "atom.global.add.v2.f32",

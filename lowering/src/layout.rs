@@ -31,9 +31,11 @@ pub struct Layout {
 }
 
 /// The indices a view reaches along each axis of the tensor it was cut
-/// from: `start + i * step` for `i < count`. Exact while only slices were
-/// applied (`axes` maps each current axis to its tensor axis); a reshape,
-/// dtype view or unsqueeze freezes it (still a superset).
+/// from: `start + i * step` for `i < count`. Exact while only slices,
+/// unsqueezes and reshapes that only insert or remove extent-1 axes were
+/// applied (`axes` maps each current axis to its tensor axis, or to
+/// [`NO_TENSOR_AXIS`] for an inserted one); another reshape or a dtype view
+/// freezes it (still a superset).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Region {
     pub starts: Vec<Poly>,
@@ -41,6 +43,10 @@ pub struct Region {
     pub steps: Vec<i128>,
     pub axes: Option<Vec<usize>>,
 }
+
+/// In [`Region::axes`]: an axis of extent 1 that no tensor axis backs
+/// (inserted by `.unsqueeze` or a reshape).
+pub const NO_TENSOR_AXIS: usize = usize::MAX;
 
 /// A condition a slice needs to stay in bounds: `poly <= 0`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -308,7 +314,9 @@ impl Layout {
                 axis,
             });
             out.offset = out.offset.add(&start.mul(stride));
-            if let Some(axes) = &self.region.axes {
+            if let Some(axes) = &self.region.axes
+                && axes[axis] != NO_TENSOR_AXIS
+            {
                 let original = axes[axis];
                 let r = &mut out.region;
                 r.starts[original] = r.starts[original].add(&start.scale(r.steps[original]));
@@ -317,6 +325,13 @@ impl Layout {
                 if matches!(item, SliceBound::Range { .. }) {
                     kept_axes.push(original);
                 }
+            }
+            // An inserted axis (extent 1) stays one of no tensor axis.
+            if let Some(axes) = &self.region.axes
+                && axes[axis] == NO_TENSOR_AXIS
+                && matches!(item, SliceBound::Range { .. })
+            {
+                kept_axes.push(NO_TENSOR_AXIS);
             }
             if matches!(item, SliceBound::Range { .. }) {
                 out.shape.push(Poly::constant(count as i128));
@@ -332,17 +347,37 @@ impl Layout {
         Ok((out, bounds))
     }
 
-    /// For a view of a one-axis tensor of `element`-byte elements whose
-    /// region a reshape or dtype view froze: the region again as the
-    /// interval of tensor elements the view's bytes cover, from its byte
-    /// offset and constant non-negative strides (a superset of the
-    /// indices it reaches, as a frozen region is). Unchanged otherwise.
-    pub fn refresh_region(&mut self, element: usize) {
+    /// For a view whose region a reshape or dtype view froze, of a tensor
+    /// of `element`-byte elements with byte strides `tensor_strides`
+    /// (row-major): when the region pins every axis but the last to one
+    /// index, the region on the last axis again as the interval of
+    /// elements the view's bytes cover, from its byte offset and constant
+    /// non-negative strides (a superset of the indices it reaches, as a
+    /// frozen region is). Unchanged otherwise.
+    pub fn refresh_region(&mut self, element: usize, tensor_strides: &[Poly]) {
         let element = element as i128;
-        if self.region.axes.is_some()
-            || self.region.starts.len() != 1
-            || !self.offset.divisible_by(element)
+        let axes = self.region.starts.len();
+        if self.region.axes.is_some() || axes == 0 || tensor_strides.len() != axes {
+            return;
+        }
+        let last_axis = axes - 1;
+        if self.region.counts[..last_axis]
+            .iter()
+            .any(|c| c.as_const() != Some(1))
         {
+            return;
+        }
+        let mut row = self.offset.clone();
+        for (start, stride) in self
+            .region
+            .starts
+            .iter()
+            .zip(tensor_strides)
+            .take(last_axis)
+        {
+            row = row.sub(&start.mul(stride));
+        }
+        if !row.divisible_by(element) {
             return;
         }
         let mut last = 0i128;
@@ -353,9 +388,9 @@ impl Layout {
             }
         }
         let bytes = last + self.dtype.size_bytes() as i128;
-        self.region.starts[0] = self.offset.div_exact(element);
-        self.region.counts[0] = Poly::constant((bytes + element - 1) / element);
-        self.region.steps[0] = 1;
+        self.region.starts[last_axis] = row.div_exact(element);
+        self.region.counts[last_axis] = Poly::constant((bytes + element - 1) / element);
+        self.region.steps[last_axis] = 1;
     }
 
     /// `.view::<U>()`: reinterpret the bits of the final axis as `to`.
@@ -506,7 +541,24 @@ impl Layout {
         let mut out = Layout::row_major_const(self.dtype, &shape);
         out.offset = self.offset.clone();
         out.region = self.region.clone();
-        out.region.axes = None;
+        out.region.axes = self.axes_through_unit_reshape(&shape);
+        // Only extent-1 axes inserted or removed: the strides stay.
+        if out.region.axes.is_some() {
+            let mut strides = Vec::with_capacity(shape.len());
+            let mut old = self
+                .shape
+                .iter()
+                .zip(&self.strides)
+                .filter(|(d, _)| d.as_const() != Some(1));
+            for extent in &shape {
+                if *extent == 1 {
+                    strides.push(Poly::default());
+                } else if let Some((_, stride)) = old.next() {
+                    strides.push(stride.clone());
+                }
+            }
+            out.strides = strides;
+        }
         Ok(out)
     }
 
@@ -528,8 +580,54 @@ impl Layout {
         let mut out = self.clone();
         out.shape.insert(position as usize, Poly::constant(1));
         out.strides.insert(position as usize, Poly::default());
-        out.region.axes = None;
+        if let Some(axes) = &mut out.region.axes {
+            axes.insert(position as usize, NO_TENSOR_AXIS);
+        }
         Ok(out)
+    }
+
+    /// The region's axis map after a reshape to `shape` that only inserts
+    /// or removes extent-1 axes (the other extents equal, in order), where
+    /// every removed axis is an inserted one or reaches one tensor index;
+    /// `None` (frozen) otherwise.
+    fn axes_through_unit_reshape(&self, shape: &[usize]) -> Option<Vec<usize>> {
+        let axes = self.region.axes.as_ref()?;
+        let kept: Vec<(usize, usize)> = self
+            .shape
+            .iter()
+            .zip(axes)
+            .filter_map(|(d, a)| match d.as_const() {
+                Some(1) => None,
+                Some(d) => Some((usize::try_from(d).ok()?, *a)),
+                None => Some((usize::MAX, *a)),
+            })
+            .collect();
+        let wanted: Vec<usize> = shape.iter().copied().filter(|d| *d != 1).collect();
+        if kept.len() != wanted.len() || kept.iter().zip(&wanted).any(|((d, _), w)| d != w) {
+            return None;
+        }
+        // A removed extent-1 axis of a tensor: its region must be one index.
+        for (d, a) in self.shape.iter().zip(axes) {
+            if d.as_const() == Some(1)
+                && *a != NO_TENSOR_AXIS
+                && self.region.counts[*a].as_const() != Some(1)
+            {
+                return None;
+            }
+        }
+        let mut kept = kept.into_iter();
+        Some(
+            shape
+                .iter()
+                .map(|d| {
+                    if *d == 1 {
+                        NO_TENSOR_AXIS
+                    } else {
+                        kept.next().map_or(NO_TENSOR_AXIS, |(_, a)| a)
+                    }
+                })
+                .collect(),
+        )
     }
 }
 

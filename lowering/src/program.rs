@@ -57,8 +57,12 @@ pub struct SharedBuffer {
 }
 
 impl SharedBuffer {
+    /// Its size in bytes (saturating: the checker keeps real buffers within
+    /// 48 KiB; a corrupt program's absurd sizes must not overflow).
     pub fn bytes(&self) -> usize {
-        self.shape.iter().product::<usize>() * self.dtype.size_bytes()
+        self.shape
+            .iter()
+            .fold(self.dtype.size_bytes(), |acc, d| acc.saturating_mul(*d))
     }
 }
 

@@ -3,8 +3,8 @@
 //! `.version` the checker picks for a legal kernel.
 
 use tile_kernel_lowering::ast::{
-    AllocLocal, AllocSpace, Apply, Dim, Expr, Kernel, LaunchDims, Literal, LiteralValue, Operand, Param,
-    ParamType, PlaceExpr, SliceItem, Stmt, ViewKind, ViewOp,
+    AllocLocal, AllocSpace, Apply, Dim, Expr, Kernel, LaunchDims, Literal, LiteralValue, Operand,
+    Param, ParamType, PlaceExpr, SliceItem, Stmt, ViewKind, ViewOp,
 };
 use tile_kernel_lowering::{Code, DType, Diagnostic, PtxVersion, SpanId, Target, compile};
 

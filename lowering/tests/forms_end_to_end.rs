@@ -1,10 +1,17 @@
 //! Every form kernels may use works end to end: for each usable form of
-//! the table (one variant per distinct list of operand types, plus its
-//! first), a kernel that initialises the form's sources, runs the form and
+//! the table (one usable variant per distinct list of operand types, in
+//! shared memory and elsewhere), a kernel that initialises the form's sources, runs the form and
 //! stores its destinations is generated, checked and emitted by `compile`
 //! (no diagnostic allowed), its program round-trips through
 //! `encoding` (what the macro embeds for the CPU interpreter), and its PTX
 //! is assembled by the pinned ptxas at the variant's floor target.
+//!
+//! CTA barriers (`Usability::CtaBarrier`) are usable too (with `scope =
+//! "cta"`). Variants that use shared memory or a CTA barrier also get the
+//! kernels the GPU differential harness runs (`Shape::PerThread` with
+//! blocks of 256: shared buffers staged by other threads across barriers,
+//! one element a CTA for atomics, and a value exchanged across a barrier),
+//! so that the checker's race, convergence and bounds analyses accept them.
 //!
 //! `lowering/tests/certify.rs` proves the *table* against ptxas; this test
 //! proves that the *checker and emitter* accept and lower what the table
@@ -15,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tile_kernel_lowering::encoding::{decode, encode};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Modifiers, Usability, resolve};
+use tile_kernel_lowering::ptx::{Modifiers, OperandKind, Space, Usability, resolve};
 use tile_kernel_lowering::{Target, compile};
 
 #[path = "../../tests/support/ptxas.rs"]
@@ -28,7 +35,7 @@ mod ptxas;
 #[allow(dead_code)]
 mod form_kernels;
 
-use form_kernels::{join_modules, kernel_for};
+use form_kernels::{Choices, Shape, generate, join_modules};
 
 /// The lowest real target at which `m` is available (an arch-specific
 /// variant's first `a` target).
@@ -53,14 +60,21 @@ fn floor(m: &Modifiers) -> Target {
     }
 }
 
-/// One variant per distinct list of operand types, plus the first.
+/// Kernels may use it: usable as such, or as a CTA barrier.
+fn usable(u: Usability) -> bool {
+    matches!(u, Usability::Yes | Usability::CtaBarrier)
+}
+
+/// One usable variant per distinct list of operand types, in shared memory
+/// and elsewhere.
 fn sample(form: &'static tile_kernel_lowering::ptx::InstructionForm) -> Vec<Modifiers> {
     let mut seen = BTreeSet::new();
     legal_variants(form)
         .into_iter()
+        .filter(|m| usable(m.usability()))
         .filter(|m| {
             let types: Vec<String> = m.operands().iter().map(|o| o.ty.to_string()).collect();
-            seen.insert(types)
+            seen.insert((types, matches!(m.space(), Space::Shared { .. })))
         })
         .collect()
 }
@@ -69,64 +83,113 @@ fn sample(form: &'static tile_kernel_lowering::ptx::InstructionForm) -> Vec<Modi
 fn every_usable_form_compiles_and_assembles() {
     ptxas::require_pinned_version();
     // Helper forms this test itself relies on.
-    for opcode in ["ld.global.b32", "st.global.b32", "setp.ne.u32", "selp.u32"] {
+    for opcode in [
+        "ld.global.b32",
+        "st.global.b32",
+        "setp.ne.u32",
+        "selp.u32",
+        "ld.shared.b32",
+        "st.shared.b32",
+        "bar.sync",
+        "mov.b32",
+    ] {
         assert!(resolve(opcode).is_ok(), "`{opcode}` is not in the table");
     }
     let mut by_target: BTreeMap<Target, Vec<(String, String)>> = BTreeMap::new();
     let mut failures = Vec::new();
     let (mut forms, mut kernels) = (0, 0);
-    for form in FORMS.iter().filter(|f| f.usable == Usability::Yes) {
+    for form in FORMS.iter().filter(|f| usable(f.usable)) {
         forms += 1;
         for m in sample(form) {
-            if m.usability() != Usability::Yes {
-                continue;
-            }
-            kernels += 1;
             let sm = floor(&m);
-            let name = format!("k{kernels}");
-            let kernel = match kernel_for(&name, &m, sm) {
-                Ok(kernel) => kernel,
-                Err(ty) => {
-                    failures.push(format!(
-                        "{} ({}): usable, but no tile or tensor dtype carries `{ty}`",
-                        m.opcode_text(),
-                        form.id
-                    ));
-                    continue;
-                }
+            // The one-thread kernel, and those of the differential harness
+            // where shared memory or a barrier makes threads meet.
+            let shared = matches!(m.space(), Space::Shared { .. });
+            let barrier = m.usability() == Usability::CtaBarrier;
+            let atomic = matches!(m.form.mnemonic, "atom" | "red");
+            let per_thread = |shared_memory, cta_exchange| {
+                (
+                    Shape::PerThread { block: 256 },
+                    Choices {
+                        shared_memory,
+                        containers: true,
+                        created_policy: true,
+                        cta_exchange,
+                        ..Choices::default()
+                    },
+                )
             };
-            let out = compile(&kernel);
-            // The program the macro embeds for the CPU interpreter survives
-            // encoding, for every form.
-            if let Some(program) = &out.program {
-                match decode(&encode(program)) {
-                    Ok(decoded) if &decoded == program => {}
-                    other => failures.push(format!(
-                        "{} ({}): the program does not round-trip through `encoding`: {}",
+            let mut shapes = vec![(Shape::Single, Choices::default())];
+            if shared {
+                shapes.push(per_thread(false, false));
+            }
+            if shared && atomic {
+                shapes.push(per_thread(true, false));
+            }
+            if barrier {
+                // `bar.sync` alone has no tensor: only with the exchange.
+                if m.operands()
+                    .iter()
+                    .any(|o| matches!(o.kind, OperandKind::Register | OperandKind::Predicate))
+                {
+                    shapes.push(per_thread(false, false));
+                }
+                shapes.push(per_thread(false, true));
+            }
+            for (shape, choices) in shapes {
+                kernels += 1;
+                let name = format!("k{kernels}");
+                let kernel = match generate(&name, &m, sm, shape, &choices) {
+                    Ok(generated) => generated.kernel,
+                    Err(ty) => {
+                        failures.push(format!(
+                            "{} ({}): usable, but no tile or tensor dtype carries `{ty}`",
+                            m.opcode_text(),
+                            form.id
+                        ));
+                        continue;
+                    }
+                };
+                let out = compile(&kernel);
+                // The program the macro embeds for the CPU interpreter survives
+                // encoding, for every form.
+                if let Some(program) = &out.program {
+                    match decode(&encode(program)) {
+                        Ok(decoded) if &decoded == program => {}
+                        other => failures.push(format!(
+                            "{} ({}): the program does not round-trip through `encoding`: {}",
+                            m.opcode_text(),
+                            form.id,
+                            other.map_or_else(
+                                |e| e.to_string(),
+                                |_| "it decodes to another program".into()
+                            )
+                        )),
+                    }
+                }
+                match out.ptx {
+                    Some(ptx) => by_target
+                        .entry(sm)
+                        .or_default()
+                        .push((m.opcode_text(), ptx)),
+                    None => failures.push(format!(
+                        "{} ({}, {shape:?}{}): {}",
                         m.opcode_text(),
                         form.id,
-                        other.map_or_else(
-                            |e| e.to_string(),
-                            |_| "it decodes to another program".into()
-                        )
+                        if choices.shared_memory {
+                            ", one element a CTA"
+                        } else if choices.cta_exchange {
+                            ", exchange"
+                        } else {
+                            ""
+                        },
+                        out.diagnostics
+                            .iter()
+                            .map(|d| d.rendered())
+                            .collect::<Vec<_>>()
+                            .join(" | ")
                     )),
                 }
-            }
-            match out.ptx {
-                Some(ptx) => by_target
-                    .entry(sm)
-                    .or_default()
-                    .push((m.opcode_text(), ptx)),
-                None => failures.push(format!(
-                    "{} ({}): {}",
-                    m.opcode_text(),
-                    form.id,
-                    out.diagnostics
-                        .iter()
-                        .map(|d| d.rendered())
-                        .collect::<Vec<_>>()
-                        .join(" | ")
-                )),
             }
         }
     }

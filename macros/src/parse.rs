@@ -7,8 +7,8 @@ use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::{BinOp, Expr, FnArg, GenericArgument, Lit, Pat, PathArguments, Stmt, Type, UnOp};
 use tile_kernel_lowering::ast::{
-    AllocLocal, AllocSpace, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType, PlaceExpr, SliceItem,
-    ViewKind, ViewOp,
+    AllocLocal, AllocSpace, Apply, Dim, Literal, LiteralValue, Operand, Param, ParamType,
+    PlaceExpr, SliceItem, ViewKind, ViewOp,
 };
 use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::{DType, SpanId, ast};

@@ -6,7 +6,8 @@
 //!
 //! Every error code of `docs/errors.md` has at least one case that reports
 //! that code alone (`syntax_*`, `signature_*`, `name_*`, `tile_*`, `view_*`,
-//! `value_*`, `launch_*` and the rule cases); `catalogue.rs` checks it.
+//! `value_*`, `launch_*`, `scope_*` (scopes and warp collectives),
+//! `shared_*` (shared memory) and the rule cases); `catalogue.rs` checks it.
 //!
 //! Regenerate snapshots with `TRYBUILD=overwrite cargo test -p tile-kernel-ui-tests`
 //! and read every changed `.stderr` before committing it.

@@ -38,7 +38,7 @@
 use super::approx;
 use super::softfloat::{self, Exact, Format, RoundOptions, Rounding};
 use super::{AtomicUpdate, Bits, Compute};
-use tile_kernel_lowering::ptx::{Modifiers, PtxType};
+use tile_kernel_lowering::ptx::{Modifiers, PtxType, Space};
 
 /// A scalar floating-point register type of the float and half families.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -629,10 +629,15 @@ pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
     let bits = if pair { 32 } else { kind.bits() as usize };
     let element: Box<dyn Fn(Bits, Bits) -> Bits + Send + Sync> = match m.get("op")? {
         "add" => {
+            // The PTX ISA: `atom`/`red.add.f32` on global memory flushes
+            // subnormal inputs and results to sign-preserving zero; on
+            // shared memory it keeps them. (Generic addresses are global
+            // tensors' in kernels.)
+            let shared = matches!(m.space(), Space::Shared { .. });
             let op = Arith {
                 kind,
                 rounding: Rounding::NearestEven,
-                ftz: kind == Kind::F32,
+                ftz: kind == Kind::F32 && !shared,
                 sat: false,
             };
             if kind == Kind::F64 {

@@ -347,6 +347,8 @@ struct Checker<'k> {
     shared_accesses: Vec<shared::SharedAccess>,
     /// The barrier epochs.
     epochs: shared::Epochs,
+    /// TK0611 was reported (once per kernel: the block shape is the mistake).
+    partial_scope_reported: bool,
     /// A compile-time budget ran out (instructions, statements, registers):
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
@@ -413,6 +415,7 @@ impl<'k> Checker<'k> {
             shared: Vec::new(),
             shared_accesses: Vec::new(),
             epochs: shared::Epochs::default(),
+            partial_scope_reported: false,
             halted: false,
         }
     }
@@ -696,8 +699,10 @@ impl<'k> Checker<'k> {
                 None => Binding::Failed,
             },
             ast::Expr::Name(name, _)
-                if matches!(self.lookup(name), Some(Binding::Tile(_) | Binding::View(_) | Binding::Shared(_)))
-                    || matches!(self.lookup(name), Some(Binding::Param(p)) if matches!(self.params[*p].kind, ParamKind::Tensor { .. })) =>
+                if matches!(
+                    self.lookup(name),
+                    Some(Binding::Tile(_) | Binding::View(_) | Binding::Shared(_))
+                ) || matches!(self.lookup(name), Some(Binding::Param(p)) if matches!(self.params[*p].kind, ParamKind::Tensor { .. })) =>
             {
                 let place = ast::PlaceExpr {
                     base: name.clone(),
@@ -1031,6 +1036,33 @@ impl<'k> Checker<'k> {
     }
 
     fn apply(&mut self, apply: &ast::Apply) {
+        self.apply_statement(apply);
+        // A CTA barrier ends an epoch of the shared race analysis, also
+        // when the statement was rejected (its error is the one to fix:
+        // no follow-up races from a barrier that did not count).
+        if self.names_cta_barrier(&apply.opcode) {
+            self.barrier();
+        }
+    }
+
+    /// Whether `opcode` names a waiting barrier of the CTA (`bar.sync`,
+    /// `barrier.red`, ..).
+    fn names_cta_barrier(&mut self, opcode: &str) -> bool {
+        if !self.opcodes.contains_key(opcode) {
+            let resolved = resolve(opcode);
+            self.opcodes.insert(opcode.to_string(), resolved);
+        }
+        self.opcodes.get(opcode).is_some_and(|resolved| {
+            resolved.as_ref().is_ok_and(|candidates| {
+                candidates.iter().any(|m| {
+                    matches!(m.form.mnemonic, "bar" | "barrier")
+                        && matches!(m.get("op"), Some("sync" | "red"))
+                })
+            })
+        })
+    }
+
+    fn apply_statement(&mut self, apply: &ast::Apply) {
         self.current_statement = self.statement_number(apply);
         let scope = self.scope_of(apply.scope.as_ref());
         // Resolve operands first so name and view errors are reported even
@@ -1097,20 +1129,27 @@ impl<'k> Checker<'k> {
                 _ => None,
             }
         {
-            let at = apply.scope.as_ref().map_or(apply.opcode_span, |(_, span)| *span);
+            let at = apply
+                .scope
+                .as_ref()
+                .map_or(apply.opcode_span, |(_, span)| *span);
+            let given = match &apply.scope {
+                Some(_) => format!(", not `scope = \"{}\"`", scope.name()),
+                None => String::new(),
+            };
             let mut diag = Diagnostic::new(
                 Code::COLLECTIVE_SCOPE,
                 at,
                 format!(
-                    "`{}` is {what}, so its `apply` needs `scope = \"{own}\"`, not `scope = \"{}\"`",
-                    apply.opcode,
-                    scope.name()
+                    "`{}` is {what}, so its `apply` needs `scope = \"{own}\"`{given}",
+                    apply.opcode
                 ),
             );
             if own == "warp" {
                 diag = diag.with_note("in a warp-scope `apply` every tile operand is a warp tile, `alloc_local::<T>([32, ..], scope = \"warp\")`; lane `l` issues the instruction on its part `[l, ..]`");
             }
-            self.diags.push(diag.with_help(format!("add `scope = \"{own}\"` to the `apply`")));
+            self.diags
+                .push(diag.with_help(format!("add `scope = \"{own}\"` to the `apply`")));
             self.mark_destinations_written_best_effort(values.iter().flatten());
             return;
         }
@@ -1148,8 +1187,17 @@ impl<'k> Checker<'k> {
                     .last()
                     .is_some_and(|slot| slot.name == "membermask")
             });
-            let slots = candidates.first().map_or(0, |m| m.operands().len());
-            if masked && values.len() == slots {
+            // Given explicitly: no candidate takes one operand more than
+            // written (`shfl.sync d, a, b, c` and `d|p, a, b, c` differ in
+            // count).
+            let given = masked
+                && !candidates
+                    .iter()
+                    .any(|m| m.operands().len() == values.len() + 1)
+                && candidates
+                    .iter()
+                    .any(|m| m.operands().len() == values.len());
+            if given {
                 let span = apply.operands.last().map_or(apply.span, ast::Operand::span);
                 self.diags.push(
                     Diagnostic::new(
@@ -1268,10 +1316,6 @@ impl<'k> Checker<'k> {
 
         self.check_preserve_dst(apply, &slots, &values);
         self.expand(apply, &form, &slots, &values, guard);
-        if barrier {
-            // Later accesses are ordered after every earlier one of the CTA.
-            self.barrier();
-        }
     }
 
     /// Rule 9: `preserve_dst = true` keeps an old value, so it needs `pred`

@@ -679,7 +679,10 @@ fn space_name(form: &Modifiers) -> &'static str {
 /// `opcode` with its state space spelled `.shared` (for a help line).
 fn shared_spelling(opcode: &str) -> String {
     let mut parts: Vec<&str> = opcode.split('.').collect();
-    match parts.iter().position(|p| *p == "global" || *p == "shared::cluster") {
+    match parts
+        .iter()
+        .position(|p| *p == "global" || *p == "shared::cluster")
+    {
         Some(i) => parts[i] = "shared",
         None => parts.insert(1, "shared"),
     }

@@ -35,6 +35,10 @@ use super::{Checker, Digit, LoopClass, tile_registers};
 /// 255, and the rest is kept for addresses, indices and predicates.
 pub const REGISTER_BUDGET: usize = 224;
 
+/// One access as the race rule reads it: its per-axis separations and the
+/// digits it pins to one value.
+pub(super) type AccessParts<'a> = (&'a [Option<Separation>], &'a [(Digit, i128)]);
+
 /// How one access separates threads along one tensor axis.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Separation {
@@ -316,7 +320,7 @@ impl Checker<'_> {
     /// `live`.
     pub(super) fn unseparated(
         &self,
-        records: &[(&[Option<Separation>], &[(Digit, i128)])],
+        records: &[AccessParts<'_>],
         live: &BTreeSet<Digit>,
     ) -> Vec<Digit> {
         let Some((first_separations, first_pinned)) = records.first() else {

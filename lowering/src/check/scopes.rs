@@ -84,6 +84,14 @@ impl Scope {
         }
     }
 
+    /// The scope in prose: "warp", "warpgroup", "CTA".
+    fn prose(self) -> &'static str {
+        match self {
+            Scope::Cta => "CTA",
+            other => other.name(),
+        }
+    }
+
     /// How a tile of this scope names the threads: "lane", "thread".
     fn member(self) -> &'static str {
         match self {
@@ -168,10 +176,31 @@ impl Checker<'_> {
             Scope::Warp | Scope::Warpgroup => scope.size(threads),
             Scope::Thread | Scope::Cta => return true,
         };
-        if threads % size == 0 {
+        if threads.is_multiple_of(size) && (scope != Scope::Warpgroup || threads == size) {
             return true;
         }
+        if threads.is_multiple_of(size) {
+            // Several warpgroups: the rank inside one (`warp_id() % 4`) is
+            // not yet a value the race analysis and the own-part rule know.
+            self.diags.push(
+                Diagnostic::new(
+                    Code::UNSUPPORTED_SCOPE,
+                    span,
+                    format!(
+                        "`scope = \"warpgroup\"` in a block of {threads} threads (several warpgroups) is not supported yet"
+                    ),
+                )
+                .with_note("a warpgroup scope needs a block of exactly 128 threads in this version")
+                .with_help("use `block = 128`, or warp tiles (`scope = \"warp\"`) for the parts of each warp"),
+            );
+            return false;
+        }
+        if std::mem::replace(&mut self.partial_scope_reported, true) {
+            // Reported at the first use: the launch shape is the mistake.
+            return false;
+        }
         let [x, y, z] = self.kernel.launch.block;
+        let missing = size - threads % size;
         self.diags.push(
             Diagnostic::new(
                 Code::PARTIAL_SCOPE,
@@ -183,7 +212,7 @@ impl Checker<'_> {
                 ),
             )
             .with_note(format!(
-                "the last {} of this block would be partial: its missing threads could not take part",
+                "the last {} of this block would lack {missing} threads, which could not take part in its collectives",
                 scope.name()
             ))
             .with_help(format!(
@@ -244,7 +273,7 @@ impl Checker<'_> {
             return Some(vec![size]);
         }
         if scope != Scope::Warp
-            && size % 32 == 0
+            && size.is_multiple_of(32)
             && shape.len() >= 2
             && shape[..2] == [size / 32, 32]
         {
@@ -264,7 +293,7 @@ impl Checker<'_> {
         let first = shape
             .first()
             .map_or_else(|| "none".to_string(), ToString::to_string);
-        let forms = if scope == Scope::Warp || size % 32 != 0 {
+        let forms = if scope == Scope::Warp || !size.is_multiple_of(32) {
             format!("`{size}`")
         } else {
             format!(
@@ -281,24 +310,23 @@ impl Checker<'_> {
                 scope.name()
             ),
         )
-        .with_note(format!("group axes of a {} operand: {forms}", scope.name()))
+        .with_note(format!(
+            "group axes of a {} tile or operand: {forms}",
+            scope.name()
+        ))
     }
 
     /// This thread's rank in `scope`, one value per group axis of `axes`.
     pub(super) fn rank_polys(&mut self, scope: Scope, axes: &[usize]) -> Vec<Poly> {
-        let lane = self.builtin("lane_id");
-        let warp = self.builtin("warp_id");
-        let threads = self.block_threads();
-        let warp_in_scope = match scope {
-            // Whole warpgroups: the warp within its warpgroup.
-            Scope::Warpgroup if threads > 128 => self.warp_in_warpgroup(&warp),
-            _ => warp,
-        };
+        // A warpgroup scope is the whole block (`scope_fits_block`).
         match (scope, axes.len()) {
             (Scope::Thread, _) => Vec::new(),
-            (_, 2) => vec![warp_in_scope, lane],
-            (Scope::Warp, _) => vec![lane],
-            (Scope::Warpgroup, _) => vec![warp_in_scope.scale(32).add(&lane)],
+            (_, 2) => vec![self.builtin("warp_id"), self.builtin("lane_id")],
+            (Scope::Warp, _) => vec![self.builtin("lane_id")],
+            (Scope::Warpgroup, _) => {
+                let warp = self.builtin("warp_id");
+                vec![warp.scale(32).add(&self.builtin("lane_id"))]
+            }
             (Scope::Cta, _) => {
                 let [bx, by, _] = self.kernel.launch.block.map(i128::from);
                 let tx = self.builtin_axis("thread_id", 0);
@@ -307,20 +335,6 @@ impl Checker<'_> {
                 vec![tx.add(&ty.scale(bx)).add(&tz.scale(bx * by))]
             }
         }
-    }
-
-    /// `warp_id() % 4`.
-    fn warp_in_warpgroup(&mut self, warp: &Poly) -> Poly {
-        let span = SpanId::default();
-        self.computed(
-            crate::sym::ComputedOp::Rem,
-            warp.clone(),
-            Poly::constant(4),
-            span,
-            span,
-            span,
-        )
-        .unwrap_or_default()
     }
 
     fn builtin(&mut self, name: &str) -> Poly {
@@ -346,7 +360,7 @@ impl Checker<'_> {
         match (scope, axes) {
             (_, 2) => "warp_id(), lane_id()",
             (Scope::Warp, _) => "lane_id()",
-            (Scope::Warpgroup, _) => "(warp_id() % 4) * 32 + lane_id()",
+            (Scope::Warpgroup, _) => "warp_id() * 32 + lane_id()",
             _ => "thread_id(0)",
         }
     }
@@ -482,6 +496,24 @@ impl Checker<'_> {
         scope: Scope,
         place: &ast::PlaceExpr,
     ) -> Option<View> {
+        let tile = match view.base {
+            ViewBase::Tile(tile) => Some(tile),
+            _ => None,
+        };
+        let bound = self.bind_group_of(view, scope, place);
+        // A tile reported here counts as written: its later reads add no
+        // follow-up errors (one mistake, one error).
+        if bound.is_none()
+            && let Some(tile) = tile
+        {
+            for byte in &mut self.tiles[tile].written {
+                *byte = super::Written::Yes;
+            }
+        }
+        bound
+    }
+
+    fn bind_group_of(&mut self, view: View, scope: Scope, place: &ast::PlaceExpr) -> Option<View> {
         match (view.base, &view.group) {
             (ViewBase::Tile(_), Some(group)) if group.scope == scope => Some(View {
                 group: None,
@@ -491,7 +523,7 @@ impl Checker<'_> {
                 let (owner, help) = if scope == Scope::Thread {
                     let rank = Self::rank_text(group.scope, group.axes.len());
                     (
-                        format!("a per-thread tile"),
+                        "a per-thread tile".to_string(),
                         format!(
                             "use this thread's part, `{}.slice(s![{rank}, ..])`, or give the `apply` `scope = \"{}\"`",
                             place.base,
@@ -532,10 +564,11 @@ impl Checker<'_> {
                         Code::SCOPE_MISMATCH,
                         place.span,
                         format!(
-                            "`{}` is a per-thread tile, but this `apply` (scope = \"{}\") needs a {} tile, whose leading axis binds its {size} threads",
+                            "`{}` is a per-thread tile, but this `apply` (scope = \"{}\") needs a {} tile, whose leading axis binds its {size} thread{}",
                             view.name,
                             scope.name(),
-                            scope.name()
+                            scope.name(),
+                            if size == 1 { "" } else { "s" }
                         ),
                     )
                     .with_help(format!(
@@ -600,16 +633,8 @@ impl Checker<'_> {
                 view.layout = layout;
                 // The race analysis needs the thread's own interval, also
                 // after the reshape that made the group axis.
-                let element = match view.base {
-                    ViewBase::Tensor(param) => match self.params[param].kind {
-                        crate::program::ParamKind::Tensor { dtype, .. } => Some(dtype.size_bytes()),
-                        crate::program::ParamKind::Scalar(_) => None,
-                    },
-                    ViewBase::Shared(buffer) => Some(self.shared[buffer].buffer.dtype.size_bytes()),
-                    ViewBase::Tile(_) => None,
-                };
-                if let Some(element) = element {
-                    view.layout.refresh_region(element);
+                if let Some((element, strides)) = self.row_major_strides(view.base) {
+                    view.layout.refresh_region(element, &strides);
                 }
                 Some(view)
             }
@@ -619,6 +644,31 @@ impl Checker<'_> {
                 None
             }
         }
+    }
+
+    /// The element size and row-major byte strides of the tensor or
+    /// shared buffer a view is cut from.
+    fn row_major_strides(&self, base: ViewBase) -> Option<(usize, Vec<Poly>)> {
+        let (dtype, dims): (_, Vec<Poly>) = match base {
+            ViewBase::Tensor(param) => match &self.params[param].kind {
+                crate::program::ParamKind::Tensor { dtype, dims, .. } => {
+                    (*dtype, dims.iter().map(|d| self.dim_poly(*d)).collect())
+                }
+                crate::program::ParamKind::Scalar(_) => return None,
+            },
+            ViewBase::Shared(buffer) => {
+                let b = &self.shared[buffer].buffer;
+                let dims = b.shape.iter().map(|d| Poly::constant(*d as i128)).collect();
+                (b.dtype, dims)
+            }
+            ViewBase::Tile(_) => return None,
+        };
+        let element = dtype.size_bytes();
+        let mut strides = vec![Poly::constant(element as i128); dims.len()];
+        for axis in (0..dims.len().saturating_sub(1)).rev() {
+            strides[axis] = strides[axis + 1].mul(&dims[axis + 1]);
+        }
+        Some((element, strides))
     }
 
     /// Over which threads `poly` is the same.
@@ -701,20 +751,24 @@ impl Checker<'_> {
                 span,
                 format!(
                     "this {kind} can differ between the threads of a {}, but `{}` ({what}) runs under it: every thread of the {} must execute it together",
-                    scope.name(),
+                    scope.prose(),
                     apply.opcode,
-                    scope.name()
+                    scope.prose()
                 ),
             )
             .with_note(format!(
                 "values the same across a {}: symbols, scalar parameters, `cta_id`, `grid_dim`{}, loop variables of such bounds",
-                scope.name(),
+                scope.prose(),
                 if scope == Scope::Warp { ", `warp_id()`" } else { "" }
             ))
-            .with_help(format!(
-                "run the collective unconditionally and predicate what uses its result, or make the condition the same for the whole {}",
-                scope.name()
-            )),
+            .with_help(if scope == Scope::Cta {
+                "move the barrier out of the branch or loop, where every thread of the CTA reaches it".to_string()
+            } else {
+                format!(
+                    "run the collective unconditionally and predicate what uses its result, or make the condition the same for the whole {}",
+                    scope.prose()
+                )
+            }),
         );
         false
     }

@@ -186,7 +186,15 @@ impl Checker<'_> {
                 continue;
             }
             let name = self.shared[buffer].buffer.name.clone();
-            let culprit = records.iter().find(|r| r.store).unwrap_or(&records[0]);
+            // The access that keeps no thread apart is the one to look at
+            // (a read of another thread's element), else the first store.
+            let unseparated = |r: &&SharedAccess| r.separations.iter().all(Option::is_none);
+            let culprit = records
+                .iter()
+                .find(|r| r.store && unseparated(r))
+                .or_else(|| records.iter().find(unseparated))
+                .or_else(|| records.iter().find(|r| r.store))
+                .unwrap_or(&records[0]);
             let names: Vec<String> = missing.into_iter().map(safety::digit_name).collect();
             self.diags.push(
                 Diagnostic::new(

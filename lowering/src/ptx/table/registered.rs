@@ -20,8 +20,9 @@ const FENCES: Usability = Usability::NotYet(
 );
 const PROXIES: Usability =
     Usability::NotYet("asynchronous-proxy operations (bulk copies, tensor maps) to order against");
-const BARRIERS: Usability =
-    Usability::NotYet("barriers of a thread count or without a wait (`arrive`), whose convergence rules kernels lack");
+const BARRIERS: Usability = Usability::NotYet(
+    "barriers of a thread count or without a wait (`arrive`), whose convergence rules kernels lack",
+);
 const ASYNC_COPIES: Usability =
     Usability::NotYet("shared memory tiles and asynchronous copy groups");
 const BULK_COPIES: Usability =

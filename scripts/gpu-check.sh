@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# The GPU checks of the test suite and the examples, on the GPU machine:
+# every GPU test (the `NAME::on_gpu` twins and the other ignored tests),
+# every example (each must print its `OK` line), compute-sanitizer
+# (memcheck, racecheck, synccheck) over the examples that ship kernels,
+# and the benchmark with PyTorch's rows. The GPU machine has no cargo:
+# build here into $BIN (default gpu-bin/, which git ignores) and carry it:
+#
+#   mkdir -p gpu-bin
+#   for t in gpu_kernels scale predicates table_forms scopes; do
+#     cargo test --release --no-run --test $t 2>&1 \
+#       | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/$t
+#   done
+#   for t in gpu engine; do
+#     cargo test --release --no-run -p tile-kernel-runtime --test $t 2>&1 \
+#       | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/runtime_$t
+#   done
+#   cargo build --release --examples
+#   for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert \
+#            quantize_e4m3 row_sumsq bench launch_overhead; do
+#     cp target/release/examples/$e gpu-bin/
+#   done
+#   cp scripts/bench_torch.py gpu-bin/
+#
+# Usage: scripts/gpu-check.sh [tests|examples|sanitize|bench]... (all by default)
+set -u
+BIN=${BIN:-"$(dirname "$0")/../gpu-bin"}
+cd "$BIN"
+export TILE_KERNEL_PTXAS=${TILE_KERNEL_PTXAS:-$(command -v ptxas || ls /usr/local/cuda/bin/ptxas)}
+status=0
+nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
+
+tests() {
+  for t in gpu_kernels scale predicates table_forms scopes runtime_gpu runtime_engine; do
+    [ -x "./$t" ] || { echo "== $t: missing (build it, see the top of this script)"; status=1; continue; }
+    echo "== $t"
+    # tensors_of_another_gpu needs a second GPU.
+    ./$t --include-ignored --test-threads=1 --skip tensors_of_another_gpu >"/tmp/$t.log" 2>&1 || status=1
+    grep -E "^test result|FAILED|panicked" "/tmp/$t.log" | head -20
+  done
+}
+
+examples() {
+  for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert quantize_e4m3 row_sumsq; do
+    echo "== $e"
+    ./$e >"/tmp/$e.log" 2>&1 || status=1
+    grep -E "^OK|panicked|Error" "/tmp/$e.log" | head -5
+    grep -q "^OK" "/tmp/$e.log" || { echo "no OK line"; status=1; }
+  done
+}
+
+sanitize() {
+  for tool in memcheck racecheck synccheck; do
+    for e in "quantize_e4m3 200000" "row_sumsq 512" "convert 100000" engine; do
+      echo "== $tool $e"
+      # shellcheck disable=SC2086
+      compute-sanitizer --tool $tool --error-exitcode 9 ./$e >"/tmp/san.log" 2>&1 || status=1
+      grep -E "SUMMARY|^OK" "/tmp/san.log" | head -3
+    done
+  done
+}
+
+bench() {
+  echo "== bench"; ./bench || status=1
+  echo "== bench_torch"; python3 bench_torch.py || status=1
+}
+
+steps=${*:-tests examples sanitize bench}
+for step in $steps; do
+  $step
+done
+exit $status

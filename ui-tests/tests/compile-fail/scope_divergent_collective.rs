@@ -1,0 +1,14 @@
+// Scopes (TK0516): `redux.sync` under `if lane_id() < 16` would run in half of the warp's lanes.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 32)]
+fn k(a: Tensor<u32, 32, 1>, out: Tensor<u32, 32, 1>) {
+    let m = alloc_local::<u32>([32, 1], scope = "warp");
+    apply(ptx["ld.global.u32"], m, a, scope = "warp");
+    if lane_id() < 16 {
+        apply(ptx["redux.sync.max.u32"], m, m, scope = "warp");
+    }
+    apply(ptx["st.global.u32"], out, m, scope = "warp");
+}
+
+fn main() {}
