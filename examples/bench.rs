@@ -199,26 +199,14 @@ fn main() -> Result<(), Error> {
     // fp8 quantization with in-kernel scales (examples/quantize_e4m3.rs):
     // x read, bytes and scales written; the dequantizer the reverse.
     let mut q8 = dev.zeros::<u8>([n])?;
-    for block in [32usize, 128] {
+    for (name, block, _, quantize, dequantize) in quantize::VARIANTS {
         let blocks = n.div_ceil(block);
         let mut scales = dev.zeros::<f32>([blocks])?;
         let bytes = 5 * n + 4 * blocks;
-        let ms = time(&stream, || match block {
-            32 => quantize::quantize_32(&dev, &x32, &mut q8, &mut scales),
-            _ => quantize::quantize_128(&dev, &x32, &mut q8, &mut scales),
-        })?;
-        row(&format!("quantize e4m3 /{block}"), n, bytes, ms, Some(copy));
-        let ms = time(&stream, || match block {
-            32 => quantize::dequantize_32(&dev, &q8, &scales, &mut y32),
-            _ => quantize::dequantize_128(&dev, &q8, &scales, &mut y32),
-        })?;
-        row(
-            &format!("dequantize e4m3 /{block}"),
-            n,
-            bytes,
-            ms,
-            Some(copy),
-        );
+        let ms = time(&stream, || quantize(&dev, &x32, &mut q8, &mut scales))?;
+        row(&format!("quantize e4m3 {name}"), n, bytes, ms, Some(copy));
+        let ms = time(&stream, || dequantize(&dev, &q8, &scales, &mut y32))?;
+        row(&format!("dequantize e4m3 {name}"), n, bytes, ms, Some(copy));
     }
     drop(q8);
     if std::env::args().any(|a| a == "--variants") {

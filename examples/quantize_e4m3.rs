@@ -1,7 +1,8 @@
 //! Per-block fp8 e4m3 quantization with scales computed in the kernel
 //! (blocks of 32 and of 128 elements), and its dequantizer, checked bit for
 //! bit against a host reference built on the `float8` crate at several
-//! sizes, tails included.
+//! sizes, tails included: every variant of `examples/common/quantize.rs`
+//! (4, 8 or 16 elements per lane).
 //!
 //! `cargo run --release --example quantize_e4m3` checks sizes 0, 1, 31,
 //! 127, 129, 4096, 2^20 + 3 and 2^26 (pass a number for another largest
@@ -57,34 +58,39 @@ fn same_f32(a: f32, b: f32) -> bool {
     a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan())
 }
 
-fn check(dev: &Device, x: &[f32], block: usize) -> Result<(), Error> {
+fn check(
+    dev: &Device,
+    x: &[f32],
+    (name, block, _, quantize, dequantize): &(
+        &str,
+        usize,
+        usize,
+        quantize::Quantize,
+        quantize::Dequantize,
+    ),
+) -> Result<(), Error> {
+    let block = *block;
     let n = x.len();
     let blocks = n.div_ceil(block);
     let xs = dev.upload(x, [n])?;
     let mut q = dev.zeros::<u8>([n])?;
     let mut scales = dev.zeros::<f32>([blocks])?;
-    match block {
-        128 => quantize::quantize_128(dev, &xs, &mut q, &mut scales)?,
-        _ => quantize::quantize_32(dev, &xs, &mut q, &mut scales)?,
-    }
+    quantize(dev, &xs, &mut q, &mut scales)?;
     let (want_scales, want_q) = reference(x, block);
     let got_scales = scales.download()?;
     let got_q = q.download()?;
     let mut y = dev.zeros::<f32>([n])?;
-    match block {
-        128 => quantize::dequantize_128(dev, &q, &scales, &mut y)?,
-        _ => quantize::dequantize_32(dev, &q, &scales, &mut y)?,
-    }
+    dequantize(dev, &q, &scales, &mut y)?;
     let got_y = y.download()?;
     if let Some(i) = (0..blocks).find(|&i| !same_f32(got_scales[i], want_scales[i])) {
         panic!(
-            "blocks of {block}, N = {n}: scale {i}: kernel {:e}, reference {:e}",
+            "{name}, N = {n}: scale {i}: kernel {:e}, reference {:e}",
             got_scales[i], want_scales[i]
         );
     }
     if let Some(i) = (0..n).find(|&i| !same_e4m3(got_q[i], want_q[i])) {
         panic!(
-            "blocks of {block}, N = {n}: element {i} (x = {:e}): kernel {:#04x}, reference {:#04x}",
+            "{name}, N = {n}: element {i} (x = {:e}): kernel {:#04x}, reference {:#04x}",
             x[i], got_q[i], want_q[i]
         );
     }
@@ -93,14 +99,14 @@ fn check(dev: &Device, x: &[f32], block: usize) -> Result<(), Error> {
     let want_y = |i: usize| F8E4M3::from_bits(want_q[i]).to_f32() * want_scales[i / block];
     if let Some(i) = (0..n).find(|&i| !same_f32(got_y[i], want_y(i))) {
         panic!(
-            "dequantize, blocks of {block}, N = {n}: element {i} (q = {:#04x}): kernel {:e}, reference {:e}",
+            "dequantize {name}, N = {n}: element {i} (q = {:#04x}): kernel {:e}, reference {:e}",
             want_q[i],
             got_y[i],
             want_y(i)
         );
     }
     println!(
-        "  blocks of {block:>3}, N = {n:>9}: {blocks} scales, {n} e4m3 values and their dequantized f32 bit-exact"
+        "  {name:<8} N = {n:>9}: {blocks} scales, {n} e4m3 values and their dequantized f32 bit-exact"
     );
     Ok(())
 }
@@ -136,11 +142,12 @@ fn main() -> Result<(), Error> {
     sizes.dedup();
     for n in sizes {
         let x = inputs(n);
-        check(&dev, &x, 32)?;
-        check(&dev, &x, 128)?;
+        for variant in &quantize::VARIANTS {
+            check(&dev, &x, variant)?;
+        }
     }
     println!(
-        "OK: fp8 e4m3 quantization (blocks of 32 and 128) and dequantization match the host reference bit for bit at every size"
+        "OK: fp8 e4m3 quantization and dequantization (blocks of 32 and 128; 4, 8 and 16 elements per lane) match the host reference bit for bit at every size"
     );
     Ok(())
 }

@@ -1200,50 +1200,62 @@ fn count(ptx: &str, prefix: &str) -> usize {
     lines(ptx).iter().filter(|l| l.starts_with(prefix)).count()
 }
 
-#[test]
-fn quantize_128_reduces_with_one_redux_and_the_full_mask() {
-    let ptx = quantize::quantize_128::PTX;
-    // The mask constant, materialized once, is redux's last operand.
-    line_index(ptx, "mov.b32 %k32_2, 0xFFFFFFFF;");
+/// The shuffle structure of a quantizer with `lanes` lanes per block and
+/// `blocks` blocks per warp: butterflies by `lanes / 2`, .., 1 on the
+/// lane's maximum, then lane `lanes * j` read for each block `j`, all with
+/// the clamp 0x1f and the full mask materialized once.
+fn assert_quantizer_shuffles(ptx: &str, lanes: u32, blocks: u32) {
+    let constant = |value: u32| -> String {
+        let line = lines(ptx)
+            .into_iter()
+            .find(|l| l.starts_with("mov.b32 %k32_") && l.ends_with(&format!(", 0x{value:08X};")))
+            .unwrap_or_else(|| panic!("no constant {value:#x} in\n{ptx}"));
+        line["mov.b32 ".len()..line.find(',').unwrap()].to_string()
+    };
     assert_eq!(ptx.matches("0xFFFFFFFF").count(), 1, "{ptx}");
-    let redux = line_index(ptx, "redux.sync.max.u32 %t3_amax_0, %t3_amax_0, %k32_2;");
-    assert_eq!(count(ptx, "redux.sync"), 1, "{ptx}");
-    // Under the warp-uniform `if b < B`, after the lane's own maximum.
+    let (mask, clamp) = (constant(0xffff_ffff), constant(0x1f));
+    assert_eq!(count(ptx, "redux.sync"), 0, "{ptx}");
+    let mut offset = lanes / 2;
+    let mut butterflies = 0;
+    while offset >= 1 {
+        let line = format!(
+            "shfl.sync.bfly.b32 %t3_other_0, %t2_amax_0, {}, {clamp}, {mask};",
+            constant(offset)
+        );
+        line_index(ptx, &line);
+        butterflies += 1;
+        offset /= 2;
+    }
+    assert_eq!(count(ptx, "shfl.sync.bfly"), butterflies, "{ptx}");
+    for j in 0..blocks {
+        let from = if j == 0 {
+            constant(0)
+        } else {
+            constant(lanes * j)
+        };
+        line_index(
+            ptx,
+            &format!("shfl.sync.idx.b32 %t5_all_{j}, %t4_scale_0, {from}, {clamp}, {mask};"),
+        );
+    }
+    assert_eq!(count(ptx, "shfl.sync.idx"), blocks as usize, "{ptx}");
+    // Lane 0 stores the scales, inside the warp-uniform `if first < B`.
     let start = line_index(ptx, "@!%q0 bra $L0_end;");
     let end = line_index(ptx, "$L0_end:");
-    let fold = line_index(ptx, "max.u32 %t3_amax_0, %t2_m_0, %t2_m_1;");
-    assert!(start < fold && fold < redux && redux < end, "{ptx}");
-    // One lane per warp stores the scale.
-    line_index(ptx, "setp.eq.s64 %q10, %i4, 0;");
-    line_index(ptx, "@%q10 st.global.f32 [%ad4], %t4_scale_0;");
+    let lane0 = line_index(ptx, "setp.eq.s64 %q34, %i4, 0;");
+    assert!(start < lane0 && lane0 < end, "{ptx}");
+}
+
+#[test]
+fn quantize_128_combines_lanes_with_shuffles_and_the_full_mask() {
+    // 16 elements per lane: a block of 128 is 8 lanes, a warp holds 4.
+    assert_quantizer_shuffles(quantize::quantize_128::PTX, 8, 4);
 }
 
 #[test]
 fn quantize_32_combines_lanes_with_shuffles_and_the_full_mask() {
-    let ptx = quantize::quantize_32::PTX;
-    line_index(ptx, "mov.b32 %k32_3, 0x0000001F;");
-    line_index(ptx, "mov.b32 %k32_4, 0xFFFFFFFF;");
-    assert_eq!(ptx.matches("0xFFFFFFFF").count(), 1, "{ptx}");
-    assert_eq!(count(ptx, "redux.sync"), 0, "{ptx}");
-    // Butterflies by 4, 2, 1 (within 8 lanes), then lanes 0, 8, 16, 24.
-    for (lane, constant) in [(4, 2), (2, 5), (1, 6)] {
-        line_index(ptx, &format!("mov.b32 %k32_{constant}, 0x{lane:08X};"));
-        line_index(
-            ptx,
-            &format!(
-                "shfl.sync.bfly.b32 %t4_other_0, %t3_amax_0, %k32_{constant}, %k32_3, %k32_4;"
-            ),
-        );
-    }
-    for (j, constant) in [(0, 0), (1, 9), (2, 10), (3, 11)] {
-        line_index(
-            ptx,
-            &format!(
-                "shfl.sync.idx.b32 %t6_all_{j}, %t5_scale_0, %k32_{constant}, %k32_3, %k32_4;"
-            ),
-        );
-    }
-    assert_eq!(count(ptx, "shfl.sync"), 7, "{ptx}");
+    // 16 elements per lane: a block of 32 is 2 lanes, a warp holds 16.
+    assert_quantizer_shuffles(quantize::quantize_32::PTX, 2, 16);
 }
 
 #[test]

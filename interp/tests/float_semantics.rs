@@ -834,7 +834,8 @@ fn float_atomics() {
     );
     assert_eq!(atomic("atom.add.f32", 0x7fc0_0001, 0), 0x7fff_ffff);
     // On shared memory add.f32 keeps subnormals (the PTX ISA's `atom` and
-    // `red`; not yet compared with the GPU).
+    // `red`; the H200 agrees on every shared variant of the differential
+    // test).
     for opcode in [
         "atom.shared.add.f32",
         "atom.shared::cta.add.f32",
@@ -864,6 +865,45 @@ fn float_atomics() {
         0x7ff8_0000_0000_0002
     );
     assert_eq!(atomic("atom.add.f64", snan, 0), snan);
+    // On shared memory add.f64 quiets NaNs, the old value's first (rows
+    // the H200 returned in the differential test, 2026-11-30).
+    for (old, b, want) in [
+        (
+            0x0010_0000_0000_0000,
+            0xfff0_0000_0000_0001,
+            0xfff8_0000_0000_0001,
+        ),
+        (
+            0x7ff8_0000_0000_0000,
+            0xfff8_0000_0000_0001,
+            0x7ff8_0000_0000_0000,
+        ),
+        (
+            0x7ff0_0000_0000_0001,
+            0xfff8_0000_0000_0001,
+            0x7ff8_0000_0000_0001,
+        ),
+        (
+            0xffef_ffff_ffff_ffff,
+            0x7ff7_ffff_ffff_ffff,
+            0x7fff_ffff_ffff_ffff,
+        ),
+        (
+            0x7ff7_ffff_ffff_ffff,
+            0x0000_0000_0000_0001,
+            0x7fff_ffff_ffff_ffff,
+        ),
+        (
+            0xffff_ffff_ffff_ffff,
+            0xfff8_0000_0000_0001,
+            0xffff_ffff_ffff_ffff,
+        ),
+    ] {
+        for opcode in ["atom.shared.add.f64", "red.shared::cta.add.f64"] {
+            assert_eq!(atomic(opcode, old, b), want, "{opcode} {old:#x} {b:#x}");
+        }
+    }
+    assert_eq!(atomic("atom.shared.add.f64", 1, 1), 2);
     // Half-precision adds do not flush; each half of a pair on its own.
     assert_eq!(atomic("atom.global.add.noftz.f16", 0x0001, 0x0001), 0x0002);
     assert_eq!(

@@ -640,8 +640,23 @@ pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
                 ftz: kind == Kind::F32 && !shared,
                 sat: false,
             };
-            if kind == Kind::F64 {
-                // f64: a NaN operand is stored as it is (not quieted), `b`'s first.
+            if kind == Kind::F64 && shared {
+                // f64 on shared memory (measured on the H200): the old
+                // value's NaN first, then `b`'s, each quieted with its
+                // payload.
+                let quiet = 1u64 << 51;
+                Box::new(move |old, b| {
+                    if kind.is_nan(old) {
+                        old | quiet
+                    } else if kind.is_nan(b) {
+                        b | quiet
+                    } else {
+                        op.add(old, b)
+                    }
+                })
+            } else if kind == Kind::F64 {
+                // f64 on global memory: a NaN operand is stored as it is
+                // (not quieted), `b`'s first.
                 Box::new(move |old, b| {
                     if kind.is_nan(b) {
                         b

@@ -5,7 +5,7 @@
 //! the [`Bound`]s that must hold where it is accessed, and a bound that can
 //! never hold is reported here as a statically out-of-range slice.
 
-use crate::ast::{self, Operand, PlaceExpr, SliceItem, ViewKind};
+use crate::ast::{self, LiteralValue, Operand, PlaceExpr, SliceItem, ViewKind};
 use crate::diag::{Code, Diagnostic};
 use crate::layout::{Bound, BoundKind, Layout, SliceBound, StaticLayout, shape_text};
 use crate::program::ParamKind;
@@ -24,6 +24,14 @@ impl Checker<'_> {
             Operand::Special { name, .. } => return Some(Value::Special(name.clone())),
             Operand::Place(place) => place,
         };
+        // A name of a compile-time integer (an unrolled loop's variable, a
+        // `let` of constants) is a literal operand.
+        if place.views.is_empty()
+            && let Some(Binding::Int(poly)) = self.lookup(&place.base)
+            && let Some(value) = poly.as_const()
+        {
+            return Some(Value::Literal(LiteralValue::Int(value)));
+        }
         if place.views.is_empty()
             && let Some(Binding::Param(param)) = self.lookup(&place.base).cloned()
             && let ParamKind::Scalar(dtype) = self.params[param].kind
