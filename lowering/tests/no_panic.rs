@@ -28,6 +28,10 @@
 //!   `let` values and predicates, unrolled, inclusive and grid-stride loops,
 //!   `if`/`else if`/`else`) that often reach the proofs and the emitter; the
 //!   test fails if too few of them compile (the generator must stay useful).
+//!   Half of them also use scopes and shared memory: warp and CTA tiles,
+//!   warp collectives, own parts, CTA barriers, `.shared` accesses, under
+//!   uniform and divergent control flow, legal and mutated (wrong extents
+//!   and scopes, explicit member masks, absurd blocks and buffers).
 //! - `opcodes`: dotted opcode strings, from real table spellings and tokens.
 //!
 //! **Huge inputs** (`huge_*` tests): the limits of `docs/robustness.md` are
@@ -305,6 +309,52 @@ const TOKENS: &[&str] = &[
     "\u{0}",
     "..",
     "global.global",
+    "sync",
+    "shfl",
+    "bfly",
+    "idx",
+    "redux",
+    "vote",
+    "ballot",
+    "activemask",
+    "bar",
+    "barrier",
+    "aligned",
+    "red",
+    "popc",
+    "pred",
+    "atom",
+    "shared",
+    "shared::cta",
+    "cta",
+    "warp",
+];
+
+/// Collectives, barriers and `.shared` forms: a small share of the table,
+/// so real spellings rarely pick them on their own.
+const SCOPED_OPCODES: &[&str] = &[
+    "redux.sync.max.u32",
+    "redux.sync.add.s32",
+    "shfl.sync.bfly.b32",
+    "shfl.sync.idx.b32",
+    "shfl.sync.up.b32",
+    "vote.sync.ballot.b32",
+    "vote.sync.any.pred",
+    "activemask.b32",
+    "match.any.sync.b32",
+    "elect.sync",
+    "bar.warp.sync",
+    "bar.sync",
+    "barrier.sync.aligned",
+    "bar.red.popc.u32",
+    "bar.red.or.pred",
+    "bar.arrive",
+    "ld.shared.u32",
+    "ld.shared::cta.v4.f32",
+    "st.shared.u32",
+    "atom.shared.add.u32",
+    "atom.shared.add.f64",
+    "red.shared.add.f32",
 ];
 
 fn opcode() -> impl Strategy<Value = String> {
@@ -330,7 +380,8 @@ fn opcode() -> impl Strategy<Value = String> {
             }
             parts.join(".")
         });
-    prop_oneof![2 => tokens, 2 => real, 2 => mutated, 1 => any::<String>()]
+    let scoped = prop::sample::select(SCOPED_OPCODES).prop_map(str::to_string);
+    prop_oneof![2 => tokens, 2 => real, 2 => mutated, 1 => scoped, 1 => any::<String>()]
 }
 
 // ------------------------------------------------------ random kernels
@@ -634,6 +685,8 @@ fn dim() -> impl Strategy<Value = Dim> {
         1 => Just(u64::MAX),
         1 => Just(1 << 40),
         1 => Just(65536),
+        // The extents of group axes (a warp, a warpgroup, blocks).
+        1 => prop::sample::select(vec![32u64, 128, 256, 1024, 12288, 12289]),
     ]
     .prop_map(|value| Dim::constant(value, SpanId(6)));
     let n = || Box::new(Expr::Name("N".to_string(), SpanId(6)));
@@ -711,16 +764,26 @@ fn stmt() -> impl Strategy<Value = Stmt> {
                 })
                 .collect()),
         ],
+        // Group tiles of every scope (and unknown ones), shared buffers.
+        prop::option::weighted(
+            0.3,
+            prop::sample::select(vec!["warp", "warpgroup", "cta", "thread", "lane", ""]),
+        ),
+        prop::sample::select(vec![
+            AllocSpace::Registers,
+            AllocSpace::Registers,
+            AllocSpace::Shared,
+        ]),
     )
-        .prop_map(|(name, dtype, shape)| {
+        .prop_map(|(name, dtype, shape, scope, space)| {
             Stmt::AllocLocal(AllocLocal {
                 name: name.to_string(),
                 name_span: SpanId(7),
                 dtype,
                 dtype_span: SpanId(8),
                 shape,
-                scope: None,
-                space: AllocSpace::Registers,
+                scope: scope.map(|s| (s.to_string(), SpanId(19))),
+                space,
                 span: SpanId(9),
             })
         });
@@ -1130,7 +1193,7 @@ fn near_pred() -> impl Strategy<Value = Option<Expr>> {
     )
 }
 
-fn near_stmt() -> impl Strategy<Value = Stmt> {
+fn near_stmt(features: Features) -> BoxedStrategy<Stmt> {
     let element = prop_oneof![
         6 => (0i128..4).prop_map(int),
         3 => Just(name("k")),
@@ -1141,14 +1204,16 @@ fn near_stmt() -> impl Strategy<Value = Stmt> {
         2 => index(),
     ];
     let load = (at_x, element.clone(), near_pred(), any::<(bool, u8)>()).prop_map(
-        |(at, element, pred, (keep, chain))| {
+        move |(at, element, pred, (keep, chain))| {
             let mut stmt = plain_apply(
                 "ld.global.f32",
                 vec![tile(Some(element), false, chain), tensor_slice("x", at, 1)],
                 pred.clone(),
             );
+            // A tame kernel keeps old values: its reads of `r` after
+            // predicated loads are then reads of written registers.
             if let Stmt::Apply(apply) = &mut stmt
-                && keep
+                && (keep || features.tame)
                 && pred.is_some()
             {
                 apply.preserve_dst = Some((true, SpanId(56)));
@@ -1247,15 +1312,22 @@ fn near_stmt() -> impl Strategy<Value = Stmt> {
             span: SpanId(65),
         })
     });
-    let leaf = prop_oneof![
-        3 => load,
-        1 => load_v4,
-        2 => store,
-        1 => arith,
-        2 => let_base,
-        1 => let_pred
+    let mut leaves: Vec<(u32, BoxedStrategy<Stmt>)> = vec![
+        (3, load.boxed()),
+        (1, load_v4.boxed()),
+        (2, store.boxed()),
+        (1, arith.boxed()),
+        (2, let_base.boxed()),
+        (1, let_pred.boxed()),
     ];
-    leaf.prop_recursive(3, 16, 3, |inner| {
+    leaves.extend(scoped_leaves(features));
+    let leaf = prop::strategy::Union::new_weighted(leaves);
+    leaf.prop_recursive(3, 16, 3, move |inner| {
+        let scoped = if features.any() {
+            scoped_blocks(features, inner.clone())
+        } else {
+            Vec::new()
+        };
         let body = prop::collection::vec(inner, 1..4);
         // `for k in a..b`, `a..=b` (as `a..b + 1`) or `(a..b).step_by(c)`.
         let unrolled =
@@ -1326,8 +1398,1059 @@ fn near_stmt() -> impl Strategy<Value = Stmt> {
                     span: SpanId(71),
                 })
             });
-        prop_oneof![unrolled, grid_stride, branch]
+        // With scopes, thread-dependent loops and branches (where no
+        // collective or barrier may go) are rarer, and absent when tame.
+        let mut forms: Vec<(u32, BoxedStrategy<Stmt>)> = vec![(2, unrolled.boxed())];
+        if !features.tame {
+            let weight = if features.any() { 1 } else { 2 };
+            forms.push((weight, grid_stride.boxed()));
+            forms.push((weight, branch.boxed()));
+        }
+        forms.extend(scoped);
+        prop::strategy::Union::new_weighted(forms)
     })
+    .boxed()
+}
+
+// ------------------------------- scopes and shared memory (near-legal)
+//
+// Half the near-legal kernels also declare warp tiles `w: u32 [32, 2]` and
+// `wp: bool [32, 1]`, CTA tiles `g: u32 [T, 1]` and `gp: bool [T, 1]` (or
+// `[T / 32, 32, 1]`), and/or a shared buffer `sh: f32 [L]`, and use them:
+// warp collectives (member mask omitted), scoped applies, own parts
+// (`w.slice(s![lane_id(), ..])`), CTA barriers, `.shared` loads, stores
+// and atomics, under uniform and divergent `if`s, loops and `pred`s.
+// Choices are bytes decoded by [`pick`], whose first entry is the legal
+// one, so a failure shrinks towards a legal kernel; the other entries are
+// mutations (wrong extents and scopes, unknown scope names, per-thread
+// tiles in scoped applies, explicit member masks, global forms on shared
+// buffers, absurd blocks and buffers) that the checker must reject or
+// prove.
+//
+// Shared memory starts undefined, and the interpreter faults on a read of a
+// never-written byte (the checker does not track that, by design), so a
+// kernel with a shared buffer first has every thread store `0.0` to its
+// slots `j * T + tt` (all of the buffer), then a barrier: a fault of a
+// compiled kernel stays a hole in a proof.
+
+/// Which of the scoped features a near-legal kernel declares.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Features {
+    /// `w`, `wp` (warp tiles), `g`, `gp` (CTA tiles).
+    warp: bool,
+    /// `sh` (a shared buffer) and `shn` (its length).
+    shared: bool,
+    /// No mutations and no thread-dependent conditions around scoped
+    /// statements: half the kernels with scopes, so that enough of them
+    /// compile and run.
+    tame: bool,
+}
+
+impl Features {
+    fn any(self) -> bool {
+        self.warp || self.shared
+    }
+}
+
+/// [`pick`] from the first `legal` entries of `table` in a tame kernel,
+/// from all of them (the rest are mutations) otherwise.
+fn mutate<T: Clone>(features: Features, byte: u8, table: &[(u32, T)], legal: usize) -> T {
+    if features.tame {
+        pick(byte, &table[..legal])
+    } else {
+        pick(byte, table)
+    }
+}
+
+/// The entry of `table` that `byte` selects, each entry with its weight.
+/// Byte 0 selects the first entry (what shrinking goes to).
+fn pick<T: Clone>(byte: u8, table: &[(u32, T)]) -> T {
+    let total: u32 = table.iter().map(|(w, _)| w).sum();
+    let mut at = u32::from(byte) * total / 256;
+    for (weight, value) in table {
+        if at < *weight {
+            return value.clone();
+        }
+        at -= weight;
+    }
+    unreachable!("a weight table covers 0..256")
+}
+
+fn call0(func: &str) -> Expr {
+    Expr::Call {
+        func: func.to_string(),
+        args: Vec::new(),
+        span: SpanId(150),
+    }
+}
+
+fn lane() -> Expr {
+    call0("lane_id")
+}
+
+fn warp() -> Expr {
+    call0("warp_id")
+}
+
+fn not(expr: Expr) -> Expr {
+    Expr::Unary {
+        op: UnOp::Not,
+        expr: Box::new(expr),
+        span: SpanId(151),
+    }
+}
+
+fn lit(value: i128) -> Operand {
+    Operand::Literal(Literal {
+        value: LiteralValue::Int(value),
+        span: SpanId(152),
+    })
+}
+
+fn flit(value: f64) -> Operand {
+    Operand::Literal(Literal {
+        value: LiteralValue::Float(value),
+        span: SpanId(152),
+    })
+}
+
+/// `..`
+fn full() -> SliceItem {
+    SliceItem::range(None, None, 1, SpanId(153))
+}
+
+/// `start..start + width`
+fn span_item(start: Expr, width: i128) -> SliceItem {
+    SliceItem::Range {
+        start: Some(start.clone()),
+        end: Some(binary(BinOp::Add, start, int(width))),
+        step: 1,
+        span: SpanId(154),
+    }
+}
+
+fn index_item(index: Expr) -> SliceItem {
+    SliceItem::Index {
+        index,
+        span: SpanId(155),
+    }
+}
+
+fn viewed(base: &str, views: Vec<ViewKind>) -> Operand {
+    Operand::Place(PlaceExpr {
+        base: base.to_string(),
+        base_span: SpanId(156),
+        views: views
+            .into_iter()
+            .map(|kind| ViewOp {
+                kind,
+                span: SpanId(157),
+            })
+            .collect(),
+        span: SpanId(158),
+    })
+}
+
+/// `w.slice(s![.., a..a + 1])` (or of `w.view::<f32>()`): one column of
+/// the warp tile.
+fn w_col(a: i128, f32_view: bool) -> Operand {
+    let mut views = Vec::new();
+    if f32_view {
+        views.push(ViewKind::View(DType::F32));
+    }
+    views.push(ViewKind::Slice(vec![full(), span_item(int(a), 1)]));
+    viewed("w", views)
+}
+
+/// `r.view::<u32>().slice(s![e])`: one register of `r` as `u32`.
+fn r_u32(element: i128) -> Operand {
+    viewed(
+        "r",
+        vec![
+            ViewKind::View(DType::U32),
+            ViewKind::Slice(vec![index_item(int(element))]),
+        ],
+    )
+}
+
+/// `r[e]` as `f32`.
+fn r_f32(element: i128) -> Operand {
+    viewed("r", vec![ViewKind::Slice(vec![index_item(int(element))])])
+}
+
+/// `sh.slice(s![at..at + width])`, reshaped to `[1, width]` when wider.
+fn sh_at(at: Expr, width: i128, u32_view: bool) -> Operand {
+    let mut views = vec![ViewKind::Slice(vec![span_item(at, width)])];
+    if u32_view {
+        views.push(ViewKind::View(DType::U32));
+    }
+    if width > 1 {
+        views.push(ViewKind::Reshape(vec![1, width as i64]));
+    }
+    viewed("sh", views)
+}
+
+fn scoped_apply(
+    opcode: &str,
+    operands: Vec<Operand>,
+    scope: Option<&str>,
+    pred: Option<Expr>,
+    preserve: bool,
+) -> Stmt {
+    let preserve = preserve && pred.is_some();
+    Stmt::Apply(Apply {
+        opcode: opcode.to_string(),
+        opcode_span: SpanId(159),
+        operands,
+        scope: scope.map(|s| (s.to_string(), SpanId(160))),
+        pred,
+        preserve_dst: preserve.then_some((true, SpanId(161))),
+        span: SpanId(162),
+    })
+}
+
+/// The scope of an `apply` whose own scope is `own`: mostly `own`, else
+/// none, another scope or an unknown name.
+fn apply_scope(features: Features, byte: u8, own: &'static str) -> Option<&'static str> {
+    mutate(
+        features,
+        byte,
+        &[
+            (150, Some(own)),
+            (2, None),
+            (1, Some("thread")),
+            (1, Some("warp")),
+            (1, Some("cta")),
+            (1, Some("warpgroup")),
+            (1, Some("Warp")),
+            (1, Some("")),
+            (1, Some("lane")),
+        ],
+        1,
+    )
+}
+
+/// A condition (for `pred` or `if`): uniform over the grid (all a tame
+/// kernel uses), a warp, or differing between lanes.
+fn scope_cond(features: Features, byte: u8) -> Expr {
+    let lt = |lhs: Expr, c: i128| binary(BinOp::Lt, lhs, int(c));
+    let eq = |lhs: Expr, c: i128| binary(BinOp::Eq, lhs, int(c));
+    mutate(
+        features,
+        byte,
+        &[
+            (6, name("p")),
+            (2, not(name("p"))),
+            (3, lt(name("N"), 64)),
+            (2, lt(name("n"), 4)),
+            (3, lt(call("cta_id", 0), 2)),
+            (1, eq(name("k"), 1)),
+            (4, lt(warp(), 1)),
+            (3, eq(warp(), 0)),
+            (2, lt(lane(), 16)),
+            (1, eq(lane(), 0)),
+            (1, lt(call("thread_id", 0), 32)),
+            (1, eq(call("thread_id", 1), 0)),
+            (1, eq(call("thread_id", 2), 0)),
+            (1, lt(name("tt"), 64)),
+            (1, name("q")),
+        ],
+        6,
+    )
+}
+
+/// A `pred` for a collective or barrier: mostly none.
+fn scope_pred(features: Features, byte: u8, cond: u8) -> Option<Expr> {
+    (byte >= 192).then(|| scope_cond(features, cond))
+}
+
+/// A warp collective on the warp tiles (`redux.sync`, `shfl.sync`,
+/// `vote.sync`, `activemask`, `match`, `elect`, `bar.warp.sync`), member
+/// mask omitted; mutations give the mask, use a per-thread tile, a thread's
+/// own part or a CTA tile, or another scope.
+fn collective(features: Features) -> impl Strategy<Value = Stmt> {
+    any::<[u8; 8]>().prop_map(move |[kind, a, b, c, scope, pred, cond, mutation]| {
+        let (d, s) = (i128::from(a % 2), i128::from(b % 2));
+        let lane_mask = || {
+            lit(mutate(
+                features,
+                c,
+                &[
+                    (4, 16),
+                    (4, 1),
+                    (2, 8),
+                    (2, 4),
+                    (2, 2),
+                    (1, 0),
+                    (1, 31),
+                    (1, 32),
+                    (1, -1),
+                    (1, 1 << 40),
+                ],
+                7,
+            ))
+        };
+        let (opcode, mut operands) = match kind % 16 {
+            0 => ("redux.sync.max.u32", vec![w_col(d, false), w_col(s, false)]),
+            1 => ("redux.sync.add.u32", vec![w_col(d, false), w_col(s, false)]),
+            2 => ("redux.sync.or.b32", vec![w_col(d, false), w_col(s, false)]),
+            3 | 4 => (
+                "shfl.sync.bfly.b32",
+                vec![w_col(d, false), w_col(s, false), lane_mask(), lit(0x1f)],
+            ),
+            5 => (
+                "shfl.sync.idx.b32",
+                vec![w_col(d, false), w_col(s, false), lane_mask(), lit(0x1f)],
+            ),
+            6 => (
+                "shfl.sync.down.b32",
+                vec![w_col(d, false), w_col(s, false), lit(1), lit(0x1f)],
+            ),
+            7 => (
+                "shfl.sync.up.b32",
+                vec![w_col(d, false), w_col(s, false), lit(1), lit(0)],
+            ),
+            // The source lane from a register.
+            8 => (
+                "shfl.sync.idx.b32",
+                vec![
+                    w_col(d, false),
+                    w_col(s, false),
+                    w_col(1 - s, false),
+                    lit(0x1f),
+                ],
+            ),
+            // `d|p`: whether the source lane was in range.
+            9 => (
+                "shfl.sync.down.b32",
+                vec![
+                    w_col(d, false),
+                    viewed("wp", Vec::new()),
+                    w_col(s, false),
+                    lit(3),
+                    lit(0x1f),
+                ],
+            ),
+            10 => (
+                "vote.sync.ballot.b32",
+                vec![w_col(d, false), viewed("wp", Vec::new())],
+            ),
+            11 => (
+                "vote.sync.any.pred",
+                vec![viewed("wp", Vec::new()), viewed("wp", Vec::new())],
+            ),
+            12 => ("activemask.b32", vec![w_col(d, false)]),
+            13 => ("match.any.sync.b32", vec![w_col(d, false), w_col(s, false)]),
+            14 => (
+                "elect.sync",
+                vec![w_col(d, false), viewed("wp", Vec::new())],
+            ),
+            _ => ("bar.warp.sync", Vec::new()),
+        };
+        match mutate(
+            features,
+            mutation,
+            &[(70, 0), (1, 1), (1, 2), (1, 3), (1, 4), (1, 5), (1, 6)],
+            1,
+        ) {
+            // The member mask given explicitly.
+            1 => operands.push(lit(0xffff_ffff)),
+            2 => operands.push(pick(
+                c,
+                &[(1, lit(-1)), (1, lit(0xffff)), (1, w_col(0, false))],
+            )),
+            // A per-thread tile, a thread's own part, a CTA tile.
+            3 if !operands.is_empty() => operands[0] = r_u32(0),
+            4 if !operands.is_empty() => {
+                let last = operands.len() - 1;
+                operands[last.min(1)] = viewed(
+                    "w",
+                    vec![ViewKind::Slice(vec![
+                        index_item(lane()),
+                        span_item(int(s), 1),
+                    ])],
+                );
+            }
+            5 if !operands.is_empty() => operands[0] = viewed("g", Vec::new()),
+            // The group axis narrowed to half a warp.
+            6 if !operands.is_empty() => {
+                operands[0] = viewed(
+                    "w",
+                    vec![ViewKind::Slice(vec![
+                        SliceItem::range(Some(0), Some(16), 1, SpanId(163)),
+                        span_item(int(d), 1),
+                    ])],
+                );
+            }
+            _ => {}
+        }
+        scoped_apply(
+            opcode,
+            operands,
+            apply_scope(features, scope, "warp"),
+            scope_pred(features, pred, cond),
+            false,
+        )
+    })
+}
+
+/// `if wbase + width <= N { stmt }` (or the statement alone).
+fn warp_guard(guard: bool, width: i128, stmt: Stmt) -> Stmt {
+    if !guard {
+        return stmt;
+    }
+    let end = binary(
+        BinOp::Add,
+        binary(BinOp::Mul, name("wbase"), int(width / 32)),
+        int(width),
+    );
+    Stmt::If(If {
+        cond: binary(BinOp::Le, end, name("N")),
+        then: vec![stmt],
+        otherwise: Vec::new(),
+        span: SpanId(164),
+    })
+}
+
+/// `x.slice(s![wbase * m..wbase * m + width]).reshape([rows, width / rows])`:
+/// a warp's chunk of a tensor, `width / rows` elements per lane.
+fn warp_chunk(tensor: &str, width: i128, rows: i64) -> Operand {
+    let at = binary(BinOp::Mul, name("wbase"), int(width / 32));
+    viewed(
+        tensor,
+        vec![
+            ViewKind::Slice(vec![span_item(at, width)]),
+            ViewKind::Reshape(vec![rows, width as i64 / rows]),
+        ],
+    )
+}
+
+/// Scoped applies that are not collectives (any `pred` allowed): warp-
+/// and CTA-tile arithmetic, predicates, warp-scope global and shared
+/// loads and stores (lane `l` at row `l`), and tensors of wrong leading
+/// extents.
+fn scoped_op(features: Features) -> impl Strategy<Value = Stmt> {
+    (any::<[u8; 6]>(), near_pred()).prop_map(move |([kind, a, b, scope, guard, c], pred)| {
+        let mut stmt = scoped_op_of(features, [kind, a, b, scope, guard, c], pred);
+        if features.tame {
+            keep_old_values(&mut stmt);
+        }
+        stmt
+    })
+}
+
+/// `preserve_dst = true` on a predicated `apply` (also inside an `if`).
+fn keep_old_values(stmt: &mut Stmt) {
+    match stmt {
+        Stmt::Apply(apply) if apply.pred.is_some() && !apply.opcode.starts_with("st.") => {
+            apply.preserve_dst = Some((true, SpanId(168)));
+        }
+        Stmt::If(branch) => branch.then.iter_mut().for_each(keep_old_values),
+        _ => {}
+    }
+}
+
+fn scoped_op_of(features: Features, bytes: [u8; 6], pred: Option<Expr>) -> Stmt {
+    {
+        let [kind, a, b, scope, guard, c] = bytes;
+        let (a, b) = (i128::from(a % 2), i128::from(b % 2));
+        let guard = guard >= 48;
+        let mut kind = mutate(
+            features,
+            kind,
+            &[
+                (3, 0),
+                (4, 1),
+                (4, 2),
+                (4, 3),
+                (3, 4),
+                (4, 5),
+                (2, 6),
+                (3, 8),
+                (3, 9),
+                (3, 10),
+                (3, 11),
+                (1, 7),
+                (1, 12),
+                (1, 13),
+            ],
+            11,
+        );
+        if !features.shared && (kind == 10 || kind == 11) {
+            kind = 1;
+        }
+        let warp_scope = apply_scope(features, scope, "warp");
+        let cta_scope = apply_scope(features, scope, "cta");
+        match kind {
+            0 => scoped_apply(
+                "mov.b32",
+                vec![viewed("w", vec![ViewKind::Unsqueeze(-1)]), lit(0)],
+                warp_scope,
+                pred,
+                true,
+            ),
+            1 => scoped_apply(
+                "add.u32",
+                vec![w_col(a, false), w_col(b, false), lit(1)],
+                warp_scope,
+                pred,
+                false,
+            ),
+            2 => scoped_apply(
+                "setp.lt.u32",
+                vec![
+                    viewed("wp", Vec::new()),
+                    w_col(a, false),
+                    lit(i128::from(c % 40)),
+                ],
+                warp_scope,
+                pred,
+                false,
+            ),
+            3 => warp_guard(
+                guard,
+                32,
+                scoped_apply(
+                    "ld.global.f32",
+                    vec![w_col(a, true), warp_chunk("x", 32, 32)],
+                    warp_scope,
+                    pred,
+                    true,
+                ),
+            ),
+            4 => warp_guard(
+                guard,
+                32,
+                scoped_apply(
+                    "st.global.f32",
+                    vec![warp_chunk("y", 32, 32), w_col(a, true)],
+                    warp_scope,
+                    pred,
+                    false,
+                ),
+            ),
+            5 => scoped_apply(
+                "selp.u32",
+                vec![w_col(a, false), lit(1), lit(0), viewed("wp", Vec::new())],
+                warp_scope,
+                pred,
+                false,
+            ),
+            // Two elements per lane: a `v2` load.
+            6 => warp_guard(
+                guard,
+                64,
+                scoped_apply(
+                    "ld.global.v2.f32",
+                    vec![
+                        viewed("w", vec![ViewKind::View(DType::F32)]),
+                        warp_chunk("x", 64, 32),
+                    ],
+                    warp_scope,
+                    pred,
+                    false,
+                ),
+            ),
+            // A chunk of 16 rows in a warp-scope apply.
+            7 => warp_guard(
+                guard,
+                32,
+                scoped_apply(
+                    "ld.global.f32",
+                    vec![w_col(a, true), warp_chunk("x", 32, 16)],
+                    warp_scope,
+                    pred,
+                    false,
+                ),
+            ),
+            8 => scoped_apply(
+                if b == 0 { "mov.b32" } else { "add.u32" },
+                if b == 0 {
+                    vec![viewed("g", Vec::new()), lit(0)]
+                } else {
+                    vec![viewed("g", Vec::new()), viewed("g", Vec::new()), lit(1)]
+                },
+                cta_scope,
+                pred,
+                false,
+            ),
+            9 => scoped_apply(
+                "setp.ne.u32",
+                vec![viewed("gp", Vec::new()), viewed("g", Vec::new()), lit(0)],
+                cta_scope,
+                pred,
+                false,
+            ),
+            // The warp's 32 slots of `sh`, lane `l` at slot `32 w + l`.
+            10 | 11 => {
+                let chunk = viewed(
+                    "sh",
+                    vec![
+                        ViewKind::Slice(vec![span_item(binary(BinOp::Mul, warp(), int(32)), 32)]),
+                        ViewKind::Reshape(vec![32, 1]),
+                    ],
+                );
+                if kind == 10 {
+                    scoped_apply(
+                        "st.shared.f32",
+                        vec![chunk, w_col(a, true)],
+                        warp_scope,
+                        pred,
+                        false,
+                    )
+                } else {
+                    scoped_apply(
+                        "ld.shared.f32",
+                        vec![w_col(a, true), chunk],
+                        warp_scope,
+                        pred,
+                        true,
+                    )
+                }
+            }
+            // A per-thread tile in a scoped apply.
+            12 => scoped_apply(
+                "mov.f32",
+                vec![r_f32(0), flit(1.5)],
+                warp_scope,
+                pred,
+                false,
+            ),
+            // A warp tile in a CTA apply.
+            _ => scoped_apply(
+                "add.u32",
+                vec![w_col(a, false), w_col(b, false), lit(1)],
+                cta_scope,
+                pred,
+                false,
+            ),
+        }
+    }
+}
+
+/// Per-thread applies on a thread's own part of a group tile
+/// (`w.slice(s![lane_id(), ..])`, `g.slice(s![tt, ..])`); mutations index
+/// another thread's part or use the whole group tile.
+fn own_part(features: Features) -> impl Strategy<Value = Stmt> {
+    (
+        any::<[u8; 6]>(),
+        near_pred(),
+        prop_oneof![
+            3 => (0i128..4).prop_map(|c| binary(BinOp::Add, name("own"), int(c))),
+            1 => index(),
+        ],
+    )
+        .prop_map(move |([kind, idx, a, e, scope, gidx], pred, at)| {
+            let (a, e) = (i128::from(a % 2), i128::from(e % 4));
+            let rank = mutate(
+                features,
+                idx,
+                &[
+                    (70, Some(lane())),
+                    (1, Some(int(0))),
+                    (1, Some(call("thread_id", 0))),
+                    (1, Some(warp())),
+                    (1, Some(binary(BinOp::Add, lane(), int(1)))),
+                    (1, Some(name("tt"))),
+                    (1, None),
+                ],
+                1,
+            );
+            let part = |f32_view: bool| {
+                let mut views = Vec::new();
+                if f32_view {
+                    views.push(ViewKind::View(DType::F32));
+                }
+                let first = rank.clone().map_or_else(full, index_item);
+                views.push(ViewKind::Slice(vec![first, span_item(int(a), 1)]));
+                viewed("w", views)
+            };
+            // `gown` is this thread's part of `g` (the preamble's view);
+            // mutations index `g` by a rank of the other form or another
+            // thread's.
+            let g_part = || {
+                let items = mutate(
+                    features,
+                    gidx,
+                    &[
+                        (50, None),
+                        (1, Some(vec![index_item(name("tt")), full()])),
+                        (
+                            1,
+                            Some(vec![index_item(warp()), index_item(lane()), full()]),
+                        ),
+                        (1, Some(vec![index_item(lane()), full()])),
+                        (1, Some(vec![index_item(int(0)), full()])),
+                    ],
+                    1,
+                );
+                match items {
+                    None => viewed("gown", Vec::new()),
+                    Some(items) => viewed("g", vec![ViewKind::Slice(items)]),
+                }
+            };
+            let scope = mutate(
+                features,
+                scope,
+                &[(40, None), (4, Some("thread")), (1, Some("warp"))],
+                2,
+            );
+            let mut kind = kind % 7;
+            if !features.shared && kind == 6 {
+                kind = 0;
+            }
+            match kind {
+                0 => scoped_apply("mov.b32", vec![part(false), r_u32(e)], scope, pred, true),
+                1 => scoped_apply("mov.b32", vec![r_u32(e), part(false)], scope, pred, true),
+                2 => scoped_apply(
+                    "st.global.f32",
+                    vec![tensor_slice("y", at, 1), part(true)],
+                    scope,
+                    pred,
+                    false,
+                ),
+                3 => scoped_apply(
+                    "ld.global.f32",
+                    vec![part(true), tensor_slice("x", at, 1)],
+                    scope,
+                    pred,
+                    true,
+                ),
+                4 => scoped_apply("mov.b32", vec![g_part(), r_u32(e)], scope, pred, true),
+                5 => scoped_apply("mov.b32", vec![r_u32(e), g_part()], scope, pred, true),
+                _ => scoped_apply(
+                    "st.shared.f32",
+                    vec![sh_at(name("tt"), 1, false), part(true)],
+                    scope,
+                    pred,
+                    false,
+                ),
+            }
+        })
+}
+
+/// A CTA barrier: `bar.sync 0` with `scope = "cta"`, its other spellings,
+/// and mutations (other ids, a thread count, no operand, a register, `bar.red`
+/// and `bar.arrive`, other scopes, `pred`s).
+fn barrier(features: Features) -> impl Strategy<Value = Stmt> {
+    any::<[u8; 4]>().prop_map(move |[kind, scope, pred, cond]| {
+        let red = |opcode: &str, d: &str| {
+            (
+                opcode.to_string(),
+                vec![viewed(d, Vec::new()), lit(0), viewed("gp", Vec::new())],
+            )
+        };
+        let (opcode, operands) = match mutate(
+            features,
+            kind,
+            &[
+                (60, 0),
+                (6, 1),
+                (6, 2),
+                (4, 8),
+                (4, 9),
+                (1, 3),
+                (1, 4),
+                (1, 5),
+                (1, 6),
+                (1, 7),
+                (1, 10),
+            ],
+            5,
+        ) {
+            0 => ("bar.sync".to_string(), vec![lit(0)]),
+            1 => ("barrier.sync".to_string(), vec![lit(0)]),
+            2 => ("barrier.sync.aligned".to_string(), vec![lit(0)]),
+            3 => ("bar.sync".to_string(), vec![lit(1)]),
+            4 => ("bar.sync".to_string(), vec![lit(16)]),
+            5 => ("bar.sync".to_string(), vec![lit(0), lit(64)]),
+            6 => ("bar.sync".to_string(), Vec::new()),
+            7 => ("bar.sync".to_string(), vec![w_col(0, false)]),
+            8 if features.warp => red("bar.red.popc.u32", "g"),
+            9 if features.warp => red("bar.red.or.pred", "gp"),
+            10 => ("bar.arrive".to_string(), vec![lit(0), lit(64)]),
+            _ => ("bar.sync".to_string(), vec![lit(0)]),
+        };
+        scoped_apply(
+            &opcode,
+            operands,
+            apply_scope(features, scope, "cta"),
+            scope_pred(features, pred, cond),
+            false,
+        )
+    })
+}
+
+/// A `.shared` access of `sh`: loads, stores, vector forms, atomics and
+/// reductions at the thread's slot `tt`, the mirrored `rt`, the lane, the
+/// warp, constants, loop variables and runtime offsets, with and without
+/// a guard; mutations put `sh` in a global form and a tensor in a shared
+/// one.
+fn shared_access(features: Features) -> impl Strategy<Value = Stmt> {
+    (
+        any::<[u8; 6]>(),
+        prop_oneof![
+            12 => Just(None),
+            2 => index().prop_map(Some),
+            1 => Just(Some(name("shn"))),
+        ],
+    )
+        .prop_map(move |([kind, at, e, guard, f, form], runtime)| {
+            let e = i128::from(e % 4);
+            // `shn` itself is always out of bounds (not when tame).
+            let runtime = runtime.filter(|at| !(features.tame && *at == name("shn")));
+            let at = runtime.unwrap_or_else(|| {
+                pick(
+                    at,
+                    &[
+                        (8, name("tt")),
+                        (4, name("rt")),
+                        (2, lane()),
+                        (2, warp()),
+                        (2, int(0)),
+                        (1, name("k")),
+                        (1, binary(BinOp::Add, name("tt"), name("k"))),
+                        (1, binary(BinOp::Mul, name("tt"), int(2))),
+                        (1, binary(BinOp::Add, name("tt"), int(1))),
+                        (1, binary(BinOp::Sub, name("shn"), int(1))),
+                    ],
+                )
+            });
+            let in_buffer = |at: &Expr, width: i128| {
+                binary(
+                    BinOp::Le,
+                    binary(BinOp::Add, at.clone(), int(width)),
+                    name("shn"),
+                )
+            };
+            let kind = mutate(
+                features,
+                kind,
+                &[
+                    (6, 0),
+                    (6, 1),
+                    (3, 2),
+                    (2, 3),
+                    (2, 4),
+                    (2, 5),
+                    (2, 6),
+                    (1, 7),
+                    (2, 8),
+                    (1, 9),
+                    (1, 10),
+                    (1, 11),
+                ],
+                9,
+            );
+            let width = if matches!(kind, 5 | 6) { 4 } else { 1 };
+            // `4 * at` keeps a v4 access aligned; the mutation does not.
+            let at = if width == 4 && (f % 8 != 0 || features.tame) {
+                binary(BinOp::Mul, at, int(4))
+            } else {
+                at
+            };
+            // A tame kernel guards every access (buffers may be shorter
+            // than the block) and keeps the destination's old value.
+            let pred = mutate(
+                features,
+                guard,
+                &[
+                    (4, Some(in_buffer(&at, width))),
+                    (
+                        2,
+                        Some(binary(
+                            BinOp::And,
+                            binary(BinOp::Ge, at.clone(), int(0)),
+                            in_buffer(&at, width),
+                        )),
+                    ),
+                    (10, None),
+                    (1, Some(binary(BinOp::Eq, lane(), int(0)))),
+                    (1, Some(name("p"))),
+                    (1, Some(binary(BinOp::Lt, name("tt"), int(8)))),
+                ],
+                2,
+            );
+            let keep = form % 2 == 0 || features.tame;
+            let src = if f % 3 == 0 { flit(1.5) } else { r_f32(e) };
+            match kind {
+                0 => scoped_apply(
+                    "st.shared.f32",
+                    vec![sh_at(at, 1, false), src],
+                    None,
+                    pred,
+                    false,
+                ),
+                1 => scoped_apply(
+                    "ld.shared.f32",
+                    vec![r_f32(e), sh_at(at, 1, false)],
+                    None,
+                    pred,
+                    keep,
+                ),
+                2 => scoped_apply(
+                    "atom.shared.add.f32",
+                    vec![r_f32(e), sh_at(at, 1, false), src],
+                    None,
+                    pred,
+                    keep,
+                ),
+                3 => scoped_apply(
+                    "red.shared.add.f32",
+                    vec![sh_at(at, 1, false), flit(1.0)],
+                    None,
+                    pred,
+                    false,
+                ),
+                4 => scoped_apply(
+                    if form % 3 == 0 {
+                        "atom.shared.exch.b32"
+                    } else {
+                        "atom.shared.add.u32"
+                    },
+                    vec![r_u32(e), sh_at(at, 1, true), lit(1)],
+                    None,
+                    pred,
+                    keep,
+                ),
+                5 => scoped_apply(
+                    "ld.shared.v4.f32",
+                    vec![tile(None, true, 0), sh_at(at, 4, false)],
+                    None,
+                    pred,
+                    keep,
+                ),
+                6 => scoped_apply(
+                    "st.shared.v4.f32",
+                    vec![sh_at(at, 4, false), tile(None, true, 0)],
+                    None,
+                    pred,
+                    false,
+                ),
+                7 => scoped_apply(
+                    "ld.shared::cta.f32",
+                    vec![r_f32(e), sh_at(at, 1, false)],
+                    None,
+                    pred,
+                    keep,
+                ),
+                8 => scoped_apply(
+                    "st.shared.u32",
+                    vec![sh_at(at, 1, true), r_u32(e)],
+                    None,
+                    pred,
+                    false,
+                ),
+                // A shared buffer in a global form, a tensor in a shared one.
+                9 => scoped_apply(
+                    "ld.global.f32",
+                    vec![r_f32(e), sh_at(at, 1, false)],
+                    None,
+                    pred,
+                    keep,
+                ),
+                10 => scoped_apply(
+                    "ld.shared.f32",
+                    vec![r_f32(e), tensor_slice("x", name("own"), 1)],
+                    None,
+                    pred,
+                    keep,
+                ),
+                // A shared store in a warp-scope apply of a per-thread view.
+                _ => scoped_apply(
+                    "st.shared.f32",
+                    vec![sh_at(at, 1, false), src],
+                    Some("warp"),
+                    pred,
+                    false,
+                ),
+            }
+        })
+}
+
+/// The scoped leaves `features` allows, with their weights.
+fn scoped_leaves(features: Features) -> Vec<(u32, BoxedStrategy<Stmt>)> {
+    let mut leaves: Vec<(u32, BoxedStrategy<Stmt>)> = Vec::new();
+    if features.warp {
+        leaves.push((3, collective(features).boxed()));
+        leaves.push((2, scoped_op(features).boxed()));
+        leaves.push((2, own_part(features).boxed()));
+    }
+    if features.shared {
+        leaves.push((4, shared_access(features).boxed()));
+    }
+    if features.any() {
+        leaves.push((2, barrier(features).boxed()));
+    }
+    leaves
+}
+
+/// `if <scope condition> { .. } else { .. }` and loops whose bounds are
+/// uniform over the grid, a CTA or a warp, or differ between lanes: where
+/// collectives and barriers may or may not go.
+fn scoped_blocks(
+    features: Features,
+    inner: BoxedStrategy<Stmt>,
+) -> Vec<(u32, BoxedStrategy<Stmt>)> {
+    let body = prop::collection::vec(inner, 1..4);
+    let branch = (any::<(u8, bool)>(), body.clone(), body.clone())
+        .prop_map(move |((cond, has_else), then, otherwise)| {
+            Stmt::If(If {
+                cond: scope_cond(features, cond),
+                then,
+                otherwise: if has_else { otherwise } else { Vec::new() },
+                span: SpanId(165),
+            })
+        })
+        .boxed();
+    let lt = any::<[u8; 3]>();
+    let loop_ = (lt, body)
+        .prop_map(move |([start, end, step], body)| {
+            let start = mutate(
+                features,
+                start,
+                &[
+                    (6, int(0)),
+                    (6, call("cta_id", 0)),
+                    (4, warp()),
+                    (2, name("n")),
+                    (1, lane()),
+                    (1, name("tt")),
+                ],
+                4,
+            );
+            let end = pick(
+                end,
+                &[
+                    (3, name("N")),
+                    (2, name("n")),
+                    (1, binary(BinOp::Add, name("N"), int(1))),
+                    (1, int(4)),
+                ],
+            );
+            let step = mutate(
+                features,
+                step,
+                &[
+                    (6, Some(call("grid_dim", 0))),
+                    (4, None),
+                    (2, Some(int(2))),
+                    (1, Some(name("n"))),
+                ],
+                3,
+            );
+            Stmt::For(For {
+                var: "i".to_string(),
+                var_span: SpanId(166),
+                start,
+                end,
+                step,
+                body,
+                span: SpanId(167),
+            })
+        })
+        .boxed();
+    vec![(3, branch), (2, loop_)]
 }
 
 /// Replaces loop variables and `let` names used outside their scope
@@ -1441,6 +2564,16 @@ fn rename_stmts(stmts: &mut [Stmt]) {
 }
 
 fn near_kernel() -> impl Strategy<Value = Kernel> {
+    // Half the kernels plain; the others with warp and CTA tiles, a shared
+    // buffer or both, half of those tame.
+    near_kernel_of((0u8..12).prop_map(|f| Features {
+        warp: f >= 6 && f % 3 != 1,
+        shared: f >= 6 && f % 3 != 2,
+        tame: f >= 9,
+    }))
+}
+
+fn near_kernel_of(features: impl Strategy<Value = Features>) -> impl Strategy<Value = Kernel> {
     let dim = prop::sample::select(vec![
         Dim::constant(64, SpanId(72)),
         Dim {
@@ -1487,135 +2620,509 @@ fn near_kernel() -> impl Strategy<Value = Kernel> {
             int(1),
         ],
     ]);
-    let block = prop::sample::select(vec![[1u32, 1, 1], [32, 1, 1], [256, 1, 1], [32, 2, 1]]);
-    (
-        (dim.clone(), dim, block, grid),
-        prop::collection::vec(near_stmt(), 1..6),
-        any::<(u8, bool, bool, bool, bool)>(),
-    )
-        .prop_map(
-            |((dx, dy, block, grid), mut stmts, (init, base, store, non_ascii, wrap))| {
-                let init = init % 5 != 0;
-                if wrap {
+    let plain_block = prop::sample::select(vec![[1u32, 1, 1], [32, 1, 1], [256, 1, 1], [32, 2, 1]]);
+    // Kernels with scopes: mostly whole warps (one warpgroup at 128), also
+    // 2-D and 3-D blocks, partial warps and absurd blocks.
+    let scoped_block = |features: Features| {
+        any::<u8>().prop_map(move |b| {
+            mutate(
+                features,
+                b,
+                &[
+                    (16, [32u32, 1, 1]),
+                    (10, [64, 1, 1]),
+                    (12, [128, 1, 1]),
+                    (10, [256, 1, 1]),
+                    (8, [32, 2, 1]),
+                    (6, [8, 4, 2]),
+                    (4, [96, 1, 1]),
+                    (4, [1024, 1, 1]),
+                    (2, [16, 2, 1]),
+                    (2, [1, 1, 1]),
+                    (1, [33, 1, 1]),
+                    (1, [0, 1, 1]),
+                    (1, [2048, 1, 1]),
+                    (1, [u32::MAX, 1, 1]),
+                    (1, [65536, 65536, 1]),
+                ],
+                9,
+            )
+        })
+    };
+    features.prop_flat_map(move |features| {
+        let block = if features.any() {
+            scoped_block(features).boxed()
+        } else {
+            plain_block.clone().boxed()
+        };
+        (
+            (dim.clone(), dim.clone(), block, grid.clone()),
+            prop::collection::vec(near_stmt(features), 1..6),
+            any::<(u8, bool, bool, bool, bool)>(),
+            any::<[u8; 10]>(),
+        )
+            .prop_map(
+                move |(
+                    (dx, dy, block, grid),
+                    mut stmts,
+                    (init, base, store, non_ascii, wrap),
+                    setup,
+                )| {
+                    let init = init % 5 != 0 || features.tame;
                     // `if own + 4 <= N { .. }`: accesses at `own + c` proven.
-                    stmts = vec![Stmt::If(If {
-                        cond: binary(
-                            BinOp::Le,
-                            binary(BinOp::Add, name("own"), int(4)),
-                            name("N"),
-                        ),
-                        then: stmts,
-                        otherwise: Vec::new(),
-                        span: SpanId(89),
-                    })];
-                }
-                let tensor = |name: &str, dim: Dim, span| Param {
-                    name: name.to_string(),
-                    span: SpanId(span),
-                    ty: ParamType::Tensor {
+                    // With scopes also a warp-uniform or a uniform condition
+                    // (a thread-dependent one fails every collective in it).
+                    let own_fits = binary(
+                        BinOp::Le,
+                        binary(BinOp::Add, name("own"), int(4)),
+                        name("N"),
+                    );
+                    let wrap = if !features.any() {
+                        wrap.then_some(own_fits)
+                    } else {
+                        mutate(
+                            features,
+                            setup[7],
+                            &[
+                                (12, None),
+                                (3, Some(name("p"))),
+                                (
+                                    3,
+                                    Some(binary(
+                                        BinOp::Le,
+                                        binary(BinOp::Add, name("wbase"), int(32)),
+                                        name("N"),
+                                    )),
+                                ),
+                                (2, Some(own_fits)),
+                            ],
+                            2,
+                        )
+                    };
+                    if let Some(cond) = wrap {
+                        stmts = vec![Stmt::If(If {
+                            cond,
+                            then: stmts,
+                            otherwise: Vec::new(),
+                            span: SpanId(89),
+                        })];
+                    }
+                    let tensor = |name: &str, dim: Dim, span| Param {
+                        name: name.to_string(),
+                        span: SpanId(span),
+                        ty: ParamType::Tensor {
+                            dtype: DType::F32,
+                            dims: vec![dim],
+                        },
+                    };
+                    let mut body = vec![Stmt::AllocLocal(AllocLocal {
+                        name: "r".to_string(),
+                        name_span: SpanId(74),
                         dtype: DType::F32,
-                        dims: vec![dim],
-                    },
-                };
-                let mut body = vec![Stmt::AllocLocal(AllocLocal {
-                    name: "r".to_string(),
-                    name_span: SpanId(74),
-                    dtype: DType::F32,
-                    dtype_span: SpanId(75),
-                    shape: vec![Dim::constant(4, SpanId(76)), Dim::constant(1, SpanId(76))],
-                    scope: None,
-                    space: AllocSpace::Registers,
-                    span: SpanId(77),
-                })];
-                if init {
-                    // `r` written up front, so reads of it are legal.
-                    let zero = Operand::Literal(Literal {
-                        value: LiteralValue::Float(0.0),
-                        span: SpanId(78),
-                    });
-                    body.push(plain_apply(
-                        "mov.f32",
-                        vec![tile(None, false, 0), zero],
-                        None,
-                    ));
-                }
-                // `let base = (cta_id(0) * 256 + thread_id(0)) * 4;`
-                let base_value = binary(
-                    BinOp::Mul,
-                    binary(
-                        BinOp::Add,
-                        binary(BinOp::Mul, call("cta_id", 0), int(256)),
-                        call("thread_id", 0),
-                    ),
-                    int(4),
-                );
-                if base {
+                        dtype_span: SpanId(75),
+                        shape: vec![Dim::constant(4, SpanId(76)), Dim::constant(1, SpanId(76))],
+                        scope: None,
+                        space: AllocSpace::Registers,
+                        span: SpanId(77),
+                    })];
+                    if init {
+                        // `r` written up front, so reads of it are legal.
+                        let zero = Operand::Literal(Literal {
+                            value: LiteralValue::Float(0.0),
+                            span: SpanId(78),
+                        });
+                        body.push(plain_apply(
+                            "mov.f32",
+                            vec![tile(None, false, 0), zero],
+                            None,
+                        ));
+                    }
+                    // `let base = (cta_id(0) * 256 + thread_id(0)) * 4;`
+                    let base_value = binary(
+                        BinOp::Mul,
+                        binary(
+                            BinOp::Add,
+                            binary(BinOp::Mul, call("cta_id", 0), int(256)),
+                            call("thread_id", 0),
+                        ),
+                        int(4),
+                    );
+                    if base {
+                        body.push(Stmt::Let(Let {
+                            name: "base".to_string(),
+                            name_span: SpanId(79),
+                            value: base_value.clone(),
+                            span: SpanId(80),
+                        }));
+                    }
                     body.push(Stmt::Let(Let {
-                        name: "base".to_string(),
+                        name: "own".to_string(),
                         name_span: SpanId(79),
                         value: base_value.clone(),
                         span: SpanId(80),
                     }));
-                }
-                body.push(Stmt::Let(Let {
-                    name: "own".to_string(),
-                    name_span: SpanId(79),
-                    value: base_value.clone(),
-                    span: SpanId(80),
-                }));
-                body.push(Stmt::Let(Let {
-                    name: "q".to_string(),
-                    name_span: SpanId(81),
-                    value: binary(BinOp::Lt, call("thread_id", 0), name("N")),
-                    span: SpanId(82),
-                }));
-                body.extend(stmts);
-                if store {
-                    // A per-thread store of `r`: race-free, bounds by the `if`.
-                    let at = binary(BinOp::Mul, base_value, int(1));
-                    body.push(Stmt::If(If {
-                        cond: binary(BinOp::Le, binary(BinOp::Add, at.clone(), int(4)), name("N")),
-                        then: vec![plain_apply(
-                            "st.global.v4.f32",
-                            vec![tensor_slice("y", at, 4), tile(None, true, 0)],
-                            None,
-                        )],
-                        otherwise: Vec::new(),
-                        span: SpanId(83),
+                    body.push(Stmt::Let(Let {
+                        name: "q".to_string(),
+                        name_span: SpanId(81),
+                        value: binary(BinOp::Lt, call("thread_id", 0), name("N")),
+                        span: SpanId(82),
                     }));
-                }
-                fix_scopes(&mut body, &mut Vec::new());
-                let (x, y) = if non_ascii { ("ẋ", "ÿ") } else { ("x", "y") };
-                if non_ascii {
-                    rename_stmts(&mut body);
-                }
-                Kernel {
-                    name: "k".to_string(),
-                    name_span: SpanId(0),
-                    launch: LaunchDims {
-                        grid,
-                        block,
-                        span: SpanId(84),
-                    },
-                    target: Target::SM_90,
-                    params: vec![
-                        tensor(x, dx, 85),
-                        tensor(y, dy, 86),
-                        Param {
-                            name: "n".into(),
-                            span: SpanId(87),
-                            ty: ParamType::Scalar(DType::U32),
+                    let mut sinks = Vec::new();
+                    if features.any() {
+                        let (preamble, reads) = scoped_preamble(features, block, setup);
+                        body.extend(preamble);
+                        sinks = reads;
+                    }
+                    body.extend(stmts);
+                    body.extend(sinks);
+                    if store {
+                        // A per-thread store of `r`: race-free, bounds by the `if`.
+                        let at = binary(BinOp::Mul, base_value, int(1));
+                        body.push(Stmt::If(If {
+                            cond: binary(
+                                BinOp::Le,
+                                binary(BinOp::Add, at.clone(), int(4)),
+                                name("N"),
+                            ),
+                            then: vec![plain_apply(
+                                "st.global.v4.f32",
+                                vec![tensor_slice("y", at, 4), tile(None, true, 0)],
+                                None,
+                            )],
+                            otherwise: Vec::new(),
+                            span: SpanId(83),
+                        }));
+                    }
+                    fix_scopes(&mut body, &mut Vec::new());
+                    let (x, y) = if non_ascii { ("ẋ", "ÿ") } else { ("x", "y") };
+                    if non_ascii {
+                        rename_stmts(&mut body);
+                    }
+                    Kernel {
+                        name: "k".to_string(),
+                        name_span: SpanId(0),
+                        launch: LaunchDims {
+                            grid,
+                            block,
+                            span: SpanId(84),
                         },
-                        Param {
-                            name: "p".into(),
-                            span: SpanId(88),
-                            ty: ParamType::Scalar(DType::Bool),
-                        },
-                    ],
-                    body,
-                }
-            },
-        )
+                        target: Target::SM_90,
+                        params: vec![
+                            tensor(x, dx, 85),
+                            tensor(y, dy, 86),
+                            Param {
+                                name: "n".into(),
+                                span: SpanId(87),
+                                ty: ParamType::Scalar(DType::U32),
+                            },
+                            Param {
+                                name: "p".into(),
+                                span: SpanId(88),
+                                ty: ParamType::Scalar(DType::Bool),
+                            },
+                        ],
+                        body,
+                    }
+                },
+            )
+    })
+}
+
+/// The declarations a near-legal kernel with `features` starts with, for
+/// `block`, decoded from `setup` (entry 0 of each choice the legal one):
+///
+/// - `tt` (the thread's linear index), `rt = T - 1 - tt`, and `wbase`
+///   (32 times the warp's index in the grid);
+/// - warp tiles `w: u32 [32, 2]`, `wp: bool [32, 1]`, CTA tiles
+///   `g: u32 [T, 1]`, `gp: bool [T, 1]` (or `[T / 32, 32, 1]`), written
+///   up front (mutations: other extents and scopes, not written);
+/// - a shared buffer `sh: f32 [L]` (mutations: odd and huge lengths),
+///   `shn = L`, every element stored once by the thread of slot
+///   `j * T + tt`, then a CTA barrier (mutation: no barrier; then
+///   reading another thread's slot is a race the checker must find).
+fn scoped_preamble(features: Features, block: [u32; 3], setup: [u8; 10]) -> (Vec<Stmt>, Vec<Stmt>) {
+    let [bx, by, bz] = block.map(i128::from);
+    let threads = bx * by * bz;
+    let let_ = |name: &str, value: Expr| {
+        Stmt::Let(Let {
+            name: name.to_string(),
+            name_span: SpanId(170),
+            value,
+            span: SpanId(171),
+        })
+    };
+    let alloc = |name: &str, dtype: DType, shape: &[i128], scope: Option<&str>, space| {
+        Stmt::AllocLocal(AllocLocal {
+            name: name.to_string(),
+            name_span: SpanId(172),
+            dtype,
+            dtype_span: SpanId(173),
+            shape: shape
+                .iter()
+                .map(|d| Dim {
+                    expr: int(*d),
+                    span: SpanId(174),
+                })
+                .collect(),
+            scope: scope.map(|s| (s.to_string(), SpanId(175))),
+            space,
+            span: SpanId(176),
+        })
+    };
+    let mut tt = call("thread_id", 0);
+    if by > 1 {
+        tt = binary(
+            BinOp::Add,
+            tt,
+            binary(BinOp::Mul, int(bx), call("thread_id", 1)),
+        );
+    }
+    if bz > 1 {
+        tt = binary(
+            BinOp::Add,
+            tt,
+            binary(BinOp::Mul, int(bx * by), call("thread_id", 2)),
+        );
+    }
+    let mut sinks = Vec::new();
+    let warps = mutate(
+        features,
+        setup[6],
+        &[(6, (threads + 31) / 32), (1, 8), (1, 1)],
+        1,
+    );
+    let mut body = vec![
+        let_("tt", tt),
+        let_("rt", binary(BinOp::Sub, int(threads - 1), name("tt"))),
+        let_(
+            "wbase",
+            binary(
+                BinOp::Mul,
+                binary(
+                    BinOp::Add,
+                    binary(BinOp::Mul, call("cta_id", 0), int(warps)),
+                    warp(),
+                ),
+                int(32),
+            ),
+        ),
+    ];
+    if features.warp {
+        let w_rows = mutate(
+            features,
+            setup[0],
+            &[(150, 32), (1, 16), (1, 64), (1, threads), (1, 0), (1, 33)],
+            1,
+        );
+        let w_scope = mutate(
+            features,
+            setup[1],
+            &[
+                (150, "warp"),
+                (1, "cta"),
+                (1, "warpgroup"),
+                (1, "thread"),
+                (1, "lane"),
+                (1, ""),
+            ],
+            1,
+        );
+        let g_axes = mutate(
+            features,
+            setup[2],
+            &[
+                (70, vec![threads]),
+                (60, vec![threads / 32, 32]),
+                (1, vec![threads + 1]),
+                (1, vec![128]),
+                (1, vec![4, 32]),
+                (1, vec![32]),
+                (1, Vec::new()),
+            ],
+            2,
+        );
+        let g_scope = mutate(
+            features,
+            setup[3],
+            &[(120, "cta"), (2, "warpgroup"), (1, "warp"), (1, "block")],
+            1,
+        );
+        let g_shape = [g_axes.as_slice(), &[1]].concat();
+        body.push(alloc(
+            "w",
+            DType::U32,
+            &[w_rows, 2],
+            Some(w_scope),
+            AllocSpace::Registers,
+        ));
+        body.push(alloc(
+            "wp",
+            DType::Bool,
+            &[32, 1],
+            Some("warp"),
+            AllocSpace::Registers,
+        ));
+        body.push(alloc(
+            "g",
+            DType::U32,
+            &g_shape,
+            Some(g_scope),
+            AllocSpace::Registers,
+        ));
+        body.push(alloc(
+            "gp",
+            DType::Bool,
+            &g_shape,
+            Some(g_scope),
+            AllocSpace::Registers,
+        ));
+        // `let gown = g.slice(s![tt, ..]);` (or `s![warp_id(), lane_id(), ..]`):
+        // this thread's part.
+        let rank = if g_axes.len() == 2 {
+            vec![index_item(warp()), index_item(lane()), full()]
+        } else {
+            vec![index_item(name("tt")), full()]
+        };
+        body.push(let_(
+            "gown",
+            Expr::View(PlaceExpr {
+                base: "g".to_string(),
+                base_span: SpanId(179),
+                views: vec![ViewOp {
+                    kind: ViewKind::Slice(rank),
+                    span: SpanId(179),
+                }],
+                span: SpanId(179),
+            }),
+        ));
+        // Written up front (or not, or in part).
+        let written = mutate(features, setup[4], &[(60, 4), (1, 0), (1, 1), (1, 3)], 1);
+        let inits = [
+            scoped_apply(
+                "mov.b32",
+                vec![viewed("w", vec![ViewKind::Unsqueeze(-1)]), lit(0)],
+                Some(w_scope),
+                None,
+                false,
+            ),
+            scoped_apply(
+                "setp.lt.u32",
+                vec![viewed("wp", Vec::new()), w_col(0, false), lit(1)],
+                Some("warp"),
+                None,
+                false,
+            ),
+            scoped_apply(
+                "mov.b32",
+                vec![viewed("g", Vec::new()), lit(0)],
+                Some(g_scope),
+                None,
+                false,
+            ),
+            scoped_apply(
+                "setp.ne.u32",
+                vec![viewed("gp", Vec::new()), viewed("g", Vec::new()), lit(0)],
+                Some(g_scope),
+                None,
+                false,
+            ),
+        ];
+        body.extend(inits.into_iter().take(written));
+        // Reads of `wp` and `gp` at the end (`w` and `g` are read by the
+        // `setp`s above): a tile written but never read is an error.
+        sinks.push(scoped_apply(
+            "selp.u32",
+            vec![w_col(0, false), lit(1), lit(0), viewed("wp", Vec::new())],
+            Some(w_scope),
+            None,
+            false,
+        ));
+        sinks.push(scoped_apply(
+            "selp.u32",
+            vec![
+                viewed("g", Vec::new()),
+                lit(1),
+                lit(0),
+                viewed("gp", Vec::new()),
+            ],
+            Some(g_scope),
+            None,
+            false,
+        ));
+    }
+    if features.shared {
+        let t = threads.max(1);
+        let length = mutate(
+            features,
+            setup[5],
+            &[
+                (32, t),
+                (12, 2 * t),
+                (8, 4 * t),
+                (6, (t / 2).max(1)),
+                (4, t + 1),
+                (6, 32),
+                (2, 1),
+                (2, 8),
+                (1, 12288),
+                (1, 12289),
+                (1, 65536),
+                (1, 1 << 40),
+                (1, i128::from(u64::MAX)),
+                (1, 0),
+            ],
+            9,
+        );
+        body.push(alloc("sh", DType::F32, &[length], None, AllocSpace::Shared));
+        body.push(let_("shn", int(length)));
+        // Every element once: slot `j * T + tt` by thread `tt`.
+        let slot = binary(
+            BinOp::Add,
+            binary(BinOp::Mul, name("j"), int(t)),
+            name("tt"),
+        );
+        let guard = (length % t != 0 || setup[9] >= 128)
+            .then(|| binary(BinOp::Lt, name("si"), name("shn")));
+        body.push(Stmt::For(For {
+            var: "j".to_string(),
+            var_span: SpanId(177),
+            start: int(0),
+            end: int((length + t - 1) / t),
+            step: None,
+            body: vec![
+                let_("si", slot),
+                scoped_apply(
+                    "st.shared.f32",
+                    vec![sh_at(name("si"), 1, false), flit(0.0)],
+                    None,
+                    guard,
+                    false,
+                ),
+            ],
+            span: SpanId(178),
+        }));
+        if setup[8] < 248 || features.tame {
+            body.push(scoped_apply(
+                "bar.sync",
+                vec![lit(0)],
+                Some("cta"),
+                None,
+                false,
+            ));
+        }
+    }
+    (body, sinks)
+}
+
+/// Whether `stmts` declare or use a scope or shared memory.
+fn uses_scopes(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|stmt| match stmt {
+        Stmt::AllocLocal(alloc) => alloc.scope.is_some() || alloc.space == AllocSpace::Shared,
+        Stmt::Apply(apply) => apply.scope.is_some(),
+        Stmt::For(for_loop) => uses_scopes(&for_loop.body),
+        Stmt::If(branch) => uses_scopes(&branch.then) || uses_scopes(&branch.otherwise),
+        Stmt::Let(_) | Stmt::Invalid(_) => false,
+    })
 }
 
 #[test]
@@ -1634,18 +3141,33 @@ fn random_kernels_never_panic() {
 
 #[test]
 fn near_legal_kernels_never_panic() {
+    let scoped = AtomicUsize::new(0);
     let (ran, compiled) = fuzz(
         "near_legal_kernels",
         "compiled to PTX",
         SMALL_TIER,
         near_kernel(),
-        |k| outcome(k, &compile(k)),
+        |k| {
+            let compiled = outcome(k, &compile(k))?;
+            if compiled && uses_scopes(&k.body) {
+                scoped.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(compiled)
+        },
     );
+    let scoped = scoped.into_inner();
+    report(&format!(
+        "no_panic: near_legal_kernels: {scoped} of the {compiled} compiled use scopes or shared memory"
+    ));
     // The generator must keep reaching the emitter (about 4% compile; most
-    // stop at a proof, which is what it is for).
+    // stop at a proof, which is what it is for), also with scopes.
     assert!(
         compiled >= 1 && compiled * 100 >= ran,
         "only {compiled} of {ran} near-legal kernels compiled"
+    );
+    assert!(
+        scoped >= 1,
+        "none of {ran} near-legal kernels with scopes or shared memory compiled"
     );
 }
 
@@ -1653,10 +3175,13 @@ fn near_legal_kernels_never_panic() {
 /// near-legal kernel that compiles runs on the CPU interpreter, for a few
 /// sizes of its symbol, without a fault. The interpreter checks at run
 /// time what the checker proved (every access in bounds and aligned, no
-/// race, no read of an unwritten register), so a fault here is a hole in a
-/// proof.
+/// race, no read of an unwritten register, collectives and barriers
+/// reached together), so a fault here is a hole in a proof. (The one thing
+/// the checker leaves to the kernel, reading shared memory no thread wrote,
+/// cannot happen here: the generator writes every shared element first.)
 #[test]
 fn near_legal_kernels_that_compile_run_without_faults() {
+    let scoped = AtomicUsize::new(0);
     let (ran, compiled) = fuzz(
         "near_legal_kernels_run",
         "compiled and ran on the interpreter",
@@ -1671,14 +3196,26 @@ fn near_legal_kernels_that_compile_run_without_faults() {
             for size in [0u64, 1, 7, 64, 1029] {
                 if let Err(fault) = run_on_interpreter(&program, size) {
                     return Err(TestCaseError::fail(format!(
-                        "a compiled kernel faults on the interpreter (N near {size}): {fault}"
+                        "a compiled kernel faults on the interpreter (N near {size}): {fault}\n{}",
+                        surface(k)
                     )));
                 }
+            }
+            if uses_scopes(&k.body) {
+                scoped.fetch_add(1, Ordering::Relaxed);
             }
             Ok(true)
         },
     );
+    let scoped = scoped.into_inner();
+    report(&format!(
+        "no_panic: near_legal_kernels_run: {scoped} of the {compiled} run use scopes or shared memory"
+    ));
     assert!(compiled >= 1, "none of {ran} near-legal kernels compiled");
+    assert!(
+        scoped >= 1,
+        "none of {ran} near-legal kernels with scopes or shared memory compiled"
+    );
 }
 
 /// Instructions and loop iterations a generated kernel's block may run on
@@ -2589,4 +4126,172 @@ fn regressions_found_by_fuzzing() {
         );
         assert!(t < Duration::from_secs(2), "{label} took {t:?}");
     }
+}
+
+// ------------------------------------------------------- surface text
+
+/// An expression as the kernel's source would spell it (fully
+/// parenthesized).
+fn show_expr(e: &Expr) -> String {
+    match e {
+        Expr::Int(v, _) => v.to_string(),
+        Expr::Bool(b, _) => b.to_string(),
+        Expr::Name(n, _) => n.clone(),
+        Expr::Call { func, args, .. } => format!(
+            "{func}({})",
+            args.iter().map(show_expr).collect::<Vec<_>>().join(", ")
+        ),
+        Expr::Binary { op, lhs, rhs, .. } => {
+            format!("({} {} {})", show_expr(lhs), op.symbol(), show_expr(rhs))
+        }
+        Expr::Unary { op, expr, .. } => format!(
+            "{}{}",
+            if *op == UnOp::Neg { "-" } else { "!" },
+            show_expr(expr)
+        ),
+        Expr::View(p) => show_place(p),
+        Expr::Other(t, _) => t.clone(),
+    }
+}
+
+fn show_place(p: &PlaceExpr) -> String {
+    let mut s = p.base.clone();
+    for v in &p.views {
+        match &v.kind {
+            ViewKind::Slice(items) => {
+                let items: Vec<String> = items
+                    .iter()
+                    .map(|i| match i {
+                        SliceItem::Index { index, .. } => show_expr(index),
+                        SliceItem::Range {
+                            start, end, step, ..
+                        } => format!(
+                            "{}..{}{}",
+                            start.as_ref().map(show_expr).unwrap_or_default(),
+                            end.as_ref().map(show_expr).unwrap_or_default(),
+                            if *step == 1 {
+                                String::new()
+                            } else {
+                                format!(";{step}")
+                            }
+                        ),
+                    })
+                    .collect();
+                s += &format!(".slice(s![{}])", items.join(", "));
+            }
+            ViewKind::View(d) => s += &format!(".view::<{d}>()"),
+            ViewKind::Reshape(d) => s += &format!(".reshape({d:?})"),
+            ViewKind::Unsqueeze(a) => s += &format!(".unsqueeze({a})"),
+        }
+    }
+    s
+}
+
+fn show_stmts(stmts: &[Stmt], indent: usize, out: &mut String) {
+    let pad = "    ".repeat(indent);
+    for stmt in stmts {
+        match stmt {
+            Stmt::AllocLocal(a) => {
+                let shape: Vec<String> = a.shape.iter().map(|d| show_expr(&d.expr)).collect();
+                let f = if a.space == AllocSpace::Shared {
+                    "alloc_shared"
+                } else {
+                    "alloc_local"
+                };
+                let scope = a
+                    .scope
+                    .as_ref()
+                    .map(|(s, _)| format!(", scope = \"{s}\""))
+                    .unwrap_or_default();
+                *out += &format!(
+                    "{pad}let {} = {f}::<{}>([{}]{scope});\n",
+                    a.name,
+                    a.dtype,
+                    shape.join(", ")
+                );
+            }
+            Stmt::Apply(a) => {
+                let mut ops: Vec<String> = vec![format!("ptx[\"{}\"]", a.opcode)];
+                for o in &a.operands {
+                    ops.push(match o {
+                        Operand::Place(p) => show_place(p),
+                        Operand::Literal(l) => match l.value {
+                            LiteralValue::Int(v) => v.to_string(),
+                            LiteralValue::Float(v) => format!("{v:?}"),
+                            LiteralValue::Bool(v) => v.to_string(),
+                        },
+                        Operand::Special { name, .. } => format!("sreg(\"{name}\")"),
+                    });
+                }
+                if let Some((s, _)) = &a.scope {
+                    ops.push(format!("scope = \"{s}\""));
+                }
+                if let Some(p) = &a.pred {
+                    ops.push(format!("pred = {}", show_expr(p)));
+                }
+                if let Some((v, _)) = a.preserve_dst {
+                    ops.push(format!("preserve_dst = {v}"));
+                }
+                *out += &format!("{pad}apply({});\n", ops.join(", "));
+            }
+            Stmt::Let(l) => *out += &format!("{pad}let {} = {};\n", l.name, show_expr(&l.value)),
+            Stmt::For(f) => {
+                let step = f
+                    .step
+                    .as_ref()
+                    .map(|s| format!(".step_by({})", show_expr(s)))
+                    .unwrap_or_default();
+                *out += &format!(
+                    "{pad}for {} in ({}..{}){step} {{\n",
+                    f.var,
+                    show_expr(&f.start),
+                    show_expr(&f.end)
+                );
+                show_stmts(&f.body, indent + 1, out);
+                *out += &format!("{pad}}}\n");
+            }
+            Stmt::If(i) => {
+                *out += &format!("{pad}if {} {{\n", show_expr(&i.cond));
+                show_stmts(&i.then, indent + 1, out);
+                if !i.otherwise.is_empty() {
+                    *out += &format!("{pad}}} else {{\n");
+                    show_stmts(&i.otherwise, indent + 1, out);
+                }
+                *out += &format!("{pad}}}\n");
+            }
+            Stmt::Invalid(i) => *out += &format!("{pad}<invalid {i:?}>\n"),
+        }
+    }
+}
+
+/// `k` as (approximately) the source text the macro would have read, for
+/// failure messages: a fault's kernel is easier to read than its tree.
+fn surface(k: &Kernel) -> String {
+    let grid: Vec<String> = k.launch.grid.iter().map(show_expr).collect();
+    let params: Vec<String> = k
+        .params
+        .iter()
+        .map(|p| match &p.ty {
+            ParamType::Tensor { dtype, dims } => format!(
+                "{}: Tensor<{dtype}, {}>",
+                p.name,
+                dims.iter()
+                    .map(|d| show_expr(&d.expr))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            ParamType::Scalar(d) => format!("{}: {d}", p.name),
+            ParamType::Unparsed => format!("{}: ?", p.name),
+        })
+        .collect();
+    let mut out = format!(
+        "#[tile_kernel(grid = [{}], block = {:?})]\nfn {}({}) {{\n",
+        grid.join(", "),
+        k.launch.block,
+        k.name,
+        params.join(", ")
+    );
+    show_stmts(&k.body, 1, &mut out);
+    out += "}\n";
+    out
 }
