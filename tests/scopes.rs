@@ -1150,10 +1150,18 @@ fn row_sumsq_matches_its_golden() {
 #[test]
 fn scope_kernels_assemble_without_spills() {
     for (name, ptx) in [
-        ("quantize_128", quantize::quantize_128::PTX),
-        ("quantize_32", quantize::quantize_32::PTX),
-        ("dequantize_128", quantize::dequantize_128::PTX),
-        ("dequantize_32", quantize::dequantize_32::PTX),
+        ("quantize_32_x4", quantize::quantize_32_x4::PTX),
+        ("quantize_32_x8", quantize::quantize_32_x8::PTX),
+        ("quantize_32_x16", quantize::quantize_32_x16::PTX),
+        ("quantize_128_x4", quantize::quantize_128_x4::PTX),
+        ("quantize_128_x8", quantize::quantize_128_x8::PTX),
+        ("quantize_128_x16", quantize::quantize_128_x16::PTX),
+        ("dequantize_32_x4", quantize::dequantize_32_x4::PTX),
+        ("dequantize_32_x8", quantize::dequantize_32_x8::PTX),
+        ("dequantize_32_x16", quantize::dequantize_32_x16::PTX),
+        ("dequantize_128_x4", quantize::dequantize_128_x4::PTX),
+        ("dequantize_128_x8", quantize::dequantize_128_x8::PTX),
+        ("dequantize_128_x16", quantize::dequantize_128_x16::PTX),
         ("row_sumsq", reduce::row_sumsq::PTX),
         ("redux_all", redux_all::PTX),
         ("shuffles", shuffles::PTX),
