@@ -51,51 +51,18 @@ pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
         );
     }
     // The warp's sum, in every lane.
-    apply(
-        ptx["shfl.sync.bfly.b32"],
-        other.view::<u32>(),
-        s.view::<u32>(),
-        16,
-        0x1f,
-        scope = "warp",
-    );
-    apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(
-        ptx["shfl.sync.bfly.b32"],
-        other.view::<u32>(),
-        s.view::<u32>(),
-        8,
-        0x1f,
-        scope = "warp",
-    );
-    apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(
-        ptx["shfl.sync.bfly.b32"],
-        other.view::<u32>(),
-        s.view::<u32>(),
-        4,
-        0x1f,
-        scope = "warp",
-    );
-    apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(
-        ptx["shfl.sync.bfly.b32"],
-        other.view::<u32>(),
-        s.view::<u32>(),
-        2,
-        0x1f,
-        scope = "warp",
-    );
-    apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    apply(
-        ptx["shfl.sync.bfly.b32"],
-        other.view::<u32>(),
-        s.view::<u32>(),
-        1,
-        0x1f,
-        scope = "warp",
-    );
-    apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
+    for step in 0..5 {
+        let offset = 16 >> step;
+        apply(
+            ptx["shfl.sync.bfly.b32"],
+            other.view::<u32>(),
+            s.view::<u32>(),
+            offset,
+            0x1f,
+            scope = "warp",
+        );
+        apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
+    }
     apply(
         ptx["st.shared.f32"],
         partial.slice(s![warp_id()..warp_id() + 1]),
@@ -112,33 +79,18 @@ pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
             pred = lane_id() < 8,
             preserve_dst = true,
         );
-        apply(
-            ptx["shfl.sync.bfly.b32"],
-            other.view::<u32>(),
-            p.view::<u32>(),
-            4,
-            0x1f,
-            scope = "warp",
-        );
-        apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
-        apply(
-            ptx["shfl.sync.bfly.b32"],
-            other.view::<u32>(),
-            p.view::<u32>(),
-            2,
-            0x1f,
-            scope = "warp",
-        );
-        apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
-        apply(
-            ptx["shfl.sync.bfly.b32"],
-            other.view::<u32>(),
-            p.view::<u32>(),
-            1,
-            0x1f,
-            scope = "warp",
-        );
-        apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
+        for step in 0..3 {
+            let offset = 4 >> step;
+            apply(
+                ptx["shfl.sync.bfly.b32"],
+                other.view::<u32>(),
+                p.view::<u32>(),
+                offset,
+                0x1f,
+                scope = "warp",
+            );
+            apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
+        }
         apply(
             ptx["st.global.f32"],
             out.slice(s![row..row + 1]),

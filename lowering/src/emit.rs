@@ -378,10 +378,17 @@ struct Counters {
 enum Key {
     Poly(Poly),
     Cond(Cond),
-    /// `(param, generic, offset)`.
-    Address(usize, bool, Poly),
-    /// `(shared buffer, offset)`.
-    SharedAddress(usize, Poly),
+    /// A base address register plus an offset.
+    Address(AddressBase, Poly),
+}
+
+/// What an address is relative to.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum AddressBase {
+    /// A tensor parameter, by its global or its generic pointer.
+    Tensor { param: usize, generic: bool },
+    /// A shared buffer's shared-window address.
+    Shared(usize),
 }
 
 impl Emitter<'_> {
@@ -668,49 +675,35 @@ impl Emitter<'_> {
         } else {
             pointer_reg(param, name)
         };
-        let constant = offset.constant_term();
-        let (dynamic, constant) = if constant >= 0 {
-            (offset.without_constant(), constant)
-        } else {
-            (offset.clone(), 0)
-        };
-        let base = if dynamic == Poly::default() {
-            pointer
-        } else {
-            let key = Key::Address(param, generic, dynamic.clone());
-            match self.cached(&key) {
-                Some(reg) => reg,
-                None => {
-                    let v = self.value(&dynamic, out);
-                    self.counters.addresses += 1;
-                    let reg = format!("%ad{}", self.counters.addresses - 1);
-                    let _ = writeln!(out, "\tadd.s64 {reg}, {pointer}, {v};");
-                    self.remember(key, &reg);
-                    reg
-                }
-            }
-        };
-        if constant == 0 {
-            format!("[{base}]")
-        } else {
-            format!("[{base}+{constant}]")
-        }
+        self.based_address(pointer, AddressBase::Tensor { param, generic }, offset, out)
     }
 
     /// `[%sh_i + offset]` for shared buffer `buffer` (whose shared-window
     /// address the prologue moves into its register).
     fn shared_address(&mut self, buffer: usize, offset: &Poly, out: &mut String) -> String {
-        let pointer = shared_reg(buffer);
+        self.based_address(shared_reg(buffer), AddressBase::Shared(buffer), offset, out)
+    }
+
+    /// `[reg+constant]`: a non-negative constant term goes into the
+    /// instruction; the rest of `offset` is added to `pointer` once per
+    /// distinct (base, offset) and the register reused.
+    fn based_address(
+        &mut self,
+        pointer: String,
+        base: AddressBase,
+        offset: &Poly,
+        out: &mut String,
+    ) -> String {
         let constant = offset.constant_term();
         let (dynamic, constant) = if constant >= 0 {
             (offset.without_constant(), constant)
         } else {
             (offset.clone(), 0)
         };
-        let base = if dynamic == Poly::default() {
+        let register = if dynamic == Poly::default() {
             pointer
         } else {
-            let key = Key::SharedAddress(buffer, dynamic.clone());
+            let key = Key::Address(base, dynamic.clone());
             match self.cached(&key) {
                 Some(reg) => reg,
                 None => {
@@ -724,9 +717,9 @@ impl Emitter<'_> {
             }
         };
         if constant == 0 {
-            format!("[{base}]")
+            format!("[{register}]")
         } else {
-            format!("[{base}+{constant}]")
+            format!("[{register}+{constant}]")
         }
     }
 

@@ -1048,18 +1048,22 @@ impl<'k> Checker<'k> {
     /// Whether `opcode` names a waiting barrier of the CTA (`bar.sync`,
     /// `barrier.red`, ..).
     fn names_cta_barrier(&mut self, opcode: &str) -> bool {
-        if !self.opcodes.contains_key(opcode) {
-            let resolved = resolve(opcode);
-            self.opcodes.insert(opcode.to_string(), resolved);
-        }
-        self.opcodes.get(opcode).is_some_and(|resolved| {
-            resolved.as_ref().is_ok_and(|candidates| {
-                candidates.iter().any(|m| {
-                    matches!(m.form.mnemonic, "bar" | "barrier")
-                        && matches!(m.get("op"), Some("sync" | "red"))
-                })
+        self.resolved(opcode).as_ref().is_ok_and(|candidates| {
+            candidates.iter().any(|m| {
+                matches!(m.form.mnemonic, "bar" | "barrier")
+                    && matches!(m.get("op"), Some("sync" | "red"))
             })
         })
+    }
+
+    /// Rule 1: the forms `opcode` names. Resolved once per spelling:
+    /// unrolled loops check their body once per iteration, and resolving a
+    /// misspelling (with its suggestions) is not cheap.
+    fn resolved(&mut self, opcode: &str) -> &Result<Vec<Modifiers>, crate::ptx::OpcodeError> {
+        if !self.opcodes.contains_key(opcode) {
+            self.opcodes.insert(opcode.to_string(), resolve(opcode));
+        }
+        &self.opcodes[opcode]
     }
 
     fn apply_statement(&mut self, apply: &ast::Apply) {
@@ -1082,18 +1086,8 @@ impl<'k> Checker<'k> {
             return;
         };
 
-        // Rule 1: the opcode names legal forms. Resolved once per spelling:
-        // unrolled loops check their body once per iteration, and resolving
-        // a misspelling (with its suggestions) is not cheap.
-        let resolved = match self.opcodes.get(&apply.opcode) {
-            Some(resolved) => resolved.clone(),
-            None => {
-                let resolved = resolve(&apply.opcode);
-                self.opcodes.insert(apply.opcode.clone(), resolved.clone());
-                resolved
-            }
-        };
-        let candidates = match resolved {
+        // Rule 1: the opcode names legal forms.
+        let candidates = match self.resolved(&apply.opcode).clone() {
             Ok(candidates) => candidates,
             Err(err) => {
                 let mut diag = Diagnostic::new(err.code, apply.opcode_span, err.message);

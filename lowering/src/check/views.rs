@@ -175,22 +175,6 @@ impl Checker<'_> {
             // part; a slice's leading items select the group axes first.
             let grouped = view.group.is_some();
             let result = match &op.kind {
-                ViewKind::Slice(items) if grouped => {
-                    let items = self.group_slice(&mut view, items, op.span)?;
-                    if items.is_empty() {
-                        continue;
-                    }
-                    let bounds = self.slice_bounds(&view, items)?;
-                    match view.layout.slice(&bounds, op.span) {
-                        Ok((layout, new_bounds)) => {
-                            if !self.accept_bounds(&view, &layout, &new_bounds, items) {
-                                return None;
-                            }
-                            Ok(layout)
-                        }
-                        Err(err) => Err(err),
-                    }
-                }
                 ViewKind::Reshape(dims) if grouped => {
                     let dims = self.group_reshape(&view, dims, op.span)?;
                     view.layout.reshape(dims, op.span)
@@ -200,6 +184,14 @@ impl Checker<'_> {
                     view.layout.unsqueeze(axis, op.span)
                 }
                 ViewKind::Slice(items) => {
+                    let items = if grouped {
+                        self.group_slice(&mut view, items, op.span)?
+                    } else {
+                        items.as_slice()
+                    };
+                    if items.is_empty() {
+                        continue;
+                    }
                     let bounds = self.slice_bounds(&view, items)?;
                     match view.layout.slice(&bounds, op.span) {
                         Ok((layout, new_bounds)) => {
