@@ -99,6 +99,7 @@ fn launch_on_gpu(
     spec: &KernelSpec,
     host: &[f32],
     grid: &[u32],
+    shared_bytes: u32,
     hidden_n: u64,
 ) -> Result<Vec<u16>, BoxError> {
     let ctx = CudaContext::new(0)?;
@@ -110,7 +111,7 @@ fn launch_on_gpu(
     let config = LaunchConfig {
         grid_dim: (grid[0], grid[1], grid[2]),
         block_dim: (spec.block[0], spec.block[1], spec.block[2]),
-        shared_mem_bytes: spec.shared_mem_bytes,
+        shared_mem_bytes: shared_bytes,
     };
     let mut launch = stream.launch_builder(&function);
     launch.arg(&x).arg(&mut y).arg(&hidden_n);
@@ -179,9 +180,15 @@ fn main() -> Result<(), BoxError> {
         })
         .collect::<Result<_, _>>()?;
     let hidden_n = n / spec.symbols[0].divisor;
+    // Dynamic shared memory per block (0 for this kernel), a formula like the grid.
+    let shared_bytes = spec
+        .shared_mem_bytes
+        .eval(&[n])
+        .and_then(|v| u32::try_from(v).ok())
+        .ok_or("dynamic shared memory overflow")?;
 
     if driver && !cpu_asked {
-        let got = launch_on_gpu(&spec, &host, &grid, hidden_n)?;
+        let got = launch_on_gpu(&spec, &host, &grid, shared_bytes, hidden_n)?;
         let want: Vec<u16> = host.iter().map(|v| reference::ref_f16(*v)).collect();
         if let Some(i) = reference::first_mismatch(&got, &want, reference::f16_is_nan) {
             return Err(format!("element {i}: GPU {:#06x}, half {:#06x}", got[i], want[i]).into());

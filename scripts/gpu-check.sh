@@ -2,7 +2,8 @@
 # The GPU checks of the test suite and the examples, on the GPU machine:
 # every GPU test (the `NAME::on_gpu` twins and the other ignored tests),
 # every example (each must print its `OK` line), compute-sanitizer
-# (memcheck, racecheck, synccheck) over the examples that ship kernels,
+# (memcheck, racecheck, synccheck) over the examples that ship kernels and
+# the `on_gpu` twins of tests/scopes.rs (shared memory, barriers),
 # and the benchmark with PyTorch's rows. The GPU machine has no cargo:
 # build here into $BIN (default gpu-bin/, which git ignores) and carry it:
 #
@@ -51,7 +52,8 @@ examples() {
 
 sanitize() {
   for tool in memcheck racecheck synccheck; do
-    for e in "quantize_e4m3 200000" "row_sumsq 512" "convert 100000" engine; do
+    for e in "quantize_e4m3 200000" "row_sumsq 512" "convert 100000" engine \
+             "scopes --include-ignored on_gpu --test-threads=1"; do
       echo "== $tool $e"
       # shellcheck disable=SC2086
       compute-sanitizer --tool $tool --error-exitcode 9 ./$e >"/tmp/san.log" 2>&1 || status=1

@@ -524,6 +524,63 @@ fn reverse_through_shared(x: Tensor<u32, 768>, y: Tensor<u32, 768>) {
     apply(ptx["st.global.u32"], y.slice(s![i..i + 1]), u);
 }
 
+/// `y[r, j] = x[r, C - 1 - j]`: one CTA per row stages the row in a shared
+/// buffer sized at launch (`C` f32: dynamic shared memory, above 48 KiB
+/// for `C > 12288`), then reads it back mirrored after a barrier.
+#[tile_kernel(grid = R, block = 256)]
+fn reverse_rows_in_dynamic_shared(x: Tensor<f32, R, C>, y: Tensor<f32, R, C>) {
+    let t = thread_id(0);
+    let r = cta_id(0);
+    let row = alloc_shared::<f32>([C]);
+    let v = alloc_local::<f32>([1]);
+    for j in (t..C).step_by(256) {
+        apply(ptx["ld.global.f32"], v, x.slice(s![r, j..j + 1]));
+        apply(ptx["st.shared.f32"], row.slice(s![j..j + 1]), v);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    for j in (t..C).step_by(256) {
+        apply(ptx["ld.shared.f32"], v, row.slice(s![C - 1 - j..C - j]));
+        apply(ptx["st.global.f32"], y.slice(s![r, j..j + 1]), v);
+    }
+}
+
+/// `%dynamic_smem_size` and `%total_smem_size` of a CTA with a dynamic
+/// buffer of `N` f32 beside a static one of 5 u32 (20 bytes); the buffers
+/// are touched so that ptxas keeps them.
+#[tile_kernel(grid = 1, block = 32)]
+fn shared_size_registers(x: Tensor<f32, N>, out: Tensor<u32, 32, 2>) {
+    let t = thread_id(0);
+    let dynamic = alloc_shared::<f32>([N]);
+    let fixed = alloc_shared::<u32>([5]);
+    let v = alloc_local::<f32>([1]);
+    let sizes = alloc_local::<u32>([2]);
+    let first = t == 0 && N > 0;
+    apply(ptx["ld.global.f32"], v, x.slice(s![0..1]), pred = first);
+    apply(
+        ptx["st.shared.f32"],
+        dynamic.slice(s![0..1]),
+        v,
+        pred = first,
+    );
+    apply(
+        ptx["mov.u32"],
+        sizes.slice(s![0..1]),
+        sreg("%dynamic_smem_size"),
+    );
+    apply(
+        ptx["mov.u32"],
+        sizes.slice(s![1..2]),
+        sreg("%total_smem_size"),
+    );
+    apply(
+        ptx["st.shared.u32"],
+        fixed.slice(s![0..1]),
+        sizes.slice(s![0..1]),
+        pred = t == 0,
+    );
+    apply(ptx["st.global.v2.u32"], out.slice(s![t, ..]), sizes);
+}
+
 /// `a = x < 2^30` per thread; columns: bar.red.popc, bar.red.and, bar.red.or
 /// (as 0 or 1), all over the thread's CTA.
 #[tile_kernel(grid = 4, block = 256)]
@@ -820,8 +877,9 @@ mod devices {
 
     use super::{
         LANES, Lane, SHFL_CASES, SHFL_PRED_CASES, WARPS, XorShift, active_and_elect, at,
-        atomic_sum_in_shared, barrier_reductions, matches, redux_all, reverse_through_shared,
-        shfl_source, shuffles, votes, warp, warp_inputs,
+        atomic_sum_in_shared, barrier_reductions, matches, redux_all,
+        reverse_rows_in_dynamic_shared, reverse_through_shared, shared_size_registers, shfl_source,
+        shuffles, votes, warp, warp_inputs,
     };
 
     on_both_devices!(
@@ -833,6 +891,8 @@ mod devices {
         shared_buffer_reverses_a_cta_across_a_barrier,
         bar_red_counts_and_combines_a_cta_predicate,
         atom_shared_add_sums_a_cta_into_one_element,
+        dynamic_shared_buffer_is_sized_at_launch_beyond_48_kib,
+        shared_size_registers_count_the_dynamic_bytes,
     );
 
     fn redux_gives_every_lane_the_warps_reduction(dev: &Device) -> Result<()> {
@@ -1054,6 +1114,77 @@ mod devices {
         Ok(())
     }
 
+    fn dynamic_shared_buffer_is_sized_at_launch_beyond_48_kib(dev: &Device) -> Result<()> {
+        // C f32 per row; 58,112 f32 are exactly the 227 KiB (232,448
+        // bytes) an H200 block may have, the interpreter's limit too.
+        let mut rng = XorShift(0x5eed_0dd5);
+        for cols in [1usize, 255, 257, 12_289, 40_000, 58_112] {
+            let rows = 3;
+            let x: Vec<f32> = (0..rows * cols)
+                .map(|_| f32::from_bits(rng.next()))
+                .collect();
+            let input = dev.upload(&x, [rows, cols])?;
+            let mut y = dev.zeros::<f32>([rows, cols])?;
+            reverse_rows_in_dynamic_shared(dev, &input, &mut y)?;
+            let got = y.download()?;
+            for r in 0..rows {
+                for j in 0..cols {
+                    assert_eq!(
+                        got[r * cols + j].to_bits(),
+                        x[r * cols + cols - 1 - j].to_bits(),
+                        "C = {cols}, row {r}, column {j}"
+                    );
+                }
+            }
+        }
+        // One element more does not fit: refused before launching.
+        let cols = 58_113;
+        let input = dev.zeros::<f32>([1, cols])?;
+        let mut y = dev.zeros::<f32>([1, cols])?;
+        let err = reverse_rows_in_dynamic_shared(dev, &input, &mut y).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `reverse_rows_in_dynamic_shared`: invalid launch size: the dynamic shared memory is `4 * C` bytes, which is 232452, above the 232448 bytes this device lets a block of this kernel have (C = 58113)"
+        );
+        Ok(())
+    }
+
+    fn shared_size_registers_count_the_dynamic_bytes(dev: &Device) -> Result<()> {
+        // N = 25 and 57: whether the dynamic bytes start at byte 20 or at
+        // the next 16-byte boundary (32) decides the total's 128-byte unit.
+        for n in [1usize, 7, 25, 57, 100, 12_289, 50_000] {
+            let input = dev.zeros::<f32>([n])?;
+            let mut out = dev.zeros::<u32>([32, 2])?;
+            shared_size_registers(dev, &input, &mut out)?;
+            let got = out.download()?;
+            // 4N dynamic bytes; in all, the 20 static bytes, the 4N from
+            // the next 16-byte boundary, in units of 128 bytes (measured on
+            // the H200: N = 25 gives 256, not 128).
+            let dynamic = 4 * n as u32;
+            let total = (32 + dynamic).next_multiple_of(128);
+            for t in 0..32 {
+                assert_eq!(
+                    [got[2 * t], got[2 * t + 1]],
+                    [dynamic, total],
+                    "N = {n}, thread {t}: [%dynamic_smem_size, %total_smem_size]"
+                );
+            }
+        }
+        // The limit is the block's 232,448 bytes less the static ones
+        // rounded up to 16 (measured on the H200): N = 58,104 fits exactly.
+        let input = dev.zeros::<f32>([58_104])?;
+        let mut out = dev.zeros::<u32>([32, 2])?;
+        shared_size_registers(dev, &input, &mut out)?;
+        assert_eq!(&out.download()?[..2], [232_416, 232_448]);
+        let input = dev.zeros::<f32>([58_105])?;
+        let err = shared_size_registers(dev, &input, &mut out).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `shared_size_registers`: invalid launch size: the dynamic shared memory is `4 * N` bytes, which is 232420, above the 232416 bytes this device lets a block of this kernel have (N = 58105)"
+        );
+        Ok(())
+    }
+
     fn bar_red_counts_and_combines_a_cta_predicate(dev: &Device) -> Result<()> {
         // By CTA: the predicate `x < 2^30` in random threads, all, none, one.
         let mut rng = XorShift(0x0f1e_2d3c);
@@ -1171,6 +1302,11 @@ fn scope_kernels_assemble_without_spills() {
         ("reverse_through_shared", reverse_through_shared::PTX),
         ("barrier_reductions", barrier_reductions::PTX),
         ("atomic_sum_in_shared", atomic_sum_in_shared::PTX),
+        (
+            "reverse_rows_in_dynamic_shared",
+            reverse_rows_in_dynamic_shared::PTX,
+        ),
+        ("shared_size_registers", shared_size_registers::PTX),
     ] {
         let report = resource_usage(ptx, "sm_90");
         assert!(
@@ -1368,6 +1504,44 @@ fn collectives_take_the_full_mask_and_predicate_results_after_a_pipe() {
     {
         line_index(ptx, &format!("redux.sync.{op} %t1_r_{k}, %t0_v_0, %k32_0;"));
     }
+}
+
+#[test]
+fn a_dynamic_shared_buffer_is_an_extern_array_the_spec_sizes() {
+    use tile_kernel::lowering::spec::LaunchOp;
+    let ptx = reverse_rows_in_dynamic_shared::PTX;
+    // At module scope, before the entry; no static declaration.
+    let extern_line = line_index(
+        ptx,
+        ".extern .shared .align 16 .b8 smem0_row[]; // row: f32 [C], sized at launch",
+    );
+    assert!(extern_line < line_index(ptx, ".visible .entry reverse_rows_in_dynamic_shared("));
+    assert_eq!(count(ptx, ".shared .align"), 0, "{ptx}");
+    line_index(ptx, "mov.u64 %sh0, smem0_row;");
+    // Element C - 1 - j: 4C - 4j - 4 bytes, from the hidden C.
+    line_index(ptx, "mul.lo.s64 %v4, %i1, 4;");
+    line_index(ptx, "mad.lo.s64 %v5, %i5, -4, %v4;");
+    line_index(ptx, "ld.shared.f32 %t0_v_0, [%ad2];");
+    // 4 bytes per element of C (symbol 1).
+    assert_eq!(
+        reverse_rows_in_dynamic_shared::SPEC.shared_mem_bytes.0,
+        [LaunchOp::Const(4), LaunchOp::Symbol(1), LaunchOp::Mul]
+    );
+    // Static buffers ask for none.
+    assert_eq!(
+        reverse_through_shared::SPEC.shared_mem_bytes.0,
+        [LaunchOp::Const(0)]
+    );
+    // Beside a static buffer, the static one is declared in the entry.
+    let ptx = shared_size_registers::PTX;
+    line_index(
+        ptx,
+        ".extern .shared .align 16 .b8 smem0_dynamic[]; // dynamic: f32 [N], sized at launch",
+    );
+    line_index(
+        ptx,
+        ".shared .align 16 .b8 smem1_fixed[20]; // fixed: u32 [5]",
+    );
 }
 
 #[test]

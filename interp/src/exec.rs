@@ -28,11 +28,15 @@ use crate::prepare::{
     Action, Address, AtomSource, Block, Destination, Plan, Region, Source, Special, Step, Test,
 };
 use crate::semantics::{Barrier, BarrierReduction, Bits, mask};
-use crate::shared::{SharedFault, SharedMemory};
+use crate::shared::{SharedFault, SharedLayout, SharedMemory};
 
 /// Everything a launch shares between the host threads running its blocks.
 pub(crate) struct Launch<'a> {
     pub plan: &'a Plan,
+    /// The block's shared buffers, the dynamic one sized for this launch.
+    pub shared: Vec<SharedLayout>,
+    /// The dynamic buffer's bytes (`%dynamic_smem_size`), 0 when none.
+    pub dynamic_shared_bytes: usize,
     pub names: &'a [String],
     pub tile_names: &'a [String],
     pub grid: [u32; 3],
@@ -95,7 +99,7 @@ impl BlockState {
         let threads = launch.block.iter().map(|d| *d as usize).product::<usize>();
         let frame = launch.plan.frame.bytes;
         let atom_count = launch.plan.atoms.len();
-        let shared = SharedMemory::new(&launch.plan.shared, threads as u64)?;
+        let shared = SharedMemory::new(&launch.shared, threads as u64)?;
         Ok(BlockState {
             threads,
             frame,
@@ -770,10 +774,13 @@ impl Launch<'_> {
             Special::Clock64 => state.clocks[t as usize],
             Special::GlobalTimer => self.timer_base + self.started.elapsed().as_nanos() as u64,
             Special::GridId => self.launch_id,
-            // Static shared memory in the allocation unit of sm_8x/9x
-            // (128 bytes); kernels have no dynamic shared memory.
-            Special::TotalSmemSize => self.plan.shared_bytes.next_multiple_of(128) as u64,
-            Special::DynamicSmemSize => 0,
+            // Static shared memory, then the dynamic from the next 16-byte
+            // boundary, in the allocation unit of sm_8x/9x (128 bytes), as
+            // measured on the H200.
+            Special::TotalSmemSize => (self.plan.static_shared_bytes.next_multiple_of(16)
+                + self.dynamic_shared_bytes)
+                .next_multiple_of(128) as u64,
+            Special::DynamicSmemSize => self.dynamic_shared_bytes as u64,
         }
     }
 }

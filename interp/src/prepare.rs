@@ -312,10 +312,11 @@ pub(crate) struct Plan {
     pub body: Vec<Block>,
     /// `(number, opcode)` of each statement.
     pub statements: Vec<(usize, String)>,
-    /// The block's shared buffers.
+    /// The block's shared buffers; the dynamic one (if any) with 0 bytes
+    /// until a launch sizes it.
     pub shared: Vec<SharedLayout>,
-    /// Their bytes together, each buffer 16-byte aligned.
-    pub shared_bytes: usize,
+    /// The static buffers' bytes together, each 16-byte aligned.
+    pub static_shared_bytes: usize,
 }
 
 /// Register bytes per thread the interpreter accepts: far above what the
@@ -323,10 +324,11 @@ pub(crate) struct Plan {
 /// a block's frames (up to 1,024 threads) stay within 64 MiB.
 const MAX_FRAME_BYTES: usize = 1 << 16;
 
-/// Shared memory per block the interpreter accepts, padding between
-/// buffers included: what an H100/H200 CTA may have at most (227 KiB),
-/// far above what the checker admits (48 KiB of static buffers).
-const MAX_SHARED_BYTES: usize = 227 * 1024;
+/// Shared memory per block the interpreter accepts, static buffers (with
+/// the padding between them) and the dynamic buffer together: what an
+/// H100/H200 CTA may have at most (227 KiB), far above what the checker
+/// admits of static buffers (48 KiB).
+pub(crate) const MAX_SHARED_BYTES: usize = 227 * 1024;
 
 pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
     let error = |message: String| PrepareError {
@@ -363,13 +365,21 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
     let frame = Frame { offsets, bytes };
     let mut shared = Vec::with_capacity(program.shared.len());
     let mut total = 0usize;
+    if program.shared.iter().filter(|b| b.is_dynamic()).count() > 1 {
+        return Err(error("it has more than one dynamic shared buffer".into()));
+    }
     for buffer in &program.shared {
+        if buffer.is_dynamic() {
+            shared.push(SharedLayout {
+                name: buffer.name.clone(),
+                bytes: 0,
+            });
+            continue;
+        }
         // The buffer's bytes, and where it ends after the 16-byte aligned
         // start following the buffers before it.
         let placed = buffer
-            .shape
-            .iter()
-            .try_fold(buffer.dtype.size_bytes(), |n, d| n.checked_mul(*d))
+            .static_bytes()
             .and_then(|bytes| Some((bytes, total.next_multiple_of(16).checked_add(bytes)?)))
             .filter(|(_, end)| *end <= MAX_SHARED_BYTES);
         let Some((bytes, end)) = placed else {
@@ -432,7 +442,7 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
         body,
         statements,
         shared,
-        shared_bytes: total,
+        static_shared_bytes: total,
     })
 }
 

@@ -4,6 +4,9 @@ use std::sync::atomic::AtomicU8;
 
 use tile_kernel_lowering::program::Program;
 
+use crate::prepare::MAX_SHARED_BYTES;
+use crate::shared::SharedLayout;
+
 /// One kernel argument, in the order of [`Program::params`].
 #[derive(Debug, Clone, Copy)]
 pub enum Arg<'a> {
@@ -76,6 +79,46 @@ impl Prepared {
             param_names,
             tile_names,
         })
+    }
+
+    /// The dynamic shared memory a launch may ask for, in bytes: what the
+    /// interpreter lets a block have (an H100/H200's 227 KiB) less the
+    /// program's static buffers rounded up to 16 bytes (the driver's count
+    /// on the H200: 20 static bytes leave 232,416).
+    pub fn dynamic_shared_limit(&self) -> u32 {
+        let static_bytes = self.plan.static_shared_bytes.next_multiple_of(16);
+        u32::try_from(MAX_SHARED_BYTES.saturating_sub(static_bytes)).unwrap_or(0)
+    }
+
+    /// The block's shared buffers for a launch with these hidden symbol
+    /// arguments (value / divisor), the dynamic buffer sized; and the
+    /// dynamic buffer's bytes (0 when there is none).
+    fn shared_layouts(&self, args: &[i64]) -> Result<(Vec<SharedLayout>, usize), FaultKind> {
+        let mut layouts = self.plan.shared.clone();
+        let Some(index) = self.program.shared.iter().position(|b| b.is_dynamic()) else {
+            return Ok((layouts, 0));
+        };
+        let values: Vec<u64> = self
+            .program
+            .symbols
+            .iter()
+            .zip(args)
+            .map(|(symbol, arg)| (*arg as u64).saturating_mul(symbol.divisor))
+            .collect();
+        let buffer = &self.program.shared[index];
+        let bytes = buffer
+            .bytes_for(&values)
+            .and_then(|b| usize::try_from(b).ok())
+            .filter(|b| *b <= self.dynamic_shared_limit() as usize)
+            .ok_or_else(|| {
+                FaultKind::Arguments(format!(
+                    "dynamic shared buffer `{}` needs more than the {} bytes a block may have beside the static buffers",
+                    buffer.name,
+                    self.dynamic_shared_limit()
+                ))
+            })?;
+        layouts[index].bytes = bytes;
+        Ok((layouts, bytes))
     }
 
     /// The program it runs.
@@ -235,12 +278,15 @@ impl Prepared {
             .map(|value| i64::try_from(*value))
             .collect::<Result<Vec<i64>, _>>()
             .map_err(|_| FaultKind::Arguments("a symbol value above 2^63".into()))?;
+        let (shared, dynamic_shared_bytes) = self.shared_layouts(&symbols)?;
         let workers = match options.threads {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
         Ok(Launch {
             plan: &self.plan,
+            shared,
+            dynamic_shared_bytes,
             names: &self.param_names,
             tile_names: &self.tile_names,
             grid,

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
 use tile_kernel_lowering::ast::*;
-use tile_kernel_lowering::program::{Node, OperandValue, Program};
+use tile_kernel_lowering::program::{DimSpec, Node, OperandValue, Program};
 use tile_kernel_lowering::sym::Poly;
 use tile_kernel_lowering::{DType, SpanId, Target, compile};
 
@@ -1059,7 +1059,7 @@ fn a_shared_atomic_on_memory_no_thread_wrote_is_a_fault() {
 fn corrupt_shared_memory_programs_are_refused_when_prepared() {
     let refused = |program: Program| Prepared::new(program).expect_err("corrupt").to_string();
     let mut huge = program(&reverse_kernel(true));
-    huge.shared[0].shape = vec![1 << 40, 1 << 40];
+    huge.shared[0].shape = vec![DimSpec::Const(1 << 40), DimSpec::Const(1 << 40)];
     assert_eq!(
         refused(huge),
         "kernel `reverse` cannot be interpreted: its shared buffers take more than 232448 bytes (at `s`)"

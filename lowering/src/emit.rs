@@ -16,7 +16,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write;
 
 use crate::dtype::DType;
-use crate::program::{CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Program};
+use crate::program::{
+    CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Program, SharedBuffer,
+};
 use crate::ptx::form::registers_text;
 use crate::sym::{AtomKind, ComputedOp, Poly};
 
@@ -44,6 +46,20 @@ pub fn emit(program: &Program) -> String {
     let _ = writeln!(out, ".version {}", program.ptx_version);
     let _ = writeln!(out, ".target {}", program.target);
     let _ = writeln!(out, ".address_size 64\n");
+    // The dynamic buffer starts the CTA's dynamic shared memory, which an
+    // `.extern` array of unknown size names (at module scope).
+    for (i, buffer) in program.shared.iter().enumerate() {
+        if buffer.is_dynamic() {
+            let _ = writeln!(
+                out,
+                ".extern .shared .align 16 .b8 {}[]; // {}: {} {}, sized at launch\n",
+                shared_symbol(i, &buffer.name),
+                ptx_name(&buffer.name),
+                buffer.dtype,
+                shared_shape_text(program, buffer)
+            );
+        }
+    }
     let _ = writeln!(out, ".visible .entry {}(", program.name);
     let mut params: Vec<String> = program
         .params
@@ -94,16 +110,17 @@ pub fn emit(program: &Program) -> String {
         }
     }
     for (i, buffer) in program.shared.iter().enumerate() {
-        let dims: Vec<String> = buffer.shape.iter().map(usize::to_string).collect();
-        let _ = writeln!(
-            out,
-            "\t.shared .align 16 .b8 {}[{}]; // {}: {} [{}]",
-            shared_symbol(i, &buffer.name),
-            buffer.bytes().max(1),
-            ptx_name(&buffer.name),
-            buffer.dtype,
-            dims.join(", ")
-        );
+        if let Some(bytes) = buffer.static_bytes() {
+            let _ = writeln!(
+                out,
+                "\t.shared .align 16 .b8 {}[{}]; // {}: {} {}",
+                shared_symbol(i, &buffer.name),
+                bytes.max(1),
+                ptx_name(&buffer.name),
+                buffer.dtype,
+                shared_shape_text(program, buffer)
+            );
+        }
         let _ = writeln!(out, "\t.reg .b64 {};", shared_reg(i));
     }
     for (i, tile) in program.tiles.iter().enumerate() {
@@ -312,6 +329,16 @@ fn generic_reg(index: usize, name: &str) -> String {
 /// The shared-window address of shared buffer `index`.
 fn shared_reg(index: usize) -> String {
     format!("%sh{index}")
+}
+
+/// `[256, N]`: a shared buffer's shape as the kernel spells it.
+fn shared_shape_text(program: &Program, buffer: &SharedBuffer) -> String {
+    buffer.shape_text(|s| {
+        program
+            .symbols
+            .get(usize::from(s))
+            .map_or_else(|| "?".into(), |symbol| symbol.name.clone())
+    })
 }
 
 /// The `.shared` variable of shared buffer `index`.

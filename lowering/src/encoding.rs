@@ -24,7 +24,7 @@ pub const MAGIC: [u8; 4] = *b"TKIR";
 
 /// Bumped whenever the IR types change shape: a program encoded with
 /// another version does not decode.
-pub const FORMAT_VERSION: u8 = 2;
+pub const FORMAT_VERSION: u8 = 3;
 
 /// Encodes `program` (magic, version, postcard body).
 pub fn encode(program: &Program) -> Vec<u8> {

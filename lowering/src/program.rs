@@ -47,22 +47,102 @@ pub struct Program {
     pub body: Vec<Node>,
 }
 
-/// A shared-memory buffer of the CTA: `elements` row-major elements of
-/// `dtype` (`shape` as allocated).
+/// A shared-memory buffer of the CTA: row-major elements of `dtype`,
+/// `shape` as allocated. A buffer whose dims are all constant is *static*
+/// (declared in the PTX); one with a symbolic dim is the kernel's *dynamic*
+/// buffer (at most one per kernel), sized at launch
+/// ([`Program::dynamic_shared_bytes`]) and placed at the start of the
+/// CTA's dynamic shared memory.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SharedBuffer {
     pub name: String,
     pub dtype: DType,
-    pub shape: Vec<usize>,
+    pub shape: Vec<DimSpec>,
 }
 
 impl SharedBuffer {
-    /// Its size in bytes (saturating: the checker keeps real buffers within
-    /// 48 KiB; a corrupt program's absurd sizes must not overflow).
-    pub fn bytes(&self) -> usize {
+    /// Whether a dim is symbolic (the buffer is sized at launch).
+    pub fn is_dynamic(&self) -> bool {
         self.shape
             .iter()
-            .fold(self.dtype.size_bytes(), |acc, d| acc.saturating_mul(*d))
+            .any(|d| matches!(d, DimSpec::Symbolic { .. }))
+    }
+
+    /// A static buffer's size in bytes (saturating: the checker keeps real
+    /// buffers within 48 KiB; a corrupt program's absurd sizes must not
+    /// overflow); `None` for the dynamic buffer.
+    pub fn static_bytes(&self) -> Option<usize> {
+        self.shape
+            .iter()
+            .try_fold(self.dtype.size_bytes(), |acc, d| match d {
+                DimSpec::Const(extent) => {
+                    Some(acc.saturating_mul(usize::try_from(*extent).unwrap_or(usize::MAX)))
+                }
+                DimSpec::Symbolic { .. } => None,
+            })
+    }
+
+    /// Its size in bytes for the symbols' full values (`values[s]` for
+    /// symbol `s`), with checked arithmetic: `None` on overflow.
+    pub fn bytes_for(&self, values: &[u64]) -> Option<u64> {
+        eval_launch(&self.bytes_formula().0, values)
+    }
+
+    /// `[256, N]`: its shape as a kernel spells it; `name` spells a symbol.
+    pub fn shape_text(&self, name: impl Fn(u16) -> String) -> String {
+        let dims: Vec<String> = self.shape.iter().map(|d| dim_text(*d, &name)).collect();
+        format!("[{}]", dims.join(", "))
+    }
+
+    /// Its size in bytes as a launch formula over the symbols.
+    pub fn bytes_formula(&self) -> LaunchFormula {
+        let mut ops = vec![LaunchOp::Const(self.dtype.size_bytes() as u64)];
+        for dim in &self.shape {
+            match *dim {
+                DimSpec::Const(extent) => ops.push(LaunchOp::Const(extent)),
+                DimSpec::Symbolic {
+                    symbol,
+                    mul,
+                    div,
+                    add,
+                } => {
+                    ops.push(LaunchOp::Symbol(symbol));
+                    if mul != 1 {
+                        ops.extend([LaunchOp::Const(mul), LaunchOp::Mul]);
+                    }
+                    if div != 1 {
+                        ops.extend([LaunchOp::Const(div), LaunchOp::Div]);
+                    }
+                    if add != 0 {
+                        ops.extend([LaunchOp::Const(add), LaunchOp::Add]);
+                    }
+                }
+            }
+            ops.push(LaunchOp::Mul);
+        }
+        LaunchFormula(ops)
+    }
+}
+
+impl Program {
+    /// The static shared buffers' bytes together, each 16-byte aligned
+    /// after the one before it (what the PTX declares).
+    pub fn static_shared_bytes(&self) -> usize {
+        self.shared
+            .iter()
+            .filter_map(SharedBuffer::static_bytes)
+            .fold(0usize, |total, bytes| {
+                total.next_multiple_of(16).saturating_add(bytes)
+            })
+    }
+
+    /// The dynamic shared memory a launch must provide, in bytes, as a
+    /// formula over the symbols: the dynamic buffer's size, or 0.
+    pub fn dynamic_shared_bytes(&self) -> LaunchFormula {
+        self.shared
+            .iter()
+            .find(|b| b.is_dynamic())
+            .map_or_else(|| LaunchFormula::constant(0), SharedBuffer::bytes_formula)
     }
 }
 
@@ -432,4 +512,67 @@ pub struct Lane {
     pub tile: usize,
     pub byte_offset: usize,
     pub bytes: usize,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn shared_buffers_size_from_their_dims() {
+        let fixed = SharedBuffer {
+            name: "s".into(),
+            dtype: DType::U32,
+            shape: vec![DimSpec::Const(3), DimSpec::Const(5)],
+        };
+        assert!(!fixed.is_dynamic());
+        assert_eq!(fixed.static_bytes(), Some(60));
+        assert_eq!(fixed.bytes_for(&[]), Some(60));
+        // f32 [2, {3 * N / 2 + 1}] with N = 10: 2 * 16 * 4 bytes.
+        let dynamic = SharedBuffer {
+            name: "d".into(),
+            dtype: DType::F32,
+            shape: vec![
+                DimSpec::Const(2),
+                DimSpec::Symbolic {
+                    symbol: 1,
+                    mul: 3,
+                    div: 2,
+                    add: 1,
+                },
+            ],
+        };
+        assert!(dynamic.is_dynamic());
+        assert_eq!(dynamic.static_bytes(), None);
+        assert_eq!(dynamic.bytes_for(&[7, 10]), Some(128));
+        assert_eq!(dynamic.bytes_for(&[7, u64::MAX]), None);
+        assert_eq!(dynamic.shape_text(|_| "N".into()), "[2, {3 * N / 2 + 1}]");
+        let program = |shared: Vec<SharedBuffer>| Program {
+            name: "k".into(),
+            target: Target::SM_90,
+            ptx_version: PtxVersion::new(7, 8),
+            launch: Launch {
+                grid: [
+                    LaunchFormula::constant(1),
+                    LaunchFormula::constant(1),
+                    LaunchFormula::constant(1),
+                ],
+                block: [1, 1, 1],
+            },
+            params: Vec::new(),
+            symbols: Vec::new(),
+            atoms: Atoms::default(),
+            tiles: Vec::new(),
+            shared,
+            body: Vec::new(),
+        };
+        // 60 bytes, then 16-byte aligned: 64 + 60.
+        let both = program(vec![fixed.clone(), dynamic.clone(), fixed]);
+        assert_eq!(both.static_shared_bytes(), 124);
+        assert_eq!(both.dynamic_shared_bytes(), dynamic.bytes_formula());
+        assert_eq!(
+            program(Vec::new()).dynamic_shared_bytes(),
+            LaunchFormula::constant(0)
+        );
+    }
 }

@@ -39,8 +39,14 @@ pub struct KernelSpec {
     pub grid: [LaunchExpr; 3],
     /// Block size in threads, `[x, y, z]`.
     pub block: [u32; 3],
-    /// Dynamic shared memory per block, in bytes.
-    pub shared_mem_bytes: u32,
+    /// Dynamic shared memory per block, in bytes: a formula over the size
+    /// symbols evaluated at launch ([`LaunchExpr::ZERO`] for none). The
+    /// launcher refuses a launch whose value is above what the device lets
+    /// one block have. An engine launching the PTX itself passes the value
+    /// as the launch's dynamic shared memory, after raising the function's
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` when it is above
+    /// 48 KiB.
+    pub shared_mem_bytes: LaunchExpr,
     /// The kernel's own parameters, in PTX order.
     pub params: &'static [ParamSpec],
     /// The size symbols the tensor dims name, by index. Each one is passed
@@ -114,6 +120,8 @@ pub struct LaunchExpr(pub &'static [LaunchOp]);
 impl LaunchExpr {
     /// The constant 1, for the unused axes of a grid.
     pub const ONE: LaunchExpr = LaunchExpr(&[LaunchOp::Const(1)]);
+    /// The constant 0, for a kernel without dynamic shared memory.
+    pub const ZERO: LaunchExpr = LaunchExpr(&[LaunchOp::Const(0)]);
 }
 
 impl LaunchExpr {

@@ -29,9 +29,13 @@
 //!   `if`/`else if`/`else`) that often reach the proofs and the emitter; the
 //!   test fails if too few of them compile (the generator must stay useful).
 //!   Half of them also use scopes and shared memory: warp and CTA tiles,
-//!   warp collectives, own parts, CTA barriers, `.shared` accesses, under
-//!   uniform and divergent control flow, legal and mutated (wrong extents
-//!   and scopes, explicit member masks, absurd blocks and buffers).
+//!   warp collectives, own parts, CTA barriers, `.shared` accesses to a
+//!   static buffer or a dynamic one sized at launch (`[N]`, `{2 * N}`),
+//!   under uniform and divergent control flow, legal and mutated (wrong
+//!   extents and scopes, explicit member masks, absurd blocks and buffers,
+//!   shared extents that name no size symbol, two dynamic buffers). Those
+//!   that compile run on the interpreter without a fault; a dynamic buffer
+//!   is also launched just too large, which the interpreter must refuse.
 //! - `opcodes`: dotted opcode strings, from real table spellings and tokens.
 //!
 //! **Huge inputs** (`huge_*` tests): the limits of `docs/robustness.md` are
@@ -1416,7 +1420,10 @@ fn near_stmt(features: Features) -> BoxedStrategy<Stmt> {
 //
 // Half the near-legal kernels also declare warp tiles `w: u32 [32, 2]` and
 // `wp: bool [32, 1]`, CTA tiles `g: u32 [T, 1]` and `gp: bool [T, 1]` (or
-// `[T / 32, 32, 1]`), and/or a shared buffer `sh: f32 [L]`, and use them:
+// `[T / 32, 32, 1]`), and/or a shared buffer `sh: f32 [L]` (a constant `L`,
+// a static buffer; or, in about a third of them, tame ones too, `[N]`,
+// `{2 * N}` or `{N + 1}`: the kernel's dynamic buffer, sized at launch from
+// the size symbol `N` of the tensor dims), and use them:
 // warp collectives (member mask omitted), scoped applies, own parts
 // (`w.slice(s![lane_id(), ..])`), CTA barriers, `.shared` loads, stores
 // and atomics, under uniform and divergent `if`s, loops and `pred`s.
@@ -1424,14 +1431,19 @@ fn near_stmt(features: Features) -> BoxedStrategy<Stmt> {
 // one, so a failure shrinks towards a legal kernel; the other entries are
 // mutations (wrong extents and scopes, unknown scope names, per-thread
 // tiles in scoped applies, explicit member masks, global forms on shared
-// buffers, absurd blocks and buffers) that the checker must reject or
-// prove.
+// buffers, absurd blocks and buffers, dynamic extents that name no size
+// symbol (`n`, `tt`) or divide `N` where no dim requires it, a second
+// dynamic buffer) that the checker must reject or prove.
 //
 // Shared memory starts undefined, and the interpreter faults on a read of a
 // never-written byte (the checker does not track that, by design), so a
 // kernel with a shared buffer first has every thread store `0.0` to its
-// slots `j * T + tt` (all of the buffer), then a barrier: a fault of a
-// compiled kernel stays a hole in a proof.
+// slots `j * T + tt` (all of the buffer; for a dynamic buffer, whose
+// length `shn` is known only at launch, a grid-stride loop
+// `for si in (tt..shn).step_by(T)`), then a barrier: a fault of a compiled
+// kernel stays a hole in a proof. The interpreter runs them with dynamic
+// buffers of a few KiB, far below the 227 KiB of shared memory a block may
+// have (and refuses the one launch per kernel that asks for more).
 
 /// Which of the scoped features a near-legal kernel declares.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -2659,7 +2671,7 @@ fn near_kernel_of(features: impl Strategy<Value = Features>) -> impl Strategy<Va
             (dim.clone(), dim.clone(), block, grid.clone()),
             prop::collection::vec(near_stmt(features), 1..6),
             any::<(u8, bool, bool, bool, bool)>(),
-            any::<[u8; 10]>(),
+            any::<[u8; 12]>(),
         )
             .prop_map(
                 move |(
@@ -2836,11 +2848,20 @@ fn near_kernel_of(features: impl Strategy<Value = Features>) -> impl Strategy<Va
 /// - warp tiles `w: u32 [32, 2]`, `wp: bool [32, 1]`, CTA tiles
 ///   `g: u32 [T, 1]`, `gp: bool [T, 1]` (or `[T / 32, 32, 1]`), written
 ///   up front (mutations: other extents and scopes, not written);
-/// - a shared buffer `sh: f32 [L]` (mutations: odd and huge lengths),
-///   `shn = L`, every element stored once by the thread of slot
-///   `j * T + tt`, then a CTA barrier (mutation: no barrier; then
-///   reading another thread's slot is a race the checker must find).
-fn scoped_preamble(features: Features, block: [u32; 3], setup: [u8; 10]) -> (Vec<Stmt>, Vec<Stmt>) {
+/// - a shared buffer `sh: f32 [L]` (mutations: odd and huge lengths) and
+///   `shn = L`, or a dynamic one `sh: f32 [N]` (or `{2 * N}`, `{N + 1}`)
+///   and `shn = N` (the same form; mutations: `{N / 2}`, which needs a
+///   tensor dim `{N / 2}`, names that are not size symbols, forms the
+///   checker refuses). Every element is stored once by the thread of slot
+///   `j * T + tt` (`for j in 0..ceil(L / T)`, unrolled, guarded where `T`
+///   does not divide `L`) or by a grid-stride loop
+///   `for si in (tt..shn).step_by(T)` (always for a dynamic buffer; the
+///   mutation `for j in 0..(shn + T - 1) / T` is race-free but beyond the
+///   race rule), then a CTA barrier (mutation: no barrier; then reading
+///   another thread's slot is a race the checker must find). Mutation: a
+///   second dynamic buffer `sh2: u32 [N]`, written by a grid-stride loop
+///   (an error beside a dynamic `sh`, legal beside a static one).
+fn scoped_preamble(features: Features, block: [u32; 3], setup: [u8; 12]) -> (Vec<Stmt>, Vec<Stmt>) {
     let [bx, by, bz] = block.map(i128::from);
     let threads = bx * by * bz;
     let let_ = |name: &str, value: Expr| {
@@ -3052,55 +3073,134 @@ fn scoped_preamble(features: Features, block: [u32; 3], setup: [u8; 10]) -> (Vec
     }
     if features.shared {
         let t = threads.max(1);
-        let length = mutate(
+        let n = || name("N");
+        // `sh`'s extent: a constant (a static buffer), or a form of the
+        // size symbol `N` (the kernel's dynamic buffer, sized at launch).
+        let extent = mutate(
             features,
             setup[5],
             &[
-                (32, t),
-                (12, 2 * t),
-                (8, 4 * t),
-                (6, (t / 2).max(1)),
-                (4, t + 1),
-                (6, 32),
-                (2, 1),
-                (2, 8),
-                (1, 12288),
-                (1, 12289),
-                (1, 65536),
-                (1, 1 << 40),
-                (1, i128::from(u64::MAX)),
-                (1, 0),
+                (32, ShExtent::Static(t)),
+                (12, ShExtent::Static(2 * t)),
+                (8, ShExtent::Static(4 * t)),
+                (6, ShExtent::Static((t / 2).max(1))),
+                (4, ShExtent::Static(t + 1)),
+                (6, ShExtent::Static(32)),
+                (2, ShExtent::Static(1)),
+                (2, ShExtent::Static(8)),
+                (1, ShExtent::Static(12288)),
+                (24, ShExtent::Dynamic(n())),
+                (4, ShExtent::Dynamic(binary(BinOp::Mul, int(2), n()))),
+                (4, ShExtent::Dynamic(binary(BinOp::Add, n(), int(1)))),
+                // Mutations.
+                (1, ShExtent::Static(12289)),
+                (1, ShExtent::Static(65536)),
+                (1, ShExtent::Static(1 << 40)),
+                (1, ShExtent::Static(i128::from(u64::MAX))),
+                (1, ShExtent::Static(0)),
+                // Legal only where a tensor dim is `{N / 2}` (`N` even).
+                (3, ShExtent::Dynamic(binary(BinOp::Div, n(), int(2)))),
+                // A parameter, a runtime value, an unknown name: no size
+                // symbols.
+                (1, ShExtent::Dynamic(name("n"))),
+                (1, ShExtent::Dynamic(name("tt"))),
+                (1, ShExtent::Dynamic(name("M"))),
+                // Possibly negative, not affine, a division that needs `N`
+                // a multiple of 3 (no dim requires that), a zero multiple.
+                (1, ShExtent::Dynamic(binary(BinOp::Sub, n(), int(1)))),
+                (1, ShExtent::Dynamic(binary(BinOp::Mul, n(), n()))),
+                (1, ShExtent::Dynamic(binary(BinOp::Div, n(), int(3)))),
+                (1, ShExtent::Dynamic(binary(BinOp::Mul, int(0), n()))),
             ],
-            9,
+            12,
         );
-        body.push(alloc("sh", DType::F32, &[length], None, AllocSpace::Shared));
-        body.push(let_("shn", int(length)));
-        // Every element once: slot `j * T + tt` by thread `tt`.
-        let slot = binary(
-            BinOp::Add,
-            binary(BinOp::Mul, name("j"), int(t)),
-            name("tt"),
-        );
-        let guard = (length % t != 0 || setup[9] >= 128)
-            .then(|| binary(BinOp::Lt, name("si"), name("shn")));
-        body.push(Stmt::For(For {
-            var: "j".to_string(),
-            var_span: SpanId(177),
-            start: int(0),
-            end: int((length + t - 1) / t),
-            step: None,
-            body: vec![
-                let_("si", slot),
-                scoped_apply(
-                    "st.shared.f32",
-                    vec![sh_at(name("si"), 1, false), flit(0.0)],
-                    None,
-                    guard,
-                    false,
+        let (extent, length) = match extent {
+            ShExtent::Static(length) => (int(length), Some(length)),
+            ShExtent::Dynamic(extent) => (extent, None),
+        };
+        body.push(shared_alloc("sh", DType::F32, extent.clone()));
+        // `shn`: the length as a runtime value (the extent's own expression).
+        body.push(let_("shn", extent));
+        // Every element once, slot `si` by thread `si mod T`: a constant
+        // length unrolled, `for j in 0..ceil(L / T)` with `si = j * T + tt`
+        // (guarded where `T` does not divide `L`), or a runtime loop
+        // `for si in (tt..shn).step_by(T)` (always for a dynamic buffer,
+        // whose length is known only at launch).
+        let guarded = setup[9] >= 128;
+        // `buffer[si] = value`, under `pred = si < end` when guarded.
+        let store = |buffer: &str, opcode: &str, value: Operand, end: Option<Expr>| {
+            scoped_apply(
+                opcode,
+                vec![
+                    viewed(
+                        buffer,
+                        vec![ViewKind::Slice(vec![span_item(name("si"), 1)])],
+                    ),
+                    value,
+                ],
+                None,
+                end.map(|end| binary(BinOp::Lt, name("si"), end)),
+                false,
+            )
+        };
+        let stride = |buffer: &str, opcode: &str, value: Operand, end: Expr| {
+            Stmt::For(For {
+                var: "si".to_string(),
+                var_span: SpanId(177),
+                start: name("tt"),
+                end: end.clone(),
+                step: Some(int(t)),
+                body: vec![store(buffer, opcode, value, guarded.then_some(end))],
+                span: SpanId(178),
+            })
+        };
+        // `for j in 0..end { let si = j * T + tt; .. }`
+        let over_j = |end: Expr, guard: bool| {
+            Stmt::For(For {
+                var: "j".to_string(),
+                var_span: SpanId(177),
+                start: int(0),
+                end,
+                step: None,
+                body: vec![
+                    let_(
+                        "si",
+                        binary(
+                            BinOp::Add,
+                            binary(BinOp::Mul, name("j"), int(t)),
+                            name("tt"),
+                        ),
+                    ),
+                    store("sh", "st.shared.f32", flit(0.0), guard.then(|| name("shn"))),
+                ],
+                span: SpanId(178),
+            })
+        };
+        body.push(match length {
+            Some(length) if setup[10] < 208 => {
+                over_j(int((length + t - 1) / t), length % t != 0 || guarded)
+            }
+            Some(_) => stride("sh", "st.shared.f32", flit(0.0), name("shn")),
+            // A runtime loop over `j` to `ceil(shn / T)`, guarded: race-
+            // free, but the checker separates threads only by a rank or a
+            // grid-stride variable, not by `j * T + tt`, and reports a race
+            // (so a mutation).
+            None if mutate(features, setup[10], &[(12, false), (1, true)], 1) => over_j(
+                binary(
+                    BinOp::Div,
+                    binary(BinOp::Add, name("shn"), int(t - 1)),
+                    int(t),
                 ),
-            ],
-            span: SpanId(178),
-        }));
+                true,
+            ),
+            None => stride("sh", "st.shared.f32", flit(0.0), name("shn")),
+        });
+        // A second buffer sized at launch: rejected beside a dynamic `sh`,
+        // legal (and written) beside a static one.
+        if mutate(features, setup[11], &[(24, false), (1, true)], 1) {
+            body.push(shared_alloc("sh2", DType::U32, name("N")));
+            body.push(stride("sh2", "st.shared.u32", lit(0), name("N")));
+        }
         if setup[8] < 248 || features.tame {
             body.push(scoped_apply(
                 "bar.sync",
@@ -3112,6 +3212,34 @@ fn scoped_preamble(features: Features, block: [u32; 3], setup: [u8; 10]) -> (Vec
         }
     }
     (body, sinks)
+}
+
+/// The extent of the near-legal kernels' shared buffer `sh`.
+#[derive(Debug, Clone)]
+enum ShExtent {
+    /// `[L]`: a static buffer.
+    Static(i128),
+    /// `[N]`, `{2 * N}`, ..: the kernel's dynamic buffer, sized at launch
+    /// (mutations: names that are no size symbols, forms the checker
+    /// refuses).
+    Dynamic(Expr),
+}
+
+/// `let name = alloc_shared::<dtype>([extent]);`
+fn shared_alloc(name: &str, dtype: DType, extent: Expr) -> Stmt {
+    Stmt::AllocLocal(AllocLocal {
+        name: name.to_string(),
+        name_span: SpanId(172),
+        dtype,
+        dtype_span: SpanId(173),
+        shape: vec![Dim {
+            expr: extent,
+            span: SpanId(174),
+        }],
+        scope: None,
+        space: AllocSpace::Shared,
+        span: SpanId(176),
+    })
 }
 
 /// Whether `stmts` declare or use a scope or shared memory.
@@ -3142,22 +3270,28 @@ fn random_kernels_never_panic() {
 #[test]
 fn near_legal_kernels_never_panic() {
     let scoped = AtomicUsize::new(0);
+    let dynamic = AtomicUsize::new(0);
     let (ran, compiled) = fuzz(
         "near_legal_kernels",
         "compiled to PTX",
         SMALL_TIER,
         near_kernel(),
         |k| {
-            let compiled = outcome(k, &compile(k))?;
+            let out = compile(k);
+            let compiled = outcome(k, &out)?;
             if compiled && uses_scopes(&k.body) {
                 scoped.fetch_add(1, Ordering::Relaxed);
+            }
+            if out.program.as_ref().is_some_and(has_dynamic_shared) {
+                dynamic.fetch_add(1, Ordering::Relaxed);
             }
             Ok(compiled)
         },
     );
     let scoped = scoped.into_inner();
+    let dynamic = dynamic.into_inner();
     report(&format!(
-        "no_panic: near_legal_kernels: {scoped} of the {compiled} compiled use scopes or shared memory"
+        "no_panic: near_legal_kernels: {scoped} of the {compiled} compiled use scopes or shared memory, {dynamic} a dynamic shared buffer"
     ));
     // The generator must keep reaching the emitter (about 4% compile; most
     // stop at a proof, which is what it is for), also with scopes.
@@ -3169,6 +3303,12 @@ fn near_legal_kernels_never_panic() {
         scoped >= 1,
         "none of {ran} near-legal kernels with scopes or shared memory compiled"
     );
+    // About 1 in 11 compiled kernels has a dynamic shared buffer: a
+    // handful in the CI tier, too few to require there.
+    assert!(
+        dynamic >= 1 || !long_tier(),
+        "none of {ran} near-legal kernels with a dynamic shared buffer compiled"
+    );
 }
 
 /// The checker's guarantees, tested by running what it accepts: every
@@ -3179,9 +3319,17 @@ fn near_legal_kernels_never_panic() {
 /// reached together), so a fault here is a hole in a proof. (The one thing
 /// the checker leaves to the kernel, reading shared memory no thread wrote,
 /// cannot happen here: the generator writes every shared element first.)
+///
+/// A kernel with a dynamic shared buffer also gets a launch whose buffer
+/// is just larger than a block may have: the interpreter must refuse it
+/// (a [`FaultKind::Arguments`](tile_kernel_interp::FaultKind) refusal,
+/// not a fault: see [`Launch::SharedTooLarge`]), and never run it.
 #[test]
 fn near_legal_kernels_that_compile_run_without_faults() {
     let scoped = AtomicUsize::new(0);
+    let dynamic = AtomicUsize::new(0);
+    let dynamic_ran = AtomicUsize::new(0);
+    let refused = AtomicUsize::new(0);
     let (ran, compiled) = fuzz(
         "near_legal_kernels_run",
         "compiled and ran on the interpreter",
@@ -3193,28 +3341,54 @@ fn near_legal_kernels_that_compile_run_without_faults() {
             let Some(program) = out.program else {
                 return Ok(false);
             };
-            for size in [0u64, 1, 7, 64, 1029] {
-                if let Err(fault) = run_on_interpreter(&program, size) {
-                    return Err(TestCaseError::fail(format!(
-                        "a compiled kernel faults on the interpreter (N near {size}): {fault}\n{}",
-                        surface(k)
-                    )));
+            let mut sizes = [0u64, 1, 7, 64, 1029].map(Size::Near).to_vec();
+            let is_dynamic = has_dynamic_shared(&program);
+            if is_dynamic {
+                sizes.push(Size::OverSharedLimit);
+            }
+            let mut launched = false;
+            for size in sizes {
+                match run_on_interpreter(&program, size) {
+                    Ok(Launch::Ran) => launched = true,
+                    Ok(Launch::Skipped) => {}
+                    Ok(Launch::SharedTooLarge) => {
+                        refused.fetch_add(1, Ordering::Relaxed);
+                    }
+                    Err(fault) => {
+                        return Err(TestCaseError::fail(format!(
+                            "a compiled kernel faults on the interpreter (size {size:?}): {fault}\n{}",
+                            surface(k)
+                        )));
+                    }
                 }
             }
             if uses_scopes(&k.body) {
                 scoped.fetch_add(1, Ordering::Relaxed);
             }
+            if is_dynamic {
+                dynamic.fetch_add(1, Ordering::Relaxed);
+                if launched {
+                    dynamic_ran.fetch_add(1, Ordering::Relaxed);
+                }
+            }
             Ok(true)
         },
     );
     let scoped = scoped.into_inner();
+    let (dynamic, dynamic_ran) = (dynamic.into_inner(), dynamic_ran.into_inner());
+    let refused = refused.into_inner();
     report(&format!(
-        "no_panic: near_legal_kernels_run: {scoped} of the {compiled} run use scopes or shared memory"
+        "no_panic: near_legal_kernels_run: {scoped} of the {compiled} run use scopes or shared memory; \
+         {dynamic} a dynamic shared buffer ({dynamic_ran} of them ran, {refused} oversized launches refused)"
     ));
     assert!(compiled >= 1, "none of {ran} near-legal kernels compiled");
     assert!(
         scoped >= 1,
         "none of {ran} near-legal kernels with scopes or shared memory compiled"
+    );
+    assert!(
+        dynamic_ran >= 1 || !long_tier(),
+        "none of {ran} near-legal kernels with a dynamic shared buffer compiled and ran"
     );
 }
 
@@ -3222,15 +3396,51 @@ fn near_legal_kernels_that_compile_run_without_faults() {
 /// the interpreter before the run stops (counted as run, not as a fault).
 const WORK_LIMIT: u64 = 2_000_000;
 
-/// Runs `program` on the interpreter with every symbol set to the multiple
-/// of its requirements nearest above `size`, tensors of the sizes that
-/// implies filled with a pattern, and scalars set to 3 (or `true`). `Ok`
-/// when it ran, the launch is too large to run here, or a block reached
-/// [`WORK_LIMIT`].
+/// Whether `program` has a dynamic shared buffer (sized at launch).
+fn has_dynamic_shared(program: &tile_kernel_lowering::program::Program) -> bool {
+    program.shared.iter().any(|b| b.is_dynamic())
+}
+
+/// The symbol values of a launch by [`run_on_interpreter`].
+#[derive(Debug, Clone, Copy)]
+enum Size {
+    /// Every symbol at the multiple of its requirements nearest above
+    /// this. The sizes the tests use keep a dynamic shared buffer (at most
+    /// `{2 * N}` or `{N + 1}` f32s, a few KiB) far below the 227 KiB a
+    /// block may have, so those launches run.
+    Near(u64),
+    /// The smallest such size whose dynamic shared buffer needs more than
+    /// a block may have beside the static buffers: a launch the
+    /// interpreter must refuse.
+    OverSharedLimit,
+}
+
+/// What became of a launch that did not fault.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Launch {
+    /// It ran, to the end or until a block reached [`WORK_LIMIT`].
+    Ran,
+    /// Too large to run here (tensors, threads), or a grid formula the
+    /// runtime refuses: not run.
+    Skipped,
+    /// Refused with [`FaultKind::Arguments`](tile_kernel_interp::FaultKind)
+    /// before any thread ran, as the runtime refuses it: its dynamic shared
+    /// buffer needs more than the 227 KiB a block may have. The buffer's
+    /// size is the launcher's choice, which the checker cannot bound (it
+    /// proves accesses within the buffer, whatever its size), so this is
+    /// no hole in a proof; an `Arguments` error at a size that fits, or a
+    /// run at one that does not, still fails.
+    SharedTooLarge,
+}
+
+/// Runs `program` on the interpreter with its symbols at `size`, tensors
+/// of the sizes that implies filled with a pattern, and scalars set to 3
+/// (or `true`). `Err` for a fault (a hole in a proof), or for an
+/// oversized dynamic shared buffer the interpreter did not refuse.
 fn run_on_interpreter(
     program: &tile_kernel_lowering::program::Program,
-    size: u64,
-) -> Result<(), String> {
+    size: Size,
+) -> Result<Launch, String> {
     use std::sync::atomic::AtomicU8;
     use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
     use tile_kernel_lowering::program::{DimSpec, ParamKind};
@@ -3255,7 +3465,41 @@ fn run_on_interpreter(
             }
         }
     }
-    let values: Vec<u64> = step.iter().map(|s| size.div_ceil(*s) * s).collect();
+    let values_near = |size: u64| -> Vec<u64> {
+        step.iter()
+            .map(|s| size.div_ceil(*s).saturating_mul(*s))
+            .collect()
+    };
+    let prepared = Prepared::new(program.clone()).map_err(|e| e.to_string())?;
+    // Whether the dynamic shared buffer (if any) is larger at `values` than
+    // a block may have beside the static buffers (or overflows).
+    let limit = u64::from(prepared.dynamic_shared_limit());
+    let dynamic = program.shared.iter().find(|b| b.is_dynamic());
+    let over_limit = |values: &[u64]| {
+        dynamic.is_some_and(|b| b.bytes_for(values).is_none_or(|bytes| bytes > limit))
+    };
+    let size = match size {
+        Size::Near(size) => size,
+        Size::OverSharedLimit => {
+            // The buffer grows with its symbol: bisect for the first size
+            // past the limit.
+            let (mut lo, mut hi) = (0u64, 1 << 40);
+            if !over_limit(&values_near(hi)) {
+                return Ok(Launch::Skipped);
+            }
+            while lo < hi {
+                let mid = lo + (hi - lo) / 2;
+                if over_limit(&values_near(mid)) {
+                    hi = mid;
+                } else {
+                    lo = mid + 1;
+                }
+            }
+            lo
+        }
+    };
+    let values = values_near(size);
+    let oversized = over_limit(&values);
     let extent = |dim: &DimSpec| match *dim {
         DimSpec::Const(v) => v,
         DimSpec::Symbolic {
@@ -3272,7 +3516,7 @@ fn run_on_interpreter(
             ParamKind::Tensor { dtype, dims, .. } => {
                 let bytes = dims.iter().map(extent).product::<u64>() * dtype.size_bytes() as u64;
                 if bytes > 1 << 24 {
-                    return Ok(());
+                    return Ok(Launch::Skipped);
                 }
                 memories.push(
                     (0..bytes)
@@ -3292,7 +3536,7 @@ fn run_on_interpreter(
         // A formula that underflows, overflows or divides by zero is a
         // launch the runtime refuses: nothing runs.
         let Some(extent) = formula.eval(&values) else {
-            return Ok(());
+            return Ok(Launch::Skipped);
         };
         grid[axis] = u32::try_from(extent).map_err(|_| "grid too large")?;
     }
@@ -3302,7 +3546,7 @@ fn run_on_interpreter(
         .map(|d| u64::from(*d))
         .product::<u64>();
     if threads > 1 << 20 {
-        return Ok(());
+        return Ok(Launch::Skipped);
     }
     let args: Vec<Arg<'_>> = program
         .params
@@ -3319,24 +3563,35 @@ fn run_on_interpreter(
         .zip(&values)
         .map(|(s, v)| v / s.divisor.max(1))
         .collect();
-    let prepared = Prepared::new(program.clone()).map_err(|e| e.to_string())?;
-    prepared
-        .run(
-            grid,
-            &args,
-            &kernel_values,
-            &RunOptions {
-                threads: 1,
-                // Generated loops may run for a very long time: stop there
-                // (not a fault of the checker).
-                work_limit: Some(WORK_LIMIT),
-            },
-        )
-        .map(|_| ())
-        .or_else(|fault| match fault.kind {
-            FaultKind::WorkLimit { .. } => Ok(()),
+    let result = prepared.run(
+        grid,
+        &args,
+        &kernel_values,
+        &RunOptions {
+            threads: 1,
+            // Generated loops may run for a very long time: stop there
+            // (not a fault of the checker).
+            work_limit: Some(WORK_LIMIT),
+        },
+    );
+    match result {
+        // An oversized dynamic shared buffer: refused up front, with an
+        // `Arguments` error (see `Launch::SharedTooLarge`), and only then.
+        Err(fault) if oversized => match fault.kind {
+            FaultKind::Arguments(_) => Ok(Launch::SharedTooLarge),
+            _ => Err(format!(
+                "a launch whose dynamic shared buffer needs more than the {limit} bytes a block may have was not refused: {fault}"
+            )),
+        },
+        Ok(_) if oversized => Err(format!(
+            "the interpreter ran a launch whose dynamic shared buffer needs more than the {limit} bytes a block may have"
+        )),
+        Ok(_) => Ok(Launch::Ran),
+        Err(fault) => match fault.kind {
+            FaultKind::WorkLimit { .. } => Ok(Launch::Ran),
             _ => Err(fault.to_string()),
-        })
+        },
+    }
 }
 
 // ------------------------------------------------------------ huge inputs
@@ -4192,7 +4447,18 @@ fn show_stmts(stmts: &[Stmt], indent: usize, out: &mut String) {
     for stmt in stmts {
         match stmt {
             Stmt::AllocLocal(a) => {
-                let shape: Vec<String> = a.shape.iter().map(|d| show_expr(&d.expr)).collect();
+                // A shared extent's form in braces: `{2 * N}`.
+                let shape: Vec<String> = a
+                    .shape
+                    .iter()
+                    .map(|d| match &d.expr {
+                        Expr::Binary { .. } if a.space == AllocSpace::Shared => {
+                            let text = show_expr(&d.expr);
+                            format!("{{{}}}", &text[1..text.len() - 1])
+                        }
+                        expr => show_expr(expr),
+                    })
+                    .collect();
                 let f = if a.space == AllocSpace::Shared {
                     "alloc_shared"
                 } else {

@@ -256,6 +256,10 @@ fn public_surface(
         None => vec![LaunchFormula::constant(1); 3],
     };
     let grid_tokens = grid_formulas.iter().map(|f| launch_expr(inner, f));
+    let shared_tokens = launch_expr(
+        inner,
+        &program.map_or_else(|| LaunchFormula::constant(0), Program::dynamic_shared_bytes),
+    );
     let grid_text: Vec<String> = grid_formulas
         .iter()
         .map(|f| {
@@ -447,7 +451,7 @@ fn public_surface(
                 },
                 grid: [#(#grid_tokens),*],
                 block: [#bx, #by, #bz],
-                shared_mem_bytes: 0,
+                shared_mem_bytes: #shared_tokens,
                 params: &[#(#specs),*],
                 symbols: &[#(#symbol_tokens),*],
                 program: PROGRAM,

@@ -618,6 +618,18 @@ impl KernelParser<'_> {
         };
         let mut shape = Vec::new();
         for elem in &array.elems {
+            // A shared extent may name a size symbol (the dynamic buffer,
+            // sized at launch); the checker decides which names are.
+            let symbolic = space == AllocSpace::Shared
+                && const_eval(elem).is_err()
+                && const_eval_symbolic(elem).is_ok();
+            if symbolic {
+                shape.push(Dim {
+                    expr: self.expr(elem),
+                    span: self.spans.id(elem),
+                });
+                continue;
+            }
             let value = const_eval(elem)?;
             let value = u64::try_from(value)
                 .map_err(|_| err(Code::TILE_SHAPE, elem, "a tile extent cannot be negative"))?;

@@ -419,7 +419,7 @@ fn kernels_without_a_usable_program_are_refused() {
         target: crate::Target::SM_90,
         grid: [LaunchExpr::ONE; 3],
         block: [1, 1, 1],
-        shared_mem_bytes: 0,
+        shared_mem_bytes: LaunchExpr::ZERO,
         params: &[X],
         symbols: &[],
         program: &[],
@@ -478,6 +478,15 @@ fn kernels_without_a_usable_program_are_refused() {
         ..add_scalar::SPEC
     });
     assert!(text.contains("grid formula 0"), "{text}");
+    // Less dynamic shared memory than the program's buffers need.
+    let (text, _) = refused(KernelSpec {
+        shared_mem_bytes: LaunchExpr(&[crate::LaunchOp::Const(64)]),
+        ..add_scalar::SPEC
+    });
+    assert!(
+        text.contains("its dynamic shared memory formula differs from the spec's"),
+        "{text}"
+    );
 }
 
 /// A read-only view passed where the kernel reads is fine; the launch

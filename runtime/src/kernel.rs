@@ -29,7 +29,9 @@ use std::ptr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, PoisonError};
 
-use cudarc::driver::sys::{self, CUdeviceptr, CUfunction_attribute, CUjit_option, CUresult};
+use cudarc::driver::sys::{
+    self, CUdevice_attribute, CUdeviceptr, CUfunction_attribute, CUjit_option, CUresult,
+};
 use cudarc::driver::{
     CudaEvent, CudaFunction, CudaStream, CudaView, CudaViewMut, DeviceSlice, DriverError,
     SyncOnDrop,
@@ -42,7 +44,9 @@ pub use tile_kernel_lowering::spec::{Access, KernelSpec, ParamKind, ParamSpec};
 
 use crate::copy::{after_ordering_failure, check_recorded, needs_join, record_use, take_event};
 use crate::device::CudaDevice;
-use crate::symbols::{Bindings, MAX_SYMBOLS, SymbolSpec, bind_shape, check_symbols, grid_size};
+use crate::symbols::{
+    Bindings, MAX_SYMBOLS, SymbolSpec, bind_shape, check_symbols, dynamic_shared_size, grid_size,
+};
 use crate::view::{HostView, Memory, MemoryMut, host_prefix};
 use crate::{Device, Element, Error, Result, ScalarArg, Target, TensorArg, TensorArgMut};
 
@@ -55,9 +59,6 @@ pub const MAX_PARAMS: usize = 32;
 /// primary contexts, one per GPU, so this bounds the GPUs a kernel runs on.
 const MAX_CONTEXTS: usize = 64;
 
-/// Dynamic shared memory above this needs an explicit opt-in per function.
-const DEFAULT_DYNAMIC_SHARED_LIMIT: u32 = 48 * 1024;
-
 /// Size of the buffer the driver JIT writes its error log into.
 const JIT_LOG_BYTES: usize = 16 * 1024;
 
@@ -65,6 +66,10 @@ const JIT_LOG_BYTES: usize = 16 * 1024;
 struct LoadedFunction {
     context: usize,
     function: CudaFunction,
+    /// Dynamic shared memory a launch may ask for, in bytes: what the
+    /// device lets one block have (opted in) beside the function's static
+    /// shared memory.
+    dynamic_shared_limit: u32,
 }
 
 /// A [`KernelSpec`] plus the driver modules loaded for it, one per context,
@@ -109,8 +114,9 @@ impl Kernel {
     ///   `spec.params` entry (a `.u64` global address for a tensor, the
     ///   dtype's PTX type for a scalar), then one `.u64` per
     ///   `spec.symbols` entry, in symbol order, receiving that symbol's
-    ///   value divided by its `divisor`. `shared_mem_bytes` is the dynamic
-    ///   shared memory the PTX expects.
+    ///   value divided by its `divisor`. `shared_mem_bytes` evaluates, for
+    ///   every launch the checks accept, to at least the bytes of dynamic
+    ///   shared memory the PTX accesses.
     /// - **The PTX is memory-safe for every launch the checks accept**: for
     ///   all tensors whose dtypes and shapes match the params (constant dims
     ///   equal, symbolic dims consistent with one value per symbol), for all
@@ -164,11 +170,16 @@ impl Kernel {
     /// A failed load is reported as [`Error::ModuleLoad`] and not cached: the
     /// next call tries again.
     pub fn function(&self, device: &Device) -> Result<&CudaFunction> {
+        self.loaded(device).map(|loaded| &loaded.function)
+    }
+
+    /// [`function`](Self::function) with what was learned loading it.
+    fn loaded(&self, device: &Device) -> Result<&LoadedFunction> {
         let cuda = device.require_cuda("`Kernel::function` (loading the PTX module)")?;
         let key = cuda.context_key();
         for slot in &self.slots {
             match slot.get() {
-                Some(loaded) if loaded.context == key => return Ok(&loaded.function),
+                Some(loaded) if loaded.context == key => return Ok(loaded),
                 Some(_) => {}
                 None => break,
             }
@@ -195,7 +206,7 @@ impl Kernel {
 
     /// The slow path of [`function`](Self::function).
     #[cold]
-    fn load(&self, device: &Device, cuda: &CudaDevice, key: usize) -> Result<&CudaFunction> {
+    fn load(&self, device: &Device, cuda: &CudaDevice, key: usize) -> Result<&LoadedFunction> {
         // The lock guards no data, so a panic elsewhere cannot leave it torn.
         let _guard = self
             .load_lock
@@ -204,19 +215,19 @@ impl Kernel {
         for slot in &self.slots {
             if let Some(loaded) = slot.get() {
                 if loaded.context == key {
-                    return Ok(&loaded.function);
+                    return Ok(loaded);
                 }
                 continue;
             }
             check_arch(&self.spec, device)?;
-            let function = load_function(&self.spec, cuda)?;
+            let (function, dynamic_shared_limit) = load_function(&self.spec, cuda)?;
             self.loads.fetch_add(1, Ordering::Relaxed);
             // The slot is empty and only lock holders fill slots: this sets it.
-            let loaded = slot.get_or_init(|| LoadedFunction {
+            return Ok(slot.get_or_init(|| LoadedFunction {
                 context: key,
                 function,
-            });
-            return Ok(&loaded.function);
+                dynamic_shared_limit,
+            }));
         }
         Err(Error::TooManyContexts {
             kernel: self.spec.name,
@@ -235,7 +246,7 @@ impl Kernel {
         let backend = match device.as_cuda() {
             Some(cuda) => Backend::Cuda {
                 device: cuda,
-                function: self.function(device)?,
+                loaded: self.loaded(device)?,
             },
             None => Backend::Cpu(self.prepared()?),
         };
@@ -315,8 +326,11 @@ fn check_arch(spec: &KernelSpec, device: &Device) -> Result<()> {
     }
 }
 
-/// Loads `spec`'s module into `device`'s context and looks up its entry.
-fn load_function(spec: &KernelSpec, device: &CudaDevice) -> Result<CudaFunction> {
+/// Loads `spec`'s module into `device`'s context and looks up its entry;
+/// also returns the dynamic shared memory a launch may ask for, after
+/// opting the function in to all the device allows when the spec asks for
+/// dynamic shared memory.
+fn load_function(spec: &KernelSpec, device: &CudaDevice) -> Result<(CudaFunction, u32)> {
     let module_error = |source: DriverError, log: String| Error::ModuleLoad {
         kernel: spec.name,
         source,
@@ -347,18 +361,24 @@ fn load_function(spec: &KernelSpec, device: &CudaDevice) -> Result<CudaFunction>
             format!("(the module loaded, but has no `.entry {}`)", spec.name),
         )
     })?;
-    if spec.shared_mem_bytes > DEFAULT_DYNAMIC_SHARED_LIMIT {
-        let bytes = i32::try_from(spec.shared_mem_bytes).unwrap_or(i32::MAX);
-        function
-            .set_attribute(
-                CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
-                bytes,
-            )
-            .map_err(Error::driver(
-                "raising the kernel's dynamic shared memory limit",
-            ))?;
+    if spec.shared_mem_bytes.0 == crate::symbols::LaunchExpr::ZERO.0 {
+        return Ok((function, 0));
     }
-    Ok(function)
+    let attribute_error = || Error::driver("raising the kernel's dynamic shared memory limit");
+    let static_bytes = function
+        .get_attribute(CUfunction_attribute::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+        .map_err(attribute_error())?;
+    let per_block = context
+        .attribute(CUdevice_attribute::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN)
+        .map_err(attribute_error())?;
+    let limit = per_block.saturating_sub(static_bytes).max(0);
+    function
+        .set_attribute(
+            CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES,
+            limit,
+        )
+        .map_err(attribute_error())?;
+    Ok((function, u32::try_from(limit).unwrap_or(0)))
 }
 
 /// Loads the PTX once more through `cuModuleLoadDataEx` with an error-log
@@ -455,7 +475,7 @@ enum Backend<'a> {
     /// The driver, with the kernel's function loaded in the device's context.
     Cuda {
         device: &'a CudaDevice,
-        function: &'a CudaFunction,
+        loaded: &'a LoadedFunction,
     },
     /// The CPU interpreter, with the kernel's prepared program.
     Cpu(&'a Prepared),
@@ -660,12 +680,22 @@ impl<'a> Launch<'a> {
                 ),
             });
         }
-        let Some(plan) = plan_launch(spec, &self.bound, self.tensors, self.nonempty_tensors)?
+        let shared_limit = match self.backend {
+            Backend::Cuda { loaded, .. } => loaded.dynamic_shared_limit,
+            Backend::Cpu(prepared) => prepared.dynamic_shared_limit(),
+        };
+        let Some(plan) = plan_launch(
+            spec,
+            &self.bound,
+            self.tensors,
+            self.nonempty_tensors,
+            shared_limit,
+        )?
         else {
             return Ok(());
         };
         let (device, function) = match self.backend {
-            Backend::Cuda { device, function } => (device, function),
+            Backend::Cuda { device, loaded } => (device, &loaded.function),
             Backend::Cpu(prepared) => return self.run_on_cpu(prepared, &plan),
         };
         let count = self.pushed;
@@ -728,7 +758,7 @@ impl<'a> Launch<'a> {
                 function.cu_function(),
                 (gx, gy, gz),
                 spec.block.into(),
-                spec.shared_mem_bytes,
+                plan.shared_bytes,
                 stream.cu_stream(),
                 &mut self.params[..total],
             )
@@ -870,12 +900,15 @@ impl<'a> Launch<'a> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct LaunchPlan {
     grid: [u32; 3],
+    /// Dynamic shared memory per block, in bytes (within the limit).
+    shared_bytes: u32,
     /// The hidden symbol arguments: value / divisor, by symbol index.
     symbol_args: [u64; MAX_SYMBOLS],
 }
 
 /// The checks of [`Launch::run`] that need no driver, once all arguments
-/// are pushed: the bound symbols against their requirements, then the grid.
+/// are pushed: the bound symbols against their requirements, then the grid,
+/// then the dynamic shared memory against `shared_limit` bytes.
 /// `Ok(None)` means there is no work: the kernel has tensor parameters and
 /// all `tensors` of them are empty, or a grid extent is 0.
 fn plan_launch(
@@ -883,6 +916,7 @@ fn plan_launch(
     bound: &Bindings,
     tensors: usize,
     nonempty_tensors: usize,
+    shared_limit: u32,
 ) -> Result<Option<LaunchPlan>> {
     let values = check_symbols(spec.name, spec.symbols, bound)?;
     if tensors > 0 && nonempty_tensors == 0 {
@@ -892,12 +926,23 @@ fn plan_launch(
     if grid.contains(&0) {
         return Ok(None);
     }
+    let shared_bytes = dynamic_shared_size(
+        spec.name,
+        spec.shared_mem_bytes,
+        spec.symbols,
+        &values,
+        shared_limit,
+    )?;
     let mut symbol_args = [0; MAX_SYMBOLS];
     for ((arg, value), symbol) in symbol_args.iter_mut().zip(values).zip(spec.symbols) {
         // `check_symbols` refused a zero divisor.
         *arg = value.checked_div(symbol.divisor).unwrap_or_default();
     }
-    Ok(Some(LaunchPlan { grid, symbol_args }))
+    Ok(Some(LaunchPlan {
+        grid,
+        shared_bytes,
+        symbol_args,
+    }))
 }
 
 impl std::fmt::Debug for Launch<'_> {
@@ -928,7 +973,7 @@ fn prepare(spec: &KernelSpec) -> std::result::Result<Prepared, CpuUnavailable> {
 /// Checks that `program` is the kernel `spec` describes, so that what the
 /// launcher checks against the spec (kinds, dtypes, shapes, symbols, the
 /// grid, which tensors may be written) is what the program assumes: the
-/// same name, block, grid formulas, symbols (name, divisor, required
+/// same name, block, grid formulas, dynamic shared memory formula, symbols (name, divisor, required
 /// multiple) and parameters, and every tensor the program writes declared
 /// [`Access::Write`] (so borrowed `&mut` at launch). The program may not
 /// write a tensor the spec declares written (a stricter borrow is fine).
@@ -946,6 +991,9 @@ fn matches_spec(spec: &KernelSpec, program: &Program) -> std::result::Result<(),
         if ir.0 != expr.0 {
             return Err(format!("its grid formula {axis} differs from the spec's"));
         }
+    }
+    if program.dynamic_shared_bytes().0 != spec.shared_mem_bytes.0 {
+        return Err("its dynamic shared memory formula differs from the spec's".into());
     }
     if program.symbols.len() != spec.symbols.len() {
         return Err(format!(
@@ -1147,7 +1195,7 @@ mod tests {
             target: crate::Target::SM_90,
             grid: [LaunchExpr::ONE; 3],
             block: [32, 1, 1],
-            shared_mem_bytes: 0,
+            shared_mem_bytes: LaunchExpr::ZERO,
             params: &[X, Y, N],
             symbols: &[],
             program: &[],
@@ -1202,7 +1250,7 @@ mod tests {
             LaunchExpr::ONE,
         ],
         block: [256, 1, 1],
-        shared_mem_bytes: 0,
+        shared_mem_bytes: LaunchExpr::ZERO,
         params: &[HX, HY],
         symbols: SYMBOLS,
         program: &[],
@@ -1442,7 +1490,7 @@ mod tests {
     #[test]
     fn plan_computes_grid_and_hidden_symbol_args() -> Result<()> {
         let bound = bind_half(&[4096 + 8], &[2052])?;
-        let plan = plan_launch(&HALF, &bound, 2, 2)?;
+        let plan = plan_launch(&HALF, &bound, 2, 2, NO_SHARED)?;
         let mut symbol_args = [0; MAX_SYMBOLS];
         // N / divisor, not N.
         symbol_args[0] = 2052;
@@ -1450,9 +1498,34 @@ mod tests {
             plan,
             Some(LaunchPlan {
                 grid: [3, 1, 1],
+                shared_bytes: 0,
                 symbol_args
             })
         );
+        Ok(())
+    }
+
+    /// A launch without dynamic shared memory's limit: none may be asked.
+    const NO_SHARED: u32 = 0;
+
+    #[test]
+    fn plan_sizes_dynamic_shared_memory_within_the_limit() -> Result<()> {
+        // 4 bytes per element of N (a dynamic `alloc_shared::<f32>([N])`).
+        const SHARED: KernelSpec = KernelSpec {
+            shared_mem_bytes: LaunchExpr(&[LaunchOp::Const(4), LaunchOp::Symbol(0), LaunchOp::Mul]),
+            ..HALF
+        };
+        let bound = bind_half(&[4096], &[2048])?;
+        let plan = plan_launch(&SHARED, &bound, 2, 2, 16384)?;
+        assert_eq!(plan.map(|p| p.shared_bytes), Some(16384));
+        let err = plan_launch(&SHARED, &bound, 2, 2, 16383).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `half`: invalid launch size: the dynamic shared memory is `4 * N` bytes, which is 16384, above the 16383 bytes this device lets a block of this kernel have (N = 4096)"
+        );
+        // No work: nothing is sized.
+        let empty = bind_half(&[0], &[0])?;
+        assert_eq!(plan_launch(&SHARED, &empty, 2, 0, 0)?, None);
         Ok(())
     }
 
@@ -1460,18 +1533,18 @@ mod tests {
     fn plan_checks_symbol_requirements_first() -> Result<()> {
         // N = 6 is even (the {N / 2} dim is fine) but not a multiple of 4.
         let bound = bind_half(&[6], &[3])?;
-        let err = plan_launch(&HALF, &bound, 2, 2).unwrap_err();
+        let err = plan_launch(&HALF, &bound, 2, 2, NO_SHARED).unwrap_err();
         assert_eq!(
             err.to_string(),
             "kernel `half`: N = 6 must be a multiple of 4 (the kernel's vector accesses are aligned only then)"
         );
         // Also when there is no work.
         assert!(matches!(
-            plan_launch(&HALF, &bound, 2, 0),
+            plan_launch(&HALF, &bound, 2, 0, NO_SHARED),
             Err(Error::SymbolRequirement { value: 6, .. })
         ));
         // A symbol no tensor bound.
-        let err = plan_launch(&HALF, &[None; MAX_SYMBOLS], 0, 0).unwrap_err();
+        let err = plan_launch(&HALF, &[None; MAX_SYMBOLS], 0, 0, NO_SHARED).unwrap_err();
         assert!(
             matches!(err, Error::ArgumentMismatch { kernel: "half", .. }),
             "{err}"
@@ -1483,10 +1556,10 @@ mod tests {
     fn empty_work_launches_nothing() -> Result<()> {
         // N = 0: both tensors are empty.
         let bound = bind_half(&[0], &[0])?;
-        assert_eq!(plan_launch(&HALF, &bound, 2, 0)?, None);
+        assert_eq!(plan_launch(&HALF, &bound, 2, 0, NO_SHARED)?, None);
         // Only some tensors empty: there is work.
         let bound = bind_half(&[8], &[4])?;
-        assert!(plan_launch(&HALF, &bound, 2, 1)?.is_some());
+        assert!(plan_launch(&HALF, &bound, 2, 1, NO_SHARED)?.is_some());
         // A zero grid extent, with non-empty tensors.
         const ZERO_Y: KernelSpec = KernelSpec {
             grid: [
@@ -1496,9 +1569,9 @@ mod tests {
             ],
             ..HALF
         };
-        assert_eq!(plan_launch(&ZERO_Y, &bound, 2, 2)?, None);
+        assert_eq!(plan_launch(&ZERO_Y, &bound, 2, 2, NO_SHARED)?, None);
         // Without tensor parameters, only the grid decides.
-        assert!(plan_launch(&K.spec, &[None; MAX_SYMBOLS], 0, 0)?.is_some());
+        assert!(plan_launch(&K.spec, &[None; MAX_SYMBOLS], 0, 0, NO_SHARED)?.is_some());
         // The grid is not evaluated when all tensors are empty: `N - 1`
         // would go below zero for N = 0.
         const MINUS_ONE: KernelSpec = KernelSpec {
@@ -1510,9 +1583,9 @@ mod tests {
             ..HALF
         };
         let empty = bind_half(&[0], &[0])?;
-        assert_eq!(plan_launch(&MINUS_ONE, &empty, 2, 0)?, None);
+        assert_eq!(plan_launch(&MINUS_ONE, &empty, 2, 0, NO_SHARED)?, None);
         assert!(matches!(
-            plan_launch(&MINUS_ONE, &empty, 2, 1),
+            plan_launch(&MINUS_ONE, &empty, 2, 1, NO_SHARED),
             Err(Error::LaunchSize { kernel: "half", .. })
         ));
         Ok(())
@@ -1529,14 +1602,14 @@ mod tests {
             ..HALF
         };
         let bound = bind_half(&[65536], &[32768])?;
-        let err = plan_launch(&ROWS, &bound, 2, 2).unwrap_err();
+        let err = plan_launch(&ROWS, &bound, 2, 2, NO_SHARED).unwrap_err();
         assert_eq!(
             err.to_string(),
             "kernel `half`: invalid launch size: grid y is `N`, which is 65536, above the CUDA limit 65535 (N = 65536)"
         );
         let bound = bind_half(&[65532], &[32766])?;
         assert_eq!(
-            plan_launch(&ROWS, &bound, 2, 2)?.map(|p| p.grid),
+            plan_launch(&ROWS, &bound, 2, 2, NO_SHARED)?.map(|p| p.grid),
             Some([1, 65532, 1])
         );
         Ok(())

@@ -291,6 +291,18 @@ pub(crate) enum EvalError {
     Malformed(&'static str),
 }
 
+impl EvalError {
+    /// What went wrong, after "which": "overflows 64 bits".
+    fn problem(self) -> String {
+        match self {
+            EvalError::Overflow => "overflows 64 bits".into(),
+            EvalError::Underflow => "goes below zero".into(),
+            EvalError::DivisionByZero => "divides by zero".into(),
+            EvalError::Malformed(why) => format!("is malformed: {why}"),
+        }
+    }
+}
+
 /// Evaluates `expr` with checked `u64` arithmetic; `values[i]` is symbol i.
 pub(crate) fn eval_launch_expr(expr: LaunchExpr, values: &[u64]) -> Result<u64, EvalError> {
     let mut stack = [0u64; MAX_LAUNCH_STACK];
@@ -393,20 +405,44 @@ pub(crate) fn grid_size(
                 symbol_values_text(expr, symbols, values)
             ),
         };
-        let value = eval_launch_expr(expr, values).map_err(|e| {
-            fail(match e {
-                EvalError::Overflow => "overflows 64 bits".into(),
-                EvalError::Underflow => "goes below zero".into(),
-                EvalError::DivisionByZero => "divides by zero".into(),
-                EvalError::Malformed(why) => format!("is malformed: {why}"),
-            })
-        })?;
+        let value = eval_launch_expr(expr, values).map_err(|e| fail(e.problem()))?;
         *extent = u32::try_from(value)
             .ok()
             .filter(|_| value <= limit)
             .ok_or_else(|| fail(format!("is {value}, above the CUDA limit {limit}")))?;
     }
     Ok(size)
+}
+
+/// Evaluates the kernel's dynamic shared memory formula for these symbol
+/// values and checks it against `limit`, the bytes the device lets one
+/// block of this kernel have beside its static shared memory. Any failure
+/// is [`Error::LaunchSize`].
+pub(crate) fn dynamic_shared_size(
+    kernel: &'static str,
+    expr: LaunchExpr,
+    symbols: &[SymbolSpec],
+    values: &[u64],
+    limit: u32,
+) -> Result<u32> {
+    let values = &values[..symbols.len().min(values.len())];
+    let fail = |problem: String| Error::LaunchSize {
+        kernel,
+        detail: format!(
+            "the dynamic shared memory is `{}` bytes, which {problem}{}",
+            launch_expr_text(expr, symbols),
+            symbol_values_text(expr, symbols, values)
+        ),
+    };
+    let value = eval_launch_expr(expr, values).map_err(|e| fail(e.problem()))?;
+    u32::try_from(value)
+        .ok()
+        .filter(|v| *v <= limit)
+        .ok_or_else(|| {
+            fail(format!(
+                "is {value}, above the {limit} bytes this device lets a block of this kernel have"
+            ))
+        })
 }
 
 #[cfg(test)]

@@ -1030,7 +1030,7 @@ pub fn spec_for(program: &Program, ptx: &str) -> KernelSpec {
             formula(&program.launch.grid[2]),
         ],
         block: program.launch.block,
-        shared_mem_bytes: 0,
+        shared_mem_bytes: formula(&program.dynamic_shared_bytes()),
         params: leak(params),
         symbols: leak(symbols),
         program: &[],

@@ -942,6 +942,10 @@ impl<'k> Checker<'k> {
             );
             return;
         }
+        if alloc.space == ast::AllocSpace::Shared {
+            self.alloc_shared(alloc);
+            return;
+        }
         let mut shape = Vec::new();
         for dim in &alloc.shape {
             match values::const_int(&dim.expr) {
@@ -966,10 +970,6 @@ impl<'k> Checker<'k> {
                     return;
                 }
             }
-        }
-        if alloc.space == ast::AllocSpace::Shared {
-            self.alloc_shared(alloc, shape);
-            return;
         }
         // A group tile: the program holds one thread's part.
         let Some(scope) = self.scope_of(alloc.scope.as_ref()) else {
@@ -1036,11 +1036,15 @@ impl<'k> Checker<'k> {
     }
 
     fn apply(&mut self, apply: &ast::Apply) {
+        let errors = self.diags.len();
         self.apply_statement(apply);
         // A CTA barrier ends an epoch of the shared race analysis, also
         // when the statement was rejected (its error is the one to fix:
-        // no follow-up races from a barrier that did not count).
-        if self.names_cta_barrier(&apply.opcode) {
+        // no follow-up races from a barrier that did not count). A barrier
+        // under a `pred` (uniform, else rejected) may not run at all: like
+        // a barrier in one arm of an `if`, it ends no epoch.
+        let rejected = self.diags.len() > errors;
+        if self.names_cta_barrier(&apply.opcode) && (apply.pred.is_none() || rejected) {
             self.barrier();
         }
     }

@@ -658,7 +658,7 @@ impl Checker<'_> {
             },
             ViewBase::Shared(buffer) => {
                 let b = &self.shared[buffer].buffer;
-                let dims = b.shape.iter().map(|d| Poly::constant(*d as i128)).collect();
+                let dims = b.shape.iter().map(|d| self.dim_poly(*d)).collect();
                 (b.dtype, dims)
             }
             ViewBase::Tile(_) => return None,

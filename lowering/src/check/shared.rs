@@ -1,10 +1,13 @@
 //! Shared memory and CTA barriers (SPEC §7, `docs/scopes.md`).
 //!
-//! - `alloc_shared::<T>([..])` declares one buffer per CTA (constant
-//!   extents; at most [`MAX_SHARED_BYTES`] in all). Its views are memory
-//!   operands of the `.shared` forms (`ld.shared`, `st.shared`, `atom.shared`,
-//!   ..), with bounds proven or guarded and alignment proven as for global
-//!   tensors (buffers are 16-byte aligned).
+//! - `alloc_shared::<T>([..])` declares one buffer per CTA: with constant
+//!   extents a static buffer (at most [`MAX_SHARED_BYTES`] of them in all),
+//!   or, at most once per kernel, with extents that name a size symbol
+//!   (TK0613 otherwise), the dynamic buffer the launcher sizes (TK0614 for a
+//!   second one). Its views are memory operands of the `.shared` forms
+//!   (`ld.shared`, `st.shared`, `atom.shared`, ..), with bounds proven or
+//!   guarded against the (symbolic) extents and alignment proven as for
+//!   global tensors (buffers are 16-byte aligned).
 //! - A CTA barrier (`bar.sync 0`, `barrier.sync 0`, `bar.red`) is an
 //!   `apply` with `scope = "cta"`; it must be reached by every thread of the
 //!   CTA together (the convergence rule of `scopes`).
@@ -27,7 +30,6 @@ use std::collections::BTreeSet;
 
 use crate::ast;
 use crate::diag::{Code, Diagnostic, SpanId};
-use crate::layout::shape_text;
 use crate::program::SharedBuffer;
 use crate::sym::Fact;
 
@@ -93,36 +95,69 @@ impl Epochs {
 }
 
 impl Checker<'_> {
-    /// `let s = alloc_shared::<T>([..]);`
-    pub(super) fn alloc_shared(&mut self, alloc: &ast::AllocLocal, shape: Vec<usize>) {
+    /// `let s = alloc_shared::<T>([..]);`: a static buffer (constant
+    /// extents), or the kernel's one dynamic buffer (an extent names a size
+    /// symbol; the launcher provides its bytes).
+    pub(super) fn alloc_shared(&mut self, alloc: &ast::AllocLocal) {
+        let Some(shape) = self.shared_dims(&alloc.shape) else {
+            return;
+        };
         let buffer = SharedBuffer {
             name: alloc.name.clone(),
             dtype: alloc.dtype,
             shape,
         };
-        let total = self
-            .shared
-            .iter()
-            .map(|s| s.buffer.bytes().next_multiple_of(16))
-            .sum::<usize>()
-            .saturating_add(buffer.bytes());
-        if total > MAX_SHARED_BYTES {
-            self.diags.push(
-                Diagnostic::new(
-                    Code::SHARED_TOO_LARGE,
-                    alloc.span,
-                    format!(
-                        "shared buffer `{}` {} brings the CTA's shared memory to {total} bytes, more than the {MAX_SHARED_BYTES} a kernel may declare",
-                        alloc.name,
-                        shape_text(&buffer.shape)
-                    ),
-                )
-                .with_help("use smaller buffers, or reuse one buffer across phases of the kernel"),
-            );
-            return;
+        if buffer.is_dynamic() {
+            if let Some(first) = self.shared.iter().find(|s| s.buffer.is_dynamic()) {
+                let first = first.buffer.name.clone();
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::SECOND_DYNAMIC_SHARED,
+                        alloc.span,
+                        format!(
+                            "shared buffer `{}` is sized at launch, and so is `{first}`: a kernel has one dynamic shared buffer",
+                            alloc.name
+                        ),
+                    )
+                    .with_help(format!("give one of `{first}` and `{}` constant extents, or keep both in one buffer sized at launch (`alloc_shared::<f32>([2, N])` holds two rows of N)", alloc.name)),
+                );
+                return;
+            }
+        } else {
+            let total = self
+                .shared
+                .iter()
+                .filter_map(|s| s.buffer.static_bytes())
+                .map(|b| b.next_multiple_of(16))
+                .sum::<usize>()
+                .saturating_add(buffer.static_bytes().unwrap_or(0));
+            if total > MAX_SHARED_BYTES {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::SHARED_TOO_LARGE,
+                        alloc.span,
+                        format!(
+                            "shared buffer `{}` {} brings the CTA's static shared memory to {total} bytes, more than the {MAX_SHARED_BYTES} a kernel may declare",
+                            alloc.name,
+                            self.shared_shape_text(&buffer)
+                        ),
+                    )
+                    .with_help("use smaller buffers, reuse one buffer across phases of the kernel, or size one buffer at launch with a size symbol (`alloc_shared::<f32>([N])`: dynamic shared memory, up to the device's limit)"),
+                );
+                return;
+            }
         }
         self.bind(&alloc.name, Binding::Shared(self.shared.len()));
         self.shared.push(SharedState { buffer });
+    }
+
+    /// `[256, N]`: a buffer's shape as the kernel spells it.
+    pub(super) fn shared_shape_text(&self, buffer: &SharedBuffer) -> String {
+        buffer.shape_text(|s| {
+            self.symbols
+                .get(usize::from(s))
+                .map_or_else(|| "?".into(), |st| st.symbol.name.clone())
+        })
     }
 
     /// Records a barrier: accesses after it run in a new epoch.

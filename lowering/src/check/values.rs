@@ -235,6 +235,83 @@ impl Checker<'_> {
         out
     }
 
+    /// A shared buffer's dims: constants, or forms of one size symbol of
+    /// the tensor dims (the dynamic buffer, sized at launch). `None` after
+    /// reporting an error.
+    pub(super) fn shared_dims(&mut self, dims: &[ast::Dim]) -> Option<Vec<DimSpec>> {
+        let mut out = Vec::with_capacity(dims.len());
+        for dim in dims {
+            let form = match affine(&dim.expr) {
+                Ok(form) => form,
+                Err((code, message)) => {
+                    self.diags.push(
+                        Diagnostic::new(code, dim.span, message)
+                            .with_help("a shared extent is an integer constant (`256`) or a simple form of one size symbol (`N`, `{2 * N}`, `{N / 2}`, `{N + 1}`)"),
+                    );
+                    return None;
+                }
+            };
+            let Some((name, span)) = form.symbol else {
+                let Ok(extent) = u64::try_from(form.add) else {
+                    self.diags.error(
+                        Code::TILE_SHAPE,
+                        dim.span,
+                        "a shared extent cannot be negative",
+                    );
+                    return None;
+                };
+                out.push(DimSpec::Const(extent));
+                continue;
+            };
+            let Some(index) = self.symbols.iter().position(|s| s.symbol.name == name) else {
+                let what = match self.lookup(name) {
+                    Some(Binding::Param(_)) => {
+                        format!("`{name}` is a parameter, not a size symbol")
+                    }
+                    Some(Binding::Int(_)) => {
+                        format!("`{name}` is a runtime value, not a size symbol")
+                    }
+                    _ => format!("`{name}` is not a size symbol of this kernel"),
+                };
+                self.diags.push(
+                    Diagnostic::new(Code::SHARED_EXTENT, span, format!("{what}: a shared buffer's extents are fixed when the kernel is launched"))
+                        .with_note("a shared extent is an integer constant, or a form of a size symbol that a tensor dim names (`Tensor<f32, R, C>`): the launcher sizes the dynamic shared memory from it"),
+                );
+                return None;
+            };
+            if form.mul <= 0 || form.add < 0 {
+                self.diags.push(
+                    Diagnostic::new(Code::NEGATIVE_DIM, span, format!("the shared extent `{}` could be negative", dim_text(form.mul, form.div, form.add, name)))
+                        .with_help("write it as `N`, `{2 * N}`, `{N / 2}` or `{N + 1}`: a positive multiple of the symbol plus a non-negative constant"),
+                );
+                return None;
+            }
+            let state = &self.symbols[index].symbol;
+            let need = form.div / gcd(form.mul, form.div).max(1);
+            if i128::from(state.divisor) % need != 0 {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::SHARED_EXTENT,
+                        dim.span,
+                        format!(
+                            "the shared extent `{}` needs `{name}` to be a multiple of {need}, and no tensor dim requires that",
+                            dim_text(form.mul, form.div, form.add, name)
+                        ),
+                    )
+                    .with_help(format!("name the requirement in a tensor dim (`Tensor<f32, {{{name} / {need}}}>` makes the launcher check it), or size the buffer without dividing")),
+                );
+                return None;
+            }
+            out.push(DimSpec::Symbolic {
+                symbol: u16::try_from(index).unwrap_or(0),
+                mul: u64::try_from(form.mul).unwrap_or(1),
+                div: u64::try_from(form.div).unwrap_or(1),
+                add: u64::try_from(form.add).unwrap_or(0),
+            });
+        }
+        Some(out)
+    }
+
     /// The extent of a tensor dim as a polynomial of the symbol atoms.
     pub(super) fn dim_poly(&self, dim: DimSpec) -> Poly {
         match dim {

@@ -126,10 +126,11 @@ impl Checker<'_> {
             Binding::View(view) => view,
             Binding::Shared(buffer) => {
                 let b = &self.shared[buffer].buffer;
+                let shape: Vec<Poly> = b.shape.iter().map(|d| self.dim_poly(*d)).collect();
                 View {
                     base: ViewBase::Shared(buffer),
                     name: place.base.clone(),
-                    layout: Layout::row_major_const(b.dtype, &b.shape),
+                    layout: Layout::row_major(b.dtype, &shape),
                     bounds: Vec::new(),
                     group: None,
                 }

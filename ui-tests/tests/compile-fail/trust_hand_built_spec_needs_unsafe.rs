@@ -8,7 +8,7 @@ static HAND_BUILT: Kernel = Kernel::new(KernelSpec {
     target: Target::SM_90,
     grid: [LaunchExpr::ONE; 3],
     block: [1, 1, 1],
-    shared_mem_bytes: 0,
+    shared_mem_bytes: LaunchExpr::ZERO,
     params: &[],
     symbols: &[],
     program: &[],
