@@ -544,6 +544,47 @@ fn reverse_rows_in_dynamic_shared(x: Tensor<f32, R, C>, y: Tensor<f32, R, C>) {
     }
 }
 
+/// `y[i] = x[N - 1 - i]` by one CTA of 256 threads, thread `t` taking
+/// elements `j * 256 + t` (a cyclic distribution) of the tensors and of a
+/// shared buffer of N f32.
+#[tile_kernel(grid = 1, block = 256)]
+fn reverse_cyclic(x: Tensor<f32, N>, y: Tensor<f32, N>) {
+    let t = thread_id(0);
+    let buf = alloc_shared::<f32>([N]);
+    let v = alloc_local::<f32>([1]);
+    for j in 0..(N + 255) / 256 {
+        let i = j * 256 + t;
+        if i < N {
+            apply(ptx["ld.global.f32"], v, x.slice(s![i..i + 1]));
+            apply(ptx["st.shared.f32"], buf.slice(s![i..i + 1]), v);
+        }
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    for j in 0..(N + 255) / 256 {
+        let i = j * 256 + t;
+        if i < N {
+            apply(ptx["ld.shared.f32"], v, buf.slice(s![N - 1 - i..N - i]));
+            apply(ptx["st.global.f32"], y.slice(s![i..i + 1]), v);
+        }
+    }
+}
+
+/// `y = x + 1` in pairs: thread `t` of 2 CTAs of 128 takes pairs
+/// `j * 256 + cta_id(0) * 128 + t` (a cyclic distribution over the grid,
+/// two elements per index: `c = 2` in the race rule's terms).
+#[tile_kernel(grid = 2, block = 128)]
+fn add_one_cyclic_pairs(x: Tensor<f32, { 2 * N }>, y: Tensor<f32, { 2 * N }>) {
+    let v = alloc_local::<f32>([2]);
+    for j in 0..(N + 255) / 256 {
+        let i = j * 256 + cta_id(0) * 128 + thread_id(0);
+        if i < N {
+            apply(ptx["ld.global.v2.f32"], v, x.slice(s![2 * i..2 * i + 2]));
+            apply(ptx["add.rn.f32"], v.unsqueeze(-1), v.unsqueeze(-1), 1.0);
+            apply(ptx["st.global.v2.f32"], y.slice(s![2 * i..2 * i + 2]), v);
+        }
+    }
+}
+
 /// `%dynamic_smem_size` and `%total_smem_size` of a CTA with a dynamic
 /// buffer of `N` f32 beside a static one of 5 u32 (20 bytes); the buffers
 /// are touched so that ptxas keeps them.
@@ -876,10 +917,10 @@ mod devices {
     use crate::support::gpu::on_both_devices;
 
     use super::{
-        LANES, Lane, SHFL_CASES, SHFL_PRED_CASES, WARPS, XorShift, active_and_elect, at,
-        atomic_sum_in_shared, barrier_reductions, matches, redux_all,
-        reverse_rows_in_dynamic_shared, reverse_through_shared, shared_size_registers, shfl_source,
-        shuffles, votes, warp, warp_inputs,
+        LANES, Lane, SHFL_CASES, SHFL_PRED_CASES, WARPS, XorShift, active_and_elect,
+        add_one_cyclic_pairs, at, atomic_sum_in_shared, barrier_reductions, matches, redux_all,
+        reverse_cyclic, reverse_rows_in_dynamic_shared, reverse_through_shared,
+        shared_size_registers, shfl_source, shuffles, votes, warp, warp_inputs,
     };
 
     on_both_devices!(
@@ -893,6 +934,8 @@ mod devices {
         atom_shared_add_sums_a_cta_into_one_element,
         dynamic_shared_buffer_is_sized_at_launch_beyond_48_kib,
         shared_size_registers_count_the_dynamic_bytes,
+        cyclic_distribution_reverses_through_dynamic_shared,
+        cyclic_pairs_cover_the_tensor_once,
     );
 
     fn redux_gives_every_lane_the_warps_reduction(dev: &Device) -> Result<()> {
@@ -1185,6 +1228,41 @@ mod devices {
         Ok(())
     }
 
+    fn cyclic_distribution_reverses_through_dynamic_shared(dev: &Device) -> Result<()> {
+        let mut rng = XorShift(0xc1c1_1c0f);
+        for n in [1usize, 255, 256, 257, 1000, 4096, 50_001] {
+            let x: Vec<f32> = (0..n).map(|_| f32::from_bits(rng.next())).collect();
+            let input = dev.upload(&x, [n])?;
+            let mut y = dev.zeros::<f32>([n])?;
+            reverse_cyclic(dev, &input, &mut y)?;
+            let got = y.download()?;
+            for i in 0..n {
+                assert_eq!(
+                    got[i].to_bits(),
+                    x[n - 1 - i].to_bits(),
+                    "N = {n}, element {i}"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn cyclic_pairs_cover_the_tensor_once(dev: &Device) -> Result<()> {
+        let mut rng = XorShift(0x0dd_ba11);
+        for n in [1usize, 127, 256, 1000, 65_537] {
+            // Small integers: x + 1 is exact.
+            let x: Vec<f32> = (0..2 * n).map(|_| (rng.next() % 1000) as f32).collect();
+            let input = dev.upload(&x, [2 * n])?;
+            let mut y = dev.zeros::<f32>([2 * n])?;
+            add_one_cyclic_pairs(dev, &input, &mut y)?;
+            let got = y.download()?;
+            for i in 0..2 * n {
+                assert_eq!(got[i], x[i] + 1.0, "N = {n}, element {i}");
+            }
+        }
+        Ok(())
+    }
+
     fn bar_red_counts_and_combines_a_cta_predicate(dev: &Device) -> Result<()> {
         // By CTA: the predicate `x < 2^30` in random threads, all, none, one.
         let mut rng = XorShift(0x0f1e_2d3c);
@@ -1307,6 +1385,8 @@ fn scope_kernels_assemble_without_spills() {
             reverse_rows_in_dynamic_shared::PTX,
         ),
         ("shared_size_registers", shared_size_registers::PTX),
+        ("reverse_cyclic", reverse_cyclic::PTX),
+        ("add_one_cyclic_pairs", add_one_cyclic_pairs::PTX),
     ] {
         let report = resource_usage(ptx, "sm_90");
         assert!(

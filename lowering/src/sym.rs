@@ -426,6 +426,16 @@ impl Prover<'_> {
         if self.atoms.range(p).1 <= 0 {
             return true;
         }
+        // `p = k * f + rest` with `rest <= 0` proves `p <= 0` for k > 0: a
+        // fact on an index (`i + 1 <= N`) proves bounds on doubled ones
+        // (`2 * i + 2 <= 2 * N`).
+        for k in [2, 4, 8, 16] {
+            for f in self.facts {
+                if self.atoms.range(&p.sub(&f.scale(k))).1 <= 0 {
+                    return true;
+                }
+            }
+        }
         // `k * p <= 0` proves `p <= 0` for k > 0: facts stated on doubled
         // indices (`2 * i + 2 <= N`) prove bounds on halved ones.
         for k in [1, 2, 4, 8, 16] {
@@ -511,6 +521,18 @@ mod tests {
         assert!(prover.prove_le0(&base.scale(-1)));
         // thread_id(0) + 300 <= 256 is impossible.
         assert!(prover.refute_le0(&Poly::atom(tid).add_const(300 - 256)));
+        // A fact scaled: from i + 1 <= N, 2 * i + 2 <= 2 * N and
+        // 2 * i + 1 <= 2 * N, but not 2 * i + 3 <= 2 * N.
+        let i = Poly::atom(cta).scale(256).add(&Poly::atom(tid));
+        let facts = vec![i.add_const(1).sub(&Poly::atom(n))];
+        let prover = Prover {
+            atoms: &t,
+            facts: &facts,
+        };
+        let doubled = |add: i128| i.scale(2).add_const(add).sub(&Poly::atom(n).scale(2));
+        assert!(prover.prove_le0(&doubled(2)));
+        assert!(prover.prove_le0(&doubled(1)));
+        assert!(!prover.prove_le0(&doubled(3)));
     }
 
     #[test]

@@ -12,7 +12,10 @@
 //!   grid extents), or
 //! - a grid-stride loop variable `for i in (rank..n).step_by(p)` with
 //!   `p >= ` the rank's range, so `i` is congruent to the thread's rank
-//!   modulo `p` (cuda-oxide's congruence argument).
+//!   modulo `p` (cuda-oxide's congruence argument), or
+//! - `rank + p * k` for the rank's constant range `p` and any integer `k`
+//!   (a cyclic distribution: `j * 256 + thread_id(0)` in a block of 256),
+//!   again congruent to the rank modulo `p`.
 //!
 //! Two threads then reach disjoint intervals `[c*v, c*v + c)`. A written
 //! tensor is race-free when, for a set of tensor axes on which *every*
@@ -296,7 +299,7 @@ impl Checker<'_> {
             });
         }
         // A rank of thread digits.
-        let (digits, rank, c, rest, _) = self.rank_decomposition(start, facts)?;
+        let (digits, rank, c, rest, range) = self.rank_decomposition(start, facts)?;
         if rest
             .atoms()
             .iter()
@@ -304,11 +307,29 @@ impl Checker<'_> {
         {
             return None;
         }
-        remainder_fits(&rest, c).then_some(Separation {
-            digits,
-            rank,
-            c,
-            period: None,
+        if remainder_fits(&rest, c) {
+            return Some(Separation {
+                digits,
+                rank,
+                c,
+                period: None,
+            });
+        }
+        // A cyclic distribution: `c * rank + r0 + c * p * k` with `p` the
+        // rank's range and `k` any integer (`j * 256 + thread_id(0)`):
+        // `v = rank + p * k` is congruent to the rank modulo `p`, and
+        // distinct ranks below `p` are distinct residues.
+        let p = range.as_const().filter(|p| *p > 0)?;
+        let whole = c.checked_mul(p)?;
+        let r0 = rest.constant_term().rem_euclid(whole);
+        let multiple = rest.add_const(-r0);
+        (multiple.divisible_by(whole) && remainder_fits(&Poly::constant(r0), c)).then(|| {
+            Separation {
+                digits,
+                rank,
+                c,
+                period: Some(Poly::constant(p)),
+            }
         })
     }
 
@@ -405,7 +426,7 @@ impl Checker<'_> {
                         names.join(" and ")
                     ),
                 )
-                .with_note("every access to a written tensor must stay inside its own thread's part: index it by a per-thread range such as `x.slice(s![base..base + 8])` with `base = (cta_id(0) * 256 + thread_id(0)) * 8`, or by a grid-stride loop `for i in (cta_id(0) * block_dim(0) + thread_id(0)..n).step_by(grid_dim(0) * block_dim(0))`")
+                .with_note("every access to a written tensor must stay inside its own thread's part: index it by a per-thread range such as `x.slice(s![base..base + 8])` with `base = (cta_id(0) * 256 + thread_id(0)) * 8`, by a grid-stride loop `for i in (cta_id(0) * block_dim(0) + thread_id(0)..n).step_by(grid_dim(0) * block_dim(0))`, or cyclically, `j * 256 + thread_id(0)` in a block of 256 (a period of at least the threads the rank numbers)")
                 .with_help("give each thread its own part of the tensor, indexed by the thread's rank"),
             );
         }
