@@ -64,7 +64,12 @@ fn describe(spec: &KernelSpec) {
         .iter()
         .map(|g| formula_text(g.0, symbol))
         .collect();
-    println!("  grid [{}], block {:?}", grid.join(", "), spec.block);
+    println!(
+        "  grid [{}], block {:?}, dynamic shared memory {} bytes",
+        grid.join(", "),
+        spec.block,
+        formula_text(spec.shared_mem_bytes.0, symbol)
+    );
 }
 
 /// Binds the kernel's one symbol from a tensor length, as the safe runtime

@@ -1440,7 +1440,8 @@ fn near_stmt(features: Features) -> BoxedStrategy<Stmt> {
 // kernel with a shared buffer first has every thread store `0.0` to its
 // slots `j * T + tt` (all of the buffer; for a dynamic buffer, whose
 // length `shn` is known only at launch, a grid-stride loop
-// `for si in (tt..shn).step_by(T)`), then a barrier: a fault of a compiled
+// `for si in (tt..shn).step_by(T)` or the cyclic `si = j * T + tt` of a
+// runtime loop over `j`), then a barrier: a fault of a compiled
 // kernel stays a hole in a proof. The interpreter runs them with dynamic
 // buffers of a few KiB, far below the 227 KiB of shared memory a block may
 // have (and refuses the one launch per kernel that asks for more).
@@ -2855,9 +2856,8 @@ fn near_kernel_of(features: impl Strategy<Value = Features>) -> impl Strategy<Va
 ///   checker refuses). Every element is stored once by the thread of slot
 ///   `j * T + tt` (`for j in 0..ceil(L / T)`, unrolled, guarded where `T`
 ///   does not divide `L`) or by a grid-stride loop
-///   `for si in (tt..shn).step_by(T)` (always for a dynamic buffer; the
-///   mutation `for j in 0..(shn + T - 1) / T` is race-free but beyond the
-///   race rule), then a CTA barrier (mutation: no barrier; then reading
+///   `for si in (tt..shn).step_by(T)` (for a dynamic buffer, else the
+///   cyclic `for j in 0..(shn + T - 1) / T`, guarded), then a CTA barrier (mutation: no barrier; then reading
 ///   another thread's slot is a race the checker must find). Mutation: a
 ///   second dynamic buffer `sh2: u32 [N]`, written by a grid-stride loop
 ///   (an error beside a dynamic `sh`, legal beside a static one).
@@ -3124,8 +3124,8 @@ fn scoped_preamble(features: Features, block: [u32; 3], setup: [u8; 12]) -> (Vec
         // Every element once, slot `si` by thread `si mod T`: a constant
         // length unrolled, `for j in 0..ceil(L / T)` with `si = j * T + tt`
         // (guarded where `T` does not divide `L`), or a runtime loop
-        // `for si in (tt..shn).step_by(T)` (always for a dynamic buffer,
-        // whose length is known only at launch).
+        // `for si in (tt..shn).step_by(T)` or `for j in 0..ceil(shn / T)`
+        // (a dynamic buffer, whose length is known only at launch).
         let guarded = setup[9] >= 128;
         // `buffer[si] = value`, under `pred = si < end` when guarded.
         let store = |buffer: &str, opcode: &str, value: Operand, end: Option<Expr>| {
@@ -3181,11 +3181,10 @@ fn scoped_preamble(features: Features, block: [u32; 3], setup: [u8; 12]) -> (Vec
                 over_j(int((length + t - 1) / t), length % t != 0 || guarded)
             }
             Some(_) => stride("sh", "st.shared.f32", flit(0.0), name("shn")),
-            // A runtime loop over `j` to `ceil(shn / T)`, guarded: race-
-            // free, but the checker separates threads only by a rank or a
-            // grid-stride variable, not by `j * T + tt`, and reports a race
-            // (so a mutation).
-            None if mutate(features, setup[10], &[(12, false), (1, true)], 1) => over_j(
+            // A runtime loop over `j` to `ceil(shn / T)`, guarded: a
+            // cyclic distribution (`j * T + tt`), which the race rule
+            // separates like a grid-stride variable.
+            None if pick(setup[10], &[(8, false), (4, true)]) => over_j(
                 binary(
                     BinOp::Div,
                     binary(BinOp::Add, name("shn"), int(t - 1)),

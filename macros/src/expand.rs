@@ -256,10 +256,9 @@ fn public_surface(
         None => vec![LaunchFormula::constant(1); 3],
     };
     let grid_tokens = grid_formulas.iter().map(|f| launch_expr(inner, f));
-    let shared_tokens = launch_expr(
-        inner,
-        &program.map_or_else(|| LaunchFormula::constant(0), Program::dynamic_shared_bytes),
-    );
+    let shared_formula =
+        program.map_or_else(|| LaunchFormula::constant(0), Program::dynamic_shared_bytes);
+    let shared_tokens = launch_expr(inner, &shared_formula);
     let grid_text: Vec<String> = grid_formulas
         .iter()
         .map(|f| {
@@ -410,6 +409,17 @@ fn public_surface(
             }
             lines
         })
+        .chain((shared_formula.as_const() != Some(0)).then(|| {
+            format!(
+                "`{}` bytes of dynamic shared memory at most what the device allows a block",
+                formula_text(&shared_formula.0, |s| {
+                    symbol_names
+                        .get(usize::from(s))
+                        .cloned()
+                        .unwrap_or_default()
+                })
+            )
+        }))
         .collect();
     let requirement_doc = if requirements.is_empty() {
         String::new()
