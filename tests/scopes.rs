@@ -506,6 +506,41 @@ fn active_and_elect(out: Tensor<u32, 12, 32, 3, 1>) {
     );
 }
 
+/// Warpgroup tiles in blocks of two warpgroups: warpgroup `g` of the grid
+/// (`cta_id(0) * 2 + warp_id() / 4`) copies its 128 rows of `x[g]` through
+/// a warpgroup tile (each thread its row, by its rank in the warpgroup),
+/// and each thread writes its lane into column 2 of its own row through
+/// the explicit part `[warp_id() % 4, lane_id()]` of a `[4, 32, 1]` tile.
+#[tile_kernel(grid = 3, block = 256)]
+fn warpgroup_rows(x: Tensor<u32, 6, 128, 2>, out: Tensor<u32, 6, 128, 4>) {
+    let g = cta_id(0) * 2 + warp_id() / 4;
+    let r = (warp_id() % 4) * 32 + lane_id();
+    let m = alloc_local::<u32>([128, 2], scope = "warpgroup");
+    apply(
+        ptx["ld.global.v2.u32"],
+        m,
+        x.slice(s![g, .., ..]),
+        scope = "warpgroup",
+    );
+    apply(
+        ptx["st.global.v2.u32"],
+        out.slice(s![g, .., 0..2]),
+        m,
+        scope = "warpgroup",
+    );
+    let w = alloc_local::<u32>([4, 32, 1], scope = "warpgroup");
+    apply(
+        ptx["mov.u32"],
+        w.slice(s![warp_id() % 4, lane_id(), ..]),
+        sreg("%laneid"),
+    );
+    apply(
+        ptx["st.global.u32"],
+        out.slice(s![g, r, 2..3]),
+        w.slice(s![warp_id() % 4, lane_id(), ..]),
+    );
+}
+
 // The shared-memory kernels: 3 CTAs of 256 threads (4 for `bar.red`).
 
 /// `y[256c + t] = x[256c + 255 - t]`: each thread writes its slot of a
@@ -920,7 +955,7 @@ mod devices {
         LANES, Lane, SHFL_CASES, SHFL_PRED_CASES, WARPS, XorShift, active_and_elect,
         add_one_cyclic_pairs, at, atomic_sum_in_shared, barrier_reductions, matches, redux_all,
         reverse_cyclic, reverse_rows_in_dynamic_shared, reverse_through_shared,
-        shared_size_registers, shfl_source, shuffles, votes, warp, warp_inputs,
+        shared_size_registers, shfl_source, shuffles, votes, warp, warp_inputs, warpgroup_rows,
     };
 
     on_both_devices!(
@@ -936,6 +971,7 @@ mod devices {
         shared_size_registers_count_the_dynamic_bytes,
         cyclic_distribution_reverses_through_dynamic_shared,
         cyclic_pairs_cover_the_tensor_once,
+        warpgroup_tiles_bind_rows_in_blocks_of_two_warpgroups,
     );
 
     fn redux_gives_every_lane_the_warps_reduction(dev: &Device) -> Result<()> {
@@ -1263,6 +1299,28 @@ mod devices {
         Ok(())
     }
 
+    fn warpgroup_tiles_bind_rows_in_blocks_of_two_warpgroups(dev: &Device) -> Result<()> {
+        let mut rng = XorShift(0x3a3a_5c5c);
+        let x: Vec<u32> = (0..6 * 128 * 2).map(|_| rng.next()).collect();
+        let input = dev.upload(&x, [6, 128, 2])?;
+        let mut out = dev.zeros::<u32>([6, 128, 4])?;
+        warpgroup_rows(dev, &input, &mut out)?;
+        let got = out.download()?;
+        for g in 0..6 {
+            for r in 0..128 {
+                let row = &got[(g * 128 + r) * 4..][..4];
+                let want = [
+                    x[(g * 128 + r) * 2],
+                    x[(g * 128 + r) * 2 + 1],
+                    r as u32 % 32,
+                    0,
+                ];
+                assert_eq!(row, want, "warpgroup {g}, rank {r}");
+            }
+        }
+        Ok(())
+    }
+
     fn bar_red_counts_and_combines_a_cta_predicate(dev: &Device) -> Result<()> {
         // By CTA: the predicate `x < 2^30` in random threads, all, none, one.
         let mut rng = XorShift(0x0f1e_2d3c);
@@ -1387,6 +1445,7 @@ fn scope_kernels_assemble_without_spills() {
         ("shared_size_registers", shared_size_registers::PTX),
         ("reverse_cyclic", reverse_cyclic::PTX),
         ("add_one_cyclic_pairs", add_one_cyclic_pairs::PTX),
+        ("warpgroup_rows", warpgroup_rows::PTX),
     ] {
         let report = resource_usage(ptx, "sm_90");
         assert!(

@@ -190,6 +190,8 @@ impl Launch<'_> {
                     AtomSource::GridDim(axis) => i64::from(self.grid[axis]),
                     AtomSource::LaneId => (t % 32) as i64,
                     AtomSource::WarpId => (t / 32) as i64,
+                    AtomSource::WarpInGroup => (t / 32 % 4) as i64,
+                    AtomSource::WarpgroupId => (t / 128) as i64,
                     AtomSource::Symbol(index) => self.symbols[index],
                     AtomSource::Param { param, dtype } => extend(self.scalars[param], dtype),
                     AtomSource::Body => 0,

@@ -286,6 +286,8 @@ pub(crate) enum AtomSource {
     GridDim(usize),
     LaneId,
     WarpId,
+    WarpInGroup,
+    WarpgroupId,
     Symbol(usize),
     /// An integer scalar parameter, extended as the emitter's `cvt.s64`.
     Param {
@@ -404,6 +406,8 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
             AtomKind::GridDim(axis) => AtomSource::GridDim(usize::from(*axis).min(2)),
             AtomKind::LaneId => AtomSource::LaneId,
             AtomKind::WarpId => AtomSource::WarpId,
+            AtomKind::WarpInGroup => AtomSource::WarpInGroup,
+            AtomKind::WarpgroupId => AtomSource::WarpgroupId,
             AtomKind::Symbol(index) => {
                 if *index >= program.symbols.len() {
                     return Err(error(format!(

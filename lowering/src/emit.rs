@@ -810,8 +810,12 @@ impl Emitter<'_> {
                     let _ = writeln!(out, "\tmov.u32 {w}, {register}.{axis};");
                     let _ = writeln!(out, "\tcvt.u64.u32 {d}, {w};");
                 }
-                AtomKind::LaneId | AtomKind::WarpId => {
-                    // The linear thread index in the block, then % 32 or / 32.
+                AtomKind::LaneId
+                | AtomKind::WarpId
+                | AtomKind::WarpInGroup
+                | AtomKind::WarpgroupId => {
+                    // The linear thread index in the block, then % 32, / 32,
+                    // / 32 % 4 or / 128.
                     let lin = self.staging();
                     let _ = writeln!(out, "\tmov.u32 {lin}, %tid.x;");
                     for (axis, scale) in [("y", bx), ("z", bx * by)] {
@@ -824,10 +828,19 @@ impl Emitter<'_> {
                         }
                     }
                     let w = self.staging();
-                    if atom.kind == AtomKind::LaneId {
-                        let _ = writeln!(out, "\tand.b32 {w}, {lin}, 31;");
-                    } else {
-                        let _ = writeln!(out, "\tshr.u32 {w}, {lin}, 5;");
+                    match atom.kind {
+                        AtomKind::LaneId => {
+                            let _ = writeln!(out, "\tand.b32 {w}, {lin}, 31;");
+                        }
+                        AtomKind::WarpId => {
+                            let _ = writeln!(out, "\tshr.u32 {w}, {lin}, 5;");
+                        }
+                        AtomKind::WarpInGroup => {
+                            let _ = writeln!(out, "\tbfe.u32 {w}, {lin}, 5, 2;");
+                        }
+                        _ => {
+                            let _ = writeln!(out, "\tshr.u32 {w}, {lin}, 7;");
+                        }
                     }
                     let _ = writeln!(out, "\tcvt.u64.u32 {d}, {w};");
                 }

@@ -281,6 +281,12 @@ pub enum AtomKind {
     /// The linear thread index in the block divided by 32 (not `%warpid`,
     /// which names a physical slot and may change).
     WarpId,
+    /// `warp_id() % 4`: the warp's index in its warpgroup (in blocks of
+    /// more than one warpgroup).
+    WarpInGroup,
+    /// `warp_id() / 4`: the warpgroup's index in the block (in blocks of
+    /// more than one warpgroup).
+    WarpgroupId,
     /// Hidden kernel parameter: symbol `index`'s value divided by its divisor.
     Symbol(usize),
     /// An integer scalar parameter, widened to 64 bits.

@@ -262,6 +262,11 @@ enum Digit {
     Lane,
     /// `warp_id()`.
     Warp,
+    /// `warp_id() % 4` (blocks of several warpgroups): with `Warpgroup`,
+    /// another name for the warp.
+    WarpInGroup,
+    /// `warp_id() / 4` (blocks of several warpgroups).
+    Warpgroup,
 }
 
 struct SymbolState {

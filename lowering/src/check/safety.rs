@@ -73,6 +73,8 @@ pub(super) fn digit_name(digit: Digit) -> String {
         Digit::Cta(a) => format!("cta_id({a})"),
         Digit::Lane => "lane_id()".to_string(),
         Digit::Warp => "warp_id()".to_string(),
+        Digit::WarpInGroup => "warp_id() % 4".to_string(),
+        Digit::Warpgroup => "warp_id() / 4".to_string(),
     }
 }
 
@@ -97,6 +99,8 @@ impl Checker<'_> {
             AtomKind::CtaId(a) => Some(Digit::Cta(a)),
             AtomKind::LaneId => Some(Digit::Lane),
             AtomKind::WarpId => Some(Digit::Warp),
+            AtomKind::WarpInGroup => Some(Digit::WarpInGroup),
+            AtomKind::WarpgroupId => Some(Digit::Warpgroup),
             _ => None,
         }
     }
@@ -122,15 +126,17 @@ impl Checker<'_> {
     /// Whether separating `covered` keeps any two distinct threads of the
     /// launch apart: every live digit is covered, where `lane_id()` with
     /// `warp_id()` (when the block has more than one warp) stands for all
-    /// thread digits (the two name a thread in its block).
+    /// thread digits (the two name a thread in its block), and
+    /// `warp_id() % 4` with `warp_id() / 4` for `warp_id()`.
     fn covers(&self, covered: &BTreeSet<Digit>, live: &BTreeSet<Digit>) -> Vec<Digit> {
         let threads = self
             .launch
             .block
             .iter()
             .fold(1u64, |acc, b| acc.saturating_mul(u64::from(*b)));
-        let lanes_name_threads =
-            covered.contains(&Digit::Lane) && (threads <= 32 || covered.contains(&Digit::Warp));
+        let warps_named = covered.contains(&Digit::Warp)
+            || (covered.contains(&Digit::WarpInGroup) && covered.contains(&Digit::Warpgroup));
+        let lanes_name_threads = covered.contains(&Digit::Lane) && (threads <= 32 || warps_named);
         live.iter()
             .copied()
             .filter(|d| !covered.contains(d))
@@ -220,6 +226,8 @@ impl Checker<'_> {
                 | AtomKind::CtaId(_)
                 | AtomKind::LaneId
                 | AtomKind::WarpId
+                | AtomKind::WarpInGroup
+                | AtomKind::WarpgroupId
                 | AtomKind::LoopVar => false,
             })
     }
@@ -227,9 +235,11 @@ impl Checker<'_> {
     /// The largest value of a digit atom, as a polynomial.
     fn digit_top(&self, atom: crate::sym::AtomId) -> Option<Poly> {
         match self.atoms.get(atom).kind {
-            AtomKind::ThreadId(_) | AtomKind::LaneId | AtomKind::WarpId => {
-                Some(Poly::constant(self.atoms.get(atom).hi))
-            }
+            AtomKind::ThreadId(_)
+            | AtomKind::LaneId
+            | AtomKind::WarpId
+            | AtomKind::WarpInGroup
+            | AtomKind::WarpgroupId => Some(Poly::constant(self.atoms.get(atom).hi)),
             AtomKind::CtaId(axis) => match self.launch.grid[usize::from(axis)].as_const() {
                 Some(g) => Some(Poly::constant(i128::from(g) - 1)),
                 None => Some(match self.atoms.find(&AtomKind::GridDim(axis)) {

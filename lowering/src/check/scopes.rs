@@ -176,24 +176,8 @@ impl Checker<'_> {
             Scope::Warp | Scope::Warpgroup => scope.size(threads),
             Scope::Thread | Scope::Cta => return true,
         };
-        if threads.is_multiple_of(size) && (scope != Scope::Warpgroup || threads == size) {
-            return true;
-        }
         if threads.is_multiple_of(size) {
-            // Several warpgroups: the rank inside one (`warp_id() % 4`) is
-            // not yet a value the race analysis and the own-part rule know.
-            self.diags.push(
-                Diagnostic::new(
-                    Code::UNSUPPORTED_SCOPE,
-                    span,
-                    format!(
-                        "`scope = \"warpgroup\"` in a block of {threads} threads (several warpgroups) is not supported yet"
-                    ),
-                )
-                .with_note("a warpgroup scope needs a block of exactly 128 threads in this version")
-                .with_help("use `block = 128`, or warp tiles (`scope = \"warp\"`) for the parts of each warp"),
-            );
-            return false;
+            return true;
         }
         if std::mem::replace(&mut self.partial_scope_reported, true) {
             // Reported at the first use: the launch shape is the mistake.
@@ -318,13 +302,28 @@ impl Checker<'_> {
 
     /// This thread's rank in `scope`, one value per group axis of `axes`.
     pub(super) fn rank_polys(&mut self, scope: Scope, axes: &[usize]) -> Vec<Poly> {
-        // A warpgroup scope is the whole block (`scope_fits_block`).
+        // The warp's index in its warpgroup: `warp_id()` in a block of one
+        // warpgroup (the remainder folds away), else its own atom.
+        let warp_in_group = |checker: &mut Self| {
+            let call = ast::Expr::Binary {
+                op: ast::BinOp::Rem,
+                lhs: Box::new(ast::Expr::Call {
+                    func: "warp_id".to_string(),
+                    args: Vec::new(),
+                    span: SpanId::default(),
+                }),
+                rhs: Box::new(ast::Expr::Int(4, SpanId::default())),
+                span: SpanId::default(),
+            };
+            checker.eval_int(&call).unwrap_or_default()
+        };
         match (scope, axes.len()) {
             (Scope::Thread, _) => Vec::new(),
+            (Scope::Warpgroup, 2) => vec![warp_in_group(self), self.builtin("lane_id")],
             (_, 2) => vec![self.builtin("warp_id"), self.builtin("lane_id")],
             (Scope::Warp, _) => vec![self.builtin("lane_id")],
             (Scope::Warpgroup, _) => {
-                let warp = self.builtin("warp_id");
+                let warp = warp_in_group(self);
                 vec![warp.scale(32).add(&self.builtin("lane_id"))]
             }
             (Scope::Cta, _) => {
@@ -358,9 +357,10 @@ impl Checker<'_> {
     /// The rank expressions a thread writes for its own part, for messages.
     fn rank_text(scope: Scope, axes: usize) -> &'static str {
         match (scope, axes) {
+            (Scope::Warpgroup, 2) => "warp_id() % 4, lane_id()",
             (_, 2) => "warp_id(), lane_id()",
             (Scope::Warp, _) => "lane_id()",
-            (Scope::Warpgroup, _) => "warp_id() * 32 + lane_id()",
+            (Scope::Warpgroup, _) => "(warp_id() % 4) * 32 + lane_id()",
             _ => "thread_id(0)",
         }
     }
@@ -685,7 +685,8 @@ impl Checker<'_> {
         match &self.atoms.get(atom).kind {
             AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => Uniformity::Grid,
             AtomKind::CtaId(_) => Uniformity::Cta,
-            AtomKind::WarpId => Uniformity::Warp,
+            AtomKind::WarpId | AtomKind::WarpInGroup => Uniformity::Warp,
+            AtomKind::WarpgroupId => Uniformity::Warpgroup,
             AtomKind::LaneId => Uniformity::Thread,
             // A warp lies inside one row of x when the row is whole warps.
             AtomKind::ThreadId(1) if bx % 32 == 0 => Uniformity::Warp,

@@ -1237,6 +1237,36 @@ impl Checker<'_> {
             };
             return Some(Poly::constant(value));
         }
+        // Below the divisor: `a % b` is `a`, `a / b` is 0.
+        if matches!(op, ComputedOp::Div | ComputedOp::Rem) && ahi < blo {
+            return Some(match op {
+                ComputedOp::Rem => a,
+                _ => Poly::default(),
+            });
+        }
+        // In blocks of several warpgroups, `warp_id() % 4` and
+        // `warp_id() / 4` are the warp's index in its warpgroup and the
+        // warpgroup's in the block: one atom each (the ranks of warpgroup
+        // scopes, digits of the race rule).
+        if matches!(op, ComputedOp::Div | ComputedOp::Rem)
+            && b.as_const() == Some(4)
+            && let [warp] = a.atoms()[..]
+            && a == Poly::atom(warp)
+            && self.atoms.get(warp).kind == AtomKind::WarpId
+        {
+            let warps = self.atoms.get(warp).hi + 1;
+            return Some(match op {
+                ComputedOp::Rem => {
+                    self.special(AtomKind::WarpInGroup, "warp_id() % 4".into(), 0, 3)
+                }
+                _ => self.special(
+                    AtomKind::WarpgroupId,
+                    "warp_id() / 4".into(),
+                    0,
+                    (warps - 1) / 4,
+                ),
+            });
+        }
         if op == ComputedOp::Div
             && let Some(d) = b.as_const()
             && a.divisible_by(d)

@@ -234,9 +234,8 @@ catalogue! {
         ILLEGAL_FORM = 208, "modifier combination that PTX forbids";
         TARGET_TOO_OLD = 209, "instruction needs a newer target";
         UNKNOWN_SCOPE = 210, "unknown `scope`";
-        /// A scope use this version does not support yet (a warpgroup
-        /// scope in a block of several warpgroups).
-        UNSUPPORTED_SCOPE = 211, "`scope` not yet supported";
+        // 211 ("`scope` not yet supported") is retired: every scope is
+        // supported, warpgroups in blocks of several too.
         OPERAND_COUNT = 212, "wrong number of operands";
         OPERAND_KIND = 213, "register operand where memory is expected, or the reverse";
         REPEAT_SHAPE = 214, "operands with different repeat shapes";
