@@ -396,20 +396,15 @@ pub(crate) fn grid_size(
         .zip([GRID_X_LIMIT, GRID_YZ_LIMIT, GRID_YZ_LIMIT])
         .zip(&mut size)
     {
-        let values = &values[..symbols.len().min(values.len())];
-        let fail = |problem: String| Error::LaunchSize {
+        *extent = launch_value_at_most(
             kernel,
-            detail: format!(
-                "grid {axis} is `{}`, which {problem}{}",
-                launch_expr_text(expr, symbols),
-                symbol_values_text(expr, symbols, values)
-            ),
-        };
-        let value = eval_launch_expr(expr, values).map_err(|e| fail(e.problem()))?;
-        *extent = u32::try_from(value)
-            .ok()
-            .filter(|_| value <= limit)
-            .ok_or_else(|| fail(format!("is {value}, above the CUDA limit {limit}")))?;
+            expr,
+            symbols,
+            values,
+            limit,
+            |expr| format!("grid {axis} is `{expr}`"),
+            || format!("the CUDA limit {limit}"),
+        )?;
     }
     Ok(size)
 }
@@ -425,24 +420,45 @@ pub(crate) fn dynamic_shared_size(
     values: &[u64],
     limit: u32,
 ) -> Result<u32> {
+    launch_value_at_most(
+        kernel,
+        expr,
+        symbols,
+        values,
+        u64::from(limit),
+        |expr| format!("the dynamic shared memory is `{expr}` bytes"),
+        || format!("the {limit} bytes this device lets a block of this kernel have"),
+    )
+}
+
+/// `expr`'s value for these symbol values, at most `limit`; otherwise
+/// [`Error::LaunchSize`] saying "`subject(formula)`, which `problem`
+/// (N = ..)", where the problem of a value above the limit is "is V, above
+/// `limit_text()`". Nothing is formatted unless the check fails (launches
+/// call this for every grid axis).
+fn launch_value_at_most(
+    kernel: &'static str,
+    expr: LaunchExpr,
+    symbols: &[SymbolSpec],
+    values: &[u64],
+    limit: u64,
+    subject: impl Fn(&str) -> String,
+    limit_text: impl Fn() -> String,
+) -> Result<u32> {
     let values = &values[..symbols.len().min(values.len())];
     let fail = |problem: String| Error::LaunchSize {
         kernel,
         detail: format!(
-            "the dynamic shared memory is `{}` bytes, which {problem}{}",
-            launch_expr_text(expr, symbols),
+            "{}, which {problem}{}",
+            subject(&launch_expr_text(expr, symbols)),
             symbol_values_text(expr, symbols, values)
         ),
     };
     let value = eval_launch_expr(expr, values).map_err(|e| fail(e.problem()))?;
     u32::try_from(value)
         .ok()
-        .filter(|v| *v <= limit)
-        .ok_or_else(|| {
-            fail(format!(
-                "is {value}, above the {limit} bytes this device lets a block of this kernel have"
-            ))
-        })
+        .filter(|_| value <= limit)
+        .ok_or_else(|| fail(format!("is {value}, above {}", limit_text())))
 }
 
 #[cfg(test)]
