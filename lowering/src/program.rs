@@ -124,16 +124,22 @@ impl SharedBuffer {
     }
 }
 
+/// The bytes the static buffers among `buffers` take together, each
+/// 16-byte aligned after the one before it (what the PTX declares; the
+/// dynamic buffer is not counted).
+pub fn static_shared_bytes<'a>(buffers: impl IntoIterator<Item = &'a SharedBuffer>) -> usize {
+    buffers
+        .into_iter()
+        .filter_map(SharedBuffer::static_bytes)
+        .fold(0usize, |total, bytes| {
+            total.next_multiple_of(16).saturating_add(bytes)
+        })
+}
+
 impl Program {
-    /// The static shared buffers' bytes together, each 16-byte aligned
-    /// after the one before it (what the PTX declares).
+    /// The static shared buffers' bytes together ([`static_shared_bytes`]).
     pub fn static_shared_bytes(&self) -> usize {
-        self.shared
-            .iter()
-            .filter_map(SharedBuffer::static_bytes)
-            .fold(0usize, |total, bytes| {
-                total.next_multiple_of(16).saturating_add(bytes)
-            })
+        static_shared_bytes(&self.shared)
     }
 
     /// The dynamic shared memory a launch must provide, in bytes, as a

@@ -30,7 +30,7 @@ use std::collections::BTreeSet;
 
 use crate::ast;
 use crate::diag::{Code, Diagnostic, SpanId};
-use crate::program::SharedBuffer;
+use crate::program::{SharedBuffer, static_shared_bytes};
 use crate::sym::Fact;
 
 use super::{Binding, Checker, Digit, safety};
@@ -124,13 +124,7 @@ impl Checker<'_> {
                 return;
             }
         } else {
-            let total = self
-                .shared
-                .iter()
-                .filter_map(|s| s.buffer.static_bytes())
-                .map(|b| b.next_multiple_of(16))
-                .sum::<usize>()
-                .saturating_add(buffer.static_bytes().unwrap_or(0));
+            let total = static_shared_bytes(self.shared.iter().map(|s| &s.buffer).chain([&buffer]));
             if total > MAX_SHARED_BYTES {
                 self.diags.push(
                     Diagnostic::new(
