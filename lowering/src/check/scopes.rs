@@ -30,7 +30,7 @@ use crate::ast;
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::{SliceBound, shape_text};
 use crate::program::Cond;
-use crate::sym::{AtomId, AtomKind, Poly};
+use crate::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use super::{Checker, View, ViewBase};
 
@@ -305,17 +305,11 @@ impl Checker<'_> {
         // The warp's index in its warpgroup: `warp_id()` in a block of one
         // warpgroup (the remainder folds away), else its own atom.
         let warp_in_group = |checker: &mut Self| {
-            let call = ast::Expr::Binary {
-                op: ast::BinOp::Rem,
-                lhs: Box::new(ast::Expr::Call {
-                    func: "warp_id".to_string(),
-                    args: Vec::new(),
-                    span: SpanId::default(),
-                }),
-                rhs: Box::new(ast::Expr::Int(4, SpanId::default())),
-                span: SpanId::default(),
-            };
-            checker.eval_int(&call).unwrap_or_default()
+            let warp = checker.builtin("warp_id");
+            let span = SpanId::default();
+            checker
+                .computed(ComputedOp::Rem, warp, Poly::constant(4), span, span, span)
+                .unwrap_or_default()
         };
         match (scope, axes.len()) {
             (Scope::Thread, _) => Vec::new(),
