@@ -196,10 +196,7 @@ impl Checker<'_> {
                     Value::Global {
                         param, name, view, ..
                     } => {
-                        let mut full = index.clone();
-                        full.push(0);
-                        let offset = view.byte_offset(&full);
-                        let size = slot.lanes as usize * view.dtype.size_bytes();
+                        let (full, offset, size) = memory_access(view, &index, slot.lanes);
                         if !reported[i] && !self.aligned(&offset, size) {
                             reported[i] = true;
                             failed = true;
@@ -219,14 +216,13 @@ impl Checker<'_> {
                     Value::Shared {
                         buffer, name, view, ..
                     } => {
-                        let mut full = index.clone();
-                        full.push(0);
-                        let offset = view.byte_offset(&full);
-                        let size = slot.lanes as usize * view.dtype.size_bytes();
+                        let (_, offset, size) = memory_access(view, &index, slot.lanes);
                         if !reported[i] && !self.aligned(&offset, size) {
                             reported[i] = true;
                             failed = true;
-                            self.shared_alignment_error(name, &offset, size, span, &opcode);
+                            self.shared_alignment_error(
+                                *buffer, name, &offset, size, span, &opcode,
+                            );
                         }
                         operands.push(OperandValue::Shared {
                             buffer: *buffer,
@@ -356,6 +352,7 @@ impl Checker<'_> {
     /// A shared access whose offset is not provably a multiple of its size.
     fn shared_alignment_error(
         &mut self,
+        buffer: usize,
         name: &str,
         offset: &Poly,
         size: usize,
@@ -371,15 +368,8 @@ impl Checker<'_> {
                     super::limits::poly_text(offset, &self.atoms)
                 ),
             )
-            .with_help(format!("start the slice at a multiple of {} elements", size / self.shared_element_size(name).max(1))),
+            .with_help(format!("start the slice at a multiple of {} elements", size / self.shared[buffer].buffer.dtype.size_bytes().max(1))),
         );
-    }
-
-    fn shared_element_size(&self, name: &str) -> usize {
-        self.shared
-            .iter()
-            .find(|s| s.buffer.name == name)
-            .map_or(1, |s| s.buffer.dtype.size_bytes())
     }
 
     /// Whether `offset` is provably a multiple of `size` (given 16-byte
@@ -477,4 +467,18 @@ fn lcm_u64(a: u64, b: u64) -> u64 {
         (x, y) = (y, x % y);
     }
     a.checked_div(x).map_or(a.max(b), |q| q * b)
+}
+
+/// A memory operand's access at `index` of `view`, `lanes` elements wide:
+/// the element index with its register axis (at 0), the byte offset there,
+/// and the access size in bytes.
+fn memory_access(
+    view: &crate::layout::Layout,
+    index: &[usize],
+    lanes: u8,
+) -> (Vec<usize>, Poly, usize) {
+    let mut full = index.to_vec();
+    full.push(0);
+    let offset = view.byte_offset(&full);
+    (full, offset, usize::from(lanes) * view.dtype.size_bytes())
 }
