@@ -742,10 +742,13 @@ impl<'a> Launch<'a> {
         // tensors' shapes, consistently across parameters, and passed
         // `check_symbols` (at most MAX_SYMBOL_VALUE, a multiple of its
         // divisor and multiple_of); the grid is `spec.grid` evaluated for
-        // exactly these values, within CUDA's limits, and the block is
-        // `spec.block`. The compiler proved every access in bounds of the
-        // shapes (so of the memory) for all symbol values that pass these
-        // checks. `params[..total]` point at scalars borrowed for 'a, or at
+        // exactly these values, within CUDA's limits, the block is
+        // `spec.block`, and the dynamic shared memory is
+        // `spec.shared_mem_bytes` evaluated for the same values (at least
+        // what the PTX accesses, per `Kernel::new`; within the function's
+        // opted-in limit, or the driver refuses the launch). The compiler
+        // proved every access in bounds of the shapes and shared buffers
+        // (so of the memory) for all symbol values that pass these checks. `params[..total]` point at scalars borrowed for 'a, or at
         // `device_ptrs` and `symbol_args`, owned by `self` and alive for
         // this call. Writes go only to parameters declared `Access::Write`,
         // whose tensors are borrowed `&mut` for 'a, so no other view of
