@@ -9,9 +9,12 @@
 //! will need: every thread of a block reaches a statement before any thread
 //! passes it.
 //!
-//! Every register byte carries a "defined" bit: reading a byte that no
-//! instruction of this thread wrote (say, the result of a predicated
-//! instruction whose predicate was false) is a fault, not a silent zero.
+//! Every register byte carries a "defined" bit. A pure instruction that
+//! reads an undefined byte (say, the result of a predicated instruction
+//! whose predicate was false) leaves its destinations undefined, as the
+//! GPU computes on whatever bits the register holds; a store, atomic,
+//! collective, barrier or condition that reads one is a fault, not a
+//! silent zero (the checker proves no legal kernel does).
 //! Every memory access is bounds-, alignment- and race-checked
 //! ([`crate::memory`] for tensors, [`crate::shared`] for the block's
 //! shared buffers, which also check that a read byte was written).
@@ -544,6 +547,15 @@ impl Launch<'_> {
                     sources,
                     destinations,
                 } => {
+                    // A pure instruction on an undefined input computes
+                    // an undefined result (PTX registers hold some bits):
+                    // only an effect that observes it is a fault.
+                    if sources.iter().any(|source| !state.is_defined(source, t)) {
+                        for destination in destinations {
+                            state.undefine(t, *destination);
+                        }
+                        continue;
+                    }
                     let mut inputs = std::mem::take(&mut state.inputs);
                     let mut outputs = std::mem::take(&mut state.outputs);
                     inputs.clear();
@@ -806,6 +818,24 @@ impl BlockState {
         for i in 0..destination.bytes {
             self.registers[at + i] = (value >> (8 * i)) as u8;
             self.defined[at + i] = true;
+        }
+    }
+
+    /// The destination holds no value of this thread's any more (a pure
+    /// instruction computed it from an undefined input).
+    fn undefine(&mut self, t: u32, destination: Destination) {
+        let at = t as usize * self.frame + destination.offset;
+        self.defined[at..at + destination.bytes].fill(false);
+    }
+
+    /// Whether every byte `source` reads holds a value of thread `t`.
+    fn is_defined(&self, source: &Source, t: u32) -> bool {
+        match *source {
+            Source::Register { offset, bytes, .. } => {
+                let at = t as usize * self.frame + offset;
+                self.defined[at..at + bytes].iter().all(|d| *d)
+            }
+            Source::Value(_) | Source::Param { .. } | Source::Special(_) => true,
         }
     }
 }

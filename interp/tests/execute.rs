@@ -245,6 +245,98 @@ fn an_out_of_bounds_access_is_a_fault_naming_statement_and_thread() {
     );
 }
 
+/// `copy` with no `if`: the compiler guards the load and the store
+/// (`i + 1 <= N`), and `add.u32` between them runs on every thread, on
+/// whatever the skipped load left.
+fn auto_guarded_increment() -> Kernel {
+    let mut kernel = copy_kernel();
+    kernel.name = "increment".into();
+    kernel.body = vec![
+        alloc("r", DType::U32, &[1]),
+        alloc("s", DType::U32, &[1]),
+        Stmt::Let(Let {
+            name: "i".into(),
+            name_span: S,
+            value: bin(
+                BinOp::Add,
+                bin(BinOp::Mul, call("cta_id", vec![int(0)]), int(4)),
+                call("thread_id", vec![int(0)]),
+            ),
+            span: S,
+        }),
+        apply("ld.global.u32", vec![tile("r"), range("x", name("i"), 1)]),
+        apply(
+            "add.u32",
+            vec![
+                tile("s"),
+                tile("r"),
+                Operand::Literal(Literal {
+                    value: LiteralValue::Int(1),
+                    span: S,
+                }),
+            ],
+        ),
+        apply("st.global.u32", vec![range("y", name("i"), 1), tile("s")]),
+    ];
+    kernel
+}
+
+fn run_increment(program: Program, n: u32) -> Result<Vec<u32>, Box<tile_kernel_interp::Fault>> {
+    let prepared = Prepared::new(program).expect("prepares");
+    let x: Vec<u32> = (0..n).map(|i| i.wrapping_mul(2_654_435_761)).collect();
+    let (xb, yb) = (bytes_of(&x), bytes_of(&vec![0; n as usize]));
+    prepared.run(
+        [n.div_ceil(4), 1, 1],
+        &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+        &[u64::from(n)],
+        &RunOptions::default(),
+    )?;
+    Ok(words_of(&yb))
+}
+
+#[test]
+fn a_pure_instruction_on_an_undefined_input_is_no_fault() {
+    let program = program(&auto_guarded_increment());
+    // N = 5: the second block's threads 1..4 skip the load and the store,
+    // and compute `s` from an undefined `r` in between.
+    for n in [1u32, 4, 5, 1003] {
+        let y = run_increment(program.clone(), n).unwrap_or_else(|f| panic!("{f}"));
+        let want: Vec<u32> = (0..n)
+            .map(|i| i.wrapping_mul(2_654_435_761).wrapping_add(1))
+            .collect();
+        assert_eq!(y, want, "n = {n}");
+    }
+}
+
+#[test]
+fn a_store_of_a_value_computed_from_an_undefined_input_is_a_fault() {
+    // What a checker bug would look like: the store loses its guard.
+    fn unguard_stores(nodes: &mut [Node]) {
+        for node in nodes {
+            if let Node::Statement(s) = node
+                && s.opcode.starts_with("st.")
+            {
+                for i in &mut s.instructions {
+                    i.guard = tile_kernel_lowering::program::Cond::Const(true);
+                }
+            }
+        }
+    }
+    let mut program = program(&auto_guarded_increment());
+    unguard_stores(&mut program.body);
+    let fault = run_increment(program, 5).expect_err("stores an undefined value");
+    assert!(
+        matches!(&fault.kind, FaultKind::UndefinedRegister { tile, element: 0 } if tile == "s"),
+        "{fault}"
+    );
+    assert!(
+        fault
+            .to_string()
+            .contains("statement 3 (`st.global.u32`), thread (1, 0, 0) of block (1, 0, 0)"),
+        "{fault}"
+    );
+}
+
 #[test]
 fn a_misaligned_access_is_a_fault() {
     let prepared = Prepared::new(shifted(program(&copy_kernel()), 2)).expect("prepares");

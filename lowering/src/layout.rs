@@ -162,6 +162,25 @@ impl StaticLayout {
 }
 
 /// Formats constant extents like the user writes them: `[4, 2]`.
+pub(crate) fn index_text(index: &[usize]) -> String {
+    let parts: Vec<String> = index.iter().map(usize::to_string).collect();
+    format!("[{}]", parts.join(", "))
+}
+
+/// The index, in the tile's or tensor's own shape, of the element holding
+/// `offset`: diagnostics name elements as the user declared them, not in the
+/// coordinates of a view.
+pub(crate) fn storage_index(shape: &[usize], element: usize, offset: usize) -> String {
+    let mut flat = offset / element.max(1);
+    let mut index = vec![0usize; shape.len()];
+    for axis in (0..shape.len()).rev() {
+        let extent = shape[axis].max(1);
+        index[axis] = flat % extent;
+        flat /= extent;
+    }
+    index_text(&index)
+}
+
 pub fn shape_text(shape: &[usize]) -> String {
     let dims: Vec<String> = shape.iter().map(usize::to_string).collect();
     format!("[{}]", dims.join(", "))

@@ -5,11 +5,18 @@
 //!   (syntax)    (legality,     (the IR: values as      (one .entry)
 //!                proofs, all    polynomials, access
 //!                errors)        maps, structured CF)
+//!                  |
+//!                  +-- records what each obligation needs (register flow)
+//!                      --prove--> diagnostics (no IR built there)
 //! ```
 //!
 //! - [`ast`]: the kernel as written (built by the macro crate from Rust tokens).
 //! - [`check`]: resolves names, views and opcodes; enforces every legality
-//!   rule and collects *all* diagnostics.
+//!   rule and collects *all* diagnostics. Obligations not yet moved to
+//!   [`prove`] are discharged during its walk.
+//! - [`prove`]: the proof obligations ([`prove::Obligation`] lists every
+//!   one and where it is discharged), over what the checker recorded; the
+//!   register obligation (definedness under guards) lives there.
 //! - [`diag`]: diagnostics and the error-code catalogue ([`diag::CODES`],
 //!   documented in `docs/errors.md`).
 //! - [`layout`]: strided tile views (slice, view, reshape, unsqueeze).
@@ -32,6 +39,7 @@ pub mod emit;
 pub mod encoding;
 pub mod layout;
 pub mod program;
+pub mod prove;
 pub mod ptx;
 pub mod spec;
 pub mod sym;

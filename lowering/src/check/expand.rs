@@ -1,31 +1,35 @@
 //! Expansion of one checked `apply` into one instruction per repeat
 //! coordinate, with the per-element rules: 8 (overlapping destinations),
-//! 9 (reads of never-written elements), order independence (no coordinate
+//! the register flow rule 9 is proven over (`crate::prove::registers`:
+//! which bytes each coordinate reads and writes, under which guard),
+//! order independence (no coordinate
 //! reads what another coordinate of the same `apply` writes), and for memory
 //! operands: bounds (proven from the facts in scope, or guarded) and
 //! alignment (proven from the offset polynomial, or a launch-time
 //! requirement on a symbol).
 
 use std::collections::{HashMap, HashSet};
-use std::rc::Rc;
 
 use crate::ast;
 use crate::diag::{Code, Diagnostic};
 use crate::layout::Bound;
 use crate::program::{CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Statement};
 use crate::ptx::Modifiers;
-use crate::ptx::form::{Access, ResolvedOperand};
+use crate::ptx::form::{Access, ResolvedOperand, Usability};
 use crate::sym::{AtomKind, Poly, Prover};
 
 use super::operands::literal_bits;
 use super::{
-    AccessRecord, Checker, MAX_INSTRUCTIONS, TileState, Value, Written, advance, index_text,
-    storage_index, values,
+    AccessRecord, Checker, MAX_INSTRUCTIONS, TileState, Value, advance, index_text, storage_index,
+    values,
 };
+use crate::dtype::DType;
+use crate::prove::registers::{Coordinate, Flow, FlowApply};
 
 impl Checker<'_> {
-    /// Rules 8, 9 (reads), 10 (alignment), bounds and order independence per
-    /// repeat coordinate, then the instructions themselves.
+    /// Rules 8, 10 (alignment), bounds and order independence per repeat
+    /// coordinate, the register flow for rule 9, then the instructions
+    /// themselves.
     pub(super) fn expand(
         &mut self,
         apply: &ast::Apply,
@@ -89,9 +93,12 @@ impl Checker<'_> {
         // Order independence: which coordinate writes each register byte.
         let mut writer: HashMap<(usize, usize), usize> = HashMap::new();
         let mut reads: Vec<(usize, usize, usize, usize)> = Vec::new();
-        let mut writes: Vec<(usize, Vec<usize>)> = Vec::new();
+        let mut written_tiles: Vec<usize> = Vec::new();
+        let mut pred_writes: Vec<(usize, usize)> = Vec::new();
+        let mut flow_coordinates = Vec::with_capacity(count);
         let mut index = vec![0usize; repeat.len()];
         for coordinate in 0..count {
+            let mut flow_coordinate = Coordinate::default();
             let mut operands = Vec::with_capacity(values.len());
             for (i, ((slot, value), operand)) in
                 slots.iter().zip(values).zip(&apply.operands).enumerate()
@@ -121,44 +128,14 @@ impl Checker<'_> {
                                 for b in &bytes {
                                     reads.push((*tile, *b, coordinate, i));
                                 }
-                                let state = &self.tiles[*tile].written;
-                                let unreadable = bytes.iter().find_map(|b| match &state[*b] {
-                                    Written::Yes => None,
-                                    // Under `pred = false` nothing is read.
-                                    Written::Under(c)
-                                        if **c == guard || guard == Cond::Const(false) =>
-                                    {
-                                        None
-                                    }
-                                    other => Some(other.clone()),
-                                });
-                                if !reported[i]
-                                    && let Some(why) = unreadable
-                                {
-                                    reported[i] = true;
-                                    failed = true;
-                                    let element = element(&self.tiles);
-                                    let diag = match why {
-                                        Written::Under(_) => Diagnostic::new(
-                                            Code::READ_OF_PREDICATED_WRITE,
-                                            span,
-                                            format!(
-                                                "`{opcode}` reads `{name}{element}`, which is written only where an earlier instruction's predicate held",
-                                            ),
-                                        )
-                                        .with_note("an instruction guarded by `pred` (or by a bounds guard the compiler added) leaves its destination undefined where the guard is false, unless it has `preserve_dst = true` over a written value")
-                                        .with_help("read it under the same `pred`, or write it on every path (an unguarded instruction, or both arms of an `if`)"),
-                                        _ => Diagnostic::new(
-                                            Code::READ_BEFORE_WRITE,
-                                            span,
-                                            format!(
-                                                "`{opcode}` reads `{name}{element}`, which no earlier statement wrote",
-                                            ),
-                                        )
-                                        .with_help(format!("write `{name}` (for example with `ld.global` or `mov`) before reading it on every path to here")),
-                                    };
-                                    self.diags.push(diag);
-                                }
+                                flow_coordinate.reads.push((
+                                    i,
+                                    Lane {
+                                        tile: *tile,
+                                        byte_offset: offset,
+                                        bytes: element_size,
+                                    },
+                                ));
                             } else {
                                 // Rule 8.
                                 let overlap =
@@ -181,7 +158,20 @@ impl Checker<'_> {
                                 for b in &bytes {
                                     writer.insert((*tile, *b), coordinate);
                                 }
-                                writes.push((*tile, bytes));
+                                written_tiles.push(*tile);
+                                if element_size == 1 && self.tiles[*tile].tile.dtype == DType::Bool
+                                {
+                                    // One byte per predicate register.
+                                    pred_writes.push((*tile, offset));
+                                }
+                                flow_coordinate.writes.push((
+                                    i,
+                                    Lane {
+                                        tile: *tile,
+                                        byte_offset: offset,
+                                        bytes: element_size,
+                                    },
+                                ));
                             }
                         }
                         operands.push(OperandValue::Registers {
@@ -260,6 +250,7 @@ impl Checker<'_> {
                 guard: guard.clone(),
                 operands,
             });
+            flow_coordinates.push(flow_coordinate);
             advance(&mut index, &repeat);
         }
         // Order independence: a read at one coordinate of a byte that another
@@ -290,27 +281,36 @@ impl Checker<'_> {
                 );
             }
         }
-        // Where the guard is false a destination keeps its old value only
+        // What the register obligation needs (`crate::prove::registers`):
+        // where the guard is false a destination keeps its old value only
         // with `preserve_dst`; otherwise it is defined only under the guard.
-        let preserve = matches!(apply.preserve_dst, Some((true, _)));
-        let shared_guard = Rc::new(guard.clone());
-        for (tile, bytes) in writes {
+        for tile in written_tiles {
             self.tiles[tile].ever_written = true;
-            if self.tiles[tile].tile.dtype == crate::dtype::DType::Bool {
-                // One byte per predicate register.
-                for register in &bytes {
-                    self.fresh_pred_version(tile, *register);
-                }
-            }
-            for byte in bytes {
-                let state = &mut self.tiles[tile].written[byte];
-                *state = match (&guard, preserve, &*state) {
-                    (Cond::Const(true), _, _) => Written::Yes,
-                    (_, true, Written::Yes) => Written::Yes,
-                    _ => Written::Under(Rc::clone(&shared_guard)),
-                };
-            }
         }
+        for (tile, register) in pred_writes {
+            self.fresh_pred_version(tile, register);
+        }
+        let effect = matches!(
+            form.usability(),
+            Usability::NeedsScope | Usability::CtaBarrier
+        ) || values
+            .iter()
+            .any(|v| matches!(v, Value::Global { .. } | Value::Shared { .. }));
+        self.flow.push(Flow::Apply(FlowApply {
+            opcode: opcode.clone(),
+            guard: guard.clone(),
+            effect,
+            preserve: match apply.preserve_dst {
+                Some((true, span)) if apply.pred.is_some() => Some(span),
+                _ => None,
+            },
+            operands: values
+                .iter()
+                .zip(&apply.operands)
+                .map(|(value, operand)| (operand.span(), super::value_name(value).to_string()))
+                .collect(),
+            coordinates: flow_coordinates,
+        }));
         if failed {
             return;
         }

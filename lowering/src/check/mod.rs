@@ -13,8 +13,10 @@
 //! - `values`: integer and bool expressions -> [`crate::sym::Poly`] / [`Cond`];
 //! - `views`: names and view chains -> operand values, slice bounds;
 //! - `operands`: one candidate form against the operands (rules 2-7, 10);
-//! - `expand`: one instruction per repeat coordinate (rules 8-10, bounds
-//!   proofs or guards, alignment proofs, order independence);
+//! - `expand`: one instruction per repeat coordinate (rules 8 and 10,
+//!   bounds proofs or guards, alignment proofs, order independence), and
+//!   the register flow of the statement, which [`crate::prove::registers`]
+//!   checks for rule 9 (definedness under guards) when the walk is done;
 //! - `safety`: whole-kernel proofs: races between threads, `.nc` loads of
 //!   written tensors, the register budget;
 //! - `scopes`: group tiles, the binding of group axes to the threads of a
@@ -35,15 +37,15 @@ mod values;
 mod views;
 
 use std::collections::HashMap;
-use std::rc::Rc;
 
 use crate::ast::{self, LiteralValue, Stmt};
 use crate::diag::{Code, Diagnostic, Diagnostics, SpanId};
 use crate::dtype::DType;
-use crate::layout::{Bound, Layout, StaticLayout, shape_text};
+use crate::layout::{Bound, Layout, StaticLayout, index_text, shape_text, storage_index};
 use crate::program::{
-    Cond, Launch, LaunchFormula, Node, ParamKind, Program, ProgramParam, Symbol, Tile,
+    Cond, Lane, Launch, LaunchFormula, Node, ParamKind, Program, ProgramParam, Symbol, Tile,
 };
+use crate::prove::registers::{self, Flow, FlowLoop};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand, Usability};
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
@@ -139,41 +141,11 @@ struct TileState {
     group: Option<scopes::Group>,
     /// The `alloc_local` statement, for errors about the tile as a whole.
     span: SpanId,
-    /// What every path to here wrote into each byte of the tile.
-    written: Vec<Written>,
     /// Some statement, on any path, writes some byte of the tile.
     ever_written: bool,
     /// Some statement, on any path, reads some byte of the tile (directly
     /// or through a view).
     ever_read: bool,
-}
-
-/// The state of one register byte at a point of the body.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Written {
-    /// Not written on some path to here.
-    No,
-    /// Holds a value on every path.
-    Yes,
-    /// Holds a value only where this guard held: an instruction guarded by a
-    /// runtime predicate (without `preserve_dst`) wrote it. Shared: one
-    /// guard covers every byte an instruction writes, and snapshots of the
-    /// written state at each `if` stay cheap.
-    Under(Rc<Cond>),
-}
-
-impl Written {
-    /// The state after a branch whose two arms left `self` and `other`.
-    fn join(&self, other: &Written) -> Written {
-        match (self, other) {
-            (Written::Yes, Written::Yes) => Written::Yes,
-            (Written::Yes, Written::Under(c)) | (Written::Under(c), Written::Yes) => {
-                Written::Under(c.clone())
-            }
-            (Written::Under(a), Written::Under(b)) if a == b => Written::Under(a.clone()),
-            _ => Written::No,
-        }
-    }
 }
 
 /// An operand after name resolution and views.
@@ -317,6 +289,9 @@ struct Checker<'k> {
     accesses: Vec<AccessRecord>,
     /// The body being built (the innermost block).
     out: Vec<Node>,
+    /// Its register flow, for the register obligation
+    /// ([`crate::prove::registers`]).
+    flow: Vec<Flow>,
     requirement: Requirement,
     instruction_count: usize,
     /// Some parameter type was unreadable (reported by the parser).
@@ -403,6 +378,7 @@ impl<'k> Checker<'k> {
             loop_classes: HashMap::new(),
             accesses: Vec::new(),
             out: Vec::new(),
+            flow: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
             instruction_count: 0,
             apply_numbers: apply_numbers(&kernel.body),
@@ -573,16 +549,21 @@ impl<'k> Checker<'k> {
         false
     }
 
-    /// Runs `f` in a new name scope and a new output block; returns the block.
-    fn nested(&mut self, facts: Vec<Fact>, f: impl FnOnce(&mut Self)) -> Vec<Node> {
+    /// Runs `f` in a new name scope and a new output block; returns the
+    /// block and its register flow.
+    fn nested(&mut self, facts: Vec<Fact>, f: impl FnOnce(&mut Self)) -> (Vec<Node>, Vec<Flow>) {
         let outer = std::mem::take(&mut self.out);
+        let outer_flow = std::mem::take(&mut self.flow);
         let fact_count = self.facts.len();
         self.facts.extend(facts);
         self.scopes.push(HashMap::new());
         f(self);
         self.scopes.pop();
         self.facts.truncate(fact_count);
-        std::mem::replace(&mut self.out, outer)
+        (
+            std::mem::replace(&mut self.out, outer),
+            std::mem::replace(&mut self.flow, outer_flow),
+        )
     }
 
     /// The version of predicate register `register` of `bool` tile `tile`.
@@ -656,17 +637,6 @@ impl<'k> Checker<'k> {
         }
     }
 
-    fn written_state(&self) -> Vec<Vec<Written>> {
-        self.tiles.iter().map(|t| t.written.clone()).collect()
-    }
-
-    /// Restores a written-state snapshot (tiles allocated since keep theirs).
-    fn restore_written(&mut self, state: &[Vec<Written>]) {
-        for (tile, written) in self.tiles.iter_mut().zip(state) {
-            tile.written.clone_from(written);
-        }
-    }
-
     /// An unreadable statement (already reported): bind what it would have
     /// bound and treat what it names as written, silently.
     fn invalid(&mut self, invalid: &ast::Invalid) {
@@ -676,19 +646,13 @@ impl<'k> Checker<'k> {
         }
         for (position, name) in invalid.touches.iter().enumerate() {
             match self.lookup(name).cloned() {
-                Some(Binding::Tile(tile)) => {
-                    for byte in &mut self.tiles[tile].written {
-                        *byte = Written::Yes;
-                    }
-                }
-                Some(Binding::View(View {
-                    base: ViewBase::Tile(tile),
-                    ..
-                })) => {
-                    for byte in &mut self.tiles[tile].written {
-                        *byte = Written::Yes;
-                    }
-                }
+                Some(
+                    Binding::Tile(tile)
+                    | Binding::View(View {
+                        base: ViewBase::Tile(tile),
+                        ..
+                    }),
+                ) => self.havoc_tile(tile),
                 Some(Binding::Param(param)) if invalid.stores && position == 0 => {
                     self.mark_tensor_written(param);
                 }
@@ -736,17 +700,18 @@ impl<'k> Checker<'k> {
         let versions = self.pred_versions.clone();
         let Some(cond) = self.eval_bool(&branch.cond, "an `if` condition") else {
             // Still check both bodies for their own errors.
-            let state = self.written_state();
-            let _ = self.nested(Vec::new(), |c| c.block(&branch.then));
-            self.restore_written(&state);
+            let (_, then) = self.nested(Vec::new(), |c| c.block(&branch.then));
             let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
-            let _ = self.nested(Vec::new(), |c| c.block(&branch.otherwise));
-            self.restore_written(&state);
+            let (_, otherwise) = self.nested(Vec::new(), |c| c.block(&branch.otherwise));
             self.merge_pred_versions(versions, &then_versions);
+            self.flow.push(Flow::If {
+                cond: None,
+                then,
+                otherwise,
+            });
             return;
         };
         let _ = self.materialize_cond(&cond, branch.cond.span());
-        let before = self.written_state();
         self.control.push(scopes::ControlFrame {
             span: branch.cond.span(),
             uniformity: self.cond_uniformity(&cond),
@@ -754,23 +719,20 @@ impl<'k> Checker<'k> {
         });
         let then_facts = values::facts_of(&cond, true);
         let epoch = self.epoch_at();
-        let then = self.nested(then_facts, |c| c.block(&branch.then));
+        let (then, then_flow) = self.nested(then_facts, |c| c.block(&branch.then));
         let then_epoch = self.epoch_at();
         self.epochs.current = epoch;
-        let after_then = self.written_state();
-        self.restore_written(&before);
         let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
         let else_facts = values::facts_of(&cond, false);
-        let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
+        let (otherwise, otherwise_flow) = self.nested(else_facts, |c| c.block(&branch.otherwise));
         self.join_epochs(then_epoch);
         self.control.pop();
         self.merge_pred_versions(versions, &then_versions);
-        // Written on every path: written on both branches.
-        for (tile, then_written) in self.tiles.iter_mut().zip(&after_then) {
-            for (byte, w) in tile.written.iter_mut().enumerate() {
-                *w = w.join(then_written.get(byte).unwrap_or(&Written::No));
-            }
-        }
+        self.flow.push(Flow::If {
+            cond: Some(cond.clone()),
+            then: then_flow,
+            otherwise: otherwise_flow,
+        });
         match cond {
             Cond::Const(true) => self.out.extend(then),
             Cond::Const(false) => self.out.extend(otherwise),
@@ -792,11 +754,17 @@ impl<'k> Checker<'k> {
         let (Some(start), Some(end), Some(step)) = (start, end, step) else {
             self.scopes.push(HashMap::new());
             self.bind(&for_loop.var, Binding::Failed);
-            let state = self.written_state();
+            let first_atom = self.next_atom();
+            let last_version = self.next_pred_version;
             let versions = self.enter_loop_pred_versions();
-            let _ = self.nested(Vec::new(), |c| c.block(&for_loop.body));
+            let (_, body) = self.nested(Vec::new(), |c| c.block(&for_loop.body));
             self.leave_loop_pred_versions(versions);
-            self.restore_written(&state);
+            self.flow.push(Flow::Loop(FlowLoop::new(
+                Vec::new(),
+                first_atom,
+                last_version,
+                body,
+            )));
             self.scopes.pop();
             return;
         };
@@ -849,11 +817,12 @@ impl<'k> Checker<'k> {
             // `i * step < end - start`, so this neither overflows nor
             // leaves the range.
             let k = start + i * step;
-            let body = self.nested(Vec::new(), |c| {
+            let (body, flow) = self.nested(Vec::new(), |c| {
                 c.bind(&for_loop.var, Binding::Int(Poly::constant(k)));
                 c.block(&for_loop.body);
             });
             self.out.extend(body);
+            self.flow.extend(flow);
         }
         self.unrolling.pop();
     }
@@ -899,7 +868,7 @@ impl<'k> Checker<'k> {
         }
         let var_poly = Poly::atom(var);
         let facts = vec![start.sub(&var_poly), var_poly.sub(&end).add_const(1)];
-        let state = self.written_state();
+        let last_version = self.next_pred_version;
         let versions = self.enter_loop_pred_versions();
         // The trip count, and the variable, are as uniform as the bounds.
         let uniformity = [&start, &end, &step]
@@ -914,15 +883,15 @@ impl<'k> Checker<'k> {
             what: "loop's trip count",
         });
         let epoch = self.epoch_at();
-        let body = self.nested(facts, |c| {
+        let (body, flow) = self.nested(facts.clone(), |c| {
             c.bind(&for_loop.var, Binding::Int(Poly::atom(var)));
             c.block(&for_loop.body);
         });
         self.close_loop_epochs(epoch);
         self.control.pop();
         self.leave_loop_pred_versions(versions);
-        // The body may run zero times: nothing it writes counts after it.
-        self.restore_written(&state);
+        self.flow
+            .push(Flow::Loop(FlowLoop::new(facts, var, last_version, flow)));
         self.out.push(Node::Loop {
             var,
             start,
@@ -1004,19 +973,11 @@ impl<'k> Checker<'k> {
             dtype: alloc.dtype,
             shape,
         };
-        let bytes = tile.registers() * alloc.dtype.size_bytes();
         self.bind(&alloc.name, Binding::Tile(self.tiles.len()));
         self.tiles.push(TileState {
             tile,
             group,
             span: alloc.span,
-            // Once checking has halted no statement reads this state:
-            // keep the kernel's memory bounded by not building it.
-            written: if self.halted {
-                Vec::new()
-            } else {
-                vec![Written::No; bytes]
-            },
             ever_written: false,
             ever_read: false,
         });
@@ -1343,28 +1304,12 @@ impl<'k> Checker<'k> {
             .iter()
             .zip(values)
             .find(|(slot, _)| slot.access == Access::Write && slot.kind == OperandKind::Register);
-        let Some((_, Value::Local { tile, name, layout })) = destination else {
+        let Some((_, Value::Local { .. })) = destination else {
             self.diags.error(Code::PRESERVE_DST_MEMORY, span, format!("`preserve_dst = true` needs a register destination, but `{}` writes only memory", apply.opcode));
             return;
         };
-        let state = &self.tiles[*tile];
-        if let Some(index) = first_unwritten(layout, &state.written) {
-            let element = storage_index(
-                &state.tile.shape,
-                state.tile.dtype.size_bytes(),
-                layout.byte_offset(&index),
-            );
-            self.diags.push(
-                Diagnostic::new(
-                    Code::PRESERVE_DST_UNWRITTEN,
-                    span,
-                    format!(
-                        "`preserve_dst = true` keeps the old value of `{name}` where `pred` is false, but `{name}{element}` was never written before",
-                    ),
-                )
-                .with_help("initialise the destination first, or drop `preserve_dst` if its old value does not matter"),
-            );
-        }
+        // Whether the old value was written is the register obligation's
+        // to prove (`crate::prove::registers`).
     }
 
     /// Records which tensor parameters the kernel stores into.
@@ -1410,18 +1355,42 @@ impl<'k> Checker<'k> {
         &mut self,
         values: impl IntoIterator<Item = &'v Value>,
     ) {
+        let mut lanes = Vec::new();
         for value in values {
             if let Value::Local { tile, layout, .. } = value {
-                for_each_byte(layout, |byte| {
-                    if let Some(w) = self.tiles[*tile].written.get_mut(byte) {
-                        *w = Written::Yes;
-                    }
+                let size = layout.dtype.size_bytes();
+                for_each_element(layout, |offset| {
+                    lanes.push(Lane {
+                        tile: *tile,
+                        byte_offset: offset,
+                        bytes: size,
+                    });
                 });
             }
         }
+        if !lanes.is_empty() {
+            self.flow.push(Flow::Havoc(lanes));
+        }
+    }
+
+    /// A tile counts as written on every path from here (after an error
+    /// that concerns it: one mistake, one error).
+    pub(super) fn havoc_tile(&mut self, tile: usize) {
+        let t = &self.tiles[tile].tile;
+        self.flow.push(Flow::Havoc(vec![Lane {
+            tile,
+            byte_offset: 0,
+            bytes: t.registers() * t.dtype.size_bytes(),
+        }]));
+    }
+
+    /// The id the next atom will get.
+    fn next_atom(&self) -> crate::sym::AtomId {
+        crate::sym::AtomId::try_from(self.atoms.len()).unwrap_or(crate::sym::AtomId::MAX)
     }
 
     fn finish(mut self) -> Checked {
+        self.check_registers_defined();
         self.check_races();
         self.check_shared_races();
         self.check_register_budget();
@@ -1463,6 +1432,23 @@ impl<'k> Checker<'k> {
 }
 
 impl Checker<'_> {
+    /// The register obligation over the recorded flow: every value an
+    /// effect observes is defined ([`crate::prove::registers`]).
+    fn check_registers_defined(&mut self) {
+        if self.halted {
+            // Statements after the halt were not recorded.
+            return;
+        }
+        let tiles: Vec<Tile> = self.tiles.iter().map(|t| t.tile.clone()).collect();
+        let names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
+        let flow = std::mem::take(&mut self.flow);
+        // The facts of the launch shape (`cta_id(0) < grid_dim(0)`): what
+        // is left in scope at the end of the body.
+        for diag in registers::prove(&flow, &tiles, &self.atoms, &self.facts, &names) {
+            self.diags.push(diag);
+        }
+    }
+
     /// A tile that some statement writes but no statement reads (no byte of
     /// it, on any path, directly or through a view) holds dead values: the
     /// kernel computes something it never uses, almost always a forgotten
@@ -1530,48 +1516,13 @@ fn advance(index: &mut [usize], shape: &[usize]) {
     }
 }
 
-fn index_text(index: &[usize]) -> String {
-    let parts: Vec<String> = index.iter().map(usize::to_string).collect();
-    format!("[{}]", parts.join(", "))
-}
-
-/// The index, in the tile's or tensor's own shape, of the element holding
-/// `offset`: diagnostics name elements as the user declared them, not in the
-/// coordinates of a view.
-fn storage_index(shape: &[usize], element: usize, offset: usize) -> String {
-    let mut flat = offset / element.max(1);
-    let mut index = vec![0usize; shape.len()];
-    for axis in (0..shape.len()).rev() {
-        let extent = shape[axis].max(1);
-        index[axis] = flat % extent;
-        flat /= extent;
-    }
-    index_text(&index)
-}
-
-fn for_each_byte(layout: &StaticLayout, mut f: impl FnMut(usize)) {
-    let size = layout.dtype.size_bytes();
+/// Calls `f` with the byte offset of each element of `layout`.
+fn for_each_element(layout: &StaticLayout, mut f: impl FnMut(usize)) {
     let mut index = vec![0usize; layout.shape.len()];
     for _ in 0..layout.len() {
-        let offset = layout.byte_offset(&index);
-        for byte in offset..offset + size {
-            f(byte);
-        }
+        f(layout.byte_offset(&index));
         advance(&mut index, &layout.shape);
     }
-}
-
-fn first_unwritten(layout: &StaticLayout, written: &[Written]) -> Option<Vec<usize>> {
-    let size = layout.dtype.size_bytes();
-    let mut index = vec![0usize; layout.shape.len()];
-    for _ in 0..layout.len() {
-        let offset = layout.byte_offset(&index);
-        if (offset..offset + size).any(|b| written.get(b) != Some(&Written::Yes)) {
-            return Some(index);
-        }
-        advance(&mut index, &layout.shape);
-    }
-    None
 }
 
 // Last in the file: `ui-tests/tests/catalogue.rs` reads each source file up

@@ -500,9 +500,7 @@ impl Checker<'_> {
         if bound.is_none()
             && let Some(tile) = tile
         {
-            for byte in &mut self.tiles[tile].written {
-                *byte = super::Written::Yes;
-            }
+            self.havoc_tile(tile);
         }
         bound
     }

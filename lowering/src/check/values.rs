@@ -14,7 +14,8 @@ use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, Node, ParamK
 use crate::ptx::resolve::nearest;
 use crate::sym::{Atom, AtomKind, ComputedOp, Fact, INDEX_LIMIT, Poly, gcd};
 
-use super::{Binding, Checker, SymbolState, Value, View, ViewBase, Written, limits};
+use super::{Binding, Checker, SymbolState, Value, View, ViewBase, limits};
+use crate::prove::registers::{CondRead, Flow};
 
 /// Every symbol value is at most this (checked by the launcher).
 pub const MAX_SYMBOL_VALUE: i128 = (1 << 40) - 1;
@@ -661,29 +662,15 @@ impl Checker<'_> {
         }
         // A `bool` element is one byte: its offset is its register.
         let register = layout.byte_offset(&vec![0; layout.shape.len()]);
-        let problem = match self.tiles[tile].written.get(register) {
-            Some(Written::Yes) | None => None,
-            Some(Written::Under(_)) => Some(
-                Diagnostic::new(
-                    Code::READ_OF_PREDICATED_WRITE,
-                    place.span,
-                    format!("this condition reads `{name}`, which is written only where an earlier instruction's predicate held"),
-                )
-                .with_help("write the predicate on every path (an unguarded `setp`) before branching on it"),
-            ),
-            Some(Written::No) => Some(
-                Diagnostic::new(
-                    Code::READ_BEFORE_WRITE,
-                    place.span,
-                    format!("this condition reads `{name}`, which no earlier statement wrote"),
-                )
-                .with_help(format!("compute `{}` first, for example with `setp`", place.base)),
-            ),
-        };
-        if let Some(diag) = problem {
-            self.diags.push(diag);
-            return Some(None);
-        }
+        // Whether it holds a value here is the register obligation's to
+        // prove (`crate::prove::registers`).
+        self.flow.push(Flow::CondRead(CondRead {
+            tile,
+            register,
+            span: place.span,
+            text: name,
+            base: place.base.clone(),
+        }));
         self.tiles[tile].ever_read = true;
         Some(Some(Cond::Register {
             tile,

@@ -275,7 +275,7 @@ catalogue! {
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
         READ_BEFORE_WRITE = 302, "read of a register no earlier statement wrote";
-        READ_OF_PREDICATED_WRITE = 303, "read of a register written only under a predicate";
+        READ_OF_PREDICATED_WRITE = 303, "a store, atomic, collective or condition observes a value defined only under a guard";
         PRESERVE_DST_WITHOUT_PRED = 304, "`preserve_dst` without `pred`";
         PRESERVE_DST_MEMORY = 305, "`preserve_dst` on a memory-only destination";
         PRESERVE_DST_UNWRITTEN = 306, "`preserve_dst` over a destination never written";
