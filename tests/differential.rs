@@ -4,7 +4,7 @@
 //!
 //! For every legal variant of every usable form of the PTX table (plus one
 //! kernel per immediate value and per special register a variant can
-//! read), a kernel is generated (`tests/support/form_kernels.rs`) that runs
+//! read), a kernel is generated (`tile_kernel_testkit::form_kernels`) that runs
 //! the variant once per thread on per-thread operands: every register
 //! source is loaded from row `i` of an input tensor, every destination is
 //! stored to row `i` of an output tensor, every address operand is row `i`
@@ -116,20 +116,12 @@
 //! variant too; `TILE_KERNEL_DIFF_DUMP=<dir>` writes every batch's joined
 //! PTX module there (`batch<first case>.ptx`), for JIT problems.
 
-#[path = "support/form_kernels.rs"]
-#[allow(dead_code)]
-mod form_kernels;
-#[path = "support/ptxas.rs"]
-#[allow(dead_code)]
-mod ptxas;
-
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU8, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use form_kernels::{Choices, Role, Shape, TensorRole, generate};
 use tile_kernel_interp::{Arg, Prepared, RunOptions};
 use tile_kernel_lowering::program::{ParamKind, Program};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
@@ -138,6 +130,9 @@ use tile_kernel_lowering::ptx::{
     InstructionForm, Modifiers, OperandKind, PtxType, Space, Usability,
 };
 use tile_kernel_lowering::{Target, compile};
+use tile_kernel_testkit::Rng;
+use tile_kernel_testkit::form_kernels::{self, Choices, Role, Shape, TensorRole, generate};
+use tile_kernel_testkit::ptxas;
 
 /// Threads a block.
 const BLOCK: u32 = 256;
@@ -353,10 +348,10 @@ fn immediate_values(min: i64, max: i64) -> Vec<i64> {
         values.extend(min..=max);
     } else {
         values.extend([min, min + 1, min + (max - min) / 2, max - 1, max]);
-        let mut rng = Rng::new(&format!("imm {min} {max}"));
+        let mut rng = Rng::from_label(&format!("imm {min} {max}"));
         for _ in 0..3 {
             let span = (max - min) as u64 + 1;
-            values.insert(min + (rng.next() % span) as i64);
+            values.insert(min + (rng.next_u64() % span) as i64);
         }
         if (min, max) == (0, 255) {
             // LUTs of lop3: a ^ b ^ c, majority, a, b, c, a & b & c, a | b | c.
@@ -519,35 +514,6 @@ fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Skips) {
 
 // ---------------------------------------------------------------------------
 // Values
-
-/// splitmix64, seeded from a string: every case's inputs are reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn new(seed: &str) -> Rng {
-        let mut h = 0xcbf2_9ce4_8422_2325u64;
-        for b in seed.bytes() {
-            h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
-        }
-        Rng(h)
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n.max(1) as u64) as usize
-    }
-
-    fn pick(&mut self, items: &[u64]) -> u64 {
-        items[self.below(items.len())]
-    }
-}
 
 fn mask(bits: u32) -> u64 {
     if bits >= 64 {
@@ -714,10 +680,10 @@ impl Fmt {
             let mut exponents = vec![0, t.emin, t.emax];
             exponents.push(t.emin + rng.below((t.emax - t.emin + 1) as usize) as i32);
             for e in exponents {
-                for frac in [0, 1, rng.next() & mask(t.man), t.max_frac] {
+                for frac in [0, 1, rng.next_u64() & mask(t.man), t.max_frac] {
                     // (1.frac + half an ulp of t) * 2^e
                     let n = ((1 << t.man) | frac) << 1 | 1;
-                    push(self.exact(rng.next() & 1 == 1, n, e - m - 1), &mut out);
+                    push(self.exact(rng.next_u64() & 1 == 1, n, e - m - 1), &mut out);
                 }
             }
             // Above the largest finite value by half an ulp, and by one.
@@ -726,10 +692,10 @@ impl Fmt {
             push(self.exact(true, max << 1 | 1, t.emax - m - 1), &mut out);
             push(self.exact(false, max + 1, t.emax - m), &mut out);
             // Subnormal ties of t: (k + 1/2) and (k + 1/4) subnormal ulps.
-            let subnormals = [0, 1, 2, 3, mask(t.man), rng.next() & mask(t.man)];
+            let subnormals = [0, 1, 2, 3, mask(t.man), rng.next_u64() & mask(t.man)];
             for k in subnormals {
                 push(
-                    self.exact(rng.next() & 1 == 1, k << 1 | 1, t.emin - m - 1),
+                    self.exact(rng.next_u64() & 1 == 1, k << 1 | 1, t.emin - m - 1),
                     &mut out,
                 );
                 push(self.exact(false, k << 2 | 1, t.emin - m - 2), &mut out);
@@ -1044,7 +1010,7 @@ fn build_rows(slots: &[Slot], n: usize, rng: &mut Rng) -> Vec<Vec<u64>> {
                 match rng.below(10) {
                     0..=3 => rng.pick(&s.values),
                     9 if !same_type.is_empty() => row[same_type[rng.below(same_type.len())]],
-                    _ => rng.next() & mask(s.width),
+                    _ => rng.next_u64() & mask(s.width),
                 }
             };
             row.push(v);
@@ -1275,7 +1241,7 @@ fn build(case_index: usize, case: &Case, smoke: bool) -> Built {
     built.checks = checks_for(case, &built.roles);
 
     // Inputs.
-    let mut rng = Rng::new(&case.label);
+    let mut rng = Rng::from_label(&case.label);
     let operands = case.variant.operands();
     let mut slots = Vec::new();
     let mut fixed: Vec<(usize, Vec<u64>)> = Vec::new();
@@ -2785,12 +2751,12 @@ fn sweep_values_are_what_they_claim() {
         PtxType::Bf16,
         PtxType::F16x2,
     ] {
-        let (core, ext, _) = values_for(ty, "a", &mut Rng::new("t"));
+        let (core, ext, _) = values_for(ty, "a", &mut Rng::from_label("t"));
         assert!(core.len() >= 20 && ext.len() > core.len(), "{ty:?}");
     }
     // f32 ties hit every narrower format's overflow boundary: 65520 for
     // f16 (65504 + half an ulp), 464 for e4m3.
-    let ties = Fmt::F32.ties(&mut Rng::new("t"));
+    let ties = Fmt::F32.ties(&mut Rng::from_label("t"));
     assert!(ties.contains(&u64::from(65520f32.to_bits())));
     assert!(ties.contains(&u64::from(464f32.to_bits())));
     let limit = |opcode: &str, a: f64| approx_rule(opcode).map(|rule| rule(a));
@@ -2927,15 +2893,15 @@ fn a_mismatch_is_reported_with_its_inputs_and_both_sides() {
 /// report).
 mod warp {
     use super::*;
-    use form_kernels::{
-        ROWS, S, alloc, apply, binary, dtype_for, global_index, literal, name, per_register,
-        per_thread_launch, place, tensor_of,
-    };
     use tile_kernel_lowering::DType;
     use tile_kernel_lowering::ast::{BinOp, Dim, If, Kernel, Operand, SliceItem, Stmt, ViewKind};
     use tile_kernel_lowering::emit::emit;
     use tile_kernel_lowering::program::{Instruction, Lane, Node, OperandValue, Statement};
     use tile_kernel_lowering::ptx::{Access, InstructionForm};
+    use tile_kernel_testkit::ast::{SPAN as S, apply, binary, literal, name, place};
+    use tile_kernel_testkit::form_kernels::{
+        ROWS, alloc, dtype_for, global_index, per_register, per_thread_launch, tensor_of,
+    };
 
     /// Threads a block: two warps.
     pub const BLOCK: u32 = 64;
@@ -3677,24 +3643,26 @@ mod warp {
         };
         let warp_c = match c_kind {
             ShflC::Width(width) => cuda_c(mode, width),
-            ShflC::Random => rng.next() as u32,
+            ShflC::Random => rng.next_u64() as u32,
             ShflC::PerLane => 0,
         };
         for lane in 0..LANES {
             let l = lane as u32;
-            inputs.a[lane] = u64::from((rng.next() as u32 & !0xff) | l);
+            inputs.a[lane] = u64::from((rng.next_u64() as u32 & !0xff) | l);
             // Mostly offsets within the segment (which land in range
             // most often).
             let b = uniform_b.unwrap_or_else(|| match rng.below(4) {
                 0 | 1 => rng.below(segment) as u32,
                 2 => rng.below(64) as u32,
-                _ => rng.next() as u32,
+                _ => rng.next_u64() as u32,
             });
             inputs.b[lane] = u64::from(shfl_b(mode, partition, l, b));
             let c = match c_kind {
                 // `up` counts from the clamp upwards: mostly clamp 0.
-                ShflC::PerLane if mode == "up" && rng.below(4) != 0 => rng.next() as u32 & 0x1f00,
-                ShflC::PerLane => rng.next() as u32 & 0x1f1f,
+                ShflC::PerLane if mode == "up" && rng.below(4) != 0 => {
+                    rng.next_u64() as u32 & 0x1f00
+                }
+                ShflC::PerLane => rng.next_u64() as u32 & 0x1f1f,
                 _ => warp_c,
             };
             inputs.c[lane] = u64::from(shfl_c(partition, c));
@@ -3744,12 +3712,12 @@ mod warp {
         let (partition, pattern) = pick(w, PATTERNS.len(), rng);
         let masks = inputs.set_masks(partition, rng);
         let special = rng.below(LANES);
-        let group = per_group(&masks, || rng.next() & 1);
+        let group = per_group(&masks, || rng.next_u64() & 1);
         for (lane, a) in inputs.a.iter_mut().enumerate() {
             *a = match pattern {
                 0 => 1,
                 1 => 0,
-                2 => rng.next() & 1,
+                2 => rng.next_u64() & 1,
                 3 => u64::from(lane == special),
                 4 => u64::from(lane != special),
                 5 => group[lane],
@@ -3773,7 +3741,7 @@ mod warp {
         ];
         let (partition, pattern) = pick(w, PATTERNS.len(), rng);
         let masks = inputs.set_masks(partition, rng);
-        let base = rng.next() & mask(bits);
+        let base = rng.next_u64() & mask(bits);
         let set: Vec<u64> = if bits == 64 {
             vec![
                 base,
@@ -3800,7 +3768,7 @@ mod warp {
                 0 => base,
                 1 => set[rng.below(2)],
                 2 => set[rng.below(4)],
-                3 => rng.next() & mask(bits),
+                3 => rng.next_u64() & mask(bits),
                 4 => group[lane],
                 _ if lane == odd => group[lane] ^ 1 << (bits - 1),
                 _ => group[lane],
@@ -3841,7 +3809,7 @@ mod warp {
         let all = EXTREMES[rng.below(EXTREMES.len())];
         for a in inputs.a.iter_mut() {
             *a = match pattern {
-                0 => rng.next() & 0xffff_ffff,
+                0 => rng.next_u64() & 0xffff_ffff,
                 1 => rng.pick(EXTREMES),
                 2 => all,
                 3 => u64::from((rng.below(9) as i32 - 4) as u32),
@@ -3878,7 +3846,7 @@ mod warp {
             .map(|p| matches!(p.kind, ParamKind::Tensor { written: true, .. }))
             .collect();
         built.checks = checks_for(case, &built.roles);
-        let mut rng = Rng::new(&case.label);
+        let mut rng = Rng::from_label(&case.label);
         let warps: Vec<WarpInputs> = (0..case.rows.div_ceil(LANES))
             .map(|w| warp_inputs(&case.variant, w, &mut rng))
             .collect();

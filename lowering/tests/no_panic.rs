@@ -60,6 +60,7 @@ use tile_kernel_lowering::ptx::resolve;
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
 use tile_kernel_lowering::{Code, Compilation, DType, SpanId, Target, compile};
+use tile_kernel_testkit::ast::{self as build, alloc, binary, int, let_, name};
 
 // ------------------------------------------------------------- harness
 
@@ -1011,29 +1012,9 @@ fn kernel() -> impl Strategy<Value = Kernel> {
 // second generator: kernels over `x`/`y: Tensor<f32, ..>`, a tile `r` and
 // plausible statements with random index arithmetic.
 
-fn name(text: &str) -> Expr {
-    Expr::Name(text.to_string(), SpanId(40))
-}
-
-fn int(value: i128) -> Expr {
-    Expr::Int(value, SpanId(41))
-}
-
+/// `func(axis)`.
 fn call(func: &str, axis: i128) -> Expr {
-    Expr::Call {
-        func: func.to_string(),
-        args: vec![int(axis)],
-        span: SpanId(42),
-    }
-}
-
-fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
-    Expr::Binary {
-        op,
-        lhs: Box::new(lhs),
-        rhs: Box::new(rhs),
-        span: SpanId(43),
-    }
+    build::call(func, vec![int(axis)])
 }
 
 /// An index: constants, `thread_id`, `cta_id * 256 + thread_id`,
@@ -1514,10 +1495,7 @@ fn not(expr: Expr) -> Expr {
 }
 
 fn lit(value: i128) -> Operand {
-    Operand::Literal(Literal {
-        value: LiteralValue::Int(value),
-        span: SpanId(152),
-    })
+    build::literal(value)
 }
 
 fn flit(value: f64) -> Operand {
@@ -3623,38 +3601,9 @@ fn huge_kernel(dtype: DType, dims: &[u64], block: u32, body: Vec<Stmt>) -> Kerne
     }
 }
 
-fn alloc(name: &str, dtype: DType, shape: &[u64]) -> Stmt {
-    Stmt::AllocLocal(AllocLocal {
-        name: name.to_string(),
-        name_span: SpanId(93),
-        dtype,
-        dtype_span: SpanId(94),
-        shape: shape
-            .iter()
-            .map(|d| Dim::constant(*d, SpanId(95)))
-            .collect(),
-        scope: None,
-        space: AllocSpace::Registers,
-        span: SpanId(96),
-    })
-}
-
+/// `base`, whole.
 fn whole(base: &str) -> Operand {
-    Operand::Place(PlaceExpr {
-        base: base.to_string(),
-        base_span: SpanId(97),
-        views: Vec::new(),
-        span: SpanId(98),
-    })
-}
-
-fn let_(name: &str, value: Expr) -> Stmt {
-    Stmt::Let(Let {
-        name: name.to_string(),
-        name_span: SpanId(99),
-        value,
-        span: SpanId(100),
-    })
+    build::place(base, Vec::new())
 }
 
 /// Compiles on a thread with `stack` bytes (the test threads' default is
