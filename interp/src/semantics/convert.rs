@@ -1270,7 +1270,7 @@ mod tests {
         ("cvt.rn.ftz.f32.f64", &[0x380fffffffffffff], 0x800000),
         // Tiny after rounding to 24 bits (unbounded exponent): flushed,
         // though rounding into the subnormal range would give 2^-126
-        // (found by tests/differential.rs on the H200).
+        // (found by tests/differential/ on the H200).
         ("cvt.rn.ftz.f32.f64", &[0x380fffffe0000000], 0x0),
         ("cvt.rn.ftz.f32.f64", &[0x380fffffe0000001], 0x0),
         ("cvt.rm.ftz.f32.f64", &[0xb80fffffe0000000], 0x80000000),
