@@ -504,7 +504,7 @@ mod tests {
     //!   and float literals, non-ASCII and raw identifiers, nested views,
     //!   `let`/`for`/`if`/`else if`, `pred`/`scope`/`preserve_dst`, symbolic
     //!   dims, grid formulas and arrays), `TILE_KERNEL_FUZZ_CASES` of them
-    //!   (a small tier by default, like `lowering/tests/no_panic.rs`);
+    //!   (a small tier by default, like `lowering/tests/no_panic/`);
     //! - on hand-picked odd inputs.
 
     use std::panic::{AssertUnwindSafe, catch_unwind};
