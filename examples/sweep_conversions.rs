@@ -30,14 +30,9 @@
 //!
 //! Exits with status 1 on any mismatch, 2 on a usage or setup error.
 
-#[path = "../tests/support/form_kernels.rs"]
-#[allow(dead_code)]
-mod form_kernels;
-
 use std::process::ExitCode;
 use std::time::Instant;
 
-use form_kernels::*;
 use tile_kernel::Device;
 use tile_kernel_interp::semantics::{Compute, compute};
 use tile_kernel_lowering::ast::*;
@@ -45,6 +40,10 @@ use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
 use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, PtxType, Usability};
 use tile_kernel_lowering::{DType, Target, compile};
+use tile_kernel_testkit::ast::{SPAN as S, apply, binary, int, literal, name, place};
+use tile_kernel_testkit::form_kernels::{
+    ROWS, alloc, dtype_for, global_index, per_thread_launch, spec_for, tensor_of,
+};
 
 const BLOCK: u32 = 256;
 

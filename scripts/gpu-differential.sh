@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The GPU differential conformance harness, on the GPU machine: runs the
-# `differential` test binary (tests/differential.rs) and the exhaustive
+# `differential` test binary (tests/differential/) and the exhaustive
 # conversion sweep (examples/sweep_conversions.rs), writing all output
 # under $OUT (default: $BIN/diff-out). The GPU machine has no cargo: build
 # the two binaries on the build machine into $BIN (default gpu-bin/, which
@@ -27,7 +27,7 @@
 #                      gpu-differential.sh sweep .bf16.f32  (scalar bf16)
 #                      gpu-differential.sh sweep x2.f32     (f16x2, bf16x2, e4m3x2, e5m2x2)
 #                      gpu-differential.sh sweep tf32
-# Environment for the differential test (see tests/differential.rs):
+# Environment for the differential test (see tests/differential/):
 #   TILE_KERNEL_DIFF_FILTER=w1,w2  only variants whose opcode contains a word
 #   TILE_KERNEL_DIFF_ROWS=N        rows of a non-memory variant (4096)
 #   TILE_KERNEL_DIFF_WARP_ROWS=N   rows of a warp collective (32768)

@@ -5,7 +5,7 @@
 //!   `match.sync`, `activemask` and `elect.sync`) and three shared-memory
 //!   kernels (a reversal through `st.shared`/`bar.sync`/`ld.shared`,
 //!   `bar.red`, `atom.shared.add`), each over several warps and CTAs, on
-//!   inputs with structure from a fixed-seed xorshift. The expected values
+//!   inputs with structure from the test kit's fixed-seed PRNG. The expected values
 //!   are computed here on the host from the PTX ISA's definitions, never
 //!   from the interpreter.
 //! - **Goldens and ptxas**: the quantizers and dequantizers of
@@ -29,6 +29,7 @@ mod quantize;
 mod reduce;
 
 use tile_kernel::prelude::*;
+use tile_kernel_testkit::Rng;
 
 use support::golden::golden;
 use support::ptxas::resource_usage;
@@ -757,34 +758,25 @@ fn atomic_sum_in_shared(x: Tensor<u32, 768>, old: Tensor<u32, 768>, sums: Tensor
 const WARPS: usize = 12;
 const LANES: usize = WARPS * 32;
 
-/// xorshift32 (Marsaglia), from a fixed seed.
-struct XorShift(u32);
-
-impl XorShift {
-    fn next(&mut self) -> u32 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 17;
-        x ^= x << 5;
-        self.0 = x;
-        x
-    }
-}
-
 /// One u32 per lane of [`WARPS`] warps, with structure by warp `w % 4`:
 /// 0 random; 1 drawn from 3 values (groups for `match.any`); 2 one value
 /// for the whole warp; 3 random, but lanes of equal `l / 8` share a value.
 fn warp_inputs(seed: u32) -> Vec<u32> {
-    let mut rng = XorShift(seed);
+    let mut rng = Rng::new(u64::from(seed));
     let mut x = Vec::with_capacity(LANES);
     for w in 0..WARPS {
-        let choices = [rng.next(), rng.next(), rng.next()];
-        let shared = rng.next();
-        let quarters = [rng.next(), rng.next(), rng.next(), rng.next()];
+        let choices = [rng.next_u32(), rng.next_u32(), rng.next_u32()];
+        let shared = rng.next_u32();
+        let quarters = [
+            rng.next_u32(),
+            rng.next_u32(),
+            rng.next_u32(),
+            rng.next_u32(),
+        ];
         for lane in 0..32 {
             x.push(match w % 4 {
-                0 => rng.next(),
-                1 => choices[rng.next() as usize % 3],
+                0 => rng.next_u32(),
+                1 => choices[rng.next_u32() as usize % 3],
                 2 => shared,
                 _ => quarters[lane / 8],
             });
@@ -950,12 +942,13 @@ mod devices {
     use tile_kernel::prelude::*;
 
     use crate::support::gpu::on_both_devices;
+    use tile_kernel_testkit::Rng;
 
     use super::{
-        LANES, Lane, SHFL_CASES, SHFL_PRED_CASES, WARPS, XorShift, active_and_elect,
-        add_one_cyclic_pairs, at, atomic_sum_in_shared, barrier_reductions, matches, redux_all,
-        reverse_cyclic, reverse_rows_in_dynamic_shared, reverse_through_shared,
-        shared_size_registers, shfl_source, shuffles, votes, warp, warp_inputs, warpgroup_rows,
+        LANES, Lane, SHFL_CASES, SHFL_PRED_CASES, WARPS, active_and_elect, add_one_cyclic_pairs,
+        at, atomic_sum_in_shared, barrier_reductions, matches, redux_all, reverse_cyclic,
+        reverse_rows_in_dynamic_shared, reverse_through_shared, shared_size_registers, shfl_source,
+        shuffles, votes, warp, warp_inputs, warpgroup_rows,
     };
 
     on_both_devices!(
@@ -1073,12 +1066,12 @@ mod devices {
     /// Inputs for `votes`: by warp `w % 4`, the predicate `x < 2^31` holds
     /// in a random set of lanes, in every lane, in none, or in one.
     fn vote_inputs() -> Vec<u32> {
-        let mut rng = XorShift(0x1234_5678);
+        let mut rng = Rng::new(0x1234_5678);
         let mut x = Vec::with_capacity(LANES);
         for w in 0..WARPS {
-            let only = rng.next() as usize % 32;
+            let only = rng.next_u32() as usize % 32;
             for lane in 0..32 {
-                let r = rng.next();
+                let r = rng.next_u32();
                 x.push(match w % 4 {
                     0 => r,
                     1 => r & 0x7fff_ffff,
@@ -1179,8 +1172,8 @@ mod devices {
     }
 
     fn shared_buffer_reverses_a_cta_across_a_barrier(dev: &Device) -> Result<()> {
-        let mut rng = XorShift(0xdead_beef);
-        let x: Vec<u32> = (0..768).map(|_| rng.next()).collect();
+        let mut rng = Rng::new(0xdead_beef);
+        let x: Vec<u32> = (0..768).map(|_| rng.next_u32()).collect();
         let input = dev.upload(&x, [768])?;
         let mut y = dev.zeros::<u32>([768])?;
         reverse_through_shared(dev, &input, &mut y)?;
@@ -1196,11 +1189,11 @@ mod devices {
     fn dynamic_shared_buffer_is_sized_at_launch_beyond_48_kib(dev: &Device) -> Result<()> {
         // C f32 per row; 58,112 f32 are exactly the 227 KiB (232,448
         // bytes) an H200 block may have, the interpreter's limit too.
-        let mut rng = XorShift(0x5eed_0dd5);
+        let mut rng = Rng::new(0x5eed_0dd5);
         for cols in [1usize, 255, 257, 12_289, 40_000, 58_112] {
             let rows = 3;
             let x: Vec<f32> = (0..rows * cols)
-                .map(|_| f32::from_bits(rng.next()))
+                .map(|_| f32::from_bits(rng.next_u32()))
                 .collect();
             let input = dev.upload(&x, [rows, cols])?;
             let mut y = dev.zeros::<f32>([rows, cols])?;
@@ -1265,9 +1258,9 @@ mod devices {
     }
 
     fn cyclic_distribution_reverses_through_dynamic_shared(dev: &Device) -> Result<()> {
-        let mut rng = XorShift(0xc1c1_1c0f);
+        let mut rng = Rng::new(0xc1c1_1c0f);
         for n in [1usize, 255, 256, 257, 1000, 4096, 50_001] {
-            let x: Vec<f32> = (0..n).map(|_| f32::from_bits(rng.next())).collect();
+            let x: Vec<f32> = (0..n).map(|_| f32::from_bits(rng.next_u32())).collect();
             let input = dev.upload(&x, [n])?;
             let mut y = dev.zeros::<f32>([n])?;
             reverse_cyclic(dev, &input, &mut y)?;
@@ -1284,10 +1277,10 @@ mod devices {
     }
 
     fn cyclic_pairs_cover_the_tensor_once(dev: &Device) -> Result<()> {
-        let mut rng = XorShift(0x0dd_ba11);
+        let mut rng = Rng::new(0x0dd_ba11);
         for n in [1usize, 127, 256, 1000, 65_537] {
             // Small integers: x + 1 is exact.
-            let x: Vec<f32> = (0..2 * n).map(|_| (rng.next() % 1000) as f32).collect();
+            let x: Vec<f32> = (0..2 * n).map(|_| (rng.next_u32() % 1000) as f32).collect();
             let input = dev.upload(&x, [2 * n])?;
             let mut y = dev.zeros::<f32>([2 * n])?;
             add_one_cyclic_pairs(dev, &input, &mut y)?;
@@ -1300,8 +1293,8 @@ mod devices {
     }
 
     fn warpgroup_tiles_bind_rows_in_blocks_of_two_warpgroups(dev: &Device) -> Result<()> {
-        let mut rng = XorShift(0x3a3a_5c5c);
-        let x: Vec<u32> = (0..6 * 128 * 2).map(|_| rng.next()).collect();
+        let mut rng = Rng::new(0x3a3a_5c5c);
+        let x: Vec<u32> = (0..6 * 128 * 2).map(|_| rng.next_u32()).collect();
         let input = dev.upload(&x, [6, 128, 2])?;
         let mut out = dev.zeros::<u32>([6, 128, 4])?;
         warpgroup_rows(dev, &input, &mut out)?;
@@ -1323,12 +1316,12 @@ mod devices {
 
     fn bar_red_counts_and_combines_a_cta_predicate(dev: &Device) -> Result<()> {
         // By CTA: the predicate `x < 2^30` in random threads, all, none, one.
-        let mut rng = XorShift(0x0f1e_2d3c);
+        let mut rng = Rng::new(0x0f1e_2d3c);
         let mut x = Vec::with_capacity(1024);
         for c in 0..4 {
-            let only = rng.next() as usize % 256;
+            let only = rng.next_u32() as usize % 256;
             for t in 0..256 {
-                let r = rng.next();
+                let r = rng.next_u32();
                 x.push(match c {
                     0 => r,
                     1 => r & 0x3fff_ffff,
@@ -1359,10 +1352,10 @@ mod devices {
     }
 
     fn atom_shared_add_sums_a_cta_into_one_element(dev: &Device) -> Result<()> {
-        let mut rng = XorShift(0x7777_1111);
+        let mut rng = Rng::new(0x7777_1111);
         // 1..=1000: every thread's add moves the counter, so the old values
         // of a CTA are distinct and chain from 0 to the total.
-        let x: Vec<u32> = (0..768).map(|_| rng.next() % 1000 + 1).collect();
+        let x: Vec<u32> = (0..768).map(|_| rng.next_u32() % 1000 + 1).collect();
         let input = dev.upload(&x, [768])?;
         let mut old = dev.zeros::<u32>([768])?;
         let mut sums = dev.zeros::<u32>([3])?;

@@ -12,7 +12,8 @@ use tile_kernel_lowering::ptx::{Access, OperandKind, Usability};
 
 #[allow(dead_code)] // each test file uses part of it
 mod support;
-use support::{SplitMix as Rng, one, run};
+use support::{one, run};
+use tile_kernel_testkit::Rng;
 
 const FORMS_HERE: &[&str] = &[
     "and",
@@ -41,15 +42,20 @@ const FORMS_HERE: &[&str] = &[
     "fns",
 ];
 
-impl Rng {
+/// What this file's tests draw from the test kit's seeded [`Rng`].
+trait Draws {
+    fn amount(&mut self) -> u64;
+}
+
+impl Draws for Rng {
     /// A shift amount, position or length: usually small, sometimes huge.
     fn amount(&mut self) -> u64 {
-        let r = self.next();
+        let r = self.next_u64();
         match r % 8 {
-            0 => self.next() & 0xffff_ffff,
-            1 => 0xffff_ff00 | (self.next() & 0xff),
-            2 => 0x100 + (self.next() % 80),
-            _ => self.next() % 80,
+            0 => self.next_u64() & 0xffff_ffff,
+            1 => 0xffff_ff00 | (self.next_u64() & 0xff),
+            2 => 0x100 + (self.next_u64() % 80),
+            _ => self.next_u64() % 80,
         }
     }
 }
@@ -64,7 +70,7 @@ fn bit(v: u64, i: u64) -> u64 {
 
 #[test]
 fn every_variant_has_semantics_of_the_right_shape_and_width() {
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let mut variants = 0;
     for form in FORMS.iter().filter(|f| FORMS_HERE.contains(&f.id)) {
         for v in legal_variants(form) {
@@ -82,7 +88,13 @@ fn every_variant_has_semantics_of_the_right_shape_and_width() {
                 .collect();
             for _ in 0..500 {
                 let inputs: Vec<Bits> = (0..c.inputs())
-                    .map(|i| if i % 2 == 0 { rng.next() } else { rng.amount() })
+                    .map(|i| {
+                        if i % 2 == 0 {
+                            rng.next_u64()
+                        } else {
+                            rng.amount()
+                        }
+                    })
                     .collect();
                 let mut out = vec![0; c.outputs()];
                 c.run(&inputs, &mut out);
@@ -140,9 +152,14 @@ fn lop3_truth_tables() {
 
 #[test]
 fn lop3_property() {
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     for _ in 0..3000 {
-        let (a, b, c, lut) = (rng.next(), rng.next(), rng.next(), rng.next() & 0xff);
+        let (a, b, c, lut) = (
+            rng.next_u64(),
+            rng.next_u64(),
+            rng.next_u64(),
+            rng.next_u64() & 0xff,
+        );
         let mut d = 0;
         for i in 0..32 {
             let index = (bit(a, i) << 2) | (bit(b, i) << 1) | bit(c, i);
@@ -211,9 +228,9 @@ fn funnel_shifts_clamp_or_wrap() {
 
 #[test]
 fn shift_property() {
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     for _ in 0..3000 {
-        let (a, b, n) = (rng.next(), rng.next(), rng.amount());
+        let (a, b, n) = (rng.next_u64(), rng.next_u64(), rng.amount());
         for bits in [16usize, 32, 64] {
             let shl = if n >= bits as u64 {
                 0
@@ -279,9 +296,9 @@ fn prmt_modes_follow_the_isa_table() {
 
 #[test]
 fn prmt_property() {
-    let mut rng = Rng(4);
+    let mut rng = Rng::new(4);
     for _ in 0..3000 {
-        let (a, b, c) = (rng.next(), rng.next(), rng.next());
+        let (a, b, c) = (rng.next_u64(), rng.next_u64(), rng.next_u64());
         let bytes = (mask(b, 32) << 32) | mask(a, 32);
         let mut d = 0;
         for k in 0..4 {
@@ -390,9 +407,9 @@ fn bfi_reference(bits: u64, operand: u64, a: u64, b: u64, c: u64, d: u64) -> u64
 
 #[test]
 fn bit_field_property() {
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     for _ in 0..3000 {
-        let (a, b, c, d) = (rng.next(), rng.amount(), rng.amount(), rng.amount());
+        let (a, b, c, d) = (rng.next_u64(), rng.amount(), rng.amount(), rng.amount());
         for (ty, bits, signed, operand) in [
             ("u32", 32, false, 0xff),
             ("s32", 32, true, 0xff),
@@ -406,7 +423,7 @@ fn bit_field_property() {
                 "bfe.{ty}"
             );
         }
-        let f = rng.next();
+        let f = rng.next_u64();
         assert_eq!(
             one("bfi", "bfi.b32", &[f, a, b, c]),
             bfi_reference(32, 0xff, f, a, b, c)
@@ -492,7 +509,7 @@ fn szext_modes() {
 
 #[test]
 fn bmsk_szext_property() {
-    let mut rng = Rng(6);
+    let mut rng = Rng::new(6);
     for _ in 0..3000 {
         let (a, b) = (rng.amount(), rng.amount());
         for (mode, clamp) in [("clamp", true), ("wrap", false)] {
@@ -507,7 +524,7 @@ fn bmsk_szext_property() {
                 .fold(0, |m, i| m | (1 << i));
             assert_eq!(one("bmsk", &format!("bmsk.{mode}.b32"), &[a, b]), expect);
             // szext: the low n bits of x, extended.
-            let x = rng.next() & 0xffff_ffff;
+            let x = rng.next_u64() & 0xffff_ffff;
             let n = if clamp { b.min(32) } else { b & 31 };
             let low = mask(x, n as usize);
             let sign = n > 0 && bit(x, n - 1) == 1;

@@ -10,7 +10,8 @@ use tile_kernel_lowering::ptx::table::FORMS;
 
 #[allow(dead_code)] // each test file uses part of it
 mod support;
-use support::{SplitMix as Rng, one, run};
+use support::{one, run};
+use tile_kernel_testkit::Rng;
 
 const FORMS_HERE: &[&str] = &[
     "setp",
@@ -46,7 +47,7 @@ const CMP_OPS: &[&str] = &[
 
 #[test]
 fn every_variant_has_semantics_of_the_right_shape() {
-    let mut rng = Rng(1);
+    let mut rng = Rng::new(1);
     let mut variants = 0;
     for form in FORMS.iter().filter(|f| FORMS_HERE.contains(&f.id)) {
         for v in legal_variants(form) {
@@ -57,7 +58,7 @@ fn every_variant_has_semantics_of_the_right_shape() {
             let c = compute(&v).unwrap_or_else(|| panic!("{}", v.opcode_text()));
             assert_eq!(c.outputs(), destination_lanes(&v));
             for _ in 0..20 {
-                let inputs: Vec<Bits> = (0..c.inputs()).map(|_| rng.next()).collect();
+                let inputs: Vec<Bits> = (0..c.inputs()).map(|_| rng.next_u64()).collect();
                 let mut out = vec![0; c.outputs()];
                 c.run(&inputs, &mut out);
                 if v.form.id.starts_with("setp") {
@@ -272,10 +273,14 @@ fn selp_and_slct() {
 
 #[test]
 fn integer_compare_property() {
-    let mut rng = Rng(2);
+    let mut rng = Rng::new(2);
     for _ in 0..2000 {
-        let (a, b) = (rng.next(), rng.next());
-        let b = if rng.next().is_multiple_of(4) { a } else { b };
+        let (a, b) = (rng.next_u64(), rng.next_u64());
+        let b = if rng.next_u64().is_multiple_of(4) {
+            a
+        } else {
+            b
+        };
         let (ua, ub) = (a as u32, b as u32);
         let (sa, sb) = (ua as i32, ub as i32);
         let cases: [(&str, bool); 12] = [
@@ -314,10 +319,10 @@ fn float_compare_property() {
         0x007f_ffff,
         0x0080_0000,
     ];
-    let mut rng = Rng(3);
+    let mut rng = Rng::new(3);
     for _ in 0..3000 {
         let mut pick = || {
-            let r = rng.next();
+            let r = rng.next_u64();
             if r.is_multiple_of(2) {
                 specials[(r >> 8) as usize % specials.len()]
             } else {

@@ -7,34 +7,11 @@ use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
 use tile_kernel_lowering::ast::*;
 use tile_kernel_lowering::program::{DimSpec, Node, OperandValue, Program};
 use tile_kernel_lowering::sym::Poly;
-use tile_kernel_lowering::{DType, SpanId, Target, compile};
-
-const S: SpanId = SpanId(0);
-
-fn int(v: i128) -> Expr {
-    Expr::Int(v, S)
-}
-
-fn name(n: &str) -> Expr {
-    Expr::Name(n.into(), S)
-}
-
-fn call(f: &str, args: Vec<Expr>) -> Expr {
-    Expr::Call {
-        func: f.into(),
-        args,
-        span: S,
-    }
-}
-
-fn bin(op: BinOp, a: Expr, b: Expr) -> Expr {
-    Expr::Binary {
-        op,
-        lhs: Box::new(a),
-        rhs: Box::new(b),
-        span: S,
-    }
-}
+use tile_kernel_lowering::{DType, Target, compile};
+use tile_kernel_testkit::ast::{
+    self as build, SPAN as S, alloc, alloc_shared, apply, apply_scoped, binary, call, int, literal,
+    name, place,
+};
 
 /// `base.slice(s![at..at + len])`.
 fn range(base: &str, at: Expr, len: i128) -> Operand {
@@ -44,7 +21,7 @@ fn range(base: &str, at: Expr, len: i128) -> Operand {
         views: vec![ViewOp {
             kind: ViewKind::Slice(vec![SliceItem::Range {
                 start: Some(at.clone()),
-                end: Some(bin(BinOp::Add, at, int(len))),
+                end: Some(binary(BinOp::Add, at, int(len))),
                 step: 1,
                 span: S,
             }]),
@@ -55,48 +32,12 @@ fn range(base: &str, at: Expr, len: i128) -> Operand {
 }
 
 fn tile(base: &str) -> Operand {
-    Operand::Place(PlaceExpr {
-        base: base.into(),
-        base_span: S,
-        views: vec![],
-        span: S,
-    })
+    place(base, vec![])
 }
 
-fn apply(opcode: &str, operands: Vec<Operand>) -> Stmt {
-    Stmt::Apply(Apply {
-        opcode: opcode.into(),
-        opcode_span: S,
-        operands,
-        scope: None,
-        pred: None,
-        preserve_dst: None,
-        span: S,
-    })
-}
-
-fn alloc(n: &str, dtype: DType, shape: &[u64]) -> Stmt {
-    Stmt::AllocLocal(AllocLocal {
-        name: n.into(),
-        name_span: S,
-        dtype,
-        dtype_span: S,
-        shape: shape.iter().map(|d| Dim::constant(*d, S)).collect(),
-        scope: None,
-        space: AllocSpace::Registers,
-        span: S,
-    })
-}
-
+/// `n: Tensor<dtype, dim>`.
 fn tensor(n: &str, dtype: DType, dim: Expr) -> Param {
-    Param {
-        name: n.into(),
-        span: S,
-        ty: ParamType::Tensor {
-            dtype,
-            dims: vec![Dim { expr: dim, span: S }],
-        },
-    }
+    build::tensor(n, dtype, vec![dim])
 }
 
 fn program(kernel: &Kernel) -> Program {
@@ -112,9 +53,9 @@ fn program(kernel: &Kernel) -> Program {
 /// `copy(x: Tensor<u32, N>, y: Tensor<u32, N>)`, grid ceil_div(N, 4) x 4
 /// threads, 1 element per thread, guarded by `i < N`.
 fn copy_kernel() -> Kernel {
-    let i = bin(
+    let i = binary(
         BinOp::Add,
-        bin(BinOp::Mul, call("cta_id", vec![int(0)]), int(4)),
+        binary(BinOp::Mul, call("cta_id", vec![int(0)]), int(4)),
         call("thread_id", vec![int(0)]),
     );
     Kernel {
@@ -139,7 +80,7 @@ fn copy_kernel() -> Kernel {
                 span: S,
             }),
             Stmt::If(If {
-                cond: bin(BinOp::Lt, name("i"), name("N")),
+                cond: binary(BinOp::Lt, name("i"), name("N")),
                 then: vec![
                     apply("ld.global.u32", vec![tile("r"), range("x", name("i"), 1)]),
                     apply("st.global.u32", vec![range("y", name("i"), 1), tile("r")]),
@@ -540,7 +481,7 @@ fn exchange_kernel() -> Kernel {
                 span: S,
             }),
             Stmt::If(If {
-                cond: bin(BinOp::Lt, name("i"), n()),
+                cond: binary(BinOp::Lt, name("i"), n()),
                 then: vec![
                     apply("ld.global.u32", vec![tile("r"), range("x", name("i"), 1)]),
                     apply("st.global.u32", vec![range("y", name("i"), 1), tile("r")]),
@@ -721,31 +662,7 @@ fn apply_pred(opcode: &str, operands: Vec<Operand>, pred: Expr) -> Stmt {
 
 /// `apply(ptx["bar.sync"], 0, scope = "cta")`.
 fn cta_barrier() -> Stmt {
-    Stmt::Apply(Apply {
-        opcode: "bar.sync".into(),
-        opcode_span: S,
-        operands: vec![literal(0)],
-        scope: Some(("cta".into(), S)),
-        pred: None,
-        preserve_dst: None,
-        span: S,
-    })
-}
-
-fn literal(v: i128) -> Operand {
-    Operand::Literal(Literal {
-        value: LiteralValue::Int(v),
-        span: S,
-    })
-}
-
-/// `let n = alloc_shared::<dtype>(shape);`
-fn alloc_shared(n: &str, dtype: DType, shape: &[u64]) -> Stmt {
-    let Stmt::AllocLocal(mut alloc) = alloc(n, dtype, shape) else {
-        unreachable!()
-    };
-    alloc.space = AllocSpace::Shared;
-    Stmt::AllocLocal(alloc)
+    apply_scoped("bar.sync", vec![literal(0)], "cta")
 }
 
 fn thread() -> Expr {
@@ -757,7 +674,7 @@ fn block() -> Expr {
 }
 
 fn eq(a: Expr, b: Expr) -> Expr {
-    bin(BinOp::Eq, a, b)
+    binary(BinOp::Eq, a, b)
 }
 
 /// `base.slice(s![row, at..at + 1])` of a 2-D tensor.
@@ -773,7 +690,7 @@ fn row_element(base: &str, row: Expr, at: Expr) -> Operand {
                 },
                 SliceItem::Range {
                     start: Some(at.clone()),
-                    end: Some(bin(BinOp::Add, at, int(1))),
+                    end: Some(binary(BinOp::Add, at, int(1))),
                     step: 1,
                     span: S,
                 },
@@ -838,7 +755,10 @@ fn reverse_kernel(barrier: bool) -> Kernel {
     body.extend([
         apply(
             "ld.shared.u32",
-            vec![tile("r"), range("s", bin(BinOp::Sub, int(63), thread()), 1)],
+            vec![
+                tile("r"),
+                range("s", binary(BinOp::Sub, int(63), thread()), 1),
+            ],
         ),
         apply(
             "st.global.u32",
@@ -1242,11 +1162,7 @@ fn own_part(base: &str) -> Operand {
 
 /// `apply(opcode, operands.., scope = "cta")`.
 fn apply_cta(opcode: &str, operands: Vec<Operand>) -> Stmt {
-    let Stmt::Apply(mut apply) = apply(opcode, operands) else {
-        unreachable!()
-    };
-    apply.scope = Some(("cta".into(), S));
-    Stmt::Apply(apply)
+    apply_scoped(opcode, operands, "cta")
 }
 
 /// `alloc_local::<dtype>([64, 1], scope = "cta")`.
@@ -1320,7 +1236,10 @@ fn swaps_kernel(closing: bool) -> Kernel {
         cta_barrier(),
         apply(
             "ld.shared.u32",
-            vec![tile("r"), range("s", bin(BinOp::Sub, int(63), thread()), 1)],
+            vec![
+                tile("r"),
+                range("s", binary(BinOp::Sub, int(63), thread()), 1),
+            ],
         ),
     ];
     if closing {

@@ -10,12 +10,20 @@ use tile_kernel_lowering::ptx::table::FORMS;
 
 #[allow(dead_code)] // each test file uses part of it
 mod support;
-use support::{XorShift as Rng, op, run_one as run, usable_variant as variant};
+use support::{op, run_one as run, usable_variant as variant};
+use tile_kernel_testkit::Rng;
 
-impl Rng {
+/// What this file's tests draw from the test kit's seeded [`Rng`].
+trait Draws {
+    fn f32(&mut self) -> u32;
+    fn f32_near(&mut self, x: u32) -> u32;
+    fn f64(&mut self) -> u64;
+}
+
+impl Draws for Rng {
     /// f32 bits: uniform bits, mid-range values, tiny values, specials.
     fn f32(&mut self) -> u32 {
-        let r = self.next();
+        let r = self.next_u64();
         let sign = ((r >> 63) as u32) << 31;
         let mant = (r >> 20) as u32 & 0x7f_ffff;
         match r % 8 {
@@ -29,7 +37,7 @@ impl Rng {
 
     /// An f32 near `x` (exponent within 2): cancellation and rounding cases.
     fn f32_near(&mut self, x: u32) -> u32 {
-        let r = self.next();
+        let r = self.next_u64();
         let e = ((x >> 23) & 0xff) as i64 + (r % 5) as i64 - 2;
         let e = e.clamp(1, 254) as u32;
         ((r >> 32) as u32 & 0x8000_0000) | e << 23 | (r >> 8) as u32 & 0x7f_ffff
@@ -37,11 +45,11 @@ impl Rng {
 
     /// f64 bits, the same mix as [`Rng::f32`].
     fn f64(&mut self) -> u64 {
-        let r = self.next();
+        let r = self.next_u64();
         let sign = r & 1 << 63;
-        let mant = self.next() & 0xf_ffff_ffff_ffff;
+        let mant = self.next_u64() & 0xf_ffff_ffff_ffff;
         match r % 8 {
-            0 | 1 => self.next(),
+            0 | 1 => self.next_u64(),
             2..=4 => sign | (1023 - 40 + (r >> 8) % 81) << 52 | mant,
             5 => sign | ((r >> 8) % 4) << 52 | mant,
             6 => sign | (1023 - 2 + (r >> 8) % 5) << 52 | (mant & !0xff_ffff_ffff),
@@ -102,7 +110,7 @@ fn is_nan64(x: u64) -> bool {
 
 #[test]
 fn f32_rn_matches_the_host() {
-    let mut rng = Rng(0x1234_5678);
+    let mut rng = Rng::new(0x1234_5678);
     let add = [op("add.f32"), op("add.rn.f32")];
     let sub = op("sub.rn.f32");
     let mul = [op("mul.f32"), op("mul.rn.f32")];
@@ -119,7 +127,7 @@ fn f32_rn_matches_the_host() {
     };
     for _ in 0..200_000 {
         let a = rng.f32();
-        let b = if rng.next() & 1 == 0 {
+        let b = if rng.next_u64() & 1 == 0 {
             rng.f32()
         } else {
             rng.f32_near(a)
@@ -158,7 +166,7 @@ fn f64_expect(host: f64, preferred: &[u64]) -> u64 {
 
 #[test]
 fn f64_rn_matches_the_host() {
-    let mut rng = Rng(0x9abc_def0);
+    let mut rng = Rng::new(0x9abc_def0);
     let add = op("add.rn.f64");
     let sub = op("sub.f64");
     let mul = op("mul.rn.f64");
@@ -279,7 +287,7 @@ fn two_sum(a: f64, b: f64) -> (f64, i32) {
 
 #[test]
 fn f32_directed_rounding_matches_an_independent_oracle() {
-    let mut rng = Rng(0x5555_aaaa);
+    let mut rng = Rng::new(0x5555_aaaa);
     let ops: Vec<_> = MODES
         .iter()
         .map(|m| {
@@ -296,7 +304,7 @@ fn f32_directed_rounding_matches_an_independent_oracle() {
     let mut checked = 0;
     for _ in 0..100_000 {
         let a = rng.f32();
-        let b = if rng.next() & 1 == 0 {
+        let b = if rng.next_u64() & 1 == 0 {
             rng.f32()
         } else {
             rng.f32_near(a)
@@ -373,7 +381,7 @@ fn exact_zero_sums_take_the_sign_of_the_rounding() {
 
 #[test]
 fn f64_directed_rounding_brackets_the_exact_result() {
-    let mut rng = Rng(0x7777);
+    let mut rng = Rng::new(0x7777);
     let names = ["add", "sub", "mul", "div", "fma", "sqrt"];
     for name in names {
         let ops: Vec<Compute> = MODES
@@ -627,7 +635,7 @@ fn rel(got: f64, want: f64) -> f64 {
 
 #[test]
 fn approximations_are_within_the_documented_bounds() {
-    let mut rng = Rng(0xabcdef);
+    let mut rng = Rng::new(0xabcdef);
     let unary = |name: &str| op(name);
     let (ex2, lg2, sin, cos) = (
         unary("ex2.approx.f32"),
@@ -767,7 +775,7 @@ fn approximation_special_values() {
 
 #[test]
 fn f64_approximations_are_within_2_pow_minus_19() {
-    let mut rng = Rng(99);
+    let mut rng = Rng::new(99);
     let (rcp, rsqrt, full) = (
         op("rcp.approx.ftz.f64"),
         op("rsqrt.approx.ftz.f64"),
@@ -957,7 +965,7 @@ fn every_variant_masks_its_outputs_and_never_panics() {
         "copysign",
         "testp",
     ];
-    let mut rng = Rng(31337);
+    let mut rng = Rng::new(31337);
     for form in FORMS.iter().filter(|f| ids.contains(&f.id)) {
         for m in legal_variants(form) {
             let Ok(Semantics::Compute(c)) = semantics(&m) else {
@@ -968,8 +976,8 @@ fn every_variant_masks_its_outputs_and_never_panics() {
             for i in 0..2000 {
                 let s: Vec<u64> = (0..c.inputs())
                     .map(|_| match i % 3 {
-                        0 => rng.next(),
-                        1 => u64::from(rng.f32()) | rng.next() << 32,
+                        0 => rng.next_u64(),
+                        1 => u64::from(rng.f32()) | rng.next_u64() << 32,
                         _ => rng.f64(),
                     })
                     .collect();

@@ -11,11 +11,17 @@ use tile_kernel_lowering::ptx::table::FORMS;
 
 #[allow(dead_code)] // each test file uses part of it
 mod support;
-use support::{XorShift as Rng, op, run_one as run};
+use support::{op, run_one as run};
+use tile_kernel_testkit::Rng;
 
-impl Rng {
+/// What this file's tests draw from the test kit's seeded [`Rng`].
+trait Draws {
+    fn bits16(&mut self) -> u64;
+}
+
+impl Draws for Rng {
     fn bits16(&mut self) -> u64 {
-        self.next() >> 48
+        self.next_u64() >> 48
     }
 }
 
@@ -77,7 +83,7 @@ impl Ty {
 
 #[test]
 fn add_sub_mul_round_like_the_half_crate() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     for ty in [F16, BF16] {
         for name in ["add", "sub", "mul"] {
             let ops = [
@@ -91,7 +97,7 @@ fn add_sub_mul_round_like_the_half_crate() {
                 let b = if i % 2 == 0 {
                     rng.bits16()
                 } else {
-                    a & 0xff80 ^ rng.bits16() & 0x807f ^ (rng.next() % 3) << 7
+                    a & 0xff80 ^ rng.bits16() & 0x807f ^ (rng.next_u64() % 3) << 7
                 };
                 let (x, y) = ((ty.to_f64)(a) as f32, (ty.to_f64)(b) as f32);
                 let want = ty.expect(match name {
@@ -113,7 +119,7 @@ fn add_sub_mul_round_like_the_half_crate() {
 
 #[test]
 fn fma_rounds_once() {
-    let mut rng = Rng(11);
+    let mut rng = Rng::new(11);
     for ty in [F16, BF16] {
         let fma = op(&format!("fma.rn.{}", ty.name));
         let pair = op(&format!("fma.rn.{}x2", ty.name));
@@ -128,7 +134,7 @@ fn fma_rounds_once() {
                 let m = if ty.name == "f16" { 10 } else { 7 };
                 (r >> 20 & 1) << 15 | e << m | (r >> 24) & ((1 << m) - 1)
             };
-            let (a, b, c) = (v(rng.next()), v(rng.next()), v(rng.next()));
+            let (a, b, c) = (v(rng.next_u64()), v(rng.next_u64()), v(rng.next_u64()));
             let exact = (ty.to_f64)(a) * (ty.to_f64)(b) + (ty.to_f64)(c);
             let want = if exact == 0.0 { 0 } else { ty.nearest(exact) };
             assert_eq!(
@@ -323,7 +329,7 @@ fn every_variant_masks_its_outputs_and_never_panics() {
         "ex2.half",
         "tanh.half",
     ];
-    let mut rng = Rng(5);
+    let mut rng = Rng::new(5);
     for form in FORMS.iter().filter(|f| ids.contains(&f.id)) {
         for m in legal_variants(form) {
             let Ok(Semantics::Compute(c)) = semantics(&m) else {
@@ -332,7 +338,7 @@ fn every_variant_masks_its_outputs_and_never_panics() {
             let width = m.operands()[0].ty.carrier_bits();
             let mut d = vec![0u64; c.outputs()];
             for _ in 0..3000 {
-                let s: Vec<u64> = (0..c.inputs()).map(|_| rng.next()).collect();
+                let s: Vec<u64> = (0..c.inputs()).map(|_| rng.next_u64()).collect();
                 c.run(&s, &mut d);
                 assert!(
                     d[0] < 1 << width,

@@ -18,6 +18,7 @@ use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Usability};
 #[allow(dead_code)] // each test file uses part of it
 mod support;
 use support::variant;
+use tile_kernel_testkit::Rng;
 
 const FULL: u32 = 0xffff_ffff;
 /// What the tests put in destinations the collective must not write.
@@ -640,29 +641,24 @@ fn shfl_matches_the_cuda_intrinsics() {
 
 // ------------------------------------------------------------- properties
 
-/// Splitmix64.
-struct Rng(u64);
+/// Masks and inputs of the properties, drawn from the test kit's seeded
+/// [`Rng`].
+trait WarpDraws {
+    fn executing(&mut self) -> u32;
+}
 
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
+impl WarpDraws for Rng {
     /// An executing mask: full, a contiguous run, sparse or random.
     fn executing(&mut self) -> u32 {
-        match self.next() % 5 {
+        match self.next_u64() % 5 {
             0 => FULL,
             1 => {
-                let (lo, len) = (self.next() % 32, 1 + self.next() % 32);
+                let (lo, len) = (self.next_u64() % 32, 1 + self.next_u64() % 32);
                 ((((1u64 << len) - 1) << lo) & 0xffff_ffff) as u32
             }
-            2 => 1 << (self.next() % 32),
+            2 => 1 << (self.next_u64() % 32),
             3 => 0,
-            _ => self.next() as u32,
+            _ => self.next_u64() as u32,
         }
     }
 }
@@ -678,7 +674,7 @@ fn destination_widths(v: &Modifiers) -> Vec<usize> {
 
 #[test]
 fn every_warp_variant_has_a_collective_that_never_panics() {
-    let mut rng = Rng(7);
+    let mut rng = Rng::new(7);
     let mut variants = 0;
     for form in FORMS.iter().filter(|f| f.usable == Usability::NeedsScope) {
         for v in legal_variants(form) {
@@ -699,7 +695,7 @@ fn every_warp_variant_has_a_collective_that_never_panics() {
                     .map(|i| {
                         // Predicates and values: random bits, zero-extended
                         // like the executor's (predicates 0/1, b32 32 bits).
-                        let r = rng.next();
+                        let r = rng.next_u64();
                         if i % c.inputs() == 0 && name.starts_with("vote") {
                             r & 1
                         } else if name.contains("b64") && i % c.inputs() == 0 {
@@ -717,7 +713,7 @@ fn every_warp_variant_has_a_collective_that_never_panics() {
                         *m = if uniform {
                             Bits::from(executing)
                         } else {
-                            *m & Bits::from(executing | rng.next() as u32)
+                            *m & Bits::from(executing | rng.next_u64() as u32)
                         };
                     }
                 }

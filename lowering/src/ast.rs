@@ -8,6 +8,9 @@ use crate::diag::SpanId;
 use crate::dtype::DType;
 use crate::target::Target;
 
+#[cfg(any(test, feature = "testkit"))]
+pub mod build;
+
 /// A `#[tile_kernel]` function.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Kernel {

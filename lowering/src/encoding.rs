@@ -103,49 +103,13 @@ mod tests {
     use serde::Serialize;
 
     use super::*;
+    use crate::DType;
+    use crate::ast::build::{
+        SPAN as S, alloc, apply, binary, call, int, kernel, name, place, tensor,
+    };
     use crate::ast::*;
     use crate::program::{Node, OperandValue};
     use crate::sym::Poly;
-    use crate::{DType, SpanId, Target};
-
-    const S: SpanId = SpanId(0);
-
-    fn int(value: i128) -> Expr {
-        Expr::Int(value, S)
-    }
-
-    fn name(text: &str) -> Expr {
-        Expr::Name(text.into(), S)
-    }
-
-    fn call(func: &str, args: Vec<Expr>) -> Expr {
-        Expr::Call {
-            func: func.into(),
-            args,
-            span: S,
-        }
-    }
-
-    fn bin(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
-        Expr::Binary {
-            op,
-            lhs: Box::new(lhs),
-            rhs: Box::new(rhs),
-            span: S,
-        }
-    }
-
-    fn place(base: &str, views: Vec<ViewKind>) -> Operand {
-        Operand::Place(PlaceExpr {
-            base: base.into(),
-            base_span: S,
-            views: views
-                .into_iter()
-                .map(|kind| ViewOp { kind, span: S })
-                .collect(),
-            span: S,
-        })
-    }
 
     /// `s![start..end]`.
     fn rows(start: Expr, end: Expr) -> ViewKind {
@@ -160,63 +124,6 @@ mod tests {
     /// `[index]`.
     fn at(index: Expr) -> ViewKind {
         ViewKind::Slice(vec![SliceItem::Index { index, span: S }])
-    }
-
-    fn apply(opcode: &str, operands: Vec<Operand>) -> Stmt {
-        Stmt::Apply(Apply {
-            opcode: opcode.into(),
-            opcode_span: S,
-            operands,
-            scope: None,
-            pred: None,
-            preserve_dst: None,
-            span: S,
-        })
-    }
-
-    fn alloc(name: &str, dtype: DType, shape: &[u64]) -> Stmt {
-        Stmt::AllocLocal(AllocLocal {
-            name: name.into(),
-            name_span: S,
-            dtype,
-            dtype_span: S,
-            shape: shape.iter().map(|&d| Dim::constant(d, S)).collect(),
-            scope: None,
-            space: AllocSpace::Registers,
-            span: S,
-        })
-    }
-
-    fn tensor(name: &str, dtype: DType, dims: Vec<Expr>) -> Param {
-        Param {
-            name: name.into(),
-            span: S,
-            ty: ParamType::Tensor {
-                dtype,
-                dims: dims.into_iter().map(|expr| Dim { expr, span: S }).collect(),
-            },
-        }
-    }
-
-    fn kernel(
-        name: &str,
-        grid: [Expr; 3],
-        block: [u32; 3],
-        params: Vec<Param>,
-        body: Vec<Stmt>,
-    ) -> Kernel {
-        Kernel {
-            name: name.into(),
-            name_span: S,
-            launch: LaunchDims {
-                grid,
-                block,
-                span: S,
-            },
-            target: Target::SM_90,
-            params,
-            body,
-        }
     }
 
     /// The seed kernel: constant shapes, register views, three forms.
@@ -264,7 +171,7 @@ mod tests {
     fn to_half() -> Kernel {
         let base = || name("base");
         let n = || name("N");
-        let add = |a, b| bin(BinOp::Add, a, b);
+        let add = |a, b| binary(BinOp::Add, a, b);
         let element = |k: Expr| rows(add(base(), k.clone()), add(add(base(), k), int(1)));
         let tail = Stmt::For(For {
             var: "k".into(),
@@ -273,7 +180,7 @@ mod tests {
             end: int(8),
             step: None,
             body: vec![Stmt::If(If {
-                cond: bin(BinOp::Lt, add(base(), name("k")), n()),
+                cond: binary(BinOp::Lt, add(base(), name("k")), n()),
                 then: vec![
                     apply(
                         "ld.global.f32",
@@ -303,7 +210,7 @@ mod tests {
             span: S,
         });
         let body = Stmt::If(If {
-            cond: bin(BinOp::Le, add(base(), int(8)), n()),
+            cond: binary(BinOp::Le, add(base(), int(8)), n()),
             then: vec![
                 apply(
                     "ld.global.v4.f32",
@@ -374,10 +281,10 @@ mod tests {
                 Stmt::Let(Let {
                     name: "base".into(),
                     name_span: S,
-                    value: bin(
+                    value: binary(
                         BinOp::Mul,
                         add(
-                            bin(BinOp::Mul, call("cta_id", vec![int(0)]), int(256)),
+                            binary(BinOp::Mul, call("cta_id", vec![int(0)]), int(256)),
                             call("thread_id", vec![int(0)]),
                         ),
                         int(8),

@@ -37,9 +37,7 @@ use tile_kernel_lowering::target::{PtxVersion, Requirement, Target};
 // ------------------------------------------------------------------ ptxas
 
 // The same pinned-ptxas runner the facade's tests use.
-#[path = "../../tests/support/ptxas.rs"]
-#[allow(dead_code)]
-mod ptxas;
+use tile_kernel_testkit::ptxas;
 
 /// Assembles `ptx` for `arch` with the pinned ptxas: panics (failing the
 /// test) unless the ptxas in use reports release 12.9, V12.9.86.

@@ -25,17 +25,10 @@ use tile_kernel_lowering::ptx::table::FORMS;
 use tile_kernel_lowering::ptx::{Modifiers, OperandKind, Space, Usability, resolve};
 use tile_kernel_lowering::{Target, compile};
 
-#[path = "../../tests/support/ptxas.rs"]
-#[allow(dead_code)]
-mod ptxas;
-
 // The kernel generator, shared with the GPU differential harness
-// (`tests/differential.rs`).
-#[path = "../../tests/support/form_kernels.rs"]
-#[allow(dead_code)]
-mod form_kernels;
-
-use form_kernels::{Choices, Shape, generate, join_modules};
+// (`tests/differential`).
+use tile_kernel_testkit::form_kernels::{Choices, Shape, generate, join_modules};
+use tile_kernel_testkit::ptxas;
 
 /// The lowest real target at which `m` is available (an arch-specific
 /// variant's first `a` target).

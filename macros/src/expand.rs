@@ -504,7 +504,7 @@ mod tests {
     //!   and float literals, non-ASCII and raw identifiers, nested views,
     //!   `let`/`for`/`if`/`else if`, `pred`/`scope`/`preserve_dst`, symbolic
     //!   dims, grid formulas and arrays), `TILE_KERNEL_FUZZ_CASES` of them
-    //!   (a small tier by default, like `lowering/tests/no_panic.rs`);
+    //!   (a small tier by default, like `lowering/tests/no_panic/`);
     //! - on hand-picked odd inputs.
 
     use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -512,6 +512,7 @@ mod tests {
 
     use proc_macro2::{Delimiter, Spacing, TokenStream, TokenTree};
     use quote::quote;
+    use tile_kernel_testkit::Rng;
 
     use super::tile_kernel;
 
@@ -743,34 +744,6 @@ mod tests {
     }
 
     // ------------------------------------------------ grammar generator
-
-    /// xorshift64*: a deterministic stream per case (no dependency).
-    struct Rng(u64);
-
-    impl Rng {
-        fn new(seed: u64) -> Rng {
-            Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-        }
-
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 >> 12;
-            self.0 ^= self.0 << 25;
-            self.0 ^= self.0 >> 27;
-            self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-        }
-
-        fn below(&mut self, n: usize) -> usize {
-            (self.next() % n.max(1) as u64) as usize
-        }
-
-        fn chance(&mut self, percent: u64) -> bool {
-            self.next() % 100 < percent
-        }
-
-        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items[self.below(items.len())]
-        }
-    }
 
     const DTYPES: &[&str] = &[
         "f16",

@@ -19,7 +19,7 @@
 //! `narrow_pairs.rs`, with `cvt.rn.f16x2.f32` and `cvt.rn.bf16x2.f32`.)
 //!
 //! The ptxas is the one the other assembly tests use
-//! (`tests/support/ptxas.rs`): `$TILE_KERNEL_PTXAS` if set, else the pinned
+//! (`tile_kernel_testkit::ptxas`): `$TILE_KERNEL_PTXAS` if set, else the pinned
 //! 12.9.86 that `scripts/install-ptxas.sh` installs into `.tools/`. A missing
 //! ptxas fails the test.
 
@@ -28,9 +28,7 @@ use std::path::{Path, PathBuf};
 use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 
-#[path = "../../tests/support/ptxas.rs"]
-#[allow(dead_code)]
-mod ptxas;
+use tile_kernel_testkit::ptxas;
 
 /// Pass files whose kernels (some or all) come from a `macro_rules!`
 /// definition, so they are skipped here (see the module docs).

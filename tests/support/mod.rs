@@ -4,4 +4,4 @@
 pub mod golden;
 #[cfg(feature = "runtime")]
 pub mod gpu;
-pub mod ptxas;
+pub use tile_kernel_testkit::ptxas;

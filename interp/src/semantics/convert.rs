@@ -703,6 +703,7 @@ impl Fast {
 mod tests {
     use super::*;
     use tile_kernel_lowering::ptx::resolve;
+    use tile_kernel_testkit::Rng;
 
     /// The cvt variant an opcode names (panics if it is not legal).
     fn variant(opcode: &str) -> Modifiers {
@@ -722,19 +723,16 @@ mod tests {
         out[0]
     }
 
-    /// SplitMix64.
-    struct Rng(u64);
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
+    /// Inputs biased toward the edges of the formats, drawn from the
+    /// test kit's seeded [`Rng`].
+    trait EdgeBits {
+        fn f32_bits(&mut self) -> u32;
+    }
+
+    impl EdgeBits for Rng {
         /// f32 bits with specials, subnormals, extremes and near-ties.
         fn f32_bits(&mut self) -> u32 {
-            let r = self.next();
+            let r = self.next_u64();
             let sign = ((r >> 63) as u32) << 31;
             let bits = match r % 8 {
                 0 => [
@@ -782,7 +780,7 @@ mod tests {
     fn every_cvt_variant_is_total_and_masked() {
         let variants = all_cvt_variants();
         assert!(variants.len() > 300, "{}", variants.len());
-        let mut rng = Rng(1);
+        let mut rng = Rng::new(1);
         for v in &variants {
             let c = compute(v).unwrap_or_else(|| panic!("{}: no semantics", v.opcode_text()));
             let ops = v.operands();
@@ -799,8 +797,8 @@ mod tests {
                     .map(|&w| {
                         let x = match i % 3 {
                             0 => rng.f32_bits() as u64,
-                            1 => rng.next(),
-                            _ => rng.next() >> (rng.next() % 64),
+                            1 => rng.next_u64(),
+                            _ => rng.next_u64() >> (rng.next_u64() % 64),
                         };
                         if i % 7 == 0 {
                             x
@@ -822,7 +820,7 @@ mod tests {
 
     #[test]
     fn f32_to_half_matches_half_crate() {
-        let mut rng = Rng(2);
+        let mut rng = Rng::new(2);
         let to_f16 = compute(&variant("cvt.rn.f16.f32")).unwrap();
         let to_bf16 = compute(&variant("cvt.rn.bf16.f32")).unwrap();
         let pair = compute(&variant("cvt.rn.f16x2.f32")).unwrap();
@@ -905,7 +903,7 @@ mod tests {
     fn fp8_matches_float8_crate() {
         // float8 ports CUDA's cuda_fp8.hpp reference conversions (satfinite,
         // rn), NaN signs and payloads included.
-        let mut rng = Rng(3);
+        let mut rng = Rng::new(3);
         let mut d = [0];
         for (dst, want8) in [
             (
@@ -924,7 +922,7 @@ mod tests {
                 let want = (want8(f32::from_bits(x)) as u64) << 8 | want8(f32::from_bits(y)) as u64;
                 from_f32.run(&[x as u64, y as u64], &mut d);
                 assert_eq!(d[0], want, "{dst} {x:#x} {y:#x}");
-                let h = (i & 0xffff) | (rng.next() as u32) << 16;
+                let h = (i & 0xffff) | (rng.next_u64() as u32) << 16;
                 let (hi, lo) = (
                     half::f16::from_bits((h >> 16) as u16),
                     half::f16::from_bits(h as u16),
@@ -986,13 +984,13 @@ mod tests {
         let variants = fast_variants();
         // f16/bf16 scalar and pair (rn, rz, relu, satfinite), tf32, e4m3/e5m2 pairs.
         assert!(variants.len() >= 30, "{}", variants.len());
-        let mut rng = Rng(4);
+        let mut rng = Rng::new(4);
         for (name, c) in &variants {
             for i in 0..100_000u32 {
                 let x = if i < 70_000 {
                     rng.f32_bits()
                 } else {
-                    rng.next() as u32
+                    rng.next_u64() as u32
                 };
                 assert_eq!(c.apply(x as u64), c.slow(x as u64), "{name} {x:#x}");
             }
@@ -1019,10 +1017,10 @@ mod tests {
 
     #[test]
     fn tf32_rna_equals_softfloat_on_finite_inputs() {
-        let mut rng = Rng(9);
+        let mut rng = Rng::new(9);
         for _ in 0..300_000 {
             check_tf32_rna(rng.f32_bits());
-            check_tf32_rna(rng.next() as u32);
+            check_tf32_rna(rng.next_u64() as u32);
         }
     }
 
@@ -1070,14 +1068,14 @@ mod tests {
     #[test]
     #[ignore]
     fn speed() {
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         let sequential = std::env::var("SPEED_SEQUENTIAL").is_ok();
         let inputs: Vec<u64> = (0..1u64 << 20)
             .map(|i| {
                 if sequential {
                     i * 4093
                 } else {
-                    rng.next() as u32 as u64
+                    rng.next_u64() as u32 as u64
                 }
             })
             .collect();
@@ -1272,7 +1270,7 @@ mod tests {
         ("cvt.rn.ftz.f32.f64", &[0x380fffffffffffff], 0x800000),
         // Tiny after rounding to 24 bits (unbounded exponent): flushed,
         // though rounding into the subnormal range would give 2^-126
-        // (found by tests/differential.rs on the H200).
+        // (found by tests/differential/ on the H200).
         ("cvt.rn.ftz.f32.f64", &[0x380fffffe0000000], 0x0),
         ("cvt.rn.ftz.f32.f64", &[0x380fffffe0000001], 0x0),
         ("cvt.rm.ftz.f32.f64", &[0xb80fffffe0000000], 0x80000000),
@@ -1788,7 +1786,7 @@ mod tests {
     #[test]
     fn float_to_int_matches_rust_casts() {
         // Rust's float-to-int `as` truncates and saturates (NaN aside).
-        let mut rng = Rng(6);
+        let mut rng = Rng::new(6);
         let to_s32 = compute(&variant("cvt.rzi.s32.f32")).unwrap();
         let to_u32 = compute(&variant("cvt.rzi.u32.f32")).unwrap();
         let to_s64 = compute(&variant("cvt.rzi.s64.f64")).unwrap();
@@ -1812,7 +1810,7 @@ mod tests {
             assert_eq!(d[0], x.floor() as i64 as u64, "{x:e}");
             rpi.run(&[b(x)], &mut d);
             assert_eq!(d[0], x.ceil() as u16 as u64, "{x:e}");
-            let y = f64::from(x) * 2f64.powi((rng.next() % 80) as i32);
+            let y = f64::from(x) * 2f64.powi((rng.next_u64() % 80) as i32);
             to_s64.run(&[b64(y)], &mut d);
             assert_eq!(d[0], y as i64 as u64, "{y:e}");
             to_u64.run(&[b64(y)], &mut d);
@@ -1846,7 +1844,7 @@ mod tests {
             ("cvt.rn.f16.s8", &[0x80], 0xd800),
             ("cvt.rn.f64.u8", &[0xff], b64(255.0)),
         ]);
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         let cases = [
             ("cvt.rn.f32.s32", 32, true, false),
             ("cvt.rn.f32.u32", 32, false, false),
@@ -1859,9 +1857,9 @@ mod tests {
         for (opcode, bits, signed, double) in cases {
             let c = compute(&variant(opcode)).unwrap();
             for _ in 0..50_000 {
-                let x = rng.next() >> (rng.next() % 64);
+                let x = rng.next_u64() >> (rng.next_u64() % 64);
                 let x = super::super::mask(
-                    if rng.next().is_multiple_of(2) {
+                    if rng.next_u64().is_multiple_of(2) {
                         x.wrapping_neg()
                     } else {
                         x
@@ -1950,12 +1948,12 @@ mod tests {
             ("cvt.rn.bf16.f32", &[0x7f7f_ffff], 0x7f80),
             ("cvt.rz.bf16.f32", &[0x7f7f_ffff], 0x7f7f),
         ]);
-        let mut rng = Rng(8);
+        let mut rng = Rng::new(8);
         let c = compute(&variant("cvt.rn.f32.f64")).unwrap();
         let mut out = [0];
         for _ in 0..100_000 {
-            let x = f64::from_bits(rng.next() >> (rng.next() % 3))
-                * if rng.next().is_multiple_of(2) {
+            let x = f64::from_bits(rng.next_u64() >> (rng.next_u64() % 3))
+                * if rng.next_u64().is_multiple_of(2) {
                     1.0
                 } else {
                     -1.0

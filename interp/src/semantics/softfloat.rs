@@ -1122,6 +1122,7 @@ pub fn sqrt(a: Exact) -> Exact {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use tile_kernel_testkit::Rng;
 
     const MODES: [Rounding; 5] = [
         Rounding::NearestEven,
@@ -1137,19 +1138,17 @@ mod tests {
         keep_nan_payload: false,
     };
 
-    /// SplitMix64: a small deterministic generator for the random tests.
-    pub(crate) struct Rng(pub u64);
-    impl Rng {
-        pub fn next(&mut self) -> u64 {
-            self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = self.0;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^ (z >> 31)
-        }
+    /// Inputs biased toward the edges of the formats, drawn from the
+    /// test kit's seeded [`Rng`].
+    trait EdgeBits {
+        fn f32_bits(&mut self) -> u32;
+        fn f64_bits(&mut self) -> u64;
+    }
+
+    impl EdgeBits for Rng {
         /// f32 bits biased toward edges: specials, subnormals, extremes, near-ties.
-        pub fn f32_bits(&mut self) -> u32 {
-            let r = self.next();
+        fn f32_bits(&mut self) -> u32 {
+            let r = self.next_u64();
             let sign = ((r >> 63) as u32) << 31;
             match r % 8 {
                 0 => {
@@ -1172,10 +1171,10 @@ mod tests {
                 _ => (r >> 16) as u32,
             }
         }
-        pub fn f64_bits(&mut self) -> u64 {
-            let r = self.next();
+        fn f64_bits(&mut self) -> u64 {
+            let r = self.next_u64();
             let sign = r & (1 << 63);
-            let m = self.next() & 0xf_ffff_ffff_ffff;
+            let m = self.next_u64() & 0xf_ffff_ffff_ffff;
             match r % 8 {
                 0 => {
                     [
@@ -1200,7 +1199,7 @@ mod tests {
                         | (((r >> 20) & 1) << 28)
                         | sign
                 }
-                _ => self.next(),
+                _ => self.next_u64(),
             }
         }
     }
@@ -1270,7 +1269,7 @@ mod tests {
 
     #[test]
     fn f32_and_f64_round_trip() {
-        let mut rng = Rng(1);
+        let mut rng = Rng::new(1);
         for _ in 0..200_000 {
             let x = rng.f32_bits() as u64;
             let y = rng.f64_bits();
@@ -1299,7 +1298,7 @@ mod tests {
 
     #[test]
     fn f64_to_f32_nearest_matches_native() {
-        let mut rng = Rng(2);
+        let mut rng = Rng::new(2);
         for _ in 0..300_000 {
             let x = f64::from_bits(rng.f64_bits());
             let got = round(Format::F32, decode(Format::F64, x.to_bits()), RN, PLAIN);
@@ -1351,9 +1350,9 @@ mod tests {
         for _ in 0..count {
             let (a, b, c) = (rng.f32_bits(), rng.f32_bits(), rng.f32_bits());
             // Sometimes make b close to -a for cancellation.
-            let b = if rng.next().is_multiple_of(4) {
+            let b = if rng.next_u64().is_multiple_of(4) {
                 (a ^ 0x8000_0000)
-                    .wrapping_add(rng.next() as u32 % 5)
+                    .wrapping_add(rng.next_u64() as u32 % 5)
                     .wrapping_sub(2)
             } else {
                 b
@@ -1376,7 +1375,7 @@ mod tests {
             let p = x * y;
             let c2 = (-p)
                 .to_bits()
-                .wrapping_add(rng.next() as u32 % 3)
+                .wrapping_add(rng.next_u64() as u32 % 3)
                 .wrapping_sub(1);
             let z2 = f32::from_bits(c2);
             same_f32(
@@ -1389,14 +1388,16 @@ mod tests {
 
     #[test]
     fn f32_arithmetic_nearest_matches_native() {
-        check_f32_nearest(&mut Rng(3), 200_000);
+        check_f32_nearest(&mut Rng::new(3), 200_000);
     }
 
     fn check_f64_nearest(rng: &mut Rng, count: usize) {
         for _ in 0..count {
             let (a, b, c) = (rng.f64_bits(), rng.f64_bits(), rng.f64_bits());
-            let b = if rng.next().is_multiple_of(4) {
-                (a ^ (1 << 63)).wrapping_add(rng.next() % 5).wrapping_sub(2)
+            let b = if rng.next_u64().is_multiple_of(4) {
+                (a ^ (1 << 63))
+                    .wrapping_add(rng.next_u64() % 5)
+                    .wrapping_sub(2)
             } else {
                 b
             };
@@ -1415,7 +1416,10 @@ mod tests {
                 &format!("fma {what}"),
             );
             let p = x * y;
-            let c2 = (-p).to_bits().wrapping_add(rng.next() % 3).wrapping_sub(1);
+            let c2 = (-p)
+                .to_bits()
+                .wrapping_add(rng.next_u64() % 3)
+                .wrapping_sub(1);
             let z2 = f64::from_bits(c2);
             same_f64(
                 r(fma(ea, eb, f64_value(c2), RN)),
@@ -1434,15 +1438,15 @@ mod tests {
 
     #[test]
     fn f64_arithmetic_nearest_matches_native() {
-        check_f64_nearest(&mut Rng(4), 150_000);
+        check_f64_nearest(&mut Rng::new(4), 150_000);
     }
 
     /// Millions of inputs: `cargo test --release -p tile-kernel-interp -- --ignored`.
     #[test]
     #[ignore]
     fn arithmetic_nearest_matches_native_long() {
-        check_f32_nearest(&mut Rng(30), 5_000_000);
-        check_f64_nearest(&mut Rng(40), 3_000_000);
+        check_f32_nearest(&mut Rng::new(30), 5_000_000);
+        check_f64_nearest(&mut Rng::new(40), 3_000_000);
     }
 
     #[test]
@@ -1860,28 +1864,28 @@ mod tests {
 
     #[test]
     fn f32_arithmetic_directed_brackets_exact() {
-        let mut rng = Rng(5);
+        let mut rng = Rng::new(5);
         check_directed(Format::F32, 149, &mut || rng.f32_bits() as u64, 20_000);
         // Operands of similar magnitude (cancellation and ties).
-        let mut rng = Rng(6);
+        let mut rng = Rng::new(6);
         check_directed(
             Format::F32,
             149,
-            &mut || (rng.next() as u32 & 0x81ff_ffff | 0x3f00_0000) as u64,
+            &mut || (rng.next_u64() as u32 & 0x81ff_ffff | 0x3f00_0000) as u64,
             20_000,
         );
     }
 
     #[test]
     fn f64_arithmetic_directed_brackets_exact() {
-        let mut rng = Rng(7);
+        let mut rng = Rng::new(7);
         check_directed(Format::F64, 1074, &mut || rng.f64_bits(), 4_000);
     }
 
     /// f64 -> smaller formats in every mode, bracketed against the exact input.
     #[test]
     fn conversions_bracket_exact() {
-        let mut rng = Rng(8);
+        let mut rng = Rng::new(8);
         for i in 0..200_000 {
             let x = rng.f64_bits();
             let Some(exact) = scaled(Format::F64, x, 1074) else {
@@ -1941,7 +1945,7 @@ mod tests {
 
     #[test]
     fn f32_to_half_formats_match_half_crate() {
-        let mut rng = Rng(9);
+        let mut rng = Rng::new(9);
         for _ in 0..400_000 {
             let x = rng.f32_bits();
             let v = decode(Format::F32, x as u64);
@@ -2040,7 +2044,7 @@ mod tests {
             };
             (!f.is_nan()).then_some(f)
         };
-        let mut rng = Rng(10);
+        let mut rng = Rng::new(10);
         for format in [
             Format::F16,
             Format::BF16,
@@ -2117,7 +2121,7 @@ mod tests {
             saturate_finite: true,
             ..PLAIN
         };
-        let mut rng = Rng(11);
+        let mut rng = Rng::new(11);
         for i in 0..400_000u32 {
             let x = if i < 65536 {
                 half::f16::from_bits(i as u16).to_f32()
@@ -2256,10 +2260,10 @@ mod tests {
 
     #[test]
     fn integer_rounding_matches_native() {
-        let mut rng = Rng(12);
+        let mut rng = Rng::new(12);
         for _ in 0..200_000 {
             let x = f64::from_bits(rng.f64_bits());
-            let x = if rng.next().is_multiple_of(2) {
+            let x = if rng.next_u64().is_multiple_of(2) {
                 (x % 1e6).abs().copysign(x)
             } else {
                 x

@@ -1,6 +1,7 @@
 //! Unit tests of the checker's whole-kernel rules that need no macro:
 //! tiles written but never read (TK0308) and the budgets of `limits`.
 
+use crate::ast::build::{apply, binary, int, name, place};
 use crate::ast::*;
 use crate::diag::{Code, SpanId};
 use crate::dtype::DType;
@@ -9,50 +10,6 @@ use crate::target::Target;
 use super::check;
 
 const ALLOC_R: SpanId = SpanId(100);
-
-fn name(text: &str) -> Expr {
-    Expr::Name(text.to_string(), SpanId(1))
-}
-
-fn int(value: i128) -> Expr {
-    Expr::Int(value, SpanId(2))
-}
-
-fn lt(a: Expr, b: Expr) -> Expr {
-    Expr::Binary {
-        op: BinOp::Lt,
-        lhs: Box::new(a),
-        rhs: Box::new(b),
-        span: SpanId(3),
-    }
-}
-
-fn place(base: &str, views: Vec<ViewKind>) -> Operand {
-    Operand::Place(PlaceExpr {
-        base: base.to_string(),
-        base_span: SpanId(4),
-        views: views
-            .into_iter()
-            .map(|kind| ViewOp {
-                kind,
-                span: SpanId(5),
-            })
-            .collect(),
-        span: SpanId(6),
-    })
-}
-
-fn apply(opcode: &str, operands: Vec<Operand>) -> Stmt {
-    Stmt::Apply(Apply {
-        opcode: opcode.to_string(),
-        opcode_span: SpanId(7),
-        operands,
-        scope: None,
-        pred: None,
-        preserve_dst: None,
-        span: SpanId(8),
-    })
-}
 
 fn alloc(name: &str, span: SpanId) -> Stmt {
     Stmt::AllocLocal(AllocLocal {
@@ -133,7 +90,7 @@ fn a_read_anywhere_through_a_view_counts() {
         ViewKind::Slice(vec![SliceItem::range(Some(0), Some(4), 1, SpanId(15))]),
     ];
     let branch = Stmt::If(If {
-        cond: lt(name("n"), int(3)),
+        cond: binary(BinOp::Lt, name("n"), int(3)),
         then: Vec::new(),
         otherwise: vec![store_r(view)],
         span: SpanId(16),

@@ -4,9 +4,9 @@
 //! address operand is a tensor of its own (for a form of the shared state
 //! space, a shared buffer staged from and to a tensor of its own).
 //!
-//! Shared (through `#[path]`) by `lowering/tests/forms_end_to_end.rs`,
+//! Used by `lowering/tests/forms_end_to_end.rs`,
 //! which checks that the checker and emitter accept every usable form, and
-//! by `tests/differential.rs` / `examples/sweep_conversions.rs`, which run
+//! by `tests/differential` / `examples/sweep_conversions.rs`, which run
 //! such kernels on the GPU and on the CPU interpreter and compare the bits.
 //! It depends on `tile_kernel_lowering` only.
 //!
@@ -74,9 +74,12 @@ use tile_kernel_lowering::ptx::{
 use tile_kernel_lowering::spec::{
     Access as SpecAccess, KernelSpec, LaunchExpr, ParamKind as SpecParamKind, ParamSpec, SymbolSpec,
 };
-use tile_kernel_lowering::{DType, SpanId, Target};
+use tile_kernel_lowering::{DType, Target};
 
-pub const S: SpanId = SpanId(0);
+use crate::ast::{
+    SPAN as S, alloc_shared, apply, apply_scoped, binary, call, guarded, int, let_, literal, name,
+    place,
+};
 
 /// The dtype a tile or tensor of PTX type `ty` gets: the type itself where
 /// a dtype is it, else the unsigned container of its width.
@@ -88,18 +91,6 @@ pub fn dtype_for(ty: PtxType) -> Option<DType> {
     ty.natural_dtype()
         .filter(|d| accepted.contains(d))
         .or_else(|| accepted.iter().copied().find(|d| *d == d.bit_container()))
-}
-
-pub fn place(base: &str, views: Vec<ViewKind>) -> Operand {
-    Operand::Place(PlaceExpr {
-        base: base.to_string(),
-        base_span: S,
-        views: views
-            .into_iter()
-            .map(|kind| ViewOp { kind, span: S })
-            .collect(),
-        span: S,
-    })
 }
 
 /// `name.reshape([lanes, 1])`: one repeat per register.
@@ -121,31 +112,6 @@ pub fn row_view(t: &str, index: Option<Expr>, mut then: Vec<ViewKind>) -> Operan
     place(t, views)
 }
 
-pub fn apply(opcode: &str, operands: Vec<Operand>) -> Stmt {
-    Stmt::Apply(Apply {
-        opcode: opcode.to_string(),
-        opcode_span: S,
-        operands,
-        scope: None,
-        pred: None,
-        preserve_dst: None,
-        span: S,
-    })
-}
-
-/// `apply(ptx[opcode], operands.., scope = scope)`.
-pub fn apply_scoped(opcode: &str, operands: Vec<Operand>, scope: &str) -> Stmt {
-    Stmt::Apply(Apply {
-        opcode: opcode.to_string(),
-        opcode_span: S,
-        operands,
-        scope: Some((scope.to_string(), S)),
-        pred: None,
-        preserve_dst: None,
-        span: S,
-    })
-}
-
 /// `apply(ptx["bar.sync"], 0, scope = "cta");`: every thread of the CTA
 /// waits for the others; shared memory accesses before it are ordered
 /// before those after it.
@@ -153,17 +119,9 @@ pub fn cta_barrier() -> Stmt {
     apply_scoped("bar.sync", vec![literal(0)], "cta")
 }
 
+/// `let name = alloc_local::<dtype>([lanes]);`
 pub fn alloc(name: &str, dtype: DType, lanes: u8) -> Stmt {
-    Stmt::AllocLocal(AllocLocal {
-        name: name.to_string(),
-        name_span: S,
-        dtype,
-        dtype_span: S,
-        shape: vec![Dim::constant(u64::from(lanes), S)],
-        scope: None,
-        space: AllocSpace::Registers,
-        span: S,
-    })
+    crate::ast::alloc(name, dtype, &[u64::from(lanes)])
 }
 
 /// `let name = alloc_local::<dtype>([threads, lanes], scope = scope);`: a
@@ -184,40 +142,6 @@ pub fn alloc_group(name: &str, dtype: DType, threads: u32, lanes: u8, scope: &st
     })
 }
 
-/// `let name = alloc_shared::<dtype>([dims..]);`: a buffer of the CTA.
-pub fn alloc_shared(name: &str, dtype: DType, dims: &[u64]) -> Stmt {
-    Stmt::AllocLocal(AllocLocal {
-        name: name.to_string(),
-        name_span: S,
-        dtype,
-        dtype_span: S,
-        shape: dims.iter().map(|d| Dim::constant(*d, S)).collect(),
-        scope: None,
-        space: AllocSpace::Shared,
-        span: S,
-    })
-}
-
-/// `if cond { then }`.
-pub fn guarded(cond: Expr, then: Vec<Stmt>) -> Stmt {
-    Stmt::If(If {
-        cond,
-        then,
-        otherwise: Vec::new(),
-        span: S,
-    })
-}
-
-/// `let var = value;`
-pub fn let_int(var: &str, value: Expr) -> Stmt {
-    Stmt::Let(Let {
-        name: var.to_string(),
-        name_span: S,
-        value,
-        span: S,
-    })
-}
-
 /// `name: Tensor<dtype, lanes>`.
 pub fn tensor(name: &str, dtype: DType, lanes: u8) -> Param {
     tensor_of(name, dtype, vec![Dim::constant(u64::from(lanes), S)])
@@ -232,41 +156,9 @@ pub fn tensor_of(name: &str, dtype: DType, dims: Vec<Dim>) -> Param {
     }
 }
 
-pub fn literal(value: i128) -> Operand {
-    Operand::Literal(Literal {
-        value: LiteralValue::Int(value),
-        span: S,
-    })
-}
-
-pub fn int(value: i128) -> Expr {
-    Expr::Int(value, S)
-}
-
-pub fn name(n: &str) -> Expr {
-    Expr::Name(n.to_string(), S)
-}
-
-pub fn call(func: &str, args: Vec<Expr>) -> Expr {
-    Expr::Call {
-        func: func.to_string(),
-        args,
-        span: S,
-    }
-}
-
-pub fn binary(op: BinOp, lhs: Expr, rhs: Expr) -> Expr {
-    Expr::Binary {
-        op,
-        lhs: Box::new(lhs),
-        rhs: Box::new(rhs),
-        span: S,
-    }
-}
-
 /// `let i = cta_id(0) * block + thread_id(0);`
 pub fn global_index(var: &str, block: u32) -> Stmt {
-    let_int(
+    let_(
         var,
         binary(
             BinOp::Add,
@@ -843,7 +735,7 @@ pub fn generate(
             let mut body = vec![global_index(row_index, block)];
             if staged.iter().any(|s| !s.one) || !exchange_out.is_empty() {
                 // `j = cta_id(0) * block + copier_row(block)`.
-                body.push(let_int(
+                body.push(let_(
                     copier_index,
                     binary(
                         BinOp::Add,

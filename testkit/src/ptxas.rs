@@ -24,9 +24,7 @@ pub const PTXAS_VERSION: &str = "12.9.86";
 pub const PTXAS_RELEASE: &str = "12.9";
 
 /// `$TILE_KERNEL_PTXAS`, else the project-local install under `.tools/` of
-/// the workspace root (this file is shared by the facade's tests and, through
-/// `#[path]`, by `lowering/tests` and `macros/src/pass_cases.rs`, so the root
-/// is searched upwards).
+/// the workspace root (searched upwards from this crate's directory).
 pub fn ptxas_path() -> PathBuf {
     ptxas_source().0
 }
