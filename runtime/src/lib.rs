@@ -89,9 +89,14 @@
 //! - `symbols`: [`DimSpec`], [`SymbolSpec`], [`LaunchExpr`]; binding
 //!   symbols from shapes, their launch-time requirements, grid evaluation
 //!   (pure functions, tested without a GPU).
-//! - `kernel`: [`KernelSpec`], the per-context module cache and the
-//!   prepared CPU program in [`Kernel`], the arch check, and the checked
-//!   [`Launch`] builder, which runs on the driver or the interpreter.
+//! - `kernel`: [`Kernel`], a [`KernelSpec`] with its loaded modules and
+//!   prepared CPU program; [`Kernel::new`] is the trust boundary.
+//! - `module`: the per-context module cache, the driver load of the PTX,
+//!   and the raw `cuModuleLoadDataEx` call that recovers the JIT's log.
+//! - `launch`: the checked [`Launch`] builder and its backends, the driver
+//!   and the interpreter; the one `unsafe` driver launch.
+//! - `spec_check`: a spec against what it meets: each argument, the
+//!   parameter counts, the device's architecture, the IR it carries.
 
 mod copy;
 #[cfg(test)]
@@ -101,15 +106,21 @@ mod element;
 mod error;
 mod host;
 mod kernel;
+mod launch;
+mod module;
+mod spec_check;
 mod symbols;
 mod tensor;
+#[cfg(test)]
+mod test_specs;
 mod view;
 
 pub use device::{DEVICE_ENV, Device, driver_available};
 pub use element::{Element, ScalarArg};
 pub use error::Error;
 pub use half::{bf16, f16};
-pub use kernel::{Access, Kernel, KernelSpec, Launch, MAX_PARAMS, ParamKind, ParamSpec};
+pub use kernel::{Access, Kernel, KernelSpec, ParamKind, ParamSpec};
+pub use launch::{Launch, MAX_PARAMS};
 pub use symbols::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, MAX_SYMBOLS, SymbolSpec};
 pub use tensor::DeviceTensor;
 /// What the CPU interpreter reports in [`Error::Interpreter`].
