@@ -28,7 +28,7 @@ mod widen_pairs_example;
 
 use float8::{F8E4M3, F8E5M2};
 use tile_kernel::prelude::*;
-use tile_kernel::{Element, Result, runtime::Access};
+use tile_kernel::{Element, Result, spec::Access};
 
 use support::gpu::on_both_devices;
 
@@ -728,8 +728,8 @@ fn launcher_declares_access_and_rejects_a_wrong_dtype_through_the_builder(
         .params
         .iter()
         .map(|p| match p.kind {
-            tile_kernel::runtime::ParamKind::Tensor { access, .. } => access,
-            tile_kernel::runtime::ParamKind::Scalar { .. } => panic!("no scalar params"),
+            tile_kernel::spec::ParamKind::Tensor { access, .. } => access,
+            tile_kernel::spec::ParamKind::Scalar { .. } => panic!("no scalar params"),
         })
         .collect();
     assert_eq!(access, vec![Access::Read, Access::Write]);

@@ -12,7 +12,7 @@ mod support;
 mod conversions;
 
 use tile_kernel::prelude::*;
-use tile_kernel::runtime::{DimSpec, LaunchExpr, LaunchOp, ParamKind, SymbolSpec};
+use tile_kernel::spec::{DimSpec, LaunchExpr, LaunchOp, ParamKind, SymbolSpec};
 
 use support::golden::golden;
 use support::ptxas::resource_usage;

@@ -201,28 +201,28 @@ fn dtype_path(krate: &TokenStream, dtype: DType) -> TokenStream {
 /// A launch formula as spec tokens.
 fn launch_expr(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
     let ops = formula.0.iter().map(|op| match op {
-        LaunchOp::Const(v) => quote!(#krate::__private::LaunchOp::Const(#v)),
-        LaunchOp::Symbol(s) => quote!(#krate::__private::LaunchOp::Symbol(#s)),
-        LaunchOp::Add => quote!(#krate::__private::LaunchOp::Add),
-        LaunchOp::Sub => quote!(#krate::__private::LaunchOp::Sub),
-        LaunchOp::Mul => quote!(#krate::__private::LaunchOp::Mul),
-        LaunchOp::Div => quote!(#krate::__private::LaunchOp::Div),
-        LaunchOp::CeilDiv => quote!(#krate::__private::LaunchOp::CeilDiv),
-        LaunchOp::Min => quote!(#krate::__private::LaunchOp::Min),
-        LaunchOp::Max => quote!(#krate::__private::LaunchOp::Max),
+        LaunchOp::Const(v) => quote!(#krate::__private::spec::LaunchOp::Const(#v)),
+        LaunchOp::Symbol(s) => quote!(#krate::__private::spec::LaunchOp::Symbol(#s)),
+        LaunchOp::Add => quote!(#krate::__private::spec::LaunchOp::Add),
+        LaunchOp::Sub => quote!(#krate::__private::spec::LaunchOp::Sub),
+        LaunchOp::Mul => quote!(#krate::__private::spec::LaunchOp::Mul),
+        LaunchOp::Div => quote!(#krate::__private::spec::LaunchOp::Div),
+        LaunchOp::CeilDiv => quote!(#krate::__private::spec::LaunchOp::CeilDiv),
+        LaunchOp::Min => quote!(#krate::__private::spec::LaunchOp::Min),
+        LaunchOp::Max => quote!(#krate::__private::spec::LaunchOp::Max),
     });
-    quote!(#krate::__private::LaunchExpr(&[#(#ops),*]))
+    quote!(#krate::__private::spec::LaunchExpr(&[#(#ops),*]))
 }
 
 fn dim_spec(krate: &TokenStream, dim: &DimSpec) -> TokenStream {
     match *dim {
-        DimSpec::Const(v) => quote!(#krate::__private::DimSpec::Const(#v)),
+        DimSpec::Const(v) => quote!(#krate::__private::spec::DimSpec::Const(#v)),
         DimSpec::Symbolic {
             symbol,
             mul,
             div,
             add,
-        } => quote!(#krate::__private::DimSpec::Symbolic {
+        } => quote!(#krate::__private::spec::DimSpec::Symbolic {
             symbol: #symbol,
             mul: #mul,
             div: #div,
@@ -274,7 +274,7 @@ fn public_surface(
     let symbol_tokens = symbol_specs.iter().map(|s| {
         let (sname, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
         quote! {
-            #inner::__private::SymbolSpec {
+            #inner::__private::spec::SymbolSpec {
                 name: #sname,
                 divisor: #divisor,
                 multiple_of: #multiple_of,
@@ -319,12 +319,12 @@ fn public_surface(
                 };
                 let access = if written { quote!(Write) } else { quote!(Read) };
                 specs.push(quote! {
-                    #inner::__private::ParamSpec {
+                    #inner::__private::spec::ParamSpec {
                         name: #pname,
-                        kind: #inner::__private::ParamKind::Tensor {
+                        kind: #inner::__private::spec::ParamKind::Tensor {
                             dtype: #dtype,
                             shape: &[#(#dims),*],
-                            access: #inner::__private::Access::#access,
+                            access: #inner::__private::spec::Access::#access,
                         },
                     }
                 });
@@ -357,9 +357,9 @@ fn public_surface(
                 };
                 let dtype = dtype_path(inner, *dtype);
                 specs.push(quote! {
-                    #inner::__private::ParamSpec {
+                    #inner::__private::spec::ParamSpec {
                         name: #pname,
-                        kind: #inner::__private::ParamKind::Scalar { dtype: #dtype },
+                        kind: #inner::__private::spec::ParamKind::Scalar { dtype: #dtype },
                     }
                 });
                 inputs.push(quote_spanned!(span=> #ident: #elem));
@@ -452,10 +452,10 @@ fn public_surface(
             /// The launch description: parameters (dtypes, dims and size
             /// symbols, access), launch-size formulas, target. With the
             /// `runtime` feature off, this is what an engine launches from.
-            pub const SPEC: #inner::__private::KernelSpec = #inner::__private::KernelSpec {
+            pub const SPEC: #inner::__private::spec::KernelSpec = #inner::__private::spec::KernelSpec {
                 name: ENTRY,
                 ptx: PTX,
-                target: #inner::__private::Target {
+                target: #inner::__private::spec::Target {
                     sm: #target_sm,
                     arch_specific: #target_specific,
                 },

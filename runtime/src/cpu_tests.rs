@@ -11,10 +11,8 @@ use std::fmt::Debug;
 
 use tile_kernel_macros::tile_kernel;
 
-use crate::{
-    Access, DType, Device, DeviceTensor, Element, Error, Kernel, KernelSpec, LaunchExpr, ParamKind,
-    ParamSpec, Result, TensorView, bf16, f16,
-};
+use crate::spec::{Access, KernelSpec, LaunchExpr, ParamKind, ParamSpec};
+use crate::{DType, Device, DeviceTensor, Element, Error, Kernel, Result, TensorView, bf16, f16};
 
 /// What the macro's generated code names, as the `tile_kernel` crate
 /// provides it.
@@ -25,12 +23,8 @@ pub(crate) mod tk {
     pub(crate) use crate::{bf16, f16};
 
     pub(crate) mod __private {
-        pub(crate) use crate::Kernel;
+        pub(crate) use crate::{Kernel, spec};
         pub(crate) use tile_kernel_lowering::DType;
-        pub(crate) use tile_kernel_lowering::spec::{
-            Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec,
-            Target,
-        };
     }
 
     macro_rules! __with_runtime {
@@ -409,7 +403,7 @@ fn kernels_without_a_usable_program_are_refused() {
         name: "x",
         kind: ParamKind::Tensor {
             dtype: DType::U32,
-            shape: &[crate::DimSpec::Const(4)],
+            shape: &[crate::spec::DimSpec::Const(4)],
             access: Access::Write,
         },
     };
@@ -480,7 +474,7 @@ fn kernels_without_a_usable_program_are_refused() {
     assert!(text.contains("grid formula 0"), "{text}");
     // Less dynamic shared memory than the program's buffers need.
     let (text, _) = refused(KernelSpec {
-        shared_mem_bytes: LaunchExpr(&[crate::LaunchOp::Const(64)]),
+        shared_mem_bytes: LaunchExpr(&[crate::spec::LaunchOp::Const(64)]),
         ..add_scalar::SPEC
     });
     assert!(

@@ -15,10 +15,10 @@ use std::sync::OnceLock;
 
 use cudarc::driver::CudaFunction;
 use tile_kernel_interp::Prepared;
-pub use tile_kernel_lowering::spec::{Access, KernelSpec, ParamKind, ParamSpec};
 
 use crate::launch::Launch;
 use crate::module::{LoadedFunction, ModuleCache};
+use crate::spec::KernelSpec;
 use crate::spec_check::{check_param_counts, matches_spec};
 use crate::{Device, Error, Result};
 
@@ -65,12 +65,12 @@ impl Kernel {
     /// - **The PTX is memory-safe for every launch the checks accept**: for
     ///   all tensors whose dtypes and shapes match the params (constant dims
     ///   equal, symbolic dims consistent with one value per symbol), for all
-    ///   symbol values at most [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE)
+    ///   symbol values at most [`MAX_SYMBOL_VALUE`](crate::spec::MAX_SYMBOL_VALUE)
     ///   that are multiples of their `divisor` and `multiple_of`, with the
     ///   grid computed from `spec.grid`, the block `spec.block`, and the
     ///   base address of every non-empty tensor 16-byte aligned (an empty
     ///   tensor may start anywhere), every memory access stays in
-    ///   bounds, is aligned, writes only tensors declared [`Access::Write`],
+    ///   bounds, is aligned, writes only tensors declared [`Access::Write`](crate::spec::Access::Write),
     ///   and no two threads race on one location.
     ///
     /// The `#[tile_kernel]` compiler proves both for the spec and PTX it

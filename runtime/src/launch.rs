@@ -3,11 +3,11 @@
 //! CPU interpreter (the kernel's prepared program).
 //!
 //! Guarantee: a [`Launch`] reaches the driver only when every argument
-//! matched its [`ParamSpec`](crate::ParamSpec) (kind, dtype, shape, access,
+//! matched its [`ParamSpec`](crate::spec::ParamSpec) (kind, dtype, shape, access,
 //! context, memory holding the shape, 16-byte aligned start), in order, and
 //! all were given; every size symbol is bound, consistently across
-//! parameters, and meets its [`SymbolSpec`](crate::SymbolSpec) and
-//! [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE); and the grid computed
+//! parameters, and meets its [`SymbolSpec`](crate::spec::SymbolSpec) and
+//! [`MAX_SYMBOL_VALUE`](crate::spec::MAX_SYMBOL_VALUE); and the grid computed
 //! from the symbols is within CUDA's limits. A launch with no work (a zero
 //! grid extent, or only empty tensors) returns `Ok` without reaching the
 //! driver. The one `unsafe` block, the driver launch, relies on exactly
@@ -26,11 +26,11 @@ use std::sync::Arc;
 use cudarc::driver::sys::CUdeviceptr;
 use cudarc::driver::{CudaEvent, CudaStream, CudaView, CudaViewMut, DeviceSlice, SyncOnDrop};
 use tile_kernel_interp::{Arg, Prepared, RunOptions};
-use tile_kernel_lowering::spec::{Access, KernelSpec};
 
 use crate::copy::{after_ordering_failure, check_recorded, needs_join, record_use, take_event};
 use crate::device::CudaDevice;
 use crate::module::LoadedFunction;
+use crate::spec::{Access, KernelSpec};
 use crate::spec_check::{check_memory, check_scalar, check_tensor};
 use crate::symbols::{Bindings, MAX_SYMBOLS, check_symbols, dynamic_shared_size, grid_size};
 use crate::view::{HostView, Memory, MemoryMut, host_prefix};
@@ -44,7 +44,7 @@ pub const MAX_PARAMS: usize = 32;
 /// A kernel launch being assembled: one checked argument per parameter, in
 /// order, then [`run`](Self::run).
 ///
-/// Every argument is checked against the kernel's [`ParamSpec`](crate::ParamSpec) as it is
+/// Every argument is checked against the kernel's [`ParamSpec`](crate::spec::ParamSpec) as it is
 /// pushed: kind, dtype, shape, read/write access, device (a GPU tensor's
 /// CUDA context; a CPU-device tensor only on the CPU device), that the
 /// tensor's memory holds its shape, and that it starts 16-byte aligned
@@ -608,7 +608,7 @@ impl std::fmt::Debug for Launch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::symbols::{LaunchExpr, LaunchOp};
+    use crate::spec::{LaunchExpr, LaunchOp};
     use crate::test_specs::{HALF, K, bind_half};
 
     #[test]

@@ -18,9 +18,9 @@ use std::sync::{Mutex, OnceLock, PoisonError};
 use cudarc::driver::sys::{self, CUdevice_attribute, CUfunction_attribute, CUjit_option, CUresult};
 use cudarc::driver::{CudaFunction, DriverError};
 use cudarc::nvrtc::Ptx;
-use tile_kernel_lowering::spec::KernelSpec;
 
 use crate::device::CudaDevice;
+use crate::spec::KernelSpec;
 use crate::spec_check::check_arch;
 use crate::{Device, Error, Result};
 
@@ -158,7 +158,7 @@ fn load_function(spec: &KernelSpec, device: &CudaDevice) -> Result<(CudaFunction
             format!("(the module loaded, but has no `.entry {}`)", spec.name),
         )
     })?;
-    if spec.shared_mem_bytes.0 == crate::symbols::LaunchExpr::ZERO.0 {
+    if spec.shared_mem_bytes.0 == crate::spec::LaunchExpr::ZERO.0 {
         return Ok((function, 0));
     }
     let attribute_error = || Error::driver("raising the kernel's dynamic shared memory limit");

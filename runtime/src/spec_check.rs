@@ -16,10 +16,10 @@
 use cudarc::driver::sys::CUdeviceptr;
 use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{self, Program};
-use tile_kernel_lowering::spec::{Access, KernelSpec, ParamKind, ParamSpec};
 
 use crate::launch::MAX_PARAMS;
-use crate::symbols::{Bindings, MAX_SYMBOLS, SymbolSpec, bind_shape};
+use crate::spec::{Access, KernelSpec, ParamKind, ParamSpec, SymbolSpec};
+use crate::symbols::{Bindings, MAX_SYMBOLS, bind_shape};
 use crate::{Device, Error, Result, Target};
 
 /// Checks that the kernel's parameters, hidden symbol parameters included,

@@ -26,7 +26,7 @@ const GRID_X_LIMIT: u64 = (1 << 31) - 1;
 /// The largest grid extent CUDA accepts along y and z.
 const GRID_YZ_LIMIT: u64 = 65535;
 
-pub use tile_kernel_lowering::spec::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, SymbolSpec};
+use crate::spec::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, SymbolSpec};
 
 /// A symbol's value and the parameter whose shape first fixed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,9 +4,12 @@
 
 use tile_kernel_lowering::DType;
 
+use crate::spec::{
+    Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec,
+};
 use crate::spec_check::check_tensor;
-use crate::symbols::{Bindings, DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOLS, SymbolSpec};
-use crate::{Access, Kernel, KernelSpec, ParamKind, ParamSpec, Result};
+use crate::symbols::{Bindings, MAX_SYMBOLS};
+use crate::{Kernel, Result};
 
 pub(crate) const X: ParamSpec = ParamSpec {
     name: "x",

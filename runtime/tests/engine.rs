@@ -11,9 +11,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tile_kernel_runtime::cudarc::driver::{CudaContext, DriverError};
+use tile_kernel_runtime::spec::{
+    Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec,
+};
 use tile_kernel_runtime::{
-    Access, DType, Device, DeviceTensor, DimSpec, Error, Kernel, KernelSpec, LaunchExpr, LaunchOp,
-    ParamKind, ParamSpec, Result, SymbolSpec, Target, TensorView, TensorViewMut,
+    DType, Device, DeviceTensor, Error, Kernel, Result, Target, TensorView, TensorViewMut,
 };
 
 /// GPU 0; a test that asks for it fails where there is none.

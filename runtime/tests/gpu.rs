@@ -17,10 +17,10 @@
 
 use std::fmt::Debug;
 
-use tile_kernel_runtime::{
-    Access, DType, Device, DimSpec, Element, Error, Kernel, KernelSpec, LaunchExpr, LaunchOp,
-    ParamKind, ParamSpec, Result, SymbolSpec, Target, bf16, f16,
+use tile_kernel_runtime::spec::{
+    Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec,
 };
+use tile_kernel_runtime::{DType, Device, Element, Error, Kernel, Result, Target, bf16, f16};
 
 /// GPU 0; a test that asks for it fails where there is none.
 fn gpu() -> Device {
@@ -234,10 +234,7 @@ mod ir {
         pub(crate) use tile_kernel_runtime::{Device, Error, TensorArg, TensorArgMut, bf16, f16};
 
         pub(crate) mod __private {
-            pub(crate) use tile_kernel_runtime::{
-                Access, DType, DimSpec, Kernel, KernelSpec, LaunchExpr, LaunchOp, ParamKind,
-                ParamSpec, SymbolSpec, Target,
-            };
+            pub(crate) use tile_kernel_runtime::{DType, Kernel, spec};
         }
 
         macro_rules! __with_runtime {

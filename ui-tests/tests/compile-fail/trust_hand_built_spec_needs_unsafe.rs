@@ -1,6 +1,6 @@
 // A kernel spec built by hand is not checked by the compiler: wrapping it in
 // a `Kernel` is an `unsafe` promise that its PTX is memory-safe.
-use tile_kernel::runtime::{Kernel, KernelSpec, LaunchExpr, Target};
+use tile_kernel::{runtime::Kernel, spec::{KernelSpec, LaunchExpr, Target}};
 
 static HAND_BUILT: Kernel = Kernel::new(KernelSpec {
     name: "k",
