@@ -65,7 +65,7 @@ pub use tile_kernel_lowering as lowering;
 /// [`spec`] (`Kernel::new`), the checked launch builder.
 #[cfg(feature = "runtime")]
 pub mod runtime {
-    pub use tile_kernel_runtime::{Kernel, Launch, MAX_PARAMS, MAX_SYMBOLS, Target};
+    pub use tile_kernel_runtime::{Kernel, LaunchBuilder, MAX_PARAMS, MAX_SYMBOLS, Target};
 }
 
 /// `use tile_kernel::prelude::*;` brings the attribute and host types.

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use tile_kernel_lowering::ast::{self, LaunchDims, Param, ParamType};
 use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::program::{
-    DimSpec, LaunchFormula, LaunchOp, ParamKind as ProgramParamKind, Program, formula_text,
+    DimSpec, LaunchFormula, LaunchOp, ParamKind, Program, formula_text,
 };
 use tile_kernel_lowering::{DType, Target};
 
@@ -199,7 +199,7 @@ fn dtype_path(krate: &TokenStream, dtype: DType) -> TokenStream {
 }
 
 /// A launch formula as spec tokens.
-fn launch_expr(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
+fn launch_formula_spec(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
     let ops = formula.0.iter().map(|op| match op {
         LaunchOp::Const(v) => quote!(#krate::__private::spec::LaunchOp::Const(#v)),
         LaunchOp::Symbol(s) => quote!(#krate::__private::spec::LaunchOp::Symbol(#s)),
@@ -211,7 +211,7 @@ fn launch_expr(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
         LaunchOp::Min => quote!(#krate::__private::spec::LaunchOp::Min),
         LaunchOp::Max => quote!(#krate::__private::spec::LaunchOp::Max),
     });
-    quote!(#krate::__private::spec::LaunchExpr(&[#(#ops),*]))
+    quote!(#krate::__private::spec::LaunchFormulaSpec(&[#(#ops),*]))
 }
 
 fn dim_spec(krate: &TokenStream, dim: &DimSpec) -> TokenStream {
@@ -255,10 +255,10 @@ fn public_surface(
         Some(p) => p.launch.grid.to_vec(),
         None => vec![LaunchFormula::constant(1); 3],
     };
-    let grid_tokens = grid_formulas.iter().map(|f| launch_expr(inner, f));
+    let grid_tokens = grid_formulas.iter().map(|f| launch_formula_spec(inner, f));
     let shared_formula =
         program.map_or_else(|| LaunchFormula::constant(0), Program::dynamic_shared_bytes);
-    let shared_tokens = launch_expr(inner, &shared_formula);
+    let shared_tokens = launch_formula_spec(inner, &shared_formula);
     let grid_text: Vec<String> = grid_formulas
         .iter()
         .map(|f| {
@@ -312,19 +312,23 @@ fn public_surface(
                 };
                 let dtype = dtype_path(inner, *dtype);
                 let dims: Vec<TokenStream> = match program.map(|p| &p.params[index].kind) {
-                    Some(ProgramParamKind::Tensor { dims, .. }) => {
+                    Some(ParamKind::Tensor { dims, .. }) => {
                         dims.iter().map(|d| dim_spec(inner, d)).collect()
                     }
                     _ => Vec::new(),
                 };
-                let access = if written { quote!(Write) } else { quote!(Read) };
+                let borrow = if written {
+                    quote!(Exclusive)
+                } else {
+                    quote!(Shared)
+                };
                 specs.push(quote! {
                     #inner::__private::spec::ParamSpec {
                         name: #pname,
-                        kind: #inner::__private::spec::ParamKind::Tensor {
+                        kind: #inner::__private::spec::ParamKindSpec::Tensor {
                             dtype: #dtype,
                             shape: &[#(#dims),*],
-                            access: #inner::__private::spec::Access::#access,
+                            borrow: #inner::__private::spec::Borrow::#borrow,
                         },
                     }
                 });
@@ -359,7 +363,7 @@ fn public_surface(
                 specs.push(quote! {
                     #inner::__private::spec::ParamSpec {
                         name: #pname,
-                        kind: #inner::__private::spec::ParamKind::Scalar { dtype: #dtype },
+                        kind: #inner::__private::spec::ParamKindSpec::Scalar { dtype: #dtype },
                     }
                 });
                 inputs.push(quote_spanned!(span=> #ident: #elem));

@@ -129,7 +129,7 @@ pub enum Error {
 
     /// The launcher protocol was misused: wrong number or kind of arguments.
     /// Generated launchers never hit this; hand-written calls to
-    /// [`Launch`](crate::Launch) can.
+    /// [`LaunchBuilder`](crate::LaunchBuilder) can.
     #[error("kernel `{kernel}`: {detail}")]
     ArgumentMismatch {
         kernel: &'static str,

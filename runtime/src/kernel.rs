@@ -9,14 +9,14 @@
 //! `#[tile_kernel]` compiler proves that for the code it emits; everything
 //! after `new` is safe API. Guarantee: a kernel's CPU program is used only
 //! once it was checked to describe the spec's kernel (`spec_check`), and
-//! a [`Launch`] starts only for a spec whose parameters fit its arrays.
+//! a [`LaunchBuilder`] starts only for a spec whose parameters fit its arrays.
 
 use std::sync::OnceLock;
 
 use cudarc::driver::CudaFunction;
 use tile_kernel_interp::Prepared;
 
-use crate::launch::Launch;
+use crate::launch::LaunchBuilder;
 use crate::module::{LoadedFunction, ModuleCache};
 use crate::spec::KernelSpec;
 use crate::spec_check::{check_param_counts, matches_spec};
@@ -70,8 +70,9 @@ impl Kernel {
     ///   grid computed from `spec.grid`, the block `spec.block`, and the
     ///   base address of every non-empty tensor 16-byte aligned (an empty
     ///   tensor may start anywhere), every memory access stays in
-    ///   bounds, is aligned, writes only tensors declared [`Access::Write`](crate::spec::Access::Write),
-    ///   and no two threads race on one location.
+    ///   bounds, is aligned, writes only tensors declared
+    ///   [`Borrow::Exclusive`](crate::spec::Borrow::Exclusive), and no two
+    ///   threads race on one location.
     ///
     /// The `#[tile_kernel]` compiler proves both for the spec and PTX it
     /// emits from one kernel definition; a hand-written spec must be argued
@@ -139,14 +140,14 @@ impl Kernel {
     }
 
     /// Starts a launch on `device`: push every argument in parameter order,
-    /// then [`run`](Launch::run).
+    /// then [`run`](LaunchBuilder::run).
     ///
     /// On a CUDA device this loads the module into the device's context on
     /// first use; on the CPU device it prepares the kernel's program
     /// ([`prepared`](Self::prepared)).
-    pub fn launch<'a>(&'a self, device: &'a Device) -> Result<Launch<'a>> {
+    pub fn launch<'a>(&'a self, device: &'a Device) -> Result<LaunchBuilder<'a>> {
         check_param_counts(&self.spec)?;
-        Launch::new(self, device)
+        LaunchBuilder::new(self, device)
     }
 }
 

@@ -1,17 +1,17 @@
-//! The checked launch builder, [`Launch`], and the two backends that run
-//! it: the driver (the kernel's function in the device's context) and the
-//! CPU interpreter (the kernel's prepared program).
+//! The checked launch builder, [`LaunchBuilder`], and the two backends that run
+//! it: the driver (the kernel's function in the device's context) and the CPU
+//! interpreter (the kernel's prepared program).
 //!
-//! Guarantee: a [`Launch`] reaches the driver only when every argument
-//! matched its [`ParamSpec`](crate::spec::ParamSpec) (kind, dtype, shape, access,
-//! context, memory holding the shape, 16-byte aligned start), in order, and
-//! all were given; every size symbol is bound, consistently across
+//! Guarantee: a [`LaunchBuilder`] reaches the driver only when every argument
+//! matched its [`ParamSpec`](crate::spec::ParamSpec) (kind, dtype, shape,
+//! borrow, context, memory holding the shape, 16-byte aligned start), in order,
+//! and all were given; every size symbol is bound, consistently across
 //! parameters, and meets its [`SymbolSpec`](crate::spec::SymbolSpec) and
 //! [`MAX_SYMBOL_VALUE`](crate::spec::MAX_SYMBOL_VALUE); and the grid computed
-//! from the symbols is within CUDA's limits. A launch with no work (a zero
-//! grid extent, or only empty tensors) returns `Ok` without reaching the
-//! driver. The one `unsafe` block, the driver launch, relies on exactly
-//! these checks (`spec_check` makes the per-argument ones).
+//! from the symbols is within CUDA's limits. A launch with no work (a zero grid
+//! extent, or only empty tensors) returns `Ok` without reaching the driver. The
+//! one `unsafe` block, the driver launch, relies on exactly these checks
+//! (`spec_check` makes the per-argument ones).
 //!
 //! On the CPU interpreter device the same checks pass or fail the same way
 //! (the device check: every tensor in host memory), and then the
@@ -30,22 +30,22 @@ use tile_kernel_interp::{Arg, Prepared, RunOptions};
 use crate::copy::{after_ordering_failure, check_recorded, needs_join, record_use, take_event};
 use crate::device::CudaDevice;
 use crate::module::LoadedFunction;
-use crate::spec::{Access, KernelSpec};
+use crate::spec::{Borrow, KernelSpec};
 use crate::spec_check::{check_memory, check_scalar, check_tensor};
 use crate::symbols::{Bindings, MAX_SYMBOLS, check_symbols, dynamic_shared_size, grid_size};
 use crate::view::{HostView, Memory, MemoryMut, host_prefix};
 use crate::{Device, Element, Error, Kernel, Result, ScalarArg, TensorArg, TensorArgMut};
 
 /// The most parameters one kernel's PTX entry may take, the hidden symbol
-/// parameters included; [`Launch`] keeps its arguments in fixed arrays of
-/// this size so that a launch does not allocate.
+/// parameters included; [`LaunchBuilder`] keeps its arguments in fixed
+/// arrays of this size so that a launch does not allocate.
 pub const MAX_PARAMS: usize = 32;
 
 /// A kernel launch being assembled: one checked argument per parameter, in
 /// order, then [`run`](Self::run).
 ///
-/// Every argument is checked against the kernel's [`ParamSpec`](crate::spec::ParamSpec) as it is
-/// pushed: kind, dtype, shape, read/write access, device (a GPU tensor's
+/// Every argument is checked against the kernel's
+/// [`ParamSpec`](crate::spec::ParamSpec) as it is pushed: kind, dtype, shape, read/write access, device (a GPU tensor's
 /// CUDA context; a CPU-device tensor only on the CPU device), that the
 /// tensor's memory holds its shape, and that it starts 16-byte aligned
 /// ([`Error::Misaligned`]; views can start anywhere, the kernel's vector
@@ -58,7 +58,7 @@ pub const MAX_PARAMS: usize = 32;
 /// [`TensorView`](crate::TensorView), [`TensorViewMut`](crate::TensorViewMut));
 /// written ones any [`TensorArgMut`], borrowed `&mut` for the launch.
 #[must_use = "a launch does nothing until `run` is called"]
-pub struct Launch<'a> {
+pub struct LaunchBuilder<'a> {
     kernel: &'a Kernel,
     backend: Backend<'a>,
     /// The CPU device's arguments: each tensor's bytes (exactly its
@@ -107,12 +107,12 @@ const GPU_MEMORY: &str = "GPU memory";
 const ON_CPU: &str = "the CPU interpreter device";
 const ON_GPU: &str = "a CUDA device";
 
-impl<'a> Launch<'a> {
+impl<'a> LaunchBuilder<'a> {
     /// An empty launch of `kernel` on `device`, on the driver (loading the
     /// module into the device's context on first use) or the interpreter
     /// (preparing the kernel's program on first use). The caller checked
     /// the spec's parameter counts (`check_param_counts`).
-    pub(crate) fn new(kernel: &'a Kernel, device: &'a Device) -> Result<Launch<'a>> {
+    pub(crate) fn new(kernel: &'a Kernel, device: &'a Device) -> Result<LaunchBuilder<'a>> {
         let backend = match device.as_cuda() {
             Some(cuda) => Backend::Cuda {
                 device: cuda,
@@ -120,7 +120,7 @@ impl<'a> Launch<'a> {
             },
             None => Backend::Cpu(kernel.prepared()?),
         };
-        Ok(Launch {
+        Ok(LaunchBuilder {
             kernel,
             backend,
             host_args: [Arg::Scalar(0); MAX_PARAMS],
@@ -166,7 +166,7 @@ impl<'a> Launch<'a> {
         tensor: &'a (impl TensorArg<T> + ?Sized),
     ) -> Result<()> {
         let len = tensor.arg_len();
-        let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Access::Read)?;
+        let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Borrow::Shared)?;
         match (tensor.arg_memory(), self.backend) {
             (Memory::Cuda(view), Backend::Cuda { device, .. }) => {
                 self.push_cuda_view(index, bound, len, view, device)
@@ -182,7 +182,7 @@ impl<'a> Launch<'a> {
         tensor: &'a mut (impl TensorArgMut<T> + ?Sized),
     ) -> Result<()> {
         let len = tensor.arg_len();
-        let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Access::Write)?;
+        let (index, bound) = self.check_tensor::<T>(tensor.arg_shape(), Borrow::Exclusive)?;
         match (tensor.arg_memory_mut(), self.backend) {
             (MemoryMut::Cuda(view), Backend::Cuda { device, .. }) => {
                 self.push_cuda_view_mut(index, bound, len, view, device)
@@ -396,10 +396,12 @@ impl<'a> Launch<'a> {
         // what the PTX accesses, per `Kernel::new`; within the function's
         // opted-in limit, or the driver refuses the launch). The compiler
         // proved every access in bounds of the shapes and shared buffers
-        // (so of the memory) for all symbol values that pass these checks. `params[..total]` point at scalars borrowed for 'a, or at
+        // (so of the memory) for all symbol values that pass these checks.
+        // `params[..total]` point at scalars borrowed for 'a, or at
         // `device_ptrs` and `symbol_args`, owned by `self` and alive for
-        // this call. Writes go only to parameters declared `Access::Write`,
-        // whose tensors are borrowed `&mut` for 'a, so no other view of
+        // this call. Writes go only to parameters declared
+        // `Borrow::Exclusive`, whose tensors are borrowed `&mut` for 'a, so
+        // no other view of
         // their elements exists. The stream waits for earlier conflicting
         // uses of every tensor on other streams (cudarc's events, checked
         // just above, or the joins in `order_after`), and `finish` below
@@ -474,7 +476,7 @@ impl<'a> Launch<'a> {
     fn check_tensor<T: Element>(
         &self,
         shape: &[usize],
-        access: Access,
+        borrow: Borrow,
     ) -> Result<(usize, Bindings)> {
         let index = self.next_param()?;
         let spec = self.kernel.spec();
@@ -486,7 +488,7 @@ impl<'a> Launch<'a> {
             spec.symbols,
             T::DTYPE,
             shape,
-            access,
+            borrow,
             &mut bound,
         )?;
         Ok((index, bound))
@@ -547,7 +549,7 @@ impl<'a> Launch<'a> {
     }
 }
 
-/// What [`Launch::run`] hands the driver once every check passed.
+/// What [`LaunchBuilder::run`] hands the driver once every check passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct LaunchPlan {
     grid: [u32; 3],
@@ -557,7 +559,7 @@ struct LaunchPlan {
     symbol_args: [u64; MAX_SYMBOLS],
 }
 
-/// The checks of [`Launch::run`] that need no driver, once all arguments
+/// The checks of [`LaunchBuilder::run`] that need no driver, once all arguments
 /// are pushed: the bound symbols against their requirements, then the grid,
 /// then the dynamic shared memory against `shared_limit` bytes.
 /// `Ok(None)` means there is no work: the kernel has tensor parameters and
@@ -596,9 +598,9 @@ fn plan_launch(
     }))
 }
 
-impl std::fmt::Debug for Launch<'_> {
+impl std::fmt::Debug for LaunchBuilder<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Launch")
+        f.debug_struct("LaunchBuilder")
             .field("kernel", &self.kernel.spec().name)
             .field("pushed", &self.pushed)
             .finish_non_exhaustive()
@@ -608,7 +610,7 @@ impl std::fmt::Debug for Launch<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::spec::{LaunchExpr, LaunchOp};
+    use crate::spec::{LaunchFormulaSpec, LaunchOp};
     use crate::test_specs::{HALF, K, bind_half};
 
     #[test]
@@ -636,7 +638,11 @@ mod tests {
     fn plan_sizes_dynamic_shared_memory_within_the_limit() -> Result<()> {
         // 4 bytes per element of N (a dynamic `alloc_shared::<f32>([N])`).
         const SHARED: KernelSpec = KernelSpec {
-            shared_mem_bytes: LaunchExpr(&[LaunchOp::Const(4), LaunchOp::Symbol(0), LaunchOp::Mul]),
+            shared_mem_bytes: LaunchFormulaSpec(&[
+                LaunchOp::Const(4),
+                LaunchOp::Symbol(0),
+                LaunchOp::Mul,
+            ]),
             ..HALF
         };
         let bound = bind_half(&[4096], &[2048])?;
@@ -687,9 +693,9 @@ mod tests {
         // A zero grid extent, with non-empty tensors.
         const ZERO_Y: KernelSpec = KernelSpec {
             grid: [
-                LaunchExpr::ONE,
-                LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(16), LaunchOp::Div]),
-                LaunchExpr::ONE,
+                LaunchFormulaSpec::ONE,
+                LaunchFormulaSpec(&[LaunchOp::Symbol(0), LaunchOp::Const(16), LaunchOp::Div]),
+                LaunchFormulaSpec::ONE,
             ],
             ..HALF
         };
@@ -700,9 +706,9 @@ mod tests {
         // would go below zero for N = 0.
         const MINUS_ONE: KernelSpec = KernelSpec {
             grid: [
-                LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(1), LaunchOp::Sub]),
-                LaunchExpr::ONE,
-                LaunchExpr::ONE,
+                LaunchFormulaSpec(&[LaunchOp::Symbol(0), LaunchOp::Const(1), LaunchOp::Sub]),
+                LaunchFormulaSpec::ONE,
+                LaunchFormulaSpec::ONE,
             ],
             ..HALF
         };
@@ -719,9 +725,9 @@ mod tests {
     fn grid_limits_refuse_the_launch() -> Result<()> {
         const ROWS: KernelSpec = KernelSpec {
             grid: [
-                LaunchExpr::ONE,
-                LaunchExpr(&[LaunchOp::Symbol(0)]),
-                LaunchExpr::ONE,
+                LaunchFormulaSpec::ONE,
+                LaunchFormulaSpec(&[LaunchOp::Symbol(0)]),
+                LaunchFormulaSpec::ONE,
             ],
             ..HALF
         };

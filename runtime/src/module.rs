@@ -158,7 +158,7 @@ fn load_function(spec: &KernelSpec, device: &CudaDevice) -> Result<(CudaFunction
             format!("(the module loaded, but has no `.entry {}`)", spec.name),
         )
     })?;
-    if spec.shared_mem_bytes.0 == crate::spec::LaunchExpr::ZERO.0 {
+    if spec.shared_mem_bytes.0 == crate::spec::LaunchFormulaSpec::ZERO.0 {
         return Ok((function, 0));
     }
     let attribute_error = || Error::driver("raising the kernel's dynamic shared memory limit");

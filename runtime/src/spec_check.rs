@@ -18,12 +18,12 @@ use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{self, Program};
 
 use crate::launch::MAX_PARAMS;
-use crate::spec::{Access, KernelSpec, ParamKind, ParamSpec, SymbolSpec};
+use crate::spec::{Borrow, KernelSpec, ParamKindSpec, ParamSpec, SymbolSpec};
 use crate::symbols::{Bindings, MAX_SYMBOLS, bind_shape};
 use crate::{Device, Error, Result, Target};
 
 /// Checks that the kernel's parameters, hidden symbol parameters included,
-/// fit a [`Launch`](crate::Launch)'s fixed arrays.
+/// fit a [`LaunchBuilder`](crate::LaunchBuilder)'s fixed arrays.
 pub(crate) fn check_param_counts(spec: &KernelSpec) -> Result<()> {
     let (params, symbols) = (spec.params.len(), spec.symbols.len());
     let detail = if symbols > MAX_SYMBOLS {
@@ -77,7 +77,7 @@ pub(crate) fn check_arch(spec: &KernelSpec, device: &Device) -> Result<()> {
 /// grid, which tensors may be written) is what the program assumes: the
 /// same name, block, grid formulas, dynamic shared memory formula, symbols (name, divisor, required
 /// multiple) and parameters, and every tensor the program writes declared
-/// [`Access::Write`] (so borrowed `&mut` at launch). The program may not
+/// [`Borrow::Exclusive`] (so borrowed `&mut` at launch). The program may not
 /// write a tensor the spec declares written (a stricter borrow is fine).
 pub(crate) fn matches_spec(
     spec: &KernelSpec,
@@ -134,19 +134,20 @@ pub(crate) fn matches_spec(
                         dims,
                         written,
                     },
-                    ParamKind::Tensor {
+                    ParamKindSpec::Tensor {
                         dtype: spec_dtype,
                         shape,
-                        access,
+                        borrow,
                     },
                 ) => {
                     *dtype == spec_dtype
                         && dims.as_slice() == shape
-                        && (!written || access == Access::Write)
+                        && (!written || borrow == Borrow::Exclusive)
                 }
-                (program::ParamKind::Scalar(dtype), ParamKind::Scalar { dtype: spec_dtype }) => {
-                    *dtype == spec_dtype
-                }
+                (
+                    program::ParamKind::Scalar(dtype),
+                    ParamKindSpec::Scalar { dtype: spec_dtype },
+                ) => *dtype == spec_dtype,
                 _ => false,
             };
         if !same {
@@ -159,7 +160,7 @@ pub(crate) fn matches_spec(
     Ok(())
 }
 
-/// Checks a tensor argument of `dtype`, `shape`, borrowed for `access`,
+/// Checks a tensor argument of `dtype`, `shape`, borrowed as `borrow`,
 /// against parameter `param` of `kernel`, whose size symbols are `symbols`;
 /// binds the symbols the shape names into `bound` (see [`bind_shape`]).
 pub(crate) fn check_tensor(
@@ -168,13 +169,13 @@ pub(crate) fn check_tensor(
     symbols: &[SymbolSpec],
     dtype: DType,
     shape: &[usize],
-    access: Access,
+    borrow: Borrow,
     bound: &mut Bindings,
 ) -> Result<()> {
-    let ParamKind::Tensor {
+    let ParamKindSpec::Tensor {
         dtype: expected_dtype,
         shape: expected_shape,
-        access: expected_access,
+        borrow: expected_borrow,
     } = param.kind
     else {
         return Err(Error::ArgumentMismatch {
@@ -185,7 +186,7 @@ pub(crate) fn check_tensor(
             ),
         });
     };
-    if expected_access == Access::Write && access == Access::Read {
+    if expected_borrow == Borrow::Exclusive && borrow == Borrow::Shared {
         return Err(Error::ArgumentMismatch {
             kernel,
             detail: format!(
@@ -208,10 +209,10 @@ pub(crate) fn check_tensor(
 /// Checks a scalar argument of `dtype` against parameter `param` of `kernel`.
 pub(crate) fn check_scalar(kernel: &'static str, param: &ParamSpec, dtype: DType) -> Result<()> {
     match param.kind {
-        ParamKind::Scalar {
+        ParamKindSpec::Scalar {
             dtype: expected_dtype,
         } if expected_dtype == dtype => Ok(()),
-        ParamKind::Scalar {
+        ParamKindSpec::Scalar {
             dtype: expected_dtype,
         } => Err(Error::DTypeMismatch {
             kernel,
@@ -219,7 +220,7 @@ pub(crate) fn check_scalar(kernel: &'static str, param: &ParamSpec, dtype: DType
             expected: expected_dtype,
             actual: dtype,
         }),
-        ParamKind::Tensor { .. } => Err(Error::ArgumentMismatch {
+        ParamKindSpec::Tensor { .. } => Err(Error::ArgumentMismatch {
             kernel,
             detail: format!(
                 "parameter `{}` is a tensor, but a scalar was passed",
@@ -269,29 +270,29 @@ mod tests {
     use crate::symbols::Binding;
     use crate::test_specs::{HALF, HX, N, SYMBOLS, X, Y, bind_half};
 
-    fn check_const(param: &ParamSpec, dtype: DType, shape: &[usize], access: Access) -> Result<()> {
+    fn check_const(param: &ParamSpec, dtype: DType, shape: &[usize], borrow: Borrow) -> Result<()> {
         check_tensor(
             "k",
             param,
             &[],
             dtype,
             shape,
-            access,
+            borrow,
             &mut [None; MAX_SYMBOLS],
         )
     }
 
     #[test]
     fn matching_tensor_passes() {
-        assert!(check_const(&X, DType::F32, &[4, 2], Access::Read).is_ok());
-        assert!(check_const(&Y, DType::F32, &[4, 2], Access::Write).is_ok());
+        assert!(check_const(&X, DType::F32, &[4, 2], Borrow::Shared).is_ok());
+        assert!(check_const(&Y, DType::F32, &[4, 2], Borrow::Exclusive).is_ok());
         // A mutable borrow is stricter than a read needs: allowed.
-        assert!(check_const(&X, DType::F32, &[4, 2], Access::Write).is_ok());
+        assert!(check_const(&X, DType::F32, &[4, 2], Borrow::Exclusive).is_ok());
     }
 
     #[test]
     fn wrong_shape_is_shape_mismatch() {
-        let err = check_const(&X, DType::F32, &[2, 4], Access::Read);
+        let err = check_const(&X, DType::F32, &[2, 4], Borrow::Shared);
         match err {
             Err(Error::ShapeMismatch {
                 kernel: "k",
@@ -306,7 +307,7 @@ mod tests {
         }
         // Same element count, other rank: still a mismatch.
         assert!(matches!(
-            check_const(&X, DType::F32, &[8], Access::Read),
+            check_const(&X, DType::F32, &[8], Borrow::Shared),
             Err(Error::ShapeMismatch { .. })
         ));
     }
@@ -314,7 +315,7 @@ mod tests {
     #[test]
     fn wrong_dtype_is_dtype_mismatch() {
         assert!(matches!(
-            check_const(&X, DType::F16, &[4, 2], Access::Read),
+            check_const(&X, DType::F16, &[4, 2], Borrow::Shared),
             Err(Error::DTypeMismatch {
                 expected: DType::F32,
                 actual: DType::F16,
@@ -335,7 +336,7 @@ mod tests {
     #[test]
     fn shared_borrow_of_written_tensor_is_refused() {
         assert!(matches!(
-            check_const(&Y, DType::F32, &[4, 2], Access::Read),
+            check_const(&Y, DType::F32, &[4, 2], Borrow::Shared),
             Err(Error::ArgumentMismatch { kernel: "k", .. })
         ));
     }
@@ -343,7 +344,7 @@ mod tests {
     #[test]
     fn kind_mismatch_is_argument_mismatch() {
         assert!(matches!(
-            check_const(&N, DType::U32, &[], Access::Read),
+            check_const(&N, DType::U32, &[], Borrow::Shared),
             Err(Error::ArgumentMismatch { .. })
         ));
         assert!(matches!(
@@ -459,7 +460,7 @@ mod tests {
                 SYMBOLS,
                 DType::U32,
                 &[8],
-                Access::Read,
+                Borrow::Shared,
                 &mut bound
             ),
             Err(Error::DTypeMismatch { .. })

@@ -5,7 +5,7 @@
 use tile_kernel_lowering::DType;
 
 use crate::spec::{
-    Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec,
+    Borrow, DimSpec, KernelSpec, LaunchFormulaSpec, LaunchOp, ParamKindSpec, ParamSpec, SymbolSpec,
 };
 use crate::spec_check::check_tensor;
 use crate::symbols::{Bindings, MAX_SYMBOLS};
@@ -13,39 +13,39 @@ use crate::{Kernel, Result};
 
 pub(crate) const X: ParamSpec = ParamSpec {
     name: "x",
-    kind: ParamKind::Tensor {
+    kind: ParamKindSpec::Tensor {
         dtype: DType::F32,
         shape: &[DimSpec::Const(4), DimSpec::Const(2)],
-        access: Access::Read,
+        borrow: Borrow::Shared,
     },
 };
 
 pub(crate) const Y: ParamSpec = ParamSpec {
     name: "y",
-    kind: ParamKind::Tensor {
+    kind: ParamKindSpec::Tensor {
         dtype: DType::F32,
         shape: &[DimSpec::Const(4), DimSpec::Const(2)],
-        access: Access::Write,
+        borrow: Borrow::Exclusive,
     },
 };
 
 pub(crate) const N: ParamSpec = ParamSpec {
     name: "n",
-    kind: ParamKind::Scalar { dtype: DType::U32 },
+    kind: ParamKindSpec::Scalar { dtype: DType::U32 },
 };
 
 // SAFETY: never launched (the unit tests only inspect it, plan launches of
-// its spec and check arguments without a device), and its PTX has no `.entry k`, so even a
-// launch would stop at `Error::ModuleLoad` before reaching the driver's
+// its spec and check arguments without a device), and its PTX has no
+// `.entry k`, so even a launch would stop at `Error::ModuleLoad` before reaching the driver's
 // launch call.
 pub(crate) static K: Kernel = unsafe {
     Kernel::new(KernelSpec {
         name: "k",
         ptx: ".version 7.8\n.target sm_90\n.address_size 64\n",
         target: crate::Target::SM_90,
-        grid: [LaunchExpr::ONE; 3],
+        grid: [LaunchFormulaSpec::ONE; 3],
         block: [32, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[X, Y, N],
         symbols: &[],
         program: &[],
@@ -75,19 +75,19 @@ pub(crate) const SYMBOLS: &[SymbolSpec] = &[SymbolSpec {
 /// `fn half(x: Tensor<f32, N>, y: Tensor<u32, {N / 2}>)`, grid = ceil_div(N, 2048).
 pub(crate) const HX: ParamSpec = ParamSpec {
     name: "x",
-    kind: ParamKind::Tensor {
+    kind: ParamKindSpec::Tensor {
         dtype: DType::F32,
         shape: &[SYM_N],
-        access: Access::Read,
+        borrow: Borrow::Shared,
     },
 };
 
 pub(crate) const HY: ParamSpec = ParamSpec {
     name: "y",
-    kind: ParamKind::Tensor {
+    kind: ParamKindSpec::Tensor {
         dtype: DType::U32,
         shape: &[HALF_N],
-        access: Access::Write,
+        borrow: Borrow::Exclusive,
     },
 };
 
@@ -96,16 +96,16 @@ pub(crate) const HALF: KernelSpec = KernelSpec {
     ptx: "",
     target: crate::Target::SM_90,
     grid: [
-        LaunchExpr(&[
+        LaunchFormulaSpec(&[
             LaunchOp::Symbol(0),
             LaunchOp::Const(2048),
             LaunchOp::CeilDiv,
         ]),
-        LaunchExpr::ONE,
-        LaunchExpr::ONE,
+        LaunchFormulaSpec::ONE,
+        LaunchFormulaSpec::ONE,
     ],
     block: [256, 1, 1],
-    shared_mem_bytes: LaunchExpr::ZERO,
+    shared_mem_bytes: LaunchFormulaSpec::ZERO,
     params: &[HX, HY],
     symbols: SYMBOLS,
     program: &[],
@@ -120,7 +120,7 @@ pub(crate) fn bind_half(x: &[usize], y: &[usize]) -> Result<Bindings> {
         SYMBOLS,
         DType::F32,
         x,
-        Access::Read,
+        Borrow::Shared,
         &mut bound,
     )?;
     check_tensor(
@@ -129,7 +129,7 @@ pub(crate) fn bind_half(x: &[usize], y: &[usize]) -> Result<Bindings> {
         SYMBOLS,
         DType::U32,
         y,
-        Access::Write,
+        Borrow::Exclusive,
         &mut bound,
     )?;
     Ok(bound)
