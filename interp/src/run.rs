@@ -46,7 +46,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tile_kernel_lowering::program::ParamKind;
 
-use crate::exec::{BlockState, Launch, Trap, coordinates};
+use crate::exec::{BlockState, GridRun, Trap, coordinates};
 use crate::fault::{Fault, FaultKind, PrepareError};
 
 use crate::memory::{AtomicLocks, TensorMemory};
@@ -223,7 +223,7 @@ impl Prepared {
         args: &[Arg<'a>],
         symbols: &[u64],
         options: &RunOptions,
-    ) -> Result<Launch<'a>, FaultKind> {
+    ) -> Result<GridRun<'a>, FaultKind> {
         let params = &self.program.params;
         if args.len() != params.len() {
             return Err(FaultKind::Arguments(format!(
@@ -283,7 +283,7 @@ impl Prepared {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        Ok(Launch {
+        Ok(GridRun {
             plan: &self.plan,
             shared,
             dynamic_shared_bytes,
