@@ -27,7 +27,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use cudarc::driver::{CudaContext, LaunchConfig, PushKernelArg};
 use cudarc::nvrtc::Ptx;
-use tile_kernel::spec::{DimSpec, KernelSpec, ParamKind, dim_text, formula_text};
+use tile_kernel::spec::{DimSpec, KernelSpec, ParamKindSpec, dim_text, formula_text};
 use tile_kernel_interp::{Arg, Prepared, RunOptions};
 
 type BoxError = Box<dyn std::error::Error>;
@@ -38,19 +38,19 @@ fn describe(spec: &KernelSpec) {
     println!("kernel `{}` for {}", spec.name, spec.target);
     for param in spec.params {
         match param.kind {
-            ParamKind::Tensor {
+            ParamKindSpec::Tensor {
                 dtype,
                 shape,
-                access,
+                borrow,
             } => {
                 let dims: Vec<String> = shape.iter().map(|d| dim_text(*d, symbol)).collect();
                 println!(
-                    "  {}: tensor of {dtype} [{}], {access:?}",
+                    "  {}: tensor of {dtype} [{}], {borrow:?} borrow",
                     param.name,
                     dims.join(", ")
                 );
             }
-            ParamKind::Scalar { dtype } => println!("  {}: {dtype}", param.name),
+            ParamKindSpec::Scalar { dtype } => println!("  {}: {dtype}", param.name),
         }
     }
     for s in spec.symbols {
@@ -76,7 +76,7 @@ fn describe(spec: &KernelSpec) {
 /// would: every dim must be `N` itself here (checked, not assumed).
 fn bind_n(spec: &KernelSpec, len: usize) -> Result<u64, BoxError> {
     for param in spec.params {
-        if let ParamKind::Tensor { shape, .. } = param.kind {
+        if let ParamKindSpec::Tensor { shape, .. } = param.kind {
             let expected = DimSpec::Symbolic {
                 symbol: 0,
                 mul: 1,

@@ -61,13 +61,11 @@ pub use tile_kernel_lowering::spec;
 /// API in [`lowering::ptx`]), legality checks and PTX emission.
 pub use tile_kernel_lowering as lowering;
 
-/// Runtime types for advanced use: kernel specs, the checked launch builder.
+/// Runtime types for advanced use: a kernel built from a hand-written
+/// [`spec`] (`Kernel::new`), the checked launch builder.
 #[cfg(feature = "runtime")]
 pub mod runtime {
-    pub use tile_kernel_runtime::{
-        Access, DimSpec, Kernel, KernelSpec, Launch, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE,
-        ParamKind, ParamSpec, SymbolSpec, Target,
-    };
+    pub use tile_kernel_runtime::{Kernel, LaunchBuilder, MAX_PARAMS, MAX_SYMBOLS, Target};
 }
 
 /// `use tile_kernel::prelude::*;` brings the attribute and host types.
@@ -81,9 +79,7 @@ pub mod prelude {
 #[doc(hidden)]
 pub mod __private {
     pub use tile_kernel_lowering::DType;
-    pub use tile_kernel_lowering::spec::{
-        Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec, Target,
-    };
+    pub use tile_kernel_lowering::spec;
     #[cfg(feature = "runtime")]
     pub use tile_kernel_runtime::Kernel;
 }

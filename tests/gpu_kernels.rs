@@ -28,7 +28,7 @@ mod widen_pairs_example;
 
 use float8::{F8E4M3, F8E5M2};
 use tile_kernel::prelude::*;
-use tile_kernel::{Element, Result, runtime::Access};
+use tile_kernel::{Element, Result, spec::Borrow};
 
 use support::gpu::on_both_devices;
 
@@ -724,15 +724,15 @@ fn launcher_declares_access_and_rejects_a_wrong_dtype_through_the_builder(
     dev: &Device,
 ) -> Result<()> {
     let spec = narrow_pairs::KERNEL.spec();
-    let access: Vec<Access> = spec
+    let borrows: Vec<Borrow> = spec
         .params
         .iter()
         .map(|p| match p.kind {
-            tile_kernel::runtime::ParamKind::Tensor { access, .. } => access,
-            tile_kernel::runtime::ParamKind::Scalar { .. } => panic!("no scalar params"),
+            tile_kernel::spec::ParamKindSpec::Tensor { borrow, .. } => borrow,
+            tile_kernel::spec::ParamKindSpec::Scalar { .. } => panic!("no scalar params"),
         })
         .collect();
-    assert_eq!(access, vec![Access::Read, Access::Write]);
+    assert_eq!(borrows, vec![Borrow::Shared, Borrow::Exclusive]);
     let wrong = dev.zeros::<u32>([4, 2])?;
     let result = narrow_pairs::KERNEL
         .launch(dev)

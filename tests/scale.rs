@@ -12,7 +12,7 @@ mod support;
 mod conversions;
 
 use tile_kernel::prelude::*;
-use tile_kernel::runtime::{DimSpec, LaunchExpr, LaunchOp, ParamKind, SymbolSpec};
+use tile_kernel::spec::{DimSpec, LaunchFormulaSpec, LaunchOp, ParamKindSpec, SymbolSpec};
 
 use support::golden::golden;
 use support::ptxas::resource_usage;
@@ -103,13 +103,13 @@ fn launch_specs_carry_symbols_and_grid_formulas() {
     assert_eq!(
         spec.grid,
         [
-            LaunchExpr(&[
+            LaunchFormulaSpec(&[
                 LaunchOp::Symbol(0),
                 LaunchOp::Const(2048),
                 LaunchOp::CeilDiv
             ]),
-            LaunchExpr(&[LaunchOp::Const(1)]),
-            LaunchExpr(&[LaunchOp::Const(1)]),
+            LaunchFormulaSpec(&[LaunchOp::Const(1)]),
+            LaunchFormulaSpec(&[LaunchOp::Const(1)]),
         ]
     );
     assert_eq!(spec.block, [256, 1, 1]);
@@ -129,15 +129,15 @@ fn launch_specs_carry_symbols_and_grid_formulas() {
     };
     for param in spec.params {
         match param.kind {
-            ParamKind::Tensor { shape, .. } => assert_eq!(shape, &[n]),
-            ParamKind::Scalar { .. } => panic!("unexpected scalar"),
+            ParamKindSpec::Tensor { shape, .. } => assert_eq!(shape, &[n]),
+            ParamKindSpec::Scalar { .. } => panic!("unexpected scalar"),
         }
     }
     let pairs = conversions::to_bf16_pairs::KERNEL.spec();
-    assert_eq!(pairs.grid[0], LaunchExpr(&[LaunchOp::Const(528)]));
+    assert_eq!(pairs.grid[0], LaunchFormulaSpec(&[LaunchOp::Const(528)]));
     match pairs.params[0].kind {
-        ParamKind::Tensor { shape, .. } => assert_eq!(shape, &[n, DimSpec::Const(2)]),
-        ParamKind::Scalar { .. } => panic!("unexpected scalar"),
+        ParamKindSpec::Tensor { shape, .. } => assert_eq!(shape, &[n, DimSpec::Const(2)]),
+        ParamKindSpec::Scalar { .. } => panic!("unexpected scalar"),
     }
 }
 
@@ -218,7 +218,7 @@ fn scale_rows(x: Tensor<f32, M, K>, y: Tensor<f32, M, K>) {
 #[test]
 fn two_dimensional_launches_prove_rows_and_columns() {
     let spec = scale_rows::KERNEL.spec();
-    assert_eq!(spec.grid[1], LaunchExpr(&[LaunchOp::Symbol(0)]));
+    assert_eq!(spec.grid[1], LaunchFormulaSpec(&[LaunchOp::Symbol(0)]));
     assert_eq!(count(scale_rows::PTX, "@%q"), 0, "{}", scale_rows::PTX);
     support::ptxas::assemble(scale_rows::PTX, "sm_90");
 }

@@ -34,7 +34,7 @@ use crate::semantics::{Barrier, BarrierReduction, Bits, mask};
 use crate::shared::{SharedFault, SharedLayout, SharedMemory};
 
 /// Everything a launch shares between the host threads running its blocks.
-pub(crate) struct Launch<'a> {
+pub(crate) struct GridRun<'a> {
     pub plan: &'a Plan,
     /// The block's shared buffers, the dynamic one sized for this launch.
     pub shared: Vec<SharedLayout>,
@@ -85,7 +85,7 @@ pub(crate) struct BlockState {
     worker: u32,
     pub instructions: u64,
     /// Instructions and loop iterations of the current block, against
-    /// [`Launch::work_limit`].
+    /// [`GridRun::work_limit`].
     work: u64,
     /// Barriers the current block has passed: its memory accesses' phase.
     epoch: u64,
@@ -98,7 +98,7 @@ pub(crate) struct BlockState {
 impl BlockState {
     /// A host worker's block state; a fault when the host cannot allocate
     /// the blocks' shared memory.
-    pub fn new(launch: &Launch<'_>) -> Result<BlockState, FaultKind> {
+    pub fn new(launch: &GridRun<'_>) -> Result<BlockState, FaultKind> {
         let threads = launch.block.iter().map(|d| *d as usize).product::<usize>();
         let frame = launch.plan.frame.bytes;
         let atom_count = launch.plan.atoms.len();
@@ -126,7 +126,7 @@ impl BlockState {
 
 /// Where a checked memory access goes.
 #[derive(Clone, Copy)]
-enum Target<'m> {
+enum MemoryRef<'m> {
     /// A tensor (its parameter, for the atomic locks).
     Tensor(&'m TensorMemory<'m>, usize),
     /// A shared buffer of the current block.
@@ -145,7 +145,7 @@ pub(crate) fn coordinates(linear: u64, extent: [u32; 3]) -> [u32; 3] {
     ]
 }
 
-impl Launch<'_> {
+impl GridRun<'_> {
     /// Thread `t` of the current block, as reports name it.
     pub fn thread_id(&self, cta: [u32; 3], t: u32) -> ThreadId {
         ThreadId {
@@ -638,15 +638,17 @@ impl Launch<'_> {
                     for (e, lanes) in values.iter().enumerate() {
                         let byte = at + e * element_bytes;
                         let old = match target {
-                            Target::Tensor(memory, param) => self.locks.with(param, byte, || {
-                                let old = memory.read(byte, element_bytes);
-                                let new = mask(update.apply(old, lanes), update.bits);
-                                memory.write(byte, element_bytes, new);
-                                old
-                            }),
+                            MemoryRef::Tensor(memory, param) => {
+                                self.locks.with(param, byte, || {
+                                    let old = memory.read(byte, element_bytes);
+                                    let new = mask(update.apply(old, lanes), update.bits);
+                                    memory.write(byte, element_bytes, new);
+                                    old
+                                })
+                            }
                             // The block's threads run on this host thread
                             // alone: nothing interleaves.
-                            Target::Shared(buffer) => {
+                            MemoryRef::Shared(buffer) => {
                                 let old = state.shared.read(buffer, byte, element_bytes);
                                 let new = mask(update.apply(old, lanes), update.bits);
                                 state.shared.write(buffer, byte, element_bytes, new);
@@ -674,7 +676,7 @@ impl Launch<'_> {
         size: usize,
         t: u32,
         touch: Touch,
-    ) -> Result<(Target<'_>, usize), FaultKind> {
+    ) -> Result<(MemoryRef<'_>, usize), FaultKind> {
         let offset = address.offset.eval(state.atoms_of(t));
         let param = match address.region {
             Region::Tensor(param) => param,
@@ -685,7 +687,7 @@ impl Launch<'_> {
                     .shared
                     .access(buffer, offset, size, u64::from(t), touch)
                 {
-                    Ok(at) => Ok((Target::Shared(buffer), at)),
+                    Ok(at) => Ok((MemoryRef::Shared(buffer), at)),
                     Err(SharedFault::Kind(kind)) => Err(kind),
                     Err(SharedFault::Race {
                         buffer,
@@ -734,7 +736,7 @@ impl Launch<'_> {
                 offset: byte,
                 other: (other != u64::MAX).then(|| self.global_thread(other)),
             })?;
-        Ok((Target::Tensor(memory, param), at))
+        Ok((MemoryRef::Tensor(memory, param), at))
     }
 
     fn source(&self, state: &BlockState, source: &Source, t: u32) -> Result<Bits, FaultKind> {
@@ -842,20 +844,20 @@ impl BlockState {
 
 /// `size` bytes at `at` of a checked access's memory.
 #[inline]
-fn read(state: &BlockState, target: Target<'_>, at: usize, size: usize) -> Bits {
+fn read(state: &BlockState, target: MemoryRef<'_>, at: usize, size: usize) -> Bits {
     match target {
-        Target::Tensor(memory, _) => memory.read(at, size),
-        Target::Shared(buffer) => state.shared.read(buffer, at, size),
+        MemoryRef::Tensor(memory, _) => memory.read(at, size),
+        MemoryRef::Shared(buffer) => state.shared.read(buffer, at, size),
     }
 }
 
 /// Writes the low `size` bytes of `value` at `at` of a checked access's
 /// memory.
 #[inline]
-fn write(state: &mut BlockState, target: Target<'_>, at: usize, size: usize, value: Bits) {
+fn write(state: &mut BlockState, target: MemoryRef<'_>, at: usize, size: usize, value: Bits) {
     match target {
-        Target::Tensor(memory, _) => memory.write(at, size, value),
-        Target::Shared(buffer) => state.shared.write(buffer, at, size, value),
+        MemoryRef::Tensor(memory, _) => memory.write(at, size, value),
+        MemoryRef::Shared(buffer) => state.shared.write(buffer, at, size, value),
     }
 }
 

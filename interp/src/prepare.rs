@@ -330,7 +330,7 @@ const MAX_FRAME_BYTES: usize = 1 << 16;
 /// the padding between them) and the dynamic buffer together: what an
 /// H100/H200 CTA may have at most (227 KiB), far above what the checker
 /// admits of static buffers (48 KiB).
-pub(crate) const MAX_SHARED_BYTES: usize = 227 * 1024;
+pub(crate) const DEVICE_SHARED_BYTES_PER_BLOCK: usize = 227 * 1024;
 
 pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
     let error = |message: String| PrepareError {
@@ -383,10 +383,10 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
         let placed = buffer
             .static_bytes()
             .and_then(|bytes| Some((bytes, total.next_multiple_of(16).checked_add(bytes)?)))
-            .filter(|(_, end)| *end <= MAX_SHARED_BYTES);
+            .filter(|(_, end)| *end <= DEVICE_SHARED_BYTES_PER_BLOCK);
         let Some((bytes, end)) = placed else {
             return Err(error(format!(
-                "its shared buffers take more than {MAX_SHARED_BYTES} bytes (at `{}`)",
+                "its shared buffers take more than {DEVICE_SHARED_BYTES_PER_BLOCK} bytes (at `{}`)",
                 buffer.name
             )));
         };
@@ -452,7 +452,7 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
 
 /// The prepared semantics of one variant, shared by its instructions.
 #[derive(Clone)]
-enum Shared {
+enum PreparedSemantics {
     Compute(Arc<Compute>),
     Load,
     Store,
@@ -465,7 +465,7 @@ enum Shared {
 struct Builder<'p> {
     program: &'p Program,
     frame: &'p Frame,
-    semantics: HashMap<(String, String), (Modifiers, Shared)>,
+    semantics: HashMap<(String, String), (Modifiers, PreparedSemantics)>,
     statements: Vec<(usize, String)>,
 }
 
@@ -564,7 +564,11 @@ impl Builder<'_> {
     }
 
     /// The variant `opcode` of form `form`, and its semantics (cached).
-    fn variant(&mut self, form: &str, opcode: &str) -> Result<(Modifiers, Shared), String> {
+    fn variant(
+        &mut self,
+        form: &str,
+        opcode: &str,
+    ) -> Result<(Modifiers, PreparedSemantics), String> {
         let key = (form.to_string(), opcode.to_string());
         if let Some(found) = self.semantics.get(&key) {
             return Ok(found.clone());
@@ -575,16 +579,18 @@ impl Builder<'_> {
             .find(|m| m.form.id == form)
             .ok_or_else(|| format!("`{opcode}` is not a variant of form `{form}`"))?;
         let shared = match semantics(&variant).map_err(|e| e.to_string())? {
-            Semantics::Compute(compute) => Shared::Compute(Arc::new(compute)),
-            Semantics::Load => Shared::Load,
-            Semantics::Store => Shared::Store,
-            Semantics::Prefetch => Shared::Prefetch,
+            Semantics::Compute(compute) => PreparedSemantics::Compute(Arc::new(compute)),
+            Semantics::Load => PreparedSemantics::Load,
+            Semantics::Store => PreparedSemantics::Store,
+            Semantics::Prefetch => PreparedSemantics::Prefetch,
             Semantics::Atomic {
                 update,
                 returns_old,
-            } => Shared::Atomic(Arc::new(update), returns_old),
-            Semantics::Collective(collective) => Shared::Collective(Arc::new(collective)),
-            Semantics::Barrier(barrier) => Shared::Barrier(barrier),
+            } => PreparedSemantics::Atomic(Arc::new(update), returns_old),
+            Semantics::Collective(collective) => {
+                PreparedSemantics::Collective(Arc::new(collective))
+            }
+            Semantics::Barrier(barrier) => PreparedSemantics::Barrier(barrier),
         };
         self.semantics
             .insert(key, (variant.clone(), shared.clone()));
@@ -695,7 +701,7 @@ impl Builder<'_> {
                 operand_sources.push((slot.name, lanes));
             }
             let action = match shared {
-                Shared::Compute(compute) => {
+                PreparedSemantics::Compute(compute) => {
                     lanes_fit(
                         &instruction.opcode,
                         &sources,
@@ -708,7 +714,7 @@ impl Builder<'_> {
                         destinations,
                     }
                 }
-                Shared::Load => {
+                PreparedSemantics::Load => {
                     let address = address.ok_or("a load without an address")?;
                     let element_bytes = memory_element_bytes(&variant);
                     let signed = variant
@@ -722,7 +728,7 @@ impl Builder<'_> {
                         destinations,
                     }
                 }
-                Shared::Store => {
+                PreparedSemantics::Store => {
                     let address = address.ok_or("a store without an address")?;
                     let element_bytes = memory_element_bytes(&variant);
                     // The stored lanes: every source but the cache policy
@@ -734,7 +740,7 @@ impl Builder<'_> {
                         sources,
                     }
                 }
-                Shared::Collective(collective) => {
+                PreparedSemantics::Collective(collective) => {
                     lanes_fit(
                         &instruction.opcode,
                         &sources,
@@ -747,7 +753,7 @@ impl Builder<'_> {
                         destinations,
                     }
                 }
-                Shared::Barrier(barrier) => {
+                PreparedSemantics::Barrier(barrier) => {
                     // `a` (`b`, `c`) in, `d` out for `bar.red`.
                     let reduces = usize::from(barrier.reduction.is_some());
                     let lanes = (1 + usize::from(barrier.count) + reduces, reduces);
@@ -758,8 +764,8 @@ impl Builder<'_> {
                         destinations,
                     }
                 }
-                Shared::Prefetch => Action::Nothing,
-                Shared::Atomic(update, returns_old) => {
+                PreparedSemantics::Prefetch => Action::Nothing,
+                PreparedSemantics::Atomic(update, returns_old) => {
                     let address = address.ok_or("an atomic without an address")?;
                     // Per-element operands: `b` (and `c`), lane `e` each;
                     // the cache policy is not a value of the update.

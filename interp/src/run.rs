@@ -4,7 +4,7 @@ use std::sync::atomic::AtomicU8;
 
 use tile_kernel_lowering::program::Program;
 
-use crate::prepare::MAX_SHARED_BYTES;
+use crate::prepare::DEVICE_SHARED_BYTES_PER_BLOCK;
 use crate::shared::SharedLayout;
 
 /// One kernel argument, in the order of [`Program::params`].
@@ -46,7 +46,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tile_kernel_lowering::program::ParamKind;
 
-use crate::exec::{BlockState, Launch, Trap, coordinates};
+use crate::exec::{BlockState, GridRun, Trap, coordinates};
 use crate::fault::{Fault, FaultKind, PrepareError};
 
 use crate::memory::{AtomicLocks, TensorMemory};
@@ -87,7 +87,7 @@ impl Prepared {
     /// on the H200: 20 static bytes leave 232,416).
     pub fn dynamic_shared_limit(&self) -> u32 {
         let static_bytes = self.plan.static_shared_bytes.next_multiple_of(16);
-        u32::try_from(MAX_SHARED_BYTES.saturating_sub(static_bytes)).unwrap_or(0)
+        u32::try_from(DEVICE_SHARED_BYTES_PER_BLOCK.saturating_sub(static_bytes)).unwrap_or(0)
     }
 
     /// The block's shared buffers for a launch with these hidden symbol
@@ -223,7 +223,7 @@ impl Prepared {
         args: &[Arg<'a>],
         symbols: &[u64],
         options: &RunOptions,
-    ) -> Result<Launch<'a>, FaultKind> {
+    ) -> Result<GridRun<'a>, FaultKind> {
         let params = &self.program.params;
         if args.len() != params.len() {
             return Err(FaultKind::Arguments(format!(
@@ -283,7 +283,7 @@ impl Prepared {
             0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
             n => n,
         };
-        Ok(Launch {
+        Ok(GridRun {
             plan: &self.plan,
             shared,
             dynamic_shared_bytes,

@@ -31,6 +31,8 @@
 //! - [`encoding`]: a [`program::Program`] as bytes (the macro embeds each
 //!   kernel's program in its spec for the runtime's CPU interpreter).
 
+#![forbid(unsafe_code)]
+
 pub mod ast;
 pub mod check;
 pub mod diag;

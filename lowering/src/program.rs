@@ -212,7 +212,7 @@ pub enum LaunchOp {
 /// Evaluates a launch formula for the symbols' full values (`values[s]`
 /// for `Symbol(s)`), with checked arithmetic: `None` on underflow,
 /// overflow, division by zero or a malformed formula. The runtime, the
-/// launch description ([`crate::spec::LaunchExpr`]) and tests share it.
+/// launch description ([`crate::spec::LaunchFormulaSpec`]) and tests share it.
 pub fn eval_launch(ops: &[LaunchOp], values: &[u64]) -> Option<u64> {
     let mut stack = [0u64; 16];
     let mut depth = 0usize;

@@ -34,19 +34,19 @@ pub struct KernelSpec {
     /// that compute capability and newer ones, or, for an arch-specific
     /// target like `sm_90a`, on exactly that one ([`Target::runs_on`]).
     pub target: Target,
-    /// Grid size in blocks, `[x, y, z]`, each a formula over the size
-    /// symbols evaluated at launch (`[LaunchExpr::ONE; 3]` for one block).
-    pub grid: [LaunchExpr; 3],
+    /// Grid size in blocks, `[x, y, z]`, each a formula over the size symbols
+    /// evaluated at launch (`[LaunchFormulaSpec::ONE; 3]` for one block).
+    pub grid: [LaunchFormulaSpec; 3],
     /// Block size in threads, `[x, y, z]`.
     pub block: [u32; 3],
     /// Dynamic shared memory per block, in bytes: a formula over the size
-    /// symbols evaluated at launch ([`LaunchExpr::ZERO`] for none). The
+    /// symbols evaluated at launch ([`LaunchFormulaSpec::ZERO`] for none). The
     /// launcher refuses a launch whose value is above what the device lets
     /// one block have. An engine launching the PTX itself passes the value
     /// as the launch's dynamic shared memory, after raising the function's
     /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` when it is above
     /// 48 KiB.
-    pub shared_mem_bytes: LaunchExpr,
+    pub shared_mem_bytes: LaunchFormulaSpec,
     /// The kernel's own parameters, in PTX order.
     pub params: &'static [ParamSpec],
     /// The size symbols the tensor dims name, by index. Each one is passed
@@ -66,31 +66,34 @@ pub struct ParamSpec {
     /// The name in the kernel's Rust signature, used in error messages.
     pub name: &'static str,
     /// What is passed.
-    pub kind: ParamKind,
+    pub kind: ParamKindSpec,
 }
 
 /// What a kernel parameter receives.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ParamKind {
+pub enum ParamKindSpec {
     /// A device tensor of exactly this dtype and a shape matching these
     /// dims (constant, or bound to a size symbol), passed as its device
     /// address (a `.u64` PTX parameter).
     Tensor {
         dtype: DType,
         shape: &'static [DimSpec],
-        access: Access,
+        borrow: Borrow,
     },
     /// A value of this dtype, passed by value.
     Scalar { dtype: DType },
 }
 
-/// How a kernel uses a tensor parameter.
+/// How the launcher borrows a tensor parameter, from how the kernel uses it
+/// (not an operand's direction, which is `ptx::Access`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Only loads from it: the launcher borrows the tensor shared.
-    Read,
-    /// Stores into it: the launcher borrows the tensor exclusively.
-    Write,
+pub enum Borrow {
+    /// The kernel only loads from it: the launcher borrows the tensor
+    /// shared (`&`).
+    Shared,
+    /// The kernel stores into it: the launcher borrows the tensor
+    /// exclusively (`&mut`).
+    Exclusive,
 }
 
 /// A size symbol of a kernel (`N` in `Tensor<f32, N>`), bound at launch from
@@ -115,16 +118,16 @@ pub struct SymbolSpec {
 /// refuses the launch (`LaunchSize` in the runtime). The evaluation stack may be
 /// at most 16 values deep.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct LaunchExpr(pub &'static [LaunchOp]);
+pub struct LaunchFormulaSpec(pub &'static [LaunchOp]);
 
-impl LaunchExpr {
+impl LaunchFormulaSpec {
     /// The constant 1, for the unused axes of a grid.
-    pub const ONE: LaunchExpr = LaunchExpr(&[LaunchOp::Const(1)]);
+    pub const ONE: LaunchFormulaSpec = LaunchFormulaSpec(&[LaunchOp::Const(1)]);
     /// The constant 0, for a kernel without dynamic shared memory.
-    pub const ZERO: LaunchExpr = LaunchExpr(&[LaunchOp::Const(0)]);
+    pub const ZERO: LaunchFormulaSpec = LaunchFormulaSpec(&[LaunchOp::Const(0)]);
 }
 
-impl LaunchExpr {
+impl LaunchFormulaSpec {
     /// Evaluates the formula for the symbols' full values, with checked
     /// arithmetic: `None` on underflow, overflow, division by zero or a
     /// malformed formula.
@@ -139,7 +142,7 @@ mod tests {
 
     #[test]
     fn formulas_evaluate_with_checked_arithmetic() {
-        let grid = LaunchExpr(&[
+        let grid = LaunchFormulaSpec(&[
             LaunchOp::Symbol(0),
             LaunchOp::Const(2048),
             LaunchOp::CeilDiv,
@@ -148,11 +151,11 @@ mod tests {
         assert_eq!(grid.eval(&[1]), Some(1));
         assert_eq!(grid.eval(&[2049]), Some(2));
         assert_eq!(grid.eval(&[]), None);
-        let under = LaunchExpr(&[LaunchOp::Const(1), LaunchOp::Symbol(0), LaunchOp::Sub]);
+        let under = LaunchFormulaSpec(&[LaunchOp::Const(1), LaunchOp::Symbol(0), LaunchOp::Sub]);
         assert_eq!(under.eval(&[2]), None);
-        let by_zero = LaunchExpr(&[LaunchOp::Const(1), LaunchOp::Symbol(0), LaunchOp::Div]);
+        let by_zero = LaunchFormulaSpec(&[LaunchOp::Const(1), LaunchOp::Symbol(0), LaunchOp::Div]);
         assert_eq!(by_zero.eval(&[0]), None);
-        assert_eq!(LaunchExpr(&[LaunchOp::Add]).eval(&[]), None);
-        assert_eq!(LaunchExpr::ONE.eval(&[]), Some(1));
+        assert_eq!(LaunchFormulaSpec(&[LaunchOp::Add]).eval(&[]), None);
+        assert_eq!(LaunchFormulaSpec::ONE.eval(&[]), Some(1));
     }
 }

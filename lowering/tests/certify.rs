@@ -797,10 +797,11 @@ fn rule_rejected(form: &'static InstructionForm) -> Vec<Modifiers> {
 /// Why a combination a rule rejects may still assemble with ptxas 12.9.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
 enum Tolerated {
-    /// The ISA forbids it; ptxas 12.9 is lenient (digest §3.2: 14 bf16 spellings).
+    /// The ISA forbids it (the `cvt` rounding rules, ISA 9.7.9.21); ptxas
+    /// 12.9 is lenient (the bf16 spellings `tolerated` lists).
     IsaForbids,
     /// Deliberately excluded although ptxas 12.9 and the ISA accept it:
-    /// newer ptxas (13.x, digest §3.2) rejects conversions between `.bf16`
+    /// newer ptxas (13.x) rejects conversions between `.bf16`
     /// and 8-bit integers, and a driver JIT that new would fail at load time.
     NewerToolchainRejects,
 }

@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use tile_kernel_lowering::ast::{self, LaunchDims, Param, ParamType};
 use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::program::{
-    DimSpec, LaunchFormula, LaunchOp, ParamKind as ProgramParamKind, Program, formula_text,
+    DimSpec, LaunchFormula, LaunchOp, ParamKind, Program, formula_text,
 };
 use tile_kernel_lowering::{DType, Target};
 
@@ -199,30 +199,30 @@ fn dtype_path(krate: &TokenStream, dtype: DType) -> TokenStream {
 }
 
 /// A launch formula as spec tokens.
-fn launch_expr(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
+fn launch_formula_spec(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
     let ops = formula.0.iter().map(|op| match op {
-        LaunchOp::Const(v) => quote!(#krate::__private::LaunchOp::Const(#v)),
-        LaunchOp::Symbol(s) => quote!(#krate::__private::LaunchOp::Symbol(#s)),
-        LaunchOp::Add => quote!(#krate::__private::LaunchOp::Add),
-        LaunchOp::Sub => quote!(#krate::__private::LaunchOp::Sub),
-        LaunchOp::Mul => quote!(#krate::__private::LaunchOp::Mul),
-        LaunchOp::Div => quote!(#krate::__private::LaunchOp::Div),
-        LaunchOp::CeilDiv => quote!(#krate::__private::LaunchOp::CeilDiv),
-        LaunchOp::Min => quote!(#krate::__private::LaunchOp::Min),
-        LaunchOp::Max => quote!(#krate::__private::LaunchOp::Max),
+        LaunchOp::Const(v) => quote!(#krate::__private::spec::LaunchOp::Const(#v)),
+        LaunchOp::Symbol(s) => quote!(#krate::__private::spec::LaunchOp::Symbol(#s)),
+        LaunchOp::Add => quote!(#krate::__private::spec::LaunchOp::Add),
+        LaunchOp::Sub => quote!(#krate::__private::spec::LaunchOp::Sub),
+        LaunchOp::Mul => quote!(#krate::__private::spec::LaunchOp::Mul),
+        LaunchOp::Div => quote!(#krate::__private::spec::LaunchOp::Div),
+        LaunchOp::CeilDiv => quote!(#krate::__private::spec::LaunchOp::CeilDiv),
+        LaunchOp::Min => quote!(#krate::__private::spec::LaunchOp::Min),
+        LaunchOp::Max => quote!(#krate::__private::spec::LaunchOp::Max),
     });
-    quote!(#krate::__private::LaunchExpr(&[#(#ops),*]))
+    quote!(#krate::__private::spec::LaunchFormulaSpec(&[#(#ops),*]))
 }
 
 fn dim_spec(krate: &TokenStream, dim: &DimSpec) -> TokenStream {
     match *dim {
-        DimSpec::Const(v) => quote!(#krate::__private::DimSpec::Const(#v)),
+        DimSpec::Const(v) => quote!(#krate::__private::spec::DimSpec::Const(#v)),
         DimSpec::Symbolic {
             symbol,
             mul,
             div,
             add,
-        } => quote!(#krate::__private::DimSpec::Symbolic {
+        } => quote!(#krate::__private::spec::DimSpec::Symbolic {
             symbol: #symbol,
             mul: #mul,
             div: #div,
@@ -255,10 +255,10 @@ fn public_surface(
         Some(p) => p.launch.grid.to_vec(),
         None => vec![LaunchFormula::constant(1); 3],
     };
-    let grid_tokens = grid_formulas.iter().map(|f| launch_expr(inner, f));
+    let grid_tokens = grid_formulas.iter().map(|f| launch_formula_spec(inner, f));
     let shared_formula =
         program.map_or_else(|| LaunchFormula::constant(0), Program::dynamic_shared_bytes);
-    let shared_tokens = launch_expr(inner, &shared_formula);
+    let shared_tokens = launch_formula_spec(inner, &shared_formula);
     let grid_text: Vec<String> = grid_formulas
         .iter()
         .map(|f| {
@@ -274,7 +274,7 @@ fn public_surface(
     let symbol_tokens = symbol_specs.iter().map(|s| {
         let (sname, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
         quote! {
-            #inner::__private::SymbolSpec {
+            #inner::__private::spec::SymbolSpec {
                 name: #sname,
                 divisor: #divisor,
                 multiple_of: #multiple_of,
@@ -312,19 +312,23 @@ fn public_surface(
                 };
                 let dtype = dtype_path(inner, *dtype);
                 let dims: Vec<TokenStream> = match program.map(|p| &p.params[index].kind) {
-                    Some(ProgramParamKind::Tensor { dims, .. }) => {
+                    Some(ParamKind::Tensor { dims, .. }) => {
                         dims.iter().map(|d| dim_spec(inner, d)).collect()
                     }
                     _ => Vec::new(),
                 };
-                let access = if written { quote!(Write) } else { quote!(Read) };
+                let borrow = if written {
+                    quote!(Exclusive)
+                } else {
+                    quote!(Shared)
+                };
                 specs.push(quote! {
-                    #inner::__private::ParamSpec {
+                    #inner::__private::spec::ParamSpec {
                         name: #pname,
-                        kind: #inner::__private::ParamKind::Tensor {
+                        kind: #inner::__private::spec::ParamKindSpec::Tensor {
                             dtype: #dtype,
                             shape: &[#(#dims),*],
-                            access: #inner::__private::Access::#access,
+                            borrow: #inner::__private::spec::Borrow::#borrow,
                         },
                     }
                 });
@@ -357,9 +361,9 @@ fn public_surface(
                 };
                 let dtype = dtype_path(inner, *dtype);
                 specs.push(quote! {
-                    #inner::__private::ParamSpec {
+                    #inner::__private::spec::ParamSpec {
                         name: #pname,
-                        kind: #inner::__private::ParamKind::Scalar { dtype: #dtype },
+                        kind: #inner::__private::spec::ParamKindSpec::Scalar { dtype: #dtype },
                     }
                 });
                 inputs.push(quote_spanned!(span=> #ident: #elem));
@@ -452,10 +456,10 @@ fn public_surface(
             /// The launch description: parameters (dtypes, dims and size
             /// symbols, access), launch-size formulas, target. With the
             /// `runtime` feature off, this is what an engine launches from.
-            pub const SPEC: #inner::__private::KernelSpec = #inner::__private::KernelSpec {
+            pub const SPEC: #inner::__private::spec::KernelSpec = #inner::__private::spec::KernelSpec {
                 name: ENTRY,
                 ptx: PTX,
-                target: #inner::__private::Target {
+                target: #inner::__private::spec::Target {
                     sm: #target_sm,
                     arch_specific: #target_specific,
                 },

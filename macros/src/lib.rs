@@ -15,6 +15,8 @@
 //!
 //! All semantics live in `tile-kernel-lowering`; this crate only converts.
 
+#![forbid(unsafe_code)]
+
 mod attr;
 mod expand;
 mod parse;

@@ -11,10 +11,8 @@ use std::fmt::Debug;
 
 use tile_kernel_macros::tile_kernel;
 
-use crate::{
-    Access, DType, Device, DeviceTensor, Element, Error, Kernel, KernelSpec, LaunchExpr, ParamKind,
-    ParamSpec, Result, TensorView, bf16, f16,
-};
+use crate::spec::{Borrow, KernelSpec, LaunchFormulaSpec, ParamKindSpec, ParamSpec};
+use crate::{DType, Device, DeviceTensor, Element, Error, Kernel, Result, TensorView, bf16, f16};
 
 /// What the macro's generated code names, as the `tile_kernel` crate
 /// provides it.
@@ -25,12 +23,8 @@ pub(crate) mod tk {
     pub(crate) use crate::{bf16, f16};
 
     pub(crate) mod __private {
-        pub(crate) use crate::Kernel;
+        pub(crate) use crate::{Kernel, spec};
         pub(crate) use tile_kernel_lowering::DType;
-        pub(crate) use tile_kernel_lowering::spec::{
-            Access, DimSpec, KernelSpec, LaunchExpr, LaunchOp, ParamKind, ParamSpec, SymbolSpec,
-            Target,
-        };
     }
 
     macro_rules! __with_runtime {
@@ -407,19 +401,19 @@ fn empty_work_runs_nothing() -> Result<()> {
 fn kernels_without_a_usable_program_are_refused() {
     const X: ParamSpec = ParamSpec {
         name: "x",
-        kind: ParamKind::Tensor {
+        kind: ParamKindSpec::Tensor {
             dtype: DType::U32,
-            shape: &[crate::DimSpec::Const(4)],
-            access: Access::Write,
+            shape: &[crate::spec::DimSpec::Const(4)],
+            borrow: Borrow::Exclusive,
         },
     };
     const HAND_BUILT: KernelSpec = KernelSpec {
         name: "hand_built",
         ptx: ".version 7.8\n.target sm_90\n.address_size 64\n",
         target: crate::Target::SM_90,
-        grid: [LaunchExpr::ONE; 3],
+        grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[X],
         symbols: &[],
         program: &[],
@@ -461,8 +455,8 @@ fn kernels_without_a_usable_program_are_refused() {
     // The same kernel, but the spec claims it only reads what it writes.
     let spec = narrow_pairs::SPEC;
     let mut params = spec.params.to_vec();
-    if let ParamKind::Tensor { access, .. } = &mut params[1].kind {
-        *access = Access::Read;
+    if let ParamKindSpec::Tensor { borrow, .. } = &mut params[1].kind {
+        *borrow = Borrow::Shared;
     }
     let (text, _) = refused(KernelSpec {
         params: params.leak(),
@@ -474,13 +468,13 @@ fn kernels_without_a_usable_program_are_refused() {
     );
     // Another grid.
     let (text, _) = refused(KernelSpec {
-        grid: [LaunchExpr::ONE; 3],
+        grid: [LaunchFormulaSpec::ONE; 3],
         ..add_scalar::SPEC
     });
     assert!(text.contains("grid formula 0"), "{text}");
     // Less dynamic shared memory than the program's buffers need.
     let (text, _) = refused(KernelSpec {
-        shared_mem_bytes: LaunchExpr(&[crate::LaunchOp::Const(64)]),
+        shared_mem_bytes: LaunchFormulaSpec(&[crate::spec::LaunchOp::Const(64)]),
         ..add_scalar::SPEC
     });
     assert!(

@@ -84,7 +84,7 @@ pub enum Error {
     },
 
     /// A size symbol's value breaks a launch-time requirement: above
-    /// [`MAX_SYMBOL_VALUE`](crate::MAX_SYMBOL_VALUE), not a multiple of a
+    /// [`MAX_SYMBOL_VALUE`](crate::spec::MAX_SYMBOL_VALUE), not a multiple of a
     /// `{N / d}` divisor, or not the multiple the kernel's aligned vector
     /// accesses need. `detail` continues the sentence `SYMBOL = VALUE ...`.
     /// `value` is exact even where it does not fit in 64 bits (a `{N / 4}`
@@ -129,7 +129,7 @@ pub enum Error {
 
     /// The launcher protocol was misused: wrong number or kind of arguments.
     /// Generated launchers never hit this; hand-written calls to
-    /// [`Launch`](crate::Launch) can.
+    /// [`LaunchBuilder`](crate::LaunchBuilder) can.
     #[error("kernel `{kernel}`: {detail}")]
     ArgumentMismatch {
         kernel: &'static str,

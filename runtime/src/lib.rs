@@ -2,19 +2,20 @@
 //! the PTX that `#[tile_kernel]` emitted at compile time, through cudarc, or
 //! runs the same kernels on the CPU interpreter where there is no GPU.
 //!
-//! The macro writes a [`KernelSpec`] (PTX text, target, launch shape,
-//! parameter list, size symbols, encoded IR) into a `static` [`Kernel`]; its
-//! generated launcher pushes each argument through a [`Launch`], which
-//! checks it against the spec, and runs it. Before the first load in a
-//! context the device's compute capability is checked against the spec's
-//! [`Target`] ([`Error::ArchMismatch`]); the driver then JIT-compiles the
-//! PTX once per context and the module is cached.
+//! The macro writes a [`KernelSpec`](spec::KernelSpec) (PTX text, target,
+//! launch shape, parameter list, size symbols, encoded IR) into a `static`
+//! [`Kernel`]; its generated launcher pushes each argument through a
+//! [`LaunchBuilder`], which checks it against the spec, and runs it. Before the
+//! first load in a context the device's compute capability is checked against
+//! the spec's [`Target`] ([`Error::ArchMismatch`]); the driver then
+//! JIT-compiles the PTX once per context and the module is cached.
 //!
-//! Tensor dims may be symbolic ([`DimSpec`]): `Tensor<f32, N>` binds the
-//! size symbol `N` ([`SymbolSpec`]) from the tensor passed, every other use
-//! of `N` must agree, and the grid may be a formula over the symbols
-//! ([`LaunchExpr`], e.g. `ceil_div(N, 2048)`) evaluated at launch with
-//! checked arithmetic. Symbols reach the kernel as hidden `.u64` parameters.
+//! Tensor dims may be symbolic ([`DimSpec`](spec::DimSpec)): `Tensor<f32, N>`
+//! binds the size symbol `N` ([`SymbolSpec`](spec::SymbolSpec)) from the tensor
+//! passed, every other use of `N` must agree, and the grid may be a formula
+//! over the symbols ([`LaunchFormulaSpec`](spec::LaunchFormulaSpec), e.g.
+//! `ceil_div(N, 2048)`) evaluated at launch with checked arithmetic. Symbols
+//! reach the kernel as hidden `.u64` parameters.
 //!
 //! # Streams
 //!
@@ -64,11 +65,11 @@
 //! the copies. [`Device::upload`], `download` and `upload_from` are
 //! blocking.
 //!
-//! The trust boundary is explicit: [`Kernel::new`] is `unsafe`. Its caller
-//! (the `#[tile_kernel]` macro) promises that the spec describes the PTX and
-//! that the PTX is memory-safe for every launch the launcher's checks accept
-//! (all symbol values up to [`MAX_SYMBOL_VALUE`] that meet their
-//! requirements); from there on, launching is safe API.
+//! The trust boundary is explicit: [`Kernel::new`] is `unsafe`. Its caller (the
+//! `#[tile_kernel]` macro) promises that the spec describes the PTX and that
+//! the PTX is memory-safe for every launch the launcher's checks accept (all
+//! symbol values up to [`MAX_SYMBOL_VALUE`](spec::MAX_SYMBOL_VALUE) that meet
+//! their requirements); from there on, launching is safe API.
 //!
 //! Modules, one job each:
 //! - `error`: the [`Error`] every fallible call returns (no panics, even
@@ -86,12 +87,18 @@
 //! - `copy`: blocking and asynchronous copies, and the cross-stream
 //!   ordering launches and copies share.
 //! - `host`: the CPU device's memory (element bytes as `AtomicU8`s).
-//! - `symbols`: [`DimSpec`], [`SymbolSpec`], [`LaunchExpr`]; binding
-//!   symbols from shapes, their launch-time requirements, grid evaluation
-//!   (pure functions, tested without a GPU).
-//! - `kernel`: [`KernelSpec`], the per-context module cache and the
-//!   prepared CPU program in [`Kernel`], the arch check, and the checked
-//!   [`Launch`] builder, which runs on the driver or the interpreter.
+//! - [`spec`]: the launch description a kernel is built from (the
+//!   macro-facing data types).
+//! - `symbols`: binding size symbols from shapes, their launch-time
+//!   requirements, grid evaluation (pure functions, tested without a GPU).
+//! - `kernel`: [`Kernel`], a [`KernelSpec`](spec::KernelSpec) with its loaded
+//!   modules and prepared CPU program; [`Kernel::new`] is the trust boundary.
+//! - `module`: the per-context module cache, the driver load of the PTX,
+//!   and the raw `cuModuleLoadDataEx` call that recovers the JIT's log.
+//! - `launch`: the checked [`LaunchBuilder`] and its backends, the driver
+//!   and the interpreter; the one `unsafe` driver launch.
+//! - `spec_check`: a spec against what it meets: each argument, the
+//!   parameter counts, the device's architecture, the IR it carries.
 
 mod copy;
 #[cfg(test)]
@@ -101,16 +108,22 @@ mod element;
 mod error;
 mod host;
 mod kernel;
+mod launch;
+mod module;
+mod spec_check;
 mod symbols;
 mod tensor;
+#[cfg(test)]
+mod test_specs;
 mod view;
 
 pub use device::{DEVICE_ENV, Device, driver_available};
 pub use element::{Element, ScalarArg};
 pub use error::Error;
 pub use half::{bf16, f16};
-pub use kernel::{Access, Kernel, KernelSpec, Launch, MAX_PARAMS, ParamKind, ParamSpec};
-pub use symbols::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, MAX_SYMBOLS, SymbolSpec};
+pub use kernel::Kernel;
+pub use launch::{LaunchBuilder, MAX_PARAMS};
+pub use symbols::MAX_SYMBOLS;
 pub use tensor::DeviceTensor;
 /// What the CPU interpreter reports in [`Error::Interpreter`].
 pub use tile_kernel_interp::{Fault, FaultKind, ThreadId};
@@ -123,6 +136,18 @@ pub use cudarc::driver::PinnedHostSlice;
 
 #[doc(hidden)]
 pub use cudarc;
+
+/// The launch description a [`Kernel`] is built from, as plain `'static`
+/// data: what the `#[tile_kernel]` macro writes next to its PTX (kernel
+/// name, target, launch-size formulas, parameters, size symbols, encoded
+/// IR) and what every launch is checked against. The same types as
+/// `tile_kernel_lowering::spec`, which needs no runtime.
+pub mod spec {
+    pub use tile_kernel_lowering::spec::{
+        Borrow, DimSpec, KernelSpec, LaunchFormulaSpec, LaunchOp, MAX_SYMBOL_VALUE, ParamKindSpec,
+        ParamSpec, SymbolSpec, Target,
+    };
+}
 
 /// The result of every fallible runtime call.
 pub type Result<T, E = Error> = std::result::Result<T, E>;

@@ -1,6 +1,6 @@
 //! Launch-time sizes: symbolic tensor dims ([`DimSpec`]), the size symbols
 //! they bind ([`SymbolSpec`]), and grid sizes computed from those symbols
-//! ([`LaunchExpr`]).
+//! ([`LaunchFormulaSpec`]).
 //!
 //! Everything here is pure (no driver, no allocation on success), so the
 //! checks a launch makes can be tested without a GPU:
@@ -18,7 +18,7 @@ use crate::{Error, Result};
 /// that a launch does not allocate.
 pub const MAX_SYMBOLS: usize = 8;
 
-/// How deep a [`LaunchExpr`]'s evaluation stack may grow.
+/// How deep a [`LaunchFormulaSpec`]'s evaluation stack may grow.
 const MAX_LAUNCH_STACK: usize = 16;
 
 /// The largest grid extent CUDA accepts along x.
@@ -26,7 +26,7 @@ const GRID_X_LIMIT: u64 = (1 << 31) - 1;
 /// The largest grid extent CUDA accepts along y and z.
 const GRID_YZ_LIMIT: u64 = 65535;
 
-pub use tile_kernel_lowering::spec::{DimSpec, LaunchExpr, LaunchOp, MAX_SYMBOL_VALUE, SymbolSpec};
+use crate::spec::{DimSpec, LaunchFormulaSpec, LaunchOp, MAX_SYMBOL_VALUE, SymbolSpec};
 
 /// A symbol's value and the parameter whose shape first fixed it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -278,7 +278,7 @@ pub(crate) fn check_symbols(
     Ok(values)
 }
 
-/// Why a [`LaunchExpr`] has no value.
+/// Why a [`LaunchFormulaSpec`] has no value.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum EvalError {
     /// A result above `u64::MAX`.
@@ -304,7 +304,7 @@ impl EvalError {
 }
 
 /// Evaluates `expr` with checked `u64` arithmetic; `values[i]` is symbol i.
-pub(crate) fn eval_launch_expr(expr: LaunchExpr, values: &[u64]) -> Result<u64, EvalError> {
+pub(crate) fn eval_formula(expr: LaunchFormulaSpec, values: &[u64]) -> Result<u64, EvalError> {
     let mut stack = [0u64; MAX_LAUNCH_STACK];
     let mut depth = 0usize;
     for &op in expr.0 {
@@ -352,12 +352,12 @@ fn apply_launch_op(op: LaunchOp, a: u64, b: u64) -> Result<u64, EvalError> {
 }
 
 /// `expr` in the kernel's syntax, for messages: `ceil_div(N, 2048)`.
-pub(crate) fn launch_expr_text(expr: LaunchExpr, symbols: &[SymbolSpec]) -> String {
+pub(crate) fn formula_spec_text(expr: LaunchFormulaSpec, symbols: &[SymbolSpec]) -> String {
     tile_kernel_lowering::program::formula_text(expr.0, |symbol| symbol_name(symbols, symbol))
 }
 
 /// ` (N = 5, K = 3)` for the symbols `expr` names, or nothing.
-fn symbol_values_text(expr: LaunchExpr, symbols: &[SymbolSpec], values: &[u64]) -> String {
+fn symbol_values_text(expr: LaunchFormulaSpec, symbols: &[SymbolSpec], values: &[u64]) -> String {
     let mut named = [false; MAX_SYMBOLS];
     for op in expr.0 {
         if let LaunchOp::Symbol(symbol) = *op
@@ -385,7 +385,7 @@ fn symbol_values_text(expr: LaunchExpr, symbols: &[SymbolSpec], values: &[u64]) 
 /// Any failure is [`Error::LaunchSize`]. A zero extent is returned as is.
 pub(crate) fn grid_size(
     kernel: &'static str,
-    grid: &[LaunchExpr; 3],
+    grid: &[LaunchFormulaSpec; 3],
     symbols: &[SymbolSpec],
     values: &[u64],
 ) -> Result<[u32; 3]> {
@@ -415,7 +415,7 @@ pub(crate) fn grid_size(
 /// is [`Error::LaunchSize`].
 pub(crate) fn dynamic_shared_size(
     kernel: &'static str,
-    expr: LaunchExpr,
+    expr: LaunchFormulaSpec,
     symbols: &[SymbolSpec],
     values: &[u64],
     limit: u32,
@@ -438,7 +438,7 @@ pub(crate) fn dynamic_shared_size(
 /// call this for every grid axis).
 fn launch_value_at_most(
     kernel: &'static str,
-    expr: LaunchExpr,
+    expr: LaunchFormulaSpec,
     symbols: &[SymbolSpec],
     values: &[u64],
     limit: u64,
@@ -450,11 +450,11 @@ fn launch_value_at_most(
         kernel,
         detail: format!(
             "{}, which {problem}{}",
-            subject(&launch_expr_text(expr, symbols)),
+            subject(&formula_spec_text(expr, symbols)),
             symbol_values_text(expr, symbols, values)
         ),
     };
-    let value = eval_launch_expr(expr, values).map_err(|e| fail(e.problem()))?;
+    let value = eval_formula(expr, values).map_err(|e| fail(e.problem()))?;
     u32::try_from(value)
         .ok()
         .filter(|_| value <= limit)
@@ -797,11 +797,11 @@ mod tests {
     use LaunchOp::{Add, CeilDiv, Const, Div, Max, Min, Mul, Sub, Symbol};
 
     fn eval(ops: &'static [LaunchOp], values: &[u64]) -> Result<u64, EvalError> {
-        eval_launch_expr(LaunchExpr(ops), values)
+        eval_formula(LaunchFormulaSpec(ops), values)
     }
 
     #[test]
-    fn launch_exprs_evaluate_exactly() {
+    fn launch_formulas_evaluate_exactly() {
         const CEIL: &[LaunchOp] = &[Symbol(0), Const(2048), CeilDiv];
         assert_eq!(eval(CEIL, &[0]), Ok(0));
         assert_eq!(eval(CEIL, &[1]), Ok(1));
@@ -831,7 +831,7 @@ mod tests {
     }
 
     #[test]
-    fn launch_expr_failures_are_exact() {
+    fn launch_formula_failures_are_exact() {
         assert_eq!(
             eval(&[Symbol(0), Const(1), Sub], &[0]),
             Err(EvalError::Underflow)
@@ -876,8 +876,8 @@ mod tests {
     }
 
     #[test]
-    fn launch_exprs_render_in_kernel_syntax() {
-        let text = |ops: &'static [LaunchOp]| launch_expr_text(LaunchExpr(ops), SYMBOLS);
+    fn launch_formulas_render_in_kernel_syntax() {
+        let text = |ops: &'static [LaunchOp]| formula_spec_text(LaunchFormulaSpec(ops), SYMBOLS);
         assert_eq!(
             text(&[Symbol(0), Const(2048), CeilDiv]),
             "ceil_div(N, 2048)"
@@ -897,7 +897,11 @@ mod tests {
     fn grid(x: &'static [LaunchOp], y: &'static [LaunchOp], values: &[u64]) -> Result<[u32; 3]> {
         grid_size(
             "k",
-            &[LaunchExpr(x), LaunchExpr(y), LaunchExpr::ONE],
+            &[
+                LaunchFormulaSpec(x),
+                LaunchFormulaSpec(y),
+                LaunchFormulaSpec::ONE,
+            ],
             SYMBOLS,
             values,
         )

@@ -11,9 +11,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use tile_kernel_runtime::cudarc::driver::{CudaContext, DriverError};
+use tile_kernel_runtime::spec::{
+    Borrow, DimSpec, KernelSpec, LaunchFormulaSpec, LaunchOp, ParamKindSpec, ParamSpec, SymbolSpec,
+};
 use tile_kernel_runtime::{
-    Access, DType, Device, DeviceTensor, DimSpec, Error, Kernel, KernelSpec, LaunchExpr, LaunchOp,
-    ParamKind, ParamSpec, Result, SymbolSpec, Target, TensorView, TensorViewMut,
+    DType, Device, DeviceTensor, Error, Kernel, Result, Target, TensorView, TensorViewMut,
 };
 
 /// GPU 0; a test that asks for it fails where there is none.
@@ -55,24 +57,24 @@ const N_SYMBOL: &[SymbolSpec] = &[SymbolSpec {
 }];
 const X: ParamSpec = ParamSpec {
     name: "x",
-    kind: ParamKind::Tensor {
+    kind: ParamKindSpec::Tensor {
         dtype: DType::F32,
         shape: &[N_DIM],
-        access: Access::Read,
+        borrow: Borrow::Shared,
     },
 };
 const Y: ParamSpec = ParamSpec {
     name: "y",
-    kind: ParamKind::Tensor {
+    kind: ParamKindSpec::Tensor {
         dtype: DType::F32,
         shape: &[N_DIM],
-        access: Access::Write,
+        borrow: Borrow::Exclusive,
     },
 };
-const GRID_N_256: [LaunchExpr; 3] = [
-    LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(256), LaunchOp::CeilDiv]),
-    LaunchExpr::ONE,
-    LaunchExpr::ONE,
+const GRID_N_256: [LaunchFormulaSpec; 3] = [
+    LaunchFormulaSpec(&[LaunchOp::Symbol(0), LaunchOp::Const(256), LaunchOp::CeilDiv]),
+    LaunchFormulaSpec::ONE,
+    LaunchFormulaSpec::ONE,
 ];
 
 /// `y[i] = x[i] + 1.0` for `i < N`; with `SPIN`, every thread first waits
@@ -105,7 +107,7 @@ macro_rules! add_one_ptx {
 // memory holds N elements, 16-byte aligned. Each thread computes
 // i = ctaid.x * ntid.x + tid.x in 64 bits and returns unless i < N, so it
 // loads x[i] and stores y[i] only in bounds, at 4-byte aligned addresses.
-// It stores only to `y` (Access::Write), distinct threads have distinct i,
+// It stores only to `y` (Borrow::Exclusive), distinct threads have distinct i,
 // and any grid is safe.
 static ADD_ONE: Kernel = unsafe {
     Kernel::new(KernelSpec {
@@ -114,7 +116,7 @@ static ADD_ONE: Kernel = unsafe {
         ptx: add_one_ptx!("add_one", "", ""),
         grid: GRID_N_256,
         block: [256, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[X, Y],
         symbols: N_SYMBOL,
         program: &[],
@@ -135,13 +137,13 @@ static SLOW_ADD_ONE: Kernel = unsafe {
         ),
         grid: GRID_N_256,
         block: [256, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[
             X,
             Y,
             ParamSpec {
                 name: "delay",
-                kind: ParamKind::Scalar { dtype: DType::U64 },
+                kind: ParamKindSpec::Scalar { dtype: DType::U64 },
             },
         ],
         symbols: N_SYMBOL,
@@ -634,9 +636,9 @@ static FOR_SM_100: Kernel = unsafe {
         name: "for_sm_100",
         target: Target::sm(100),
         ptx: ".version 8.6\n.target sm_100\n.address_size 64\n\n.visible .entry for_sm_100()\n{\n\tret;\n}\n",
-        grid: [LaunchExpr::ONE; 3],
+        grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
         program: &[],
@@ -650,9 +652,9 @@ static FOR_SM_80: Kernel = unsafe {
         name: "for_sm_80",
         target: Target::sm(80),
         ptx: ".version 7.0\n.target sm_80\n.address_size 64\n\n.visible .entry for_sm_80()\n{\n\tret;\n}\n",
-        grid: [LaunchExpr::ONE; 3],
+        grid: [LaunchFormulaSpec::ONE; 3],
         block: [32, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
         program: &[],

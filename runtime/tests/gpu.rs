@@ -17,10 +17,10 @@
 
 use std::fmt::Debug;
 
-use tile_kernel_runtime::{
-    Access, DType, Device, DimSpec, Element, Error, Kernel, KernelSpec, LaunchExpr, LaunchOp,
-    ParamKind, ParamSpec, Result, SymbolSpec, Target, bf16, f16,
+use tile_kernel_runtime::spec::{
+    Borrow, DimSpec, KernelSpec, LaunchFormulaSpec, LaunchOp, ParamKindSpec, ParamSpec, SymbolSpec,
 };
+use tile_kernel_runtime::{DType, Device, Element, Error, Kernel, Result, Target, bf16, f16};
 
 /// GPU 0; a test that asks for it fails where there is none.
 fn gpu() -> Device {
@@ -234,10 +234,7 @@ mod ir {
         pub(crate) use tile_kernel_runtime::{Device, Error, TensorArg, TensorArgMut, bf16, f16};
 
         pub(crate) mod __private {
-            pub(crate) use tile_kernel_runtime::{
-                Access, DType, DimSpec, Kernel, KernelSpec, LaunchExpr, LaunchOp, ParamKind,
-                ParamSpec, SymbolSpec, Target,
-            };
+            pub(crate) use tile_kernel_runtime::{DType, Kernel, spec};
         }
 
         macro_rules! __with_runtime {
@@ -311,23 +308,23 @@ const ADD4_PTX: &str = "\
 const ADD4_PARAMS: &[ParamSpec] = &[
     ParamSpec {
         name: "x",
-        kind: ParamKind::Tensor {
+        kind: ParamKindSpec::Tensor {
             dtype: DType::U32,
             shape: &[DimSpec::Const(4)],
-            access: Access::Read,
+            borrow: Borrow::Shared,
         },
     },
     ParamSpec {
         name: "y",
-        kind: ParamKind::Tensor {
+        kind: ParamKindSpec::Tensor {
             dtype: DType::U32,
             shape: &[DimSpec::Const(4)],
-            access: Access::Write,
+            borrow: Borrow::Exclusive,
         },
     },
     ParamSpec {
         name: "k",
-        kind: ParamKind::Scalar { dtype: DType::U32 },
+        kind: ParamKindSpec::Scalar { dtype: DType::U32 },
     },
 ];
 
@@ -335,9 +332,9 @@ const ADD4: KernelSpec = KernelSpec {
     name: "add4",
     ptx: ADD4_PTX,
     target: Target::SM_90,
-    grid: [LaunchExpr(&[LaunchOp::Const(1)]); 3],
+    grid: [LaunchFormulaSpec(&[LaunchOp::Const(1)]); 3],
     block: [1, 1, 1],
-    shared_mem_bytes: LaunchExpr::ZERO,
+    shared_mem_bytes: LaunchFormulaSpec::ZERO,
     params: ADD4_PARAMS,
     symbols: &[],
     program: ir::add4::PROGRAM,
@@ -349,7 +346,7 @@ const ADD4: KernelSpec = KernelSpec {
 // `u32` at x + 0, 4, 8, 12 and stores four at the same offsets of y: in
 // bounds for the only shape the launcher accepts, `[4]`, and 4-byte aligned
 // on the 16-byte aligned base addresses it checks. It stores only to `y`,
-// declared `Access::Write`, and one thread cannot race with itself.
+// declared `Borrow::Exclusive`, and one thread cannot race with itself.
 /// Used only by `launch_computes_and_loads_the_module_once`, so its load
 /// count is not disturbed by other tests.
 static ADD4_COUNTED: Kernel = unsafe { Kernel::new(ADD4) };
@@ -554,9 +551,9 @@ static BROKEN: Kernel = unsafe {
 \tret;
 }
 ",
-        grid: [LaunchExpr::ONE; 3],
+        grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
         program: &[],
@@ -609,9 +606,9 @@ static MISSING_ENTRY: Kernel = unsafe {
 \tret;
 }
 ",
-        grid: [LaunchExpr::ONE; 3],
+        grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
         program: &[],
@@ -650,12 +647,12 @@ static NOP: Kernel = unsafe {
 }
 ",
         grid: [
-            LaunchExpr(&[LaunchOp::Const(2)]),
-            LaunchExpr::ONE,
-            LaunchExpr::ONE,
+            LaunchFormulaSpec(&[LaunchOp::Const(2)]),
+            LaunchFormulaSpec::ONE,
+            LaunchFormulaSpec::ONE,
         ],
         block: [32, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
         program: ir::nop::PROGRAM,
@@ -731,7 +728,7 @@ const N_DIM: DimSpec = DimSpec::Symbolic {
 // i = ctaid.x * ntid.x + tid.x in 64 bits (no overflow: both factors are
 // below 2^32) and returns unless i < N, so it loads x[i] and stores y[i]
 // only in bounds, at 4-byte aligned addresses (base 16-byte aligned, offset
-// 4 * i). It stores only to `y`, declared `Access::Write`, and distinct
+// 4 * i). It stores only to `y`, declared `Borrow::Exclusive`, and distinct
 // threads have distinct i, so no two stores race. Any grid is safe, so the
 // one `ceil_div(N, 256)` gives is.
 static ADD_ONE: Kernel = unsafe {
@@ -740,27 +737,27 @@ static ADD_ONE: Kernel = unsafe {
         target: Target::SM_90,
         ptx: ADD_ONE_PTX,
         grid: [
-            LaunchExpr(&[LaunchOp::Symbol(0), LaunchOp::Const(256), LaunchOp::CeilDiv]),
-            LaunchExpr::ONE,
-            LaunchExpr::ONE,
+            LaunchFormulaSpec(&[LaunchOp::Symbol(0), LaunchOp::Const(256), LaunchOp::CeilDiv]),
+            LaunchFormulaSpec::ONE,
+            LaunchFormulaSpec::ONE,
         ],
         block: [256, 1, 1],
-        shared_mem_bytes: LaunchExpr::ZERO,
+        shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[
             ParamSpec {
                 name: "x",
-                kind: ParamKind::Tensor {
+                kind: ParamKindSpec::Tensor {
                     dtype: DType::F32,
                     shape: &[N_DIM],
-                    access: Access::Read,
+                    borrow: Borrow::Shared,
                 },
             },
             ParamSpec {
                 name: "y",
-                kind: ParamKind::Tensor {
+                kind: ParamKindSpec::Tensor {
                     dtype: DType::F32,
                     shape: &[N_DIM],
-                    access: Access::Write,
+                    borrow: Borrow::Exclusive,
                 },
             },
         ],

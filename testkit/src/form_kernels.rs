@@ -72,7 +72,7 @@ use tile_kernel_lowering::ptx::{
     Access, Modifiers, OperandKind, PtxType, ResolvedOperand, Space, Usability,
 };
 use tile_kernel_lowering::spec::{
-    Access as SpecAccess, KernelSpec, LaunchExpr, ParamKind as SpecParamKind, ParamSpec, SymbolSpec,
+    Borrow, KernelSpec, LaunchFormulaSpec, ParamKindSpec, ParamSpec, SymbolSpec,
 };
 use tile_kernel_lowering::{DType, Target};
 
@@ -877,7 +877,8 @@ fn leak<T>(items: Vec<T>) -> &'static [T] {
 /// leaked: a harness builds a bounded number of them). `program` is left
 /// empty: the spec is for GPU launches.
 pub fn spec_for(program: &Program, ptx: &str) -> KernelSpec {
-    let formula = |f: &tile_kernel_lowering::program::LaunchFormula| LaunchExpr(leak(f.0.clone()));
+    let formula =
+        |f: &tile_kernel_lowering::program::LaunchFormula| LaunchFormulaSpec(leak(f.0.clone()));
     let params = program
         .params
         .iter()
@@ -888,17 +889,17 @@ pub fn spec_for(program: &Program, ptx: &str) -> KernelSpec {
                     dtype,
                     dims,
                     written,
-                } => SpecParamKind::Tensor {
+                } => ParamKindSpec::Tensor {
                     dtype: *dtype,
                     shape: leak(dims.clone()),
-                    access: if *written {
-                        SpecAccess::Write
+                    borrow: if *written {
+                        Borrow::Exclusive
                     } else {
-                        SpecAccess::Read
+                        Borrow::Shared
                     },
                 },
                 tile_kernel_lowering::program::ParamKind::Scalar(dtype) => {
-                    SpecParamKind::Scalar { dtype: *dtype }
+                    ParamKindSpec::Scalar { dtype: *dtype }
                 }
             },
         })

@@ -359,7 +359,7 @@ impl AnyTensor {
 
     fn push<'a>(
         &'a mut self,
-        launch: &mut tile_kernel::runtime::Launch<'a>,
+        launch: &mut tile_kernel::runtime::LaunchBuilder<'a>,
         written: bool,
     ) -> tile_kernel::Result<()> {
         match (self, written) {

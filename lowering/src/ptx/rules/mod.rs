@@ -2,7 +2,11 @@
 //!
 //! Each function is pure over one form's [`Modifiers`]; the table points at
 //! them by name. Rules encode the PTX ISA syntax lines, narrowed where ptxas
-//! is stricter (noted "toolchain"); see `shared/research/ptx-table-digest.md` §3.
+//! is stricter (noted "toolchain"). The conversion rules follow the `cvt`
+//! page of the PTX ISA (§9.7.9.21: its rounding-modifier and `.ftz`/`.sat`
+//! rules, its PTX ISA and target notes); `lowering/tests/certify.rs` sweeps
+//! them against ptxas in both directions and lists the spellings where
+//! ptxas and the ISA disagree.
 
 // Rules and requirements of the families that have their own module
 // (`table/<family>.rs` uses `rules::<family>::..`).
@@ -426,7 +430,7 @@ mod tests {
         cvt(opcode).expect_err(opcode)
     }
 
-    // ------------------------------------------------ digest §3.1: rounding
+    // -------------------------------------------- cvt (ISA 9.7.9.21): rounding
 
     #[test]
     fn exact_float_widening_takes_no_rounding() {
@@ -539,7 +543,7 @@ mod tests {
         assert_eq!(cvt_err("cvt.rzi.s32.s32").token, Some("rzi"));
     }
 
-    // ------------------------------------ digest §3.2: .ftz, .sat, exclusions
+    // -------------------- cvt (ISA 9.7.9.21): .ftz, .sat, toolchain exclusions
 
     #[test]
     fn ftz_needs_an_f32_side() {
@@ -770,7 +774,7 @@ mod tests {
         );
     }
 
-    // ------------------------------------- digest §3.5: targets and versions
+    // ---------------------------- cvt (ISA 9.7.9.21): targets and PTX versions
 
     fn req(id: &str, opcode: &str, target: Target) -> Requirement {
         modifiers(id, opcode).requirement(target)
