@@ -195,28 +195,16 @@ fn auto_guarded_increment() -> Kernel {
     kernel.body = vec![
         alloc("r", DType::U32, &[1]),
         alloc("s", DType::U32, &[1]),
-        Stmt::Let(Let {
-            name: "i".into(),
-            name_span: S,
-            value: bin(
+        build::let_(
+            "i",
+            binary(
                 BinOp::Add,
-                bin(BinOp::Mul, call("cta_id", vec![int(0)]), int(4)),
+                binary(BinOp::Mul, call("cta_id", vec![int(0)]), int(4)),
                 call("thread_id", vec![int(0)]),
             ),
-            span: S,
-        }),
-        apply("ld.global.u32", vec![tile("r"), range("x", name("i"), 1)]),
-        apply(
-            "add.u32",
-            vec![
-                tile("s"),
-                tile("r"),
-                Operand::Literal(Literal {
-                    value: LiteralValue::Int(1),
-                    span: S,
-                }),
-            ],
         ),
+        apply("ld.global.u32", vec![tile("r"), range("x", name("i"), 1)]),
+        apply("add.u32", vec![tile("s"), tile("r"), literal(1)]),
         apply("st.global.u32", vec![range("y", name("i"), 1), tile("s")]),
     ];
     kernel
