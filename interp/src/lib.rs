@@ -15,8 +15,9 @@
 //! - `prepare`: the program resolved into a plan (variants to semantics,
 //!   register lanes to frame bytes, polynomials flattened); corrupt IR is a
 //!   [`PrepareError`] here, never a panic later.
-//! - `exec`: one block, its threads in lockstep, every register read
-//!   checked for definedness.
+//! - `exec`: one block, its threads in lockstep; a pure instruction on an
+//!   undefined register gives an undefined result, a store, atomic,
+//!   collective, barrier or condition that reads one is a fault.
 //! - `memory`: tensor bytes, bounds/alignment checks, race detection,
 //!   atomic read-modify-write.
 //! - `shared`: a block's shared buffers: bounds/alignment checks, which
