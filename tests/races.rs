@@ -13,7 +13,9 @@
 //! - (e) `x[i % N]` under `if N >= 1` (the divisor proven from the
 //!   condition, `i % N < N` from the remainder's definition);
 //! - (f) a warp-scope access ranked by `thread_id(1)` and the lane in a
-//!   `[32, 2]` block (`lane_id()` is `thread_id(0)` there).
+//!   `[32, 2]` block (`lane_id()` is `thread_id(0)` there);
+//! - `.cta`-scoped atomics on counters each CTA has to itself, of two sizes
+//!   on disjoint bytes (what TK0408 and TK0409 still accept).
 //!
 //! The expected values are computed here from the inputs, never from the
 //! interpreter. Each kernel is also assembled by ptxas without spills. The
@@ -210,6 +212,26 @@ fn xor_rows_of_two_warps(x: Tensor<u32, 3, 2, 32, 1>, y: Tensor<u32, 3, 2, 32, 1
     );
 }
 
+/// `.cta` atomics where each CTA has counters of its own: `sums[c, 0]` is
+/// the (wrapping) sum of CTA `c`'s `x`, added by its threads with
+/// `red.cta.global.add.u32`, and `sums[c, 2..4]` (a u64) counts them with
+/// `red.cta.global.add.u64`: a second size on bytes no u32 atomic reaches.
+#[tile_kernel(grid = 4, block = 256)]
+fn cta_sums_with_cta_scoped_atomics(x: Tensor<u32, 1024>, sums: Tensor<u32, 4, 4>) {
+    let c = cta_id(0);
+    let i = c * 256 + thread_id(0);
+    let v = alloc_local::<u32>([1]);
+    let one = alloc_local::<u64>([1]);
+    apply(ptx["ld.global.u32"], v, x.slice(s![i..i + 1]));
+    apply(ptx["mov.u64"], one, 1);
+    apply(ptx["red.cta.global.add.u32"], sums.slice(s![c, 0..1]), v);
+    apply(
+        ptx["red.cta.global.add.u64"],
+        sums.slice(s![c, 2..4]).view::<u64>(),
+        one,
+    );
+}
+
 // ------------------------------------------------------------ host side
 
 /// xorshift32 (Marsaglia), from a fixed seed.
@@ -244,9 +266,9 @@ mod devices {
     use crate::support::gpu::on_both_devices;
 
     use super::{
-        XorShift, add_one_unrolled_grid_stride, mirror_lanes_through_reshaped_shared,
-        mirror_lanes_through_viewed_shared, reverse_global, shift_by_three, tile_by_remainder,
-        transpose_tiled, xor_rows_of_two_warps,
+        XorShift, add_one_unrolled_grid_stride, cta_sums_with_cta_scoped_atomics,
+        mirror_lanes_through_reshaped_shared, mirror_lanes_through_viewed_shared, reverse_global,
+        shift_by_three, tile_by_remainder, transpose_tiled, xor_rows_of_two_warps,
     };
 
     on_both_devices!(
@@ -258,6 +280,7 @@ mod devices {
         reversed_index_stores_each_element_once,
         remainder_index_tiles_the_input,
         warp_rows_ranked_by_thread_id_1_stay_per_warp,
+        cta_scoped_atomics_sum_each_ctas_own_counters,
     );
 
     fn unrolled_offsets_of_a_grid_stride_loop_touch_each_element_once(dev: &Device) -> Result<()> {
@@ -404,6 +427,25 @@ mod devices {
         assert_eq!(y.download()?, want);
         Ok(())
     }
+
+    fn cta_scoped_atomics_sum_each_ctas_own_counters(dev: &Device) -> Result<()> {
+        let mut rng = XorShift(0xc7a0_0006);
+        let host: Vec<u32> = (0..1024).map(|_| rng.next()).collect();
+        let start: Vec<u32> = (0..16).map(|_| rng.next() >> 8).collect();
+        let x = dev.upload(&host, [1024])?;
+        let mut sums = dev.upload(&start, [4, 4])?;
+        cta_sums_with_cta_scoped_atomics(dev, &x, &mut sums)?;
+        let got = sums.download()?;
+        for c in 0..4 {
+            let total = host[c * 256..c * 256 + 256]
+                .iter()
+                .fold(start[c * 4], |acc, v| acc.wrapping_add(*v));
+            let count = (u64::from(start[c * 4 + 2]) | u64::from(start[c * 4 + 3]) << 32) + 256;
+            let want = [total, start[c * 4 + 1], count as u32, (count >> 32) as u32];
+            assert_eq!(got[c * 4..c * 4 + 4], want, "CTA {c}");
+        }
+        Ok(())
+    }
 }
 
 // ------------------------------------------------------------ ptxas
@@ -428,6 +470,10 @@ fn race_pattern_kernels_assemble_without_spills() {
         ("reverse_global", reverse_global::PTX),
         ("tile_by_remainder", tile_by_remainder::PTX),
         ("xor_rows_of_two_warps", xor_rows_of_two_warps::PTX),
+        (
+            "cta_sums_with_cta_scoped_atomics",
+            cta_sums_with_cta_scoped_atomics::PTX,
+        ),
     ] {
         let report = resource_usage(ptx, "sm_90");
         assert!(

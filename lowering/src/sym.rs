@@ -601,6 +601,27 @@ mod tests {
     }
 
     #[test]
+    fn remainders_stay_below_their_divisor() {
+        let (mut t, tid, _, n) = atoms();
+        let i = Poly::atom(tid);
+        let rem = t.push(Atom {
+            kind: AtomKind::Computed(ComputedOp::Rem, vec![i.clone(), Poly::atom(n)]),
+            name: "(thread_id(0) % N)".into(),
+            lo: 0,
+            hi: 255,
+        });
+        let prover = Prover {
+            atoms: &t,
+            facts: &[],
+        };
+        let r = Poly::atom(rem);
+        // i % N + 1 <= N and i % N <= i, but not i % N + 2 <= N.
+        assert!(prover.prove_le0(&r.add_const(1).sub(&Poly::atom(n))));
+        assert!(prover.prove_le0(&r.sub(&i)));
+        assert!(!prover.prove_le0(&r.add_const(2).sub(&Poly::atom(n))));
+    }
+
+    #[test]
     fn display_names_atoms() {
         let (t, tid, cta, _) = atoms();
         let p = Poly::atom(cta)

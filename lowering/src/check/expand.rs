@@ -338,6 +338,7 @@ impl Checker<'_> {
                     atomic: super::safety::atomic_of(form),
                     separations,
                     pinned,
+                    footprints: self.uniform_footprints(view),
                 });
             }
         }

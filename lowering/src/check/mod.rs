@@ -298,6 +298,10 @@ struct AccessRecord {
     /// Digits that have one value wherever the access runs (`pred =
     /// lane_id() == 0`), with that value.
     pinned: Vec<(Digit, i128)>,
+    /// Per tensor axis, then the flat byte offset: the interval `[start,
+    /// start + len)` the access stays in, where `start` is the same for
+    /// every thread (`safety::uniform_footprints`).
+    footprints: Vec<Option<(Poly, i128)>>,
 }
 
 /// `(tile, register)` -> version of a `bool` tile register's value.

@@ -249,6 +249,7 @@ impl Checker<'_> {
             .filter(|d| matches!(d, Digit::Thread(_)) && !covered.contains(d))
             .collect();
         if threads.is_empty() {
+            missing.sort_unstable();
             return missing;
         }
         let [bx, by, bz] = self
@@ -259,6 +260,7 @@ impl Checker<'_> {
         // A block this large is reported elsewhere (TK0602).
         if count > 1 << 16 {
             missing.extend(threads);
+            missing.sort_unstable();
             return missing;
         }
         let value = |digit: Digit, l: usize| -> usize {
@@ -295,6 +297,7 @@ impl Checker<'_> {
                 missing.push(digit);
             }
         }
+        missing.sort_unstable();
         missing
     }
 
@@ -455,23 +458,57 @@ impl Checker<'_> {
         axes
     }
 
+    /// Per axis as in [`Self::separations`]: the interval `[start, start +
+    /// len)` that contains every index (byte) `view` reaches there, when
+    /// `start` has one value for every thread (a counter at a fixed
+    /// column). Two accesses whose intervals on one axis are provably
+    /// disjoint never meet, whichever threads make them.
+    pub(super) fn uniform_footprints(&self, view: &Layout) -> Vec<Option<(Poly, i128)>> {
+        let region = &view.region;
+        let uniform = |start: &Poly, len: Option<i128>| {
+            let len = len?;
+            self.is_uniform(start).then(|| (start.clone(), len))
+        };
+        let mut out: Vec<Option<(Poly, i128)>> = (0..region.starts.len())
+            .map(|axis| {
+                let len = region.counts[axis]
+                    .as_const()
+                    .filter(|count| *count >= 1)
+                    .map(|count| (count - 1) * region.steps[axis] + 1);
+                uniform(&region.starts[axis], len)
+            })
+            .collect();
+        out.push(uniform(&view.offset, byte_span(view)));
+        out
+    }
+
+    /// Whether two accesses stay in provably disjoint uniform intervals on
+    /// some axis.
+    fn apart(&self, a: &RaceAccess<'_>, b: &RaceAccess<'_>) -> bool {
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts: &[],
+        };
+        a.footprints
+            .iter()
+            .zip(b.footprints)
+            .any(|(fa, fb)| match (fa, fb) {
+                (Some((sa, la)), Some((sb, lb))) => {
+                    prover.le(&sa.add_const(*la), sb) || prover.le(&sb.add_const(*lb), sa)
+                }
+                _ => false,
+            })
+    }
+
     /// The flat byte axis: the bytes `[offset, offset + span)` that contain
     /// every byte the view reaches (constant non-negative strides). Exact
     /// where a reshape or dtype view left the per-axis region a superset
     /// (`buf.reshape([32, 4])` bound to the lanes of a warp).
     fn byte_separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Separation> {
-        let mut last = 0i128;
-        for (len, stride) in view.shape.iter().zip(&view.strides) {
-            match (len.as_const(), stride.as_const()) {
-                (Some(0), _) => return Vec::new(),
-                (Some(len), Some(stride)) if len >= 1 && stride >= 0 => {
-                    last += (len - 1) * stride;
-                }
-                _ => return Vec::new(),
-            }
+        match byte_span(view) {
+            Some(span) => self.separation_candidates(&view.offset, span, facts),
+            None => Vec::new(),
         }
-        let span = last + view.dtype.size_bytes() as i128;
-        self.separation_candidates(&view.offset, span, facts)
     }
 
     /// Every way the indices `start .. start + span` of one axis separate
@@ -731,6 +768,7 @@ impl Checker<'_> {
                         atomic: r.atomic?,
                         separations: &r.separations,
                         pinned: &r.pinned,
+                        footprints: &r.footprints,
                     })
                 })
                 .collect();
@@ -775,19 +813,17 @@ impl Checker<'_> {
     fn separating_help(&self, name: &str, missing: &[Digit]) -> String {
         let mut ranks = Vec::new();
         for axis in 0..3u8 {
-            let named = missing
-                .iter()
-                .any(|d| matches!(d, Digit::Thread(a) | Digit::Cta(a) if *a == axis));
-            if !named {
-                continue;
-            }
             let block = self.launch.block[usize::from(axis)];
-            let one_cta = self.launch.grid[usize::from(axis)].as_const() == Some(1);
-            ranks.push(match (one_cta, block) {
-                (true, _) => format!("`thread_id({axis})`"),
-                (false, 1) => format!("`cta_id({axis})`"),
-                (false, b) => format!("`cta_id({axis}) * {b} + thread_id({axis})`"),
-            });
+            // A missing grid digit needs the rank over the grid; a missing
+            // thread digit alone, the rank within the CTA's part.
+            if missing.contains(&Digit::Cta(axis)) {
+                ranks.push(match block {
+                    1 => format!("`cta_id({axis})`"),
+                    b => format!("`cta_id({axis}) * {b} + thread_id({axis})`"),
+                });
+            } else if missing.contains(&Digit::Thread(axis)) {
+                ranks.push(format!("`thread_id({axis})`"));
+            }
         }
         let (rank, each) = match ranks.as_slice() {
             [] => ("its rank".to_string(), ""),
@@ -833,7 +869,7 @@ impl Checker<'_> {
         // on overlapping bytes is a race.
         'sizes: for (i, a) in unique.iter().enumerate() {
             for b in &unique[..i] {
-                if a.atomic.bytes == b.atomic.bytes {
+                if a.atomic.bytes == b.atomic.bytes || self.apart(a, b) {
                     continue;
                 }
                 let missing = pair(a, b, live);
@@ -855,7 +891,7 @@ impl Checker<'_> {
                         ),
                     )
                     .with_note("the PTX memory model makes atomics indivisible only against atomics of the same size at the same address; a `.u32` and a `.u64` atomic on overlapping bytes are a data race")
-                    .with_help(format!("use one atomic size for `{name}` (view the bytes with `.view::<u64>()` or `.view::<u32>()` in every atomic), or give each thread its own part for the other size")),
+                    .with_help(format!("use one atomic size for every atomic on `{name}` (`.u64` on `.view::<u64>()` of its bytes, say), or keep the bytes the two sizes update apart between threads (index them by the thread's rank)")),
                 );
                 break 'sizes;
             }
@@ -875,12 +911,18 @@ impl Checker<'_> {
         }
         'scopes: for a in unique.iter().filter(|r| r.atomic.narrow()) {
             for b in &unique {
+                if self.apart(a, b) {
+                    continue;
+                }
                 let missing = pair(a, b, &ctas);
                 if missing.is_empty() {
                     continue;
                 }
                 let scope = a.atomic.scope.unwrap_or("cta");
-                let names: Vec<String> = missing.iter().copied().map(digit_name).collect();
+                let names: Vec<String> = missing
+                    .iter()
+                    .map(|d| format!("`{}`", digit_name(*d)))
+                    .collect();
                 diags.push(
                     Diagnostic::new(
                         Code::ATOMIC_SCOPE,
@@ -942,6 +984,7 @@ pub(super) struct RaceAccess<'a> {
     pub atomic: Atomic,
     pub separations: &'a [Vec<Separation>],
     pub pinned: &'a [(Digit, i128)],
+    pub footprints: &'a [Option<(Poly, i128)>],
 }
 
 impl RaceAccess<'_> {
@@ -950,6 +993,7 @@ impl RaceAccess<'_> {
         self.atomic == other.atomic
             && self.separations == other.separations
             && self.pinned == other.pinned
+            && self.footprints == other.footprints
     }
 }
 
@@ -988,6 +1032,19 @@ fn agree(records: &[AccessParts<'_>], axis: usize, candidate: &Separation) -> bo
             .enumerate()
             .all(|(i, a)| chosen[..i].iter().all(|b| a.compatible(b)))
     })
+}
+
+/// The length of the bytes from `view`'s offset that contain every byte it
+/// reaches (constant non-negative strides; `None` otherwise or when empty).
+fn byte_span(view: &Layout) -> Option<i128> {
+    let mut last = 0i128;
+    for (len, stride) in view.shape.iter().zip(&view.strides) {
+        match (len.as_const()?, stride.as_const()?) {
+            (len, stride) if len >= 1 && stride >= 0 => last += (len - 1) * stride,
+            _ => return None,
+        }
+    }
+    Some(last + view.dtype.size_bytes() as i128)
 }
 
 /// `coef * monomial` as a polynomial.

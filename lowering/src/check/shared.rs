@@ -55,6 +55,8 @@ pub(super) struct SharedAccess {
     pub epoch: usize,
     pub separations: Vec<Vec<safety::Separation>>,
     pub pinned: Vec<(Digit, i128)>,
+    /// See `AccessRecord::footprints`.
+    pub footprints: Vec<Option<(crate::sym::Poly, i128)>>,
 }
 
 /// Epochs and their merges (a union-find over epoch labels).
@@ -179,6 +181,7 @@ impl Checker<'_> {
             epoch: self.epochs.current,
             separations,
             pinned,
+            footprints: self.uniform_footprints(view),
         });
     }
 
@@ -217,6 +220,7 @@ impl Checker<'_> {
                         atomic: r.atomic?,
                         separations: &r.separations,
                         pinned: &r.pinned,
+                        footprints: &r.footprints,
                     })
                 })
                 .collect();
