@@ -15,7 +15,11 @@
 //!   one epoch are not ordered between threads. Within an epoch, a shared
 //!   buffer that some thread writes must be touched by every thread only
 //!   in its own part, with the separation rule of global tensors
-//!   (`safety`), over the thread digits of one CTA. An `if` whose branches
+//!   (`safety`), over the thread digits of one CTA; a buffer only
+//!   atomics touch there needs none, except between atomics of different
+//!   sizes (TK0408). A race between statements gets a help that puts a
+//!   barrier between them; one store whose threads meet each other gets
+//!   the separating index instead (no barrier can order it). An `if` whose branches
 //!   end in different epochs, and a loop whose body holds a barrier, merge
 //!   the epochs its paths can join in (the end of one iteration runs
 //!   before the next iteration's first barrier together with the
