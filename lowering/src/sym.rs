@@ -416,6 +416,50 @@ impl Atoms {
     }
 }
 
+impl Atoms {
+    /// Facts that hold wherever the computed atoms of `p` are defined,
+    /// from their definitions: `a % b <= a` and `a % b <= b - 1`;
+    /// `min(a, b) <= a, b`; `max(a, b) >= a, b`; and for a constant `d`,
+    /// `d * (a / d) <= a <= d * (a / d) + d - 1`. Sound because the
+    /// checker defines `a % b` and `a / b` only for `a >= 0` and `b >= 1`
+    /// (proven where the atom is computed; it is used only there and
+    /// below).
+    pub fn definitions(&self, p: &Poly) -> Vec<Fact> {
+        let mut out = Vec::new();
+        for atom in p.atoms() {
+            let AtomKind::Computed(op, args) = &self.get(atom).kind else {
+                continue;
+            };
+            let [a, b] = args.as_slice() else {
+                continue;
+            };
+            let v = Poly::atom(atom);
+            match op {
+                ComputedOp::Rem => {
+                    out.push(v.sub(a));
+                    out.push(v.sub(b).add_const(1));
+                }
+                ComputedOp::Min => {
+                    out.push(v.sub(a));
+                    out.push(v.sub(b));
+                }
+                ComputedOp::Max => {
+                    out.push(a.sub(&v));
+                    out.push(b.sub(&v));
+                }
+                ComputedOp::Div => {
+                    if let Some(d) = b.as_const().filter(|d| *d >= 1) {
+                        out.push(v.scale(d).sub(a));
+                        out.push(a.sub(&v.scale(d)).add_const(1 - d));
+                    }
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+}
+
 /// A fact `poly <= 0` known to hold where an obligation is proven.
 pub type Fact = Poly;
 
@@ -427,8 +471,23 @@ pub struct Prover<'a> {
 
 impl Prover<'_> {
     /// Whether `p <= 0` is proven: by ranges alone, or as a fact (or the sum
-    /// of two facts) plus a remainder whose range is non-positive.
+    /// of two facts) plus a remainder whose range is non-positive; the
+    /// facts include the definitions of the computed atoms `p` names
+    /// ([`Atoms::definitions`]: `i % n < n`).
     pub fn prove_le0(&self, p: &Poly) -> bool {
+        if self.prove_from(p, self.facts) {
+            return true;
+        }
+        let definitions = self.atoms.definitions(p);
+        if definitions.is_empty() {
+            return false;
+        }
+        let mut facts = self.facts.to_vec();
+        facts.extend(definitions);
+        self.prove_from(p, &facts)
+    }
+
+    fn prove_from(&self, p: &Poly, facts: &[Fact]) -> bool {
         if self.atoms.range(p).1 <= 0 {
             return true;
         }
@@ -436,7 +495,7 @@ impl Prover<'_> {
         // fact on an index (`i + 1 <= N`) proves bounds on doubled ones
         // (`2 * i + 2 <= 2 * N`).
         for k in [2, 4, 8, 16] {
-            for f in self.facts {
+            for f in facts {
                 if self.atoms.range(&p.sub(&f.scale(k))).1 <= 0 {
                     return true;
                 }
@@ -446,12 +505,12 @@ impl Prover<'_> {
         // indices (`2 * i + 2 <= N`) prove bounds on halved ones.
         for k in [1, 2, 4, 8, 16] {
             let p = p.scale(k);
-            for (i, f) in self.facts.iter().enumerate() {
+            for (i, f) in facts.iter().enumerate() {
                 let rest = p.sub(f);
                 if self.atoms.range(&rest).1 <= 0 {
                     return true;
                 }
-                for g in &self.facts[i + 1..] {
+                for g in &facts[i + 1..] {
                     if self.atoms.range(&rest.sub(g)).1 <= 0 {
                         return true;
                     }
@@ -539,6 +598,27 @@ mod tests {
         assert!(prover.prove_le0(&doubled(2)));
         assert!(prover.prove_le0(&doubled(1)));
         assert!(!prover.prove_le0(&doubled(3)));
+    }
+
+    #[test]
+    fn remainders_stay_below_their_divisor() {
+        let (mut t, tid, _, n) = atoms();
+        let i = Poly::atom(tid);
+        let rem = t.push(Atom {
+            kind: AtomKind::Computed(ComputedOp::Rem, vec![i.clone(), Poly::atom(n)]),
+            name: "(thread_id(0) % N)".into(),
+            lo: 0,
+            hi: 255,
+        });
+        let prover = Prover {
+            atoms: &t,
+            facts: &[],
+        };
+        let r = Poly::atom(rem);
+        // i % N + 1 <= N and i % N <= i, but not i % N + 2 <= N.
+        assert!(prover.prove_le0(&r.add_const(1).sub(&Poly::atom(n))));
+        assert!(prover.prove_le0(&r.sub(&i)));
+        assert!(!prover.prove_le0(&r.add_const(2).sub(&Poly::atom(n))));
     }
 
     #[test]

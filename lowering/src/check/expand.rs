@@ -321,7 +321,7 @@ impl Checker<'_> {
                     *buffer,
                     operand.span(),
                     slot.access == Access::Write,
-                    matches!(form.form.mnemonic, "atom" | "red"),
+                    super::safety::atomic_of(form),
                     view,
                     &facts,
                 );
@@ -335,9 +335,10 @@ impl Checker<'_> {
                     store: slot.access == Access::Write,
                     // `ldu` also needs data that stays read-only.
                     non_coherent: opcode.contains(".nc") || form.form.mnemonic == "ldu",
-                    atomic: matches!(form.form.mnemonic, "atom" | "red"),
+                    atomic: super::safety::atomic_of(form),
                     separations,
                     pinned,
+                    footprints: self.uniform_footprints(view),
                 });
             }
         }

@@ -261,14 +261,19 @@ struct AccessRecord {
     span: SpanId,
     store: bool,
     non_coherent: bool,
-    /// An atomic read-modify-write (`atom`, `red`): atomic accesses to one
-    /// element never race with each other.
-    atomic: bool,
-    /// Per tensor axis: how this access separates threads, if it does.
-    separations: Vec<Option<safety::Separation>>,
+    /// An atomic read-modify-write (`atom`, `red`), with its size and
+    /// scope: atomics of one size and scope may meet (`safety`).
+    atomic: Option<safety::Atomic>,
+    /// Per tensor axis, then the flat byte offset: the ways this access
+    /// separates threads.
+    separations: Vec<Vec<safety::Separation>>,
     /// Digits that have one value wherever the access runs (`pred =
     /// lane_id() == 0`), with that value.
     pinned: Vec<(Digit, i128)>,
+    /// Per tensor axis, then the flat byte offset: the interval `[start,
+    /// start + len)` the access stays in, where `start` is the same for
+    /// every thread (`safety::uniform_footprints`).
+    footprints: Vec<Option<(Poly, i128)>>,
 }
 
 /// `(tile, register)` -> version of a `bool` tile register's value.

@@ -4,33 +4,56 @@
 //!
 //! **Races.** A thread is identified by its *digits*: `thread_id(a)` for each
 //! block axis of extent > 1 and `cta_id(a)` for each grid axis that may
-//! exceed 1. An access *separates* the threads that differ in a set of
-//! digits along one tensor axis when the indices it reaches there are
-//! `c * v + r` with `0 <= r` and `r + span <= c`, where `v` is
-//! - an injective rank of those digits (`cta_id(0) * 256 + thread_id(0)`:
-//!   the digits weighted as a mixed-radix number, proven from the block and
-//!   grid extents), or
-//! - a grid-stride loop variable `for i in (rank..n).step_by(p)` with
-//!   `p >= ` the rank's range, so `i` is congruent to the thread's rank
-//!   modulo `p` (cuda-oxide's congruence argument), or
-//! - `rank + p * k` for the rank's constant range `p` and any integer `k`
-//!   (a cyclic distribution: `j * 256 + thread_id(0)` in a block of 256),
-//!   again congruent to the rank modulo `p`.
+//! exceed 1 (and `lane_id()`, `warp_id()`, which name a thread of the block
+//! too). Along one *axis* of the accessed memory (each axis of the tensor,
+//! and the flat byte offset), an access *separates* the threads that differ
+//! in a set of digits when the indices one thread reaches there are
+//! `sign * c * v + offset + r` with `0 <= r` and `r + span <= c`, where
+//! `offset` is the same for every thread (a constant or a value of symbols
+//! and parameters: `N - 1 - i`), `sign` is 1 or -1 and `v` is
+//! - an injective *rank* of those digits (`cta_id(0) * 256 + thread_id(0)`:
+//!   the digits weighted as a mixed-radix number, each weight above the
+//!   largest value of all smaller ones, proven from the launch shape), or
+//! - congruent to the rank modulo a *period* `q >= ` the rank's range (then
+//!   `offset` is 0): a grid-stride loop variable `for i in
+//!   (rank..n).step_by(p)` (`i = rank + p * m`, cuda-oxide's congruence
+//!   argument), a cyclic index `j * 256 + thread_id(0)`, or unrolled
+//!   offsets `j + 256 * k` of such a loop variable with `p = 1024` (`q =
+//!   256` divides both `p` and `256 * k`). Other digits may sit in the
+//!   multiple of `c * q` (`32 * cta_id(1) + thread_id(1) + 8 * k` is
+//!   `thread_id(1)` modulo 8) or in `r` (the same index is `cta_id(1)` with
+//!   `c = 32`, `r = thread_id(1) + 8 * k <= 31`).
 //!
-//! Two threads then reach disjoint intervals `[c*v, c*v + c)`. A written
-//! tensor is race-free when, for a set of tensor axes on which *every*
-//! access to it (stores and loads) separates threads the same way, the
-//! separated digits cover all digits of the launch: any two distinct threads
-//! differ in some digit, so some axis keeps their accesses apart. A tensor
-//! that only atomic read-modify-writes (`atom`, `red`) touch is race-free
-//! without separation: the hardware serialises them per element.
+//! One access may separate on several axes and by several sets of digits;
+//! each way is a candidate. Two threads with different ranks then reach
+//! disjoint intervals `[sign * c * v + offset, .. + c)`, also through two
+//! accesses whose candidates have the same rank, `c` and `sign` and
+//! *compatible* `v`: equal offsets; an exact rank with offset 0 and any
+//! period; or two periods whose common divisor is at least the rank's range
+//! (`v1 = v2` then forces `rank1 = rank2`). A written tensor is race-free
+//! when the digits of the candidates all its accesses (loads and stores)
+//! share tell apart any two threads of the launch that access it: every
+//! grid digit is separated (or fixed to one value by every access, `pred =
+//! cta_id(0) == 0`), and the separated thread digits determine the thread
+//! within its block (checked over the block's threads: `lane_id()` names
+//! `thread_id(0)` in a `[32, 2]` block).
+//!
+//! **Atomics.** A tensor only atomic read-modify-writes (`atom`, `red`)
+//! touch needs no separation between atomics that the PTX memory model
+//! makes indivisible against each other: the same size at the same address
+//! (alignment makes equal-size accesses either equal or disjoint) and a
+//! scope that contains both threads. So atomics of different sizes must
+//! still be separated from each other (TK0408), and a `.cta` or `.cluster`
+//! atomic (a cluster is one CTA: launches have no cluster dims) must be
+//! separated across CTAs from every atomic of the tensor (TK0409).
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
-use crate::diag::{Code, Diagnostic};
+use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
 use crate::program::ParamKind;
-use crate::sym::{AtomKind, Fact, Poly, Prover};
+use crate::ptx::Modifiers;
+use crate::sym::{AtomId, AtomKind, Fact, Poly, Prover, gcd};
 
 use super::{Checker, Digit, LoopClass, tile_registers};
 
@@ -38,33 +61,100 @@ use super::{Checker, Digit, LoopClass, tile_registers};
 /// 255, and the rest is kept for addresses, indices and predicates.
 pub const REGISTER_BUDGET: usize = 224;
 
-/// One access as the race rule reads it: its per-axis separations and the
-/// digits it pins to one value.
-pub(super) type AccessParts<'a> = (&'a [Option<Separation>], &'a [(Digit, i128)]);
+/// One access as the race rule reads it: its candidate separations per axis
+/// and the digits it pins to one value.
+pub(super) type AccessParts<'a> = (&'a [Vec<Separation>], &'a [(Digit, i128)]);
 
-/// How one access separates threads along one tensor axis.
+/// The most digits whose subsets are tried as separated sets (a launch has
+/// at most 10 digits; typical accesses name 2 or 3).
+const MAX_SUBSET_DIGITS: usize = 6;
+
+/// The most periods tried per candidate rank.
+const MAX_PERIODS: usize = 64;
+
+/// How one access separates threads along one axis: each thread's indices
+/// lie in `[sign * c * v + offset, sign * c * v + offset + c)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) struct Separation {
     pub digits: BTreeSet<Digit>,
-    /// The injective rank of `digits`.
+    /// The injective rank of `digits` (uniform weights).
     pub rank: Poly,
-    /// Each thread's indices lie in `[c * v, c * v + c)`.
+    /// `0 <= rank < range`.
+    pub range: Poly,
     pub c: i128,
-    /// `None`: `v` is the rank itself; `Some(p)`: `v` is congruent to the
-    /// rank modulo `p`.
+    /// 1, or -1 for indices that fall as the rank grows (`N - 1 - i`).
+    pub sign: i128,
+    /// The same for every thread; 0 when `period` is set.
+    pub offset: Poly,
+    /// `None`: `v` is the rank; `Some(q)`: `v` is congruent to the rank
+    /// modulo `q`, with `q >= range`.
     pub period: Option<Poly>,
 }
 
 impl Separation {
-    fn compatible(&self, other: &Separation) -> bool {
+    /// The same rank, scaled and signed the same way.
+    fn same_rank(&self, other: &Separation) -> bool {
         self.digits == other.digits
             && self.rank == other.rank
             && self.c == other.c
-            && match (&self.period, &other.period) {
-                (Some(a), Some(b)) => a == b,
-                _ => true,
-            }
+            && self.sign == other.sign
     }
+
+    /// Whether threads with different ranks stay apart across the two
+    /// (same-rank) accesses: their `v` agree only for equal ranks.
+    fn compatible(&self, other: &Separation) -> bool {
+        match (&self.period, &other.period) {
+            // Shifted by the same amount: `v1 = v2` is `rank1 = rank2`.
+            (None, None) => self.offset == other.offset,
+            // `rank1 = rank2 + q * m` with both ranks below `q`.
+            (None, Some(_)) => self.offset == Poly::default(),
+            (Some(_), None) => other.offset == Poly::default(),
+            // `rank1 = rank2 (mod g)` for a common divisor `g` of the two
+            // periods (the content of a polynomial divides each of its
+            // values), with both ranks below `g`.
+            (Some(p), Some(q)) => {
+                p == q
+                    || self
+                        .range
+                        .as_const()
+                        .is_some_and(|range| gcd(p.content(), q.content()) >= range)
+            }
+        }
+    }
+}
+
+/// An atomic read-modify-write as the race rule reads it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) struct Atomic {
+    /// The bytes one atomic operation updates (a vector atomic is one
+    /// operation per element).
+    pub bytes: usize,
+    /// The type token (`u32`), for messages.
+    pub ty: &'static str,
+    /// The scope token (`cta`, `cluster`, `gpu`, `sys`); `None` is `.gpu`.
+    pub scope: Option<&'static str>,
+}
+
+impl Atomic {
+    /// Whether the atomic is indivisible only against threads of its own
+    /// CTA (a cluster is one CTA: launches declare no cluster dims).
+    fn narrow(&self) -> bool {
+        matches!(self.scope, Some("cta" | "cluster"))
+    }
+}
+
+/// The atomic a form performs, if it is one (`atom`, `red`).
+pub(super) fn atomic_of(form: &Modifiers) -> Option<Atomic> {
+    if !matches!(form.form.mnemonic, "atom" | "red") {
+        return None;
+    }
+    let ty = form.get("type").unwrap_or("");
+    let bytes = form.ty("type").map_or(0, |t| t.carrier_bits() / 8);
+    Some(Atomic {
+        bytes,
+        ty,
+        scope: form.get("scope"),
+    })
 }
 
 pub(super) fn digit_name(digit: Digit) -> String {
@@ -76,6 +166,16 @@ pub(super) fn digit_name(digit: Digit) -> String {
         Digit::WarpInGroup => "warp_id() % 4".to_string(),
         Digit::Warpgroup => "warp_id() / 4".to_string(),
     }
+}
+
+/// A set of digits weighted into an injective rank: `poly`'s digit terms
+/// are `sign * c * rank`.
+struct Radix {
+    digits: BTreeSet<Digit>,
+    rank: Poly,
+    range: Poly,
+    c: i128,
+    sign: i128,
 }
 
 impl Checker<'_> {
@@ -93,7 +193,7 @@ impl Checker<'_> {
         digits
     }
 
-    fn digit_of(&self, atom: crate::sym::AtomId) -> Option<Digit> {
+    fn digit_of(&self, atom: AtomId) -> Option<Digit> {
         match self.atoms.get(atom).kind {
             AtomKind::ThreadId(a) => Some(Digit::Thread(a)),
             AtomKind::CtaId(a) => Some(Digit::Cta(a)),
@@ -123,25 +223,82 @@ impl Checker<'_> {
             .collect()
     }
 
-    /// Whether separating `covered` keeps any two distinct threads of the
-    /// launch apart: every live digit is covered, where `lane_id()` with
-    /// `warp_id()` (when the block has more than one warp) stands for all
-    /// thread digits (the two name a thread in its block), and
-    /// `warp_id() % 4` with `warp_id() / 4` for `warp_id()`.
-    fn covers(&self, covered: &BTreeSet<Digit>, live: &BTreeSet<Digit>) -> Vec<Digit> {
-        let threads = self
+    /// The digits of `live` in which two accessing threads may differ
+    /// although none of `covered` tells them apart. Grid digits must be
+    /// covered or `pinned`. Thread digits are checked over the block's
+    /// threads (those the thread-level `pinned` digits admit): a live
+    /// thread digit is missing when two such threads agree on every covered
+    /// digit but differ in it. When none is missing, two distinct threads
+    /// of one CTA differ in some covered digit (their `thread_id`s are
+    /// functions of the covered digits).
+    fn covers(
+        &self,
+        covered: &BTreeSet<Digit>,
+        pinned: &[(Digit, i128)],
+        live: &BTreeSet<Digit>,
+    ) -> Vec<Digit> {
+        let fixed = |d: &Digit| pinned.iter().any(|(p, _)| p == d);
+        let mut missing: Vec<Digit> = live
+            .iter()
+            .copied()
+            .filter(|d| matches!(d, Digit::Cta(_)) && !covered.contains(d) && !fixed(d))
+            .collect();
+        let threads: Vec<Digit> = live
+            .iter()
+            .copied()
+            .filter(|d| matches!(d, Digit::Thread(_)) && !covered.contains(d))
+            .collect();
+        if threads.is_empty() {
+            missing.sort_unstable();
+            return missing;
+        }
+        let [bx, by, bz] = self
             .launch
             .block
+            .map(|b| usize::try_from(b).unwrap_or(1).max(1));
+        let count = bx.saturating_mul(by).saturating_mul(bz);
+        // A block this large is reported elsewhere (TK0602).
+        if count > 1 << 16 {
+            missing.extend(threads);
+            missing.sort_unstable();
+            return missing;
+        }
+        let value = |digit: Digit, l: usize| -> usize {
+            match digit {
+                Digit::Thread(0) => l % bx,
+                Digit::Thread(1) => (l / bx) % by,
+                Digit::Thread(_) => l / (bx * by),
+                Digit::Lane => l % 32,
+                Digit::Warp => l / 32,
+                Digit::WarpInGroup => (l / 32) % 4,
+                Digit::Warpgroup => l / 128,
+                Digit::Cta(_) => 0,
+            }
+        };
+        let members: Vec<usize> = (0..count)
+            .filter(|l| {
+                pinned.iter().all(|(d, v)| {
+                    matches!(d, Digit::Cta(_)) || i128::try_from(value(*d, *l)).ok() == Some(*v)
+                })
+            })
+            .collect();
+        let keyed: Vec<Digit> = covered
             .iter()
-            .fold(1u64, |acc, b| acc.saturating_mul(u64::from(*b)));
-        let warps_named = covered.contains(&Digit::Warp)
-            || (covered.contains(&Digit::WarpInGroup) && covered.contains(&Digit::Warpgroup));
-        let lanes_name_threads = covered.contains(&Digit::Lane) && (threads <= 32 || warps_named);
-        live.iter()
             .copied()
-            .filter(|d| !covered.contains(d))
-            .filter(|d| !(lanes_name_threads && matches!(d, Digit::Thread(_))))
-            .collect()
+            .filter(|d| !matches!(d, Digit::Cta(_)))
+            .collect();
+        for digit in threads {
+            let mut seen: HashMap<Vec<usize>, usize> = HashMap::new();
+            let determined = members.iter().all(|l| {
+                let key: Vec<usize> = keyed.iter().map(|d| value(*d, *l)).collect();
+                *seen.entry(key).or_insert(value(digit, *l)) == value(digit, *l)
+            });
+            if !determined {
+                missing.push(digit);
+            }
+        }
+        missing.sort_unstable();
+        missing
     }
 
     /// `poly = c * rank + r` with `rank` an injective mixed-radix number of
@@ -152,41 +309,50 @@ impl Checker<'_> {
         poly: &Poly,
         facts: &[Fact],
     ) -> Option<(BTreeSet<Digit>, Poly, i128, Poly, Poly)> {
-        let digit_atoms: Vec<_> = poly
-            .atoms()
-            .into_iter()
-            .filter(|a| self.digit_of(*a).is_some())
-            .collect();
-        if digit_atoms.is_empty() {
-            return None;
-        }
-        // Each digit's coefficient, free of digits.
-        let mut rest = poly.clone();
-        let mut coefs = Vec::new();
-        for atom in &digit_atoms {
-            let (coef, remainder) = rest.split_on(*atom);
-            if !self.is_uniform(&coef) {
-                return None;
-            }
-            coefs.push((*atom, coef));
-            rest = remainder;
-        }
-        let c = coefs
-            .iter()
-            .filter_map(|(_, coef)| coef.as_const())
-            .filter(|v| *v > 0)
-            .min()?;
-        if !coefs.iter().all(|(_, coef)| coef.divisible_by(c)) {
-            return None;
-        }
-        let mut remaining: Vec<(crate::sym::AtomId, Poly)> = coefs
-            .iter()
-            .map(|(a, coef)| (*a, coef.div_exact(c)))
-            .collect();
         let prover = Prover {
             atoms: &self.atoms,
             facts,
         };
+        let subset: Vec<(AtomId, Poly)> = poly
+            .atoms()
+            .into_iter()
+            .filter(|a| self.digit_of(*a).is_some())
+            .map(|a| (a, poly.split_on(a).0))
+            .collect();
+        let radix = self.radix(&subset, &prover)?;
+        if radix.sign != 1 {
+            return None;
+        }
+        let rest = poly.sub(&radix.rank.scale(radix.c));
+        Some((radix.digits, radix.rank, radix.c, rest, radix.range))
+    }
+
+    /// The digits of `subset` (each with its coefficient) as one signed,
+    /// scaled mixed-radix rank: coefficients `sign * c * weight` with
+    /// uniform weights, the smallest 1 and each at least one more than the
+    /// largest value of all smaller digits together (so distinct digit
+    /// values give distinct ranks).
+    fn radix(&self, subset: &[(AtomId, Poly)], prover: &Prover<'_>) -> Option<Radix> {
+        if subset.is_empty() || !subset.iter().all(|(_, coef)| self.is_uniform(coef)) {
+            return None;
+        }
+        let constants: Vec<i128> = subset.iter().filter_map(|(_, k)| k.as_const()).collect();
+        let sign = if constants.iter().all(|k| *k > 0) {
+            1
+        } else if constants.iter().all(|k| *k < 0) {
+            -1
+        } else {
+            return None;
+        };
+        let c = constants.iter().map(|k| k.abs()).filter(|k| *k > 0).min()?;
+        let mut remaining: Vec<(AtomId, Poly)> = Vec::with_capacity(subset.len());
+        for (atom, coef) in subset {
+            let coef = coef.scale(sign);
+            if !coef.divisible_by(c) {
+                return None;
+            }
+            remaining.push((*atom, coef.div_exact(c)));
+        }
         // Mixed radix: smallest weight first; each weight exceeds the
         // largest value of all smaller digits.
         let mut span = Poly::default(); // the largest value so far
@@ -205,11 +371,17 @@ impl Checker<'_> {
             span = span.add(&weight.mul(&top));
             rank = rank.add(&weight.mul(&Poly::atom(atom)));
         }
-        let digits = digit_atoms
+        let digits = subset
             .iter()
-            .filter_map(|a| self.digit_of(*a))
+            .filter_map(|(a, _)| self.digit_of(*a))
             .collect();
-        Some((digits, rank, c, rest, span.add_const(1)))
+        Some(Radix {
+            digits,
+            rank,
+            range: span.add_const(1),
+            c,
+            sign,
+        })
     }
 
     /// Whether `poly` has one value for every thread of a launch (symbols,
@@ -233,7 +405,7 @@ impl Checker<'_> {
     }
 
     /// The largest value of a digit atom, as a polynomial.
-    fn digit_top(&self, atom: crate::sym::AtomId) -> Option<Poly> {
+    fn digit_top(&self, atom: AtomId) -> Option<Poly> {
         match self.atoms.get(atom).kind {
             AtomKind::ThreadId(_)
             | AtomKind::LaneId
@@ -269,118 +441,292 @@ impl Checker<'_> {
         })
     }
 
-    /// Per tensor axis of `view`'s region: how the access separates threads.
-    pub(super) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Option<Separation>> {
+    /// Per axis of `view`'s memory (each tensor axis of its region, then
+    /// the flat byte offset): the ways the access separates threads.
+    pub(super) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Vec<Separation>> {
         let region = &view.region;
-        (0..region.starts.len())
+        let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
             .map(|axis| {
-                let count = region.counts[axis].as_const()?;
+                let Some(count) = region.counts[axis].as_const() else {
+                    return Vec::new();
+                };
                 let span = (count - 1).max(0) * region.steps[axis] + 1;
-                self.separation(&region.starts[axis], span, facts)
+                self.separation_candidates(&region.starts[axis], span, facts)
             })
-            .collect()
+            .collect();
+        axes.push(self.byte_separations(view, facts));
+        axes
     }
 
-    fn separation(&self, start: &Poly, span: i128, facts: &[Fact]) -> Option<Separation> {
+    /// Per axis as in [`Self::separations`]: the interval `[start, start +
+    /// len)` that contains every index (byte) `view` reaches there, when
+    /// `start` has one value for every thread (a counter at a fixed
+    /// column). Two accesses whose intervals on one axis are provably
+    /// disjoint never meet, whichever threads make them.
+    pub(super) fn uniform_footprints(&self, view: &Layout) -> Vec<Option<(Poly, i128)>> {
+        let region = &view.region;
+        let uniform = |start: &Poly, len: Option<i128>| {
+            let len = len?;
+            self.is_uniform(start).then(|| (start.clone(), len))
+        };
+        let mut out: Vec<Option<(Poly, i128)>> = (0..region.starts.len())
+            .map(|axis| {
+                let len = region.counts[axis]
+                    .as_const()
+                    .filter(|count| *count >= 1)
+                    .map(|count| (count - 1) * region.steps[axis] + 1);
+                uniform(&region.starts[axis], len)
+            })
+            .collect();
+        out.push(uniform(&view.offset, byte_span(view)));
+        out
+    }
+
+    /// Whether two accesses stay in provably disjoint uniform intervals on
+    /// some axis.
+    fn apart(&self, a: &RaceAccess<'_>, b: &RaceAccess<'_>) -> bool {
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts: &[],
+        };
+        a.footprints
+            .iter()
+            .zip(b.footprints)
+            .any(|(fa, fb)| match (fa, fb) {
+                (Some((sa, la)), Some((sb, lb))) => {
+                    prover.le(&sa.add_const(*la), sb) || prover.le(&sb.add_const(*lb), sa)
+                }
+                _ => false,
+            })
+    }
+
+    /// The flat byte axis: the bytes `[offset, offset + span)` that contain
+    /// every byte the view reaches (constant non-negative strides). Exact
+    /// where a reshape or dtype view left the per-axis region a superset
+    /// (`buf.reshape([32, 4])` bound to the lanes of a warp).
+    fn byte_separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Separation> {
+        match byte_span(view) {
+            Some(span) => self.separation_candidates(&view.offset, span, facts),
+            None => Vec::new(),
+        }
+    }
+
+    /// Every way the indices `start .. start + span` of one axis separate
+    /// threads. A grid-stride loop variable `i = rank + p * m` is expanded
+    /// into its rank and a multiple of `p` first.
+    fn separation_candidates(&self, start: &Poly, span: i128, facts: &[Fact]) -> Vec<Separation> {
         let prover = Prover {
             atoms: &self.atoms,
             facts,
         };
-        let remainder_fits = |r: &Poly, c: i128| {
-            prover.prove_le0(&r.scale(-1)) && prover.prove_le0(&r.add_const(span - c))
-        };
-        // A grid-stride loop variable.
+        let mut out = Vec::new();
         for atom in start.atoms() {
             let Some(class) = self.loop_classes.get(&atom) else {
                 continue;
             };
             let (coef, rest) = start.split_on(atom);
-            let Some(c) = coef.as_const().filter(|c| *c > 0) else {
+            let Some(k) = coef.as_const().filter(|k| *k != 0) else {
                 continue;
             };
-            if rest.contains(atom) || !remainder_fits(&rest, c) {
+            // `k * i + rest = (rest + k * rank) + k * p * m`.
+            let expanded = rest.add(&class.rank.scale(k));
+            let multiple = class.period.scale(k);
+            self.push_candidates(&expanded, Some(&multiple), span, &prover, &mut out);
+        }
+        self.push_candidates(start, None, span, &prover, &mut out);
+        let mut unique: Vec<Separation> = Vec::with_capacity(out.len());
+        for s in out {
+            if !unique.contains(&s) {
+                unique.push(s);
+            }
+        }
+        unique
+    }
+
+    /// The candidates of `index = poly + multiple * m` (any integer `m`):
+    /// for each set of its digits that forms a rank, the exact form (no
+    /// `multiple`) and the smallest period that works.
+    fn push_candidates(
+        &self,
+        poly: &Poly,
+        multiple: Option<&Poly>,
+        span: i128,
+        prover: &Prover<'_>,
+        out: &mut Vec<Separation>,
+    ) {
+        let digits: Vec<(AtomId, Poly)> = poly
+            .atoms()
+            .into_iter()
+            .filter(|a| self.digit_of(*a).is_some())
+            .map(|a| (a, poly.split_on(a).0))
+            .filter(|(_, coef)| self.is_uniform(coef))
+            .collect();
+        if digits.is_empty() {
+            return;
+        }
+        let subsets: Vec<Vec<(AtomId, Poly)>> = if digits.len() > MAX_SUBSET_DIGITS {
+            vec![digits]
+        } else {
+            (1..1u32 << digits.len())
+                .map(|mask| {
+                    digits
+                        .iter()
+                        .enumerate()
+                        .filter(|(i, _)| mask & (1 << i) != 0)
+                        .map(|(_, d)| d.clone())
+                        .collect()
+                })
+                .collect()
+        };
+        for subset in subsets {
+            let Some(radix) = self.radix(&subset, prover) else {
+                continue;
+            };
+            let rest = poly.sub(&radix.rank.scale(radix.sign * radix.c));
+            let separation = |offset: Poly, period: Option<Poly>| Separation {
+                digits: radix.digits.clone(),
+                rank: radix.rank.clone(),
+                range: radix.range.clone(),
+                c: radix.c,
+                sign: radix.sign,
+                offset,
+                period,
+            };
+            if multiple.is_none()
+                && let Some(offset) = self.exact_offset(&rest, radix.c, span, prover)
+            {
+                let zero = offset == Poly::default();
+                out.push(separation(offset, None));
+                // Offset 0 is compatible with whatever a period would be.
+                if zero {
+                    continue;
+                }
+            }
+            if let Some(q) = self.period_of(&rest, multiple, &radix, span, prover) {
+                out.push(separation(Poly::default(), Some(q)));
+            }
+        }
+    }
+
+    /// `rest = offset + r` with `offset` uniform (its non-uniform terms and
+    /// part of its constant are `r`) and `0 <= r`, `r + span <= c`: the
+    /// offset, a multiple of `c` plus the uniform terms.
+    fn exact_offset(&self, rest: &Poly, c: i128, span: i128, prover: &Prover<'_>) -> Option<Poly> {
+        let mut uniform = Poly::default();
+        let mut varying = Poly::default();
+        for (monomial, coef) in rest.without_constant().terms() {
+            let term = monomial_poly(monomial, coef);
+            if self.is_uniform(&term) {
+                uniform = uniform.add(&term);
+            } else {
+                varying = varying.add(&term);
+            }
+        }
+        let r0 = residue(rest.constant_term(), c, self.atoms.range(&varying).0);
+        let r = varying.add_const(r0);
+        fits(prover, &r, c, span).then(|| uniform.add_const(rest.constant_term() - r0))
+    }
+
+    /// The smallest period `q >= range` with `rest + multiple * m = c * q *
+    /// M + r` (`M` any integer, `0 <= r`, `r + span <= c`): the terms whose
+    /// coefficients `c * q` divides go to `M`, the others and the
+    /// constant's residue to `r`. A non-constant `multiple` that is `c *
+    /// Q` gives the period `Q` itself when all of `rest` fits `r`.
+    fn period_of(
+        &self,
+        rest: &Poly,
+        multiple: Option<&Poly>,
+        radix: &Radix,
+        span: i128,
+        prover: &Prover<'_>,
+    ) -> Option<Poly> {
+        let c = radix.c;
+        if let Some(multiple) = multiple.filter(|m| !m.is_const())
+            && multiple.divisible_by(c)
+        {
+            let q = multiple.div_exact(c);
+            if prover.le(&radix.range, &q) && fits(prover, rest, c, span) {
+                return Some(q);
+            }
+        }
+        // Candidate periods: divisors of the coefficients (over `c`) that
+        // could go to `M`, and the range itself.
+        let mut sources: Vec<i128> = rest
+            .without_constant()
+            .terms()
+            .map(|(_, coef)| coef.abs())
+            .chain(multiple.map(Poly::content))
+            .filter(|k| *k > 0 && k % c == 0)
+            .map(|k| k / c)
+            .collect();
+        sources.extend(radix.range.as_const());
+        let mut periods: Vec<i128> = Vec::new();
+        for source in sources {
+            for d in divisors(source) {
+                if !periods.contains(&d) {
+                    periods.push(d);
+                }
+            }
+        }
+        periods.sort_unstable();
+        let periods = periods
+            .into_iter()
+            .filter(|q| prover.le(&radix.range, &Poly::constant(*q)))
+            .take(MAX_PERIODS);
+        for q in periods {
+            let Some(whole) = c.checked_mul(q) else {
+                continue;
+            };
+            if multiple.is_some_and(|m| !m.divisible_by(whole)) {
                 continue;
             }
-            return Some(Separation {
-                digits: class.digits.iter().copied().collect(),
-                rank: class.rank.clone(),
-                c,
-                period: Some(class.period.clone()),
-            });
-        }
-        // A rank of thread digits.
-        let (digits, rank, c, rest, range) = self.rank_decomposition(start, facts)?;
-        if rest
-            .atoms()
-            .iter()
-            .any(|a| self.loop_classes.contains_key(a))
-        {
-            return None;
-        }
-        if remainder_fits(&rest, c) {
-            return Some(Separation {
-                digits,
-                rank,
-                c,
-                period: None,
-            });
-        }
-        // A cyclic distribution: `c * rank + r0 + c * p * k` with `p` the
-        // rank's range and `k` any integer (`j * 256 + thread_id(0)`):
-        // `v = rank + p * k` is congruent to the rank modulo `p`, and
-        // distinct ranks below `p` are distinct residues.
-        let p = range.as_const().filter(|p| *p > 0)?;
-        let whole = c.checked_mul(p)?;
-        let r0 = rest.constant_term().rem_euclid(whole);
-        let multiple = rest.add_const(-r0);
-        (multiple.divisible_by(whole) && remainder_fits(&Poly::constant(r0), c)).then(|| {
-            Separation {
-                digits,
-                rank,
-                c,
-                period: Some(Poly::constant(p)),
+            let mut low = Poly::default();
+            for (monomial, coef) in rest.without_constant().terms() {
+                if coef % whole != 0 {
+                    low = low.add(&monomial_poly(monomial, coef));
+                }
             }
-        })
+            let r0 = residue(rest.constant_term(), whole, self.atoms.range(&low).0);
+            if fits(prover, &low.add_const(r0), c, span) {
+                return Some(Poly::constant(q));
+            }
+        }
+        None
     }
 
     /// The digits of `live` in which two threads may differ and still
     /// reach the same element through the accesses `records` (each its
-    /// per-axis separations and pinned digits): empty when, on a set of
-    /// axes where every access separates threads the same way, the
-    /// separated digits and those every access pins to one value cover
-    /// `live`.
+    /// candidate separations per axis and pinned digits): empty when the
+    /// digits of the candidates every access shares on some axis, and
+    /// those every access pins to one value, tell the threads apart.
     pub(super) fn unseparated(
         &self,
         records: &[AccessParts<'_>],
         live: &BTreeSet<Digit>,
     ) -> Vec<Digit> {
-        let Some((first_separations, first_pinned)) = records.first() else {
+        let Some((first_axes, first_pinned)) = records.first() else {
             return Vec::new();
         };
         let axes = records.iter().map(|r| r.0.len()).min().unwrap_or(0);
         let mut covered = BTreeSet::new();
-        for axis in 0..axes {
-            let Some(first) = first_separations[axis].clone() else {
-                continue;
-            };
-            if records
-                .iter()
-                .all(|r| r.0[axis].as_ref().is_some_and(|s| s.compatible(&first)))
-            {
-                covered.extend(first.digits.iter().copied());
+        for (axis, candidates) in first_axes.iter().enumerate().take(axes) {
+            for candidate in candidates {
+                if covered.is_superset(&candidate.digits) {
+                    continue;
+                }
+                if agree(records, axis, candidate) {
+                    covered.extend(candidate.digits.iter().copied());
+                }
             }
         }
         // A digit every access fixes to the same value keeps threads
         // that differ in it apart (only one value of it accesses).
-        for (digit, value) in first_pinned.iter() {
-            if records
-                .iter()
-                .all(|r| r.1.iter().any(|(d, v)| d == digit && v == value))
-            {
-                covered.insert(*digit);
-            }
-        }
-        self.covers(&covered, live)
+        let pinned: Vec<(Digit, i128)> = first_pinned
+            .iter()
+            .copied()
+            .filter(|p| records.iter().all(|r| r.1.contains(p)))
+            .collect();
+        self.covers(&covered, &pinned, live)
     }
 
     /// Every written tensor: its accesses are separated per thread.
@@ -410,11 +756,27 @@ impl Checker<'_> {
             if live.is_empty() || records.is_empty() {
                 continue;
             }
-            // Atomic read-modify-writes of one element never race with each
-            // other: a tensor only `atom`/`red` touch needs no separation.
-            // Mixed with plain loads or stores, every access is held to the
-            // rule below (an atomic counts like a store).
-            if records.iter().all(|r| r.atomic) {
+            // A tensor only atomics touch: held to the rules of atomicity.
+            // Mixed with plain loads or stores, every access is held to
+            // the rule below (an atomic counts like a store), which keeps
+            // any two threads' accesses apart whatever their kinds.
+            let atomics: Option<Vec<RaceAccess>> = records
+                .iter()
+                .map(|r| {
+                    Some(RaceAccess {
+                        span: r.span,
+                        atomic: r.atomic?,
+                        separations: &r.separations,
+                        pinned: &r.pinned,
+                        footprints: &r.footprints,
+                    })
+                })
+                .collect();
+            if let Some(atomics) = atomics {
+                let diags = self.atomic_races(&name, "", &atomics, &live, true);
+                for diag in diags {
+                    self.diags.push(diag);
+                }
                 continue;
             }
             let parts: Vec<_> = records
@@ -426,7 +788,7 @@ impl Checker<'_> {
                 continue;
             }
             let culprit = records.iter().find(|r| r.store).unwrap_or(&records[0]);
-            let names: Vec<String> = missing.into_iter().map(digit_name).collect();
+            let names: Vec<String> = missing.iter().copied().map(digit_name).collect();
             self.diags.push(
                 Diagnostic::new(
                     Code::RACE,
@@ -437,9 +799,149 @@ impl Checker<'_> {
                     ),
                 )
                 .with_note("every access to a written tensor must stay inside its own thread's part: index it by a per-thread range such as `x.slice(s![base..base + 8])` with `base = (cta_id(0) * 256 + thread_id(0)) * 8`, by a grid-stride loop `for i in (cta_id(0) * block_dim(0) + thread_id(0)..n).step_by(grid_dim(0) * block_dim(0))`, or cyclically, `j * 256 + thread_id(0)` in a block of 256 (a period of at least the threads the rank numbers)")
-                .with_help("give each thread its own part of the tensor, indexed by the thread's rank"),
+                .with_help(self.separating_help(&name, &missing)),
             );
         }
+    }
+
+    /// How to separate the threads `missing` names, for a help line: the
+    /// rank of each launch axis they differ on
+    /// (`cta_id(0) * 256 + thread_id(0)`) and the index patterns that keep
+    /// ranks apart. Never a barrier: `bar.sync` orders only the threads of
+    /// one CTA, and the rule for global tensors keeps accesses apart
+    /// rather than ordered.
+    fn separating_help(&self, name: &str, missing: &[Digit]) -> String {
+        let mut ranks = Vec::new();
+        for axis in 0..3u8 {
+            let block = self.launch.block[usize::from(axis)];
+            // A missing grid digit needs the rank over the grid; a missing
+            // thread digit alone, the rank within the CTA's part.
+            if missing.contains(&Digit::Cta(axis)) {
+                ranks.push(match block {
+                    1 => format!("`cta_id({axis})`"),
+                    b => format!("`cta_id({axis}) * {b} + thread_id({axis})`"),
+                });
+            } else if missing.contains(&Digit::Thread(axis)) {
+                ranks.push(format!("`thread_id({axis})`"));
+            }
+        }
+        let (rank, each) = match ranks.as_slice() {
+            [] => ("its rank".to_string(), ""),
+            [one] => (format!("its rank {one}"), ""),
+            many => (
+                format!("its ranks {}", many.join(" and ")),
+                " (each on a tensor axis of its own)",
+            ),
+        };
+        format!(
+            "give each thread its own part of `{name}`, indexed by {rank}{each}: `c * rank + r` with `0 <= r < c` (`c` elements per thread), or `rank + p * k` with `p` at least the number of ranks (cyclic, grid-stride)"
+        )
+    }
+
+    /// The rules of atomicity for a tensor or buffer (`what` is "shared
+    /// buffer " or "") only atomics touch: atomics of different sizes are
+    /// separated from each other, and (`global`) `.cta`/`.cluster` atomics
+    /// across CTAs from every atomic of it.
+    pub(super) fn atomic_races(
+        &self,
+        name: &str,
+        what: &str,
+        records: &[RaceAccess<'_>],
+        live: &BTreeSet<Digit>,
+        global: bool,
+    ) -> Vec<Diagnostic> {
+        let mut diags = Vec::new();
+        // Equal records decide alike: check each kind once.
+        let mut unique: Vec<&RaceAccess<'_>> = Vec::new();
+        for r in records {
+            if !unique.iter().any(|u| u.same_kind(r)) {
+                unique.push(r);
+            }
+        }
+        let pair = |a: &RaceAccess<'_>, b: &RaceAccess<'_>, live: &BTreeSet<Digit>| {
+            self.unseparated(
+                &[(a.separations, a.pinned), (b.separations, b.pinned)],
+                live,
+            )
+        };
+        // Different sizes: atomicity holds only between accesses of one
+        // size at one address, so another thread's atomic of another size
+        // on overlapping bytes is a race.
+        'sizes: for (i, a) in unique.iter().enumerate() {
+            for b in &unique[..i] {
+                if a.atomic.bytes == b.atomic.bytes || self.apart(a, b) {
+                    continue;
+                }
+                let missing = pair(a, b, live);
+                if missing.is_empty() {
+                    continue;
+                }
+                let names: Vec<String> = missing.iter().copied().map(digit_name).collect();
+                diags.push(
+                    Diagnostic::new(
+                        Code::ATOMIC_SIZES,
+                        a.span,
+                        format!(
+                            "this {}-byte atomic (`.{}`) on {what}`{name}` may race with a {}-byte atomic (`.{}`) of another thread: threads that differ only in {} can reach overlapping bytes of `{name}`",
+                            a.atomic.bytes,
+                            a.atomic.ty,
+                            b.atomic.bytes,
+                            b.atomic.ty,
+                            names.join(" and ")
+                        ),
+                    )
+                    .with_note("the PTX memory model makes atomics indivisible only against atomics of the same size at the same address; a `.u32` and a `.u64` atomic on overlapping bytes are a data race")
+                    .with_help(format!("use one atomic size for every atomic on `{name}` (`.u64` on `.view::<u64>()` of its bytes, say), or keep the bytes the two sizes update apart between threads (index them by the thread's rank)")),
+                );
+                break 'sizes;
+            }
+        }
+        if !global {
+            return diags;
+        }
+        // Narrow scopes: atomicity holds only between threads inside the
+        // scope of both atomics, here one CTA.
+        let ctas: BTreeSet<Digit> = live
+            .iter()
+            .copied()
+            .filter(|d| matches!(d, Digit::Cta(_)))
+            .collect();
+        if ctas.is_empty() {
+            return diags;
+        }
+        'scopes: for a in unique.iter().filter(|r| r.atomic.narrow()) {
+            for b in &unique {
+                if self.apart(a, b) {
+                    continue;
+                }
+                let missing = pair(a, b, &ctas);
+                if missing.is_empty() {
+                    continue;
+                }
+                let scope = a.atomic.scope.unwrap_or("cta");
+                let names: Vec<String> = missing
+                    .iter()
+                    .map(|d| format!("`{}`", digit_name(*d)))
+                    .collect();
+                diags.push(
+                    Diagnostic::new(
+                        Code::ATOMIC_SCOPE,
+                        a.span,
+                        format!(
+                            "this `.{scope}` atomic on `{name}` is atomic only among the threads of one CTA, but threads of different CTAs (differing in {}) can reach the same element of `{name}`",
+                            names.join(" and ")
+                        ),
+                    )
+                    .with_note("a scope narrower than the threads that reach an element makes their atomics a data race; launches declare no clusters, so a cluster is one CTA and `.cluster` is as narrow as `.cta`")
+                    .with_help(format!(
+                        "drop `.{scope}` (the default scope, `.gpu`, covers every CTA of the launch), or give each CTA its own elements, indexed by {}",
+                        names.join(" and ")
+                    )),
+                );
+                break 'scopes;
+            }
+        }
+        diags
     }
 
     /// Tiles must fit the registers a thread has.
@@ -474,4 +976,113 @@ impl Checker<'_> {
             .with_help("use smaller tiles, or reuse one tile across loop iterations"),
         );
     }
+}
+
+/// One access of a tensor or buffer only atomics touch.
+pub(super) struct RaceAccess<'a> {
+    pub span: SpanId,
+    pub atomic: Atomic,
+    pub separations: &'a [Vec<Separation>],
+    pub pinned: &'a [(Digit, i128)],
+    pub footprints: &'a [Option<(Poly, i128)>],
+}
+
+impl RaceAccess<'_> {
+    /// Same atomic, same separations: the rules decide both alike.
+    fn same_kind(&self, other: &RaceAccess<'_>) -> bool {
+        self.atomic == other.atomic
+            && self.separations == other.separations
+            && self.pinned == other.pinned
+            && self.footprints == other.footprints
+    }
+}
+
+/// Whether every access has a candidate on `axis` with `candidate`'s rank,
+/// such that the chosen candidates are pairwise compatible. Each access is
+/// given its exact form where it has one, else its periodic form, or the
+/// reverse (a sufficient choice, not a search).
+fn agree(records: &[AccessParts<'_>], axis: usize, candidate: &Separation) -> bool {
+    let mut options: Vec<Vec<&Separation>> = Vec::with_capacity(records.len());
+    for (axes, _) in records {
+        let same: Vec<&Separation> = axes[axis]
+            .iter()
+            .filter(|s| s.same_rank(candidate))
+            .collect();
+        if same.is_empty() {
+            return false;
+        }
+        options.push(same);
+    }
+    [true, false].into_iter().any(|exact| {
+        let mut chosen: Vec<&Separation> = Vec::new();
+        for same in &options {
+            let pick = same
+                .iter()
+                .find(|s| s.period.is_none() == exact)
+                .unwrap_or(&same[0]);
+            if !chosen
+                .iter()
+                .any(|c| c.offset == pick.offset && c.period == pick.period)
+            {
+                chosen.push(pick);
+            }
+        }
+        chosen
+            .iter()
+            .enumerate()
+            .all(|(i, a)| chosen[..i].iter().all(|b| a.compatible(b)))
+    })
+}
+
+/// The length of the bytes from `view`'s offset that contain every byte it
+/// reaches (constant non-negative strides; `None` otherwise or when empty).
+fn byte_span(view: &Layout) -> Option<i128> {
+    let mut last = 0i128;
+    for (len, stride) in view.shape.iter().zip(&view.strides) {
+        match (len.as_const()?, stride.as_const()?) {
+            (len, stride) if len >= 1 && stride >= 0 => last += (len - 1) * stride,
+            _ => return None,
+        }
+    }
+    Some(last + view.dtype.size_bytes() as i128)
+}
+
+/// `coef * monomial` as a polynomial.
+fn monomial_poly(monomial: &[AtomId], coef: i128) -> Poly {
+    monomial
+        .iter()
+        .fold(Poly::constant(coef), |p, a| p.mul(&Poly::atom(*a)))
+}
+
+/// The value `r0` congruent to `constant` modulo `modulus` with `low + r0`
+/// in `[0, modulus)`: where a remainder whose smallest value is `low` fits
+/// best.
+fn residue(constant: i128, modulus: i128, low: i128) -> i128 {
+    let low = low.clamp(-(1 << 62), 1 << 62);
+    (constant.saturating_add(low)).rem_euclid(modulus) - low
+}
+
+/// `0 <= r` and `r + span <= c`.
+fn fits(prover: &Prover<'_>, r: &Poly, c: i128, span: i128) -> bool {
+    prover.prove_le0(&r.scale(-1)) && prover.prove_le0(&r.add_const(span - c))
+}
+
+/// The positive divisors of `n` (just `n` above 2^32, which no period
+/// reaches in practice).
+fn divisors(n: i128) -> Vec<i128> {
+    if n > 1 << 32 {
+        return vec![n];
+    }
+    let mut out = Vec::new();
+    let mut d = 1;
+    while d * d <= n {
+        if n % d == 0 {
+            out.push(d);
+            if d * d != n {
+                out.push(n / d);
+            }
+        }
+        d += 1;
+    }
+    out
 }

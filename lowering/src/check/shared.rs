@@ -15,7 +15,11 @@
 //!   one epoch are not ordered between threads. Within an epoch, a shared
 //!   buffer that some thread writes must be touched by every thread only
 //!   in its own part, with the separation rule of global tensors
-//!   (`safety`), over the thread digits of one CTA. An `if` whose branches
+//!   (`safety`), over the thread digits of one CTA; a buffer only
+//!   atomics touch there needs none, except between atomics of different
+//!   sizes (TK0408). A race between statements gets a help that puts a
+//!   barrier between them; one store whose threads meet each other gets
+//!   the separating index instead (no barrier can order it). An `if` whose branches
 //!   end in different epochs, and a loop whose body holds a barrier, merge
 //!   the epochs its paths can join in (the end of one iteration runs
 //!   before the next iteration's first barrier together with the
@@ -50,11 +54,13 @@ pub(super) struct SharedAccess {
     pub buffer: usize,
     pub span: SpanId,
     pub store: bool,
-    pub atomic: bool,
+    pub atomic: Option<safety::Atomic>,
     /// The epoch (before merging) the access runs in.
     pub epoch: usize,
-    pub separations: Vec<Option<safety::Separation>>,
+    pub separations: Vec<Vec<safety::Separation>>,
     pub pinned: Vec<(Digit, i128)>,
+    /// See `AccessRecord::footprints`.
+    pub footprints: Vec<Option<(crate::sym::Poly, i128)>>,
 }
 
 /// Epochs and their merges (a union-find over epoch labels).
@@ -165,7 +171,7 @@ impl Checker<'_> {
         buffer: usize,
         span: SpanId,
         store: bool,
-        atomic: bool,
+        atomic: Option<safety::Atomic>,
         view: &crate::layout::Layout,
         facts: &[Fact],
     ) {
@@ -179,6 +185,7 @@ impl Checker<'_> {
             epoch: self.epochs.current,
             separations,
             pinned,
+            footprints: self.uniform_footprints(view),
         });
     }
 
@@ -203,7 +210,32 @@ impl Checker<'_> {
         }
         let mut reported = BTreeSet::new();
         for ((buffer, _), records) in groups {
-            if !records.iter().any(|r| r.store) || records.iter().all(|r| r.atomic) {
+            if !records.iter().any(|r| r.store) || reported.contains(&buffer) {
+                continue;
+            }
+            let name = self.shared[buffer].buffer.name.clone();
+            // Only atomics (of one CTA, whatever their scope): held to the
+            // rules of atomicity.
+            let atomics: Option<Vec<safety::RaceAccess>> = records
+                .iter()
+                .map(|r| {
+                    Some(safety::RaceAccess {
+                        span: r.span,
+                        atomic: r.atomic?,
+                        separations: &r.separations,
+                        pinned: &r.pinned,
+                        footprints: &r.footprints,
+                    })
+                })
+                .collect();
+            if let Some(atomics) = atomics {
+                let diags = self.atomic_races(&name, "shared buffer ", &atomics, &live, false);
+                if !diags.is_empty() {
+                    reported.insert(buffer);
+                }
+                for diag in diags {
+                    self.diags.push(diag);
+                }
                 continue;
             }
             let parts: Vec<_> = records
@@ -211,34 +243,93 @@ impl Checker<'_> {
                 .map(|r| (r.separations.as_slice(), r.pinned.as_slice()))
                 .collect();
             let missing = self.unseparated(&parts, &live);
-            if missing.is_empty() || !reported.insert(buffer) {
+            if missing.is_empty() {
                 continue;
             }
-            let name = self.shared[buffer].buffer.name.clone();
-            // The access that keeps no thread apart is the one to look at
-            // (a read of another thread's element), else the first store.
-            let unseparated = |r: &&SharedAccess| r.separations.iter().all(Option::is_none);
-            let culprit = records
-                .iter()
-                .find(|r| r.store && unseparated(r))
-                .or_else(|| records.iter().find(unseparated))
+            reported.insert(buffer);
+            // A store that meets other threads' accesses of its own
+            // instruction: no barrier can come between them.
+            let alone = |r: &SharedAccess| {
+                self.unseparated(&[(r.separations.as_slice(), r.pinned.as_slice())], &live)
+            };
+            let self_racing = records.iter().find(|r| r.store && !alone(r).is_empty());
+            // The first access that meets an earlier store of other
+            // threads is the one to look at (a read of another thread's
+            // element), else the first store.
+            let meets = |s: &SharedAccess, r: &SharedAccess| {
+                !self
+                    .unseparated(
+                        &[
+                            (s.separations.as_slice(), s.pinned.as_slice()),
+                            (r.separations.as_slice(), r.pinned.as_slice()),
+                        ],
+                        &live,
+                    )
+                    .is_empty()
+            };
+            let culprit = self_racing
+                .or_else(|| {
+                    records.iter().enumerate().find_map(|(i, r)| {
+                        records[..i]
+                            .iter()
+                            .any(|s| s.store && meets(s, r))
+                            .then_some(r)
+                    })
+                })
                 .or_else(|| records.iter().find(|r| r.store))
                 .unwrap_or(&records[0]);
-            let names: Vec<String> = missing.into_iter().map(safety::digit_name).collect();
-            self.diags.push(
-                Diagnostic::new(
-                    Code::SHARED_RACE,
-                    culprit.span,
-                    format!(
-                        "this access to shared buffer `{name}` may race: threads that differ only in {} can reach the same element of `{name}` with no CTA barrier in between, and one of them writes it",
-                        names.join(" and ")
-                    ),
-                )
-                .with_note("accesses between two barriers are unordered between threads: each thread must stay inside its own part of a buffer that some thread writes there")
-                .with_help("put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\");` between the writes and the reads of other threads' elements"),
-            );
+            let missing = match self_racing {
+                Some(r) => alone(r),
+                None => missing,
+            };
+            let names: Vec<String> = missing.iter().copied().map(safety::digit_name).collect();
+            let diag = Diagnostic::new(
+                Code::SHARED_RACE,
+                culprit.span,
+                format!(
+                    "this access to shared buffer `{name}` may race: threads that differ only in {} can reach the same element of `{name}` with no CTA barrier in between, and one of them writes it",
+                    names.join(" and ")
+                ),
+            )
+            .with_note("accesses between two barriers are unordered between threads: each thread must stay inside its own part of a buffer that some thread writes there");
+            let diag = if self_racing.is_some() {
+                // One instruction of several threads: a barrier cannot come
+                // between its accesses.
+                diag.with_note("a barrier orders one statement's accesses against another's, but here the threads of this one statement meet each other")
+                    .with_help(self.shared_separating_help(&name, &missing))
+            } else {
+                diag.with_help("put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\");` between the writes and the reads of other threads' elements")
+            };
+            self.diags.push(diag);
         }
         self.shared_accesses = accesses;
+    }
+
+    /// How to keep the threads `missing` names apart in shared buffer
+    /// `name`, for a help line.
+    fn shared_separating_help(&self, name: &str, missing: &[Digit]) -> String {
+        let ranks: Vec<String> = missing
+            .iter()
+            .filter_map(|d| match d {
+                Digit::Thread(a) => Some(format!("`thread_id({a})`")),
+                _ => None,
+            })
+            .collect();
+        let pins: Vec<String> = missing
+            .iter()
+            .filter_map(|d| match d {
+                Digit::Thread(a) => Some(format!("thread_id({a}) == 0")),
+                _ => None,
+            })
+            .collect();
+        if ranks.is_empty() {
+            return format!("give each thread its own elements of `{name}`, indexed by its rank");
+        }
+        format!(
+            "give each thread its own elements of `{name}`, indexed by {}, or let one thread write them (`pred = {}`)",
+            ranks.join(" and "),
+            pins.join(" && ")
+        )
     }
 
     /// `if` bookkeeping: the epoch the branch starts in.

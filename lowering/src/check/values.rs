@@ -1179,7 +1179,18 @@ impl Checker<'_> {
             );
             return None;
         }
-        if matches!(op, ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv) && blo < 1 {
+        // A divisor is at least 1 by its range or by the facts in scope
+        // (`if n >= 1 { .. i % n .. }`): the value is defined (computed)
+        // only where they hold.
+        let divides = matches!(op, ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv);
+        let positive = |checker: &Self| {
+            let prover = crate::sym::Prover {
+                atoms: &checker.atoms,
+                facts: &checker.facts,
+            };
+            prover.prove_le0(&b.scale(-1).add_const(1))
+        };
+        if divides && blo < 1 && !positive(self) {
             self.diags.push(Diagnostic::new(
                 Code::DIVISOR_NOT_POSITIVE,
                 rhs_span,
@@ -1190,6 +1201,7 @@ impl Checker<'_> {
             ));
             return None;
         }
+        let blo = if divides { blo.max(1) } else { blo };
         if needs_non_negative && blo < 0 {
             self.diags.push(Diagnostic::new(
                 Code::NEGATIVE_OPERAND,

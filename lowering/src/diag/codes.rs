@@ -295,6 +295,13 @@ catalogue! {
         /// A shared buffer in a global or generic form's address, or a
         /// global tensor in a `.shared` form's.
         MEMORY_SPACE = 407, "memory operand in the wrong state space";
+        /// Atomics of different sizes that threads may apply to
+        /// overlapping bytes: atomicity holds only between same-size,
+        /// same-address atomics.
+        ATOMIC_SIZES = 408, "atomics of different sizes on overlapping bytes";
+        /// A `.cta` or `.cluster` atomic on an element threads of several
+        /// CTAs can reach.
+        ATOMIC_SCOPE = 409, "atomic whose scope is narrower than the threads that reach it";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";
