@@ -15,7 +15,7 @@
 //! - `operands`: one candidate form against the operands (rules 2-7, 10);
 //! - `expand`: one instruction per repeat coordinate (rules 8 and 10,
 //!   bounds proofs or guards, alignment proofs, order independence), and
-//!   the register flow of the statement, which [`crate::prove::registers`]
+//!   the register flow of the statement, which `crate::prove::registers`
 //!   checks for rule 9 (definedness under guards) when the walk is done;
 //! - `safety`: whole-kernel proofs: races between threads, `.nc` loads of
 //!   written tensors, the register budget;
@@ -295,7 +295,7 @@ struct Checker<'k> {
     /// The body being built (the innermost block).
     out: Vec<Node>,
     /// Its register flow, for the register obligation
-    /// ([`crate::prove::registers`]).
+    /// (`crate::prove::registers`).
     flow: Vec<Flow>,
     requirement: Requirement,
     instruction_count: usize,
@@ -1438,7 +1438,7 @@ impl<'k> Checker<'k> {
 
 impl Checker<'_> {
     /// The register obligation over the recorded flow: every value an
-    /// effect observes is defined ([`crate::prove::registers`]).
+    /// effect observes is defined (`crate::prove::registers`).
     fn check_registers_defined(&mut self) {
         if self.halted {
             // Statements after the halt were not recorded.

@@ -23,7 +23,7 @@ pub enum Obligation {
     /// Every register value a store, atomic, collective, barrier or
     /// condition observes is defined where it is observed; values computed
     /// from guarded writes are defined where the guard held
-    /// ([`registers`], over the recorded register flow).
+    /// (`registers`, over the recorded register flow).
     RegistersDefined,
     /// No `apply` writes a register twice, and no repeat coordinate reads
     /// what another writes (rule 8, order independence). Today:
