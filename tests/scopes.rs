@@ -40,10 +40,10 @@ use support::ptxas::resource_usage;
 // the grid on row `w` of its tensors; lane `l` on `[w, l, ..]`.
 //
 // The outputs have a trailing axis of 1 (`[12, 32, cols, 1]`, lane `l`
-// storing `cols` scalars): the same store through
-// `out.slice(s![w, .., ..]).unsqueeze(-1)` of a `[12, 32, cols]` tensor (or
-// `.reshape([32, cols, 1])`) is reported as a possible race (TK0404) by the
-// checker of this version, although each lane writes only its own row.
+// storing `cols` scalars); the same store through
+// `out.slice(s![w, .., ..]).unsqueeze(-1)` of a `[12, 32, cols]` tensor
+// compiles too since the race rule separates threads on the flat byte
+// offset (tests/races.rs).
 
 /// Every `redux.sync` variant over the lanes' `x`, in columns
 /// add.u32, min.u32, max.u32, add.s32, min.s32, max.s32, and, or, xor.
