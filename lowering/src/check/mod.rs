@@ -690,11 +690,11 @@ impl<'k> Checker<'k> {
                 }
             }
             expr => match self.eval(expr) {
-                Some(values::Val::Int(poly)) => {
+                Some(values::ExprValue::Int(poly)) => {
                     let poly = self.name_value(poly, &binding.name, binding.value.span());
                     Binding::Int(poly)
                 }
-                Some(values::Val::Bool(cond)) => Binding::Bool(cond),
+                Some(values::ExprValue::Bool(cond)) => Binding::Bool(cond),
                 None => Binding::Failed,
             },
         };

@@ -1,7 +1,7 @@
 //! Shared memory and CTA barriers (SPEC §7, `docs/scopes.md`).
 //!
 //! - `alloc_shared::<T>([..])` declares one buffer per CTA: with constant
-//!   extents a static buffer (at most [`MAX_SHARED_BYTES`] of them in all),
+//!   extents a static buffer (at most [`MAX_STATIC_SHARED_BYTES`] of them in all),
 //!   or, at most once per kernel, with extents that name a size symbol
 //!   (TK0613 otherwise), the dynamic buffer the launcher sizes (TK0614 for a
 //!   second one). Its views are memory operands of the `.shared` forms
@@ -41,7 +41,7 @@ use super::{Binding, Checker, Digit, safety};
 
 /// Static shared memory a CTA may declare (PTX's limit without opting in
 /// to dynamic shared memory).
-pub const MAX_SHARED_BYTES: usize = 48 * 1024;
+pub const MAX_STATIC_SHARED_BYTES: usize = 48 * 1024;
 
 /// A shared buffer while checking.
 pub(super) struct SharedState {
@@ -131,13 +131,13 @@ impl Checker<'_> {
             }
         } else {
             let total = static_shared_bytes(self.shared.iter().map(|s| &s.buffer).chain([&buffer]));
-            if total > MAX_SHARED_BYTES {
+            if total > MAX_STATIC_SHARED_BYTES {
                 self.diags.push(
                     Diagnostic::new(
                         Code::SHARED_TOO_LARGE,
                         alloc.span,
                         format!(
-                            "shared buffer `{}` {} brings the CTA's static shared memory to {total} bytes, more than the {MAX_SHARED_BYTES} a kernel may declare",
+                            "shared buffer `{}` {} brings the CTA's static shared memory to {total} bytes, more than the {MAX_STATIC_SHARED_BYTES} a kernel may declare",
                             alloc.name,
                             self.shared_shape_text(&buffer)
                         ),

@@ -25,9 +25,9 @@ const EXACT_LIMIT: u128 = 1 << 100;
 /// The largest grid extent along x.
 const MAX_GRID_X: i128 = (1 << 31) - 1;
 
-/// A checked expression value.
+/// A checked expression value (an operand of an `apply` is a [`super::Value`]).
 #[derive(Debug, Clone)]
-pub(super) enum Val {
+pub(super) enum ExprValue {
     Int(Poly),
     Bool(Cond),
 }
@@ -519,8 +519,8 @@ impl Checker<'_> {
     /// An integer expression; `None` after reporting an error.
     pub(super) fn eval_int(&mut self, expr: &Expr) -> Option<Poly> {
         match self.eval(expr)? {
-            Val::Int(poly) => Some(poly),
-            Val::Bool(_) => {
+            ExprValue::Int(poly) => Some(poly),
+            ExprValue::Bool(_) => {
                 self.diags.error(
                     Code::NOT_INTEGER,
                     expr.span(),
@@ -611,8 +611,8 @@ impl Checker<'_> {
             return None;
         }
         match self.eval(expr)? {
-            Val::Bool(cond) => Some(cond),
-            Val::Int(_) => {
+            ExprValue::Bool(cond) => Some(cond),
+            ExprValue::Int(_) => {
                 self.diags.push(
                     Diagnostic::new(
                         Code::NOT_BOOL,
@@ -680,7 +680,7 @@ impl Checker<'_> {
     }
 
     /// Evaluates an expression; `None` after reporting an error.
-    pub(super) fn eval(&mut self, expr: &Expr) -> Option<Val> {
+    pub(super) fn eval(&mut self, expr: &Expr) -> Option<ExprValue> {
         match expr {
             Expr::Int(v, span) => {
                 if v.unsigned_abs() > INDEX_LIMIT.unsigned_abs() {
@@ -691,9 +691,9 @@ impl Checker<'_> {
                     );
                     return None;
                 }
-                Some(Val::Int(Poly::constant(*v)))
+                Some(ExprValue::Int(Poly::constant(*v)))
             }
-            Expr::Bool(v, _) => Some(Val::Bool(Cond::Const(*v))),
+            Expr::Bool(v, _) => Some(ExprValue::Bool(Cond::Const(*v))),
             Expr::Name(name, span) => self.eval_name(name, *span),
             Expr::Call { func, args, span } => {
                 let value = self.eval_call(func, args, *span)?;
@@ -704,21 +704,21 @@ impl Checker<'_> {
                 expr: inner,
                 span,
             } => match (op, self.eval(inner)?) {
-                (UnOp::Neg, Val::Int(p)) => Some(Val::Int(p.scale(-1))),
+                (UnOp::Neg, ExprValue::Int(p)) => Some(ExprValue::Int(p.scale(-1))),
                 // `!` adds at most one node to a condition within the caps.
-                (UnOp::Not, Val::Bool(c))
+                (UnOp::Not, ExprValue::Bool(c))
                     if limits::cond_nodes(&c, limits::MAX_COND_NODES) >= limits::MAX_COND_NODES =>
                 {
                     self.expression_limit(*span);
                     None
                 }
-                (UnOp::Not, Val::Bool(c)) => Some(Val::Bool(c.not())),
-                (UnOp::Neg, Val::Bool(_)) => {
+                (UnOp::Not, ExprValue::Bool(c)) => Some(ExprValue::Bool(c.not())),
+                (UnOp::Neg, ExprValue::Bool(_)) => {
                     self.diags
                         .error(Code::OPERATOR_TYPES, *span, "cannot negate a bool; use `!`");
                     None
                 }
-                (UnOp::Not, Val::Int(_)) => {
+                (UnOp::Not, ExprValue::Int(_)) => {
                     self.diags.error(
                         Code::OPERATOR_TYPES,
                         *span,
@@ -730,7 +730,7 @@ impl Checker<'_> {
             Expr::Binary { op, lhs, rhs, span } => {
                 let (a, b) = (self.eval(lhs), self.eval(rhs));
                 let (a, b) = (a?, b?);
-                if let (BinOp::Mul, Val::Int(a), Val::Int(b)) = (op, &a, &b)
+                if let (BinOp::Mul, ExprValue::Int(a), ExprValue::Int(b)) = (op, &a, &b)
                     && limits::product_may_exceed(a, b)
                 {
                     self.expression_limit(*span);
@@ -741,7 +741,7 @@ impl Checker<'_> {
             }
             Expr::View(place) => {
                 if let Some(predicate) = self.predicate_of(place) {
-                    return predicate.map(Val::Bool);
+                    return predicate.map(ExprValue::Bool);
                 }
                 self.diags.push(
                     Diagnostic::new(
@@ -772,10 +772,10 @@ impl Checker<'_> {
     /// its coefficients are far from the ends of `i128` (else TK0510):
     /// polynomial arithmetic saturates, so a coefficient past 2^100 may no
     /// longer be exact, and no folded constant or cancellation may rely on it.
-    fn within_limits(&mut self, value: Val, span: SpanId) -> Option<Val> {
+    fn within_limits(&mut self, value: ExprValue, span: SpanId) -> Option<ExprValue> {
         let poly = match &value {
-            Val::Int(poly) | Val::Bool(Cond::Cmp(_, poly)) => Some(poly),
-            Val::Bool(_) => None,
+            ExprValue::Int(poly) | ExprValue::Bool(Cond::Cmp(_, poly)) => Some(poly),
+            ExprValue::Bool(_) => None,
         };
         if poly.is_some_and(|p| p.terms().any(|(_, c)| c.unsigned_abs() > EXACT_LIMIT)) {
             self.diags.push(
@@ -791,8 +791,8 @@ impl Checker<'_> {
             return None;
         }
         let fits = match &value {
-            Val::Int(poly) => limits::poly_fits(poly),
-            Val::Bool(cond) => {
+            ExprValue::Int(poly) => limits::poly_fits(poly),
+            ExprValue::Bool(cond) => {
                 limits::cond_nodes(cond, limits::MAX_COND_NODES) <= limits::MAX_COND_NODES
                     && match cond {
                         Cond::Cmp(_, poly) => limits::poly_fits(poly),
@@ -825,13 +825,13 @@ impl Checker<'_> {
         );
     }
 
-    fn eval_name(&mut self, name: &str, span: SpanId) -> Option<Val> {
+    fn eval_name(&mut self, name: &str, span: SpanId) -> Option<ExprValue> {
         match self.lookup(name).cloned() {
-            Some(Binding::Symbol(poly) | Binding::Int(poly)) => Some(Val::Int(poly)),
-            Some(Binding::Bool(cond)) => Some(Val::Bool(cond)),
+            Some(Binding::Symbol(poly) | Binding::Int(poly)) => Some(ExprValue::Int(poly)),
+            Some(Binding::Bool(cond)) => Some(ExprValue::Bool(cond)),
             Some(Binding::Failed | Binding::Unparsed) => None,
             Some(Binding::Param(param)) => match self.params[param].kind.clone() {
-                ParamKind::Scalar(DType::Bool) => Some(Val::Bool(Cond::Param(param))),
+                ParamKind::Scalar(DType::Bool) => Some(ExprValue::Bool(Cond::Param(param))),
                 ParamKind::Scalar(dtype) => {
                     let (lo, hi) = match dtype {
                         DType::U8 => (0, 255),
@@ -858,7 +858,7 @@ impl Checker<'_> {
                             hi,
                         }),
                     };
-                    Some(Val::Int(Poly::atom(atom)))
+                    Some(ExprValue::Int(Poly::atom(atom)))
                 }
                 ParamKind::Tensor { .. } => {
                     self.diags.push(
@@ -882,7 +882,7 @@ impl Checker<'_> {
                     span,
                 };
                 if let Some(predicate) = self.predicate_of(&place) {
-                    return predicate.map(Val::Bool);
+                    return predicate.map(ExprValue::Bool);
                 }
                 self.diags.push(
                     Diagnostic::new(
@@ -920,7 +920,7 @@ impl Checker<'_> {
         Poly::atom(atom)
     }
 
-    fn eval_call(&mut self, func: &str, args: &[Expr], span: SpanId) -> Option<Val> {
+    fn eval_call(&mut self, func: &str, args: &[Expr], span: SpanId) -> Option<ExprValue> {
         let axis_builtin = matches!(func, "thread_id" | "cta_id" | "block_dim" | "grid_dim");
         let arity = match func {
             "thread_id" | "cta_id" | "block_dim" | "grid_dim" => 1,
@@ -987,7 +987,7 @@ impl Checker<'_> {
                 },
             };
             let _ = axis_name(axis);
-            return Some(Val::Int(poly));
+            return Some(ExprValue::Int(poly));
         }
         if arity == 0 {
             let threads: i128 = self
@@ -1010,7 +1010,7 @@ impl Checker<'_> {
                     (threads + 31) / 32 - 1,
                 ),
             };
-            return Some(Val::Int(poly));
+            return Some(ExprValue::Int(poly));
         }
         let a = self.eval_int(&args[0]);
         let b = self.eval_int(&args[1]);
@@ -1021,22 +1021,22 @@ impl Checker<'_> {
             _ => ComputedOp::CeilDiv,
         };
         self.computed(op, a, b, span, args[0].span(), args[1].span())
-            .map(Val::Int)
+            .map(ExprValue::Int)
     }
 
     fn eval_binary(
         &mut self,
         op: BinOp,
-        a: Val,
-        b: Val,
+        a: ExprValue,
+        b: ExprValue,
         span: SpanId,
         lhs_span: SpanId,
         rhs_span: SpanId,
-    ) -> Option<Val> {
+    ) -> Option<ExprValue> {
         match (a, b) {
-            (Val::Bool(a), Val::Bool(b)) => match op {
-                BinOp::And => Some(Val::Bool(a.and(b))),
-                BinOp::Or => Some(Val::Bool(match (a, b) {
+            (ExprValue::Bool(a), ExprValue::Bool(b)) => match op {
+                BinOp::And => Some(ExprValue::Bool(a.and(b))),
+                BinOp::Or => Some(ExprValue::Bool(match (a, b) {
                     (Cond::Const(true), _) | (_, Cond::Const(true)) => Cond::Const(true),
                     (Cond::Const(false), c) | (c, Cond::Const(false)) => c,
                     (a, b) => Cond::Or(Box::new(a), Box::new(b)),
@@ -1061,9 +1061,9 @@ impl Checker<'_> {
                     None
                 }
             },
-            (Val::Int(a), Val::Int(b)) => {
+            (ExprValue::Int(a), ExprValue::Int(b)) => {
                 let cmp = |op: CmpOp, p: Poly| {
-                    Some(Val::Bool(match p.as_const() {
+                    Some(ExprValue::Bool(match p.as_const() {
                         Some(v) => Cond::Const(match op {
                             CmpOp::Lt => v < 0,
                             CmpOp::Le => v <= 0,
@@ -1074,9 +1074,9 @@ impl Checker<'_> {
                     }))
                 };
                 match op {
-                    BinOp::Add => Some(Val::Int(a.add(&b))),
-                    BinOp::Sub => Some(Val::Int(a.sub(&b))),
-                    BinOp::Mul => Some(Val::Int(a.mul(&b))),
+                    BinOp::Add => Some(ExprValue::Int(a.add(&b))),
+                    BinOp::Sub => Some(ExprValue::Int(a.sub(&b))),
+                    BinOp::Mul => Some(ExprValue::Int(a.mul(&b))),
                     // Integers: `a < b` is `a - b + 1 <= 0`; one normal
                     // form lets equal conditions compare equal.
                     BinOp::Lt => cmp(CmpOp::Le, a.sub(&b).add_const(1)),
@@ -1086,10 +1086,10 @@ impl Checker<'_> {
                     BinOp::Eq => cmp(CmpOp::Eq, a.sub(&b)),
                     BinOp::Ne => cmp(CmpOp::Ne, a.sub(&b)),
                     BinOp::Shl => match b.as_const() {
-                        Some(s @ 0..=62) => Some(Val::Int(a.scale(1i128 << s))),
+                        Some(s @ 0..=62) => Some(ExprValue::Int(a.scale(1i128 << s))),
                         _ => self
                             .computed(ComputedOp::Shl, a, b, span, lhs_span, rhs_span)
-                            .map(Val::Int),
+                            .map(ExprValue::Int),
                     },
                     BinOp::Shr => match b.as_const() {
                         Some(s @ 0..=62) => self
@@ -1101,26 +1101,26 @@ impl Checker<'_> {
                                 lhs_span,
                                 rhs_span,
                             )
-                            .map(Val::Int),
+                            .map(ExprValue::Int),
                         _ => self
                             .computed(ComputedOp::Shr, a, b, span, lhs_span, rhs_span)
-                            .map(Val::Int),
+                            .map(ExprValue::Int),
                     },
                     BinOp::Div => self
                         .computed(ComputedOp::Div, a, b, span, lhs_span, rhs_span)
-                        .map(Val::Int),
+                        .map(ExprValue::Int),
                     BinOp::Rem => self
                         .computed(ComputedOp::Rem, a, b, span, lhs_span, rhs_span)
-                        .map(Val::Int),
+                        .map(ExprValue::Int),
                     BinOp::BitAnd => self
                         .computed(ComputedOp::And, a, b, span, lhs_span, rhs_span)
-                        .map(Val::Int),
+                        .map(ExprValue::Int),
                     BinOp::BitOr => self
                         .computed(ComputedOp::Or, a, b, span, lhs_span, rhs_span)
-                        .map(Val::Int),
+                        .map(ExprValue::Int),
                     BinOp::BitXor => self
                         .computed(ComputedOp::Xor, a, b, span, lhs_span, rhs_span)
-                        .map(Val::Int),
+                        .map(ExprValue::Int),
                     BinOp::And | BinOp::Or => {
                         self.diags.error(
                             Code::OPERATOR_TYPES,
