@@ -27,6 +27,9 @@ pub struct InstructionForm {
     pub packing: Packing,
     /// One line for docs: what the form does.
     pub summary: &'static str,
+    /// What the form does beyond its registers, read by the checker and
+    /// the interpreter ([`Modifiers::effect`] resolves it for a variant).
+    pub effect: Effect,
     /// Whether kernels may use the form today.
     pub usable: Usability,
 }
@@ -47,6 +50,55 @@ pub enum Usability {
     /// The language lacks what the form needs, named here ("shared memory
     /// tiles", "barriers"): it completes "`<form>` needs ...".
     NotYet(&'static str),
+}
+
+/// What an instruction does, beyond computing its register destinations
+/// from its register sources: table data, so the checker and the
+/// interpreter never rediscover it from the mnemonic. Certified against the
+/// operands (`lowering/tests/certify.rs`): a form that writes memory is a
+/// store, an atomic, an asynchronous copy, an mbarrier operation or a
+/// collective (`stmatrix`); a load reads memory into registers; and so on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Registers (and special registers) to registers only.
+    Pure,
+    /// Memory to the destination registers. `non_coherent`: through the
+    /// non-coherent (read-only) data path (`ldu`, and `ld` with `.nc`,
+    /// which [`Modifiers::effect`] adds), so the data must not change
+    /// while the kernel runs.
+    Load { non_coherent: bool },
+    /// The source registers to memory.
+    Store,
+    /// A read-modify-write of each addressed element; `returns_old`: the
+    /// old value reaches a destination (`atom`), else nothing does (`red`).
+    Atomic { returns_old: bool },
+    /// A cache hint: moves no value.
+    Prefetch,
+    /// A warp-level collective: reads or waits for other lanes of the warp
+    /// (`shfl.sync`, `vote.sync`, `bar.warp.sync`, `ldmatrix`, `mma`).
+    Collective,
+    /// A barrier of the CTA. `waits`: the thread waits for the others
+    /// (`bar.sync`, `barrier.red`); else it only arrives (`bar.arrive`).
+    Barrier { waits: bool },
+    /// Orders memory accesses without moving data (`fence`, `membar`).
+    Fence,
+    /// Memory to memory, asynchronously, completed by a later wait
+    /// (`cp.async`, bulk and tensor copies and reductions).
+    AsyncCopy,
+    /// Commits or waits for a group of asynchronous operations
+    /// (`cp.async.wait_group`, `wgmma.commit_group`).
+    AsyncGroup,
+    /// An operation on an mbarrier object in shared memory.
+    Mbarrier,
+}
+
+impl Effect {
+    /// Whether the form's register inputs reach beyond its destinations:
+    /// memory, the memory system (a load's or prefetch's cache policy) or
+    /// other threads. Only a [`Effect::Pure`] form's do not.
+    pub fn observes_inputs(self) -> bool {
+        self != Effect::Pure
+    }
 }
 
 /// Bit placement of packing forms: the rule users most often get backwards,
@@ -307,6 +359,17 @@ impl Modifiers {
                 .get(slot)
                 .and_then(|token| lanes.iter().find(|(t, _)| *t == token))
                 .map_or(1, |(_, n)| *n),
+        }
+    }
+
+    /// The effect of this variant: the form's [`InstructionForm::effect`],
+    /// with a load made non-coherent by its `.nc` token.
+    pub fn effect(&self) -> Effect {
+        match self.form.effect {
+            Effect::Load { non_coherent } => Effect::Load {
+                non_coherent: non_coherent || self.has("nc"),
+            },
+            effect => effect,
         }
     }
 

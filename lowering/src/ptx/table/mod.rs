@@ -18,8 +18,8 @@ pub mod registered;
 pub mod warp;
 
 use super::form::{
-    Access, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, Packing, TypeRef,
-    Usability, no_rule,
+    Access, Effect, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, Packing,
+    TypeRef, Usability, no_rule,
 };
 use super::rules;
 use super::types::PtxType;
