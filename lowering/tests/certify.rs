@@ -1269,3 +1269,28 @@ fn the_effect_check_catches_a_wrong_effect() {
         assert!(!effect_violations(form).is_empty(), "{}", form.id);
     }
 }
+
+// ------------------------------------------------------------ variant ids
+
+/// The IR names a variant by its id: every legal variant's id names
+/// exactly that variant, and ids that name none are refused.
+#[test]
+fn every_variant_id_names_its_variant() {
+    for m in all_variants() {
+        let id = m.id();
+        assert_eq!(id.modifiers().as_ref(), Some(&m), "{}", m.opcode_text());
+    }
+    let m = &resolve("ld.global.u32").expect("a load")[0];
+    let mut id = m.id();
+    id.form = u16::MAX;
+    assert!(id.modifiers().is_none(), "a form out of range");
+    let mut id = m.id();
+    id.tokens.pop();
+    assert!(id.modifiers().is_none(), "a slot missing");
+    let mut id = m.id();
+    *id.tokens.last_mut().expect("a type slot") = Some(u8::MAX);
+    assert!(id.modifiers().is_none(), "a token out of range");
+    let mut id = m.id();
+    *id.tokens.last_mut().expect("a type slot") = None;
+    assert!(id.modifiers().is_none(), "a required slot left out");
+}

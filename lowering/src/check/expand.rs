@@ -339,7 +339,7 @@ impl Checker<'_> {
         }
         self.out.push(Node::Statement(Statement {
             opcode,
-            form: form.form.id.to_string(),
+            variant: form.id(),
             number: self.current_statement,
             instructions,
         }));

@@ -5,6 +5,8 @@
 //! legality rule and the target it needs. Everything that differs between
 //! opcodes is data here; [`mod@super::resolve`] interprets it generically.
 
+use serde::{Deserialize, Serialize};
+
 use super::types::PtxType;
 use crate::target::{Requirement, Target};
 
@@ -299,6 +301,28 @@ impl Modifiers {
         self.get(slot).and_then(PtxType::from_token)
     }
 
+    /// The variant's position in this build of the table.
+    pub fn id(&self) -> VariantId {
+        let form = super::table::FORMS
+            .iter()
+            .position(|f| f.id == self.form.id)
+            .and_then(|i| u16::try_from(i).ok())
+            .unwrap_or(u16::MAX);
+        let tokens = self
+            .form
+            .slots
+            .iter()
+            .zip(&self.tokens)
+            .map(|(slot, token)| {
+                token.map(|t| {
+                    let index = slot.choices.iter().position(|c| *c == t);
+                    index.and_then(|i| u8::try_from(i).ok()).unwrap_or(u8::MAX)
+                })
+            })
+            .collect();
+        VariantId { form, tokens }
+    }
+
     /// Canonical PTX spelling: mnemonic then tokens in slot order.
     pub fn opcode_text(&self) -> String {
         let mut text = self.form.mnemonic.to_string();
@@ -432,6 +456,43 @@ impl Modifiers {
 
     pub fn requirement(&self, target: Target) -> Requirement {
         (self.form.requires)(self, target)
+    }
+}
+
+/// A variant named by position, not by text: the form's index in
+/// [`super::table::FORMS`] and, per slot of the form, the index of its
+/// token among the slot's choices (`None` where an optional slot is
+/// omitted). Exact within one build of the table (an encoded program
+/// carries the table's [`super::table::fingerprint`], so another build's
+/// ids are refused, not misread); the IR names each statement's variant by
+/// one, so the interpreter never parses opcode text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct VariantId {
+    pub form: u16,
+    pub tokens: Vec<Option<u8>>,
+}
+
+impl VariantId {
+    /// The variant this id names, or `None` when it names no legal variant
+    /// of this table (a form or token index out of range, a required slot
+    /// left out, a combination the form's rule rejects).
+    pub fn modifiers(&self) -> Option<Modifiers> {
+        let form = super::table::FORMS.get(usize::from(self.form))?;
+        if self.tokens.len() != form.slots.len() {
+            return None;
+        }
+        let tokens = form
+            .slots
+            .iter()
+            .zip(&self.tokens)
+            .map(|(slot, token)| match token {
+                Some(i) => slot.choices.get(usize::from(*i)).copied().map(Some),
+                None if slot.required => None,
+                None => Some(None),
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let variant = Modifiers { form, tokens };
+        variant.check().is_ok().then_some(variant)
     }
 }
 

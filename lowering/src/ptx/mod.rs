@@ -16,7 +16,7 @@ pub mod types;
 
 pub use form::{
     Access, Effect, InstructionForm, Modifiers, OperandKind, Packing, ResolvedOperand, Space,
-    Usability,
+    Usability, VariantId,
 };
 pub use resolve::{OpcodeError, resolve};
 pub use types::PtxType;
