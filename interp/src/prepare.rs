@@ -1,7 +1,7 @@
 //! Prepare: the program's IR turned into what the executor runs quickly.
 //!
-//! Every instruction's opcode is resolved to its table variant and that
-//! variant's [`Semantics`]; every register lane becomes a byte range of the
+//! Every statement's variant id names its table variant, whose
+//! [`Semantics`] it runs (opcode text is never parsed again); every register lane becomes a byte range of the
 //! thread's register frame; every polynomial becomes a flat list of terms;
 //! every special register an enum.
 //!
@@ -20,7 +20,7 @@ use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{
     CmpOp, Cond, Node, OperandValue, ParamKind, Program, Statement,
 };
-use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Space, resolve};
+use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Space, VariantId};
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use crate::fault::PrepareError;
@@ -465,7 +465,7 @@ enum PreparedSemantics {
 struct Builder<'p> {
     program: &'p Program,
     frame: &'p Frame,
-    semantics: HashMap<(String, String), (Modifiers, PreparedSemantics)>,
+    semantics: HashMap<VariantId, (Modifiers, PreparedSemantics)>,
     statements: Vec<(usize, String)>,
 }
 
@@ -563,21 +563,19 @@ impl Builder<'_> {
         })
     }
 
-    /// The variant `opcode` of form `form`, and its semantics (cached).
+    /// The variant `id` names (of `opcode`, for messages), and its
+    /// semantics (cached).
     fn variant(
         &mut self,
-        form: &str,
+        id: &VariantId,
         opcode: &str,
     ) -> Result<(Modifiers, PreparedSemantics), String> {
-        let key = (form.to_string(), opcode.to_string());
-        if let Some(found) = self.semantics.get(&key) {
+        if let Some(found) = self.semantics.get(id) {
             return Ok(found.clone());
         }
-        let candidates = resolve(opcode).map_err(|e| format!("`{opcode}`: {}", e.message))?;
-        let variant = candidates
-            .into_iter()
-            .find(|m| m.form.id == form)
-            .ok_or_else(|| format!("`{opcode}` is not a variant of form `{form}`"))?;
+        let variant = id
+            .modifiers()
+            .ok_or_else(|| format!("`{opcode}` names no variant of this build of the PTX table"))?;
         let shared = match semantics(&variant).map_err(|e| e.to_string())? {
             Semantics::Compute(compute) => PreparedSemantics::Compute(Arc::new(compute)),
             Semantics::Load => PreparedSemantics::Load,
@@ -593,7 +591,7 @@ impl Builder<'_> {
             Semantics::Barrier(barrier) => PreparedSemantics::Barrier(barrier),
         };
         self.semantics
-            .insert(key, (variant.clone(), shared.clone()));
+            .insert(id.clone(), (variant.clone(), shared.clone()));
         Ok((variant, shared))
     }
 
@@ -603,7 +601,7 @@ impl Builder<'_> {
             .push((statement.number, statement.opcode.clone()));
         let mut steps = Vec::with_capacity(statement.instructions.len());
         for instruction in &statement.instructions {
-            let (variant, shared) = self.variant(&statement.form, &instruction.opcode)?;
+            let (variant, shared) = self.variant(&statement.variant, &instruction.opcode)?;
             let slots = variant.operands();
             if slots.len() != instruction.operands.len() {
                 return Err(format!(

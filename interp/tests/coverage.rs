@@ -4,9 +4,9 @@
 use std::collections::BTreeMap;
 
 use tile_kernel_interp::semantics::{Semantics, semantics};
-use tile_kernel_lowering::ptx::Usability;
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
+use tile_kernel_lowering::ptx::{Effect, Usability};
 
 #[test]
 fn every_usable_variant_has_semantics() {
@@ -96,7 +96,7 @@ fn every_barrier_form_but_arrive_has_semantics() {
     let mut seen = 0;
     for form in FORMS
         .iter()
-        .filter(|f| matches!(f.mnemonic, "bar" | "barrier"))
+        .filter(|f| matches!(f.effect, Effect::Barrier { .. }))
     {
         for variant in legal_variants(form) {
             let found = semantics(&variant);

@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
 use tile_kernel_lowering::ast::*;
 use tile_kernel_lowering::program::{DimSpec, Node, OperandValue, Program};
+use tile_kernel_lowering::ptx::{VariantId, resolve};
 use tile_kernel_lowering::sym::Poly;
 use tile_kernel_lowering::{DType, Target, compile};
 use tile_kernel_testkit::ast::{
@@ -387,6 +388,13 @@ fn a_work_limit_stops_a_block_with_a_fault() {
     assert_eq!(fault.statement, Some((2, "st.global.u32".to_string())));
 }
 
+/// The variant `opcode` of form `form`, for programs built by hand.
+fn variant(form: &str, opcode: &str) -> VariantId {
+    let candidates = resolve(opcode).expect("a legal opcode");
+    let found = candidates.into_iter().find(|m| m.form.id == form);
+    found.expect("a variant of the form").id()
+}
+
 /// `copy` with its `ld` replaced by `activemask.b32` into the loaded tile:
 /// each thread stores the mask of its warp's lanes that execute with it.
 /// (Kernels cannot use warp collectives yet; the program is built here.)
@@ -398,7 +406,7 @@ fn activemask_program() -> Program {
             match node {
                 Node::Statement(s) if s.opcode.starts_with("ld.") => {
                     s.opcode = "activemask.b32".into();
-                    s.form = "activemask".into();
+                    s.variant = variant("activemask", "activemask.b32");
                     for i in &mut s.instructions {
                         i.opcode = "activemask.b32".into();
                         i.operands.truncate(1);
@@ -501,7 +509,7 @@ fn exchange_program(barrier: bool) -> Program {
                     return false;
                 }
                 s.opcode = "bar.sync".into();
-                s.form = "bar.sync".into();
+                s.variant = variant("bar.sync", "bar.sync");
                 for i in &mut s.instructions {
                     i.opcode = "bar.sync".into();
                     i.operands = vec![OperandValue::Immediate { value: 0 }];
@@ -617,7 +625,7 @@ fn corrupt_programs_are_refused_when_prepared() {
     fn rename(nodes: &mut [Node]) {
         for node in nodes {
             match node {
-                Node::Statement(s) => s.form = "st".into(),
+                Node::Statement(s) => s.variant.form = u16::MAX,
                 Node::If {
                     then, otherwise, ..
                 } => {
@@ -631,9 +639,9 @@ fn corrupt_programs_are_refused_when_prepared() {
     rename(&mut wrong_form.body);
     assert_eq!(
         Prepared::new(wrong_form)
-            .expect_err("a load is not a store")
+            .expect_err("no such form")
             .to_string(),
-        "kernel `copy` cannot be interpreted: `ld.global.u32` is not a variant of form `st`"
+        "kernel `copy` cannot be interpreted: `ld.global.u32` names no variant of this build of the PTX table"
     );
 }
 

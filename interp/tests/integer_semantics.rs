@@ -8,7 +8,7 @@
 use tile_kernel_interp::semantics::{Bits, atomic_update, compute, destination_lanes};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Access, OperandKind, Usability};
+use tile_kernel_lowering::ptx::{Access, Effect, OperandKind, Usability};
 
 #[allow(dead_code)] // each test file uses part of it
 mod support;
@@ -137,7 +137,7 @@ fn integer_atomics_have_updates_and_float_atomics_are_left_to_the_float_family()
     let mut count = 0;
     for form in FORMS
         .iter()
-        .filter(|f| matches!(f.mnemonic, "atom" | "red"))
+        .filter(|f| matches!(f.effect, Effect::Atomic { .. }))
     {
         for v in legal_variants(form) {
             if v.usability() != Usability::Yes {

@@ -4,44 +4,50 @@
 //! launch on a CPU device).
 //!
 //! The format is a 4-byte magic (`TKIR`), a format version (one byte,
-//! [`FORMAT_VERSION`]), then the program in [postcard]'s encoding of its
+//! [`FORMAT_VERSION`]), the PTX table's fingerprint (8 bytes, little
+//! endian, [`crate::ptx::table::fingerprint`]: statements name their table
+//! variant by position), then the program in [postcard]'s encoding of its
 //! serde derive. postcard because it is compact (varint integers, no field
 //! names: README's `to_half` encodes in 2.2 KB, under half its PTX), fast
 //! and deterministic, small (serde plus `cobs`), well kept, and usable
-//! without `std` should the runtime ever need that. The version byte makes
-//! a program encoded by another version of this crate a clean
-//! [`DecodeError`] instead of a misread; the decoder also refuses trailing
-//! bytes.
+//! without `std` should the runtime ever need that. The version byte and
+//! the fingerprint make a program encoded by another version of this crate,
+//! or against another build of the table, a clean [`DecodeError`] instead
+//! of a misread; the decoder also refuses trailing bytes.
 //!
 //! [postcard]: https://docs.rs/postcard
 
 use std::fmt;
 
 use crate::program::Program;
+use crate::ptx::table::fingerprint;
 
 /// The first bytes of every encoded program.
 pub const MAGIC: [u8; 4] = *b"TKIR";
 
 /// Bumped whenever the IR types change shape: a program encoded with
 /// another version does not decode.
-pub const FORMAT_VERSION: u8 = 3;
+pub const FORMAT_VERSION: u8 = 4;
 
-/// Encodes `program` (magic, version, postcard body).
-pub fn encode(program: &Program) -> Vec<u8> {
+/// The magic, the version and the table's fingerprint.
+fn header() -> Vec<u8> {
     let mut bytes = Vec::with_capacity(1024);
     bytes.extend_from_slice(&MAGIC);
     bytes.push(FORMAT_VERSION);
+    bytes.extend_from_slice(&fingerprint().to_le_bytes());
+    bytes
+}
+
+/// Encodes `program` (magic, version, table fingerprint, postcard body).
+pub fn encode(program: &Program) -> Vec<u8> {
+    let bytes = header();
     // Serializing into a `Vec` fails only for types serde cannot represent
     // (none in the IR: no maps with unsized keys, no sequences of unknown
     // length), so this never errors; a failure would leave the body empty
     // and `decode` would report it.
     match postcard::to_extend(program, bytes) {
         Ok(bytes) => bytes,
-        Err(_) => {
-            let mut header = MAGIC.to_vec();
-            header.push(FORMAT_VERSION);
-            header
-        }
+        Err(_) => header(),
     }
 }
 
@@ -55,6 +61,14 @@ pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
             expected: FORMAT_VERSION,
         });
     }
+    let (table, body) = body.split_at_checked(8).ok_or(DecodeError::NotAProgram)?;
+    let table = u64::from_le_bytes(table.try_into().map_err(|_| DecodeError::NotAProgram)?);
+    if table != fingerprint() {
+        return Err(DecodeError::Table {
+            found: table,
+            expected: fingerprint(),
+        });
+    }
     let (program, rest) =
         postcard::take_from_bytes::<Program>(body).map_err(|e| DecodeError::Body(e.to_string()))?;
     if !rest.is_empty() {
@@ -66,11 +80,13 @@ pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
 /// Why bytes are not an encoded [`Program`].
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum DecodeError {
-    /// The bytes do not start with [`MAGIC`] and a version byte (an empty
-    /// slice is this too).
+    /// The bytes do not start with [`MAGIC`], a version byte and a table
+    /// fingerprint (an empty slice is this too).
     NotAProgram,
     /// Encoded by a version of tile-kernel with another IR format.
     Version { found: u8, expected: u8 },
+    /// Encoded against another build of the PTX table (its fingerprint).
+    Table { found: u64, expected: u64 },
     /// The body is not a program (truncated or corrupt); postcard's message.
     Body(String),
     /// A whole program was decoded, but this many bytes follow it.
@@ -86,6 +102,10 @@ impl fmt::Display for DecodeError {
             DecodeError::Version { found, expected } => write!(
                 f,
                 "the program was encoded in IR format {found}, but this tile-kernel reads format {expected} (rebuild the kernel with the same tile-kernel version as the runtime)"
+            ),
+            DecodeError::Table { found, expected } => write!(
+                f,
+                "the program was encoded against PTX table {found:016x}, but this tile-kernel's table is {expected:016x} (rebuild the kernel with the same tile-kernel version as the runtime)"
             ),
             DecodeError::Body(why) => write!(f, "the encoded program is corrupt: {why}"),
             DecodeError::TrailingBytes(count) => write!(
@@ -396,10 +416,17 @@ mod tests {
             decode(&other_version),
             Err(DecodeError::Version { .. })
         ));
+        let mut other_table = bytes.clone();
+        other_table[5] ^= 1;
+        assert!(matches!(
+            decode(&other_table),
+            Err(DecodeError::Table { .. })
+        ));
+        assert_eq!(decode(&bytes[..12]), Err(DecodeError::NotAProgram));
         let mut longer = bytes.clone();
         longer.push(0);
         assert_eq!(decode(&longer), Err(DecodeError::TrailingBytes(1)));
-        for cut in 5..bytes.len() {
+        for cut in 13..bytes.len() {
             assert!(
                 matches!(decode(&bytes[..cut]), Err(DecodeError::Body(_))),
                 "cut at {cut}"

@@ -454,11 +454,11 @@ pub enum CmpOp {
 /// The instructions of one `apply`, in row-major repeat order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Statement {
-    /// The canonical opcode, for the PTX comment.
+    /// The canonical opcode, for the PTX comment and reports.
     pub opcode: String,
-    /// The table form the opcode resolved to (`InstructionForm::id`): with
-    /// `opcode` it names the exact variant, for the interpreter.
-    pub form: String,
+    /// The table variant the opcode resolved to, by position: what the
+    /// interpreter runs, without parsing `opcode` again.
+    pub variant: crate::ptx::VariantId,
     /// The `apply`'s position among the kernel's `apply`s as written,
     /// counted from 1 (unrolled copies share it), for runtime reports.
     pub number: usize,

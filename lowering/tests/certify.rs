@@ -31,7 +31,7 @@ use tile_kernel_lowering::ptx::form::{
 use tile_kernel_lowering::ptx::resolve::{legal_variants, slot_combinations};
 use tile_kernel_lowering::ptx::rules;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Modifiers, OperandKind, PtxType, Usability, resolve};
+use tile_kernel_lowering::ptx::{Effect, Modifiers, OperandKind, PtxType, Usability, resolve};
 use tile_kernel_lowering::target::{PtxVersion, Requirement, Target};
 
 // ------------------------------------------------------------------ ptxas
@@ -1057,6 +1057,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             requires: rules::baseline,
             packing: Packing::None,
             summary: "",
+            effect: Effect::Pure,
             usable: Usability::Yes,
         },
         InstructionForm {
@@ -1068,6 +1069,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             requires: rules::baseline,
             packing: Packing::None,
             summary: "",
+            effect: Effect::Pure,
             usable: Usability::Yes,
         },
     ];
@@ -1143,4 +1145,152 @@ fn variant_counts_per_form() {
             m.opcode_text()
         );
     }
+}
+
+// ---------------------------------------------------------------- effects
+
+/// Forms whose address only names memory, never accessing it: a policy
+/// covering the cache lines around an address.
+const NAMES_MEMORY_ONLY: &[&str] = &["createpolicy.range"];
+
+/// Where `form`'s effect disagrees with its operands or its usability.
+fn effect_violations(form: &InstructionForm) -> Vec<String> {
+    let memory = |access: Access| {
+        form.operands.iter().any(|o| {
+            o.access == access && matches!(o.kind, OperandKind::Address | OperandKind::TensorCoords)
+        })
+    };
+    let (reads, writes) = (memory(Access::Read), memory(Access::Write));
+    let destinations = form.operands.iter().any(|o| {
+        o.access == Access::Write
+            && matches!(o.kind, OperandKind::Register | OperandKind::Predicate)
+    });
+    let mut out = Vec::new();
+    let mut expect = |holds: bool, what: &str| {
+        if !holds {
+            out.push(format!("{} ({:?}): {what}", form.id, form.effect));
+        }
+    };
+    match form.effect {
+        Effect::Pure => {
+            expect(!writes, "a pure form writes no memory");
+            expect(
+                !reads || NAMES_MEMORY_ONLY.contains(&form.id),
+                "a pure form reads no memory",
+            );
+        }
+        Effect::Load { .. } => {
+            expect(reads && !writes, "a load reads memory and writes none");
+            expect(destinations, "a load has register destinations");
+        }
+        Effect::Store => {
+            expect(writes && !reads, "a store writes memory and reads none");
+            expect(!destinations, "a store has no register destination");
+        }
+        Effect::Atomic { returns_old } => {
+            expect(writes, "an atomic writes memory");
+            expect(
+                destinations == returns_old,
+                "an atomic has a destination exactly when it returns the old value",
+            );
+        }
+        Effect::Prefetch => {
+            expect(reads && !writes, "a prefetch names memory and writes none");
+            expect(!destinations, "a prefetch has no register destination");
+        }
+        Effect::Collective => {}
+        Effect::Barrier { .. } | Effect::AsyncGroup => {
+            expect(
+                !reads && !writes,
+                "a barrier or group operation names no memory",
+            );
+        }
+        Effect::Fence => expect(!writes, "a fence writes no memory"),
+        Effect::AsyncCopy => expect(reads && writes, "an async copy reads and writes memory"),
+        Effect::Mbarrier => expect(reads || writes, "an mbarrier operation names its mbarrier"),
+    }
+    // What kernels may use with a scope follows the effect.
+    match form.usable {
+        Usability::NeedsScope => expect(
+            form.effect == Effect::Collective,
+            "a form usable with a warp scope is a collective",
+        ),
+        Usability::CtaBarrier => expect(
+            form.effect == (Effect::Barrier { waits: true }),
+            "a form usable with a CTA scope is a waiting barrier",
+        ),
+        Usability::Yes => expect(
+            !matches!(form.effect, Effect::Collective | Effect::Barrier { .. }),
+            "a collective or barrier needs a scope",
+        ),
+        Usability::NotYet(_) => {}
+    }
+    out
+}
+
+/// Every form's effect agrees with its operands: a form that writes memory
+/// is a store, an atomic, an asynchronous copy, an mbarrier operation or a
+/// collective; a load reads memory into registers; a store has no
+/// destination; an atomic has one exactly when it returns the old value; a
+/// barrier names no memory; and the forms usable with a scope are exactly
+/// the collectives (warp) and waiting barriers (CTA).
+#[test]
+fn every_form_has_an_effect_consistent_with_its_operands() {
+    let violations: Vec<String> = FORMS.iter().flat_map(effect_violations).collect();
+    assert!(violations.is_empty(), "{}", violations.join("\n"));
+}
+
+/// The effect check can fail: a store called a load, an atomic without
+/// its returned value, a collective usable without a scope.
+#[test]
+fn the_effect_check_catches_a_wrong_effect() {
+    let form = |id: &str| *FORMS.iter().find(|f| f.id == id).expect("form id");
+    let wrong = [
+        InstructionForm {
+            effect: Effect::Load {
+                non_coherent: false,
+            },
+            ..form("st")
+        },
+        InstructionForm {
+            effect: Effect::Atomic { returns_old: false },
+            ..form("atom")
+        },
+        InstructionForm {
+            usable: Usability::Yes,
+            ..form("shfl.sync")
+        },
+        InstructionForm {
+            effect: Effect::Pure,
+            ..form("ld")
+        },
+    ];
+    for form in &wrong {
+        assert!(!effect_violations(form).is_empty(), "{}", form.id);
+    }
+}
+
+// ------------------------------------------------------------ variant ids
+
+/// The IR names a variant by its id: every legal variant's id names
+/// exactly that variant, and ids that name none are refused.
+#[test]
+fn every_variant_id_names_its_variant() {
+    for m in all_variants() {
+        let id = m.id();
+        assert_eq!(id.modifiers().as_ref(), Some(&m), "{}", m.opcode_text());
+    }
+    let m = &resolve("ld.global.u32").expect("a load")[0];
+    let mut id = m.id();
+    id.form = u16::MAX;
+    assert!(id.modifiers().is_none(), "a form out of range");
+    let mut id = m.id();
+    id.tokens.pop();
+    assert!(id.modifiers().is_none(), "a slot missing");
+    let mut id = m.id();
+    *id.tokens.last_mut().expect("a type slot") = Some(u8::MAX);
+    assert!(id.modifiers().is_none(), "a token out of range");
+    let mut id = m.id();
+    *id.tokens.last_mut().expect("a type slot") = None;
+    assert!(id.modifiers().is_none(), "a required slot left out");
 }

@@ -22,7 +22,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use tile_kernel_lowering::encoding::{decode, encode};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Modifiers, OperandKind, Space, Usability, resolve};
+use tile_kernel_lowering::ptx::{Effect, Modifiers, OperandKind, Space, Usability, resolve};
 use tile_kernel_lowering::{Target, compile};
 
 // The kernel generator, shared with the GPU differential harness
@@ -99,7 +99,7 @@ fn every_usable_form_compiles_and_assembles() {
             // where shared memory or a barrier makes threads meet.
             let shared = matches!(m.space(), Space::Shared { .. });
             let barrier = m.usability() == Usability::CtaBarrier;
-            let atomic = matches!(m.form.mnemonic, "atom" | "red");
+            let atomic = matches!(m.effect(), Effect::Atomic { .. });
             let per_thread = |shared_memory, cta_exchange| {
                 (
                     Shape::PerThread { block: 256 },

@@ -69,7 +69,7 @@
 use tile_kernel_lowering::ast::*;
 use tile_kernel_lowering::program::Program;
 use tile_kernel_lowering::ptx::{
-    Access, Modifiers, OperandKind, PtxType, ResolvedOperand, Space, Usability,
+    Access, Effect, Modifiers, OperandKind, PtxType, ResolvedOperand, Space, Usability,
 };
 use tile_kernel_lowering::spec::{
     Borrow, KernelSpec, LaunchFormulaSpec, ParamKindSpec, ParamSpec, SymbolSpec,
@@ -408,7 +408,7 @@ pub fn generate(
         Shape::PerThread { block } => (true, block),
     };
     let barrier_form = m.usability() == Usability::CtaBarrier;
-    let atomic = matches!(m.form.mnemonic, "atom" | "red");
+    let atomic = matches!(m.effect(), Effect::Atomic { .. });
     // A tensor parameter of `lanes` elements a row (or in all).
     let tensor_param = |t: &str, dtype: DType, lanes: u8, per_row: bool| {
         if per_row {

@@ -14,11 +14,11 @@ pub(crate) enum Family {
 }
 
 pub(crate) fn family(m: &Modifiers) -> Family {
-    match m.form.mnemonic {
-        "ld" | "ldu" => Family::Load,
-        "st" => Family::Store,
-        "prefetch" | "prefetchu" => Family::Prefetch,
-        "atom" | "red" => Family::Atomic,
+    match m.effect() {
+        Effect::Load { .. } => Family::Load,
+        Effect::Store => Family::Store,
+        Effect::Prefetch => Family::Prefetch,
+        Effect::Atomic { .. } => Family::Atomic,
         _ => Family::Compute,
     }
 }

@@ -150,7 +150,7 @@ use tile_kernel_lowering::program::{ParamKind, Program};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
 use tile_kernel_lowering::ptx::{
-    InstructionForm, Modifiers, OperandKind, PtxType, Space, Usability,
+    Effect, InstructionForm, Modifiers, OperandKind, PtxType, Space, Usability,
 };
 use tile_kernel_lowering::{Target, compile};
 use tile_kernel_testkit::Rng;

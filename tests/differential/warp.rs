@@ -470,7 +470,7 @@ fn patch(
         }
         let guard = s.instructions[0].guard.clone();
         s.opcode = opcode.clone();
-        s.form = m.form.id.to_string();
+        s.variant = m.id();
         s.instructions = vec![Instruction {
             opcode: opcode.clone(),
             guard,

@@ -38,7 +38,7 @@
 use super::approx;
 use super::softfloat::{self, Exact, Format, RoundOptions, Rounding};
 use super::{AtomicUpdate, Bits, Compute};
-use tile_kernel_lowering::ptx::{Modifiers, PtxType, Space};
+use tile_kernel_lowering::ptx::{Effect, Modifiers, PtxType, Space};
 
 /// A scalar floating-point register type of the float and half families.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -620,7 +620,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
 /// `max` without flags. The update of a pair (`.f16x2`, `.bf16x2`) works on
 /// each half.
 pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
-    if !matches!(m.form.mnemonic, "atom" | "red") {
+    if !matches!(m.effect(), Effect::Atomic { .. }) {
         return None;
     }
     let ty = m.ty("type")?;

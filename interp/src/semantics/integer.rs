@@ -13,7 +13,7 @@
 //! data, compare) share.
 
 use super::{AtomicUpdate, Bits, Compute, mask};
-use tile_kernel_lowering::ptx::{Modifiers, PtxType};
+use tile_kernel_lowering::ptx::{Effect, Modifiers, PtxType};
 
 /// A [`Compute`] of one source lane and one destination lane.
 pub(super) fn unary(f: impl Fn(Bits) -> Bits + Send + Sync + 'static) -> Compute {
@@ -352,7 +352,7 @@ fn mad24(m: &Modifiers) -> Option<Compute> {
 /// types, `cas` on `.b16`/`.b32`/`.b64`), or `None` for the float types
 /// and the forms of other families.
 pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
-    if !matches!(m.form.mnemonic, "atom" | "red") {
+    if !matches!(m.effect(), Effect::Atomic { .. }) {
         return None;
     }
     let int = Int::of(m.ty("type")?)?;

@@ -22,7 +22,7 @@
 //! ftz, saturation and rounding), except for the `.approx` forms, whose
 //! documented error bounds are in `docs/interpreter.md`.
 
-use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind};
+use tile_kernel_lowering::ptx::{Access, Effect, Modifiers, OperandKind, Usability};
 
 pub mod softfloat;
 
@@ -273,16 +273,18 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
     let missing = || NoSemantics {
         opcode: variant.opcode_text(),
     };
-    let mnemonic = variant.form.mnemonic;
-    match mnemonic {
-        "ld" | "ldu" => return Ok(Semantics::Load),
-        "st" => return Ok(Semantics::Store),
-        "prefetch" | "prefetchu" => return Ok(Semantics::Prefetch),
-        "atom" | "red" => {
+    // Memory is modelled in the spaces kernels address: a form kernels may
+    // not use (multicast objects, bulk prefetches, tensor maps) has none.
+    let modelled = !matches!(variant.usability(), Usability::NotYet(_));
+    match variant.effect() {
+        Effect::Load { .. } if modelled => return Ok(Semantics::Load),
+        Effect::Store if modelled => return Ok(Semantics::Store),
+        Effect::Prefetch if modelled => return Ok(Semantics::Prefetch),
+        Effect::Atomic { returns_old } if modelled => {
             let update = atomic_update(variant).ok_or_else(missing)?;
             return Ok(Semantics::Atomic {
                 update,
-                returns_old: mnemonic == "atom",
+                returns_old,
             });
         }
         _ => {}
@@ -324,7 +326,7 @@ pub fn compute(variant: &Modifiers) -> Option<Compute> {
 /// splits a barrier into phases the lockstep executor does not model, and
 /// for other forms).
 pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
-    if !matches!(variant.form.mnemonic, "bar" | "barrier") {
+    if variant.effect() != (Effect::Barrier { waits: true }) {
         return None;
     }
     let reduction = match variant.get("op")? {

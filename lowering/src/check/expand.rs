@@ -15,7 +15,7 @@ use crate::diag::{Code, Diagnostic};
 use crate::layout::Bound;
 use crate::program::{CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Statement};
 use crate::ptx::Modifiers;
-use crate::ptx::form::{Access, ResolvedOperand, Usability};
+use crate::ptx::form::{Access, Effect, ResolvedOperand};
 use crate::sym::{AtomKind, Poly, Prover};
 
 use super::operands::literal_bits;
@@ -290,12 +290,7 @@ impl Checker<'_> {
         for (tile, register) in pred_writes {
             self.fresh_pred_version(tile, register);
         }
-        let effect = matches!(
-            form.usability(),
-            Usability::NeedsScope | Usability::CtaBarrier
-        ) || values
-            .iter()
-            .any(|v| matches!(v, Value::Global { .. } | Value::Shared { .. }));
+        let effect = form.effect().observes_inputs();
         self.flow.push(Flow::Apply(FlowApply {
             opcode: opcode.clone(),
             guard: guard.clone(),
@@ -334,7 +329,7 @@ impl Checker<'_> {
                     span: operand.span(),
                     store: slot.access == Access::Write,
                     // `ldu` also needs data that stays read-only.
-                    non_coherent: opcode.contains(".nc") || form.form.mnemonic == "ldu",
+                    non_coherent: form.effect() == Effect::Load { non_coherent: true },
                     atomic: super::safety::atomic_of(form),
                     separations,
                     pinned,
@@ -344,7 +339,7 @@ impl Checker<'_> {
         }
         self.out.push(Node::Statement(Statement {
             opcode,
-            form: form.form.id.to_string(),
+            variant: form.id(),
             number: self.current_statement,
             instructions,
         }));

@@ -1024,10 +1024,9 @@ impl<'k> Checker<'k> {
     /// `barrier.red`, ..).
     fn names_cta_barrier(&mut self, opcode: &str) -> bool {
         self.resolved(opcode).as_ref().is_ok_and(|candidates| {
-            candidates.iter().any(|m| {
-                matches!(m.form.mnemonic, "bar" | "barrier")
-                    && matches!(m.get("op"), Some("sync" | "red"))
-            })
+            candidates
+                .iter()
+                .any(|m| m.effect() == crate::ptx::Effect::Barrier { waits: true })
         })
     }
 

@@ -3,7 +3,9 @@
 
 use std::fmt::Write;
 
-use super::form::{Access, InstructionForm, Lanes, OperandKind, Packing, TypeRef, Usability};
+use super::form::{
+    Access, Effect, InstructionForm, Lanes, OperandKind, Packing, TypeRef, Usability,
+};
 use super::resolve::legal_variants;
 use super::table::FAMILIES;
 use crate::target::{Requirement, Target};
@@ -170,6 +172,28 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
     let _ = writeln!(out, "- syntax: `{syntax}`");
     let _ = writeln!(out, "- operands: {}", operands.join(", "));
     let _ = writeln!(out, "- packing: {packing}");
+    let effect = match form.effect {
+        Effect::Pure => "pure (registers only)",
+        Effect::Load {
+            non_coherent: false,
+        } if form.slots.iter().any(|s| s.name == "nc") => "load (non-coherent with `.nc`)",
+        Effect::Load {
+            non_coherent: false,
+        } => "load",
+        Effect::Load { non_coherent: true } => "load, non-coherent (read-only data)",
+        Effect::Store => "store",
+        Effect::Atomic { returns_old: true } => "atomic, returns the old value",
+        Effect::Atomic { returns_old: false } => "atomic, returns nothing",
+        Effect::Prefetch => "prefetch (moves no value)",
+        Effect::Collective => "warp collective",
+        Effect::Barrier { waits: true } => "CTA barrier (waits)",
+        Effect::Barrier { waits: false } => "CTA barrier (arrives without waiting)",
+        Effect::Fence => "memory fence",
+        Effect::AsyncCopy => "asynchronous copy",
+        Effect::AsyncGroup => "commits or waits for asynchronous operations",
+        Effect::Mbarrier => "mbarrier operation",
+    };
+    let _ = writeln!(out, "- effect: {effect}");
     let usable = match form.usable {
         Usability::Yes => "yes".to_string(),
         Usability::NeedsScope => "yes, with `scope = \"warp\"` (a warp collective)".to_string(),

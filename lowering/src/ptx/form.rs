@@ -5,6 +5,8 @@
 //! legality rule and the target it needs. Everything that differs between
 //! opcodes is data here; [`mod@super::resolve`] interprets it generically.
 
+use serde::{Deserialize, Serialize};
+
 use super::types::PtxType;
 use crate::target::{Requirement, Target};
 
@@ -27,6 +29,9 @@ pub struct InstructionForm {
     pub packing: Packing,
     /// One line for docs: what the form does.
     pub summary: &'static str,
+    /// What the form does beyond its registers, read by the checker and
+    /// the interpreter ([`Modifiers::effect`] resolves it for a variant).
+    pub effect: Effect,
     /// Whether kernels may use the form today.
     pub usable: Usability,
 }
@@ -47,6 +52,55 @@ pub enum Usability {
     /// The language lacks what the form needs, named here ("shared memory
     /// tiles", "barriers"): it completes "`<form>` needs ...".
     NotYet(&'static str),
+}
+
+/// What an instruction does, beyond computing its register destinations
+/// from its register sources: table data, so the checker and the
+/// interpreter never rediscover it from the mnemonic. Certified against the
+/// operands (`lowering/tests/certify.rs`): a form that writes memory is a
+/// store, an atomic, an asynchronous copy, an mbarrier operation or a
+/// collective (`stmatrix`); a load reads memory into registers; and so on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Effect {
+    /// Registers (and special registers) to registers only.
+    Pure,
+    /// Memory to the destination registers. `non_coherent`: through the
+    /// non-coherent (read-only) data path (`ldu`, and `ld` with `.nc`,
+    /// which [`Modifiers::effect`] adds), so the data must not change
+    /// while the kernel runs.
+    Load { non_coherent: bool },
+    /// The source registers to memory.
+    Store,
+    /// A read-modify-write of each addressed element; `returns_old`: the
+    /// old value reaches a destination (`atom`), else nothing does (`red`).
+    Atomic { returns_old: bool },
+    /// A cache hint: moves no value.
+    Prefetch,
+    /// A warp-level collective: reads or waits for other lanes of the warp
+    /// (`shfl.sync`, `vote.sync`, `bar.warp.sync`, `ldmatrix`, `mma`).
+    Collective,
+    /// A barrier of the CTA. `waits`: the thread waits for the others
+    /// (`bar.sync`, `barrier.red`); else it only arrives (`bar.arrive`).
+    Barrier { waits: bool },
+    /// Orders memory accesses without moving data (`fence`, `membar`).
+    Fence,
+    /// Memory to memory, asynchronously, completed by a later wait
+    /// (`cp.async`, bulk and tensor copies and reductions).
+    AsyncCopy,
+    /// Commits or waits for a group of asynchronous operations
+    /// (`cp.async.wait_group`, `wgmma.commit_group`).
+    AsyncGroup,
+    /// An operation on an mbarrier object in shared memory.
+    Mbarrier,
+}
+
+impl Effect {
+    /// Whether the form's register inputs reach beyond its destinations:
+    /// memory, the memory system (a load's or prefetch's cache policy) or
+    /// other threads. Only a [`Effect::Pure`] form's do not.
+    pub fn observes_inputs(self) -> bool {
+        self != Effect::Pure
+    }
 }
 
 /// Bit placement of packing forms: the rule users most often get backwards,
@@ -247,6 +301,28 @@ impl Modifiers {
         self.get(slot).and_then(PtxType::from_token)
     }
 
+    /// The variant's position in this build of the table.
+    pub fn id(&self) -> VariantId {
+        let form = super::table::FORMS
+            .iter()
+            .position(|f| f.id == self.form.id)
+            .and_then(|i| u16::try_from(i).ok())
+            .unwrap_or(u16::MAX);
+        let tokens = self
+            .form
+            .slots
+            .iter()
+            .zip(&self.tokens)
+            .map(|(slot, token)| {
+                token.map(|t| {
+                    let index = slot.choices.iter().position(|c| *c == t);
+                    index.and_then(|i| u8::try_from(i).ok()).unwrap_or(u8::MAX)
+                })
+            })
+            .collect();
+        VariantId { form, tokens }
+    }
+
     /// Canonical PTX spelling: mnemonic then tokens in slot order.
     pub fn opcode_text(&self) -> String {
         let mut text = self.form.mnemonic.to_string();
@@ -310,6 +386,17 @@ impl Modifiers {
         }
     }
 
+    /// The effect of this variant: the form's [`InstructionForm::effect`],
+    /// with a load made non-coherent by its `.nc` token.
+    pub fn effect(&self) -> Effect {
+        match self.form.effect {
+            Effect::Load { non_coherent } => Effect::Load {
+                non_coherent: non_coherent || self.has("nc"),
+            },
+            effect => effect,
+        }
+    }
+
     /// The state space of the form's address operands (its `space` slot).
     pub fn space(&self) -> Space {
         Space::from_token(self.get("space"))
@@ -369,6 +456,43 @@ impl Modifiers {
 
     pub fn requirement(&self, target: Target) -> Requirement {
         (self.form.requires)(self, target)
+    }
+}
+
+/// A variant named by position, not by text: the form's index in
+/// [`super::table::FORMS`] and, per slot of the form, the index of its
+/// token among the slot's choices (`None` where an optional slot is
+/// omitted). Exact within one build of the table (an encoded program
+/// carries the table's [`super::table::fingerprint`], so another build's
+/// ids are refused, not misread); the IR names each statement's variant by
+/// one, so the interpreter never parses opcode text.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct VariantId {
+    pub form: u16,
+    pub tokens: Vec<Option<u8>>,
+}
+
+impl VariantId {
+    /// The variant this id names, or `None` when it names no legal variant
+    /// of this table (a form or token index out of range, a required slot
+    /// left out, a combination the form's rule rejects).
+    pub fn modifiers(&self) -> Option<Modifiers> {
+        let form = super::table::FORMS.get(usize::from(self.form))?;
+        if self.tokens.len() != form.slots.len() {
+            return None;
+        }
+        let tokens = form
+            .slots
+            .iter()
+            .zip(&self.tokens)
+            .map(|(slot, token)| match token {
+                Some(i) => slot.choices.get(usize::from(*i)).copied().map(Some),
+                None if slot.required => None,
+                None => Some(None),
+            })
+            .collect::<Option<Vec<_>>>()?;
+        let variant = Modifiers { form, tokens };
+        variant.check().is_ok().then_some(variant)
     }
 }
 

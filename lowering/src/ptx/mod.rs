@@ -15,7 +15,8 @@ pub mod table;
 pub mod types;
 
 pub use form::{
-    Access, InstructionForm, Modifiers, OperandKind, Packing, ResolvedOperand, Space, Usability,
+    Access, Effect, InstructionForm, Modifiers, OperandKind, Packing, ResolvedOperand, Space,
+    Usability, VariantId,
 };
 pub use resolve::{OpcodeError, resolve};
 pub use types::PtxType;

@@ -43,6 +43,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::setp_requires,
         packing: Packing::None,
         summary: "p = a CmpOp b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -62,6 +63,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "p = a CmpOp b, q = !(a CmpOp b) (destinations written `p|q`)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -83,6 +85,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::setp_requires,
         packing: Packing::None,
         summary: "p = (a CmpOp b) BoolOp c",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -104,6 +107,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "p = (a CmpOp b) BoolOp c, q = !(a CmpOp b) BoolOp c (destinations written `p|q`)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -123,6 +127,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::setp_requires,
         packing: Packing::None,
         summary: "compare two half pairs lane by lane: p from the low halves, q from the high halves",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -144,6 +149,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::setp_requires,
         packing: Packing::None,
         summary: "compare two half pairs lane by lane, each folded with c: p from the low halves, q from the high halves",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -164,6 +170,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a CmpOp b as a mask (0xffffffff / 0) or 1.0f / 0.0f",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -186,6 +193,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = (a CmpOp b) BoolOp c as a mask (0xffffffff / 0) or 1.0f / 0.0f",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -206,6 +214,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::set_half_requires,
         packing: Packing::None,
         summary: "d = a CmpOp b as 1.0 / 0.0 in a .f16 or .bf16",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -228,6 +237,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::set_half_requires,
         packing: Packing::None,
         summary: "d = (a CmpOp b) BoolOp c as 1.0 / 0.0 in a .f16 or .bf16",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -248,6 +258,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::set_half_requires,
         packing: Packing::None,
         summary: "d = a CmpOp b on halves: an all-ones / zero mask, or 1.0 / 0.0 per lane of a pair",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -270,6 +281,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::compare::set_half_requires,
         packing: Packing::None,
         summary: "d = (a CmpOp b) BoolOp c on halves: an all-ones / zero mask, or 1.0 / 0.0 per lane of a pair",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -286,6 +298,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = c ? a : b (c a predicate)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -306,6 +319,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = c >= 0 ? a : b (c a signed integer or float selector)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
 ];

@@ -24,6 +24,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::cvt_scalar_requires,
         packing: Packing::None,
         summary: "convert one value between integer and float types",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -45,6 +46,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::cvt_half_pair_requires,
         packing: Packing::FirstSourceHigh,
         summary: "pack two f32 into one half pair: a -> high 16 bits, b -> low 16 bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -65,6 +67,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::cvt_tf32_requires,
         packing: Packing::None,
         summary: "round an f32 to tf32 (kept in a 32-bit register)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -86,6 +89,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::cvt_fp8_requires,
         packing: Packing::FirstSourceHigh,
         summary: "pack two f32 into an fp8 pair: a -> high byte, b -> low byte",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -106,6 +110,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::cvt_fp8_requires,
         packing: Packing::InPlace,
         summary: "narrow an f16 pair to an fp8 pair: high half -> high byte",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -125,6 +130,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::cvt_fp8_requires,
         packing: Packing::InPlace,
         summary: "widen an fp8 pair to an f16 pair: high byte -> high half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     // ------------------------------------------- Blackwell (sm_100a, sm_120a)
@@ -147,6 +153,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::convert::blackwell_narrow_requires,
         packing: Packing::FirstSourceHigh,
         summary: "pack two f32 into an fp4 (8-bit) or fp6 (16-bit) pair: a -> high element, b -> low element",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -166,6 +173,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::convert::blackwell_narrow_requires,
         packing: Packing::InPlace,
         summary: "widen an fp4 or fp6 pair to an f16 pair: high element -> high half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -186,6 +194,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::convert::blackwell_narrow_requires,
         packing: Packing::FirstSourceHigh,
         summary: "the exponents of two f32 as a ue8m0 (MX scale) pair: a -> high byte, b -> low byte",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -205,6 +214,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::convert::blackwell_narrow_requires,
         packing: Packing::InPlace,
         summary: "the exponents of a bf16 pair as a ue8m0 pair: high half -> high byte",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -223,6 +233,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::convert::blackwell_narrow_requires,
         packing: Packing::InPlace,
         summary: "a ue8m0 pair as the bf16 powers of two it encodes: high byte -> high half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -242,6 +253,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::convert::cvt_pack_requires,
         packing: Packing::FirstSourceHigh,
         summary: "saturate two s32 to 16 bits and pack them: a -> high 16 bits, b -> low 16 bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -263,6 +275,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::convert::cvt_pack_requires,
         packing: Packing::FirstSourceHigh,
         summary: "saturate two s32 to 8/4/2 bits and pack them into the low bits (a above b); the rest of d comes from the low bits of c",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
 ];

@@ -56,6 +56,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "copy one register",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -78,6 +79,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "pack two half-width registers: the first lane is the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -100,6 +102,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "pack four quarter-width registers: the first lane is the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -122,6 +125,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "split a register into two halves: the first lane gets the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -144,6 +148,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "split a register into four quarters: the first lane gets the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -155,6 +160,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "pack two half-width registers given as two operands: a is the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -172,6 +178,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "pack four quarter-width registers given as four operands: a is the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -183,6 +190,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "split a register into two operands: a gets the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -200,6 +208,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::FirstLaneLow,
         summary: "split a register into four operands: a gets the low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -211,6 +220,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::b128_requires,
         packing: Packing::None,
         summary: "copy one 128-bit register",
+        effect: Effect::Pure,
         usable: Usability::NotYet("128-bit registers (`.b128`), which no tile dtype fills"),
     },
     InstructionForm {
@@ -222,6 +232,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "copy one predicate",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -233,6 +244,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = bitwise and of a and b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -244,6 +256,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = logical and of two predicates",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -255,6 +268,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = bitwise or of a and b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -266,6 +280,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = logical or of two predicates",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -277,6 +292,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = bitwise exclusive or of a and b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -288,6 +304,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = logical exclusive or of two predicates",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -299,6 +316,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = bitwise complement of a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -310,6 +328,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = logical negation of a predicate",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -321,6 +340,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = (a == 0) ? 1 : 0 (C logical not)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -338,6 +358,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::lop3_requires,
         packing: Packing::None,
         summary: "d = any bitwise function of a, b, c given by its 8-bit truth table immLut (0xF0 = a, 0xCC = b, 0xAA = c)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -355,6 +376,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "read a 32-bit special register (`sreg(\"%laneid\")`, `%smid`, `%clock`, ...)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -372,6 +394,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "read a 64-bit special register (`sreg(\"%clock64\")`, `%globaltimer`, `%gridid`)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -391,6 +414,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::lop3_bool_requires,
         packing: Packing::None,
         summary: "d = lop3(a, b, c, immLut), and p = (d != 0) BoolOp q",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -406,6 +430,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a << b (zero for b >= width)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -421,6 +446,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a >> b: sign-filling for .sN, zero-filling otherwise",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -441,6 +467,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::shf_requires,
         packing: Packing::None,
         summary: "funnel shift of the 64-bit {b, a} (a is the low word) by c: .l gives the high word, .r the low word; .clamp caps c at 32, .wrap takes it mod 32",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -457,6 +484,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_2_requires,
         packing: Packing::None,
         summary: "byte permute of the 8 bytes {b, a} (a is bytes 0-3): c holds four 4-bit selectors, or a mode picks the pattern from c's low bits",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -473,6 +501,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_2_requires,
         packing: Packing::None,
         summary: "d = c bits of a from bit b, zero- or sign-extended",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -490,6 +519,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_2_requires,
         packing: Packing::None,
         summary: "f = b with its d bits from bit c replaced by the low bits of a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -501,6 +531,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_2_requires,
         packing: Packing::None,
         summary: "d = bit position of the most significant non-sign bit of a (0xFFFFFFFF if none); .shiftamt gives the left shift that brings it to the top",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -512,6 +543,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_2_requires,
         packing: Packing::None,
         summary: "d = a with its bits reversed",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -523,6 +555,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_2_requires,
         packing: Packing::None,
         summary: "d = number of set bits of a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -534,6 +567,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_2_requires,
         packing: Packing::None,
         summary: "d = number of leading zero bits of a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -549,6 +583,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_7_6_requires,
         packing: Packing::None,
         summary: "d = a mask of b one-bits starting at bit a (.clamp caps positions at 32, .wrap takes them mod 32)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -567,6 +602,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::ptx_7_6_requires,
         packing: Packing::None,
         summary: "d = the low b bits of a, sign- (.s32) or zero-extended (.u32)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -583,6 +619,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::data::fns_requires,
         packing: Packing::None,
         summary: "d = position of the offset-th set bit of mask counting from bit base (0xFFFFFFFF if none)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
 ];

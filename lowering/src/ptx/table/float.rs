@@ -18,6 +18,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a + b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -34,6 +35,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a - b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -50,6 +52,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a * b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -71,6 +74,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::fma_requires,
         packing: Packing::None,
         summary: "d = a * b + c with a single rounding",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -88,6 +92,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float_min_max_requires,
         packing: Packing::None,
         summary: "d = the smaller of a and b (.NaN propagates NaN)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -105,6 +110,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float_min_max_requires,
         packing: Packing::None,
         summary: "d = the larger of a and b (.NaN propagates NaN)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -116,6 +122,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = -a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -127,6 +134,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = |a|",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -148,6 +156,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::ptx_2,
         packing: Packing::None,
         summary: "d = a * b + c with a single rounding (the same operation as fma)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -163,6 +172,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::ptx_2,
         packing: Packing::None,
         summary: "d = a / b (IEEE rounded, or .approx / .full (2 ulp) for f32)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -178,6 +188,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::ptx_2,
         packing: Packing::None,
         summary: "d = 1 / a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     // The ISA's `.f64` lines are `rcp.rnd.f64` and `rcp.approx.ftz.f64`
@@ -193,6 +204,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::ptx_2,
         packing: Packing::None,
         summary: "d = 1 / a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -208,6 +220,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::rcp_approx_f64,
         packing: Packing::None,
         summary: "d = a fast approximation of 1 / a (about 20 significant bits; subnormals flushed)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -223,6 +236,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::ptx_2,
         packing: Packing::None,
         summary: "d = the square root of a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -238,6 +252,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::rsqrt,
         packing: Packing::None,
         summary: "d = an approximation of 1 / sqrt(a)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -249,6 +264,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = an approximation of sin(a), a in radians",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -260,6 +276,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = an approximation of cos(a), a in radians",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -271,6 +288,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = an approximation of log2(a)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -282,6 +300,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = an approximation of 2 to the power a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -293,6 +312,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::tanh,
         packing: Packing::None,
         summary: "d = an approximation of tanh(a)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -304,6 +324,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::ptx_2,
         packing: Packing::None,
         summary: "d = b with the sign of a",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -328,6 +349,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::float::ptx_2,
         packing: Packing::None,
         summary: "p = whether a is of the tested class (finite, NaN, subnormal, ..)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
 ];

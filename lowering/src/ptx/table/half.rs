@@ -19,6 +19,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::arith_requires,
         packing: Packing::None,
         summary: "d = a + b per half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -30,6 +31,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::arith_requires,
         packing: Packing::None,
         summary: "d = a - b per half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -41,6 +43,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::arith_requires,
         packing: Packing::None,
         summary: "d = a * b per half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -63,6 +66,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::fma_requires,
         packing: Packing::None,
         summary: "d = a * b + c per half, one rounding (.relu clamps negative results to 0)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     // `fma.rn.oob{.relu}.type` is its own ISA line, without `.ftz`/`.sat`
@@ -87,6 +91,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::fma_oob_requires,
         packing: Packing::None,
         summary: "d = a * b + c per half, one rounding; 0 where an operand is an OOB NaN (the fill of an out-of-bounds tensor load)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -98,6 +103,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::neg_requires,
         packing: Packing::None,
         summary: "d = -a per half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -109,6 +115,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::abs_requires,
         packing: Packing::None,
         summary: "d = |a| per half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -120,6 +127,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::min_max_requires,
         packing: Packing::None,
         summary: "d = the smaller of a and b per half (.NaN propagates NaN)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -131,6 +139,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::min_max_requires,
         packing: Packing::None,
         summary: "d = the larger of a and b per half (.NaN propagates NaN)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -146,6 +155,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::ex2_requires,
         packing: Packing::None,
         summary: "d = an approximation of 2 to the power a, per half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -157,6 +167,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::half::tanh_requires,
         packing: Packing::None,
         summary: "d = an approximation of tanh(a), per half",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
 ];

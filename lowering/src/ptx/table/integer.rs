@@ -25,6 +25,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::add_requires,
         packing: Packing::None,
         summary: "d = a + b (wrapping, or saturating with .sat.s32; .u16x2/.s16x2 per half)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -36,6 +37,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a - b (wrapping, or saturating with .sat.s32)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -47,6 +49,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = high or low half of the double-width product a * b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -65,6 +68,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d (double width) = a * b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -85,6 +89,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = (high or low half of a * b) + c",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -104,6 +109,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d (double width) = a * b + c",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -115,6 +121,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::int_min_max_requires,
         packing: Packing::None,
         summary: "d = the smaller of a and b (per half for .u16x2/.s16x2; .relu clamps at 0)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -126,6 +133,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::int_min_max_requires,
         packing: Packing::None,
         summary: "d = the larger of a and b (per half for .u16x2/.s16x2; .relu clamps at 0)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -137,6 +145,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = -a (wrapping)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -148,6 +157,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = |a| (wrapping at the minimum value)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -159,6 +169,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::carry_requires,
         packing: Packing::None,
         summary: "d = a + b, writing the carry-out to the carry flag",
+        effect: Effect::Pure,
         usable: CARRY_CHAINS,
     },
     InstructionForm {
@@ -170,6 +181,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::carry_requires,
         packing: Packing::None,
         summary: "d = a + b + carry-in (and carry-out with .cc)",
+        effect: Effect::Pure,
         usable: CARRY_CHAINS,
     },
     InstructionForm {
@@ -181,6 +193,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::carry_requires,
         packing: Packing::None,
         summary: "d = a - b, writing the borrow-out to the carry flag",
+        effect: Effect::Pure,
         usable: CARRY_CHAINS,
     },
     InstructionForm {
@@ -192,6 +205,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::carry_requires,
         packing: Packing::None,
         summary: "d = a - (b + borrow-in) (and borrow-out with .cc)",
+        effect: Effect::Pure,
         usable: CARRY_CHAINS,
     },
     InstructionForm {
@@ -212,6 +226,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::mad_carry_requires,
         packing: Packing::None,
         summary: "d = (high or low half of a * b) + c, writing the carry-out to the carry flag",
+        effect: Effect::Pure,
         usable: CARRY_CHAINS,
     },
     InstructionForm {
@@ -232,6 +247,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::mad_carry_requires,
         packing: Packing::None,
         summary: "d = (high or low half of a * b) + c + carry-in (and carry-out with .cc)",
+        effect: Effect::Pure,
         usable: CARRY_CHAINS,
     },
     InstructionForm {
@@ -243,6 +259,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = high or low 32 bits of the 48-bit product of the low 24 bits of a and b",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -263,6 +280,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = (high or low 32 bits of the 24x24-bit product a * b) + c",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -279,6 +297,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = c + |a - b|",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -290,6 +309,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a / b, rounded toward zero (undefined for b = 0)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -301,6 +321,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "d = a % b, with the sign of a (undefined for b = 0)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -317,6 +338,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::dot_product_requires,
         packing: Packing::None,
         summary: "four-way byte dot product: d = c + sum of a.byte[i] * b.byte[i]; both unsigned: .u32 accumulator",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -333,6 +355,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::dot_product_requires,
         packing: Packing::None,
         summary: "four-way byte dot product: d = c + sum of a.byte[i] * b.byte[i]; signed a: .s32 accumulator",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -349,6 +372,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::dot_product_requires,
         packing: Packing::None,
         summary: "four-way byte dot product: d = c + sum of a.byte[i] * b.byte[i]; signed b: .s32 accumulator",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -369,6 +393,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::dot_product_requires,
         packing: Packing::None,
         summary: "two-way dot product: d = c + sum of a.half[i] * b.byte[i] (b's low or high two bytes); both unsigned: .u32 accumulator",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -389,6 +414,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::dot_product_requires,
         packing: Packing::None,
         summary: "two-way dot product: d = c + sum of a.half[i] * b.byte[i] (b's low or high two bytes); signed a: .s32 accumulator",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -409,6 +435,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::integer::dot_product_requires,
         packing: Packing::None,
         summary: "two-way dot product: d = c + sum of a.half[i] * b.byte[i] (b's low or high two bytes); signed b: .s32 accumulator",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
 ];

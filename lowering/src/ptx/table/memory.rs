@@ -98,6 +98,9 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "load from global memory under an L2 cache policy (a 64-bit `createpolicy` value)",
+        effect: Effect::Load {
+            non_coherent: false,
+        },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -115,6 +118,9 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "volatile load: not merged with or reordered against other volatile accesses",
+        effect: Effect::Load {
+            non_coherent: false,
+        },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -134,6 +140,9 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "strong (relaxed or acquire) load at a scope",
+        effect: Effect::Load {
+            non_coherent: false,
+        },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -154,6 +163,9 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "strong (relaxed or acquire) load at a scope, under an L2 cache policy",
+        effect: Effect::Load {
+            non_coherent: false,
+        },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -171,6 +183,9 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "memory-mapped I/O load: performed exactly once, never cached or merged",
+        effect: Effect::Load {
+            non_coherent: false,
+        },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -188,6 +203,9 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "load from shared, local, const or param memory",
+        effect: Effect::Load {
+            non_coherent: false,
+        },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -208,6 +226,9 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "load 1, 2 or 4 elements from global memory (or a generic address) into registers",
+        effect: Effect::Load {
+            non_coherent: false,
+        },
         usable: Usability::Yes,
     },
     // ------------------------------------------------------------------ st
@@ -228,6 +249,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "store to global memory under an L2 cache policy (a 64-bit `createpolicy` value)",
+        effect: Effect::Store,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -244,6 +266,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "volatile store: not merged with or reordered against other volatile accesses",
+        effect: Effect::Store,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -262,6 +285,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "strong (relaxed or release) store at a scope",
+        effect: Effect::Store,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -281,6 +305,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "strong (relaxed or release) store at a scope, under an L2 cache policy",
+        effect: Effect::Store,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -298,6 +323,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "memory-mapped I/O store: performed exactly once, never cached or merged",
+        effect: Effect::Store,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -315,6 +341,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "store to shared or local memory",
+        effect: Effect::Store,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -333,6 +360,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "store 1, 2 or 4 registers to global memory (or a generic address)",
+        effect: Effect::Store,
         usable: Usability::Yes,
     },
     // ----------------------------------------------------------------- ldu
@@ -349,6 +377,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::access_requires,
         packing: Packing::None,
         summary: "load read-only data at an address common to the warp (one fetch, broadcast)",
+        effect: Effect::Load { non_coherent: true },
         usable: Usability::Yes,
     },
     // ------------------------------------------------------------ prefetch
@@ -364,6 +393,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "bring the cache line holding an address into the L1 or L2 cache",
+        effect: Effect::Prefetch,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -378,6 +408,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::l2_policy_requires,
         packing: Packing::None,
         summary: "prefetch a global cache line into L2 with an eviction priority",
+        effect: Effect::Prefetch,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -392,6 +423,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::tensormap_requires,
         packing: Packing::None,
         summary: "prefetch a tensor map (TMA descriptor) into the cache",
+        effect: Effect::Prefetch,
         usable: Usability::NotYet("tensor maps (TMA descriptors)"),
     },
     InstructionForm {
@@ -403,6 +435,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::baseline,
         packing: Packing::None,
         summary: "prefetch a line common to the warp into the uniform (L1) cache",
+        effect: Effect::Prefetch,
         usable: Usability::Yes,
     },
     // ---------------------------------------------------------- atom / red
@@ -421,6 +454,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "atomic read-modify-write: d = old [a]; [a] = op([a], b)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -444,6 +478,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "atomic read-modify-write under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -466,6 +501,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "compare and swap: d = old [a]; [a] = (old == b) ? c : old",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -488,6 +524,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "128-bit compare and swap (ptxas 12.9 takes a literal for b but not for c)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -506,6 +543,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "atomic half-precision add (no flush to zero)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -524,6 +562,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "atomic bf16 add (no flush to zero)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -548,6 +587,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "atomic half-precision add under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -567,6 +607,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "atomic bf16 add under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     // ------------------------------------------------ vector atom (sm_90)
@@ -590,6 +631,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add on .v2/.v4 f32: d = old [a]; [a] = op([a], b) per element",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -614,6 +656,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add on .v2/.v4 f32 under an L2 cache policy: d = old [a]; [a] = op([a], b) per element",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -637,6 +680,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4/.v8 f16 (no flush to zero): d = old [a]; [a] = op([a], b) per element",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -662,6 +706,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4/.v8 f16 (no flush to zero) under an L2 cache policy: d = old [a]; [a] = op([a], b) per element",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -685,6 +730,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4/.v8 bf16: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -710,6 +756,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4/.v8 bf16 under an L2 cache policy: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -733,6 +780,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4 f16x2 pairs (no flush to zero): d = old [a]; [a] = op([a], b) per element",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -758,6 +806,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4 f16x2 pairs (no flush to zero) under an L2 cache policy: d = old [a]; [a] = op([a], b) per element",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -781,6 +830,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4 bf16x2 pairs: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -806,6 +856,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "atomic vector add, min or max on .v2/.v4 bf16x2 pairs under an L2 cache policy: d = old [a]; [a] = op([a], b) per element (ptxas 12.9 takes no sink `_` for d)",
+        effect: Effect::Atomic { returns_old: true },
         usable: Usability::Yes,
     },
     // ------------------------------------------------------------------ red
@@ -824,6 +875,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "reduction into memory: [a] = op([a], b), no result",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -842,6 +894,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "reduction into memory under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -860,6 +913,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "half-precision add reduction into memory (no flush to zero)",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -878,6 +932,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "bf16 add reduction into memory (no flush to zero)",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -897,6 +952,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "half-precision add reduction under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     // -------------------------------------------------------- createpolicy
@@ -917,6 +973,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::atomic_requires,
         packing: Packing::None,
         summary: "bf16 add reduction under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     // ------------------------------------------------- vector red (sm_90)
@@ -936,6 +993,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "vector add reduction into memory on f32 elements (.v2, .v4)",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -955,6 +1013,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "vector add reduction into memory on f32 elements (.v2, .v4) under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -974,6 +1033,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "vector add, min or max reduction into memory on f16 or bf16 elements (.v2, .v4, .v8; no flush to zero)",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -994,6 +1054,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "vector add, min or max reduction into memory on f16 or bf16 elements (.v2, .v4, .v8; no flush to zero) under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -1013,6 +1074,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "vector add, min or max reduction into memory on f16x2 or bf16x2 pairs (.v2, .v4; no flush to zero)",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -1033,6 +1095,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::vector_atomic_requires,
         packing: Packing::None,
         summary: "vector add, min or max reduction into memory on f16x2 or bf16x2 pairs (.v2, .v4; no flush to zero) under an L2 cache policy",
+        effect: Effect::Atomic { returns_old: false },
         usable: Usability::Yes,
     },
     // -------------------------------------------------------- createpolicy
@@ -1053,6 +1116,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::l2_policy_requires,
         packing: Packing::None,
         summary: "a cache policy: this fraction (0, 1] of accesses gets the primary priority",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -1069,6 +1133,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::l2_policy_requires,
         packing: Packing::None,
         summary: "a cache policy giving every access the primary priority (fraction 1.0)",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
     InstructionForm {
@@ -1091,6 +1156,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::l2_policy_requires,
         packing: Packing::None,
         summary: "a cache policy: primary priority for [a, a + primary_size), secondary for the rest of total_size",
+        effect: Effect::Pure,
         usable: Usability::NotYet(
             "address ranges in bytes (the policy covers memory around an address, not one element)",
         ),
@@ -1111,6 +1177,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: mem::l2_policy_requires,
         packing: Packing::None,
         summary: "convert a CUDA `cudaAccessProperty` value into a cache policy",
+        effect: Effect::Pure,
         usable: Usability::Yes,
     },
 ];

@@ -18,11 +18,38 @@ pub mod registered;
 pub mod warp;
 
 use super::form::{
-    Access, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, Packing, TypeRef,
-    Usability, no_rule,
+    Access, Effect, InstructionForm, Lanes, ModifierSlot, OperandKind, OperandSlot, Packing,
+    TypeRef, Usability, no_rule,
 };
 use super::rules;
 use super::types::PtxType;
+
+/// A fingerprint of the table's shape: every form's id, mnemonic, slots
+/// with their choices, and operand count, in order (FNV-1a). Two builds
+/// with equal fingerprints number their variants alike
+/// ([`super::form::VariantId`]); an encoded program carries it.
+pub fn fingerprint() -> u64 {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut eat = |bytes: &[u8]| {
+        for &b in bytes.iter().chain([0xff].iter()) {
+            hash ^= u64::from(b);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    };
+    for form in FORMS {
+        eat(form.id.as_bytes());
+        eat(form.mnemonic.as_bytes());
+        for slot in form.slots {
+            eat(slot.name.as_bytes());
+            eat(&[u8::from(slot.required)]);
+            for choice in slot.choices {
+                eat(choice.as_bytes());
+            }
+        }
+        eat(&form.operands.len().to_le_bytes());
+    }
+    hash
+}
 
 const fn slot(name: &'static str, choices: &'static [&'static str]) -> ModifierSlot {
     ModifierSlot {

@@ -34,7 +34,7 @@ const MULTIMEM: Usability =
     Usability::NotYet("multicast memory objects (multimem addresses) shared by several GPUs");
 const MMA: Usability = Usability::NotYet("warp-collective matrix fragments");
 
-/// A form of this family (no packing).
+/// A form of this family (no packing): its usability, then its effect, last.
 #[allow(clippy::too_many_arguments)]
 const fn form(
     id: &'static str,
@@ -48,6 +48,7 @@ const fn form(
     ) -> crate::target::Requirement,
     summary: &'static str,
     usable: Usability,
+    effect: Effect,
 ) -> InstructionForm {
     InstructionForm {
         id,
@@ -58,6 +59,7 @@ const fn form(
         requires,
         packing: Packing::None,
         summary,
+        effect,
         usable,
     }
 }
@@ -389,6 +391,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::fence_requires,
         "order this thread's memory accesses as seen by the threads of a scope (.sc: sequentially consistent)",
         FENCES,
+        Effect::Fence,
     ),
     form(
         "fence.proxy.alias",
@@ -399,6 +402,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::proxy_alias_requires,
         "order accesses made through different virtual aliases of one physical address",
         FENCES,
+        Effect::Fence,
     ),
     form(
         "fence.proxy.async",
@@ -412,6 +416,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "order generic-proxy accesses against the async proxy (bulk copies, TMA)",
         PROXIES,
+        Effect::Fence,
     ),
     form(
         "fence.proxy.tensormap-release",
@@ -426,6 +431,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::tensormap_proxy_requires,
         "release generic-proxy writes of a tensor map to the tensormap proxy",
         PROXIES,
+        Effect::Fence,
     ),
     form(
         "fence.proxy.tensormap-acquire",
@@ -443,6 +449,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::tensormap_proxy_requires,
         "acquire the 128-byte tensor map at addr in the tensormap proxy",
         PROXIES,
+        Effect::Fence,
     ),
     form(
         "fence.mbarrier_init",
@@ -453,6 +460,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "make prior mbarrier.init visible to the cluster (before remote arrives)",
         MBARRIERS,
+        Effect::Fence,
     ),
     form(
         "membar",
@@ -463,6 +471,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::baseline,
         "memory barrier at CTA, device (gl) or system level (fence.sc of that scope)",
         FENCES,
+        Effect::Fence,
     ),
     form(
         "membar.proxy.alias",
@@ -473,6 +482,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::proxy_alias_requires,
         "the membar spelling of fence.proxy.alias",
         FENCES,
+        Effect::Fence,
     ),
     // ---------------------------------------------------------- barriers
     form(
@@ -484,6 +494,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::bar_requires,
         "wait at barrier a until all threads of the CTA arrive",
         Usability::CtaBarrier,
+        Effect::Barrier { waits: true },
     ),
     form(
         "bar.sync-count",
@@ -494,6 +505,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::bar_requires,
         "wait at barrier a until b threads (a multiple of 32) arrive",
         BARRIERS,
+        Effect::Barrier { waits: true },
     ),
     form(
         "bar.arrive",
@@ -504,6 +516,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::bar_requires,
         "arrive at barrier a (of b threads) without waiting",
         BARRIERS,
+        Effect::Barrier { waits: false },
     ),
     form(
         "bar.red.popc",
@@ -519,6 +532,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::bar_requires,
         "wait at barrier a and count the threads whose predicate c is true",
         Usability::CtaBarrier,
+        Effect::Barrier { waits: true },
     ),
     form(
         "bar.red.popc-count",
@@ -534,6 +548,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::bar_requires,
         "wait at barrier a for b threads and count those whose predicate c is true",
         BARRIERS,
+        Effect::Barrier { waits: true },
     ),
     form(
         "bar.red.pred",
@@ -549,6 +564,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::bar_requires,
         "wait at barrier a and reduce predicate c over the threads (and / or)",
         Usability::CtaBarrier,
+        Effect::Barrier { waits: true },
     ),
     form(
         "bar.red.pred-count",
@@ -564,6 +580,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::bar_requires,
         "wait at barrier a for b threads and reduce predicate c (and / or)",
         BARRIERS,
+        Effect::Barrier { waits: true },
     ),
     form(
         "barrier.sync",
@@ -574,6 +591,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::barrier_requires,
         "wait at barrier a until all threads of the CTA arrive (.aligned: all execute the same barrier instruction)",
         Usability::CtaBarrier,
+        Effect::Barrier { waits: true },
     ),
     form(
         "barrier.sync-count",
@@ -584,6 +602,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::barrier_requires,
         "wait at barrier a until b threads (a multiple of 32) arrive",
         BARRIERS,
+        Effect::Barrier { waits: true },
     ),
     form(
         "barrier.arrive",
@@ -594,6 +613,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::barrier_requires,
         "arrive at barrier a (of b threads) without waiting",
         BARRIERS,
+        Effect::Barrier { waits: false },
     ),
     form(
         "barrier.red.popc",
@@ -610,6 +630,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::barrier_requires,
         "wait at barrier a and count the threads whose predicate c is true",
         Usability::CtaBarrier,
+        Effect::Barrier { waits: true },
     ),
     form(
         "barrier.red.popc-count",
@@ -626,6 +647,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::barrier_requires,
         "wait at barrier a for b threads and count those whose predicate c is true",
         BARRIERS,
+        Effect::Barrier { waits: true },
     ),
     form(
         "barrier.red.pred",
@@ -642,6 +664,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::barrier_requires,
         "wait at barrier a and reduce predicate c over the threads (and / or)",
         Usability::CtaBarrier,
+        Effect::Barrier { waits: true },
     ),
     form(
         "barrier.red.pred-count",
@@ -658,6 +681,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::barrier_requires,
         "wait at barrier a for b threads and reduce predicate c (and / or)",
         BARRIERS,
+        Effect::Barrier { waits: true },
     ),
     // --------------------------------------------------------- cp.async
     form(
@@ -673,6 +697,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy 4 bytes from global to shared memory asynchronously",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.8",
@@ -687,6 +712,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy 8 bytes from global to shared memory asynchronously",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.16",
@@ -701,6 +727,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy 16 bytes from global to shared memory asynchronously (.cg: bypassing L1)",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.4-src-size",
@@ -716,6 +743,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy the first src-size of 4 bytes asynchronously, zero-filling the rest",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.8-src-size",
@@ -731,6 +759,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy the first src-size of 8 bytes asynchronously, zero-filling the rest",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.16-src-size",
@@ -746,6 +775,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy the first src-size of 16 bytes asynchronously, zero-filling the rest",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.4-ignore-src",
@@ -761,6 +791,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_ignore_src_requires,
         "copy 4 bytes asynchronously, or zero-fill them where ignore-src holds",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.8-ignore-src",
@@ -776,6 +807,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_ignore_src_requires,
         "copy 8 bytes asynchronously, or zero-fill them where ignore-src holds",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.16-ignore-src",
@@ -791,6 +823,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_ignore_src_requires,
         "copy 16 bytes asynchronously, or zero-fill them where ignore-src holds",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.4.cache-hint",
@@ -806,6 +839,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy 4 bytes from global to shared memory asynchronously under an L2 cache policy",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.4-src-size.cache-hint",
@@ -822,6 +856,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy the first src-size of 4 bytes asynchronously under an L2 cache policy, zero-filling the rest",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.8.cache-hint",
@@ -837,6 +872,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy 8 bytes from global to shared memory asynchronously under an L2 cache policy",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.8-src-size.cache-hint",
@@ -853,6 +889,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy the first src-size of 8 bytes asynchronously under an L2 cache policy, zero-filling the rest",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.16.cache-hint",
@@ -868,6 +905,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy 16 bytes from global to shared memory asynchronously under an L2 cache policy",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.16-src-size.cache-hint",
@@ -884,6 +922,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_requires,
         "copy the first src-size of 16 bytes asynchronously under an L2 cache policy, zero-filling the rest",
         ASYNC_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.commit_group",
@@ -894,6 +933,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_group_requires,
         "close the thread's pending cp.async operations into a group",
         ASYNC_COPIES,
+        Effect::AsyncGroup,
     ),
     form(
         "cp.async.wait_group",
@@ -905,6 +945,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_group_requires,
         "wait until at most n of the thread's cp.async groups are pending",
         ASYNC_COPIES,
+        Effect::AsyncGroup,
     ),
     form(
         "cp.async.wait_all",
@@ -915,6 +956,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::cp_async_group_requires,
         "wait for all of the thread's cp.async operations",
         ASYNC_COPIES,
+        Effect::AsyncGroup,
     ),
     form(
         "cp.async.mbarrier.arrive",
@@ -925,6 +967,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_requires,
         "arrive on the mbarrier at addr once the thread's prior cp.async operations complete",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     // ---------------------------------------------------- cp.async.bulk
     form(
@@ -945,6 +988,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "bulk-copy size bytes from global to shared memory, completing on an mbarrier",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.global-to-cluster-multicast",
@@ -966,6 +1010,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "bulk-copy size bytes from global memory to the shared memory of the CTAs in ctaMask",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.cta-to-cluster",
@@ -985,6 +1030,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "bulk-copy size bytes from this CTA's shared memory to another CTA's in the cluster",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.to-global",
@@ -1003,6 +1049,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "bulk-copy size bytes from shared to global memory, completing in a bulk group",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.prefetch",
@@ -1013,6 +1060,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "prefetch size bytes of global memory into L2",
         BULK_COPIES,
+        Effect::Prefetch,
     ),
     form(
         "cp.async.bulk.commit_group",
@@ -1023,6 +1071,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "close the thread's pending bulk copies into a bulk group",
         BULK_COPIES,
+        Effect::AsyncGroup,
     ),
     form(
         "cp.async.bulk.wait_group",
@@ -1033,6 +1082,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "wait until at most n bulk groups are pending (.read: until their sources were read)",
         BULK_COPIES,
+        Effect::AsyncGroup,
     ),
     // ----------------------------------------------- cp.reduce.async.bulk
     form(
@@ -1055,6 +1105,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "reduce size bytes of this CTA's shared memory into another CTA's, completing on an mbarrier",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.to-global",
@@ -1075,6 +1126,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "reduce size bytes of shared memory into global memory, completing in a bulk group",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.to-global.cache-hint",
@@ -1097,6 +1149,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "reduce size bytes of shared memory into global memory under an L2 cache policy",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.to-global.noftz",
@@ -1118,6 +1171,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "add size bytes of f16/bf16 shared memory into global memory (no flush to zero)",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.to-global.noftz.cache-hint",
@@ -1141,6 +1195,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "add f16/bf16 shared memory into global memory under an L2 cache policy",
         BULK_COPIES,
+        Effect::AsyncCopy,
     ),
     // --------------------------------------------------------- multimem
     form(
@@ -1158,6 +1213,9 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "load from every GPU's copy of a multicast address and reduce (integers)",
         MULTIMEM,
+        Effect::Load {
+            non_coherent: false,
+        },
     ),
     form(
         "multimem.ld_reduce.float",
@@ -1176,6 +1234,9 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "load from every GPU's copy of a multicast address and reduce (floating point, vectors)",
         MULTIMEM,
+        Effect::Load {
+            non_coherent: false,
+        },
     ),
     form(
         "multimem.st.int",
@@ -1191,6 +1252,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "store to every GPU's copy of a multicast address (integers)",
         MULTIMEM,
+        Effect::Store,
     ),
     form(
         "multimem.st.float",
@@ -1207,6 +1269,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "store to every GPU's copy of a multicast address (floating point, vectors)",
         MULTIMEM,
+        Effect::Store,
     ),
     form(
         "multimem.st.bf16x2",
@@ -1223,6 +1286,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "store bf16x2 vectors to every GPU's copy of a multicast address",
         MULTIMEM,
+        Effect::Store,
     ),
     form(
         "multimem.red.int",
@@ -1239,6 +1303,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "reduce b into every GPU's copy of a multicast address (integers)",
         MULTIMEM,
+        Effect::Atomic { returns_old: false },
     ),
     form(
         "multimem.red.float",
@@ -1256,6 +1321,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "add b into every GPU's copy of a multicast address (floating point, vectors)",
         MULTIMEM,
+        Effect::Atomic { returns_old: false },
     ),
     form(
         "multimem.red.bf16x2",
@@ -1273,6 +1339,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::multimem_requires,
         "add bf16x2 vectors into every GPU's copy of a multicast address",
         MULTIMEM,
+        Effect::Atomic { returns_old: false },
     ),
     // --------------------------------------------------------- mbarrier
     form(
@@ -1284,6 +1351,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_requires,
         "initialise the mbarrier at addr to expect count arrivals",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.inval",
@@ -1294,6 +1362,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_requires,
         "invalidate the mbarrier at addr",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.arrive",
@@ -1304,6 +1373,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_requires,
         "arrive on the mbarrier at addr; state identifies the phase",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.arrive-count",
@@ -1318,6 +1388,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_sm90_requires,
         "arrive count times on the mbarrier at addr",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.arrive.expect_tx",
@@ -1332,6 +1403,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_tx_requires,
         "expect txCount more transaction bytes, then arrive on the mbarrier at addr",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.arrive_drop",
@@ -1343,6 +1415,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_requires,
         "arrive on the mbarrier at addr and drop out of later phases",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.arrive_drop-count",
@@ -1357,6 +1430,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_sm90_requires,
         "arrive count times and drop out of later phases",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.arrive_drop.expect_tx",
@@ -1371,6 +1445,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_tx_requires,
         "expect txCount more transaction bytes, arrive and drop out of later phases",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.expect_tx",
@@ -1386,6 +1461,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "raise the mbarrier's expected transaction bytes by txCount",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.complete_tx",
@@ -1401,6 +1477,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "complete txCount transaction bytes on the mbarrier",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.test_wait",
@@ -1411,6 +1488,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_requires,
         "whether the phase named by state has completed (does not block)",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.test_wait.parity",
@@ -1427,6 +1505,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_parity_requires,
         "whether the phase of the given parity has completed (does not block)",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.try_wait",
@@ -1437,6 +1516,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_sm90_requires,
         "wait a while for the phase named by state to complete",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.try_wait-hint",
@@ -1452,6 +1532,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_sm90_requires,
         "wait up to about suspendTimeHint ns for the phase named by state",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.try_wait.parity",
@@ -1468,6 +1549,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_sm90_requires,
         "wait a while for the phase of the given parity to complete",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.try_wait.parity-hint",
@@ -1489,6 +1571,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_sm90_requires,
         "wait up to about suspendTimeHint ns for the phase of the given parity",
         MBARRIERS,
+        Effect::Mbarrier,
     ),
     form(
         "mbarrier.pending_count",
@@ -1499,6 +1582,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_requires,
         "the pending arrival count recorded in state",
         MBARRIERS,
+        Effect::Pure,
     ),
     // ------------------------------------------------ ldmatrix / stmatrix
     form(
@@ -1510,6 +1594,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::ldmatrix_requires,
         "load one 8x8 b16 matrix from shared memory into a warp's registers (one per thread)",
         MATRIX_MOVES,
+        Effect::Collective,
     ),
     form(
         "ldmatrix.x2",
@@ -1520,6 +1605,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::ldmatrix_requires,
         "load two 8x8 b16 matrices from shared memory (two registers per thread)",
         MATRIX_MOVES,
+        Effect::Collective,
     ),
     form(
         "ldmatrix.x4",
@@ -1530,6 +1616,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::ldmatrix_requires,
         "load four 8x8 b16 matrices from shared memory (four registers per thread)",
         MATRIX_MOVES,
+        Effect::Collective,
     ),
     form(
         "stmatrix.x1",
@@ -1543,6 +1630,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::stmatrix_requires,
         "store one 8x8 b16 matrix from a warp's registers to shared memory",
         MATRIX_MOVES,
+        Effect::Collective,
     ),
     form(
         "stmatrix.x2",
@@ -1556,6 +1644,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::stmatrix_requires,
         "store two 8x8 b16 matrices to shared memory",
         MATRIX_MOVES,
+        Effect::Collective,
     ),
     form(
         "stmatrix.x4",
@@ -1569,6 +1658,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::stmatrix_requires,
         "store four 8x8 b16 matrices to shared memory",
         MATRIX_MOVES,
+        Effect::Collective,
     ),
     // --------------------------------------------------------- mma.sync
     form(
@@ -1585,6 +1675,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 f32 tile, k = 16 halves (A: 4, B: 2 packed pairs per thread)",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k16.f16",
@@ -1600,6 +1691,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 f16 tile, k = 16 (accumulators are f16 pairs)",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k8.f32",
@@ -1615,6 +1707,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_m16n8k8_requires,
         "D = A x B + C on a 16x8 f32 tile, k = 8 halves",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k8.f16",
@@ -1630,6 +1723,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_m16n8k8_requires,
         "D = A x B + C on a 16x8 f16 tile, k = 8",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k8.tf32",
@@ -1645,6 +1739,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 f32 tile, k = 8 tf32",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k4.tf32",
@@ -1660,6 +1755,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 f32 tile, k = 4 tf32",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k32.int8",
@@ -1675,6 +1771,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 s32 tile, k = 32 8-bit integers (signedness may mix; .satfinite clamps)",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k16.int8",
@@ -1690,6 +1787,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 s32 tile, k = 16 8-bit integers",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k32.fp8",
@@ -1705,6 +1803,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_fp8_requires,
         "D = A x B + C on a 16x8 f32 tile, k = 32 fp8 (e4m3 and e5m2 may mix)",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k64.int4",
@@ -1720,6 +1819,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 s32 tile, k = 64 4-bit integers (signedness may mix; .satfinite clamps)",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k32.int4",
@@ -1735,6 +1835,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on a 16x8 s32 tile, k = 32 4-bit integers",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m8n8k4.f64",
@@ -1761,6 +1862,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_sm80_requires,
         "D = A x B + C on an 8x8 f64 tile, k = 4",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m8n8k16.int8",
@@ -1776,6 +1878,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_m8n8_int_requires,
         "D = A x B + C on an 8x8 s32 tile, k = 16 8-bit integers",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m8n8k32.int4",
@@ -1791,6 +1894,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_m8n8_int_requires,
         "D = A x B + C on an 8x8 s32 tile, k = 32 4-bit integers",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m8n8k128.b1",
@@ -1806,6 +1910,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_m8n8_b1_requires,
         "D = popc(A op B) + C on an 8x8 s32 tile, k = 128 bits",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k256.b1",
@@ -1821,6 +1926,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_b1_requires,
         "D = popc(A op B) + C on a 16x8 s32 tile, k = 256 bits (op: .xor or .and)",
         MMA,
+        Effect::Collective,
     ),
     form(
         "mma.m16n8k128.b1",
@@ -1836,6 +1942,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mma_b1_requires,
         "D = popc(A op B) + C on a 16x8 s32 tile, k = 128 bits",
         MMA,
+        Effect::Collective,
     ),
     // ------------------------------------------------------------ wgmma
     form(
@@ -1856,6 +1963,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile of a warpgroup, k = 16 halves, A and B in shared memory (descriptors)",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f32.f16-bf16.reg-a",
@@ -1874,6 +1982,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 16 halves, A from registers",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f16.f16",
@@ -1893,6 +2002,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile (packed pairs), k = 16, A and B in shared memory",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f16.f16.reg-a",
@@ -1911,6 +2021,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile (packed pairs), k = 16, A from registers",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f32.tf32",
@@ -1928,6 +2039,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 8 tf32, A and B in shared memory",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f32.tf32.reg-a",
@@ -1945,6 +2057,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 8 tf32, A from registers",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f32.fp8",
@@ -1962,6 +2075,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 32 fp8 (e4m3 and e5m2 may mix), A and B in shared memory",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f32.fp8.reg-a",
@@ -1979,6 +2093,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 32 fp8, A from registers",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f16.fp8",
@@ -1996,6 +2111,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile, k = 32 fp8 (e4m3 and e5m2 may mix), A and B in shared memory",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.f16.fp8.reg-a",
@@ -2013,6 +2129,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile, k = 32 fp8, A from registers",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.s32.int8",
@@ -2028,6 +2145,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_int_requires,
         "D = A x B (+ D) on a 64xN s32 tile, k = 32 8-bit integers, A and B in shared memory (.satfinite clamps)",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.s32.int8.reg-a",
@@ -2043,6 +2161,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_int_requires,
         "D = A x B (+ D) on a 64xN s32 tile, k = 32 8-bit integers, A from registers",
         WGMMA,
+        Effect::Collective,
     ),
     form(
         "wgmma.fence",
@@ -2053,6 +2172,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "order prior register accesses of the warpgroup before wgmma.mma_async reads them",
         WGMMA,
+        Effect::Fence,
     ),
     form(
         "wgmma.commit_group",
@@ -2063,6 +2183,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "close the warpgroup's pending wgmma.mma_async operations into a wgmma group",
         WGMMA,
+        Effect::AsyncGroup,
     ),
     form(
         "wgmma.wait_group",
@@ -2074,6 +2195,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "wait until at most n wgmma groups are pending",
         WGMMA,
+        Effect::AsyncGroup,
     ),
     // ------------------------------------------- cp.async.bulk.tensor (TMA)
     form(
@@ -2095,6 +2217,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.tile.cache-hint",
@@ -2117,6 +2240,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.tile.multicast",
@@ -2139,6 +2263,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.tile.multicast.cache-hint",
@@ -2163,6 +2288,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col-3d",
@@ -2184,6 +2310,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col-3d.cache-hint",
@@ -2207,6 +2334,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col-3d.multicast",
@@ -2230,6 +2358,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col-3d.multicast.cache-hint",
@@ -2255,6 +2384,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col",
@@ -2276,6 +2406,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col.cache-hint",
@@ -2299,6 +2430,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col.multicast",
@@ -2322,6 +2454,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.load.im2col.multicast.cache-hint",
@@ -2347,6 +2480,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy an im2col box of the tensor at the coordinates (plus offsets) into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.store.tile",
@@ -2363,6 +2497,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.store.tile.cache-hint",
@@ -2380,6 +2515,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.store.im2col",
@@ -2396,6 +2532,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.tensor.store.im2col.cache-hint",
@@ -2413,6 +2550,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "copy a box of shared memory to the tensor at the coordinates, completing in a bulk group (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.tensor.tile",
@@ -2430,6 +2568,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.tensor.tile.cache-hint",
@@ -2448,6 +2587,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.tensor.im2col",
@@ -2465,6 +2605,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.reduce.async.bulk.tensor.im2col.cache-hint",
@@ -2483,6 +2624,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "reduce a box of shared memory into the tensor at the coordinates (the element type is the tensor map's), completing in a bulk group (L2 cache policy)",
         TMA,
+        Effect::AsyncCopy,
     ),
     form(
         "cp.async.bulk.prefetch.tensor.tile",
@@ -2498,6 +2640,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "prefetch a box of the tensor at the coordinates into L2",
         TMA,
+        Effect::Prefetch,
     ),
     form(
         "cp.async.bulk.prefetch.tensor.tile.cache-hint",
@@ -2514,6 +2657,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "prefetch a box of the tensor at the coordinates into L2 (L2 cache policy)",
         TMA,
+        Effect::Prefetch,
     ),
     form(
         "cp.async.bulk.prefetch.tensor.im2col-3d",
@@ -2529,6 +2673,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "prefetch a box of the tensor at the coordinates into L2",
         TMA,
+        Effect::Prefetch,
     ),
     form(
         "cp.async.bulk.prefetch.tensor.im2col-3d.cache-hint",
@@ -2545,6 +2690,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "prefetch a box of the tensor at the coordinates into L2 (L2 cache policy)",
         TMA,
+        Effect::Prefetch,
     ),
     form(
         "cp.async.bulk.prefetch.tensor.im2col",
@@ -2560,6 +2706,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "prefetch a box of the tensor at the coordinates into L2",
         TMA,
+        Effect::Prefetch,
     ),
     form(
         "cp.async.bulk.prefetch.tensor.im2col.cache-hint",
@@ -2576,6 +2723,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::async_proxy_requires,
         "prefetch a box of the tensor at the coordinates into L2 (L2 cache policy)",
         TMA,
+        Effect::Prefetch,
     ),
 ];
 

@@ -24,6 +24,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::sync_collective_requires,
         packing: Packing::None,
         summary: "exchange a register between the lanes of a warp (lane b, offset b or xor b; c packs clamp and segment mask)",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -45,6 +46,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::sync_collective_requires,
         packing: Packing::None,
         summary: "shfl.sync, and p = whether the source lane was in range",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -59,6 +61,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::sync_collective_requires,
         packing: Packing::None,
         summary: "whether a predicate holds in all, any, or all-or-none of the member lanes",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -70,6 +73,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::sync_collective_requires,
         packing: Packing::None,
         summary: "a bit mask of the member lanes whose predicate is true (bit i = lane i)",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -89,6 +93,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::match_requires,
         packing: Packing::None,
         summary: "the mask of member lanes holding the same value (.any), or all members if all agree, else 0 (.all)",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -109,6 +114,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::match_requires,
         packing: Packing::None,
         summary: "match.all.sync, and p = whether all member lanes agree",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -124,6 +130,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::elect_requires,
         packing: Packing::None,
         summary: "elect one leader among the member lanes: d = its lane number, p = whether this lane is it",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -142,6 +149,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::redux_requires,
         packing: Packing::None,
         summary: "sum, minimum or maximum of an integer over the member lanes",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -157,6 +165,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::redux_requires,
         packing: Packing::None,
         summary: "bitwise and, or or xor of a register over the member lanes",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -168,6 +177,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::activemask_requires,
         packing: Packing::None,
         summary: "the mask of the warp's currently active lanes",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
     InstructionForm {
@@ -179,6 +189,7 @@ pub static FORMS: &[InstructionForm] = &[
         requires: rules::warp::sync_collective_requires,
         packing: Packing::None,
         summary: "wait until every member lane has arrived (and order their memory accesses)",
+        effect: Effect::Collective,
         usable: Usability::NeedsScope,
     },
 ];
