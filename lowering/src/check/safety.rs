@@ -143,9 +143,10 @@ impl Atomic {
     }
 }
 
-/// The atomic a form performs, if it is one (`atom`, `red`).
+/// The atomic a form performs, if it is one (`atom`, `red`: its table
+/// effect).
 pub(super) fn atomic_of(form: &Modifiers) -> Option<Atomic> {
-    if !matches!(form.form.mnemonic, "atom" | "red") {
+    if !matches!(form.effect(), crate::ptx::form::Effect::Atomic { .. }) {
         return None;
     }
     let ty = form.get("type").unwrap_or("");
