@@ -18,9 +18,9 @@ use std::sync::Arc;
 
 use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{
-    CmpOp, Cond, Node, OperandValue, ParamKind, Program, Statement,
+    CmpOp, Cond, MemorySpace, Node, OperandValue, ParamKind, Program, Statement,
 };
-use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Space, VariantId};
+use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, VariantId};
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use crate::fault::PrepareError;
@@ -619,35 +619,42 @@ impl Builder<'_> {
             for (slot, value) in slots.iter().zip(&instruction.operands) {
                 let width = slot.ty.carrier_bits();
                 match value {
-                    OperandValue::Memory { param, offset, .. } => {
-                        match self.program.params.get(*param).map(|p| &p.kind) {
-                            Some(ParamKind::Tensor { .. }) => {}
-                            _ => return Err(format!("memory operand on parameter {param}")),
-                        }
-                        if matches!(variant.space(), Space::Shared { .. }) {
+                    OperandValue::Memory { buffer, offset, .. } => {
+                        let region = match buffer.space {
+                            MemorySpace::Global => {
+                                let param = buffer.index;
+                                match self.program.params.get(param).map(|p| &p.kind) {
+                                    Some(ParamKind::Tensor { .. }) => {}
+                                    _ => {
+                                        return Err(format!("memory operand on parameter {param}"));
+                                    }
+                                }
+                                Region::Tensor(param)
+                            }
+                            MemorySpace::Shared => {
+                                let index = buffer.index;
+                                if index >= self.program.shared.len() {
+                                    return Err(format!(
+                                        "operand of unknown shared buffer {index}"
+                                    ));
+                                }
+                                Region::Shared(index)
+                            }
+                        };
+                        if !buffer.space.addressed_by(variant.space()) {
+                            let name = match region {
+                                Region::Tensor(param) => &self.program.params[param].name,
+                                Region::Shared(index) => &self.program.shared[index].name,
+                            };
                             return Err(format!(
-                                "`{}` addresses shared memory, but its operand is a tensor",
-                                instruction.opcode
+                                "`{}` does not address {} memory, but its operand is {} `{name}`",
+                                instruction.opcode,
+                                buffer.space.ptx_token(),
+                                buffer.space.noun()
                             ));
                         }
                         address = Some(Address {
-                            region: Region::Tensor(*param),
-                            offset: Linear::new(offset, self.program.atoms.len())?,
-                        });
-                        continue;
-                    }
-                    OperandValue::Shared { buffer, offset } => {
-                        if *buffer >= self.program.shared.len() {
-                            return Err(format!("operand of unknown shared buffer {buffer}"));
-                        }
-                        if variant.space() != (Space::Shared { cluster: false }) {
-                            return Err(format!(
-                                "`{}` does not address the CTA's shared memory, but its operand is shared buffer `{}`",
-                                instruction.opcode, self.program.shared[*buffer].name
-                            ));
-                        }
-                        address = Some(Address {
-                            region: Region::Shared(*buffer),
+                            region,
                             offset: Linear::new(offset, self.program.atoms.len())?,
                         });
                         continue;
@@ -691,7 +698,7 @@ impl Builder<'_> {
                         Special::from_name(name)
                             .ok_or_else(|| format!("unknown special register `{name}`"))?,
                     )],
-                    OperandValue::Memory { .. } | OperandValue::Shared { .. } => {
+                    OperandValue::Memory { .. } => {
                         unreachable!("handled above")
                     }
                 };

@@ -5,7 +5,7 @@ use std::sync::atomic::{AtomicU8, Ordering};
 
 use tile_kernel_interp::{Arg, FaultKind, Prepared, RunOptions};
 use tile_kernel_lowering::ast::*;
-use tile_kernel_lowering::program::{DimSpec, Node, OperandValue, Program};
+use tile_kernel_lowering::program::{Buffer, DimSpec, MemorySpace, Node, OperandValue, Program};
 use tile_kernel_lowering::ptx::{VariantId, resolve};
 use tile_kernel_lowering::sym::Poly;
 use tile_kernel_lowering::{DType, Target, compile};
@@ -518,7 +518,7 @@ fn exchange_program(barrier: bool) -> Program {
             }
             Node::Statement(s) => {
                 let own = |o: &OperandValue, param| {
-                    matches!(o, OperandValue::Memory { param: p, .. } if *p == param)
+                    matches!(o, OperandValue::Memory { buffer, .. } if buffer.param() == Some(param))
                 };
                 // The store into `w` (parameter 2) goes with the placeholder.
                 if s.instructions.iter().any(|i| i.operands.iter().any(|o| own(o, 2))) {
@@ -856,7 +856,9 @@ fn shared_shifted(mut program: Program, delta: i128) -> Program {
                 Node::Statement(s) => {
                     for i in &mut s.instructions {
                         for o in &mut i.operands {
-                            if let OperandValue::Shared { offset, .. } = o {
+                            if let OperandValue::Memory { buffer, offset, .. } = o
+                                && buffer.space == MemorySpace::Shared
+                            {
                                 *offset = offset.add(&Poly::constant(delta));
                             }
                         }
@@ -1087,14 +1089,14 @@ fn corrupt_shared_memory_programs_are_refused_when_prepared() {
                 for i in &mut s.instructions {
                     for o in &mut i.operands {
                         *o = match o.clone() {
-                            OperandValue::Shared { offset, .. } => OperandValue::Memory {
-                                param: 0,
+                            OperandValue::Memory { buffer, offset, .. } => OperandValue::Memory {
+                                buffer: match buffer.space {
+                                    MemorySpace::Shared => Buffer::global(0),
+                                    MemorySpace::Global => Buffer::shared(0),
+                                },
                                 offset,
                                 generic: false,
                             },
-                            OperandValue::Memory { offset, .. } => {
-                                OperandValue::Shared { buffer: 0, offset }
-                            }
                             other => other,
                         };
                     }
@@ -1105,7 +1107,7 @@ fn corrupt_shared_memory_programs_are_refused_when_prepared() {
     swap(&mut swapped.body);
     assert_eq!(
         refused(swapped),
-        "kernel `reverse` cannot be interpreted: `ld.global.u32` does not address the CTA's shared memory, but its operand is shared buffer `s`"
+        "kernel `reverse` cannot be interpreted: `ld.global.u32` does not address shared memory, but its operand is shared buffer `s`"
     );
 }
 

@@ -17,7 +17,8 @@ use std::fmt::Write;
 
 use crate::dtype::DType;
 use crate::program::{
-    CmpOp, Cond, Instruction, Lane, Node, OperandValue, ParamKind, Program, SharedBuffer,
+    CmpOp, Cond, Instruction, Lane, MemorySpace, Node, OperandValue, ParamKind, Program,
+    SharedBuffer,
 };
 use crate::ptx::form::registers_text;
 use crate::sym::{AtomKind, ComputedOp, Poly};
@@ -921,15 +922,14 @@ impl Emitter<'_> {
                     rendered.push((name.unwrap_or_default(), Join::of(*braced, *after_pipe)));
                 }
                 OperandValue::Memory {
-                    param,
+                    buffer,
                     offset,
                     generic,
                 } => {
-                    let text = self.address(*param, offset, *generic, out);
-                    rendered.push((text, Join::Alone));
-                }
-                OperandValue::Shared { buffer, offset } => {
-                    let text = self.shared_address(*buffer, offset, out);
+                    let text = match buffer.space {
+                        MemorySpace::Global => self.address(buffer.index, offset, *generic, out),
+                        MemorySpace::Shared => self.shared_address(buffer.index, offset, out),
+                    };
                     rendered.push((text, Join::Alone));
                 }
                 OperandValue::Param { param, .. } => {

@@ -1,22 +1,34 @@
 //! tile-kernel's language core, independent of `proc_macro`.
 //!
 //! ```text
-//! ast::Kernel --check--> program::Program --emit--> PTX text
-//!   (syntax)    (legality,     (the IR: values as      (one .entry)
-//!                proofs, all    polynomials, access
-//!                errors)        maps, structured CF)
-//!                  |
-//!                  +-- records what each obligation needs (register flow)
-//!                      --prove--> diagnostics (no IR built there)
+//! ast::Kernel          the kernel as written
+//!   | check            names, views, opcodes, form choice, rules 1-7
+//!   v
+//! checked kernel       each apply with its form, operands, guard, facts;
+//!   |                  the runtime ifs and loops around them
+//!   | prove            every Obligation: bounds, order, alignment,
+//!   v                  registers, races, convergence, budgets
+//! proofs               the guards added, launch requirements (or errors)
+//!   | lower            never fails
+//!   v
+//! program::Program     the IR: values as polynomials, access maps,
+//!   | emit             structured control flow; never fails
+//!   v
+//! PTX text             one .entry
 //! ```
 //!
 //! - [`ast`]: the kernel as written (built by the macro crate from Rust tokens).
-//! - [`check`]: resolves names, views and opcodes; enforces every legality
-//!   rule and collects *all* diagnostics. Obligations not yet moved to
-//!   [`prove`] are discharged during its walk.
+//! - [`check`]: semantic analysis: resolves names, views and opcodes,
+//!   chooses each `apply`'s form, enforces rules 1-7 and builds the checked
+//!   kernel (`checked`: each apply with its form, operands, guard, facts and
+//!   control path), collecting *all* diagnostics.
 //! - [`prove`]: the proof obligations ([`prove::Obligation`] lists every
-//!   one and where it is discharged), over what the checker recorded; the
-//!   register obligation (definedness under guards) lives there.
+//!   one and which module discharges it), over the checked kernel; no IR is
+//!   built there.
+//! - `lower`: checked kernel + proofs -> [`program::Program`]. Runs only
+//!   when nothing was reported; never fails.
+//! - [`memory`]: memory spaces (global, shared) and their rules: one model,
+//!   not parallel arms.
 //! - [`diag`]: diagnostics and the error-code catalogue ([`diag::CODES`],
 //!   documented in `docs/errors.md`).
 //! - [`layout`]: strided tile views (slice, view, reshape, unsqueeze).
@@ -35,11 +47,14 @@
 
 pub mod ast;
 pub mod check;
+pub(crate) mod checked;
 pub mod diag;
 pub mod dtype;
 pub mod emit;
 pub mod encoding;
 pub mod layout;
+mod lower;
+pub mod memory;
 pub mod program;
 pub mod prove;
 pub mod ptx;

@@ -24,6 +24,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::dtype::DType;
+pub use crate::memory::{Buffer, MemorySpace};
 use crate::sym::{AtomId, Atoms, Poly};
 use crate::target::{PtxVersion, Target};
 
@@ -488,17 +489,17 @@ pub enum OperandValue {
         /// Written `{x}` even with one lane.
         own_braces: bool,
     },
-    /// `[base + offset]` into a tensor parameter; `offset` in bytes.
-    /// `generic`: the form takes a generic address (no state space), so
-    /// the base is the parameter's generic pointer, not its global one.
+    /// `[base + offset]` into a buffer of a memory space (a tensor
+    /// parameter, a shared buffer of [`Program::shared`]); `offset` in
+    /// bytes. The form's state space addresses the buffer's space
+    /// ([`crate::memory::MemorySpace::addressed_by`]). `generic`: the form
+    /// takes a generic address (no state space), so a tensor's base is its
+    /// generic pointer, not its global one.
     Memory {
-        param: usize,
+        buffer: Buffer,
         offset: Poly,
         generic: bool,
     },
-    /// `[buffer + offset]` into a shared-memory buffer of the CTA
-    /// ([`Program::shared`]); `offset` in bytes. Only `.shared` forms take it.
-    Shared { buffer: usize, offset: Poly },
     /// A scalar parameter's value (loaded once at entry).
     Param { param: usize, bits: usize },
     /// A literal's bits, materialised once at entry in a register of `bits` width.

@@ -431,8 +431,8 @@ fn patch(
             .iter()
             .position(|t| t.name == name)
             .ok_or_else(|| format!("no tile `{name}` in the program"))?;
-        // The flags as the checker's expansion sets them from the
-        // form's resolved operand (`check/expand.rs`).
+        // The flags as lowering sets them from the
+        // form's resolved operand (`lower.rs`).
         operands.push(OperandValue::Registers {
             lanes: vec![Lane {
                 tile: t,

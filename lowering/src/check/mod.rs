@@ -1,4 +1,6 @@
-//! Legality checking: turns an [`ast::Kernel`] into a [`Program`] or a list of
+//! Semantic analysis: turns an [`ast::Kernel`] into the checked kernel
+//! (`crate::checked`) and, through the proofs (`crate::prove`) and
+//! lowering (`crate::lower`), into a [`Program`]; or into a list of
 //! diagnostics (all of them, not just the first).
 //!
 //! Rule numbers in comments refer to the legality rules of SPEC §4:
@@ -9,28 +11,30 @@
 //! independence, control flow, register budget).
 //!
 //! - this file: the driver: signature and symbols, scopes, statements and
-//!   control flow (facts of conditions and loops, written-state merges);
+//!   control flow (facts of conditions and loops, predicate versions), an
+//!   `apply`'s opcode, scope and form; at the end, the whole-kernel
+//!   obligations and lowering;
 //! - `values`: integer and bool expressions -> [`crate::sym::Poly`] / [`Cond`];
 //! - `views`: names and view chains -> operand values, slice bounds;
+//! - `form_choice`: which form of an opcode an `apply` means, and the
+//!   nearest one to explain a mistake with;
 //! - `operands`: one candidate form against the operands (rules 2-7, 10);
-//! - `expand`: one instruction per repeat coordinate (rules 8 and 10,
-//!   bounds proofs or guards, alignment proofs, order independence), and
-//!   the register flow of the statement, which `crate::prove::registers`
-//!   checks for rule 9 (definedness under guards) when the walk is done;
-//! - `safety`: whole-kernel proofs: races between threads, `.nc` loads of
-//!   written tensors, the register budget;
+//! - `apply`: an `apply` with its form becomes a checked apply, with its
+//!   own obligations proven as it is added (bounds, order, alignment:
+//!   `crate::prove`);
 //! - `scopes`: group tiles, the binding of group axes to the threads of a
 //!   scope, and the convergence rule of collectives;
 //! - `shared`: shared-memory buffers, CTA barriers and the races between
-//!   barriers.
+//!   barriers (over the race engine, `crate::prove::races`);
+//! - `limits`: compile-time budgets, the register budget.
 //!
 //! Guarantee: a [`Program`] is returned only when no diagnostic was produced;
 //! it satisfies every invariant documented on [`crate::program`].
 
-mod expand;
+mod apply;
+mod form_choice;
 pub mod limits;
 mod operands;
-mod safety;
 mod scopes;
 mod shared;
 mod values;
@@ -39,20 +43,23 @@ mod views;
 use std::collections::HashMap;
 
 use crate::ast::{self, LiteralValue, Stmt};
+use crate::checked::{self, LoopHeader, Value};
 use crate::diag::{Code, Diagnostic, Diagnostics, SpanId};
 use crate::dtype::DType;
-use crate::layout::{Bound, Layout, StaticLayout, index_text, shape_text, storage_index};
+use crate::layout::{Bound, Layout, StaticLayout};
+use crate::memory::Buffer;
 use crate::program::{
-    Cond, Lane, Launch, LaunchFormula, Node, ParamKind, Program, ProgramParam, Symbol, Tile,
+    Cond, Lane, Launch, LaunchFormula, ParamKind, Program, ProgramParam, Symbol, Tile,
 };
-use crate::prove::registers::{self, Flow, FlowLoop};
+use crate::prove::races::{self, AccessRecord, Digit, LoopClass, Threads};
+use crate::prove::registers;
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand, Usability};
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
 use crate::sym::{AtomId, Atoms, Fact, Poly};
 use crate::target::Requirement;
 
-pub use safety::REGISTER_BUDGET;
+pub use limits::REGISTER_BUDGET;
 
 /// Upper bound on a tile's elements and on a kernel's expanded instructions,
 /// so a typo like `alloc_local::<f32>([1 << 30])` fails fast instead of
@@ -129,9 +136,8 @@ struct View {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum ViewBase {
     Tile(usize),
-    Tensor(usize),
-    /// A shared-memory buffer.
-    Shared(usize),
+    /// A buffer of a memory space (a tensor parameter, a shared buffer).
+    Memory(Buffer),
 }
 
 struct TileState {
@@ -148,132 +154,8 @@ struct TileState {
     ever_read: bool,
 }
 
-/// An operand after name resolution and views.
-#[derive(Debug, Clone)]
-enum Value {
-    Local {
-        tile: usize,
-        name: String,
-        layout: StaticLayout,
-    },
-    Global {
-        param: usize,
-        name: String,
-        layout: StaticLayout,
-        view: Layout,
-        bounds: Vec<Bound>,
-    },
-    /// A view of a shared-memory buffer (a memory operand of `.shared`
-    /// forms).
-    Shared {
-        buffer: usize,
-        name: String,
-        layout: StaticLayout,
-        view: Layout,
-        bounds: Vec<Bound>,
-    },
-    Scalar {
-        param: usize,
-        name: String,
-        dtype: DType,
-    },
-    Literal(LiteralValue),
-    /// `sreg("%name")`.
-    Special(String),
-}
-
-impl Value {
-    fn layout(&self) -> Option<&StaticLayout> {
-        match self {
-            Value::Local { layout, .. }
-            | Value::Global { layout, .. }
-            | Value::Shared { layout, .. } => Some(layout),
-            _ => None,
-        }
-    }
-
-    fn describe(&self) -> String {
-        match self {
-            Value::Local { name, layout, .. } => {
-                format!(
-                    "local tile `{name}` ({} {})",
-                    layout.dtype,
-                    shape_text(&layout.shape)
-                )
-            }
-            Value::Global { name, layout, .. } => {
-                format!(
-                    "global tensor `{name}` ({} {})",
-                    layout.dtype,
-                    shape_text(&layout.shape)
-                )
-            }
-            Value::Shared { name, layout, .. } => {
-                format!(
-                    "shared buffer `{name}` ({} {})",
-                    layout.dtype,
-                    shape_text(&layout.shape)
-                )
-            }
-            Value::Scalar { name, dtype, .. } => format!("scalar parameter `{name}: {dtype}`"),
-            Value::Literal(LiteralValue::Int(v)) => format!("integer literal `{v}`"),
-            Value::Literal(LiteralValue::Float(v)) => format!("float literal `{v:?}`"),
-            Value::Literal(LiteralValue::Bool(v)) => format!("bool literal `{v}`"),
-            Value::Special(name) => format!("special register `{name}`"),
-        }
-    }
-}
-
-/// What a thread's identity is made of: the axes along which two threads of
-/// one launch can differ.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-enum Digit {
-    Thread(u8),
-    Cta(u8),
-    /// `lane_id()`: with `Warp`, another name for the thread in its block.
-    Lane,
-    /// `warp_id()`.
-    Warp,
-    /// `warp_id() % 4` (blocks of several warpgroups): with `Warpgroup`,
-    /// another name for the warp.
-    WarpInGroup,
-    /// `warp_id() / 4` (blocks of several warpgroups).
-    Warpgroup,
-}
-
 struct SymbolState {
     symbol: Symbol,
-}
-
-/// Which threads a runtime loop variable belongs to: it is congruent to an
-/// injective thread rank `rank` modulo `period` (see `safety`).
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct LoopClass {
-    digits: Vec<Digit>,
-    rank: Poly,
-    period: Poly,
-}
-
-/// One global memory access, for the whole-kernel race analysis.
-#[derive(Debug, Clone)]
-struct AccessRecord {
-    param: usize,
-    span: SpanId,
-    store: bool,
-    non_coherent: bool,
-    /// An atomic read-modify-write (`atom`, `red`), with its size and
-    /// scope: atomics of one size and scope may meet (`safety`).
-    atomic: Option<safety::Atomic>,
-    /// Per tensor axis, then the flat byte offset: the ways this access
-    /// separates threads.
-    separations: Vec<Vec<safety::Separation>>,
-    /// Digits that have one value wherever the access runs (`pred =
-    /// lane_id() == 0`), with that value.
-    pinned: Vec<(Digit, i128)>,
-    /// Per tensor axis, then the flat byte offset: the interval `[start,
-    /// start + len)` the access stays in, where `start` is the same for
-    /// every thread (`safety::uniform_footprints`).
-    footprints: Vec<Option<(Poly, i128)>>,
 }
 
 /// `(tile, register)` -> version of a `bool` tile register's value.
@@ -292,11 +174,8 @@ struct Checker<'k> {
     facts: Vec<Fact>,
     loop_classes: HashMap<AtomId, LoopClass>,
     accesses: Vec<AccessRecord>,
-    /// The body being built (the innermost block).
-    out: Vec<Node>,
-    /// Its register flow, for the register obligation
-    /// (`crate::prove::registers`).
-    flow: Vec<Flow>,
+    /// The checked body being built (the innermost block).
+    body: Vec<checked::Node>,
     requirement: Requirement,
     instruction_count: usize,
     /// Some parameter type was unreadable (reported by the parser).
@@ -382,8 +261,7 @@ impl<'k> Checker<'k> {
             facts: Vec::new(),
             loop_classes: HashMap::new(),
             accesses: Vec::new(),
-            out: Vec::new(),
-            flow: Vec::new(),
+            body: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
             instruction_count: 0,
             apply_numbers: apply_numbers(&kernel.body),
@@ -555,20 +433,16 @@ impl<'k> Checker<'k> {
     }
 
     /// Runs `f` in a new name scope and a new output block; returns the
-    /// block and its register flow.
-    fn nested(&mut self, facts: Vec<Fact>, f: impl FnOnce(&mut Self)) -> (Vec<Node>, Vec<Flow>) {
-        let outer = std::mem::take(&mut self.out);
-        let outer_flow = std::mem::take(&mut self.flow);
+    /// block.
+    fn nested(&mut self, facts: Vec<Fact>, f: impl FnOnce(&mut Self)) -> Vec<checked::Node> {
+        let outer = std::mem::take(&mut self.body);
         let fact_count = self.facts.len();
         self.facts.extend(facts);
         self.scopes.push(HashMap::new());
         f(self);
         self.scopes.pop();
         self.facts.truncate(fact_count);
-        (
-            std::mem::replace(&mut self.out, outer),
-            std::mem::replace(&mut self.flow, outer_flow),
-        )
+        std::mem::replace(&mut self.body, outer)
     }
 
     /// The version of predicate register `register` of `bool` tile `tile`.
@@ -705,11 +579,11 @@ impl<'k> Checker<'k> {
         let versions = self.pred_versions.clone();
         let Some(cond) = self.eval_bool(&branch.cond, "an `if` condition") else {
             // Still check both bodies for their own errors.
-            let (_, then) = self.nested(Vec::new(), |c| c.block(&branch.then));
+            let then = self.nested(Vec::new(), |c| c.block(&branch.then));
             let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
-            let (_, otherwise) = self.nested(Vec::new(), |c| c.block(&branch.otherwise));
+            let otherwise = self.nested(Vec::new(), |c| c.block(&branch.otherwise));
             self.merge_pred_versions(versions, &then_versions);
-            self.flow.push(Flow::If {
+            self.body.push(checked::Node::If {
                 cond: None,
                 then,
                 otherwise,
@@ -724,29 +598,20 @@ impl<'k> Checker<'k> {
         });
         let then_facts = values::facts_of(&cond, true);
         let epoch = self.epoch_at();
-        let (then, then_flow) = self.nested(then_facts, |c| c.block(&branch.then));
+        let then = self.nested(then_facts, |c| c.block(&branch.then));
         let then_epoch = self.epoch_at();
         self.epochs.current = epoch;
         let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
         let else_facts = values::facts_of(&cond, false);
-        let (otherwise, otherwise_flow) = self.nested(else_facts, |c| c.block(&branch.otherwise));
+        let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
         self.join_epochs(then_epoch);
         self.control.pop();
         self.merge_pred_versions(versions, &then_versions);
-        self.flow.push(Flow::If {
-            cond: Some(cond.clone()),
-            then: then_flow,
-            otherwise: otherwise_flow,
+        self.body.push(checked::Node::If {
+            cond: Some(cond),
+            then,
+            otherwise,
         });
-        match cond {
-            Cond::Const(true) => self.out.extend(then),
-            Cond::Const(false) => self.out.extend(otherwise),
-            cond => self.out.push(Node::If {
-                cond,
-                then,
-                otherwise,
-            }),
-        }
     }
 
     fn for_loop(&mut self, for_loop: &ast::For) {
@@ -762,9 +627,10 @@ impl<'k> Checker<'k> {
             let first_atom = self.next_atom();
             let last_version = self.next_pred_version;
             let versions = self.enter_loop_pred_versions();
-            let (_, body) = self.nested(Vec::new(), |c| c.block(&for_loop.body));
+            let body = self.nested(Vec::new(), |c| c.block(&for_loop.body));
             self.leave_loop_pred_versions(versions);
-            self.flow.push(Flow::Loop(FlowLoop::new(
+            self.body.push(checked::Node::Loop(checked::Loop::new(
+                None,
                 Vec::new(),
                 first_atom,
                 last_version,
@@ -822,12 +688,11 @@ impl<'k> Checker<'k> {
             // `i * step < end - start`, so this neither overflows nor
             // leaves the range.
             let k = start + i * step;
-            let (body, flow) = self.nested(Vec::new(), |c| {
+            let body = self.nested(Vec::new(), |c| {
                 c.bind(&for_loop.var, Binding::Int(Poly::constant(k)));
                 c.block(&for_loop.body);
             });
-            self.out.extend(body);
-            self.flow.extend(flow);
+            self.body.extend(body);
         }
         self.unrolling.pop();
     }
@@ -868,7 +733,7 @@ impl<'k> Checker<'k> {
             lo,
             hi: (hi - 1).max(lo),
         });
-        if let Some(class) = self.loop_class(&start, &step) {
+        if let Some(class) = self.threads().loop_class(&start, &step, &self.facts) {
             self.loop_classes.insert(var, class);
         }
         let var_poly = Poly::atom(var);
@@ -888,22 +753,26 @@ impl<'k> Checker<'k> {
             what: "loop's trip count",
         });
         let epoch = self.epoch_at();
-        let (body, flow) = self.nested(facts.clone(), |c| {
+        let body = self.nested(facts.clone(), |c| {
             c.bind(&for_loop.var, Binding::Int(Poly::atom(var)));
             c.block(&for_loop.body);
         });
         self.close_loop_epochs(epoch);
         self.control.pop();
         self.leave_loop_pred_versions(versions);
-        self.flow
-            .push(Flow::Loop(FlowLoop::new(facts, var, last_version, flow)));
-        self.out.push(Node::Loop {
+        let header = LoopHeader {
             var,
             start,
             end,
             step,
+        };
+        self.body.push(checked::Node::Loop(checked::Loop::new(
+            Some(header),
+            facts,
+            var,
+            last_version,
             body,
-        });
+        )));
     }
 
     fn alloc(&mut self, alloc: &ast::AllocLocal) {
@@ -1213,37 +1082,29 @@ impl<'k> Checker<'k> {
         let values: Vec<Value> = values.into_iter().flatten().collect();
         let Some(guard) = guard else { return };
 
-        // Rules 2-7: pick the form whose operand shapes fit (the table keeps
-        // them unambiguous); report the errors of the closest one otherwise.
-        // On a tie, the form whose special-register operands line up with
-        // the `sreg(..)` values explains the mistake (a misspelled name,
-        // not "a special register where a register goes").
-        let special_mismatches = |candidate: &Modifiers| {
-            candidate
-                .operands()
-                .iter()
-                .zip(&values)
-                .filter(|(slot, value)| {
-                    matches!(slot.kind, OperandKind::Special(_))
-                        != matches!(value, Value::Special(_))
-                })
-                .count()
-        };
-        let mut best: Option<(Modifiers, Vec<Diagnostic>, usize)> = None;
+        // Rules 2-7: the form whose rules hold for the operands; when none
+        // does, the mistake is explained with the nearest form
+        // (`form_choice`).
+        let mut chosen: Option<(Modifiers, Vec<Diagnostic>)> = None;
+        let mut nearest: Option<(form_choice::Distance, Modifiers)> = None;
         for candidate in candidates {
             let errors = self.operand_errors(apply, &candidate, &values);
-            let mismatches = special_mismatches(&candidate);
-            let better = best
-                .as_ref()
-                .is_none_or(|(_, e, m)| (errors.len(), mismatches) < (e.len(), *m));
-            if better {
-                best = Some((candidate, errors, mismatches));
-            }
-            if best.as_ref().is_some_and(|(_, e, _)| e.is_empty()) {
+            if errors.is_empty() {
+                chosen = Some((candidate, errors));
                 break;
             }
+            let distance = form_choice::distance(&candidate, &values);
+            if nearest.as_ref().is_none_or(|(d, _)| distance < *d) {
+                nearest = Some((distance, candidate));
+            }
         }
-        let Some((form, errors, _)) = best else {
+        let chosen = chosen.or_else(|| {
+            nearest.map(|(_, form)| {
+                let errors = self.operand_errors(apply, &form, &values);
+                (form, errors)
+            })
+        });
+        let Some((form, errors)) = chosen else {
             return;
         };
         let slots = form.operands();
@@ -1283,7 +1144,7 @@ impl<'k> Checker<'k> {
         self.requirement = self.requirement.max(requirement);
 
         self.check_preserve_dst(apply, &slots, &values);
-        self.expand(apply, &form, &slots, &values, guard);
+        self.add_apply(apply, &form, &slots, values, guard);
     }
 
     /// Rule 9: `preserve_dst = true` keeps an old value, so it needs `pred`
@@ -1319,8 +1180,10 @@ impl<'k> Checker<'k> {
     /// Records which tensor parameters the kernel stores into.
     fn note_memory_writes(&mut self, slots: &[ResolvedOperand], values: &[Value]) {
         for (slot, value) in slots.iter().zip(values) {
-            if let (Access::Write, Value::Global { param, .. }) = (slot.access, value) {
-                self.mark_tensor_written(*param);
+            if let (Access::Write, Value::Memory { buffer, .. }) = (slot.access, value)
+                && let Some(param) = buffer.param()
+            {
+                self.mark_tensor_written(param);
             }
         }
     }
@@ -1347,8 +1210,10 @@ impl<'k> Checker<'k> {
                     .get(position)
                     .is_some_and(|o| o.access == Access::Write && o.kind == OperandKind::Address)
             });
-            if let (true, Some(Value::Global { param, .. })) = (always_stored, value) {
-                self.mark_tensor_written(*param);
+            if let (true, Some(Value::Memory { buffer, .. })) = (always_stored, value)
+                && let Some(param) = buffer.param()
+            {
+                self.mark_tensor_written(param);
             }
         }
     }
@@ -1373,7 +1238,7 @@ impl<'k> Checker<'k> {
             }
         }
         if !lanes.is_empty() {
-            self.flow.push(Flow::Havoc(lanes));
+            self.body.push(checked::Node::Havoc(lanes));
         }
     }
 
@@ -1381,11 +1246,20 @@ impl<'k> Checker<'k> {
     /// that concerns it: one mistake, one error).
     pub(super) fn havoc_tile(&mut self, tile: usize) {
         let t = &self.tiles[tile].tile;
-        self.flow.push(Flow::Havoc(vec![Lane {
+        self.body.push(checked::Node::Havoc(vec![Lane {
             tile,
             byte_offset: 0,
             bytes: t.registers() * t.dtype.size_bytes(),
         }]));
+    }
+
+    /// What the race proofs read about the launch.
+    fn threads(&self) -> Threads<'_> {
+        Threads {
+            atoms: &self.atoms,
+            launch: &self.launch,
+            loop_classes: &self.loop_classes,
+        }
     }
 
     /// The id the next atom will get.
@@ -1395,7 +1269,10 @@ impl<'k> Checker<'k> {
 
     fn finish(mut self) -> Checked {
         self.check_registers_defined();
-        self.check_races();
+        let races = self.threads().global_races(&self.params, &self.accesses);
+        for diag in races {
+            self.diags.push(diag);
+        }
         self.check_shared_races();
         self.check_register_budget();
         self.check_unread_tiles();
@@ -1415,7 +1292,7 @@ impl<'k> Checker<'k> {
         let base = target
             .min_ptx_version()
             .unwrap_or(crate::target::PtxVersion::new(7, 8));
-        let program = Program {
+        let declarations = Program {
             name: self.kernel.name.clone(),
             target,
             ptx_version: base.max(self.requirement.ptx),
@@ -1425,10 +1302,10 @@ impl<'k> Checker<'k> {
             atoms: self.atoms,
             tiles: self.tiles.into_iter().map(|t| t.tile).collect(),
             shared: self.shared.into_iter().map(|s| s.buffer).collect(),
-            body: self.out,
+            body: Vec::new(),
         };
         Checked {
-            program: Some(program),
+            program: Some(crate::lower::lower(declarations, &self.body)),
             diagnostics: Vec::new(),
             param_writes,
         }
@@ -1445,10 +1322,9 @@ impl Checker<'_> {
         }
         let tiles: Vec<Tile> = self.tiles.iter().map(|t| t.tile.clone()).collect();
         let names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
-        let flow = std::mem::take(&mut self.flow);
         // The facts of the launch shape (`cta_id(0) < grid_dim(0)`): what
         // is left in scope at the end of the body.
-        for diag in registers::prove(&flow, &tiles, &self.atoms, &self.facts, &names) {
+        for diag in registers::prove(&self.body, &tiles, &self.atoms, &self.facts, &names) {
             self.diags.push(diag);
         }
     }
@@ -1498,34 +1374,12 @@ fn dedup(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
         .collect()
 }
 
-fn value_name(value: &Value) -> &str {
-    match value {
-        Value::Local { name, .. }
-        | Value::Global { name, .. }
-        | Value::Shared { name, .. }
-        | Value::Scalar { name, .. }
-        | Value::Special(name) => name,
-        Value::Literal(_) => "literal",
-    }
-}
-
-/// Advances a row-major multi-index.
-fn advance(index: &mut [usize], shape: &[usize]) {
-    for axis in (0..index.len()).rev() {
-        index[axis] += 1;
-        if index[axis] < shape[axis] {
-            return;
-        }
-        index[axis] = 0;
-    }
-}
-
 /// Calls `f` with the byte offset of each element of `layout`.
 fn for_each_element(layout: &StaticLayout, mut f: impl FnMut(usize)) {
     let mut index = vec![0usize; layout.shape.len()];
     for _ in 0..layout.len() {
         f(layout.byte_offset(&index));
-        advance(&mut index, &layout.shape);
+        checked::advance(&mut index, &layout.shape);
     }
 }
 

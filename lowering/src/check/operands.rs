@@ -6,10 +6,12 @@ use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
 use crate::layout::{StaticLayout as Layout, shape_text};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
-use crate::ptx::types::TypeClass;
+use crate::ptx::types::literal_bits;
 use crate::ptx::{Modifiers, PtxType};
 
-use super::{Checker, TileState, Value, advance, value_name};
+use super::{Checker, TileState, Value};
+use crate::checked::advance;
+use crate::memory::MemorySpace;
 
 impl Checker<'_> {
     /// Rules 2-7 and 10 (shape parts) for one candidate form.
@@ -67,53 +69,46 @@ impl Checker<'_> {
             let before = errors.len();
             match (slot.kind, value) {
                 // Rule 3.
-                (OperandKind::Register, Value::Global { name, .. }) => errors.push(
-                    Diagnostic::new(
-                        Code::OPERAND_KIND,
-                        span,
-                        format!("`{name}` is a global tensor, but operand `{}` of `{opcode}` is a register {role}", slot.name),
-                    )
-                    .with_help(if slot.access == Access::Write {
-                        "write into a local tile (`alloc_local`) and store it with `st.global`".to_string()
-                    } else {
-                        "load the tensor into a local tile (`alloc_local`) with `ld.global` first".to_string()
-                    }),
-                ),
-                (OperandKind::Register | OperandKind::Predicate, Value::Shared { name, .. }) => errors.push(
-                    Diagnostic::new(
-                        Code::OPERAND_KIND,
-                        span,
-                        format!("`{name}` is a shared buffer, but operand `{}` of `{opcode}` is a register {role}", slot.name),
-                    )
-                    .with_help(if slot.access == Access::Write {
-                        "write into a local tile (`alloc_local`) and store it with `st.shared`".to_string()
-                    } else {
-                        "load the buffer into a local tile (`alloc_local`) with `ld.shared` first".to_string()
-                    }),
-                ),
-                // The state space of the form and of the operand agree.
-                (OperandKind::Address, Value::Shared { name, .. })
-                    if !matches!(form.space(), crate::ptx::Space::Shared { cluster: false }) =>
+                (kind, Value::Memory { buffer, name, .. })
+                    if kind == OperandKind::Register
+                        || (kind == OperandKind::Predicate && buffer.space == MemorySpace::Shared) =>
                 {
+                    let (noun, short, token) =
+                        (buffer.space.noun(), buffer.space.short_noun(), buffer.space.ptx_token());
                     errors.push(
                         Diagnostic::new(
-                            Code::MEMORY_SPACE,
+                            Code::OPERAND_KIND,
                             span,
-                            format!("`{name}` is a shared buffer, but `{opcode}` addresses {} memory", space_name(form)),
+                            format!("`{name}` is a {noun}, but operand `{}` of `{opcode}` is a register {role}", slot.name),
                         )
-                        .with_help(format!("use the `.shared` form: `{}`", shared_spelling(&opcode))),
+                        .with_help(if slot.access == Access::Write {
+                            format!("write into a local tile (`alloc_local`) and store it with `st.{token}`")
+                        } else {
+                            format!("load the {short} into a local tile (`alloc_local`) with `ld.{token}` first")
+                        }),
                     );
                 }
-                (OperandKind::Address, Value::Global { name, .. })
-                    if matches!(form.space(), crate::ptx::Space::Shared { .. }) =>
+                // The state space of the form and of the operand agree.
+                (OperandKind::Address, Value::Memory { buffer, name, .. })
+                    if !buffer.space.addressed_by(form.space()) =>
                 {
+                    let help = match buffer.space {
+                        MemorySpace::Shared => {
+                            format!("use the `.shared` form: `{}`", shared_spelling(&opcode))
+                        }
+                        MemorySpace::Global => "shared forms take a buffer of `alloc_shared::<T>([..])`; use the `.global` form for a tensor".to_string(),
+                    };
                     errors.push(
                         Diagnostic::new(
                             Code::MEMORY_SPACE,
                             span,
-                            format!("`{name}` is a global tensor, but `{opcode}` addresses shared memory"),
+                            format!(
+                                "`{name}` is a {}, but `{opcode}` addresses {} memory",
+                                buffer.space.noun(),
+                                space_name(form)
+                            ),
                         )
-                        .with_help("shared forms take a buffer of `alloc_shared::<T>([..])`; use the `.global` form for a tensor"),
+                        .with_help(help),
                     );
                 }
                 (OperandKind::Address, Value::Local { name, .. }) => errors.push(
@@ -167,7 +162,9 @@ impl Checker<'_> {
                             slot.name,
                             match other {
                                 Value::Local { name, .. } => format!("the local tile `{name}`"),
-                                Value::Global { name, .. } => format!("the global tensor `{name}`"),
+                                Value::Memory { buffer, name, .. } => {
+                                    format!("the {} `{name}`", buffer.space.noun())
+                                }
                                 other => format!("a {}", other.describe()),
                             }
                         ),
@@ -223,7 +220,7 @@ impl Checker<'_> {
                 )),
                 // Predicate registers live in `bool` tiles (the generic arm
                 // below checks a tile's extent and repeat shape).
-                (OperandKind::Predicate, Value::Global { name, .. }) => errors.push(
+                (OperandKind::Predicate, Value::Memory { name, .. }) => errors.push(
                     Diagnostic::new(
                         Code::OPERAND_KIND,
                         span,
@@ -276,9 +273,7 @@ impl Checker<'_> {
                 }
                 (
                     _,
-                    Value::Local { layout, .. }
-                    | Value::Global { layout, .. }
-                    | Value::Shared { layout, .. },
+                    Value::Local { layout, .. } | Value::Memory { layout, .. },
                 ) => {
                     let is_memory = slot.kind == OperandKind::Address;
                     // A wrong carrier width whose final axis holds exactly the
@@ -333,7 +328,7 @@ impl Checker<'_> {
                     // wrong final axis the repeat axes are unknown, and the
                     // extent error's help already fixes both).
                     if let Some((_, rest)) = layout.shape.split_last().filter(|_| extent_ok) {
-                        let name = value_name(value);
+                        let name = value.name();
                         match &repeat {
                             None => repeat = Some((rest.to_vec(), name, span)),
                             Some((shape, first, _)) if shape.as_slice() != rest => errors.push(
@@ -375,7 +370,7 @@ fn extent_error(
     value: &Value,
 ) -> Diagnostic {
     let extent = *layout.shape.last().unwrap_or(&0);
-    let name = value_name(value);
+    let name = value.name();
     if is_memory {
         let bytes = slot.lanes as usize * slot.ty.carrier_bits() / 8;
         let mut diag = Diagnostic::new(
@@ -554,58 +549,6 @@ fn scalar_type_error(
             )
         }),
         _ => None,
-    }
-}
-
-/// The bits of a literal for an operand of type `ty`, or why it does not fit.
-pub(super) fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
-    let bits = ty.carrier_bits() as u32;
-    match literal {
-        LiteralValue::Bool(_) => Err(format!("a bool literal cannot be a `{ty}` value")),
-        LiteralValue::Float(value) => match ty {
-            // Like rustc's `overflowing_literals`: a finite literal must stay finite.
-            PtxType::F32 if value.is_finite() && !(value as f32).is_finite() => Err(format!(
-                "the float literal `{value:?}` is out of range for `{ty}` (it would become infinite)"
-            )),
-            PtxType::F32 => Ok(u64::from((value as f32).to_bits())),
-            PtxType::F64 => Ok(value.to_bits()),
-            _ if ty.class() == TypeClass::Bits => Err(format!(
-                "`{ty}` takes raw bits, so the float literal `{value:?}` is ambiguous: write its bits as an integer literal, or use an `.f32`/`.f64` form"
-            )),
-            _ if ty.is_float() => Err(format!(
-                "float literals for `{ty}` operands are not supported yet; write the bits as an integer literal into a tile"
-            )),
-            _ => Err(format!(
-                "`{ty}` is an integer type, so the float literal `{value:?}` would be truncated"
-            )),
-        },
-        LiteralValue::Int(value) => {
-            if ty.is_float() && ty.class() == TypeClass::Scalar {
-                return Err(format!(
-                    "`{ty}` is a float type: write a float literal like `{value}.0`"
-                ));
-            }
-            let fits = if ty.is_signed_int() {
-                let limit = 1i128 << (bits - 1);
-                (-limit..limit).contains(&value)
-            } else if ty.is_unsigned_int() {
-                (0..(1i128 << bits)).contains(&value)
-            } else {
-                // Bit-size and packed types: any value of that many bits, signed or not.
-                (-(1i128 << (bits - 1))..(1i128 << bits)).contains(&value)
-            };
-            if !fits {
-                return Err(format!(
-                    "the literal `{value}` does not fit in `{ty}` ({bits} bits)"
-                ));
-            }
-            let mask = if bits == 64 {
-                u64::MAX
-            } else {
-                (1u64 << bits) - 1
-            };
-            Ok((value as i64 as u64) & mask)
-        }
     }
 }
 

@@ -29,6 +29,7 @@ use std::collections::HashMap;
 use crate::ast;
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::{SliceBound, shape_text};
+use crate::memory::{Buffer, MemorySpace};
 use crate::program::Cond;
 use crate::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
@@ -573,9 +574,7 @@ impl Checker<'_> {
                 );
                 None
             }
-            (ViewBase::Tensor(_) | ViewBase::Shared(_), _) => {
-                self.bind_tensor_group(view, scope, place)
-            }
+            (ViewBase::Memory(_), _) => self.bind_tensor_group(view, scope, place),
         }
     }
 
@@ -642,13 +641,19 @@ impl Checker<'_> {
     /// shared buffer a view is cut from.
     fn row_major_strides(&self, base: ViewBase) -> Option<(usize, Vec<Poly>)> {
         let (dtype, dims): (_, Vec<Poly>) = match base {
-            ViewBase::Tensor(param) => match &self.params[param].kind {
+            ViewBase::Memory(Buffer {
+                space: MemorySpace::Global,
+                index: param,
+            }) => match &self.params[param].kind {
                 crate::program::ParamKind::Tensor { dtype, dims, .. } => {
                     (*dtype, dims.iter().map(|d| self.dim_poly(*d)).collect())
                 }
                 crate::program::ParamKind::Scalar(_) => return None,
             },
-            ViewBase::Shared(buffer) => {
+            ViewBase::Memory(Buffer {
+                space: MemorySpace::Shared,
+                index: buffer,
+            }) => {
                 let b = &self.shared[buffer].buffer;
                 let dims = b.shape.iter().map(|d| self.dim_poly(*d)).collect();
                 (b.dtype, dims)

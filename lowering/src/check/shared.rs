@@ -1,7 +1,7 @@
 //! Shared memory and CTA barriers (SPEC §7, `docs/scopes.md`).
 //!
 //! - `alloc_shared::<T>([..])` declares one buffer per CTA: with constant
-//!   extents a static buffer (at most [`MAX_STATIC_SHARED_BYTES`] of them in all),
+//!   extents a static buffer (at most [`crate::memory::MAX_STATIC_SHARED_BYTES`] of them in all),
 //!   or, at most once per kernel, with extents that name a size symbol
 //!   (TK0613 otherwise), the dynamic buffer the launcher sizes (TK0614 for a
 //!   second one). Its views are memory operands of the `.shared` forms
@@ -34,14 +34,11 @@ use std::collections::BTreeSet;
 
 use crate::ast;
 use crate::diag::{Code, Diagnostic, SpanId};
+use crate::memory::MemorySpace;
 use crate::program::{SharedBuffer, static_shared_bytes};
 use crate::sym::Fact;
 
-use super::{Binding, Checker, Digit, safety};
-
-/// Static shared memory a CTA may declare (PTX's limit without opting in
-/// to dynamic shared memory).
-pub const MAX_STATIC_SHARED_BYTES: usize = 48 * 1024;
+use super::{Binding, Checker, Digit, races};
 
 /// A shared buffer while checking.
 pub(super) struct SharedState {
@@ -54,10 +51,10 @@ pub(super) struct SharedAccess {
     pub buffer: usize,
     pub span: SpanId,
     pub store: bool,
-    pub atomic: Option<safety::Atomic>,
+    pub atomic: Option<races::Atomic>,
     /// The epoch (before merging) the access runs in.
     pub epoch: usize,
-    pub separations: Vec<Vec<safety::Separation>>,
+    pub separations: Vec<Vec<races::Separation>>,
     pub pinned: Vec<(Digit, i128)>,
     /// See `AccessRecord::footprints`.
     pub footprints: Vec<Option<(crate::sym::Poly, i128)>>,
@@ -131,13 +128,14 @@ impl Checker<'_> {
             }
         } else {
             let total = static_shared_bytes(self.shared.iter().map(|s| &s.buffer).chain([&buffer]));
-            if total > MAX_STATIC_SHARED_BYTES {
+            let budget = MemorySpace::Shared.static_budget().unwrap_or(usize::MAX);
+            if total > budget {
                 self.diags.push(
                     Diagnostic::new(
                         Code::SHARED_TOO_LARGE,
                         alloc.span,
                         format!(
-                            "shared buffer `{}` {} brings the CTA's static shared memory to {total} bytes, more than the {MAX_STATIC_SHARED_BYTES} a kernel may declare",
+                            "shared buffer `{}` {} brings the CTA's static shared memory to {total} bytes, more than the {budget} a kernel may declare",
                             alloc.name,
                             self.shared_shape_text(&buffer)
                         ),
@@ -171,12 +169,14 @@ impl Checker<'_> {
         buffer: usize,
         span: SpanId,
         store: bool,
-        atomic: Option<safety::Atomic>,
+        atomic: Option<races::Atomic>,
         view: &crate::layout::Layout,
         facts: &[Fact],
     ) {
-        let separations = self.separations(view, facts);
-        let pinned = self.pinned_digits(facts);
+        let threads = self.threads();
+        let separations = threads.separations(view, facts);
+        let pinned = threads.pinned_digits(facts);
+        let footprints = threads.uniform_footprints(view);
         self.shared_accesses.push(SharedAccess {
             buffer,
             span,
@@ -185,17 +185,14 @@ impl Checker<'_> {
             epoch: self.epochs.current,
             separations,
             pinned,
-            footprints: self.uniform_footprints(view),
+            footprints,
         });
     }
 
     /// Within each epoch, a written shared buffer is accessed per thread.
     pub(super) fn check_shared_races(&mut self) {
         // The digits two threads of one CTA can differ in.
-        let live: BTreeSet<Digit> = (0..3u8)
-            .filter(|a| self.launch.block[usize::from(*a)] > 1)
-            .map(Digit::Thread)
-            .collect();
+        let live = self.threads().live_digits(MemorySpace::Shared);
         if live.is_empty() {
             return;
         }
@@ -216,10 +213,10 @@ impl Checker<'_> {
             let name = self.shared[buffer].buffer.name.clone();
             // Only atomics (of one CTA, whatever their scope): held to the
             // rules of atomicity.
-            let atomics: Option<Vec<safety::RaceAccess>> = records
+            let atomics: Option<Vec<races::RaceAccess>> = records
                 .iter()
                 .map(|r| {
-                    Some(safety::RaceAccess {
+                    Some(races::RaceAccess {
                         span: r.span,
                         atomic: r.atomic?,
                         separations: &r.separations,
@@ -229,7 +226,9 @@ impl Checker<'_> {
                 })
                 .collect();
             if let Some(atomics) = atomics {
-                let diags = self.atomic_races(&name, "shared buffer ", &atomics, &live, false);
+                let diags =
+                    self.threads()
+                        .atomic_races(&name, "shared buffer ", &atomics, &live, false);
                 if !diags.is_empty() {
                     reported.insert(buffer);
                 }
@@ -242,7 +241,7 @@ impl Checker<'_> {
                 .iter()
                 .map(|r| (r.separations.as_slice(), r.pinned.as_slice()))
                 .collect();
-            let missing = self.unseparated(&parts, &live);
+            let missing = self.threads().unseparated(&parts, &live);
             if missing.is_empty() {
                 continue;
             }
@@ -250,7 +249,8 @@ impl Checker<'_> {
             // A store that meets other threads' accesses of its own
             // instruction: no barrier can come between them.
             let alone = |r: &SharedAccess| {
-                self.unseparated(&[(r.separations.as_slice(), r.pinned.as_slice())], &live)
+                self.threads()
+                    .unseparated(&[(r.separations.as_slice(), r.pinned.as_slice())], &live)
             };
             let self_racing = records.iter().find(|r| r.store && !alone(r).is_empty());
             // The first access that meets an earlier store of other
@@ -258,6 +258,7 @@ impl Checker<'_> {
             // element), else the first store.
             let meets = |s: &SharedAccess, r: &SharedAccess| {
                 !self
+                    .threads()
                     .unseparated(
                         &[
                             (s.separations.as_slice(), s.pinned.as_slice()),
@@ -282,7 +283,7 @@ impl Checker<'_> {
                 Some(r) => alone(r),
                 None => missing,
             };
-            let names: Vec<String> = missing.iter().copied().map(safety::digit_name).collect();
+            let names: Vec<String> = missing.iter().copied().map(races::digit_name).collect();
             let diag = Diagnostic::new(
                 Code::SHARED_RACE,
                 culprit.span,

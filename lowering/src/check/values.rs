@@ -10,12 +10,12 @@
 use crate::ast::{self, BinOp, Expr, UnOp};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
-use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, Node, ParamKind, Symbol};
+use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, ParamKind, Symbol};
 use crate::ptx::resolve::nearest;
 use crate::sym::{Atom, AtomKind, ComputedOp, Fact, INDEX_LIMIT, Poly, gcd};
 
 use super::{Binding, Checker, SymbolState, Value, View, ViewBase, limits};
-use crate::prove::registers::{CondRead, Flow};
+use crate::checked::{self, CondRead};
 
 /// Every symbol value is at most this (checked by the launcher).
 pub const MAX_SYMBOL_VALUE: i128 = (1 << 40) - 1;
@@ -664,7 +664,7 @@ impl Checker<'_> {
         let register = layout.byte_offset(&vec![0; layout.shape.len()]);
         // Whether it holds a value here is the register obligation's to
         // prove (`crate::prove::registers`).
-        self.flow.push(Flow::CondRead(CondRead {
+        self.body.push(checked::Node::CondRead(CondRead {
             tile,
             register,
             span: place.span,
@@ -1324,7 +1324,7 @@ impl Checker<'_> {
             lo,
             hi,
         });
-        self.out.push(Node::Define(atom));
+        self.body.push(checked::Node::Define(atom));
         Some(Poly::atom(atom))
     }
 

@@ -8,6 +8,7 @@
 use crate::ast::{self, LiteralValue, Operand, PlaceExpr, SliceItem, ViewKind};
 use crate::diag::{Code, Diagnostic};
 use crate::layout::{Bound, BoundKind, Layout, SliceBound, StaticLayout, shape_text};
+use crate::memory::Buffer;
 use crate::program::ParamKind;
 use crate::ptx::resolve::nearest;
 use crate::sym::{Poly, Prover};
@@ -74,14 +75,7 @@ impl Checker<'_> {
                 name: view.name,
                 layout,
             },
-            ViewBase::Tensor(param) => Value::Global {
-                param,
-                name: view.name,
-                layout,
-                view: view.layout,
-                bounds: view.bounds,
-            },
-            ViewBase::Shared(buffer) => Value::Shared {
+            ViewBase::Memory(buffer) => Value::Memory {
                 buffer,
                 name: view.name,
                 layout,
@@ -128,7 +122,7 @@ impl Checker<'_> {
                 let b = &self.shared[buffer].buffer;
                 let shape: Vec<Poly> = b.shape.iter().map(|d| self.dim_poly(*d)).collect();
                 View {
-                    base: ViewBase::Shared(buffer),
+                    base: ViewBase::Memory(Buffer::shared(buffer)),
                     name: place.base.clone(),
                     layout: Layout::row_major(b.dtype, &shape),
                     bounds: Vec::new(),
@@ -151,7 +145,7 @@ impl Checker<'_> {
                 ParamKind::Tensor { dtype, dims, .. } => {
                     let shape: Vec<Poly> = dims.iter().map(|d| self.dim_poly(*d)).collect();
                     View {
-                        base: ViewBase::Tensor(param),
+                        base: ViewBase::Memory(Buffer::global(param)),
                         name: place.base.clone(),
                         layout: Layout::row_major(dtype, &shape),
                         bounds: Vec::new(),
@@ -199,7 +193,7 @@ impl Checker<'_> {
                             if !self.accept_bounds(&view, &layout, &new_bounds, items) {
                                 return None;
                             }
-                            if matches!(view.base, ViewBase::Tensor(_) | ViewBase::Shared(_)) {
+                            if matches!(view.base, ViewBase::Memory(_)) {
                                 view.bounds.extend(new_bounds);
                             }
                             Ok(layout)

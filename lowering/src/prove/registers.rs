@@ -1,11 +1,11 @@
 //! The register obligation: every register value an *effect* observes is
 //! defined (SPEC §4 rule 9, with §6's guards).
 //!
-//! **Input**: the register flow the checker records as it walks the body
-//! ([`Flow`]): for each `apply` the bytes each repeat coordinate reads and
-//! writes, the guard it runs under (its `pred` and the bounds guards the
-//! compiler added), and whether it is an effect; the runtime `if`s and
-//! loops around them; the conditions that read predicate registers.
+//! **Input**: the checked kernel (`crate::checked`): for each `apply` the
+//! bytes each repeat coordinate reads and writes, the guard it runs under
+//! (its `pred` and the bounds guards the compiler added), and whether it is
+//! an effect; the runtime `if`s and loops around them; the conditions that
+//! read predicate registers.
 //! **Output**: diagnostics only (TK0302, TK0303, TK0306). No IR is built
 //! here, and the walk has no side effects, so loops are walked to a
 //! fixpoint.
@@ -42,13 +42,13 @@
 //! barrier or condition of any execution reads a register byte its thread
 //! left undefined (the CPU interpreter faults on exactly those reads).
 
-use std::collections::BTreeSet;
 use std::rc::Rc;
 
-use crate::diag::{Code, Diagnostic, SpanId};
+use crate::checked::{Apply, CondRead, Loop, Node};
+use crate::diag::{Code, Diagnostic};
 use crate::layout::storage_index;
 use crate::program::{CmpOp, Cond, Lane, Tile};
-use crate::sym::{AtomId, Atoms, Fact, Poly, Prover};
+use crate::sym::{Atoms, Fact, Poly, Prover};
 
 /// Where one register byte holds a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,127 +63,6 @@ pub(crate) enum Defined {
     Under(Rc<Cond>),
 }
 
-/// The register flow of a kernel body, in program order.
-#[derive(Debug, Clone)]
-pub(crate) enum Flow {
-    Apply(FlowApply),
-    /// A runtime `if` (`cond: None`: its condition failed to check, and
-    /// either arm may run).
-    If {
-        cond: Option<Cond>,
-        then: Vec<Flow>,
-        otherwise: Vec<Flow>,
-    },
-    /// A runtime loop: its body runs zero or more times, with `facts` (the
-    /// loop variable's range) in scope.
-    Loop(FlowLoop),
-    /// A statement that failed to check (already reported): what it names
-    /// counts as written on every path, so one mistake adds no follow-up
-    /// "never written" errors.
-    Havoc(Vec<Lane>),
-    /// A condition (`if`, `pred`, a `bool` `let`) reads a predicate
-    /// register here.
-    CondRead(CondRead),
-}
-
-/// One `apply` that passed rules 1-8.
-#[derive(Debug, Clone)]
-pub(crate) struct FlowApply {
-    pub opcode: String,
-    /// What every instruction of the statement runs under: its `pred` and
-    /// the bounds guards the compiler added.
-    pub guard: Cond,
-    /// Its register inputs reach memory or other threads (a store, atomic,
-    /// collective or barrier); a pure instruction's only reach its
-    /// destinations.
-    pub effect: bool,
-    /// `preserve_dst = true`, at this span.
-    pub preserve: Option<SpanId>,
-    /// Per operand: its span and name, for messages.
-    pub operands: Vec<(SpanId, String)>,
-    /// Per repeat coordinate: the bytes read and written, each with the
-    /// index of its operand.
-    pub coordinates: Vec<Coordinate>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Coordinate {
-    pub reads: Vec<(usize, Lane)>,
-    pub writes: Vec<(usize, Lane)>,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct FlowLoop {
-    pub facts: Vec<Fact>,
-    /// The first atom the body's values use (its loop variable): atoms from
-    /// here on are another iteration's values on the way round.
-    pub first_atom: AtomId,
-    /// Predicate versions above this one are handed out in (or at the entry
-    /// of) the body.
-    pub last_version_before: u64,
-    pub body: Vec<Flow>,
-    /// Every register byte the body may write, as `(tile, byte)`.
-    pub writes: BTreeSet<(usize, usize)>,
-}
-
-#[derive(Debug, Clone)]
-pub(crate) struct CondRead {
-    pub tile: usize,
-    pub register: usize,
-    pub span: SpanId,
-    /// The condition as written (`p[0]`) and the tile's name.
-    pub text: String,
-    pub base: String,
-}
-
-impl FlowLoop {
-    pub(crate) fn new(
-        facts: Vec<Fact>,
-        first_atom: AtomId,
-        last_version_before: u64,
-        body: Vec<Flow>,
-    ) -> FlowLoop {
-        let mut writes = BTreeSet::new();
-        collect_writes(&body, &mut writes);
-        FlowLoop {
-            facts,
-            first_atom,
-            last_version_before,
-            body,
-            writes,
-        }
-    }
-}
-
-fn collect_writes(flow: &[Flow], out: &mut BTreeSet<(usize, usize)>) {
-    fn add(lane: &Lane, out: &mut BTreeSet<(usize, usize)>) {
-        for byte in lane.byte_offset..lane.byte_offset + lane.bytes {
-            out.insert((lane.tile, byte));
-        }
-    }
-    for node in flow {
-        match node {
-            Flow::Apply(apply) => {
-                for coordinate in &apply.coordinates {
-                    for (_, lane) in &coordinate.writes {
-                        add(lane, out);
-                    }
-                }
-            }
-            Flow::Havoc(lanes) => lanes.iter().for_each(|lane| add(lane, out)),
-            Flow::If {
-                then, otherwise, ..
-            } => {
-                collect_writes(then, out);
-                collect_writes(otherwise, out);
-            }
-            // Already collected when the inner loop was recorded.
-            Flow::Loop(inner) => out.extend(inner.writes.iter().copied()),
-            Flow::CondRead(_) => {}
-        }
-    }
-}
-
 /// How often a loop body is walked looking for its fixpoint before every
 /// byte it writes is taken as defined nowhere we can name (always sound).
 const LOOP_PASSES: usize = 3;
@@ -194,7 +73,7 @@ const WALK_BUDGET: usize = 1 << 22;
 
 /// Checks the register obligation of a kernel body.
 pub(crate) fn prove(
-    flow: &[Flow],
+    flow: &[Node],
     tiles: &[Tile],
     atoms: &Atoms,
     facts: &[Fact],
@@ -235,24 +114,25 @@ struct Walk<'a> {
 }
 
 impl Walk<'_> {
-    fn block(&mut self, flow: &[Flow]) {
+    fn block(&mut self, flow: &[Node]) {
         for node in flow {
             match node {
-                Flow::Apply(apply) => self.apply(apply),
-                Flow::If {
+                Node::Apply(apply) => self.apply(apply),
+                Node::If {
                     cond,
                     then,
                     otherwise,
                 } => self.branch(cond.as_ref(), then, otherwise),
-                Flow::Loop(body) => self.runtime_loop(body),
-                Flow::Havoc(lanes) => {
+                Node::Loop(body) => self.runtime_loop(body),
+                Node::Havoc(lanes) => {
                     for lane in lanes {
                         for byte in self.bytes_mut(lane) {
                             *byte = Defined::Yes;
                         }
                     }
                 }
-                Flow::CondRead(read) => self.cond_read(read),
+                Node::CondRead(read) => self.cond_read(read),
+                Node::Define(_) => {}
             }
         }
     }
@@ -283,7 +163,7 @@ impl Walk<'_> {
         known
     }
 
-    fn apply(&mut self, apply: &FlowApply) {
+    fn apply(&mut self, apply: &Apply) {
         self.budget = self.budget.saturating_sub(apply.coordinates.len().max(1));
         if apply.guard == Cond::Const(false) {
             // Never runs: reads nothing, writes nothing.
@@ -387,7 +267,7 @@ impl Walk<'_> {
         }
     }
 
-    fn branch(&mut self, cond: Option<&Cond>, then: &[Flow], otherwise: &[Flow]) {
+    fn branch(&mut self, cond: Option<&Cond>, then: &[Node], otherwise: &[Node]) {
         match cond {
             Some(Cond::Const(true)) => return self.block(then),
             Some(Cond::Const(false)) => return self.block(otherwise),
@@ -407,7 +287,7 @@ impl Walk<'_> {
     }
 
     /// Walks one arm of an `if` with its condition in scope.
-    fn arm(&mut self, cond: Option<&Cond>, positive: bool, body: &[Flow]) {
+    fn arm(&mut self, cond: Option<&Cond>, positive: bool, body: &[Node]) {
         let (facts, path) = (self.facts.len(), self.path.len());
         if let Some(cond) = cond {
             self.facts.extend(facts_of(cond, positive));
@@ -422,7 +302,7 @@ impl Walk<'_> {
         self.path.truncate(path);
     }
 
-    fn runtime_loop(&mut self, body: &FlowLoop) {
+    fn runtime_loop(&mut self, body: &Loop) {
         let before = self.state.clone();
         let facts = self.facts.len();
         self.facts.extend(body.facts.iter().cloned());
@@ -466,7 +346,7 @@ impl Walk<'_> {
 
     /// The state at a loop's head (and after it): before the loop, or after
     /// some iteration, with that iteration's values forgotten.
-    fn round_trip(&self, before: &[Vec<Defined>], body: &FlowLoop) -> Vec<Vec<Defined>> {
+    fn round_trip(&self, before: &[Vec<Defined>], body: &Loop) -> Vec<Vec<Defined>> {
         before
             .iter()
             .zip(&self.state)
@@ -535,7 +415,7 @@ impl Walk<'_> {
 
     fn never_written(
         &mut self,
-        apply: &FlowApply,
+        apply: &Apply,
         operand: usize,
         tile: usize,
         offset: usize,
@@ -544,7 +424,10 @@ impl Walk<'_> {
         if std::mem::replace(&mut reported[operand], true) {
             return;
         }
-        let (span, name) = &apply.operands[operand];
+        let (span, name) = (
+            &apply.operands[operand].span,
+            apply.operands[operand].value.name(),
+        );
         let element = self.element(tile, offset);
         let opcode = &apply.opcode;
         self.push(
@@ -561,7 +444,7 @@ impl Walk<'_> {
 
     fn observed_undefined(
         &mut self,
-        apply: &FlowApply,
+        apply: &Apply,
         operand: usize,
         tile: usize,
         offset: usize,
@@ -571,7 +454,10 @@ impl Walk<'_> {
         if std::mem::replace(&mut reported[operand], true) {
             return;
         }
-        let (span, name) = &apply.operands[operand];
+        let (span, name) = (
+            &apply.operands[operand].span,
+            apply.operands[operand].value.name(),
+        );
         let element = self.element(tile, offset);
         let opcode = &apply.opcode;
         let (mut undefined, guard) = self.undefined_text(cond);
@@ -604,15 +490,9 @@ impl Walk<'_> {
         );
     }
 
-    fn preserve_unwritten(
-        &mut self,
-        apply: &FlowApply,
-        operand: usize,
-        tile: usize,
-        offset: usize,
-    ) {
+    fn preserve_unwritten(&mut self, apply: &Apply, operand: usize, tile: usize, offset: usize) {
         let Some(span) = apply.preserve else { return };
-        let name = &apply.operands[operand].1;
+        let name = apply.operands[operand].value.name();
         let element = self.element(tile, offset);
         self.push(
             Diagnostic::new(
@@ -727,7 +607,7 @@ fn meet(a: &Defined, b: &Defined) -> Defined {
 
 /// A byte's state carried round a loop: conditions over the body's own
 /// values mean another iteration's values at the head.
-fn carried(defined: &Defined, body: &FlowLoop) -> Defined {
+fn carried(defined: &Defined, body: &Loop) -> Defined {
     match defined {
         Defined::Under(cond) if mentions_body(cond, body) => {
             Defined::Under(Rc::new(Cond::Const(false)))
@@ -736,7 +616,7 @@ fn carried(defined: &Defined, body: &FlowLoop) -> Defined {
     }
 }
 
-fn mentions_body(cond: &Cond, body: &FlowLoop) -> bool {
+fn mentions_body(cond: &Cond, body: &Loop) -> bool {
     match cond {
         Cond::Const(_) | Cond::Param(_) => false,
         Cond::Cmp(_, p) => p.atoms().iter().any(|a| *a >= body.first_atom),

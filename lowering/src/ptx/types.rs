@@ -1,5 +1,6 @@
 //! PTX operand types and the register carriers that hold them.
 
+use crate::ast::LiteralValue;
 use crate::dtype::DType;
 use std::fmt;
 
@@ -315,6 +316,59 @@ impl PtxType {
 impl fmt::Display for PtxType {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, ".{}", self.token())
+    }
+}
+
+/// The bits of a literal for an operand of type `ty`, or why it does not
+/// fit (SPEC §4 rule 7).
+pub fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
+    let bits = ty.carrier_bits() as u32;
+    match literal {
+        LiteralValue::Bool(_) => Err(format!("a bool literal cannot be a `{ty}` value")),
+        LiteralValue::Float(value) => match ty {
+            // Like rustc's `overflowing_literals`: a finite literal must stay finite.
+            PtxType::F32 if value.is_finite() && !(value as f32).is_finite() => Err(format!(
+                "the float literal `{value:?}` is out of range for `{ty}` (it would become infinite)"
+            )),
+            PtxType::F32 => Ok(u64::from((value as f32).to_bits())),
+            PtxType::F64 => Ok(value.to_bits()),
+            _ if ty.class() == TypeClass::Bits => Err(format!(
+                "`{ty}` takes raw bits, so the float literal `{value:?}` is ambiguous: write its bits as an integer literal, or use an `.f32`/`.f64` form"
+            )),
+            _ if ty.is_float() => Err(format!(
+                "float literals for `{ty}` operands are not supported yet; write the bits as an integer literal into a tile"
+            )),
+            _ => Err(format!(
+                "`{ty}` is an integer type, so the float literal `{value:?}` would be truncated"
+            )),
+        },
+        LiteralValue::Int(value) => {
+            if ty.is_float() && ty.class() == TypeClass::Scalar {
+                return Err(format!(
+                    "`{ty}` is a float type: write a float literal like `{value}.0`"
+                ));
+            }
+            let fits = if ty.is_signed_int() {
+                let limit = 1i128 << (bits - 1);
+                (-limit..limit).contains(&value)
+            } else if ty.is_unsigned_int() {
+                (0..(1i128 << bits)).contains(&value)
+            } else {
+                // Bit-size and packed types: any value of that many bits, signed or not.
+                (-(1i128 << (bits - 1))..(1i128 << bits)).contains(&value)
+            };
+            if !fits {
+                return Err(format!(
+                    "the literal `{value}` does not fit in `{ty}` ({bits} bits)"
+                ));
+            }
+            let mask = if bits == 64 {
+                u64::MAX
+            } else {
+                (1u64 << bits) - 1
+            };
+            Ok((value as i64 as u64) & mask)
+        }
     }
 }
 

@@ -1,6 +1,17 @@
-//! Whole-kernel safety proofs: no two threads touch the same bytes of a
-//! tensor that the kernel writes (races), `.nc` loads only of tensors the
-//! kernel never writes, and tiles that fit the register file.
+//! The race obligation: no two threads touch the same bytes of a buffer
+//! the kernel writes unless the memory model makes their accesses
+//! indivisible (atomics), and `.nc` loads read only tensors the kernel never
+//! writes.
+//!
+//! **Input**: per memory access, what the checker recorded as it added the
+//! access's apply ([`AccessRecord`] for global tensors; shared accesses by
+//! barrier epoch in `check/shared.rs`): its candidate separations per axis
+//! ([`Threads::separations`]), the digits it pins to one value, its uniform
+//! footprints. Which digits two threads sharing the bytes may differ in is
+//! the memory space's rule ([`crate::memory::MemorySpace::shared_by`]:
+//! [`Threads::live_digits`]). **Output**: diagnostics (TK0404 races,
+//! TK0405 `.nc` of a written tensor, TK0408 atomics of different sizes,
+//! TK0409 atomics of a scope narrower than their threads).
 //!
 //! **Races.** A thread is identified by its *digits*: `thread_id(a)` for each
 //! block axis of extent > 1 and `cta_id(a)` for each grid axis that may
@@ -51,19 +62,70 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
-use crate::program::ParamKind;
+use crate::memory::{MemorySpace, Sharers};
+use crate::program::{Launch, ParamKind, ProgramParam};
 use crate::ptx::Modifiers;
-use crate::sym::{AtomId, AtomKind, Fact, Poly, Prover, gcd};
+use crate::sym::{AtomId, AtomKind, Atoms, Fact, Poly, Prover, gcd};
 
-use super::{Checker, Digit, LoopClass, tile_registers};
+/// What a thread's identity is made of: the axes along which two threads of
+/// one launch can differ.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub(crate) enum Digit {
+    Thread(u8),
+    Cta(u8),
+    /// `lane_id()`: with `Warp`, another name for the thread in its block.
+    Lane,
+    /// `warp_id()`.
+    Warp,
+    /// `warp_id() % 4` (blocks of several warpgroups): with `Warpgroup`,
+    /// another name for the warp.
+    WarpInGroup,
+    /// `warp_id() / 4` (blocks of several warpgroups).
+    Warpgroup,
+}
 
-/// Tiles may use at most this many 32-bit registers per thread: PTX allows
-/// 255, and the rest is kept for addresses, indices and predicates.
-pub const REGISTER_BUDGET: usize = 224;
+/// Which threads a runtime loop variable belongs to: it is congruent to an
+/// injective thread rank `rank` modulo `period` (see the module doc).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct LoopClass {
+    pub digits: Vec<Digit>,
+    pub rank: Poly,
+    pub period: Poly,
+}
+
+/// One global memory access, for the whole-kernel race analysis.
+#[derive(Debug, Clone)]
+pub(crate) struct AccessRecord {
+    pub param: usize,
+    pub span: SpanId,
+    pub store: bool,
+    pub non_coherent: bool,
+    /// An atomic read-modify-write (`atom`, `red`), with its size and
+    /// scope: atomics of one size and scope may meet (the module doc).
+    pub atomic: Option<Atomic>,
+    /// Per tensor axis, then the flat byte offset: the ways this access
+    /// separates threads.
+    pub separations: Vec<Vec<Separation>>,
+    /// Digits that have one value wherever the access runs (`pred =
+    /// lane_id() == 0`), with that value.
+    pub pinned: Vec<(Digit, i128)>,
+    /// Per tensor axis, then the flat byte offset: the interval `[start,
+    /// start + len)` the access stays in, where `start` is the same for
+    /// every thread (`uniform_footprints`).
+    pub footprints: Vec<Option<(Poly, i128)>>,
+}
+
+/// What the race proofs read about a launch: its atoms, its shape, and
+/// which threads each runtime loop variable belongs to.
+pub(crate) struct Threads<'a> {
+    pub atoms: &'a Atoms,
+    pub launch: &'a Launch,
+    pub loop_classes: &'a HashMap<AtomId, LoopClass>,
+}
 
 /// One access as the race rule reads it: its candidate separations per axis
 /// and the digits it pins to one value.
-pub(super) type AccessParts<'a> = (&'a [Vec<Separation>], &'a [(Digit, i128)]);
+pub(crate) type AccessParts<'a> = (&'a [Vec<Separation>], &'a [(Digit, i128)]);
 
 /// The most digits whose subsets are tried as separated sets (a launch has
 /// at most 10 digits; typical accesses name 2 or 3).
@@ -75,7 +137,7 @@ const MAX_PERIODS: usize = 64;
 /// How one access separates threads along one axis: each thread's indices
 /// lie in `[sign * c * v + offset, sign * c * v + offset + c)`.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct Separation {
+pub(crate) struct Separation {
     pub digits: BTreeSet<Digit>,
     /// The injective rank of `digits` (uniform weights).
     pub rank: Poly,
@@ -125,7 +187,7 @@ impl Separation {
 
 /// An atomic read-modify-write as the race rule reads it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) struct Atomic {
+pub(crate) struct Atomic {
     /// The bytes one atomic operation updates (a vector atomic is one
     /// operation per element).
     pub bytes: usize,
@@ -145,7 +207,7 @@ impl Atomic {
 
 /// The atomic a form performs, if it is one (`atom`, `red`: its table
 /// effect).
-pub(super) fn atomic_of(form: &Modifiers) -> Option<Atomic> {
+pub(crate) fn atomic_of(form: &Modifiers) -> Option<Atomic> {
     if !matches!(form.effect(), crate::ptx::form::Effect::Atomic { .. }) {
         return None;
     }
@@ -158,7 +220,7 @@ pub(super) fn atomic_of(form: &Modifiers) -> Option<Atomic> {
     })
 }
 
-pub(super) fn digit_name(digit: Digit) -> String {
+pub(crate) fn digit_name(digit: Digit) -> String {
     match digit {
         Digit::Thread(a) => format!("thread_id({a})"),
         Digit::Cta(a) => format!("cta_id({a})"),
@@ -179,15 +241,19 @@ struct Radix {
     sign: i128,
 }
 
-impl Checker<'_> {
-    /// The digits two threads of this launch can differ in.
-    fn live_digits(&self) -> BTreeSet<Digit> {
+impl Threads<'_> {
+    /// The digits in which two threads that see the same bytes of `space`
+    /// can differ: the thread and CTA indices for memory the grid shares,
+    /// the thread indices for memory of one CTA.
+    pub(crate) fn live_digits(&self, space: MemorySpace) -> BTreeSet<Digit> {
         let mut digits = BTreeSet::new();
         for axis in 0..3u8 {
             if self.launch.block[usize::from(axis)] > 1 {
                 digits.insert(Digit::Thread(axis));
             }
-            if self.launch.grid[usize::from(axis)].as_const() != Some(1) {
+            if space.shared_by() == Sharers::Grid
+                && self.launch.grid[usize::from(axis)].as_const() != Some(1)
+            {
                 digits.insert(Digit::Cta(axis));
             }
         }
@@ -208,9 +274,9 @@ impl Checker<'_> {
 
     /// The digits that `facts` fix to one value (`lane_id() == 0`), with
     /// that value: only threads with that digit run the access.
-    pub(super) fn pinned_digits(&self, facts: &[Fact]) -> Vec<(Digit, i128)> {
+    pub(crate) fn pinned_digits(&self, facts: &[Fact]) -> Vec<(Digit, i128)> {
         let prover = Prover {
-            atoms: &self.atoms,
+            atoms: self.atoms,
             facts,
         };
         self.atoms
@@ -311,7 +377,7 @@ impl Checker<'_> {
         facts: &[Fact],
     ) -> Option<(BTreeSet<Digit>, Poly, i128, Poly, Poly)> {
         let prover = Prover {
-            atoms: &self.atoms,
+            atoms: self.atoms,
             facts,
         };
         let subset: Vec<(AtomId, Poly)> = poly
@@ -425,15 +491,19 @@ impl Checker<'_> {
     }
 
     /// The class of a runtime loop variable starting at `start` with `step`.
-    pub(super) fn loop_class(&mut self, start: &Poly, step: &Poly) -> Option<LoopClass> {
-        let facts = self.facts.clone();
-        let (digits, rank, c, rest, range) = self.rank_decomposition(start, &facts)?;
+    pub(crate) fn loop_class(
+        &self,
+        start: &Poly,
+        step: &Poly,
+        facts: &[Fact],
+    ) -> Option<LoopClass> {
+        let (digits, rank, c, rest, range) = self.rank_decomposition(start, facts)?;
         if c != 1 || rest != Poly::default() || !self.is_uniform(step) {
             return None;
         }
         let prover = Prover {
-            atoms: &self.atoms,
-            facts: &facts,
+            atoms: self.atoms,
+            facts,
         };
         prover.le(&range, step).then(|| LoopClass {
             digits: digits.into_iter().collect(),
@@ -444,7 +514,7 @@ impl Checker<'_> {
 
     /// Per axis of `view`'s memory (each tensor axis of its region, then
     /// the flat byte offset): the ways the access separates threads.
-    pub(super) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Vec<Separation>> {
+    pub(crate) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Vec<Separation>> {
         let region = &view.region;
         let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
             .map(|axis| {
@@ -464,7 +534,7 @@ impl Checker<'_> {
     /// `start` has one value for every thread (a counter at a fixed
     /// column). Two accesses whose intervals on one axis are provably
     /// disjoint never meet, whichever threads make them.
-    pub(super) fn uniform_footprints(&self, view: &Layout) -> Vec<Option<(Poly, i128)>> {
+    pub(crate) fn uniform_footprints(&self, view: &Layout) -> Vec<Option<(Poly, i128)>> {
         let region = &view.region;
         let uniform = |start: &Poly, len: Option<i128>| {
             let len = len?;
@@ -487,7 +557,7 @@ impl Checker<'_> {
     /// some axis.
     fn apart(&self, a: &RaceAccess<'_>, b: &RaceAccess<'_>) -> bool {
         let prover = Prover {
-            atoms: &self.atoms,
+            atoms: self.atoms,
             facts: &[],
         };
         a.footprints
@@ -517,7 +587,7 @@ impl Checker<'_> {
     /// into its rank and a multiple of `p` first.
     fn separation_candidates(&self, start: &Poly, span: i128, facts: &[Fact]) -> Vec<Separation> {
         let prover = Prover {
-            atoms: &self.atoms,
+            atoms: self.atoms,
             facts,
         };
         let mut out = Vec::new();
@@ -700,7 +770,7 @@ impl Checker<'_> {
     /// candidate separations per axis and pinned digits): empty when the
     /// digits of the candidates every access shares on some axis, and
     /// those every access pins to one value, tell the threads apart.
-    pub(super) fn unseparated(
+    pub(crate) fn unseparated(
         &self,
         records: &[AccessParts<'_>],
         live: &BTreeSet<Digit>,
@@ -730,22 +800,28 @@ impl Checker<'_> {
         self.covers(&covered, &pinned, live)
     }
 
-    /// Every written tensor: its accesses are separated per thread.
-    pub(super) fn check_races(&mut self) {
-        let live = self.live_digits();
-        for param in 0..self.params.len() {
-            let ParamKind::Tensor { written: true, .. } = self.params[param].kind else {
+    /// The race errors of the global tensors: every written tensor's
+    /// accesses (`accesses`) are separated per thread, and `.nc` loads read
+    /// only tensors the kernel does not write.
+    pub(crate) fn global_races(
+        &self,
+        params: &[ProgramParam],
+        accesses: &[AccessRecord],
+    ) -> Vec<Diagnostic> {
+        let mut diags = Vec::new();
+        let live = self.live_digits(MemorySpace::Global);
+        for (param, declared) in params.iter().enumerate() {
+            let ParamKind::Tensor { written: true, .. } = declared.kind else {
                 continue;
             };
-            let records: Vec<_> = self
-                .accesses
+            let records: Vec<_> = accesses
                 .iter()
                 .filter(|r| r.param == param)
                 .cloned()
                 .collect();
-            let name = self.params[param].name.clone();
+            let name = declared.name.clone();
             if let Some(load) = records.iter().find(|r| r.non_coherent) {
-                self.diags.push(
+                diags.push(
                     Diagnostic::new(
                         Code::NC_OF_WRITTEN,
                         load.span,
@@ -774,10 +850,7 @@ impl Checker<'_> {
                 })
                 .collect();
             if let Some(atomics) = atomics {
-                let diags = self.atomic_races(&name, "", &atomics, &live, true);
-                for diag in diags {
-                    self.diags.push(diag);
-                }
+                diags.extend(self.atomic_races(&name, "", &atomics, &live, true));
                 continue;
             }
             let parts: Vec<_> = records
@@ -790,7 +863,7 @@ impl Checker<'_> {
             }
             let culprit = records.iter().find(|r| r.store).unwrap_or(&records[0]);
             let names: Vec<String> = missing.iter().copied().map(digit_name).collect();
-            self.diags.push(
+            diags.push(
                 Diagnostic::new(
                     Code::RACE,
                     culprit.span,
@@ -803,6 +876,7 @@ impl Checker<'_> {
                 .with_help(self.separating_help(&name, &missing)),
             );
         }
+        diags
     }
 
     /// How to separate the threads `missing` names, for a help line: the
@@ -843,7 +917,7 @@ impl Checker<'_> {
     /// buffer " or "") only atomics touch: atomics of different sizes are
     /// separated from each other, and (`global`) `.cta`/`.cluster` atomics
     /// across CTAs from every atomic of it.
-    pub(super) fn atomic_races(
+    pub(crate) fn atomic_races(
         &self,
         name: &str,
         what: &str,
@@ -944,43 +1018,10 @@ impl Checker<'_> {
         }
         diags
     }
-
-    /// Tiles must fit the registers a thread has.
-    pub(super) fn check_register_budget(&mut self) {
-        // Summed as the tiles were allocated.
-        let registers = self.tile_registers;
-        if registers <= REGISTER_BUDGET {
-            return;
-        }
-        let mut sizes: Vec<String> = self
-            .tiles
-            .iter()
-            .map(|t| format!("`{}`: {}", t.tile.name, tile_registers(&t.tile)))
-            .collect();
-        sizes.truncate(8);
-        // At the largest tile: the one most worth shrinking.
-        let span = self
-            .tiles
-            .iter()
-            .max_by_key(|t| t.tile.registers() * t.tile.dtype.size_bytes())
-            .map_or(self.kernel.name_span, |t| t.span);
-        self.diags.push(
-            Diagnostic::new(
-                Code::REGISTER_BUDGET,
-                span,
-                format!(
-                    "the tiles of this kernel need {registers} 32-bit registers per thread, more than the {REGISTER_BUDGET} it may use"
-                ),
-            )
-            .with_note(format!("per tile: {}", sizes.join(", ")))
-            .with_note("a thread has 255 registers; the rest hold addresses, indices and predicates. Tiles that do not fit would spill to local memory")
-            .with_help("use smaller tiles, or reuse one tile across loop iterations"),
-        );
-    }
 }
 
 /// One access of a tensor or buffer only atomics touch.
-pub(super) struct RaceAccess<'a> {
+pub(crate) struct RaceAccess<'a> {
     pub span: SpanId,
     pub atomic: Atomic,
     pub separations: &'a [Vec<Separation>],

@@ -1,0 +1,235 @@
+//! An `apply` whose form is chosen becomes a checked apply
+//! ([`checked::Apply`]): its operands in their slots, its repeat shape and
+//! the register bytes each coordinate reads and writes, the guard and the
+//! facts where it runs.
+//!
+//! The apply's own obligations are discharged as it is added, so their
+//! errors come in statement order: in bounds or guarded
+//! (`crate::prove::bounds`), order independent (`crate::prove::order`),
+//! aligned or a launch requirement (`crate::prove::alignment`). The
+//! register obligation (`crate::prove::registers`) and the races read the
+//! checked kernel when the walk is done. No IR is built here: lowering
+//! (`crate::lower`) does that from the checked kernel.
+
+use crate::ast;
+use crate::checked::{self, Coordinate};
+use crate::diag::Code;
+use crate::dtype::DType;
+use crate::memory::MemorySpace;
+use crate::program::{Cond, Lane};
+use crate::prove::{alignment, bounds, order};
+use crate::ptx::Modifiers;
+use crate::ptx::form::{Access, Effect, ResolvedOperand};
+
+use super::{AccessRecord, Checker, MAX_INSTRUCTIONS, Value, races, values};
+
+impl Checker<'_> {
+    /// Adds the checked apply of `apply` (form `form`, operands `values` in
+    /// `slots`) to the body, with the proofs of its own obligations.
+    pub(super) fn add_apply(
+        &mut self,
+        apply: &ast::Apply,
+        form: &Modifiers,
+        slots: &[ResolvedOperand],
+        values: Vec<Value>,
+        user_guard: Cond,
+    ) {
+        let repeat: Vec<usize> = values
+            .iter()
+            .find_map(|v| v.layout().map(|l| l.shape[..l.shape.len() - 1].to_vec()))
+            .unwrap_or_default();
+        let count = repeat.iter().fold(1usize, |acc, d| acc.saturating_mul(*d));
+        if self.instruction_count.saturating_add(count) > MAX_INSTRUCTIONS {
+            self.diags.error(
+                Code::INSTRUCTION_LIMIT,
+                apply.span,
+                format!("this kernel would expand to more than {MAX_INSTRUCTIONS} instructions"),
+            );
+            // Reported once: later statements are not checked.
+            self.halted = true;
+            return;
+        }
+        self.instruction_count += count;
+        let pred_span = apply.pred.as_ref().map_or(apply.span, ast::Expr::span);
+        if !self.materialize_cond(&user_guard, pred_span) {
+            return;
+        }
+        let mut facts = self.facts.clone();
+        facts.extend(values::facts_of(&user_guard, true));
+        let operands: Vec<checked::Operand> = slots
+            .iter()
+            .zip(values)
+            .zip(&apply.operands)
+            .map(|((slot, value), operand)| checked::Operand {
+                span: operand.span(),
+                slot: *slot,
+                value,
+            })
+            .collect();
+        let mut checked = checked::Apply {
+            form: form.clone(),
+            opcode: form.opcode_text(),
+            number: self.current_statement,
+            guard: user_guard.clone(),
+            user_guard,
+            facts,
+            effect: form.effect().observes_inputs(),
+            preserve: match apply.preserve_dst {
+                Some((true, span)) if apply.pred.is_some() => Some(span),
+                _ => None,
+            },
+            coordinates: Vec::with_capacity(count),
+            repeat,
+            operands,
+        };
+        checked.coordinates = register_accesses(&checked, count);
+
+        // In bounds: proven, or guarded; the guards' values must fit index
+        // arithmetic.
+        let (guard, guarded) = bounds::guard(&checked, &self.atoms);
+        let mut failed = false;
+        for (le0, span) in guarded {
+            if !self.materialize(&le0, span) {
+                failed = true;
+            }
+        }
+        checked.guard = guard;
+        for diag in order::prove(&checked, &self.tile_list()) {
+            failed = true;
+            self.diags.push(diag);
+        }
+        let proof = alignment::prove(
+            &checked,
+            &alignment::Context {
+                atoms: &self.atoms,
+                params: &self.params,
+                shared: &self.shared_buffers(),
+            },
+        );
+        for diag in proof.diagnostics {
+            failed = true;
+            self.diags.push(diag);
+        }
+        for requirement in proof.requirements {
+            let symbol = &mut self.symbols[requirement.symbol].symbol;
+            // The kernel sees value / divisor; the user's value must be a
+            // multiple of divisor * missing.
+            let need = u64::try_from(requirement.missing).unwrap_or(1) * symbol.divisor;
+            symbol.multiple_of = lcm_u64(symbol.multiple_of, need);
+        }
+
+        self.note_register_accesses(&checked);
+        if !failed {
+            self.record_races(&checked);
+        }
+        self.body.push(checked::Node::Apply(checked));
+    }
+
+    /// The tiles as declared, for the proofs' messages.
+    fn tile_list(&self) -> Vec<crate::program::Tile> {
+        self.tiles.iter().map(|t| t.tile.clone()).collect()
+    }
+
+    /// The shared buffers as declared.
+    fn shared_buffers(&self) -> Vec<crate::program::SharedBuffer> {
+        self.shared.iter().map(|s| s.buffer.clone()).collect()
+    }
+
+    /// Which tiles are ever read and written, and the new versions of the
+    /// predicate registers the apply writes.
+    fn note_register_accesses(&mut self, apply: &checked::Apply) {
+        for coordinate in &apply.coordinates {
+            for (_, lane) in &coordinate.reads {
+                self.tiles[lane.tile].ever_read = true;
+            }
+            for (_, lane) in &coordinate.writes {
+                self.tiles[lane.tile].ever_written = true;
+                if lane.bytes == 1 && self.tiles[lane.tile].tile.dtype == DType::Bool {
+                    // One byte per predicate register.
+                    self.fresh_pred_version(lane.tile, lane.byte_offset);
+                }
+            }
+        }
+    }
+
+    /// The race analyses' input: every memory access with the ways it
+    /// separates threads.
+    fn record_races(&mut self, apply: &checked::Apply) {
+        for operand in &apply.operands {
+            let Value::Memory { buffer, view, .. } = &operand.value else {
+                continue;
+            };
+            let store = operand.slot.access == Access::Write;
+            let atomic = races::atomic_of(&apply.form);
+            match buffer.space {
+                MemorySpace::Shared => {
+                    self.record_shared(
+                        buffer.index,
+                        operand.span,
+                        store,
+                        atomic,
+                        view,
+                        &apply.facts,
+                    );
+                }
+                MemorySpace::Global => {
+                    let threads = self.threads();
+                    let separations = threads.separations(view, &apply.facts);
+                    let pinned = threads.pinned_digits(&apply.facts);
+                    let footprints = threads.uniform_footprints(view);
+                    self.accesses.push(AccessRecord {
+                        param: buffer.index,
+                        span: operand.span,
+                        store,
+                        // `ldu` also needs data that stays read-only.
+                        non_coherent: apply.form.effect() == Effect::Load { non_coherent: true },
+                        atomic,
+                        separations,
+                        pinned,
+                        footprints,
+                    });
+                }
+            }
+        }
+    }
+}
+
+/// Per repeat coordinate (row-major, `count` of them): the register bytes
+/// each register operand reads or writes, in lane order.
+fn register_accesses(apply: &checked::Apply, count: usize) -> Vec<Coordinate> {
+    let mut coordinates = Vec::with_capacity(count);
+    let mut index = vec![0usize; apply.repeat.len()];
+    for _ in 0..count {
+        let mut coordinate = Coordinate::default();
+        for (i, operand) in apply.operands.iter().enumerate() {
+            let Value::Local { tile, layout, .. } = &operand.value else {
+                continue;
+            };
+            let bytes = layout.dtype.size_bytes();
+            for lane in 0..usize::from(operand.slot.lanes) {
+                let mut full = index.clone();
+                full.push(lane);
+                let lane = Lane {
+                    tile: *tile,
+                    byte_offset: layout.byte_offset(&full),
+                    bytes,
+                };
+                match operand.slot.access {
+                    Access::Read => coordinate.reads.push((i, lane)),
+                    Access::Write => coordinate.writes.push((i, lane)),
+                }
+            }
+        }
+        coordinates.push(coordinate);
+        checked::advance(&mut index, &apply.repeat);
+    }
+    coordinates
+}
+
+fn lcm_u64(a: u64, b: u64) -> u64 {
+    let (mut x, mut y) = (a, b);
+    while y != 0 {
+        (x, y) = (y, x % y);
+    }
+    a.checked_div(x).map_or(a.max(b), |q| q * b)
+}

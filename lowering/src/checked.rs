@@ -1,0 +1,315 @@
+//! The checked kernel: what semantic analysis (`check`) resolved, between
+//! it and the proofs (`prove`) and lowering (`lower`).
+//!
+//! **Input**: built by the checker's walk, one [`Node`] per statement that
+//! passed the rules of its kind (names, views, opcode, form choice, rules
+//! 1-7), and a node for each runtime `if` and loop around them.
+//! **Guarantee**: every [`Apply`] names one table form ([`Apply::form`])
+//! whose operand kinds, widths and repeat shapes its operands meet; each
+//! operand is a register layout, memory of one space with its view and
+//! bounds, a scalar, a literal or a special register; the apply carries the
+//! guard it runs under, the facts in scope there and, per repeat coordinate,
+//! the register bytes it reads and writes. Unrolled loops are unrolled;
+//! statements that failed are [`Node::Havoc`], so the proofs see what they
+//! would have written and add no follow-up errors.
+//!
+//! What is still to prove about it is [`crate::prove::Obligation`]'s list.
+
+use std::collections::BTreeSet;
+
+use crate::ast::LiteralValue;
+use crate::diag::SpanId;
+use crate::dtype::DType;
+use crate::layout::{Bound, Layout, StaticLayout, shape_text};
+use crate::memory::Buffer;
+use crate::program::{Cond, Lane};
+use crate::ptx::Modifiers;
+use crate::ptx::form::ResolvedOperand;
+use crate::sym::{AtomId, Fact, Poly};
+
+/// A kernel body, in program order.
+#[derive(Debug, Clone)]
+pub(crate) enum Node {
+    Apply(Apply),
+    /// Compute a [`crate::sym::AtomKind::Computed`] atom here.
+    Define(AtomId),
+    /// A runtime `if` (`cond: None`: its condition failed to check, and
+    /// either arm may run; a constant condition is kept, and lowering keeps
+    /// only the arm that runs).
+    If {
+        cond: Option<Cond>,
+        then: Vec<Node>,
+        otherwise: Vec<Node>,
+    },
+    /// A runtime loop: its body runs zero or more times, with `facts` (the
+    /// loop variable's range) in scope.
+    Loop(Loop),
+    /// A statement that failed to check (already reported): what it names
+    /// counts as written on every path, so one mistake adds no follow-up
+    /// "never written" errors.
+    Havoc(Vec<Lane>),
+    /// A condition (`if`, `pred`, a `bool` `let`) reads a predicate
+    /// register here.
+    CondRead(CondRead),
+}
+
+/// One `apply` that passed rules 1-7: its form and resolved operands.
+#[derive(Debug, Clone)]
+pub(crate) struct Apply {
+    /// The chosen form.
+    pub form: Modifiers,
+    /// Its PTX spelling (`form.opcode_text()`).
+    pub opcode: String,
+    /// Position among the kernel's `apply`s in source order, from 1.
+    pub number: usize,
+    /// The guard the user wrote (`pred`; `true` without one).
+    pub user_guard: Cond,
+    /// What every instruction runs under: `user_guard` and the bounds
+    /// guards the in-bounds obligation adds (`crate::prove::bounds`);
+    /// `user_guard` until that obligation ran.
+    pub guard: Cond,
+    /// The facts in scope where it runs, with those of `user_guard`.
+    pub facts: Vec<Fact>,
+    /// Its register inputs reach memory or other threads (a store, atomic,
+    /// collective or barrier); a pure instruction's reach only its
+    /// destinations.
+    pub effect: bool,
+    /// `preserve_dst = true` (with a `pred`), at this span.
+    pub preserve: Option<SpanId>,
+    pub operands: Vec<Operand>,
+    /// The repeat shape: one instruction per coordinate, row-major.
+    pub repeat: Vec<usize>,
+    /// Per repeat coordinate: the register bytes read and written, each
+    /// with the index of its operand, in lane order.
+    pub coordinates: Vec<Coordinate>,
+}
+
+/// One operand of an [`Apply`], in the slot of its form it fills.
+#[derive(Debug, Clone)]
+pub(crate) struct Operand {
+    pub span: SpanId,
+    pub slot: ResolvedOperand,
+    pub value: Value,
+}
+
+/// The register bytes one repeat coordinate reads and writes.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Coordinate {
+    pub reads: Vec<(usize, Lane)>,
+    pub writes: Vec<(usize, Lane)>,
+}
+
+impl Coordinate {
+    /// The lanes of operand `operand`, in lane order.
+    pub(crate) fn lanes_of(&self, operand: usize) -> impl Iterator<Item = Lane> + '_ {
+        self.reads
+            .iter()
+            .chain(&self.writes)
+            .filter(move |(i, _)| *i == operand)
+            .map(|(_, lane)| *lane)
+    }
+}
+
+impl Apply {
+    /// Each repeat coordinate's multi-index, row-major.
+    pub(crate) fn indices(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
+        let count = self.coordinates.len();
+        let mut index = vec![0usize; self.repeat.len()];
+        (0..count).map(move |_| {
+            let current = index.clone();
+            advance(&mut index, &self.repeat);
+            current
+        })
+    }
+}
+
+/// A memory operand's access at repeat coordinate `index` of `view`,
+/// `lanes` elements wide: the element index with its register axis (at
+/// 0), the byte offset there, and the access size in bytes.
+pub(crate) fn memory_access(
+    view: &Layout,
+    index: &[usize],
+    lanes: u8,
+) -> (Vec<usize>, Poly, usize) {
+    let mut full = index.to_vec();
+    full.push(0);
+    let offset = view.byte_offset(&full);
+    (full, offset, usize::from(lanes) * view.dtype.size_bytes())
+}
+
+/// Advances a row-major multi-index.
+pub(crate) fn advance(index: &mut [usize], shape: &[usize]) {
+    for axis in (0..index.len()).rev() {
+        index[axis] += 1;
+        if index[axis] < shape[axis] {
+            return;
+        }
+        index[axis] = 0;
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct Loop {
+    /// What lowering emits: `None` when the loop's bounds failed to check
+    /// (its body is still recorded for the proofs).
+    pub header: Option<LoopHeader>,
+    pub facts: Vec<Fact>,
+    /// The first atom the body's values use (its loop variable): atoms from
+    /// here on are another iteration's values on the way round.
+    pub first_atom: AtomId,
+    /// Predicate versions above this one are handed out in (or at the entry
+    /// of) the body.
+    pub last_version_before: u64,
+    pub body: Vec<Node>,
+    /// Every register byte the body may write, as `(tile, byte)`.
+    pub writes: BTreeSet<(usize, usize)>,
+}
+
+/// `for var in (start..end).step_by(step)`, `step >= 1` proven.
+#[derive(Debug, Clone)]
+pub(crate) struct LoopHeader {
+    pub var: AtomId,
+    pub start: Poly,
+    pub end: Poly,
+    pub step: Poly,
+}
+
+impl Loop {
+    pub(crate) fn new(
+        header: Option<LoopHeader>,
+        facts: Vec<Fact>,
+        first_atom: AtomId,
+        last_version_before: u64,
+        body: Vec<Node>,
+    ) -> Loop {
+        let mut writes = BTreeSet::new();
+        collect_writes(&body, &mut writes);
+        Loop {
+            header,
+            facts,
+            first_atom,
+            last_version_before,
+            body,
+            writes,
+        }
+    }
+}
+
+fn collect_writes(body: &[Node], out: &mut BTreeSet<(usize, usize)>) {
+    fn add(lane: &Lane, out: &mut BTreeSet<(usize, usize)>) {
+        for byte in lane.byte_offset..lane.byte_offset + lane.bytes {
+            out.insert((lane.tile, byte));
+        }
+    }
+    for node in body {
+        match node {
+            Node::Apply(apply) => {
+                for coordinate in &apply.coordinates {
+                    for (_, lane) in &coordinate.writes {
+                        add(lane, out);
+                    }
+                }
+            }
+            Node::Havoc(lanes) => lanes.iter().for_each(|lane| add(lane, out)),
+            Node::If {
+                then, otherwise, ..
+            } => {
+                collect_writes(then, out);
+                collect_writes(otherwise, out);
+            }
+            // Already collected when the inner loop was recorded.
+            Node::Loop(inner) => out.extend(inner.writes.iter().copied()),
+            Node::Define(_) | Node::CondRead(_) => {}
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub(crate) struct CondRead {
+    pub tile: usize,
+    pub register: usize,
+    pub span: SpanId,
+    /// The condition as written (`p[0]`) and the tile's name.
+    pub text: String,
+    pub base: String,
+}
+
+/// An operand after name resolution and views.
+#[derive(Debug, Clone)]
+#[allow(clippy::large_enum_variant)] // a handful per apply, moved not copied
+pub(crate) enum Value {
+    /// Registers of a local tile.
+    Local {
+        tile: usize,
+        name: String,
+        layout: StaticLayout,
+    },
+    /// A view of a buffer in a memory space: a global tensor or a shared
+    /// buffer. `layout` is its static shape for the operand rules; `view`
+    /// its runtime layout, `bounds` what keeps it in the buffer.
+    Memory {
+        buffer: Buffer,
+        name: String,
+        layout: StaticLayout,
+        view: Layout,
+        bounds: Vec<Bound>,
+    },
+    Scalar {
+        param: usize,
+        name: String,
+        dtype: DType,
+    },
+    Literal(LiteralValue),
+    /// `sreg("%name")`.
+    Special(String),
+}
+
+impl Value {
+    pub(crate) fn layout(&self) -> Option<&StaticLayout> {
+        match self {
+            Value::Local { layout, .. } | Value::Memory { layout, .. } => Some(layout),
+            _ => None,
+        }
+    }
+
+    /// The name as written, for messages.
+    pub(crate) fn name(&self) -> &str {
+        match self {
+            Value::Local { name, .. }
+            | Value::Memory { name, .. }
+            | Value::Scalar { name, .. }
+            | Value::Special(name) => name,
+            Value::Literal(_) => "literal",
+        }
+    }
+
+    pub(crate) fn describe(&self) -> String {
+        match self {
+            Value::Local { name, layout, .. } => {
+                format!(
+                    "local tile `{name}` ({} {})",
+                    layout.dtype,
+                    shape_text(&layout.shape)
+                )
+            }
+            Value::Memory {
+                buffer,
+                name,
+                layout,
+                ..
+            } => {
+                format!(
+                    "{} `{name}` ({} {})",
+                    buffer.space.noun(),
+                    layout.dtype,
+                    shape_text(&layout.shape)
+                )
+            }
+            Value::Scalar { name, dtype, .. } => format!("scalar parameter `{name}: {dtype}`"),
+            Value::Literal(LiteralValue::Int(v)) => format!("integer literal `{v}`"),
+            Value::Literal(LiteralValue::Float(v)) => format!("float literal `{v:?}`"),
+            Value::Literal(LiteralValue::Bool(v)) => format!("bool literal `{v}`"),
+            Value::Special(name) => format!("special register `{name}`"),
+        }
+    }
+}

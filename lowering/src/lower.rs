@@ -1,0 +1,138 @@
+//! Lowering: a checked kernel whose obligations are all proven becomes a
+//! [`Program`], the IR the emitter and the interpreter read.
+//!
+//! **Input**: the checked kernel (`crate::checked`) with the proofs' results
+//! folded in (each apply's guard with its bounds guards; the symbols'
+//! launch requirements), and the kernel's declarations. **Output**: the
+//! program: one [`Statement`] per apply with one instruction per repeat
+//! coordinate, structured control flow, constant conditions folded.
+//!
+//! Lowering cannot fail: it runs only when no diagnostic was reported, and
+//! every choice it makes was made by the checker or a proof. Nodes that
+//! exist only for the proofs (register havoc after an error, condition
+//! reads) lower to nothing.
+
+use crate::ast::LiteralValue;
+use crate::checked::{self, Apply, Value, memory_access};
+use crate::memory::MemorySpace;
+use crate::program::{Instruction, Node, OperandValue, Program, Statement};
+use crate::ptx::types::literal_bits;
+use crate::ptx::{Access, OperandKind, Space};
+
+/// The program of a checked kernel; `program.body` is replaced by the
+/// lowered `body`.
+pub(crate) fn lower(mut program: Program, body: &[checked::Node]) -> Program {
+    let mut out = Vec::new();
+    block(body, &mut out);
+    program.body = out;
+    program
+}
+
+fn block(body: &[checked::Node], out: &mut Vec<Node>) {
+    for node in body {
+        match node {
+            checked::Node::Apply(apply) => out.push(Node::Statement(statement(apply))),
+            checked::Node::Define(atom) => out.push(Node::Define(*atom)),
+            checked::Node::If {
+                cond,
+                then,
+                otherwise,
+            } => match cond {
+                Some(crate::program::Cond::Const(true)) => block(then, out),
+                Some(crate::program::Cond::Const(false)) => block(otherwise, out),
+                Some(cond) => {
+                    let (mut then_out, mut otherwise_out) = (Vec::new(), Vec::new());
+                    block(then, &mut then_out);
+                    block(otherwise, &mut otherwise_out);
+                    out.push(Node::If {
+                        cond: cond.clone(),
+                        then: then_out,
+                        otherwise: otherwise_out,
+                    });
+                }
+                // Its condition failed to check: reported, so not lowered.
+                None => {}
+            },
+            checked::Node::Loop(body) => {
+                // `None`: its bounds failed to check (reported).
+                if let Some(header) = &body.header {
+                    let mut inner = Vec::new();
+                    block(&body.body, &mut inner);
+                    out.push(Node::Loop {
+                        var: header.var,
+                        start: header.start.clone(),
+                        end: header.end.clone(),
+                        step: header.step.clone(),
+                        body: inner,
+                    });
+                }
+            }
+            checked::Node::Havoc(_) | checked::Node::CondRead(_) => {}
+        }
+    }
+}
+
+/// One instruction per repeat coordinate, in row-major order.
+fn statement(apply: &Apply) -> Statement {
+    let instructions = apply
+        .indices()
+        .zip(&apply.coordinates)
+        .map(|(index, coordinate)| Instruction {
+            opcode: apply.opcode.clone(),
+            guard: apply.guard.clone(),
+            operands: apply
+                .operands
+                .iter()
+                .enumerate()
+                .map(|(i, operand)| {
+                    let slot = &operand.slot;
+                    match &operand.value {
+                        Value::Local { .. } => OperandValue::Registers {
+                            lanes: coordinate.lanes_of(i).collect(),
+                            write: slot.access == Access::Write,
+                            braced: slot.braced,
+                            piped: slot.piped,
+                            after_pipe: slot.after_pipe,
+                            own_braces: slot.own_braces,
+                        },
+                        // No overflow check: PTX integer arithmetic wraps
+                        // modulo 2^64, so the address is exact whenever the
+                        // true offset fits, which it does wherever the
+                        // access executes (in bounds of a buffer smaller
+                        // than 2^62 bytes); out-of-bounds addresses are
+                        // never used.
+                        Value::Memory { buffer, view, .. } => OperandValue::Memory {
+                            buffer: *buffer,
+                            offset: memory_access(view, &index, slot.lanes).1,
+                            generic: buffer.space == MemorySpace::Global
+                                && apply.form.space() == Space::Generic,
+                        },
+                        Value::Scalar { param, dtype, .. } => OperandValue::Param {
+                            param: *param,
+                            bits: dtype.bits(),
+                        },
+                        Value::Special(name) => OperandValue::Special { name: name.clone() },
+                        // In range: the operand rules checked it.
+                        Value::Literal(LiteralValue::Int(value))
+                            if matches!(slot.kind, OperandKind::Immediate { .. }) =>
+                        {
+                            OperandValue::Immediate {
+                                value: i64::try_from(*value).unwrap_or(0),
+                            }
+                        }
+                        Value::Literal(literal) => OperandValue::Constant {
+                            value: literal_bits(*literal, slot.ty).unwrap_or(0),
+                            bits: slot.ty.carrier_bits(),
+                        },
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    Statement {
+        opcode: apply.opcode.clone(),
+        variant: apply.form.id(),
+        number: apply.number,
+        instructions,
+    }
+}

@@ -1,0 +1,194 @@
+//! The alignment obligation (SPEC §4 rule 10 and §6): every memory access
+//! is aligned to its size, proven from its byte offset or made so by a
+//! launch-time requirement on a size symbol.
+//!
+//! **Input**: one checked `apply`: per repeat coordinate, each memory
+//! operand's byte offset (a polynomial over atoms) and access size; the
+//! buffers start at their space's base alignment
+//! ([`crate::memory::MemorySpace::base_alignment`], at least every access
+//! size). **Output**: the launch requirements that make the offsets aligned
+//! (`K % 4 == 0` for a row of `K` floats), and diagnostics (TK0402 for a
+//! constant offset that is misaligned, TK0403 for an offset that cannot be
+//! proven aligned), at most one per operand.
+//!
+//! Guarantee: when nothing is reported and the launcher checks the
+//! requirements, every access's address is a multiple of its size.
+
+use crate::check::limits::poly_text;
+use crate::checked::{Apply, Value, memory_access};
+use crate::diag::{Code, Diagnostic, SpanId};
+use crate::layout::{index_text, storage_index};
+use crate::memory::MemorySpace;
+use crate::program::{DimSpec, ParamKind, ProgramParam, SharedBuffer};
+use crate::sym::{AtomKind, Atoms, Poly, gcd};
+
+/// What a kernel's alignment proofs read.
+pub(crate) struct Context<'a> {
+    pub atoms: &'a Atoms,
+    pub params: &'a [ProgramParam],
+    pub shared: &'a [SharedBuffer],
+}
+
+/// A launch-time requirement: the user's value of size symbol `symbol`
+/// must be a multiple of `multiple` elements of the symbol's divisor (the
+/// kernel sees value / divisor).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Requirement {
+    pub symbol: usize,
+    pub missing: i128,
+}
+
+/// The outcome for one apply.
+#[derive(Debug, Default)]
+pub(crate) struct Proof {
+    pub requirements: Vec<Requirement>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+/// The alignment of every memory access of `apply`.
+pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
+    let mut proof = Proof::default();
+    let mut reported = vec![false; apply.operands.len()];
+    for index in apply.indices() {
+        for (i, operand) in apply.operands.iter().enumerate() {
+            let Value::Memory {
+                buffer, name, view, ..
+            } = &operand.value
+            else {
+                continue;
+            };
+            if reported[i] {
+                continue;
+            }
+            let (full, offset, size) = memory_access(view, &index, operand.slot.lanes);
+            match requirements(&offset, size, cx.atoms) {
+                Some(requirements) => proof.requirements.extend(requirements),
+                None => {
+                    reported[i] = true;
+                    let diag = match buffer.space {
+                        MemorySpace::Global => global_error(
+                            cx,
+                            buffer.index,
+                            name,
+                            &offset,
+                            &full,
+                            size,
+                            operand.span,
+                            &apply.opcode,
+                        ),
+                        MemorySpace::Shared => shared_error(
+                            cx,
+                            buffer.index,
+                            name,
+                            &offset,
+                            size,
+                            operand.span,
+                            &apply.opcode,
+                        ),
+                    };
+                    proof.diagnostics.push(diag);
+                }
+            }
+        }
+    }
+    proof
+}
+
+/// The launch requirements under which `offset` is a multiple of `size`
+/// (none needed: empty), or `None` when no requirement on a symbol makes
+/// it one.
+fn requirements(offset: &Poly, size: usize, atoms: &Atoms) -> Option<Vec<Requirement>> {
+    let size = size as i128;
+    let mut requirements = Vec::new();
+    for (monomial, coef) in offset.terms() {
+        if coef % size == 0 {
+            continue;
+        }
+        // A symbol in the monomial can carry the missing factor.
+        let symbol = monomial.iter().find_map(|a| match atoms.get(*a).kind {
+            AtomKind::Symbol(index) => Some(index),
+            _ => None,
+        })?;
+        requirements.push(Requirement {
+            symbol,
+            missing: size / gcd(coef, size),
+        });
+    }
+    Some(requirements)
+}
+
+/// A shared access whose offset is not provably a multiple of its size.
+fn shared_error(
+    cx: &Context<'_>,
+    buffer: usize,
+    name: &str,
+    offset: &Poly,
+    size: usize,
+    span: SpanId,
+    opcode: &str,
+) -> Diagnostic {
+    Diagnostic::new(
+        Code::ALIGNMENT_UNPROVEN,
+        span,
+        format!(
+            "`{opcode}` moves {size} bytes, so its address must be a multiple of {size}, but its byte offset `{}` into shared buffer `{name}` is not provably one",
+            poly_text(offset, cx.atoms)
+        ),
+    )
+    .with_help(format!(
+        "start the slice at a multiple of {} elements",
+        size / cx.shared[buffer].dtype.size_bytes().max(1)
+    ))
+}
+
+/// A global access at a misaligned constant offset, or at an offset that
+/// is not provably aligned.
+#[allow(clippy::too_many_arguments)]
+fn global_error(
+    cx: &Context<'_>,
+    param: usize,
+    name: &str,
+    offset: &Poly,
+    full: &[usize],
+    size: usize,
+    span: SpanId,
+    opcode: &str,
+) -> Diagnostic {
+    if let Some(constant) = offset.as_const() {
+        let constant = usize::try_from(constant).unwrap_or(0);
+        let element = match &cx.params[param].kind {
+            ParamKind::Tensor { dtype, dims, .. } => {
+                let shape: Option<Vec<usize>> = dims
+                    .iter()
+                    .map(|d| match d {
+                        DimSpec::Const(v) => usize::try_from(*v).ok(),
+                        _ => None,
+                    })
+                    .collect();
+                match shape {
+                    Some(shape) => storage_index(&shape, dtype.size_bytes(), constant),
+                    None => index_text(full),
+                }
+            }
+            ParamKind::Scalar(_) => index_text(full),
+        };
+        return Diagnostic::new(
+            Code::MISALIGNED,
+            span,
+            format!(
+                "`{opcode}` accesses `{name}{element}` at byte offset {constant}, which is not aligned to the {size}-byte access size",
+            ),
+        )
+        .with_note("PTX memory accesses must be aligned to their total size");
+    }
+    Diagnostic::new(
+        Code::ALIGNMENT_UNPROVEN,
+        span,
+        format!(
+            "`{opcode}` accesses `{name}` at byte offset `{}`, which is not provably a multiple of the {size}-byte access size",
+            poly_text(offset, cx.atoms)
+        ),
+    )
+    .with_note("PTX memory accesses must be aligned to their total size; tensor bases are 16-byte aligned")
+    .with_help("make the element offset a multiple of the elements one access moves, e.g. `thread_id(0) * 4` for `.v4`")
+}

@@ -1,0 +1,87 @@
+//! The order-independence obligation (SPEC §4 rule 8 and §6): an `apply`
+//! means the same whatever order its repeat coordinates run in.
+//!
+//! **Input**: one checked `apply`: per repeat coordinate, the register
+//! bytes it reads and writes. **Output**: diagnostics only:
+//! - TK0301, a destination byte written by two coordinates (or twice by
+//!   one: overlapping destination operands);
+//! - TK0307, a byte one coordinate reads and another writes (in place at
+//!   the same coordinate, `add x, x, y`, is fine).
+//!
+//! Guarantee: when nothing is reported, no register byte is written twice
+//! by the apply and no coordinate reads what another writes, so the
+//! instructions of the apply commute.
+
+use std::collections::{HashMap, HashSet};
+
+use crate::checked::Apply;
+use crate::diag::{Code, Diagnostic};
+use crate::layout::storage_index;
+use crate::program::Tile;
+
+/// Every order-independence error of `apply`, at most one per operand.
+pub(crate) fn prove(apply: &Apply, tiles: &[Tile]) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    let mut reported = vec![false; apply.operands.len()];
+    let element = |tile: usize, byte: usize| {
+        let t = &tiles[tile];
+        (
+            t.name.clone(),
+            storage_index(&t.shape, t.dtype.size_bytes(), byte),
+        )
+    };
+    // Which coordinate writes each register byte.
+    let mut writer: HashMap<(usize, usize), usize> = HashMap::new();
+    let mut written: HashSet<(usize, usize)> = HashSet::new();
+    for (coordinate, access) in apply.coordinates.iter().enumerate() {
+        for (operand, lane) in &access.writes {
+            let bytes = lane.byte_offset..lane.byte_offset + lane.bytes;
+            let overlap = bytes.clone().any(|b| !written.insert((lane.tile, b)));
+            if overlap && !std::mem::replace(&mut reported[*operand], true) {
+                let (_, index) = element(lane.tile, lane.byte_offset);
+                let name = apply.operands[*operand].value.name();
+                diags.push(
+                    Diagnostic::new(
+                        Code::OVERLAPPING_DESTINATIONS,
+                        apply.operands[*operand].span,
+                        format!("destination `{name}{index}` is written more than once by this `apply`"),
+                    )
+                    .with_note("no register may be written twice by one `apply`: destination operands must not overlap"),
+                );
+            }
+            for b in bytes {
+                writer.insert((lane.tile, b), coordinate);
+            }
+        }
+    }
+    // A read at one coordinate of a byte another coordinate writes would
+    // see the other coordinate's result or not, depending on the order.
+    let opcode = &apply.opcode;
+    for (coordinate, access) in apply.coordinates.iter().enumerate() {
+        for (operand, lane) in &access.reads {
+            if reported[*operand] {
+                continue;
+            }
+            let by_other = (lane.byte_offset..lane.byte_offset + lane.bytes).find(|b| {
+                writer
+                    .get(&(lane.tile, *b))
+                    .is_some_and(|by| *by != coordinate)
+            });
+            let Some(byte) = by_other else { continue };
+            reported[*operand] = true;
+            let (name, index) = element(lane.tile, byte);
+            diags.push(
+                Diagnostic::new(
+                    Code::ORDER_DEPENDENCE,
+                    apply.operands[*operand].span,
+                    format!(
+                        "`{opcode}` reads `{name}{index}` at one repeat coordinate and writes it at another, so the result would depend on the expansion order"
+                    ),
+                )
+                .with_note("each repeat coordinate of an `apply` must read only registers that no other coordinate writes; in-place at the same coordinate (`add x, x, y`) is fine")
+                .with_help("write the result into another tile"),
+            );
+        }
+    }
+    diags
+}
