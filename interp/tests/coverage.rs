@@ -2,6 +2,7 @@
 //! table calls usable but the interpreter cannot run fails here, naming it.
 
 use std::collections::BTreeMap;
+use tile_kernel_lowering::ptx::Slot;
 
 use tile_kernel_interp::semantics::{Semantics, semantics};
 use tile_kernel_lowering::ptx::resolve::legal_variants;
@@ -100,7 +101,7 @@ fn every_barrier_form_but_arrive_has_semantics() {
     {
         for variant in legal_variants(form) {
             let found = semantics(&variant);
-            if variant.get("op") == Some("arrive") {
+            if variant.get(Slot::Op) == Some("arrive") {
                 assert!(found.is_err(), "{}", variant.opcode_text());
                 continue;
             }
@@ -108,7 +109,7 @@ fn every_barrier_form_but_arrive_has_semantics() {
                 panic!("{}: no barrier semantics", variant.opcode_text());
             };
             assert_eq!(count, form.id.ends_with("-count"), "{}", form.id);
-            let expected = match variant.get("redop") {
+            let expected = match variant.get(Slot::Redop) {
                 None => None,
                 Some("popc") => Some(BarrierReduction::Popc),
                 Some("and") => Some(BarrierReduction::And),

@@ -6,6 +6,7 @@
 //! running every usable variant over special and random inputs.
 
 use tile_kernel_interp::semantics::{Bits, atomic_update, compute, destination_lanes};
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
 use tile_kernel_lowering::ptx::{Access, Effect, OperandKind, Usability};
@@ -143,7 +144,7 @@ fn integer_atomics_have_updates_and_float_atomics_are_left_to_the_float_family()
             if v.usability() != Usability::Yes {
                 continue;
             }
-            let ty = v.ty("type").expect("type");
+            let ty = v.ty(Slot::Type).expect("type");
             if ty.is_float() {
                 continue;
             }

@@ -31,7 +31,9 @@ use tile_kernel_lowering::ptx::form::{
 use tile_kernel_lowering::ptx::resolve::{legal_variants, slot_combinations};
 use tile_kernel_lowering::ptx::rules;
 use tile_kernel_lowering::ptx::table::FORMS;
-use tile_kernel_lowering::ptx::{Effect, Modifiers, OperandKind, PtxType, Usability, resolve};
+use tile_kernel_lowering::ptx::{
+    Effect, Modifiers, OperandKind, PtxType, Slot, Usability, resolve,
+};
 use tile_kernel_lowering::target::{PtxVersion, Requirement, Target};
 
 // ------------------------------------------------------------------ ptxas
@@ -810,22 +812,26 @@ fn tolerated(m: &Modifiers) -> Option<Tolerated> {
     if m.form.id != "cvt.scalar" {
         return None;
     }
-    let (d, a) = (m.get("dtype")?, m.get("atype")?);
-    let rnd = m.get("rnd");
-    let others = ["relu", "satfinite", "sat"].iter().any(|s| m.has(s));
+    let (d, a) = (m.get(Slot::Dtype)?, m.get(Slot::Atype)?);
+    let rnd = m.get(Slot::Rnd);
+    let others = [Slot::Relu, Slot::Satfinite, Slot::Sat]
+        .iter()
+        .any(|s| m.has(*s));
     if others {
         return None;
     }
     let float_rnd = rnd.is_some_and(|r| ["rn", "rz", "rm", "rp"].contains(&r));
     let int_rnd = rnd.is_some_and(|r| ["rni", "rzi", "rmi", "rpi"].contains(&r));
     match (d, a) {
-        ("bf16", "f16") | ("f16", "bf16") if rnd.is_none() && !m.has("ftz") => {
+        ("bf16", "f16") | ("f16", "bf16") if rnd.is_none() && !m.has(Slot::Ftz) => {
             Some(Tolerated::IsaForbids)
         }
         ("f32", "bf16") if float_rnd => Some(Tolerated::IsaForbids),
-        ("f64", "bf16") if float_rnd && !m.has("ftz") => Some(Tolerated::IsaForbids),
-        ("u8" | "s8", "bf16") if int_rnd && !m.has("ftz") => Some(Tolerated::NewerToolchainRejects),
-        ("bf16", "u8" | "s8") if float_rnd && !m.has("ftz") => {
+        ("f64", "bf16") if float_rnd && !m.has(Slot::Ftz) => Some(Tolerated::IsaForbids),
+        ("u8" | "s8", "bf16") if int_rnd && !m.has(Slot::Ftz) => {
+            Some(Tolerated::NewerToolchainRejects)
+        }
+        ("bf16", "u8" | "s8") if float_rnd && !m.has(Slot::Ftz) => {
             Some(Tolerated::NewerToolchainRejects)
         }
         _ => None,
@@ -1015,7 +1021,7 @@ fn kinds_and_lane_counts_alone_collide_only_for_split_pack_unpack() {
 #[test]
 fn dispatch_check_catches_a_duplicate_form() {
     static SLOTS: &[ModifierSlot] = &[ModifierSlot {
-        name: "type",
+        name: Slot::Type,
         choices: &["b32", "u32"],
         required: true,
     }];
@@ -1024,7 +1030,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             name: "d",
             access: Access::Write,
             kind: OperandKind::Register,
-            ty: TypeRef::Slot("type"),
+            ty: TypeRef::Slot(Slot::Type),
             lanes: Lanes::Fixed(1),
             braced: false,
             imm: false,
@@ -1037,7 +1043,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             name: "a",
             access: Access::Read,
             kind: OperandKind::Register,
-            ty: TypeRef::Slot("type"),
+            ty: TypeRef::Slot(Slot::Type),
             lanes: Lanes::Fixed(1),
             braced: false,
             imm: false,

@@ -17,6 +17,7 @@
 //! and `or` see both results and `popc` counts from 0 to the whole block.
 
 use super::*;
+use tile_kernel_lowering::ptx::Slot;
 
 /// The barrier forms.
 pub fn forms() -> impl Iterator<Item = &'static InstructionForm> {
@@ -158,7 +159,7 @@ pub fn check_by_hand(case: &Case, built: &Built) -> Result<(), String> {
     };
     let word = |bytes: &[u8], r: usize| element(bytes, r, 4);
     if let (Some(c), Some(d)) = (find(Role::Source, false), find(Role::Destination, false)) {
-        let op = case.variant.get("redop").unwrap_or("?");
+        let op = case.variant.get(Slot::Redop).unwrap_or("?");
         for r in 0..case.rows {
             let cta = r / block * block..(r / block + 1) * block;
             let set = cta

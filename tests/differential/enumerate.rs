@@ -2,6 +2,7 @@
 //! immediate value and special register, with what is skipped and why.
 
 use super::*;
+use tile_kernel_lowering::ptx::Slot;
 
 /// How a variant touches memory.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,12 +119,12 @@ pub(crate) fn immediate_values(min: i64, max: i64) -> Vec<i64> {
 
 /// The op of an atomic (`add`, `cas`, ...).
 pub(crate) fn atomic_op(m: &Modifiers) -> Option<&'static str> {
-    m.get("op")
+    m.get(Slot::Op)
 }
 
 /// The element type of an atomic.
 pub(crate) fn atomic_type(m: &Modifiers) -> Option<PtxType> {
-    m.ty("type")
+    m.ty(Slot::Type)
 }
 
 /// Whether the final memory of `m` with every thread on one element is
@@ -188,7 +189,7 @@ pub(crate) fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Ski
             // The one global address is reached by several CTAs: a scope
             // narrower than the grid makes that a race (TK0409), which the
             // checker rejects.
-            if shared && !in_shared && matches!(m.get("scope"), Some("cta" | "cluster")) {
+            if shared && !in_shared && matches!(m.get(Slot::Scope), Some("cta" | "cluster")) {
                 skips.add(
                     "TK0409: a `.cta`/`.cluster` atomic on one global address that several CTAs reach races".to_string(),
                     text,

@@ -36,6 +36,7 @@ use tile_kernel_lowering::DType;
 use tile_kernel_lowering::ast::{BinOp, Dim, If, Kernel, Operand, SliceItem, Stmt, ViewKind};
 use tile_kernel_lowering::emit::emit;
 use tile_kernel_lowering::program::{Instruction, Lane, Node, OperandValue, Statement};
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::{Access, InstructionForm};
 use tile_kernel_testkit::ast::{SPAN as S, apply, binary, literal, name, place};
 use tile_kernel_testkit::form_kernels::{
@@ -127,7 +128,7 @@ const ECHO: &str = "echo";
 /// and write every destination of the collective. The first becomes
 /// the collective, the rest are removed.
 fn placeholders(m: &Modifiers, t: &dyn Fn(&str) -> Operand) -> Result<Vec<Stmt>, String> {
-    let wide = m.ty("type").is_some_and(|ty| ty.carrier_bits() == 64);
+    let wide = m.ty(Slot::Type).is_some_and(|ty| ty.carrier_bits() == 64);
     // d from a (and the membermask).
     let d_from_a = || {
         if wide {
@@ -726,11 +727,11 @@ pub fn warp_inputs(m: &Modifiers, w: usize, rng: &mut Rng) -> WarpInputs {
     };
     let id = m.form.id;
     if id.starts_with("shfl") {
-        shfl_warp(m.get("mode").unwrap_or("idx"), w, rng, &mut inputs)
+        shfl_warp(m.get(Slot::Mode).unwrap_or("idx"), w, rng, &mut inputs)
     } else if id.starts_with("vote") {
         vote_warp(w, rng, &mut inputs)
     } else if id.starts_with("match") {
-        let bits = m.ty("type").map_or(32, |t| t.carrier_bits() as u32);
+        let bits = m.ty(Slot::Type).map_or(32, |t| t.carrier_bits() as u32);
         match_warp(bits, w, rng, &mut inputs)
     } else if id.starts_with("redux") {
         redux_warp(w, rng, &mut inputs)

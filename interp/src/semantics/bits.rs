@@ -9,6 +9,7 @@
 
 use super::integer::{Int, binary, sext, ternary, unary};
 use super::{Bits, Compute, mask};
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::{Modifiers, PtxType};
 
 /// The semantics of a logic/shift/bit-field variant, or `None` for other forms.
@@ -36,7 +37,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             d[0] = lop3(s[0], s[1], s[2], s[3]);
         })),
         "lop3.bool" => {
-            let and = m.get("boolop") == Some("and");
+            let and = m.get(Slot::Boolop) == Some("and");
             Some(Compute::new(5, 2, move |s, d| {
                 let value = lop3(s[0], s[1], s[2], s[3]);
                 let (t, q) = (value != 0, s[4] & 1 != 0);
@@ -55,10 +56,10 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
                 }
             }))
         }
-        "shr" => Some(shr(Int::of(m.ty("type")?)?)),
+        "shr" => Some(shr(Int::of(m.ty(Slot::Type)?)?)),
         "shf" => {
-            let left = m.get("dir") == Some("l");
-            let clamp = m.get("mode") == Some("clamp");
+            let left = m.get(Slot::Dir) == Some("l");
+            let clamp = m.get(Slot::Mode) == Some("clamp");
             Some(ternary(move |a, b, c| {
                 let c = c as u32;
                 let n = if clamp { c.min(32) } else { c & 31 };
@@ -70,9 +71,9 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
                 }
             }))
         }
-        "prmt" => prmt(m.get("mode")),
+        "prmt" => prmt(m.get(Slot::Mode)),
         "bfe" => {
-            let int = Int::of(m.ty("type")?)?;
+            let int = Int::of(m.ty(Slot::Type)?)?;
             Some(ternary(move |a, b, c| bfe(int, a, b, c)))
         }
         "bfi" => {
@@ -82,8 +83,8 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             }))
         }
         "bfind" => {
-            let int = Int::of(m.ty("type")?)?;
-            let shiftamt = m.has("shiftamt");
+            let int = Int::of(m.ty(Slot::Type)?)?;
+            let shiftamt = m.has(Slot::Shiftamt);
             Some(unary(move |a| bfind(int, shiftamt, a)))
         }
         "brev" => {
@@ -102,12 +103,12 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             }))
         }
         "bmsk" => {
-            let clamp = m.get("mode") == Some("clamp");
+            let clamp = m.get(Slot::Mode) == Some("clamp");
             Some(binary(move |a, b| bmsk(clamp, a as u32, b as u32)))
         }
         "szext" => {
-            let clamp = m.get("mode") == Some("clamp");
-            let signed = m.ty("type") == Some(PtxType::S32);
+            let clamp = m.get(Slot::Mode) == Some("clamp");
+            let signed = m.ty(Slot::Type) == Some(PtxType::S32);
             Some(binary(move |a, b| szext(clamp, signed, a as u32, b as u32)))
         }
         "fns" => Some(ternary(|mask_bits, base, offset| {
@@ -119,7 +120,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
 
 /// The register width of the variant's `type` slot.
 fn width(m: &Modifiers) -> Option<usize> {
-    Some(m.ty("type")?.carrier_bits())
+    Some(m.ty(Slot::Type)?.carrier_bits())
 }
 
 /// The bitwise function of `and`/`or`/`xor`.

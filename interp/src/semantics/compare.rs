@@ -11,6 +11,7 @@
 //! ordered operators `lo ls hi hs`.
 
 use std::sync::Arc;
+use tile_kernel_lowering::ptx::Slot;
 
 use super::integer::{Int, sext};
 use super::{Bits, Compute, mask};
@@ -27,7 +28,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
         "set" | "set.bool" | "set.to-half" | "set.to-half-bool" | "set.from-half"
         | "set.from-half-bool" => set(m),
         "selp" => {
-            let bits = m.ty("type")?.carrier_bits();
+            let bits = m.ty(Slot::Type)?.carrier_bits();
             Some(Compute::new(3, 1, move |s, d| {
                 d[0] = mask(if s[2] & 1 == 1 { s[0] } else { s[1] }, bits);
             }))
@@ -49,7 +50,7 @@ impl BoolOp {
     /// The variant's `bool` slot: `Some(None)` when it has none, `None`
     /// for an unknown token.
     fn of(m: &Modifiers) -> Option<Option<BoolOp>> {
-        Some(match m.get("bool") {
+        Some(match m.get(Slot::Bool) {
             None => None,
             Some("and") => Some(BoolOp::And),
             Some("or") => Some(BoolOp::Or),
@@ -72,7 +73,7 @@ impl BoolOp {
 /// `setp` with one result, `p|q` (`q` from the complement), and `.BoolOp`:
 /// `p = t BoolOp c`, `q = !t BoolOp c`.
 fn setp(m: &Modifiers) -> Option<Compute> {
-    let compare = comparison(m.ty("type")?, m.get("cmp")?, m.has("ftz"))?;
+    let compare = comparison(m.ty(Slot::Type)?, m.get(Slot::Cmp)?, m.has(Slot::Ftz))?;
     let op = BoolOp::of(m)?;
     let inputs = if op.is_some() { 3 } else { 2 };
     let pair = matches!(m.form.id, "setp.pair" | "setp.bool-pair");
@@ -90,7 +91,11 @@ fn setp(m: &Modifiers) -> Option<Compute> {
 /// `setp.CmpOp{.BoolOp}.{f16x2,bf16x2} p|q, a, b{, c}`: `p` from the low
 /// halves, `q` from the high halves, each folded with `c`.
 fn setp_halves(m: &Modifiers) -> Option<Compute> {
-    let compare = comparison(half_of(m.ty("type")?)?, m.get("cmp")?, m.has("ftz"))?;
+    let compare = comparison(
+        half_of(m.ty(Slot::Type)?)?,
+        m.get(Slot::Cmp)?,
+        m.has(Slot::Ftz),
+    )?;
     let op = BoolOp::of(m)?;
     let inputs = if op.is_some() { 3 } else { 2 };
     Some(Compute::new(inputs, 2, move |s, d| {
@@ -131,11 +136,11 @@ fn set_true(ty: PtxType) -> Option<Bits> {
 /// for that half: 0xffff or 0 for a `.u32`/`.s32` result, 1.0 or 0.0 for
 /// a pair result.
 fn set(m: &Modifiers) -> Option<Compute> {
-    let (dtype, stype) = (m.ty("dtype")?, m.ty("stype")?);
+    let (dtype, stype) = (m.ty(Slot::Dtype)?, m.ty(Slot::Stype)?);
     let op = BoolOp::of(m)?;
     let inputs = if op.is_some() { 3 } else { 2 };
     if let Some(element) = half_of(stype) {
-        let compare = comparison(element, m.get("cmp")?, m.has("ftz"))?;
+        let compare = comparison(element, m.get(Slot::Cmp)?, m.has(Slot::Ftz))?;
         let one = set_true(dtype)?;
         let one = one & 0xffff;
         return Some(Compute::new(inputs, 1, move |s, d| {
@@ -145,7 +150,7 @@ fn set(m: &Modifiers) -> Option<Compute> {
             d[0] = (if lo { one } else { 0 }) | (if hi { one << 16 } else { 0 });
         }));
     }
-    let compare = comparison(stype, m.get("cmp")?, m.has("ftz"))?;
+    let compare = comparison(stype, m.get(Slot::Cmp)?, m.has(Slot::Ftz))?;
     let one = set_true(dtype)?;
     Some(Compute::new(inputs, 1, move |s, d| {
         let c = op.is_some() && s[2] & 1 == 1;
@@ -161,8 +166,8 @@ fn set(m: &Modifiers) -> Option<Compute> {
 /// `.s32` or an `.f32` (where -0.0 picks `a`, NaN picks `b`, and `.ftz`
 /// makes a negative subnormal -0.0).
 fn slct(m: &Modifiers) -> Option<Compute> {
-    let bits = m.ty("dtype")?.carrier_bits();
-    let pick_a: fn(Bits) -> bool = match (m.get("ctype")?, m.has("ftz")) {
+    let bits = m.ty(Slot::Dtype)?.carrier_bits();
+    let pick_a: fn(Bits) -> bool = match (m.get(Slot::Ctype)?, m.has(Slot::Ftz)) {
         ("s32", _) => |c| sext(c, 32) >= 0,
         ("f32", false) => |c| f32_value(c, false) >= 0.0,
         ("f32", true) => |c| f32_value(c, true) >= 0.0,

@@ -44,6 +44,7 @@
 
 use super::softfloat::{self, Exact, Format, RoundOptions, Rounding};
 use super::{Bits, Compute, destination_lanes, source_lanes};
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::{Modifiers, PtxType};
 
 /// The semantics of a variant of a `cvt` form, or `None` for other forms
@@ -55,7 +56,7 @@ pub(crate) fn compute(variant: &Modifiers) -> Option<Compute> {
     match variant.form.id {
         "cvt.scalar" => build(scalar(variant)?),
         "cvt.half-pair-from-f32" => {
-            let to = match variant.ty("dtype")? {
+            let to = match variant.ty(Slot::Dtype)? {
                 PtxType::F16x2 => Format::F16,
                 PtxType::Bf16x2 => Format::BF16,
                 _ => return None,
@@ -63,30 +64,30 @@ pub(crate) fn compute(variant: &Modifiers) -> Option<Compute> {
             let element = narrow_from(Format::F32, to, variant)?;
             build(pair_of_sources(element, 16))
         }
-        "cvt.tf32" if variant.get("rnd") == Some("rna") => build(unary(Tf32Rna {
-            saturate: variant.has("satfinite"),
+        "cvt.tf32" if variant.get(Slot::Rnd) == Some("rna") => build(unary(Tf32Rna {
+            saturate: variant.has(Slot::Satfinite),
         })),
         "cvt.tf32" => build(unary(narrow_from(Format::F32, Format::TF32, variant)?)),
         "cvt.fp8-pair-from-f32" => {
-            let element = narrow_from(Format::F32, fp8(variant.ty("dtype")?)?, variant)?;
+            let element = narrow_from(Format::F32, fp8(variant.ty(Slot::Dtype)?)?, variant)?;
             build(pair_of_sources(element, 8))
         }
         "cvt.fp8-pair-from-f16x2" => {
-            let element = narrow_from(Format::F16, fp8(variant.ty("dtype")?)?, variant)?;
+            let element = narrow_from(Format::F16, fp8(variant.ty(Slot::Dtype)?)?, variant)?;
             build(pair_in_place(element, 16, 8))
         }
         "cvt.f16x2-from-fp8-pair" => {
-            let element = widen_to_f16(fp8(variant.ty("atype")?)?, variant.has("relu"));
+            let element = widen_to_f16(fp8(variant.ty(Slot::Atype)?)?, variant.has(Slot::Relu));
             build(pair_in_place(element, 8, 16))
         }
         "cvt.fp6-fp4-pair-from-f32" => {
-            let (to, width) = fp6_fp4(variant.ty("dtype")?)?;
+            let (to, width) = fp6_fp4(variant.ty(Slot::Dtype)?)?;
             let element = narrow_from(Format::F32, to, variant)?;
             build(pair_of_sources(element, width))
         }
         "cvt.f16x2-from-fp6-fp4-pair" => {
-            let (from, width) = fp6_fp4(variant.ty("atype")?)?;
-            let element = widen_to_f16(from, variant.has("relu"));
+            let (from, width) = fp6_fp4(variant.ty(Slot::Atype)?)?;
+            let element = widen_to_f16(from, variant.has(Slot::Relu));
             build(pair_in_place(element, width, 16))
         }
         "cvt.ue8m0x2-from-f32" => {
@@ -297,10 +298,10 @@ fn canonical_nan(to: Format) -> u64 {
 
 /// The narrowing pair/tf32 forms: `rnd`, `.relu`, `.satfinite` slots.
 fn narrow_from(from: Format, to: Format, variant: &Modifiers) -> Option<FloatConvert> {
-    let rounding = Rounding::from_ptx(variant.get("rnd")?)?;
+    let rounding = Rounding::from_ptx(variant.get(Slot::Rnd)?)?;
     let mut convert = FloatConvert::new(from, to, rounding);
-    convert.options.saturate_finite = variant.has("satfinite");
-    if variant.has("relu") {
+    convert.options.saturate_finite = variant.has(Slot::Satfinite);
+    if variant.has(Slot::Relu) {
         convert.clamp = Clamp::Relu;
     }
     Some(convert.with_fast_path())
@@ -317,9 +318,9 @@ fn widen_to_f16(from: Format, relu: bool) -> FloatConvert {
 
 /// f32/bf16 magnitudes to ue8m0 (`.rz`/`.rp`, `.satfinite`).
 fn to_ue8m0(from: Format, variant: &Modifiers) -> Option<FloatConvert> {
-    let rounding = Rounding::from_ptx(variant.get("rnd")?)?;
+    let rounding = Rounding::from_ptx(variant.get(Slot::Rnd)?)?;
     let mut convert = FloatConvert::new(from, Format::UE8M0, rounding);
-    convert.options.saturate_finite = variant.has("satfinite");
+    convert.options.saturate_finite = variant.has(Slot::Satfinite);
     Some(convert)
 }
 
@@ -352,11 +353,11 @@ impl Element for Tf32Rna {
 // ---------------------------------------------------------------- cvt.scalar
 
 fn scalar(variant: &Modifiers) -> Option<Function> {
-    let dtype = variant.ty("dtype")?;
-    let atype = variant.ty("atype")?;
-    let rnd = variant.get("rnd");
-    let ftz = variant.has("ftz");
-    let sat = variant.has("sat");
+    let dtype = variant.ty(Slot::Dtype)?;
+    let atype = variant.ty(Slot::Atype)?;
+    let rnd = variant.get(Slot::Rnd);
+    let ftz = variant.has(Slot::Ftz);
+    let sat = variant.has(Slot::Sat);
     let dst_bits = dtype.carrier_bits() as u32;
     let src_bits = atype.carrier_bits() as u32;
     match (float_format(dtype), float_format(atype)) {
@@ -406,9 +407,9 @@ fn scalar(variant: &Modifiers) -> Option<Function> {
 
 /// A scalar float-to-float `cvt` variant's conversion.
 fn scalar_float(variant: &Modifiers, from: Format, to: Format) -> Option<FloatConvert> {
-    let rnd = variant.get("rnd");
-    let ftz = variant.has("ftz");
-    let sat = variant.has("sat");
+    let rnd = variant.get(Slot::Rnd);
+    let ftz = variant.has(Slot::Ftz);
+    let sat = variant.has(Slot::Sat);
     let rounding = match rnd {
         Some(token) => Rounding::from_ptx(token)?,
         None => Rounding::NearestEven,
@@ -418,11 +419,11 @@ fn scalar_float(variant: &Modifiers, from: Format, to: Format) -> Option<FloatCo
     // of the smallest subnormal gives 0x0001): only other destinations flush.
     convert.flush_input = ftz && from == Format::F32 && to != Format::F16;
     convert.options.flush_subnormal_output = ftz && to == Format::F32;
-    convert.options.saturate_finite = variant.has("satfinite");
+    convert.options.saturate_finite = variant.has(Slot::Satfinite);
     convert.integral = rnd.is_some_and(|r| r.ends_with('i'));
     convert.clamp = if sat {
         Clamp::Unit
-    } else if variant.has("relu") {
+    } else if variant.has(Slot::Relu) {
         Clamp::Relu
     } else {
         Clamp::None
@@ -564,7 +565,7 @@ impl Element for IntToFloat {
 /// `cvt.pack.sat.{u16,s16}.s32 d, a, b` and `cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c`:
 /// `d = c << 2n | sat(a) << n | sat(b)` (the 16-bit forms have no `c`).
 fn pack(variant: &Modifiers) -> Option<Function> {
-    let token = variant.get("convert")?;
+    let token = variant.get(Slot::Convert)?;
     let signed = token.starts_with('s');
     let size: u32 = token[1..].parse().ok()?;
     let (lo, hi) = int_range(signed, size);
@@ -950,25 +951,25 @@ mod tests {
         let mut out = Vec::new();
         for v in all_cvt_variants() {
             let convert = match v.form.id {
-                "cvt.scalar" if v.ty("atype") == Some(PtxType::F32) => {
-                    let Some(to) = v.ty("dtype").and_then(float_format) else {
+                "cvt.scalar" if v.ty(Slot::Atype) == Some(PtxType::F32) => {
+                    let Some(to) = v.ty(Slot::Dtype).and_then(float_format) else {
                         continue;
                     };
                     scalar_float(&v, Format::F32, to).unwrap()
                 }
                 "cvt.half-pair-from-f32" => {
-                    let to = if v.ty("dtype") == Some(PtxType::F16x2) {
+                    let to = if v.ty(Slot::Dtype) == Some(PtxType::F16x2) {
                         Format::F16
                     } else {
                         Format::BF16
                     };
                     narrow_from(Format::F32, to, &v).unwrap()
                 }
-                "cvt.tf32" if v.get("rnd") != Some("rna") => {
+                "cvt.tf32" if v.get(Slot::Rnd) != Some("rna") => {
                     narrow_from(Format::F32, Format::TF32, &v).unwrap()
                 }
                 "cvt.fp8-pair-from-f32" => {
-                    narrow_from(Format::F32, fp8(v.ty("dtype").unwrap()).unwrap(), &v).unwrap()
+                    narrow_from(Format::F32, fp8(v.ty(Slot::Dtype).unwrap()).unwrap(), &v).unwrap()
                 }
                 _ => continue,
             };

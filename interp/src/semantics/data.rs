@@ -8,6 +8,7 @@
 use super::integer::unary;
 use super::{Bits, Compute, mask};
 use tile_kernel_lowering::ptx::Modifiers;
+use tile_kernel_lowering::ptx::Slot;
 
 /// The value every `createpolicy` variant writes: an opaque stand-in for
 /// a cache-policy handle. It is **not** the hardware's encoding (which
@@ -21,7 +22,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
     match m.form.id {
         // A copy; the special registers' values come in as the source lane.
         "mov" | "mov.sreg32" | "mov.sreg64" => {
-            let bits = m.ty("type")?.carrier_bits();
+            let bits = m.ty(Slot::Type)?.carrier_bits();
             Some(unary(move |a| mask(a, bits)))
         }
         "mov.pred" => Some(unary(|a| a & 1)),
@@ -40,7 +41,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
 
 /// `mov.bN d, {a0, .., a(n-1)}`: lane `i` fills bits `i*N/n ..`.
 fn pack(m: &Modifiers, lanes: usize) -> Option<Compute> {
-    let lane_bits = m.ty("type")?.carrier_bits() / lanes;
+    let lane_bits = m.ty(Slot::Type)?.carrier_bits() / lanes;
     Some(Compute::new(lanes, 1, move |s, d| {
         d[0] = s.iter().enumerate().fold(0, |acc, (i, &x)| {
             acc | (mask(x, lane_bits) << (i * lane_bits))
@@ -50,7 +51,7 @@ fn pack(m: &Modifiers, lanes: usize) -> Option<Compute> {
 
 /// `mov.bN {d0, .., d(n-1)}, a`: lane `i` gets bits `i*N/n ..` of `a`.
 fn unpack(m: &Modifiers, lanes: usize) -> Option<Compute> {
-    let lane_bits = m.ty("type")?.carrier_bits() / lanes;
+    let lane_bits = m.ty(Slot::Type)?.carrier_bits() / lanes;
     Some(Compute::new(1, lanes, move |s, d| {
         for (i, lane) in d.iter_mut().enumerate() {
             *lane = mask(s[0] >> (i * lane_bits), lane_bits);

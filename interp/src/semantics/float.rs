@@ -38,6 +38,7 @@
 use super::approx;
 use super::softfloat::{self, Exact, Format, RoundOptions, Rounding};
 use super::{AtomicUpdate, Bits, Compute};
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::{Effect, Modifiers, PtxType, Space};
 
 /// A scalar floating-point register type of the float and half families.
@@ -225,12 +226,12 @@ pub(super) struct Arith {
 impl Arith {
     /// The arithmetic of a variant with a `rnd` slot (default `.rn`), `.ftz`
     /// and `.sat`.
-    pub(super) fn of(kind: Kind, m: &Modifiers, rounding_slot: &str) -> Arith {
+    pub(super) fn of(kind: Kind, m: &Modifiers, rounding_slot: Slot) -> Arith {
         Arith {
             kind,
             rounding: rounding(m.get(rounding_slot)),
-            ftz: m.has("ftz"),
-            sat: m.has("sat"),
+            ftz: m.has(Slot::Ftz),
+            sat: m.has(Slot::Sat),
         }
     }
 
@@ -430,9 +431,9 @@ impl MinMax {
         MinMax {
             kind,
             max: m.form.mnemonic == "max",
-            ftz: m.has("ftz"),
-            nan: m.has("nan"),
-            xorsign: m.has("xorsign"),
+            ftz: m.has(Slot::Ftz),
+            nan: m.has(Slot::Nan),
+            xorsign: m.has(Slot::Xorsign),
         }
     }
 
@@ -527,27 +528,27 @@ fn ternary(f: impl Fn(Bits, Bits, Bits) -> Bits + Send + Sync + 'static) -> Comp
 /// The semantics of a variant of this family's forms, or `None` for other forms.
 pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
     let id = m.form.id;
-    let kind = match Kind::of(m.ty("type")?)? {
+    let kind = match Kind::of(m.ty(Slot::Type)?)? {
         k @ (Kind::F32 | Kind::F64) => k,
         _ => return None,
     };
-    let ftz = m.has("ftz");
-    let approx = m.get("mode") == Some("approx");
+    let ftz = m.has(Slot::Ftz);
+    let approx = m.get(Slot::Mode) == Some("approx");
     Some(match id {
         "add.float" => {
-            let op = Arith::of(kind, m, "rnd");
+            let op = Arith::of(kind, m, Slot::Rnd);
             binary(move |a, b| op.add(a, b))
         }
         "sub.float" => {
-            let op = Arith::of(kind, m, "rnd");
+            let op = Arith::of(kind, m, Slot::Rnd);
             binary(move |a, b| op.sub(a, b))
         }
         "mul.float" => {
-            let op = Arith::of(kind, m, "rnd");
+            let op = Arith::of(kind, m, Slot::Rnd);
             binary(move |a, b| op.mul(a, b))
         }
         "fma" | "mad.float" => {
-            let op = Arith::of(kind, m, "rnd");
+            let op = Arith::of(kind, m, Slot::Rnd);
             ternary(move |a, b, c| op.fma(a, b, c))
         }
         "min.float" | "max.float" => {
@@ -564,14 +565,14 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             binary(move |a, b| (b & !sign | a & sign) & mask)
         }
         "testp" => {
-            let test = testp(kind, m.get("test")?)?;
+            let test = testp(kind, m.get(Slot::Test)?)?;
             unary(test)
         }
-        "div.float" => match (m.get("mode")?, kind) {
+        "div.float" => match (m.get(Slot::Mode)?, kind) {
             ("approx", Kind::F32) => binary(move |a, b| approx::div_f32(a, b, ftz)),
             ("full", Kind::F32) => binary(move |a, b| approx::div_full_f32(a, b, ftz)),
             _ => {
-                let op = Arith::of(kind, m, "mode");
+                let op = Arith::of(kind, m, Slot::Mode);
                 binary(move |a, b| op.div(a, b))
             }
         },
@@ -579,7 +580,11 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             (true, Kind::F32) => unary(move |a| approx::rcp_f32(a, ftz)),
             (true, _) => unary(approx::rcp_ftz_f64),
             _ => {
-                let slot = if id == "rcp.f32" { "mode" } else { "rnd" };
+                let slot = if id == "rcp.f32" {
+                    Slot::Mode
+                } else {
+                    Slot::Rnd
+                };
                 let op = Arith::of(kind, m, slot);
                 let one = kind.one();
                 unary(move |a| op.div(one, a))
@@ -588,7 +593,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
         "sqrt" => match (approx, kind) {
             (true, Kind::F32) => unary(move |a| approx::sqrt_f32(a, ftz)),
             _ => {
-                let op = Arith::of(kind, m, "mode");
+                let op = Arith::of(kind, m, Slot::Mode);
                 unary(move |a| op.sqrt(a))
             }
         },
@@ -623,11 +628,11 @@ pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
     if !matches!(m.effect(), Effect::Atomic { .. }) {
         return None;
     }
-    let ty = m.ty("type")?;
+    let ty = m.ty(Slot::Type)?;
     let kind = Kind::of(ty)?;
     let pair = matches!(ty, PtxType::F16x2 | PtxType::Bf16x2);
     let bits = if pair { 32 } else { kind.bits() as usize };
-    let element: Box<dyn Fn(Bits, Bits) -> Bits + Send + Sync> = match m.get("op")? {
+    let element: Box<dyn Fn(Bits, Bits) -> Bits + Send + Sync> = match m.get(Slot::Op)? {
         "add" => {
             // The PTX ISA: `atom`/`red.add.f32` on global memory flushes
             // subnormal inputs and results to sign-preserving zero; on

@@ -20,6 +20,7 @@
 use super::approx;
 use super::float::{Arith, Kind, MinMax, sign_op};
 use super::{Bits, Compute};
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::{Modifiers, PtxType};
 
 /// `f` applied to each 16-bit half of `a` and `b` (the low half from the low
@@ -89,30 +90,30 @@ fn relu(kind: Kind, x: Bits) -> Bits {
 
 /// The semantics of a variant of this family's forms, or `None` for other forms.
 pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
-    let ty = m.ty("type")?;
+    let ty = m.ty(Slot::Type)?;
     let pair = match ty {
         PtxType::F16 | PtxType::Bf16 => false,
         PtxType::F16x2 | PtxType::Bf16x2 => true,
         _ => return None,
     };
     let kind = Kind::of(ty)?;
-    let ftz = m.has("ftz");
+    let ftz = m.has(Slot::Ftz);
     Some(match m.form.id {
         "add.half" => {
-            let op = Arith::of(kind, m, "rnd");
+            let op = Arith::of(kind, m, Slot::Rnd);
             binary(pair, move |a, b| op.add(a, b))
         }
         "sub.half" => {
-            let op = Arith::of(kind, m, "rnd");
+            let op = Arith::of(kind, m, Slot::Rnd);
             binary(pair, move |a, b| op.sub(a, b))
         }
         "mul.half" => {
-            let op = Arith::of(kind, m, "rnd");
+            let op = Arith::of(kind, m, Slot::Rnd);
             binary(pair, move |a, b| op.mul(a, b))
         }
         "fma.half" | "fma.half-oob" => {
-            let op = Arith::of(kind, m, "rnd");
-            let (use_relu, oob) = (m.has("relu"), m.has("oob"));
+            let op = Arith::of(kind, m, Slot::Rnd);
+            let (use_relu, oob) = (m.has(Slot::Relu), m.has(Slot::Oob));
             ternary(pair, move |a, b, c| {
                 // Only the multiplicands are tested: an OOB NaN `c` is an
                 // ordinary NaN.

@@ -13,6 +13,7 @@
 //! data, compare) share.
 
 use super::{AtomicUpdate, Bits, Compute, mask};
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::{Effect, Modifiers, PtxType};
 
 /// A [`Compute`] of one source lane and one destination lane.
@@ -118,24 +119,24 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
         "mad.wide" => mad_wide(m),
         "min.int" | "max.int" => min_max(m, id == "max.int"),
         "neg.int" => {
-            let int = Int::of(m.ty("type")?)?;
+            let int = Int::of(m.ty(Slot::Type)?)?;
             Some(unary(move |a| int.wrap(-int.value(a))))
         }
         "abs.int" => {
-            let int = Int::of(m.ty("type")?)?;
+            let int = Int::of(m.ty(Slot::Type)?)?;
             Some(unary(move |a| int.wrap(int.value(a).abs())))
         }
         "mul24" => mul24(m),
         "mad24" => mad24(m),
         "sad" => {
-            let int = Int::of(m.ty("type")?)?;
+            let int = Int::of(m.ty(Slot::Type)?)?;
             Some(ternary(move |a, b, c| {
                 let diff = (int.value(a) - int.value(b)).abs();
                 int.wrap(int.value(c) + diff)
             }))
         }
         "div.int" => {
-            let int = Int::of(m.ty("type")?)?;
+            let int = Int::of(m.ty(Slot::Type)?)?;
             Some(binary(move |a, b| {
                 let (x, y) = (int.value(a), int.value(b));
                 if y == 0 {
@@ -148,7 +149,7 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             }))
         }
         "rem" => {
-            let int = Int::of(m.ty("type")?)?;
+            let int = Int::of(m.ty(Slot::Type)?)?;
             Some(binary(move |a, b| {
                 let (x, y) = (int.value(a), int.value(b));
                 if y == 0 {
@@ -160,8 +161,8 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             }))
         }
         "dp4a.unsigned" | "dp4a.signed" | "dp4a.mixed" => {
-            let a_signed = m.get("atype") == Some("s32");
-            let b_signed = m.get("btype") == Some("s32");
+            let a_signed = m.get(Slot::Atype) == Some("s32");
+            let b_signed = m.get(Slot::Btype) == Some("s32");
             Some(ternary(move |a, b, c| {
                 let mut acc = c as u32;
                 for i in 0..4 {
@@ -173,10 +174,14 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
             }))
         }
         "dp2a.unsigned" | "dp2a.signed" | "dp2a.mixed" => {
-            let a_signed = m.get("atype") == Some("s32");
-            let b_signed = m.get("btype") == Some("s32");
+            let a_signed = m.get(Slot::Atype) == Some("s32");
+            let b_signed = m.get(Slot::Btype) == Some("s32");
             // `.lo` takes b's bytes 0 and 1, `.hi` its bytes 2 and 3.
-            let first = if m.get("mode") == Some("hi") { 2 } else { 0 };
+            let first = if m.get(Slot::Mode) == Some("hi") {
+                2
+            } else {
+                0
+            };
             Some(ternary(move |a, b, c| {
                 let mut acc = c as u32;
                 for i in 0..2 {
@@ -202,7 +207,7 @@ fn lane_value(x: Bits, bits: u32, signed: bool) -> i64 {
 
 /// `add`/`sub`: wrapping, `.sat.s32` clamping, or per 16-bit half.
 fn add_sub(m: &Modifiers, sub: bool) -> Option<Compute> {
-    let ty = m.ty("type")?;
+    let ty = m.ty(Slot::Type)?;
     if matches!(ty, PtxType::U16x2 | PtxType::S16x2) {
         // Wrapping per half: signedness does not change the bits.
         return Some(binary(move |a, b| {
@@ -216,7 +221,7 @@ fn add_sub(m: &Modifiers, sub: bool) -> Option<Compute> {
         }));
     }
     let int = Int::of(ty)?;
-    let sat = m.has("sat");
+    let sat = m.has(Slot::Sat);
     let (lo, hi) = int.range();
     Some(binary(move |a, b| {
         let (x, y) = (int.value(a), int.value(b));
@@ -251,23 +256,23 @@ fn product_half(int: Int, hi: bool, a: Bits, b: Bits) -> Bits {
 
 /// `mul.hi`/`mul.lo`.
 fn mul(m: &Modifiers) -> Option<Compute> {
-    let int = Int::of(m.ty("type")?)?;
-    let hi = m.get("mode") == Some("hi");
+    let int = Int::of(m.ty(Slot::Type)?)?;
+    let hi = m.get(Slot::Mode) == Some("hi");
     Some(binary(move |a, b| product_half(int, hi, a, b)))
 }
 
 /// `mul.wide`: the whole product in a register of twice the width.
 fn mul_wide(m: &Modifiers) -> Option<Compute> {
-    let int = Int::of(m.ty("type")?)?;
+    let int = Int::of(m.ty(Slot::Type)?)?;
     let wide = (2 * int.bits) as usize;
     Some(binary(move |a, b| mask(product(int, a, b) as u64, wide)))
 }
 
 /// `mad.hi`/`mad.lo` (and `mad.hi.sat.s32`): the product's half plus `c`.
 fn mad(m: &Modifiers) -> Option<Compute> {
-    let int = Int::of(m.ty("type")?)?;
-    let hi = m.get("mode") == Some("hi");
-    let sat = m.has("sat");
+    let int = Int::of(m.ty(Slot::Type)?)?;
+    let hi = m.get(Slot::Mode) == Some("hi");
+    let sat = m.has(Slot::Sat);
     let (lo_bound, hi_bound) = int.range();
     Some(ternary(move |a, b, c| {
         let half = product_half(int, hi, a, b);
@@ -282,7 +287,7 @@ fn mad(m: &Modifiers) -> Option<Compute> {
 
 /// `mad.wide`: the double-width product plus a double-width `c`.
 fn mad_wide(m: &Modifiers) -> Option<Compute> {
-    let int = Int::of(m.ty("type")?)?;
+    let int = Int::of(m.ty(Slot::Type)?)?;
     let wide = (2 * int.bits) as usize;
     Some(ternary(move |a, b, c| {
         mask((product(int, a, b) as u64).wrapping_add(c), wide)
@@ -291,8 +296,8 @@ fn mad_wide(m: &Modifiers) -> Option<Compute> {
 
 /// `min`/`max`, scalar or per 16-bit half, with `.relu` clamping at zero.
 fn min_max(m: &Modifiers, max: bool) -> Option<Compute> {
-    let ty = m.ty("type")?;
-    let relu = m.has("relu");
+    let ty = m.ty(Slot::Type)?;
+    let relu = m.has(Slot::Relu);
     let pick = move |x: i128, y: i128| {
         let v = if max { x.max(y) } else { x.min(y) };
         if relu { v.max(0) } else { v }
@@ -322,8 +327,8 @@ fn product24(signed: bool, a: Bits, b: Bits) -> i64 {
 
 /// `mul24.hi` (product bits 47..16) and `mul24.lo` (bits 31..0).
 fn mul24(m: &Modifiers) -> Option<Compute> {
-    let signed = Int::of(m.ty("type")?)?.signed;
-    let hi = m.get("mode") == Some("hi");
+    let signed = Int::of(m.ty(Slot::Type)?)?.signed;
+    let hi = m.get(Slot::Mode) == Some("hi");
     Some(binary(move |a, b| {
         let p = product24(signed, a, b);
         mask((if hi { p >> 16 } else { p }) as u64, 32)
@@ -332,9 +337,9 @@ fn mul24(m: &Modifiers) -> Option<Compute> {
 
 /// `mad24.hi`/`mad24.lo` plus `c`; `mad24.hi.sat.s32` clamps the sum.
 fn mad24(m: &Modifiers) -> Option<Compute> {
-    let signed = Int::of(m.ty("type")?)?.signed;
-    let hi = m.get("mode") == Some("hi");
-    let sat = m.has("sat");
+    let signed = Int::of(m.ty(Slot::Type)?)?.signed;
+    let hi = m.get(Slot::Mode) == Some("hi");
+    let sat = m.has(Slot::Sat);
     Some(ternary(move |a, b, c| {
         let p = product24(signed, a, b);
         let part = mask((if hi { p >> 16 } else { p }) as u64, 32);
@@ -355,9 +360,9 @@ pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
     if !matches!(m.effect(), Effect::Atomic { .. }) {
         return None;
     }
-    let int = Int::of(m.ty("type")?)?;
+    let int = Int::of(m.ty(Slot::Type)?)?;
     let bits = int.bits as usize;
-    let op = m.get("op")?;
+    let op = m.get(Slot::Op)?;
     let b_of = move |operands: &[Bits]| mask(operands.first().copied().unwrap_or(0), bits);
     let update = match op {
         "and" => AtomicUpdate::new(bits, move |old, o| mask(old, bits) & b_of(o)),

@@ -22,6 +22,7 @@
 //! ftz, saturation and rounding), except for the `.approx` forms, whose
 //! documented error bounds are in `docs/interpreter.md`.
 
+use tile_kernel_lowering::ptx::Slot;
 use tile_kernel_lowering::ptx::{Access, Effect, Modifiers, OperandKind, Usability};
 
 pub mod softfloat;
@@ -329,9 +330,9 @@ pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
     if variant.effect() != (Effect::Barrier { waits: true }) {
         return None;
     }
-    let reduction = match variant.get("op")? {
+    let reduction = match variant.get(Slot::Op)? {
         "sync" => None,
-        "red" => Some(match variant.get("redop")? {
+        "red" => Some(match variant.get(Slot::Redop)? {
             "popc" => BarrierReduction::Popc,
             "and" => BarrierReduction::And,
             "or" => BarrierReduction::Or,

@@ -26,26 +26,27 @@
 
 use super::{Bits, Collective, CollectiveError, destination_lanes, source_lanes};
 use tile_kernel_lowering::ptx::Modifiers;
+use tile_kernel_lowering::ptx::Slot;
 
 /// The semantics of a warp collective variant, or `None` for other forms.
 pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
     let name = variant.opcode_text();
     let found = match variant.form.id {
-        "shfl.sync" => shfl(name, shfl_mode(variant.get("mode")?)?, false),
-        "shfl.sync.pred" => shfl(name, shfl_mode(variant.get("mode")?)?, true),
-        "vote.sync" => vote(name, variant.get("mode")?)?,
+        "shfl.sync" => shfl(name, shfl_mode(variant.get(Slot::Mode)?)?, false),
+        "shfl.sync.pred" => shfl(name, shfl_mode(variant.get(Slot::Mode)?)?, true),
+        "vote.sync" => vote(name, variant.get(Slot::Mode)?)?,
         "vote.sync.ballot" => vote(name, "ballot")?,
         "match.sync" | "match.sync.all-pred" => {
-            let bits = variant.ty("type")?.carrier_bits();
+            let bits = variant.ty(Slot::Type)?.carrier_bits();
             let predicate = variant.form.id == "match.sync.all-pred";
-            match (variant.get("mode")?, predicate) {
+            match (variant.get(Slot::Mode)?, predicate) {
                 ("any", false) => match_any(name, bits),
                 ("all", _) => match_all(name, bits, predicate),
                 _ => return None,
             }
         }
         "redux.sync" | "redux.sync.bitwise" => {
-            redux(name, variant.get("op")?, variant.get("type")?)?
+            redux(name, variant.get(Slot::Op)?, variant.get(Slot::Type)?)?
         }
         "elect.sync" => elect(name),
         "activemask" => Collective::new(0, 1, |executing, _, d| {

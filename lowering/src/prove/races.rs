@@ -58,6 +58,7 @@
 //! atomic (a cluster is one CTA: launches have no cluster dims) must be
 //! separated across CTAs from every atomic of the tensor (TK0409).
 
+use crate::ptx::Slot;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::diag::{Code, Diagnostic, SpanId};
@@ -211,12 +212,12 @@ pub(crate) fn atomic_of(form: &Modifiers) -> Option<Atomic> {
     if !matches!(form.effect(), crate::ptx::form::Effect::Atomic { .. }) {
         return None;
     }
-    let ty = form.get("type").unwrap_or("");
-    let bytes = form.ty("type").map_or(0, |t| t.carrier_bits() / 8);
+    let ty = form.get(Slot::Type).unwrap_or("");
+    let bytes = form.ty(Slot::Type).map_or(0, |t| t.carrier_bits() / 8);
     Some(Atomic {
         bytes,
         ty,
-        scope: form.get("scope"),
+        scope: form.get(Slot::Scope),
     })
 }
 

@@ -1,6 +1,7 @@
 //! A Markdown reference of the table, generated from the table itself
 //! (`docs/ptx-table.md` is this text; a test keeps the two identical).
 
+use crate::ptx::Slot;
 use std::fmt::Write;
 
 use super::form::{
@@ -176,7 +177,7 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
         Effect::Pure => "pure (registers only)",
         Effect::Load {
             non_coherent: false,
-        } if form.slots.iter().any(|s| s.name == "nc") => "load (non-coherent with `.nc`)",
+        } if form.slots.iter().any(|s| s.name == Slot::Nc) => "load (non-coherent with `.nc`)",
         Effect::Load {
             non_coherent: false,
         } => "load",

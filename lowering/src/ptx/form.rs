@@ -5,6 +5,7 @@
 //! legality rule and the target it needs. Everything that differs between
 //! opcodes is data here; [`mod@super::resolve`] interprets it generically.
 
+use crate::ptx::Slot;
 use serde::{Deserialize, Serialize};
 
 use super::types::PtxType;
@@ -122,7 +123,7 @@ pub enum Packing {
 /// A dotted-modifier position, such as the rounding mode or the type.
 #[derive(Debug)]
 pub struct ModifierSlot {
-    pub name: &'static str,
+    pub name: Slot,
     pub choices: &'static [&'static str],
     pub required: bool,
 }
@@ -191,14 +192,14 @@ impl Space {
 #[derive(Debug, Clone, Copy)]
 pub enum TypeRef {
     /// The type token in the named slot.
-    Slot(&'static str),
+    Slot(Slot),
     /// A fixed type.
     Fixed(PtxType),
     /// Twice the width of the type in the named slot (`mul.wide`).
-    Wide(&'static str),
+    Wide(Slot),
     /// One lane of a pack/unpack group: the bit type of `slot`'s width divided
     /// by `lanes` (`mov.b32 d, {a, b}` has `.b16` lanes).
-    LaneOf { slot: &'static str, lanes: u8 },
+    LaneOf { slot: Slot, lanes: u8 },
 }
 
 /// How many registers an operand names (its register-axis extent).
@@ -210,7 +211,7 @@ pub enum Lanes {
     /// From the token in `slot`: `(token, lanes)` pairs (`wgmma`'s
     /// accumulator count follows its shape, TMA's coordinates its `.dim`).
     ByToken {
-        slot: &'static str,
+        slot: Slot,
         lanes: &'static [(&'static str, u8)],
     },
 }
@@ -283,8 +284,11 @@ impl PartialEq for Modifiers {
 impl Eq for Modifiers {}
 
 impl Modifiers {
-    /// The token in the named slot.
-    pub fn get(&self, slot: &str) -> Option<&'static str> {
+    /// The token in slot `slot`: `None` when the slot is left empty or
+    /// this shape of the instruction has no such slot (`ld.weak` has no
+    /// `.scope`, `ld.relaxed` has). Slots are a type, so a misspelled one
+    /// does not compile; [`Self::has_slot`] tells the two `None`s apart.
+    pub fn get(&self, slot: Slot) -> Option<&'static str> {
         self.form
             .slots
             .iter()
@@ -292,12 +296,18 @@ impl Modifiers {
             .and_then(|i| self.tokens[i])
     }
 
-    pub fn has(&self, slot: &str) -> bool {
+    /// Whether the form has slot `slot` (filled or not).
+    pub fn has_slot(&self, slot: Slot) -> bool {
+        self.form.slots.iter().any(|s| s.name == slot)
+    }
+
+    /// Whether slot `slot` holds a token.
+    pub fn has(&self, slot: Slot) -> bool {
         self.get(slot).is_some()
     }
 
-    /// The PTX type in the named slot.
-    pub fn ty(&self, slot: &str) -> Option<PtxType> {
+    /// The PTX type in slot `slot`.
+    pub fn ty(&self, slot: Slot) -> Option<PtxType> {
         self.get(slot).and_then(PtxType::from_token)
     }
 
@@ -373,7 +383,7 @@ impl Modifiers {
     fn resolve_lanes(&self, lanes: Lanes) -> u8 {
         match lanes {
             Lanes::Fixed(n) => n,
-            Lanes::Vector => match self.get("vec") {
+            Lanes::Vector => match self.get(Slot::Vec) {
                 Some("v2") => 2,
                 Some("v4") => 4,
                 Some("v8") => 8,
@@ -391,7 +401,7 @@ impl Modifiers {
     pub fn effect(&self) -> Effect {
         match self.form.effect {
             Effect::Load { non_coherent } => Effect::Load {
-                non_coherent: non_coherent || self.has("nc"),
+                non_coherent: non_coherent || self.has(Slot::Nc),
             },
             effect => effect,
         }
@@ -399,7 +409,7 @@ impl Modifiers {
 
     /// The state space of the form's address operands (its `space` slot).
     pub fn space(&self) -> Space {
-        Space::from_token(self.get("space"))
+        Space::from_token(self.get(Slot::Space))
     }
 
     /// Whether kernels may use this variant: the form's own

@@ -3,6 +3,7 @@
 //! - [`types`]: PTX operand types and which dtypes carry them.
 //! - [`form`]: the table's data model (forms, slots, operands).
 //! - [`table`]: the table itself, as data.
+//! - [`slot`]: the names of the modifier slots, as a type.
 //! - [`rules`]: cross-slot legality rules and target requirements.
 //! - [`docs`]: a Markdown reference generated from the table.
 //! - [`mod@resolve`]: opcode text -> candidate forms, with spelling suggestions.
@@ -11,6 +12,7 @@ pub mod docs;
 pub mod form;
 pub mod resolve;
 pub mod rules;
+pub mod slot;
 pub mod table;
 pub mod types;
 
@@ -19,4 +21,5 @@ pub use form::{
     Usability, VariantId,
 };
 pub use resolve::{OpcodeError, resolve};
+pub use slot::Slot;
 pub use types::PtxType;

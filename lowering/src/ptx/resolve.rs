@@ -97,7 +97,7 @@ fn match_tokens(
                             Mismatch::Duplicate {
                                 token: token.to_string(),
                                 other: tokens[k].to_string(),
-                                slot: form.slots[own].name,
+                                slot: form.slots[own].name.name(),
                             }
                         } else {
                             let k = placed.iter().position(|p| *p > own).unwrap_or(i - 1);
@@ -121,7 +121,7 @@ fn match_tokens(
     {
         return Err((
             tokens.len(),
-            Mismatch::Missing(missing.0.name, missing.0.choices),
+            Mismatch::Missing(missing.0.name.name(), missing.0.choices),
         ));
     }
     Ok(Modifiers {
@@ -242,9 +242,9 @@ fn open_slots(
             }
             if !out
                 .iter()
-                .any(|(name, choices)| *name == s.name && *choices == s.choices)
+                .any(|(name, choices)| *name == s.name.name() && *choices == s.choices)
             {
-                out.push((s.name, s.choices));
+                out.push((s.name.name(), s.choices));
             }
         }
     }
@@ -283,7 +283,7 @@ fn token_error(
                             .slots
                             .iter()
                             .find(|s| s.choices.contains(&near))
-                            .map(|s| (s.name, s.choices))
+                            .map(|s| (s.name.name(), s.choices))
                     });
                 let at_position = in_form.or_else(|| {
                     open_slots(mnemonic, &tokens[..position], None)
@@ -294,7 +294,7 @@ fn token_error(
                     forms_of(mnemonic)
                         .flat_map(|f| f.slots.iter())
                         .find(|s| s.choices.contains(&near))
-                        .map(|s| (s.name, s.choices))
+                        .map(|s| (s.name.name(), s.choices))
                 };
                 if let Some((slot, choices)) = at_position.or_else(anywhere) {
                     err.notes.push(format!(
@@ -645,6 +645,7 @@ pub fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ptx::Slot;
 
     fn ids(opcode: &str) -> Vec<&'static str> {
         resolve(opcode)
@@ -698,8 +699,8 @@ mod tests {
         );
         let m = &resolve("cvt.rz.relu.satfinite.bf16x2.f32").unwrap()[0];
         assert_eq!(m.opcode_text(), "cvt.rz.relu.satfinite.bf16x2.f32");
-        assert_eq!(m.get("rnd"), Some("rz"));
-        assert_eq!(m.get("dtype"), Some("bf16x2"));
+        assert_eq!(m.get(Slot::Rnd), Some("rz"));
+        assert_eq!(m.get(Slot::Dtype), Some("bf16x2"));
     }
 
     #[test]

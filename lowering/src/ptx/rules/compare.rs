@@ -2,6 +2,7 @@
 //! (`table/compare.rs`).
 
 use super::*;
+use crate::ptx::Slot;
 use crate::ptx::types::TypeClass;
 
 /// The ordered comparisons every type has (`.eq .ne .lt .le .gt .ge`).
@@ -27,12 +28,12 @@ fn takes_compare_op(ty: PtxType, op: &str) -> bool {
 
 /// `CmpOp` against the type in `slot`; `.ftz` only on `.f32` and `.f16`
 /// (scalar or pair) comparisons, never on `.bf16`.
-fn compare_on(m: &Modifiers, slot: &str) -> Result<(), Violation> {
+fn compare_on(m: &Modifiers, slot: Slot) -> Result<(), Violation> {
     let Some(ty) = m.ty(slot) else {
         return Err(Violation::new("a comparison needs a source type"));
     };
     let t = ty.token();
-    if let Some(op) = m.get("cmp")
+    if let Some(op) = m.get(Slot::Cmp)
         && !takes_compare_op(ty, op)
     {
         let kind = if ty.is_float() {
@@ -49,7 +50,7 @@ fn compare_on(m: &Modifiers, slot: &str) -> Result<(), Violation> {
             format!(".{op} is not a comparison of .{t}: {kind}"),
         ));
     }
-    if let Some(ftz) = m.get("ftz")
+    if let Some(ftz) = m.get(Slot::Ftz)
         && !matches!(ty, PtxType::F32 | PtxType::F16 | PtxType::F16x2)
     {
         return Err(Violation::at(
@@ -62,18 +63,18 @@ fn compare_on(m: &Modifiers, slot: &str) -> Result<(), Violation> {
 
 /// `setp.CmpOp{.BoolOp}{.ftz}.type`: the operator must exist for `.type`.
 pub fn setp(m: &Modifiers) -> Result<(), Violation> {
-    compare_on(m, "type")
+    compare_on(m, Slot::Type)
 }
 
 /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype`: the operator must exist for `.stype`.
 pub fn set(m: &Modifiers) -> Result<(), Violation> {
-    compare_on(m, "stype")
+    compare_on(m, Slot::Stype)
 }
 
 /// `slct{.ftz}.dtype.ctype`: `.ftz` only with the `.f32` selector.
 pub fn slct(m: &Modifiers) -> Result<(), Violation> {
-    if let Some(ftz) = m.get("ftz")
-        && m.get("ctype") != Some("f32")
+    if let Some(ftz) = m.get(Slot::Ftz)
+        && m.get(Slot::Ctype) != Some("f32")
     {
         return Err(Violation::at(
             ftz,
@@ -86,7 +87,7 @@ pub fn slct(m: &Modifiers) -> Result<(), Violation> {
 /// `setp`: the half types are newer (`.f16`/`.f16x2`: sm_53, PTX 4.2;
 /// `.bf16`/`.bf16x2`: sm_90, PTX 7.8); the rest is PTX 1.0.
 pub fn setp_requires(m: &Modifiers, _: Target) -> Requirement {
-    match m.ty("type") {
+    match m.ty(Slot::Type) {
         Some(PtxType::F16 | PtxType::F16x2) => Requirement::new(53, 4, 2),
         Some(PtxType::Bf16 | PtxType::Bf16x2) => Requirement::new(90, 7, 8),
         _ => Requirement::new(20, 1, 0),
@@ -122,7 +123,7 @@ fn half_set_pair(dst: PtxType, src: PtxType) -> bool {
 /// usual operator and `.ftz` rules of the source, and no `.ftz` with a
 /// `.bf16` result.
 pub fn set_half(m: &Modifiers) -> Result<(), Violation> {
-    let (Some(dst), Some(src)) = (m.ty("dtype"), m.ty("stype")) else {
+    let (Some(dst), Some(src)) = (m.ty(Slot::Dtype), m.ty(Slot::Stype)) else {
         return Err(Violation::new("set needs a result and a source type"));
     };
     let (d, s) = (dst.token(), src.token());
@@ -131,8 +132,8 @@ pub fn set_half(m: &Modifiers) -> Result<(), Violation> {
             "set has no .{d}.{s} line: a half result (.f16, .bf16) takes a scalar source, an integer result takes .f16/.bf16 (or a pair, for 32 bits), and a pair result its own pair type"
         )));
     }
-    compare_on(m, "stype")?;
-    if let Some(ftz) = m.get("ftz")
+    compare_on(m, Slot::Stype)?;
+    if let Some(ftz) = m.get(Slot::Ftz)
         && dst == PtxType::Bf16
     {
         return Err(Violation::at(
@@ -148,10 +149,10 @@ pub fn set_half(m: &Modifiers) -> Result<(), Violation> {
 /// "half precision floating point set instruction with integer result");
 /// else sm_53 (PTX 4.2).
 pub fn set_half_requires(m: &Modifiers, _: Target) -> Requirement {
-    let bf16 = |slot| matches!(m.ty(slot), Some(PtxType::Bf16 | PtxType::Bf16x2));
-    if bf16("dtype") || bf16("stype") {
+    let bf16 = |slot: Slot| matches!(m.ty(slot), Some(PtxType::Bf16 | PtxType::Bf16x2));
+    if bf16(Slot::Dtype) || bf16(Slot::Stype) {
         Requirement::new(90, 7, 8)
-    } else if m.ty("dtype").is_some_and(PtxType::is_int) {
+    } else if m.ty(Slot::Dtype).is_some_and(PtxType::is_int) {
         Requirement::new(53, 6, 5)
     } else {
         Requirement::new(53, 4, 2)

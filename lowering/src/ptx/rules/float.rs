@@ -2,12 +2,13 @@
 //! (`table/float.rs`).
 
 use super::*;
+use crate::ptx::Slot;
 
 /// `div`: `.approx` and `.full` exist only for `.f32`
 /// (`div.{approx,full}{.ftz}.f32`, `div.rnd{.ftz}.f32`, `div.rnd.f64`); `.ftz` only on `.f32`.
 pub fn div(m: &Modifiers) -> Result<(), Violation> {
-    if m.ty("type") == Some(PtxType::F64)
-        && let Some(mode) = m.get("mode").filter(|t| ["approx", "full"].contains(t))
+    if m.ty(Slot::Type) == Some(PtxType::F64)
+        && let Some(mode) = m.get(Slot::Mode).filter(|t| ["approx", "full"].contains(t))
     {
         return Err(Violation::at(
             mode,
@@ -21,14 +22,14 @@ pub fn div(m: &Modifiers) -> Result<(), Violation> {
 
 /// `sqrt`: `sqrt.approx{.ftz}.f32`, `sqrt.rnd{.ftz}.f32`, `sqrt.rnd.f64`.
 pub fn sqrt(m: &Modifiers) -> Result<(), Violation> {
-    if m.ty("type") == Some(PtxType::F64) {
-        if m.get("mode") == Some("approx") {
+    if m.ty(Slot::Type) == Some(PtxType::F64) {
+        if m.get(Slot::Mode) == Some("approx") {
             return Err(Violation::at(
                 "approx",
                 "sqrt.approx exists only for .f32; .f64 rounds with .rn, .rz, .rm or .rp",
             ));
         }
-        if let Some(ftz) = m.get("ftz") {
+        if let Some(ftz) = m.get(Slot::Ftz) {
             return Err(Violation::at(ftz, ".ftz applies only to .f32, not .f64"));
         }
     }
@@ -44,7 +45,7 @@ pub fn ptx_2(_: &Modifiers, _: Target) -> Requirement {
 
 /// `rsqrt.approx.ftz.f64`: PTX 4.0; the other lines are PTX 1.0.
 pub fn rsqrt(m: &Modifiers, _: Target) -> Requirement {
-    if m.has("ftz") && m.ty("type") == Some(PtxType::F64) {
+    if m.has(Slot::Ftz) && m.ty(Slot::Type) == Some(PtxType::F64) {
         Requirement::new(20, 4, 0)
     } else {
         Requirement::new(20, 1, 0)

@@ -2,19 +2,20 @@
 //! (`table/half.rs`).
 
 use super::*;
+use crate::ptx::Slot;
 
 fn is_bf16(m: &Modifiers) -> bool {
-    matches!(m.ty("type"), Some(PtxType::Bf16 | PtxType::Bf16x2))
+    matches!(m.ty(Slot::Type), Some(PtxType::Bf16 | PtxType::Bf16x2))
 }
 
 fn type_token(m: &Modifiers) -> &'static str {
-    m.get("type").unwrap_or("?")
+    m.get(Slot::Type).unwrap_or("?")
 }
 
 /// `.bf16`/`.bf16x2` take neither `.ftz` nor `.sat` (add, sub, mul, neg, abs).
 pub fn arith(m: &Modifiers) -> Result<(), Violation> {
     if is_bf16(m) {
-        for flag in ["ftz", "sat"] {
+        for flag in [Slot::Ftz, Slot::Sat] {
             if let Some(token) = m.get(flag) {
                 return Err(Violation::at(
                     token,
@@ -61,7 +62,7 @@ pub fn abs_requires(m: &Modifiers, _: Target) -> Requirement {
 /// `fma.rn{.relu}.{bf16,bf16x2}`: no `.ftz`/`.sat` on bf16, and `.sat` or `.relu`.
 pub fn fma(m: &Modifiers) -> Result<(), Violation> {
     arith(m)?;
-    if let (Some(sat), Some(_)) = (m.get("sat"), m.get("relu")) {
+    if let (Some(sat), Some(_)) = (m.get(Slot::Sat), m.get(Slot::Relu)) {
         return Err(Violation::at(
             sat,
             ".sat and .relu are alternatives: write one or the other",
@@ -72,7 +73,7 @@ pub fn fma(m: &Modifiers) -> Result<(), Violation> {
 
 /// `fma.rn.{f16,f16x2}` sm_53 (PTX 4.2); `.relu` and the bf16 types sm_80 (PTX 7.0).
 pub fn fma_requires(m: &Modifiers, _: Target) -> Requirement {
-    if is_bf16(m) || m.has("relu") {
+    if is_bf16(m) || m.has(Slot::Relu) {
         Requirement::new(80, 7, 0)
     } else {
         Requirement::new(53, 4, 2)
@@ -87,7 +88,7 @@ pub fn fma_oob_requires(_: &Modifiers, _: Target) -> Requirement {
 /// `min`/`max`: `.xorsign` and `.abs` come together; no `.ftz` on bf16.
 pub fn min_max(m: &Modifiers) -> Result<(), Violation> {
     if is_bf16(m)
-        && let Some(ftz) = m.get("ftz")
+        && let Some(ftz) = m.get(Slot::Ftz)
     {
         return Err(Violation::at(
             ftz,
@@ -104,7 +105,7 @@ pub fn min_max_requires(m: &Modifiers, t: Target) -> Requirement {
 
 /// `ex2.approx.{f16,f16x2}` (no `.ftz`), `ex2.approx.ftz.{bf16,bf16x2}` (`.ftz` required).
 pub fn ex2(m: &Modifiers) -> Result<(), Violation> {
-    match (is_bf16(m), m.get("ftz")) {
+    match (is_bf16(m), m.get(Slot::Ftz)) {
         (true, None) => Err(Violation::new(format!(
             "ex2.approx.{} needs .ftz: ex2.approx.ftz.{}",
             type_token(m),

@@ -6,11 +6,12 @@
 //! ISA's syntax lines.
 
 use super::*;
+use crate::ptx::Slot;
 
 /// Whether the form's address is global or generic (no `space` token):
 /// where eviction priorities, prefetch sizes and cache hints apply.
 fn global_or_generic(m: &Modifiers) -> bool {
-    matches!(m.get("space"), None | Some("global"))
+    matches!(m.get(Slot::Space), None | Some("global"))
 }
 
 /// `ld`/`st`/`ldu`: vectors move at most 128 bits (`.b128` is never a
@@ -19,7 +20,7 @@ fn global_or_generic(m: &Modifiers) -> bool {
 /// eviction priorities and prefetch sizes exist for global (or generic)
 /// addresses only.
 pub fn access(m: &Modifiers) -> Result<(), Violation> {
-    if let (Some(vec), Some(ty)) = (m.get("vec"), m.ty("type")) {
+    if let (Some(vec), Some(ty)) = (m.get(Slot::Vec), m.ty(Slot::Type)) {
         let lanes = if vec == "v2" { 2 } else { 4 };
         if lanes * ty.carrier_bits() > 128 {
             return Err(Violation::at(
@@ -32,14 +33,14 @@ pub fn access(m: &Modifiers) -> Result<(), Violation> {
             ));
         }
     }
-    if let Some(nc) = m.get("nc") {
-        if m.get("space") != Some("global") {
+    if let Some(nc) = m.get(Slot::Nc) {
+        if m.get(Slot::Space) != Some("global") {
             return Err(Violation::at(
                 nc,
                 ".nc loads need the .global space: write ld.global.nc",
             ));
         }
-        if let Some(sem) = m.get("sem") {
+        if let Some(sem) = m.get(Slot::Sem) {
             return Err(Violation::at(
                 sem,
                 format!(
@@ -47,22 +48,22 @@ pub fn access(m: &Modifiers) -> Result<(), Violation> {
                 ),
             ));
         }
-        if let Some(cop) = m.get("cop").filter(|c| !["ca", "cg", "cs"].contains(c)) {
+        if let Some(cop) = m.get(Slot::Cop).filter(|c| !["ca", "cg", "cs"].contains(c)) {
             return Err(Violation::at(
                 cop,
                 format!("ld.global.nc takes only the .ca, .cg or .cs cache operator, not .{cop}"),
             ));
         }
     }
-    if let (Some(cop), Some(_)) = (m.get("cop"), m.get("evict")) {
+    if let (Some(cop), Some(_)) = (m.get(Slot::Cop), m.get(Slot::Evict)) {
         return Err(Violation::at(
             cop,
             "cache operators and eviction priorities are mutually exclusive: write one or the other",
         ));
     }
     if !global_or_generic(m) {
-        let space = m.get("space").unwrap_or("?");
-        for slot in ["evict", "prefetch"] {
+        let space = m.get(Slot::Space).unwrap_or("?");
+        for slot in [Slot::Evict, Slot::Prefetch] {
             if let Some(token) = m.get(slot) {
                 return Err(Violation::at(
                     token,
@@ -82,29 +83,29 @@ pub fn access(m: &Modifiers) -> Result<(), Violation> {
 /// `.param::entry/::func` PTX 8.3.
 pub fn access_requires(m: &Modifiers, _: Target) -> Requirement {
     let mut req = Requirement::new(20, 1, 0);
-    if m.has("nc") {
+    if m.has(Slot::Nc) {
         req = req.max(Requirement::new(32, 3, 1));
     }
-    if m.has("sem") || m.has("scope") {
+    if m.has(Slot::Sem) || m.has(Slot::Scope) {
         req = req.max(Requirement::new(70, 6, 0));
     }
     req = req.max(scope_and_space(m));
-    if m.has("evict") {
+    if m.has(Slot::Evict) {
         req = req.max(Requirement::new(70, 7, 4));
     }
-    match m.get("prefetch") {
+    match m.get(Slot::Prefetch) {
         Some("L2::256B") => req = req.max(Requirement::new(80, 7, 4)),
         Some(_) => req = req.max(Requirement::new(75, 7, 4)),
         None => {}
     }
-    if m.has("hint") {
+    if m.has(Slot::Hint) {
         req = req.max(Requirement::new(80, 7, 4));
     }
-    if m.has("mmio") {
+    if m.has(Slot::Mmio) {
         req = req.max(Requirement::new(70, 8, 2));
     }
     req = req.max(b128(m, Requirement::new(70, 8, 3)));
-    if matches!(m.get("space"), Some("param::entry" | "param::func")) {
+    if matches!(m.get(Slot::Space), Some("param::entry" | "param::func")) {
         req = req.max(Requirement::new(70, 8, 3));
     }
     req
@@ -113,7 +114,7 @@ pub fn access_requires(m: &Modifiers, _: Target) -> Requirement {
 /// `.b128` accesses: `floor`, and PTX 8.4 at `.sys` scope (ptxas 12.9
 /// rejects `ld.relaxed.sys.b128` under PTX 8.3 but takes `.gpu`).
 fn b128(m: &Modifiers, floor: Requirement) -> Requirement {
-    match (m.ty("type"), m.get("scope")) {
+    match (m.ty(Slot::Type), m.get(Slot::Scope)) {
         (Some(PtxType::B128), Some("sys")) => floor.max(Requirement::new(floor.sm, 8, 4)),
         (Some(PtxType::B128), _) => floor,
         _ => Requirement::new(20, 1, 0),
@@ -124,10 +125,10 @@ fn b128(m: &Modifiers, floor: Requirement) -> Requirement {
 /// the `.shared::cta` spelling is PTX 7.8 on any target.
 fn scope_and_space(m: &Modifiers) -> Requirement {
     let mut req = Requirement::new(20, 1, 0);
-    if m.get("scope") == Some("cluster") || m.get("space") == Some("shared::cluster") {
+    if m.get(Slot::Scope) == Some("cluster") || m.get(Slot::Space) == Some("shared::cluster") {
         req = req.max(Requirement::new(90, 7, 8));
     }
-    if m.get("space") == Some("shared::cta") {
+    if m.get(Slot::Space) == Some("shared::cta") {
         req = req.max(Requirement::new(20, 7, 8));
     }
     req
@@ -138,14 +139,16 @@ fn scope_and_space(m: &Modifiers) -> Requirement {
 /// `.u32/.s32/.u64/.f32/.f64` (and the half types, own forms); `.inc/.dec`
 /// on `.u32`; `.min/.max` on 32- and 64-bit integers.
 pub fn atomic(m: &Modifiers) -> Result<(), Violation> {
-    let (Some(op), Some(ty)) = (m.get("op"), m.ty("type")) else {
+    let (Some(op), Some(ty)) = (m.get(Slot::Op), m.ty(Slot::Type)) else {
         return Ok(());
     };
     let allowed: &[PtxType] = match op {
         "and" | "or" | "xor" => &[PtxType::B32, PtxType::B64],
         "exch" => &[PtxType::B32, PtxType::B64, PtxType::B128],
         "cas" => &[PtxType::B16, PtxType::B32, PtxType::B64, PtxType::B128],
-        "add" if m.has("noftz") => &[PtxType::F16, PtxType::Bf16, PtxType::F16x2, PtxType::Bf16x2],
+        "add" if m.has(Slot::Noftz) => {
+            &[PtxType::F16, PtxType::Bf16, PtxType::F16x2, PtxType::Bf16x2]
+        }
         "add" => &[
             PtxType::U32,
             PtxType::S32,
@@ -178,14 +181,14 @@ pub fn atomic(m: &Modifiers) -> Result<(), Violation> {
 /// PTX 7.8; `.b128` sm_90 / PTX 8.3; `.L2::cache_hint` sm_80 / PTX 7.4.
 pub fn atomic_requires(m: &Modifiers, _: Target) -> Requirement {
     let mut req = Requirement::new(20, 1, 0);
-    if m.has("sem") || m.has("scope") {
+    if m.has(Slot::Sem) || m.has(Slot::Scope) {
         req = req.max(Requirement::new(70, 6, 0));
     }
     req = req.max(scope_and_space(m));
-    if m.has("hint") {
+    if m.has(Slot::Hint) {
         req = req.max(Requirement::new(80, 7, 4));
     }
-    match m.ty("type") {
+    match m.ty(Slot::Type) {
         Some(PtxType::F16x2) => req = req.max(Requirement::new(60, 6, 2)),
         Some(PtxType::F16 | PtxType::B16) => req = req.max(Requirement::new(70, 6, 3)),
         Some(PtxType::Bf16 | PtxType::Bf16x2) => req = req.max(Requirement::new(90, 7, 8)),

@@ -22,6 +22,7 @@ pub mod warp;
 
 use super::form::{Modifiers, Violation};
 use super::types::PtxType;
+use crate::ptx::Slot;
 use crate::target::{Requirement, Target};
 
 const IRND: [&str; 4] = ["rni", "rzi", "rmi", "rpi"];
@@ -61,13 +62,13 @@ fn int_range(ty: PtxType) -> (i128, i128) {
 
 /// Rounding, `.ftz`, `.sat`, `.relu` and `.satfinite` on the scalar `cvt` line.
 pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
-    let (Some(dst), Some(src)) = (m.ty("dtype"), m.ty("atype")) else {
+    let (Some(dst), Some(src)) = (m.ty(Slot::Dtype), m.ty(Slot::Atype)) else {
         return Err(Violation::new("cvt needs a destination and a source type"));
     };
-    let rnd = m.get("rnd");
+    let rnd = m.get(Slot::Rnd);
     let d = dst.token();
     let a = src.token();
-    if let Some(flag) = m.get("relu").or(m.get("satfinite")) {
+    if let Some(flag) = m.get(Slot::Relu).or(m.get(Slot::Satfinite)) {
         if !(matches!(dst, PtxType::F16 | PtxType::Bf16) && src == PtxType::F32) {
             return Err(Violation::at(
                 flag,
@@ -88,7 +89,7 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
                 )));
             }
         }
-        if let Some(t) = m.get("ftz").or(m.get("sat")) {
+        if let Some(t) = m.get(Slot::Ftz).or(m.get(Slot::Sat)) {
             return Err(Violation::at(
                 t,
                 format!(".{t} cannot be combined with .{flag}"),
@@ -180,7 +181,7 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
         }
     }
 
-    if let Some(ftz) = m.get("ftz")
+    if let Some(ftz) = m.get(Slot::Ftz)
         && dst != PtxType::F32
         && src != PtxType::F32
     {
@@ -197,7 +198,7 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
             "conversions between .bf16 and 8-bit integers (.{d}.{a}) are not offered: ptxas 13 rejects them (ptxas 12.9 still accepts them), so a newer driver could fail to load the PTX; convert through .f32 or a 16-bit integer"
         )));
     }
-    if let Some(sat) = m.get("sat") {
+    if let Some(sat) = m.get(Slot::Sat) {
         if has_bf16 {
             return Err(Violation::at(
                 sat,
@@ -222,8 +223,8 @@ pub fn cvt_scalar(m: &Modifiers) -> Result<(), Violation> {
 
 /// Targets of the scalar `cvt` line: bf16 and `.relu`/`.satfinite` are newer.
 pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
-    let dst = m.ty("dtype");
-    let src = m.ty("atype");
+    let dst = m.ty(Slot::Dtype);
+    let src = m.ty(Slot::Atype);
     let mut req = Requirement::new(20, 1, 0);
     if dst == Some(PtxType::F64) || src == Some(PtxType::F64) {
         req = req.max(Requirement::new(20, 1, 4));
@@ -232,7 +233,7 @@ pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
         (Some(PtxType::Bf16), Some(PtxType::F32)) => req = req.max(Requirement::new(80, 7, 0)),
         (Some(PtxType::F32), Some(PtxType::Bf16)) => {
             req = req.max(Requirement::new(80, 7, 1));
-            if m.has("ftz") {
+            if m.has(Slot::Ftz) {
                 req = req.max(Requirement::new(90, 7, 8));
             }
         }
@@ -241,10 +242,10 @@ pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
         }
         _ => {}
     }
-    if m.has("relu") {
+    if m.has(Slot::Relu) {
         req = req.max(Requirement::new(80, 7, 0));
     }
-    if m.has("satfinite") {
+    if m.has(Slot::Satfinite) {
         // PTX 8.1; no arch floor of its own (ptxas 12.9 assembles
         // `cvt.rn.satfinite.f16.f32` for sm_70): `.bf16` and `.relu` bring sm_80.
         req = req.max(Requirement::new(20, 8, 1));
@@ -255,7 +256,7 @@ pub fn cvt_scalar_requires(m: &Modifiers, _: Target) -> Requirement {
 /// `.f16x2`/`.bf16x2` from two `.f32`: `.relu` since sm_80, `.satfinite` since PTX 8.1.
 pub fn cvt_half_pair_requires(m: &Modifiers, _: Target) -> Requirement {
     let req = Requirement::new(80, 7, 0);
-    if m.has("satfinite") {
+    if m.has(Slot::Satfinite) {
         req.max(Requirement::new(80, 8, 1))
     } else {
         req
@@ -264,8 +265,8 @@ pub fn cvt_half_pair_requires(m: &Modifiers, _: Target) -> Requirement {
 
 /// `cvt.rna.tf32.f32` has no `.relu`; the other rounding lines do.
 pub fn cvt_tf32(m: &Modifiers) -> Result<(), Violation> {
-    if m.get("rnd") == Some("rna")
-        && let Some(relu) = m.get("relu")
+    if m.get(Slot::Rnd) == Some("rna")
+        && let Some(relu) = m.get(Slot::Relu)
     {
         return Err(Violation::at(
             relu,
@@ -277,8 +278,8 @@ pub fn cvt_tf32(m: &Modifiers) -> Result<(), Violation> {
 
 /// tf32: `.rna` sm_80; `.rn`/`.rz` sm_90 (PTX 7.8); `.rn`/`.rz` with `.satfinite` sm_100 (PTX 8.6).
 pub fn cvt_tf32_requires(m: &Modifiers, _: Target) -> Requirement {
-    let satfinite = m.has("satfinite");
-    match (m.get("rnd"), satfinite) {
+    let satfinite = m.has(Slot::Satfinite);
+    match (m.get(Slot::Rnd), satfinite) {
         (Some("rna"), false) => Requirement::new(80, 7, 0),
         (Some("rna"), true) => Requirement::new(80, 8, 1),
         (_, false) => Requirement::new(90, 7, 8),
@@ -297,10 +298,10 @@ pub fn cvt_fp8_requires(_: &Modifiers, target: Target) -> Requirement {
 
 /// `.ftz` and `.sat` exist only on the `.f32` lines of float arithmetic.
 pub fn float_arith(m: &Modifiers) -> Result<(), Violation> {
-    let ty = m.ty("type");
+    let ty = m.ty(Slot::Type);
     if ty != Some(PtxType::F32) {
         let t = ty.map(PtxType::token).unwrap_or("?");
-        for flag in ["ftz", "sat"] {
+        for flag in [Slot::Ftz, Slot::Sat] {
             if let Some(token) = m.get(flag) {
                 return Err(Violation::at(
                     token,
@@ -314,11 +315,11 @@ pub fn float_arith(m: &Modifiers) -> Result<(), Violation> {
 
 /// Integer `.sat` exists only as `.s32` (add/sub) or `mad.hi.sat.s32`.
 pub fn int_saturation(m: &Modifiers) -> Result<(), Violation> {
-    if let Some(sat) = m.get("sat") {
-        if m.ty("type") != Some(PtxType::S32) {
+    if let Some(sat) = m.get(Slot::Sat) {
+        if m.ty(Slot::Type) != Some(PtxType::S32) {
             return Err(Violation::at(sat, "integer .sat applies only to .s32"));
         }
-        if m.get("mode").is_some_and(|mode| mode != "hi") {
+        if m.get(Slot::Mode).is_some_and(|mode| mode != "hi") {
             return Err(Violation::at(sat, "mad takes .sat only as mad.hi.sat.s32"));
         }
     }
@@ -327,8 +328,8 @@ pub fn int_saturation(m: &Modifiers) -> Result<(), Violation> {
 
 /// Float `min`/`max`: `.xorsign` and `.abs` come together; `.f64` takes no modifiers.
 pub fn float_min_max(m: &Modifiers) -> Result<(), Violation> {
-    if m.ty("type") == Some(PtxType::F64) {
-        for slot in ["ftz", "nan", "xorsign", "abs"] {
+    if m.ty(Slot::Type) == Some(PtxType::F64) {
+        for slot in [Slot::Ftz, Slot::Nan, Slot::Xorsign, Slot::Abs] {
             if let Some(token) = m.get(slot) {
                 return Err(Violation::at(
                     token,
@@ -337,7 +338,7 @@ pub fn float_min_max(m: &Modifiers) -> Result<(), Violation> {
             }
         }
     }
-    match (m.get("xorsign"), m.get("abs")) {
+    match (m.get(Slot::Xorsign), m.get(Slot::Abs)) {
         (Some(x), None) => Err(Violation::at(
             x,
             ".xorsign must be followed by .abs (.xorsign.abs)",
@@ -353,10 +354,10 @@ pub fn float_min_max(m: &Modifiers) -> Result<(), Violation> {
 /// `.NaN` on min/max: sm_80 (PTX 7.0); `.xorsign.abs`: sm_86 (PTX 7.2).
 pub fn float_min_max_requires(m: &Modifiers, _: Target) -> Requirement {
     let mut req = Requirement::new(20, 1, 0);
-    if m.has("nan") {
+    if m.has(Slot::Nan) {
         req = req.max(Requirement::new(80, 7, 0));
     }
-    if m.has("xorsign") {
+    if m.has(Slot::Xorsign) {
         req = req.max(Requirement::new(86, 7, 2));
     }
     req
@@ -368,7 +369,7 @@ pub fn pack_lanes(m: &Modifiers) -> Result<(), Violation> {
         super::form::TypeRef::LaneOf { lanes, .. } => Some(lanes as usize),
         _ => None,
     });
-    if let (Some(lanes), Some(ty)) = (lanes, m.ty("type"))
+    if let (Some(lanes), Some(ty)) = (lanes, m.ty(Slot::Type))
         && ty.carrier_bits() / lanes < 8
     {
         return Err(Violation::at(

@@ -3,12 +3,13 @@
 //! ptxas 12.9 by the certification tests (one ISA step or one target lower
 //! is rejected).
 
-#[allow(unused_imports)]
 use super::*;
+#[allow(unused_imports)]
+use crate::ptx::Slot;
 
 /// `fence{.sem}.scope`: PTX ISA 6.0, sm_70; `.cluster` scope PTX 7.8, sm_90.
 pub fn fence_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.get("scope") == Some("cluster") {
+    if m.get(Slot::Scope) == Some("cluster") {
         Requirement::new(90, 7, 8)
     } else {
         Requirement::new(70, 6, 0)
@@ -35,7 +36,7 @@ pub fn tensormap_proxy_requires(_: &Modifiers, _: Target) -> Requirement {
 
 /// `bar`: PTX ISA 2.0; the `.cta` spelling PTX 7.8.
 pub fn bar_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.has("scope") {
+    if m.has(Slot::Scope) {
         Requirement::new(70, 7, 8)
     } else {
         Requirement::new(20, 2, 0)
@@ -44,7 +45,7 @@ pub fn bar_requires(m: &Modifiers, _: Target) -> Requirement {
 
 /// `barrier`: PTX ISA 6.0, sm_70; the `.cta` spelling PTX 7.8.
 pub fn barrier_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.has("scope") {
+    if m.has(Slot::Scope) {
         Requirement::new(70, 7, 8)
     } else {
         Requirement::new(70, 6, 0)
@@ -54,7 +55,7 @@ pub fn barrier_requires(m: &Modifiers, _: Target) -> Requirement {
 /// `cp.async`: PTX ISA 7.0, sm_80; an L2 prefetch size or `.L2::cache_hint`
 /// PTX 7.4. (ptxas 12.9 takes `.shared::cta` here from PTX 7.0 on, measured.)
 pub fn cp_async_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.has("prefetch") || m.has("hint") {
+    if m.has(Slot::Prefetch) || m.has(Slot::Hint) {
         Requirement::new(80, 7, 4)
     } else {
         Requirement::new(80, 7, 0)
@@ -71,7 +72,7 @@ pub fn cp_async_group_requires(_: &Modifiers, _: Target) -> Requirement {
 /// on (ptxas takes `mbarrier.arrive.release.cta` on sm_89), at `.cluster`
 /// sm_90; `.relaxed` PTX 8.6, sm_90.
 fn mbarrier_order(m: &Modifiers) -> Requirement {
-    match (m.get("sem"), m.get("scope")) {
+    match (m.get(Slot::Sem), m.get(Slot::Scope)) {
         (Some("relaxed"), _) => Requirement::new(90, 8, 6),
         (Some(_), Some("cluster")) => Requirement::new(90, 8, 0),
         (Some(_), _) => Requirement::new(80, 8, 0),
@@ -81,7 +82,7 @@ fn mbarrier_order(m: &Modifiers) -> Requirement {
 
 /// mbarrier `.sem` and `.scope`: ptxas takes both or neither.
 pub fn sem_with_scope(m: &Modifiers) -> Result<(), Violation> {
-    match (m.get("sem"), m.get("scope")) {
+    match (m.get(Slot::Sem), m.get(Slot::Scope)) {
         (Some(sem), None) => Err(Violation::at(
             sem,
             format!(".{sem} needs a scope: write .{sem}.cta or .{sem}.cluster"),
@@ -103,7 +104,7 @@ pub fn mbarrier_tx_requires(m: &Modifiers, t: Target) -> Requirement {
 /// Shared-memory objects of sm_80 (`mbarrier` basics,
 /// `cp.async.mbarrier.arrive`): PTX ISA 7.0, sm_80; `.shared::cta` PTX 7.8.
 pub fn mbarrier_requires(m: &Modifiers, _: Target) -> Requirement {
-    let base = if m.get("space") == Some("shared::cta") {
+    let base = if m.get(Slot::Space) == Some("shared::cta") {
         Requirement::new(80, 7, 8)
     } else {
         Requirement::new(80, 7, 0)
@@ -123,7 +124,7 @@ pub fn mbarrier_sm90_requires(m: &Modifiers, _: Target) -> Requirement {
 
 /// `ldmatrix`: PTX ISA 6.5, sm_75; `.shared::cta` PTX 7.8.
 pub fn ldmatrix_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.get("space") == Some("shared::cta") {
+    if m.get(Slot::Space) == Some("shared::cta") {
         Requirement::new(75, 7, 8)
     } else {
         Requirement::new(75, 6, 5)
@@ -138,7 +139,7 @@ pub fn stmatrix_requires(_: &Modifiers, _: Target) -> Requirement {
 /// `mma.sync` with `.f16` multiplicands at `.m16n8k8`: PTX ISA 6.5, sm_75;
 /// with `.bf16` PTX 7.0, sm_80.
 pub fn mma_m16n8k8_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.get("atype") == Some("bf16") {
+    if m.get(Slot::Atype) == Some("bf16") {
         Requirement::new(80, 7, 0)
     } else {
         Requirement::new(75, 6, 5)
@@ -154,7 +155,7 @@ pub fn mma_sm80_requires(_: &Modifiers, _: Target) -> Requirement {
 /// Single-bit `mma.sync` at `.m16n8k128`/`.m16n8k256`: `.xor.popc` PTX
 /// ISA 7.0, sm_80; `.and.popc` PTX 7.1.
 pub fn mma_b1_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.get("bitop") == Some("and") {
+    if m.get(Slot::Bitop) == Some("and") {
         Requirement::new(80, 7, 1)
     } else {
         Requirement::new(80, 7, 0)
@@ -169,7 +170,7 @@ pub fn mma_fp8_requires(_: &Modifiers, _: Target) -> Requirement {
 /// `mma.sync` with half or tf32 multiplicands: A and B have one type
 /// (only fp8 and 8-bit integers mix).
 pub fn mma_same_multiplicands(m: &Modifiers) -> Result<(), Violation> {
-    match (m.get("atype"), m.get("btype")) {
+    match (m.get(Slot::Atype), m.get(Slot::Btype)) {
         (Some(a), Some(b)) if a != b => Err(Violation::at(
             b,
             format!("mma multiplies .{a} by .{a} only: .btype must be .{a}, not .{b}"),
@@ -186,10 +187,10 @@ pub fn mma_same_multiplicands(m: &Modifiers) -> Result<(), Violation> {
 /// half types take `.add.noftz`, their own forms); `.min/.max` on
 /// `.u32/.s32` (and `.u64/.s64/.f16/.bf16` into global memory).
 pub fn bulk_reduce(m: &Modifiers) -> Result<(), Violation> {
-    let (Some(op), Some(ty)) = (m.get("op"), m.get("type")) else {
+    let (Some(op), Some(ty)) = (m.get(Slot::Op), m.get(Slot::Type)) else {
         return Ok(());
     };
-    let global = m.get("dst") == Some("global");
+    let global = m.get(Slot::Dst) == Some("global");
     let allowed: &[&str] = match (op, global) {
         ("and" | "or" | "xor", true) => &["b32", "b64"],
         // The ISA lists `.b64` too; ptxas 12.9 rejects it (measured).
@@ -209,7 +210,7 @@ pub fn bulk_reduce(m: &Modifiers) -> Result<(), Violation> {
         ty,
         format!(
             "cp.reduce.async.bulk.{}.{op} takes {}, not .{ty}",
-            m.get("dst").unwrap_or("?"),
+            m.get(Slot::Dst).unwrap_or("?"),
             list.join(", ")
         ),
     ))
@@ -218,7 +219,7 @@ pub fn bulk_reduce(m: &Modifiers) -> Result<(), Violation> {
 /// `multimem.*` (ISA 9.7.9.27): PTX ISA 8.1, sm_90; `.acc::f32` PTX 8.2
 /// (measured with ptxas 12.9).
 pub fn multimem_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.has("acc") {
+    if m.has(Slot::Acc) {
         Requirement::new(90, 8, 2)
     } else {
         Requirement::new(90, 8, 1)
@@ -232,7 +233,7 @@ pub fn multimem_requires(m: &Modifiers, _: Target) -> Requirement {
 /// half types; `.acc::f32` with `.add` of half types only; `.f16/.bf16`
 /// only as vectors, `.f64` never, vectors within 128 bits.
 pub fn multimem(m: &Modifiers) -> Result<(), Violation> {
-    match (m.get("sem"), m.get("scope")) {
+    match (m.get(Slot::Sem), m.get(Slot::Scope)) {
         (Some("weak"), Some(scope)) => {
             return Err(Violation::at(scope, ".weak takes no scope"));
         }
@@ -250,7 +251,7 @@ pub fn multimem(m: &Modifiers) -> Result<(), Violation> {
         }
         _ => {}
     }
-    let Some(ty) = m.ty("type") else {
+    let Some(ty) = m.ty(Slot::Type) else {
         return Ok(());
     };
     let token = ty.token();
@@ -258,7 +259,7 @@ pub fn multimem(m: &Modifiers) -> Result<(), Violation> {
         ty,
         PtxType::F16 | PtxType::F16x2 | PtxType::Bf16 | PtxType::Bf16x2
     );
-    if let Some(op) = m.get("op") {
+    if let Some(op) = m.get(Slot::Op) {
         let allowed: &[&str] = match op {
             "and" | "or" | "xor" => &["b32", "b64"],
             "add" => &[
@@ -272,7 +273,7 @@ pub fn multimem(m: &Modifiers) -> Result<(), Violation> {
                 format!("{}.{op} does not take .{token}", m.form.mnemonic),
             ));
         }
-        if let Some(acc) = m.get("acc")
+        if let Some(acc) = m.get(Slot::Acc)
             && (op != "add" || !half)
         {
             return Err(Violation::at(
@@ -281,13 +282,11 @@ pub fn multimem(m: &Modifiers) -> Result<(), Violation> {
             ));
         }
     }
-    match (m.get("vec"), ty) {
-        (None, PtxType::F16 | PtxType::Bf16) if m.form.slots.iter().any(|s| s.name == "vec") => {
-            Err(Violation::at(
-                token,
-                format!("a single .{token} is not a multimem access: write .v2.{token} or wider"),
-            ))
-        }
+    match (m.get(Slot::Vec), ty) {
+        (None, PtxType::F16 | PtxType::Bf16) if m.has_slot(Slot::Vec) => Err(Violation::at(
+            token,
+            format!("a single .{token} is not a multimem access: write .v2.{token} or wider"),
+        )),
         (Some(vec), PtxType::F64) => Err(Violation::at(vec, ".f64 takes no vector")),
         (Some(vec), _) if vec[1..].parse().unwrap_or(1) * ty.carrier_bits() > 128 => Err(
             Violation::at(vec, format!(".{vec}.{token} would move more than 128 bits")),
@@ -305,7 +304,7 @@ pub fn wgmma_requires(_: &Modifiers, _: Target) -> Requirement {
 /// multiplicands PTX 8.4 (measured: ptxas 12.9 "Feature 'WGMMA with mixed
 /// integer types' requires PTX ISA .version 8.4").
 pub fn wgmma_int_requires(m: &Modifiers, t: Target) -> Requirement {
-    if m.get("atype") != m.get("btype") {
+    if m.get(Slot::Atype) != m.get(Slot::Btype) {
         Requirement::arch_specific(&[90], 8, 4)
     } else {
         wgmma_requires(m, t)
@@ -321,7 +320,7 @@ pub fn mma_m8n8_int_requires(_: &Modifiers, _: Target) -> Requirement {
 /// (ptxas 12.9: "Feature '.m8n8k128' requires PTX ISA .version 7.0");
 /// `.and.popc` PTX 7.1, sm_80.
 pub fn mma_m8n8_b1_requires(m: &Modifiers, _: Target) -> Requirement {
-    if m.get("bitop") == Some("and") {
+    if m.get(Slot::Bitop) == Some("and") {
         Requirement::new(80, 7, 1)
     } else {
         Requirement::new(75, 7, 0)

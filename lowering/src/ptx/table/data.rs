@@ -1,6 +1,7 @@
 //! Data movement and bit manipulation: `mov`, `prmt`, shifts, logic, bit-field and bit-count instructions.
 
 use super::*;
+use crate::ptx::Slot;
 
 /// Types of the bitwise logic instructions and `shl` (the `.pred` lines are
 /// separate forms).
@@ -50,7 +51,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov",
         mnemonic: "mov",
-        slots: &[slot("type", MOV_TYPES)],
+        slots: &[slot(Slot::Type, MOV_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -62,14 +63,14 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.pack2",
         mnemonic: "mov",
-        slots: &[slot("type", &["b16", "b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b16", "b32", "b64"])],
         operands: &[
             reg("d", W, TYPE),
             group(
                 "a",
                 R,
                 TypeRef::LaneOf {
-                    slot: "type",
+                    slot: Slot::Type,
                     lanes: 2,
                 },
                 Lanes::Fixed(2),
@@ -85,14 +86,14 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.pack4",
         mnemonic: "mov",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[
             reg("d", W, TYPE),
             group(
                 "a",
                 R,
                 TypeRef::LaneOf {
-                    slot: "type",
+                    slot: Slot::Type,
                     lanes: 4,
                 },
                 Lanes::Fixed(4),
@@ -108,13 +109,13 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.unpack2",
         mnemonic: "mov",
-        slots: &[slot("type", &["b16", "b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b16", "b32", "b64"])],
         operands: &[
             group(
                 "d",
                 W,
                 TypeRef::LaneOf {
-                    slot: "type",
+                    slot: Slot::Type,
                     lanes: 2,
                 },
                 Lanes::Fixed(2),
@@ -131,13 +132,13 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.unpack4",
         mnemonic: "mov",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[
             group(
                 "d",
                 W,
                 TypeRef::LaneOf {
-                    slot: "type",
+                    slot: Slot::Type,
                     lanes: 4,
                 },
                 Lanes::Fixed(4),
@@ -154,7 +155,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.pack2-split",
         mnemonic: "mov",
-        slots: &[slot("type", &["b16", "b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b16", "b32", "b64"])],
         operands: &[reg("d", W, TYPE), braced("a", R, 2), braced("b", R, 2)],
         rule: rules::pack_lanes,
         requires: rules::baseline,
@@ -166,7 +167,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.pack4-split",
         mnemonic: "mov",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[
             reg("d", W, TYPE),
             braced("a", R, 4),
@@ -184,7 +185,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.unpack2-split",
         mnemonic: "mov",
-        slots: &[slot("type", &["b16", "b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b16", "b32", "b64"])],
         operands: &[braced("a", W, 2), braced("b", W, 2), reg("d", R, TYPE)],
         rule: rules::pack_lanes,
         requires: rules::baseline,
@@ -196,7 +197,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.unpack4-split",
         mnemonic: "mov",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[
             braced("a", W, 4),
             braced("b", W, 4),
@@ -214,7 +215,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.b128",
         mnemonic: "mov",
-        slots: &[slot("type", &["b128"])],
+        slots: &[slot(Slot::Type, &["b128"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::data::b128_requires,
@@ -226,7 +227,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.pred",
         mnemonic: "mov",
-        slots: &[slot("type", &["pred"])],
+        slots: &[slot(Slot::Type, &["pred"])],
         operands: &[pred("d", W), pred("a", R)],
         rule: no_rule,
         requires: rules::baseline,
@@ -238,7 +239,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "and",
         mnemonic: "and",
-        slots: &[slot("type", LOGIC_TYPES)],
+        slots: &[slot(Slot::Type, LOGIC_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -250,7 +251,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "and.pred",
         mnemonic: "and",
-        slots: &[slot("type", &["pred"])],
+        slots: &[slot(Slot::Type, &["pred"])],
         operands: &[pred("d", W), pred("a", R), pred("b", R)],
         rule: no_rule,
         requires: rules::baseline,
@@ -262,7 +263,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "or",
         mnemonic: "or",
-        slots: &[slot("type", LOGIC_TYPES)],
+        slots: &[slot(Slot::Type, LOGIC_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -274,7 +275,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "or.pred",
         mnemonic: "or",
-        slots: &[slot("type", &["pred"])],
+        slots: &[slot(Slot::Type, &["pred"])],
         operands: &[pred("d", W), pred("a", R), pred("b", R)],
         rule: no_rule,
         requires: rules::baseline,
@@ -286,7 +287,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "xor",
         mnemonic: "xor",
-        slots: &[slot("type", LOGIC_TYPES)],
+        slots: &[slot(Slot::Type, LOGIC_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -298,7 +299,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "xor.pred",
         mnemonic: "xor",
-        slots: &[slot("type", &["pred"])],
+        slots: &[slot(Slot::Type, &["pred"])],
         operands: &[pred("d", W), pred("a", R), pred("b", R)],
         rule: no_rule,
         requires: rules::baseline,
@@ -310,7 +311,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "not",
         mnemonic: "not",
-        slots: &[slot("type", LOGIC_TYPES)],
+        slots: &[slot(Slot::Type, LOGIC_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -322,7 +323,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "not.pred",
         mnemonic: "not",
-        slots: &[slot("type", &["pred"])],
+        slots: &[slot(Slot::Type, &["pred"])],
         operands: &[pred("d", W), pred("a", R)],
         rule: no_rule,
         requires: rules::baseline,
@@ -334,7 +335,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "cnot",
         mnemonic: "cnot",
-        slots: &[slot("type", LOGIC_TYPES)],
+        slots: &[slot(Slot::Type, LOGIC_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -346,7 +347,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "lop3",
         mnemonic: "lop3",
-        slots: &[slot("type", &["b32"])],
+        slots: &[slot(Slot::Type, &["b32"])],
         operands: &[
             reg("d", W, TYPE).or_sink(),
             reg("a", R, TYPE),
@@ -364,7 +365,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.sreg32",
         mnemonic: "mov",
-        slots: &[slot("type", &["u32"])],
+        slots: &[slot(Slot::Type, &["u32"])],
         operands: &[
             reg("d", W, TYPE),
             OperandSlot {
@@ -382,7 +383,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mov.sreg64",
         mnemonic: "mov",
-        slots: &[slot("type", &["u64"])],
+        slots: &[slot(Slot::Type, &["u64"])],
         operands: &[
             reg("d", W, TYPE),
             OperandSlot {
@@ -400,7 +401,10 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "lop3.bool",
         mnemonic: "lop3",
-        slots: &[slot("boolop", &["or", "and"]), slot("type", &["b32"])],
+        slots: &[
+            slot(Slot::Boolop, &["or", "and"]),
+            slot(Slot::Type, &["b32"]),
+        ],
         operands: &[
             reg("d", W, TYPE).or_sink(),
             pred("p", W).after_pipe(),
@@ -420,7 +424,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "shl",
         mnemonic: "shl",
-        slots: &[slot("type", LOGIC_TYPES)],
+        slots: &[slot(Slot::Type, LOGIC_TYPES)],
         operands: &[
             reg("d", W, TYPE),
             reg("a", R, TYPE),
@@ -436,7 +440,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "shr",
         mnemonic: "shr",
-        slots: &[slot("type", SHR_TYPES)],
+        slots: &[slot(Slot::Type, SHR_TYPES)],
         operands: &[
             reg("d", W, TYPE),
             reg("a", R, TYPE),
@@ -453,9 +457,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "shf",
         mnemonic: "shf",
         slots: &[
-            slot("dir", &["l", "r"]),
-            slot("mode", &["clamp", "wrap"]),
-            slot("type", &["b32"]),
+            slot(Slot::Dir, &["l", "r"]),
+            slot(Slot::Mode, &["clamp", "wrap"]),
+            slot(Slot::Type, &["b32"]),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -473,7 +477,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "prmt",
         mnemonic: "prmt",
-        slots: &[slot("type", &["b32"]), opt("mode", PRMT_MODES)],
+        slots: &[slot(Slot::Type, &["b32"]), opt(Slot::Mode, PRMT_MODES)],
         operands: &[
             reg("d", W, TYPE),
             reg("a", R, TYPE),
@@ -490,7 +494,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "bfe",
         mnemonic: "bfe",
-        slots: &[slot("type", BFE_TYPES)],
+        slots: &[slot(Slot::Type, BFE_TYPES)],
         operands: &[
             reg("d", W, TYPE),
             reg("a", R, TYPE),
@@ -507,7 +511,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "bfi",
         mnemonic: "bfi",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[
             reg("f", W, TYPE),
             reg("a", R, TYPE),
@@ -525,7 +529,10 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "bfind",
         mnemonic: "bfind",
-        slots: &[opt("shiftamt", &["shiftamt"]), slot("type", BFE_TYPES)],
+        slots: &[
+            opt(Slot::Shiftamt, &["shiftamt"]),
+            slot(Slot::Type, BFE_TYPES),
+        ],
         operands: &[reg("d", W, TypeRef::Fixed(PtxType::U32)), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::data::ptx_2_requires,
@@ -537,7 +544,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "brev",
         mnemonic: "brev",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::data::ptx_2_requires,
@@ -549,7 +556,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "popc",
         mnemonic: "popc",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[reg("d", W, TypeRef::Fixed(PtxType::U32)), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::data::ptx_2_requires,
@@ -561,7 +568,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "clz",
         mnemonic: "clz",
-        slots: &[slot("type", &["b32", "b64"])],
+        slots: &[slot(Slot::Type, &["b32", "b64"])],
         operands: &[reg("d", W, TypeRef::Fixed(PtxType::U32)), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::data::ptx_2_requires,
@@ -573,7 +580,10 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "bmsk",
         mnemonic: "bmsk",
-        slots: &[slot("mode", &["clamp", "wrap"]), slot("type", &["b32"])],
+        slots: &[
+            slot(Slot::Mode, &["clamp", "wrap"]),
+            slot(Slot::Type, &["b32"]),
+        ],
         operands: &[
             reg("d", W, TYPE),
             reg("a", R, TypeRef::Fixed(PtxType::U32)),
@@ -590,8 +600,8 @@ pub static FORMS: &[InstructionForm] = &[
         id: "szext",
         mnemonic: "szext",
         slots: &[
-            slot("mode", &["clamp", "wrap"]),
-            slot("type", &["u32", "s32"]),
+            slot(Slot::Mode, &["clamp", "wrap"]),
+            slot(Slot::Type, &["u32", "s32"]),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -608,7 +618,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "fns",
         mnemonic: "fns",
-        slots: &[slot("type", &["b32"])],
+        slots: &[slot(Slot::Type, &["b32"])],
         operands: &[
             reg("d", W, TYPE),
             reg("mask", R, TYPE),

@@ -1,6 +1,7 @@
 //! Floating point (f32/f64): arithmetic, division, transcendental and sign instructions (ISA 9.7.3).
 
 use super::*;
+use crate::ptx::Slot;
 
 /// The forms of this family, in lookup order.
 pub static FORMS: &[InstructionForm] = &[
@@ -8,10 +9,10 @@ pub static FORMS: &[InstructionForm] = &[
         id: "add.float",
         mnemonic: "add",
         slots: &[
-            opt("rnd", FLOAT_ROUNDING),
-            opt("ftz", &["ftz"]),
-            opt("sat", &["sat"]),
-            slot("type", FLOAT_TYPES),
+            opt(Slot::Rnd, FLOAT_ROUNDING),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Sat, &["sat"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
@@ -25,10 +26,10 @@ pub static FORMS: &[InstructionForm] = &[
         id: "sub.float",
         mnemonic: "sub",
         slots: &[
-            opt("rnd", FLOAT_ROUNDING),
-            opt("ftz", &["ftz"]),
-            opt("sat", &["sat"]),
-            slot("type", FLOAT_TYPES),
+            opt(Slot::Rnd, FLOAT_ROUNDING),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Sat, &["sat"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
@@ -42,10 +43,10 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mul.float",
         mnemonic: "mul",
         slots: &[
-            opt("rnd", FLOAT_ROUNDING),
-            opt("ftz", &["ftz"]),
-            opt("sat", &["sat"]),
-            slot("type", FLOAT_TYPES),
+            opt(Slot::Rnd, FLOAT_ROUNDING),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Sat, &["sat"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_arith,
@@ -59,10 +60,10 @@ pub static FORMS: &[InstructionForm] = &[
         id: "fma",
         mnemonic: "fma",
         slots: &[
-            slot("rnd", FLOAT_ROUNDING),
-            opt("ftz", &["ftz"]),
-            opt("sat", &["sat"]),
-            slot("type", FLOAT_TYPES),
+            slot(Slot::Rnd, FLOAT_ROUNDING),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Sat, &["sat"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -81,11 +82,11 @@ pub static FORMS: &[InstructionForm] = &[
         id: "min.float",
         mnemonic: "min",
         slots: &[
-            opt("ftz", &["ftz"]),
-            opt("nan", &["NaN"]),
-            opt("xorsign", &["xorsign"]),
-            opt("abs", &["abs"]),
-            slot("type", FLOAT_TYPES),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Nan, &["NaN"]),
+            opt(Slot::Xorsign, &["xorsign"]),
+            opt(Slot::Abs, &["abs"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_min_max,
@@ -99,11 +100,11 @@ pub static FORMS: &[InstructionForm] = &[
         id: "max.float",
         mnemonic: "max",
         slots: &[
-            opt("ftz", &["ftz"]),
-            opt("nan", &["NaN"]),
-            opt("xorsign", &["xorsign"]),
-            opt("abs", &["abs"]),
-            slot("type", FLOAT_TYPES),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Nan, &["NaN"]),
+            opt(Slot::Xorsign, &["xorsign"]),
+            opt(Slot::Abs, &["abs"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float_min_max,
@@ -116,7 +117,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "neg.float",
         mnemonic: "neg",
-        slots: &[opt("ftz", &["ftz"]), slot("type", FLOAT_TYPES)],
+        slots: &[opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, FLOAT_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
@@ -128,7 +129,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "abs.float",
         mnemonic: "abs",
-        slots: &[opt("ftz", &["ftz"]), slot("type", FLOAT_TYPES)],
+        slots: &[opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, FLOAT_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: rules::float_arith,
         requires: rules::baseline,
@@ -141,10 +142,10 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mad.float",
         mnemonic: "mad",
         slots: &[
-            slot("rnd", FLOAT_ROUNDING),
-            opt("ftz", &["ftz"]),
-            opt("sat", &["sat"]),
-            slot("type", FLOAT_TYPES),
+            slot(Slot::Rnd, FLOAT_ROUNDING),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Sat, &["sat"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -163,9 +164,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "div.float",
         mnemonic: "div",
         slots: &[
-            slot("mode", &["approx", "full", "rn", "rz", "rm", "rp"]),
-            opt("ftz", &["ftz"]),
-            slot("type", FLOAT_TYPES),
+            slot(Slot::Mode, &["approx", "full", "rn", "rz", "rm", "rp"]),
+            opt(Slot::Ftz, &["ftz"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::float::div,
@@ -179,9 +180,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "rcp.f32",
         mnemonic: "rcp",
         slots: &[
-            slot("mode", &["approx", "rn", "rz", "rm", "rp"]),
-            opt("ftz", &["ftz"]),
-            slot("type", &["f32"]),
+            slot(Slot::Mode, &["approx", "rn", "rz", "rm", "rp"]),
+            opt(Slot::Ftz, &["ftz"]),
+            slot(Slot::Type, &["f32"]),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
@@ -198,7 +199,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "rcp.f64",
         mnemonic: "rcp",
-        slots: &[slot("rnd", FLOAT_ROUNDING), slot("type", &["f64"])],
+        slots: &[slot(Slot::Rnd, FLOAT_ROUNDING), slot(Slot::Type, &["f64"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::float::ptx_2,
@@ -211,9 +212,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "rcp.approx.f64",
         mnemonic: "rcp",
         slots: &[
-            slot("mode", &["approx"]),
-            slot("ftz", &["ftz"]),
-            slot("type", &["f64"]),
+            slot(Slot::Mode, &["approx"]),
+            slot(Slot::Ftz, &["ftz"]),
+            slot(Slot::Type, &["f64"]),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
@@ -227,9 +228,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "sqrt",
         mnemonic: "sqrt",
         slots: &[
-            slot("mode", &["approx", "rn", "rz", "rm", "rp"]),
-            opt("ftz", &["ftz"]),
-            slot("type", FLOAT_TYPES),
+            slot(Slot::Mode, &["approx", "rn", "rz", "rm", "rp"]),
+            opt(Slot::Ftz, &["ftz"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: rules::float::sqrt,
@@ -243,9 +244,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "rsqrt",
         mnemonic: "rsqrt",
         slots: &[
-            slot("mode", &["approx"]),
-            opt("ftz", &["ftz"]),
-            slot("type", FLOAT_TYPES),
+            slot(Slot::Mode, &["approx"]),
+            opt(Slot::Ftz, &["ftz"]),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
@@ -258,7 +259,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "sin",
         mnemonic: "sin",
-        slots: &[APPROX, opt("ftz", &["ftz"]), slot("type", &["f32"])],
+        slots: &[APPROX, opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, &["f32"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -270,7 +271,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "cos",
         mnemonic: "cos",
-        slots: &[APPROX, opt("ftz", &["ftz"]), slot("type", &["f32"])],
+        slots: &[APPROX, opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, &["f32"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -282,7 +283,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "lg2",
         mnemonic: "lg2",
-        slots: &[APPROX, opt("ftz", &["ftz"]), slot("type", &["f32"])],
+        slots: &[APPROX, opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, &["f32"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -294,7 +295,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "ex2.float",
         mnemonic: "ex2",
-        slots: &[APPROX, opt("ftz", &["ftz"]), slot("type", &["f32"])],
+        slots: &[APPROX, opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, &["f32"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -306,7 +307,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "tanh.float",
         mnemonic: "tanh",
-        slots: &[APPROX, slot("type", &["f32"])],
+        slots: &[APPROX, slot(Slot::Type, &["f32"])],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::float::tanh,
@@ -318,7 +319,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "copysign",
         mnemonic: "copysign",
-        slots: &[slot("type", FLOAT_TYPES)],
+        slots: &[slot(Slot::Type, FLOAT_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::float::ptx_2,
@@ -332,7 +333,7 @@ pub static FORMS: &[InstructionForm] = &[
         mnemonic: "testp",
         slots: &[
             slot(
-                "test",
+                Slot::Test,
                 &[
                     "finite",
                     "infinite",
@@ -342,7 +343,7 @@ pub static FORMS: &[InstructionForm] = &[
                     "subnormal",
                 ],
             ),
-            slot("type", FLOAT_TYPES),
+            slot(Slot::Type, FLOAT_TYPES),
         ],
         operands: &[pred("p", W), reg("a", R, TYPE)],
         rule: no_rule,
@@ -355,7 +356,7 @@ pub static FORMS: &[InstructionForm] = &[
 ];
 
 /// The mandatory `.approx` of the transcendental instructions.
-const APPROX: ModifierSlot = slot("mode", &["approx"]);
+const APPROX: ModifierSlot = slot(Slot::Mode, &["approx"]);
 
 #[cfg(test)]
 mod tests {

@@ -5,6 +5,7 @@
 //! has immediate syntax: every source is a register.
 
 use super::*;
+use crate::ptx::Slot;
 
 const HALF_TYPES: &[&str] = &["f16", "f16x2", "bf16", "bf16x2"];
 
@@ -50,11 +51,11 @@ pub static FORMS: &[InstructionForm] = &[
         id: "fma.half",
         mnemonic: "fma",
         slots: &[
-            slot("rnd", &["rn"]),
-            opt("ftz", &["ftz"]),
-            opt("sat", &["sat"]),
-            opt("relu", &["relu"]),
-            slot("type", HALF_TYPES),
+            slot(Slot::Rnd, &["rn"]),
+            opt(Slot::Ftz, &["ftz"]),
+            opt(Slot::Sat, &["sat"]),
+            opt(Slot::Relu, &["relu"]),
+            slot(Slot::Type, HALF_TYPES),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -76,10 +77,10 @@ pub static FORMS: &[InstructionForm] = &[
         id: "fma.half-oob",
         mnemonic: "fma",
         slots: &[
-            slot("rnd", &["rn"]),
-            slot("oob", &["oob"]),
-            opt("relu", &["relu"]),
-            slot("type", HALF_TYPES),
+            slot(Slot::Rnd, &["rn"]),
+            slot(Slot::Oob, &["oob"]),
+            opt(Slot::Relu, &["relu"]),
+            slot(Slot::Type, HALF_TYPES),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -97,7 +98,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "neg.half",
         mnemonic: "neg",
-        slots: &[opt("ftz", &["ftz"]), slot("type", HALF_TYPES)],
+        slots: &[opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, HALF_TYPES)],
         operands: UNARY,
         rule: rules::half::arith,
         requires: rules::half::neg_requires,
@@ -109,7 +110,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "abs.half",
         mnemonic: "abs",
-        slots: &[opt("ftz", &["ftz"]), slot("type", HALF_TYPES)],
+        slots: &[opt(Slot::Ftz, &["ftz"]), slot(Slot::Type, HALF_TYPES)],
         operands: UNARY,
         rule: rules::half::arith,
         requires: rules::half::abs_requires,
@@ -146,9 +147,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "ex2.half",
         mnemonic: "ex2",
         slots: &[
-            slot("mode", &["approx"]),
-            opt("ftz", &["ftz"]),
-            slot("type", HALF_TYPES),
+            slot(Slot::Mode, &["approx"]),
+            opt(Slot::Ftz, &["ftz"]),
+            slot(Slot::Type, HALF_TYPES),
         ],
         operands: UNARY,
         rule: rules::half::ex2,
@@ -161,7 +162,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "tanh.half",
         mnemonic: "tanh",
-        slots: &[slot("mode", &["approx"]), slot("type", HALF_TYPES)],
+        slots: &[slot(Slot::Mode, &["approx"]), slot(Slot::Type, HALF_TYPES)],
         operands: UNARY,
         rule: no_rule,
         requires: rules::half::tanh_requires,
@@ -174,19 +175,19 @@ pub static FORMS: &[InstructionForm] = &[
 
 /// `add`/`sub`/`mul{.rnd}{.ftz}{.sat}.type`, `.rnd` = `.rn`.
 const HALF_ARITH: &[ModifierSlot] = &[
-    opt("rnd", &["rn"]),
-    opt("ftz", &["ftz"]),
-    opt("sat", &["sat"]),
-    slot("type", HALF_TYPES),
+    opt(Slot::Rnd, &["rn"]),
+    opt(Slot::Ftz, &["ftz"]),
+    opt(Slot::Sat, &["sat"]),
+    slot(Slot::Type, HALF_TYPES),
 ];
 
 /// `min`/`max{.ftz}{.NaN}{.xorsign.abs}.type`.
 const HALF_MIN_MAX: &[ModifierSlot] = &[
-    opt("ftz", &["ftz"]),
-    opt("nan", &["NaN"]),
-    opt("xorsign", &["xorsign"]),
-    opt("abs", &["abs"]),
-    slot("type", HALF_TYPES),
+    opt(Slot::Ftz, &["ftz"]),
+    opt(Slot::Nan, &["NaN"]),
+    opt(Slot::Xorsign, &["xorsign"]),
+    opt(Slot::Abs, &["abs"]),
+    slot(Slot::Type, HALF_TYPES),
 ];
 
 const UNARY: &[OperandSlot] = &[reg("d", W, TYPE), reg("a", R, TYPE)];

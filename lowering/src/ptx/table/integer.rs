@@ -1,6 +1,7 @@
 //! Integer arithmetic: `add`, `sub`, `mul`, `mad`, `min`, `max`, `neg`, `abs` and the rest of ISA 9.7.1.
 
 use super::*;
+use crate::ptx::Slot;
 
 /// `add`'s types: the scalar integers and, since sm_90, two 16-bit halves.
 const ADD_TYPES: &[&str] = &["u16", "u32", "u64", "s16", "s32", "s64", "u16x2", "s16x2"];
@@ -19,7 +20,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "add.int",
         mnemonic: "add",
-        slots: &[opt("sat", &["sat"]), slot("type", ADD_TYPES)],
+        slots: &[opt(Slot::Sat, &["sat"]), slot(Slot::Type, ADD_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::int_saturation,
         requires: rules::integer::add_requires,
@@ -31,7 +32,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "sub.int",
         mnemonic: "sub",
-        slots: &[opt("sat", &["sat"]), slot("type", INT_TYPES)],
+        slots: &[opt(Slot::Sat, &["sat"]), slot(Slot::Type, INT_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::int_saturation,
         requires: rules::baseline,
@@ -43,7 +44,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mul.int",
         mnemonic: "mul",
-        slots: &[slot("mode", &["hi", "lo"]), slot("type", INT_TYPES)],
+        slots: &[slot(Slot::Mode, &["hi", "lo"]), slot(Slot::Type, INT_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -56,11 +57,11 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mul.wide",
         mnemonic: "mul",
         slots: &[
-            slot("mode", &["wide"]),
-            slot("type", &["u16", "u32", "s16", "s32"]),
+            slot(Slot::Mode, &["wide"]),
+            slot(Slot::Type, &["u16", "u32", "s16", "s32"]),
         ],
         operands: &[
-            reg("d", W, TypeRef::Wide("type")),
+            reg("d", W, TypeRef::Wide(Slot::Type)),
             reg("a", R, TYPE),
             reg("b", R, TYPE),
         ],
@@ -75,9 +76,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mad.int",
         mnemonic: "mad",
         slots: &[
-            slot("mode", &["hi", "lo"]),
-            opt("sat", &["sat"]),
-            slot("type", INT_TYPES),
+            slot(Slot::Mode, &["hi", "lo"]),
+            opt(Slot::Sat, &["sat"]),
+            slot(Slot::Type, INT_TYPES),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -96,14 +97,14 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mad.wide",
         mnemonic: "mad",
         slots: &[
-            slot("mode", &["wide"]),
-            slot("type", &["u16", "u32", "s16", "s32"]),
+            slot(Slot::Mode, &["wide"]),
+            slot(Slot::Type, &["u16", "u32", "s16", "s32"]),
         ],
         operands: &[
-            reg("d", W, TypeRef::Wide("type")),
+            reg("d", W, TypeRef::Wide(Slot::Type)),
             reg("a", R, TYPE),
             reg("b", R, TYPE),
-            reg("c", R, TypeRef::Wide("type")),
+            reg("c", R, TypeRef::Wide(Slot::Type)),
         ],
         rule: no_rule,
         requires: rules::baseline,
@@ -115,7 +116,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "min.int",
         mnemonic: "min",
-        slots: &[opt("relu", &["relu"]), slot("type", MIN_MAX_TYPES)],
+        slots: &[opt(Slot::Relu, &["relu"]), slot(Slot::Type, MIN_MAX_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::integer::int_min_max,
         requires: rules::integer::int_min_max_requires,
@@ -127,7 +128,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "max.int",
         mnemonic: "max",
-        slots: &[opt("relu", &["relu"]), slot("type", MIN_MAX_TYPES)],
+        slots: &[opt(Slot::Relu, &["relu"]), slot(Slot::Type, MIN_MAX_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: rules::integer::int_min_max,
         requires: rules::integer::int_min_max_requires,
@@ -139,7 +140,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "neg.int",
         mnemonic: "neg",
-        slots: &[slot("type", SIGNED_TYPES)],
+        slots: &[slot(Slot::Type, SIGNED_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -151,7 +152,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "abs.int",
         mnemonic: "abs",
-        slots: &[slot("type", SIGNED_TYPES)],
+        slots: &[slot(Slot::Type, SIGNED_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -163,7 +164,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "add.cc",
         mnemonic: "add",
-        slots: &[slot("cc", &["cc"]), slot("type", CARRY_TYPES)],
+        slots: &[slot(Slot::Cc, &["cc"]), slot(Slot::Type, CARRY_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::integer::carry_requires,
@@ -175,7 +176,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "addc",
         mnemonic: "addc",
-        slots: &[opt("cc", &["cc"]), slot("type", CARRY_TYPES)],
+        slots: &[opt(Slot::Cc, &["cc"]), slot(Slot::Type, CARRY_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::integer::carry_requires,
@@ -187,7 +188,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "sub.cc",
         mnemonic: "sub",
-        slots: &[slot("cc", &["cc"]), slot("type", CARRY_TYPES)],
+        slots: &[slot(Slot::Cc, &["cc"]), slot(Slot::Type, CARRY_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::integer::carry_requires,
@@ -199,7 +200,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "subc",
         mnemonic: "subc",
-        slots: &[opt("cc", &["cc"]), slot("type", CARRY_TYPES)],
+        slots: &[opt(Slot::Cc, &["cc"]), slot(Slot::Type, CARRY_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::integer::carry_requires,
@@ -212,9 +213,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mad.cc",
         mnemonic: "mad",
         slots: &[
-            slot("mode", &["hi", "lo"]),
-            slot("cc", &["cc"]),
-            slot("type", CARRY_TYPES),
+            slot(Slot::Mode, &["hi", "lo"]),
+            slot(Slot::Cc, &["cc"]),
+            slot(Slot::Type, CARRY_TYPES),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -233,9 +234,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "madc",
         mnemonic: "madc",
         slots: &[
-            slot("mode", &["hi", "lo"]),
-            opt("cc", &["cc"]),
-            slot("type", CARRY_TYPES),
+            slot(Slot::Mode, &["hi", "lo"]),
+            opt(Slot::Cc, &["cc"]),
+            slot(Slot::Type, CARRY_TYPES),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -253,7 +254,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "mul24",
         mnemonic: "mul24",
-        slots: &[slot("mode", &["hi", "lo"]), slot("type", TYPES_32)],
+        slots: &[slot(Slot::Mode, &["hi", "lo"]), slot(Slot::Type, TYPES_32)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -266,9 +267,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "mad24",
         mnemonic: "mad24",
         slots: &[
-            slot("mode", &["hi", "lo"]),
-            opt("sat", &["sat"]),
-            slot("type", TYPES_32),
+            slot(Slot::Mode, &["hi", "lo"]),
+            opt(Slot::Sat, &["sat"]),
+            slot(Slot::Type, TYPES_32),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -286,7 +287,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "sad",
         mnemonic: "sad",
-        slots: &[slot("type", INT_TYPES)],
+        slots: &[slot(Slot::Type, INT_TYPES)],
         operands: &[
             reg("d", W, TYPE),
             reg("a", R, TYPE),
@@ -303,7 +304,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "div.int",
         mnemonic: "div",
-        slots: &[slot("type", INT_TYPES)],
+        slots: &[slot(Slot::Type, INT_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -315,7 +316,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "rem",
         mnemonic: "rem",
-        slots: &[slot("type", INT_TYPES)],
+        slots: &[slot(Slot::Type, INT_TYPES)],
         operands: &[reg("d", W, TYPE), reg("a", R, TYPE), reg("b", R, TYPE)],
         rule: no_rule,
         requires: rules::baseline,
@@ -327,11 +328,11 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "dp4a.unsigned",
         mnemonic: "dp4a",
-        slots: &[slot("atype", &["u32"]), slot("btype", &["u32"])],
+        slots: &[slot(Slot::Atype, &["u32"]), slot(Slot::Btype, &["u32"])],
         operands: &[
             reg("d", W, TypeRef::Fixed(PtxType::U32)),
-            reg("a", R, TypeRef::Slot("atype")),
-            reg("b", R, TypeRef::Slot("btype")),
+            reg("a", R, TypeRef::Slot(Slot::Atype)),
+            reg("b", R, TypeRef::Slot(Slot::Btype)),
             reg("c", R, TypeRef::Fixed(PtxType::U32)),
         ],
         rule: no_rule,
@@ -344,11 +345,14 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "dp4a.signed",
         mnemonic: "dp4a",
-        slots: &[slot("atype", &["s32"]), slot("btype", &["u32", "s32"])],
+        slots: &[
+            slot(Slot::Atype, &["s32"]),
+            slot(Slot::Btype, &["u32", "s32"]),
+        ],
         operands: &[
             reg("d", W, TypeRef::Fixed(PtxType::S32)),
-            reg("a", R, TypeRef::Slot("atype")),
-            reg("b", R, TypeRef::Slot("btype")),
+            reg("a", R, TypeRef::Slot(Slot::Atype)),
+            reg("b", R, TypeRef::Slot(Slot::Btype)),
             reg("c", R, TypeRef::Fixed(PtxType::S32)),
         ],
         rule: no_rule,
@@ -361,11 +365,11 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "dp4a.mixed",
         mnemonic: "dp4a",
-        slots: &[slot("atype", &["u32"]), slot("btype", &["s32"])],
+        slots: &[slot(Slot::Atype, &["u32"]), slot(Slot::Btype, &["s32"])],
         operands: &[
             reg("d", W, TypeRef::Fixed(PtxType::S32)),
-            reg("a", R, TypeRef::Slot("atype")),
-            reg("b", R, TypeRef::Slot("btype")),
+            reg("a", R, TypeRef::Slot(Slot::Atype)),
+            reg("b", R, TypeRef::Slot(Slot::Btype)),
             reg("c", R, TypeRef::Fixed(PtxType::S32)),
         ],
         rule: no_rule,
@@ -379,14 +383,14 @@ pub static FORMS: &[InstructionForm] = &[
         id: "dp2a.unsigned",
         mnemonic: "dp2a",
         slots: &[
-            slot("mode", &["lo", "hi"]),
-            slot("atype", &["u32"]),
-            slot("btype", &["u32"]),
+            slot(Slot::Mode, &["lo", "hi"]),
+            slot(Slot::Atype, &["u32"]),
+            slot(Slot::Btype, &["u32"]),
         ],
         operands: &[
             reg("d", W, TypeRef::Fixed(PtxType::U32)),
-            reg("a", R, TypeRef::Slot("atype")),
-            reg("b", R, TypeRef::Slot("btype")),
+            reg("a", R, TypeRef::Slot(Slot::Atype)),
+            reg("b", R, TypeRef::Slot(Slot::Btype)),
             reg("c", R, TypeRef::Fixed(PtxType::U32)),
         ],
         rule: no_rule,
@@ -400,14 +404,14 @@ pub static FORMS: &[InstructionForm] = &[
         id: "dp2a.signed",
         mnemonic: "dp2a",
         slots: &[
-            slot("mode", &["lo", "hi"]),
-            slot("atype", &["s32"]),
-            slot("btype", &["u32", "s32"]),
+            slot(Slot::Mode, &["lo", "hi"]),
+            slot(Slot::Atype, &["s32"]),
+            slot(Slot::Btype, &["u32", "s32"]),
         ],
         operands: &[
             reg("d", W, TypeRef::Fixed(PtxType::S32)),
-            reg("a", R, TypeRef::Slot("atype")),
-            reg("b", R, TypeRef::Slot("btype")),
+            reg("a", R, TypeRef::Slot(Slot::Atype)),
+            reg("b", R, TypeRef::Slot(Slot::Btype)),
             reg("c", R, TypeRef::Fixed(PtxType::S32)),
         ],
         rule: no_rule,
@@ -421,14 +425,14 @@ pub static FORMS: &[InstructionForm] = &[
         id: "dp2a.mixed",
         mnemonic: "dp2a",
         slots: &[
-            slot("mode", &["lo", "hi"]),
-            slot("atype", &["u32"]),
-            slot("btype", &["s32"]),
+            slot(Slot::Mode, &["lo", "hi"]),
+            slot(Slot::Atype, &["u32"]),
+            slot(Slot::Btype, &["s32"]),
         ],
         operands: &[
             reg("d", W, TypeRef::Fixed(PtxType::S32)),
-            reg("a", R, TypeRef::Slot("atype")),
-            reg("b", R, TypeRef::Slot("btype")),
+            reg("a", R, TypeRef::Slot(Slot::Atype)),
+            reg("b", R, TypeRef::Slot(Slot::Btype)),
             reg("c", R, TypeRef::Fixed(PtxType::S32)),
         ],
         rule: no_rule,

@@ -23,6 +23,7 @@ use super::form::{
 };
 use super::rules;
 use super::types::PtxType;
+use crate::ptx::Slot;
 
 /// A fingerprint of the table's shape: every form's id, mnemonic, slots
 /// with their choices, and operand count, in order (FNV-1a). Two builds
@@ -40,7 +41,7 @@ pub fn fingerprint() -> u64 {
         eat(form.id.as_bytes());
         eat(form.mnemonic.as_bytes());
         for slot in form.slots {
-            eat(slot.name.as_bytes());
+            eat(slot.name.name().as_bytes());
             eat(&[u8::from(slot.required)]);
             for choice in slot.choices {
                 eat(choice.as_bytes());
@@ -51,7 +52,7 @@ pub fn fingerprint() -> u64 {
     hash
 }
 
-const fn slot(name: &'static str, choices: &'static [&'static str]) -> ModifierSlot {
+const fn slot(name: Slot, choices: &'static [&'static str]) -> ModifierSlot {
     ModifierSlot {
         name,
         choices,
@@ -59,7 +60,7 @@ const fn slot(name: &'static str, choices: &'static [&'static str]) -> ModifierS
     }
 }
 
-const fn opt(name: &'static str, choices: &'static [&'static str]) -> ModifierSlot {
+const fn opt(name: Slot, choices: &'static [&'static str]) -> ModifierSlot {
     ModifierSlot {
         name,
         choices,
@@ -78,7 +79,7 @@ const fn braced(name: &'static str, access: Access, lanes: u8) -> OperandSlot {
         name,
         access,
         TypeRef::LaneOf {
-            slot: "type",
+            slot: Slot::Type,
             lanes,
         },
     );
@@ -110,7 +111,7 @@ const fn address(name: &'static str, access: Access) -> OperandSlot {
         name,
         access,
         kind: OperandKind::Address,
-        ty: TypeRef::Slot("type"),
+        ty: TypeRef::Slot(Slot::Type),
         lanes: Lanes::Vector,
         braced: false,
         imm: false,
@@ -193,7 +194,7 @@ impl OperandSlot {
 
 use Access::{Read as R, Write as W};
 
-const TYPE: TypeRef = TypeRef::Slot("type");
+const TYPE: TypeRef = TypeRef::Slot(Slot::Type);
 const MEMORY_TYPES: &[&str] = &[
     "b8", "b16", "b32", "b64", "u8", "u16", "u32", "u64", "s8", "s16", "s32", "s64", "f32", "f64",
 ];

@@ -1,6 +1,7 @@
 //! Warp-level collectives: registered and certified; usable once scopes exist.
 
 use super::*;
+use crate::ptx::Slot;
 
 const B32: TypeRef = TypeRef::Fixed(PtxType::B32);
 
@@ -10,8 +11,8 @@ pub static FORMS: &[InstructionForm] = &[
         id: "shfl.sync",
         mnemonic: "shfl.sync",
         slots: &[
-            slot("mode", &["up", "down", "bfly", "idx"]),
-            slot("type", &["b32"]),
+            slot(Slot::Mode, &["up", "down", "bfly", "idx"]),
+            slot(Slot::Type, &["b32"]),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -31,8 +32,8 @@ pub static FORMS: &[InstructionForm] = &[
         id: "shfl.sync.pred",
         mnemonic: "shfl.sync",
         slots: &[
-            slot("mode", &["up", "down", "bfly", "idx"]),
-            slot("type", &["b32"]),
+            slot(Slot::Mode, &["up", "down", "bfly", "idx"]),
+            slot(Slot::Type, &["b32"]),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -53,8 +54,8 @@ pub static FORMS: &[InstructionForm] = &[
         id: "vote.sync",
         mnemonic: "vote.sync",
         slots: &[
-            slot("mode", &["all", "any", "uni"]),
-            slot("type", &["pred"]),
+            slot(Slot::Mode, &["all", "any", "uni"]),
+            slot(Slot::Type, &["pred"]),
         ],
         operands: &[pred("d", W), pred("a", R), reg("membermask", R, B32)],
         rule: no_rule,
@@ -67,7 +68,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "vote.sync.ballot",
         mnemonic: "vote.sync",
-        slots: &[slot("mode", &["ballot"]), slot("type", &["b32"])],
+        slots: &[slot(Slot::Mode, &["ballot"]), slot(Slot::Type, &["b32"])],
         operands: &[reg("d", W, TYPE), pred("a", R), reg("membermask", R, B32)],
         rule: no_rule,
         requires: rules::warp::sync_collective_requires,
@@ -80,9 +81,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "match.sync",
         mnemonic: "match",
         slots: &[
-            slot("mode", &["any", "all"]),
-            slot("sync", &["sync"]),
-            slot("type", &["b32", "b64"]),
+            slot(Slot::Mode, &["any", "all"]),
+            slot(Slot::Sync, &["sync"]),
+            slot(Slot::Type, &["b32", "b64"]),
         ],
         operands: &[
             reg("d", W, B32),
@@ -100,9 +101,9 @@ pub static FORMS: &[InstructionForm] = &[
         id: "match.sync.all-pred",
         mnemonic: "match",
         slots: &[
-            slot("mode", &["all"]),
-            slot("sync", &["sync"]),
-            slot("type", &["b32", "b64"]),
+            slot(Slot::Mode, &["all"]),
+            slot(Slot::Sync, &["sync"]),
+            slot(Slot::Type, &["b32", "b64"]),
         ],
         operands: &[
             reg("d", W, B32).or_sink(),
@@ -137,8 +138,8 @@ pub static FORMS: &[InstructionForm] = &[
         id: "redux.sync",
         mnemonic: "redux.sync",
         slots: &[
-            slot("op", &["add", "min", "max"]),
-            slot("type", &["u32", "s32"]),
+            slot(Slot::Op, &["add", "min", "max"]),
+            slot(Slot::Type, &["u32", "s32"]),
         ],
         operands: &[
             reg("d", W, TYPE),
@@ -155,7 +156,10 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "redux.sync.bitwise",
         mnemonic: "redux.sync",
-        slots: &[slot("op", &["and", "or", "xor"]), slot("type", &["b32"])],
+        slots: &[
+            slot(Slot::Op, &["and", "or", "xor"]),
+            slot(Slot::Type, &["b32"]),
+        ],
         operands: &[
             reg("d", W, TYPE),
             reg("a", R, TYPE),
@@ -171,7 +175,7 @@ pub static FORMS: &[InstructionForm] = &[
     InstructionForm {
         id: "activemask",
         mnemonic: "activemask",
-        slots: &[slot("type", &["b32"])],
+        slots: &[slot(Slot::Type, &["b32"])],
         operands: &[reg("d", W, TYPE)],
         rule: no_rule,
         requires: rules::warp::activemask_requires,
