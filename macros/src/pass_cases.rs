@@ -305,3 +305,65 @@ fn a_corrupted_pass_case_ptx_fails() {
         "{failures:?}"
     );
 }
+
+/// Every kernel written out in the files of `dir` (not recursing).
+fn kernels_in(dir: &Path) -> Vec<Kernel> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    paths.sort();
+    let mut kernels = Vec::new();
+    for path in &paths {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(path).expect("read a source file");
+        if let Ok(file) = syn::parse_file(&text) {
+            collect(&name, &file.items, &mut kernels);
+        }
+    }
+    kernels
+}
+
+/// The shipped kernels: the pass cases, the examples and the tests'.
+fn shipped_kernels() -> Vec<Kernel> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut kernels = pass_kernels().0;
+    kernels.extend(kernels_in(&root.join("examples")));
+    kernels.extend(kernels_in(&root.join("tests")));
+    kernels
+}
+
+/// The launcher's `&mut` parameters come from the syntax
+/// (`tile_kernel_lowering::signature`), so they cannot change while the
+/// body has errors; for every legal shipped kernel they are exactly the
+/// tensors the checker finds written.
+#[test]
+fn the_syntactic_writes_are_the_checked_writes() {
+    let kernels = shipped_kernels();
+    let mut legal = 0;
+    for kernel in &kernels {
+        let Ok(read) =
+            crate::expand::read_kernel(kernel.args.clone(), kernel.item.to_token_stream())
+        else {
+            continue;
+        };
+        let checked = tile_kernel_lowering::check::check(&read.kernel);
+        if !checked.diagnostics.is_empty() || !read.errors.is_empty() {
+            continue;
+        }
+        legal += 1;
+        assert_eq!(
+            tile_kernel_lowering::signature::tensor_writes(&read.kernel),
+            checked.param_writes,
+            "{}: `{}`",
+            kernel.file,
+            kernel.name
+        );
+    }
+    println!("{legal} legal kernels of {}", kernels.len());
+    assert!(
+        legal >= 40,
+        "only {legal} legal kernels of {}",
+        kernels.len()
+    );
+}

@@ -4,7 +4,7 @@
 //! tokens, so it reaches the user (and rust-analyzer) as a spanned
 //! `compile_error!`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use tile_kernel_lowering::SpanId;
 use tile_kernel_lowering::diag::Code;
@@ -18,7 +18,7 @@ pub struct SpanTable {
 impl SpanTable {
     /// Records a node; errors at the returned id underline all of its tokens.
     pub fn id(&mut self, node: &impl ToTokens) -> SpanId {
-        self.nodes.push(node.to_token_stream());
+        self.nodes.push(written_extent(node.to_token_stream()));
         SpanId(self.nodes.len() as u32 - 1)
     }
 
@@ -36,7 +36,21 @@ impl SpanTable {
 
 /// An error with catalogue code `code`, underlining all tokens of `node`.
 pub fn error(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
-    syn::Error::new_spanned(node, code.tag(message))
+    syn::Error::new_spanned(written_extent(node.to_token_stream()), code.tag(message))
+}
+
+/// A node's tokens without a final `;`: an error spans from the first to the
+/// last token, and a statement's `;` may be one an editor inserted to repair
+/// the input (rust-analyzer ends an unfinished `let` with one, and drops
+/// every output token carrying its span, which would leave a
+/// `compile_error!` without its message).
+fn written_extent(tokens: TokenStream) -> TokenStream {
+    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
+    while trees.len() > 1 && matches!(trees.last(), Some(TokenTree::Punct(p)) if p.as_char() == ';')
+    {
+        trees.pop();
+    }
+    trees.into_iter().collect()
 }
 
 /// Tags every message of an error that came from elsewhere (a syn parse
