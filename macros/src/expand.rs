@@ -30,8 +30,14 @@ pub struct ReadKernel {
     pub incomplete: bool,
 }
 
-/// Entry point of `#[tile_kernel]`.
+/// Entry point of `#[tile_kernel]`: every error it emits ends with where its
+/// code is explained.
 pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
+    spans::point_to_catalogue(expand(args, item))
+}
+
+/// The expansion: the generated items and the `compile_error!`s.
+fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     let ReadKernel {
         item,
         args,
@@ -472,10 +478,10 @@ fn public_surface(
         )
     };
     let launch_doc = format!(
-        "Launches the `{entry}` tile kernel on `device`'s stream (grid [{}], block [{bx}, {by}, {bz}], {arch}).\n\n\
+        "Launches the `{entry}` tile kernel on `device`'s stream (grid `[{}]`, block `[{bx}, {by}, {bz}]`, {arch}).\n\n\
          Checks every tensor's dtype, shape and device first, binds the size symbols from the shapes \
          (every parameter must agree), and launches nothing for empty work. Loads the module once per CUDA context. \
-         The PTX text is [`{entry}::PTX`](mod@{entry}).{requirement_doc}",
+         The PTX text is `{entry}::PTX`.{requirement_doc}",
         grid_text.join(", ")
     );
     let module_doc = format!("PTX text and runtime description of the `{entry}` tile kernel.");
@@ -1424,7 +1430,9 @@ mod tests {
         let out = expand_text(&args, &text).expect("lexes");
         assert_eq!(
             error_messages(&out),
-            ["TK0026: unexpected end of input, expected an expression"]
+            [
+                "TK0026: unexpected end of input, expected an expression\\n  = note: explained at tile_kernel::errors#tk0026"
+            ]
         );
         // Every statement is still checked: an unknown opcode before the
         // broken one is reported too.

@@ -88,3 +88,51 @@ fn has_code(text: &str) -> bool {
         && bytes[2..6].iter().all(u8::is_ascii_digit)
         && text[6..].starts_with(": ")
 }
+
+/// Ends the message of every top-level `compile_error!` in `expansion`
+/// that starts with a code by a line naming where that code is explained:
+/// the rustdoc module `tile_kernel::errors` (generated from
+/// `docs/errors.md`), which has one anchor per code. Spans are kept.
+pub fn point_to_catalogue(expansion: TokenStream) -> TokenStream {
+    let trees: Vec<TokenTree> = expansion.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (i, tree) in trees.iter().enumerate() {
+        let after_macro = i >= 2
+            && matches!(&trees[i - 2], TokenTree::Ident(name) if name == "compile_error")
+            && matches!(&trees[i - 1], TokenTree::Punct(bang) if bang.as_char() == '!');
+        match tree {
+            TokenTree::Group(group) if after_macro => {
+                let inner: TokenStream = group
+                    .stream()
+                    .into_iter()
+                    .map(|tree| match tree {
+                        TokenTree::Literal(literal) => TokenTree::Literal(with_pointer(literal)),
+                        other => other,
+                    })
+                    .collect();
+                let mut pointed = proc_macro2::Group::new(group.delimiter(), inner);
+                pointed.set_span(group.span());
+                out.push(TokenTree::Group(pointed));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// A message literal followed by its catalogue line, at the same span.
+fn with_pointer(literal: proc_macro2::Literal) -> proc_macro2::Literal {
+    let Ok(text) = syn::parse2::<syn::LitStr>(TokenTree::Literal(literal.clone()).into()) else {
+        return literal;
+    };
+    let text = text.value();
+    if !has_code(&text) {
+        return literal;
+    }
+    let anchor = text[..6].to_ascii_lowercase();
+    let mut pointed = proc_macro2::Literal::string(&format!(
+        "{text}\n  = note: explained at tile_kernel::errors#{anchor}"
+    ));
+    pointed.set_span(literal.span());
+    pointed
+}

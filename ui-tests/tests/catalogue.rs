@@ -542,3 +542,43 @@ fn every_message_names_its_offender() {
         assert!(all.contains(code), "TK{code:04} ({why}) is in no case");
     }
 }
+
+/// The catalogue is the rustdoc module `tile_kernel::errors` (it includes
+/// `docs/errors.md`, so the two cannot drift), with one anchor per code,
+/// and every error a case reports ends with the line that points there.
+#[test]
+fn every_code_has_an_anchor_and_every_error_points_at_it() {
+    let root = workspace();
+    let facade = fs::read_to_string(root.join("src/lib.rs")).expect("read src/lib.rs");
+    assert!(
+        facade.contains("#[doc = include_str!(\"../docs/errors.md\")]\npub mod errors {}"),
+        "src/lib.rs does not include docs/errors.md as `pub mod errors`"
+    );
+    let docs = fs::read_to_string(root.join("docs/errors.md")).expect("read docs/errors.md");
+    let mut problems = Vec::new();
+    for code in CODES {
+        let anchor = format!("<a id=\"tk{:04}\"></a>\n\n## {code}: ", code.number());
+        if !docs.contains(&anchor) {
+            problems.push(format!(
+                "{code}: no `<a id=\"tk{:04}\"></a>` before its section",
+                code.number()
+            ));
+        }
+    }
+    let dir = root.join("ui-tests/tests/compile-fail");
+    for case in cases() {
+        let stderr =
+            fs::read_to_string(dir.join(format!("{}.stderr", case.name))).unwrap_or_default();
+        for error in &case.errors {
+            let Some(code) = error.code else { continue };
+            let pointer = format!("= note: explained at tile_kernel::errors#tk{code:04}");
+            if !stderr.contains(&pointer) {
+                problems.push(format!(
+                    "{}: `{}` has no `{pointer}`",
+                    case.name, error.header
+                ));
+            }
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
