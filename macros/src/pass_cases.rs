@@ -328,7 +328,7 @@ fn kernels_in(dir: &Path) -> Vec<Kernel> {
 fn shipped_kernels() -> Vec<Kernel> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut kernels = pass_kernels().0;
-    kernels.extend(kernels_in(&root.join("examples")));
+    kernels.extend(example_kernels());
     kernels.extend(kernels_in(&root.join("tests")));
     kernels
 }
@@ -366,4 +366,80 @@ fn the_syntactic_writes_are_the_checked_writes() {
         "only {legal} legal kernels of {}",
         kernels.len()
     );
+}
+
+/// The kernels of `examples/` and `examples/common/`.
+fn example_kernels() -> Vec<Kernel> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut kernels = kernels_in(&root);
+    kernels.extend(kernels_in(&root.join("common")));
+    kernels
+}
+
+/// The expansion benchmark (`scripts/expansion-times.sh` runs it at
+/// opt-level 0 and 3): the median time of one expansion of each example
+/// kernel, the way rustc runs the macro (attribute arguments and the fn),
+/// and the slowest of all shipped kernels. With `TILE_KERNEL_EXPANSION_BUDGET_MS`
+/// set to `slowest,seed` it fails when the slowest shipped kernel or the
+/// seed kernel (`narrow_pairs`) takes longer.
+#[test]
+#[ignore = "a benchmark: scripts/expansion-times.sh"]
+fn expansion_times() {
+    use std::time::{Duration, Instant};
+    let median = |kernel: &Kernel| -> Duration {
+        let tokens = kernel.item.to_token_stream();
+        let mut times: Vec<Duration> = (0..15)
+            .map(|_| {
+                let start = Instant::now();
+                let out = crate::expand::tile_kernel(kernel.args.clone(), tokens.clone());
+                let elapsed = start.elapsed();
+                drop(out);
+                elapsed
+            })
+            .collect();
+        times.sort();
+        times[times.len() / 2]
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    println!("expansion time per kernel (median of 15):");
+    let mut seed = Duration::ZERO;
+    for kernel in &example_kernels() {
+        let time = median(kernel);
+        if kernel.name == "narrow_pairs" {
+            seed = seed.max(time);
+        }
+        println!("  {:>8.2} ms  {}: {}", ms(time), kernel.file, kernel.name);
+    }
+    let mut all: Vec<(Duration, String)> = shipped_kernels()
+        .iter()
+        .map(|k| (median(k), format!("{}: {}", k.file, k.name)))
+        .collect();
+    all.sort();
+    let total: Duration = all.iter().map(|(t, _)| *t).sum();
+    let (slowest, name) = all.last().cloned().unwrap_or_default();
+    println!(
+        "all {} shipped kernels: {:.1} ms in total; slowest {:.2} ms ({name}); seed narrow_pairs {:.2} ms",
+        all.len(),
+        ms(total),
+        ms(slowest),
+        ms(seed)
+    );
+    if let Ok(budget) = std::env::var("TILE_KERNEL_EXPANSION_BUDGET_MS") {
+        let limits: Vec<f64> = budget
+            .split(',')
+            .filter_map(|v| v.trim().parse().ok())
+            .collect();
+        if let [slowest_limit, seed_limit] = limits[..] {
+            assert!(
+                ms(slowest) <= slowest_limit,
+                "slowest {:.2} ms > {slowest_limit} ms ({name})",
+                ms(slowest)
+            );
+            assert!(
+                ms(seed) <= seed_limit,
+                "seed {:.2} ms > {seed_limit} ms",
+                ms(seed)
+            );
+        }
+    }
 }

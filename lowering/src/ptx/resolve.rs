@@ -53,13 +53,22 @@ fn forms_of(mnemonic: &str) -> impl Iterator<Item = &'static InstructionForm> + 
 
 /// Every mnemonic in the table, deduplicated, in table order.
 pub fn mnemonics() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for form in FORMS {
-        if !out.contains(&form.mnemonic) {
-            out.push(form.mnemonic);
+    known_mnemonics().to_vec()
+}
+
+/// [`mnemonics`], computed once per process (every opcode resolves
+/// against it).
+fn known_mnemonics() -> &'static [&'static str] {
+    static MNEMONICS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    MNEMONICS.get_or_init(|| {
+        let mut out: Vec<&'static str> = Vec::new();
+        for form in FORMS {
+            if !out.contains(&form.mnemonic) {
+                out.push(form.mnemonic);
+            }
         }
-    }
-    out
+        out
+    })
 }
 
 /// The operand positions an opcode may store into: where any form of its
@@ -70,7 +79,7 @@ pub fn mnemonics() -> Vec<&'static str> {
 /// ([`crate::signature`]).
 pub fn memory_destinations(opcode: &str) -> Vec<usize> {
     let parts: Vec<&str> = opcode.split('.').collect();
-    let known = mnemonics();
+    let known = known_mnemonics();
     let Some(mnemonic) = (1..=parts.len())
         .rev()
         .map(|k| parts[..k].join("."))
@@ -176,7 +185,7 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         ));
     }
     let parts: Vec<&str> = opcode.split('.').collect();
-    let known = mnemonics();
+    let known = known_mnemonics();
     let Some(split) = (1..=parts.len())
         .rev()
         .find(|k| known.contains(&parts[..*k].join(".").as_str()))
