@@ -401,6 +401,19 @@ fn expansion_times() {
         times[times.len() / 2]
     };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    // `TILE_KERNEL_EXPANSION_ONLY=name`: expand only that kernel, 200
+    // times (for a profiler).
+    if let Ok(only) = std::env::var("TILE_KERNEL_EXPANSION_ONLY") {
+        for kernel in shipped_kernels().iter().filter(|k| k.name == only) {
+            for _ in 0..200 {
+                drop(crate::expand::tile_kernel(
+                    kernel.args.clone(),
+                    kernel.item.to_token_stream(),
+                ));
+            }
+        }
+        return;
+    }
     println!("expansion time per kernel (median of 15):");
     let mut seed = Duration::ZERO;
     for kernel in &example_kernels() {
