@@ -29,6 +29,9 @@
 //! # Ok(()) }
 //! ```
 //!
+//! Every error the macro reports starts with a code (`TK0203: ..`) and
+//! ends with where it is explained: [`errors`], one section per code.
+//!
 //! Crates: [`lowering`] (the language: IR, PTX table, checks, emission;
 //! usable without the macro), `tile-kernel-macros` (the attribute),
 //! `tile-kernel-runtime` (devices, tensors, launches; re-exported here).
@@ -60,6 +63,9 @@ pub use tile_kernel_lowering::spec;
 /// The compiler core: kernel IR, the PTX instruction table (with a lookup
 /// API in [`lowering::ptx`]), legality checks and PTX emission.
 pub use tile_kernel_lowering as lowering;
+
+#[doc = include_str!("../docs/errors.md")]
+pub mod errors {}
 
 /// Runtime types for advanced use: a kernel built from a hand-written
 /// [`spec`] (`Kernel::new`), the checked launch builder.

@@ -113,8 +113,9 @@ pub struct Invalid {
     pub binds: Vec<String>,
     /// Tiles and tensors the statement names (treated as written).
     pub touches: Vec<String>,
-    /// Whether it looked like a store (`apply(ptx["st..."], ..)`): its first
-    /// operand's tensor keeps `&mut` in the launcher.
+    /// Whether its opcode writes memory (a store, an atomic, a reduction:
+    /// [`crate::ptx::resolve::memory_destinations`]): its first touched name
+    /// is that destination, and a tensor there keeps `&mut` in the launcher.
     pub stores: bool,
 }
 

@@ -38,6 +38,8 @@
 //! - [`program`]: the lowered IR: runtime values, access maps, structured
 //!   control flow, register tiles expanded per repeat coordinate.
 //! - [`emit`]: PTX text from a program. Never fails.
+//! - [`signature`]: which tensor parameters the launcher takes `&mut`,
+//!   from the kernel as written (stable while the body has errors).
 //! - [`spec`]: the launch description (parameters, symbols, launch-size
 //!   formulas) as `const` data, shared with the runtime.
 //! - [`encoding`]: a [`program::Program`] as bytes (the macro embeds each
@@ -58,6 +60,7 @@ pub mod memory;
 pub mod program;
 pub mod prove;
 pub mod ptx;
+pub mod signature;
 pub mod spec;
 pub mod sym;
 pub mod target;
@@ -75,8 +78,9 @@ pub struct Compilation {
     pub program: Option<program::Program>,
     /// Every problem found (empty exactly when `ptx` is `Some`).
     pub diagnostics: Vec<Diagnostic>,
-    /// For each kernel parameter: whether the kernel writes it. Best effort
-    /// when there are errors, so the fallback launcher keeps its signature.
+    /// For each kernel parameter: whether the launcher takes it `&mut`.
+    /// Decided from the kernel as written ([`signature::tensor_writes`]),
+    /// so it is the same with and without errors in the body.
     pub param_writes: Vec<bool>,
 }
 
@@ -84,10 +88,19 @@ pub struct Compilation {
 pub fn compile(kernel: &ast::Kernel) -> Compilation {
     let checked = check::check(kernel);
     let ptx = checked.program.as_ref().map(emit::emit);
+    let mut param_writes = signature::tensor_writes(kernel);
+    // A legal kernel writes exactly what the syntax says (tested on every
+    // shipped kernel); should the checker find another write, the launcher
+    // still borrows that tensor exclusively.
+    if ptx.is_some() {
+        for (syntactic, checked) in param_writes.iter_mut().zip(&checked.param_writes) {
+            *syntactic |= *checked;
+        }
+    }
     Compilation {
         ptx,
         program: checked.program,
         diagnostics: checked.diagnostics,
-        param_writes: checked.param_writes,
+        param_writes,
     }
 }

@@ -365,31 +365,39 @@ impl Atoms {
     /// Inclusive range of `p` by interval arithmetic over atom ranges
     /// (saturating: a range that reaches +-2^126 means "unbounded").
     pub fn range(&self, p: &Poly) -> (i128, i128) {
-        const CAP: i128 = 1 << 126;
-        let clamp = |v: i128| v.clamp(-CAP, CAP);
+        self.range_of_terms(p.terms())
+    }
+
+    /// [`Atoms::range`] of the polynomial whose terms are `terms`, in
+    /// monomial order (each monomial once; zero coefficients add nothing).
+    fn range_of_terms<'p>(
+        &self,
+        terms: impl Iterator<Item = (&'p [AtomId], i128)>,
+    ) -> (i128, i128) {
         let (mut lo, mut hi) = (0i128, 0i128);
-        for (m, c) in p.terms() {
-            let (mut mlo, mut mhi) = (1i128, 1i128);
-            for atom in m {
-                let a = self.get(*atom);
-                let products = [
-                    mlo.saturating_mul(a.lo),
-                    mlo.saturating_mul(a.hi),
-                    mhi.saturating_mul(a.lo),
-                    mhi.saturating_mul(a.hi),
-                ];
-                mlo = clamp(*products.iter().min().unwrap_or(&0));
-                mhi = clamp(*products.iter().max().unwrap_or(&0));
-            }
-            let (tlo, thi) = if c >= 0 {
-                (mlo.saturating_mul(c), mhi.saturating_mul(c))
-            } else {
-                (mhi.saturating_mul(c), mlo.saturating_mul(c))
-            };
-            lo = clamp(lo.saturating_add(clamp(tlo)));
-            hi = clamp(hi.saturating_add(clamp(thi)));
+        for (m, c) in terms {
+            let (tlo, thi) = term_range(self.monomial_range(m), c);
+            lo = clamp_range(lo.saturating_add(clamp_range(tlo)));
+            hi = clamp_range(hi.saturating_add(clamp_range(thi)));
         }
         (lo, hi)
+    }
+
+    /// The range of one monomial (a product of atoms; empty: 1).
+    fn monomial_range(&self, m: &[AtomId]) -> (i128, i128) {
+        let (mut mlo, mut mhi) = (1i128, 1i128);
+        for atom in m {
+            let a = self.get(*atom);
+            let products = [
+                mlo.saturating_mul(a.lo),
+                mlo.saturating_mul(a.hi),
+                mhi.saturating_mul(a.lo),
+                mhi.saturating_mul(a.hi),
+            ];
+            mlo = clamp_range(*products.iter().min().unwrap_or(&0));
+            mhi = clamp_range(*products.iter().max().unwrap_or(&0));
+        }
+        (mlo, mhi)
     }
 
     /// The largest magnitude any monomial sum prefix of `p` can reach: what
@@ -413,6 +421,97 @@ impl Atoms {
                 .saturating_add(partial);
         }
         total
+    }
+}
+
+/// Ranges saturate here: a bound that reaches +-2^126 means "unbounded".
+fn clamp_range(v: i128) -> i128 {
+    const CAP: i128 = 1 << 126;
+    v.clamp(-CAP, CAP)
+}
+
+/// The range of `c` times a monomial of range `(mlo, mhi)`.
+fn term_range((mlo, mhi): (i128, i128), c: i128) -> (i128, i128) {
+    if c >= 0 {
+        (mlo.saturating_mul(c), mhi.saturating_mul(c))
+    } else {
+        (mhi.saturating_mul(c), mlo.saturating_mul(c))
+    }
+}
+
+/// The polynomials of one [`Prover::prove_from`] call, flattened over one
+/// sorted table of their monomials with each monomial's range computed
+/// once: the prover ranges many combinations of the obligation with the
+/// facts, and this is its inner loop (at opt-level 0 too, where building
+/// each combination as a `Poly` dominated the macro's expansion time).
+struct FlatTerms {
+    /// Each distinct monomial's range, in monomial order.
+    ranges: Vec<(i128, i128)>,
+    /// The obligation, then each fact: `(monomial index, coefficient)`,
+    /// in monomial order.
+    polys: Vec<Vec<(usize, i128)>>,
+}
+
+impl FlatTerms {
+    fn new(atoms: &Atoms, p: &Poly, facts: &[Fact]) -> FlatTerms {
+        let mut monomials: Vec<&[AtomId]> = std::iter::once(p)
+            .chain(facts)
+            .flat_map(|q| q.terms.keys().map(Vec::as_slice))
+            .collect();
+        monomials.sort_unstable();
+        monomials.dedup();
+        let ranges = monomials.iter().map(|m| atoms.monomial_range(m)).collect();
+        let polys = std::iter::once(p)
+            .chain(facts)
+            .map(|q| {
+                q.terms
+                    .iter()
+                    .map(|(m, c)| {
+                        let index = monomials.partition_point(|n| *n < m.as_slice());
+                        (index, *c)
+                    })
+                    .collect()
+            })
+            .collect();
+        FlatTerms { ranges, polys }
+    }
+
+    /// The upper end of the range of the combination of polynomials
+    /// `which` (0: the obligation, 1 + i: fact i; `None`: absent) whose
+    /// coefficient for each monomial is `combine` of theirs (0 where one
+    /// lacks it): equal to building the combination with `Poly`
+    /// arithmetic and taking the end of its [`Atoms::range`].
+    fn combined_hi(&self, which: [Option<usize>; 3], combine: impl Fn([i128; 3]) -> i128) -> i128 {
+        let empty: &[(usize, i128)] = &[];
+        let parts = which.map(|w| {
+            w.and_then(|i| self.polys.get(i))
+                .map_or(empty, Vec::as_slice)
+        });
+        let mut at = [0usize; 3];
+        let mut hi = 0i128;
+        loop {
+            let mut next: Option<usize> = None;
+            for (part, &i) in parts.iter().zip(&at) {
+                if let Some(&(m, _)) = part.get(i) {
+                    next = Some(next.map_or(m, |n| n.min(m)));
+                }
+            }
+            let Some(monomial) = next else {
+                return hi;
+            };
+            let mut coefs = [0i128; 3];
+            for ((part, i), coef) in parts.iter().zip(&mut at).zip(&mut coefs) {
+                if let Some(&(m, c)) = part.get(*i)
+                    && m == monomial
+                {
+                    *coef = c;
+                    *i += 1;
+                }
+            }
+            let range = self.ranges.get(monomial).copied().unwrap_or((0, 0));
+            let (_, thi) = term_range(range, combine(coefs));
+            hi = clamp_range(hi.saturating_add(clamp_range(thi)));
+        }
     }
 }
 
@@ -491,27 +590,44 @@ impl Prover<'_> {
         if self.atoms.range(p).1 <= 0 {
             return true;
         }
+        if facts.is_empty() {
+            return false;
+        }
+        // The combinations below are ranged without being built
+        // ([`FlatTerms`]); each `combine` is the coefficient the written-out
+        // `Poly` arithmetic gives (saturating, in that order).
+        let flat = FlatTerms::new(self.atoms, p, facts);
         // `p = k * f + rest` with `rest <= 0` proves `p <= 0` for k > 0: a
         // fact on an index (`i + 1 <= N`) proves bounds on doubled ones
-        // (`2 * i + 2 <= 2 * N`).
+        // (`2 * i + 2 <= 2 * N`). `rest` is `p.sub(&f.scale(k))`.
         for k in [2, 4, 8, 16] {
-            for f in facts {
-                if self.atoms.range(&p.sub(&f.scale(k))).1 <= 0 {
+            for f in 1..=facts.len() {
+                let hi = flat.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| {
+                    pc.saturating_add(fc.saturating_mul(k).saturating_mul(-1))
+                });
+                if hi <= 0 {
                     return true;
                 }
             }
         }
         // `k * p <= 0` proves `p <= 0` for k > 0: facts stated on doubled
-        // indices (`2 * i + 2 <= N`) prove bounds on halved ones.
+        // indices (`2 * i + 2 <= N`) prove bounds on halved ones. `rest` is
+        // `p.scale(k).sub(f)`, then `rest.sub(g)`.
+        let rest_coef = |pc: i128, fc: i128, k: i128| {
+            pc.saturating_mul(k).saturating_add(fc.saturating_mul(-1))
+        };
         for k in [1, 2, 4, 8, 16] {
-            let p = p.scale(k);
-            for (i, f) in facts.iter().enumerate() {
-                let rest = p.sub(f);
-                if self.atoms.range(&rest).1 <= 0 {
+            for f in 1..=facts.len() {
+                let hi =
+                    flat.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| rest_coef(pc, fc, k));
+                if hi <= 0 {
                     return true;
                 }
-                for g in &facts[i + 1..] {
-                    if self.atoms.range(&rest.sub(g)).1 <= 0 {
+                for g in f + 1..=facts.len() {
+                    let hi = flat.combined_hi([Some(0), Some(f), Some(g)], |[pc, fc, gc]| {
+                        rest_coef(pc, fc, k).saturating_add(gc.saturating_mul(-1))
+                    });
+                    if hi <= 0 {
                         return true;
                     }
                 }
@@ -619,6 +735,52 @@ mod tests {
         assert!(prover.prove_le0(&r.add_const(1).sub(&Poly::atom(n))));
         assert!(prover.prove_le0(&r.sub(&i)));
         assert!(!prover.prove_le0(&r.add_const(2).sub(&Poly::atom(n))));
+    }
+
+    /// The prover's combinations, ranged without being built, agree with
+    /// building them from `Poly` arithmetic.
+    #[test]
+    fn combinations_are_ranged_as_if_built() {
+        let (t, tid, cta, n) = atoms();
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let mut poly = || {
+            let mut p = Poly::default();
+            for _ in 0..next(5) {
+                let mut m: Vec<AtomId> = (0..next(3))
+                    .map(|_| [tid, cta, n][next(3) as usize])
+                    .collect();
+                m.sort_unstable();
+                let coef = next(2000) as i128 - 1000;
+                let coef = if next(20) == 0 { coef << 120 } else { coef };
+                p.add_term(m, coef);
+            }
+            p
+        };
+        for _ in 0..300 {
+            let (p, f, g) = (poly(), poly(), poly());
+            let facts = [f.clone(), g.clone()];
+            let flat = FlatTerms::new(&t, &p, &facts);
+            for k in [1, 2, 16] {
+                let built = t.range(&p.sub(&f.scale(k))).1;
+                let ranged = flat.combined_hi([Some(0), Some(1), None], |[pc, fc, _]| {
+                    pc.saturating_add(fc.saturating_mul(k).saturating_mul(-1))
+                });
+                assert_eq!(built, ranged, "{p:?} - {k} * ({f:?})");
+                let built = t.range(&p.scale(k).sub(&f).sub(&g)).1;
+                let ranged = flat.combined_hi([Some(0), Some(1), Some(2)], |[pc, fc, gc]| {
+                    pc.saturating_mul(k)
+                        .saturating_add(fc.saturating_mul(-1))
+                        .saturating_add(gc.saturating_mul(-1))
+                });
+                assert_eq!(built, ranged, "{k} * ({p:?}) - ({f:?}) - ({g:?})");
+            }
+        }
     }
 
     #[test]

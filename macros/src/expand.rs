@@ -18,75 +18,36 @@ use crate::attr;
 use crate::parse::KernelParser;
 use crate::spans::{self, SpanTable};
 
-/// Entry point of `#[tile_kernel]`.
+/// The kernel as the macro read it: its item (with an empty block), the
+/// attribute's arguments, the lowering's syntax tree and the errors so far.
+pub struct ReadKernel {
+    pub item: syn::ItemFn,
+    pub args: Option<attr::KernelArgs>,
+    pub kernel: ast::Kernel,
+    pub spans: SpanTable,
+    pub errors: Vec<syn::Error>,
+    /// Placeholders of an editor stood for tokens the macro never saw.
+    pub incomplete: bool,
+}
+
+/// Entry point of `#[tile_kernel]`: every error it emits ends with where its
+/// code is explained.
 pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
-    let item: syn::ItemFn = match syn::parse2(item) {
-        Ok(item) => item,
-        Err(e) => return spans::coded(Code::NOT_A_FUNCTION, e).to_compile_error(),
-    };
-    let mut errors: Vec<syn::Error> = Vec::new();
-    let args = match attr::parse(args) {
-        Ok(args) => Some(args),
-        Err(e) => {
-            errors.push(e);
-            None
-        }
-    };
-    let target = match args.as_ref().and_then(|a| a.arch.as_ref()) {
-        None => Target::SM_90,
-        Some(arch) => Target::parse(&arch.value()).unwrap_or_else(|| {
-            errors.push(spans::error(
-                Code::UNKNOWN_TARGET,
-                arch,
-                format!(
-                    "unknown target `{}`; known targets: {}",
-                    arch.value(),
-                    Target::known_names().join(", ")
-                ),
-            ));
-            Target::SM_90
-        }),
-    };
-    let mut spans = SpanTable::default();
-    let mut parser = KernelParser {
-        spans: &mut spans,
-        errors: Vec::new(),
-    };
-    let launch = match args.as_ref() {
-        Some(a) => {
-            let mut grid =
-                [1, 1, 1].map(|g| ast::Expr::Int(g, tile_kernel_lowering::SpanId::default()));
-            if let Some(exprs) = &a.grid {
-                for (slot, expr) in grid.iter_mut().zip(&exprs.0) {
-                    *slot = parser.expr(expr);
-                }
-            }
-            let span = match &a.grid {
-                Some(exprs) => parser.spans.id(&exprs.0[0]),
-                None => parser.spans.id(&item.sig.ident),
-            };
-            LaunchDims {
-                grid,
-                block: a.block.map_or([1, 1, 1], |b| b.0),
-                span,
-            }
-        }
-        None => LaunchDims::default(),
-    };
+    spans::point_to_catalogue(expand(args, item))
+}
 
-    let signature = parser.signature(&item);
-    let body = parser.body(&item.block);
-    let parse_errors = std::mem::take(&mut parser.errors);
-    let name_span = spans.id(&item.sig.ident);
-    errors.extend(parse_errors);
-
-    let kernel = ast::Kernel {
-        name: kernel_name(&item.sig.ident),
-        name_span,
-        launch,
-        target,
-        params: signature.params,
-        body,
+/// The expansion: the generated items and the `compile_error!`s.
+fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let ReadKernel {
+        item,
+        args,
+        kernel,
+        spans,
+        mut errors,
+        incomplete,
+    } = match read_kernel(args, item) {
+        Ok(read) => read,
+        Err(tokens) => return tokens,
     };
     // Semantic checks run even after syntax errors, so every independent
     // mistake shows up in one compile.
@@ -94,14 +55,14 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     // Lints (a dead tile) are findings about an otherwise legal kernel: an
     // attribute, signature or syntax error of the macro's own may be what
     // they miss, so they are dropped after one.
-    let macro_errors = !errors.is_empty();
+    let macro_errors = !errors.is_empty() || incomplete;
     for diagnostic in &compilation.diagnostics {
         if macro_errors && diagnostic.code.is_lint() {
             continue;
         }
         errors.push(spans.error(diagnostic.span, diagnostic.rendered()));
     }
-    let ptx = compilation.ptx.filter(|_| errors.is_empty());
+    let ptx = compilation.ptx.filter(|_| errors.is_empty() && !incomplete);
     let program = compilation.program.as_ref().filter(|_| ptx.is_some());
     // The path to tile_kernel at the call site, and as seen from inside the
     // generated `mod NAME` (a relative path needs one more `super::`).
@@ -143,6 +104,89 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
         #(#compile_errors)*
         #surface
     }
+}
+
+/// Reads the attribute and the fn into the lowering's syntax tree. Only
+/// the fn's head must parse: the body is parsed statement by statement, so
+/// a statement being typed leaves the launcher and the others' checks.
+/// `Err` holds the only output when there is no fn to speak of.
+pub fn read_kernel(args: TokenStream, item: TokenStream) -> Result<ReadKernel, TokenStream> {
+    let (item, body_tokens) = crate::parse::kernel_item(item).map_err(|e| e.to_compile_error())?;
+    let mut errors: Vec<syn::Error> = Vec::new();
+    let args = match attr::parse(args) {
+        Ok(args) => Some(args),
+        Err(e) => {
+            errors.push(e);
+            None
+        }
+    };
+    let target = match args.as_ref().and_then(|a| a.arch.as_ref()) {
+        None => Target::SM_90,
+        Some(arch) => Target::parse(&arch.value()).unwrap_or_else(|| {
+            errors.push(spans::error(
+                Code::UNKNOWN_TARGET,
+                arch,
+                format!(
+                    "unknown target `{}`; known targets: {}",
+                    arch.value(),
+                    Target::known_names().join(", ")
+                ),
+            ));
+            Target::SM_90
+        }),
+    };
+    let mut spans = SpanTable::default();
+    let mut parser = KernelParser {
+        spans: &mut spans,
+        errors: Vec::new(),
+        deferred: Vec::new(),
+        incomplete: false,
+    };
+    let launch = match args.as_ref() {
+        Some(a) => {
+            let mut grid =
+                [1, 1, 1].map(|g| ast::Expr::Int(g, tile_kernel_lowering::SpanId::default()));
+            if let Some(exprs) = &a.grid {
+                for (slot, expr) in grid.iter_mut().zip(&exprs.0) {
+                    *slot = parser.expr(expr);
+                }
+            }
+            let span = match &a.grid {
+                Some(exprs) => parser.spans.id(&exprs.0[0]),
+                None => parser.spans.id(&item.sig.ident),
+            };
+            LaunchDims {
+                grid,
+                block: a.block.map_or([1, 1, 1], |b| b.0),
+                span,
+            }
+        }
+        None => LaunchDims::default(),
+    };
+
+    let signature = parser.signature(&item);
+    let body = parser.body_group(&body_tokens);
+    let parse_errors = std::mem::take(&mut parser.errors);
+    let incomplete = parser.incomplete;
+    let name_span = spans.id(&item.sig.ident);
+    errors.extend(parse_errors);
+
+    let kernel = ast::Kernel {
+        name: kernel_name(&item.sig.ident),
+        name_span,
+        launch,
+        target,
+        params: signature.params,
+        body,
+    };
+    Ok(ReadKernel {
+        item,
+        args,
+        kernel,
+        spans,
+        errors,
+        incomplete,
+    })
 }
 
 /// `tokens` with every span set to `span` (paths interpolated into
@@ -434,10 +478,10 @@ fn public_surface(
         )
     };
     let launch_doc = format!(
-        "Launches the `{entry}` tile kernel on `device`'s stream (grid [{}], block [{bx}, {by}, {bz}], {arch}).\n\n\
+        "Launches the `{entry}` tile kernel on `device`'s stream (grid `[{}]`, block `[{bx}, {by}, {bz}]`, {arch}).\n\n\
          Checks every tensor's dtype, shape and device first, binds the size symbols from the shapes \
          (every parameter must agree), and launches nothing for empty work. Loads the module once per CUDA context. \
-         The PTX text is [`{entry}::PTX`](mod@{entry}).{requirement_doc}",
+         The PTX text is `{entry}::PTX`.{requirement_doc}",
         grid_text.join(", ")
     );
     let module_doc = format!("PTX text and runtime description of the `{entry}` tile kernel.");
@@ -1289,6 +1333,121 @@ mod tests {
                 "expected an error for `{item}`, got:\n{out}"
             );
         }
+    }
+
+    /// The launcher's parameter list in an expansion (`device: .., a: ..`).
+    fn launcher_signature(expansion: &str, name: &str) -> Option<String> {
+        let start = expansion.find(&format!("fn {name} (device"))?;
+        let end = start + expansion[start..].find(") -> ")?;
+        Some(expansion[start..end].to_string())
+    }
+
+    /// The messages of the `compile_error!`s of an expansion.
+    fn error_messages(expansion: &str) -> Vec<String> {
+        expansion
+            .match_indices("compile_error !")
+            .map(|(at, _)| {
+                let rest = &expansion[at..];
+                let open = rest.find('"').map_or(0, |i| i + 1);
+                let close = rest[open..].find("\" }").map_or(rest.len(), |i| open + i);
+                rest[open..close].to_string()
+            })
+            .collect()
+    }
+
+    const HALF_TYPED_KERNEL: &str = r#"
+        fn k(a: Tensor<f32, 4, 1>, out: Tensor<u32, 4, 1>) {
+            let r = alloc_local::<f32>([4, 1]);
+            let d = alloc_local::<u32>([4, 1]);
+            apply(ptx["ld.global.f32"], r, a);
+            apply(ptx["cvt.rzi.u32.f32"], d, r);
+            STORE
+        }
+    "#;
+
+    /// Statements as they are typed, and as rust-analyzer hands them to the
+    /// macro after repairing them (`__ra_fixup` placeholders, a `;` added).
+    const HALF_TYPED: &[&str] = &[
+        "let v =",
+        "let v = ;",
+        "apply(ptx[\"st.global.b32\"], out, d.)",
+        "apply(ptx[\"st.global.b32\"], out, d.__ra_fixup)",
+        "apply(ptx[\"st.global.b32\"], out, d.__ra_fixup);",
+        "apply(ptx[\"st.global.b32\"], out,);",
+        "apply(ptx[\"st.global.b32\"], out, d, pred = );",
+        "apply(ptx[\"st.global.b32\"], out.slice(s![0..]), d) let v =",
+        "__ra_fixup;",
+        "for k in 0..2 { apply(ptx[\"st.global.b32\"], out, d.); }",
+        "if true { let v = } else { apply(ptx[\"st.global.b32\"], out, d); }",
+        "let o = out; apply(ptx[\"st.global.b32\"], o, d.)",
+        "apply(ptx[\"st.globl.b32\"], out, d);",
+        "apply(ptx[\"st.global.b32\"] out, d);",
+    ];
+
+    #[test]
+    fn a_half_typed_statement_keeps_the_launcher_and_its_signature() {
+        let args = quote!(grid = 1, block = 1);
+        let complete =
+            HALF_TYPED_KERNEL.replace("STORE", "apply(ptx[\"st.global.b32\"], out, d); STORE");
+        let out = expand_text(&args, &complete.replace("STORE", "")).expect("lexes");
+        assert!(!out.contains("compile_error"), "{out}");
+        let expected = launcher_signature(&out, "k").expect("a launcher");
+        assert!(expected.contains("out : & mut"), "{expected}");
+        for statement in HALF_TYPED {
+            // A broken store replaces the store; other statements come after it.
+            let text = if statement.contains("st.") {
+                HALF_TYPED_KERNEL.replace("STORE", statement)
+            } else {
+                complete.replace("STORE", statement)
+            };
+            let out = expand_text(&args, &text).expect("lexes");
+            let errors = error_messages(&out);
+            // A statement the editor replaced whole is its own error to
+            // report (at tokens the macro never sees).
+            let count = usize::from(!statement.starts_with("__ra_fixup"));
+            assert_eq!(errors.len(), count, "`{statement}`: {errors:?}");
+            assert!(
+                errors.iter().all(|e| e.starts_with("TK0")),
+                "`{statement}`: {errors:?}"
+            );
+            assert!(
+                out.contains("PTX : & str = \"\""),
+                "`{statement}`: PTX emitted"
+            );
+            assert!(out.contains("mod k"), "`{statement}`: no module");
+            assert_eq!(
+                launcher_signature(&out, "k").as_ref(),
+                Some(&expected),
+                "`{statement}` changed the launcher"
+            );
+        }
+    }
+
+    #[test]
+    fn a_syntax_error_names_the_token_where_parsing_stopped() {
+        let args = quote!(grid = 1, block = 1);
+        let text = HALF_TYPED_KERNEL.replace("STORE", "let v = ;");
+        let out = expand_text(&args, &text).expect("lexes");
+        assert_eq!(
+            error_messages(&out),
+            [
+                "TK0026: unexpected end of input, expected an expression\\n  = note: explained at tile_kernel::errors#tk0026"
+            ]
+        );
+        // Every statement is still checked: an unknown opcode before the
+        // broken one is reported too.
+        let text = HALF_TYPED_KERNEL.replace("STORE", "apply(ptx[\"mov.b33\"], d, d); let v =");
+        let errors = error_messages(&expand_text(&args, &text).expect("lexes"));
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        // A broken signature is an error of the same code, not TK0009.
+        let out = expand_text(&args, "fn k(a: Tensor<f32, 4>, b: ) {}").expect("lexes");
+        let errors = error_messages(&out);
+        assert!(
+            errors.len() == 1 && errors[0].starts_with("TK0026"),
+            "{errors:?}"
+        );
+        let out = expand_text(&args, "struct K;").expect("lexes");
+        assert!(error_messages(&out)[0].starts_with("TK0009"), "{out}");
     }
 
     #[test]

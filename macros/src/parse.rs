@@ -3,6 +3,7 @@
 //! `tile_kernel_lowering::check`. Errors are collected, never thrown, so one
 //! compile reports every unsupported construct.
 
+use proc_macro2::{Delimiter, Group, Ident, TokenStream, TokenTree};
 use quote::ToTokens;
 use syn::parse::{ParseStream, Parser};
 use syn::{BinOp, Expr, FnArg, GenericArgument, Lit, Pat, PathArguments, Stmt, Type, UnOp};
@@ -24,6 +25,14 @@ pub struct Signature {
 pub struct KernelParser<'a> {
     pub spans: &'a mut SpanTable,
     pub errors: Vec<syn::Error>,
+    /// Blocks of a compound statement whose own tokens did not parse,
+    /// parsed statement by statement when the statement's block is reached
+    /// (see [`KernelParser::body_group`]).
+    pub deferred: Vec<Group>,
+    /// Whether an editor replaced a statement it could not parse by a
+    /// placeholder: the body is incomplete although no error of the macro's
+    /// own says so (the editor reports that statement's syntax error).
+    pub incomplete: bool,
 }
 
 type Parsed<T> = Result<T, syn::Error>;
@@ -258,20 +267,104 @@ impl KernelParser<'_> {
         Ok(Dim { expr, span })
     }
 
-    /// The body: `let` bindings (tiles, values, views), `apply(..);`,
-    /// `for` loops and `if`/`else`.
+    /// A nested block (of `for`, `if`, `else`) that parsed as Rust; a block
+    /// held back by [`KernelParser::body_group`] is parsed from its tokens.
     pub fn body(&mut self, block: &syn::Block) -> Vec<ast::Stmt> {
+        if let [Stmt::Macro(mac)] = &block.stmts[..]
+            && mac.mac.path.is_ident(DEFERRED_BLOCK)
+            && let Ok(index) = syn::parse2::<syn::LitInt>(mac.mac.tokens.clone())
+            && let Ok(index) = index.base10_parse::<usize>()
+            && let Some(group) = self.deferred.get(index).cloned()
+        {
+            return self.body_group(&group);
+        }
         let mut out = Vec::new();
         for stmt in &block.stmts {
-            match self.stmt(stmt) {
-                Ok(s) => out.push(s),
-                Err(e) => {
-                    self.errors.push(e);
-                    out.push(ast::Stmt::Invalid(traces(stmt)));
+            self.push_stmt(stmt, &mut out);
+        }
+        out
+    }
+
+    /// The body from its tokens, statement by statement: a statement that
+    /// does not parse as Rust (the user is typing it) is one error at the
+    /// token where parsing stopped (TK0026), and the others are still
+    /// checked. Placeholder tokens an editor inserted to repair the input
+    /// (rust-analyzer's `__ra_fixup`) are dropped first, so an editor and
+    /// rustc see the same error, never at a token the user did not write.
+    pub fn body_group(&mut self, group: &Group) -> Vec<ast::Stmt> {
+        let mut out = Vec::new();
+        for chunk in split_statements(group.stream()) {
+            let written = without_fixups(chunk.clone());
+            if written.len() < chunk.len() {
+                self.incomplete = true;
+            }
+            let chunk = written;
+            if chunk.iter().all(is_semicolon) {
+                continue;
+            }
+            match parse_statements(&chunk) {
+                Ok(stmts) => {
+                    for stmt in &stmts {
+                        self.push_stmt(stmt, &mut out);
+                    }
                 }
+                Err(error) => match self.defer_blocks(&chunk) {
+                    Some(stmts) => {
+                        for stmt in &stmts {
+                            self.push_stmt(stmt, &mut out);
+                        }
+                    }
+                    None => {
+                        self.errors.push(spans::coded(Code::KERNEL_SYNTAX, error));
+                        out.extend(traces(&chunk).into_iter().map(ast::Stmt::Invalid));
+                    }
+                },
             }
         }
         out
+    }
+
+    /// A compound statement (`for`, `if`) that did not parse, with each of
+    /// its blocks replaced by a placeholder: when its head parses, its
+    /// blocks are parsed on their own (one broken statement inside a loop
+    /// does not hide the loop).
+    fn defer_blocks(&mut self, chunk: &[TokenTree]) -> Option<Vec<Stmt>> {
+        if !starts_compound(chunk) {
+            return None;
+        }
+        let first = self.deferred.len();
+        let replaced: Vec<TokenTree> = chunk
+            .iter()
+            .map(|tree| match tree {
+                TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
+                    let index = proc_macro2::Literal::usize_unsuffixed(self.deferred.len());
+                    self.deferred.push(group.clone());
+                    let marker = Ident::new(DEFERRED_BLOCK, group.span());
+                    let mut placeholder =
+                        Group::new(Delimiter::Brace, quote::quote!(#marker!(#index);));
+                    placeholder.set_span(group.span());
+                    TokenTree::Group(placeholder)
+                }
+                other => other.clone(),
+            })
+            .collect();
+        let parsed = parse_statements(&replaced).ok();
+        if parsed.is_none() {
+            self.deferred.truncate(first);
+        }
+        parsed
+    }
+
+    /// Checks one parsed statement; on error records it and its traces.
+    fn push_stmt(&mut self, stmt: &Stmt, out: &mut Vec<ast::Stmt>) {
+        match self.stmt(stmt) {
+            Ok(s) => out.push(s),
+            Err(e) => {
+                self.errors.push(e);
+                let tokens: Vec<TokenTree> = stmt.to_token_stream().into_iter().collect();
+                out.extend(traces(&tokens).into_iter().map(ast::Stmt::Invalid));
+            }
+        }
     }
 
     fn stmt(&mut self, stmt: &Stmt) -> Parsed<ast::Stmt> {
@@ -1175,51 +1268,300 @@ fn control_flow_error(expr: &Expr) -> Option<syn::Error> {
     Some(err(Code::UNSUPPORTED_STATEMENT, &head, message))
 }
 
-/// What an unreadable statement would have bound and touched: the name of a
-/// `let`, and the base names of `apply`'s operands.
-fn traces(stmt: &Stmt) -> ast::Invalid {
-    let mut invalid = ast::Invalid::default();
-    match stmt {
-        Stmt::Local(local) => {
-            // `let t: T = ..` (reported) still binds `t`.
-            let pat = match &local.pat {
-                Pat::Type(typed) => &*typed.pat,
-                other => other,
-            };
-            if let Pat::Ident(ident) = pat {
-                invalid.binds.push(ident.ident.unraw());
-            }
+/// What an unreadable statement would have bound and touched, read from
+/// its tokens (it may not parse): the name of a `let` (touching what its
+/// initialiser starts from, which it may view), and the base names of each
+/// `apply`'s operands (tokens that do not parse may hold several calls),
+/// the stored one first when the opcode stores
+/// (`tile_kernel_lowering::signature` keeps that tensor `&mut`).
+fn traces(tokens: &[TokenTree]) -> Vec<ast::Invalid> {
+    if let [TokenTree::Ident(keyword), rest @ ..] = tokens
+        && keyword == "let"
+    {
+        let mut invalid = ast::Invalid::default();
+        let mut rest = rest
+            .iter()
+            .skip_while(|t| matches!(t, TokenTree::Ident(i) if i == "mut"));
+        if let Some(TokenTree::Ident(name)) = rest.next() {
+            invalid.binds.push(name.unraw());
         }
-        Stmt::Expr(Expr::Call(call), _) => {
-            let mut args = call.args.iter();
-            if let Some(Expr::Index(index)) = args.next()
-                && let Expr::Lit(syn::ExprLit {
-                    lit: Lit::Str(text),
-                    ..
-                }) = &*index.index
+        let mut init = rest.skip_while(|t| !matches!(t, TokenTree::Punct(p) if p.as_char() == '='));
+        init.next();
+        let init: Vec<TokenTree> = init.cloned().collect();
+        invalid.touches.extend(token_base_name(&init));
+        return vec![invalid];
+    }
+    let calls: Vec<TokenStream> = tokens
+        .windows(2)
+        .filter_map(|pair| match pair {
+            [TokenTree::Ident(func), TokenTree::Group(args)]
+                if func == "apply" && args.delimiter() == Delimiter::Parenthesis =>
             {
-                invalid.stores = text.value().starts_with("st.");
+                Some(args.stream())
             }
-            for arg in args {
-                if let Some(name) = base_name(arg) {
-                    invalid.touches.push(name);
-                }
+            _ => None,
+        })
+        .collect();
+    if calls.is_empty() {
+        return vec![ast::Invalid::default()];
+    }
+    calls.into_iter().map(apply_traces).collect()
+}
+
+/// The traces of one `apply(..)` call's arguments.
+fn apply_traces(args: TokenStream) -> ast::Invalid {
+    let mut invalid = ast::Invalid::default();
+    let args = split_args(args);
+    let Some((opcode, operands)) = args.split_first() else {
+        return invalid;
+    };
+    let mut operands: Vec<&[TokenTree]> = operands.iter().map(Vec::as_slice).collect();
+    let opcode = match &opcode[..] {
+        [TokenTree::Ident(ptx), TokenTree::Group(index), rest @ ..] if ptx == "ptx" => {
+            // `ptx["st.global.b32"] out, d`: a comma is missing.
+            if !rest.is_empty() {
+                operands.insert(0, rest);
             }
+            syn::parse2::<syn::LitStr>(index.stream())
+                .ok()
+                .map(|text| text.value())
         }
-        _ => {}
+        _ => None,
+    };
+    let names: Vec<Option<String>> = operands
+        .iter()
+        .filter(|arg| !is_keyword_argument(arg))
+        .map(|arg| token_base_name(arg))
+        .collect();
+    let stored = opcode
+        .as_deref()
+        .map(tile_kernel_lowering::ptx::resolve::memory_destinations)
+        .unwrap_or_default()
+        .into_iter()
+        .find(|&position| names.get(position).is_some_and(Option::is_some));
+    if let Some(position) = stored {
+        invalid.stores = true;
+        invalid.touches.extend(names[position].clone());
+    }
+    for (position, name) in names.into_iter().enumerate() {
+        if Some(position) != stored {
+            invalid.touches.extend(name);
+        }
     }
     invalid
 }
 
-/// The name a view chain starts from: `r` in `r.slice(s![..]).view::<u16>()`.
-fn base_name(expr: &Expr) -> Option<String> {
-    match expr {
-        Expr::Path(path) => path.path.get_ident().map(|i| i.unraw()),
-        Expr::MethodCall(call) => base_name(&call.receiver),
-        Expr::Index(index) => base_name(&index.expr),
-        Expr::Paren(paren) => base_name(&paren.expr),
-        Expr::Group(group) => base_name(&group.expr),
+/// The name an operand's tokens start from: `r` in `r.slice(s![..])`.
+fn token_base_name(tokens: &[TokenTree]) -> Option<String> {
+    match tokens.first()? {
+        TokenTree::Ident(ident) => Some(ident.unraw()),
+        TokenTree::Group(group) if group.delimiter() != Delimiter::Brace => {
+            let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+            token_base_name(&inner)
+        }
         _ => None,
+    }
+}
+
+/// `pred = ..`, `scope = ..`, `preserve_dst = ..`.
+fn is_keyword_argument(tokens: &[TokenTree]) -> bool {
+    matches!(tokens, [TokenTree::Ident(_), TokenTree::Punct(eq), next, ..]
+        if eq.as_char() == '=' && !matches!(next, TokenTree::Punct(p) if p.as_char() == '='))
+}
+
+/// Call arguments split at their top-level commas.
+fn split_args(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut args = vec![Vec::new()];
+    for tree in tokens {
+        match &tree {
+            TokenTree::Punct(p) if p.as_char() == ',' => args.push(Vec::new()),
+            _ => args
+                .last_mut()
+                .into_iter()
+                .for_each(|arg| arg.push(tree.clone())),
+        }
+    }
+    args.retain(|arg| !arg.is_empty());
+    args
+}
+
+/// The marker standing in for a block held back by
+/// [`KernelParser::defer_blocks`].
+const DEFERRED_BLOCK: &str = "__tile_kernel_deferred_block";
+
+/// The ident rust-analyzer inserts where the input is incomplete (`a.`,
+/// `if {`, an expression it could not parse); it is not the user's token.
+const EDITOR_PLACEHOLDER: &str = "__ra_fixup";
+
+fn is_semicolon(tree: &TokenTree) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == ';')
+}
+
+/// Whether a statement starts with a keyword whose block may end it.
+fn starts_compound(chunk: &[TokenTree]) -> bool {
+    matches!(chunk.first(), Some(TokenTree::Ident(keyword))
+        if ["for", "if", "while", "loop", "match", "unsafe"].iter().any(|k| keyword == k))
+}
+
+/// A body's tokens cut into statements: at each top-level `;`, and after
+/// the last block of a compound statement (`for .. { }`, `if .. { } else
+/// { }`). Cuts need not be exact: a chunk holding two statements that parse
+/// is two statements.
+fn split_statements(body: TokenStream) -> Vec<Vec<TokenTree>> {
+    let mut chunks = Vec::new();
+    let mut current: Vec<TokenTree> = Vec::new();
+    let mut trees = body.into_iter().peekable();
+    while let Some(tree) = trees.next() {
+        let ends = match &tree {
+            TokenTree::Punct(p) => p.as_char() == ';',
+            TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
+                (current.is_empty() || starts_compound(&current))
+                    && !matches!(trees.peek(), Some(TokenTree::Ident(next)) if next == "else")
+            }
+            _ => false,
+        };
+        current.push(tree);
+        if ends {
+            chunks.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        chunks.push(current);
+    }
+    chunks
+}
+
+/// `tokens` without editor placeholders, at any depth.
+fn without_fixups(tokens: Vec<TokenTree>) -> Vec<TokenTree> {
+    tokens
+        .into_iter()
+        .filter(|tree| !matches!(tree, TokenTree::Ident(i) if i == EDITOR_PLACEHOLDER))
+        .map(|tree| match tree {
+            TokenTree::Group(group) => {
+                let inner = without_fixups(group.stream().into_iter().collect());
+                let mut out = Group::new(group.delimiter(), inner.into_iter().collect());
+                out.set_span(group.span());
+                TokenTree::Group(out)
+            }
+            other => other,
+        })
+        .collect()
+}
+
+/// Parses statement tokens. An error at the end of the input (or of a
+/// group: `d.)`) is placed on the last token the user wrote before it, not
+/// on the whole group; and before a final `;`, since that `;` may be one an
+/// editor inserted (rust-analyzer ends an unfinished `let v =` with one),
+/// and "expected an expression" belongs after the `=` the user typed.
+fn parse_statements(tokens: &[TokenTree]) -> syn::Result<Vec<Stmt>> {
+    let error = match statements_before_semicolon(tokens) {
+        Ok(stmts) => return Ok(stmts),
+        Err(error) => error,
+    };
+    if !at_end_of_input(&error) {
+        return Err(error);
+    }
+    let pinned: Vec<TokenTree> = tokens.iter().cloned().map(pin_group_end).collect();
+    Err(statements_before_semicolon(&pinned)
+        .err()
+        .filter(at_end_of_input)
+        .unwrap_or(error))
+}
+
+fn at_end_of_input(error: &syn::Error) -> bool {
+    error.to_string().starts_with("unexpected end of input")
+}
+
+fn statements_before_semicolon(tokens: &[TokenTree]) -> syn::Result<Vec<Stmt>> {
+    let first = block_statements(tokens);
+    if let (Err(_), Some((last, rest))) = (&first, tokens.split_last())
+        && is_semicolon(last)
+        && let Err(error) = block_statements(rest)
+        && at_end_of_input(&error)
+    {
+        return Err(error);
+    }
+    first
+}
+
+/// A group spanned at its last token (recursively), so syn's "unexpected
+/// end of input" inside it points there.
+fn pin_group_end(tree: TokenTree) -> TokenTree {
+    let TokenTree::Group(group) = tree else {
+        return tree;
+    };
+    let inner: Vec<TokenTree> = group.stream().into_iter().map(pin_group_end).collect();
+    let span = inner.last().map_or_else(|| group.span(), TokenTree::span);
+    let mut pinned = Group::new(group.delimiter(), inner.into_iter().collect());
+    pinned.set_span(span);
+    TokenTree::Group(pinned)
+}
+
+/// `tokens` parsed as the statements of a block whose end is the last
+/// token, so an error at the end of the input points at that token.
+fn block_statements(tokens: &[TokenTree]) -> syn::Result<Vec<Stmt>> {
+    let Some(last) = tokens.last() else {
+        return Ok(Vec::new());
+    };
+    let mut group = Group::new(Delimiter::Brace, tokens.iter().cloned().collect());
+    group.set_span(last.span());
+    let block: syn::Block = syn::parse2(TokenTree::Group(group).into())?;
+    Ok(block.stmts)
+}
+
+/// The kernel fn, read as far as its signature, and its body's tokens (the
+/// body is parsed statement by statement, [`KernelParser::body_group`]).
+/// The returned fn has an empty block.
+pub fn kernel_item(tokens: TokenStream) -> Result<(syn::ItemFn, Group), syn::Error> {
+    let head = |input: ParseStream| -> syn::Result<(syn::ItemFn, Option<Group>)> {
+        let attrs = input.call(syn::Attribute::parse_outer)?;
+        let vis: syn::Visibility = input.parse()?;
+        let sig: syn::Signature = input.parse()?;
+        let body = if input.peek(syn::token::Brace) {
+            Some(input.parse::<Group>()?)
+        } else {
+            None
+        };
+        if body.is_some() && !input.is_empty() {
+            return Err(input.error("unexpected tokens after the kernel's body"));
+        }
+        let brace = body.as_ref().map_or_else(syn::token::Brace::default, |b| {
+            syn::token::Brace(b.delim_span())
+        });
+        let item = syn::ItemFn {
+            attrs,
+            vis,
+            modifiers: syn::FnModifiers::default(),
+            sig,
+            block: Box::new(syn::Block {
+                brace_token: brace,
+                stmts: Vec::new(),
+            }),
+        };
+        Ok((item, body))
+    };
+    let not_a_function = |tokens: TokenStream| match syn::parse2::<syn::ItemFn>(tokens) {
+        Err(error) => spans::coded(Code::NOT_A_FUNCTION, error),
+        Ok(item) => err(
+            Code::NOT_A_FUNCTION,
+            &item.sig.ident,
+            "expected a function with a body",
+        ),
+    };
+    match head.parse2(tokens.clone()) {
+        Ok((item, Some(body))) => Ok((item, body)),
+        Ok((_, None)) => Err(not_a_function(tokens)),
+        Err(error) => {
+            let has_fn = tokens
+                .clone()
+                .into_iter()
+                .any(|tree| matches!(&tree, TokenTree::Ident(i) if i == "fn"));
+            Err(if has_fn {
+                spans::coded(Code::KERNEL_SYNTAX, error)
+            } else {
+                not_a_function(tokens)
+            })
+        }
     }
 }
 

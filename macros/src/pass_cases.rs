@@ -305,3 +305,154 @@ fn a_corrupted_pass_case_ptx_fails() {
         "{failures:?}"
     );
 }
+
+/// Every kernel written out in the files of `dir` (not recursing).
+fn kernels_in(dir: &Path) -> Vec<Kernel> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    paths.sort();
+    let mut kernels = Vec::new();
+    for path in &paths {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(path).expect("read a source file");
+        if let Ok(file) = syn::parse_file(&text) {
+            collect(&name, &file.items, &mut kernels);
+        }
+    }
+    kernels
+}
+
+/// The shipped kernels: the pass cases, the examples and the tests'.
+fn shipped_kernels() -> Vec<Kernel> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut kernels = pass_kernels().0;
+    kernels.extend(example_kernels());
+    kernels.extend(kernels_in(&root.join("tests")));
+    kernels
+}
+
+/// The launcher's `&mut` parameters come from the syntax
+/// (`tile_kernel_lowering::signature`), so they cannot change while the
+/// body has errors; for every legal shipped kernel they are exactly the
+/// tensors the checker finds written.
+#[test]
+fn the_syntactic_writes_are_the_checked_writes() {
+    let kernels = shipped_kernels();
+    let mut legal = 0;
+    for kernel in &kernels {
+        let Ok(read) =
+            crate::expand::read_kernel(kernel.args.clone(), kernel.item.to_token_stream())
+        else {
+            continue;
+        };
+        let checked = tile_kernel_lowering::check::check(&read.kernel);
+        if !checked.diagnostics.is_empty() || !read.errors.is_empty() {
+            continue;
+        }
+        legal += 1;
+        assert_eq!(
+            tile_kernel_lowering::signature::tensor_writes(&read.kernel),
+            checked.param_writes,
+            "{}: `{}`",
+            kernel.file,
+            kernel.name
+        );
+    }
+    println!("{legal} legal kernels of {}", kernels.len());
+    assert!(
+        legal >= 40,
+        "only {legal} legal kernels of {}",
+        kernels.len()
+    );
+}
+
+/// The kernels of `examples/` and `examples/common/`.
+fn example_kernels() -> Vec<Kernel> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut kernels = kernels_in(&root);
+    kernels.extend(kernels_in(&root.join("common")));
+    kernels
+}
+
+/// The expansion benchmark (`scripts/expansion-times.sh` runs it at
+/// opt-level 0 and 3): the median time of one expansion of each example
+/// kernel, the way rustc runs the macro (attribute arguments and the fn),
+/// and the slowest of all shipped kernels. With `TILE_KERNEL_EXPANSION_BUDGET_MS`
+/// set to `slowest,seed` it fails when the slowest shipped kernel or the
+/// seed kernel (`narrow_pairs`) takes longer.
+#[test]
+#[ignore = "a benchmark: scripts/expansion-times.sh"]
+fn expansion_times() {
+    use std::time::{Duration, Instant};
+    let median = |kernel: &Kernel| -> Duration {
+        let tokens = kernel.item.to_token_stream();
+        let mut times: Vec<Duration> = (0..15)
+            .map(|_| {
+                let start = Instant::now();
+                let out = crate::expand::tile_kernel(kernel.args.clone(), tokens.clone());
+                let elapsed = start.elapsed();
+                drop(out);
+                elapsed
+            })
+            .collect();
+        times.sort();
+        times[times.len() / 2]
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    // `TILE_KERNEL_EXPANSION_ONLY=name`: expand only that kernel, 200
+    // times (for a profiler).
+    if let Ok(only) = std::env::var("TILE_KERNEL_EXPANSION_ONLY") {
+        for kernel in shipped_kernels().iter().filter(|k| k.name == only) {
+            for _ in 0..200 {
+                drop(crate::expand::tile_kernel(
+                    kernel.args.clone(),
+                    kernel.item.to_token_stream(),
+                ));
+            }
+        }
+        return;
+    }
+    println!("expansion time per kernel (median of 15):");
+    let mut seed = Duration::ZERO;
+    for kernel in &example_kernels() {
+        let time = median(kernel);
+        if kernel.name == "narrow_pairs" {
+            seed = seed.max(time);
+        }
+        println!("  {:>8.2} ms  {}: {}", ms(time), kernel.file, kernel.name);
+    }
+    let mut all: Vec<(Duration, String)> = shipped_kernels()
+        .iter()
+        .map(|k| (median(k), format!("{}: {}", k.file, k.name)))
+        .collect();
+    all.sort();
+    let total: Duration = all.iter().map(|(t, _)| *t).sum();
+    let (slowest, name) = all.last().cloned().unwrap_or_default();
+    println!(
+        "all {} shipped kernels: {:.1} ms in total; slowest {:.2} ms ({name}); seed narrow_pairs {:.2} ms",
+        all.len(),
+        ms(total),
+        ms(slowest),
+        ms(seed)
+    );
+    if let Ok(budget) = std::env::var("TILE_KERNEL_EXPANSION_BUDGET_MS") {
+        let limits: Vec<f64> = budget
+            .split(',')
+            .filter_map(|v| v.trim().parse().ok())
+            .collect();
+        if let [slowest_limit, seed_limit] = limits[..] {
+            assert!(
+                ms(slowest) <= slowest_limit,
+                "slowest {:.2} ms > {slowest_limit} ms ({name})",
+                ms(slowest)
+            );
+            assert!(
+                ms(seed) <= seed_limit,
+                "seed {:.2} ms > {seed_limit} ms",
+                ms(seed)
+            );
+        }
+    }
+}

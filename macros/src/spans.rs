@@ -4,7 +4,7 @@
 //! tokens, so it reaches the user (and rust-analyzer) as a spanned
 //! `compile_error!`.
 
-use proc_macro2::TokenStream;
+use proc_macro2::{TokenStream, TokenTree};
 use quote::ToTokens;
 use tile_kernel_lowering::SpanId;
 use tile_kernel_lowering::diag::Code;
@@ -18,7 +18,7 @@ pub struct SpanTable {
 impl SpanTable {
     /// Records a node; errors at the returned id underline all of its tokens.
     pub fn id(&mut self, node: &impl ToTokens) -> SpanId {
-        self.nodes.push(node.to_token_stream());
+        self.nodes.push(written_extent(node.to_token_stream()));
         SpanId(self.nodes.len() as u32 - 1)
     }
 
@@ -36,7 +36,21 @@ impl SpanTable {
 
 /// An error with catalogue code `code`, underlining all tokens of `node`.
 pub fn error(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
-    syn::Error::new_spanned(node, code.tag(message))
+    syn::Error::new_spanned(written_extent(node.to_token_stream()), code.tag(message))
+}
+
+/// A node's tokens without a final `;`: an error spans from the first to the
+/// last token, and a statement's `;` may be one an editor inserted to repair
+/// the input (rust-analyzer ends an unfinished `let` with one, and drops
+/// every output token carrying its span, which would leave a
+/// `compile_error!` without its message).
+fn written_extent(tokens: TokenStream) -> TokenStream {
+    let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
+    while trees.len() > 1 && matches!(trees.last(), Some(TokenTree::Punct(p)) if p.as_char() == ';')
+    {
+        trees.pop();
+    }
+    trees.into_iter().collect()
 }
 
 /// Tags every message of an error that came from elsewhere (a syn parse
@@ -73,4 +87,52 @@ fn has_code(text: &str) -> bool {
         && text.starts_with("TK")
         && bytes[2..6].iter().all(u8::is_ascii_digit)
         && text[6..].starts_with(": ")
+}
+
+/// Ends the message of every top-level `compile_error!` in `expansion`
+/// that starts with a code by a line naming where that code is explained:
+/// the rustdoc module `tile_kernel::errors` (generated from
+/// `docs/errors.md`), which has one anchor per code. Spans are kept.
+pub fn point_to_catalogue(expansion: TokenStream) -> TokenStream {
+    let trees: Vec<TokenTree> = expansion.into_iter().collect();
+    let mut out = Vec::with_capacity(trees.len());
+    for (i, tree) in trees.iter().enumerate() {
+        let after_macro = i >= 2
+            && matches!(&trees[i - 2], TokenTree::Ident(name) if name == "compile_error")
+            && matches!(&trees[i - 1], TokenTree::Punct(bang) if bang.as_char() == '!');
+        match tree {
+            TokenTree::Group(group) if after_macro => {
+                let inner: TokenStream = group
+                    .stream()
+                    .into_iter()
+                    .map(|tree| match tree {
+                        TokenTree::Literal(literal) => TokenTree::Literal(with_pointer(literal)),
+                        other => other,
+                    })
+                    .collect();
+                let mut pointed = proc_macro2::Group::new(group.delimiter(), inner);
+                pointed.set_span(group.span());
+                out.push(TokenTree::Group(pointed));
+            }
+            other => out.push(other.clone()),
+        }
+    }
+    out.into_iter().collect()
+}
+
+/// A message literal followed by its catalogue line, at the same span.
+fn with_pointer(literal: proc_macro2::Literal) -> proc_macro2::Literal {
+    let Ok(text) = syn::parse2::<syn::LitStr>(TokenTree::Literal(literal.clone()).into()) else {
+        return literal;
+    };
+    let text = text.value();
+    if !has_code(&text) {
+        return literal;
+    }
+    let anchor = text[..6].to_ascii_lowercase();
+    let mut pointed = proc_macro2::Literal::string(&format!(
+        "{text}\n  = note: explained at tile_kernel::errors#{anchor}"
+    ));
+    pointed.set_span(literal.span());
+    pointed
 }

@@ -194,6 +194,9 @@ catalogue! {
         CONSTANT_OVERFLOW = 23, "constant expression out of range";
         DIVISION_BY_ZERO = 24, "division by zero in a constant expression";
         MALFORMED_ALLOC = 25, "malformed `alloc_local`";
+        /// A statement (or the signature) is not valid Rust yet, typically
+        /// while it is being typed; the launcher is still emitted.
+        KERNEL_SYNTAX = 26, "the kernel does not parse as Rust";
     }
     Names {
         FN_QUALIFIER = 101, "unsupported function qualifier";

@@ -2,7 +2,7 @@
 //! name. Generic over the table: no instruction is special-cased here except
 //! for extra help text.
 
-use super::form::{InstructionForm, Modifiers};
+use super::form::{Access, InstructionForm, Modifiers, OperandKind};
 use super::table::FORMS;
 use super::types::PtxType;
 use crate::diag::Code;
@@ -53,13 +53,52 @@ fn forms_of(mnemonic: &str) -> impl Iterator<Item = &'static InstructionForm> + 
 
 /// Every mnemonic in the table, deduplicated, in table order.
 pub fn mnemonics() -> Vec<&'static str> {
-    let mut out: Vec<&'static str> = Vec::new();
-    for form in FORMS {
-        if !out.contains(&form.mnemonic) {
-            out.push(form.mnemonic);
+    known_mnemonics().to_vec()
+}
+
+/// [`mnemonics`], computed once per process (every opcode resolves
+/// against it).
+fn known_mnemonics() -> &'static [&'static str] {
+    static MNEMONICS: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    MNEMONICS.get_or_init(|| {
+        let mut out: Vec<&'static str> = Vec::new();
+        for form in FORMS {
+            if !out.contains(&form.mnemonic) {
+                out.push(form.mnemonic);
+            }
         }
-    }
-    out
+        out
+    })
+}
+
+/// The operand positions an opcode may store into: where any form of its
+/// mnemonic (the longest dotted prefix the table knows) has a memory
+/// destination. Read from the opcode text alone, so it holds for a
+/// statement whose operands do not check, and for a variant the table
+/// rejects: the launcher's `&mut` parameters come from it
+/// ([`crate::signature`]).
+pub fn memory_destinations(opcode: &str) -> Vec<usize> {
+    let parts: Vec<&str> = opcode.split('.').collect();
+    let known = known_mnemonics();
+    let Some(mnemonic) = (1..=parts.len())
+        .rev()
+        .map(|k| parts[..k].join("."))
+        .find(|m| known.contains(&m.as_str()))
+    else {
+        return Vec::new();
+    };
+    let mut positions: Vec<usize> = forms_of(&mnemonic)
+        .flat_map(|form| {
+            form.operands.iter().enumerate().filter_map(|(i, o)| {
+                (o.access == Access::Write
+                    && matches!(o.kind, OperandKind::Address | OperandKind::TensorCoords))
+                .then_some(i)
+            })
+        })
+        .collect();
+    positions.sort_unstable();
+    positions.dedup();
+    positions
 }
 
 /// Assigns tokens to the form's slots in PTX order.
@@ -146,7 +185,7 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         ));
     }
     let parts: Vec<&str> = opcode.split('.').collect();
-    let known = mnemonics();
+    let known = known_mnemonics();
     let Some(split) = (1..=parts.len())
         .rev()
         .find(|k| known.contains(&parts[..*k].join(".").as_str()))

@@ -30,6 +30,12 @@ use crate::ptx::Slot;
 /// with equal fingerprints number their variants alike
 /// ([`super::form::VariantId`]); an encoded program carries it.
 pub fn fingerprint() -> u64 {
+    // Computed once per process: the macro encodes every kernel with it.
+    static FINGERPRINT: std::sync::OnceLock<u64> = std::sync::OnceLock::new();
+    *FINGERPRINT.get_or_init(compute_fingerprint)
+}
+
+fn compute_fingerprint() -> u64 {
     let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
     let mut eat = |bytes: &[u8]| {
         for &b in bytes.iter().chain([0xff].iter()) {
