@@ -14,6 +14,9 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 fixture=ui-tests/ide
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
+# Installed with the toolchain (rust-toolchain.toml lists it); added here
+# too for a toolchain installed before the component was listed.
+rustup component add rust-analyzer rust-src
 rust-analyzer --version
 # Exits non-zero when it finds errors, which the fixture has on purpose.
 rust-analyzer diagnostics "$fixture" >"$out" 2>/dev/null || true
