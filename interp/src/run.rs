@@ -44,7 +44,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
-use tile_kernel_lowering::program::ParamKind;
+use tile_kernel_lowering::program::{Borrow, ParamKind};
 
 use crate::exec::{BlockState, GridRun, Trap, coordinates};
 use crate::fault::{Fault, FaultKind, PrepareError};
@@ -250,8 +250,9 @@ impl Prepared {
         let mut scalars = Vec::with_capacity(args.len());
         for (param, arg) in params.iter().zip(args) {
             match (&param.kind, arg) {
-                (ParamKind::Tensor { written, .. }, Arg::Tensor(bytes)) => {
-                    let memory = TensorMemory::new(bytes, *written, block_threads).ok_or_else(|| {
+                (ParamKind::Tensor { borrow, .. }, Arg::Tensor(bytes)) => {
+                    let written = *borrow == Borrow::Exclusive;
+                    let memory = TensorMemory::new(bytes, written, block_threads).ok_or_else(|| {
                         FaultKind::Arguments(format!(
                             "cannot allocate the race-detection shadow of `{}` ({} bytes: 8 per byte of the tensor)",
                             param.name,

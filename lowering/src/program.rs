@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::dtype::DType;
 pub use crate::memory::{Buffer, MemorySpace};
+pub use crate::spec::Borrow;
 use crate::sym::{AtomId, Atoms, Poly};
 use crate::target::{PtxVersion, Target};
 
@@ -315,7 +316,9 @@ pub enum ParamKind {
     Tensor {
         dtype: DType,
         dims: Vec<DimSpec>,
-        written: bool,
+        /// Whether the kernel stores into it, so the launcher takes it
+        /// `&mut`.
+        borrow: Borrow,
     },
     Scalar(DType),
 }

@@ -86,7 +86,7 @@ pub enum ParamKindSpec {
 
 /// How the launcher borrows a tensor parameter, from how the kernel uses it
 /// (not an operand's direction, which is `ptx::Access`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Borrow {
     /// The kernel only loads from it: the launcher borrows the tensor
     /// shared (`&`).

@@ -132,7 +132,7 @@ pub(crate) fn matches_spec(
                     program::ParamKind::Tensor {
                         dtype,
                         dims,
-                        written,
+                        borrow: declared,
                     },
                     ParamKindSpec::Tensor {
                         dtype: spec_dtype,
@@ -142,7 +142,7 @@ pub(crate) fn matches_spec(
                 ) => {
                     *dtype == spec_dtype
                         && dims.as_slice() == shape
-                        && (!written || borrow == Borrow::Exclusive)
+                        && (*declared == Borrow::Shared || borrow == Borrow::Exclusive)
                 }
                 (
                     program::ParamKind::Scalar(dtype),

@@ -72,7 +72,7 @@ use tile_kernel_lowering::ptx::{
     Access, Effect, Modifiers, OperandKind, PtxType, ResolvedOperand, Space, Usability,
 };
 use tile_kernel_lowering::spec::{
-    Borrow, KernelSpec, LaunchFormulaSpec, ParamKindSpec, ParamSpec, SymbolSpec,
+    KernelSpec, LaunchFormulaSpec, ParamKindSpec, ParamSpec, SymbolSpec,
 };
 use tile_kernel_lowering::{DType, Target};
 
@@ -888,15 +888,11 @@ pub fn spec_for(program: &Program, ptx: &str) -> KernelSpec {
                 tile_kernel_lowering::program::ParamKind::Tensor {
                     dtype,
                     dims,
-                    written,
+                    borrow,
                 } => ParamKindSpec::Tensor {
                     dtype: *dtype,
                     shape: leak(dims.clone()),
-                    borrow: if *written {
-                        Borrow::Exclusive
-                    } else {
-                        Borrow::Shared
-                    },
+                    borrow: *borrow,
                 },
                 tile_kernel_lowering::program::ParamKind::Scalar(dtype) => {
                     ParamKindSpec::Scalar { dtype: *dtype }

@@ -215,7 +215,15 @@ pub(crate) fn build(case_index: usize, case: &Case, smoke: bool) -> Built {
     built.written = program
         .params
         .iter()
-        .map(|p| matches!(p.kind, ParamKind::Tensor { written: true, .. }))
+        .map(|p| {
+            matches!(
+                p.kind,
+                ParamKind::Tensor {
+                    borrow: tile_kernel_lowering::program::Borrow::Exclusive,
+                    ..
+                }
+            )
+        })
         .collect();
     built.checks = checks_for(case, &built.roles);
 

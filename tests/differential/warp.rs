@@ -980,7 +980,15 @@ pub fn build(built: &mut Built, case: &Case, smoke: bool) {
         .program
         .params
         .iter()
-        .map(|p| matches!(p.kind, ParamKind::Tensor { written: true, .. }))
+        .map(|p| {
+            matches!(
+                p.kind,
+                ParamKind::Tensor {
+                    borrow: tile_kernel_lowering::program::Borrow::Exclusive,
+                    ..
+                }
+            )
+        })
         .collect();
     built.checks = checks_for(case, &built.roles);
     let mut rng = Rng::from_label(&case.label);

@@ -49,7 +49,7 @@ use crate::dtype::DType;
 use crate::layout::{Bound, Layout, StaticLayout};
 use crate::memory::Buffer;
 use crate::program::{
-    Cond, Lane, Launch, LaunchFormula, ParamKind, Program, ProgramParam, Symbol, Tile,
+    Borrow, Cond, Lane, Launch, LaunchFormula, ParamKind, Program, ProgramParam, Symbol, Tile,
 };
 use crate::prove::races::{self, AccessRecord, Digit, LoopClass, Threads};
 use crate::prove::registers;
@@ -357,7 +357,7 @@ impl<'k> Checker<'k> {
                     ParamKind::Tensor {
                         dtype: *dtype,
                         dims,
-                        written: false,
+                        borrow: Borrow::Shared,
                     }
                 }
                 ast::ParamType::Scalar(dtype) => ParamKind::Scalar(*dtype),
@@ -1190,8 +1190,8 @@ impl<'k> Checker<'k> {
 
     /// The launcher will take this tensor parameter `&mut`.
     fn mark_tensor_written(&mut self, param: usize) {
-        if let ParamKind::Tensor { written, .. } = &mut self.params[param].kind {
-            *written = true;
+        if let ParamKind::Tensor { borrow, .. } = &mut self.params[param].kind {
+            *borrow = Borrow::Exclusive;
         }
     }
 
@@ -1279,7 +1279,15 @@ impl<'k> Checker<'k> {
         let param_writes = self
             .params
             .iter()
-            .map(|p| matches!(p.kind, ParamKind::Tensor { written: true, .. }))
+            .map(|p| {
+                matches!(
+                    p.kind,
+                    ParamKind::Tensor {
+                        borrow: Borrow::Exclusive,
+                        ..
+                    }
+                )
+            })
             .collect();
         if !self.diags.is_empty() || self.unparsed_params {
             return Checked {

@@ -64,7 +64,7 @@ use std::collections::{BTreeSet, HashMap};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
 use crate::memory::{MemorySpace, Sharers};
-use crate::program::{Launch, ParamKind, ProgramParam};
+use crate::program::{Borrow, Launch, ParamKind, ProgramParam};
 use crate::ptx::Modifiers;
 use crate::sym::{AtomId, AtomKind, Atoms, Fact, Poly, Prover, gcd};
 
@@ -812,7 +812,11 @@ impl Threads<'_> {
         let mut diags = Vec::new();
         let live = self.live_digits(MemorySpace::Global);
         for (param, declared) in params.iter().enumerate() {
-            let ParamKind::Tensor { written: true, .. } = declared.kind else {
+            let ParamKind::Tensor {
+                borrow: Borrow::Exclusive,
+                ..
+            } = declared.kind
+            else {
                 continue;
             };
             let records: Vec<_> = accesses
