@@ -143,7 +143,9 @@ fn shifted(mut program: Program, delta: i128) -> Program {
                 Node::Statement(s) => {
                     for i in &mut s.instructions {
                         for o in &mut i.operands {
-                            if let OperandValue::Memory { offset, .. } = o {
+                            if let OperandValue::Memory { buffer, offset, .. } = o
+                                && buffer.space == MemorySpace::Global
+                            {
                                 *offset = offset.add(&Poly::constant(delta));
                             }
                         }
@@ -300,7 +302,9 @@ fn two_threads_storing_the_same_bytes_is_a_race() {
                 Node::Statement(s) => {
                     for i in &mut s.instructions {
                         for o in &mut i.operands {
-                            if let OperandValue::Memory { offset, .. } = o {
+                            if let OperandValue::Memory { buffer, offset, .. } = o
+                                && buffer.space == MemorySpace::Global
+                            {
                                 *offset = offset.split_on(cta_atom).1;
                             }
                         }
@@ -529,7 +533,9 @@ fn exchange_program(barrier: bool) -> Program {
                 if is_y_load {
                     for i in &mut s.instructions {
                         for o in &mut i.operands {
-                            if let OperandValue::Memory { offset, .. } = o {
+                            if let OperandValue::Memory { buffer, offset, .. } = o
+                                && buffer.space == MemorySpace::Global
+                            {
                                 // 4 * (N - 1 - i) = 4 * N - 4 - offset.
                                 *offset = Poly::atom(n).scale(4).add_const(-4).sub(offset);
                             }

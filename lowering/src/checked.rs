@@ -70,10 +70,6 @@ pub(crate) struct Apply {
     pub guard: Cond,
     /// The facts in scope where it runs, with those of `user_guard`.
     pub facts: Vec<Fact>,
-    /// Its register inputs reach memory or other threads (a store, atomic,
-    /// collective or barrier); a pure instruction's reach only its
-    /// destinations.
-    pub effect: bool,
     /// `preserve_dst = true` (with a `pred`), at this span.
     pub preserve: Option<SpanId>,
     pub operands: Vec<Operand>,
@@ -111,9 +107,23 @@ impl Coordinate {
 }
 
 impl Apply {
+    /// Its register inputs reach memory or other threads (a store, atomic,
+    /// collective or barrier: the form's table effect); a pure
+    /// instruction's reach only its destinations.
+    pub(crate) fn is_effect(&self) -> bool {
+        self.form.effect().observes_inputs()
+    }
+
+    /// The number of repeat coordinates (instructions).
+    pub(crate) fn count(&self) -> usize {
+        self.repeat
+            .iter()
+            .fold(1usize, |acc, d| acc.saturating_mul(*d))
+    }
+
     /// Each repeat coordinate's multi-index, row-major.
     pub(crate) fn indices(&self) -> impl Iterator<Item = Vec<usize>> + '_ {
-        let count = self.coordinates.len();
+        let count = self.count();
         let mut index = vec![0usize; self.repeat.len()];
         (0..count).map(move |_| {
             let current = index.clone();

@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use crate::dtype::DType;
 pub use crate::memory::{Buffer, MemorySpace};
 pub use crate::spec::Borrow;
-use crate::sym::{AtomId, Atoms, Poly};
+use crate::sym::{AtomId, Atoms, Fact, Poly};
 use crate::target::{PtxVersion, Target};
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -429,6 +429,34 @@ pub enum Cond {
 }
 
 impl Cond {
+    /// The facts (`p <= 0`) that hold where the condition holds
+    /// (`holds`) or where it does not: what a comparison states, through
+    /// `!`, a conjunction that holds and a disjunction that does not.
+    pub fn facts(&self, holds: bool) -> Vec<Fact> {
+        match self {
+            Cond::Cmp(op, p) => match (op, holds) {
+                (CmpOp::Lt, true) => vec![p.add_const(1)],
+                (CmpOp::Lt, false) => vec![p.scale(-1)],
+                (CmpOp::Le, true) => vec![p.clone()],
+                (CmpOp::Le, false) => vec![p.scale(-1).add_const(1)],
+                (CmpOp::Eq, true) | (CmpOp::Ne, false) => vec![p.clone(), p.scale(-1)],
+                (CmpOp::Eq, false) | (CmpOp::Ne, true) => Vec::new(),
+            },
+            Cond::Not(inner) => inner.facts(!holds),
+            Cond::And(a, b) if holds => {
+                let mut facts = a.facts(true);
+                facts.extend(b.facts(true));
+                facts
+            }
+            Cond::Or(a, b) if !holds => {
+                let mut facts = a.facts(false);
+                facts.extend(b.facts(false));
+                facts
+            }
+            _ => Vec::new(),
+        }
+    }
+
     pub fn and(self, other: Cond) -> Cond {
         match (self, other) {
             (Cond::Const(true), c) | (c, Cond::Const(true)) => c,

@@ -21,7 +21,7 @@ use crate::prove::{alignment, bounds, order};
 use crate::ptx::Modifiers;
 use crate::ptx::form::{Access, Effect, ResolvedOperand};
 
-use super::{AccessRecord, Checker, MAX_INSTRUCTIONS, Value, races, values};
+use super::{AccessRecord, Checker, MAX_INSTRUCTIONS, Value, races};
 
 impl Checker<'_> {
     /// Adds the checked apply of `apply` (form `form`, operands `values` in
@@ -55,7 +55,7 @@ impl Checker<'_> {
             return;
         }
         let mut facts = self.facts.clone();
-        facts.extend(values::facts_of(&user_guard, true));
+        facts.extend(user_guard.facts(true));
         let operands: Vec<checked::Operand> = slots
             .iter()
             .zip(values)
@@ -73,16 +73,15 @@ impl Checker<'_> {
             guard: user_guard.clone(),
             user_guard,
             facts,
-            effect: form.effect().observes_inputs(),
             preserve: match apply.preserve_dst {
                 Some((true, span)) if apply.pred.is_some() => Some(span),
                 _ => None,
             },
-            coordinates: Vec::with_capacity(count),
+            coordinates: Vec::new(),
             repeat,
             operands,
         };
-        checked.coordinates = register_accesses(&checked, count);
+        checked.coordinates = register_accesses(&checked);
 
         // In bounds: proven, or guarded; the guards' values must fit index
         // arithmetic.
@@ -94,7 +93,8 @@ impl Checker<'_> {
             }
         }
         checked.guard = guard;
-        for diag in order::prove(&checked, &self.tile_list()) {
+        let disorder = order::prove(&checked, |tile| &self.tiles[tile].tile);
+        for diag in disorder {
             failed = true;
             self.diags.push(diag);
         }
@@ -103,7 +103,7 @@ impl Checker<'_> {
             &alignment::Context {
                 atoms: &self.atoms,
                 params: &self.params,
-                shared: &self.shared_buffers(),
+                shared_dtype: &|buffer| self.shared[buffer].buffer.dtype,
             },
         );
         for diag in proof.diagnostics {
@@ -123,16 +123,6 @@ impl Checker<'_> {
             self.record_races(&checked);
         }
         self.body.push(checked::Node::Apply(checked));
-    }
-
-    /// The tiles as declared, for the proofs' messages.
-    fn tile_list(&self) -> Vec<crate::program::Tile> {
-        self.tiles.iter().map(|t| t.tile.clone()).collect()
-    }
-
-    /// The shared buffers as declared.
-    fn shared_buffers(&self) -> Vec<crate::program::SharedBuffer> {
-        self.shared.iter().map(|s| s.buffer.clone()).collect()
     }
 
     /// Which tiles are ever read and written, and the new versions of the
@@ -194,12 +184,11 @@ impl Checker<'_> {
     }
 }
 
-/// Per repeat coordinate (row-major, `count` of them): the register bytes
-/// each register operand reads or writes, in lane order.
-fn register_accesses(apply: &checked::Apply, count: usize) -> Vec<Coordinate> {
-    let mut coordinates = Vec::with_capacity(count);
-    let mut index = vec![0usize; apply.repeat.len()];
-    for _ in 0..count {
+/// Per repeat coordinate (row-major): the register bytes each register
+/// operand reads or writes, in lane order.
+fn register_accesses(apply: &checked::Apply) -> Vec<Coordinate> {
+    let mut coordinates = Vec::with_capacity(apply.count());
+    for index in apply.indices() {
         let mut coordinate = Coordinate::default();
         for (i, operand) in apply.operands.iter().enumerate() {
             let Value::Local { tile, layout, .. } = &operand.value else {
@@ -221,7 +210,6 @@ fn register_accesses(apply: &checked::Apply, count: usize) -> Vec<Coordinate> {
             }
         }
         coordinates.push(coordinate);
-        checked::advance(&mut index, &apply.repeat);
     }
     coordinates
 }

@@ -596,13 +596,13 @@ impl<'k> Checker<'k> {
             uniformity: self.cond_uniformity(&cond),
             what: "`if` condition",
         });
-        let then_facts = values::facts_of(&cond, true);
+        let then_facts = cond.facts(true);
         let epoch = self.epoch_at();
         let then = self.nested(then_facts, |c| c.block(&branch.then));
         let then_epoch = self.epoch_at();
         self.epochs.current = epoch;
         let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
-        let else_facts = values::facts_of(&cond, false);
+        let else_facts = cond.facts(false);
         let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
         self.join_epochs(then_epoch);
         self.control.pop();

@@ -12,7 +12,7 @@ use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
 use crate::program::{CmpOp, Cond, DimSpec, LaunchFormula, LaunchOp, ParamKind, Symbol};
 use crate::ptx::resolve::nearest;
-use crate::sym::{Atom, AtomKind, ComputedOp, Fact, INDEX_LIMIT, Poly, gcd};
+use crate::sym::{Atom, AtomKind, ComputedOp, INDEX_LIMIT, Poly, gcd};
 
 use super::{Binding, Checker, SymbolState, Value, View, ViewBase, limits};
 use crate::checked::{self, CondRead};
@@ -62,32 +62,6 @@ pub(super) fn const_int(expr: &Expr) -> Option<i128> {
             }
         }
         _ => None,
-    }
-}
-
-/// Facts (`poly <= 0`) that hold where `cond` is `positive`.
-pub(super) fn facts_of(cond: &Cond, positive: bool) -> Vec<Fact> {
-    match cond {
-        Cond::Cmp(op, p) => match (op, positive) {
-            (CmpOp::Lt, true) => vec![p.add_const(1)],
-            (CmpOp::Lt, false) => vec![p.scale(-1)],
-            (CmpOp::Le, true) => vec![p.clone()],
-            (CmpOp::Le, false) => vec![p.scale(-1).add_const(1)],
-            (CmpOp::Eq, true) | (CmpOp::Ne, false) => vec![p.clone(), p.scale(-1)],
-            (CmpOp::Eq, false) | (CmpOp::Ne, true) => Vec::new(),
-        },
-        Cond::Not(inner) => facts_of(inner, !positive),
-        Cond::And(a, b) if positive => {
-            let mut facts = facts_of(a, true);
-            facts.extend(facts_of(b, true));
-            facts
-        }
-        Cond::Or(a, b) if !positive => {
-            let mut facts = facts_of(a, false);
-            facts.extend(facts_of(b, false));
-            facts
-        }
-        _ => Vec::new(),
     }
 }
 

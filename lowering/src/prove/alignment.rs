@@ -5,8 +5,8 @@
 //! **Input**: one checked `apply`: per repeat coordinate, each memory
 //! operand's byte offset (a polynomial over atoms) and access size; the
 //! buffers start at their space's base alignment
-//! ([`crate::memory::MemorySpace::base_alignment`], at least every access
-//! size). **Output**: the launch requirements that make the offsets aligned
+//! ([`crate::memory::MemorySpace::base_alignment`]), which the access size
+//! must divide (accesses move at most 128 bits). **Output**: the launch requirements that make the offsets aligned
 //! (`K % 4 == 0` for a row of `K` floats), and diagnostics (TK0402 for a
 //! constant offset that is misaligned, TK0403 for an offset that cannot be
 //! proven aligned), at most one per operand.
@@ -17,16 +17,18 @@
 use crate::check::limits::poly_text;
 use crate::checked::{Apply, Value, memory_access};
 use crate::diag::{Code, Diagnostic, SpanId};
+use crate::dtype::DType;
 use crate::layout::{index_text, storage_index};
 use crate::memory::MemorySpace;
-use crate::program::{DimSpec, ParamKind, ProgramParam, SharedBuffer};
+use crate::program::{DimSpec, ParamKind, ProgramParam};
 use crate::sym::{AtomKind, Atoms, Poly, gcd};
 
 /// What a kernel's alignment proofs read.
 pub(crate) struct Context<'a> {
     pub atoms: &'a Atoms,
     pub params: &'a [ProgramParam],
-    pub shared: &'a [SharedBuffer],
+    /// The element type of shared buffer `i` as declared.
+    pub shared_dtype: &'a dyn Fn(usize) -> DType,
 }
 
 /// A launch-time requirement: the user's value of size symbol `symbol`
@@ -61,7 +63,10 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
                 continue;
             }
             let (full, offset, size) = memory_access(view, &index, operand.slot.lanes);
-            match requirements(&offset, size, cx.atoms) {
+            // A multiple of the size is aligned only when the size divides
+            // the buffer's own alignment.
+            let divides_base = buffer.space.base_alignment() % size == 0;
+            match requirements(&offset, size, cx.atoms).filter(|_| divides_base) {
                 Some(requirements) => proof.requirements.extend(requirements),
                 None => {
                     reported[i] = true;
@@ -137,7 +142,7 @@ fn shared_error(
     )
     .with_help(format!(
         "start the slice at a multiple of {} elements",
-        size / cx.shared[buffer].dtype.size_bytes().max(1)
+        size / (cx.shared_dtype)(buffer).size_bytes().max(1)
     ))
 }
 

@@ -20,11 +20,12 @@ use crate::layout::storage_index;
 use crate::program::Tile;
 
 /// Every order-independence error of `apply`, at most one per operand.
-pub(crate) fn prove(apply: &Apply, tiles: &[Tile]) -> Vec<Diagnostic> {
+/// `tile` gives a tile's declaration, for messages.
+pub(crate) fn prove<'t>(apply: &Apply, tile: impl Fn(usize) -> &'t Tile) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
     let mut reported = vec![false; apply.operands.len()];
-    let element = |tile: usize, byte: usize| {
-        let t = &tiles[tile];
+    let element = |index: usize, byte: usize| {
+        let t = tile(index);
         (
             t.name.clone(),
             storage_index(&t.shape, t.dtype.size_bytes(), byte),

@@ -173,6 +173,7 @@ impl Walk<'_> {
         let mut memo: Vec<(Rc<Cond>, bool)> = Vec::new();
         let mut preserve_reported = false;
         let guard = Rc::new(apply.guard.clone());
+        let effect = apply.is_effect();
         // Writes land after every read of the statement (and every
         // coordinate reads the state before the statement: order
         // independence is proven elsewhere).
@@ -191,7 +192,7 @@ impl Walk<'_> {
                             problem = Some((offset, None));
                             break;
                         }
-                        Defined::Under(cond) if apply.effect => {
+                        Defined::Under(cond) if effect => {
                             if !self.implied_cached(cond, &apply.guard, &mut memo) {
                                 problem = Some((offset, Some(Rc::clone(cond))));
                                 break;
@@ -290,7 +291,7 @@ impl Walk<'_> {
     fn arm(&mut self, cond: Option<&Cond>, positive: bool, body: &[Node]) {
         let (facts, path) = (self.facts.len(), self.path.len());
         if let Some(cond) = cond {
-            self.facts.extend(facts_of(cond, positive));
+            self.facts.extend(cond.facts(positive));
             self.path.push(if positive {
                 cond.clone()
             } else {
@@ -671,9 +672,9 @@ pub(crate) fn implied(
         .chain(path.iter().flat_map(conjuncts))
         .collect();
     let mut all_facts = facts.to_vec();
-    all_facts.extend(facts_of(guard, true));
+    all_facts.extend(guard.facts(true));
     for c in path {
-        all_facts.extend(facts_of(c, true));
+        all_facts.extend(c.facts(true));
     }
     let prover = Prover {
         atoms,
@@ -691,38 +692,11 @@ fn holds(cond: &Cond, known: &[&Cond], prover: &Prover<'_>) -> bool {
         Cond::And(a, b) => holds(a, known, prover) && holds(b, known, prover),
         Cond::Or(a, b) => holds(a, known, prover) || holds(b, known, prover),
         Cond::Cmp(..) | Cond::Not(_) => {
-            let needed = facts_of(cond, true);
+            let needed = cond.facts(true);
             // `!=` states no fact: only the same condition proves it.
             !needed.is_empty() && needed.iter().all(|f| prover.prove_le0(f))
         }
         Cond::Param(_) | Cond::Register { .. } => false,
-    }
-}
-
-/// The facts (`p <= 0`) a condition gives where it holds (`positive`) or
-/// where it does not.
-pub(crate) fn facts_of(cond: &Cond, positive: bool) -> Vec<Fact> {
-    match cond {
-        Cond::Cmp(op, p) => match (op, positive) {
-            (CmpOp::Lt, true) => vec![p.add_const(1)],
-            (CmpOp::Lt, false) => vec![p.scale(-1)],
-            (CmpOp::Le, true) => vec![p.clone()],
-            (CmpOp::Le, false) => vec![p.scale(-1).add_const(1)],
-            (CmpOp::Eq, true) | (CmpOp::Ne, false) => vec![p.clone(), p.scale(-1)],
-            (CmpOp::Eq, false) | (CmpOp::Ne, true) => Vec::new(),
-        },
-        Cond::Not(inner) => facts_of(inner, !positive),
-        Cond::And(a, b) if positive => {
-            let mut facts = facts_of(a, true);
-            facts.extend(facts_of(b, true));
-            facts
-        }
-        Cond::Or(a, b) if !positive => {
-            let mut facts = facts_of(a, false);
-            facts.extend(facts_of(b, false));
-            facts
-        }
-        _ => Vec::new(),
     }
 }
 
@@ -815,7 +789,7 @@ mod tests {
         let stronger = Cond::Cmp(CmpOp::Le, i.add_const(2).sub(&n));
         assert!(!implied(&stronger, &bound, &[], &[], &atoms));
         // A fact in scope (an enclosing `if`) works as well as the guard.
-        let fact = facts_of(&bound, true);
+        let fact = bound.facts(true);
         assert!(implied(&weaker, &Cond::Const(true), &fact, &[], &atoms));
         assert!(!implied(&weaker, &Cond::Const(true), &[], &[], &atoms));
     }
