@@ -1,5 +1,5 @@
 //! The kernel as written: the typed syntax tree the macro builds from Rust
-//! tokens. Names are unresolved and shapes unchecked here; [`crate::check`]
+//! tokens. Names are unresolved and shapes unchecked here; [`crate::sema`]
 //! turns this into a validated [`crate::program::Program`].
 //!
 //! Every node carries the [`SpanId`] errors about it should point at.

@@ -1,4 +1,4 @@
-//! The checked kernel: what semantic analysis (`check`) resolved, between
+//! The checked kernel: what semantic analysis (`sema`) resolved, between
 //! it and the proofs (`prove`) and lowering (`lower`).
 //!
 //! **Input**: built by the checker's walk, one [`Node`] per statement that
@@ -51,6 +51,12 @@ pub(crate) enum Node {
     /// A condition (`if`, `pred`, a `bool` `let`) reads a predicate
     /// register here.
     CondRead(CondRead),
+    /// Every thread of the CTA waits at a barrier here: a CTA barrier
+    /// statement without a `pred` (its [`Apply`] comes just before), or
+    /// one that was rejected (its error is the one to fix: it still counts,
+    /// so no race is reported that the barrier would have prevented). Ends
+    /// an epoch of the shared race obligation; lowering emits nothing.
+    CtaBarrier,
 }
 
 /// One `apply` that passed rules 1-7: its form and resolved operands.
@@ -78,6 +84,10 @@ pub(crate) struct Apply {
     /// Per repeat coordinate: the register bytes read and written, each
     /// with the index of its operand, in lane order.
     pub coordinates: Vec<Coordinate>,
+    /// Its own obligations (bounds, order, alignment) hold: the
+    /// whole-kernel race obligation skips it otherwise (its error is the
+    /// one to fix).
+    pub own_proofs_hold: bool,
 }
 
 /// One operand of an [`Apply`], in the slot of its form it fills.
@@ -229,7 +239,7 @@ fn collect_writes(body: &[Node], out: &mut BTreeSet<(usize, usize)>) {
             }
             // Already collected when the inner loop was recorded.
             Node::Loop(inner) => out.extend(inner.writes.iter().copied()),
-            Node::Define(_) | Node::CondRead(_) => {}
+            Node::Define(_) | Node::CondRead(_) | Node::CtaBarrier => {}
         }
     }
 }

@@ -1,5 +1,5 @@
 //! PTX text from a validated [`Program`]. Emission cannot fail: every
-//! decision that could be wrong was made (and checked) by [`crate::check`].
+//! decision that could be wrong was made (and checked) by [`crate::sema`] and [`crate::prove`].
 //!
 //! Register naming (prefixes never collide because each ends in an index):
 //! tiles `%t<i>_<name>_<n>`, tensor pointers `%a<i>_<name>`, scalar params
@@ -8,7 +8,7 @@
 //! atoms `%i<atom>`, temporaries `%v<n>`, special-register staging `%w<n>`,
 //! addresses `%ad<n>`, predicates `%q<n>`; labels `$L<n>_..`.
 //!
-//! Index arithmetic is 64-bit signed (`.s64`); [`crate::check`] proved that
+//! Index arithmetic is 64-bit signed (`.s64`); [`crate::sema`] and [`crate::prove`] proved that
 //! no value overflows. Values are computed where first needed and reused
 //! within the structured block that computed them (and blocks nested in it).
 

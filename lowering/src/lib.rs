@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! ast::Kernel          the kernel as written
-//!   | check            names, views, opcodes, form choice, rules 1-7
+//!   | sema             names, views, opcodes, form choice, rules 1-7
 //!   v
 //! checked kernel       each apply with its form, operands, guard, facts;
 //!   |                  the runtime ifs and loops around them
@@ -18,7 +18,7 @@
 //! ```
 //!
 //! - [`ast`]: the kernel as written (built by the macro crate from Rust tokens).
-//! - [`check`]: semantic analysis: resolves names, views and opcodes,
+//! - [`sema`]: semantic analysis: resolves names, views and opcodes,
 //!   chooses each `apply`'s form, enforces rules 1-7 and builds the checked
 //!   kernel (`checked`: each apply with its form, operands, guard, facts and
 //!   control path), collecting *all* diagnostics.
@@ -48,7 +48,6 @@
 #![forbid(unsafe_code)]
 
 pub mod ast;
-pub mod check;
 pub(crate) mod checked;
 pub mod diag;
 pub mod dtype;
@@ -60,6 +59,8 @@ pub mod memory;
 pub mod program;
 pub mod prove;
 pub mod ptx;
+pub(crate) mod scope;
+pub mod sema;
 pub mod signature;
 pub mod spec;
 pub mod sym;
@@ -86,7 +87,7 @@ pub struct Compilation {
 
 /// Checks a kernel and, if it is legal, emits its PTX.
 pub fn compile(kernel: &ast::Kernel) -> Compilation {
-    let checked = check::check(kernel);
+    let checked = sema::check(kernel);
     let ptx = checked.program.as_ref().map(emit::emit);
     let mut param_writes = signature::tensor_writes(kernel);
     // A legal kernel writes exactly what the syntax says (tested on every

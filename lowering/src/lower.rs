@@ -67,7 +67,7 @@ fn block(body: &[checked::Node], out: &mut Vec<Node>) {
                     });
                 }
             }
-            checked::Node::Havoc(_) | checked::Node::CondRead(_) => {}
+            checked::Node::Havoc(_) | checked::Node::CondRead(_) | checked::Node::CtaBarrier => {}
         }
     }
 }

@@ -10,7 +10,7 @@
 //! - Register tiles stay fully unrolled: PTX registers cannot be indexed, so
 //!   every register operand names its tile element statically.
 //!
-//! Guarantee from [`crate::check`]: every instruction is a legal form on the
+//! Guarantee from [`crate::sema`] and [`crate::prove`]: every instruction is a legal form on the
 //! program's target; every register lane lies inside its tile and is one
 //! whole register, one aligned part of one (at most 4 parts), or a run of 2
 //! or 4 whole registers; every memory access is in bounds (proven, or under a

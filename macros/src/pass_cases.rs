@@ -347,7 +347,7 @@ fn the_syntactic_writes_are_the_checked_writes() {
         else {
             continue;
         };
-        let checked = tile_kernel_lowering::check::check(&read.kernel);
+        let checked = tile_kernel_lowering::sema::check(&read.kernel);
         if !checked.diagnostics.is_empty() || !read.errors.is_empty() {
             continue;
         }

@@ -14,13 +14,13 @@
 //! Guarantee: when nothing is reported and the launcher checks the
 //! requirements, every access's address is a multiple of its size.
 
-use crate::check::limits::poly_text;
 use crate::checked::{Apply, Value, memory_access};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
 use crate::layout::{index_text, storage_index};
 use crate::memory::MemorySpace;
 use crate::program::{DimSpec, ParamKind, ProgramParam};
+use crate::sema::limits::poly_text;
 use crate::sym::{AtomKind, Atoms, Poly, gcd};
 
 /// What a kernel's alignment proofs read.

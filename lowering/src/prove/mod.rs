@@ -2,20 +2,26 @@
 //!
 //! [`Obligation`] lists every property a legal kernel has. Its variants are
 //! the documentation of what is proven; each names the module that
-//! discharges it. A module here reads the checked kernel
-//! (`crate::checked`) and the declarations, and returns diagnostics and
-//! what lowering needs (a guard, launch requirements); none builds IR.
-//! Per-apply obligations (bounds, order, alignment) run as each apply is
-//! added to the checked kernel, so their errors come in statement order;
-//! the register obligation runs over the whole checked kernel. The race,
-//! convergence and budget obligations are still discharged in the
-//! checker's modules named on their variants.
+//! discharges it, one module per obligation. A module here reads the
+//! checked kernel (`crate::checked`) and the declarations, and returns
+//! diagnostics and what lowering needs (a guard, launch requirements); none
+//! builds IR.
+//!
+//! Two kinds of proof:
+//! - **per apply** (bounds, order, alignment, convergence): run by semantic
+//!   analysis as it adds each apply to the checked kernel, so their errors
+//!   come in statement order and a failed apply is not checked further;
+//! - **whole kernel** (registers, races, the register budget): run over the
+//!   finished checked kernel, once.
 
 pub(crate) mod alignment;
 pub(crate) mod bounds;
+pub mod budget;
+pub(crate) mod convergence;
 pub(crate) mod order;
 pub(crate) mod races;
 pub(crate) mod registers;
+pub(crate) mod shared_races;
 
 /// A property every legal kernel has, and where it is proven.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,7 +29,7 @@ pub enum Obligation {
     /// Every memory access is in bounds of its tensor or shared buffer:
     /// proven from the facts in scope, or guarded by a predicate the
     /// compiler adds (SPEC §6): `bounds`, which returns the guard;
-    /// statically out-of-range slices are rejected in `check/views.rs`.
+    /// statically out-of-range slices are rejected in `sema/views.rs`.
     InBounds,
     /// Every memory access is aligned to its size, or a launch-time
     /// requirement on a symbol makes it so: `alignment`.
@@ -38,15 +44,16 @@ pub enum Obligation {
     OrderIndependent,
     /// No two threads race on a global tensor or a shared buffer, and
     /// `.nc` loads read only tensors the kernel does not write: `races`
-    /// (the separation engine, and the rule for global tensors); shared
-    /// buffers are held to it by barrier epoch in `check/shared.rs`, over
-    /// the same engine.
+    /// (the walk over the checked kernel, the separation engine and the
+    /// rule for global tensors) and `shared_races` (shared buffers, by
+    /// barrier epoch, over the same engine).
     RaceFree,
     /// Every collective and barrier is reached by all threads of its scope
-    /// together. Today: `check/scopes.rs`.
+    /// together: `convergence`.
     Converged,
-    /// Registers, instructions, unrolled statements and static shared
-    /// memory fit their budgets. Today: `check/limits.rs`,
-    /// `check/shared.rs` (the shared space's budget).
+    /// The tiles fit the registers a thread has: `budget`. (The walk's own
+    /// compile-time limits, instructions, unrolled statements and nesting,
+    /// are in `sema/limits.rs`; the static shared-memory budget is checked
+    /// where a buffer is declared, `sema/shared.rs`.)
     Budget,
 }

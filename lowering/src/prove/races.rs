@@ -3,9 +3,9 @@
 //! indivisible (atomics), and `.nc` loads read only tensors the kernel never
 //! writes.
 //!
-//! **Input**: per memory access, what the checker recorded as it added the
-//! access's apply ([`AccessRecord`] for global tensors; shared accesses by
-//! barrier epoch in `check/shared.rs`): its candidate separations per axis
+//! **Input**: the checked body ([`prove`] walks it): per memory access of an
+//! apply whose own obligations hold ([`AccessRecord`] for global tensors;
+//! shared accesses by barrier epoch in `shared_races`): its candidate separations per axis
 //! ([`Threads::separations`]), the digits it pins to one value, its uniform
 //! footprints. Which digits two threads sharing the bytes may differ in is
 //! the memory space's rule ([`crate::memory::MemorySpace::shared_by`]:
@@ -58,8 +58,11 @@
 //! atomic (a cluster is one CTA: launches have no cluster dims) must be
 //! separated across CTAs from every atomic of the tensor (TK0409).
 
-use crate::ptx::Slot;
 use std::collections::{BTreeSet, HashMap};
+
+use crate::checked::{Apply, Node, Value};
+use crate::ptx::Slot;
+use crate::ptx::form::{Access, Effect};
 
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
@@ -67,6 +70,8 @@ use crate::memory::{MemorySpace, Sharers};
 use crate::program::{Borrow, Launch, ParamKind, ProgramParam};
 use crate::ptx::Modifiers;
 use crate::sym::{AtomId, AtomKind, Atoms, Fact, Poly, Prover, gcd};
+
+use super::shared_races::{self, Epochs, SharedAccess};
 
 /// What a thread's identity is made of: the axes along which two threads of
 /// one launch can differ.
@@ -1132,4 +1137,125 @@ fn divisors(n: i128) -> Vec<i128> {
         d += 1;
     }
     out
+}
+
+/// What the race obligation reads besides the checked body.
+pub(crate) struct Context<'a> {
+    pub threads: Threads<'a>,
+    pub params: &'a [ProgramParam],
+    /// The name of each shared buffer, by index.
+    pub shared_names: &'a [String],
+}
+
+/// The race obligation over the checked body: global tensors
+/// ([`Threads::global_races`]) and shared buffers by barrier epoch
+/// (`shared_races`). An apply whose own obligations failed is skipped (its
+/// error is the one to fix).
+pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
+    let mut walk = RaceWalk {
+        threads: &context.threads,
+        global: Vec::new(),
+        shared: Vec::new(),
+        epochs: Epochs::default(),
+    };
+    walk.block(body);
+    let mut diags = context.threads.global_races(context.params, &walk.global);
+    diags.extend(shared_races::prove(
+        &context.threads,
+        &walk.shared,
+        &mut walk.epochs,
+        context.shared_names,
+    ));
+    diags
+}
+
+/// Collects every memory access with the ways it separates threads, and the
+/// barrier epoch of each shared one.
+struct RaceWalk<'t> {
+    threads: &'t Threads<'t>,
+    global: Vec<AccessRecord>,
+    shared: Vec<SharedAccess>,
+    epochs: Epochs,
+}
+
+impl RaceWalk<'_> {
+    fn block(&mut self, body: &[Node]) {
+        for node in body {
+            match node {
+                Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply),
+                Node::CtaBarrier => self.epochs.barrier(),
+                Node::If {
+                    cond: Some(_),
+                    then,
+                    otherwise,
+                } => {
+                    let start = self.epochs.current;
+                    self.block(then);
+                    let then_end = self.epochs.current;
+                    self.epochs.current = start;
+                    self.block(otherwise);
+                    // One epoch from the join on.
+                    let current = self.epochs.current;
+                    self.epochs.merge(then_end, current);
+                }
+                // A condition that failed to check: both arms in sequence.
+                Node::If {
+                    cond: None,
+                    then,
+                    otherwise,
+                } => {
+                    self.block(then);
+                    self.block(otherwise);
+                }
+                Node::Loop(looped) => {
+                    let start = self.epochs.current;
+                    self.block(&looped.body);
+                    // The last segment of an iteration runs before the next
+                    // one's first barrier, and the code after the loop
+                    // follows the last iteration.
+                    if looped.header.is_some() {
+                        let current = self.epochs.current;
+                        self.epochs.merge(start, current);
+                    }
+                }
+                Node::Apply(_) | Node::Define(_) | Node::Havoc(_) | Node::CondRead(_) => {}
+            }
+        }
+    }
+
+    fn apply(&mut self, apply: &Apply) {
+        for operand in &apply.operands {
+            let Value::Memory { buffer, view, .. } = &operand.value else {
+                continue;
+            };
+            let store = operand.slot.access == Access::Write;
+            let atomic = atomic_of(&apply.form);
+            let separations = self.threads.separations(view, &apply.facts);
+            let pinned = self.threads.pinned_digits(&apply.facts);
+            let footprints = self.threads.uniform_footprints(view);
+            match buffer.space {
+                MemorySpace::Shared => self.shared.push(SharedAccess {
+                    buffer: buffer.index,
+                    span: operand.span,
+                    store,
+                    atomic,
+                    epoch: self.epochs.current,
+                    separations,
+                    pinned,
+                    footprints,
+                }),
+                MemorySpace::Global => self.global.push(AccessRecord {
+                    param: buffer.index,
+                    span: operand.span,
+                    store,
+                    // `ldu` also needs data that stays read-only.
+                    non_coherent: apply.form.effect() == Effect::Load { non_coherent: true },
+                    atomic,
+                    separations,
+                    pinned,
+                    footprints,
+                }),
+            }
+        }
+    }
 }

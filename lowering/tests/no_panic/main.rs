@@ -69,13 +69,13 @@ use proptest::test_runner::{
     Config, FileFailurePersistence, RngAlgorithm, TestCaseError, TestRng, TestRunner,
 };
 use tile_kernel_lowering::ast::*;
-use tile_kernel_lowering::check::limits::{
-    MAX_BLOCK_DEPTH, MAX_CHECKED_STATEMENTS, MAX_COND_NODES, MAX_EXPR_DEPTH,
-};
-use tile_kernel_lowering::check::{MAX_INSTRUCTIONS, MAX_TILE_ELEMENTS, MAX_UNROLL};
 use tile_kernel_lowering::ptx::resolve;
 use tile_kernel_lowering::ptx::resolve::legal_variants;
 use tile_kernel_lowering::ptx::table::FORMS;
+use tile_kernel_lowering::sema::limits::{
+    MAX_BLOCK_DEPTH, MAX_CHECKED_STATEMENTS, MAX_COND_NODES, MAX_EXPR_DEPTH,
+};
+use tile_kernel_lowering::sema::{MAX_INSTRUCTIONS, MAX_TILE_ELEMENTS, MAX_UNROLL};
 use tile_kernel_lowering::{Code, Compilation, DType, SpanId, Target, compile};
 use tile_kernel_testkit::ast::{self as build, alloc, binary, int, let_, name};
 

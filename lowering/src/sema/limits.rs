@@ -13,7 +13,7 @@
 //!   [`MAX_COND_NODES`] cap them (TK0610).
 //! - Work: unrolling multiplies statements; [`MAX_CHECKED_STATEMENTS`]
 //!   bounds the statements and unrolled iterations checked (TK0515), next
-//!   to the instruction, tile and unroll limits of `check`.
+//!   to the instruction, tile and unroll limits of `sema`.
 //! - Text: an expression quoted in a message is cut at [`MAX_TEXT`]
 //!   characters, so messages (and computed values' names) stay small.
 
@@ -259,45 +259,6 @@ pub(super) fn bounded(value: impl fmt::Display) -> String {
 /// [`MAX_TEXT`] characters.
 pub(crate) fn poly_text(poly: &Poly, atoms: &Atoms) -> String {
     bounded(poly.display(atoms))
-}
-
-/// Tiles may use at most this many 32-bit registers per thread: PTX allows
-/// 255, and the rest is kept for addresses, indices and predicates.
-pub const REGISTER_BUDGET: usize = 224;
-
-impl super::Checker<'_> {
-    /// Tiles must fit the registers a thread has.
-    pub(super) fn check_register_budget(&mut self) {
-        // Summed as the tiles were allocated.
-        let registers = self.tile_registers;
-        if registers <= REGISTER_BUDGET {
-            return;
-        }
-        let mut sizes: Vec<String> = self
-            .tiles
-            .iter()
-            .map(|t| format!("`{}`: {}", t.tile.name, super::tile_registers(&t.tile)))
-            .collect();
-        sizes.truncate(8);
-        // At the largest tile: the one most worth shrinking.
-        let span = self
-            .tiles
-            .iter()
-            .max_by_key(|t| t.tile.registers() * t.tile.dtype.size_bytes())
-            .map_or(self.kernel.name_span, |t| t.span);
-        self.diags.push(
-            Diagnostic::new(
-                Code::REGISTER_BUDGET,
-                span,
-                format!(
-                    "the tiles of this kernel need {registers} 32-bit registers per thread, more than the {REGISTER_BUDGET} it may use"
-                ),
-            )
-            .with_note(format!("per tile: {}", sizes.join(", ")))
-            .with_note("a thread has 255 registers; the rest hold addresses, indices and predicates. Tiles that do not fit would spill to local memory")
-            .with_help("use smaller tiles, or reuse one tile across loop iterations"),
-        );
-    }
 }
 
 #[cfg(test)]

@@ -20,87 +20,18 @@
 //!   its member mask, the whole scope.
 //!
 //! Guarantee: an operand that passes [`Checker::bind_group`] is the issuing
-//! thread's own part; a collective that passes
-//! [`Checker::check_convergence`] is executed by every thread of its scope
-//! together (whole warps exist: the block is a multiple of the scope).
-
-use std::collections::HashMap;
+//! thread's own part; whole instances of the scope exist (the block is a
+//! multiple of it). That a collective runs in every thread of its scope
+//! together is the convergence obligation (`crate::prove::convergence`).
 
 use crate::ast;
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::{SliceBound, shape_text};
 use crate::memory::{Buffer, MemorySpace};
-use crate::program::Cond;
-use crate::sym::{AtomId, AtomKind, ComputedOp, Poly};
+use crate::sym::{ComputedOp, Poly};
 
 use super::{Checker, View, ViewBase};
-
-/// Which threads issue an `apply` together and own a tile together.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub(super) enum Scope {
-    Thread,
-    Warp,
-    Warpgroup,
-    Cta,
-}
-
-impl Scope {
-    pub(super) fn parse(text: &str) -> Option<Scope> {
-        Some(match text {
-            "thread" => Scope::Thread,
-            "warp" => Scope::Warp,
-            "warpgroup" => Scope::Warpgroup,
-            "cta" => Scope::Cta,
-            _ => return None,
-        })
-    }
-
-    pub(super) fn name(self) -> &'static str {
-        match self {
-            Scope::Thread => "thread",
-            Scope::Warp => "warp",
-            Scope::Warpgroup => "warpgroup",
-            Scope::Cta => "cta",
-        }
-    }
-
-    /// Threads in one instance of the scope, for a block of `threads`.
-    fn size(self, threads: usize) -> usize {
-        match self {
-            Scope::Thread => 1,
-            Scope::Warp => 32,
-            Scope::Warpgroup => 128,
-            Scope::Cta => threads,
-        }
-    }
-
-    /// The coarsest uniformity a condition around a collective of this
-    /// scope needs.
-    fn needs(self) -> Uniformity {
-        match self {
-            Scope::Thread => Uniformity::Thread,
-            Scope::Warp => Uniformity::Warp,
-            Scope::Warpgroup => Uniformity::Warpgroup,
-            Scope::Cta => Uniformity::Cta,
-        }
-    }
-
-    /// The scope in prose: "warp", "warpgroup", "CTA".
-    fn prose(self) -> &'static str {
-        match self {
-            Scope::Cta => "CTA",
-            other => other.name(),
-        }
-    }
-
-    /// How a tile of this scope names the threads: "lane", "thread".
-    fn member(self) -> &'static str {
-        match self {
-            Scope::Warp => "lane",
-            _ => "thread",
-        }
-    }
-}
+use crate::scope::Scope;
 
 /// The group axes of a tile or operand: bound to the threads of `scope`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,33 +40,6 @@ pub(super) struct Group {
     /// The extents of the leading group axes: `[32]`, `[128]`, `[4, 32]`.
     pub axes: Vec<usize>,
 }
-
-/// Over which threads a value is the same: ordered from finest to coarsest.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub(super) enum Uniformity {
-    /// May differ between any two threads.
-    Thread,
-    /// The same for the 32 lanes of a warp.
-    Warp,
-    /// The same for the 4 warps of a warpgroup.
-    Warpgroup,
-    /// The same for every thread of a CTA.
-    Cta,
-    /// The same for every thread of the launch.
-    Grid,
-}
-
-/// An enclosing runtime `if` or loop, for the convergence rule.
-#[derive(Debug, Clone)]
-pub(super) struct ControlFrame {
-    pub span: SpanId,
-    pub uniformity: Uniformity,
-    /// "`if` condition", "loop bounds".
-    pub what: &'static str,
-}
-
-/// The uniformity of runtime loop variables, by atom.
-pub(super) type LoopUniformity = HashMap<AtomId, Uniformity>;
 
 impl Checker<'_> {
     /// Threads in one block.
@@ -666,108 +570,5 @@ impl Checker<'_> {
             strides[axis] = strides[axis + 1].mul(&dims[axis + 1]);
         }
         Some((element, strides))
-    }
-
-    /// Over which threads `poly` is the same.
-    pub(super) fn poly_uniformity(&self, poly: &Poly) -> Uniformity {
-        poly.atoms()
-            .into_iter()
-            .map(|atom| self.atom_uniformity(atom))
-            .min()
-            .unwrap_or(Uniformity::Grid)
-    }
-
-    fn atom_uniformity(&self, atom: AtomId) -> Uniformity {
-        let [bx, by, _] = self.kernel.launch.block;
-        match &self.atoms.get(atom).kind {
-            AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => Uniformity::Grid,
-            AtomKind::CtaId(_) => Uniformity::Cta,
-            AtomKind::WarpId | AtomKind::WarpInGroup => Uniformity::Warp,
-            AtomKind::WarpgroupId => Uniformity::Warpgroup,
-            AtomKind::LaneId => Uniformity::Thread,
-            // A warp lies inside one row of x when the row is whole warps.
-            AtomKind::ThreadId(1) if bx % 32 == 0 => Uniformity::Warp,
-            AtomKind::ThreadId(2) if (bx * by) % 32 == 0 => Uniformity::Warp,
-            AtomKind::ThreadId(_) => Uniformity::Thread,
-            AtomKind::LoopVar => self
-                .loop_uniformity
-                .get(&atom)
-                .copied()
-                .unwrap_or(Uniformity::Thread),
-            AtomKind::Computed(_, args) => args
-                .iter()
-                .map(|a| self.poly_uniformity(a))
-                .min()
-                .unwrap_or(Uniformity::Grid),
-        }
-    }
-
-    /// Over which threads `cond` is the same. A predicate register is
-    /// assumed to differ between threads.
-    pub(super) fn cond_uniformity(&self, cond: &Cond) -> Uniformity {
-        match cond {
-            Cond::Const(_) | Cond::Param(_) => Uniformity::Grid,
-            Cond::Cmp(_, poly) => self.poly_uniformity(poly),
-            Cond::Register { .. } => Uniformity::Thread,
-            Cond::Not(inner) => self.cond_uniformity(inner),
-            Cond::And(a, b) | Cond::Or(a, b) => {
-                self.cond_uniformity(a).min(self.cond_uniformity(b))
-            }
-        }
-    }
-
-    /// A collective of `scope` must run in every thread of the scope
-    /// together: no enclosing condition, runtime loop or `pred` may differ
-    /// between them.
-    pub(super) fn check_convergence(
-        &mut self,
-        apply: &ast::Apply,
-        scope: Scope,
-        guard: &Cond,
-        what: &str,
-    ) -> bool {
-        let needs = scope.needs();
-        let culprit = self
-            .control
-            .iter()
-            .find(|frame| frame.uniformity < needs)
-            .map(|frame| (frame.span, frame.what))
-            .or_else(|| {
-                (self.cond_uniformity(guard) < needs).then(|| {
-                    (
-                        apply.pred.as_ref().map_or(apply.span, ast::Expr::span),
-                        "`pred`",
-                    )
-                })
-            });
-        let Some((span, kind)) = culprit else {
-            return true;
-        };
-        self.diags.push(
-            Diagnostic::new(
-                Code::DIVERGENT_COLLECTIVE,
-                span,
-                format!(
-                    "this {kind} can differ between the threads of a {}, but `{}` ({what}) runs under it: every thread of the {} must execute it together",
-                    scope.prose(),
-                    apply.opcode,
-                    scope.prose()
-                ),
-            )
-            .with_note(format!(
-                "values the same across a {}: symbols, scalar parameters, `cta_id`, `grid_dim`{}, loop variables of such bounds",
-                scope.prose(),
-                if scope == Scope::Warp { ", `warp_id()`" } else { "" }
-            ))
-            .with_help(if scope == Scope::Cta {
-                "move the barrier out of the branch or loop, where every thread of the CTA reaches it".to_string()
-            } else {
-                format!(
-                    "run the collective unconditionally and predicate what uses its result, or make the condition the same for the whole {}",
-                    scope.prose()
-                )
-            }),
-        );
-        false
     }
 }

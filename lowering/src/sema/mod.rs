@@ -21,12 +21,14 @@
 //! - `operands`: one candidate form against the operands (rules 2-7, 10);
 //! - `apply`: an `apply` with its form becomes a checked apply, with its
 //!   own obligations proven as it is added (bounds, order, alignment:
-//!   `crate::prove`);
-//! - `scopes`: group tiles, the binding of group axes to the threads of a
-//!   scope, and the convergence rule of collectives;
-//! - `shared`: shared-memory buffers, CTA barriers and the races between
-//!   barriers (over the race engine, `crate::prove::races`);
-//! - `limits`: compile-time budgets, the register budget.
+//!   `crate::prove`; convergence is asked where a collective is met);
+//! - `scopes`: group tiles and the binding of group axes to the threads of
+//!   a scope;
+//! - `shared`: shared-memory buffers (declaration, the static budget); the
+//!   walk marks where CTA barriers end an epoch (`checked::Node::CtaBarrier`)
+//!   for the race obligation;
+//! - `limits`: the walk's own compile-time limits (nesting, statement
+//!   counts, the size of what a message prints).
 //!
 //! Guarantee: a [`Program`] is returned only when no diagnostic was produced;
 //! it satisfies every invariant documented on [`crate::program`].
@@ -51,15 +53,17 @@ use crate::memory::Buffer;
 use crate::program::{
     Borrow, Cond, Lane, Launch, LaunchFormula, ParamKind, Program, ProgramParam, Symbol, Tile,
 };
-use crate::prove::races::{self, AccessRecord, Digit, LoopClass, Threads};
-use crate::prove::registers;
+use crate::prove::convergence::{self, ControlFrame, LoopUniformity, Uniformities};
+use crate::prove::races::{self, LoopClass, Threads};
+use crate::prove::{budget, registers};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand, Usability};
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
+use crate::scope::{Scope, Uniformity};
 use crate::sym::{AtomId, Atoms, Fact, Poly};
 use crate::target::Requirement;
 
-pub use limits::REGISTER_BUDGET;
+pub use crate::prove::budget::REGISTER_BUDGET;
 
 /// Upper bound on a tile's elements and on a kernel's expanded instructions,
 /// so a typo like `alloc_local::<f32>([1 << 30])` fails fast instead of
@@ -173,7 +177,6 @@ struct Checker<'k> {
     /// Facts (`poly <= 0`) that hold at the current point.
     facts: Vec<Fact>,
     loop_classes: HashMap<AtomId, LoopClass>,
-    accesses: Vec<AccessRecord>,
     /// The checked body being built (the innermost block).
     body: Vec<checked::Node>,
     requirement: Requirement,
@@ -200,17 +203,13 @@ struct Checker<'k> {
     /// for the checker's life) with its position in source order, from 1.
     apply_numbers: HashMap<*const ast::Apply, usize>,
     /// The runtime `if`s and loops around the current statement.
-    control: Vec<scopes::ControlFrame>,
+    control: Vec<ControlFrame>,
     /// Over which threads each runtime loop variable is the same.
-    loop_uniformity: scopes::LoopUniformity,
+    loop_uniformity: LoopUniformity,
     /// The number of the `apply` being checked ([`Self::statement_number`]).
     current_statement: usize,
     /// The CTA's shared-memory buffers.
     shared: Vec<shared::SharedState>,
-    /// Every shared-memory access, for the race analysis between barriers.
-    shared_accesses: Vec<shared::SharedAccess>,
-    /// The barrier epochs.
-    epochs: shared::Epochs,
     /// TK0611 was reported (once per kernel: the block shape is the mistake).
     partial_scope_reported: bool,
     /// A compile-time budget ran out (instructions, statements, registers):
@@ -260,7 +259,6 @@ impl<'k> Checker<'k> {
             },
             facts: Vec::new(),
             loop_classes: HashMap::new(),
-            accesses: Vec::new(),
             body: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
             instruction_count: 0,
@@ -277,8 +275,6 @@ impl<'k> Checker<'k> {
             loop_uniformity: HashMap::new(),
             current_statement: 0,
             shared: Vec::new(),
-            shared_accesses: Vec::new(),
-            epochs: shared::Epochs::default(),
             partial_scope_reported: false,
             halted: false,
         }
@@ -591,20 +587,16 @@ impl<'k> Checker<'k> {
             return;
         };
         let _ = self.materialize_cond(&cond, branch.cond.span());
-        self.control.push(scopes::ControlFrame {
+        self.control.push(ControlFrame {
             span: branch.cond.span(),
-            uniformity: self.cond_uniformity(&cond),
+            uniformity: self.uniformities().of_cond(&cond),
             what: "`if` condition",
         });
         let then_facts = cond.facts(true);
-        let epoch = self.epoch_at();
         let then = self.nested(then_facts, |c| c.block(&branch.then));
-        let then_epoch = self.epoch_at();
-        self.epochs.current = epoch;
         let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
         let else_facts = cond.facts(false);
         let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
-        self.join_epochs(then_epoch);
         self.control.pop();
         self.merge_pred_versions(versions, &then_versions);
         self.body.push(checked::Node::If {
@@ -743,21 +735,19 @@ impl<'k> Checker<'k> {
         // The trip count, and the variable, are as uniform as the bounds.
         let uniformity = [&start, &end, &step]
             .into_iter()
-            .map(|p| self.poly_uniformity(p))
+            .map(|p| self.uniformities().of_poly(p))
             .min()
-            .unwrap_or(scopes::Uniformity::Grid);
+            .unwrap_or(Uniformity::Grid);
         self.loop_uniformity.insert(var, uniformity);
-        self.control.push(scopes::ControlFrame {
+        self.control.push(ControlFrame {
             span: for_loop.span,
             uniformity,
             what: "loop's trip count",
         });
-        let epoch = self.epoch_at();
         let body = self.nested(facts.clone(), |c| {
             c.bind(&for_loop.var, Binding::Int(Poly::atom(var)));
             c.block(&for_loop.body);
         });
-        self.close_loop_epochs(epoch);
         self.control.pop();
         self.leave_loop_pred_versions(versions);
         let header = LoopHeader {
@@ -824,7 +814,7 @@ impl<'k> Checker<'k> {
             return;
         };
         let group = self.alloc_group(scope, &shape, alloc);
-        if scope != scopes::Scope::Thread && group.is_none() {
+        if scope != Scope::Thread && group.is_none() {
             return;
         }
         if let Some(group) = &group {
@@ -858,10 +848,10 @@ impl<'k> Checker<'k> {
         // Over the register budget the kernel cannot compile (`finish`
         // reports it); stop checking statements, whose cost grows with the
         // tiles' size, but keep collecting allocations for that error.
-        self.tile_registers = self
-            .tile_registers
-            .saturating_add(tile_registers(&self.tiles[self.tiles.len() - 1].tile));
-        if self.tile_registers > REGISTER_BUDGET {
+        self.tile_registers = self.tile_registers.saturating_add(budget::tile_registers(
+            &self.tiles[self.tiles.len() - 1].tile,
+        ));
+        if budget::over_budget(self.tile_registers) {
             self.halted = true;
         }
     }
@@ -885,7 +875,7 @@ impl<'k> Checker<'k> {
         // a barrier in one arm of an `if`, it ends no epoch.
         let rejected = self.diags.len() > errors;
         if self.names_cta_barrier(&apply.opcode) && (apply.pred.is_none() || rejected) {
-            self.barrier();
+            self.body.push(checked::Node::CtaBarrier);
         }
     }
 
@@ -914,7 +904,7 @@ impl<'k> Checker<'k> {
         let scope = self.scope_of(apply.scope.as_ref());
         // Resolve operands first so name and view errors are reported even
         // when the opcode is wrong. (With an unknown scope, as per thread.)
-        let operand_scope = scope.unwrap_or(scopes::Scope::Thread);
+        let operand_scope = scope.unwrap_or(Scope::Thread);
         let values: Vec<Option<Value>> = apply
             .operands
             .iter()
@@ -948,8 +938,8 @@ impl<'k> Checker<'k> {
         let (usable, unusable): (Vec<Modifiers>, Vec<Modifiers>) =
             candidates.into_iter().partition(|m| match m.usability() {
                 Usability::Yes => true,
-                Usability::NeedsScope => scope == scopes::Scope::Warp,
-                Usability::CtaBarrier => scope == scopes::Scope::Cta,
+                Usability::NeedsScope => scope == Scope::Warp,
+                Usability::CtaBarrier => scope == Scope::Cta,
                 Usability::NotYet(_) => false,
             });
         if usable.is_empty()
@@ -1010,7 +1000,7 @@ impl<'k> Checker<'k> {
         }
         let candidates = usable;
         // A collective's member mask comes from the scope: the whole warp
-        // (whose lanes all run it: see `check_convergence`).
+        // (whose lanes all run it: see `crate::prove::convergence`).
         let collective = candidates
             .iter()
             .any(|m| matches!(m.usability(), Usability::NeedsScope | Usability::CtaBarrier));
@@ -1047,16 +1037,20 @@ impl<'k> Checker<'k> {
                 self.mark_destinations_written_best_effort(values.iter().flatten());
                 return;
             }
-            if !self.check_convergence(
-                apply,
+            let collective = convergence::Collective {
+                opcode: &apply.opcode,
                 scope,
-                guard.as_ref().unwrap_or(&Cond::Const(true)),
-                if barrier {
+                guard: guard.as_ref().unwrap_or(&Cond::Const(true)),
+                guard_span: apply.pred.as_ref().map_or(apply.span, ast::Expr::span),
+                what: if barrier {
                     "a CTA barrier"
                 } else {
                     "a warp collective"
                 },
-            ) {
+            };
+            if let Some(diag) = convergence::prove(&collective, &self.control, &self.uniformities())
+            {
+                self.diags.push(diag);
                 self.mark_destinations_written_best_effort(values.iter().flatten());
                 return;
             }
@@ -1254,6 +1248,14 @@ impl<'k> Checker<'k> {
     }
 
     /// What the race proofs read about the launch.
+    fn uniformities(&self) -> Uniformities<'_> {
+        Uniformities {
+            atoms: &self.atoms,
+            block: self.kernel.launch.block,
+            loops: &self.loop_uniformity,
+        }
+    }
+
     fn threads(&self) -> Threads<'_> {
         Threads {
             atoms: &self.atoms,
@@ -1269,12 +1271,22 @@ impl<'k> Checker<'k> {
 
     fn finish(mut self) -> Checked {
         self.check_registers_defined();
-        let races = self.threads().global_races(&self.params, &self.accesses);
+        let shared_names: Vec<String> = self.shared.iter().map(|s| s.buffer.name.clone()).collect();
+        let races = races::prove(
+            &self.body,
+            &races::Context {
+                threads: self.threads(),
+                params: &self.params,
+                shared_names: &shared_names,
+            },
+        );
         for diag in races {
             self.diags.push(diag);
         }
-        self.check_shared_races();
-        self.check_register_budget();
+        let tiles: Vec<(&Tile, SpanId)> = self.tiles.iter().map(|t| (&t.tile, t.span)).collect();
+        if let Some(diag) = budget::prove(&tiles, self.kernel.name_span) {
+            self.diags.push(diag);
+        }
         self.check_unread_tiles();
         let param_writes = self
             .params
@@ -1365,11 +1377,6 @@ impl Checker<'_> {
             );
         }
     }
-}
-
-/// The 32-bit registers a tile occupies (64-bit elements take two).
-pub(super) fn tile_registers(tile: &Tile) -> usize {
-    tile.registers() * tile.dtype.size_bytes().div_ceil(4)
 }
 
 /// Unrolled loop bodies are checked once per iteration: report each

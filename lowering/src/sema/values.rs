@@ -618,7 +618,7 @@ impl Checker<'_> {
         }
         let Some(Value::Local { tile, name, layout }) = self.operand_value(
             &ast::Operand::Place(place.clone()),
-            super::scopes::Scope::Thread,
+            crate::scope::Scope::Thread,
         ) else {
             return Some(None);
         };

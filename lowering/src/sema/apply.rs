@@ -7,21 +7,20 @@
 //! errors come in statement order: in bounds or guarded
 //! (`crate::prove::bounds`), order independent (`crate::prove::order`),
 //! aligned or a launch requirement (`crate::prove::alignment`). The
-//! register obligation (`crate::prove::registers`) and the races read the
-//! checked kernel when the walk is done. No IR is built here: lowering
+//! register and race obligations (`crate::prove::registers`,
+//! `crate::prove::races`) read the checked kernel when the walk is done. No IR is built here: lowering
 //! (`crate::lower`) does that from the checked kernel.
 
 use crate::ast;
 use crate::checked::{self, Coordinate};
 use crate::diag::Code;
 use crate::dtype::DType;
-use crate::memory::MemorySpace;
 use crate::program::{Cond, Lane};
 use crate::prove::{alignment, bounds, order};
 use crate::ptx::Modifiers;
-use crate::ptx::form::{Access, Effect, ResolvedOperand};
+use crate::ptx::form::{Access, ResolvedOperand};
 
-use super::{AccessRecord, Checker, MAX_INSTRUCTIONS, Value, races};
+use super::{Checker, MAX_INSTRUCTIONS, Value};
 
 impl Checker<'_> {
     /// Adds the checked apply of `apply` (form `form`, operands `values` in
@@ -80,6 +79,7 @@ impl Checker<'_> {
             coordinates: Vec::new(),
             repeat,
             operands,
+            own_proofs_hold: false,
         };
         checked.coordinates = register_accesses(&checked);
 
@@ -119,9 +119,7 @@ impl Checker<'_> {
         }
 
         self.note_register_accesses(&checked);
-        if !failed {
-            self.record_races(&checked);
-        }
+        checked.own_proofs_hold = !failed;
         self.body.push(checked::Node::Apply(checked));
     }
 
@@ -137,47 +135,6 @@ impl Checker<'_> {
                 if lane.bytes == 1 && self.tiles[lane.tile].tile.dtype == DType::Bool {
                     // One byte per predicate register.
                     self.fresh_pred_version(lane.tile, lane.byte_offset);
-                }
-            }
-        }
-    }
-
-    /// The race analyses' input: every memory access with the ways it
-    /// separates threads.
-    fn record_races(&mut self, apply: &checked::Apply) {
-        for operand in &apply.operands {
-            let Value::Memory { buffer, view, .. } = &operand.value else {
-                continue;
-            };
-            let store = operand.slot.access == Access::Write;
-            let atomic = races::atomic_of(&apply.form);
-            match buffer.space {
-                MemorySpace::Shared => {
-                    self.record_shared(
-                        buffer.index,
-                        operand.span,
-                        store,
-                        atomic,
-                        view,
-                        &apply.facts,
-                    );
-                }
-                MemorySpace::Global => {
-                    let threads = self.threads();
-                    let separations = threads.separations(view, &apply.facts);
-                    let pinned = threads.pinned_digits(&apply.facts);
-                    let footprints = threads.uniform_footprints(view);
-                    self.accesses.push(AccessRecord {
-                        param: buffer.index,
-                        span: operand.span,
-                        store,
-                        // `ldu` also needs data that stays read-only.
-                        non_coherent: apply.form.effect() == Effect::Load { non_coherent: true },
-                        atomic,
-                        separations,
-                        pinned,
-                        footprints,
-                    });
                 }
             }
         }

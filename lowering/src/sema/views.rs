@@ -13,8 +13,8 @@ use crate::program::ParamKind;
 use crate::ptx::resolve::nearest;
 use crate::sym::{Poly, Prover};
 
-use super::scopes::Scope;
 use super::{Binding, Checker, Value, View, ViewBase, values};
+use crate::scope::Scope;
 
 impl Checker<'_> {
     /// An `apply` operand: a literal, a scalar parameter, or a view with

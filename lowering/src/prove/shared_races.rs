@@ -1,0 +1,225 @@
+//! The race obligation in shared memory: by barrier epoch.
+//!
+//! The CTA barriers every thread passes ([`crate::checked::Node::CtaBarrier`])
+//! cut the kernel into *epochs*; accesses of one epoch are not ordered
+//! between threads. An `if` whose branches end in different epochs, and a
+//! runtime loop whose body holds a barrier, merge the epochs its paths can
+//! join in (the end of one iteration runs before the next iteration's first
+//! barrier together with the iteration's start): [`Epochs`].
+//!
+//! **Input**: every shared access with the epoch it runs in
+//! ([`SharedAccess`], recorded by the race walk in `races`), the names of
+//! the buffers. **Output**: within each epoch, a buffer some thread writes
+//! is touched by every thread only in its own part, with the separation
+//! rule of global tensors over the thread digits of one CTA (TK0406); a
+//! buffer only atomics touch there needs none, except between atomics of
+//! different sizes (TK0408). A race between statements gets a help that
+//! puts a barrier between them; one store whose threads meet each other
+//! gets the separating index instead (no barrier can order it).
+
+use std::collections::BTreeSet;
+
+use crate::diag::{Code, Diagnostic, SpanId};
+use crate::memory::MemorySpace;
+use crate::sym::Poly;
+
+use super::races::{self, Digit, Separation, Threads};
+
+/// One access to a shared buffer, for the per-epoch race analysis.
+#[derive(Debug, Clone)]
+pub(crate) struct SharedAccess {
+    pub buffer: usize,
+    pub span: SpanId,
+    pub store: bool,
+    pub atomic: Option<races::Atomic>,
+    /// The epoch (before merging) the access runs in.
+    pub epoch: usize,
+    pub separations: Vec<Vec<Separation>>,
+    pub pinned: Vec<(Digit, i128)>,
+    /// See `AccessRecord::footprints`.
+    pub footprints: Vec<Option<(Poly, i128)>>,
+}
+
+/// Epochs and their merges (a union-find over epoch labels).
+#[derive(Debug, Default)]
+pub(crate) struct Epochs {
+    /// The epoch the current statement runs in.
+    pub current: usize,
+    parent: Vec<usize>,
+}
+
+impl Epochs {
+    fn find(&mut self, epoch: usize) -> usize {
+        while self.parent.len() <= epoch {
+            self.parent.push(self.parent.len());
+        }
+        let mut e = epoch;
+        while self.parent[e] != e {
+            self.parent[e] = self.parent[self.parent[e]];
+            e = self.parent[e];
+        }
+        e
+    }
+
+    /// A barrier: later statements run in a fresh epoch.
+    pub fn barrier(&mut self) {
+        let next = self.parent.len().max(self.current + 1);
+        self.find(next);
+        self.current = next;
+    }
+
+    /// `a` and `b` are one epoch from now on.
+    pub fn merge(&mut self, a: usize, b: usize) {
+        let (a, b) = (self.find(a), self.find(b));
+        if a != b {
+            self.parent[b] = a;
+        }
+    }
+}
+
+/// Within each epoch, a written shared buffer is accessed per thread.
+/// `names[b]` is buffer `b`'s name.
+pub(crate) fn prove(
+    threads: &Threads<'_>,
+    accesses: &[SharedAccess],
+    epochs: &mut Epochs,
+    names: &[String],
+) -> Vec<Diagnostic> {
+    let mut diags = Vec::new();
+    // The digits two threads of one CTA can differ in.
+    let live = threads.live_digits(MemorySpace::Shared);
+    if live.is_empty() {
+        return diags;
+    }
+    let mut groups: Vec<((usize, usize), Vec<&SharedAccess>)> = Vec::new();
+    for access in accesses {
+        let key = (access.buffer, epochs.find(access.epoch));
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, list)) => list.push(access),
+            None => groups.push((key, vec![access])),
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for ((buffer, _), records) in groups {
+        if !records.iter().any(|r| r.store) || reported.contains(&buffer) {
+            continue;
+        }
+        let name = &names[buffer];
+        // Only atomics (of one CTA, whatever their scope): held to the
+        // rules of atomicity.
+        let atomics: Option<Vec<races::RaceAccess>> = records
+            .iter()
+            .map(|r| {
+                Some(races::RaceAccess {
+                    span: r.span,
+                    atomic: r.atomic?,
+                    separations: &r.separations,
+                    pinned: &r.pinned,
+                    footprints: &r.footprints,
+                })
+            })
+            .collect();
+        if let Some(atomics) = atomics {
+            let found = threads.atomic_races(name, "shared buffer ", &atomics, &live, false);
+            if !found.is_empty() {
+                reported.insert(buffer);
+            }
+            diags.extend(found);
+            continue;
+        }
+        let parts: Vec<_> = records
+            .iter()
+            .map(|r| (r.separations.as_slice(), r.pinned.as_slice()))
+            .collect();
+        let missing = threads.unseparated(&parts, &live);
+        if missing.is_empty() {
+            continue;
+        }
+        reported.insert(buffer);
+        // A store that meets other threads' accesses of its own
+        // instruction: no barrier can come between them.
+        let alone = |r: &SharedAccess| {
+            threads.unseparated(&[(r.separations.as_slice(), r.pinned.as_slice())], &live)
+        };
+        let self_racing = records
+            .iter()
+            .copied()
+            .find(|r| r.store && !alone(r).is_empty());
+        // The first access that meets an earlier store of other threads is
+        // the one to look at (a read of another thread's element), else the
+        // first store.
+        let meets = |s: &SharedAccess, r: &SharedAccess| {
+            !threads
+                .unseparated(
+                    &[
+                        (s.separations.as_slice(), s.pinned.as_slice()),
+                        (r.separations.as_slice(), r.pinned.as_slice()),
+                    ],
+                    &live,
+                )
+                .is_empty()
+        };
+        let culprit = self_racing
+            .or_else(|| {
+                records.iter().enumerate().find_map(|(i, r)| {
+                    records[..i]
+                        .iter()
+                        .any(|s| s.store && meets(s, r))
+                        .then_some(*r)
+                })
+            })
+            .or_else(|| records.iter().copied().find(|r| r.store))
+            .unwrap_or(records[0]);
+        let missing = match self_racing {
+            Some(r) => alone(r),
+            None => missing,
+        };
+        let digit_names: Vec<String> = missing.iter().copied().map(races::digit_name).collect();
+        let diag = Diagnostic::new(
+            Code::SHARED_RACE,
+            culprit.span,
+            format!(
+                "this access to shared buffer `{name}` may race: threads that differ only in {} can reach the same element of `{name}` with no CTA barrier in between, and one of them writes it",
+                digit_names.join(" and ")
+            ),
+        )
+        .with_note("accesses between two barriers are unordered between threads: each thread must stay inside its own part of a buffer that some thread writes there");
+        let diag = if self_racing.is_some() {
+            // One instruction of several threads: a barrier cannot come
+            // between its accesses.
+            diag.with_note("a barrier orders one statement's accesses against another's, but here the threads of this one statement meet each other")
+                .with_help(separating_help(name, &missing))
+        } else {
+            diag.with_help("put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\");` between the writes and the reads of other threads' elements")
+        };
+        diags.push(diag);
+    }
+    diags
+}
+
+/// How to keep the threads `missing` names apart in shared buffer `name`,
+/// for a help line.
+fn separating_help(name: &str, missing: &[Digit]) -> String {
+    let ranks: Vec<String> = missing
+        .iter()
+        .filter_map(|d| match d {
+            Digit::Thread(a) => Some(format!("`thread_id({a})`")),
+            _ => None,
+        })
+        .collect();
+    let pins: Vec<String> = missing
+        .iter()
+        .filter_map(|d| match d {
+            Digit::Thread(a) => Some(format!("thread_id({a}) == 0")),
+            _ => None,
+        })
+        .collect();
+    if ranks.is_empty() {
+        return format!("give each thread its own elements of `{name}`, indexed by its rank");
+    }
+    format!(
+        "give each thread its own elements of `{name}`, indexed by {}, or let one thread write them (`pred = {}`)",
+        ranks.join(" and "),
+        pins.join(" && ")
+    )
+}
