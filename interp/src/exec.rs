@@ -763,6 +763,7 @@ impl GridRun<'_> {
             Source::Value(value) => value,
             Source::Param { param, bits } => mask(self.scalars[param], bits),
             Source::Special(special) => self.special(state, special, t),
+            Source::Index { ref value, bits } => mask(value.eval(state.atoms_of(t)) as u64, bits),
         })
     }
 
@@ -837,7 +838,9 @@ impl BlockState {
                 let at = t as usize * self.frame + offset;
                 self.defined[at..at + bytes].iter().all(|d| *d)
             }
-            Source::Value(_) | Source::Param { .. } | Source::Special(_) => true,
+            Source::Value(_) | Source::Param { .. } | Source::Special(_) | Source::Index { .. } => {
+                true
+            }
         }
     }
 }

@@ -175,6 +175,9 @@ pub(crate) enum Source {
         bits: usize,
     },
     Special(Special),
+    /// A runtime integer: the index polynomial's value for the thread,
+    /// truncated to `bits` (the checker proved it fits).
+    Index { value: Linear, bits: usize },
 }
 
 /// Where a destination lane's bits go: `bytes` frame bytes at `offset`.
@@ -694,6 +697,10 @@ impl Builder<'_> {
                     OperandValue::Immediate { value } => {
                         vec![Source::Value(mask(*value as u64, width))]
                     }
+                    OperandValue::Index { value, bits } => vec![Source::Index {
+                        value: Linear::new(value, self.program.atoms.len())?,
+                        bits: (*bits).min(width),
+                    }],
                     OperandValue::Special { name } => vec![Source::Special(
                         Special::from_name(name)
                             .ok_or_else(|| format!("unknown special register `{name}`"))?,

@@ -202,6 +202,10 @@ pub enum Operand {
     Literal(Literal),
     /// `sreg("%clock64")`: a special register, read by `mov`.
     Special { name: String, span: SpanId },
+    /// A runtime integer written as an expression: `N * 4`,
+    /// `thread_id(0)`, `grid_dim(0)`. (A bare name is a [`Operand::Place`]
+    /// until the checker knows whether it names a tile or a value.)
+    Value(Expr),
 }
 
 impl Operand {
@@ -210,6 +214,7 @@ impl Operand {
             Operand::Place(place) => place.span,
             Operand::Literal(literal) => literal.span,
             Operand::Special { span, .. } => *span,
+            Operand::Value(expr) => expr.span(),
         }
     }
 }

@@ -282,6 +282,15 @@ pub(crate) enum Value {
     Literal(LiteralValue),
     /// `sreg("%name")`.
     Special(String),
+    /// A runtime integer: a size symbol, a launch value, a loop variable
+    /// or arithmetic on them (`N`, `thread_id(0) * 4`), as written
+    /// (`text`). Every thread's value lies in `range` (inclusive), from the
+    /// atoms' ranges: what the launcher's checks admit.
+    Index {
+        value: Poly,
+        text: String,
+        range: (i128, i128),
+    },
 }
 
 impl Value {
@@ -298,7 +307,8 @@ impl Value {
             Value::Local { name, .. }
             | Value::Memory { name, .. }
             | Value::Scalar { name, .. }
-            | Value::Special(name) => name,
+            | Value::Special(name)
+            | Value::Index { text: name, .. } => name,
             Value::Literal(_) => "literal",
         }
     }
@@ -330,6 +340,7 @@ impl Value {
             Value::Literal(LiteralValue::Float(v)) => format!("float literal `{v:?}`"),
             Value::Literal(LiteralValue::Bool(v)) => format!("bool literal `{v}`"),
             Value::Special(name) => format!("special register `{name}`"),
+            Value::Index { text, .. } => format!("runtime integer `{text}`"),
         }
     }
 }

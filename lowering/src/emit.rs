@@ -641,6 +641,18 @@ impl Emitter<'_> {
         v
     }
 
+    /// A runtime integer as a `bits`-wide operand: the 64-bit index value,
+    /// truncated (exact: the checker proved it fits the operand's type).
+    fn index_operand(&mut self, value: &Poly, bits: usize, out: &mut String) -> String {
+        let wide = self.value_in_reg(value, out);
+        if bits >= 64 {
+            return wide;
+        }
+        let narrow = self.temp(bits);
+        let _ = writeln!(out, "	cvt.u{bits}.s64 {narrow}, {wide};");
+        narrow
+    }
+
     /// A predicate register holding `cond`.
     fn cond(&mut self, cond: &Cond, out: &mut String) -> String {
         let key = Key::Cond(cond.clone());
@@ -943,6 +955,10 @@ impl Emitter<'_> {
                     rendered.push((name, Join::Alone));
                 }
                 OperandValue::Special { name } => rendered.push((name.clone(), Join::Alone)),
+                OperandValue::Index { value, bits } => {
+                    let text = self.index_operand(value, *bits, out);
+                    rendered.push((text, Join::Alone));
+                }
                 OperandValue::Immediate { value } => {
                     rendered.push((value.to_string(), Join::Alone));
                 }

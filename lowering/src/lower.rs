@@ -112,6 +112,12 @@ fn statement(apply: &Apply) -> Statement {
                             bits: dtype.bits(),
                         },
                         Value::Special(name) => OperandValue::Special { name: name.clone() },
+                        // In the slot type's range: the operand rules
+                        // checked it.
+                        Value::Index { value, .. } => OperandValue::Index {
+                            value: value.clone(),
+                            bits: slot.ty.carrier_bits(),
+                        },
                         // In range: the operand rules checked it.
                         Value::Literal(LiteralValue::Int(value))
                             if matches!(slot.kind, OperandKind::Immediate { .. }) =>

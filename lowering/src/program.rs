@@ -537,6 +537,11 @@ pub enum OperandValue {
     Constant { value: u64, bits: usize },
     /// A special register, by its PTX name (`%clock64`).
     Special { name: String },
+    /// A runtime integer (an index polynomial: sizes, launch values, loop
+    /// variables) as a `bits`-wide integer operand. Every thread's value
+    /// fits the operand's type (proven by the checker), so truncating the
+    /// 64-bit index value to `bits` keeps it exact.
+    Index { value: Poly, bits: usize },
     /// A compile-time integer written into the instruction itself (an
     /// immediate-only operand such as `lop3`'s LUT), within the operand's
     /// legal range.

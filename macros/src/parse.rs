@@ -925,12 +925,27 @@ impl KernelParser<'_> {
             Expr::Lit(lit) => Ok(Operand::Literal(self.literal(&lit.lit, false, expr)?)),
             Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => match &*unary.expr {
                 Expr::Lit(lit) => Ok(Operand::Literal(self.literal(&lit.lit, true, expr)?)),
+                Expr::Path(path) if float_type_path(path) => {
+                    Ok(Operand::Literal(self.float_constant(path, true, expr)?))
+                }
                 other => Err(err(
                     Code::UNSUPPORTED_OPERAND,
                     other,
                     "only literals can be negated in an operand",
                 )),
             },
+            // `f32::NEG_INFINITY`, `f64::NAN`: a float literal.
+            Expr::Path(path) if float_type_path(path) => {
+                Ok(Operand::Literal(self.float_constant(path, false, expr)?))
+            }
+            // `N * 4`, `thread_id(0)`, `grid_dim(0)`: a runtime integer
+            // (a bare name is a place until the checker knows what it names).
+            Expr::Binary(_) => Ok(Operand::Value(self.expr(expr))),
+            Expr::Call(call)
+                if matches!(&*call.func, Expr::Path(p) if p.path.get_ident().is_some_and(|i| i != "sreg")) =>
+            {
+                Ok(Operand::Value(self.expr(expr)))
+            }
             Expr::Paren(paren) => self.operand(&paren.expr),
             Expr::Group(group) => self.operand(&group.expr),
             // `sreg("%clock64")`: a special register.
@@ -954,6 +969,44 @@ impl KernelParser<'_> {
             }
             _ => Ok(Operand::Place(self.place(expr)?)),
         }
+    }
+
+    /// `f32::INFINITY`, `-f64::MAX`, ..: the value of a float constant of
+    /// Rust's `f32`/`f64`.
+    fn float_constant(
+        &mut self,
+        path: &syn::ExprPath,
+        negate: bool,
+        whole: &Expr,
+    ) -> Parsed<Literal> {
+        let ty = path.path.segments[0].ident.to_string();
+        let name = path.path.segments[1].ident.to_string();
+        let value = match (ty.as_str(), name.as_str()) {
+            (_, "INFINITY") => f64::INFINITY,
+            (_, "NEG_INFINITY") => f64::NEG_INFINITY,
+            (_, "NAN") => f64::NAN,
+            ("f32", "MAX") => f64::from(f32::MAX),
+            ("f32", "MIN") => f64::from(f32::MIN),
+            ("f32", "MIN_POSITIVE") => f64::from(f32::MIN_POSITIVE),
+            ("f32", "EPSILON") => f64::from(f32::EPSILON),
+            ("f64", "MAX") => f64::MAX,
+            ("f64", "MIN") => f64::MIN,
+            ("f64", "MIN_POSITIVE") => f64::MIN_POSITIVE,
+            ("f64", "EPSILON") => f64::EPSILON,
+            _ => {
+                return Err(err(
+                    Code::UNSUPPORTED_OPERAND,
+                    path,
+                    format!(
+                        "`{ty}::{name}` is not a float constant an operand can name; they are `INFINITY`, `NEG_INFINITY`, `NAN`, `MAX`, `MIN`, `MIN_POSITIVE` and `EPSILON`"
+                    ),
+                ));
+            }
+        };
+        Ok(Literal {
+            value: LiteralValue::Float(if negate { -value } else { value }),
+            span: self.spans.id(whole),
+        })
     }
 
     fn literal(&mut self, lit: &Lit, negate: bool, whole: &Expr) -> Parsed<Literal> {
@@ -1726,4 +1779,12 @@ pub fn const_eval(expr: &Expr) -> Parsed<i128> {
             "expected an integer constant expression",
         )),
     }
+}
+
+/// `f32::NAME` or `f64::NAME`: a path into a float type's constants.
+fn float_type_path(path: &syn::ExprPath) -> bool {
+    path.qself.is_none()
+        && path.path.segments.len() == 2
+        && matches!(path.path.segments[0].ident.to_string().as_str(), "f32" | "f64")
+        && path.path.segments.iter().all(|s| s.arguments.is_none())
 }

@@ -274,6 +274,9 @@ catalogue! {
         COLLECTIVE_SCOPE = 231, "collective outside its scope";
         /// A collective's member mask written as an operand.
         MEMBERMASK_GIVEN = 232, "member mask given explicitly";
+        /// A runtime integer (`N`, `thread_id(0)`) in an integer operand
+        /// whose type cannot hold every value it may take.
+        INDEX_OPERAND_RANGE = 233, "runtime integer that may not fit the operand type";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";

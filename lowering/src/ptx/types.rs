@@ -301,6 +301,27 @@ impl PtxType {
         }
     }
 
+    /// The integers a runtime integer operand of this type can carry
+    /// (inclusive): its signed or unsigned range, either for raw bits;
+    /// `None` for float, packed and predicate types.
+    pub fn integer_range(self) -> Option<(i128, i128)> {
+        let bits = self.carrier_bits() as u32;
+        if bits > 64 || self.class() != TypeClass::Scalar && self.class() != TypeClass::Bits {
+            return None;
+        }
+        if self.is_float() || bits < 8 {
+            return None;
+        }
+        let half = 1i128 << (bits - 1);
+        Some(if self.is_signed_int() {
+            (-half, half - 1)
+        } else if self.is_unsigned_int() {
+            (0, (1i128 << bits) - 1)
+        } else {
+            (-half, (1i128 << bits) - 1)
+        })
+    }
+
     /// The same-signedness type of twice the width (`mul.wide` results).
     pub const fn widened(self) -> Option<PtxType> {
         match self {
@@ -330,6 +351,10 @@ pub fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
             PtxType::F32 if value.is_finite() && !(value as f32).is_finite() => Err(format!(
                 "the float literal `{value:?}` is out of range for `{ty}` (it would become infinite)"
             )),
+            // `f32::NAN`/`f64::NAN`: the canonical quiet NaN, as Rust's
+            // constants have it (a cast would not promise the payload).
+            PtxType::F32 if value.is_nan() => Ok(u64::from(f32::NAN.to_bits())),
+            PtxType::F64 if value.is_nan() => Ok(f64::NAN.to_bits()),
             PtxType::F32 => Ok(u64::from((value as f32).to_bits())),
             PtxType::F64 => Ok(value.to_bits()),
             _ if ty.class() == TypeClass::Bits => Err(format!(

@@ -65,7 +65,9 @@ fn kind_fits(slot: &ResolvedOperand, value: &Value) -> bool {
     let read = slot.access == Access::Read;
     match (slot.kind, value) {
         (OperandKind::Register, Value::Local { .. }) => true,
-        (OperandKind::Register, Value::Scalar { .. } | Value::Literal(_)) => read,
+        (OperandKind::Register, Value::Scalar { .. } | Value::Literal(_) | Value::Index { .. }) => {
+            read
+        }
         (OperandKind::Predicate, Value::Local { layout, .. }) => layout.dtype == DType::Bool,
         (OperandKind::Predicate, Value::Scalar { dtype, .. }) => read && *dtype == DType::Bool,
         (OperandKind::Predicate, Value::Literal(LiteralValue::Bool(_))) => read,
@@ -86,5 +88,6 @@ fn type_fits(slot: &ResolvedOperand, value: &Value) -> bool {
             slot.kind == OperandKind::Predicate || slot.ty.accepts(*dtype)
         }
         Value::Literal(_) | Value::Special(_) => true,
+        Value::Index { .. } => slot.ty.integer_range().is_some(),
     }
 }

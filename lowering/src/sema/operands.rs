@@ -121,7 +121,7 @@ impl Checker<'_> {
                         ),
                     ),
                 ),
-                (OperandKind::Address, other @ (Value::Scalar { .. } | Value::Literal(_))) => errors.push(Diagnostic::new(
+                (OperandKind::Address, other @ (Value::Scalar { .. } | Value::Literal(_) | Value::Index { .. })) => errors.push(Diagnostic::new(
                     Code::OPERAND_KIND,
                     span,
                     format!(
@@ -228,7 +228,7 @@ impl Checker<'_> {
                     )
                     .with_help("predicates live in `bool` tiles: `let p = alloc_local::<bool>([1]);`"),
                 ),
-                (OperandKind::Predicate, scalar @ (Value::Scalar { .. } | Value::Literal(_))) => errors.push(
+                (OperandKind::Predicate, scalar @ (Value::Scalar { .. } | Value::Literal(_) | Value::Index { .. })) => errors.push(
                     Diagnostic::new(
                         if slot.access == Access::Write {
                             Code::SCALAR_DESTINATION
@@ -245,7 +245,7 @@ impl Checker<'_> {
                     .with_help("predicates live in `bool` tiles: `let p = alloc_local::<bool>([1]);`"),
                 ),
                 // Rule 7.
-                (OperandKind::Register, scalar @ (Value::Scalar { .. } | Value::Literal(_))) => {
+                (OperandKind::Register, scalar @ (Value::Scalar { .. } | Value::Literal(_) | Value::Index { .. })) => {
                     if slot.access == Access::Write {
                         errors.push(Diagnostic::new(
                             Code::SCALAR_DESTINATION,
@@ -548,8 +548,60 @@ fn scalar_type_error(
                 format!("operand `{}` of `{opcode}`: {message}", slot.name),
             )
         }),
+        Value::Index { text, range, .. } => index_type_error(slot, text, *range, span, opcode),
         _ => None,
     }
+}
+
+/// Rule 7 for a runtime integer: the operand takes integers, and every
+/// value the integer may take (`range`) fits its type.
+fn index_type_error(
+    slot: &ResolvedOperand,
+    text: &str,
+    (lo, hi): (i128, i128),
+    span: SpanId,
+    opcode: &str,
+) -> Option<Diagnostic> {
+    let ty = slot.ty;
+    let Some((min, max)) = ty.integer_range() else {
+        return Some(
+            Diagnostic::new(
+                Code::OPERAND_TYPE,
+                span,
+                format!(
+                    "operand `{}` of `{opcode}` is `{ty}`, but `{text}` is a runtime integer",
+                    slot.name
+                ),
+            )
+            .with_help(format!(
+                "convert it first, into a tile of the type this operand takes: `apply(ptx[\"cvt.rn{ty}.s64\"], t, {text});`"
+            )),
+        );
+    };
+    if lo >= min && hi <= max {
+        return None;
+    }
+    let wider = match ty.carrier_bits() {
+        bits if bits < 64 && ty.is_signed_int() => " (`.s64`)".to_string(),
+        bits if bits < 64 => " (`.u64`, or `.s64`)".to_string(),
+        _ => String::new(),
+    };
+    Some(
+        Diagnostic::new(
+            Code::INDEX_OPERAND_RANGE,
+            span,
+            format!(
+                "`{text}` may be any value in {lo}..={hi}, which does not fit operand `{}` of `{opcode}` (`{ty}` holds {min}..={max})",
+                slot.name
+            ),
+        )
+        .with_note("a runtime integer's range comes from what the launcher admits: size symbols are at most 2^40 - 1, thread and CTA ids below the launch's extents")
+        .with_help(if wider.is_empty() {
+            "use a form whose type holds every value".to_string()
+        } else {
+            format!("use the 64-bit form of the instruction{wider}")
+        }),
+    )
 }
 
 /// A register lane must be one whole register, an aligned part of one

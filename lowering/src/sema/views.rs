@@ -6,7 +6,7 @@
 //! never hold is reported here as a statically out-of-range slice.
 
 use crate::ast::{self, LiteralValue, Operand, PlaceExpr, SliceItem, ViewKind};
-use crate::diag::{Code, Diagnostic};
+use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::{Bound, BoundKind, Layout, SliceBound, StaticLayout, shape_text};
 use crate::memory::Buffer;
 use crate::program::ParamKind;
@@ -17,12 +17,33 @@ use super::{Binding, Checker, Value, View, ViewBase, values};
 use crate::scope::Scope;
 
 impl Checker<'_> {
+    /// A runtime integer operand: a literal when it is a constant, else its
+    /// value with the range every thread's value lies in. Its value must fit
+    /// index arithmetic.
+    fn index_operand(&mut self, poly: Poly, span: SpanId) -> Option<Value> {
+        if let Some(value) = poly.as_const() {
+            return Some(Value::Literal(LiteralValue::Int(value)));
+        }
+        if !self.materialize(&poly, span) {
+            return None;
+        }
+        Some(Value::Index {
+            text: super::limits::poly_text(&poly, &self.atoms),
+            range: self.atoms.range(&poly),
+            value: poly,
+        })
+    }
+
     /// An `apply` operand: a literal, a scalar parameter, or a view with
     /// constant extents.
     pub(super) fn operand_value(&mut self, operand: &Operand, scope: Scope) -> Option<Value> {
         let place = match operand {
             Operand::Literal(literal) => return Some(Value::Literal(literal.value)),
             Operand::Special { name, .. } => return Some(Value::Special(name.clone())),
+            Operand::Value(expr) => {
+                let poly = self.eval_int(expr)?;
+                return self.index_operand(poly, expr.span());
+            }
             Operand::Place(place) => place,
         };
         // A name of a compile-time integer (an unrolled loop's variable, a
@@ -32,6 +53,13 @@ impl Checker<'_> {
             && let Some(value) = poly.as_const()
         {
             return Some(Value::Literal(LiteralValue::Int(value)));
+        }
+        // A runtime integer by name: a size symbol, a `let` of one, a
+        // runtime loop variable.
+        if place.views.is_empty()
+            && let Some(Binding::Int(poly) | Binding::Symbol(poly)) = self.lookup(&place.base).cloned()
+        {
+            return self.index_operand(poly, place.span);
         }
         if place.views.is_empty()
             && let Some(Binding::Param(param)) = self.lookup(&place.base).cloned()
@@ -160,7 +188,7 @@ impl Checker<'_> {
                         place.base_span,
                         format!("`{}` is a runtime value, not a tile or tensor", place.base),
                     )
-                    .with_note("`apply` operands are tiles, tensors, views of them, scalar parameters and literals"),
+                    .with_note("`apply` operands are tiles, tensors, views of them, scalar parameters, runtime integers and literals; views apply only to tiles and tensors"),
                 );
                 return None;
             }

@@ -101,10 +101,16 @@ pub(crate) fn show_stmts(stmts: &[Stmt], indent: usize, out: &mut String) {
                         Operand::Place(p) => show_place(p),
                         Operand::Literal(l) => match l.value {
                             LiteralValue::Int(v) => v.to_string(),
+                            LiteralValue::Float(v) if v.is_nan() => "f64::NAN".to_string(),
+                            LiteralValue::Float(v) if v == f64::INFINITY => "f64::INFINITY".to_string(),
+                            LiteralValue::Float(v) if v == f64::NEG_INFINITY => {
+                                "f64::NEG_INFINITY".to_string()
+                            }
                             LiteralValue::Float(v) => format!("{v:?}"),
                             LiteralValue::Bool(v) => v.to_string(),
                         },
                         Operand::Special { name, .. } => format!("sreg(\"{name}\")"),
+                        Operand::Value(e) => show_expr(e),
                     });
                 }
                 if let Some((s, _)) = &a.scope {

@@ -1,0 +1,156 @@
+//! Sizes, launch values and float constants as operands: a size symbol
+//! (`N`), a launch value (`thread_id(0)`, an index computed from
+//! `cta_id(0)`) or arithmetic on them is an integer operand, proven to fit
+//! the operand's type from what the launcher admits; `f32::NEG_INFINITY`,
+//! `f32::NAN` and the other float constants are float literals. The kernels
+//! assemble with ptxas without spills and run on the CPU interpreter
+//! (always) and on a GPU (`--include-ignored`), bit for bit against the
+//! host.
+
+// The launchers need the runtime (Cargo.toml lists the other such tests
+// with `required-features = ["runtime"]`).
+#![cfg(feature = "runtime")]
+
+mod support;
+
+use tile_kernel::prelude::*;
+
+use support::ptxas::resource_usage;
+
+/// Per element `i`: its index, the row count as `f32` (`mean = sum / N`
+/// needs it), and a value of the thread's rank.
+#[tile_kernel(grid = ceil_div(N, 128), block = 128)]
+fn launch_values(ids: Tensor<u32, N>, sizes: Tensor<f32, N>, ranks: Tensor<u32, N>) {
+    let i = cta_id(0) * 128 + thread_id(0);
+    let id = alloc_local::<u32>([1]);
+    let n = alloc_local::<f32>([1]);
+    let rank = alloc_local::<u32>([1]);
+    // `i` may exceed 2^32 (the grid may be that large): a 64-bit source.
+    apply(ptx["cvt.u32.u64"], id, i);
+    apply(ptx["cvt.rn.f32.u64"], n, N);
+    // `thread_id(0) * 3 + 1` is at most 382: a 32-bit source is enough.
+    apply(ptx["mov.u32"], rank, thread_id(0) * 3 + 1);
+    apply(ptx["st.global.u32"], ids.slice(s![i..i + 1]), id);
+    apply(ptx["st.global.f32"], sizes.slice(s![i..i + 1]), n);
+    apply(ptx["st.global.u32"], ranks.slice(s![i..i + 1]), rank);
+}
+
+/// The maximum of each row of 4, from `-inf` (so a row of `-inf` gives
+/// `-inf`), and a NaN constant stored beside it.
+#[tile_kernel(grid = ceil_div(N, 128), block = 128)]
+fn row_max(x: Tensor<f32, N, 4>, y: Tensor<f32, N, 2>) {
+    let row = cta_id(0) * 128 + thread_id(0);
+    let r = alloc_local::<f32>([4, 1]);
+    let m = alloc_local::<f32>([2, 1]);
+    apply(ptx["ld.global.v4.f32"], r.reshape([1, 4]), x.slice(s![row..row + 1, ..]));
+    apply(ptx["mov.f32"], m.slice(s![0..1, ..]), f32::NEG_INFINITY);
+    for k in 0..4 {
+        apply(
+            ptx["max.f32"],
+            m.slice(s![0..1, ..]),
+            m.slice(s![0..1, ..]),
+            r.slice(s![k..k + 1, ..]),
+        );
+    }
+    apply(ptx["mov.f32"], m.slice(s![1..2, ..]), f32::NAN);
+    apply(ptx["st.global.v2.f32"], y.slice(s![row..row + 1, ..]), m.reshape([1, 2]));
+}
+
+/// The PTX lines that start with `fragment` (after indentation).
+fn lines_starting<'a>(ptx: &'a str, fragment: &str) -> Vec<&'a str> {
+    ptx.lines()
+        .map(str::trim_start)
+        .filter(|l| l.starts_with(fragment))
+        .collect()
+}
+
+#[test]
+fn index_operands_are_the_index_registers_or_their_low_bits() {
+    let ptx = launch_values::PTX;
+    // 64-bit slots take the index register itself.
+    let wide = lines_starting(ptx, "cvt.u32.u64");
+    assert_eq!(wide.len(), 1, "{ptx}");
+    assert!(wide[0].contains(", %"), "{ptx}");
+    assert_eq!(lines_starting(ptx, "cvt.rn.f32.u64").len(), 1, "{ptx}");
+    // A 32-bit slot gets the low half, through one `cvt.u32.s64`.
+    let narrow = lines_starting(ptx, "cvt.u32.s64");
+    assert_eq!(narrow.len(), 1, "{ptx}");
+    let temp = narrow[0]
+        .trim_start_matches("cvt.u32.s64 ")
+        .split(',')
+        .next()
+        .unwrap();
+    let mov = lines_starting(ptx, "mov.u32 %t2_rank");
+    assert_eq!(mov.len(), 1, "{ptx}");
+    assert!(mov[0].ends_with(&format!(", {temp};")), "{ptx}");
+}
+
+#[test]
+fn float_constants_are_their_exact_bits() {
+    let ptx = row_max::PTX;
+    // -inf and the canonical quiet NaN, materialised once at entry.
+    assert_eq!(lines_starting(ptx, "mov.b32 %k32_0, 0xFF800000;").len(), 1, "{ptx}");
+    assert_eq!(lines_starting(ptx, "mov.b32 %k32_1, 0x7FC00000;").len(), 1, "{ptx}");
+}
+
+#[test]
+fn value_kernels_assemble_without_spills() {
+    for (name, ptx) in [
+        ("launch_values", launch_values::PTX),
+        ("row_max", row_max::PTX),
+    ] {
+        let report = resource_usage(ptx, "sm_90");
+        assert!(
+            report.contains("0 bytes spill stores, 0 bytes spill loads"),
+            "{name} spills:\n{report}"
+        );
+    }
+}
+
+mod twins {
+    use super::*;
+    use support::gpu::on_both_devices;
+
+    on_both_devices!(launch_values_match_the_host, row_max_matches_the_host);
+
+    fn launch_values_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
+        for n in [1usize, 127, 128, 129, 1000, (1 << 16) + 5] {
+            let mut ids = dev.upload(&vec![u32::MAX; n], [n])?;
+            let mut sizes = dev.upload(&vec![-1.0f32; n], [n])?;
+            let mut ranks = dev.upload(&vec![u32::MAX; n], [n])?;
+            launch_values(dev, &mut ids, &mut sizes, &mut ranks)?;
+            let want_ids: Vec<u32> = (0..n as u32).collect();
+            let want_ranks: Vec<u32> = (0..n as u32).map(|i| (i % 128) * 3 + 1).collect();
+            assert_eq!(ids.download()?, want_ids, "n = {n}");
+            assert_eq!(ranks.download()?, want_ranks, "n = {n}");
+            let sizes = sizes.download()?;
+            assert!(
+                sizes.iter().all(|s| s.to_bits() == (n as f32).to_bits()),
+                "n = {n}: {:?}",
+                &sizes[..sizes.len().min(4)]
+            );
+        }
+        Ok(())
+    }
+
+    fn row_max_matches_the_host(dev: &Device) -> tile_kernel::Result<()> {
+        let rows = 1000usize;
+        let mut x: Vec<f32> = (0..4 * rows)
+            .map(|i| ((i * 7919) % 1013) as f32 - 506.0)
+            .collect();
+        // A row of -inf stays -inf.
+        x[..4].fill(f32::NEG_INFINITY);
+        let a = dev.upload(&x, [rows, 4])?;
+        let mut y = dev.upload(&vec![0.0f32; 2 * rows], [rows, 2])?;
+        row_max(dev, &a, &mut y)?;
+        let y = y.download()?;
+        for row in 0..rows {
+            let want = x[4 * row..4 * row + 4]
+                .iter()
+                .fold(f32::NEG_INFINITY, |m, v| m.max(*v));
+            assert_eq!(y[2 * row].to_bits(), want.to_bits(), "row {row}");
+            assert_eq!(y[2 * row + 1].to_bits(), 0x7fc0_0000, "row {row}");
+        }
+        Ok(())
+    }
+}
