@@ -19,41 +19,23 @@ mod quantize;
 #[path = "common/reference.rs"]
 mod reference;
 
-use std::sync::Arc;
-
 use reference::*;
 use tile_kernel::prelude::*;
-use tile_kernel_runtime::cudarc::driver::{CudaStream, sys::CUevent_flags};
 
 const WARMUP: usize = 5;
 
 type Convert<I, O> = fn(&Device, &DeviceTensor<I>, &mut DeviceTensor<O>) -> Result<(), Error>;
 const TIMED: usize = 30;
 
-fn driver(
-    during: &'static str,
-) -> impl Fn(tile_kernel_runtime::cudarc::driver::DriverError) -> Error {
-    move |source| Error::Driver { during, source }
-}
-
-/// Median milliseconds of `TIMED` runs of `f`, each between two events.
-fn time(stream: &Arc<CudaStream>, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+/// Median milliseconds of `TIMED` runs of `f`, each timed by `Device::time`
+/// (two CUDA events on the device's stream; it waits for the second).
+fn time(dev: &Device, mut f: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
     for _ in 0..WARMUP {
         f()?;
     }
     let mut times = Vec::with_capacity(TIMED);
     for _ in 0..TIMED {
-        let start = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(driver("recording an event"))?;
-        f()?;
-        let end = stream
-            .record_event(Some(CUevent_flags::CU_EVENT_DEFAULT))
-            .map_err(driver("recording an event"))?;
-        end.synchronize().map_err(driver("waiting for an event"))?;
-        times.push(f64::from(
-            start.elapsed_ms(&end).map_err(driver("reading an event"))?,
-        ));
+        times.push(dev.time(&mut f)?);
     }
     times.sort_by(f64::total_cmp);
     Ok((times[TIMED / 2 - 1] + times[TIMED / 2]) / 2.0)
@@ -162,7 +144,6 @@ fn main() -> Result<(), Error> {
     }
     let log2 = log2_arg.unwrap_or(28);
     let n = 1usize << log2;
-    let stream = dev.stream()?.clone();
     println!(
         "device: {}, N = 2^{log2}, median of {TIMED} launches after {WARMUP} warm-ups",
         dev.name()?
@@ -176,25 +157,28 @@ fn main() -> Result<(), Error> {
 
     let x32 = dev.upload(&vec![1.5f32; n], [n])?;
     let mut copy_dst = dev.zeros::<f32>([n])?;
-    let ms = time(&stream, || {
-        stream
+    let ms = time(&dev, || {
+        dev.stream()?
             .memcpy_dtod(x32.cuda_slice()?, copy_dst.cuda_slice_mut()?)
-            .map_err(driver("copying"))
+            .map_err(|source| Error::Driver {
+                during: "copying",
+                source,
+            })
     })?;
     let copy = row("copy f32 (memcpy_dtod)", n, 8 * n, ms, None);
     drop(copy_dst);
 
     let mut y16 = dev.zeros::<u16>([n])?;
-    let ms = time(&stream, || conversions::to_half(&dev, &x32, &mut y16))?;
+    let ms = time(&dev, || conversions::to_half(&dev, &x32, &mut y16))?;
     row("f32 -> f16", n, 6 * n, ms, Some(copy));
-    let ms = time(&stream, || conversions::to_bf16(&dev, &x32, &mut y16))?;
+    let ms = time(&dev, || conversions::to_bf16(&dev, &x32, &mut y16))?;
     row("f32 -> bf16", n, 6 * n, ms, Some(copy));
     let mut y8 = dev.zeros::<u8>([n])?;
-    let ms = time(&stream, || conversions::to_e4m3(&dev, &x32, &mut y8))?;
+    let ms = time(&dev, || conversions::to_e4m3(&dev, &x32, &mut y8))?;
     row("f32 -> e4m3 (satfinite)", n, 5 * n, ms, Some(copy));
     drop(y8);
     let mut y32 = dev.zeros::<f32>([n])?;
-    let ms = time(&stream, || conversions::to_f32(&dev, &y16, &mut y32))?;
+    let ms = time(&dev, || conversions::to_f32(&dev, &y16, &mut y32))?;
     row("f16 -> f32 (4/thread)", n, 6 * n, ms, Some(copy));
     // fp8 quantization with in-kernel scales (examples/quantize_e4m3.rs):
     // x read, bytes and scales written; the dequantizer the reverse.
@@ -203,9 +187,9 @@ fn main() -> Result<(), Error> {
         let blocks = n.div_ceil(block);
         let mut scales = dev.zeros::<f32>([blocks])?;
         let bytes = 5 * n + 4 * blocks;
-        let ms = time(&stream, || quantize(&dev, &x32, &mut q8, &mut scales))?;
+        let ms = time(&dev, || quantize(&dev, &x32, &mut q8, &mut scales))?;
         row(&format!("quantize e4m3 {name}"), n, bytes, ms, Some(copy));
-        let ms = time(&stream, || dequantize(&dev, &q8, &scales, &mut y32))?;
+        let ms = time(&dev, || dequantize(&dev, &q8, &scales, &mut y32))?;
         row(&format!("dequantize e4m3 {name}"), n, bytes, ms, Some(copy));
     }
     drop(q8);
@@ -220,14 +204,14 @@ fn main() -> Result<(), Error> {
             ("f32 -> f16 (ld.cs, st.cs)", variants::to_half_cs),
             ("f32 -> f16 (ld.nc, st.cs)", variants::to_half_nc_cs),
         ] {
-            let ms = time(&stream, || kernel(&dev, &x32, &mut h16))?;
+            let ms = time(&dev, || kernel(&dev, &x32, &mut h16))?;
             row(name, n, 6 * n, ms, Some(copy));
         }
-        let ms = time(&stream, || variants::to_f32_x8(&dev, &y16, &mut y32))?;
+        let ms = time(&dev, || variants::to_f32_x8(&dev, &y16, &mut y32))?;
         row("f16 -> f32 (8/thread)", n, 6 * n, ms, Some(copy));
-        let ms = time(&stream, || variants::to_f32_b128(&dev, &y16, &mut y32))?;
+        let ms = time(&dev, || variants::to_f32_b128(&dev, &y16, &mut y32))?;
         row("f16 -> f32 (block 128)", n, 6 * n, ms, Some(copy));
-        let ms = time(&stream, || variants::to_f32_x4_b128(&dev, &y16, &mut y32))?;
+        let ms = time(&dev, || variants::to_f32_x4_b128(&dev, &y16, &mut y32))?;
         row("f16 -> f32 (4/t, b128)", n, 6 * n, ms, Some(copy));
     }
     Ok(())

@@ -52,8 +52,8 @@ pub use tile_kernel_lowering::DType;
 pub use tile_kernel_macros::tile_kernel;
 #[cfg(feature = "runtime")]
 pub use tile_kernel_runtime::{
-    Device, DeviceTensor, Element, Error, PinnedHostSlice, Result, ScalarArg, TensorArg,
-    TensorArgMut, TensorView, TensorViewMut, driver_available,
+    Device, DeviceTensor, Element, Error, PinnedHostSlice, Result, ScalarArg, StoppedTimer,
+    TensorArg, TensorArgMut, TensorView, TensorViewMut, Timer, driver_available,
 };
 
 /// The launch description every kernel carries as `NAME::SPEC`, as plain

@@ -65,6 +65,14 @@
 //! the copies. [`Device::upload`], `download` and `upload_from` are
 //! blocking.
 //!
+//! # Timing
+//!
+//! [`Device::timer`] records a CUDA event on the device's stream and
+//! [`Timer::stop`] a second one; [`StoppedTimer::elapsed_ms`] waits for the
+//! second and returns the milliseconds between them. [`Device::time`] does
+//! all three around a closure. On the CPU device the timer reads the wall
+//! clock, so a benchmark needs no cudarc and runs on both.
+//!
 //! The trust boundary is explicit: [`Kernel::new`] is `unsafe`. Its caller (the
 //! `#[tile_kernel]` macro) promises that the spec describes the PTX and that
 //! the PTX is memory-safe for every launch the launcher's checks accept (all
@@ -99,6 +107,8 @@
 //!   and the interpreter; the one `unsafe` driver launch.
 //! - `spec_check`: a spec against what it meets: each argument, the
 //!   parameter counts, the device's architecture, the IR it carries.
+//! - `timer`: [`Device::timer`] / [`Device::time`], timing work with CUDA
+//!   events on the device's stream (the wall clock on the CPU device).
 
 mod copy;
 #[cfg(test)]
@@ -115,6 +125,7 @@ mod symbols;
 mod tensor;
 #[cfg(test)]
 mod test_specs;
+mod timer;
 mod view;
 
 pub use device::{DEVICE_ENV, Device, driver_available};
@@ -128,6 +139,7 @@ pub use tensor::DeviceTensor;
 /// What the CPU interpreter reports in [`Error::Interpreter`].
 pub use tile_kernel_interp::{Fault, FaultKind, ThreadId};
 pub use tile_kernel_lowering::{DType, Target};
+pub use timer::{StoppedTimer, Timer};
 pub use view::{TensorArg, TensorArgMut, TensorView, TensorViewMut};
 
 /// cudarc's page-locked host buffer, the host side of asynchronous copies

@@ -20,7 +20,9 @@ use std::fmt::Debug;
 use tile_kernel_runtime::spec::{
     Borrow, DimSpec, KernelSpec, LaunchFormulaSpec, LaunchOp, ParamKindSpec, ParamSpec, SymbolSpec,
 };
-use tile_kernel_runtime::{DType, Device, Element, Error, Kernel, Result, Target, bf16, f16};
+use tile_kernel_runtime::{
+    DType, Device, DeviceTensor, Element, Error, Kernel, Result, Target, bf16, f16,
+};
 
 /// GPU 0; a test that asks for it fails where there is none.
 fn gpu() -> Device {
@@ -65,6 +67,7 @@ on_both_devices!(
     symbolic_n_zero_launches_nothing,
     symbolic_mismatch_between_params_is_refused,
     parameterless_kernel_runs,
+    a_timer_brackets_a_launch,
 );
 
 /// The error of a call that must fail.
@@ -856,5 +859,79 @@ fn symbolic_mismatch_between_params_is_refused(dev: &Device) -> Result<()> {
     }
     // Nothing was launched: y is untouched.
     assert_eq!(y.download()?, vec![0.0; 7]);
+    Ok(())
+}
+
+// ---------------------------------------------------------------- timing
+
+/// Launches `add_one` over `x` into `y` on `dev`.
+fn add_one(dev: &Device, x: &DeviceTensor<f32>, y: &mut DeviceTensor<f32>) -> Result<()> {
+    ADD_ONE.launch(dev)?.tensor(x)?.tensor_mut(y)?.run()
+}
+
+/// A timer around a launch reads a positive time (CUDA events on a GPU,
+/// the wall clock on the CPU device), the same on every read; so does
+/// `Device::time`; the launch's results are there.
+fn a_timer_brackets_a_launch(dev: &Device) -> Result<()> {
+    let n = 1 << 14;
+    let x = dev.upload(&vec![1.0f32; n], [n])?;
+    let mut y = dev.zeros::<f32>([n])?;
+    let timer = dev.timer()?;
+    add_one(dev, &x, &mut y)?;
+    let stopped = timer.stop()?;
+    let ms = stopped.elapsed_ms()?;
+    assert!(ms > 0.0 && ms < 60_000.0, "{ms} ms");
+    assert_eq!(stopped.elapsed_ms()?, ms);
+    assert!(y.download()?.iter().all(|&v| v == 2.0));
+
+    y.upload_from(&vec![0.0; n])?;
+    let ms = dev.time(|| add_one(dev, &x, &mut y))?;
+    assert!(ms > 0.0 && ms < 60_000.0, "{ms} ms");
+    assert!(y.download()?.iter().all(|&v| v == 2.0));
+    Ok(())
+}
+
+/// A timer's events are on its own device's stream. Around 20 launches
+/// queued on a second stream (`with_new_stream`), that stream's timer
+/// measures at least the time the launches need to move their bytes at
+/// 10 TB/s (more than any GPU's memory bandwidth), while a timer on the
+/// first device's stream, started before and stopped after the same
+/// launches, measures less: its stream runs nothing in between.
+#[test]
+#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
+fn timers_measure_their_own_stream() -> Result<()> {
+    const LAUNCHES: usize = 20;
+    let dev = gpu();
+    let other = dev.with_new_stream()?;
+    let n = 1 << 26;
+    let x = other.upload(&vec![1.0f32; n], [n])?;
+    let mut y = other.zeros::<f32>([n])?;
+    // The module is loaded here, so no timer measures the JIT.
+    add_one(&other, &x, &mut y)?;
+    other.synchronize()?;
+
+    let idle = dev.timer()?;
+    let busy = other.timer()?;
+    for _ in 0..LAUNCHES {
+        add_one(&other, &x, &mut y)?;
+    }
+    let busy = busy.stop()?;
+    let idle = idle.stop()?;
+    let busy_ms = busy.elapsed_ms()?;
+    let idle_ms = idle.elapsed_ms()?;
+
+    // Each launch reads and writes 4 bytes per element.
+    let bytes = (LAUNCHES * 8 * n) as f64;
+    let least_ms = bytes / 10e12 * 1e3;
+    assert!(
+        busy_ms >= least_ms,
+        "the second stream's timer read {busy_ms} ms for {LAUNCHES} launches moving {bytes} bytes (at least {least_ms} ms)"
+    );
+    assert!(
+        idle_ms < busy_ms,
+        "the first stream's timer read {idle_ms} ms, the second stream's {busy_ms} ms"
+    );
+    // The timed launches computed what they should.
+    assert!(y.download()?.iter().all(|&v| v == 2.0));
     Ok(())
 }
