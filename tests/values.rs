@@ -42,7 +42,11 @@ fn row_max(x: Tensor<f32, N, 4>, y: Tensor<f32, N, 2>) {
     let row = cta_id(0) * 128 + thread_id(0);
     let r = alloc_local::<f32>([4, 1]);
     let m = alloc_local::<f32>([2, 1]);
-    apply(ptx["ld.global.v4.f32"], r.reshape([1, 4]), x.slice(s![row..row + 1, ..]));
+    apply(
+        ptx["ld.global.v4.f32"],
+        r.reshape([1, 4]),
+        x.slice(s![row..row + 1, ..]),
+    );
     apply(ptx["mov.f32"], m.slice(s![0..1, ..]), f32::NEG_INFINITY);
     for k in 0..4 {
         apply(
@@ -53,7 +57,11 @@ fn row_max(x: Tensor<f32, N, 4>, y: Tensor<f32, N, 2>) {
         );
     }
     apply(ptx["mov.f32"], m.slice(s![1..2, ..]), f32::NAN);
-    apply(ptx["st.global.v2.f32"], y.slice(s![row..row + 1, ..]), m.reshape([1, 2]));
+    apply(
+        ptx["st.global.v2.f32"],
+        y.slice(s![row..row + 1, ..]),
+        m.reshape([1, 2]),
+    );
 }
 
 /// The PTX lines that start with `fragment` (after indentation).
@@ -89,8 +97,16 @@ fn index_operands_are_the_index_registers_or_their_low_bits() {
 fn float_constants_are_their_exact_bits() {
     let ptx = row_max::PTX;
     // -inf and the canonical quiet NaN, materialised once at entry.
-    assert_eq!(lines_starting(ptx, "mov.b32 %k32_0, 0xFF800000;").len(), 1, "{ptx}");
-    assert_eq!(lines_starting(ptx, "mov.b32 %k32_1, 0x7FC00000;").len(), 1, "{ptx}");
+    assert_eq!(
+        lines_starting(ptx, "mov.b32 %k32_0, 0xFF800000;").len(),
+        1,
+        "{ptx}"
+    );
+    assert_eq!(
+        lines_starting(ptx, "mov.b32 %k32_1, 0x7FC00000;").len(),
+        1,
+        "{ptx}"
+    );
 }
 
 #[test]

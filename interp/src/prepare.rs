@@ -177,7 +177,10 @@ pub(crate) enum Source {
     Special(Special),
     /// A runtime integer: the index polynomial's value for the thread,
     /// truncated to `bits` (the checker proved it fits).
-    Index { value: Linear, bits: usize },
+    Index {
+        value: Linear,
+        bits: usize,
+    },
 }
 
 /// Where a destination lane's bits go: `bytes` frame bytes at `offset`.

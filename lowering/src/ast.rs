@@ -246,6 +246,9 @@ pub enum ViewKind {
     Reshape(Vec<i64>),
     /// `.unsqueeze(axis)`; negative axes count from the end.
     Unsqueeze(i64),
+    /// `.broadcast([..])`: repeat axes of extent 1 read at every index of
+    /// the given extent (stride 0); read-only.
+    Broadcast(Vec<i64>),
 }
 
 /// One item of `s![..]`, in ndarray's convention (negative constants count

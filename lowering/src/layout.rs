@@ -84,6 +84,11 @@ impl LayoutError {
             help: None,
         }
     }
+
+    fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
 }
 
 /// One resolved `s![..]` item: bounds already evaluated.
@@ -583,6 +588,69 @@ impl Layout {
 
     /// `.unsqueeze(axis)`: insert an extent-1 axis; negative axes count from
     /// the end, so `-1` appends a new final (register) axis.
+    /// `.broadcast(dims)`: the same rank, the final (register) axis
+    /// unchanged, and each repeat axis either kept or, from extent 1,
+    /// widened to `dims[a]` with stride 0 (every index reads the one
+    /// element). The region is unchanged: no new element is reached.
+    pub fn broadcast(&self, dims: &[i64], span: SpanId) -> Result<Layout, LayoutError> {
+        let shape = self.const_shape();
+        let current = shape.as_ref().map_or_else(
+            || "a view with runtime extents".to_string(),
+            |s| shape_text(s),
+        );
+        let rank = self.shape.len();
+        if dims.len() != rank {
+            return Err(LayoutError::new(
+                Code::BROADCAST,
+                span,
+                format!(
+                    "`.broadcast` keeps the rank: this view {current} has {rank} axes, the new shape {} has {}",
+                    shape_text_i64(dims),
+                    dims.len()
+                ),
+            ));
+        }
+        let mut out = self.clone();
+        for (axis, (&want, have)) in dims.iter().zip(&self.shape).enumerate() {
+            let have = have.as_const();
+            if have == Some(i128::from(want)) {
+                continue;
+            }
+            if axis + 1 == rank {
+                return Err(LayoutError::new(
+                    Code::BROADCAST,
+                    span,
+                    format!(
+                        "`.broadcast` cannot change the register axis (axis {axis}, the last): {current} would become {}",
+                        shape_text_i64(dims)
+                    ),
+                )
+                .with_help("broadcast the repeat axes only; the register axis is what one instruction reads"));
+            }
+            if have != Some(1) || want < 1 {
+                return Err(LayoutError::new(
+                    Code::BROADCAST,
+                    span,
+                    format!(
+                        "`.broadcast` widens only axes of extent 1, but axis {axis} of {current} cannot become {want}",
+                    ),
+                )
+                .with_help("make the axis extent 1 first (`.slice` one index, or `.unsqueeze` a new axis), then broadcast it"));
+            }
+            out.shape[axis] = Poly::constant(i128::from(want));
+            out.strides[axis] = Poly::default();
+        }
+        Ok(out)
+    }
+
+    /// Whether some axis reaches one element from several indices (a
+    /// broadcast axis: stride 0, extent above 1).
+    pub fn is_broadcast(&self) -> bool {
+        self.shape.iter().zip(&self.strides).any(|(d, s)| {
+            *s == Poly::default() && d.as_const() != Some(1) && d.as_const() != Some(0)
+        })
+    }
+
     pub fn unsqueeze(&self, axis: i64, span: SpanId) -> Result<Layout, LayoutError> {
         let rank = self.shape.len() as i64;
         let position = if axis < 0 { rank + 1 + axis } else { axis };
@@ -648,6 +716,12 @@ impl Layout {
                 .collect(),
         )
     }
+}
+
+/// `[4, 8, 1]` for messages, from the extents as written.
+fn shape_text_i64(dims: &[i64]) -> String {
+    let dims: Vec<String> = dims.iter().map(ToString::to_string).collect();
+    format!("[{}]", dims.join(", "))
 }
 
 #[cfg(test)]

@@ -941,9 +941,7 @@ impl KernelParser<'_> {
             // `N * 4`, `thread_id(0)`, `grid_dim(0)`: a runtime integer
             // (a bare name is a place until the checker knows what it names).
             Expr::Binary(_) => Ok(Operand::Value(self.expr(expr))),
-            Expr::Call(call)
-                if matches!(&*call.func, Expr::Path(p) if p.path.get_ident().is_some_and(|i| i != "sreg")) =>
-            {
+            Expr::Call(call) if matches!(&*call.func, Expr::Path(p) if p.path.get_ident().is_some_and(|i| i != "sreg")) => {
                 Ok(Operand::Value(self.expr(expr)))
             }
             Expr::Paren(paren) => self.operand(&paren.expr),
@@ -1130,6 +1128,21 @@ impl KernelParser<'_> {
                         ));
                     }
                     ("unsqueeze", [axis]) => ViewKind::Unsqueeze(to_i64(const_eval(axis)?, axis)?),
+                    ("broadcast", [Expr::Array(array)]) => {
+                        let dims = array
+                            .elems
+                            .iter()
+                            .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
+                            .collect::<Parsed<Vec<i64>>>()?;
+                        ViewKind::Broadcast(dims)
+                    }
+                    ("broadcast", _) => {
+                        return Err(err(
+                            Code::MALFORMED_VIEW,
+                            call,
+                            "`.broadcast` takes the new shape as an array: `.broadcast([4, 8, 1])`",
+                        ));
+                    }
                     ("unsqueeze", _) => {
                         return Err(err(
                             Code::MALFORMED_VIEW,
@@ -1142,7 +1155,7 @@ impl KernelParser<'_> {
                             Code::UNKNOWN_VIEW,
                             &call.method,
                             format!(
-                                "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])` or `.unsqueeze(axis)`"
+                                "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)` or `.broadcast([..])`"
                             ),
                         ));
                     }
@@ -1785,6 +1798,9 @@ pub fn const_eval(expr: &Expr) -> Parsed<i128> {
 fn float_type_path(path: &syn::ExprPath) -> bool {
     path.qself.is_none()
         && path.path.segments.len() == 2
-        && matches!(path.path.segments[0].ident.to_string().as_str(), "f32" | "f64")
+        && matches!(
+            path.path.segments[0].ident.to_string().as_str(),
+            "f32" | "f64"
+        )
         && path.path.segments.iter().all(|s| s.arguments.is_none())
 }

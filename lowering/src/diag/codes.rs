@@ -225,6 +225,10 @@ catalogue! {
         DTYPE_VIEW = 124, "`.view::<U>()` that cannot reinterpret the view";
         RESHAPE = 125, "invalid `.reshape`";
         UNSQUEEZE_AXIS = 126, "`.unsqueeze` axis out of range";
+        /// `.broadcast([..])` to a shape the view cannot be read as: another
+        /// rank, a changed register axis, or a repeat axis of extent
+        /// other than 1 given another extent.
+        BROADCAST = 127, "invalid `.broadcast`";
     }
     Operands {
         MALFORMED_OPCODE = 201, "malformed opcode text";
@@ -277,6 +281,9 @@ catalogue! {
         /// A runtime integer (`N`, `thread_id(0)`) in an integer operand
         /// whose type cannot hold every value it may take.
         INDEX_OPERAND_RANGE = 233, "runtime integer that may not fit the operand type";
+        /// A broadcast view (one element read at several repeat
+        /// coordinates) as a destination.
+        BROADCAST_DESTINATION = 234, "broadcast view as a destination";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";

@@ -67,6 +67,26 @@ impl Checker<'_> {
                 "source"
             };
             let before = errors.len();
+            // A broadcast view reads one element at several repeat
+            // coordinates: writing it would write that element several
+            // times, in an order the program does not fix.
+            if slot.access == Access::Write
+                && let Some(name) = broadcast_name(value)
+            {
+                errors.push(
+                    Diagnostic::new(
+                        Code::BROADCAST_DESTINATION,
+                        span,
+                        format!(
+                            "`{name}` is broadcast here, so operand `{}` of `{}` would write one element at several repeat coordinates",
+                            slot.name, apply.opcode
+                        ),
+                    )
+                    .with_note("a broadcast view is read-only: its repeat axes of stride 0 read one element everywhere")
+                    .with_help("write into a view whose every coordinate is its own element, and broadcast it where it is read"),
+                );
+                continue;
+            }
             match (slot.kind, value) {
                 // Rule 3.
                 (kind, Value::Memory { buffer, name, .. })
@@ -510,6 +530,21 @@ fn dtype_error(slot: &ResolvedOperand, layout: &Layout, span: SpanId, opcode: &s
         }
     }
     diag
+}
+
+/// The name of `value` when its view is a broadcast (an axis of stride 0
+/// and extent above 1).
+fn broadcast_name(value: &Value) -> Option<&str> {
+    match value {
+        Value::Local { name, layout, .. } => layout
+            .shape
+            .iter()
+            .zip(&layout.strides)
+            .any(|(d, s)| *s == 0 && *d > 1)
+            .then_some(name.as_str()),
+        Value::Memory { name, view, .. } => view.is_broadcast().then_some(name.as_str()),
+        _ => None,
+    }
 }
 
 /// Rule 7 / 6 for scalars: the literal or parameter must fit the operand type.

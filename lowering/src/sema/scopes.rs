@@ -363,6 +363,44 @@ impl Checker<'_> {
         None
     }
 
+    /// `.broadcast([..])` of a view with group axes: the new shape starts
+    /// with them and broadcasts each thread's part.
+    pub(super) fn group_broadcast<'d>(
+        &mut self,
+        view: &View,
+        dims: &'d [i64],
+        span: SpanId,
+    ) -> Option<&'d [i64]> {
+        let group = view.group.as_ref()?;
+        let g = group.axes.len();
+        let keeps = dims.len() > g
+            && dims[..g]
+                .iter()
+                .zip(&group.axes)
+                .all(|(d, a)| usize::try_from(*d).is_ok_and(|d| d == *a));
+        if keeps {
+            return Some(&dims[g..]);
+        }
+        self.diags.push(
+            Diagnostic::new(
+                Code::BROADCAST,
+                span,
+                format!(
+                    "a broadcast of {} tile `{}` keeps its leading group axes {} and broadcasts each {}'s part",
+                    group.scope.name(),
+                    view.name,
+                    shape_text(&group.axes),
+                    group.scope.member()
+                ),
+            )
+            .with_help(format!(
+                "start the new shape with the group axes: `.broadcast([{}, ..])`",
+                group.axes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
+            )),
+        );
+        None
+    }
+
     /// `.unsqueeze(axis)` of a view with group axes: only after them.
     pub(super) fn group_unsqueeze(&mut self, view: &View, axis: i64, span: SpanId) -> Option<i64> {
         let group = view.group.as_ref()?;

@@ -57,7 +57,8 @@ impl Checker<'_> {
         // A runtime integer by name: a size symbol, a `let` of one, a
         // runtime loop variable.
         if place.views.is_empty()
-            && let Some(Binding::Int(poly) | Binding::Symbol(poly)) = self.lookup(&place.base).cloned()
+            && let Some(Binding::Int(poly) | Binding::Symbol(poly)) =
+                self.lookup(&place.base).cloned()
         {
             return self.index_operand(poly, place.span);
         }
@@ -202,6 +203,10 @@ impl Checker<'_> {
                     let dims = self.group_reshape(&view, dims, op.span)?;
                     view.layout.reshape(dims, op.span)
                 }
+                ViewKind::Broadcast(dims) if grouped => {
+                    let dims = self.group_broadcast(&view, dims, op.span)?;
+                    view.layout.broadcast(dims, op.span)
+                }
                 ViewKind::Unsqueeze(axis) if grouped => {
                     let axis = self.group_unsqueeze(&view, *axis, op.span)?;
                     view.layout.unsqueeze(axis, op.span)
@@ -232,6 +237,7 @@ impl Checker<'_> {
                 ViewKind::View(dtype) => view.layout.view(*dtype, op.span),
                 ViewKind::Reshape(dims) => view.layout.reshape(dims, op.span),
                 ViewKind::Unsqueeze(axis) => view.layout.unsqueeze(*axis, op.span),
+                ViewKind::Broadcast(dims) => view.layout.broadcast(dims, op.span),
             };
             match result {
                 Ok(next) => view.layout = next,

@@ -55,6 +55,7 @@ pub(crate) fn show_place(p: &PlaceExpr) -> String {
             ViewKind::View(d) => s += &format!(".view::<{d}>()"),
             ViewKind::Reshape(d) => s += &format!(".reshape({d:?})"),
             ViewKind::Unsqueeze(a) => s += &format!(".unsqueeze({a})"),
+            ViewKind::Broadcast(d) => s += &format!(".broadcast({d:?})"),
         }
     }
     s
@@ -102,7 +103,9 @@ pub(crate) fn show_stmts(stmts: &[Stmt], indent: usize, out: &mut String) {
                         Operand::Literal(l) => match l.value {
                             LiteralValue::Int(v) => v.to_string(),
                             LiteralValue::Float(v) if v.is_nan() => "f64::NAN".to_string(),
-                            LiteralValue::Float(v) if v == f64::INFINITY => "f64::INFINITY".to_string(),
+                            LiteralValue::Float(v) if v == f64::INFINITY => {
+                                "f64::INFINITY".to_string()
+                            }
                             LiteralValue::Float(v) if v == f64::NEG_INFINITY => {
                                 "f64::NEG_INFINITY".to_string()
                             }
