@@ -228,6 +228,20 @@ impl GridRun<'_> {
                         state.atoms_of_mut(t)[*atom as usize] = value;
                     }
                 }
+                Block::ReadRegister {
+                    atom,
+                    source,
+                    dtype,
+                } => {
+                    for &t in active {
+                        let bits = self.source(state, source, t).map_err(|kind| Trap {
+                            statement: None,
+                            thread: t,
+                            kind,
+                        })?;
+                        state.atoms_of_mut(t)[*atom as usize] = extend(bits, *dtype);
+                    }
+                }
                 Block::If {
                     test,
                     then,

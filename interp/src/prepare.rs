@@ -270,6 +270,13 @@ pub(crate) enum Block {
         a: Linear,
         b: Linear,
     },
+    /// A register atom: the register's bits (a fault if undefined),
+    /// extended to 64 bits as `dtype` says.
+    ReadRegister {
+        atom: AtomId,
+        source: Source,
+        dtype: DType,
+    },
     If {
         test: Test,
         then: Vec<Block>,
@@ -435,7 +442,9 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
                     )));
                 }
             },
-            AtomKind::LoopVar | AtomKind::Computed(..) => AtomSource::Body,
+            AtomKind::LoopVar | AtomKind::Computed(..) | AtomKind::Register { .. } => {
+                AtomSource::Body
+            }
         });
     }
     let mut builder = Builder {
@@ -491,6 +500,24 @@ impl Builder<'_> {
                     let atoms = self.program.atoms.len();
                     if *atom as usize >= atoms {
                         return Err(format!("defines unknown atom {atom}"));
+                    }
+                    if let AtomKind::Register {
+                        tile,
+                        register,
+                        dtype,
+                    } = self.program.atoms.get(*atom).kind
+                    {
+                        let lane = tile_kernel_lowering::program::Lane {
+                            tile,
+                            byte_offset: register * dtype.size_bytes(),
+                            bytes: dtype.size_bytes(),
+                        };
+                        out.push(Block::ReadRegister {
+                            atom: *atom,
+                            source: self.lane(&lane)?.0,
+                            dtype,
+                        });
+                        continue;
                     }
                     let AtomKind::Computed(op, args) = &self.program.atoms.get(*atom).kind else {
                         return Err(format!("defines atom {atom}, which is not computed"));

@@ -248,10 +248,20 @@ fn collect_writes(body: &[Node], out: &mut BTreeSet<(usize, usize)>) {
 pub(crate) struct CondRead {
     pub tile: usize,
     pub register: usize,
+    /// What reads it: a condition, or an index expression (a register
+    /// atom, [`crate::sym::AtomKind::Register`]).
+    pub reader: Reader,
     pub span: SpanId,
     /// The condition as written (`p[0]`) and the tile's name.
     pub text: String,
     pub base: String,
+}
+
+/// What reads the register of a [`CondRead`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Reader {
+    Condition,
+    Index,
 }
 
 /// An operand after name resolution and views.

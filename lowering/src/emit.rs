@@ -763,8 +763,18 @@ impl Emitter<'_> {
         }
     }
 
-    /// Computes a computed atom where the IR defines it.
+    /// Computes a computed atom, or reads a register atom, where the IR
+    /// defines it.
     fn define(&mut self, atom: crate::sym::AtomId, out: &mut String) {
+        if let AtomKind::Register {
+            tile,
+            register,
+            dtype,
+        } = self.program.atoms.get(atom).kind
+        {
+            self.define_register_atom(atom, tile, register, dtype, out);
+            return;
+        }
         let AtomKind::Computed(op, args) = &self.program.atoms.get(atom).kind else {
             return;
         };
@@ -800,6 +810,38 @@ impl Emitter<'_> {
             }
         };
         let _ = writeln!(out, "\t{line}");
+    }
+
+    /// `%i{atom}` = register `register` of `tile`, extended to 64 bits as
+    /// its integer dtype says (a packed part is unpacked first).
+    fn define_register_atom(
+        &mut self,
+        atom: crate::sym::AtomId,
+        tile: usize,
+        register: usize,
+        dtype: DType,
+        out: &mut String,
+    ) {
+        let bytes = dtype.size_bytes();
+        let lane = Lane {
+            tile,
+            byte_offset: register * bytes,
+            bytes,
+        };
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        let source = self.lane(lane, false, &mut before, &mut after);
+        for line in before {
+            let _ = writeln!(out, "	{line}");
+        }
+        let ty = match dtype {
+            DType::U8 => "u8",
+            DType::U16 => "u16",
+            DType::U32 => "u32",
+            DType::I8 => "s8",
+            DType::I16 => "s16",
+            _ => "s32",
+        };
+        let _ = writeln!(out, "	cvt.s64.{ty} %i{atom}, {source};");
     }
 
     /// Definitions of the kernel-wide atoms: special registers, symbols and
@@ -880,7 +922,7 @@ impl Emitter<'_> {
                     };
                     let _ = writeln!(out, "\tcvt.s64.{ty} {d}, {};", scalar_reg(*param, name));
                 }
-                AtomKind::LoopVar | AtomKind::Computed(..) => {}
+                AtomKind::LoopVar | AtomKind::Computed(..) | AtomKind::Register { .. } => {}
             }
         }
         out

@@ -296,6 +296,15 @@ pub enum AtomKind {
     /// A value computed at its `let` (or loop bound): the emitter evaluates
     /// `op` over `args` where the IR defines it.
     Computed(ComputedOp, Vec<Poly>),
+    /// A value read from register `register` of local tile `tile` (an
+    /// integer element of at most 32 bits: `ids[k]`) where the IR defines
+    /// it, sign- or zero-extended by `dtype`. It may differ between threads
+    /// and between reads; its range is its dtype's.
+    Register {
+        tile: usize,
+        register: usize,
+        dtype: crate::dtype::DType,
+    },
 }
 
 /// Operations whose result is not a polynomial of their operands.

@@ -59,7 +59,8 @@ impl Uniformities<'_> {
             AtomKind::CtaId(_) => Uniformity::Cta,
             AtomKind::WarpId | AtomKind::WarpInGroup => Uniformity::Warp,
             AtomKind::WarpgroupId => Uniformity::Warpgroup,
-            AtomKind::LaneId => Uniformity::Thread,
+            // A value read from a register: any thread's own.
+            AtomKind::LaneId | AtomKind::Register { .. } => Uniformity::Thread,
             // A warp lies inside one row of x when the row is whole warps.
             AtomKind::ThreadId(1) if bx % 32 == 0 => Uniformity::Warp,
             AtomKind::ThreadId(2) if (bx * by) % 32 == 0 => Uniformity::Warp,

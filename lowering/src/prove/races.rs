@@ -473,7 +473,8 @@ impl Threads<'_> {
                 | AtomKind::WarpId
                 | AtomKind::WarpInGroup
                 | AtomKind::WarpgroupId
-                | AtomKind::LoopVar => false,
+                | AtomKind::LoopVar
+                | AtomKind::Register { .. } => false,
             })
     }
 

@@ -44,7 +44,7 @@
 
 use std::rc::Rc;
 
-use crate::checked::{Apply, CondRead, Loop, Node};
+use crate::checked::{Apply, CondRead, Loop, Node, Reader};
 use crate::diag::{Code, Diagnostic};
 use crate::layout::storage_index;
 use crate::program::{CmpOp, Cond, Lane, Tile};
@@ -364,6 +364,10 @@ impl Walk<'_> {
         let Some(state) = self.state.get(read.tile).and_then(|t| t.get(read.register)) else {
             return;
         };
+        let reader = match read.reader {
+            Reader::Condition => "condition",
+            Reader::Index => "index",
+        };
         let problem = match state {
             Defined::Yes => None,
             Defined::Under(cond) if self.implied(cond, &Cond::Const(true)) => None,
@@ -373,13 +377,17 @@ impl Walk<'_> {
                     Diagnostic::new(
                         Code::READ_OF_PREDICATED_WRITE,
                         read.span,
-                        format!("this condition reads `{}`, which {message}", read.text),
+                        format!("this {reader} reads `{}`, which {message}", read.text),
                     )
-                    .with_help(match help {
-                        Some(guard) => format!(
+                    .with_help(match (read.reader, help) {
+                        (Reader::Condition, Some(guard)) => format!(
                             "branch on it only where `{guard}` holds, or write the predicate on every path (an unguarded `setp`)"
                         ),
-                        None => "write the predicate on every path (an unguarded `setp`) before branching on it".to_string(),
+                        (Reader::Condition, None) => "write the predicate on every path (an unguarded `setp`) before branching on it".to_string(),
+                        (Reader::Index, Some(guard)) => format!(
+                            "index with it only where `{guard}` holds (inside `if {guard} {{ .. }}`), or write it on every path"
+                        ),
+                        (Reader::Index, None) => "write it on every path before indexing with it".to_string(),
                     }),
                 )
             }
@@ -388,14 +396,16 @@ impl Walk<'_> {
                     Code::READ_BEFORE_WRITE,
                     read.span,
                     format!(
-                        "this condition reads `{}`, which no earlier statement wrote",
+                        "this {reader} reads `{}`, which no earlier statement wrote",
                         read.text
                     ),
                 )
-                .with_help(format!(
-                    "compute `{}` first, for example with `setp`",
-                    read.base
-                )),
+                .with_help(match read.reader {
+                    Reader::Condition => {
+                        format!("compute `{}` first, for example with `setp`", read.base)
+                    }
+                    Reader::Index => format!("load or compute `{}` first", read.base),
+                }),
             ),
         };
         if let Some(diag) = problem {

@@ -132,9 +132,18 @@ impl Checker<'_> {
             }
             for (_, lane) in &coordinate.writes {
                 self.tiles[lane.tile].ever_written = true;
-                if lane.bytes == 1 && self.tiles[lane.tile].tile.dtype == DType::Bool {
+                let dtype = self.tiles[lane.tile].tile.dtype;
+                if dtype == DType::Bool {
                     // One byte per predicate register.
                     self.fresh_pred_version(lane.tile, lane.byte_offset);
+                } else if super::versioned(dtype) {
+                    // Every register the lane touches has a new value.
+                    let size = dtype.size_bytes();
+                    for register in
+                        lane.byte_offset / size..(lane.byte_offset + lane.bytes).div_ceil(size)
+                    {
+                        self.fresh_pred_version(lane.tile, register);
+                    }
                 }
             }
         }

@@ -199,6 +199,11 @@ struct Checker<'k> {
     pred_versions: PredVersions,
     /// The last version handed out.
     next_pred_version: u64,
+    /// Per enclosing block (innermost last): the register atoms read there,
+    /// by `(tile, register, version)`. A read of a register whose value has
+    /// not changed since a read in this block or an enclosing one is that
+    /// atom again, so facts about it (`if row < V`) hold for it.
+    index_reads: Vec<HashMap<(usize, usize, u64), AtomId>>,
     /// Each `apply` of the kernel's body (by address: the body is borrowed
     /// for the checker's life) with its position in source order, from 1.
     apply_numbers: HashMap<*const ast::Apply, usize>,
@@ -271,6 +276,7 @@ impl<'k> Checker<'k> {
             unrolling: Vec::new(),
             pred_versions: HashMap::new(),
             next_pred_version: 0,
+            index_reads: vec![HashMap::new()],
             control: Vec::new(),
             loop_uniformity: HashMap::new(),
             current_statement: 0,
@@ -435,7 +441,9 @@ impl<'k> Checker<'k> {
         let fact_count = self.facts.len();
         self.facts.extend(facts);
         self.scopes.push(HashMap::new());
+        self.index_reads.push(HashMap::new());
         f(self);
+        self.index_reads.pop();
         self.scopes.pop();
         self.facts.truncate(fact_count);
         std::mem::replace(&mut self.body, outer)
@@ -447,6 +455,16 @@ impl<'k> Checker<'k> {
             .get(&(tile, register))
             .copied()
             .unwrap_or(0)
+    }
+
+    /// The register atom already read from `(tile, register)` at its
+    /// current version on this path, if any.
+    fn index_read(&self, tile: usize, register: usize) -> Option<AtomId> {
+        let key = (tile, register, self.pred_version(tile, register));
+        self.index_reads
+            .iter()
+            .rev()
+            .find_map(|reads| reads.get(&key).copied())
     }
 
     /// A write (or a merge of paths) gives the register a new value.
@@ -485,7 +503,7 @@ impl<'k> Checker<'k> {
             .tiles
             .iter()
             .enumerate()
-            .filter(|(_, t)| t.tile.dtype == DType::Bool)
+            .filter(|(_, t)| versioned(t.tile.dtype))
             .flat_map(|(i, t)| (0..t.tile.registers()).map(move |r| (i, r)))
             .collect();
         for (tile, register) in registers {
@@ -1377,6 +1395,15 @@ impl Checker<'_> {
             );
         }
     }
+}
+
+/// Whether registers of a tile of `dtype` carry versions: predicates (for
+/// conditions) and the integers an index may read ([`crate::sym::AtomKind::Register`]).
+pub(super) fn versioned(dtype: DType) -> bool {
+    matches!(
+        dtype,
+        DType::Bool | DType::U8 | DType::U16 | DType::U32 | DType::I8 | DType::I16 | DType::I32
+    )
 }
 
 /// Unrolled loop bodies are checked once per iteration: report each

@@ -15,7 +15,7 @@ use crate::ptx::resolve::nearest;
 use crate::sym::{Atom, AtomKind, ComputedOp, INDEX_LIMIT, Poly, gcd};
 
 use super::{Binding, Checker, SymbolState, Value, View, ViewBase, limits};
-use crate::checked::{self, CondRead};
+use crate::checked::{self, CondRead, Reader};
 
 /// Every symbol value is at most this (checked by the launcher).
 pub const MAX_SYMBOL_VALUE: i128 = (1 << 40) - 1;
@@ -641,6 +641,7 @@ impl Checker<'_> {
         self.body.push(checked::Node::CondRead(CondRead {
             tile,
             register,
+            reader: Reader::Condition,
             span: place.span,
             text: name,
             base: place.base.clone(),
@@ -651,6 +652,89 @@ impl Checker<'_> {
             register,
             version: self.pred_version(tile, register),
         }))
+    }
+
+    /// `ids[k]`, or a name bound to one element of a local integer tile,
+    /// in an index expression: the register's current value, as a fresh
+    /// register atom read here (its range is its dtype's). `None` when
+    /// `place` is not a view of such a tile (the caller says what it is);
+    /// `Some(None)` after reporting an error.
+    fn integer_of(&mut self, place: &ast::PlaceExpr) -> Option<Option<Poly>> {
+        let base = match self.lookup(&place.base) {
+            Some(Binding::Tile(tile)) => *tile,
+            Some(Binding::View(View {
+                base: ViewBase::Tile(tile),
+                ..
+            })) => *tile,
+            _ => return None,
+        };
+        let dtype = self.tiles[base].tile.dtype;
+        let (lo, hi) = match dtype {
+            DType::U8 => (0, i128::from(u8::MAX)),
+            DType::U16 => (0, i128::from(u16::MAX)),
+            DType::U32 => (0, i128::from(u32::MAX)),
+            DType::I8 => (i128::from(i8::MIN), i128::from(i8::MAX)),
+            DType::I16 => (i128::from(i16::MIN), i128::from(i16::MAX)),
+            DType::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
+            _ => return None,
+        };
+        let Some(Value::Local { tile, name, layout }) = self.operand_value(
+            &ast::Operand::Place(place.clone()),
+            crate::scope::Scope::Thread,
+        ) else {
+            return Some(None);
+        };
+        let count: usize = layout.shape.iter().product();
+        if count != 1 || layout.dtype != dtype {
+            let what = if layout.dtype == dtype {
+                format!("`{name}` holds {count} values")
+            } else {
+                format!(
+                    "`{name}` reinterprets `{dtype}` registers as `{}`",
+                    layout.dtype
+                )
+            };
+            self.diags.push(
+                Diagnostic::new(
+                    Code::NOT_A_VALUE,
+                    place.span,
+                    format!("an index reads one whole element of an integer tile, but {what}"),
+                )
+                .with_help(format!("select one element, like `{}[0]`", place.base)),
+            );
+            return Some(None);
+        }
+        let register = layout.byte_offset(&vec![0; layout.shape.len()]) / dtype.size_bytes();
+        if let Some(atom) = self.index_read(tile, register) {
+            return Some(Some(Poly::atom(atom)));
+        }
+        // Whether it holds a value here is the register obligation's to
+        // prove (`crate::prove::registers`).
+        self.body.push(checked::Node::CondRead(CondRead {
+            tile,
+            register,
+            reader: Reader::Index,
+            span: place.span,
+            text: name.clone(),
+            base: place.base.clone(),
+        }));
+        self.tiles[tile].ever_read = true;
+        let atom = self.atoms.push(Atom {
+            kind: AtomKind::Register {
+                tile,
+                register,
+                dtype,
+            },
+            name,
+            lo,
+            hi,
+        });
+        self.body.push(checked::Node::Define(atom));
+        let version = self.pred_version(tile, register);
+        if let Some(reads) = self.index_reads.last_mut() {
+            reads.insert((tile, register, version), atom);
+        }
+        Some(Some(Poly::atom(atom)))
     }
 
     /// Evaluates an expression; `None` after reporting an error.
@@ -716,6 +800,9 @@ impl Checker<'_> {
             Expr::View(place) => {
                 if let Some(predicate) = self.predicate_of(place) {
                     return predicate.map(ExprValue::Bool);
+                }
+                if let Some(value) = self.integer_of(place) {
+                    return value.map(ExprValue::Int);
                 }
                 self.diags.push(
                     Diagnostic::new(
@@ -857,6 +944,9 @@ impl Checker<'_> {
                 };
                 if let Some(predicate) = self.predicate_of(&place) {
                     return predicate.map(ExprValue::Bool);
+                }
+                if let Some(value) = self.integer_of(&place) {
+                    return value.map(ExprValue::Int);
                 }
                 self.diags.push(
                     Diagnostic::new(
