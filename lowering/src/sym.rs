@@ -513,6 +513,141 @@ impl FlatTerms {
             hi = clamp_range(hi.saturating_add(clamp_range(thi)));
         }
     }
+
+    /// Whether some combination of the obligation with the facts proves
+    /// it ([`Prover::prove_from`]'s rules, in its order).
+    /// Each `combine` is the coefficient the written-out `Poly` arithmetic
+    /// gives (saturating, in that order).
+    fn any_combination(&self) -> bool {
+        let count = self.polys.len() - 1;
+        // `p = k * f + rest` with `rest <= 0` proves `p <= 0` for k > 0: a
+        // fact on an index (`i + 1 <= N`) proves bounds on doubled ones
+        // (`2 * i + 2 <= 2 * N`). `rest` is `p.sub(&f.scale(k))`.
+        for k in [2, 4, 8, 16] {
+            for f in 1..=count {
+                let hi = self.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| {
+                    pc.saturating_add(fc.saturating_mul(k).saturating_mul(-1))
+                });
+                if hi <= 0 {
+                    return true;
+                }
+            }
+        }
+        // `k * p <= 0` proves `p <= 0` for k > 0: facts stated on doubled
+        // indices (`2 * i + 2 <= N`) prove bounds on halved ones. `rest` is
+        // `p.scale(k).sub(f)`, then `rest.sub(g)`.
+        let rest_coef = |pc: i128, fc: i128, k: i128| {
+            pc.saturating_mul(k).saturating_add(fc.saturating_mul(-1))
+        };
+        for k in [1, 2, 4, 8, 16] {
+            for f in 1..=count {
+                let hi =
+                    self.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| rest_coef(pc, fc, k));
+                if hi <= 0 {
+                    return true;
+                }
+                for g in f + 1..=count {
+                    let hi = self.combined_hi([Some(0), Some(f), Some(g)], |[pc, fc, gc]| {
+                        rest_coef(pc, fc, k).saturating_add(gc.saturating_mul(-1))
+                    });
+                    if hi <= 0 {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// [`Self::any_combination`] where no coefficient or range is large
+    /// enough for the saturating arithmetic to saturate (`None` otherwise):
+    /// then every combination is exact integer arithmetic, ranged over a
+    /// dense coefficient table without the merge of sorted term lists. A
+    /// combination's coefficient is at most `18 * top` in magnitude (`top`
+    /// the largest coefficient: `16 * p - f - g` at worst), so each partial
+    /// sum of a range's terms is at most `18 * top` times the sum of the
+    /// monomials' largest magnitudes; below 2^125 it never reaches the
+    /// 2^126 at which ranges saturate.
+    fn small_combinations(&self) -> Option<bool> {
+        const LIMIT: i128 = 1 << 125;
+        let width = self.ranges.len();
+        let mut los: Vec<i128> = Vec::with_capacity(width);
+        let mut his: Vec<i128> = Vec::with_capacity(width);
+        let mut reach: i128 = 0;
+        for &(lo, hi) in &self.ranges {
+            reach = reach.checked_add(lo.checked_abs()?.max(hi.checked_abs()?))?;
+            los.push(lo);
+            his.push(hi);
+        }
+        let mut top: i128 = 0;
+        for poly in &self.polys {
+            for &(_, c) in poly {
+                top = top.max(c.checked_abs()?);
+            }
+        }
+        if top >= LIMIT / 18 || reach.checked_mul(top * 18)? >= LIMIT {
+            return None;
+        }
+        // Row `i` of `dense`: polynomial `i`'s coefficient per monomial.
+        let rows = self.polys.len();
+        let mut dense: Vec<i128> = vec![0; rows * width];
+        for (row, poly) in self.polys.iter().enumerate() {
+            for &(m, c) in poly {
+                dense[row * width + m] = c;
+            }
+        }
+        let hi_of = |coefs: &[i128]| -> i128 {
+            let mut hi = 0i128;
+            let mut m = 0;
+            while m < width {
+                let c = coefs[m];
+                if c > 0 {
+                    hi += c * his[m];
+                } else if c < 0 {
+                    hi += c * los[m];
+                }
+                m += 1;
+            }
+            hi
+        };
+        let p = &dense[..width];
+        let mut sum: Vec<i128> = vec![0; width];
+        let mut with_g: Vec<i128> = vec![0; width];
+        // `p - k * f`.
+        for k in [2, 4, 8, 16] {
+            for f in 1..rows {
+                let fact = &dense[f * width..(f + 1) * width];
+                for m in 0..width {
+                    sum[m] = p[m] - k * fact[m];
+                }
+                if hi_of(&sum) <= 0 {
+                    return Some(true);
+                }
+            }
+        }
+        // `k * p - f`, then `k * p - f - g`.
+        for k in [1, 2, 4, 8, 16] {
+            for f in 1..rows {
+                let fact = &dense[f * width..(f + 1) * width];
+                for m in 0..width {
+                    sum[m] = k * p[m] - fact[m];
+                }
+                if hi_of(&sum) <= 0 {
+                    return Some(true);
+                }
+                for g in f + 1..rows {
+                    let other = &dense[g * width..(g + 1) * width];
+                    for m in 0..width {
+                        with_g[m] = sum[m] - other[m];
+                    }
+                    if hi_of(&with_g) <= 0 {
+                        return Some(true);
+                    }
+                }
+            }
+        }
+        Some(false)
+    }
 }
 
 impl Atoms {
@@ -593,47 +728,10 @@ impl Prover<'_> {
         if facts.is_empty() {
             return false;
         }
-        // The combinations below are ranged without being built
-        // ([`FlatTerms`]); each `combine` is the coefficient the written-out
-        // `Poly` arithmetic gives (saturating, in that order).
+        // The combinations are ranged without being built ([`FlatTerms`]).
         let flat = FlatTerms::new(self.atoms, p, facts);
-        // `p = k * f + rest` with `rest <= 0` proves `p <= 0` for k > 0: a
-        // fact on an index (`i + 1 <= N`) proves bounds on doubled ones
-        // (`2 * i + 2 <= 2 * N`). `rest` is `p.sub(&f.scale(k))`.
-        for k in [2, 4, 8, 16] {
-            for f in 1..=facts.len() {
-                let hi = flat.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| {
-                    pc.saturating_add(fc.saturating_mul(k).saturating_mul(-1))
-                });
-                if hi <= 0 {
-                    return true;
-                }
-            }
-        }
-        // `k * p <= 0` proves `p <= 0` for k > 0: facts stated on doubled
-        // indices (`2 * i + 2 <= N`) prove bounds on halved ones. `rest` is
-        // `p.scale(k).sub(f)`, then `rest.sub(g)`.
-        let rest_coef = |pc: i128, fc: i128, k: i128| {
-            pc.saturating_mul(k).saturating_add(fc.saturating_mul(-1))
-        };
-        for k in [1, 2, 4, 8, 16] {
-            for f in 1..=facts.len() {
-                let hi =
-                    flat.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| rest_coef(pc, fc, k));
-                if hi <= 0 {
-                    return true;
-                }
-                for g in f + 1..=facts.len() {
-                    let hi = flat.combined_hi([Some(0), Some(f), Some(g)], |[pc, fc, gc]| {
-                        rest_coef(pc, fc, k).saturating_add(gc.saturating_mul(-1))
-                    });
-                    if hi <= 0 {
-                        return true;
-                    }
-                }
-            }
-        }
-        false
+        flat.small_combinations()
+            .unwrap_or_else(|| flat.any_combination())
     }
 
     /// Whether `p <= 0` is impossible: its range lies above 0 (a statically
@@ -781,6 +879,71 @@ mod tests {
                 assert_eq!(built, ranged, "{k} * ({p:?}) - ({f:?}) - ({g:?})");
             }
         }
+    }
+
+    /// The dense exact path gives the saturating path's answer wherever it
+    /// applies, both ways (random obligations and facts over small ranges,
+    /// so that some are proven and some not).
+    #[test]
+    fn small_combinations_agree_with_saturating_ones() {
+        let mut t = Atoms::default();
+        let ids: Vec<AtomId> = [(0, 7), (-3, 5), (0, 40), (2, 9)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, hi))| {
+                t.push(Atom {
+                    kind: AtomKind::Symbol(i),
+                    name: format!("s{i}"),
+                    lo,
+                    hi,
+                })
+            })
+            .collect();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let mut poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(4) {
+                let mut m: Vec<AtomId> = (0..next(3))
+                    .map(|_| ids[next(ids.len() as u64) as usize])
+                    .collect();
+                m.sort_unstable();
+                p.add_term(m, next(41) as i128 - 20);
+            }
+            p
+        };
+        let (mut proven, mut unproven) = (0, 0);
+        for _ in 0..3000 {
+            let p = poly(&mut next);
+            let facts: Vec<Poly> = (0..1 + next(4)).map(|_| poly(&mut next)).collect();
+            let flat = FlatTerms::new(&t, &p, &facts);
+            let exact = flat.small_combinations().expect("small coefficients");
+            assert_eq!(exact, flat.any_combination(), "{p:?} from {facts:?}");
+            if exact {
+                proven += 1;
+            } else {
+                unproven += 1;
+            }
+        }
+        assert!(proven > 100 && unproven > 100, "{proven} / {unproven}");
+        // Large coefficients or ranges take the saturating path.
+        let big = Poly::atom(ids[0]).scale(1 << 122);
+        let flat = FlatTerms::new(&t, &big, std::slice::from_ref(&big));
+        assert_eq!(flat.small_combinations(), None);
+        let wide = t.push(Atom {
+            kind: AtomKind::Symbol(4),
+            name: "w".into(),
+            lo: 0,
+            hi: 1 << 110,
+        });
+        let p = Poly::atom(wide).scale(1 << 12).add_const(1);
+        let flat = FlatTerms::new(&t, &p, std::slice::from_ref(&p));
+        assert_eq!(flat.small_combinations(), None);
     }
 
     #[test]
