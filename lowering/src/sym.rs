@@ -746,6 +746,92 @@ impl Prover<'_> {
     }
 }
 
+/// What the separation search asks of a prover: [`Prover`] itself, or a
+/// [`CachedProver`] that remembers its answers.
+pub(crate) trait Prove {
+    /// [`Prover::prove_le0`].
+    fn prove_le0(&self, p: &Poly) -> bool;
+
+    /// `a <= b`.
+    fn le(&self, a: &Poly, b: &Poly) -> bool {
+        self.prove_le0(&a.sub(b))
+    }
+}
+
+impl Prove for Prover<'_> {
+    fn prove_le0(&self, p: &Poly) -> bool {
+        Prover::prove_le0(self, p)
+    }
+}
+
+/// A [`Prover`] that remembers, per polynomial without its constant term
+/// `q`, the largest constant `k` it proved `q + k <= 0` for and the
+/// smallest it did not: [`Prover::prove_le0`] is monotone in the constant
+/// (lowering it lowers the range and every combination with the facts;
+/// the definitions of computed atoms do not depend on it), so any query
+/// at or below the first, or at or above the second, has that answer
+/// without a proof. For the many queries of one access's separation
+/// search under the same facts: the same weights compared per subset of
+/// digits, a range against each candidate period, a remainder shifted by
+/// a residue.
+pub(crate) struct CachedProver<'a> {
+    prover: Prover<'a>,
+    known: std::cell::RefCell<std::collections::HashMap<Poly, Known>>,
+}
+
+/// What a [`CachedProver`] knows of `q + k <= 0` for one `q`.
+#[derive(Default, Clone, Copy)]
+struct Known {
+    /// The largest `k` proven.
+    proven: Option<i128>,
+    /// The smallest `k` not proven.
+    unproven: Option<i128>,
+}
+
+impl<'a> CachedProver<'a> {
+    pub(crate) fn new(atoms: &'a Atoms, facts: &'a [Fact]) -> CachedProver<'a> {
+        CachedProver {
+            prover: Prover { atoms, facts },
+            known: Default::default(),
+        }
+    }
+}
+
+impl CachedProver<'_> {
+    /// [`Prover::prove_le0`].
+    pub(crate) fn prove_le0(&self, p: &Poly) -> bool {
+        let k = p.constant_term();
+        let q = p.without_constant();
+        let known = self.known.borrow().get(&q).copied().unwrap_or_default();
+        if known.proven.is_some_and(|proven| k <= proven) {
+            return true;
+        }
+        if known.unproven.is_some_and(|unproven| k >= unproven) {
+            return false;
+        }
+        let answer = self.prover.prove_le0(p);
+        let mut map = self.known.borrow_mut();
+        let entry = map.entry(q).or_default();
+        if answer {
+            entry.proven = Some(entry.proven.map_or(k, |proven| proven.max(k)));
+        } else {
+            entry.unproven = Some(entry.unproven.map_or(k, |unproven| unproven.min(k)));
+        }
+        answer
+    }
+
+    /// `a <= b`.
+    pub(crate) fn le(&self, a: &Poly, b: &Poly) -> bool {
+        self.prove_le0(&a.sub(b))
+    }
+}
+
+impl Prove for CachedProver<'_> {
+    fn prove_le0(&self, p: &Poly) -> bool {
+        CachedProver::prove_le0(self, p)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -944,6 +1030,103 @@ mod tests {
         let p = Poly::atom(wide).scale(1 << 12).add_const(1);
         let flat = FlatTerms::new(&t, &p, std::slice::from_ref(&p));
         assert_eq!(flat.small_combinations(), None);
+    }
+
+    /// The cache answers as the prover does, over queries that share
+    /// their non-constant parts (so that most answers come from what it
+    /// knows): proven and unproven both, with facts and computed atoms.
+    #[test]
+    fn cached_prover_answers_as_the_prover() {
+        let (mut t, tid, cta, n) = atoms();
+        let rem = t.push(Atom {
+            kind: AtomKind::Computed(ComputedOp::Rem, vec![Poly::atom(tid), Poly::atom(n)]),
+            name: "(thread_id(0) % N)".into(),
+            lo: 0,
+            hi: 255,
+        });
+        let i = Poly::atom(cta).scale(256).add(&Poly::atom(tid));
+        let facts = vec![
+            i.add_const(1).sub(&Poly::atom(n)),
+            Poly::atom(tid).scale(2).add_const(-100),
+        ];
+        let shapes = [
+            Poly::default(),
+            Poly::atom(tid),
+            Poly::atom(tid).scale(-1),
+            i.scale(2).sub(&Poly::atom(n).scale(2)),
+            Poly::atom(rem).sub(&Poly::atom(n)),
+            Poly::atom(tid).sub(&Poly::atom(rem)),
+        ];
+        let prover = Prover {
+            atoms: &t,
+            facts: &facts,
+        };
+        let cached = CachedProver::new(&t, &facts);
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let (mut proven, mut unproven) = (0, 0);
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let shape = &shapes[(seed % 6) as usize];
+            let k = ((seed >> 8) % 601) as i128 - 300;
+            let p = shape.add_const(k);
+            let expected = prover.prove_le0(&p);
+            assert_eq!(cached.prove_le0(&p), expected, "{p:?}");
+            if expected {
+                proven += 1;
+            } else {
+                unproven += 1;
+            }
+        }
+        assert!(proven > 200 && unproven > 200, "{proven} / {unproven}");
+    }
+
+    /// What the cache and the bisection of periods rely on: a proof of
+    /// `q + k <= 0` holds for every smaller `k` too (random obligations
+    /// and facts, some with computed atoms).
+    #[test]
+    fn proofs_are_monotone_in_the_constant() {
+        let (mut t, tid, cta, n) = atoms();
+        let rem = t.push(Atom {
+            kind: AtomKind::Computed(ComputedOp::Rem, vec![Poly::atom(tid), Poly::atom(n)]),
+            name: "(thread_id(0) % N)".into(),
+            lo: 0,
+            hi: 255,
+        });
+        let ids = [tid, cta, n, rem];
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let mut poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(3) {
+                let m = vec![ids[next(4) as usize]];
+                p.add_term(m, next(9) as i128 - 4);
+            }
+            p.add_const(next(600) as i128 - 300)
+        };
+        let mut flips = 0;
+        for _ in 0..300 {
+            let q = poly(&mut next).without_constant();
+            let facts: Vec<Poly> = (0..next(3)).map(|_| poly(&mut next)).collect();
+            let prover = Prover {
+                atoms: &t,
+                facts: &facts,
+            };
+            let mut previous = true;
+            for k in (-300..=300).step_by(7) {
+                let proven = prover.prove_le0(&q.add_const(k));
+                assert!(previous || !proven, "{q:?} + {k} from {facts:?}");
+                flips += usize::from(previous && !proven);
+                previous = proven;
+            }
+        }
+        assert!(flips > 50, "{flips}");
     }
 
     #[test]

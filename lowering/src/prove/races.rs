@@ -400,7 +400,7 @@ impl Threads<'_> {
     /// uniform weights, the smallest 1 and each at least one more than the
     /// largest value of all smaller digits together (so distinct digit
     /// values give distinct ranks).
-    fn radix(&self, subset: &[(AtomId, Poly)], prover: &Prover<'_>) -> Option<Radix> {
+    fn radix(&self, subset: &[(AtomId, Poly)], prover: &impl crate::sym::Prove) -> Option<Radix> {
         if subset.is_empty() || !subset.iter().all(|(_, coef)| self.is_uniform(coef)) {
             return None;
         }
@@ -516,6 +516,9 @@ impl Threads<'_> {
     /// Per axis of `view`'s memory (each tensor axis of its region, then
     /// the flat byte offset): the ways the access separates threads.
     pub(crate) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Vec<Separation>> {
+        // One access's search asks many related questions under the same
+        // facts.
+        let prover = crate::sym::CachedProver::new(self.atoms, facts);
         let region = &view.region;
         let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
             .map(|axis| {
@@ -523,10 +526,10 @@ impl Threads<'_> {
                     return Vec::new();
                 };
                 let span = (count - 1).max(0) * region.steps[axis] + 1;
-                self.separation_candidates(&region.starts[axis], span, facts)
+                self.separation_candidates(&region.starts[axis], span, &prover)
             })
             .collect();
-        axes.push(self.byte_separations(view, facts));
+        axes.push(self.byte_separations(view, &prover));
         axes
     }
 
@@ -576,9 +579,13 @@ impl Threads<'_> {
     /// every byte the view reaches (constant non-negative strides). Exact
     /// where a reshape or dtype view left the per-axis region a superset
     /// (`buf.reshape([32, 4])` bound to the lanes of a warp).
-    fn byte_separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Separation> {
+    fn byte_separations(
+        &self,
+        view: &Layout,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Vec<Separation> {
         match byte_span(view) {
-            Some(span) => self.separation_candidates(&view.offset, span, facts),
+            Some(span) => self.separation_candidates(&view.offset, span, prover),
             None => Vec::new(),
         }
     }
@@ -586,11 +593,12 @@ impl Threads<'_> {
     /// Every way the indices `start .. start + span` of one axis separate
     /// threads. A grid-stride loop variable `i = rank + p * m` is expanded
     /// into its rank and a multiple of `p` first.
-    fn separation_candidates(&self, start: &Poly, span: i128, facts: &[Fact]) -> Vec<Separation> {
-        let prover = Prover {
-            atoms: self.atoms,
-            facts,
-        };
+    fn separation_candidates(
+        &self,
+        start: &Poly,
+        span: i128,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Vec<Separation> {
         let mut out = Vec::new();
         for atom in start.atoms() {
             let Some(class) = self.loop_classes.get(&atom) else {
@@ -603,9 +611,9 @@ impl Threads<'_> {
             // `k * i + rest = (rest + k * rank) + k * p * m`.
             let expanded = rest.add(&class.rank.scale(k));
             let multiple = class.period.scale(k);
-            self.push_candidates(&expanded, Some(&multiple), span, &prover, &mut out);
+            self.push_candidates(&expanded, Some(&multiple), span, prover, &mut out);
         }
-        self.push_candidates(start, None, span, &prover, &mut out);
+        self.push_candidates(start, None, span, prover, &mut out);
         let mut unique: Vec<Separation> = Vec::with_capacity(out.len());
         for s in out {
             if !unique.contains(&s) {
@@ -623,7 +631,7 @@ impl Threads<'_> {
         poly: &Poly,
         multiple: Option<&Poly>,
         span: i128,
-        prover: &Prover<'_>,
+        prover: &crate::sym::CachedProver<'_>,
         out: &mut Vec<Separation>,
     ) {
         let digits: Vec<(AtomId, Poly)> = poly
@@ -683,7 +691,13 @@ impl Threads<'_> {
     /// `rest = offset + r` with `offset` uniform (its non-uniform terms and
     /// part of its constant are `r`) and `0 <= r`, `r + span <= c`: the
     /// offset, a multiple of `c` plus the uniform terms.
-    fn exact_offset(&self, rest: &Poly, c: i128, span: i128, prover: &Prover<'_>) -> Option<Poly> {
+    fn exact_offset(
+        &self,
+        rest: &Poly,
+        c: i128,
+        span: i128,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Option<Poly> {
         let mut uniform = Poly::default();
         let mut varying = Poly::default();
         for (monomial, coef) in rest.without_constant().terms() {
@@ -710,7 +724,7 @@ impl Threads<'_> {
         multiple: Option<&Poly>,
         radix: &Radix,
         span: i128,
-        prover: &Prover<'_>,
+        prover: &crate::sym::CachedProver<'_>,
     ) -> Option<Poly> {
         let c = radix.c;
         if let Some(multiple) = multiple.filter(|m| !m.is_const())
@@ -1110,7 +1124,7 @@ fn residue(constant: i128, modulus: i128, low: i128) -> i128 {
 }
 
 /// `0 <= r` and `r + span <= c`.
-fn fits(prover: &Prover<'_>, r: &Poly, c: i128, span: i128) -> bool {
+fn fits(prover: &impl crate::sym::Prove, r: &Poly, c: i128, span: i128) -> bool {
     prover.prove_le0(&r.scale(-1)) && prover.prove_le0(&r.add_const(span - c))
 }
 
