@@ -755,11 +755,17 @@ impl Threads<'_> {
             }
         }
         periods.sort_unstable();
-        let periods = periods
-            .into_iter()
-            .filter(|q| prover.le(&radix.range, &Poly::constant(*q)))
-            .take(MAX_PERIODS);
-        for q in periods {
+        // The periods `q >= range`: a suffix of the sorted list (the proof of
+        // `range - q <= 0` only gets easier as `q` grows), found by
+        // bisection rather than a proof per period; none when the largest
+        // fails (a range of a grid size), which the prover then remembers.
+        let below = |q: &i128| !prover.le(&radix.range, &Poly::constant(*q));
+        let first = if periods.last().is_none_or(below) {
+            periods.len()
+        } else {
+            periods.partition_point(below)
+        };
+        for &q in periods[first..].iter().take(MAX_PERIODS) {
             let Some(whole) = c.checked_mul(q) else {
                 continue;
             };
