@@ -1135,21 +1135,74 @@ fn fits(prover: &impl crate::sym::Prove, r: &Poly, c: i128, span: i128) -> bool 
 }
 
 /// The positive divisors of `n` (just `n` above 2^32, which no period
-/// reaches in practice).
+/// reaches in practice), in no particular order: from `n`'s prime factors,
+/// found by trial division in 64-bit arithmetic.
 fn divisors(n: i128) -> Vec<i128> {
     if n > 1 << 32 {
         return vec![n];
     }
-    let mut out = Vec::new();
-    let mut d = 1;
-    while d * d <= n {
-        if n % d == 0 {
-            out.push(d);
-            if d * d != n {
-                out.push(n / d);
+    let Ok(mut rest) = u64::try_from(n) else {
+        return Vec::new();
+    };
+    let mut out: Vec<u64> = if rest == 0 { Vec::new() } else { vec![1] };
+    let mut p: u64 = 2;
+    while rest > 1 {
+        if p * p > rest {
+            // What remains is prime.
+            p = rest;
+        }
+        let mut power = 0;
+        while rest % p == 0 {
+            rest /= p;
+            power += 1;
+        }
+        if power > 0 {
+            let smaller = out.len();
+            let mut scale = 1;
+            for _ in 0..power {
+                scale *= p;
+                for i in 0..smaller {
+                    out.push(out[i] * scale);
+                }
             }
         }
-        d += 1;
+        p += if p == 2 { 1 } else { 2 };
     }
-    out
+    out.into_iter().map(i128::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The divisors from prime factors are those of trial division by
+    /// every candidate (as a set: the periods are sorted after).
+    #[test]
+    fn divisors_are_every_divisor() {
+        let naive = |n: i128| -> Vec<i128> { (1..=n).filter(|d| n % d == 0).collect() };
+        let sorted = |n: i128| {
+            let mut out = divisors(n);
+            out.sort_unstable();
+            out
+        };
+        for n in -3..=3000 {
+            assert_eq!(sorted(n), naive(n), "{n}");
+        }
+        for n in [
+            65_521 * 2,
+            65_521 * 65_519,
+            1 << 32,
+            3 * 5 * 7 * 11 * 13 * 17 * 19 * 23,
+        ] {
+            let got = sorted(n);
+            assert!(got.iter().all(|d| n % d == 0), "{n}");
+            let by_pairs = (1..)
+                .take_while(|d| d * d <= n)
+                .filter(|d| n % d == 0)
+                .map(|d| if d * d == n { 1 } else { 2 })
+                .sum::<usize>();
+            assert_eq!(got.len(), by_pairs, "{n}");
+        }
+        assert_eq!(divisors((1 << 32) + 1), vec![(1 << 32) + 1]);
+    }
 }
