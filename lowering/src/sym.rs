@@ -111,10 +111,21 @@ impl Poly {
     }
 
     fn add_term(&mut self, monomial: Vec<AtomId>, coef: i128) {
-        let entry = self.terms.entry(monomial).or_insert(0);
-        *entry = entry.saturating_add(coef);
-        if *entry == 0 {
-            self.terms.retain(|_, c| *c != 0);
+        use std::collections::btree_map::Entry;
+        match self.terms.entry(monomial) {
+            Entry::Occupied(mut entry) => {
+                let sum = entry.get().saturating_add(coef);
+                if sum == 0 {
+                    entry.remove();
+                } else {
+                    *entry.get_mut() = sum;
+                }
+            }
+            Entry::Vacant(entry) => {
+                if coef != 0 {
+                    entry.insert(coef);
+                }
+            }
         }
     }
 
@@ -127,7 +138,12 @@ impl Poly {
     }
 
     pub fn sub(&self, other: &Poly) -> Poly {
-        self.add(&other.scale(-1))
+        // `self.add(&other.scale(-1))` without building the negation.
+        let mut out = self.clone();
+        for (m, c) in &other.terms {
+            out.add_term(m.clone(), c.saturating_mul(-1));
+        }
+        out
     }
 
     pub fn scale(&self, factor: i128) -> Poly {
@@ -157,7 +173,9 @@ impl Poly {
     }
 
     pub fn add_const(&self, value: i128) -> Poly {
-        self.add(&Poly::constant(value))
+        let mut out = self.clone();
+        out.add_term(Vec::new(), value);
+        out
     }
 
     /// The part of the polynomial made of monomials that contain `atom`,
@@ -1127,6 +1145,54 @@ mod tests {
             }
         }
         assert!(flips > 50, "{flips}");
+    }
+
+    /// `sub` and `add_const` build what `add` of the negation and of the
+    /// constant build (cancelling and saturating terms included).
+    #[test]
+    fn direct_sub_and_add_const_agree_with_add() {
+        let (_, tid, cta, n) = atoms();
+        let mut seed: u64 = 0xd1b5_4a32_d192_ed03;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let mut poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(5) {
+                let mut m: Vec<AtomId> = (0..next(3))
+                    .map(|_| [tid, cta, n][next(3) as usize])
+                    .collect();
+                m.sort_unstable();
+                let coef = next(7) as i128 - 3;
+                let coef = match next(10) {
+                    0 => i128::MAX,
+                    1 => i128::MIN,
+                    _ => coef,
+                };
+                p.add_term(m, coef);
+            }
+            p
+        };
+        let mut cancelled = 0;
+        for _ in 0..2000 {
+            let (a, mut b) = (poly(&mut next), poly(&mut next));
+            if next(3) == 0 {
+                // Sharing terms with `a`, which then cancel.
+                b = a.add(&b);
+            }
+            let difference = a.sub(&b);
+            assert_eq!(difference, a.add(&b.scale(-1)), "{a:?} - {b:?}");
+            assert!(difference.terms().all(|(_, c)| c != 0));
+            cancelled += usize::from(difference.terms().count() < a.terms().count());
+            let k = next(7) as i128 - 3;
+            assert_eq!(a.add_const(k), a.add(&Poly::constant(k)), "{a:?} + {k}");
+            let k = b.constant_term().saturating_mul(-1);
+            assert_eq!(a.add_const(k), a.add(&Poly::constant(k)), "{a:?} + {k}");
+        }
+        assert!(cancelled > 50, "{cancelled}");
     }
 
     #[test]
