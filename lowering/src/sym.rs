@@ -1010,7 +1010,7 @@ mod tests {
             seed ^= seed << 17;
             seed % below
         };
-        let mut poly = |next: &mut dyn FnMut(u64) -> u64| {
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
             let mut p = Poly::default();
             for _ in 0..next(4) {
                 let mut m: Vec<AtomId> = (0..next(3))
@@ -1120,7 +1120,7 @@ mod tests {
             seed ^= seed << 17;
             seed % below
         };
-        let mut poly = |next: &mut dyn FnMut(u64) -> u64| {
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
             let mut p = Poly::default();
             for _ in 0..next(3) {
                 let m = vec![ids[next(4) as usize]];
@@ -1159,7 +1159,7 @@ mod tests {
             seed ^= seed << 17;
             seed % below
         };
-        let mut poly = |next: &mut dyn FnMut(u64) -> u64| {
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
             let mut p = Poly::default();
             for _ in 0..next(5) {
                 let mut m: Vec<AtomId> = (0..next(3))
