@@ -111,10 +111,21 @@ impl Poly {
     }
 
     fn add_term(&mut self, monomial: Vec<AtomId>, coef: i128) {
-        let entry = self.terms.entry(monomial).or_insert(0);
-        *entry = entry.saturating_add(coef);
-        if *entry == 0 {
-            self.terms.retain(|_, c| *c != 0);
+        use std::collections::btree_map::Entry;
+        match self.terms.entry(monomial) {
+            Entry::Occupied(mut entry) => {
+                let sum = entry.get().saturating_add(coef);
+                if sum == 0 {
+                    entry.remove();
+                } else {
+                    *entry.get_mut() = sum;
+                }
+            }
+            Entry::Vacant(entry) => {
+                if coef != 0 {
+                    entry.insert(coef);
+                }
+            }
         }
     }
 
@@ -127,7 +138,12 @@ impl Poly {
     }
 
     pub fn sub(&self, other: &Poly) -> Poly {
-        self.add(&other.scale(-1))
+        // `self.add(&other.scale(-1))` without building the negation.
+        let mut out = self.clone();
+        for (m, c) in &other.terms {
+            out.add_term(m.clone(), c.saturating_mul(-1));
+        }
+        out
     }
 
     pub fn scale(&self, factor: i128) -> Poly {
@@ -157,7 +173,9 @@ impl Poly {
     }
 
     pub fn add_const(&self, value: i128) -> Poly {
-        self.add(&Poly::constant(value))
+        let mut out = self.clone();
+        out.add_term(Vec::new(), value);
+        out
     }
 
     /// The part of the polynomial made of monomials that contain `atom`,
@@ -522,6 +540,141 @@ impl FlatTerms {
             hi = clamp_range(hi.saturating_add(clamp_range(thi)));
         }
     }
+
+    /// Whether some combination of the obligation with the facts proves
+    /// it ([`Prover::prove_from`]'s rules, in its order).
+    /// Each `combine` is the coefficient the written-out `Poly` arithmetic
+    /// gives (saturating, in that order).
+    fn any_combination(&self) -> bool {
+        let count = self.polys.len() - 1;
+        // `p = k * f + rest` with `rest <= 0` proves `p <= 0` for k > 0: a
+        // fact on an index (`i + 1 <= N`) proves bounds on doubled ones
+        // (`2 * i + 2 <= 2 * N`). `rest` is `p.sub(&f.scale(k))`.
+        for k in [2, 4, 8, 16] {
+            for f in 1..=count {
+                let hi = self.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| {
+                    pc.saturating_add(fc.saturating_mul(k).saturating_mul(-1))
+                });
+                if hi <= 0 {
+                    return true;
+                }
+            }
+        }
+        // `k * p <= 0` proves `p <= 0` for k > 0: facts stated on doubled
+        // indices (`2 * i + 2 <= N`) prove bounds on halved ones. `rest` is
+        // `p.scale(k).sub(f)`, then `rest.sub(g)`.
+        let rest_coef = |pc: i128, fc: i128, k: i128| {
+            pc.saturating_mul(k).saturating_add(fc.saturating_mul(-1))
+        };
+        for k in [1, 2, 4, 8, 16] {
+            for f in 1..=count {
+                let hi =
+                    self.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| rest_coef(pc, fc, k));
+                if hi <= 0 {
+                    return true;
+                }
+                for g in f + 1..=count {
+                    let hi = self.combined_hi([Some(0), Some(f), Some(g)], |[pc, fc, gc]| {
+                        rest_coef(pc, fc, k).saturating_add(gc.saturating_mul(-1))
+                    });
+                    if hi <= 0 {
+                        return true;
+                    }
+                }
+            }
+        }
+        false
+    }
+
+    /// [`Self::any_combination`] where no coefficient or range is large
+    /// enough for the saturating arithmetic to saturate (`None` otherwise):
+    /// then every combination is exact integer arithmetic, ranged over a
+    /// dense coefficient table without the merge of sorted term lists. A
+    /// combination's coefficient is at most `18 * top` in magnitude (`top`
+    /// the largest coefficient: `16 * p - f - g` at worst), so each partial
+    /// sum of a range's terms is at most `18 * top` times the sum of the
+    /// monomials' largest magnitudes; below 2^125 it never reaches the
+    /// 2^126 at which ranges saturate.
+    fn small_combinations(&self) -> Option<bool> {
+        const LIMIT: i128 = 1 << 125;
+        let width = self.ranges.len();
+        let mut los: Vec<i128> = Vec::with_capacity(width);
+        let mut his: Vec<i128> = Vec::with_capacity(width);
+        let mut reach: i128 = 0;
+        for &(lo, hi) in &self.ranges {
+            reach = reach.checked_add(lo.checked_abs()?.max(hi.checked_abs()?))?;
+            los.push(lo);
+            his.push(hi);
+        }
+        let mut top: i128 = 0;
+        for poly in &self.polys {
+            for &(_, c) in poly {
+                top = top.max(c.checked_abs()?);
+            }
+        }
+        if top >= LIMIT / 18 || reach.checked_mul(top * 18)? >= LIMIT {
+            return None;
+        }
+        // Row `i` of `dense`: polynomial `i`'s coefficient per monomial.
+        let rows = self.polys.len();
+        let mut dense: Vec<i128> = vec![0; rows * width];
+        for (row, poly) in self.polys.iter().enumerate() {
+            for &(m, c) in poly {
+                dense[row * width + m] = c;
+            }
+        }
+        let hi_of = |coefs: &[i128]| -> i128 {
+            let mut hi = 0i128;
+            let mut m = 0;
+            while m < width {
+                let c = coefs[m];
+                if c > 0 {
+                    hi += c * his[m];
+                } else if c < 0 {
+                    hi += c * los[m];
+                }
+                m += 1;
+            }
+            hi
+        };
+        let p = &dense[..width];
+        let mut sum: Vec<i128> = vec![0; width];
+        let mut with_g: Vec<i128> = vec![0; width];
+        // `p - k * f`.
+        for k in [2, 4, 8, 16] {
+            for f in 1..rows {
+                let fact = &dense[f * width..(f + 1) * width];
+                for m in 0..width {
+                    sum[m] = p[m] - k * fact[m];
+                }
+                if hi_of(&sum) <= 0 {
+                    return Some(true);
+                }
+            }
+        }
+        // `k * p - f`, then `k * p - f - g`.
+        for k in [1, 2, 4, 8, 16] {
+            for f in 1..rows {
+                let fact = &dense[f * width..(f + 1) * width];
+                for m in 0..width {
+                    sum[m] = k * p[m] - fact[m];
+                }
+                if hi_of(&sum) <= 0 {
+                    return Some(true);
+                }
+                for g in f + 1..rows {
+                    let other = &dense[g * width..(g + 1) * width];
+                    for m in 0..width {
+                        with_g[m] = sum[m] - other[m];
+                    }
+                    if hi_of(&with_g) <= 0 {
+                        return Some(true);
+                    }
+                }
+            }
+        }
+        Some(false)
+    }
 }
 
 impl Atoms {
@@ -602,47 +755,10 @@ impl Prover<'_> {
         if facts.is_empty() {
             return false;
         }
-        // The combinations below are ranged without being built
-        // ([`FlatTerms`]); each `combine` is the coefficient the written-out
-        // `Poly` arithmetic gives (saturating, in that order).
+        // The combinations are ranged without being built ([`FlatTerms`]).
         let flat = FlatTerms::new(self.atoms, p, facts);
-        // `p = k * f + rest` with `rest <= 0` proves `p <= 0` for k > 0: a
-        // fact on an index (`i + 1 <= N`) proves bounds on doubled ones
-        // (`2 * i + 2 <= 2 * N`). `rest` is `p.sub(&f.scale(k))`.
-        for k in [2, 4, 8, 16] {
-            for f in 1..=facts.len() {
-                let hi = flat.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| {
-                    pc.saturating_add(fc.saturating_mul(k).saturating_mul(-1))
-                });
-                if hi <= 0 {
-                    return true;
-                }
-            }
-        }
-        // `k * p <= 0` proves `p <= 0` for k > 0: facts stated on doubled
-        // indices (`2 * i + 2 <= N`) prove bounds on halved ones. `rest` is
-        // `p.scale(k).sub(f)`, then `rest.sub(g)`.
-        let rest_coef = |pc: i128, fc: i128, k: i128| {
-            pc.saturating_mul(k).saturating_add(fc.saturating_mul(-1))
-        };
-        for k in [1, 2, 4, 8, 16] {
-            for f in 1..=facts.len() {
-                let hi =
-                    flat.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| rest_coef(pc, fc, k));
-                if hi <= 0 {
-                    return true;
-                }
-                for g in f + 1..=facts.len() {
-                    let hi = flat.combined_hi([Some(0), Some(f), Some(g)], |[pc, fc, gc]| {
-                        rest_coef(pc, fc, k).saturating_add(gc.saturating_mul(-1))
-                    });
-                    if hi <= 0 {
-                        return true;
-                    }
-                }
-            }
-        }
-        false
+        flat.small_combinations()
+            .unwrap_or_else(|| flat.any_combination())
     }
 
     /// Whether `p <= 0` is impossible: its range lies above 0 (a statically
@@ -654,6 +770,92 @@ impl Prover<'_> {
     /// `a <= b`.
     pub fn le(&self, a: &Poly, b: &Poly) -> bool {
         self.prove_le0(&a.sub(b))
+    }
+}
+
+/// What the separation search asks of a prover: [`Prover`] itself, or a
+/// [`CachedProver`] that remembers its answers.
+pub(crate) trait Prove {
+    /// [`Prover::prove_le0`].
+    fn prove_le0(&self, p: &Poly) -> bool;
+
+    /// `a <= b`.
+    fn le(&self, a: &Poly, b: &Poly) -> bool {
+        self.prove_le0(&a.sub(b))
+    }
+}
+
+impl Prove for Prover<'_> {
+    fn prove_le0(&self, p: &Poly) -> bool {
+        Prover::prove_le0(self, p)
+    }
+}
+
+/// A [`Prover`] that remembers, per polynomial without its constant term
+/// `q`, the largest constant `k` it proved `q + k <= 0` for and the
+/// smallest it did not: [`Prover::prove_le0`] is monotone in the constant
+/// (lowering it lowers the range and every combination with the facts;
+/// the definitions of computed atoms do not depend on it), so any query
+/// at or below the first, or at or above the second, has that answer
+/// without a proof. For the many queries of one access's separation
+/// search under the same facts: the same weights compared per subset of
+/// digits, a range against each candidate period, a remainder shifted by
+/// a residue.
+pub(crate) struct CachedProver<'a> {
+    prover: Prover<'a>,
+    known: std::cell::RefCell<std::collections::HashMap<Poly, Known>>,
+}
+
+/// What a [`CachedProver`] knows of `q + k <= 0` for one `q`.
+#[derive(Default, Clone, Copy)]
+struct Known {
+    /// The largest `k` proven.
+    proven: Option<i128>,
+    /// The smallest `k` not proven.
+    unproven: Option<i128>,
+}
+
+impl<'a> CachedProver<'a> {
+    pub(crate) fn new(atoms: &'a Atoms, facts: &'a [Fact]) -> CachedProver<'a> {
+        CachedProver {
+            prover: Prover { atoms, facts },
+            known: Default::default(),
+        }
+    }
+}
+
+impl CachedProver<'_> {
+    /// [`Prover::prove_le0`].
+    pub(crate) fn prove_le0(&self, p: &Poly) -> bool {
+        let k = p.constant_term();
+        let q = p.without_constant();
+        let known = self.known.borrow().get(&q).copied().unwrap_or_default();
+        if known.proven.is_some_and(|proven| k <= proven) {
+            return true;
+        }
+        if known.unproven.is_some_and(|unproven| k >= unproven) {
+            return false;
+        }
+        let answer = self.prover.prove_le0(p);
+        let mut map = self.known.borrow_mut();
+        let entry = map.entry(q).or_default();
+        if answer {
+            entry.proven = Some(entry.proven.map_or(k, |proven| proven.max(k)));
+        } else {
+            entry.unproven = Some(entry.unproven.map_or(k, |unproven| unproven.min(k)));
+        }
+        answer
+    }
+
+    /// `a <= b`.
+    pub(crate) fn le(&self, a: &Poly, b: &Poly) -> bool {
+        self.prove_le0(&a.sub(b))
+    }
+}
+
+impl Prove for CachedProver<'_> {
+    fn prove_le0(&self, p: &Poly) -> bool {
+        CachedProver::prove_le0(self, p)
     }
 }
 
@@ -790,6 +992,216 @@ mod tests {
                 assert_eq!(built, ranged, "{k} * ({p:?}) - ({f:?}) - ({g:?})");
             }
         }
+    }
+
+    /// The dense exact path gives the saturating path's answer wherever it
+    /// applies, both ways (random obligations and facts over small ranges,
+    /// so that some are proven and some not).
+    #[test]
+    fn small_combinations_agree_with_saturating_ones() {
+        let mut t = Atoms::default();
+        let ids: Vec<AtomId> = [(0, 7), (-3, 5), (0, 40), (2, 9)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, hi))| {
+                t.push(Atom {
+                    kind: AtomKind::Symbol(i),
+                    name: format!("s{i}"),
+                    lo,
+                    hi,
+                })
+            })
+            .collect();
+        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(4) {
+                let mut m: Vec<AtomId> = (0..next(3))
+                    .map(|_| ids[next(ids.len() as u64) as usize])
+                    .collect();
+                m.sort_unstable();
+                p.add_term(m, next(41) as i128 - 20);
+            }
+            p
+        };
+        let (mut proven, mut unproven) = (0, 0);
+        for _ in 0..3000 {
+            let p = poly(&mut next);
+            let facts: Vec<Poly> = (0..1 + next(4)).map(|_| poly(&mut next)).collect();
+            let flat = FlatTerms::new(&t, &p, &facts);
+            let exact = flat.small_combinations().expect("small coefficients");
+            assert_eq!(exact, flat.any_combination(), "{p:?} from {facts:?}");
+            if exact {
+                proven += 1;
+            } else {
+                unproven += 1;
+            }
+        }
+        assert!(proven > 100 && unproven > 100, "{proven} / {unproven}");
+        // Large coefficients or ranges take the saturating path.
+        let big = Poly::atom(ids[0]).scale(1 << 122);
+        let flat = FlatTerms::new(&t, &big, std::slice::from_ref(&big));
+        assert_eq!(flat.small_combinations(), None);
+        let wide = t.push(Atom {
+            kind: AtomKind::Symbol(4),
+            name: "w".into(),
+            lo: 0,
+            hi: 1 << 110,
+        });
+        let p = Poly::atom(wide).scale(1 << 12).add_const(1);
+        let flat = FlatTerms::new(&t, &p, std::slice::from_ref(&p));
+        assert_eq!(flat.small_combinations(), None);
+    }
+
+    /// The cache answers as the prover does, over queries that share
+    /// their non-constant parts (so that most answers come from what it
+    /// knows): proven and unproven both, with facts and computed atoms.
+    #[test]
+    fn cached_prover_answers_as_the_prover() {
+        let (mut t, tid, cta, n) = atoms();
+        let rem = t.push(Atom {
+            kind: AtomKind::Computed(ComputedOp::Rem, vec![Poly::atom(tid), Poly::atom(n)]),
+            name: "(thread_id(0) % N)".into(),
+            lo: 0,
+            hi: 255,
+        });
+        let i = Poly::atom(cta).scale(256).add(&Poly::atom(tid));
+        let facts = vec![
+            i.add_const(1).sub(&Poly::atom(n)),
+            Poly::atom(tid).scale(2).add_const(-100),
+        ];
+        let shapes = [
+            Poly::default(),
+            Poly::atom(tid),
+            Poly::atom(tid).scale(-1),
+            i.scale(2).sub(&Poly::atom(n).scale(2)),
+            Poly::atom(rem).sub(&Poly::atom(n)),
+            Poly::atom(tid).sub(&Poly::atom(rem)),
+        ];
+        let prover = Prover {
+            atoms: &t,
+            facts: &facts,
+        };
+        let cached = CachedProver::new(&t, &facts);
+        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let (mut proven, mut unproven) = (0, 0);
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            let shape = &shapes[(seed % 6) as usize];
+            let k = ((seed >> 8) % 601) as i128 - 300;
+            let p = shape.add_const(k);
+            let expected = prover.prove_le0(&p);
+            assert_eq!(cached.prove_le0(&p), expected, "{p:?}");
+            if expected {
+                proven += 1;
+            } else {
+                unproven += 1;
+            }
+        }
+        assert!(proven > 200 && unproven > 200, "{proven} / {unproven}");
+    }
+
+    /// What the cache and the bisection of periods rely on: a proof of
+    /// `q + k <= 0` holds for every smaller `k` too (random obligations
+    /// and facts, some with computed atoms).
+    #[test]
+    fn proofs_are_monotone_in_the_constant() {
+        let (mut t, tid, cta, n) = atoms();
+        let rem = t.push(Atom {
+            kind: AtomKind::Computed(ComputedOp::Rem, vec![Poly::atom(tid), Poly::atom(n)]),
+            name: "(thread_id(0) % N)".into(),
+            lo: 0,
+            hi: 255,
+        });
+        let ids = [tid, cta, n, rem];
+        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(3) {
+                let m = vec![ids[next(4) as usize]];
+                p.add_term(m, next(9) as i128 - 4);
+            }
+            p.add_const(next(600) as i128 - 300)
+        };
+        let mut flips = 0;
+        for _ in 0..300 {
+            let q = poly(&mut next).without_constant();
+            let facts: Vec<Poly> = (0..next(3)).map(|_| poly(&mut next)).collect();
+            let prover = Prover {
+                atoms: &t,
+                facts: &facts,
+            };
+            let mut previous = true;
+            for k in (-300..=300).step_by(7) {
+                let proven = prover.prove_le0(&q.add_const(k));
+                assert!(previous || !proven, "{q:?} + {k} from {facts:?}");
+                flips += usize::from(previous && !proven);
+                previous = proven;
+            }
+        }
+        assert!(flips > 50, "{flips}");
+    }
+
+    /// `sub` and `add_const` build what `add` of the negation and of the
+    /// constant build (cancelling and saturating terms included).
+    #[test]
+    fn direct_sub_and_add_const_agree_with_add() {
+        let (_, tid, cta, n) = atoms();
+        let mut seed: u64 = 0xd1b5_4a32_d192_ed03;
+        let mut next = move |below: u64| {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed % below
+        };
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(5) {
+                let mut m: Vec<AtomId> = (0..next(3))
+                    .map(|_| [tid, cta, n][next(3) as usize])
+                    .collect();
+                m.sort_unstable();
+                let coef = next(7) as i128 - 3;
+                let coef = match next(10) {
+                    0 => i128::MAX,
+                    1 => i128::MIN,
+                    _ => coef,
+                };
+                p.add_term(m, coef);
+            }
+            p
+        };
+        let mut cancelled = 0;
+        for _ in 0..2000 {
+            let (a, mut b) = (poly(&mut next), poly(&mut next));
+            if next(3) == 0 {
+                // Sharing terms with `a`, which then cancel.
+                b = a.add(&b);
+            }
+            let difference = a.sub(&b);
+            assert_eq!(difference, a.add(&b.scale(-1)), "{a:?} - {b:?}");
+            assert!(difference.terms().all(|(_, c)| c != 0));
+            cancelled += usize::from(difference.terms().count() < a.terms().count());
+            let k = next(7) as i128 - 3;
+            assert_eq!(a.add_const(k), a.add(&Poly::constant(k)), "{a:?} + {k}");
+            let k = b.constant_term().saturating_mul(-1);
+            assert_eq!(a.add_const(k), a.add(&Poly::constant(k)), "{a:?} + {k}");
+        }
+        assert!(cancelled > 50, "{cancelled}");
     }
 
     #[test]

@@ -405,7 +405,7 @@ impl Threads<'_> {
     /// uniform weights, the smallest 1 and each at least one more than the
     /// largest value of all smaller digits together (so distinct digit
     /// values give distinct ranks).
-    fn radix(&self, subset: &[(AtomId, Poly)], prover: &Prover<'_>) -> Option<Radix> {
+    fn radix(&self, subset: &[(AtomId, Poly)], prover: &impl crate::sym::Prove) -> Option<Radix> {
         if subset.is_empty() || !subset.iter().all(|(_, coef)| self.is_uniform(coef)) {
             return None;
         }
@@ -522,6 +522,9 @@ impl Threads<'_> {
     /// Per axis of `view`'s memory (each tensor axis of its region, then
     /// the flat byte offset): the ways the access separates threads.
     pub(crate) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Vec<Separation>> {
+        // One access's search asks many related questions under the same
+        // facts.
+        let prover = crate::sym::CachedProver::new(self.atoms, facts);
         let region = &view.region;
         let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
             .map(|axis| {
@@ -529,10 +532,10 @@ impl Threads<'_> {
                     return Vec::new();
                 };
                 let span = (count - 1).max(0) * region.steps[axis] + 1;
-                self.separation_candidates(&region.starts[axis], span, facts)
+                self.separation_candidates(&region.starts[axis], span, &prover)
             })
             .collect();
-        axes.push(self.byte_separations(view, facts));
+        axes.push(self.byte_separations(view, &prover));
         axes
     }
 
@@ -582,9 +585,13 @@ impl Threads<'_> {
     /// every byte the view reaches (constant non-negative strides). Exact
     /// where a reshape or dtype view left the per-axis region a superset
     /// (`buf.reshape([32, 4])` bound to the lanes of a warp).
-    fn byte_separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Separation> {
+    fn byte_separations(
+        &self,
+        view: &Layout,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Vec<Separation> {
         match byte_span(view) {
-            Some(span) => self.separation_candidates(&view.offset, span, facts),
+            Some(span) => self.separation_candidates(&view.offset, span, prover),
             None => Vec::new(),
         }
     }
@@ -592,11 +599,12 @@ impl Threads<'_> {
     /// Every way the indices `start .. start + span` of one axis separate
     /// threads. A grid-stride loop variable `i = rank + p * m` is expanded
     /// into its rank and a multiple of `p` first.
-    fn separation_candidates(&self, start: &Poly, span: i128, facts: &[Fact]) -> Vec<Separation> {
-        let prover = Prover {
-            atoms: self.atoms,
-            facts,
-        };
+    fn separation_candidates(
+        &self,
+        start: &Poly,
+        span: i128,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Vec<Separation> {
         let mut out = Vec::new();
         for atom in start.atoms() {
             let Some(class) = self.loop_classes.get(&atom) else {
@@ -609,9 +617,9 @@ impl Threads<'_> {
             // `k * i + rest = (rest + k * rank) + k * p * m`.
             let expanded = rest.add(&class.rank.scale(k));
             let multiple = class.period.scale(k);
-            self.push_candidates(&expanded, Some(&multiple), span, &prover, &mut out);
+            self.push_candidates(&expanded, Some(&multiple), span, prover, &mut out);
         }
-        self.push_candidates(start, None, span, &prover, &mut out);
+        self.push_candidates(start, None, span, prover, &mut out);
         let mut unique: Vec<Separation> = Vec::with_capacity(out.len());
         for s in out {
             if !unique.contains(&s) {
@@ -629,7 +637,7 @@ impl Threads<'_> {
         poly: &Poly,
         multiple: Option<&Poly>,
         span: i128,
-        prover: &Prover<'_>,
+        prover: &crate::sym::CachedProver<'_>,
         out: &mut Vec<Separation>,
     ) {
         let digits: Vec<(AtomId, Poly)> = poly
@@ -689,7 +697,13 @@ impl Threads<'_> {
     /// `rest = offset + r` with `offset` uniform (its non-uniform terms and
     /// part of its constant are `r`) and `0 <= r`, `r + span <= c`: the
     /// offset, a multiple of `c` plus the uniform terms.
-    fn exact_offset(&self, rest: &Poly, c: i128, span: i128, prover: &Prover<'_>) -> Option<Poly> {
+    fn exact_offset(
+        &self,
+        rest: &Poly,
+        c: i128,
+        span: i128,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Option<Poly> {
         let mut uniform = Poly::default();
         let mut varying = Poly::default();
         for (monomial, coef) in rest.without_constant().terms() {
@@ -716,7 +730,7 @@ impl Threads<'_> {
         multiple: Option<&Poly>,
         radix: &Radix,
         span: i128,
-        prover: &Prover<'_>,
+        prover: &crate::sym::CachedProver<'_>,
     ) -> Option<Poly> {
         let c = radix.c;
         if let Some(multiple) = multiple.filter(|m| !m.is_const())
@@ -747,11 +761,17 @@ impl Threads<'_> {
             }
         }
         periods.sort_unstable();
-        let periods = periods
-            .into_iter()
-            .filter(|q| prover.le(&radix.range, &Poly::constant(*q)))
-            .take(MAX_PERIODS);
-        for q in periods {
+        // The periods `q >= range`: a suffix of the sorted list (the proof of
+        // `range - q <= 0` only gets easier as `q` grows), found by
+        // bisection rather than a proof per period; none when the largest
+        // fails (a range of a grid size), which the prover then remembers.
+        let below = |q: &i128| !prover.le(&radix.range, &Poly::constant(*q));
+        let first = if periods.last().is_none_or(below) {
+            periods.len()
+        } else {
+            periods.partition_point(below)
+        };
+        for &q in periods[first..].iter().take(MAX_PERIODS) {
             let Some(whole) = c.checked_mul(q) else {
                 continue;
             };
@@ -1116,28 +1136,81 @@ fn residue(constant: i128, modulus: i128, low: i128) -> i128 {
 }
 
 /// `0 <= r` and `r + span <= c`.
-fn fits(prover: &Prover<'_>, r: &Poly, c: i128, span: i128) -> bool {
+fn fits(prover: &impl crate::sym::Prove, r: &Poly, c: i128, span: i128) -> bool {
     prover.prove_le0(&r.scale(-1)) && prover.prove_le0(&r.add_const(span - c))
 }
 
 /// The positive divisors of `n` (just `n` above 2^32, which no period
-/// reaches in practice).
+/// reaches in practice), in no particular order: from `n`'s prime factors,
+/// found by trial division in 64-bit arithmetic.
 fn divisors(n: i128) -> Vec<i128> {
     if n > 1 << 32 {
         return vec![n];
     }
-    let mut out = Vec::new();
-    let mut d = 1;
-    while d * d <= n {
-        if n % d == 0 {
-            out.push(d);
-            if d * d != n {
-                out.push(n / d);
+    let Ok(mut rest) = u64::try_from(n) else {
+        return Vec::new();
+    };
+    let mut out: Vec<u64> = if rest == 0 { Vec::new() } else { vec![1] };
+    let mut p: u64 = 2;
+    while rest > 1 {
+        if p * p > rest {
+            // What remains is prime.
+            p = rest;
+        }
+        let mut power = 0;
+        while rest % p == 0 {
+            rest /= p;
+            power += 1;
+        }
+        if power > 0 {
+            let smaller = out.len();
+            let mut scale = 1;
+            for _ in 0..power {
+                scale *= p;
+                for i in 0..smaller {
+                    out.push(out[i] * scale);
+                }
             }
         }
-        d += 1;
+        p += if p == 2 { 1 } else { 2 };
     }
-    out
+    out.into_iter().map(i128::from).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The divisors from prime factors are those of trial division by
+    /// every candidate (as a set: the periods are sorted after).
+    #[test]
+    fn divisors_are_every_divisor() {
+        let naive = |n: i128| -> Vec<i128> { (1..=n).filter(|d| n % d == 0).collect() };
+        let sorted = |n: i128| {
+            let mut out = divisors(n);
+            out.sort_unstable();
+            out
+        };
+        for n in -3..=3000 {
+            assert_eq!(sorted(n), naive(n), "{n}");
+        }
+        for n in [
+            65_521 * 2,
+            65_521 * 65_519,
+            1 << 32,
+            3 * 5 * 7 * 11 * 13 * 17 * 19 * 23,
+        ] {
+            let got = sorted(n);
+            assert!(got.iter().all(|d| n % d == 0), "{n}");
+            let by_pairs = (1..)
+                .take_while(|d| d * d <= n)
+                .filter(|d| n % d == 0)
+                .map(|d| if d * d == n { 1 } else { 2 })
+                .sum::<usize>();
+            assert_eq!(got.len(), by_pairs, "{n}");
+        }
+        assert_eq!(divisors((1 << 32) + 1), vec![(1 << 32) + 1]);
+    }
 }
 
 /// What the race obligation reads besides the checked body.
