@@ -1177,42 +1177,6 @@ fn divisors(n: i128) -> Vec<i128> {
     out.into_iter().map(i128::from).collect()
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// The divisors from prime factors are those of trial division by
-    /// every candidate (as a set: the periods are sorted after).
-    #[test]
-    fn divisors_are_every_divisor() {
-        let naive = |n: i128| -> Vec<i128> { (1..=n).filter(|d| n % d == 0).collect() };
-        let sorted = |n: i128| {
-            let mut out = divisors(n);
-            out.sort_unstable();
-            out
-        };
-        for n in -3..=3000 {
-            assert_eq!(sorted(n), naive(n), "{n}");
-        }
-        for n in [
-            65_521 * 2,
-            65_521 * 65_519,
-            1 << 32,
-            3 * 5 * 7 * 11 * 13 * 17 * 19 * 23,
-        ] {
-            let got = sorted(n);
-            assert!(got.iter().all(|d| n % d == 0), "{n}");
-            let by_pairs = (1..)
-                .take_while(|d| d * d <= n)
-                .filter(|d| n % d == 0)
-                .map(|d| if d * d == n { 1 } else { 2 })
-                .sum::<usize>();
-            assert_eq!(got.len(), by_pairs, "{n}");
-        }
-        assert_eq!(divisors((1 << 32) + 1), vec![(1 << 32) + 1]);
-    }
-}
-
 /// What the race obligation reads besides the checked body.
 pub(crate) struct Context<'a> {
     pub threads: Threads<'a>,
@@ -1331,5 +1295,41 @@ impl RaceWalk<'_> {
                 }),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The divisors from prime factors are those of trial division by
+    /// every candidate (as a set: the periods are sorted after).
+    #[test]
+    fn divisors_are_every_divisor() {
+        let naive = |n: i128| -> Vec<i128> { (1..=n).filter(|d| n % d == 0).collect() };
+        let sorted = |n: i128| {
+            let mut out = divisors(n);
+            out.sort_unstable();
+            out
+        };
+        for n in -3..=3000 {
+            assert_eq!(sorted(n), naive(n), "{n}");
+        }
+        for n in [
+            65_521 * 2,
+            65_521 * 65_519,
+            1 << 32,
+            3 * 5 * 7 * 11 * 13 * 17 * 19 * 23,
+        ] {
+            let got = sorted(n);
+            assert!(got.iter().all(|d| n % d == 0), "{n}");
+            let by_pairs = (1..)
+                .take_while(|d| d * d <= n)
+                .filter(|d| n % d == 0)
+                .map(|d| if d * d == n { 1 } else { 2 })
+                .sum::<usize>();
+            assert_eq!(got.len(), by_pairs, "{n}");
+        }
+        assert_eq!(divisors((1 << 32) + 1), vec![(1 << 32) + 1]);
     }
 }
