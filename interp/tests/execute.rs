@@ -1361,3 +1361,113 @@ fn a_plain_read_of_what_atomics_update_in_the_same_phase_is_a_race() {
          since the last barrier"
     );
 }
+
+/// `y[i] = x[x[i]]` for `x[i] < N`: a data-dependent index read from the
+/// register `j` (`j[0]`, a register atom).
+fn self_gather_kernel() -> Kernel {
+    let mut kernel = copy_kernel();
+    kernel.name = "self_gather".into();
+    let j0 = || {
+        Expr::View(PlaceExpr {
+            base: "j".into(),
+            base_span: S,
+            views: vec![ViewOp {
+                kind: ViewKind::Slice(vec![SliceItem::Index {
+                    index: int(0),
+                    span: S,
+                }]),
+                span: S,
+            }],
+            span: S,
+        })
+    };
+    kernel.body = vec![
+        alloc("j", DType::U32, &[1]),
+        alloc("r", DType::U32, &[1]),
+        build::let_(
+            "i",
+            binary(
+                BinOp::Add,
+                binary(BinOp::Mul, call("cta_id", vec![int(0)]), int(4)),
+                call("thread_id", vec![int(0)]),
+            ),
+        ),
+        Stmt::If(If {
+            cond: binary(BinOp::Lt, name("i"), name("N")),
+            then: vec![
+                apply("ld.global.u32", vec![tile("j"), range("x", name("i"), 1)]),
+                Stmt::If(If {
+                    cond: binary(BinOp::Lt, j0(), name("N")),
+                    then: vec![
+                        apply("ld.global.u32", vec![tile("r"), range("x", j0(), 1)]),
+                        apply("st.global.u32", vec![range("y", name("i"), 1), tile("r")]),
+                    ],
+                    otherwise: vec![],
+                    span: S,
+                }),
+            ],
+            otherwise: vec![],
+            span: S,
+        }),
+    ];
+    kernel
+}
+
+fn run_self_gather(
+    program: Program,
+    x: &[u32],
+) -> Result<Vec<u32>, Box<tile_kernel_interp::Fault>> {
+    let prepared = Prepared::new(program).expect("prepares");
+    let n = x.len() as u32;
+    let (xb, yb) = (bytes_of(x), bytes_of(&vec![u32::MAX; x.len()]));
+    prepared.run(
+        [n.div_ceil(4), 1, 1],
+        &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+        &[u64::from(n)],
+        &RunOptions::default(),
+    )?;
+    Ok(words_of(&yb))
+}
+
+#[test]
+fn a_register_index_reads_the_threads_own_register() {
+    let program = program(&self_gather_kernel());
+    // Ids in range gather; ids out of range leave the sentinel.
+    let x: Vec<u32> = (0..37u32)
+        .map(|i| if i % 5 == 3 { 1000 + i } else { (i * 7) % 37 })
+        .collect();
+    let y = run_self_gather(program, &x).unwrap_or_else(|f| panic!("{f}"));
+    for (i, id) in x.iter().enumerate() {
+        let want = if (*id as usize) < x.len() {
+            x[*id as usize]
+        } else {
+            u32::MAX
+        };
+        assert_eq!(y[i], want, "element {i}");
+    }
+}
+
+#[test]
+fn a_register_index_of_an_unwritten_register_is_a_fault() {
+    // What a checker bug would look like: the load of the index is gone.
+    let mut program = program(&self_gather_kernel());
+    fn drop_first_load(nodes: &mut Vec<Node>) -> bool {
+        if let Some(at) = nodes
+            .iter()
+            .position(|n| matches!(n, Node::Statement(s) if s.opcode.starts_with("ld.")))
+        {
+            nodes.remove(at);
+            return true;
+        }
+        nodes.iter_mut().any(|n| match n {
+            Node::If { then, .. } => drop_first_load(then),
+            _ => false,
+        })
+    }
+    assert!(drop_first_load(&mut program.body));
+    let fault = run_self_gather(program, &[0, 1, 2]).expect_err("reads an unwritten index");
+    assert!(
+        matches!(&fault.kind, FaultKind::UndefinedRegister { tile, element: 0 } if tile == "j"),
+        "{fault}"
+    );
+}
