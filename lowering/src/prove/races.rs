@@ -119,6 +119,9 @@ pub(crate) struct AccessRecord {
     /// start + len)` the access stays in, where `start` is the same for
     /// every thread (`uniform_footprints`).
     pub footprints: Vec<Option<(Poly, i128)>>,
+    /// The name of a value read from a register in its index (`id`), if
+    /// any: a data-dependent address, which separates no threads.
+    pub data_index: Option<String>,
 }
 
 /// What the race proofs read about a launch: its atoms, its shape, and
@@ -894,18 +897,20 @@ impl Threads<'_> {
             }
             let culprit = records.iter().find(|r| r.store).unwrap_or(&records[0]);
             let names: Vec<String> = missing.iter().copied().map(digit_name).collect();
-            diags.push(
-                Diagnostic::new(
-                    Code::RACE,
-                    culprit.span,
-                    format!(
-                        "this access to `{name}` may race: threads that differ only in {} can reach the same element of `{name}`, which the kernel writes",
-                        names.join(" and ")
-                    ),
-                )
-                .with_note("every access to a written tensor must stay inside its own thread's part: index it by a per-thread range such as `x.slice(s![base..base + 8])` with `base = (cta_id(0) * 256 + thread_id(0)) * 8`, by a grid-stride loop `for i in (cta_id(0) * block_dim(0) + thread_id(0)..n).step_by(grid_dim(0) * block_dim(0))`, or cyclically, `j * 256 + thread_id(0)` in a block of 256 (a period of at least the threads the rank numbers)")
-                .with_help(self.separating_help(&name, &missing)),
+            let diag = Diagnostic::new(
+                Code::RACE,
+                culprit.span,
+                format!(
+                    "this access to `{name}` may race: threads that differ only in {} can reach the same element of `{name}`, which the kernel writes",
+                    names.join(" and ")
+                ),
             );
+            diags.push(match &culprit.data_index {
+                Some(value) => data_index_race(diag, value, MemorySpace::Global),
+                None => diag
+                    .with_note("every access to a written tensor must stay inside its own thread's part: index it by a per-thread range such as `x.slice(s![base..base + 8])` with `base = (cta_id(0) * 256 + thread_id(0)) * 8`, by a grid-stride loop `for i in (cta_id(0) * block_dim(0) + thread_id(0)..n).step_by(grid_dim(0) * block_dim(0))`, or cyclically, `j * 256 + thread_id(0)` in a block of 256 (a period of at least the threads the rank numbers)")
+                    .with_help(self.separating_help(&name, &missing)),
+            });
         }
         diags
     }
@@ -1177,6 +1182,28 @@ fn divisors(n: i128) -> Vec<i128> {
     out.into_iter().map(i128::from).collect()
 }
 
+/// The race error of an access to `space` whose index was read from a
+/// register (`value`): no index pattern separates it, an atomic may share.
+pub(crate) fn data_index_race(diag: Diagnostic, value: &str, space: MemorySpace) -> Diagnostic {
+    let space = space.ptx_token();
+    diag.with_note(format!(
+        "its index uses `{value}`, a value read from a register: any thread may hold any value in its range, so the index keeps no two threads apart"
+    ))
+    .with_help(format!(
+        "make the write an atomic (`red.{space}.add.u32`, `atom.{space}.exch.b32`): atomics of one size may share an element"
+    ))
+}
+
+/// The name of the first value read from a register in `view`'s index.
+fn data_index(atoms: &Atoms, view: &Layout) -> Option<String> {
+    view.offset
+        .atoms()
+        .into_iter()
+        .chain(view.strides.iter().flat_map(Poly::atoms))
+        .find(|atom| matches!(atoms.get(*atom).kind, AtomKind::Register { .. }))
+        .map(|atom| atoms.get(atom).name.clone())
+}
+
 /// What the race obligation reads besides the checked body.
 pub(crate) struct Context<'a> {
     pub threads: Threads<'a>,
@@ -1271,6 +1298,7 @@ impl RaceWalk<'_> {
             let separations = self.threads.separations(view, &apply.facts);
             let pinned = self.threads.pinned_digits(&apply.facts);
             let footprints = self.threads.uniform_footprints(view);
+            let data_index = data_index(self.threads.atoms, view);
             match buffer.space {
                 MemorySpace::Shared => self.shared.push(SharedAccess {
                     buffer: buffer.index,
@@ -1281,6 +1309,7 @@ impl RaceWalk<'_> {
                     separations,
                     pinned,
                     footprints,
+                    data_index,
                 }),
                 MemorySpace::Global => self.global.push(AccessRecord {
                     param: buffer.index,
@@ -1292,6 +1321,7 @@ impl RaceWalk<'_> {
                     separations,
                     pinned,
                     footprints,
+                    data_index,
                 }),
             }
         }

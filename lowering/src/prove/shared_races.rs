@@ -38,6 +38,8 @@ pub(crate) struct SharedAccess {
     pub pinned: Vec<(Digit, i128)>,
     /// See `AccessRecord::footprints`.
     pub footprints: Vec<Option<(Poly, i128)>>,
+    /// See `AccessRecord::data_index`.
+    pub data_index: Option<String>,
 }
 
 /// Epochs and their merges (a union-find over epoch labels).
@@ -184,7 +186,9 @@ pub(crate) fn prove(
             ),
         )
         .with_note("accesses between two barriers are unordered between threads: each thread must stay inside its own part of a buffer that some thread writes there");
-        let diag = if self_racing.is_some() {
+        let diag = if let Some(value) = &culprit.data_index {
+            races::data_index_race(diag, value, MemorySpace::Shared)
+        } else if self_racing.is_some() {
             // One instruction of several threads: a barrier cannot come
             // between its accesses.
             diag.with_note("a barrier orders one statement's accesses against another's, but here the threads of this one statement meet each other")
