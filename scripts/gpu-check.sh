@@ -19,10 +19,10 @@
 #   done
 #   cargo build --release --examples
 #   for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert \
-#            quantize_e4m3 row_sumsq histogram bench launch_overhead; do
+#            quantize_e4m3 row_sumsq histogram embedding bench launch_overhead; do
 #     cp target/release/examples/$e gpu-bin/
 #   done
-#   cp scripts/bench_torch.py scripts/bincount.py gpu-bin/
+#   cp scripts/bench_torch.py scripts/bincount.py scripts/embedding_torch.py gpu-bin/
 #
 # Usage: scripts/gpu-check.sh [tests|examples|sanitize|bench]... (all by default)
 set -u
@@ -43,7 +43,7 @@ tests() {
 }
 
 examples() {
-  for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert quantize_e4m3 row_sumsq histogram; do
+  for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert quantize_e4m3 row_sumsq histogram embedding; do
     echo "== $e"
     ./$e >"/tmp/$e.log" 2>&1 || status=1
     grep -E "^OK|panicked|Error" "/tmp/$e.log" | head -5
