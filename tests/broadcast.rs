@@ -12,7 +12,7 @@ mod support;
 
 use tile_kernel::prelude::*;
 
-use support::ptxas::resource_usage;
+use support::lines_starting;
 
 /// Per row: the outer product of `a[row]` (4) and `b[row]` (8), one
 /// `mul.rn.f32` per element, both factors broadcast from registers.
@@ -70,14 +70,6 @@ fn scale_rows(x: Tensor<f32, N, 4>, s: Tensor<f32, N>, y: Tensor<f32, N, 4>) {
     );
 }
 
-/// The PTX lines that start with `fragment` (after indentation).
-fn lines_starting<'a>(ptx: &'a str, fragment: &str) -> Vec<&'a str> {
-    ptx.lines()
-        .map(str::trim_start)
-        .filter(|l| l.starts_with(fragment))
-        .collect()
-}
-
 #[test]
 fn a_register_broadcast_reads_one_register_at_every_coordinate() {
     let ptx = outer::PTX;
@@ -117,13 +109,7 @@ fn a_memory_broadcast_loads_one_address_at_every_coordinate() {
 
 #[test]
 fn broadcast_kernels_assemble_without_spills() {
-    for (name, ptx) in [("outer", outer::PTX), ("scale_rows", scale_rows::PTX)] {
-        let report = resource_usage(ptx, "sm_90");
-        assert!(
-            report.contains("0 bytes spill stores, 0 bytes spill loads"),
-            "{name} spills:\n{report}"
-        );
-    }
+    support::assert_no_spills(&[("outer", outer::PTX), ("scale_rows", scale_rows::PTX)]);
 }
 
 /// Deterministic f32 values of both signs, small enough that products stay

@@ -15,7 +15,7 @@ mod support;
 
 use tile_kernel::prelude::*;
 
-use support::ptxas::resource_usage;
+use support::lines_starting;
 
 /// `out[i] = table[ids[i]]` for ids below `V`; rows with other ids are left
 /// as they were.
@@ -63,14 +63,6 @@ fn histogram(x: Tensor<u8, N>, hist: Tensor<u32, 256>) {
     apply(ptx["red.global.add.u32"], hist.slice(s![t..t + 1]), count);
 }
 
-/// The PTX lines that start with `fragment` (after indentation).
-fn lines_starting<'a>(ptx: &'a str, fragment: &str) -> Vec<&'a str> {
-    ptx.lines()
-        .map(str::trim_start)
-        .filter(|l| l.starts_with(fragment))
-        .collect()
-}
-
 #[test]
 fn a_register_index_is_read_with_its_dtypes_extension() {
     assert_eq!(
@@ -97,13 +89,7 @@ fn the_histograms_bin_index_needs_no_guard() {
 
 #[test]
 fn gather_kernels_assemble_without_spills() {
-    for (name, ptx) in [("embed", embed::PTX), ("histogram", histogram::PTX)] {
-        let report = resource_usage(ptx, "sm_90");
-        assert!(
-            report.contains("0 bytes spill stores, 0 bytes spill loads"),
-            "{name} spills:\n{report}"
-        );
-    }
+    support::assert_no_spills(&[("embed", embed::PTX), ("histogram", histogram::PTX)]);
 }
 
 mod twins {

@@ -16,7 +16,7 @@ mod support;
 use half::f16;
 use tile_kernel::prelude::*;
 
-use support::ptxas::resource_usage;
+use support::lines_starting;
 
 /// One row of 4 per thread, no `if`: the load and the store are guarded by
 /// the compiler (`row + 1 <= N`), the conversion between them runs
@@ -65,14 +65,6 @@ fn row_pairs_to_half(x: Tensor<f32, N, 4>, y: Tensor<u16, N, 4>) {
     }
 }
 
-/// The PTX lines that start with `fragment` (after indentation).
-fn lines_starting<'a>(ptx: &'a str, fragment: &str) -> Vec<&'a str> {
-    ptx.lines()
-        .map(str::trim_start)
-        .filter(|l| l.starts_with(fragment))
-        .collect()
-}
-
 #[test]
 fn rows_to_half_keeps_the_compilers_guards_on_the_load_and_the_store() {
     let ptx = rows_to_half::PTX;
@@ -106,20 +98,10 @@ fn row_pairs_guard_only_the_second_row() {
 
 #[test]
 fn guard_kernels_assemble_without_spills() {
-    for (name, ptx) in [
+    support::assert_no_spills(&[
         ("rows_to_half", rows_to_half::PTX),
         ("row_pairs_to_half", row_pairs_to_half::PTX),
-    ] {
-        let report = resource_usage(ptx, "sm_90");
-        assert!(
-            report.contains("0 bytes spill stores, 0 bytes spill loads"),
-            "{name} spills:\n{report}"
-        );
-        assert!(
-            report.contains("Used "),
-            "{name}: no usage line in\n{report}"
-        );
-    }
+    ]);
 }
 
 /// Values with every kind of f32 -> f16 rounding: normals, halfway cases,

@@ -15,7 +15,7 @@ mod support;
 
 use tile_kernel::prelude::*;
 
-use support::ptxas::resource_usage;
+use support::lines_starting;
 
 /// Per element `i`: its index, the row count as `f32` (`mean = sum / N`
 /// needs it), and a value of the thread's rank.
@@ -64,14 +64,6 @@ fn row_max(x: Tensor<f32, N, 4>, y: Tensor<f32, N, 2>) {
     );
 }
 
-/// The PTX lines that start with `fragment` (after indentation).
-fn lines_starting<'a>(ptx: &'a str, fragment: &str) -> Vec<&'a str> {
-    ptx.lines()
-        .map(str::trim_start)
-        .filter(|l| l.starts_with(fragment))
-        .collect()
-}
-
 #[test]
 fn index_operands_are_the_index_registers_or_their_low_bits() {
     let ptx = launch_values::PTX;
@@ -111,16 +103,10 @@ fn float_constants_are_their_exact_bits() {
 
 #[test]
 fn value_kernels_assemble_without_spills() {
-    for (name, ptx) in [
+    support::assert_no_spills(&[
         ("launch_values", launch_values::PTX),
         ("row_max", row_max::PTX),
-    ] {
-        let report = resource_usage(ptx, "sm_90");
-        assert!(
-            report.contains("0 bytes spill stores, 0 bytes spill loads"),
-            "{name} spills:\n{report}"
-        );
-    }
+    ]);
 }
 
 mod twins {

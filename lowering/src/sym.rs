@@ -953,13 +953,8 @@ mod tests {
     #[test]
     fn combinations_are_ranged_as_if_built() {
         let (t, tid, cta, n) = atoms();
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
-        let mut next = move |below: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % below
-        };
+        let mut rng = tile_kernel_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |below: u64| rng.next_u64() % below;
         let mut poly = || {
             let mut p = Poly::default();
             for _ in 0..next(5) {
@@ -1012,13 +1007,8 @@ mod tests {
                 })
             })
             .collect();
-        let mut seed: u64 = 0x2545_f491_4f6c_dd1d;
-        let mut next = move |below: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % below
-        };
+        let mut rng = tile_kernel_testkit::Rng::new(0x2545_f491_4f6c_dd1d);
+        let mut next = move |below: u64| rng.next_u64() % below;
         let poly = |next: &mut dyn FnMut(u64) -> u64| {
             let mut p = Poly::default();
             for _ in 0..next(4) {
@@ -1089,12 +1079,10 @@ mod tests {
             facts: &facts,
         };
         let cached = CachedProver::new(&t, &facts);
-        let mut seed: u64 = 0x9e37_79b9_7f4a_7c15;
+        let mut rng = tile_kernel_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
         let (mut proven, mut unproven) = (0, 0);
         for _ in 0..2000 {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
+            let seed = rng.next_u64();
             let shape = &shapes[(seed % 6) as usize];
             let k = ((seed >> 8) % 601) as i128 - 300;
             let p = shape.add_const(k);
@@ -1122,13 +1110,8 @@ mod tests {
             hi: 255,
         });
         let ids = [tid, cta, n, rem];
-        let mut seed: u64 = 0x5851_f42d_4c95_7f2d;
-        let mut next = move |below: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % below
-        };
+        let mut rng = tile_kernel_testkit::Rng::new(0x5851_f42d_4c95_7f2d);
+        let mut next = move |below: u64| rng.next_u64() % below;
         let poly = |next: &mut dyn FnMut(u64) -> u64| {
             let mut p = Poly::default();
             for _ in 0..next(3) {
@@ -1161,13 +1144,8 @@ mod tests {
     #[test]
     fn direct_sub_and_add_const_agree_with_add() {
         let (_, tid, cta, n) = atoms();
-        let mut seed: u64 = 0xd1b5_4a32_d192_ed03;
-        let mut next = move |below: u64| {
-            seed ^= seed << 13;
-            seed ^= seed >> 7;
-            seed ^= seed << 17;
-            seed % below
-        };
+        let mut rng = tile_kernel_testkit::Rng::new(0xd1b5_4a32_d192_ed03);
+        let mut next = move |below: u64| rng.next_u64() % below;
         let poly = |next: &mut dyn FnMut(u64) -> u64| {
             let mut p = Poly::default();
             for _ in 0..next(5) {

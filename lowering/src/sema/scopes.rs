@@ -326,12 +326,16 @@ impl Checker<'_> {
         None
     }
 
-    /// `.reshape(dims)` of a view with group axes: they must stay.
-    pub(super) fn group_reshape<'d>(
+    /// `.reshape(dims)` or `.broadcast(dims)` (`code`, `method`) of a view
+    /// with group axes: the new shape starts with them, and the rest is
+    /// each thread's part.
+    pub(super) fn group_part_dims<'d>(
         &mut self,
         view: &View,
         dims: &'d [i64],
         span: SpanId,
+        code: Code,
+        method: &str,
     ) -> Option<&'d [i64]> {
         let group = view.group.as_ref()?;
         let g = group.axes.len();
@@ -345,10 +349,10 @@ impl Checker<'_> {
         }
         self.diags.push(
             Diagnostic::new(
-                Code::RESHAPE,
+                code,
                 span,
                 format!(
-                    "a reshape of {} tile `{}` keeps its leading group axes {} and reshapes each {}'s part",
+                    "a {method} of {} tile `{}` keeps its leading group axes {} and {method}s each {}'s part",
                     group.scope.name(),
                     view.name,
                     shape_text(&group.axes),
@@ -356,45 +360,7 @@ impl Checker<'_> {
                 ),
             )
             .with_help(format!(
-                "start the new shape with the group axes: `.reshape([{}, ..])`",
-                group.axes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
-            )),
-        );
-        None
-    }
-
-    /// `.broadcast([..])` of a view with group axes: the new shape starts
-    /// with them and broadcasts each thread's part.
-    pub(super) fn group_broadcast<'d>(
-        &mut self,
-        view: &View,
-        dims: &'d [i64],
-        span: SpanId,
-    ) -> Option<&'d [i64]> {
-        let group = view.group.as_ref()?;
-        let g = group.axes.len();
-        let keeps = dims.len() > g
-            && dims[..g]
-                .iter()
-                .zip(&group.axes)
-                .all(|(d, a)| usize::try_from(*d).is_ok_and(|d| d == *a));
-        if keeps {
-            return Some(&dims[g..]);
-        }
-        self.diags.push(
-            Diagnostic::new(
-                Code::BROADCAST,
-                span,
-                format!(
-                    "a broadcast of {} tile `{}` keeps its leading group axes {} and broadcasts each {}'s part",
-                    group.scope.name(),
-                    view.name,
-                    shape_text(&group.axes),
-                    group.scope.member()
-                ),
-            )
-            .with_help(format!(
-                "start the new shape with the group axes: `.broadcast([{}, ..])`",
+                "start the new shape with the group axes: `.{method}([{}, ..])`",
                 group.axes.iter().map(ToString::to_string).collect::<Vec<_>>().join(", ")
             )),
         );

@@ -200,11 +200,13 @@ impl Checker<'_> {
             let grouped = view.group.is_some();
             let result = match &op.kind {
                 ViewKind::Reshape(dims) if grouped => {
-                    let dims = self.group_reshape(&view, dims, op.span)?;
+                    let dims =
+                        self.group_part_dims(&view, dims, op.span, Code::RESHAPE, "reshape")?;
                     view.layout.reshape(dims, op.span)
                 }
                 ViewKind::Broadcast(dims) if grouped => {
-                    let dims = self.group_broadcast(&view, dims, op.span)?;
+                    let dims =
+                        self.group_part_dims(&view, dims, op.span, Code::BROADCAST, "broadcast")?;
                     view.layout.broadcast(dims, op.span)
                 }
                 ViewKind::Unsqueeze(axis) if grouped => {
