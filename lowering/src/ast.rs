@@ -10,6 +10,7 @@ use crate::target::Target;
 
 #[cfg(any(test, feature = "testkit"))]
 pub mod build;
+pub mod scalar;
 
 /// A `#[tile_kernel]` function.
 #[derive(Debug, Clone, PartialEq)]
@@ -100,6 +101,12 @@ pub enum Stmt {
     For(For),
     /// `if cond { then } else { otherwise }`.
     If(If),
+    /// `ewise(function, dst, inputs.., scope = ..);`: a scalar function at
+    /// every element of `dst`.
+    Ewise(Ewise),
+    /// `fn name(x: f32) -> f32 { .. }` or `let name = |x: f32| ..;`: a
+    /// scalar function `ewise` can name.
+    Function(FunctionDef),
     /// A statement the parser could not read (and already reported). What
     /// it would have bound or written is recorded so that later statements
     /// add no follow-up errors (one mistake, one error).
@@ -190,6 +197,35 @@ pub struct Apply {
     pub preserve_dst: Option<(bool, SpanId)>,
     /// The whole statement.
     pub span: SpanId,
+}
+
+/// `ewise(function, dst, inputs.., scope = ..)`: `function` inlined at
+/// every element of `dst`, reading the same element of each tile input
+/// (scalar inputs broadcast).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ewise {
+    pub function: EwiseFunction,
+    pub dst: PlaceExpr,
+    pub inputs: Vec<Operand>,
+    pub scope: Option<(String, SpanId)>,
+    /// The whole statement.
+    pub span: SpanId,
+}
+
+/// The function of an `ewise`: written in place, or the name of a
+/// [`FunctionDef`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum EwiseFunction {
+    Inline(scalar::Function),
+    Named(String, SpanId),
+}
+
+/// A named scalar function of the kernel's body.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FunctionDef {
+    pub name: String,
+    pub name_span: SpanId,
+    pub function: scalar::Function,
 }
 
 /// One positional operand of `apply`.

@@ -96,6 +96,9 @@ impl Scope {
                     self.nested(&branch.then);
                     self.nested(&branch.otherwise);
                 }
+                // Scalar functions write registers only.
+                Stmt::Ewise(_) => {}
+                Stmt::Function(def) => self.bind(&def.name, None),
                 Stmt::Invalid(invalid) => {
                     let first = invalid.touches.first();
                     if invalid.stores

@@ -22,6 +22,7 @@ mod expand;
 mod parse;
 #[cfg(test)]
 mod pass_cases;
+mod scalar_fn;
 mod spans;
 
 use proc_macro::TokenStream;

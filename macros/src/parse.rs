@@ -35,10 +35,10 @@ pub struct KernelParser<'a> {
     pub incomplete: bool,
 }
 
-type Parsed<T> = Result<T, syn::Error>;
+pub(crate) type Parsed<T> = Result<T, syn::Error>;
 
 /// An error with its catalogue code, at `node`'s tokens.
-fn err(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
+pub(crate) fn err(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
     spans::error(code, node, message)
 }
 
@@ -404,6 +404,13 @@ impl KernelParser<'_> {
                     ));
                 }
                 let name_span = self.spans.id(&local.pat);
+                if let Expr::Closure(closure) = &*init.expr {
+                    return Ok(ast::Stmt::Function(ast::FunctionDef {
+                        name,
+                        name_span,
+                        function: self.closure(closure)?,
+                    }));
+                }
                 if is_alloc_call(&init.expr) {
                     return self.alloc(name, name_span, &init.expr, local);
                 }
@@ -418,6 +425,7 @@ impl KernelParser<'_> {
             Stmt::Expr(Expr::ForLoop(for_loop), _) => self.for_loop(for_loop),
             Stmt::Expr(Expr::If(branch), _) => self.if_branch(branch).map(ast::Stmt::If),
             Stmt::Expr(expr, _) => self.apply(expr),
+            Stmt::Item(syn::Item::Fn(item)) => self.function_item(item),
             Stmt::Item(item) => Err(err(
                 Code::UNSUPPORTED_STATEMENT,
                 item,
@@ -770,6 +778,7 @@ impl KernelParser<'_> {
         };
         match &*call.func {
             Expr::Path(path) if path.path.is_ident("apply") => {}
+            Expr::Path(path) if path.path.is_ident("ewise") => return self.ewise(call, expr),
             other => return Err(err(Code::UNSUPPORTED_STATEMENT, other, expected)),
         }
         let mut args = call.args.iter();
@@ -920,7 +929,7 @@ impl KernelParser<'_> {
         Ok(())
     }
 
-    fn operand(&mut self, expr: &Expr) -> Parsed<Operand> {
+    pub(crate) fn operand(&mut self, expr: &Expr) -> Parsed<Operand> {
         match expr {
             Expr::Lit(lit) => Ok(Operand::Literal(self.literal(&lit.lit, false, expr)?)),
             Expr::Unary(unary) if matches!(unary.op, UnOp::Neg(_)) => match &*unary.expr {
@@ -1049,7 +1058,7 @@ impl KernelParser<'_> {
 
     /// `name`, then `.slice(s![..])`, `.view::<U>()`, `.reshape([..])`,
     /// `.unsqueeze(axis)` and `[index]` in any order.
-    fn place(&mut self, expr: &Expr) -> Parsed<PlaceExpr> {
+    pub(crate) fn place(&mut self, expr: &Expr) -> Parsed<PlaceExpr> {
         match expr {
             Expr::Path(path) => match path.path.get_ident() {
                 Some(ident) if path.qself.is_none() => {
@@ -1700,7 +1709,7 @@ fn to_i64(value: i128, node: &impl ToTokens) -> Parsed<i64> {
 }
 
 /// A dtype named by a Rust type (`f32`, `half::f16`, `tile_kernel::bf16`).
-fn dtype_of(ty: &Type) -> Parsed<DType> {
+pub(crate) fn dtype_of(ty: &Type) -> Parsed<DType> {
     let name = match ty {
         Type::Path(path) if path.qself.is_none() => {
             path.path.segments.last().map(|s| s.ident.to_string())

@@ -197,6 +197,10 @@ catalogue! {
         /// A statement (or the signature) is not valid Rust yet, typically
         /// while it is being typed; the launcher is still emitted.
         KERNEL_SYNTAX = 26, "the kernel does not parse as Rust";
+        /// Syntax outside the scalar-function language (loops, indexing,
+        /// assignments) in an `ewise` function.
+        SCALAR_SYNTAX = 27, "unsupported syntax in a scalar function";
+        MALFORMED_EWISE = 28, "malformed `ewise` call";
     }
     Names {
         FN_QUALIFIER = 101, "unsupported function qualifier";
@@ -284,6 +288,21 @@ catalogue! {
         /// A broadcast view (one element read at several repeat
         /// coordinates) as a destination.
         BROADCAST_DESTINATION = 234, "broadcast view as a destination";
+        /// An `ewise` whose inputs do not match its function's parameters
+        /// in number, or a call with the wrong number of arguments.
+        EWISE_ARITY = 235, "scalar function given the wrong number of values";
+        /// A type mismatch in a scalar function: its inputs, operators,
+        /// `if` arms, literals or result.
+        EWISE_TYPE = 236, "mismatched types in a scalar function";
+        /// An operator, call or cast PTX has no instruction for on that
+        /// type, or an instruction that is not register to register.
+        EWISE_OPERATION = 237, "operation a scalar function cannot perform";
+        /// An `ewise` operand that is not a register tile of the
+        /// destination's shape (a tensor, a shared buffer, another shape).
+        EWISE_OPERAND = 238, "`ewise` operand that is not a register tile of the destination's shape";
+        /// A scalar function reading a tile, or a `fn` item reading the
+        /// kernel's values.
+        EWISE_CAPTURE = 239, "scalar function reading what it cannot";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
@@ -360,5 +379,7 @@ catalogue! {
         SHARED_EXTENT = 613, "shared extent not known at launch";
         /// A second shared buffer sized at launch.
         SECOND_DYNAMIC_SHARED = 614, "second dynamic shared buffer";
+        /// A scalar function whose inlined calls expand past the limit.
+        EWISE_TOO_LARGE = 615, "scalar function that expands to too many instructions";
     }
 }

@@ -19,7 +19,9 @@
 
 use std::fmt::{self, Write as _};
 
-use crate::ast::{Expr, Kernel, Operand, PlaceExpr, SliceItem, Stmt, ViewKind};
+use crate::ast::{
+    EwiseFunction, Expr, Kernel, Operand, PlaceExpr, SliceItem, Stmt, ViewKind, scalar,
+};
 use crate::diag::{Code, Diagnostic};
 use crate::program::Cond;
 use crate::sym::{Atoms, Poly};
@@ -96,11 +98,72 @@ pub(super) fn nesting_errors(kernel: &Kernel) -> Vec<Diagnostic> {
                         blocks.push((&branch.otherwise, depth + 1));
                     }
                 }
+                Stmt::Ewise(ewise) => {
+                    place_depth(&ewise.dst, &mut errors);
+                    for operand in &ewise.inputs {
+                        if let Operand::Place(place) = operand {
+                            place_depth(place, &mut errors);
+                        }
+                    }
+                    if let EwiseFunction::Inline(function) = &ewise.function {
+                        scalar_depth(function, &mut errors);
+                    }
+                }
+                Stmt::Function(def) => scalar_depth(&def.function, &mut errors),
                 Stmt::Invalid(_) => {}
             }
         }
     }
     errors
+}
+
+/// Pushes TK0609 at a scalar function nested deeper than
+/// [`MAX_EXPR_DEPTH`] (expressions, blocks and `if`s each add a level).
+fn scalar_depth(function: &scalar::Function, errors: &mut Vec<Diagnostic>) {
+    fn block_children(block: &scalar::Block) -> impl Iterator<Item = &scalar::Expr> {
+        block
+            .lets
+            .iter()
+            .map(|binding| &binding.value)
+            .chain(block.value.as_deref())
+    }
+    let mut stack: Vec<(&scalar::Expr, usize)> =
+        block_children(&function.body).map(|e| (e, 2)).collect();
+    while let Some((expr, depth)) = stack.pop() {
+        if depth > MAX_EXPR_DEPTH {
+            errors.push(expr_error(expr.span()));
+            return;
+        }
+        let next = depth + 1;
+        match expr {
+            scalar::Expr::Name(..)
+            | scalar::Expr::Int { .. }
+            | scalar::Expr::Float { .. }
+            | scalar::Expr::Bool(..)
+            | scalar::Expr::Invalid(_) => {}
+            scalar::Expr::Binary { lhs, rhs, .. } => {
+                stack.push((lhs, next));
+                stack.push((rhs, next));
+            }
+            scalar::Expr::Unary { expr, .. } | scalar::Expr::Cast { expr, .. } => {
+                stack.push((expr, next));
+            }
+            scalar::Expr::Call { args, .. } | scalar::Expr::Ptx { args, .. } => {
+                stack.extend(args.iter().map(|a| (a, next)));
+            }
+            scalar::Expr::If {
+                cond,
+                then,
+                otherwise,
+                ..
+            } => {
+                stack.push((cond, next));
+                stack.extend(block_children(then).map(|e| (e, next)));
+                stack.extend(block_children(otherwise).map(|e| (e, next)));
+            }
+            scalar::Expr::Block(block) => stack.extend(block_children(block).map(|e| (e, next))),
+        }
+    }
 }
 
 fn block_error(span: crate::diag::SpanId) -> Diagnostic {

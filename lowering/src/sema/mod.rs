@@ -34,9 +34,12 @@
 //! it satisfies every invariant documented on [`crate::program`].
 
 mod apply;
+mod ewise;
 mod form_choice;
 pub mod limits;
 mod operands;
+mod scalar;
+mod scalar_ops;
 mod scopes;
 mod shared;
 mod values;
@@ -121,6 +124,8 @@ enum Binding {
     View(View),
     /// A `let` whose initialiser failed (already reported): uses are silent.
     Failed,
+    /// A scalar function (`fn` item or closure) for `ewise`.
+    Function(std::rc::Rc<ast::scalar::Function>),
 }
 
 /// A view of a tile or a tensor, before it is used as an operand.
@@ -204,9 +209,10 @@ struct Checker<'k> {
     /// not changed since a read in this block or an enclosing one is that
     /// atom again, so facts about it (`if row < V`) hold for it.
     index_reads: Vec<HashMap<(usize, usize, u64), AtomId>>,
-    /// Each `apply` of the kernel's body (by address: the body is borrowed
-    /// for the checker's life) with its position in source order, from 1.
-    apply_numbers: HashMap<*const ast::Apply, usize>,
+    /// Each `apply` and `ewise` of the kernel's body (by address: the body
+    /// is borrowed for the checker's life) with its position in source
+    /// order, from 1.
+    apply_numbers: HashMap<*const (), usize>,
     /// The runtime `if`s and loops around the current statement.
     control: Vec<ControlFrame>,
     /// Over which threads each runtime loop variable is the same.
@@ -217,6 +223,10 @@ struct Checker<'k> {
     shared: Vec<shared::SharedState>,
     /// TK0611 was reported (once per kernel: the block shape is the mistake).
     partial_scope_reported: bool,
+    /// The temporary tiles of `ewise` expansions.
+    ewise_temps: ewise::TempPool,
+    /// The number of the `ewise` being expanded: its `apply`s report as it.
+    ewise_statement: usize,
     /// A compile-time budget ran out (instructions, statements, registers):
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
@@ -226,13 +236,17 @@ struct Checker<'k> {
 /// Every `apply` in `body` (nested ones included) numbered in source
 /// order from 1: how runtime reports name statements
 /// ([`crate::program::Statement::number`]).
-fn apply_numbers(body: &[ast::Stmt]) -> HashMap<*const ast::Apply, usize> {
-    fn walk(body: &[ast::Stmt], numbers: &mut HashMap<*const ast::Apply, usize>) {
+fn apply_numbers(body: &[ast::Stmt]) -> HashMap<*const (), usize> {
+    fn walk(body: &[ast::Stmt], numbers: &mut HashMap<*const (), usize>) {
         for stmt in body {
             match stmt {
                 ast::Stmt::Apply(a) => {
                     let next = numbers.len() + 1;
-                    numbers.insert(std::ptr::from_ref(a), next);
+                    numbers.insert(std::ptr::from_ref(a).cast(), next);
+                }
+                ast::Stmt::Ewise(e) => {
+                    let next = numbers.len() + 1;
+                    numbers.insert(std::ptr::from_ref(e).cast(), next);
                 }
                 ast::Stmt::For(f) => walk(&f.body, numbers),
                 ast::Stmt::If(i) => {
@@ -282,6 +296,8 @@ impl<'k> Checker<'k> {
             current_statement: 0,
             shared: Vec::new(),
             partial_scope_reported: false,
+            ewise_temps: ewise::TempPool::default(),
+            ewise_statement: 0,
             halted: false,
         }
     }
@@ -398,6 +414,13 @@ impl<'k> Checker<'k> {
                 Stmt::Let(binding) => self.let_binding(binding),
                 Stmt::For(for_loop) => self.for_loop(for_loop),
                 Stmt::If(branch) => self.if_branch(branch),
+                Stmt::Ewise(ewise) => {
+                    self.ewise_statement =
+                        self.statement_number_of(std::ptr::from_ref(ewise).cast());
+                    self.ewise(ewise);
+                    self.ewise_statement = 0;
+                }
+                Stmt::Function(def) => self.function_def(def),
                 Stmt::Invalid(invalid) => self.invalid(invalid),
             }
         }
@@ -877,10 +900,17 @@ impl<'k> Checker<'k> {
     /// `apply`'s position among the kernel's `apply`s in source order,
     /// from 1 (0 for one not in the kernel's body).
     fn statement_number(&self, apply: &ast::Apply) -> usize {
-        self.apply_numbers
-            .get(&std::ptr::from_ref(apply))
-            .copied()
-            .unwrap_or(0)
+        match self.statement_number_of(std::ptr::from_ref(apply).cast()) {
+            // An `apply` of an `ewise`'s expansion reports as the `ewise`.
+            0 => self.ewise_statement,
+            number => number,
+        }
+    }
+
+    /// The number of the statement at `address` (0 if it is not one of
+    /// the kernel's).
+    fn statement_number_of(&self, address: *const ()) -> usize {
+        self.apply_numbers.get(&address).copied().unwrap_or(0)
     }
 
     fn apply(&mut self, apply: &ast::Apply) {

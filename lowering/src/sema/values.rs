@@ -935,6 +935,19 @@ impl Checker<'_> {
                     None
                 }
             },
+            Some(Binding::Function(_)) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::NOT_A_VALUE,
+                        span,
+                        format!("`{name}` is a scalar function, not a value"),
+                    )
+                    .with_help(format!(
+                        "a scalar function runs on tiles through `ewise({name}, dst, inputs..)`"
+                    )),
+                );
+                None
+            }
             Some(Binding::Tile(_) | Binding::View(_) | Binding::Shared(_)) => {
                 let place = ast::PlaceExpr {
                     base: name.to_string(),

@@ -182,6 +182,23 @@ impl Checker<'_> {
                     }
                 }
             },
+            Binding::Function(_) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::NOT_A_PLACE,
+                        place.base_span,
+                        format!(
+                            "`{}` is a scalar function, not a tile or tensor",
+                            place.base
+                        ),
+                    )
+                    .with_help(format!(
+                        "a scalar function runs on tiles through `ewise({}, dst, inputs..)`",
+                        place.base
+                    )),
+                );
+                return None;
+            }
             Binding::Symbol(_) | Binding::Int(_) | Binding::Bool(_) => {
                 self.diags.push(
                     Diagnostic::new(
