@@ -327,6 +327,86 @@ fn cast_reference(x: f32) -> ([i32; 4], [u16; 8]) {
     (ints, halves)
 }
 
+/// SiLU through named scalar functions: a `fn` item (`sigmoid`, which
+/// reaches the approximate instructions by name) called from a `let`-bound
+/// closure; then `ptx[".."]` for an exact rounding mode, over a warp tile.
+#[tile_kernel(grid = ceil_div(N, 4096), block = 128)]
+fn silu(x: Tensor<f32, N>, y: Tensor<f32, N>, z: Tensor<f32, N>) {
+    fn sigmoid(v: f32) -> f32 {
+        rcp_approx(1.0 + ex2_approx(-v * f32::consts::LOG2_E))
+    }
+    let silu = |v: f32| v * sigmoid(v);
+    let start = cta_id(0) * 4096 + warp_id() * 1024;
+    let r = alloc_local::<f32>([32, 8, 4], scope = "warp");
+    let q = alloc_local::<f32>([32, 8, 4], scope = "warp");
+    if start + 1024 <= N {
+        apply(
+            ptx["ld.global.v4.f32"],
+            r,
+            x.slice(s![start..start + 1024]).reshape([32, 8, 4]),
+            scope = "warp",
+        );
+        ewise(silu, q, r, scope = "warp");
+        ewise(|v: f32| ptx["add.rz.f32"](v, 1.0), r, r, scope = "warp");
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![start..start + 1024]).reshape([32, 8, 4]),
+            q,
+            scope = "warp",
+        );
+        apply(
+            ptx["st.global.v4.f32"],
+            z.slice(s![start..start + 1024]).reshape([32, 8, 4]),
+            r,
+            scope = "warp",
+        );
+    }
+}
+
+/// `ptx[".."](..)` calls: an immediate operand (`lop3`'s table), a packed
+/// result (`cvt` to two e4m3 in a `u16`, the first source in the high byte)
+/// and a per-thread quantization step composed of both.
+#[tile_kernel(grid = ceil_div(N, 128), block = 128)]
+fn ptx_calls(a: Tensor<f32, N>, b: Tensor<f32, N>, out: Tensor<u32, N, 2>) {
+    let row = cta_id(0) * 128 + thread_id(0);
+    let ra = alloc_local::<f32>([1]);
+    let rb = alloc_local::<f32>([1]);
+    let o = alloc_local::<u32>([2]);
+    if row < N {
+        apply(ptx["ld.global.f32"], ra, a.slice(s![row..row + 1]));
+        apply(ptx["ld.global.f32"], rb, b.slice(s![row..row + 1]));
+        ewise(
+            |x: f32, y: f32| ptx["lop3.b32"](x.to_bits(), y.to_bits(), 0xff00ff00u32, 0x96),
+            o.slice(s![0..1]),
+            ra,
+            rb,
+        );
+        ewise(
+            |x: f32, y: f32| ptx["cvt.rn.satfinite.e4m3x2.f32"](x * 0.5, y) as u32,
+            o.slice(s![1..2]),
+            ra,
+            rb,
+        );
+        apply(
+            ptx["st.global.v2.b32"],
+            out.slice(s![row, ..]).reshape([1, 2]),
+            o.reshape([1, 2]),
+        );
+    }
+}
+
+/// `x + 1.0` rounded toward zero, on the host.
+fn add_one_toward_zero(x: f32) -> f32 {
+    let exact = f64::from(x) + 1.0;
+    let nearest = exact as f32;
+    if f64::from(nearest).abs() > exact.abs() {
+        // Step one ulp toward zero.
+        f32::from_bits(nearest.to_bits() - 1)
+    } else {
+        nearest
+    }
+}
+
 #[test]
 fn operators_are_the_documented_instructions() {
     let ptx = float_ops::PTX;
@@ -417,6 +497,8 @@ fn ewise_kernels_assemble_without_spills() {
         ("int_ops", int_ops::PTX),
         ("float_ops", float_ops::PTX),
         ("casts", casts::PTX),
+        ("silu", silu::PTX),
+        ("ptx_calls", ptx_calls::PTX),
     ]);
 }
 
@@ -479,7 +561,9 @@ mod twins {
         affine_matches_the_host,
         integer_operators_match_rust,
         float_operators_match_rust,
-        casts_match_rust
+        casts_match_rust,
+        silu_is_within_its_bound,
+        ptx_calls_match_the_host
     );
 
     fn affine_matches_the_host(dev: &Device) -> tile_kernel::Result<()> {
@@ -574,6 +658,61 @@ mod twins {
                     a[row]
                 );
             }
+        }
+        Ok(())
+    }
+
+    fn silu_is_within_its_bound(dev: &Device) -> tile_kernel::Result<()> {
+        let n = 8192;
+        let x: Vec<f32> = (0..n).map(|i| (i as f32 - 4096.0) / 256.0).collect();
+        let dx = dev.upload(&x, [n])?;
+        let mut y = dev.zeros::<f32>([n])?;
+        let mut z = dev.zeros::<f32>([n])?;
+        silu(dev, &dx, &mut y, &mut z)?;
+        let (y, z) = (y.download()?, z.download()?);
+        for i in 0..n {
+            let v = f64::from(x[i]);
+            let want = v / (1.0 + (-v).exp());
+            // ex2.approx and rcp.approx: a few ulp each, relative.
+            let tolerance = 1e-6 * want.abs().max(1e-30) + 1e-30;
+            assert!(
+                (f64::from(y[i]) - want).abs() <= tolerance * 8.0,
+                "silu({}) = {} vs {want}",
+                x[i],
+                y[i]
+            );
+            let want = add_one_toward_zero(x[i]);
+            assert_eq!(z[i].to_bits(), want.to_bits(), "{} + 1 toward zero", x[i]);
+        }
+        Ok(())
+    }
+
+    fn ptx_calls_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
+        use float8::F8E4M3;
+        let n = 3000;
+        let a = values(n, 0x0123_4567_89ab_cdef);
+        let b = values(n, 0xfedc_ba98_7654_3210);
+        let da = dev.upload(&a, [n])?;
+        let db = dev.upload(&b, [n])?;
+        let mut out = dev.zeros::<u32>([n, 2])?;
+        ptx_calls(dev, &da, &db, &mut out)?;
+        let out = out.download()?;
+        let nan = |byte: u32| F8E4M3::from_bits(byte as u8).is_nan();
+        for row in 0..n {
+            let lop = a[row].to_bits() ^ b[row].to_bits() ^ 0xff00_ff00;
+            assert_eq!(out[2 * row], lop, "row {row}: lop3");
+            let high = u32::from(F8E4M3::from_f32(a[row] * 0.5).to_bits());
+            let low = u32::from(F8E4M3::from_f32(b[row]).to_bits());
+            let got = out[2 * row + 1];
+            let (got_high, got_low) = (got >> 8, got & 0xff);
+            assert!(
+                (got_high == high || (nan(got_high) && nan(high)))
+                    && (got_low == low || (nan(got_low) && nan(low))),
+                "row {row}: e4m3x2 of ({:e}, {:e}): got {got:#06x}, want {:#06x}",
+                a[row] * 0.5,
+                b[row],
+                (high << 8) | low
+            );
         }
         Ok(())
     }

@@ -97,6 +97,13 @@ impl KernelParser<'_> {
                     "inputs come before the keyword argument `scope`",
                 ));
             }
+            if let Expr::Closure(_) = arg {
+                return Err(err(
+                    Code::MALFORMED_EWISE,
+                    arg,
+                    "the function is the first argument of `ewise`: `ewise(|v: f32| .., dst, inputs..)`",
+                ));
+            }
             inputs.push(self.operand(arg)?);
         }
         Ok(ast::Stmt::Ewise(ast::Ewise {
@@ -256,11 +263,12 @@ impl KernelParser<'_> {
                     value = Some(Box::new(self.scalar_expr(expr)));
                 }
                 other => {
-                    self.errors.push(err(
-                        Code::SCALAR_SYNTAX,
-                        other,
-                        "a scalar function's body is `let` bindings and a final value",
-                    ));
+                    let message = match other {
+                        Stmt::Expr(expr, _) if loop_keyword(expr).is_some() => loop_message(expr),
+                        _ => "a scalar function's body is `let` bindings and a final value"
+                            .to_string(),
+                    };
+                    self.errors.push(err(Code::SCALAR_SYNTAX, other, message));
                     // The value is unknown: no follow-up "no value" error.
                     value = Some(Box::new(scalar::Expr::Invalid(self.spans.id(other))));
                 }
@@ -459,11 +467,7 @@ impl KernelParser<'_> {
                 scalar::Expr::Block(self.scalar_block(&block.block))
             }
             Expr::ForLoop(_) | Expr::While(_) | Expr::Loop(_) => {
-                return Err(err(
-                    Code::SCALAR_SYNTAX,
-                    expr,
-                    "a scalar function has no loops: it computes one element; loop over tiles in the kernel",
-                ));
+                return Err(err(Code::SCALAR_SYNTAX, expr, loop_message(expr)));
             }
             Expr::Index(_) => {
                 return Err(err(
@@ -640,4 +644,21 @@ impl KernelParser<'_> {
             span,
         })
     }
+}
+
+/// `for`, `while` or `loop` for a loop expression.
+fn loop_keyword(expr: &Expr) -> Option<&'static str> {
+    match expr {
+        Expr::ForLoop(_) => Some("for"),
+        Expr::While(_) => Some("while"),
+        Expr::Loop(_) => Some("loop"),
+        _ => None,
+    }
+}
+
+fn loop_message(expr: &Expr) -> String {
+    format!(
+        "a scalar function has no `{}` loops: it computes one element; loop over tiles in the kernel",
+        loop_keyword(expr).unwrap_or("for")
+    )
 }

@@ -123,8 +123,19 @@ pub(super) fn straighten(
         ops: Vec::new(),
         frames: Vec::new(),
         calls: Vec::new(),
+        too_large: false,
     };
     let value = typer.function_body(function, inputs);
+    if typer.too_large {
+        return Err(vec![
+            error(
+                Code::EWISE_TOO_LARGE,
+                function.span,
+                format!("this function expands to more than {MAX_OPS} instructions"),
+            )
+            .with_note("every call of a scalar function is inlined, so calls inside called functions multiply"),
+        ]);
+    }
     let straight = value.and_then(|(value, span)| {
         let arg = match (result, value) {
             (Some(result), value) => typer.coerce(value, result, span)?,
@@ -156,6 +167,8 @@ struct Typer<'c> {
     frames: Vec<Frame>,
     /// The functions being inlined, innermost last.
     calls: Vec<String>,
+    /// The code outgrew [`MAX_OPS`].
+    too_large: bool,
 }
 
 fn error(code: Code, span: SpanId, message: impl Into<String>) -> Diagnostic {
@@ -265,24 +278,8 @@ impl Typer<'_> {
         span: SpanId,
     ) -> Option<Val> {
         if self.ops.len() >= MAX_OPS {
-            if self.ops.len() == MAX_OPS {
-                self.diags.push(
-                    error(
-                        Code::EWISE_TOO_LARGE,
-                        span,
-                        format!("this function expands to more than {MAX_OPS} instructions"),
-                    )
-                    .with_note("every call of a scalar function is inlined; calls inside called functions multiply"),
-                );
-                // One error: later pushes stay silent.
-                self.ops.push(Op {
-                    opcode,
-                    opcode_span,
-                    args,
-                    dtype,
-                    span,
-                });
-            }
+            // Reported once, at the function (`straighten`).
+            self.too_large = true;
             return None;
         }
         self.ops.push(Op {
@@ -508,7 +505,16 @@ impl Typer<'_> {
     ) -> Option<Val> {
         let value = self.expr(inner, expected)?;
         match (op, &value) {
-            (UnOp::Neg, Val::Int(v, _)) => return Some(Val::Int(-v, span)),
+            (UnOp::Neg, Val::Int(v, _)) => {
+                return match v.checked_neg() {
+                    Some(negated) => Some(Val::Int(negated, span)),
+                    None => self.report(error(
+                        Code::EWISE_TYPE,
+                        span,
+                        "this literal is out of range for every integer type",
+                    )),
+                };
+            }
             (UnOp::Neg, Val::Float(text, _)) => {
                 let text = match text.strip_prefix('-') {
                     Some(positive) => positive.to_string(),
@@ -1147,6 +1153,10 @@ fn fold(op: BinOp, lhs: &Val, rhs: &Val, span: SpanId) -> Option<Val> {
                 BinOp::Add => a.checked_add(*b)?,
                 BinOp::Sub => a.checked_sub(*b)?,
                 BinOp::Mul => a.checked_mul(*b)?,
+                // Rust's integer division, toward zero.
+                BinOp::Div if *b != 0 => a.checked_div(*b)?,
+                BinOp::Rem if *b != 0 => a.checked_rem(*b)?,
+                BinOp::Shl if (0..127).contains(b) => a.checked_shl(*b as u32)?,
                 _ => return None,
             };
             Some(Val::Int(value, span))

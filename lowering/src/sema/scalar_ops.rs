@@ -374,6 +374,20 @@ mod tests {
         assert!(missing.is_empty(), "do not resolve: {missing:?}");
     }
 
+    /// `docs/language.md` lists every named function with what it computes.
+    #[test]
+    fn the_language_page_lists_every_function() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../docs/language.md");
+        let page = std::fs::read_to_string(path).expect("docs/language.md");
+        for f in FUNCTIONS {
+            let line = format!("- `{}`: {}", f.name, f.doc);
+            assert!(
+                page.contains(&line),
+                "docs/language.md lacks the line\n{line}"
+            );
+        }
+    }
+
     #[test]
     fn rust_semantics_pick_the_forms() {
         assert_eq!(binary(BinOp::Ne, DType::F32).unwrap(), "setp.neu.f32");

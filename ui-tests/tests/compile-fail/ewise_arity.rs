@@ -1,0 +1,12 @@
+// `ewise` (TK0235): one input per parameter of the function.
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+fn k(x: Tensor<f32, 4>) {
+    let r = alloc_local::<f32>([4]);
+    apply(ptx["ld.global.v4.f32"], r.reshape([1, 4]), x.reshape([1, 4]));
+    ewise(|a: f32, b: f32| a * b, r, r);
+    apply(ptx["st.global.v4.f32"], x.reshape([1, 4]), r.reshape([1, 4]));
+}
+
+fn main() {}
