@@ -49,7 +49,7 @@
 
 pub use half::{bf16, f16};
 pub use tile_kernel_lowering::DType;
-pub use tile_kernel_macros::tile_kernel;
+pub use tile_kernel_macros::{function, tile_kernel};
 #[cfg(feature = "runtime")]
 pub use tile_kernel_runtime::{
     Device, DeviceTensor, Element, Error, PinnedHostSlice, Result, ScalarArg, StoppedTimer,

@@ -107,6 +107,11 @@ pub enum Stmt {
     /// `fn name(x: f32) -> f32 { .. }` or `let name = |x: f32| ..;`: a
     /// scalar function `ewise` can name.
     Function(FunctionDef),
+    /// `fn name(t: Tile, n: usize) { statements }`: a kernel function,
+    /// inlined where it is called.
+    KernelFunction(KernelFunction),
+    /// `name(args..);`: a call of a kernel function.
+    Call(Call),
     /// A statement the parser could not read (and already reported). What
     /// it would have bound or written is recorded so that later statements
     /// add no follow-up errors (one mistake, one error).
@@ -226,6 +231,67 @@ pub struct FunctionDef {
     pub name: String,
     pub name_span: SpanId,
     pub function: scalar::Function,
+}
+
+/// `fn name(a: Tile, s: Shared, n: usize) { .. }`: statements with
+/// parameters, checked where they are inlined (at each call) exactly like
+/// statements written there. It names nothing of the kernel but its
+/// parameters and the kernel's functions.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelFunction {
+    pub name: String,
+    pub name_span: SpanId,
+    pub params: Vec<KernelParam>,
+    pub body: Vec<Stmt>,
+    /// The signature.
+    pub span: SpanId,
+}
+
+/// One parameter of a kernel function.
+#[derive(Debug, Clone, PartialEq)]
+pub struct KernelParam {
+    pub name: String,
+    pub name_span: SpanId,
+    pub kind: KernelParamKind,
+    /// `Tile<f32>`: the element type the argument must have.
+    pub dtype: Option<DType>,
+    /// The type as written.
+    pub span: SpanId,
+}
+
+/// What a kernel function's parameter takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KernelParamKind {
+    /// `Tile`: a register tile or a view of one (group tiles included).
+    Tile,
+    /// `Tensor`: a global tensor or a view of one.
+    Tensor,
+    /// `Shared`: a shared buffer or a view of one.
+    Shared,
+    /// `usize`: a runtime integer (a constant stays a constant).
+    Index,
+}
+
+impl KernelParamKind {
+    /// The type as a user writes it.
+    pub fn rust_name(self) -> &'static str {
+        match self {
+            KernelParamKind::Tile => "Tile",
+            KernelParamKind::Tensor => "Tensor",
+            KernelParamKind::Shared => "Shared",
+            KernelParamKind::Index => "usize",
+        }
+    }
+}
+
+/// `name(args..);`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub name: String,
+    pub name_span: SpanId,
+    pub args: Vec<Operand>,
+    /// The whole statement.
+    pub span: SpanId,
 }
 
 /// One positional operand of `apply`.

@@ -24,6 +24,7 @@ pub fn tensor_writes(kernel: &ast::Kernel) -> Vec<bool> {
     let mut scope = Scope {
         frames: vec![HashMap::new()],
         writes: vec![false; kernel.params.len()],
+        functions: HashMap::new(),
     };
     for (index, param) in kernel.params.iter().enumerate() {
         let tensor = matches!(param.ty, ParamType::Tensor { .. }).then_some(index);
@@ -37,9 +38,37 @@ pub fn tensor_writes(kernel: &ast::Kernel) -> Vec<bool> {
 struct Scope {
     frames: Vec<HashMap<String, Option<usize>>>,
     writes: Vec<bool>,
+    /// The kernel functions defined so far, with the parameters each
+    /// writes (its stores, directly or through the functions it calls).
+    functions: HashMap<String, Vec<bool>>,
 }
 
 impl Scope {
+    /// The parameters of kernel function `def` that it stores into.
+    fn function_writes(&self, def: &ast::KernelFunction) -> Vec<bool> {
+        let mut inner = Scope {
+            frames: vec![HashMap::new()],
+            writes: vec![false; def.params.len()],
+            functions: self.functions.clone(),
+        };
+        for (index, param) in def.params.iter().enumerate() {
+            inner.bind(&param.name, Some(index));
+        }
+        inner.block(&def.body);
+        inner.writes
+    }
+
+    fn call(&mut self, call: &ast::Call) {
+        let Some(writes) = self.functions.get(&call.name).cloned() else {
+            return;
+        };
+        for (arg, written) in call.args.iter().zip(writes) {
+            if written && let Operand::Place(place) = arg {
+                self.write(&place.base);
+            }
+        }
+    }
+
     fn bind(&mut self, name: &str, tensor: Option<usize>) {
         if let Some(frame) = self.frames.last_mut() {
             frame.insert(name.to_string(), tensor);
@@ -99,6 +128,13 @@ impl Scope {
                 // Scalar functions write registers only.
                 Stmt::Ewise(_) => {}
                 Stmt::Function(def) => self.bind(&def.name, None),
+                Stmt::KernelFunction(def) => {
+                    let writes = self.function_writes(def);
+                    self.functions.insert(def.name.clone(), writes);
+                    self.bind(&def.name, None);
+                }
+                // A kernel function's stores write the tensors passed to it.
+                Stmt::Call(call) => self.call(call),
                 Stmt::Invalid(invalid) => {
                     let first = invalid.touches.first();
                     if invalid.stores

@@ -38,6 +38,7 @@ pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
 
 /// The expansion: the generated items and the `compile_error!`s.
 fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
+    let (original_args, original_item) = (args.clone(), item.clone());
     let ReadKernel {
         item,
         args,
@@ -49,6 +50,24 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Ok(read) => read,
         Err(tokens) => return tokens,
     };
+    // A function the kernel uses but does not define: ask its macro
+    // (`#[tile_kernel::function]`) for the definition first.
+    if let Some((name, span)) = crate::functions::first_missing(&kernel) {
+        let krate = match args.as_ref().and_then(|a| a.krate.as_ref()) {
+            Some(path) => match path.parse::<syn::Path>() {
+                Ok(path) => quote!(#path),
+                Err(_) => quote!(::tile_kernel),
+            },
+            None => quote!(::tile_kernel),
+        };
+        return crate::functions::callback(
+            &name,
+            spans.first_span(span),
+            &krate,
+            &original_args,
+            &original_item,
+        );
+    }
     // Semantic checks run even after syntax errors, so every independent
     // mistake shows up in one compile.
     let compilation = tile_kernel_lowering::compile(&kernel);

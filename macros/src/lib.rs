@@ -19,6 +19,7 @@
 
 mod attr;
 mod expand;
+mod functions;
 mod parse;
 #[cfg(test)]
 mod pass_cases;
@@ -33,6 +34,15 @@ use proc_macro::TokenStream;
 #[proc_macro_attribute]
 pub fn tile_kernel(args: TokenStream, item: TokenStream) -> TokenStream {
     expand::tile_kernel(args.into(), item.into()).into()
+}
+
+/// Makes a kernel function (`fn name(t: Tile, n: usize) { .. }`) or a
+/// scalar function (`fn name(x: f32) -> f32 { .. }`) usable by every
+/// `#[tile_kernel]` after it: a kernel that calls it gets its definition,
+/// checked where it is inlined. See `docs/language.md`.
+#[proc_macro_attribute]
+pub fn function(args: TokenStream, item: TokenStream) -> TokenStream {
+    spans::point_to_catalogue(functions::function(args.into(), item.into())).into()
 }
 
 #[cfg(test)]

@@ -361,13 +361,22 @@ impl KernelParser<'_> {
             Ok(s) => out.push(s),
             Err(e) => {
                 self.errors.push(e);
+                // A function that failed still defines its name: its calls
+                // add no follow-up errors.
+                if let Stmt::Item(syn::Item::Fn(item)) = stmt {
+                    out.push(ast::Stmt::Invalid(ast::Invalid {
+                        binds: vec![item.sig.ident.to_string()],
+                        ..Default::default()
+                    }));
+                    return;
+                }
                 let tokens: Vec<TokenTree> = stmt.to_token_stream().into_iter().collect();
                 out.extend(traces(&tokens).into_iter().map(ast::Stmt::Invalid));
             }
         }
     }
 
-    fn stmt(&mut self, stmt: &Stmt) -> Parsed<ast::Stmt> {
+    pub(crate) fn stmt(&mut self, stmt: &Stmt) -> Parsed<ast::Stmt> {
         match stmt {
             Stmt::Local(local) => {
                 let name = match &local.pat {
@@ -425,6 +434,12 @@ impl KernelParser<'_> {
             Stmt::Expr(Expr::ForLoop(for_loop), _) => self.for_loop(for_loop),
             Stmt::Expr(Expr::If(branch), _) => self.if_branch(branch).map(ast::Stmt::If),
             Stmt::Expr(expr, _) => self.apply(expr),
+            // No return type: a kernel function; else a scalar function.
+            Stmt::Item(syn::Item::Fn(item))
+                if matches!(item.sig.output, syn::ReturnType::Default) =>
+            {
+                self.kernel_function(item)
+            }
             Stmt::Item(syn::Item::Fn(item)) => self.function_item(item),
             Stmt::Item(item) => Err(err(
                 Code::UNSUPPORTED_STATEMENT,
@@ -779,6 +794,23 @@ impl KernelParser<'_> {
         match &*call.func {
             Expr::Path(path) if path.path.is_ident("apply") => {}
             Expr::Path(path) if path.path.is_ident("ewise") => return self.ewise(call, expr),
+            // `name(args..)`: a call of a kernel function.
+            Expr::Path(path) if path.qself.is_none() && path.path.get_ident().is_some() => {
+                let mut args = Vec::new();
+                for arg in &call.args {
+                    args.push(self.operand(arg)?);
+                }
+                return Ok(ast::Stmt::Call(ast::Call {
+                    name: path
+                        .path
+                        .get_ident()
+                        .map(ToString::to_string)
+                        .unwrap_or_default(),
+                    name_span: self.spans.id(path),
+                    args,
+                    span: self.spans.id(expr),
+                }));
+            }
             other => return Err(err(Code::UNSUPPORTED_STATEMENT, other, expected)),
         }
         let mut args = call.args.iter();

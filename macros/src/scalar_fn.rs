@@ -224,6 +224,51 @@ impl KernelParser<'_> {
         }))
     }
 
+    /// `fn name(t: Tile, x: Tensor<f32>, s: Shared, n: usize) { .. }`: a
+    /// kernel function (no return type).
+    pub(crate) fn kernel_function(&mut self, item: &syn::ItemFn) -> Parsed<ast::Stmt> {
+        let sig = &item.sig;
+        if !sig.generics.params.is_empty() {
+            return Err(err(
+                Code::MALFORMED_KERNEL_FUNCTION,
+                &sig.generics,
+                "kernel functions are not generic: their parameters are `Tile`, `Tensor`, `Shared` or `usize`",
+            ));
+        }
+        let mut params = Vec::new();
+        for input in &sig.inputs {
+            let FnArg::Typed(typed) = input else {
+                return Err(err(
+                    Code::MALFORMED_KERNEL_FUNCTION,
+                    input,
+                    "a kernel function takes no `self`",
+                ));
+            };
+            let Pat::Ident(ident) = &*typed.pat else {
+                return Err(err(
+                    Code::MALFORMED_KERNEL_FUNCTION,
+                    &typed.pat,
+                    "a parameter is a plain name: `t: Tile`",
+                ));
+            };
+            let (kind, dtype) = kernel_param_type(&typed.ty)?;
+            params.push(ast::KernelParam {
+                name: ident.ident.to_string(),
+                name_span: self.spans.id(&ident.ident),
+                kind,
+                dtype,
+                span: self.spans.id(&typed.ty),
+            });
+        }
+        Ok(ast::Stmt::KernelFunction(ast::KernelFunction {
+            name: sig.ident.to_string(),
+            name_span: self.spans.id(&sig.ident),
+            params,
+            body: self.body(&item.block),
+            span: self.spans.id(sig),
+        }))
+    }
+
     fn scalar_param(&mut self, pat: &Pat, ty: &syn::Type) -> Parsed<scalar::FunctionParam> {
         let Pat::Ident(ident) = pat else {
             return Err(err(
@@ -661,4 +706,44 @@ fn loop_message(expr: &Expr) -> String {
         "a scalar function has no `{}` loops: it computes one element; loop over tiles in the kernel",
         loop_keyword(expr).unwrap_or("for")
     )
+}
+
+/// `Tile`, `Tile<f32>`, `Tensor`, `Shared<u32>`, `usize`.
+fn kernel_param_type(ty: &syn::Type) -> Parsed<(ast::KernelParamKind, Option<DType>)> {
+    let wrong = || {
+        err(
+            Code::MALFORMED_KERNEL_FUNCTION,
+            ty,
+            format!(
+                "`{}` is not a kernel function parameter type: they are `Tile`, `Tensor`, `Shared` (each optionally with its element type, `Tile<f32>`) and `usize`",
+                ty.to_token_stream()
+                    .to_string()
+                    .replace(" <", "<")
+                    .replace("< ", "<")
+                    .replace(" >", ">")
+            ),
+        )
+    };
+    let syn::Type::Path(path) = ty else {
+        return Err(wrong());
+    };
+    let Some(last) = path.path.segments.last() else {
+        return Err(wrong());
+    };
+    let kind = match last.ident.to_string().as_str() {
+        "Tile" => ast::KernelParamKind::Tile,
+        "Tensor" => ast::KernelParamKind::Tensor,
+        "Shared" => ast::KernelParamKind::Shared,
+        "usize" if last.arguments.is_none() => return Ok((ast::KernelParamKind::Index, None)),
+        _ => return Err(wrong()),
+    };
+    let dtype = match &last.arguments {
+        syn::PathArguments::None => None,
+        syn::PathArguments::AngleBracketed(args) if args.args.len() == 1 => match &args.args[0] {
+            syn::GenericArgument::Type(inner) => Some(dtype_of(inner)?),
+            _ => return Err(wrong()),
+        },
+        _ => return Err(wrong()),
+    };
+    Ok((kind, dtype))
 }

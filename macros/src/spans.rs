@@ -16,6 +16,14 @@ pub struct SpanTable {
 }
 
 impl SpanTable {
+    /// The span of the first token of a recorded node.
+    pub fn first_span(&self, id: SpanId) -> proc_macro2::Span {
+        self.nodes
+            .get(id.0 as usize)
+            .and_then(|tokens| tokens.clone().into_iter().next())
+            .map_or_else(proc_macro2::Span::call_site, |tree| tree.span())
+    }
+
     /// Records a node; errors at the returned id underline all of its tokens.
     pub fn id(&mut self, node: &impl ToTokens) -> SpanId {
         self.nodes.push(written_extent(node.to_token_stream()));

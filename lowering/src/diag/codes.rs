@@ -201,6 +201,10 @@ catalogue! {
         /// assignments) in an `ewise` function.
         SCALAR_SYNTAX = 27, "unsupported syntax in a scalar function";
         MALFORMED_EWISE = 28, "malformed `ewise` call";
+        /// A kernel function whose signature is not `fn name(p: Tile, ..)`
+        /// (a parameter type other than `Tile`, `Tensor`, `Shared`,
+        /// `usize`), or `#[tile_kernel::function]` on something else.
+        MALFORMED_KERNEL_FUNCTION = 29, "malformed kernel function";
     }
     Names {
         FN_QUALIFIER = 101, "unsupported function qualifier";
@@ -233,6 +237,13 @@ catalogue! {
         /// rank, a changed register axis, or a repeat axis of extent
         /// other than 1 given another extent.
         BROADCAST = 127, "invalid `.broadcast`";
+        /// An argument of a kernel function of another kind than its
+        /// parameter (a tensor for a `Tile`, a tile for a `usize`) or of
+        /// another element type.
+        CALL_ARGUMENT = 128, "kernel function argument of the wrong kind";
+        CALL_ARITY = 129, "kernel function called with the wrong number of arguments";
+        /// A kernel function that calls itself, directly or through others.
+        RECURSIVE_CALL = 130, "kernel function that calls itself";
     }
     Operands {
         MALFORMED_OPCODE = 201, "malformed opcode text";

@@ -99,4 +99,11 @@ impl Diagnostics {
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.list
     }
+
+    /// Adds `note` to every diagnostic from the `from`-th on.
+    pub fn note_from(&mut self, from: usize, note: &str) {
+        for diagnostic in self.list.iter_mut().skip(from) {
+            diagnostic.notes.push(note.to_string());
+        }
+    }
 }

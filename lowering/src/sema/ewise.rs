@@ -36,6 +36,10 @@ use super::{Binding, Checker, ViewBase};
 /// register axis of 1) and scope, the names of the tiles made so far.
 pub(super) type TempPool = std::collections::HashMap<(DType, Vec<usize>, Scope), Vec<String>>;
 
+/// The start of every temporary tile's name (not a Rust identifier, so no
+/// user name can clash with it).
+pub(super) const TEMP_PREFIX: &str = "ewise temp ";
+
 /// How one `ewise` input reaches the function.
 enum Input {
     /// A register tile of the destination's shape, by its view.
@@ -90,6 +94,7 @@ impl Checker<'_> {
                 },
                 Binding::Bool(_) => Capture::Other("a runtime condition"),
                 Binding::Function(function) => Capture::Function(function.clone()),
+                Binding::KernelFunction(_) => Capture::Other("a kernel function"),
                 Binding::Unparsed | Binding::Failed => Capture::Silent,
             },
         }
@@ -448,7 +453,7 @@ impl Checker<'_> {
         let made = self.ewise_temps.get(&key).map_or(0, Vec::len);
         for index in made..=slot {
             let total: usize = self.ewise_temps.values().map(Vec::len).sum();
-            let name = format!("ewise temp {total}");
+            let name = format!("{TEMP_PREFIX}{total}");
             let alloc = ast::AllocLocal {
                 name: name.clone(),
                 name_span: span,

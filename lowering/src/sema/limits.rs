@@ -110,6 +110,22 @@ pub(super) fn nesting_errors(kernel: &Kernel) -> Vec<Diagnostic> {
                     }
                 }
                 Stmt::Function(def) => scalar_depth(&def.function, &mut errors),
+                Stmt::KernelFunction(def) => {
+                    if depth + 1 > MAX_BLOCK_DEPTH {
+                        errors.push(block_error(def.span));
+                    } else {
+                        blocks.push((&def.body, depth + 1));
+                    }
+                }
+                Stmt::Call(call) => {
+                    for operand in &call.args {
+                        match operand {
+                            Operand::Place(place) => place_depth(place, &mut errors),
+                            Operand::Value(expr) => expr_depth(expr, &mut errors),
+                            _ => {}
+                        }
+                    }
+                }
                 Stmt::Invalid(_) => {}
             }
         }

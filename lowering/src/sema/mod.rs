@@ -34,6 +34,7 @@
 //! it satisfies every invariant documented on [`crate::program`].
 
 mod apply;
+mod calls;
 mod ewise;
 mod form_choice;
 pub mod limits;
@@ -67,6 +68,21 @@ use crate::sym::{AtomId, Atoms, Fact, Poly};
 use crate::target::Requirement;
 
 pub use crate::prove::budget::REGISTER_BUDGET;
+
+/// The named functions of scalar functions with what each computes, in
+/// documentation order (`docs/language.md` lists them).
+pub fn scalar_functions() -> impl Iterator<Item = (&'static str, &'static str)> {
+    scalar_ops::FUNCTIONS.iter().map(|f| (f.name, f.doc))
+}
+
+/// Whether `name` is a function scalar functions can always call (`fma`,
+/// `ex2_approx`, .., `to_bits`): not one the kernel must define.
+pub fn is_builtin_scalar_function(name: &str) -> bool {
+    scalar_ops::function(name).is_some()
+        || scalar_ops::method_function(name).is_some()
+        || name == "to_bits"
+        || name.ends_with("::from_bits")
+}
 
 /// Upper bound on a tile's elements and on a kernel's expanded instructions,
 /// so a typo like `alloc_local::<f32>([1 << 30])` fails fast instead of
@@ -126,6 +142,8 @@ enum Binding {
     Failed,
     /// A scalar function (`fn` item or closure) for `ewise`.
     Function(std::rc::Rc<ast::scalar::Function>),
+    /// A kernel function (`fn name(t: Tile) { .. }`).
+    KernelFunction(std::rc::Rc<ast::KernelFunction>),
 }
 
 /// A view of a tile or a tensor, before it is used as an operand.
@@ -225,8 +243,14 @@ struct Checker<'k> {
     partial_scope_reported: bool,
     /// The temporary tiles of `ewise` expansions.
     ewise_temps: ewise::TempPool,
-    /// The number of the `ewise` being expanded: its `apply`s report as it.
-    ewise_statement: usize,
+    /// The number of the `ewise` being expanded, or of the kernel-function
+    /// call being inlined: the `apply`s inside report as it.
+    inline_statement: usize,
+    /// The kernel functions being inlined, outermost first.
+    inlining: Vec<String>,
+    /// While a kernel function is inlined: the first scope of its own
+    /// names (names in outer scopes are invisible, except functions).
+    lookup_floor: Option<usize>,
     /// A compile-time budget ran out (instructions, statements, registers):
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
@@ -247,6 +271,10 @@ fn apply_numbers(body: &[ast::Stmt]) -> HashMap<*const (), usize> {
                 ast::Stmt::Ewise(e) => {
                     let next = numbers.len() + 1;
                     numbers.insert(std::ptr::from_ref(e).cast(), next);
+                }
+                ast::Stmt::Call(c) => {
+                    let next = numbers.len() + 1;
+                    numbers.insert(std::ptr::from_ref(c).cast(), next);
                 }
                 ast::Stmt::For(f) => walk(&f.body, numbers),
                 ast::Stmt::If(i) => {
@@ -297,13 +325,33 @@ impl<'k> Checker<'k> {
             shared: Vec::new(),
             partial_scope_reported: false,
             ewise_temps: ewise::TempPool::default(),
-            ewise_statement: 0,
+            inline_statement: 0,
+            inlining: Vec::new(),
+            lookup_floor: None,
             halted: false,
         }
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
-        self.scopes.iter().rev().find_map(|scope| scope.get(name))
+        let Some(floor) = self.lookup_floor else {
+            return self.scopes.iter().rev().find_map(|scope| scope.get(name));
+        };
+        // Inside a kernel function: its own names, then the kernel's
+        // functions and `ewise` temporaries (which are the compiler's).
+        self.scopes[floor.min(self.scopes.len())..]
+            .iter()
+            .rev()
+            .find_map(|scope| scope.get(name))
+            .or_else(|| {
+                self.scopes
+                    .iter()
+                    .rev()
+                    .find_map(|scope| scope.get(name))
+                    .filter(|binding| {
+                        matches!(binding, Binding::Function(_) | Binding::KernelFunction(_))
+                            || name.starts_with(ewise::TEMP_PREFIX)
+                    })
+            })
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
@@ -396,6 +444,12 @@ impl<'k> Checker<'k> {
 
     /// Checks `Stmt`s of one block in order.
     fn block(&mut self, stmts: &[Stmt]) {
+        // Kernel functions are items: callable anywhere in their block.
+        for stmt in stmts {
+            if let Stmt::KernelFunction(def) = stmt {
+                self.kernel_function_def(def);
+            }
+        }
         for stmt in stmts {
             if self.halted {
                 // Allocations stay cheap, and keep the register budget's
@@ -415,12 +469,18 @@ impl<'k> Checker<'k> {
                 Stmt::For(for_loop) => self.for_loop(for_loop),
                 Stmt::If(branch) => self.if_branch(branch),
                 Stmt::Ewise(ewise) => {
-                    self.ewise_statement =
-                        self.statement_number_of(std::ptr::from_ref(ewise).cast());
+                    let outer = self.inline_statement;
+                    let number = self.statement_number_of(std::ptr::from_ref(ewise).cast());
+                    if number != 0 {
+                        self.inline_statement = number;
+                    }
                     self.ewise(ewise);
-                    self.ewise_statement = 0;
+                    self.inline_statement = outer;
                 }
                 Stmt::Function(def) => self.function_def(def),
+                // Bound before the block's statements (above).
+                Stmt::KernelFunction(_) => {}
+                Stmt::Call(call) => self.call(call),
                 Stmt::Invalid(invalid) => self.invalid(invalid),
             }
         }
@@ -901,8 +961,9 @@ impl<'k> Checker<'k> {
     /// from 1 (0 for one not in the kernel's body).
     fn statement_number(&self, apply: &ast::Apply) -> usize {
         match self.statement_number_of(std::ptr::from_ref(apply).cast()) {
-            // An `apply` of an `ewise`'s expansion reports as the `ewise`.
-            0 => self.ewise_statement,
+            // An `apply` of an `ewise`'s expansion, or of an inlined
+            // kernel function, reports as the `ewise` or the call.
+            0 => self.inline_statement,
             number => number,
         }
     }

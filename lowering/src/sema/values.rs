@@ -935,6 +935,17 @@ impl Checker<'_> {
                     None
                 }
             },
+            Some(Binding::KernelFunction(_)) => {
+                self.diags.push(
+                    Diagnostic::new(
+                        Code::NOT_A_VALUE,
+                        span,
+                        format!("`{name}` is a kernel function, not a value"),
+                    )
+                    .with_help(format!("call it as a statement: `{name}(..);`")),
+                );
+                None
+            }
             Some(Binding::Function(_)) => {
                 self.diags.push(
                     Diagnostic::new(

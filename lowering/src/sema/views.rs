@@ -182,6 +182,17 @@ impl Checker<'_> {
                     }
                 }
             },
+            Binding::KernelFunction(_) => {
+                self.diags.push(Diagnostic::new(
+                    Code::NOT_A_PLACE,
+                    place.base_span,
+                    format!(
+                        "`{}` is a kernel function, not a tile or tensor",
+                        place.base
+                    ),
+                ));
+                return None;
+            }
             Binding::Function(_) => {
                 self.diags.push(
                     Diagnostic::new(
