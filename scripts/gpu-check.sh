@@ -9,7 +9,7 @@
 # build here into $BIN (default gpu-bin/, which git ignores) and carry it:
 #
 #   mkdir -p gpu-bin
-#   for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather; do
+#   for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions; do
 #     cargo test --release --no-run --test $t 2>&1 \
 #       | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/$t
 #   done
@@ -33,7 +33,7 @@ status=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 tests() {
-  for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather runtime_gpu runtime_engine; do
+  for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions runtime_gpu runtime_engine; do
     [ -x "./$t" ] || { echo "== $t: missing (build it, see the top of this script)"; status=1; continue; }
     echo "== $t"
     # tensors_of_another_gpu needs a second GPU.
@@ -59,7 +59,9 @@ sanitize() {
              "races --include-ignored on_gpu --test-threads=1" \
              "values --include-ignored on_gpu --test-threads=1" \
              "broadcast --include-ignored on_gpu --test-threads=1" \
-             "gather --include-ignored on_gpu --test-threads=1"; do
+             "gather --include-ignored on_gpu --test-threads=1" \
+             "ewise --include-ignored on_gpu --test-threads=1" \
+             "kernel_functions --include-ignored on_gpu --test-threads=1"; do
       echo "== $tool $e"
       # shellcheck disable=SC2086
       compute-sanitizer --tool $tool --error-exitcode 9 ./$e >"/tmp/san.log" 2>&1 || status=1

@@ -539,12 +539,11 @@ fn ints(n: usize, seed: u64) -> Vec<i32> {
             state ^= state << 13;
             state ^= state >> 7;
             state ^= state << 17;
-            let v = match i % 3 {
+            match i % 3 {
                 0 => state as i32,
                 1 => (state % 200) as i32 - 100,
                 _ => [i32::MIN, i32::MAX, -1, 0, 1][(state % 5) as usize],
-            };
-            v
+            }
         })
         .collect()
 }

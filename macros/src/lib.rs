@@ -178,20 +178,44 @@ mod tests {
             }
         }
         let join = |tokens: &[String]| tokens.join(" ").replace("\u{0} ", "");
-        let mut tokens = Vec::new();
-        leaves(SEED.parse().expect("the seed parses"), &mut tokens);
-        let args = "grid = ceil_div(N, 64), block = 64";
-        assert_eq!(
-            assert_coded(args, &join(&tokens)),
-            Vec::<String>::new(),
-            "the seed compiles"
-        );
-        let mut errors = 0;
-        for i in 0..tokens.len() {
-            let mut deleted = tokens.clone();
-            deleted.remove(i);
-            errors += assert_coded(args, &join(&deleted)).len();
+        for seed in [SEED, FUNCTIONS_SEED] {
+            let mut tokens = Vec::new();
+            leaves(seed.parse().expect("the seed parses"), &mut tokens);
+            let args = "grid = ceil_div(N, 64), block = 64";
+            assert_eq!(
+                assert_coded(args, &join(&tokens)),
+                Vec::<String>::new(),
+                "the seed compiles"
+            );
+            let mut errors = 0;
+            for i in 0..tokens.len() {
+                let mut deleted = tokens.clone();
+                deleted.remove(i);
+                errors += assert_coded(args, &join(&deleted)).len();
+            }
+            assert!(errors > tokens.len() / 2, "only {errors} errors");
         }
-        assert!(errors > tokens.len() / 2, "only {errors} errors");
     }
+
+    /// `ewise` with a closure, a scalar `fn` item, a `let`-bound closure and
+    /// a kernel function with its call.
+    const FUNCTIONS_SEED: &str = r#"
+        fn k(a: Tensor<f32, N, 2>, out: Tensor<f32, N, 2>, s: f32) {
+            fn sigmoid(v: f32) -> f32 {
+                rcp_approx(1.0 + ex2_approx(-v * 1.4426950408889634))
+            }
+            fn store(t: Tile<f32>, dst: Tensor<f32>, n: usize) {
+                apply(ptx["st.global.v2.f32"], dst.slice(s![n..n + 1, ..]), t);
+            }
+            let scaled = |v: f32| if v > 0.0 { v * s } else { (v as f64 * 0.5) as f32 };
+            let i = cta_id(0) * 64 + thread_id(0);
+            let r = alloc_local::<f32>([1, 2]);
+            if i < N {
+                apply(ptx["ld.global.v2.f32"], r, a.slice(s![i..i + 1, ..]));
+                ewise(|v: f32, w: f32| fma(v, w, sigmoid(v)), r, r, 2.0);
+                ewise(scaled, r, r);
+                store(r, out, i);
+            }
+        }
+    "#;
 }

@@ -835,7 +835,9 @@ impl Typer<'_> {
                 return self.report(diag);
             }
         };
-        let Some(form) = candidates
+        // The form with as many sources as arguments, else the first (whose
+        // count the error names).
+        let form = candidates
             .iter()
             .find(|m| {
                 m.operands()
@@ -844,10 +846,7 @@ impl Typer<'_> {
                     .count()
                     == args.len()
             })
-            .or(candidates.first())
-        else {
-            return None;
-        };
+            .or(candidates.first())?;
         if form.effect() != Effect::Pure || form.usability() != Usability::Yes {
             return self.report(
                 error(Code::EWISE_OPERATION, opcode_span, format!("`{opcode}` is not a register-to-register instruction"))
