@@ -136,7 +136,7 @@ fn silu_and_friends_reference(x: f32, y: f32) -> [f32; 16] {
         x * y,
         x / y,
         x.mul_add(y, 0.5),
-        x * y + 0.5,
+        x * y + 1.0f32 / (4.0 * 2.0) - 0.125 + 0.5,
         x.min(y),
         x.max(y),
         x.abs().sqrt(),
@@ -170,7 +170,12 @@ fn float_ops(a: Tensor<f32, N>, b: Tensor<f32, N>, out: Tensor<f32, N, 16>) {
             ra,
             rb,
         );
-        ewise(|x: f32, y: f32| x * y + 0.5, o.slice(s![5..6]), ra, rb);
+        ewise(
+            |x: f32, y: f32| x * y + 1.0f32 / (4.0 * 2.0) - 0.125 + 0.5,
+            o.slice(s![5..6]),
+            ra,
+            rb,
+        );
         ewise(|x: f32, y: f32| min(x, y), o.slice(s![6..7]), ra, rb);
         ewise(|x: f32, y: f32| x.max(y), o.slice(s![7..8]), ra, rb);
         ewise(|x: f32| sqrt(abs(x)), o.slice(s![8..9]), ra);

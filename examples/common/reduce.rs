@@ -8,13 +8,33 @@
 //!    (`j, k < 4`; four coalesced 16-byte loads) and accumulates
 //!    `s = x0 * x0`, then `s = fma(x, x, s)` in that order;
 //! 2. the warp adds its 32 sums with butterfly shuffles by 16, 8, 4, 2, 1
-//!    (each lane adds the value of lane `l ^ m` to its own);
+//!    (each lane adds the value of lane `l ^ m` to its own; the kernel
+//!    function `butterfly_sum`, used twice);
 //! 3. lane 0 of each warp stores its warp's sum in a shared buffer of 8;
 //!    a CTA barrier;
 //! 4. warp 0 reads the 8 sums (lanes 8..31 take 0), adds them with
 //!    butterflies by 4, 2, 1, and lane 0 writes the row's result.
 
 use tile_kernel::prelude::*;
+
+/// Adds the values of lanes `2^steps` apart with butterfly shuffles by
+/// `2^(steps - 1)`, .., 2, 1 (lane `l` adds lane `l ^ m`'s value): with
+/// `steps = 5` every lane holds its warp's sum. `other` is scratch.
+#[tile_kernel::function]
+pub fn butterfly_sum(s: Tile<f32>, other: Tile<f32>, steps: usize) {
+    for step in 0..steps {
+        let offset = (1 << (steps - 1)) >> step;
+        apply(
+            ptx["shfl.sync.bfly.b32"],
+            other.view::<u32>(),
+            s.view::<u32>(),
+            offset,
+            0x1f,
+            scope = "warp",
+        );
+        apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
+    }
+}
 
 #[tile_kernel(grid = R, block = 256)]
 pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
@@ -51,18 +71,7 @@ pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
         );
     }
     // The warp's sum, in every lane.
-    for step in 0..5 {
-        let offset = 16 >> step;
-        apply(
-            ptx["shfl.sync.bfly.b32"],
-            other.view::<u32>(),
-            s.view::<u32>(),
-            offset,
-            0x1f,
-            scope = "warp",
-        );
-        apply(ptx["add.rn.f32"], s, s, other, scope = "warp");
-    }
+    butterfly_sum(s, other, 5);
     apply(
         ptx["st.shared.f32"],
         partial.slice(s![warp_id()..warp_id() + 1]),
@@ -79,18 +88,7 @@ pub fn row_sumsq(x: Tensor<f32, R, 4096>, out: Tensor<f32, R>) {
             pred = lane_id() < 8,
             preserve_dst = true,
         );
-        for step in 0..3 {
-            let offset = 4 >> step;
-            apply(
-                ptx["shfl.sync.bfly.b32"],
-                other.view::<u32>(),
-                p.view::<u32>(),
-                offset,
-                0x1f,
-                scope = "warp",
-            );
-            apply(ptx["add.rn.f32"], p, p, other, scope = "warp");
-        }
+        butterfly_sum(p, other, 3);
         apply(
             ptx["st.global.f32"],
             out.slice(s![row..row + 1]),

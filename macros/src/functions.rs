@@ -120,7 +120,20 @@ pub fn callback(
 ) -> TokenStream {
     let mut head: Vec<TokenTree> = item.clone().into_iter().collect();
     let body = head.pop();
-    let name = proc_macro2::Ident::new(name, span);
+    // Names come from identifiers: a keyword (`r#type`) needs its raw form.
+    let name = name.strip_prefix("r#").unwrap_or(name);
+    let name = if syn::parse_str::<syn::Ident>(name).is_ok() {
+        proc_macro2::Ident::new(name, span)
+    } else if matches!(name, "self" | "Self" | "super" | "crate" | "_") {
+        return spans::error(
+            Code::UNKNOWN_FUNCTION,
+            &proc_macro2::Ident::new("function", span),
+            format!("`{name}` cannot name a function"),
+        )
+        .to_compile_error();
+    } else {
+        proc_macro2::Ident::new_raw(name, span)
+    };
     quote! {
         #name! { @tile_kernel (#krate) (#args) (#(#head)*) #body }
     }

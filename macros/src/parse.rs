@@ -801,11 +801,7 @@ impl KernelParser<'_> {
                     args.push(self.operand(arg)?);
                 }
                 return Ok(ast::Stmt::Call(ast::Call {
-                    name: path
-                        .path
-                        .get_ident()
-                        .map(ToString::to_string)
-                        .unwrap_or_default(),
+                    name: path.path.get_ident().map(Unraw::unraw).unwrap_or_default(),
                     name_span: self.spans.id(path),
                     args,
                     span: self.spans.id(expr),
@@ -1714,7 +1710,7 @@ fn const_eval_symbolic(expr: &Expr) -> Parsed<()> {
     }
 }
 
-trait Unraw {
+pub(crate) trait Unraw {
     fn unraw(&self) -> String;
 }
 

@@ -11,7 +11,7 @@ use tile_kernel_lowering::ast::{self, scalar};
 use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::{DType, SpanId};
 
-use crate::parse::{KernelParser, Parsed, dtype_of, err};
+use crate::parse::{KernelParser, Parsed, Unraw, dtype_of, err};
 
 impl KernelParser<'_> {
     /// `ewise(function, dst, inputs.., scope = "..")`.
@@ -212,7 +212,7 @@ impl KernelParser<'_> {
         }
         let body = self.scalar_block(&item.block);
         Ok(ast::Stmt::Function(ast::FunctionDef {
-            name: sig.ident.to_string(),
+            name: sig.ident.unraw(),
             name_span: self.spans.id(&sig.ident),
             function: scalar::Function {
                 params,
@@ -253,7 +253,7 @@ impl KernelParser<'_> {
             };
             let (kind, dtype) = kernel_param_type(&typed.ty)?;
             params.push(ast::KernelParam {
-                name: ident.ident.to_string(),
+                name: ident.ident.unraw(),
                 name_span: self.spans.id(&ident.ident),
                 kind,
                 dtype,
@@ -261,7 +261,7 @@ impl KernelParser<'_> {
             });
         }
         Ok(ast::Stmt::KernelFunction(ast::KernelFunction {
-            name: sig.ident.to_string(),
+            name: sig.ident.unraw(),
             name_span: self.spans.id(&sig.ident),
             params,
             body: self.body(&item.block),
@@ -279,7 +279,7 @@ impl KernelParser<'_> {
         };
         let dtype = dtype_of(ty)?;
         Ok(scalar::FunctionParam {
-            name: ident.ident.to_string(),
+            name: ident.ident.unraw(),
             name_span: self.spans.id(&ident.ident),
             dtype,
             dtype_span: self.spans.id(ty),
@@ -339,7 +339,7 @@ impl KernelParser<'_> {
             ));
             return None;
         };
-        let name = ident.ident.to_string();
+        let name = ident.ident.unraw();
         let name_span = self.spans.id(&ident.ident);
         let ty = match ty.map(dtype_of) {
             None => None,
@@ -386,7 +386,7 @@ impl KernelParser<'_> {
             Expr::Paren(paren) => return self.try_scalar_expr(&paren.expr),
             Expr::Group(group) => return self.try_scalar_expr(&group.expr),
             Expr::Path(path) if path.qself.is_none() => match path.path.get_ident() {
-                Some(ident) => scalar::Expr::Name(ident.to_string(), span),
+                Some(ident) => scalar::Expr::Name(ident.unraw(), span),
                 None => return self.float_constant_expr(path, span),
             },
             Expr::Lit(lit) => self.scalar_literal(&lit.lit, span)?,
@@ -478,7 +478,7 @@ impl KernelParser<'_> {
                         .path
                         .segments
                         .iter()
-                        .map(|s| s.ident.to_string())
+                        .map(|s| s.ident.unraw())
                         .collect::<Vec<_>>()
                         .join("::");
                     scalar::Expr::Call {
@@ -501,7 +501,7 @@ impl KernelParser<'_> {
                 let mut args = vec![self.scalar_expr(&call.receiver)];
                 args.extend(call.args.iter().map(|a| self.scalar_expr(a)));
                 scalar::Expr::Call {
-                    func: call.method.to_string(),
+                    func: call.method.unraw(),
                     func_span: self.spans.id(&call.method),
                     args,
                     span,

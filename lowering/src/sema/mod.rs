@@ -28,7 +28,13 @@
 //!   walk marks where CTA barriers end an epoch (`checked::Node::CtaBarrier`)
 //!   for the race obligation;
 //! - `limits`: the walk's own compile-time limits (nesting, statement
-//!   counts, the size of what a message prints).
+//!   counts, the size of what a message prints);
+//! - `ewise`: `ewise(function, dst, inputs..)` checked and expanded into
+//!   `apply`s over temporary tiles; `scalar` types a scalar function into
+//!   straight-line code, `scalar_ops` is its operator/call/cast -> PTX
+//!   table (data);
+//! - `calls`: kernel functions, inlined at each call in a scope that sees
+//!   only their parameters.
 //!
 //! Guarantee: a [`Program`] is returned only when no diagnostic was produced;
 //! it satisfies every invariant documented on [`crate::program`].

@@ -442,14 +442,14 @@ impl Typer<'_> {
         };
         let shift = matches!(op, BinOp::Shl | BinOp::Shr);
         let left = self.expr(lhs, operand_hint);
-        let right = self.expr(
-            rhs,
-            if shift {
-                Some(DType::U32)
-            } else {
-                operand_hint
-            },
-        );
+        // The left side's type is the right side's context: in
+        // `1.0f32 / (448.0 * 512.0)` it types the literals on the right.
+        let right_hint = if shift {
+            Some(DType::U32)
+        } else {
+            left.as_ref().and_then(Val::dtype).or(operand_hint)
+        };
+        let right = self.expr(rhs, right_hint);
         let (left, right) = (left?, right?);
         if let Some(folded) = fold(op, &left, &right, span) {
             return Some(folded);
