@@ -19,10 +19,11 @@
 #   done
 #   cargo build --release --examples
 #   for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert \
-#            quantize_e4m3 row_sumsq histogram embedding bench launch_overhead; do
+#            quantize_e4m3 row_sumsq histogram embedding softmax layer_norm rms_norm \
+#            quantize_per_token transpose bench launch_overhead; do
 #     cp target/release/examples/$e gpu-bin/
 #   done
-#   cp scripts/bench_torch.py scripts/bincount.py scripts/embedding_torch.py gpu-bin/
+#   cp scripts/bench_torch.py scripts/bincount.py scripts/embedding_torch.py scripts/*_ref.py gpu-bin/
 #
 # Usage: scripts/gpu-check.sh [tests|examples|sanitize|bench]... (all by default)
 set -u
@@ -43,7 +44,8 @@ tests() {
 }
 
 examples() {
-  for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert quantize_e4m3 row_sumsq histogram embedding; do
+  for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert quantize_e4m3 row_sumsq histogram embedding \
+           softmax layer_norm rms_norm quantize_per_token transpose; do
     echo "== $e"
     ./$e >"/tmp/$e.log" 2>&1 || status=1
     grep -E "^OK|panicked|Error" "/tmp/$e.log" | head -5
@@ -54,6 +56,8 @@ examples() {
 sanitize() {
   for tool in memcheck racecheck synccheck; do
     for e in "quantize_e4m3 200000" "row_sumsq 512" "convert 100000" engine \
+             "softmax 16 1000" "softmax 4 20000" "layer_norm 16 1000" "rms_norm 16 1000" \
+             "quantize_per_token 16 1000" "transpose 300" \
              "scopes --include-ignored on_gpu --test-threads=1" \
              "guards --include-ignored on_gpu --test-threads=1" \
              "races --include-ignored on_gpu --test-threads=1" \
