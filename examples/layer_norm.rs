@@ -12,6 +12,10 @@
 //! `cargo run --release --example layer_norm [M N]` (default 16384 x 4096
 //! and 8192 x 8192 on a GPU, a few small shapes on the CPU interpreter).
 
+#[path = "common/cta.rs"]
+mod cta;
+
+use cta::cta_sum;
 use tile_kernel::prelude::*;
 
 /// `$name`: `$warps` warps (`$block` threads), `$per` values a thread;
@@ -57,27 +61,8 @@ macro_rules! layer_norm_kernel {
             for k in 1..$per {
                 ewise(add, s, s, v.slice(s![.., k..k + 1]), scope = "warp");
             }
-            for step in 0..5 {
-                let o = 16 >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, s, o, 0x1f, scope = "warp");
-                ewise(add, s, s, t, scope = "warp");
-            }
+            cta_sum(s, t, sums, $warps, $steps);
             let me = s.slice(s![lane_id(), ..]);
-            let i = warp_id();
-            apply(
-                ptx["st.shared.f32"],
-                sums.slice(s![i..i + 1]),
-                me,
-                pred = lane_id() == 0,
-            );
-            apply(ptx["bar.sync"], 0, scope = "cta");
-            let l = lane_id() % $warps;
-            apply(ptx["ld.shared.f32"], me, sums.slice(s![l..l + 1]));
-            for step in 0..$steps {
-                let o = ($warps / 2) >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, s, o, 0x1f, scope = "warp");
-                ewise(add, s, s, t, scope = "warp");
-            }
             ewise(|a: f32| a / (N as f32), mu, s, scope = "warp");
             // x - mean where the row has values (0 stays 0), then the
             // variance the same way.
@@ -94,24 +79,7 @@ macro_rules! layer_norm_kernel {
                 let square = |q: f32, a: f32| fma(a, a, q);
                 ewise(square, s, s, v.slice(s![.., k..k + 1]), scope = "warp");
             }
-            for step in 0..5 {
-                let o = 16 >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, s, o, 0x1f, scope = "warp");
-                ewise(add, s, s, t, scope = "warp");
-            }
-            apply(
-                ptx["st.shared.f32"],
-                squares.slice(s![i..i + 1]),
-                me,
-                pred = lane_id() == 0,
-            );
-            apply(ptx["bar.sync"], 0, scope = "cta");
-            apply(ptx["ld.shared.f32"], me, squares.slice(s![l..l + 1]));
-            for step in 0..$steps {
-                let o = ($warps / 2) >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, s, o, 0x1f, scope = "warp");
-                ewise(add, s, s, t, scope = "warp");
-            }
+            cta_sum(s, t, squares, $warps, $steps);
             // rstd = 1 / sqrt(var + eps), in s.
             ewise(
                 |a: f32| (a / (N as f32) + eps).sqrt().recip(),

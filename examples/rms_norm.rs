@@ -11,6 +11,10 @@
 //! `cargo run --release --example rms_norm [M N]` (default 16384 x 4096 and
 //! 8192 x 8192 on a GPU, a few small shapes on the CPU interpreter).
 
+#[path = "common/cta.rs"]
+mod cta;
+
+use cta::cta_sum;
 use tile_kernel::prelude::*;
 
 /// `$name`: `$warps` warps (`$block` threads), 16 values a thread; thread
@@ -27,7 +31,6 @@ macro_rules! rms_norm_kernel {
             let s = alloc_local::<f32>([32, 1], scope = "warp");
             let t = alloc_local::<f32>([32, 1], scope = "warp");
             let sums = alloc_shared::<f32>([$warps]);
-            let add = |a: f32, b: f32| a + b;
             ewise(|| 0.0, h, scope = "warp");
             ewise(|| 0.0, hw, scope = "warp");
             for j in 0..2 {
@@ -65,27 +68,7 @@ macro_rules! rms_norm_kernel {
                 let square = |q: f32, a: f32| fma(a, a, q);
                 ewise(square, s, s, v.slice(s![.., k..k + 1]), scope = "warp");
             }
-            for step in 0..5 {
-                let o = 16 >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, s, o, 0x1f, scope = "warp");
-                ewise(add, s, s, t, scope = "warp");
-            }
-            let me = s.slice(s![lane_id(), ..]);
-            let i = warp_id();
-            apply(
-                ptx["st.shared.f32"],
-                sums.slice(s![i..i + 1]),
-                me,
-                pred = lane_id() == 0,
-            );
-            apply(ptx["bar.sync"], 0, scope = "cta");
-            let l = lane_id() % $warps;
-            apply(ptx["ld.shared.f32"], me, sums.slice(s![l..l + 1]));
-            for step in 0..$steps {
-                let o = ($warps / 2) >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, s, o, 0x1f, scope = "warp");
-                ewise(add, s, s, t, scope = "warp");
-            }
+            cta_sum(s, t, sums, $warps, $steps);
             ewise(
                 |a: f32| (a / (N as f32) + eps).sqrt().recip(),
                 s,

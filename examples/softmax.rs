@@ -11,6 +11,10 @@
 //! `cargo run --release --example softmax [M N]` (default 16384 x 4096,
 //! 8192 x 8192 and 1024 x 32768 on a GPU, small shapes on the interpreter).
 
+#[path = "common/cta.rs"]
+mod cta;
+
+use cta::{cta_max, cta_sum};
 use tile_kernel::prelude::*;
 
 /// `$name`: `$warps` warps (`$block` threads), `$per` values a thread; thread (w, l) holds
@@ -45,27 +49,7 @@ macro_rules! softmax_kernel {
             for k in 1..$per {
                 ewise(fmax, m, m, v.slice(s![.., k..k + 1]), scope = "warp");
             }
-            for step in 0..5 {
-                let o = 16 >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, m, o, 0x1f, scope = "warp");
-                ewise(fmax, m, m, t, scope = "warp");
-            }
-            let me = m.slice(s![lane_id(), ..]);
-            let w = warp_id();
-            apply(
-                ptx["st.shared.f32"],
-                maxes.slice(s![w..w + 1]),
-                me,
-                pred = lane_id() == 0,
-            );
-            apply(ptx["bar.sync"], 0, scope = "cta");
-            let l = lane_id() % $warps;
-            apply(ptx["ld.shared.f32"], me, maxes.slice(s![l..l + 1]));
-            for step in 0..$steps {
-                let o = ($warps / 2) >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, m, o, 0x1f, scope = "warp");
-                ewise(fmax, m, m, t, scope = "warp");
-            }
+            cta_max(m, t, maxes, $warps, $steps);
             // e = exp(x - max), then the row's sum the same way.
             let each = m.unsqueeze(-1).broadcast([32, $per, 1]);
             let exp = |a: f32, mx: f32| ex2_approx((a - mx) * f32::consts::LOG2_E);
@@ -74,24 +58,7 @@ macro_rules! softmax_kernel {
             for k in 1..$per {
                 ewise(add, m, m, v.slice(s![.., k..k + 1]), scope = "warp");
             }
-            for step in 0..5 {
-                let o = 16 >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, m, o, 0x1f, scope = "warp");
-                ewise(add, m, m, t, scope = "warp");
-            }
-            apply(
-                ptx["st.shared.f32"],
-                sums.slice(s![w..w + 1]),
-                me,
-                pred = lane_id() == 0,
-            );
-            apply(ptx["bar.sync"], 0, scope = "cta");
-            apply(ptx["ld.shared.f32"], me, sums.slice(s![l..l + 1]));
-            for step in 0..$steps {
-                let o = ($warps / 2) >> step;
-                apply(ptx["shfl.sync.bfly.b32"], t, m, o, 0x1f, scope = "warp");
-                ewise(add, m, m, t, scope = "warp");
-            }
+            cta_sum(m, t, sums, $warps, $steps);
             // y = e * (1 / sum).
             ewise(|s: f32| s.recip(), m, m, scope = "warp");
             let scale = |e: f32, r: f32| e * r;
