@@ -65,6 +65,7 @@ pub mod signature;
 pub mod spec;
 pub mod sym;
 pub mod target;
+pub mod variants;
 
 pub use diag::{Code, Diagnostic, SpanId};
 pub use dtype::DType;

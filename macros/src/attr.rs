@@ -19,6 +19,10 @@ pub struct KernelArgs {
     /// use through a re-export (default `::tile_kernel`).
     #[darling(rename = "crate")]
     pub krate: Option<LitStr>,
+    /// `fallback = "scalar"`: also compile the kernel's scalar twin, which
+    /// the launcher runs when the vector accesses' alignment requirement
+    /// fails (`tile_kernel_lowering::variants`).
+    pub fallback: Option<LitStr>,
 }
 
 /// `ceil_div(N, 256)` or `[x, y]` or `[x, y, z]`: grid extents are

@@ -83,6 +83,8 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let ptx = compilation.ptx.filter(|_| errors.is_empty() && !incomplete);
     let program = compilation.program.as_ref().filter(|_| ptx.is_some());
+    let twin = scalar_twin(args.as_ref(), &kernel, program, &spans, &mut errors);
+    let ptx = ptx.filter(|_| errors.is_empty());
     // The path to tile_kernel at the call site, and as seen from inside the
     // generated `mod NAME` (a relative path needs one more `super::`).
     let (krate, inner) = match args.as_ref().and_then(|a| a.krate.as_ref()) {
@@ -117,12 +119,53 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         &compilation.param_writes,
         ptx.as_deref(),
         program,
+        twin.as_ref().map(|(ptx, program)| (ptx.as_str(), program)),
     );
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {
         #(#compile_errors)*
         #surface
     }
+}
+
+/// With `fallback = "scalar"` and a kernel whose vector accesses need a
+/// launch-time alignment requirement: its scalar twin's PTX and program
+/// (`tile_kernel_lowering::variants`). Errors go to `errors`: a `fallback`
+/// other than `"scalar"`, or a twin that does not compile (its messages
+/// point at the same tokens, with a note).
+fn scalar_twin(
+    args: Option<&attr::KernelArgs>,
+    kernel: &ast::Kernel,
+    program: Option<&Program>,
+    spans: &SpanTable,
+    errors: &mut Vec<syn::Error>,
+) -> Option<(String, Program)> {
+    let fallback = args?.fallback.as_ref()?;
+    if fallback.value() != "scalar" {
+        errors.push(spans::error(
+            Code::ATTRIBUTE_VALUE_KIND,
+            fallback,
+            format!(
+                "`fallback` takes \"scalar\" (a twin with scalar accesses), not \"{}\"",
+                fallback.value()
+            ),
+        ));
+        return None;
+    }
+    // No requirement to fall back from: the kernel runs for every size.
+    if !program?.symbols.iter().any(|s| s.multiple_of > 1) {
+        return None;
+    }
+    let twin = tile_kernel_lowering::variants::scalar_twin(kernel);
+    let compilation = tile_kernel_lowering::compile(&twin);
+    for diagnostic in &compilation.diagnostics {
+        let mut diagnostic = diagnostic.clone();
+        diagnostic
+            .notes
+            .push("in the kernel's scalar twin (`fallback = \"scalar\"`): its vector accesses split into scalar ones".to_string());
+        errors.push(spans.error(diagnostic.span, diagnostic.rendered()));
+    }
+    Some((compilation.ptx?, compilation.program?))
 }
 
 /// Reads the attribute and the fn into the lowering's syntax tree. Only
@@ -303,6 +346,7 @@ fn public_surface(
     writes: &[bool],
     ptx: Option<&str>,
     program: Option<&Program>,
+    twin: Option<(&str, &Program)>,
 ) -> TokenStream {
     let vis = &item.vis;
     let name = &item.sig.ident;
@@ -436,13 +480,26 @@ fn public_surface(
     }
     // Without PTX (the kernel has errors) the launcher keeps its signature
     // but never runs: `compile_error!` already stops the build.
-    let body = match ptx {
-        Some(_) => quote! {
+    let body = match (ptx, twin) {
+        // The scalar twin where the vector accesses' alignment fails;
+        // `misaligned` launches nothing.
+        (Some(_), Some(_)) => quote! {
+            let mut #launch = #name::KERNEL.launch(device)?;
+            #(#pushes)*
+            if !#launch.misaligned() {
+                return #launch.run();
+            }
+            ::core::mem::drop(#launch);
+            let mut #launch = #name::SCALAR_KERNEL.launch(device)?;
+            #(#pushes)*
+            #launch.run()
+        },
+        (Some(_), None) => quote! {
             let mut #launch = #name::KERNEL.launch(device)?;
             #(#pushes)*
             #launch.run()
         },
-        None => {
+        (None, _) => {
             let idents = kernel.params.iter().map(|p| rust_ident(&p.name));
             quote! {
                 let _ = (device, #(#idents),*);
@@ -468,7 +525,7 @@ fn public_surface(
                     s.name, s.divisor
                 ));
             }
-            if s.multiple_of > 1 {
+            if s.multiple_of > 1 && twin.is_none() {
                 lines.push(format!(
                     "`{} % {} == 0` (the kernel's vector accesses are aligned only then)",
                     s.name, s.multiple_of
@@ -496,14 +553,90 @@ fn public_surface(
             requirements.join(", ")
         )
     };
+    let fallback_doc = match twin {
+        None => String::new(),
+        Some(_) => {
+            let aligned: Vec<String> = symbol_specs
+                .iter()
+                .filter(|s| s.multiple_of > 1)
+                .map(|s| format!("`{} % {} == 0`", s.name, s.multiple_of))
+                .collect();
+            format!(
+                "\n\nIts vector accesses are aligned when {}; for other sizes the launcher runs the \
+                 kernel's scalar twin `{}` (`{entry}::SCALAR_PTX`), the same statements with every \
+                 vector memory access split into scalar ones.",
+                aligned.join(" and "),
+                tile_kernel_lowering::variants::scalar_twin_name(&entry)
+            )
+        }
+    };
     let launch_doc = format!(
         "Launches the `{entry}` tile kernel on `device`'s stream (grid `[{}]`, block `[{bx}, {by}, {bz}]`, {arch}).\n\n\
          Checks every tensor's dtype, shape and device first, binds the size symbols from the shapes \
          (every parameter must agree), and launches nothing for empty work. Loads the module once per CUDA context. \
-         The PTX text is `{entry}::PTX`.{requirement_doc}",
+         The PTX text is `{entry}::PTX`.{requirement_doc}{fallback_doc}",
         grid_text.join(", ")
     );
     let module_doc = format!("PTX text and runtime description of the `{entry}` tile kernel.");
+    let twin_items = match twin {
+        None => quote!(),
+        Some((twin_ptx, twin_program)) => {
+            let twin_entry = tile_kernel_lowering::variants::scalar_twin_name(&entry);
+            let twin_bytes = proc_macro2::Literal::byte_string(
+                &tile_kernel_lowering::encoding::encode(twin_program),
+            );
+            let twin_grid = twin_program
+                .launch
+                .grid
+                .iter()
+                .map(|f| launch_formula_spec(inner, f));
+            let twin_shared = launch_formula_spec(inner, &twin_program.dynamic_shared_bytes());
+            let twin_symbols = twin_program.symbols.iter().map(|s| {
+                let (sname, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
+                quote! {
+                    #inner::__private::spec::SymbolSpec {
+                        name: #sname,
+                        divisor: #divisor,
+                        multiple_of: #multiple_of,
+                    }
+                }
+            });
+            quote! {
+                /// The PTX of the kernel's scalar twin (`fallback = "scalar"`):
+                /// every vector memory access split into scalar ones.
+                pub const SCALAR_PTX: &str = #twin_ptx;
+                /// The scalar twin's entry name.
+                pub const SCALAR_ENTRY: &str = #twin_entry;
+                /// The scalar twin's lowered IR, encoded.
+                pub const SCALAR_PROGRAM: &[u8] = #twin_bytes;
+                /// The scalar twin's launch description: the kernel's
+                /// parameters, without the vector accesses' alignment
+                /// requirements.
+                pub const SCALAR_SPEC: #inner::__private::spec::KernelSpec = #inner::__private::spec::KernelSpec {
+                    name: SCALAR_ENTRY,
+                    ptx: SCALAR_PTX,
+                    target: SPEC.target,
+                    grid: [#(#twin_grid),*],
+                    block: SPEC.block,
+                    shared_mem_bytes: #twin_shared,
+                    params: SPEC.params,
+                    symbols: &[#(#twin_symbols),*],
+                    program: SCALAR_PROGRAM,
+                };
+                #inner::__with_runtime! {
+                    /// The scalar twin: spec plus per-context module cache.
+                    // SAFETY: as for KERNEL: the #[tile_kernel] compiler
+                    // produced SCALAR_SPEC and SCALAR_PTX from one kernel
+                    // definition (the twin of this kernel), with the same
+                    // parameters, and proved every access in bounds,
+                    // aligned and race-free for every launch that passes
+                    // the spec's checks.
+                    pub static SCALAR_KERNEL: #inner::__private::Kernel =
+                        unsafe { #inner::__private::Kernel::new(SCALAR_SPEC) };
+                }
+            }
+        }
+    };
     quote! {
         #[doc = #module_doc]
         #[allow(dead_code)]
@@ -544,6 +677,7 @@ fn public_surface(
                 pub static KERNEL: #inner::__private::Kernel =
                     unsafe { #inner::__private::Kernel::new(SPEC) };
             }
+            #twin_items
         }
 
         #krate::__with_runtime! {

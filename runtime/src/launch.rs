@@ -294,6 +294,28 @@ impl<'a> LaunchBuilder<'a> {
         self.pushed += 1;
     }
 
+    /// Whether the size symbols bound by the arguments pushed so far break
+    /// only the alignment requirements of the kernel's vector accesses
+    /// ([`SymbolSpec::multiple_of`](crate::spec::SymbolSpec::multiple_of)):
+    /// every other check of the symbols passes. A kernel compiled with
+    /// `fallback = "scalar"` then launches its scalar twin instead, which
+    /// has no such requirement; nothing has been launched.
+    pub fn misaligned(&self) -> bool {
+        let spec = self.kernel.spec();
+        if check_symbols(spec.name, spec.symbols, &self.bound).is_ok() {
+            return false;
+        }
+        let relaxed: Vec<crate::spec::SymbolSpec> = spec
+            .symbols
+            .iter()
+            .map(|symbol| crate::spec::SymbolSpec {
+                multiple_of: 1,
+                ..*symbol
+            })
+            .collect();
+        check_symbols(spec.name, &relaxed, &self.bound).is_ok()
+    }
+
     /// Queues the kernel on the device's stream. Does not wait for it: use
     /// [`Device::synchronize`] or a blocking download.
     ///
