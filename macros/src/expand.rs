@@ -117,15 +117,25 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         &item,
         &kernel,
         &compilation.param_writes,
-        ptx.as_deref(),
-        program,
-        twin.as_ref().map(|(ptx, program)| (ptx.as_str(), program)),
+        Outputs {
+            ptx: ptx.as_deref(),
+            program,
+            twin: twin.as_ref().map(|(ptx, program)| (ptx.as_str(), program)),
+        },
     );
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
     quote! {
         #(#compile_errors)*
         #surface
     }
+}
+
+/// What the compilation produced, for the generated items: the PTX and the
+/// program (none after an error) and the scalar twin's (`fallback`).
+struct Outputs<'a> {
+    ptx: Option<&'a str>,
+    program: Option<&'a Program>,
+    twin: Option<(&'a str, &'a Program)>,
 }
 
 /// With `fallback = "scalar"` and a kernel whose vector accesses need a
@@ -344,10 +354,9 @@ fn public_surface(
     item: &syn::ItemFn,
     kernel: &ast::Kernel,
     writes: &[bool],
-    ptx: Option<&str>,
-    program: Option<&Program>,
-    twin: Option<(&str, &Program)>,
+    outputs: Outputs<'_>,
 ) -> TokenStream {
+    let Outputs { ptx, program, twin } = outputs;
     let vis = &item.vis;
     let name = &item.sig.ident;
     let entry = kernel_name(name);
