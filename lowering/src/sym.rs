@@ -466,6 +466,10 @@ fn term_range((mlo, mhi): (i128, i128), c: i128) -> (i128, i128) {
     }
 }
 
+/// Where [`FlatTerms::small_combinations`] stops: partial sums below it
+/// never reach the 2^126 at which ranges saturate.
+const FLAT_LIMIT: i128 = 1 << 125;
+
 /// The polynomials of one [`Prover::prove_from`] call, flattened over one
 /// sorted table of their monomials with each monomial's range computed
 /// once: the prover ranges many combinations of the obligation with the
@@ -596,7 +600,7 @@ impl FlatTerms {
     /// monomials' largest magnitudes; below 2^125 it never reaches the
     /// 2^126 at which ranges saturate.
     fn small_combinations(&self) -> Option<bool> {
-        const LIMIT: i128 = 1 << 125;
+        const LIMIT: i128 = FLAT_LIMIT;
         let width = self.ranges.len();
         let mut los: Vec<i128> = Vec::with_capacity(width);
         let mut his: Vec<i128> = Vec::with_capacity(width);
@@ -668,6 +672,185 @@ impl FlatTerms {
                         with_g[m] = sum[m] - other[m];
                     }
                     if hi_of(&with_g) <= 0 {
+                        return Some(true);
+                    }
+                }
+            }
+        }
+        Some(false)
+    }
+}
+
+/// The facts of a [`CachedProver`] flattened once for all its queries:
+/// [`FlatTerms::small_combinations`] of an obligation `p` with these facts,
+/// with everything that does not depend on `p` computed ahead. Each
+/// combination's range end is a sum over monomials; the monomials `p`
+/// lacks contribute what the facts alone do (per fact, and per pair of
+/// facts, summed here once), so a query only visits the facts' columns
+/// that `p` shares, and ranges its own other monomials once. In exact
+/// integer arithmetic (the same limits as `small_combinations`) every
+/// combination's range end is the same integer, hence the same answer.
+struct FactTable {
+    /// The facts' distinct monomials, sorted.
+    monomials: Vec<Vec<AtomId>>,
+    /// Each monomial's range.
+    ranges: Vec<(i128, i128)>,
+    /// Row `f`: fact `f`'s coefficient per monomial (dense).
+    rows: Vec<Vec<i128>>,
+    /// Per fact `f`: the range end of `-f`.
+    neg: Vec<i128>,
+    /// Per pair `f < g` (at `f * count + g`): the range end of `-f - g`.
+    pair_neg: Vec<i128>,
+    /// The facts' part of `small_combinations`' limits: the sum of the
+    /// monomials' largest magnitudes and the largest coefficient (`None`:
+    /// beyond exact arithmetic, every query takes the saturating path).
+    limits: Option<(i128, i128)>,
+}
+
+/// The upper end of the range of `c` times a monomial ranging `(lo, hi)`,
+/// in exact arithmetic.
+fn exact_hi(c: i128, (lo, hi): (i128, i128)) -> i128 {
+    if c > 0 {
+        c * hi
+    } else if c < 0 {
+        c * lo
+    } else {
+        0
+    }
+}
+
+impl FactTable {
+    fn new(atoms: &Atoms, facts: &[Fact]) -> FactTable {
+        let mut monomials: Vec<Vec<AtomId>> =
+            facts.iter().flat_map(|f| f.terms.keys().cloned()).collect();
+        monomials.sort_unstable();
+        monomials.dedup();
+        let ranges: Vec<(i128, i128)> = monomials.iter().map(|m| atoms.monomial_range(m)).collect();
+        let width = monomials.len();
+        let rows: Vec<Vec<i128>> = facts
+            .iter()
+            .map(|f| {
+                let mut row = vec![0; width];
+                for (m, c) in &f.terms {
+                    if let Ok(i) = monomials.binary_search(m) {
+                        row[i] = *c;
+                    }
+                }
+                row
+            })
+            .collect();
+        let limits = (|| {
+            let mut reach: i128 = 0;
+            for &(lo, hi) in &ranges {
+                reach = reach.checked_add(lo.checked_abs()?.max(hi.checked_abs()?))?;
+            }
+            let mut top: i128 = 0;
+            for f in facts {
+                for c in f.terms.values() {
+                    top = top.max(c.checked_abs()?);
+                }
+            }
+            Some((reach, top))
+        })();
+        let count = facts.len();
+        let (mut neg, mut pair_neg) = (Vec::new(), Vec::new());
+        if let Some((reach, top)) = limits
+            && top < FLAT_LIMIT / 18
+            && reach.checked_mul(top * 18).is_some_and(|r| r < FLAT_LIMIT)
+        {
+            neg = rows
+                .iter()
+                .map(|row| row.iter().zip(&ranges).map(|(c, r)| exact_hi(-c, *r)).sum())
+                .collect();
+            pair_neg = vec![0; count * count];
+            for f in 0..count {
+                for g in f + 1..count {
+                    pair_neg[f * count + g] = rows[f]
+                        .iter()
+                        .zip(&rows[g])
+                        .zip(&ranges)
+                        .map(|((a, b), r)| exact_hi(-a - b, *r))
+                        .sum();
+                }
+            }
+        }
+        FactTable {
+            monomials,
+            ranges,
+            rows,
+            neg,
+            pair_neg,
+            limits,
+        }
+    }
+
+    /// [`FlatTerms::small_combinations`] of `p` with the facts: `None`
+    /// where that is `None` (the saturating path decides).
+    fn small_combinations(&self, atoms: &Atoms, p: &Poly) -> Option<bool> {
+        let (mut reach, mut top) = self.limits?;
+        // `p`'s monomials the facts share (column, coefficient), and the
+        // range end of the rest of `p`.
+        let mut shared: Vec<(usize, i128)> = Vec::with_capacity(p.terms.len());
+        let mut own_hi: i128 = 0;
+        for (m, &c) in &p.terms {
+            top = top.max(c.checked_abs()?);
+            match self.monomials.binary_search(m) {
+                Ok(i) => shared.push((i, c)),
+                Err(_) => {
+                    let (lo, hi) = atoms.monomial_range(m);
+                    reach = reach.checked_add(lo.checked_abs()?.max(hi.checked_abs()?))?;
+                    own_hi += exact_hi(c, (lo, hi));
+                }
+            }
+        }
+        if top >= FLAT_LIMIT / 18 || reach.checked_mul(top * 18)? >= FLAT_LIMIT {
+            return None;
+        }
+        let count = self.rows.len();
+        // Per fact, its shared columns' part of `neg`.
+        let shared_neg: Vec<i128> = self
+            .rows
+            .iter()
+            .map(|row| {
+                shared
+                    .iter()
+                    .map(|&(i, _)| exact_hi(-row[i], self.ranges[i]))
+                    .sum()
+            })
+            .collect();
+        // `p - k * f`.
+        for k in [2, 4, 8, 16] {
+            for f in 0..count {
+                let row = &self.rows[f];
+                let mut hi = own_hi + k * (self.neg[f] - shared_neg[f]);
+                for &(i, c) in &shared {
+                    hi += exact_hi(c - k * row[i], self.ranges[i]);
+                }
+                if hi <= 0 {
+                    return Some(true);
+                }
+            }
+        }
+        // `k * p - f`, then `k * p - f - g`.
+        for k in [1, 2, 4, 8, 16] {
+            for f in 0..count {
+                let row = &self.rows[f];
+                let mut hi = k * own_hi + self.neg[f] - shared_neg[f];
+                for &(i, c) in &shared {
+                    hi += exact_hi(k * c - row[i], self.ranges[i]);
+                }
+                if hi <= 0 {
+                    return Some(true);
+                }
+                for g in f + 1..count {
+                    let other = &self.rows[g];
+                    let mut hi = k * own_hi + self.pair_neg[f * count + g];
+                    for &(i, c) in &shared {
+                        let range = self.ranges[i];
+                        hi += exact_hi(k * c - row[i] - other[i], range)
+                            - exact_hi(-row[i] - other[i], range);
+                    }
+                    if hi <= 0 {
                         return Some(true);
                     }
                 }
@@ -804,6 +987,8 @@ impl Prove for Prover<'_> {
 pub(crate) struct CachedProver<'a> {
     prover: Prover<'a>,
     known: std::cell::RefCell<std::collections::HashMap<Poly, Known>>,
+    /// The facts flattened once, at the first query that needs them.
+    table: std::cell::OnceCell<FactTable>,
 }
 
 /// What a [`CachedProver`] knows of `q + k <= 0` for one `q`.
@@ -820,7 +1005,13 @@ impl<'a> CachedProver<'a> {
         CachedProver {
             prover: Prover { atoms, facts },
             known: Default::default(),
+            table: Default::default(),
         }
+    }
+
+    /// The facts this prover proves from.
+    pub(crate) fn facts(&self) -> &'a [Fact] {
+        self.prover.facts
     }
 }
 
@@ -836,7 +1027,7 @@ impl CachedProver<'_> {
         if known.unproven.is_some_and(|unproven| k >= unproven) {
             return false;
         }
-        let answer = self.prover.prove_le0(p);
+        let answer = self.prove_uncached(p);
         let mut map = self.known.borrow_mut();
         let entry = map.entry(q).or_default();
         if answer {
@@ -850,6 +1041,29 @@ impl CachedProver<'_> {
     /// `a <= b`.
     pub(crate) fn le(&self, a: &Poly, b: &Poly) -> bool {
         self.prove_le0(&a.sub(b))
+    }
+
+    /// [`Prover::prove_le0`], with the combinations of `p` and the facts
+    /// ranged over the facts' [`FactTable`].
+    fn prove_uncached(&self, p: &Poly) -> bool {
+        let Prover { atoms, facts } = self.prover;
+        let from_facts = atoms.range(p).1 <= 0
+            || (!facts.is_empty()
+                && self
+                    .table
+                    .get_or_init(|| FactTable::new(atoms, facts))
+                    .small_combinations(atoms, p)
+                    .unwrap_or_else(|| FlatTerms::new(atoms, p, facts).any_combination()));
+        if from_facts {
+            return true;
+        }
+        let definitions = atoms.definitions(p);
+        if definitions.is_empty() {
+            return false;
+        }
+        let mut facts = facts.to_vec();
+        facts.extend(definitions);
+        self.prover.prove_from(p, &facts)
     }
 }
 
@@ -1047,6 +1261,79 @@ mod tests {
         let p = Poly::atom(wide).scale(1 << 12).add_const(1);
         let flat = FlatTerms::new(&t, &p, std::slice::from_ref(&p));
         assert_eq!(flat.small_combinations(), None);
+    }
+
+    /// The facts' table gives `small_combinations`' answer (and its
+    /// `None`) for every obligation: random facts and obligations whose
+    /// monomials the facts share in part, in whole or not at all.
+    #[test]
+    fn fact_table_agrees_with_flat_terms() {
+        let mut t = Atoms::default();
+        let ids: Vec<AtomId> = [(0, 7), (-3, 5), (0, 40), (2, 9), (-6, -1)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, hi))| {
+                t.push(Atom {
+                    kind: AtomKind::Symbol(i),
+                    name: format!("s{i}"),
+                    lo,
+                    hi,
+                })
+            })
+            .collect();
+        let mut rng = tile_kernel_testkit::Rng::new(0x6a09_e667_f3bc_c908);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(5) {
+                let mut m: Vec<AtomId> = (0..next(3))
+                    .map(|_| ids[next(ids.len() as u64) as usize])
+                    .collect();
+                m.sort_unstable();
+                p.add_term(m, next(41) as i128 - 20);
+            }
+            p
+        };
+        let (mut proven, mut unproven) = (0, 0);
+        for _ in 0..400 {
+            let facts: Vec<Poly> = (0..1 + next(6)).map(|_| poly(&mut next)).collect();
+            let table = FactTable::new(&t, &facts);
+            for _ in 0..10 {
+                let p = poly(&mut next);
+                let flat = FlatTerms::new(&t, &p, &facts).small_combinations();
+                assert_eq!(
+                    table.small_combinations(&t, &p),
+                    flat,
+                    "{p:?} from {facts:?}"
+                );
+                if flat == Some(true) {
+                    proven += 1;
+                } else {
+                    unproven += 1;
+                }
+            }
+        }
+        assert!(proven > 300 && unproven > 300, "{proven} / {unproven}");
+        // Large coefficients or ranges, in the facts or the obligation.
+        let big = Poly::atom(ids[0]).scale(1 << 122);
+        let small = Poly::atom(ids[1]).add_const(-3);
+        for (p, facts) in [(&big, &small), (&small, &big), (&big, &big)] {
+            let facts = std::slice::from_ref(facts);
+            assert_eq!(
+                FactTable::new(&t, facts).small_combinations(&t, p),
+                FlatTerms::new(&t, p, facts).small_combinations()
+            );
+        }
+        let wide = t.push(Atom {
+            kind: AtomKind::Symbol(5),
+            name: "w".into(),
+            lo: 0,
+            hi: 1 << 110,
+        });
+        let p = Poly::atom(wide).scale(1 << 12).add_const(1);
+        let facts = std::slice::from_ref(&small);
+        assert_eq!(FactTable::new(&t, facts).small_combinations(&t, &p), None);
+        assert_eq!(FlatTerms::new(&t, &p, facts).small_combinations(), None);
     }
 
     /// The cache answers as the prover does, over queries that share

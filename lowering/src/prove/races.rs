@@ -283,11 +283,7 @@ impl Threads<'_> {
 
     /// The digits that `facts` fix to one value (`lane_id() == 0`), with
     /// that value: only threads with that digit run the access.
-    pub(crate) fn pinned_digits(&self, facts: &[Fact]) -> Vec<(Digit, i128)> {
-        let prover = Prover {
-            atoms: self.atoms,
-            facts,
-        };
+    pub(crate) fn pinned_digits(&self, prover: &impl crate::sym::Prove) -> Vec<(Digit, i128)> {
         self.atoms
             .iter()
             .filter_map(|(id, atom)| {
@@ -524,10 +520,14 @@ impl Threads<'_> {
 
     /// Per axis of `view`'s memory (each tensor axis of its region, then
     /// the flat byte offset): the ways the access separates threads.
-    pub(crate) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Vec<Separation>> {
-        // One access's search asks many related questions under the same
-        // facts.
-        let prover = crate::sym::CachedProver::new(self.atoms, facts);
+    /// `prover` proves from the access's facts: one search asks many
+    /// related questions under them, and so do the other accesses under
+    /// the same facts.
+    pub(crate) fn separations(
+        &self,
+        view: &Layout,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Vec<Vec<Separation>> {
         let region = &view.region;
         let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
             .map(|axis| {
@@ -535,10 +535,10 @@ impl Threads<'_> {
                     return Vec::new();
                 };
                 let span = (count - 1).max(0) * region.steps[axis] + 1;
-                self.separation_candidates(&region.starts[axis], span, &prover)
+                self.separation_candidates(&region.starts[axis], span, prover)
             })
             .collect();
-        axes.push(self.byte_separations(view, &prover));
+        axes.push(self.byte_separations(view, prover));
         axes
     }
 
@@ -1222,6 +1222,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
         global: Vec::new(),
         shared: Vec::new(),
         epochs: Epochs::default(),
+        last: None,
     };
     walk.block(body);
     let mut diags = context.threads.global_races(context.params, &walk.global);
@@ -1241,10 +1242,14 @@ struct RaceWalk<'t> {
     global: Vec<AccessRecord>,
     shared: Vec<SharedAccess>,
     epochs: Epochs,
+    /// The prover of the last access's facts, and the digits they pin:
+    /// the accesses of one statement, and consecutive statements under one
+    /// condition, share their facts (and so the prover's answers).
+    last: Option<(crate::sym::CachedProver<'t>, Vec<(Digit, i128)>)>,
 }
 
-impl RaceWalk<'_> {
-    fn block(&mut self, body: &[Node]) {
+impl<'t> RaceWalk<'t> {
+    fn block(&mut self, body: &'t [Node]) {
         for node in body {
             match node {
                 Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply),
@@ -1288,15 +1293,25 @@ impl RaceWalk<'_> {
         }
     }
 
-    fn apply(&mut self, apply: &Apply) {
+    fn apply(&mut self, apply: &'t Apply) {
         for operand in &apply.operands {
             let Value::Memory { buffer, view, .. } = &operand.value else {
                 continue;
             };
             let store = operand.slot.access == Access::Write;
             let atomic = atomic_of(&apply.form);
-            let separations = self.threads.separations(view, &apply.facts);
-            let pinned = self.threads.pinned_digits(&apply.facts);
+            let (prover, pinned) = match self.last.take() {
+                Some(last) if last.0.facts() == apply.facts.as_slice() => last,
+                _ => {
+                    let prover = crate::sym::CachedProver::new(self.threads.atoms, &apply.facts);
+                    let pinned = self.threads.pinned_digits(&prover);
+                    (prover, pinned)
+                }
+            };
+            let separations = self.threads.separations(view, &prover);
+            let pinned_here = pinned.clone();
+            self.last = Some((prover, pinned));
+            let pinned = pinned_here;
             let footprints = self.threads.uniform_footprints(view);
             let data_index = data_index(self.threads.atoms, view);
             match buffer.space {
