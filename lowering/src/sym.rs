@@ -27,13 +27,31 @@ pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
 /// An integer polynomial: monomial (sorted atom list; empty = constant) ->
 /// coefficient. Zero coefficients are never stored.
 ///
+/// The terms are kept sorted by monomial in one vector, each monomial's
+/// atoms a range of a second vector: cloning and dropping a polynomial is
+/// two allocations whatever its terms (what the checker and the prover do
+/// most, at opt-level 0 too). Equality, order and hashing are those of the
+/// monomial -> coefficient map (in monomial order), whatever the layout.
+///
 /// Serialized as its term map; deserializing restores the invariants (each
 /// monomial sorted, like monomials merged, zero coefficients dropped), so a
 /// decoded polynomial is equal to the one encoded.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(from = "PolyTerms")]
 pub struct Poly {
-    terms: BTreeMap<Vec<AtomId>, i128>,
+    /// Sorted by monomial, each monomial once.
+    terms: Vec<Term>,
+    /// The monomials' atoms (`Term::start`, `Term::len`); atoms of removed
+    /// terms may remain.
+    atoms: Vec<AtomId>,
+}
+
+/// One term of a [`Poly`]: its monomial's atoms in `Poly::atoms`.
+#[derive(Clone, Copy)]
+struct Term {
+    start: u32,
+    len: u32,
+    coef: i128,
 }
 
 /// [`Poly`]'s serialized form, before its invariants are restored.
@@ -47,9 +65,55 @@ impl From<PolyTerms> for Poly {
         let mut poly = Poly::default();
         for (mut monomial, coef) in raw.terms {
             monomial.sort_unstable();
-            poly.add_term(monomial, coef);
+            poly.add_term(&monomial, coef);
         }
         poly
+    }
+}
+
+impl Serialize for Poly {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        /// The term map, serialized as a `BTreeMap<Vec<AtomId>, i128>`.
+        struct Terms<'a>(&'a Poly);
+        impl Serialize for Terms<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.terms())
+            }
+        }
+        let mut state = serializer.serialize_struct("Poly", 1)?;
+        state.serialize_field("terms", &Terms(self))?;
+        state.end()
+    }
+}
+
+impl PartialEq for Poly {
+    fn eq(&self, other: &Poly) -> bool {
+        self.terms.len() == other.terms.len() && self.terms().eq(other.terms())
+    }
+}
+
+impl Eq for Poly {}
+
+impl PartialOrd for Poly {
+    fn partial_cmp(&self, other: &Poly) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Poly {
+    fn cmp(&self, other: &Poly) -> std::cmp::Ordering {
+        self.terms().cmp(other.terms())
+    }
+}
+
+impl std::hash::Hash for Poly {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.terms.len());
+        for (m, c) in self.terms() {
+            m.hash(state);
+            c.hash(state);
+        }
     }
 }
 
@@ -57,22 +121,52 @@ impl Poly {
     pub fn constant(value: i128) -> Poly {
         let mut p = Poly::default();
         if value != 0 {
-            p.terms.insert(Vec::new(), value);
+            p.push_term(&[], value);
         }
         p
     }
 
     pub fn atom(atom: AtomId) -> Poly {
         let mut p = Poly::default();
-        p.terms.insert(vec![atom], 1);
+        p.push_term(&[atom], 1);
         p
+    }
+
+    /// The atoms of `term`'s monomial.
+    fn monomial(&self, term: &Term) -> &[AtomId] {
+        &self.atoms[term.start as usize..(term.start + term.len) as usize]
+    }
+
+    /// Appends a term whose monomial sorts after every present one.
+    fn push_term(&mut self, monomial: &[AtomId], coef: i128) {
+        let term = self.new_term(monomial, coef);
+        self.terms.push(term);
+    }
+
+    /// A term for `monomial`, its atoms stored.
+    fn new_term(&mut self, monomial: &[AtomId], coef: i128) -> Term {
+        let start = self.atoms.len();
+        self.atoms.extend_from_slice(monomial);
+        Term {
+            start: start as u32,
+            len: monomial.len() as u32,
+            coef,
+        }
+    }
+
+    /// An empty polynomial with room for `terms` terms and `atoms` atoms.
+    fn with_capacity(terms: usize, atoms: usize) -> Poly {
+        Poly {
+            terms: Vec::with_capacity(terms),
+            atoms: Vec::with_capacity(atoms),
+        }
     }
 
     /// The value, if the polynomial is a constant.
     pub fn as_const(&self) -> Option<i128> {
-        match self.terms.len() {
-            0 => Some(0),
-            1 => self.terms.get(&Vec::new()).copied(),
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [term] if term.len == 0 => Some(term.coef),
             _ => None,
         }
     }
@@ -83,90 +177,147 @@ impl Poly {
 
     /// The constant term.
     pub fn constant_term(&self) -> i128 {
-        self.terms.get(&Vec::new()).copied().unwrap_or(0)
+        match self.terms.first() {
+            Some(term) if term.len == 0 => term.coef,
+            _ => 0,
+        }
     }
 
     /// The polynomial without its constant term.
     pub fn without_constant(&self) -> Poly {
         let mut p = self.clone();
-        p.terms.remove(&Vec::new());
+        if p.terms.first().is_some_and(|t| t.len == 0) {
+            p.terms.remove(0);
+        }
         p
     }
 
     /// `(monomial, coefficient)` pairs, constant first.
     pub fn terms(&self) -> impl Iterator<Item = (&[AtomId], i128)> {
-        self.terms.iter().map(|(m, c)| (m.as_slice(), *c))
+        self.terms.iter().map(|t| (self.monomial(t), t.coef))
+    }
+
+    /// The number of terms.
+    fn len(&self) -> usize {
+        self.terms.len()
     }
 
     /// Every atom that occurs.
     pub fn atoms(&self) -> Vec<AtomId> {
-        let mut out: Vec<AtomId> = self.terms.keys().flatten().copied().collect();
+        let mut out: Vec<AtomId> = self.terms().flat_map(|(m, _)| m).copied().collect();
         out.sort_unstable();
         out.dedup();
         out
     }
 
     pub fn contains(&self, atom: AtomId) -> bool {
-        self.terms.keys().any(|m| m.contains(&atom))
+        self.terms().any(|(m, _)| m.contains(&atom))
     }
 
-    fn add_term(&mut self, monomial: Vec<AtomId>, coef: i128) {
-        use std::collections::btree_map::Entry;
-        match self.terms.entry(monomial) {
-            Entry::Occupied(mut entry) => {
-                let sum = entry.get().saturating_add(coef);
+    /// Adds `coef * monomial` (saturating; a sum of 0 removes the term).
+    fn add_term(&mut self, monomial: &[AtomId], coef: i128) {
+        // Monomials mostly arrive in order: try the end first.
+        let at = match self.terms.last() {
+            None => Err(0),
+            Some(last) => match self.monomial(last).cmp(monomial) {
+                std::cmp::Ordering::Less => Err(self.terms.len()),
+                std::cmp::Ordering::Equal => Ok(self.terms.len() - 1),
+                std::cmp::Ordering::Greater => self
+                    .terms
+                    .binary_search_by(|t| self.monomial(t).cmp(monomial)),
+            },
+        };
+        match at {
+            Ok(i) => {
+                let sum = self.terms[i].coef.saturating_add(coef);
                 if sum == 0 {
-                    entry.remove();
+                    self.terms.remove(i);
                 } else {
-                    *entry.get_mut() = sum;
+                    self.terms[i].coef = sum;
                 }
             }
-            Entry::Vacant(entry) => {
+            Err(i) => {
                 if coef != 0 {
-                    entry.insert(coef);
+                    let term = self.new_term(monomial, coef);
+                    self.terms.insert(i, term);
                 }
             }
         }
+    }
+
+    /// `self + sign * other` (each of `other`'s coefficients times `sign`,
+    /// saturating), by one merge of the sorted terms: what adding each of
+    /// `other`'s terms in turn gives.
+    fn merge(&self, other: &Poly, sign: i128) -> Poly {
+        let mut out = Poly::with_capacity(
+            self.terms.len() + other.terms.len(),
+            self.atoms.len() + other.atoms.len(),
+        );
+        let (mut i, mut j) = (0, 0);
+        while i < self.terms.len() || j < other.terms.len() {
+            let order = match (self.terms.get(i), other.terms.get(j)) {
+                (Some(a), Some(b)) => self.monomial(a).cmp(other.monomial(b)),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    let a = &self.terms[i];
+                    out.push_term(self.monomial(a), a.coef);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    let b = &other.terms[j];
+                    let coef = b.coef.saturating_mul(sign);
+                    if coef != 0 {
+                        out.push_term(other.monomial(b), coef);
+                    }
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let (a, b) = (&self.terms[i], &other.terms[j]);
+                    let sum = a.coef.saturating_add(b.coef.saturating_mul(sign));
+                    if sum != 0 {
+                        out.push_term(self.monomial(a), sum);
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out
     }
 
     pub fn add(&self, other: &Poly) -> Poly {
-        let mut out = self.clone();
-        for (m, c) in &other.terms {
-            out.add_term(m.clone(), *c);
-        }
-        out
+        self.merge(other, 1)
     }
 
     pub fn sub(&self, other: &Poly) -> Poly {
         // `self.add(&other.scale(-1))` without building the negation.
-        let mut out = self.clone();
-        for (m, c) in &other.terms {
-            out.add_term(m.clone(), c.saturating_mul(-1));
-        }
-        out
+        self.merge(other, -1)
     }
 
     pub fn scale(&self, factor: i128) -> Poly {
         if factor == 0 {
             return Poly::default();
         }
-        Poly {
-            terms: self
-                .terms
-                .iter()
-                .map(|(m, c)| (m.clone(), c.saturating_mul(factor)))
-                .collect(),
+        let mut out = self.clone();
+        for term in &mut out.terms {
+            term.coef = term.coef.saturating_mul(factor);
         }
+        out
     }
 
     pub fn mul(&self, other: &Poly) -> Poly {
         let mut out = Poly::default();
-        for (m1, c1) in &self.terms {
-            for (m2, c2) in &other.terms {
-                let mut m = m1.clone();
+        let mut m: Vec<AtomId> = Vec::new();
+        for (m1, c1) in self.terms() {
+            for (m2, c2) in other.terms() {
+                m.clear();
+                m.extend_from_slice(m1);
                 m.extend_from_slice(m2);
                 m.sort_unstable();
-                out.add_term(m, c1.saturating_mul(*c2));
+                out.add_term(&m, c1.saturating_mul(c2));
             }
         }
         out
@@ -174,7 +325,7 @@ impl Poly {
 
     pub fn add_const(&self, value: i128) -> Poly {
         let mut out = self.clone();
-        out.add_term(Vec::new(), value);
+        out.add_term(&[], value);
         out
     }
 
@@ -183,13 +334,15 @@ impl Poly {
     pub fn split_on(&self, atom: AtomId) -> (Poly, Poly) {
         let mut coef = Poly::default();
         let mut rest = Poly::default();
-        for (m, c) in &self.terms {
+        let mut reduced: Vec<AtomId> = Vec::new();
+        for (m, c) in self.terms() {
             if let Some(position) = m.iter().position(|a| *a == atom) {
-                let mut reduced = m.clone();
-                reduced.remove(position);
-                coef.add_term(reduced, *c);
+                reduced.clear();
+                reduced.extend_from_slice(&m[..position]);
+                reduced.extend_from_slice(&m[position + 1..]);
+                coef.add_term(&reduced, c);
             } else {
-                rest.add_term(m.clone(), *c);
+                rest.add_term(m, c);
             }
         }
         (coef, rest)
@@ -197,20 +350,22 @@ impl Poly {
 
     /// Whether every coefficient (constant included) is a multiple of `d`.
     pub fn divisible_by(&self, d: i128) -> bool {
-        d != 0 && self.terms.values().all(|c| c % d == 0)
+        d != 0 && self.terms.iter().all(|t| t.coef % d == 0)
     }
 
     /// Exact division of every coefficient by `d` (callers check
     /// [`divisible_by`](Self::divisible_by) first).
     pub fn div_exact(&self, d: i128) -> Poly {
-        Poly {
-            terms: self.terms.iter().map(|(m, c)| (m.clone(), c / d)).collect(),
+        let mut out = self.clone();
+        for term in &mut out.terms {
+            term.coef /= d;
         }
+        out
     }
 
     /// The gcd of all coefficients (0 for the zero polynomial).
     pub fn content(&self) -> i128 {
-        self.terms.values().fold(0, |g, c| gcd(g, c.abs()))
+        self.terms.iter().fold(0, |g, t| gcd(g, t.coef.abs()))
     }
 
     /// Renders with atom names: `2048*cta_id(0) + 8*thread_id(0) + 8`.
@@ -222,8 +377,7 @@ impl Poly {
 impl fmt::Debug for Poly {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let parts: Vec<String> = self
-            .terms
-            .iter()
+            .terms()
             .map(|(m, c)| {
                 let atoms: Vec<String> = m.iter().map(|a| format!("a{a}")).collect();
                 if m.is_empty() {
@@ -249,14 +403,14 @@ pub struct PolyDisplay<'a> {
 impl fmt::Display for PolyDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
-        let mut terms: Vec<(&Vec<AtomId>, &i128)> = self.poly.terms.iter().collect();
+        let mut terms: Vec<(&[AtomId], i128)> = self.poly.terms().collect();
         // Constant last, like people write it.
         let constant_first = terms.first().is_some_and(|(m, _)| m.is_empty()) && terms.len() > 1;
         terms.rotate_left(usize::from(constant_first));
         for (m, c) in terms {
-            let (sign, magnitude) = if *c < 0 { ("-", -c) } else { ("+", *c) };
+            let (sign, magnitude) = if c < 0 { ("-", -c) } else { ("+", c) };
             if first {
-                if *c < 0 {
+                if c < 0 {
                     f.write_str("-")?;
                 }
             } else {
@@ -433,7 +587,7 @@ impl Atoms {
         let mut total: i128 = 0;
         for (m, c) in p.terms() {
             let mut single = Poly::default();
-            single.add_term(m.to_vec(), c);
+            single.add_term(m, c);
             let (lo, hi) = self.range(&single);
             // Every partial product of the monomial is bounded by the
             // whole monomial's magnitude when atom ranges include 1 or
@@ -487,7 +641,7 @@ impl FlatTerms {
     fn new(atoms: &Atoms, p: &Poly, facts: &[Fact]) -> FlatTerms {
         let mut monomials: Vec<&[AtomId]> = std::iter::once(p)
             .chain(facts)
-            .flat_map(|q| q.terms.keys().map(Vec::as_slice))
+            .flat_map(|q| q.terms().map(|(m, _)| m))
             .collect();
         monomials.sort_unstable();
         monomials.dedup();
@@ -495,11 +649,10 @@ impl FlatTerms {
         let polys = std::iter::once(p)
             .chain(facts)
             .map(|q| {
-                q.terms
-                    .iter()
+                q.terms()
                     .map(|(m, c)| {
-                        let index = monomials.partition_point(|n| *n < m.as_slice());
-                        (index, *c)
+                        let index = monomials.partition_point(|n| *n < m);
+                        (index, c)
                     })
                     .collect()
             })
@@ -721,8 +874,10 @@ fn exact_hi(c: i128, (lo, hi): (i128, i128)) -> i128 {
 
 impl FactTable {
     fn new(atoms: &Atoms, facts: &[Fact]) -> FactTable {
-        let mut monomials: Vec<Vec<AtomId>> =
-            facts.iter().flat_map(|f| f.terms.keys().cloned()).collect();
+        let mut monomials: Vec<Vec<AtomId>> = facts
+            .iter()
+            .flat_map(|f| f.terms().map(|(m, _)| m.to_vec()))
+            .collect();
         monomials.sort_unstable();
         monomials.dedup();
         let ranges: Vec<(i128, i128)> = monomials.iter().map(|m| atoms.monomial_range(m)).collect();
@@ -731,9 +886,9 @@ impl FactTable {
             .iter()
             .map(|f| {
                 let mut row = vec![0; width];
-                for (m, c) in &f.terms {
-                    if let Ok(i) = monomials.binary_search(m) {
-                        row[i] = *c;
+                for (m, c) in f.terms() {
+                    if let Ok(i) = monomials.binary_search_by(|n| n.as_slice().cmp(m)) {
+                        row[i] = c;
                     }
                 }
                 row
@@ -746,7 +901,7 @@ impl FactTable {
             }
             let mut top: i128 = 0;
             for f in facts {
-                for c in f.terms.values() {
+                for (_, c) in f.terms() {
                     top = top.max(c.checked_abs()?);
                 }
             }
@@ -790,11 +945,11 @@ impl FactTable {
         let (mut reach, mut top) = self.limits?;
         // `p`'s monomials the facts share (column, coefficient), and the
         // range end of the rest of `p`.
-        let mut shared: Vec<(usize, i128)> = Vec::with_capacity(p.terms.len());
+        let mut shared: Vec<(usize, i128)> = Vec::with_capacity(p.len());
         let mut own_hi: i128 = 0;
-        for (m, &c) in &p.terms {
+        for (m, c) in p.terms() {
             top = top.max(c.checked_abs()?);
-            match self.monomials.binary_search(m) {
+            match self.monomials.binary_search_by(|n| n.as_slice().cmp(m)) {
                 Ok(i) => shared.push((i, c)),
                 Err(_) => {
                     let (lo, hi) = atoms.monomial_range(m);
@@ -807,22 +962,23 @@ impl FactTable {
             return None;
         }
         let count = self.rows.len();
-        // Per fact, its shared columns' part of `neg`.
-        let shared_neg: Vec<i128> = self
+        // Per fact `f`, the range end of `-f` over the columns `p` lacks.
+        let rest_neg: Vec<i128> = self
             .rows
             .iter()
-            .map(|row| {
-                shared
+            .zip(&self.neg)
+            .map(|(row, neg)| {
+                let shared_part: i128 = shared
                     .iter()
                     .map(|&(i, _)| exact_hi(-row[i], self.ranges[i]))
-                    .sum()
+                    .sum();
+                neg - shared_part
             })
             .collect();
         // `p - k * f`.
         for k in [2, 4, 8, 16] {
-            for f in 0..count {
-                let row = &self.rows[f];
-                let mut hi = own_hi + k * (self.neg[f] - shared_neg[f]);
+            for (row, rest) in self.rows.iter().zip(&rest_neg) {
+                let mut hi = own_hi + k * rest;
                 for &(i, c) in &shared {
                     hi += exact_hi(c - k * row[i], self.ranges[i]);
                 }
@@ -833,17 +989,15 @@ impl FactTable {
         }
         // `k * p - f`, then `k * p - f - g`.
         for k in [1, 2, 4, 8, 16] {
-            for f in 0..count {
-                let row = &self.rows[f];
-                let mut hi = k * own_hi + self.neg[f] - shared_neg[f];
+            for (f, (row, rest)) in self.rows.iter().zip(&rest_neg).enumerate() {
+                let mut hi = k * own_hi + rest;
                 for &(i, c) in &shared {
                     hi += exact_hi(k * c - row[i], self.ranges[i]);
                 }
                 if hi <= 0 {
                     return Some(true);
                 }
-                for g in f + 1..count {
-                    let other = &self.rows[g];
+                for (g, other) in self.rows.iter().enumerate().skip(f + 1) {
                     let mut hi = k * own_hi + self.pair_neg[f * count + g];
                     for &(i, c) in &shared {
                         let range = self.ranges[i];
@@ -1178,7 +1332,7 @@ mod tests {
                 m.sort_unstable();
                 let coef = next(2000) as i128 - 1000;
                 let coef = if next(20) == 0 { coef << 120 } else { coef };
-                p.add_term(m, coef);
+                p.add_term(&m, coef);
             }
             p
         };
@@ -1230,7 +1384,7 @@ mod tests {
                     .map(|_| ids[next(ids.len() as u64) as usize])
                     .collect();
                 m.sort_unstable();
-                p.add_term(m, next(41) as i128 - 20);
+                p.add_term(&m, next(41) as i128 - 20);
             }
             p
         };
@@ -1263,6 +1417,139 @@ mod tests {
         assert_eq!(flat.small_combinations(), None);
     }
 
+    /// The term-vector polynomial computes what the map of monomials did
+    /// (the old representation, written out here): every operation, with
+    /// cancelling and saturating coefficients; equality, order and the
+    /// encoded bytes are the map's.
+    #[test]
+    fn polys_compute_what_the_term_map_did() {
+        type Map = BTreeMap<Vec<AtomId>, i128>;
+        fn add_term(map: &mut Map, m: Vec<AtomId>, c: i128) {
+            use std::collections::btree_map::Entry;
+            match map.entry(m) {
+                Entry::Occupied(mut e) => {
+                    let sum = e.get().saturating_add(c);
+                    if sum == 0 {
+                        e.remove();
+                    } else {
+                        *e.get_mut() = sum;
+                    }
+                }
+                Entry::Vacant(e) => {
+                    if c != 0 {
+                        e.insert(c);
+                    }
+                }
+            }
+        }
+        fn map_of(p: &Poly) -> Map {
+            p.terms().map(|(m, c)| (m.to_vec(), c)).collect()
+        }
+        #[derive(Serialize)]
+        struct Encoded {
+            terms: Map,
+        }
+        let mut rng = tile_kernel_testkit::Rng::new(0xbb67_ae85_84ca_a73b);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let coefs = [
+            1,
+            -1,
+            2,
+            -3,
+            7,
+            i128::MAX,
+            i128::MIN + 1,
+            1 << 100,
+            -(1 << 100),
+        ];
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            let mut map = Map::new();
+            for _ in 0..next(6) {
+                let mut m: Vec<AtomId> = (0..next(4)).map(|_| next(4) as AtomId).collect();
+                m.sort_unstable();
+                let c = coefs[next(coefs.len() as u64) as usize];
+                p.add_term(&m, c);
+                add_term(&mut map, m, c);
+            }
+            assert_eq!(map_of(&p), map);
+            (p, map)
+        };
+        for _ in 0..3000 {
+            let (a, ma) = poly(&mut next);
+            let (b, mb) = poly(&mut next);
+            let mut sum = ma.clone();
+            let mut difference = ma.clone();
+            for (m, c) in &mb {
+                add_term(&mut sum, m.clone(), *c);
+                add_term(&mut difference, m.clone(), c.saturating_mul(-1));
+            }
+            assert_eq!(map_of(&a.add(&b)), sum, "{a:?} + {b:?}");
+            assert_eq!(map_of(&a.sub(&b)), difference, "{a:?} - {b:?}");
+            let mut product = Map::new();
+            for (m1, c1) in &ma {
+                for (m2, c2) in &mb {
+                    let mut m = m1.clone();
+                    m.extend_from_slice(m2);
+                    m.sort_unstable();
+                    add_term(&mut product, m, c1.saturating_mul(*c2));
+                }
+            }
+            assert_eq!(map_of(&a.mul(&b)), product, "{a:?} * {b:?}");
+            let k = coefs[next(coefs.len() as u64) as usize];
+            let scaled: Map = ma
+                .iter()
+                .map(|(m, c)| (m.clone(), c.saturating_mul(k)))
+                .collect();
+            assert_eq!(map_of(&a.scale(k)), scaled);
+            let mut shifted = ma.clone();
+            add_term(&mut shifted, Vec::new(), k);
+            assert_eq!(map_of(&a.add_const(k)), shifted);
+            let atom = next(4) as AtomId;
+            let (mut coef, mut rest) = (Map::new(), Map::new());
+            for (m, c) in &ma {
+                if let Some(i) = m.iter().position(|x| *x == atom) {
+                    let mut reduced = m.clone();
+                    reduced.remove(i);
+                    add_term(&mut coef, reduced, *c);
+                } else {
+                    add_term(&mut rest, m.clone(), *c);
+                }
+            }
+            let (pc, pr) = a.split_on(atom);
+            assert_eq!((map_of(&pc), map_of(&pr)), (coef, rest));
+            let mut without = ma.clone();
+            without.remove(&Vec::new());
+            assert_eq!(map_of(&a.without_constant()), without);
+            assert_eq!(a.constant_term(), ma.get(&Vec::new()).copied().unwrap_or(0));
+            // After removals (the constant, cancelled terms), equality,
+            // order and hashing are the map's.
+            let (c, mc) = (a.without_constant().add(&b), {
+                let mut m = without.clone();
+                for (k, v) in &mb {
+                    add_term(&mut m, k.clone(), *v);
+                }
+                m
+            });
+            assert_eq!(map_of(&c), mc);
+            assert_eq!(c == b, mc == mb);
+            assert_eq!(c.cmp(&b), mc.cmp(&mb));
+            assert_eq!(a.cmp(&b), ma.cmp(&mb));
+            if c == b {
+                let hash = |p: &Poly| {
+                    use std::hash::{BuildHasher, BuildHasherDefault};
+                    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+                        .hash_one(p)
+                };
+                assert_eq!(hash(&c), hash(&b));
+            }
+            let bytes = postcard::to_allocvec(&c).expect("encodes");
+            let map_bytes = postcard::to_allocvec(&Encoded { terms: mc }).expect("encodes");
+            assert_eq!(bytes, map_bytes);
+            assert_eq!(postcard::from_bytes::<Poly>(&bytes).expect("decodes"), c);
+        }
+    }
+
     /// The facts' table gives `small_combinations`' answer (and its
     /// `None`) for every obligation: random facts and obligations whose
     /// monomials the facts share in part, in whole or not at all.
@@ -1290,7 +1577,7 @@ mod tests {
                     .map(|_| ids[next(ids.len() as u64) as usize])
                     .collect();
                 m.sort_unstable();
-                p.add_term(m, next(41) as i128 - 20);
+                p.add_term(&m, next(41) as i128 - 20);
             }
             p
         };
@@ -1403,7 +1690,7 @@ mod tests {
             let mut p = Poly::default();
             for _ in 0..next(3) {
                 let m = vec![ids[next(4) as usize]];
-                p.add_term(m, next(9) as i128 - 4);
+                p.add_term(&m, next(9) as i128 - 4);
             }
             p.add_const(next(600) as i128 - 300)
         };
@@ -1446,7 +1733,7 @@ mod tests {
                     1 => i128::MIN,
                     _ => coef,
                 };
-                p.add_term(m, coef);
+                p.add_term(&m, coef);
             }
             p
         };
