@@ -111,9 +111,56 @@ impl std::hash::Hash for Poly {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_usize(self.terms.len());
         for (m, c) in self.terms() {
-            m.hash(state);
-            c.hash(state);
+            state.write_usize(m.len());
+            for atom in m {
+                state.write_u32(*atom);
+            }
+            state.write_i128(c);
         }
+    }
+}
+
+/// A multiply-rotate hasher over whole words, for the checker's maps that
+/// only look keys up (never iterate, so no output depends on it): the
+/// [`CachedProver`]'s polynomials, the register bytes of one `apply`.
+/// SipHash's rounds were most of a lookup at opt-level 0.
+#[derive(Default)]
+pub(crate) struct WordHasher(u64);
+
+/// A `HashMap` with the [`WordHasher`].
+pub(crate) type WordMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
+
+/// A `HashSet` with the [`WordHasher`].
+pub(crate) type WordSet<K> =
+    std::collections::HashSet<K, std::hash::BuildHasherDefault<WordHasher>>;
+
+impl std::hash::Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_u32(&mut self, word: u32) {
+        self.write_u64(u64::from(word));
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn write_i128(&mut self, word: i128) {
+        self.write_u64(word as u64);
+        self.write_u64((word >> 64) as u64);
     }
 }
 
@@ -1140,7 +1187,7 @@ impl Prove for Prover<'_> {
 /// a residue.
 pub(crate) struct CachedProver<'a> {
     prover: Prover<'a>,
-    known: std::cell::RefCell<std::collections::HashMap<Poly, Known>>,
+    known: std::cell::RefCell<WordMap<Poly, Known>>,
     /// The facts flattened once, at the first query that needs them.
     table: std::cell::OnceCell<FactTable>,
 }

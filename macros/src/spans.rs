@@ -4,21 +4,58 @@
 //! tokens, so it reaches the user (and rust-analyzer) as a spanned
 //! `compile_error!`.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use tile_kernel_lowering::SpanId;
 use tile_kernel_lowering::diag::Code;
 
-/// Every source node that a diagnostic may point at, by id.
+/// Every source node that a diagnostic may point at, by id: the spans of
+/// its first and last written tokens (all that [`syn::Error::new_spanned`]
+/// keeps of a node).
 #[derive(Default)]
 pub struct SpanTable {
-    nodes: Vec<TokenStream>,
+    nodes: Vec<Extent>,
+}
+
+/// The first and last span of a node's written tokens ([`written_extent`]).
+#[derive(Clone, Copy)]
+struct Extent {
+    first: Span,
+    last: Span,
+}
+
+impl Extent {
+    /// The extent of `tokens` without a final `;` (see [`written_extent`]);
+    /// `None` for no tokens.
+    fn of(tokens: TokenStream) -> Option<Extent> {
+        let (first, last) = ends(
+            tokens
+                .into_iter()
+                .map(|tree| (tree.span(), is_semicolon(&tree))),
+        )?;
+        Some(Extent { first, last })
+    }
+
+    /// An error from the first to the last span, as `new_spanned` of the
+    /// node's written tokens makes it.
+    fn error(self, message: impl std::fmt::Display) -> syn::Error {
+        let [first, last] = [self.first, self.last].map(|span| {
+            let mut punct = proc_macro2::Punct::new(';', proc_macro2::Spacing::Alone);
+            punct.set_span(span);
+            TokenTree::Punct(punct)
+        });
+        syn::Error::new_spanned(TokenStream::from_iter([first, last]), message)
+    }
 }
 
 impl SpanTable {
     /// Records a node; errors at the returned id underline all of its tokens.
     pub fn id(&mut self, node: &impl ToTokens) -> SpanId {
-        self.nodes.push(written_extent(node.to_token_stream()));
+        let extent = Extent::of(node.to_token_stream()).unwrap_or(Extent {
+            first: Span::call_site(),
+            last: Span::call_site(),
+        });
+        self.nodes.push(extent);
         SpanId(self.nodes.len() as u32 - 1)
     }
 
@@ -28,7 +65,7 @@ impl SpanTable {
     /// [`Diagnostic::rendered`]: tile_kernel_lowering::Diagnostic::rendered
     pub fn error(&self, id: SpanId, message: impl std::fmt::Display) -> syn::Error {
         match self.nodes.get(id.0 as usize) {
-            Some(tokens) => syn::Error::new_spanned(tokens, message),
+            Some(extent) => extent.error(message),
             None => syn::Error::new(proc_macro2::Span::call_site(), message),
         }
     }
@@ -36,14 +73,42 @@ impl SpanTable {
 
 /// An error with catalogue code `code`, underlining all tokens of `node`.
 pub fn error(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
-    syn::Error::new_spanned(written_extent(node.to_token_stream()), code.tag(message))
+    let message = code.tag(message);
+    match Extent::of(node.to_token_stream()) {
+        Some(extent) => extent.error(message),
+        None => syn::Error::new_spanned(TokenStream::new(), message),
+    }
+}
+
+/// The first and the last item of a node's tokens (each with whether it
+/// is a `;`) once its final `;`s are dropped, the first always kept: the
+/// ends of [`written_extent`].
+fn ends<T>(items: impl Iterator<Item = (T, bool)>) -> Option<(T, T)>
+where
+    T: Clone,
+{
+    let mut out: Option<(T, T)> = None;
+    for (item, semicolon) in items {
+        match &mut out {
+            None => out = Some((item.clone(), item)),
+            Some((_, last)) if !semicolon => *last = item,
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+fn is_semicolon(tree: &TokenTree) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == ';')
 }
 
 /// A node's tokens without a final `;`: an error spans from the first to the
 /// last token, and a statement's `;` may be one an editor inserted to repair
 /// the input (rust-analyzer ends an unfinished `let` with one, and drops
 /// every output token carrying its span, which would leave a
-/// `compile_error!` without its message).
+/// `compile_error!` without its message). [`Extent::of`] keeps only its
+/// first and last spans; the tests compare the two.
+#[cfg(test)]
 fn written_extent(tokens: TokenStream) -> TokenStream {
     let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
     while trees.len() > 1 && matches!(trees.last(), Some(TokenTree::Punct(p)) if p.as_char() == ';')
@@ -135,4 +200,41 @@ fn with_pointer(literal: proc_macro2::Literal) -> proc_macro2::Literal {
     ));
     pointed.set_span(literal.span());
     pointed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The ends the span table keeps are the first and last tokens of the
+    /// node's written extent, for every sequence of `;` and other tokens.
+    #[test]
+    fn ends_are_those_of_the_written_extent() {
+        for length in 0..7u32 {
+            for mask in 0..1u32 << length {
+                // Token `i` is `;` where bit `i` is set, else the ident `t{i}`.
+                let text: Vec<String> = (0..length)
+                    .map(|i| {
+                        if mask & (1 << i) != 0 {
+                            ";".to_string()
+                        } else {
+                            format!("t{i}")
+                        }
+                    })
+                    .collect();
+                let tokens: TokenStream = text.join(" ").parse().expect("lexes");
+                let written: Vec<String> = written_extent(tokens.clone())
+                    .into_iter()
+                    .map(|t| t.to_string())
+                    .collect();
+                let expected = written.first().cloned().zip(written.last().cloned());
+                let got = ends(
+                    tokens
+                        .into_iter()
+                        .map(|t| (t.to_string(), is_semicolon(&t))),
+                );
+                assert_eq!(got, expected, "{text:?}");
+            }
+        }
+    }
 }

@@ -1157,8 +1157,12 @@ fn divisors(n: i128) -> Vec<i128> {
     };
     let mut out: Vec<u64> = if rest == 0 { Vec::new() } else { vec![1] };
     let mut p: u64 = 2;
+    // Whether `rest` is known prime: checked whenever it changes, so a
+    // large prime factor (a grid size's 2^31 - 1) ends the search at once
+    // instead of after trial division up to its square root.
+    let mut prime = is_prime(rest);
     while rest > 1 {
-        if p * p > rest {
+        if prime || p * p > rest {
             // What remains is prime.
             p = rest;
         }
@@ -1168,6 +1172,7 @@ fn divisors(n: i128) -> Vec<i128> {
             power += 1;
         }
         if power > 0 {
+            prime = is_prime(rest);
             let smaller = out.len();
             let mut scale = 1;
             for _ in 0..power {
@@ -1180,6 +1185,49 @@ fn divisors(n: i128) -> Vec<i128> {
         p += if p == 2 { 1 } else { 2 };
     }
     out.into_iter().map(i128::from).collect()
+}
+
+/// Whether `n` is prime: Miller-Rabin with the bases 2, 7 and 61, exact
+/// below 4,759,123,141 (so for every `u32`; `n` up to 2^32 here).
+fn is_prime(n: u64) -> bool {
+    if n < 2 {
+        return false;
+    }
+    for p in [2, 3, 5, 7, 11, 13, 61] {
+        if n.is_multiple_of(p) {
+            return n == p;
+        }
+    }
+    let mul = |a: u64, b: u64| (u128::from(a) * u128::from(b) % u128::from(n)) as u64;
+    let pow = |mut base: u64, mut exp: u64| {
+        let mut acc = 1u64;
+        while exp > 0 {
+            if exp & 1 == 1 {
+                acc = mul(acc, base);
+            }
+            base = mul(base, base);
+            exp >>= 1;
+        }
+        acc
+    };
+    let (mut d, mut s) = (n - 1, 0);
+    while d % 2 == 0 {
+        d /= 2;
+        s += 1;
+    }
+    [2, 7, 61].iter().all(|&a| {
+        let mut x = pow(a, d);
+        if x == 1 || x == n - 1 {
+            return true;
+        }
+        for _ in 1..s {
+            x = mul(x, x);
+            if x == n - 1 {
+                return true;
+            }
+        }
+        false
+    })
 }
 
 /// The race error of an access to `space` whose index was read from a
@@ -1347,6 +1395,30 @@ impl<'t> RaceWalk<'t> {
 mod tests {
     use super::*;
 
+    /// The primality test agrees with trial division.
+    #[test]
+    fn is_prime_is_trial_division() {
+        let naive = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
+        let mut rng = tile_kernel_testkit::Rng::new(0x3c6e_f372_fe94_f82b);
+        let small = 0..20_000u64;
+        let large = (0..2_000).map(|_| rng.next_u64() % (1 << 32));
+        let edges = [
+            2_147_483_647,
+            4_294_967_291,
+            4_294_967_295,
+            65_521 * 65_519,
+            25_326_001,
+        ];
+        for n in small.chain(large).chain(edges) {
+            assert_eq!(is_prime(n), naive(n), "{n}");
+        }
+    }
+
     /// The divisors from prime factors are those of trial division by
     /// every candidate (as a set: the periods are sorted after).
     #[test]
@@ -1361,6 +1433,9 @@ mod tests {
             assert_eq!(sorted(n), naive(n), "{n}");
         }
         for n in [
+            2_147_483_647,
+            2 * 2_147_483_647,
+            4_294_967_291,
             65_521 * 2,
             65_521 * 65_519,
             1 << 32,
