@@ -1069,7 +1069,7 @@ impl KernelParser<'_> {
             },
             Expr::MethodCall(call) => {
                 let mut place = self.place(&call.receiver)?;
-                let method_span = self.spans.id(&quote::quote!(#call));
+                let method_span = self.spans.id(expr);
                 let method = call.method.to_string();
                 let args: Vec<&Expr> = call.args.iter().collect();
                 let kind = match (method.as_str(), &args[..]) {

@@ -50,8 +50,20 @@ impl Extent {
 
 impl SpanTable {
     /// Records a node; errors at the returned id underline all of its tokens.
-    pub fn id(&mut self, node: &impl ToTokens) -> SpanId {
-        let extent = Extent::of(node.to_token_stream()).unwrap_or(Extent {
+    pub fn id<T: ToTokens + 'static>(&mut self, node: &T) -> SpanId {
+        // The common expressions' ends come from their syntax tree, without
+        // printing the tokens between them.
+        let edges = (node as &dyn std::any::Any)
+            .downcast_ref::<syn::Expr>()
+            .and_then(|expr| Some((first_edge(expr)?, last_edge(expr)?)));
+        let extent = match edges {
+            Some((first, last)) => Some(Extent {
+                first: first.span(),
+                last: last.span(),
+            }),
+            None => Extent::of(node.to_token_stream()),
+        }
+        .unwrap_or(Extent {
             first: Span::call_site(),
             last: Span::call_site(),
         });
@@ -68,6 +80,142 @@ impl SpanTable {
             Some(extent) => extent.error(message),
             None => syn::Error::new(proc_macro2::Span::call_site(), message),
         }
+    }
+}
+
+/// The first or the last token of an expression's tokens, read from its
+/// syntax tree: an identifier, a literal, or a delimited group (its spans,
+/// delimiter and contents). The characters, delimiters and contents say
+/// which token an edge is; only the tests read them.
+#[cfg_attr(not(test), allow(dead_code))]
+enum Edge<'a> {
+    Ident(&'a proc_macro2::Ident),
+    /// One character of an operator (`..` prints as two).
+    Punct(Span, char),
+    Lit(&'a syn::Lit),
+    Group(
+        &'a proc_macro2::extra::DelimSpan,
+        proc_macro2::Delimiter,
+        &'a dyn ToTokens,
+    ),
+}
+
+impl Edge<'_> {
+    /// The span the token has in the expression's printed tokens (a
+    /// group's: its whole extent).
+    fn span(&self) -> Span {
+        match self {
+            Edge::Ident(ident) => ident.span(),
+            Edge::Punct(span, _) => *span,
+            Edge::Lit(lit) => lit.span(),
+            Edge::Group(spans, _, _) => spans.join(),
+        }
+    }
+}
+
+/// Whether `expr` prints without parentheses added around it as the
+/// receiver, callee or indexed expression of a larger one (and is one
+/// [`first_edge`] reads).
+fn unambiguous(expr: &syn::Expr) -> bool {
+    matches!(
+        expr,
+        syn::Expr::Path(_)
+            | syn::Expr::MethodCall(_)
+            | syn::Expr::Call(_)
+            | syn::Expr::Index(_)
+            | syn::Expr::Macro(_)
+            | syn::Expr::Paren(_)
+    )
+}
+
+/// Whether `expr` prints without parentheses as an operand of a binary
+/// operator or a range bound: the [`unambiguous`] forms and literals.
+fn operand(expr: &syn::Expr) -> bool {
+    unambiguous(expr) || matches!(expr, syn::Expr::Lit(l) if l.attrs.is_empty())
+}
+
+/// The first token of `expr`'s printed tokens, for the common forms
+/// without attributes (`None`: print them).
+fn first_edge(expr: &syn::Expr) -> Option<Edge<'_>> {
+    use syn::Expr;
+    match expr {
+        Expr::Path(p) if p.attrs.is_empty() && p.qself.is_none() => {
+            p.path.leading_colon.is_none().then_some(())?;
+            Some(Edge::Ident(&p.path.segments.first()?.ident))
+        }
+        Expr::MethodCall(m) if m.attrs.is_empty() && unambiguous(&m.receiver) => {
+            first_edge(&m.receiver)
+        }
+        Expr::Call(c) if c.attrs.is_empty() && unambiguous(&c.func) => first_edge(&c.func),
+        Expr::Index(i) if i.attrs.is_empty() && unambiguous(&i.expr) => first_edge(&i.expr),
+        Expr::Macro(m) if m.attrs.is_empty() && m.mac.path.leading_colon.is_none() => {
+            Some(Edge::Ident(&m.mac.path.segments.first()?.ident))
+        }
+        Expr::Paren(p) if p.attrs.is_empty() => Some(Edge::Group(
+            &p.paren_token.span,
+            proc_macro2::Delimiter::Parenthesis,
+            &*p.expr,
+        )),
+        Expr::Lit(l) if l.attrs.is_empty() => Some(Edge::Lit(&l.lit)),
+        Expr::Binary(b) if b.attrs.is_empty() && operand(&b.left) => first_edge(&b.left),
+        Expr::Range(r) if r.attrs.is_empty() => match &r.start {
+            Some(start) if operand(start) => first_edge(start),
+            Some(_) => None,
+            None => Some(match &r.limits {
+                syn::RangeLimits::HalfOpen(dots) => Edge::Punct(dots.spans[0], '.'),
+                syn::RangeLimits::Closed(dots) => Edge::Punct(dots.spans[0], '.'),
+            }),
+        },
+        _ => None,
+    }
+}
+
+/// The last token of `expr`'s printed tokens, as [`first_edge`].
+fn last_edge(expr: &syn::Expr) -> Option<Edge<'_>> {
+    use proc_macro2::Delimiter;
+    use syn::{Expr, MacroDelimiter};
+    match expr {
+        Expr::Path(p) if p.attrs.is_empty() && p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            last.arguments.is_none().then_some(())?;
+            Some(Edge::Ident(&last.ident))
+        }
+        Expr::MethodCall(m) if m.attrs.is_empty() => Some(Edge::Group(
+            &m.paren_token.span,
+            Delimiter::Parenthesis,
+            &m.args,
+        )),
+        Expr::Call(c) if c.attrs.is_empty() => Some(Edge::Group(
+            &c.paren_token.span,
+            Delimiter::Parenthesis,
+            &c.args,
+        )),
+        Expr::Index(i) if i.attrs.is_empty() => Some(Edge::Group(
+            &i.bracket_token.span,
+            Delimiter::Bracket,
+            &*i.index,
+        )),
+        Expr::Macro(m) if m.attrs.is_empty() => Some(match &m.mac.delimiter {
+            MacroDelimiter::Paren(d) => Edge::Group(&d.span, Delimiter::Parenthesis, &m.mac.tokens),
+            MacroDelimiter::Bracket(d) => Edge::Group(&d.span, Delimiter::Bracket, &m.mac.tokens),
+            MacroDelimiter::Brace(d) => Edge::Group(&d.span, Delimiter::Brace, &m.mac.tokens),
+        }),
+        Expr::Paren(p) if p.attrs.is_empty() => Some(Edge::Group(
+            &p.paren_token.span,
+            Delimiter::Parenthesis,
+            &*p.expr,
+        )),
+        Expr::Lit(l) if l.attrs.is_empty() => Some(Edge::Lit(&l.lit)),
+        Expr::Binary(b) if b.attrs.is_empty() && operand(&b.right) => last_edge(&b.right),
+        Expr::Range(r) if r.attrs.is_empty() => match &r.end {
+            Some(end) if operand(end) => last_edge(end),
+            Some(_) => None,
+            None => Some(match &r.limits {
+                syn::RangeLimits::HalfOpen(dots) => Edge::Punct(dots.spans[1], '.'),
+                syn::RangeLimits::Closed(dots) => Edge::Punct(dots.spans[2], '='),
+            }),
+        },
+        _ => None,
     }
 }
 
@@ -205,6 +353,120 @@ fn with_pointer(literal: proc_macro2::Literal) -> proc_macro2::Literal {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An edge as text: what the printed token it stands for prints as.
+    fn edge_text(edge: &Edge<'_>) -> String {
+        match edge {
+            Edge::Ident(ident) => ident.to_string(),
+            Edge::Punct(_, c) => c.to_string(),
+            Edge::Lit(lit) => lit.to_token_stream().to_string(),
+            Edge::Group(_, delimiter, inner) => {
+                proc_macro2::Group::new(*delimiter, inner.to_token_stream()).to_string()
+            }
+        }
+    }
+
+    /// The edges read from the syntax tree are the first and last tokens
+    /// of the printed expression's written extent (the same token, so the
+    /// same span): every form the kernels write, nested in each other, and
+    /// those that take the printing path (`None`).
+    #[test]
+    fn expression_edges_are_the_printed_ends() {
+        let leaves = [
+            "x",
+            "N",
+            "7",
+            "1.5",
+            "\"ld.global.f32\"",
+            "ptx[\"st.global.b32\"]",
+            "s![.., 0..1]",
+            "s![base + k..base + k + 1]",
+            "thread_id(0)",
+            "(a + b)",
+            "f::<u32>(a, b)",
+            "T::new",
+            "Vec::<u32>::new",
+            "::core::f",
+            "-1",
+            "&x",
+            "a * b",
+            "0..4",
+            "#[cfg(x)] y",
+            "<T as Tr>::f",
+            "match x { _ => 1 }",
+            "0..1",
+            "..",
+            "a..",
+            "..b",
+            "0..=3",
+            "..=n",
+            "base + k..base + k + 1",
+            "a + b * c",
+            "a * b + c",
+            "x..y.z()",
+            "a - -b",
+            "(a..b)..c",
+            "a..(b..c)",
+            "x as u32 + 1",
+            "a == b && c",
+        ];
+        let wraps = [
+            "{}",
+            "{}.slice(s![.., 1..2])",
+            "{}.view::<u32>().reshape([1, 4])",
+            "{}[k]",
+            "({})",
+            "f({})",
+            "{}(a)",
+            "{}.m()",
+            "g({}, 2)[0]",
+        ];
+        let (mut fast, mut printed) = (0, 0);
+        for leaf in leaves {
+            for outer in wraps {
+                for inner in wraps {
+                    let text = outer.replace("{}", &inner.replace("{}", leaf));
+                    let Ok(expr) = syn::parse_str::<syn::Expr>(&text) else {
+                        continue;
+                    };
+                    let written: Vec<String> = written_extent(expr.to_token_stream())
+                        .into_iter()
+                        .map(|t| t.to_string())
+                        .collect();
+                    let expected = written.first().cloned().zip(written.last().cloned());
+                    match (first_edge(&expr), last_edge(&expr)) {
+                        (Some(first), Some(last)) => {
+                            fast += 1;
+                            assert_eq!(
+                                Some((edge_text(&first), edge_text(&last))),
+                                expected,
+                                "{text}"
+                            );
+                        }
+                        (first, last) => {
+                            printed += 1;
+                            // Each edge found alone is still the right one.
+                            if let Some(first) = first {
+                                assert_eq!(
+                                    Some(edge_text(&first)),
+                                    written.first().cloned(),
+                                    "{text}"
+                                );
+                            }
+                            if let Some(last) = last {
+                                assert_eq!(
+                                    Some(edge_text(&last)),
+                                    written.last().cloned(),
+                                    "{text}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(fast > 800 && printed > 50, "{fast} / {printed}");
+    }
 
     /// The ends the span table keeps are the first and last tokens of the
     /// node's written extent, for every sequence of `;` and other tokens.
