@@ -395,6 +395,18 @@ impl Poly {
         (coef, rest)
     }
 
+    /// The polynomial of the terms (constant included) that `keep` keeps:
+    /// what adding each kept term to 0 in turn builds, without the merges.
+    pub(crate) fn filter_terms(&self, mut keep: impl FnMut(&[AtomId], i128) -> bool) -> Poly {
+        let mut out = Poly::default();
+        for (m, c) in self.terms() {
+            if keep(m, c) {
+                out.push_term(m, c);
+            }
+        }
+        out
+    }
+
     /// Whether every coefficient (constant included) is a multiple of `d`.
     pub fn divisible_by(&self, d: i128) -> bool {
         d != 0 && self.terms.iter().all(|t| t.coef % d == 0)
@@ -1569,6 +1581,13 @@ mod tests {
             without.remove(&Vec::new());
             assert_eq!(map_of(&a.without_constant()), without);
             assert_eq!(a.constant_term(), ma.get(&Vec::new()).copied().unwrap_or(0));
+            let mut odd = Map::new();
+            for (m, c) in &ma {
+                if c % 2 != 0 {
+                    add_term(&mut odd, m.clone(), *c);
+                }
+            }
+            assert_eq!(map_of(&a.filter_terms(|_, c| c % 2 != 0)), odd);
             // After removals (the constant, cancelled terms), equality,
             // order and hashing are the map's.
             let (c, mc) = (a.without_constant().add(&b), {

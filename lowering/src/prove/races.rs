@@ -463,18 +463,23 @@ impl Threads<'_> {
     fn is_uniform(&self, poly: &Poly) -> bool {
         poly.atoms()
             .into_iter()
-            .all(|atom| match &self.atoms.get(atom).kind {
-                AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => true,
-                AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
-                AtomKind::ThreadId(_)
-                | AtomKind::CtaId(_)
-                | AtomKind::LaneId
-                | AtomKind::WarpId
-                | AtomKind::WarpInGroup
-                | AtomKind::WarpgroupId
-                | AtomKind::LoopVar
-                | AtomKind::Register { .. } => false,
-            })
+            .all(|atom| self.is_uniform_atom(atom))
+    }
+
+    /// [`Self::is_uniform`] of one atom.
+    fn is_uniform_atom(&self, atom: AtomId) -> bool {
+        match &self.atoms.get(atom).kind {
+            AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => true,
+            AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
+            AtomKind::ThreadId(_)
+            | AtomKind::CtaId(_)
+            | AtomKind::LaneId
+            | AtomKind::WarpId
+            | AtomKind::WarpInGroup
+            | AtomKind::WarpgroupId
+            | AtomKind::LoopVar
+            | AtomKind::Register { .. } => false,
+        }
     }
 
     /// The largest value of a digit atom, as a polynomial.
@@ -707,16 +712,11 @@ impl Threads<'_> {
         span: i128,
         prover: &crate::sym::CachedProver<'_>,
     ) -> Option<Poly> {
-        let mut uniform = Poly::default();
-        let mut varying = Poly::default();
-        for (monomial, coef) in rest.without_constant().terms() {
-            let term = monomial_poly(monomial, coef);
-            if self.is_uniform(&term) {
-                uniform = uniform.add(&term);
-            } else {
-                varying = varying.add(&term);
-            }
-        }
+        // A term is uniform when each atom of its monomial is.
+        let uniform_term = |monomial: &[AtomId]| monomial.iter().all(|a| self.is_uniform_atom(*a));
+        let terms = rest.without_constant();
+        let uniform = terms.filter_terms(|monomial, _| uniform_term(monomial));
+        let varying = terms.filter_terms(|monomial, _| !uniform_term(monomial));
         let r0 = residue(rest.constant_term(), c, self.atoms.range(&varying).0);
         let r = varying.add_const(r0);
         fits(prover, &r, c, span).then(|| uniform.add_const(rest.constant_term() - r0))
@@ -781,12 +781,7 @@ impl Threads<'_> {
             if multiple.is_some_and(|m| !m.divisible_by(whole)) {
                 continue;
             }
-            let mut low = Poly::default();
-            for (monomial, coef) in rest.without_constant().terms() {
-                if coef % whole != 0 {
-                    low = low.add(&monomial_poly(monomial, coef));
-                }
-            }
+            let low = rest.filter_terms(|monomial, coef| !monomial.is_empty() && coef % whole != 0);
             let r0 = residue(rest.constant_term(), whole, self.atoms.range(&low).0);
             if fits(prover, &low.add_const(r0), c, span) {
                 return Some(Poly::constant(q));
@@ -1123,13 +1118,6 @@ fn byte_span(view: &Layout) -> Option<i128> {
         }
     }
     Some(last + view.dtype.size_bytes() as i128)
-}
-
-/// `coef * monomial` as a polynomial.
-fn monomial_poly(monomial: &[AtomId], coef: i128) -> Poly {
-    monomial
-        .iter()
-        .fold(Poly::constant(coef), |p, a| p.mul(&Poly::atom(*a)))
 }
 
 /// The value `r0` congruent to `constant` modulo `modulus` with `low + r0`
