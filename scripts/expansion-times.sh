@@ -5,6 +5,9 @@
 # at opt-level 3 (this workspace's profile, and the README's snippet).
 # Runs the ignored test `expansion_times` of tile-kernel-macros; set
 # TILE_KERNEL_EXPANSION_BUDGET_MS=slowest,seed to fail above those times.
+# For a profiler, TILE_KERNEL_EXPANSION_ONLY=name (with
+# TILE_KERNEL_EXPANSION_REPS=n, default 200) expands only that kernel;
+# docs/performance.md "Expansion time" has the callgrind command.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 for level in 0 3; do

@@ -12,7 +12,7 @@
 //! no value overflows. Values are computed where first needed and reused
 //! within the structured block that computed them (and blocks nested in it).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
 use crate::dtype::DType;
@@ -21,7 +21,7 @@ use crate::program::{
     SharedBuffer,
 };
 use crate::ptx::form::registers_text;
-use crate::sym::{AtomKind, ComputedOp, Poly};
+use crate::sym::{AtomKind, ComputedOp, Poly, WordMap};
 
 /// Renders a program as one PTX module with one `.entry`.
 pub fn emit(program: &Program) -> String {
@@ -32,7 +32,7 @@ pub fn emit(program: &Program) -> String {
         split: BTreeMap::new(),
         written: BTreeSet::new(),
         counters: Counters::default(),
-        scopes: vec![HashMap::new()],
+        scopes: vec![WordMap::default()],
         generic: BTreeSet::new(),
     };
     let mut body = String::new();
@@ -386,7 +386,7 @@ struct Emitter<'p> {
     counters: Counters,
     /// Values computed so far, per open structured block (innermost last):
     /// a value is reused only inside the block that computed it.
-    scopes: Vec<HashMap<Key, String>>,
+    scopes: Vec<WordMap<Key, String>>,
     /// Tensor parameters some instruction addresses generically.
     generic: BTreeSet<usize>,
 }
@@ -544,7 +544,7 @@ impl Emitter<'_> {
     /// a branch).
     fn block(&mut self, nodes: &[Node], out: &mut String) {
         self.end_block(out);
-        self.scopes.push(HashMap::new());
+        self.scopes.push(WordMap::default());
         self.nodes(nodes, out);
         self.end_block(out);
         self.scopes.pop();

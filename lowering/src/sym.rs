@@ -27,13 +27,31 @@ pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
 /// An integer polynomial: monomial (sorted atom list; empty = constant) ->
 /// coefficient. Zero coefficients are never stored.
 ///
+/// The terms are kept sorted by monomial in one vector, each monomial's
+/// atoms a range of a second vector: cloning and dropping a polynomial is
+/// two allocations whatever its terms (what the checker and the prover do
+/// most, at opt-level 0 too). Equality, order and hashing are those of the
+/// monomial -> coefficient map (in monomial order), whatever the layout.
+///
 /// Serialized as its term map; deserializing restores the invariants (each
 /// monomial sorted, like monomials merged, zero coefficients dropped), so a
 /// decoded polynomial is equal to the one encoded.
-#[derive(Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Default, Serialize, Deserialize)]
+#[derive(Clone, Default, Deserialize)]
 #[serde(from = "PolyTerms")]
 pub struct Poly {
-    terms: BTreeMap<Vec<AtomId>, i128>,
+    /// Sorted by monomial, each monomial once.
+    terms: Vec<Term>,
+    /// The monomials' atoms (`Term::start`, `Term::len`); atoms of removed
+    /// terms may remain.
+    atoms: Vec<AtomId>,
+}
+
+/// One term of a [`Poly`]: its monomial's atoms in `Poly::atoms`.
+#[derive(Clone, Copy)]
+struct Term {
+    start: u32,
+    len: u32,
+    coef: i128,
 }
 
 /// [`Poly`]'s serialized form, before its invariants are restored.
@@ -47,9 +65,102 @@ impl From<PolyTerms> for Poly {
         let mut poly = Poly::default();
         for (mut monomial, coef) in raw.terms {
             monomial.sort_unstable();
-            poly.add_term(monomial, coef);
+            poly.add_term(&monomial, coef);
         }
         poly
+    }
+}
+
+impl Serialize for Poly {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        /// The term map, serialized as a `BTreeMap<Vec<AtomId>, i128>`.
+        struct Terms<'a>(&'a Poly);
+        impl Serialize for Terms<'_> {
+            fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+                serializer.collect_map(self.0.terms())
+            }
+        }
+        let mut state = serializer.serialize_struct("Poly", 1)?;
+        state.serialize_field("terms", &Terms(self))?;
+        state.end()
+    }
+}
+
+impl PartialEq for Poly {
+    fn eq(&self, other: &Poly) -> bool {
+        self.terms.len() == other.terms.len() && self.terms().eq(other.terms())
+    }
+}
+
+impl Eq for Poly {}
+
+impl PartialOrd for Poly {
+    fn partial_cmp(&self, other: &Poly) -> Option<std::cmp::Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Poly {
+    fn cmp(&self, other: &Poly) -> std::cmp::Ordering {
+        self.terms().cmp(other.terms())
+    }
+}
+
+impl std::hash::Hash for Poly {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        state.write_usize(self.terms.len());
+        for (m, c) in self.terms() {
+            state.write_usize(m.len());
+            for atom in m {
+                state.write_u32(*atom);
+            }
+            state.write_i128(c);
+        }
+    }
+}
+
+/// A multiply-rotate hasher over whole words, for the checker's maps that
+/// only look keys up (never iterate, so no output depends on it): the
+/// [`CachedProver`]'s polynomials, the register bytes of one `apply`.
+/// SipHash's rounds were most of a lookup at opt-level 0.
+#[derive(Default)]
+pub(crate) struct WordHasher(u64);
+
+/// A `HashMap` with the [`WordHasher`].
+pub(crate) type WordMap<K, V> =
+    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
+
+/// A `HashSet` with the [`WordHasher`].
+pub(crate) type WordSet<K> =
+    std::collections::HashSet<K, std::hash::BuildHasherDefault<WordHasher>>;
+
+impl std::hash::Hasher for WordHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.write_u64(u64::from(b));
+        }
+    }
+
+    fn write_u64(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(0x517c_c1b7_2722_0a95);
+    }
+
+    fn write_u32(&mut self, word: u32) {
+        self.write_u64(u64::from(word));
+    }
+
+    fn write_usize(&mut self, word: usize) {
+        self.write_u64(word as u64);
+    }
+
+    fn write_i128(&mut self, word: i128) {
+        self.write_u64(word as u64);
+        self.write_u64((word >> 64) as u64);
     }
 }
 
@@ -57,22 +168,52 @@ impl Poly {
     pub fn constant(value: i128) -> Poly {
         let mut p = Poly::default();
         if value != 0 {
-            p.terms.insert(Vec::new(), value);
+            p.push_term(&[], value);
         }
         p
     }
 
     pub fn atom(atom: AtomId) -> Poly {
         let mut p = Poly::default();
-        p.terms.insert(vec![atom], 1);
+        p.push_term(&[atom], 1);
         p
+    }
+
+    /// The atoms of `term`'s monomial.
+    fn monomial(&self, term: &Term) -> &[AtomId] {
+        &self.atoms[term.start as usize..(term.start + term.len) as usize]
+    }
+
+    /// Appends a term whose monomial sorts after every present one.
+    fn push_term(&mut self, monomial: &[AtomId], coef: i128) {
+        let term = self.new_term(monomial, coef);
+        self.terms.push(term);
+    }
+
+    /// A term for `monomial`, its atoms stored.
+    fn new_term(&mut self, monomial: &[AtomId], coef: i128) -> Term {
+        let start = self.atoms.len();
+        self.atoms.extend_from_slice(monomial);
+        Term {
+            start: start as u32,
+            len: monomial.len() as u32,
+            coef,
+        }
+    }
+
+    /// An empty polynomial with room for `terms` terms and `atoms` atoms.
+    fn with_capacity(terms: usize, atoms: usize) -> Poly {
+        Poly {
+            terms: Vec::with_capacity(terms),
+            atoms: Vec::with_capacity(atoms),
+        }
     }
 
     /// The value, if the polynomial is a constant.
     pub fn as_const(&self) -> Option<i128> {
-        match self.terms.len() {
-            0 => Some(0),
-            1 => self.terms.get(&Vec::new()).copied(),
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [term] if term.len == 0 => Some(term.coef),
             _ => None,
         }
     }
@@ -83,90 +224,147 @@ impl Poly {
 
     /// The constant term.
     pub fn constant_term(&self) -> i128 {
-        self.terms.get(&Vec::new()).copied().unwrap_or(0)
+        match self.terms.first() {
+            Some(term) if term.len == 0 => term.coef,
+            _ => 0,
+        }
     }
 
     /// The polynomial without its constant term.
     pub fn without_constant(&self) -> Poly {
         let mut p = self.clone();
-        p.terms.remove(&Vec::new());
+        if p.terms.first().is_some_and(|t| t.len == 0) {
+            p.terms.remove(0);
+        }
         p
     }
 
     /// `(monomial, coefficient)` pairs, constant first.
     pub fn terms(&self) -> impl Iterator<Item = (&[AtomId], i128)> {
-        self.terms.iter().map(|(m, c)| (m.as_slice(), *c))
+        self.terms.iter().map(|t| (self.monomial(t), t.coef))
+    }
+
+    /// The number of terms.
+    fn len(&self) -> usize {
+        self.terms.len()
     }
 
     /// Every atom that occurs.
     pub fn atoms(&self) -> Vec<AtomId> {
-        let mut out: Vec<AtomId> = self.terms.keys().flatten().copied().collect();
+        let mut out: Vec<AtomId> = self.terms().flat_map(|(m, _)| m).copied().collect();
         out.sort_unstable();
         out.dedup();
         out
     }
 
     pub fn contains(&self, atom: AtomId) -> bool {
-        self.terms.keys().any(|m| m.contains(&atom))
+        self.terms().any(|(m, _)| m.contains(&atom))
     }
 
-    fn add_term(&mut self, monomial: Vec<AtomId>, coef: i128) {
-        use std::collections::btree_map::Entry;
-        match self.terms.entry(monomial) {
-            Entry::Occupied(mut entry) => {
-                let sum = entry.get().saturating_add(coef);
+    /// Adds `coef * monomial` (saturating; a sum of 0 removes the term).
+    fn add_term(&mut self, monomial: &[AtomId], coef: i128) {
+        // Monomials mostly arrive in order: try the end first.
+        let at = match self.terms.last() {
+            None => Err(0),
+            Some(last) => match self.monomial(last).cmp(monomial) {
+                std::cmp::Ordering::Less => Err(self.terms.len()),
+                std::cmp::Ordering::Equal => Ok(self.terms.len() - 1),
+                std::cmp::Ordering::Greater => self
+                    .terms
+                    .binary_search_by(|t| self.monomial(t).cmp(monomial)),
+            },
+        };
+        match at {
+            Ok(i) => {
+                let sum = self.terms[i].coef.saturating_add(coef);
                 if sum == 0 {
-                    entry.remove();
+                    self.terms.remove(i);
                 } else {
-                    *entry.get_mut() = sum;
+                    self.terms[i].coef = sum;
                 }
             }
-            Entry::Vacant(entry) => {
+            Err(i) => {
                 if coef != 0 {
-                    entry.insert(coef);
+                    let term = self.new_term(monomial, coef);
+                    self.terms.insert(i, term);
                 }
             }
         }
+    }
+
+    /// `self + sign * other` (each of `other`'s coefficients times `sign`,
+    /// saturating), by one merge of the sorted terms: what adding each of
+    /// `other`'s terms in turn gives.
+    fn merge(&self, other: &Poly, sign: i128) -> Poly {
+        let mut out = Poly::with_capacity(
+            self.terms.len() + other.terms.len(),
+            self.atoms.len() + other.atoms.len(),
+        );
+        let (mut i, mut j) = (0, 0);
+        while i < self.terms.len() || j < other.terms.len() {
+            let order = match (self.terms.get(i), other.terms.get(j)) {
+                (Some(a), Some(b)) => self.monomial(a).cmp(other.monomial(b)),
+                (Some(_), None) => std::cmp::Ordering::Less,
+                _ => std::cmp::Ordering::Greater,
+            };
+            match order {
+                std::cmp::Ordering::Less => {
+                    let a = &self.terms[i];
+                    out.push_term(self.monomial(a), a.coef);
+                    i += 1;
+                }
+                std::cmp::Ordering::Greater => {
+                    let b = &other.terms[j];
+                    let coef = b.coef.saturating_mul(sign);
+                    if coef != 0 {
+                        out.push_term(other.monomial(b), coef);
+                    }
+                    j += 1;
+                }
+                std::cmp::Ordering::Equal => {
+                    let (a, b) = (&self.terms[i], &other.terms[j]);
+                    let sum = a.coef.saturating_add(b.coef.saturating_mul(sign));
+                    if sum != 0 {
+                        out.push_term(self.monomial(a), sum);
+                    }
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
+        out
     }
 
     pub fn add(&self, other: &Poly) -> Poly {
-        let mut out = self.clone();
-        for (m, c) in &other.terms {
-            out.add_term(m.clone(), *c);
-        }
-        out
+        self.merge(other, 1)
     }
 
     pub fn sub(&self, other: &Poly) -> Poly {
         // `self.add(&other.scale(-1))` without building the negation.
-        let mut out = self.clone();
-        for (m, c) in &other.terms {
-            out.add_term(m.clone(), c.saturating_mul(-1));
-        }
-        out
+        self.merge(other, -1)
     }
 
     pub fn scale(&self, factor: i128) -> Poly {
         if factor == 0 {
             return Poly::default();
         }
-        Poly {
-            terms: self
-                .terms
-                .iter()
-                .map(|(m, c)| (m.clone(), c.saturating_mul(factor)))
-                .collect(),
+        let mut out = self.clone();
+        for term in &mut out.terms {
+            term.coef = term.coef.saturating_mul(factor);
         }
+        out
     }
 
     pub fn mul(&self, other: &Poly) -> Poly {
         let mut out = Poly::default();
-        for (m1, c1) in &self.terms {
-            for (m2, c2) in &other.terms {
-                let mut m = m1.clone();
+        let mut m: Vec<AtomId> = Vec::new();
+        for (m1, c1) in self.terms() {
+            for (m2, c2) in other.terms() {
+                m.clear();
+                m.extend_from_slice(m1);
                 m.extend_from_slice(m2);
                 m.sort_unstable();
-                out.add_term(m, c1.saturating_mul(*c2));
+                out.add_term(&m, c1.saturating_mul(c2));
             }
         }
         out
@@ -174,7 +372,7 @@ impl Poly {
 
     pub fn add_const(&self, value: i128) -> Poly {
         let mut out = self.clone();
-        out.add_term(Vec::new(), value);
+        out.add_term(&[], value);
         out
     }
 
@@ -183,34 +381,50 @@ impl Poly {
     pub fn split_on(&self, atom: AtomId) -> (Poly, Poly) {
         let mut coef = Poly::default();
         let mut rest = Poly::default();
-        for (m, c) in &self.terms {
+        let mut reduced: Vec<AtomId> = Vec::new();
+        for (m, c) in self.terms() {
             if let Some(position) = m.iter().position(|a| *a == atom) {
-                let mut reduced = m.clone();
-                reduced.remove(position);
-                coef.add_term(reduced, *c);
+                reduced.clear();
+                reduced.extend_from_slice(&m[..position]);
+                reduced.extend_from_slice(&m[position + 1..]);
+                coef.add_term(&reduced, c);
             } else {
-                rest.add_term(m.clone(), *c);
+                rest.add_term(m, c);
             }
         }
         (coef, rest)
     }
 
+    /// The polynomial of the terms (constant included) that `keep` keeps:
+    /// what adding each kept term to 0 in turn builds, without the merges.
+    pub(crate) fn filter_terms(&self, mut keep: impl FnMut(&[AtomId], i128) -> bool) -> Poly {
+        let mut out = Poly::default();
+        for (m, c) in self.terms() {
+            if keep(m, c) {
+                out.push_term(m, c);
+            }
+        }
+        out
+    }
+
     /// Whether every coefficient (constant included) is a multiple of `d`.
     pub fn divisible_by(&self, d: i128) -> bool {
-        d != 0 && self.terms.values().all(|c| c % d == 0)
+        d != 0 && self.terms.iter().all(|t| t.coef % d == 0)
     }
 
     /// Exact division of every coefficient by `d` (callers check
     /// [`divisible_by`](Self::divisible_by) first).
     pub fn div_exact(&self, d: i128) -> Poly {
-        Poly {
-            terms: self.terms.iter().map(|(m, c)| (m.clone(), c / d)).collect(),
+        let mut out = self.clone();
+        for term in &mut out.terms {
+            term.coef /= d;
         }
+        out
     }
 
     /// The gcd of all coefficients (0 for the zero polynomial).
     pub fn content(&self) -> i128 {
-        self.terms.values().fold(0, |g, c| gcd(g, c.abs()))
+        self.terms.iter().fold(0, |g, t| gcd(g, t.coef.abs()))
     }
 
     /// Renders with atom names: `2048*cta_id(0) + 8*thread_id(0) + 8`.
@@ -222,8 +436,7 @@ impl Poly {
 impl fmt::Debug for Poly {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let parts: Vec<String> = self
-            .terms
-            .iter()
+            .terms()
             .map(|(m, c)| {
                 let atoms: Vec<String> = m.iter().map(|a| format!("a{a}")).collect();
                 if m.is_empty() {
@@ -249,14 +462,14 @@ pub struct PolyDisplay<'a> {
 impl fmt::Display for PolyDisplay<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let mut first = true;
-        let mut terms: Vec<(&Vec<AtomId>, &i128)> = self.poly.terms.iter().collect();
+        let mut terms: Vec<(&[AtomId], i128)> = self.poly.terms().collect();
         // Constant last, like people write it.
         let constant_first = terms.first().is_some_and(|(m, _)| m.is_empty()) && terms.len() > 1;
         terms.rotate_left(usize::from(constant_first));
         for (m, c) in terms {
-            let (sign, magnitude) = if *c < 0 { ("-", -c) } else { ("+", *c) };
+            let (sign, magnitude) = if c < 0 { ("-", -c) } else { ("+", c) };
             if first {
-                if *c < 0 {
+                if c < 0 {
                     f.write_str("-")?;
                 }
             } else {
@@ -433,7 +646,7 @@ impl Atoms {
         let mut total: i128 = 0;
         for (m, c) in p.terms() {
             let mut single = Poly::default();
-            single.add_term(m.to_vec(), c);
+            single.add_term(m, c);
             let (lo, hi) = self.range(&single);
             // Every partial product of the monomial is bounded by the
             // whole monomial's magnitude when atom ranges include 1 or
@@ -466,6 +679,10 @@ fn term_range((mlo, mhi): (i128, i128), c: i128) -> (i128, i128) {
     }
 }
 
+/// Where [`FlatTerms::small_combinations`] stops: partial sums below it
+/// never reach the 2^126 at which ranges saturate.
+const FLAT_LIMIT: i128 = 1 << 125;
+
 /// The polynomials of one [`Prover::prove_from`] call, flattened over one
 /// sorted table of their monomials with each monomial's range computed
 /// once: the prover ranges many combinations of the obligation with the
@@ -483,7 +700,7 @@ impl FlatTerms {
     fn new(atoms: &Atoms, p: &Poly, facts: &[Fact]) -> FlatTerms {
         let mut monomials: Vec<&[AtomId]> = std::iter::once(p)
             .chain(facts)
-            .flat_map(|q| q.terms.keys().map(Vec::as_slice))
+            .flat_map(|q| q.terms().map(|(m, _)| m))
             .collect();
         monomials.sort_unstable();
         monomials.dedup();
@@ -491,11 +708,10 @@ impl FlatTerms {
         let polys = std::iter::once(p)
             .chain(facts)
             .map(|q| {
-                q.terms
-                    .iter()
+                q.terms()
                     .map(|(m, c)| {
-                        let index = monomials.partition_point(|n| *n < m.as_slice());
-                        (index, *c)
+                        let index = monomials.partition_point(|n| *n < m);
+                        (index, c)
                     })
                     .collect()
             })
@@ -596,7 +812,7 @@ impl FlatTerms {
     /// monomials' largest magnitudes; below 2^125 it never reaches the
     /// 2^126 at which ranges saturate.
     fn small_combinations(&self) -> Option<bool> {
-        const LIMIT: i128 = 1 << 125;
+        const LIMIT: i128 = FLAT_LIMIT;
         let width = self.ranges.len();
         let mut los: Vec<i128> = Vec::with_capacity(width);
         let mut his: Vec<i128> = Vec::with_capacity(width);
@@ -668,6 +884,186 @@ impl FlatTerms {
                         with_g[m] = sum[m] - other[m];
                     }
                     if hi_of(&with_g) <= 0 {
+                        return Some(true);
+                    }
+                }
+            }
+        }
+        Some(false)
+    }
+}
+
+/// The facts of a [`CachedProver`] flattened once for all its queries:
+/// [`FlatTerms::small_combinations`] of an obligation `p` with these facts,
+/// with everything that does not depend on `p` computed ahead. Each
+/// combination's range end is a sum over monomials; the monomials `p`
+/// lacks contribute what the facts alone do (per fact, and per pair of
+/// facts, summed here once), so a query only visits the facts' columns
+/// that `p` shares, and ranges its own other monomials once. In exact
+/// integer arithmetic (the same limits as `small_combinations`) every
+/// combination's range end is the same integer, hence the same answer.
+struct FactTable {
+    /// The facts' distinct monomials, sorted.
+    monomials: Vec<Vec<AtomId>>,
+    /// Each monomial's range.
+    ranges: Vec<(i128, i128)>,
+    /// Row `f`: fact `f`'s coefficient per monomial (dense).
+    rows: Vec<Vec<i128>>,
+    /// Per fact `f`: the range end of `-f`.
+    neg: Vec<i128>,
+    /// Per pair `f < g` (at `f * count + g`): the range end of `-f - g`.
+    pair_neg: Vec<i128>,
+    /// The facts' part of `small_combinations`' limits: the sum of the
+    /// monomials' largest magnitudes and the largest coefficient (`None`:
+    /// beyond exact arithmetic, every query takes the saturating path).
+    limits: Option<(i128, i128)>,
+}
+
+/// The upper end of the range of `c` times a monomial ranging `(lo, hi)`,
+/// in exact arithmetic.
+fn exact_hi(c: i128, (lo, hi): (i128, i128)) -> i128 {
+    if c > 0 {
+        c * hi
+    } else if c < 0 {
+        c * lo
+    } else {
+        0
+    }
+}
+
+impl FactTable {
+    fn new(atoms: &Atoms, facts: &[Fact]) -> FactTable {
+        let mut monomials: Vec<Vec<AtomId>> = facts
+            .iter()
+            .flat_map(|f| f.terms().map(|(m, _)| m.to_vec()))
+            .collect();
+        monomials.sort_unstable();
+        monomials.dedup();
+        let ranges: Vec<(i128, i128)> = monomials.iter().map(|m| atoms.monomial_range(m)).collect();
+        let width = monomials.len();
+        let rows: Vec<Vec<i128>> = facts
+            .iter()
+            .map(|f| {
+                let mut row = vec![0; width];
+                for (m, c) in f.terms() {
+                    if let Ok(i) = monomials.binary_search_by(|n| n.as_slice().cmp(m)) {
+                        row[i] = c;
+                    }
+                }
+                row
+            })
+            .collect();
+        let limits = (|| {
+            let mut reach: i128 = 0;
+            for &(lo, hi) in &ranges {
+                reach = reach.checked_add(lo.checked_abs()?.max(hi.checked_abs()?))?;
+            }
+            let mut top: i128 = 0;
+            for f in facts {
+                for (_, c) in f.terms() {
+                    top = top.max(c.checked_abs()?);
+                }
+            }
+            Some((reach, top))
+        })();
+        let count = facts.len();
+        let (mut neg, mut pair_neg) = (Vec::new(), Vec::new());
+        if let Some((reach, top)) = limits
+            && top < FLAT_LIMIT / 18
+            && reach.checked_mul(top * 18).is_some_and(|r| r < FLAT_LIMIT)
+        {
+            neg = rows
+                .iter()
+                .map(|row| row.iter().zip(&ranges).map(|(c, r)| exact_hi(-c, *r)).sum())
+                .collect();
+            pair_neg = vec![0; count * count];
+            for f in 0..count {
+                for g in f + 1..count {
+                    pair_neg[f * count + g] = rows[f]
+                        .iter()
+                        .zip(&rows[g])
+                        .zip(&ranges)
+                        .map(|((a, b), r)| exact_hi(-a - b, *r))
+                        .sum();
+                }
+            }
+        }
+        FactTable {
+            monomials,
+            ranges,
+            rows,
+            neg,
+            pair_neg,
+            limits,
+        }
+    }
+
+    /// [`FlatTerms::small_combinations`] of `p` with the facts: `None`
+    /// where that is `None` (the saturating path decides).
+    fn small_combinations(&self, atoms: &Atoms, p: &Poly) -> Option<bool> {
+        let (mut reach, mut top) = self.limits?;
+        // `p`'s monomials the facts share (column, coefficient), and the
+        // range end of the rest of `p`.
+        let mut shared: Vec<(usize, i128)> = Vec::with_capacity(p.len());
+        let mut own_hi: i128 = 0;
+        for (m, c) in p.terms() {
+            top = top.max(c.checked_abs()?);
+            match self.monomials.binary_search_by(|n| n.as_slice().cmp(m)) {
+                Ok(i) => shared.push((i, c)),
+                Err(_) => {
+                    let (lo, hi) = atoms.monomial_range(m);
+                    reach = reach.checked_add(lo.checked_abs()?.max(hi.checked_abs()?))?;
+                    own_hi += exact_hi(c, (lo, hi));
+                }
+            }
+        }
+        if top >= FLAT_LIMIT / 18 || reach.checked_mul(top * 18)? >= FLAT_LIMIT {
+            return None;
+        }
+        let count = self.rows.len();
+        // Per fact `f`, the range end of `-f` over the columns `p` lacks.
+        let rest_neg: Vec<i128> = self
+            .rows
+            .iter()
+            .zip(&self.neg)
+            .map(|(row, neg)| {
+                let shared_part: i128 = shared
+                    .iter()
+                    .map(|&(i, _)| exact_hi(-row[i], self.ranges[i]))
+                    .sum();
+                neg - shared_part
+            })
+            .collect();
+        // `p - k * f`.
+        for k in [2, 4, 8, 16] {
+            for (row, rest) in self.rows.iter().zip(&rest_neg) {
+                let mut hi = own_hi + k * rest;
+                for &(i, c) in &shared {
+                    hi += exact_hi(c - k * row[i], self.ranges[i]);
+                }
+                if hi <= 0 {
+                    return Some(true);
+                }
+            }
+        }
+        // `k * p - f`, then `k * p - f - g`.
+        for k in [1, 2, 4, 8, 16] {
+            for (f, (row, rest)) in self.rows.iter().zip(&rest_neg).enumerate() {
+                let mut hi = k * own_hi + rest;
+                for &(i, c) in &shared {
+                    hi += exact_hi(k * c - row[i], self.ranges[i]);
+                }
+                if hi <= 0 {
+                    return Some(true);
+                }
+                for (g, other) in self.rows.iter().enumerate().skip(f + 1) {
+                    let mut hi = k * own_hi + self.pair_neg[f * count + g];
+                    for &(i, c) in &shared {
+                        let range = self.ranges[i];
+                        hi += exact_hi(k * c - row[i] - other[i], range)
+                            - exact_hi(-row[i] - other[i], range);
+                    }
+                    if hi <= 0 {
                         return Some(true);
                     }
                 }
@@ -803,7 +1199,9 @@ impl Prove for Prover<'_> {
 /// a residue.
 pub(crate) struct CachedProver<'a> {
     prover: Prover<'a>,
-    known: std::cell::RefCell<std::collections::HashMap<Poly, Known>>,
+    known: std::cell::RefCell<WordMap<Poly, Known>>,
+    /// The facts flattened once, at the first query that needs them.
+    table: std::cell::OnceCell<FactTable>,
 }
 
 /// What a [`CachedProver`] knows of `q + k <= 0` for one `q`.
@@ -820,7 +1218,13 @@ impl<'a> CachedProver<'a> {
         CachedProver {
             prover: Prover { atoms, facts },
             known: Default::default(),
+            table: Default::default(),
         }
+    }
+
+    /// The facts this prover proves from.
+    pub(crate) fn facts(&self) -> &'a [Fact] {
+        self.prover.facts
     }
 }
 
@@ -836,7 +1240,7 @@ impl CachedProver<'_> {
         if known.unproven.is_some_and(|unproven| k >= unproven) {
             return false;
         }
-        let answer = self.prover.prove_le0(p);
+        let answer = self.prove_uncached(p);
         let mut map = self.known.borrow_mut();
         let entry = map.entry(q).or_default();
         if answer {
@@ -850,6 +1254,29 @@ impl CachedProver<'_> {
     /// `a <= b`.
     pub(crate) fn le(&self, a: &Poly, b: &Poly) -> bool {
         self.prove_le0(&a.sub(b))
+    }
+
+    /// [`Prover::prove_le0`], with the combinations of `p` and the facts
+    /// ranged over the facts' [`FactTable`].
+    fn prove_uncached(&self, p: &Poly) -> bool {
+        let Prover { atoms, facts } = self.prover;
+        let from_facts = atoms.range(p).1 <= 0
+            || (!facts.is_empty()
+                && self
+                    .table
+                    .get_or_init(|| FactTable::new(atoms, facts))
+                    .small_combinations(atoms, p)
+                    .unwrap_or_else(|| FlatTerms::new(atoms, p, facts).any_combination()));
+        if from_facts {
+            return true;
+        }
+        let definitions = atoms.definitions(p);
+        if definitions.is_empty() {
+            return false;
+        }
+        let mut facts = facts.to_vec();
+        facts.extend(definitions);
+        self.prover.prove_from(p, &facts)
     }
 }
 
@@ -964,7 +1391,7 @@ mod tests {
                 m.sort_unstable();
                 let coef = next(2000) as i128 - 1000;
                 let coef = if next(20) == 0 { coef << 120 } else { coef };
-                p.add_term(m, coef);
+                p.add_term(&m, coef);
             }
             p
         };
@@ -1016,7 +1443,7 @@ mod tests {
                     .map(|_| ids[next(ids.len() as u64) as usize])
                     .collect();
                 m.sort_unstable();
-                p.add_term(m, next(41) as i128 - 20);
+                p.add_term(&m, next(41) as i128 - 20);
             }
             p
         };
@@ -1047,6 +1474,219 @@ mod tests {
         let p = Poly::atom(wide).scale(1 << 12).add_const(1);
         let flat = FlatTerms::new(&t, &p, std::slice::from_ref(&p));
         assert_eq!(flat.small_combinations(), None);
+    }
+
+    /// The term-vector polynomial computes what the map of monomials did
+    /// (the old representation, written out here): every operation, with
+    /// cancelling and saturating coefficients; equality, order and the
+    /// encoded bytes are the map's.
+    #[test]
+    fn polys_compute_what_the_term_map_did() {
+        type Map = BTreeMap<Vec<AtomId>, i128>;
+        fn add_term(map: &mut Map, m: Vec<AtomId>, c: i128) {
+            use std::collections::btree_map::Entry;
+            match map.entry(m) {
+                Entry::Occupied(mut e) => {
+                    let sum = e.get().saturating_add(c);
+                    if sum == 0 {
+                        e.remove();
+                    } else {
+                        *e.get_mut() = sum;
+                    }
+                }
+                Entry::Vacant(e) => {
+                    if c != 0 {
+                        e.insert(c);
+                    }
+                }
+            }
+        }
+        fn map_of(p: &Poly) -> Map {
+            p.terms().map(|(m, c)| (m.to_vec(), c)).collect()
+        }
+        #[derive(Serialize)]
+        struct Encoded {
+            terms: Map,
+        }
+        let mut rng = tile_kernel_testkit::Rng::new(0xbb67_ae85_84ca_a73b);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let coefs = [
+            1,
+            -1,
+            2,
+            -3,
+            7,
+            i128::MAX,
+            i128::MIN + 1,
+            1 << 100,
+            -(1 << 100),
+        ];
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            let mut map = Map::new();
+            for _ in 0..next(6) {
+                let mut m: Vec<AtomId> = (0..next(4)).map(|_| next(4) as AtomId).collect();
+                m.sort_unstable();
+                let c = coefs[next(coefs.len() as u64) as usize];
+                p.add_term(&m, c);
+                add_term(&mut map, m, c);
+            }
+            assert_eq!(map_of(&p), map);
+            (p, map)
+        };
+        for _ in 0..3000 {
+            let (a, ma) = poly(&mut next);
+            let (b, mb) = poly(&mut next);
+            let mut sum = ma.clone();
+            let mut difference = ma.clone();
+            for (m, c) in &mb {
+                add_term(&mut sum, m.clone(), *c);
+                add_term(&mut difference, m.clone(), c.saturating_mul(-1));
+            }
+            assert_eq!(map_of(&a.add(&b)), sum, "{a:?} + {b:?}");
+            assert_eq!(map_of(&a.sub(&b)), difference, "{a:?} - {b:?}");
+            let mut product = Map::new();
+            for (m1, c1) in &ma {
+                for (m2, c2) in &mb {
+                    let mut m = m1.clone();
+                    m.extend_from_slice(m2);
+                    m.sort_unstable();
+                    add_term(&mut product, m, c1.saturating_mul(*c2));
+                }
+            }
+            assert_eq!(map_of(&a.mul(&b)), product, "{a:?} * {b:?}");
+            let k = coefs[next(coefs.len() as u64) as usize];
+            let scaled: Map = ma
+                .iter()
+                .map(|(m, c)| (m.clone(), c.saturating_mul(k)))
+                .collect();
+            assert_eq!(map_of(&a.scale(k)), scaled);
+            let mut shifted = ma.clone();
+            add_term(&mut shifted, Vec::new(), k);
+            assert_eq!(map_of(&a.add_const(k)), shifted);
+            let atom = next(4) as AtomId;
+            let (mut coef, mut rest) = (Map::new(), Map::new());
+            for (m, c) in &ma {
+                if let Some(i) = m.iter().position(|x| *x == atom) {
+                    let mut reduced = m.clone();
+                    reduced.remove(i);
+                    add_term(&mut coef, reduced, *c);
+                } else {
+                    add_term(&mut rest, m.clone(), *c);
+                }
+            }
+            let (pc, pr) = a.split_on(atom);
+            assert_eq!((map_of(&pc), map_of(&pr)), (coef, rest));
+            let mut without = ma.clone();
+            without.remove(&Vec::new());
+            assert_eq!(map_of(&a.without_constant()), without);
+            assert_eq!(a.constant_term(), ma.get(&Vec::new()).copied().unwrap_or(0));
+            let mut odd = Map::new();
+            for (m, c) in &ma {
+                if c % 2 != 0 {
+                    add_term(&mut odd, m.clone(), *c);
+                }
+            }
+            assert_eq!(map_of(&a.filter_terms(|_, c| c % 2 != 0)), odd);
+            // After removals (the constant, cancelled terms), equality,
+            // order and hashing are the map's.
+            let (c, mc) = (a.without_constant().add(&b), {
+                let mut m = without.clone();
+                for (k, v) in &mb {
+                    add_term(&mut m, k.clone(), *v);
+                }
+                m
+            });
+            assert_eq!(map_of(&c), mc);
+            assert_eq!(c == b, mc == mb);
+            assert_eq!(c.cmp(&b), mc.cmp(&mb));
+            assert_eq!(a.cmp(&b), ma.cmp(&mb));
+            if c == b {
+                let hash = |p: &Poly| {
+                    use std::hash::{BuildHasher, BuildHasherDefault};
+                    BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default()
+                        .hash_one(p)
+                };
+                assert_eq!(hash(&c), hash(&b));
+            }
+            let bytes = postcard::to_allocvec(&c).expect("encodes");
+            let map_bytes = postcard::to_allocvec(&Encoded { terms: mc }).expect("encodes");
+            assert_eq!(bytes, map_bytes);
+            assert_eq!(postcard::from_bytes::<Poly>(&bytes).expect("decodes"), c);
+        }
+    }
+
+    /// The facts' table gives `small_combinations`' answer (and its
+    /// `None`) for every obligation: random facts and obligations whose
+    /// monomials the facts share in part, in whole or not at all.
+    #[test]
+    fn fact_table_agrees_with_flat_terms() {
+        let mut t = Atoms::default();
+        let ids: Vec<AtomId> = [(0, 7), (-3, 5), (0, 40), (2, 9), (-6, -1)]
+            .iter()
+            .enumerate()
+            .map(|(i, &(lo, hi))| {
+                t.push(Atom {
+                    kind: AtomKind::Symbol(i),
+                    name: format!("s{i}"),
+                    lo,
+                    hi,
+                })
+            })
+            .collect();
+        let mut rng = tile_kernel_testkit::Rng::new(0x6a09_e667_f3bc_c908);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let poly = |next: &mut dyn FnMut(u64) -> u64| {
+            let mut p = Poly::default();
+            for _ in 0..next(5) {
+                let mut m: Vec<AtomId> = (0..next(3))
+                    .map(|_| ids[next(ids.len() as u64) as usize])
+                    .collect();
+                m.sort_unstable();
+                p.add_term(&m, next(41) as i128 - 20);
+            }
+            p
+        };
+        let (mut proven, mut unproven) = (0, 0);
+        for _ in 0..400 {
+            let facts: Vec<Poly> = (0..1 + next(6)).map(|_| poly(&mut next)).collect();
+            let table = FactTable::new(&t, &facts);
+            for _ in 0..10 {
+                let p = poly(&mut next);
+                let flat = FlatTerms::new(&t, &p, &facts).small_combinations();
+                assert_eq!(
+                    table.small_combinations(&t, &p),
+                    flat,
+                    "{p:?} from {facts:?}"
+                );
+                if flat == Some(true) {
+                    proven += 1;
+                } else {
+                    unproven += 1;
+                }
+            }
+        }
+        assert!(proven > 300 && unproven > 300, "{proven} / {unproven}");
+        // Large coefficients or ranges, in the facts or the obligation.
+        let big = Poly::atom(ids[0]).scale(1 << 122);
+        let small = Poly::atom(ids[1]).add_const(-3);
+        for (p, facts) in [(&big, &small), (&small, &big), (&big, &big)] {
+            let facts = std::slice::from_ref(facts);
+            assert_eq!(
+                FactTable::new(&t, facts).small_combinations(&t, p),
+                FlatTerms::new(&t, p, facts).small_combinations()
+            );
+        }
+        let wide = t.push(Atom {
+            kind: AtomKind::Symbol(5),
+            name: "w".into(),
+            lo: 0,
+            hi: 1 << 110,
+        });
+        let p = Poly::atom(wide).scale(1 << 12).add_const(1);
+        let facts = std::slice::from_ref(&small);
+        assert_eq!(FactTable::new(&t, facts).small_combinations(&t, &p), None);
+        assert_eq!(FlatTerms::new(&t, &p, facts).small_combinations(), None);
     }
 
     /// The cache answers as the prover does, over queries that share
@@ -1116,7 +1756,7 @@ mod tests {
             let mut p = Poly::default();
             for _ in 0..next(3) {
                 let m = vec![ids[next(4) as usize]];
-                p.add_term(m, next(9) as i128 - 4);
+                p.add_term(&m, next(9) as i128 - 4);
             }
             p.add_const(next(600) as i128 - 300)
         };
@@ -1159,7 +1799,7 @@ mod tests {
                     1 => i128::MIN,
                     _ => coef,
                 };
-                p.add_term(m, coef);
+                p.add_term(&m, coef);
             }
             p
         };

@@ -281,6 +281,30 @@ fn respan(tokens: &TokenStream, span: proc_macro2::Span) -> TokenStream {
         .collect()
 }
 
+/// A string literal of `text`, raw (`r#"..."#`) unless `text` is empty
+/// (`""`, the PTX of a kernel with errors) or has a carriage return: the
+/// same value as [`proc_macro2::Literal::string`] without escaping it
+/// character by character (the PTX text, the docs), here or when the
+/// compiler reads it back.
+fn str_literal(text: &str) -> proc_macro2::Literal {
+    if !text.is_empty() && !text.contains('\r') {
+        // One `#` more than the longest run of them after a `"` (none
+        // without a `"`, the PTX's case).
+        let mut hashes = 0;
+        if text.contains('"') {
+            for after in text.split('"').skip(1) {
+                let run = after.len() - after.trim_start_matches('#').len();
+                hashes = hashes.max(run + 1);
+            }
+        }
+        let fence = "#".repeat(hashes);
+        if let Ok(literal) = format!("r{fence}\"{text}\"{fence}").parse() {
+            return literal;
+        }
+    }
+    proc_macro2::Literal::string(text)
+}
+
 /// A parameter name as a Rust identifier; keywords (from `r#type`) stay raw.
 fn rust_ident(name: &str) -> syn::Ident {
     match syn::parse_str::<syn::Ident>(name) {
@@ -516,7 +540,7 @@ fn public_surface(
             }
         }
     };
-    let ptx = ptx.unwrap_or_default();
+    let ptx = str_literal(ptx.unwrap_or_default());
     // The IR for the CPU interpreter, as a byte string (empty without a
     // program: the kernel has errors and never launches).
     let program = proc_macro2::Literal::byte_string(
@@ -586,11 +610,15 @@ fn public_surface(
          The PTX text is `{entry}::PTX`.{requirement_doc}{fallback_doc}",
         grid_text.join(", ")
     );
-    let module_doc = format!("PTX text and runtime description of the `{entry}` tile kernel.");
+    let launch_doc = str_literal(&launch_doc);
+    let module_doc = str_literal(&format!(
+        "PTX text and runtime description of the `{entry}` tile kernel."
+    ));
     let twin_items = match twin {
         None => quote!(),
         Some((twin_ptx, twin_program)) => {
             let twin_entry = tile_kernel_lowering::variants::scalar_twin_name(&entry);
+            let twin_ptx = str_literal(twin_ptx);
             let twin_bytes = proc_macro2::Literal::byte_string(
                 &tile_kernel_lowering::encoding::encode(twin_program),
             );
@@ -724,7 +752,7 @@ mod tests {
     use quote::quote;
     use tile_kernel_testkit::Rng;
 
-    use super::tile_kernel;
+    use super::{str_literal, tile_kernel};
 
     const SEED: &str = r#"
         fn narrow_pairs(a: Tensor<f32, 4, 2>, out: Tensor<u32, 4, 1>, p: bool, s: f32) {
@@ -850,6 +878,27 @@ mod tests {
             .ok()
             .and_then(|text| text.trim().parse().ok())
             .unwrap_or(small)
+    }
+
+    /// The raw string literals hold the values that `Literal::string`
+    /// would.
+    #[test]
+    fn literals_hold_their_values() {
+        let texts = [
+            String::new(),
+            "plain".to_string(),
+            "//\n// PTX\n.version 8.0\n\tmov.b32 %r1, 0;\n".to_string(),
+            "a \"quote\" and \"# and \"## hash runs\"###".to_string(),
+            "\"#".to_string(),
+            "trailing quote\"".to_string(),
+            "carriage\r\nreturn".to_string(),
+            "nul \0 and \\ backslash, unicode \u{e9}\u{1f600} and \u{301}".to_string(),
+        ];
+        for text in &texts {
+            let literal = str_literal(text);
+            let parsed: syn::LitStr = syn::parse2(quote!(#literal)).expect("a string");
+            assert_eq!(&parsed.value(), text);
+        }
     }
 
     #[test]

@@ -294,11 +294,13 @@ impl KernelParser<'_> {
     pub fn body_group(&mut self, group: &Group) -> Vec<ast::Stmt> {
         let mut out = Vec::new();
         for chunk in split_statements(group.stream()) {
-            let written = without_fixups(chunk.clone());
-            if written.len() < chunk.len() {
+            if chunk
+                .iter()
+                .any(|tree| matches!(tree, TokenTree::Ident(i) if i == EDITOR_PLACEHOLDER))
+            {
                 self.incomplete = true;
             }
-            let chunk = written;
+            let chunk = without_fixups(chunk);
             if chunk.iter().all(is_semicolon) {
                 continue;
             }
@@ -1106,7 +1108,7 @@ impl KernelParser<'_> {
             },
             Expr::MethodCall(call) => {
                 let mut place = self.place(&call.receiver)?;
-                let method_span = self.spans.id(&quote::quote!(#call));
+                let method_span = self.spans.id(expr);
                 let method = call.method.to_string();
                 let args: Vec<&Expr> = call.args.iter().collect();
                 let kind = match (method.as_str(), &args[..]) {

@@ -402,10 +402,14 @@ fn expansion_times() {
     };
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     // `TILE_KERNEL_EXPANSION_ONLY=name`: expand only that kernel, 200
-    // times (for a profiler).
+    // times or `TILE_KERNEL_EXPANSION_REPS` (for a profiler).
     if let Ok(only) = std::env::var("TILE_KERNEL_EXPANSION_ONLY") {
+        let reps: usize = std::env::var("TILE_KERNEL_EXPANSION_REPS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(200);
         for kernel in shipped_kernels().iter().filter(|k| k.name == only) {
-            for _ in 0..200 {
+            for _ in 0..reps {
                 drop(crate::expand::tile_kernel(
                     kernel.args.clone(),
                     kernel.item.to_token_stream(),

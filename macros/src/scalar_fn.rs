@@ -341,13 +341,15 @@ impl KernelParser<'_> {
         };
         let name = ident.ident.unraw();
         let name_span = self.spans.id(&ident.ident);
-        let ty = match ty.map(dtype_of) {
+        let ty = match ty {
             None => None,
-            Some(Ok(dtype)) => Some((dtype, self.spans.id(&ty))),
-            Some(Err(e)) => {
-                self.errors.push(e);
-                None
-            }
+            Some(ty) => match dtype_of(ty) {
+                Ok(dtype) => Some((dtype, self.spans.id(ty))),
+                Err(e) => {
+                    self.errors.push(e);
+                    None
+                }
+            },
         };
         let value = match &local.init {
             Some(init) if init.diverge.is_none() => self.scalar_expr(&init.expr),

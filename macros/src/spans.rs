@@ -4,15 +4,48 @@
 //! tokens, so it reaches the user (and rust-analyzer) as a spanned
 //! `compile_error!`.
 
-use proc_macro2::{TokenStream, TokenTree};
+use proc_macro2::{Span, TokenStream, TokenTree};
 use quote::ToTokens;
 use tile_kernel_lowering::SpanId;
 use tile_kernel_lowering::diag::Code;
 
-/// Every source node that a diagnostic may point at, by id.
+/// Every source node that a diagnostic may point at, by id: the spans of
+/// its first and last written tokens (all that [`syn::Error::new_spanned`]
+/// keeps of a node).
 #[derive(Default)]
 pub struct SpanTable {
-    nodes: Vec<TokenStream>,
+    nodes: Vec<Extent>,
+}
+
+/// The first and last span of a node's written tokens ([`written_extent`]).
+#[derive(Clone, Copy)]
+struct Extent {
+    first: Span,
+    last: Span,
+}
+
+impl Extent {
+    /// The extent of `tokens` without a final `;` (see [`written_extent`]);
+    /// `None` for no tokens.
+    fn of(tokens: TokenStream) -> Option<Extent> {
+        let (first, last) = ends(
+            tokens
+                .into_iter()
+                .map(|tree| (tree.span(), is_semicolon(&tree))),
+        )?;
+        Some(Extent { first, last })
+    }
+
+    /// An error from the first to the last span, as `new_spanned` of the
+    /// node's written tokens makes it.
+    fn error(self, message: impl std::fmt::Display) -> syn::Error {
+        let [first, last] = [self.first, self.last].map(|span| {
+            let mut punct = proc_macro2::Punct::new(';', proc_macro2::Spacing::Alone);
+            punct.set_span(span);
+            TokenTree::Punct(punct)
+        });
+        syn::Error::new_spanned(TokenStream::from_iter([first, last]), message)
+    }
 }
 
 impl SpanTable {
@@ -20,13 +53,28 @@ impl SpanTable {
     pub fn first_span(&self, id: SpanId) -> proc_macro2::Span {
         self.nodes
             .get(id.0 as usize)
-            .and_then(|tokens| tokens.clone().into_iter().next())
-            .map_or_else(proc_macro2::Span::call_site, |tree| tree.span())
+            .map_or_else(Span::call_site, |extent| extent.first)
     }
 
     /// Records a node; errors at the returned id underline all of its tokens.
-    pub fn id(&mut self, node: &impl ToTokens) -> SpanId {
-        self.nodes.push(written_extent(node.to_token_stream()));
+    pub fn id<T: ToTokens + 'static>(&mut self, node: &T) -> SpanId {
+        // The common expressions' ends come from their syntax tree, without
+        // printing the tokens between them.
+        let edges = (node as &dyn std::any::Any)
+            .downcast_ref::<syn::Expr>()
+            .and_then(|expr| Some((first_edge(expr)?, last_edge(expr)?)));
+        let extent = match edges {
+            Some((first, last)) => Some(Extent {
+                first: first.span(),
+                last: last.span(),
+            }),
+            None => Extent::of(node.to_token_stream()),
+        }
+        .unwrap_or(Extent {
+            first: Span::call_site(),
+            last: Span::call_site(),
+        });
+        self.nodes.push(extent);
         SpanId(self.nodes.len() as u32 - 1)
     }
 
@@ -36,22 +84,186 @@ impl SpanTable {
     /// [`Diagnostic::rendered`]: tile_kernel_lowering::Diagnostic::rendered
     pub fn error(&self, id: SpanId, message: impl std::fmt::Display) -> syn::Error {
         match self.nodes.get(id.0 as usize) {
-            Some(tokens) => syn::Error::new_spanned(tokens, message),
+            Some(extent) => extent.error(message),
             None => syn::Error::new(proc_macro2::Span::call_site(), message),
         }
     }
 }
 
+/// The first or the last token of an expression's tokens, read from its
+/// syntax tree: an identifier, a literal, or a delimited group (its spans,
+/// delimiter and contents). The characters, delimiters and contents say
+/// which token an edge is; only the tests read them.
+#[cfg_attr(not(test), allow(dead_code))]
+enum Edge<'a> {
+    Ident(&'a proc_macro2::Ident),
+    /// One character of an operator (`..` prints as two).
+    Punct(Span, char),
+    Lit(&'a syn::Lit),
+    Group(
+        &'a proc_macro2::extra::DelimSpan,
+        proc_macro2::Delimiter,
+        &'a dyn ToTokens,
+    ),
+}
+
+impl Edge<'_> {
+    /// The span the token has in the expression's printed tokens (a
+    /// group's: its whole extent).
+    fn span(&self) -> Span {
+        match self {
+            Edge::Ident(ident) => ident.span(),
+            Edge::Punct(span, _) => *span,
+            Edge::Lit(lit) => lit.span(),
+            Edge::Group(spans, _, _) => spans.join(),
+        }
+    }
+}
+
+/// Whether `expr` prints without parentheses added around it as the
+/// receiver, callee or indexed expression of a larger one (and is one
+/// [`first_edge`] reads).
+fn unambiguous(expr: &syn::Expr) -> bool {
+    matches!(
+        expr,
+        syn::Expr::Path(_)
+            | syn::Expr::MethodCall(_)
+            | syn::Expr::Call(_)
+            | syn::Expr::Index(_)
+            | syn::Expr::Macro(_)
+            | syn::Expr::Paren(_)
+    )
+}
+
+/// Whether `expr` prints without parentheses as an operand of a binary
+/// operator or a range bound: the [`unambiguous`] forms and literals.
+fn operand(expr: &syn::Expr) -> bool {
+    unambiguous(expr) || matches!(expr, syn::Expr::Lit(l) if l.attrs.is_empty())
+}
+
+/// The first token of `expr`'s printed tokens, for the common forms
+/// without attributes (`None`: print them).
+fn first_edge(expr: &syn::Expr) -> Option<Edge<'_>> {
+    use syn::Expr;
+    match expr {
+        Expr::Path(p) if p.attrs.is_empty() && p.qself.is_none() => {
+            p.path.leading_colon.is_none().then_some(())?;
+            Some(Edge::Ident(&p.path.segments.first()?.ident))
+        }
+        Expr::MethodCall(m) if m.attrs.is_empty() && unambiguous(&m.receiver) => {
+            first_edge(&m.receiver)
+        }
+        Expr::Call(c) if c.attrs.is_empty() && unambiguous(&c.func) => first_edge(&c.func),
+        Expr::Index(i) if i.attrs.is_empty() && unambiguous(&i.expr) => first_edge(&i.expr),
+        Expr::Macro(m) if m.attrs.is_empty() && m.mac.path.leading_colon.is_none() => {
+            Some(Edge::Ident(&m.mac.path.segments.first()?.ident))
+        }
+        Expr::Paren(p) if p.attrs.is_empty() => Some(Edge::Group(
+            &p.paren_token.span,
+            proc_macro2::Delimiter::Parenthesis,
+            &*p.expr,
+        )),
+        Expr::Lit(l) if l.attrs.is_empty() => Some(Edge::Lit(&l.lit)),
+        Expr::Binary(b) if b.attrs.is_empty() && operand(&b.left) => first_edge(&b.left),
+        Expr::Range(r) if r.attrs.is_empty() => match &r.start {
+            Some(start) if operand(start) => first_edge(start),
+            Some(_) => None,
+            None => Some(match &r.limits {
+                syn::RangeLimits::HalfOpen(dots) => Edge::Punct(dots.spans[0], '.'),
+                syn::RangeLimits::Closed(dots) => Edge::Punct(dots.spans[0], '.'),
+            }),
+        },
+        _ => None,
+    }
+}
+
+/// The last token of `expr`'s printed tokens, as [`first_edge`].
+fn last_edge(expr: &syn::Expr) -> Option<Edge<'_>> {
+    use proc_macro2::Delimiter;
+    use syn::{Expr, MacroDelimiter};
+    match expr {
+        Expr::Path(p) if p.attrs.is_empty() && p.qself.is_none() => {
+            let last = p.path.segments.last()?;
+            last.arguments.is_none().then_some(())?;
+            Some(Edge::Ident(&last.ident))
+        }
+        Expr::MethodCall(m) if m.attrs.is_empty() => Some(Edge::Group(
+            &m.paren_token.span,
+            Delimiter::Parenthesis,
+            &m.args,
+        )),
+        Expr::Call(c) if c.attrs.is_empty() => Some(Edge::Group(
+            &c.paren_token.span,
+            Delimiter::Parenthesis,
+            &c.args,
+        )),
+        Expr::Index(i) if i.attrs.is_empty() => Some(Edge::Group(
+            &i.bracket_token.span,
+            Delimiter::Bracket,
+            &*i.index,
+        )),
+        Expr::Macro(m) if m.attrs.is_empty() => Some(match &m.mac.delimiter {
+            MacroDelimiter::Paren(d) => Edge::Group(&d.span, Delimiter::Parenthesis, &m.mac.tokens),
+            MacroDelimiter::Bracket(d) => Edge::Group(&d.span, Delimiter::Bracket, &m.mac.tokens),
+            MacroDelimiter::Brace(d) => Edge::Group(&d.span, Delimiter::Brace, &m.mac.tokens),
+        }),
+        Expr::Paren(p) if p.attrs.is_empty() => Some(Edge::Group(
+            &p.paren_token.span,
+            Delimiter::Parenthesis,
+            &*p.expr,
+        )),
+        Expr::Lit(l) if l.attrs.is_empty() => Some(Edge::Lit(&l.lit)),
+        Expr::Binary(b) if b.attrs.is_empty() && operand(&b.right) => last_edge(&b.right),
+        Expr::Range(r) if r.attrs.is_empty() => match &r.end {
+            Some(end) if operand(end) => last_edge(end),
+            Some(_) => None,
+            None => Some(match &r.limits {
+                syn::RangeLimits::HalfOpen(dots) => Edge::Punct(dots.spans[1], '.'),
+                syn::RangeLimits::Closed(dots) => Edge::Punct(dots.spans[2], '='),
+            }),
+        },
+        _ => None,
+    }
+}
+
 /// An error with catalogue code `code`, underlining all tokens of `node`.
 pub fn error(code: Code, node: &impl ToTokens, message: impl std::fmt::Display) -> syn::Error {
-    syn::Error::new_spanned(written_extent(node.to_token_stream()), code.tag(message))
+    let message = code.tag(message);
+    match Extent::of(node.to_token_stream()) {
+        Some(extent) => extent.error(message),
+        None => syn::Error::new_spanned(TokenStream::new(), message),
+    }
+}
+
+/// The first and the last item of a node's tokens (each with whether it
+/// is a `;`) once its final `;`s are dropped, the first always kept: the
+/// ends of [`written_extent`].
+fn ends<T>(items: impl Iterator<Item = (T, bool)>) -> Option<(T, T)>
+where
+    T: Clone,
+{
+    let mut out: Option<(T, T)> = None;
+    for (item, semicolon) in items {
+        match &mut out {
+            None => out = Some((item.clone(), item)),
+            Some((_, last)) if !semicolon => *last = item,
+            Some(_) => {}
+        }
+    }
+    out
+}
+
+fn is_semicolon(tree: &TokenTree) -> bool {
+    matches!(tree, TokenTree::Punct(p) if p.as_char() == ';')
 }
 
 /// A node's tokens without a final `;`: an error spans from the first to the
 /// last token, and a statement's `;` may be one an editor inserted to repair
 /// the input (rust-analyzer ends an unfinished `let` with one, and drops
 /// every output token carrying its span, which would leave a
-/// `compile_error!` without its message).
+/// `compile_error!` without its message). [`Extent::of`] keeps only its
+/// first and last spans; the tests compare the two.
+#[cfg(test)]
 fn written_extent(tokens: TokenStream) -> TokenStream {
     let mut trees: Vec<TokenTree> = tokens.into_iter().collect();
     while trees.len() > 1 && matches!(trees.last(), Some(TokenTree::Punct(p)) if p.as_char() == ';')
@@ -143,4 +355,155 @@ fn with_pointer(literal: proc_macro2::Literal) -> proc_macro2::Literal {
     ));
     pointed.set_span(literal.span());
     pointed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// An edge as text: what the printed token it stands for prints as.
+    fn edge_text(edge: &Edge<'_>) -> String {
+        match edge {
+            Edge::Ident(ident) => ident.to_string(),
+            Edge::Punct(_, c) => c.to_string(),
+            Edge::Lit(lit) => lit.to_token_stream().to_string(),
+            Edge::Group(_, delimiter, inner) => {
+                proc_macro2::Group::new(*delimiter, inner.to_token_stream()).to_string()
+            }
+        }
+    }
+
+    /// The edges read from the syntax tree are the first and last tokens
+    /// of the printed expression's written extent (the same token, so the
+    /// same span): every form the kernels write, nested in each other, and
+    /// those that take the printing path (`None`).
+    #[test]
+    fn expression_edges_are_the_printed_ends() {
+        let leaves = [
+            "x",
+            "N",
+            "7",
+            "1.5",
+            "\"ld.global.f32\"",
+            "ptx[\"st.global.b32\"]",
+            "s![.., 0..1]",
+            "s![base + k..base + k + 1]",
+            "thread_id(0)",
+            "(a + b)",
+            "f::<u32>(a, b)",
+            "T::new",
+            "Vec::<u32>::new",
+            "::core::f",
+            "-1",
+            "&x",
+            "a * b",
+            "0..4",
+            "#[cfg(x)] y",
+            "<T as Tr>::f",
+            "match x { _ => 1 }",
+            "0..1",
+            "..",
+            "a..",
+            "..b",
+            "0..=3",
+            "..=n",
+            "base + k..base + k + 1",
+            "a + b * c",
+            "a * b + c",
+            "x..y.z()",
+            "a - -b",
+            "(a..b)..c",
+            "a..(b..c)",
+            "x as u32 + 1",
+            "a == b && c",
+        ];
+        let wraps = [
+            "{}",
+            "{}.slice(s![.., 1..2])",
+            "{}.view::<u32>().reshape([1, 4])",
+            "{}[k]",
+            "({})",
+            "f({})",
+            "{}(a)",
+            "{}.m()",
+            "g({}, 2)[0]",
+        ];
+        let (mut fast, mut printed) = (0, 0);
+        for leaf in leaves {
+            for outer in wraps {
+                for inner in wraps {
+                    let text = outer.replace("{}", &inner.replace("{}", leaf));
+                    let Ok(expr) = syn::parse_str::<syn::Expr>(&text) else {
+                        continue;
+                    };
+                    let written: Vec<String> = written_extent(expr.to_token_stream())
+                        .into_iter()
+                        .map(|t| t.to_string())
+                        .collect();
+                    let expected = written.first().cloned().zip(written.last().cloned());
+                    match (first_edge(&expr), last_edge(&expr)) {
+                        (Some(first), Some(last)) => {
+                            fast += 1;
+                            assert_eq!(
+                                Some((edge_text(&first), edge_text(&last))),
+                                expected,
+                                "{text}"
+                            );
+                        }
+                        (first, last) => {
+                            printed += 1;
+                            // Each edge found alone is still the right one.
+                            if let Some(first) = first {
+                                assert_eq!(
+                                    Some(edge_text(&first)),
+                                    written.first().cloned(),
+                                    "{text}"
+                                );
+                            }
+                            if let Some(last) = last {
+                                assert_eq!(
+                                    Some(edge_text(&last)),
+                                    written.last().cloned(),
+                                    "{text}"
+                                );
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        assert!(fast > 800 && printed > 50, "{fast} / {printed}");
+    }
+
+    /// The ends the span table keeps are the first and last tokens of the
+    /// node's written extent, for every sequence of `;` and other tokens.
+    #[test]
+    fn ends_are_those_of_the_written_extent() {
+        for length in 0..7u32 {
+            for mask in 0..1u32 << length {
+                // Token `i` is `;` where bit `i` is set, else the ident `t{i}`.
+                let text: Vec<String> = (0..length)
+                    .map(|i| {
+                        if mask & (1 << i) != 0 {
+                            ";".to_string()
+                        } else {
+                            format!("t{i}")
+                        }
+                    })
+                    .collect();
+                let tokens: TokenStream = text.join(" ").parse().expect("lexes");
+                let written: Vec<String> = written_extent(tokens.clone())
+                    .into_iter()
+                    .map(|t| t.to_string())
+                    .collect();
+                let expected = written.first().cloned().zip(written.last().cloned());
+                let got = ends(
+                    tokens
+                        .into_iter()
+                        .map(|t| (t.to_string(), is_semicolon(&t))),
+                );
+                assert_eq!(got, expected, "{text:?}");
+            }
+        }
+    }
 }

@@ -12,12 +12,11 @@
 //! by the apply and no coordinate reads what another writes, so the
 //! instructions of the apply commute.
 
-use std::collections::{HashMap, HashSet};
-
 use crate::checked::Apply;
 use crate::diag::{Code, Diagnostic};
 use crate::layout::storage_index;
 use crate::program::Tile;
+use crate::sym::{WordMap, WordSet};
 
 /// Every order-independence error of `apply`, at most one per operand.
 /// `tile` gives a tile's declaration, for messages.
@@ -32,8 +31,8 @@ pub(crate) fn prove<'t>(apply: &Apply, tile: impl Fn(usize) -> &'t Tile) -> Vec<
         )
     };
     // Which coordinate writes each register byte.
-    let mut writer: HashMap<(usize, usize), usize> = HashMap::new();
-    let mut written: HashSet<(usize, usize)> = HashSet::new();
+    let mut writer: WordMap<(usize, usize), usize> = WordMap::default();
+    let mut written: WordSet<(usize, usize)> = WordSet::default();
     for (coordinate, access) in apply.coordinates.iter().enumerate() {
         for (operand, lane) in &access.writes {
             let bytes = lane.byte_offset..lane.byte_offset + lane.bytes;

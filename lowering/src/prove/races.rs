@@ -283,11 +283,7 @@ impl Threads<'_> {
 
     /// The digits that `facts` fix to one value (`lane_id() == 0`), with
     /// that value: only threads with that digit run the access.
-    pub(crate) fn pinned_digits(&self, facts: &[Fact]) -> Vec<(Digit, i128)> {
-        let prover = Prover {
-            atoms: self.atoms,
-            facts,
-        };
+    pub(crate) fn pinned_digits(&self, prover: &impl crate::sym::Prove) -> Vec<(Digit, i128)> {
         self.atoms
             .iter()
             .filter_map(|(id, atom)| {
@@ -467,18 +463,23 @@ impl Threads<'_> {
     fn is_uniform(&self, poly: &Poly) -> bool {
         poly.atoms()
             .into_iter()
-            .all(|atom| match &self.atoms.get(atom).kind {
-                AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => true,
-                AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
-                AtomKind::ThreadId(_)
-                | AtomKind::CtaId(_)
-                | AtomKind::LaneId
-                | AtomKind::WarpId
-                | AtomKind::WarpInGroup
-                | AtomKind::WarpgroupId
-                | AtomKind::LoopVar
-                | AtomKind::Register { .. } => false,
-            })
+            .all(|atom| self.is_uniform_atom(atom))
+    }
+
+    /// [`Self::is_uniform`] of one atom.
+    fn is_uniform_atom(&self, atom: AtomId) -> bool {
+        match &self.atoms.get(atom).kind {
+            AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => true,
+            AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
+            AtomKind::ThreadId(_)
+            | AtomKind::CtaId(_)
+            | AtomKind::LaneId
+            | AtomKind::WarpId
+            | AtomKind::WarpInGroup
+            | AtomKind::WarpgroupId
+            | AtomKind::LoopVar
+            | AtomKind::Register { .. } => false,
+        }
     }
 
     /// The largest value of a digit atom, as a polynomial.
@@ -524,10 +525,14 @@ impl Threads<'_> {
 
     /// Per axis of `view`'s memory (each tensor axis of its region, then
     /// the flat byte offset): the ways the access separates threads.
-    pub(crate) fn separations(&self, view: &Layout, facts: &[Fact]) -> Vec<Vec<Separation>> {
-        // One access's search asks many related questions under the same
-        // facts.
-        let prover = crate::sym::CachedProver::new(self.atoms, facts);
+    /// `prover` proves from the access's facts: one search asks many
+    /// related questions under them, and so do the other accesses under
+    /// the same facts.
+    pub(crate) fn separations(
+        &self,
+        view: &Layout,
+        prover: &crate::sym::CachedProver<'_>,
+    ) -> Vec<Vec<Separation>> {
         let region = &view.region;
         let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
             .map(|axis| {
@@ -535,10 +540,10 @@ impl Threads<'_> {
                     return Vec::new();
                 };
                 let span = (count - 1).max(0) * region.steps[axis] + 1;
-                self.separation_candidates(&region.starts[axis], span, &prover)
+                self.separation_candidates(&region.starts[axis], span, prover)
             })
             .collect();
-        axes.push(self.byte_separations(view, &prover));
+        axes.push(self.byte_separations(view, prover));
         axes
     }
 
@@ -707,16 +712,11 @@ impl Threads<'_> {
         span: i128,
         prover: &crate::sym::CachedProver<'_>,
     ) -> Option<Poly> {
-        let mut uniform = Poly::default();
-        let mut varying = Poly::default();
-        for (monomial, coef) in rest.without_constant().terms() {
-            let term = monomial_poly(monomial, coef);
-            if self.is_uniform(&term) {
-                uniform = uniform.add(&term);
-            } else {
-                varying = varying.add(&term);
-            }
-        }
+        // A term is uniform when each atom of its monomial is.
+        let uniform_term = |monomial: &[AtomId]| monomial.iter().all(|a| self.is_uniform_atom(*a));
+        let terms = rest.without_constant();
+        let uniform = terms.filter_terms(|monomial, _| uniform_term(monomial));
+        let varying = terms.filter_terms(|monomial, _| !uniform_term(monomial));
         let r0 = residue(rest.constant_term(), c, self.atoms.range(&varying).0);
         let r = varying.add_const(r0);
         fits(prover, &r, c, span).then(|| uniform.add_const(rest.constant_term() - r0))
@@ -781,12 +781,7 @@ impl Threads<'_> {
             if multiple.is_some_and(|m| !m.divisible_by(whole)) {
                 continue;
             }
-            let mut low = Poly::default();
-            for (monomial, coef) in rest.without_constant().terms() {
-                if coef % whole != 0 {
-                    low = low.add(&monomial_poly(monomial, coef));
-                }
-            }
+            let low = rest.filter_terms(|monomial, coef| !monomial.is_empty() && coef % whole != 0);
             let r0 = residue(rest.constant_term(), whole, self.atoms.range(&low).0);
             if fits(prover, &low.add_const(r0), c, span) {
                 return Some(Poly::constant(q));
@@ -1125,13 +1120,6 @@ fn byte_span(view: &Layout) -> Option<i128> {
     Some(last + view.dtype.size_bytes() as i128)
 }
 
-/// `coef * monomial` as a polynomial.
-fn monomial_poly(monomial: &[AtomId], coef: i128) -> Poly {
-    monomial
-        .iter()
-        .fold(Poly::constant(coef), |p, a| p.mul(&Poly::atom(*a)))
-}
-
 /// The value `r0` congruent to `constant` modulo `modulus` with `low + r0`
 /// in `[0, modulus)`: where a remainder whose smallest value is `low` fits
 /// best.
@@ -1157,8 +1145,12 @@ fn divisors(n: i128) -> Vec<i128> {
     };
     let mut out: Vec<u64> = if rest == 0 { Vec::new() } else { vec![1] };
     let mut p: u64 = 2;
+    // Whether `rest` is known prime: checked whenever it changes, so a
+    // large prime factor (a grid size's 2^31 - 1) ends the search at once
+    // instead of after trial division up to its square root.
+    let mut prime = is_prime(rest);
     while rest > 1 {
-        if p * p > rest {
+        if prime || p * p > rest {
             // What remains is prime.
             p = rest;
         }
@@ -1168,6 +1160,7 @@ fn divisors(n: i128) -> Vec<i128> {
             power += 1;
         }
         if power > 0 {
+            prime = is_prime(rest);
             let smaller = out.len();
             let mut scale = 1;
             for _ in 0..power {
@@ -1180,6 +1173,49 @@ fn divisors(n: i128) -> Vec<i128> {
         p += if p == 2 { 1 } else { 2 };
     }
     out.into_iter().map(i128::from).collect()
+}
+
+/// Whether `n` is prime: Miller-Rabin with the bases 2, 7 and 61, exact
+/// below 4,759,123,141 (so for every `u32`; `n` up to 2^32 here).
+fn is_prime(n: u64) -> bool {
+    if n < 2 {
+        return false;
+    }
+    for p in [2, 3, 5, 7, 11, 13, 61] {
+        if n.is_multiple_of(p) {
+            return n == p;
+        }
+    }
+    let mul = |a: u64, b: u64| (u128::from(a) * u128::from(b) % u128::from(n)) as u64;
+    let pow = |mut base: u64, mut exp: u64| {
+        let mut acc = 1u64;
+        while exp > 0 {
+            if exp & 1 == 1 {
+                acc = mul(acc, base);
+            }
+            base = mul(base, base);
+            exp >>= 1;
+        }
+        acc
+    };
+    let (mut d, mut s) = (n - 1, 0);
+    while d % 2 == 0 {
+        d /= 2;
+        s += 1;
+    }
+    [2, 7, 61].iter().all(|&a| {
+        let mut x = pow(a, d);
+        if x == 1 || x == n - 1 {
+            return true;
+        }
+        for _ in 1..s {
+            x = mul(x, x);
+            if x == n - 1 {
+                return true;
+            }
+        }
+        false
+    })
 }
 
 /// The race error of an access to `space` whose index was read from a
@@ -1222,6 +1258,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
         global: Vec::new(),
         shared: Vec::new(),
         epochs: Epochs::default(),
+        last: None,
     };
     walk.block(body);
     let mut diags = context.threads.global_races(context.params, &walk.global);
@@ -1241,10 +1278,14 @@ struct RaceWalk<'t> {
     global: Vec<AccessRecord>,
     shared: Vec<SharedAccess>,
     epochs: Epochs,
+    /// The prover of the last access's facts, and the digits they pin:
+    /// the accesses of one statement, and consecutive statements under one
+    /// condition, share their facts (and so the prover's answers).
+    last: Option<(crate::sym::CachedProver<'t>, Vec<(Digit, i128)>)>,
 }
 
-impl RaceWalk<'_> {
-    fn block(&mut self, body: &[Node]) {
+impl<'t> RaceWalk<'t> {
+    fn block(&mut self, body: &'t [Node]) {
         for node in body {
             match node {
                 Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply),
@@ -1288,15 +1329,25 @@ impl RaceWalk<'_> {
         }
     }
 
-    fn apply(&mut self, apply: &Apply) {
+    fn apply(&mut self, apply: &'t Apply) {
         for operand in &apply.operands {
             let Value::Memory { buffer, view, .. } = &operand.value else {
                 continue;
             };
             let store = operand.slot.access == Access::Write;
             let atomic = atomic_of(&apply.form);
-            let separations = self.threads.separations(view, &apply.facts);
-            let pinned = self.threads.pinned_digits(&apply.facts);
+            let (prover, pinned) = match self.last.take() {
+                Some(last) if last.0.facts() == apply.facts.as_slice() => last,
+                _ => {
+                    let prover = crate::sym::CachedProver::new(self.threads.atoms, &apply.facts);
+                    let pinned = self.threads.pinned_digits(&prover);
+                    (prover, pinned)
+                }
+            };
+            let separations = self.threads.separations(view, &prover);
+            let pinned_here = pinned.clone();
+            self.last = Some((prover, pinned));
+            let pinned = pinned_here;
             let footprints = self.threads.uniform_footprints(view);
             let data_index = data_index(self.threads.atoms, view);
             match buffer.space {
@@ -1332,6 +1383,30 @@ impl RaceWalk<'_> {
 mod tests {
     use super::*;
 
+    /// The primality test agrees with trial division.
+    #[test]
+    fn is_prime_is_trial_division() {
+        let naive = |n: u64| {
+            n >= 2
+                && (2..)
+                    .take_while(|d| d * d <= n)
+                    .all(|d| !n.is_multiple_of(d))
+        };
+        let mut rng = tile_kernel_testkit::Rng::new(0x3c6e_f372_fe94_f82b);
+        let small = 0..20_000u64;
+        let large = (0..2_000).map(|_| rng.next_u64() % (1 << 32));
+        let edges = [
+            2_147_483_647,
+            4_294_967_291,
+            4_294_967_295,
+            65_521 * 65_519,
+            25_326_001,
+        ];
+        for n in small.chain(large).chain(edges) {
+            assert_eq!(is_prime(n), naive(n), "{n}");
+        }
+    }
+
     /// The divisors from prime factors are those of trial division by
     /// every candidate (as a set: the periods are sorted after).
     #[test]
@@ -1346,6 +1421,9 @@ mod tests {
             assert_eq!(sorted(n), naive(n), "{n}");
         }
         for n in [
+            2_147_483_647,
+            2 * 2_147_483_647,
+            4_294_967_291,
             65_521 * 2,
             65_521 * 65_519,
             1 << 32,

@@ -9,6 +9,7 @@ use crate::ptx::Slot;
 use serde::{Deserialize, Serialize};
 
 use super::types::PtxType;
+use crate::DType;
 use crate::target::{Requirement, Target};
 
 /// One syntax shape of a PTX instruction.
@@ -428,9 +429,12 @@ impl Modifiers {
             return Usability::NotYet("tensor maps (TMA descriptors)");
         }
         // A register type no tile dtype carries (`.b128`) has no operand.
-        let uncarried = self.operands().iter().any(|o| {
-            matches!(o.kind, OperandKind::Register | OperandKind::Address)
-                && o.ty.accepted_dtypes().is_empty()
+        // (The operands' resolved types, without building the operands.)
+        let uncarried = self.form.operands.iter().any(|slot| {
+            matches!(slot.kind, OperandKind::Register | OperandKind::Address) && {
+                let ty = self.resolve_type(slot.ty);
+                !DType::ALL.into_iter().any(|d| ty.accepts(d))
+            }
         });
         if uncarried {
             return Usability::NotYet("128-bit registers (`.b128`), which no tile dtype carries");

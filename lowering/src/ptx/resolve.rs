@@ -2,6 +2,8 @@
 //! name. Generic over the table: no instruction is special-cased here except
 //! for extra help text.
 
+use std::collections::HashMap;
+
 use super::form::{Access, InstructionForm, Modifiers, OperandKind};
 use super::table::FORMS;
 use super::types::PtxType;
@@ -48,7 +50,31 @@ enum Mismatch {
 
 /// All forms of the mnemonic, in table order.
 fn forms_of(mnemonic: &str) -> impl Iterator<Item = &'static InstructionForm> + '_ {
-    FORMS.iter().filter(move |f| f.mnemonic == mnemonic)
+    mnemonic_forms()
+        .get(mnemonic)
+        .into_iter()
+        .flat_map(|forms| forms.iter().copied())
+}
+
+/// Each mnemonic's forms in table order, computed once per process: the
+/// lookups of every opcode (its mnemonic, then its forms) without a scan
+/// of the whole table.
+fn mnemonic_forms() -> &'static HashMap<&'static str, Vec<&'static InstructionForm>> {
+    static FORMS_BY_MNEMONIC: std::sync::OnceLock<
+        HashMap<&'static str, Vec<&'static InstructionForm>>,
+    > = std::sync::OnceLock::new();
+    FORMS_BY_MNEMONIC.get_or_init(|| {
+        let mut out: HashMap<&'static str, Vec<&'static InstructionForm>> = HashMap::new();
+        for form in FORMS {
+            out.entry(form.mnemonic).or_default().push(form);
+        }
+        out
+    })
+}
+
+/// Whether the table has forms of `mnemonic`.
+fn is_mnemonic(mnemonic: &str) -> bool {
+    mnemonic_forms().contains_key(mnemonic)
 }
 
 /// Every mnemonic in the table, deduplicated, in table order.
@@ -79,11 +105,10 @@ fn known_mnemonics() -> &'static [&'static str] {
 /// ([`crate::signature`]).
 pub fn memory_destinations(opcode: &str) -> Vec<usize> {
     let parts: Vec<&str> = opcode.split('.').collect();
-    let known = known_mnemonics();
     let Some(mnemonic) = (1..=parts.len())
         .rev()
         .map(|k| parts[..k].join("."))
-        .find(|m| known.contains(&m.as_str()))
+        .find(|m| is_mnemonic(m))
     else {
         return Vec::new();
     };
@@ -188,7 +213,7 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
     let known = known_mnemonics();
     let Some(split) = (1..=parts.len())
         .rev()
-        .find(|k| known.contains(&parts[..*k].join(".").as_str()))
+        .find(|k| is_mnemonic(&parts[..*k].join(".")))
     else {
         let mut err = OpcodeError::new(
             Code::UNKNOWN_INSTRUCTION,
@@ -685,6 +710,26 @@ pub fn nearest<'a>(word: &str, candidates: impl Iterator<Item = &'a str>) -> Opt
 mod tests {
     use super::*;
     use crate::ptx::Slot;
+
+    /// The index by mnemonic gives each mnemonic's forms in table order,
+    /// exactly those a scan of the table finds, and knows no other name.
+    #[test]
+    fn forms_by_mnemonic_are_the_table_scan() {
+        for mnemonic in mnemonics() {
+            let indexed: Vec<*const InstructionForm> =
+                forms_of(mnemonic).map(std::ptr::from_ref).collect();
+            let scanned: Vec<*const InstructionForm> = FORMS
+                .iter()
+                .filter(|f| f.mnemonic == mnemonic)
+                .map(std::ptr::from_ref)
+                .collect();
+            assert_eq!(indexed, scanned, "{mnemonic}");
+            assert!(is_mnemonic(mnemonic));
+        }
+        for other in ["", "cvt.rn", "ld.global", "xyz", "CVT"] {
+            assert_eq!(is_mnemonic(other), mnemonics().contains(&other), "{other}");
+        }
+    }
 
     fn ids(opcode: &str) -> Vec<&'static str> {
         resolve(opcode)
