@@ -713,16 +713,25 @@ fn loop_message(expr: &Expr) -> String {
 /// `Tile`, `Tile<f32>`, `Tensor`, `Shared<u32>`, `usize`.
 fn kernel_param_type(ty: &syn::Type) -> Parsed<(ast::KernelParamKind, Option<DType>)> {
     let wrong = || {
+        let text = ty
+            .to_token_stream()
+            .to_string()
+            .replace(" <", "<")
+            .replace("< ", "<")
+            .replace(" >", ">");
+        // A scalar type: most likely a scalar function without its `-> T`.
+        let scalar = if dtype_of(ty).is_ok() {
+            format!(
+                "; a function of `{text}` values is a scalar function, which returns one: `-> {text}`"
+            )
+        } else {
+            String::new()
+        };
         err(
             Code::MALFORMED_KERNEL_FUNCTION,
             ty,
             format!(
-                "`{}` is not a kernel function parameter type: they are `Tile`, `Tensor`, `Shared` (each optionally with its element type, `Tile<f32>`) and `usize`",
-                ty.to_token_stream()
-                    .to_string()
-                    .replace(" <", "<")
-                    .replace("< ", "<")
-                    .replace(" >", ">")
+                "`{text}` is not a kernel function parameter type: they are `Tile`, `Tensor`, `Shared` (each optionally with its element type, `Tile<f32>`) and `usize`{scalar}"
             ),
         )
     };

@@ -1,10 +1,10 @@
 // Kernel functions (TK0029): parameters are `Tile`, `Tensor`, `Shared` or
-// `usize`.
+// `usize`; a function of `f32` values is a scalar function with `-> f32`.
 use tile_kernel::prelude::*;
 
 #[tile_kernel(grid = 1, block = 1)]
 fn k(x: Tensor<f32, 4>) {
-    fn double(t: Vec<f32>) {
+    fn double(t: f32) {
         apply(ptx["add.rn.f32"], t, t, t);
     }
     let r = alloc_local::<f32>([4]);
