@@ -139,7 +139,7 @@ fn silu_and_friends_reference(x: f32, y: f32) -> [f32; 16] {
         x * y + 1.0f32 / (4.0 * 2.0) - 0.125 + 0.5,
         x.min(y),
         x.max(y),
-        x.abs().sqrt(),
+        x.abs().sqrt() + (2.0 * 0.25) / x - (1.0 / x) * 0.5,
         -x,
         y.recip(),
         x.copysign(y),
@@ -178,7 +178,11 @@ fn float_ops(a: Tensor<f32, N>, b: Tensor<f32, N>, out: Tensor<f32, N, 16>) {
         );
         ewise(|x: f32, y: f32| min(x, y), o.slice(s![6..7]), ra, rb);
         ewise(|x: f32, y: f32| x.max(y), o.slice(s![7..8]), ra, rb);
-        ewise(|x: f32| sqrt(abs(x)), o.slice(s![8..9]), ra);
+        ewise(
+            |x: f32| sqrt(abs(x)) + (2.0 * 0.25) / x - (1.0 / x) * 0.5,
+            o.slice(s![8..9]),
+            ra,
+        );
         ewise(|x: f32| -x, o.slice(s![9..10]), ra);
         ewise(|y: f32| y.recip(), o.slice(s![10..11]), rb);
         ewise(|x: f32, y: f32| x.copysign(y), o.slice(s![11..12]), ra, rb);
@@ -400,6 +404,33 @@ fn ptx_calls(a: Tensor<f32, N>, b: Tensor<f32, N>, out: Tensor<u32, N, 2>) {
     }
 }
 
+/// Per row of 8: `y = x * s[row]`, the scale a `[1]` tile broadcast along
+/// the row's last axis inside `ewise`.
+#[tile_kernel(grid = ceil_div(R, 128), block = 128)]
+fn scale_by_row(x: Tensor<f32, R, 8>, s: Tensor<f32, R>, y: Tensor<f32, R, 8>) {
+    let row = cta_id(0) * 128 + thread_id(0);
+    let v = alloc_local::<f32>([2, 4]);
+    let k = alloc_local::<f32>([1, 1]);
+    if row < R {
+        apply(
+            ptx["ld.global.v4.f32"],
+            v,
+            x.slice(s![row, ..]).reshape([2, 4]),
+        );
+        apply(
+            ptx["ld.global.f32"],
+            k,
+            s.slice(s![row..row + 1]).reshape([1, 1]),
+        );
+        ewise(|a: f32, b: f32| a * b, v, v, k.broadcast([2, 4]));
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![row, ..]).reshape([2, 4]),
+            v,
+        );
+    }
+}
+
 /// `x + 1.0` rounded toward zero, on the host.
 fn add_one_toward_zero(x: f32) -> f32 {
     let exact = f64::from(x) + 1.0;
@@ -504,6 +535,7 @@ fn ewise_kernels_assemble_without_spills() {
         ("casts", casts::PTX),
         ("silu", silu::PTX),
         ("ptx_calls", ptx_calls::PTX),
+        ("scale_by_row", scale_by_row::PTX),
     ]);
 }
 
@@ -567,7 +599,8 @@ mod twins {
         float_operators_match_rust,
         casts_match_rust,
         silu_is_within_its_bound,
-        ptx_calls_match_the_host
+        ptx_calls_match_the_host,
+        a_broadcast_input_widens_the_last_axis
     );
 
     fn affine_matches_the_host(dev: &Device) -> tile_kernel::Result<()> {
@@ -717,6 +750,21 @@ mod twins {
                 b[row],
                 (high << 8) | low
             );
+        }
+        Ok(())
+    }
+
+    fn a_broadcast_input_widens_the_last_axis(dev: &Device) -> tile_kernel::Result<()> {
+        let rows = 300;
+        let x = values(rows * 8, 0x5555_aaaa_1234_4321);
+        let k = values(rows, 0x0bad_cafe_dead_beef);
+        let dx = dev.upload(&x, [rows, 8])?;
+        let dk = dev.upload(&k, [rows])?;
+        let mut y = dev.zeros::<f32>([rows, 8])?;
+        scale_by_row(dev, &dx, &dk, &mut y)?;
+        for (i, got) in y.download()?.iter().enumerate() {
+            let want = x[i] * k[i / 8];
+            assert!(same_bits(*got, want), "element {i}: {got:e} vs {want:e}");
         }
         Ok(())
     }

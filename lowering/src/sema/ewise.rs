@@ -133,10 +133,24 @@ impl Checker<'_> {
         let mut vals = Vec::new();
         let mut failed = false;
         for operand in &ewise.inputs {
-            let Some(value) = self.operand_value(operand, scope) else {
+            // A broadcast as the last view may widen the last axis too: in
+            // `ewise` every axis is a repeat axis (the register axis of 1
+            // goes in front of the broadcast).
+            let broadcast_last = matches!(operand, Operand::Place(place)
+                if matches!(place.views.last(), Some(ViewOp { kind: ViewKind::Broadcast(_), .. })));
+            let resolved = match operand {
+                Operand::Place(place) if broadcast_last => {
+                    Operand::Place(with_register_axis(place))
+                }
+                other => other.clone(),
+            };
+            let Some(mut value) = self.operand_value(&resolved, scope) else {
                 failed = true;
                 continue;
             };
+            if broadcast_last && let Value::Local { layout, .. } = &mut value {
+                layout.shape.pop();
+            }
             let (input, val) = match (&value, operand) {
                 (Value::Local { layout, name, .. }, Operand::Place(place)) => {
                     if layout.shape != shape {
@@ -505,13 +519,32 @@ impl Checker<'_> {
 }
 
 /// `place` with a register axis of 1 appended: every element of the view
-/// becomes a repeat coordinate of a scalar instruction.
+/// becomes a repeat coordinate of a scalar instruction. A final
+/// `.broadcast([..])` gets the axis first (`.unsqueeze(-1).broadcast([.., 1])`),
+/// so it may widen the view's last axis.
 fn with_register_axis(place: &PlaceExpr) -> PlaceExpr {
     let mut place = place.clone();
-    place.views.push(ViewOp {
+    let unsqueeze = ViewOp {
         kind: ViewKind::Unsqueeze(-1),
         span: place.span,
-    });
+    };
+    match place.views.pop() {
+        Some(ViewOp {
+            kind: ViewKind::Broadcast(mut extents),
+            span,
+        }) => {
+            extents.push(1);
+            place.views.push(unsqueeze);
+            place.views.push(ViewOp {
+                kind: ViewKind::Broadcast(extents),
+                span,
+            });
+        }
+        last => {
+            place.views.extend(last);
+            place.views.push(unsqueeze);
+        }
+    }
     place
 }
 

@@ -441,15 +441,23 @@ impl Typer<'_> {
             expected
         };
         let shift = matches!(op, BinOp::Shl | BinOp::Shr);
-        let left = self.expr(lhs, operand_hint);
-        // The left side's type is the right side's context: in
-        // `1.0f32 / (448.0 * 512.0)` it types the literals on the right.
-        let right_hint = if shift {
-            Some(DType::U32)
+        // Each side's type is the other's context: in `1.0f32 / (448.0 *
+        // 512.0)` the left side types the literals on the right, in
+        // `(448.0 * 512.0) / x` the right side those on the left (typed
+        // first; nothing has effects, so the order is free).
+        let (left, right) = if !shift && literals_only(lhs) && !literals_only(rhs) {
+            let right = self.expr(rhs, operand_hint);
+            let left_hint = right.as_ref().and_then(Val::dtype).or(operand_hint);
+            (self.expr(lhs, left_hint), right)
         } else {
-            left.as_ref().and_then(Val::dtype).or(operand_hint)
+            let left = self.expr(lhs, operand_hint);
+            let right_hint = if shift {
+                Some(DType::U32)
+            } else {
+                left.as_ref().and_then(Val::dtype).or(operand_hint)
+            };
+            (left, self.expr(rhs, right_hint))
         };
-        let right = self.expr(rhs, right_hint);
         let (left, right) = (left?, right?);
         if let Some(folded) = fold(op, &left, &right, span) {
             return Some(folded);
@@ -1110,6 +1118,20 @@ impl Typer<'_> {
                 }
             },
         }
+    }
+}
+
+/// Whether `expr` is made of unsuffixed literals only (`448.0 * 512.0`):
+/// its type comes from its context.
+fn literals_only(expr: &scalar::Expr) -> bool {
+    match expr {
+        scalar::Expr::Int { suffix, .. } | scalar::Expr::Float { suffix, .. } => suffix.is_none(),
+        scalar::Expr::Unary { expr, .. } => literals_only(expr),
+        scalar::Expr::Binary { lhs, rhs, .. } => literals_only(lhs) && literals_only(rhs),
+        scalar::Expr::Block(block) => {
+            block.lets.is_empty() && block.value.as_deref().is_some_and(literals_only)
+        }
+        _ => false,
     }
 }
 
