@@ -598,10 +598,8 @@ impl KernelParser<'_> {
                 _ => other(expr),
             },
             Expr::Unary(unary) => {
-                let op = match unary.op {
-                    UnOp::Neg(_) => ast::UnOp::Neg,
-                    UnOp::Not(_) => ast::UnOp::Not,
-                    _ => return other(expr),
+                let Some(op) = unary_op(&unary.op) else {
+                    return other(expr);
                 };
                 ast::Expr::Unary {
                     op,
@@ -610,27 +608,8 @@ impl KernelParser<'_> {
                 }
             }
             Expr::Binary(binary) => {
-                use ast::BinOp as B;
-                let op = match binary.op {
-                    BinOp::Add(_) => B::Add,
-                    BinOp::Sub(_) => B::Sub,
-                    BinOp::Mul(_) => B::Mul,
-                    BinOp::Div(_) => B::Div,
-                    BinOp::Rem(_) => B::Rem,
-                    BinOp::Shl(_) => B::Shl,
-                    BinOp::Shr(_) => B::Shr,
-                    BinOp::BitAnd(_) => B::BitAnd,
-                    BinOp::BitOr(_) => B::BitOr,
-                    BinOp::BitXor(_) => B::BitXor,
-                    BinOp::Lt(_) => B::Lt,
-                    BinOp::Le(_) => B::Le,
-                    BinOp::Gt(_) => B::Gt,
-                    BinOp::Ge(_) => B::Ge,
-                    BinOp::Eq(_) => B::Eq,
-                    BinOp::Ne(_) => B::Ne,
-                    BinOp::And(_) => B::And,
-                    BinOp::Or(_) => B::Or,
-                    _ => return other(expr),
+                let Some(op) = binary_op(&binary.op) else {
+                    return other(expr);
                 };
                 ast::Expr::Binary {
                     op,
@@ -1667,6 +1646,43 @@ pub fn kernel_item(tokens: TokenStream) -> Result<(syn::ItemFn, Group), syn::Err
                 not_a_function(tokens)
             })
         }
+    }
+}
+
+/// The tile language's operator for a Rust binary operator (`None` for the
+/// compound assignments, which it has none of). Runtime expressions and
+/// scalar functions share it.
+pub(crate) fn binary_op(op: &BinOp) -> Option<ast::BinOp> {
+    use ast::BinOp as B;
+    Some(match op {
+        BinOp::Add(_) => B::Add,
+        BinOp::Sub(_) => B::Sub,
+        BinOp::Mul(_) => B::Mul,
+        BinOp::Div(_) => B::Div,
+        BinOp::Rem(_) => B::Rem,
+        BinOp::Shl(_) => B::Shl,
+        BinOp::Shr(_) => B::Shr,
+        BinOp::BitAnd(_) => B::BitAnd,
+        BinOp::BitOr(_) => B::BitOr,
+        BinOp::BitXor(_) => B::BitXor,
+        BinOp::Lt(_) => B::Lt,
+        BinOp::Le(_) => B::Le,
+        BinOp::Gt(_) => B::Gt,
+        BinOp::Ge(_) => B::Ge,
+        BinOp::Eq(_) => B::Eq,
+        BinOp::Ne(_) => B::Ne,
+        BinOp::And(_) => B::And,
+        BinOp::Or(_) => B::Or,
+        _ => return None,
+    })
+}
+
+/// The tile language's operator for a Rust unary operator (`None` for `*`).
+pub(crate) fn unary_op(op: &UnOp) -> Option<ast::UnOp> {
+    match op {
+        UnOp::Neg(_) => Some(ast::UnOp::Neg),
+        UnOp::Not(_) => Some(ast::UnOp::Not),
+        _ => None,
     }
 }
 

@@ -6,12 +6,12 @@
 //! function is still read (one mistake, one error).
 
 use quote::ToTokens;
-use syn::{BinOp, Expr, FnArg, Lit, Pat, ReturnType, Stmt, UnOp};
+use syn::{Expr, FnArg, Lit, Pat, ReturnType, Stmt};
 use tile_kernel_lowering::ast::{self, scalar};
 use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::{DType, SpanId};
 
-use crate::parse::{KernelParser, Parsed, Unraw, dtype_of, err};
+use crate::parse::{KernelParser, Parsed, Unraw, binary_op, dtype_of, err, unary_op};
 
 impl KernelParser<'_> {
     /// `ewise(function, dst, inputs.., scope = "..")`.
@@ -393,16 +393,12 @@ impl KernelParser<'_> {
             },
             Expr::Lit(lit) => self.scalar_literal(&lit.lit, span)?,
             Expr::Unary(unary) => {
-                let op = match unary.op {
-                    UnOp::Neg(_) => ast::UnOp::Neg,
-                    UnOp::Not(_) => ast::UnOp::Not,
-                    _ => {
-                        return Err(err(
-                            Code::SCALAR_SYNTAX,
-                            &unary.op,
-                            "scalar functions have no references",
-                        ));
-                    }
+                let Some(op) = unary_op(&unary.op) else {
+                    return Err(err(
+                        Code::SCALAR_SYNTAX,
+                        &unary.op,
+                        "scalar functions have no references",
+                    ));
                 };
                 scalar::Expr::Unary {
                     op,
@@ -411,33 +407,12 @@ impl KernelParser<'_> {
                 }
             }
             Expr::Binary(binary) => {
-                use ast::BinOp as B;
-                let op = match binary.op {
-                    BinOp::Add(_) => B::Add,
-                    BinOp::Sub(_) => B::Sub,
-                    BinOp::Mul(_) => B::Mul,
-                    BinOp::Div(_) => B::Div,
-                    BinOp::Rem(_) => B::Rem,
-                    BinOp::Shl(_) => B::Shl,
-                    BinOp::Shr(_) => B::Shr,
-                    BinOp::BitAnd(_) => B::BitAnd,
-                    BinOp::BitOr(_) => B::BitOr,
-                    BinOp::BitXor(_) => B::BitXor,
-                    BinOp::Lt(_) => B::Lt,
-                    BinOp::Le(_) => B::Le,
-                    BinOp::Gt(_) => B::Gt,
-                    BinOp::Ge(_) => B::Ge,
-                    BinOp::Eq(_) => B::Eq,
-                    BinOp::Ne(_) => B::Ne,
-                    BinOp::And(_) => B::And,
-                    BinOp::Or(_) => B::Or,
-                    _ => {
-                        return Err(err(
-                            Code::SCALAR_SYNTAX,
-                            &binary.op,
-                            "a scalar function assigns nothing: bind a new name with `let`",
-                        ));
-                    }
+                let Some(op) = binary_op(&binary.op) else {
+                    return Err(err(
+                        Code::SCALAR_SYNTAX,
+                        &binary.op,
+                        "a scalar function assigns nothing: bind a new name with `let`",
+                    ));
                 };
                 scalar::Expr::Binary {
                     op,
