@@ -331,29 +331,9 @@ mod tests {
     /// Every opcode the table can produce names a form the PTX table knows.
     #[test]
     fn every_spelling_resolves() {
-        let ops = [
-            BinOp::Add,
-            BinOp::Sub,
-            BinOp::Mul,
-            BinOp::Div,
-            BinOp::Rem,
-            BinOp::Shl,
-            BinOp::Shr,
-            BinOp::BitAnd,
-            BinOp::BitOr,
-            BinOp::BitXor,
-            BinOp::Lt,
-            BinOp::Le,
-            BinOp::Gt,
-            BinOp::Ge,
-            BinOp::Eq,
-            BinOp::Ne,
-            BinOp::And,
-            BinOp::Or,
-        ];
         let mut spellings = Vec::new();
         for dtype in DType::ALL {
-            for op in ops {
+            for op in BinOp::ALL {
                 spellings.extend(binary(op, dtype));
             }
             for op in [UnOp::Neg, UnOp::Not] {

@@ -73,26 +73,7 @@ pub(crate) const BUILTINS: &[&str] = &[
     "nope",
 ];
 
-pub(crate) const BINOPS: &[BinOp] = &[
-    BinOp::Add,
-    BinOp::Sub,
-    BinOp::Mul,
-    BinOp::Div,
-    BinOp::Rem,
-    BinOp::Shl,
-    BinOp::Shr,
-    BinOp::BitAnd,
-    BinOp::BitOr,
-    BinOp::BitXor,
-    BinOp::Lt,
-    BinOp::Le,
-    BinOp::Gt,
-    BinOp::Ge,
-    BinOp::Eq,
-    BinOp::Ne,
-    BinOp::And,
-    BinOp::Or,
-];
+pub(crate) const BINOPS: &[BinOp] = &BinOp::ALL;
 
 /// An integer or bool expression of every form (names, literals, calls with
 /// odd axes and arities, every operator, views and unreadable text).
