@@ -73,7 +73,7 @@ fn walk(body: &[ast::Stmt], defined: &mut HashSet<String>, used: &mut Vec<(Strin
 /// Calls of functions that are not built in, inside a scalar function.
 fn scalar_calls(function: &scalar::Function, used: &mut Vec<(String, SpanId)>) {
     let mut stack: Vec<&scalar::Expr> = Vec::new();
-    stack.extend(block_exprs(&function.body));
+    stack.extend(function.body.exprs());
     while let Some(expr) = stack.pop() {
         match expr {
             scalar::Expr::Call {
@@ -100,10 +100,10 @@ fn scalar_calls(function: &scalar::Function, used: &mut Vec<(String, SpanId)>) {
                 ..
             } => {
                 stack.push(cond);
-                stack.extend(block_exprs(then));
-                stack.extend(block_exprs(otherwise));
+                stack.extend(then.exprs());
+                stack.extend(otherwise.exprs());
             }
-            scalar::Expr::Block(block) => stack.extend(block_exprs(block)),
+            scalar::Expr::Block(block) => stack.extend(block.exprs()),
             _ => {}
         }
     }
@@ -202,14 +202,4 @@ pub fn function(args: TokenStream, item: TokenStream) -> TokenStream {
         }
         #export
     }
-}
-
-/// The `let` values and the value of a block.
-fn block_exprs(block: &scalar::Block) -> Vec<&scalar::Expr> {
-    block
-        .lets
-        .iter()
-        .map(|l| &l.value)
-        .chain(block.value.as_deref())
-        .collect()
 }

@@ -40,6 +40,16 @@ pub struct Block {
     pub span: SpanId,
 }
 
+impl Block {
+    /// The `let` values, then the value: the block's expressions in order.
+    pub fn exprs(&self) -> impl Iterator<Item = &Expr> {
+        self.lets
+            .iter()
+            .map(|binding| &binding.value)
+            .chain(self.value.as_deref())
+    }
+}
+
 /// `let name: T = value;` (the type is optional).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Let {

@@ -136,15 +136,7 @@ pub(super) fn nesting_errors(kernel: &Kernel) -> Vec<Diagnostic> {
 /// Pushes TK0609 at a scalar function nested deeper than
 /// [`MAX_EXPR_DEPTH`] (expressions, blocks and `if`s each add a level).
 fn scalar_depth(function: &scalar::Function, errors: &mut Vec<Diagnostic>) {
-    fn block_children(block: &scalar::Block) -> impl Iterator<Item = &scalar::Expr> {
-        block
-            .lets
-            .iter()
-            .map(|binding| &binding.value)
-            .chain(block.value.as_deref())
-    }
-    let mut stack: Vec<(&scalar::Expr, usize)> =
-        block_children(&function.body).map(|e| (e, 2)).collect();
+    let mut stack: Vec<(&scalar::Expr, usize)> = function.body.exprs().map(|e| (e, 2)).collect();
     while let Some((expr, depth)) = stack.pop() {
         if depth > MAX_EXPR_DEPTH {
             errors.push(expr_error(expr.span()));
@@ -174,10 +166,10 @@ fn scalar_depth(function: &scalar::Function, errors: &mut Vec<Diagnostic>) {
                 ..
             } => {
                 stack.push((cond, next));
-                stack.extend(block_children(then).map(|e| (e, next)));
-                stack.extend(block_children(otherwise).map(|e| (e, next)));
+                stack.extend(then.exprs().map(|e| (e, next)));
+                stack.extend(otherwise.exprs().map(|e| (e, next)));
             }
-            scalar::Expr::Block(block) => stack.extend(block_children(block).map(|e| (e, next))),
+            scalar::Expr::Block(block) => stack.extend(block.exprs().map(|e| (e, next))),
         }
     }
 }
