@@ -10,7 +10,7 @@ use syn::spanned::Spanned;
 use tile_kernel_lowering::ast::{self, LaunchDims, Param, ParamType};
 use tile_kernel_lowering::diag::Code;
 use tile_kernel_lowering::program::{
-    DimSpec, LaunchFormula, LaunchOp, ParamKind, Program, formula_text,
+    DimSpec, LaunchFormula, LaunchOp, ParamKind, Program, Symbol, formula_text,
 };
 use tile_kernel_lowering::{DType, Target};
 
@@ -325,6 +325,23 @@ fn kernel_name(ident: &syn::Ident) -> String {
     text.strip_prefix("r#").map(str::to_string).unwrap_or(text)
 }
 
+/// Each size symbol as a `SymbolSpec` expression.
+fn symbol_spec_tokens(inner: &TokenStream, symbols: &[Symbol]) -> Vec<TokenStream> {
+    symbols
+        .iter()
+        .map(|s| {
+            let (name, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
+            quote! {
+                #inner::__private::spec::SymbolSpec {
+                    name: #name,
+                    divisor: #divisor,
+                    multiple_of: #multiple_of,
+                }
+            }
+        })
+        .collect()
+}
+
 /// The Rust type of one element, as an absolute path.
 fn element_type(krate: &TokenStream, dtype: DType) -> TokenStream {
     match dtype {
@@ -417,16 +434,7 @@ fn public_surface(
         })
         .collect();
     let symbol_specs = program.map(|p| p.symbols.clone()).unwrap_or_default();
-    let symbol_tokens = symbol_specs.iter().map(|s| {
-        let (sname, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
-        quote! {
-            #inner::__private::spec::SymbolSpec {
-                name: #sname,
-                divisor: #divisor,
-                multiple_of: #multiple_of,
-            }
-        }
-    });
+    let symbol_tokens = symbol_spec_tokens(inner, &symbol_specs);
 
     let mut specs = Vec::new();
     let mut inputs = Vec::new();
@@ -634,16 +642,7 @@ fn public_surface(
                 .iter()
                 .map(|f| launch_formula_spec(inner, f));
             let twin_shared = launch_formula_spec(inner, &twin_program.dynamic_shared_bytes());
-            let twin_symbols = twin_program.symbols.iter().map(|s| {
-                let (sname, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
-                quote! {
-                    #inner::__private::spec::SymbolSpec {
-                        name: #sname,
-                        divisor: #divisor,
-                        multiple_of: #multiple_of,
-                    }
-                }
-            });
+            let twin_symbols = symbol_spec_tokens(inner, &twin_program.symbols);
             quote! {
                 /// The PTX of the kernel's scalar twin (`fallback = "scalar"`):
                 /// every vector memory access split into scalar ones.

@@ -133,13 +133,7 @@ impl Checker<'_> {
         let outer_floor = self.lookup_floor.replace(floor);
         self.inlining.push(call.name.clone());
         let errors = self.diags.len();
-        let outer_statement = self.inline_statement;
-        let number = self.statement_number_of(std::ptr::from_ref(call).cast());
-        if number != 0 {
-            self.inline_statement = number;
-        }
-        self.block(&def.body);
-        self.inline_statement = outer_statement;
+        self.as_statement(std::ptr::from_ref(call).cast(), |c| c.block(&def.body));
         self.diags.note_from(
             errors,
             &format!(

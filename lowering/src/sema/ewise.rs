@@ -302,16 +302,17 @@ impl Checker<'_> {
         let mut alloc_shape: Vec<usize> = group.map(|g| g.axes).unwrap_or_default();
         alloc_shape.extend(&shape);
         alloc_shape.push(1);
-        self.expand_ewise(ewise, scope, &alloc_shape, &inputs, straight);
+        self.expand_ewise(ewise, scope, dtype, &alloc_shape, &inputs, straight);
         Some(())
     }
 
     /// One `apply` per live instruction of `code`, the last writing the
-    /// destination.
+    /// destination (of `dst_dtype`).
     fn expand_ewise(
         &mut self,
         ewise: &ast::Ewise,
         scope: Scope,
+        dst_dtype: DType,
         alloc_shape: &[usize],
         inputs: &[Input],
         code: Straight,
@@ -392,7 +393,7 @@ impl Checker<'_> {
             let source = self.ewise_operand(&result, &slot_of, &ops, inputs, scope, alloc_shape);
             let dtype = match &result {
                 Arg::Temp(n) => ops[*n].dtype,
-                _ => self.ewise_dst_dtype(ewise, scope),
+                _ => dst_dtype,
             };
             let opcode = move_opcode(dtype);
             self.ewise_apply(
@@ -402,14 +403,6 @@ impl Checker<'_> {
                 vec![dst_operand, source],
                 result_span,
             );
-        }
-    }
-
-    /// The destination's dtype (already checked to be a register tile).
-    fn ewise_dst_dtype(&mut self, ewise: &ast::Ewise, scope: Scope) -> DType {
-        match self.operand_value(&Operand::Place(ewise.dst.clone()), scope) {
-            Some(Value::Local { layout, .. }) => layout.dtype,
-            _ => DType::U32,
         }
     }
 

@@ -475,13 +475,7 @@ impl<'k> Checker<'k> {
                 Stmt::For(for_loop) => self.for_loop(for_loop),
                 Stmt::If(branch) => self.if_branch(branch),
                 Stmt::Ewise(ewise) => {
-                    let outer = self.inline_statement;
-                    let number = self.statement_number_of(std::ptr::from_ref(ewise).cast());
-                    if number != 0 {
-                        self.inline_statement = number;
-                    }
-                    self.ewise(ewise);
-                    self.inline_statement = outer;
+                    self.as_statement(std::ptr::from_ref(ewise).cast(), |c| c.ewise(ewise));
                 }
                 Stmt::Function(def) => self.function_def(def),
                 // Bound before the block's statements (above).
@@ -972,6 +966,20 @@ impl<'k> Checker<'k> {
             0 => self.inline_statement,
             number => number,
         }
+    }
+
+    /// Runs `f` with the `apply`s it adds reporting as the statement at
+    /// `address` (an `ewise` or a kernel-function call of the kernel's
+    /// body; inside an inlined function, the outer call's number stays).
+    fn as_statement<T>(&mut self, address: *const (), f: impl FnOnce(&mut Self) -> T) -> T {
+        let outer = self.inline_statement;
+        let number = self.statement_number_of(address);
+        if number != 0 {
+            self.inline_statement = number;
+        }
+        let result = f(self);
+        self.inline_statement = outer;
+        result
     }
 
     /// The number of the statement at `address` (0 if it is not one of

@@ -422,7 +422,7 @@ impl Typer<'_> {
 
     /// Both sides of a binary operator, given one type (`None` if neither
     /// has one and the context gives none).
-    fn unify(&mut self, lhs: Val, rhs: Val, expected: Option<DType>) -> Option<DType> {
+    fn unify(lhs: &Val, rhs: &Val, expected: Option<DType>) -> Option<DType> {
         lhs.dtype().or(rhs.dtype()).or(expected)
     }
 
@@ -465,7 +465,7 @@ impl Typer<'_> {
         let dtype = if shift {
             left.dtype().or(operand_hint)
         } else {
-            self.unify(left.clone(), right.clone(), operand_hint)
+            Self::unify(&left, &right, operand_hint)
         };
         let Some(dtype) = dtype else {
             return self.report(untyped_error(&left, span));
@@ -481,10 +481,7 @@ impl Typer<'_> {
                     format!("mismatched types: `{a}` {} `{b}`", op.symbol()),
                 )
                 .with_note("scalar functions convert nothing implicitly")
-                .with_help(format!(
-                    "convert one side with `as`, like `({} as {a})`",
-                    ".."
-                )),
+                .with_help(format!("convert one side with `as`, like `(b as {a})`")),
             );
         }
         let Some(opcode) = scalar_ops::binary(op, dtype) else {
@@ -946,7 +943,7 @@ impl Typer<'_> {
                 .with_help("convert one arm with `as`"),
             );
         }
-        let Some(dtype) = self.unify(yes.clone(), no.clone(), expected) else {
+        let Some(dtype) = Self::unify(&yes, &no, expected) else {
             return self.report(untyped_error(&yes, span));
         };
         let a = self.coerce(yes, dtype, then_span)?;
