@@ -1416,17 +1416,14 @@ mod tests {
         }
     }
 
-    /// The dense exact path gives the saturating path's answer wherever it
-    /// applies, both ways (random obligations and facts over small ranges,
-    /// so that some are proven and some not).
-    #[test]
-    fn small_combinations_agree_with_saturating_ones() {
-        let mut t = Atoms::default();
-        let ids: Vec<AtomId> = [(0, 7), (-3, 5), (0, 40), (2, 9)]
+    /// Atoms of symbols `s0, s1, ..` with the given ranges.
+    fn symbol_atoms(ranges: &[(i128, i128)]) -> (Atoms, Vec<AtomId>) {
+        let mut atoms = Atoms::default();
+        let ids = ranges
             .iter()
             .enumerate()
             .map(|(i, &(lo, hi))| {
-                t.push(Atom {
+                atoms.push(Atom {
                     kind: AtomKind::Symbol(i),
                     name: format!("s{i}"),
                     lo,
@@ -1434,19 +1431,32 @@ mod tests {
                 })
             })
             .collect();
+        (atoms, ids)
+    }
+
+    /// A polynomial of fewer than `max_terms` terms of degree at most 2
+    /// over `ids`, coefficients in -20..=20, drawn from `next(below)`.
+    fn random_poly(ids: &[AtomId], max_terms: u64, next: &mut dyn FnMut(u64) -> u64) -> Poly {
+        let mut p = Poly::default();
+        for _ in 0..next(max_terms) {
+            let mut m: Vec<AtomId> = (0..next(3))
+                .map(|_| ids[next(ids.len() as u64) as usize])
+                .collect();
+            m.sort_unstable();
+            p.add_term(&m, next(41) as i128 - 20);
+        }
+        p
+    }
+
+    /// The dense exact path gives the saturating path's answer wherever it
+    /// applies, both ways (random obligations and facts over small ranges,
+    /// so that some are proven and some not).
+    #[test]
+    fn small_combinations_agree_with_saturating_ones() {
+        let (mut t, ids) = symbol_atoms(&[(0, 7), (-3, 5), (0, 40), (2, 9)]);
         let mut rng = tile_kernel_testkit::Rng::new(0x2545_f491_4f6c_dd1d);
         let mut next = move |below: u64| rng.next_u64() % below;
-        let poly = |next: &mut dyn FnMut(u64) -> u64| {
-            let mut p = Poly::default();
-            for _ in 0..next(4) {
-                let mut m: Vec<AtomId> = (0..next(3))
-                    .map(|_| ids[next(ids.len() as u64) as usize])
-                    .collect();
-                m.sort_unstable();
-                p.add_term(&m, next(41) as i128 - 20);
-            }
-            p
-        };
+        let poly = |next: &mut dyn FnMut(u64) -> u64| random_poly(&ids, 4, next);
         let (mut proven, mut unproven) = (0, 0);
         for _ in 0..3000 {
             let p = poly(&mut next);
@@ -1621,32 +1631,10 @@ mod tests {
     /// monomials the facts share in part, in whole or not at all.
     #[test]
     fn fact_table_agrees_with_flat_terms() {
-        let mut t = Atoms::default();
-        let ids: Vec<AtomId> = [(0, 7), (-3, 5), (0, 40), (2, 9), (-6, -1)]
-            .iter()
-            .enumerate()
-            .map(|(i, &(lo, hi))| {
-                t.push(Atom {
-                    kind: AtomKind::Symbol(i),
-                    name: format!("s{i}"),
-                    lo,
-                    hi,
-                })
-            })
-            .collect();
+        let (mut t, ids) = symbol_atoms(&[(0, 7), (-3, 5), (0, 40), (2, 9), (-6, -1)]);
         let mut rng = tile_kernel_testkit::Rng::new(0x6a09_e667_f3bc_c908);
         let mut next = move |below: u64| rng.next_u64() % below;
-        let poly = |next: &mut dyn FnMut(u64) -> u64| {
-            let mut p = Poly::default();
-            for _ in 0..next(5) {
-                let mut m: Vec<AtomId> = (0..next(3))
-                    .map(|_| ids[next(ids.len() as u64) as usize])
-                    .collect();
-                m.sort_unstable();
-                p.add_term(&m, next(41) as i128 - 20);
-            }
-            p
-        };
+        let poly = |next: &mut dyn FnMut(u64) -> u64| random_poly(&ids, 5, next);
         let (mut proven, mut unproven) = (0, 0);
         for _ in 0..400 {
             let facts: Vec<Poly> = (0..1 + next(6)).map(|_| poly(&mut next)).collect();
