@@ -14,6 +14,8 @@
 
 #[path = "common/cta.rs"]
 mod cta;
+#[path = "common/rows.rs"]
+mod rows;
 
 use cta::cta_sum;
 use tile_kernel::prelude::*;
@@ -241,27 +243,14 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
 
 fn main() -> Result<(), Error> {
     // LAYER_NORM_PTX=layer_norm_8k (a kernel's name) prints its PTX.
-    if let Ok(name) = std::env::var("LAYER_NORM_PTX") {
-        let ptx = [layer_norm_4k::PTX, layer_norm_8k::PTX];
-        print!(
-            "{}",
-            ptx[KERNELS.iter().position(|k| k.0 == name).unwrap_or(0)]
-        );
-        return Ok(());
-    }
-    let dev = Device::new(0)?;
-    println!("device: {}", dev.name()?);
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = match args[..] {
-        [m, n] => vec![(m, n)],
-        _ if dev.is_cpu() => vec![(64, 1000), (3, 8192), (5, 4)],
-        _ => vec![(16384, 4096), (8192, 8192), (1000, 1000)],
-    };
-    for (m, n) in sizes {
-        check(&dev, m, n)?;
-    }
-    Ok(())
+    rows::main(
+        "LAYER_NORM_PTX",
+        &[
+            ("layer_norm_4k", layer_norm_4k::PTX),
+            ("layer_norm_8k", layer_norm_8k::PTX),
+        ],
+        &[(64, 1000), (3, 8192), (5, 4)],
+        &[(16384, 4096), (8192, 8192), (1000, 1000)],
+        check,
+    )
 }

@@ -13,6 +13,9 @@
 //! 16384 x 4096 and 8192 x 8192 on a GPU, small shapes on the interpreter).
 
 use float8::F8E4M3;
+#[path = "common/rows.rs"]
+mod rows;
+
 use tile_kernel::prelude::*;
 
 /// `$name`: `$warps` warps (`$block` threads), 16 values a thread; thread
@@ -196,27 +199,14 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
 
 fn main() -> Result<(), Error> {
     // QUANTIZE_PER_TOKEN_PTX=quantize_8k (a kernel's name) prints its PTX.
-    if let Ok(name) = std::env::var("QUANTIZE_PER_TOKEN_PTX") {
-        let ptx = [quantize_4k::PTX, quantize_8k::PTX];
-        print!(
-            "{}",
-            ptx[KERNELS.iter().position(|k| k.0 == name).unwrap_or(0)]
-        );
-        return Ok(());
-    }
-    let dev = Device::new(0)?;
-    println!("device: {}", dev.name()?);
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = match args[..] {
-        [m, n] => vec![(m, n)],
-        _ if dev.is_cpu() => vec![(64, 1000), (3, 8192), (7, 8)],
-        _ => vec![(16384, 4096), (8192, 8192), (1000, 1000)],
-    };
-    for (m, n) in sizes {
-        check(&dev, m, n)?;
-    }
-    Ok(())
+    rows::main(
+        "QUANTIZE_PER_TOKEN_PTX",
+        &[
+            ("quantize_4k", quantize_4k::PTX),
+            ("quantize_8k", quantize_8k::PTX),
+        ],
+        &[(64, 1000), (3, 8192), (7, 8)],
+        &[(16384, 4096), (8192, 8192), (1000, 1000)],
+        check,
+    )
 }

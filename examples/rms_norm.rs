@@ -13,6 +13,8 @@
 
 #[path = "common/cta.rs"]
 mod cta;
+#[path = "common/rows.rs"]
+mod rows;
 
 use cta::cta_sum;
 use tile_kernel::prelude::*;
@@ -181,27 +183,14 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
 
 fn main() -> Result<(), Error> {
     // RMS_NORM_PTX=rms_norm_8k (a kernel's name) prints its PTX.
-    if let Ok(name) = std::env::var("RMS_NORM_PTX") {
-        let ptx = [rms_norm_4k::PTX, rms_norm_8k::PTX];
-        print!(
-            "{}",
-            ptx[KERNELS.iter().position(|k| k.0 == name).unwrap_or(0)]
-        );
-        return Ok(());
-    }
-    let dev = Device::new(0)?;
-    println!("device: {}", dev.name()?);
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = match args[..] {
-        [m, n] => vec![(m, n)],
-        _ if dev.is_cpu() => vec![(64, 1000), (3, 8192), (5, 8)],
-        _ => vec![(16384, 4096), (8192, 8192), (1000, 1000)],
-    };
-    for (m, n) in sizes {
-        check(&dev, m, n)?;
-    }
-    Ok(())
+    rows::main(
+        "RMS_NORM_PTX",
+        &[
+            ("rms_norm_4k", rms_norm_4k::PTX),
+            ("rms_norm_8k", rms_norm_8k::PTX),
+        ],
+        &[(64, 1000), (3, 8192), (5, 8)],
+        &[(16384, 4096), (8192, 8192), (1000, 1000)],
+        check,
+    )
 }

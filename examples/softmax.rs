@@ -13,6 +13,8 @@
 
 #[path = "common/cta.rs"]
 mod cta;
+#[path = "common/rows.rs"]
+mod rows;
 
 use cta::{cta_max, cta_sum};
 use tile_kernel::prelude::*;
@@ -155,27 +157,15 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
 
 fn main() -> Result<(), Error> {
     // SOFTMAX_PTX=softmax_8k (a kernel's name) prints its PTX.
-    if let Ok(name) = std::env::var("SOFTMAX_PTX") {
-        let ptx = [softmax_4k::PTX, softmax_8k::PTX, softmax_32k::PTX];
-        print!(
-            "{}",
-            ptx[KERNELS.iter().position(|k| k.0 == name).unwrap_or(0)]
-        );
-        return Ok(());
-    }
-    let dev = Device::new(0)?;
-    println!("device: {}", dev.name()?);
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let sizes = match args[..] {
-        [m, n] => vec![(m, n)],
-        _ if dev.is_cpu() => vec![(64, 1000), (3, 8192), (5, 4), (2, 8196), (2, 32768)],
-        _ => vec![(16384, 4096), (8192, 8192), (1024, 32768), (1000, 1000)],
-    };
-    for (m, n) in sizes {
-        check(&dev, m, n)?;
-    }
-    Ok(())
+    rows::main(
+        "SOFTMAX_PTX",
+        &[
+            ("softmax_4k", softmax_4k::PTX),
+            ("softmax_8k", softmax_8k::PTX),
+            ("softmax_32k", softmax_32k::PTX),
+        ],
+        &[(64, 1000), (3, 8192), (5, 4), (2, 8196), (2, 32768)],
+        &[(16384, 4096), (8192, 8192), (1024, 32768), (1000, 1000)],
+        check,
+    )
 }
