@@ -93,6 +93,25 @@ pub(crate) struct BlockState {
     shared: SharedMemory,
     inputs: Vec<Bits>,
     outputs: Vec<Bits>,
+    /// Per thread: its asynchronous copies not yet retired.
+    copies: Vec<ThreadCopies>,
+}
+
+/// One thread's `cp.async` operations: those issued since its last
+/// commit, then its committed groups, oldest first.
+#[derive(Default)]
+struct ThreadCopies {
+    uncommitted: Vec<PendingCopy>,
+    groups: std::collections::VecDeque<Vec<PendingCopy>>,
+}
+
+/// A copy in flight: the source bytes (read at issue) and where they land.
+struct PendingCopy {
+    buffer: usize,
+    at: usize,
+    data: Vec<u8>,
+    /// Index into the plan's statements.
+    statement: usize,
 }
 
 impl BlockState {
@@ -120,6 +139,7 @@ impl BlockState {
             shared,
             inputs: Vec::new(),
             outputs: Vec::new(),
+            copies: (0..threads).map(|_| ThreadCopies::default()).collect(),
         })
     }
 }
@@ -201,8 +221,107 @@ impl GridRun<'_> {
                 };
             }
         }
+        for copies in &mut state.copies {
+            *copies = ThreadCopies::default();
+        }
         let active: Vec<u32> = (0..state.threads as u32).collect();
-        self.blocks(state, &self.plan.body, &active)
+        self.blocks(state, &self.plan.body, &active)?;
+        // A thread may not end with a copy in flight: its bytes would land
+        // in whatever block reuses the shared memory.
+        for (t, copies) in state.copies.iter().enumerate() {
+            if let Some(copy) = copies
+                .uncommitted
+                .iter()
+                .chain(copies.groups.iter().flatten())
+                .next()
+            {
+                return Err(Trap {
+                    statement: Some(copy.statement),
+                    thread: t as u32,
+                    kind: FaultKind::AsyncCopyNeverWaited {
+                        copy: self.plan.statements[copy.statement].0,
+                    },
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// `cp.async` of thread `t`: reads its source now, and owns its
+    /// destination bytes until [`Self::retire`].
+    fn issue_copy(
+        &self,
+        state: &mut BlockState,
+        (dst, src, bytes): (&Address, &Address, usize),
+        t: u32,
+        statement: usize,
+    ) -> Result<(), FaultKind> {
+        let (source, from) = self.access(state, src, bytes, t, Touch::Read)?;
+        let data: Vec<u8> = (0..bytes)
+            .map(|i| read(state, source, from + i, 1) as u8)
+            .collect();
+        let Region::Shared(buffer) = dst.region else {
+            return Err(FaultKind::Arguments("a copy into a tensor".into()));
+        };
+        let offset = dst.offset.eval(state.atoms_of(t));
+        let number = self.plan.statements[statement].0;
+        let at = state
+            .shared
+            .begin_copy(buffer, offset, bytes, u64::from(t), number)
+            .map_err(|fault| self.shared_fault(state, fault))?;
+        state.copies[t as usize].uncommitted.push(PendingCopy {
+            buffer,
+            at,
+            data,
+            statement,
+        });
+        Ok(())
+    }
+
+    /// `cp.async.wait_group pending` (`None`: `wait_all`) of thread `t`:
+    /// its older groups land.
+    fn retire(
+        &self,
+        state: &mut BlockState,
+        pending: Option<usize>,
+        t: u32,
+    ) -> Result<(), FaultKind> {
+        let copies = &mut state.copies[t as usize];
+        let landing: Vec<PendingCopy> = match pending {
+            None => {
+                let mut all: Vec<PendingCopy> = copies.groups.drain(..).flatten().collect();
+                all.append(&mut copies.uncommitted);
+                all
+            }
+            Some(n) => {
+                let older = copies.groups.len().saturating_sub(n);
+                copies.groups.drain(..older).flatten().collect()
+            }
+        };
+        for copy in landing {
+            state
+                .shared
+                .complete_copy(copy.buffer, copy.at, &copy.data, u64::from(t))
+                .map_err(|fault| self.shared_fault(state, fault))?;
+        }
+        Ok(())
+    }
+
+    /// A shared-memory fault with the other thread named.
+    fn shared_fault(&self, state: &BlockState, fault: SharedFault) -> FaultKind {
+        match fault {
+            SharedFault::Kind(kind) => kind,
+            SharedFault::Race {
+                buffer,
+                at: RaceAt { byte, other },
+            } => FaultKind::SharedRace {
+                buffer,
+                offset: byte,
+                other: u32::try_from(other)
+                    .ok()
+                    .map(|other| self.thread_id(state.cta, other)),
+            },
+        }
     }
 
     fn blocks(&self, state: &mut BlockState, blocks: &[Block], active: &[u32]) -> Run {
@@ -675,6 +794,15 @@ impl GridRun<'_> {
                         state.write(t, *destination, old);
                     }
                 }
+                Action::AsyncCopy { dst, src, bytes } => self
+                    .issue_copy(state, (dst, src, *bytes), t, step.statement)
+                    .map_err(trap)?,
+                Action::AsyncCommit => {
+                    let copies = &mut state.copies[t as usize];
+                    let group = std::mem::take(&mut copies.uncommitted);
+                    copies.groups.push_back(group);
+                }
+                Action::AsyncWait { pending } => self.retire(state, *pending, t).map_err(trap)?,
                 Action::Nothing | Action::Collective { .. } | Action::Barrier { .. } => {}
             }
         }
@@ -702,17 +830,7 @@ impl GridRun<'_> {
                     .access(buffer, offset, size, u64::from(t), touch)
                 {
                     Ok(at) => Ok((MemoryRef::Shared(buffer), at)),
-                    Err(SharedFault::Kind(kind)) => Err(kind),
-                    Err(SharedFault::Race {
-                        buffer,
-                        at: RaceAt { byte, other },
-                    }) => Err(FaultKind::SharedRace {
-                        buffer,
-                        offset: byte,
-                        other: u32::try_from(other)
-                            .ok()
-                            .map(|other| self.thread_id(state.cta, other)),
-                    }),
+                    Err(fault) => Err(self.shared_fault(state, fault)),
                 };
             }
         };

@@ -103,6 +103,17 @@ pub enum FaultKind {
     /// byte no thread of the block has written: shared memory starts
     /// undefined.
     UninitializedShared { buffer: String, offset: usize },
+    /// An access to shared bytes an asynchronous copy (`cp.async`,
+    /// statement `copy`) owns: issued by some thread and not yet retired
+    /// by that thread's wait.
+    AsyncCopyInFlight {
+        buffer: String,
+        offset: usize,
+        copy: usize,
+    },
+    /// A thread ended with asynchronous copies (of statement `copy`) it
+    /// never waited for.
+    AsyncCopyNeverWaited { copy: usize },
     /// The host cannot allocate what the run needs (a block's shared
     /// memory with its bookkeeping).
     HostMemory { what: String, bytes: usize },
@@ -197,6 +208,18 @@ impl fmt::Display for Fault {
             FaultKind::UninitializedShared { buffer, offset } => write!(
                 f,
                 "reads byte {offset} of shared buffer `{buffer}`, which no thread of the block has written (shared memory starts undefined)"
+            ),
+            FaultKind::AsyncCopyInFlight {
+                buffer,
+                offset,
+                copy,
+            } => write!(
+                f,
+                "touches byte {offset} of shared buffer `{buffer}` while the `cp.async` of statement {copy} still owns it (before the wait that retires its group)"
+            ),
+            FaultKind::AsyncCopyNeverWaited { copy } => write!(
+                f,
+                "ends with the `cp.async` of statement {copy} still in flight (never waited for)"
             ),
             FaultKind::HostMemory { what, bytes } => write!(
                 f,

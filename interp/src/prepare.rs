@@ -248,6 +248,19 @@ pub(crate) enum Action {
         operands: Vec<Vec<Source>>,
         destinations: Vec<Destination>,
     },
+    /// `cp.async`: `bytes` from `src` (global) to `dst` (shared), owned by
+    /// the copy until the thread's wait retires its group.
+    AsyncCopy {
+        dst: Address,
+        src: Address,
+        bytes: usize,
+    },
+    /// `cp.async.commit_group`.
+    AsyncCommit,
+    /// `cp.async.wait_group pending` (`None`: `cp.async.wait_all`).
+    AsyncWait {
+        pending: Option<usize>,
+    },
     Nothing,
 }
 
@@ -475,6 +488,9 @@ enum PreparedSemantics {
     Atomic(Arc<AtomicUpdate>, bool),
     Collective(Arc<Collective>),
     Barrier(Barrier),
+    AsyncCopy,
+    AsyncCommit,
+    AsyncWait { all: bool },
 }
 
 struct Builder<'p> {
@@ -622,6 +638,9 @@ impl Builder<'_> {
                 PreparedSemantics::Collective(Arc::new(collective))
             }
             Semantics::Barrier(barrier) => PreparedSemantics::Barrier(barrier),
+            Semantics::AsyncCopy => PreparedSemantics::AsyncCopy,
+            Semantics::AsyncCommit => PreparedSemantics::AsyncCommit,
+            Semantics::AsyncWait { all } => PreparedSemantics::AsyncWait { all },
         };
         self.semantics
             .insert(id.clone(), (variant.clone(), shared.clone()));
@@ -647,6 +666,8 @@ impl Builder<'_> {
             let mut sources = Vec::new();
             let mut destinations = Vec::new();
             let mut address = None;
+            // A copy's two addresses: (destination, source).
+            let mut copy_ends: (Option<Address>, Option<Address>) = (None, None);
             // Per operand: its source lanes (for atomics' per-element operands).
             let mut operand_sources: Vec<(&str, Vec<Source>)> = Vec::new();
             for (slot, value) in slots.iter().zip(&instruction.operands) {
@@ -674,7 +695,7 @@ impl Builder<'_> {
                                 Region::Shared(index)
                             }
                         };
-                        if !buffer.space.addressed_by(variant.space()) {
+                        if !buffer.space.addressed_by(variant.operand_space(slot.name)) {
                             let name = match region {
                                 Region::Tensor(param) => &self.program.params[param].name,
                                 Region::Shared(index) => &self.program.shared[index].name,
@@ -686,10 +707,16 @@ impl Builder<'_> {
                                 buffer.space.noun()
                             ));
                         }
-                        address = Some(Address {
+                        let at = Address {
                             region,
                             offset: Linear::new(offset, self.program.atoms.len())?,
-                        });
+                        };
+                        if slot.access == Access::Write {
+                            copy_ends.0 = Some(at.clone());
+                        } else {
+                            copy_ends.1 = Some(at.clone());
+                        }
+                        address = Some(at);
                         continue;
                     }
                     OperandValue::Registers { lanes, .. } if slot.access == Access::Write => {
@@ -807,6 +834,24 @@ impl Builder<'_> {
                     }
                 }
                 PreparedSemantics::Prefetch => Action::Nothing,
+                PreparedSemantics::AsyncCopy => {
+                    let (Some(dst), Some(src)) = copy_ends else {
+                        return Err(format!(
+                            "`{}` without its two addresses",
+                            instruction.opcode
+                        ));
+                    };
+                    let bytes = immediate_of(&operand_sources, "cp-size")
+                        .ok_or_else(|| format!("`{}` without a copy size", instruction.opcode))?;
+                    Action::AsyncCopy { dst, src, bytes }
+                }
+                PreparedSemantics::AsyncCommit => Action::AsyncCommit,
+                PreparedSemantics::AsyncWait { all: true } => Action::AsyncWait { pending: None },
+                PreparedSemantics::AsyncWait { all: false } => Action::AsyncWait {
+                    pending: Some(immediate_of(&operand_sources, "n").ok_or_else(|| {
+                        format!("`{}` without its group count", instruction.opcode)
+                    })?),
+                },
                 PreparedSemantics::Atomic(update, returns_old) => {
                     let address = address.ok_or("an atomic without an address")?;
                     // Per-element operands: `b` (and `c`), lane `e` each;
@@ -911,4 +956,12 @@ fn memory_element_bytes(variant: &Modifiers) -> usize {
         .iter()
         .find(|o| o.kind == OperandKind::Address)
         .map_or(4, |o| (o.ty.carrier_bits() / 8).max(1))
+}
+
+/// The value of immediate operand `name` (`cp-size`, a wait's `n`).
+fn immediate_of(operands: &[(&str, Vec<Source>)], name: &str) -> Option<usize> {
+    match operands.iter().find(|(n, _)| *n == name)?.1.as_slice() {
+        [Source::Value(value)] => usize::try_from(*value).ok(),
+        _ => None,
+    }
 }

@@ -49,6 +49,9 @@ struct Buffer {
     bytes: Vec<u8>,
     /// Written by a thread of this block.
     defined: Vec<bool>,
+    /// Per byte: 0, or the statement number + 1 of the asynchronous copy
+    /// that owns it until its wait.
+    in_flight: Vec<u32>,
     shadow: Shadow,
     /// The bytes accessed since the last reset (empty when none).
     touched: Range<usize>,
@@ -70,8 +73,8 @@ pub(crate) struct SharedMemory {
 }
 
 /// Bytes of host memory one shared byte takes: the byte, its defined
-/// flag and its shadow word.
-const HOST_BYTES_PER_BYTE: usize = 1 + 1 + 8;
+/// flag, its in-flight owner and its shadow word.
+const HOST_BYTES_PER_BYTE: usize = 1 + 1 + 4 + 8;
 
 impl SharedMemory {
     /// Storage for the buffers of `layouts`, in blocks of `block_threads`
@@ -94,9 +97,15 @@ impl SharedMemory {
                 .map_err(|_| refused())?;
             defined.resize(layout.bytes, false);
             let shadow = Shadow::new(layout.bytes, block_threads).ok_or_else(refused)?;
+            let mut in_flight = Vec::new();
+            in_flight
+                .try_reserve_exact(layout.bytes)
+                .map_err(|_| refused())?;
+            in_flight.resize(layout.bytes, 0);
             buffers.push(Buffer {
                 bytes,
                 defined,
+                in_flight,
                 shadow,
                 touched: 0..0,
             });
@@ -113,6 +122,7 @@ impl SharedMemory {
         for buffer in &mut self.buffers {
             let touched = std::mem::replace(&mut buffer.touched, 0..0);
             buffer.defined[touched.clone()].fill(false);
+            buffer.in_flight[touched.clone()].fill(0);
             buffer.shadow.clear(touched);
         }
         self.epoch = 0;
@@ -165,6 +175,13 @@ impl SharedMemory {
                 bytes: size,
             }));
         }
+        if let Some(i) = memory.in_flight[at..at + size].iter().position(|s| *s != 0) {
+            return Err(SharedFault::Kind(FaultKind::AsyncCopyInFlight {
+                buffer: name(),
+                offset: at + i,
+                copy: memory.in_flight[at + i] as usize - 1,
+            }));
+        }
         memory.touched = if memory.touched.is_empty() {
             at..at + size
         } else {
@@ -183,6 +200,44 @@ impl SharedMemory {
             }));
         }
         Ok(at)
+    }
+
+    /// An asynchronous copy (of statement number `statement`) into `size`
+    /// bytes at `offset`: checked and recorded as a write of `thread` now,
+    /// its bytes owned by the copy (any access faults) until
+    /// [`Self::complete_copy`].
+    pub fn begin_copy(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        size: usize,
+        thread: u64,
+        statement: usize,
+    ) -> Result<usize, SharedFault> {
+        let at = self.access(buffer, offset, size, thread, Touch::Write)?;
+        let owner = u32::try_from(statement + 1).unwrap_or(u32::MAX);
+        // The owner's number names the copy in a fault (`copy`, below).
+        self.buffers[buffer].in_flight[at..at + size].fill(owner);
+        Ok(at)
+    }
+
+    /// The copy into `data.len()` bytes at `at` lands (its thread's wait):
+    /// a write of `thread` in the current phase, so other threads see it
+    /// only after a barrier.
+    pub fn complete_copy(
+        &mut self,
+        buffer: usize,
+        at: usize,
+        data: &[u8],
+        thread: u64,
+    ) -> Result<(), SharedFault> {
+        let size = data.len();
+        self.buffers[buffer].in_flight[at..at + size].fill(0);
+        self.access(buffer, at as i64, size, thread, Touch::Write)?;
+        let memory = &mut self.buffers[buffer];
+        memory.bytes[at..at + size].copy_from_slice(data);
+        memory.defined[at..at + size].fill(true);
+        Ok(())
     }
 
     /// `size` bytes at `at` of buffer `buffer`, little-endian (checked by

@@ -105,7 +105,7 @@ fn statement(apply: &Apply) -> Statement {
                             buffer: *buffer,
                             offset: memory_access(view, &index, slot.lanes).1,
                             generic: buffer.space == MemorySpace::Global
-                                && apply.form.space() == Space::Generic,
+                                && apply.form.operand_space(slot.name) == Space::Generic,
                         },
                         Value::Scalar { param, dtype, .. } => OperandValue::Param {
                             param: *param,

@@ -376,6 +376,26 @@ impl Poly {
         out
     }
 
+    /// The polynomial with every occurrence of `atom` replaced by `by`.
+    pub fn substitute(&self, atom: AtomId, by: &Poly) -> Poly {
+        if !self.contains(atom) {
+            return self.clone();
+        }
+        let mut out = Poly::default();
+        for (monomial, coef) in self.terms() {
+            let mut term = Poly::constant(coef);
+            for a in monomial {
+                term = if *a == atom {
+                    term.mul(by)
+                } else {
+                    term.mul(&Poly::atom(*a))
+                };
+            }
+            out = out.add(&term);
+        }
+        out
+    }
+
     /// The part of the polynomial made of monomials that contain `atom`,
     /// divided by `atom` (its "coefficient"), and the rest.
     pub fn split_on(&self, atom: AtomId) -> (Poly, Poly) {

@@ -470,7 +470,7 @@ pub fn generate(
                 name: choices.special.unwrap_or(names[0]).to_string(),
                 span: S,
             }),
-            OperandKind::Address if matches!(m.space(), Space::Shared { .. }) => {
+            OperandKind::Address if matches!(m.operand_space(op.name), Space::Shared { .. }) => {
                 let t = format!("m{i}");
                 let dtype = tensor_dtype(dtype_for(ty));
                 // One element a CTA, or a row per thread; either way the
@@ -650,6 +650,10 @@ pub fn generate(
     } else {
         apply(&m.opcode_text(), apply_operands)
     };
+    // An asynchronous copy lands at its wait, before anything reads it.
+    if m.effect() == Effect::AsyncCopy {
+        after.insert(0, apply("cp.async.wait_all", Vec::new()));
+    }
     // A value crossing a CTA barrier through shared memory.
     let mut exchange_in = Vec::new();
     let mut exchange_out = Vec::new();

@@ -253,6 +253,13 @@ pub enum Semantics {
     Collective(Collective),
     /// A CTA barrier.
     Barrier(Barrier),
+    /// `cp.async`: global to shared, landing at the thread's wait.
+    AsyncCopy,
+    /// `cp.async.commit_group`.
+    AsyncCommit,
+    /// `cp.async.wait_group n` (`all: false`, `n` its operand) or
+    /// `cp.async.wait_all`.
+    AsyncWait { all: bool },
 }
 
 /// Why a variant has no semantics.
@@ -281,6 +288,15 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         Effect::Load { .. } if modelled => return Ok(Semantics::Load),
         Effect::Store if modelled => return Ok(Semantics::Store),
         Effect::Prefetch if modelled => return Ok(Semantics::Prefetch),
+        Effect::AsyncCopy if modelled => return Ok(Semantics::AsyncCopy),
+        Effect::AsyncGroup if modelled => {
+            return match variant.form.mnemonic {
+                "cp.async.commit_group" => Ok(Semantics::AsyncCommit),
+                "cp.async.wait_group" => Ok(Semantics::AsyncWait { all: false }),
+                "cp.async.wait_all" => Ok(Semantics::AsyncWait { all: true }),
+                _ => Err(missing()),
+            };
+        }
         Effect::Atomic { returns_old } if modelled => {
             let update = atomic_update(variant).ok_or_else(missing)?;
             return Ok(Semantics::Atomic {

@@ -345,6 +345,19 @@ catalogue! {
         /// A `.cta` or `.cluster` atomic on an element threads of several
         /// CTAs can reach.
         ATOMIC_SCOPE = 409, "atomic whose scope is narrower than the threads that reach it";
+        /// An access to shared bytes an asynchronous copy may still be
+        /// writing (before the wait that retires its group).
+        ASYNC_IN_FLIGHT = 410, "access to bytes an asynchronous copy may still be writing";
+        /// Another thread's access to bytes a retired copy wrote, with no
+        /// CTA barrier after the wait.
+        ASYNC_UNPUBLISHED = 411, "access to another thread's copied bytes before a barrier";
+        /// A copy that may be pending where the kernel ends.
+        ASYNC_NEVER_WAITED = 412, "asynchronous copy never waited for";
+        /// A store to global bytes a pending copy may still read.
+        ASYNC_SOURCE_WRITTEN = 413, "store to the source of a pending asynchronous copy";
+        /// A copy into shared bytes other threads may still access, with
+        /// no CTA barrier in between (a stage refilled before it is empty).
+        ASYNC_COPY_RACE = 414, "asynchronous copy into bytes other threads may still access";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

@@ -11,10 +11,11 @@
 //! - **per apply** (bounds, order, alignment, convergence): run by semantic
 //!   analysis as it adds each apply to the checked kernel, so their errors
 //!   come in statement order and a failed apply is not checked further;
-//! - **whole kernel** (registers, races, the register budget): run over the
-//!   finished checked kernel, once.
+//! - **whole kernel** (registers, races, async ownership, the register
+//!   budget): run over the finished checked kernel, once.
 
 pub(crate) mod alignment;
+pub(crate) mod async_copies;
 pub(crate) mod bounds;
 pub mod budget;
 pub(crate) mod convergence;
@@ -48,6 +49,12 @@ pub enum Obligation {
     /// rule for global tensors) and `shared_races` (shared buffers, by
     /// barrier epoch, over the same engine).
     RaceFree,
+    /// The shared bytes an asynchronous copy (`cp.async`) writes are
+    /// touched by nothing from its issue until a wait retires its group,
+    /// and by other threads only after a CTA barrier that follows the
+    /// wait; no store meets the global bytes a pending copy reads, and no
+    /// copy is pending where the kernel ends: `async_copies`.
+    AsyncOwnership,
     /// Every collective and barrier is reached by all threads of its scope
     /// together: `convergence`.
     Converged,

@@ -1109,7 +1109,7 @@ fn agree(records: &[AccessParts<'_>], axis: usize, candidate: &Separation) -> bo
 
 /// The length of the bytes from `view`'s offset that contain every byte it
 /// reaches (constant non-negative strides; `None` otherwise or when empty).
-fn byte_span(view: &Layout) -> Option<i128> {
+pub(crate) fn byte_span(view: &Layout) -> Option<i128> {
     let mut last = 0i128;
     for (len, stride) in view.shape.iter().zip(&view.strides) {
         match (len.as_const()?, stride.as_const()?) {
@@ -1335,6 +1335,15 @@ impl<'t> RaceWalk<'t> {
                 continue;
             };
             let store = operand.slot.access == Access::Write;
+            // An asynchronous copy's shared destination is the async
+            // ownership obligation's (`async_copies`): its bytes are
+            // written between issue and wait, not in one epoch.
+            if store
+                && buffer.space == MemorySpace::Shared
+                && apply.form.effect() == Effect::AsyncCopy
+            {
+                continue;
+            }
             let atomic = atomic_of(&apply.form);
             let (prover, pinned) = match self.last.take() {
                 Some(last) if last.0.facts() == apply.facts.as_slice() => last,

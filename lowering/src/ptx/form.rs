@@ -413,6 +413,17 @@ impl Modifiers {
         Space::from_token(self.get(Slot::Space))
     }
 
+    /// The state space the address operand `operand` points into: a
+    /// copy's source has its own slot (`cp.async.cg.shared.global [dst],
+    /// [src]`: `src` is global), every other address the form's
+    /// [`Modifiers::space`].
+    pub fn operand_space(&self, operand: &str) -> Space {
+        match self.get(Slot::Src) {
+            Some(src) if operand == "src" => Space::from_token(Some(src)),
+            _ => self.space(),
+        }
+    }
+
     /// Whether kernels may use this variant: the form's own
     /// [`InstructionForm::usable`], and memory only in the spaces kernels
     /// have (global tensors, reached by global or generic addresses).

@@ -65,7 +65,7 @@ use crate::program::{
 };
 use crate::prove::convergence::{self, ControlFrame, LoopUniformity, Uniformities};
 use crate::prove::races::{self, LoopClass, Threads};
-use crate::prove::{budget, registers};
+use crate::prove::{async_copies, budget, registers};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand, Usability};
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
@@ -1404,6 +1404,18 @@ impl<'k> Checker<'k> {
             },
         );
         for diag in races {
+            self.diags.push(diag);
+        }
+        let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
+        let ownership = async_copies::prove(
+            &self.body,
+            &async_copies::Context {
+                threads: self.threads(),
+                shared_names: &shared_names,
+                param_names: &param_names,
+            },
+        );
+        for diag in ownership {
             self.diags.push(diag);
         }
         let tiles: Vec<(&Tile, SpanId)> = self.tiles.iter().map(|t| (&t.tile, t.span)).collect();

@@ -7,7 +7,7 @@ use crate::dtype::DType;
 use crate::layout::{StaticLayout as Layout, shape_text};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
 use crate::ptx::types::literal_bits;
-use crate::ptx::{Modifiers, PtxType};
+use crate::ptx::{Modifiers, PtxType, Slot};
 
 use super::{Checker, TileState, Value};
 use crate::checked::advance;
@@ -110,9 +110,14 @@ impl Checker<'_> {
                 }
                 // The state space of the form and of the operand agree.
                 (OperandKind::Address, Value::Memory { buffer, name, .. })
-                    if !buffer.space.addressed_by(form.space()) =>
+                    if !buffer.space.addressed_by(form.operand_space(slot.name)) =>
                 {
                     let help = match buffer.space {
+                        // A copy's source space is fixed by its family.
+                        MemorySpace::Shared if form.get(Slot::Src).is_some() => format!(
+                            "`{opcode}` copies from global memory: its `{}` is a tensor parameter",
+                            slot.name
+                        ),
                         MemorySpace::Shared => {
                             format!("use the `.shared` form: `{}`", shared_spelling(&opcode))
                         }
@@ -125,7 +130,7 @@ impl Checker<'_> {
                             format!(
                                 "`{name}` is a {}, but `{opcode}` addresses {} memory",
                                 buffer.space.noun(),
-                                space_name(form)
+                                space_name(form.operand_space(slot.name))
                             ),
                         )
                         .with_help(help),
@@ -694,8 +699,8 @@ pub(super) fn join_alternatives(items: &[String]) -> String {
 }
 
 /// The state space a memory form addresses, for messages.
-fn space_name(form: &Modifiers) -> &'static str {
-    match form.space() {
+fn space_name(space: crate::ptx::Space) -> &'static str {
+    match space {
         crate::ptx::Space::Generic => "generic (global)",
         crate::ptx::Space::Global => "global",
         crate::ptx::Space::Shared { cluster: true } => "cluster shared",

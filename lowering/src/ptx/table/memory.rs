@@ -72,9 +72,6 @@ const L2_PRIORITY: &[&str] = &[
     "L2::evict_unchanged",
 ];
 
-/// The 64-bit cache policy of the `.L2::cache_hint` forms (from `createpolicy`).
-const POLICY: OperandSlot = reg("policy", R, TypeRef::Fixed(PtxType::B64));
-
 /// The forms of this family, in lookup order. The plain `ld`/`st` forms come
 /// last among their mnemonic's: an incomplete opcode (`ld.global.v2`) is
 /// explained by the last form that got furthest, so it names the missing type.

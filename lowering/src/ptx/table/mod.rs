@@ -7,6 +7,7 @@
 //! (`lowering/tests/certify.rs`) then check it against ptxas in both
 //! directions, and `docs/ptx-table.md` is regenerated from it.
 
+pub mod async_copy;
 pub mod compare;
 pub mod convert;
 pub mod data;
@@ -225,6 +226,53 @@ const MOV_TYPES: &[&str] = &[
 ];
 const FP8_PAIRS: &[&str] = &["e4m3x2", "e5m2x2"];
 
+/// The 64-bit cache policy of the `.L2::cache_hint` forms (from `createpolicy`).
+const POLICY: OperandSlot = reg("policy", R, TypeRef::Fixed(PtxType::B64));
+
+/// A form without packing: its usability, then its effect, last.
+#[allow(clippy::too_many_arguments)]
+const fn form(
+    id: &'static str,
+    mnemonic: &'static str,
+    slots: &'static [ModifierSlot],
+    operands: &'static [OperandSlot],
+    rule: fn(&super::form::Modifiers) -> Result<(), super::form::Violation>,
+    requires: fn(&super::form::Modifiers, crate::target::Target) -> crate::target::Requirement,
+    summary: &'static str,
+    usable: Usability,
+    effect: Effect,
+) -> InstructionForm {
+    InstructionForm {
+        id,
+        mnemonic,
+        slots,
+        operands,
+        rule,
+        requires,
+        packing: Packing::None,
+        summary,
+        effect,
+        usable,
+    }
+}
+
+/// An address `[a]` of `lanes` elements of type `ty`.
+const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> OperandSlot {
+    OperandSlot {
+        name,
+        access,
+        kind: OperandKind::Address,
+        ty: TypeRef::Fixed(ty),
+        lanes: Lanes::Fixed(lanes),
+        braced: false,
+        imm: false,
+        sink: false,
+        piped: false,
+        after_pipe: false,
+        own_braces: false,
+    }
+}
+
 /// The families, in lookup order.
 pub static FAMILIES: &[(&str, &[InstructionForm])] = &[
     ("memory", memory::FORMS),
@@ -235,6 +283,7 @@ pub static FAMILIES: &[(&str, &[InstructionForm])] = &[
     ("half precision", half::FORMS),
     ("comparison and selection", compare::FORMS),
     ("warp-level", warp::FORMS),
+    ("asynchronous copies", async_copy::FORMS),
     ("not yet usable", registered::FORMS),
 ];
 

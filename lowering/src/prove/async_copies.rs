@@ -1,0 +1,1094 @@
+//! The async-ownership obligation: the shared bytes a `cp.async` writes
+//! belong to the copy from its issue until a wait retires its group, and
+//! to the issuing thread alone until a CTA barrier after that wait.
+//!
+//! **Model** (PTX ISA, "Data movement: cp.async"): a thread's copies join a
+//! group at its next `cp.async.commit_group`; `cp.async.wait_group n` waits
+//! until at most the `n` most recent of the thread's committed groups are
+//! pending, so a copy is retired there when at least `n + 1` commits ran
+//! since it was issued (`cp.async.wait_all` retires every copy, committed
+//! or not). A retired copy's bytes are visible to its own thread; other
+//! threads see them after a CTA barrier that follows the wait.
+//!
+//! **The walk** follows one thread of the CTA through the checked body
+//! with the set of copies that may be in flight ([`Copy`]), each with the
+//! range of commits since its issue (pending) or retired but not yet
+//! published by a barrier. An `if` walks both arms and joins them (a copy
+//! pending on either path is pending); a `pred` on a wait makes it retire
+//! nothing, on a commit it may or may not count. A runtime loop is walked
+//! iteration by iteration: the first [`EXACT_ITERATIONS`] with the loop
+//! variable known (`k = start + j * step`, so a prologue's stage `1` and
+//! the first iteration's `k % 3` are told apart), then until the state at
+//! the loop head stops changing. At each back edge the copies issued in the
+//! body are re-expressed in the next iteration's loop variable (`k % 3` of
+//! the previous iteration is `(k - 1) % 3`); after [`SHIFT_LIMIT`] back
+//! edges, or at the loop's exit, what depends on the loop is forgotten.
+//!
+//! **Rules.** An access to shared bytes that a pending copy may write is an
+//! error (TK0410: read before the wait, a refill of a stage in flight), as
+//! is an access by another thread to bytes a retired copy wrote, before a
+//! CTA barrier (TK0411), a store to global bytes a pending copy may still
+//! read (TK0413), and a copy still pending where the kernel ends (TK0412).
+//! Two footprints are apart when on one axis of the buffer their intervals
+//! are provably disjoint: by the facts in scope, by the ranges of every
+//! thread's indices, or as two remainders `x % m` and `(x + c) % m` with
+//! `c` not a multiple of `m` (ring stages). Whether a retired copy's bytes
+//! are the accessing thread's own is the separation engine's question
+//! (`super::races`).
+//!
+//! The refill of a stage after other threads read it is the race
+//! obligation's (`super::shared_races`: the copy is a write in its issue
+//! epoch). Guarantee: in a kernel this obligation accepts, no access meets
+//! a copy's destination bytes before the copy is retired for that thread,
+//! and no copy is pending when the kernel ends.
+
+use crate::checked::{Apply, Loop, Node, Value};
+use crate::diag::{Code, Diagnostic, SpanId};
+use crate::layout::Layout;
+use crate::memory::MemorySpace;
+use crate::program::Cond;
+use crate::ptx::form::{Access, Effect};
+use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, Prover};
+
+use super::races::{Digit, Separation, Threads, byte_span};
+
+/// Iterations of a runtime loop walked with the loop variable's value known.
+const EXACT_ITERATIONS: u32 = 10;
+/// Back edges after which a copy's loop-dependent indices are forgotten.
+const SHIFT_LIMIT: u32 = 12;
+/// Iterations after which a loop's walk stops (the state has converged
+/// long before in any kernel; past it every copy of the body is forgotten).
+const ITERATION_LIMIT: u32 = 64;
+/// Commits counted exactly: a wait's `n` is at most 255, so more commits
+/// than this retire a copy whatever the wait.
+const COMMIT_CAP: u32 = 256;
+
+/// The bytes an access reaches, per axis of its buffer, then the flat byte
+/// offset: `[start, start + len)`, with `start` possibly differing between
+/// threads (its range bounds them all). `None`: anywhere.
+type Footprint = Vec<Option<(Poly, i128)>>;
+
+/// Where a copy stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Status {
+    /// Not yet retired: between `lo` and `hi` commits ran since its issue.
+    Pending { lo: u32, hi: u32 },
+    /// Retired for its own thread; other threads wait for a barrier.
+    Retired,
+}
+
+/// A copy that may be in flight, or retired but not yet published.
+#[derive(Debug, Clone, PartialEq)]
+struct Copy {
+    /// The `apply`'s number, opcode and destination span.
+    number: usize,
+    opcode: String,
+    span: SpanId,
+    buffer: usize,
+    /// The destination's bytes, in the current iteration's atoms.
+    footprint: Footprint,
+    /// The global tensor it reads and the bytes there.
+    source: Option<(usize, Footprint)>,
+    /// How the destination separates threads (for [`Status::Retired`]):
+    /// dropped where a back edge makes it stale.
+    separations: Vec<Vec<Separation>>,
+    pinned: Vec<(Digit, i128)>,
+    status: Status,
+    /// The runtime loops around its issue (their first atoms).
+    loops: Vec<AtomId>,
+    /// Back edges crossed since its issue.
+    shifts: u32,
+}
+
+impl Copy {
+    /// The same copy on two paths (everything but its status).
+    fn same(&self, other: &Copy) -> bool {
+        self.number == other.number
+            && self.span == other.span
+            && self.footprint == other.footprint
+            && self.source == other.source
+            && self.loops == other.loops
+            && self.shifts == other.shifts
+    }
+}
+
+/// A shared access since the last CTA barrier: a copy issued now must not
+/// meet it unless it is the copying thread's own.
+#[derive(Debug, Clone, PartialEq)]
+struct Touch {
+    span: SpanId,
+    buffer: usize,
+    footprint: Footprint,
+    separations: Vec<Vec<Separation>>,
+    pinned: Vec<(Digit, i128)>,
+    loops: Vec<AtomId>,
+    shifts: u32,
+}
+
+/// What one thread may have outstanding at a point: its copies, and the
+/// shared accesses of the CTA no barrier has ordered yet.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct State {
+    copies: Vec<Copy>,
+    touches: Vec<Touch>,
+}
+
+/// Joins two paths' states: a copy pending on either is pending, with the
+/// commit ranges of both; the touches of both.
+fn join(mut a: State, b: State) -> State {
+    for copy in b.copies {
+        match a.copies.iter_mut().find(|c| c.same(&copy)) {
+            Some(found) => found.status = join_status(found.status, copy.status),
+            None => a.copies.push(copy),
+        }
+    }
+    for touch in b.touches {
+        if !a.touches.contains(&touch) {
+            a.touches.push(touch);
+        }
+    }
+    a
+}
+
+fn join_status(a: Status, b: Status) -> Status {
+    match (a, b) {
+        (Status::Retired, Status::Retired) => Status::Retired,
+        (Status::Pending { lo, hi }, Status::Retired)
+        | (Status::Retired, Status::Pending { lo, hi }) => Status::Pending { lo, hi: hi.max(lo) },
+        (Status::Pending { lo: l1, hi: h1 }, Status::Pending { lo: l2, hi: h2 }) => {
+            Status::Pending {
+                lo: l1.min(l2),
+                hi: h1.max(h2),
+            }
+        }
+    }
+}
+
+/// Whether `a` holds everything `b` does (the loop head has converged).
+fn subsumes(a: &State, b: &State) -> bool {
+    b.touches.iter().all(|t| a.touches.contains(t))
+        && b.copies.iter().all(|copy| {
+            a.copies.iter().any(|c| {
+                c.same(copy)
+                    && match (c.status, copy.status) {
+                        (Status::Pending { lo, hi }, Status::Pending { lo: l2, hi: h2 }) => {
+                            lo <= l2 && h2 <= hi
+                        }
+                        (Status::Pending { .. }, Status::Retired) => true,
+                        (Status::Retired, Status::Retired) => true,
+                        (Status::Retired, Status::Pending { .. }) => false,
+                    }
+            })
+        })
+}
+
+/// What the obligation reads besides the checked body.
+pub(crate) struct Context<'a> {
+    pub threads: Threads<'a>,
+    /// The name of each shared buffer and each parameter, by index.
+    pub shared_names: &'a [String],
+    pub param_names: &'a [String],
+}
+
+/// The async-ownership obligation over the checked body (module doc).
+pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
+    if !has_copies(body) {
+        return Vec::new();
+    }
+    let mut walk = Walk {
+        context,
+        atoms: context.threads.atoms.clone(),
+        exact: Vec::new(),
+        loops: Vec::new(),
+        diags: Vec::new(),
+        reported: Vec::new(),
+    };
+    let end = walk.block(body, State::default());
+    // One missing wait, one error: at the first copy still pending.
+    let mut pending: Vec<&Copy> = end
+        .copies
+        .iter()
+        .filter(|c| matches!(c.status, Status::Pending { .. }))
+        .collect();
+    pending.sort_by_key(|c| c.number);
+    pending.dedup_by_key(|c| c.number);
+    if let Some(first) = pending.first() {
+        let mut diag = Diagnostic::new(
+            Code::ASYNC_NEVER_WAITED,
+            first.span,
+            format!(
+                "this `{}` (statement {}) may still be in flight when the kernel ends",
+                first.opcode, first.number
+            ),
+        )
+        .with_help("retire it before the kernel ends: `apply(ptx[\"cp.async.wait_all\"])`");
+        let others: Vec<String> = pending[1..].iter().map(|c| c.number.to_string()).collect();
+        if !others.is_empty() {
+            diag = diag.with_note(format!(
+                "the copies of statements {} may be in flight there too",
+                others.join(", ")
+            ));
+        }
+        walk.report(diag);
+    }
+    walk.diags
+}
+
+/// Whether the body issues an asynchronous copy anywhere.
+fn has_copies(body: &[Node]) -> bool {
+    body.iter().any(|node| match node {
+        Node::Apply(apply) => apply.form.effect() == Effect::AsyncCopy,
+        Node::If {
+            then, otherwise, ..
+        } => has_copies(then) || has_copies(otherwise),
+        Node::Loop(looped) => has_copies(&looped.body),
+        _ => false,
+    })
+}
+
+struct Walk<'c> {
+    context: &'c Context<'c>,
+    /// The kernel's atoms, and the remainders of shifted loop variables
+    /// the walk adds.
+    atoms: Atoms,
+    /// Loops walked at a known iteration: the variable and its value.
+    exact: Vec<(AtomId, AtomId, Poly)>,
+    /// The first atoms of the runtime loops around the current point.
+    loops: Vec<AtomId>,
+    diags: Vec<Diagnostic>,
+    /// Each (span, code) reported once, whichever iteration found it.
+    reported: Vec<(SpanId, Code)>,
+}
+
+impl Walk<'_> {
+    fn report(&mut self, diag: Diagnostic) {
+        if !self.reported.contains(&(diag.span, diag.code)) {
+            self.reported.push((diag.span, diag.code));
+            self.diags.push(diag);
+        }
+    }
+
+    fn block(&mut self, body: &[Node], mut state: State) -> State {
+        for node in body {
+            state = match node {
+                Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply, state),
+                Node::CtaBarrier => {
+                    state.copies.retain(|c| c.status != Status::Retired);
+                    state.touches.clear();
+                    state
+                }
+                Node::If {
+                    cond: Some(_),
+                    then,
+                    otherwise,
+                } => {
+                    let then_state = self.block(then, state.clone());
+                    let else_state = self.block(otherwise, state);
+                    join(then_state, else_state)
+                }
+                Node::If {
+                    cond: None,
+                    then,
+                    otherwise,
+                } => {
+                    let state = self.block(then, state);
+                    self.block(otherwise, state)
+                }
+                Node::Loop(looped) => self.looped(looped, state),
+                Node::Apply(_) | Node::Define(_) | Node::Havoc(_) | Node::CondRead(_) => state,
+            };
+        }
+        state
+    }
+
+    /// A runtime loop (module doc): iteration by iteration until the head
+    /// converges; the state after it joins every iteration's exit (and the
+    /// entry: the loop may not run).
+    fn looped(&mut self, looped: &Loop, entry: State) -> State {
+        let Some(header) = &looped.header else {
+            // Bounds that failed to check: one pass, its error is the one
+            // to fix.
+            return self.block(&looped.body, entry);
+        };
+        self.loops.push(looped.first_atom);
+        let mut exits = entry.clone();
+        let mut head = entry;
+        for j in 0..ITERATION_LIMIT {
+            let exact = j < EXACT_ITERATIONS;
+            if exact {
+                let value = header.start.add(&header.step.scale(i128::from(j)));
+                self.exact.push((header.var, looped.first_atom, value));
+            }
+            let end = self.block(&looped.body, head.clone());
+            if exact {
+                self.exact.pop();
+            }
+            exits = join(exits, end.clone());
+            let next = self.back_edge(
+                end,
+                looped,
+                header.var,
+                &header.step,
+                j + 1 >= ITERATION_LIMIT,
+            );
+            if !exact && subsumes(&head, &next) {
+                break;
+            }
+            head = if exact { next } else { join(head, next) };
+        }
+        self.loops.pop();
+        // After the loop its variable means nothing: forget what depends on it.
+        let first = looped.first_atom;
+        let copies = exits
+            .copies
+            .into_iter()
+            .map(|c| self.forget_loop(c, first))
+            .collect();
+        let touches = exits
+            .touches
+            .into_iter()
+            .map(|t| forget_touch(t, first))
+            .collect();
+        join(State::default(), State { copies, touches })
+    }
+
+    /// The copies at the end of an iteration, as the next one sees them.
+    fn back_edge(
+        &mut self,
+        end: State,
+        looped: &Loop,
+        var: AtomId,
+        step: &Poly,
+        last: bool,
+    ) -> State {
+        let previous = Poly::atom(var).sub(step);
+        let first = looped.first_atom;
+        let mut touches = Vec::new();
+        for mut touch in end.touches {
+            if touch.loops.contains(&first) {
+                touch.shifts += 1;
+                if touch.shifts > SHIFT_LIMIT || last {
+                    touch = forget_touch(touch, first);
+                } else {
+                    touch.footprint = touch
+                        .footprint
+                        .iter()
+                        .map(|axis| self.shift_axis(axis, var, &previous, first))
+                        .collect();
+                    drop_stale_separations(&mut touch.separations, first);
+                }
+            }
+            touches.push(touch);
+        }
+        let mut out = State {
+            copies: Vec::new(),
+            touches: Vec::new(),
+        };
+        out = join(
+            out,
+            State {
+                copies: Vec::new(),
+                touches,
+            },
+        );
+        for mut copy in end.copies {
+            if copy.loops.contains(&looped.first_atom) {
+                copy.shifts += 1;
+                if copy.shifts > SHIFT_LIMIT || last {
+                    copy = self.forget_loop(copy, looped.first_atom);
+                } else {
+                    let first = looped.first_atom;
+                    copy.footprint = copy
+                        .footprint
+                        .iter()
+                        .map(|axis| self.shift_axis(axis, var, &previous, first))
+                        .collect();
+                    if let Some((param, footprint)) = copy.source.take() {
+                        let footprint = footprint
+                            .iter()
+                            .map(|axis| self.shift_axis(axis, var, &previous, first))
+                            .collect();
+                        copy.source = Some((param, footprint));
+                    }
+                    drop_stale_separations(&mut copy.separations, first);
+                }
+            }
+            out = join(
+                out,
+                State {
+                    copies: vec![copy],
+                    touches: Vec::new(),
+                },
+            );
+        }
+        out
+    }
+
+    fn shift_axis(
+        &mut self,
+        axis: &Option<(Poly, i128)>,
+        var: AtomId,
+        by: &Poly,
+        first: AtomId,
+    ) -> Option<(Poly, i128)> {
+        let (start, len) = axis.as_ref()?;
+        let start = self.substitute(start, var, by, first, true)?;
+        Some((start, *len))
+    }
+
+    /// A copy of loop `first`'s body, seen after the loop or past the
+    /// shift limit: its loop-dependent indices become "anywhere", and it
+    /// counts as issued once, outside the loop (so its copies merge).
+    fn forget_loop(&mut self, mut copy: Copy, first: AtomId) -> Copy {
+        if !copy.loops.contains(&first) {
+            return copy;
+        }
+        let depends = |axis: &Option<(Poly, i128)>| {
+            axis.as_ref()
+                .is_some_and(|(start, _)| start.atoms().iter().any(|a| *a >= first))
+        };
+        for axis in &mut copy.footprint {
+            if depends(axis) {
+                *axis = None;
+            }
+        }
+        if let Some((_, footprint)) = &mut copy.source {
+            for axis in footprint.iter_mut() {
+                if depends(axis) {
+                    *axis = None;
+                }
+            }
+        }
+        drop_stale_separations(&mut copy.separations, first);
+        copy.loops.retain(|l| *l < first);
+        copy.shifts = 0;
+        copy
+    }
+
+    /// `p` with loop variable `var` replaced by `by`, through the
+    /// remainders of it the body computes (`k % 3` becomes `(k - 1) % 3`,
+    /// or `1` for a known `k`). `stale_others`: other atoms of the loop
+    /// body (an inner loop's variable, a value read from a register) are
+    /// another iteration's values, so `p` cannot be re-expressed (`None`);
+    /// otherwise they are kept.
+    fn substitute(
+        &mut self,
+        p: &Poly,
+        var: AtomId,
+        by: &Poly,
+        first: AtomId,
+        stale_others: bool,
+    ) -> Option<Poly> {
+        let mut out = p.clone();
+        for atom in p.atoms() {
+            if atom == var || atom < first {
+                continue;
+            }
+            let replacement = match self.atoms.get(atom).kind.clone() {
+                AtomKind::Computed(op, args) if args.iter().any(|a| self.mentions(a, var)) => {
+                    let args = args
+                        .iter()
+                        .map(|a| self.substitute(a, var, by, first, stale_others))
+                        .collect::<Option<Vec<Poly>>>()?;
+                    self.computed(op, args)?
+                }
+                _ if stale_others => return None,
+                _ => continue,
+            };
+            out = out.substitute(atom, &replacement);
+        }
+        Some(out.substitute(var, by))
+    }
+
+    /// Whether `p` depends on atom `var`, directly or through computed atoms.
+    fn mentions(&self, p: &Poly, var: AtomId) -> bool {
+        p.atoms().into_iter().any(|atom| {
+            atom == var
+                || match &self.atoms.get(atom).kind {
+                    AtomKind::Computed(_, args) => args.iter().any(|a| self.mentions(a, var)),
+                    _ => false,
+                }
+        })
+    }
+
+    /// `op(args)`: a constant when the arguments are, a remainder by a
+    /// constant as an atom of the walk's table, else unknown.
+    fn computed(&mut self, op: ComputedOp, args: Vec<Poly>) -> Option<Poly> {
+        let constants: Option<Vec<i128>> = args.iter().map(Poly::as_const).collect();
+        if let Some(values) = constants {
+            return evaluate(op, &values).map(Poly::constant);
+        }
+        let modulus = match (op, args.get(1).and_then(Poly::as_const)) {
+            (ComputedOp::Rem, Some(m)) if m >= 1 => m,
+            _ => return None,
+        };
+        let kind = AtomKind::Computed(op, args);
+        let existing = self
+            .atoms
+            .iter()
+            .find(|(_, a)| a.kind == kind)
+            .map(|(id, _)| id);
+        let id = match existing {
+            Some(id) => id,
+            None => self.atoms.push(crate::sym::Atom {
+                name: "a remainder of an earlier iteration".into(),
+                kind,
+                lo: 0,
+                hi: modulus - 1,
+            }),
+        };
+        Some(Poly::atom(id))
+    }
+
+    fn apply(&mut self, apply: &Apply, mut state: State) -> State {
+        let effect = apply.form.effect();
+        for operand in &apply.operands {
+            let Value::Memory {
+                buffer, view, name, ..
+            } = &operand.value
+            else {
+                continue;
+            };
+            let write = operand.slot.access == Access::Write;
+            let footprint = footprint(view);
+            match buffer.space {
+                MemorySpace::Shared => {
+                    let access = SharedOperand {
+                        span: operand.span,
+                        name,
+                        buffer: buffer.index,
+                        view,
+                        footprint: &footprint,
+                        write,
+                    };
+                    self.shared_access(apply, &access, &state.copies);
+                    if effect == Effect::AsyncCopy && write {
+                        self.copy_after_touches(apply, &access, &state.touches);
+                    } else {
+                        let touch = self.touch(apply, &access);
+                        if !state.touches.contains(&touch) {
+                            state.touches.push(touch);
+                        }
+                    }
+                }
+                MemorySpace::Global if write => self.global_store(
+                    apply,
+                    operand.span,
+                    name,
+                    buffer.index,
+                    &footprint,
+                    &state.copies,
+                ),
+                MemorySpace::Global => {}
+            }
+        }
+        match effect {
+            Effect::AsyncCopy => {
+                if let Some(copy) = self.issue(apply) {
+                    state.copies.push(copy);
+                }
+            }
+            Effect::AsyncGroup => self.group(apply, &mut state.copies),
+            _ => {}
+        }
+        state
+    }
+
+    /// The touch a shared access leaves until the next barrier.
+    fn touch(&self, apply: &Apply, access: &SharedOperand<'_>) -> Touch {
+        let threads = &self.context.threads;
+        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
+        Touch {
+            span: access.span,
+            buffer: access.buffer,
+            footprint: access.footprint.clone(),
+            separations: threads.separations(access.view, &prover),
+            pinned: threads.pinned_digits(&prover),
+            loops: self.loops.clone(),
+            shifts: 0,
+        }
+    }
+
+    /// A copy into shared bytes against the accesses no barrier has
+    /// ordered before it: only the copying thread's own may meet it.
+    fn copy_after_touches(&mut self, apply: &Apply, access: &SharedOperand<'_>, touches: &[Touch]) {
+        for touch in touches.iter().filter(|t| t.buffer == access.buffer) {
+            let here = self.at_iteration(access.footprint, &touch.loops);
+            if self.apart(&touch.footprint, &here, &apply.facts)
+                || self.own_bytes(&touch.separations, &touch.pinned, apply, access.view)
+            {
+                continue;
+            }
+            self.report(
+                Diagnostic::new(
+                    Code::ASYNC_COPY_RACE,
+                    access.span,
+                    format!(
+                        "this `{}` may overwrite bytes of `{}` that other threads access with no CTA barrier in between",
+                        apply.opcode, access.name
+                    ),
+                )
+                .with_help(
+                    "put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` between the other threads' last access and this copy",
+                ),
+            );
+            return;
+        }
+    }
+
+    /// The copy an async `apply` issues.
+    fn issue(&self, apply: &Apply) -> Option<Copy> {
+        let mut dst = None;
+        let mut source = None;
+        for operand in &apply.operands {
+            if let Value::Memory { buffer, view, .. } = &operand.value {
+                if operand.slot.access == Access::Write {
+                    dst = Some((operand.span, buffer.index, view));
+                } else {
+                    source = Some((buffer.index, footprint(view)));
+                }
+            }
+        }
+        let (span, buffer, view) = dst?;
+        let threads = &self.context.threads;
+        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
+        Some(Copy {
+            number: apply.number,
+            opcode: apply.opcode.clone(),
+            span,
+            buffer,
+            footprint: footprint(view),
+            source,
+            separations: threads.separations(view, &prover),
+            pinned: threads.pinned_digits(&prover),
+            status: Status::Pending { lo: 0, hi: 0 },
+            loops: self.loops.clone(),
+            shifts: 0,
+        })
+    }
+
+    /// `commit_group`, `wait_group n`, `wait_all`.
+    fn group(&mut self, apply: &Apply, copies: &mut [Copy]) {
+        let unconditional = apply.user_guard == Cond::Const(true);
+        let mnemonic = apply.form.form.mnemonic;
+        for copy in copies.iter_mut() {
+            let Status::Pending { lo, hi } = copy.status else {
+                continue;
+            };
+            copy.status = match mnemonic {
+                "cp.async.commit_group" => Status::Pending {
+                    lo: if unconditional {
+                        (lo + 1).min(COMMIT_CAP)
+                    } else {
+                        lo
+                    },
+                    hi: (hi + 1).min(COMMIT_CAP),
+                },
+                "cp.async.wait_all" if unconditional => Status::Retired,
+                "cp.async.wait_group" if unconditional => {
+                    let n = wait_count(apply);
+                    if lo > n { Status::Retired } else { copy.status }
+                }
+                _ => copy.status,
+            };
+        }
+    }
+
+    /// An access to a shared buffer against the copies in flight or
+    /// unpublished.
+    fn shared_access(&mut self, apply: &Apply, access: &SharedOperand<'_>, copies: &[Copy]) {
+        let (span, name, buffer, write) = (access.span, access.name, access.buffer, access.write);
+        for copy in copies.iter().filter(|c| c.buffer == buffer) {
+            let here = self.at_iteration(access.footprint, &copy.loops);
+            if self.apart(&copy.footprint, &here, &apply.facts) {
+                continue;
+            }
+            let verb = if apply.form.effect() == Effect::AsyncCopy {
+                "copied into"
+            } else if write {
+                "written"
+            } else {
+                "read"
+            };
+            match copy.status {
+                Status::Pending { lo, .. } => {
+                    let help = if lo == 0 {
+                        "commit its group (`cp.async.commit_group`) and wait for it (`cp.async.wait_group` or `cp.async.wait_all`) before this statement".to_string()
+                    } else {
+                        format!(
+                            "wait for its group before this statement: `apply(ptx[\"cp.async.wait_group\"], {})` retires it",
+                            lo - 1
+                        )
+                    };
+                    self.report(
+                        Diagnostic::new(
+                            Code::ASYNC_IN_FLIGHT,
+                            span,
+                            format!(
+                                "`{name}` is {verb} here while the `{}` of statement {} may still be writing these bytes",
+                                copy.opcode, copy.number
+                            ),
+                        )
+                        .with_help(help),
+                    );
+                }
+                Status::Retired => {
+                    if self.own_bytes(&copy.separations, &copy.pinned, apply, access.view) {
+                        continue;
+                    }
+                    let shared = &self.context.shared_names[buffer];
+                    self.report(
+                        Diagnostic::new(
+                            Code::ASYNC_UNPUBLISHED,
+                            span,
+                            format!(
+                                "`{name}` is {verb} here by threads other than the one whose `{}` (statement {}) wrote these bytes of `{shared}`, with no CTA barrier since its wait",
+                                copy.opcode, copy.number
+                            ),
+                        )
+                        .with_help(
+                            "a wait makes a copy visible to its own thread only: put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` after the wait",
+                        ),
+                    );
+                }
+            }
+        }
+    }
+
+    /// A store to global tensor `param` against the pending copies reading it.
+    fn global_store(
+        &mut self,
+        apply: &Apply,
+        span: SpanId,
+        name: &str,
+        param: usize,
+        access: &Footprint,
+        copies: &[Copy],
+    ) {
+        for copy in copies {
+            let Some((source, footprint)) = &copy.source else {
+                continue;
+            };
+            if *source != param || !matches!(copy.status, Status::Pending { .. }) {
+                continue;
+            }
+            let access = self.at_iteration(access, &copy.loops);
+            if self.apart(footprint, &access, &apply.facts) {
+                continue;
+            }
+            let tensor = &self.context.param_names[param];
+            self.report(
+                Diagnostic::new(
+                    Code::ASYNC_SOURCE_WRITTEN,
+                    span,
+                    format!(
+                        "`{name}` is written here while the `{}` of statement {} may still be reading these bytes of `{tensor}`",
+                        copy.opcode, copy.number
+                    ),
+                )
+                .with_help("wait for the copy (`cp.async.wait_group`) before writing its source"),
+            );
+        }
+    }
+
+    /// An access's footprint as compared with an earlier one made in the
+    /// runtime loops `loops`: in a loop walked at a known iteration that
+    /// the earlier one predates, with the loop variable's value put in.
+    fn at_iteration(&mut self, access: &Footprint, loops: &[AtomId]) -> Footprint {
+        let exact: Vec<(AtomId, AtomId, Poly)> = self
+            .exact
+            .iter()
+            .filter(|(_, first, _)| !loops.contains(first))
+            .cloned()
+            .collect();
+        if exact.is_empty() {
+            return access.clone();
+        }
+        access
+            .iter()
+            .map(|axis| {
+                let (mut start, len) = axis.clone()?;
+                for (var, first, value) in &exact {
+                    start = self
+                        .substitute(&start, *var, value, *first, false)
+                        .unwrap_or(start);
+                }
+                Some((start, len))
+            })
+            .collect()
+    }
+
+    /// Whether two footprints of one buffer are provably disjoint on some axis.
+    fn apart(&self, a: &Footprint, b: &Footprint, facts: &[Fact]) -> bool {
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts,
+        };
+        a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
+            (Some((sa, la)), Some((sb, lb))) => {
+                prover.le(&sa.add_const(*la), sb)
+                    || prover.le(&sb.add_const(*lb), sa)
+                    || ranges_apart(&self.atoms, (sa, *la), (sb, *lb))
+                    || remainders_apart(&self.atoms, (sa, *la), (sb, *lb))
+            }
+            _ => false,
+        })
+    }
+
+    /// Whether every byte of an earlier access (its `separations` and
+    /// `pinned` digits) that `apply`'s operand `view` meets is the
+    /// accessing thread's own: the two accesses separate threads alike.
+    fn own_bytes(
+        &self,
+        earlier: &[Vec<Separation>],
+        earlier_pinned: &[(Digit, i128)],
+        apply: &Apply,
+        view: &Layout,
+    ) -> bool {
+        let threads = &self.context.threads;
+        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
+        let separations = threads.separations(view, &prover);
+        let pinned = threads.pinned_digits(&prover);
+        let live = threads.live_digits(MemorySpace::Shared);
+        threads
+            .unseparated(
+                &[
+                    (earlier, earlier_pinned),
+                    (separations.as_slice(), pinned.as_slice()),
+                ],
+                &live,
+            )
+            .is_empty()
+    }
+}
+
+/// A touch of loop `first`'s body seen after the loop or past the shift
+/// limit: its loop-dependent indices become "anywhere".
+fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
+    if !touch.loops.contains(&first) {
+        return touch;
+    }
+    for axis in &mut touch.footprint {
+        if axis
+            .as_ref()
+            .is_some_and(|(start, _)| start.atoms().iter().any(|a| *a >= first))
+        {
+            *axis = None;
+        }
+    }
+    drop_stale_separations(&mut touch.separations, first);
+    touch.loops.retain(|l| *l < first);
+    touch.shifts = 0;
+    touch
+}
+
+/// A shared memory operand of an `apply`, as the walk checks it.
+struct SharedOperand<'a> {
+    span: SpanId,
+    name: &'a str,
+    buffer: usize,
+    view: &'a Layout,
+    footprint: &'a Footprint,
+    write: bool,
+}
+
+/// The `n` of `cp.async.wait_group n`.
+fn wait_count(apply: &Apply) -> u32 {
+    apply
+        .operands
+        .iter()
+        .find_map(|o| match o.value {
+            Value::Literal(crate::ast::LiteralValue::Int(n)) => u32::try_from(n).ok(),
+            _ => None,
+        })
+        .unwrap_or(u32::MAX)
+}
+
+/// Drops the separation candidates that name atoms of loop `first`'s body:
+/// another iteration's values.
+fn drop_stale_separations(separations: &mut [Vec<Separation>], first: AtomId) {
+    let stale = |p: &Poly| p.atoms().iter().any(|a| *a >= first);
+    for axis in separations.iter_mut() {
+        axis.retain(|s| {
+            !(stale(&s.rank)
+                || stale(&s.range)
+                || stale(&s.offset)
+                || s.period.as_ref().is_some_and(stale))
+        });
+    }
+}
+
+/// The footprint of a view: per axis of its buffer the indices it reaches,
+/// then its bytes.
+fn footprint(view: &Layout) -> Footprint {
+    let region = &view.region;
+    let mut out: Footprint = (0..region.starts.len())
+        .map(|axis| {
+            let count = region.counts[axis].as_const().filter(|c| *c >= 1)?;
+            Some((
+                region.starts[axis].clone(),
+                (count - 1) * region.steps[axis] + 1,
+            ))
+        })
+        .collect();
+    out.push(byte_span(view).map(|span| (view.offset.clone(), span)));
+    out
+}
+
+/// Whether the ranges of every thread's starts keep the intervals apart.
+fn ranges_apart(atoms: &Atoms, (sa, la): (&Poly, i128), (sb, lb): (&Poly, i128)) -> bool {
+    let (alo, ahi) = atoms.range(sa);
+    let (blo, bhi) = atoms.range(sb);
+    ahi.saturating_add(la) <= blo || bhi.saturating_add(lb) <= alo
+}
+
+/// Two intervals whose starts differ by `g * (x % m - (x - c) % m)` plus a
+/// constant: the remainders' difference is `c mod m` or `c mod m - m`, so
+/// the intervals are apart when both values keep them so.
+fn remainders_apart(atoms: &Atoms, (sa, la): (&Poly, i128), (sb, lb): (&Poly, i128)) -> bool {
+    let difference = sa.sub(sb);
+    let offset = difference.constant_term();
+    let mut remainders = Vec::new();
+    for (monomial, coef) in difference.terms() {
+        match monomial {
+            [] => {}
+            [atom] => match &atoms.get(*atom).kind {
+                AtomKind::Computed(ComputedOp::Rem, args) => match args[1].as_const() {
+                    Some(m) if m >= 1 => remainders.push((coef, &args[0], m)),
+                    _ => return false,
+                },
+                _ => return false,
+            },
+            _ => return false,
+        }
+    }
+    let [(c1, x1, m1), (c2, x2, m2)] = remainders.as_slice() else {
+        return false;
+    };
+    if m1 != m2 || c1 + c2 != 0 {
+        return false;
+    }
+    // `g * (plus % m - minus % m)` with `plus - minus == c`.
+    let (plus, minus) = if *c1 > 0 { (x1, x2) } else { (x2, x1) };
+    let Some(c) = plus.sub(minus).as_const() else {
+        return false;
+    };
+    let g = c1.abs();
+    let residue = c.rem_euclid(*m1);
+    let values: &[i128] = if residue == 0 {
+        &[0]
+    } else {
+        &[residue, residue - m1]
+    };
+    values.iter().all(|v| {
+        let d = offset + g * v;
+        d >= lb || d <= -la
+    })
+}
+
+/// `op` over constant arguments (`None`: undefined there).
+fn evaluate(op: ComputedOp, values: &[i128]) -> Option<i128> {
+    let (a, b) = (*values.first()?, *values.get(1)?);
+    Some(match op {
+        ComputedOp::Div if a >= 0 && b >= 1 => a / b,
+        ComputedOp::Rem if a >= 0 && b >= 1 => a % b,
+        ComputedOp::CeilDiv if a >= 0 && b >= 1 => (a + b - 1) / b,
+        ComputedOp::Min => a.min(b),
+        ComputedOp::Max => a.max(b),
+        _ => return None,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sym::Atom;
+
+    fn table() -> (Atoms, AtomId, AtomId, AtomId) {
+        let mut atoms = Atoms::default();
+        let k = atoms.push(Atom {
+            kind: AtomKind::LoopVar,
+            name: "k".into(),
+            lo: 0,
+            hi: 1000,
+        });
+        let r0 = atoms.push(Atom {
+            kind: AtomKind::Computed(ComputedOp::Rem, vec![Poly::atom(k), Poly::constant(3)]),
+            name: "k % 3".into(),
+            lo: 0,
+            hi: 2,
+        });
+        let r2 = atoms.push(Atom {
+            kind: AtomKind::Computed(
+                ComputedOp::Rem,
+                vec![Poly::atom(k).add_const(2), Poly::constant(3)],
+            ),
+            name: "(k + 2) % 3".into(),
+            lo: 0,
+            hi: 2,
+        });
+        (atoms, k, r0, r2)
+    }
+
+    /// Ring stages `k % 3` and `(k + 2) % 3` never meet; a stage and
+    /// itself do; two rows of a stage are apart only when their lengths
+    /// keep them so.
+    #[test]
+    fn remainders_of_shifted_dividends_are_apart() {
+        let (atoms, _, r0, r2) = table();
+        let (a, b) = (Poly::atom(r0), Poly::atom(r2));
+        assert!(remainders_apart(&atoms, (&a, 1), (&b, 1)));
+        assert!(!remainders_apart(&atoms, (&a, 1), (&a, 1)));
+        // Stage-major rows of 64 bytes: `64 * (k % 3)` and `64 * ((k + 2) % 3)`.
+        assert!(remainders_apart(
+            &atoms,
+            (&a.scale(64), 64),
+            (&b.scale(64), 64)
+        ));
+        // 129 bytes from `64 * (k % 3)` reach the next stage when it is 128 back.
+        assert!(!remainders_apart(
+            &atoms,
+            (&a.scale(64), 129),
+            (&b.scale(64), 64)
+        ));
+        // Wider than one stage: `[k % 3, +2)` meets `(k + 2) % 3 = k % 3 - 1`.
+        assert!(!remainders_apart(&atoms, (&b, 2), (&a, 1)));
+    }
+
+    /// Every thread's start range decides disjoint halves of a buffer.
+    #[test]
+    fn disjoint_ranges_are_apart() {
+        let (atoms, k, _, _) = table();
+        let low = Poly::atom(k);
+        let high = Poly::atom(k).add_const(1001);
+        assert!(ranges_apart(&atoms, (&low, 1), (&high, 1)));
+        assert!(!ranges_apart(&atoms, (&low, 2), (&low.add_const(1), 1)));
+    }
+
+    /// Joining keeps a copy pending if either path does, with both ranges.
+    #[test]
+    fn join_keeps_the_pending_path() {
+        assert_eq!(
+            join_status(
+                Status::Pending { lo: 2, hi: 2 },
+                Status::Pending { lo: 1, hi: 3 }
+            ),
+            Status::Pending { lo: 1, hi: 3 }
+        );
+        assert_eq!(
+            join_status(Status::Retired, Status::Pending { lo: 1, hi: 1 }),
+            Status::Pending { lo: 1, hi: 1 }
+        );
+        assert_eq!(
+            join_status(Status::Retired, Status::Retired),
+            Status::Retired
+        );
+    }
+
+    #[test]
+    fn constant_operations_evaluate() {
+        assert_eq!(evaluate(ComputedOp::Rem, &[7, 3]), Some(1));
+        assert_eq!(evaluate(ComputedOp::Div, &[7, 3]), Some(2));
+        assert_eq!(evaluate(ComputedOp::Rem, &[-1, 3]), None);
+    }
+}
