@@ -1,80 +1,141 @@
-//! A streaming kernel pipelined through a 4-stage `cp.async` ring: each
-//! row of an f32 `[M, N]` tensor is scaled by its own factor
-//! (`y[r, c] = x[r, c] * scale[r]`). A CTA of 256 threads walks its row in
-//! chunks of 1024 values; every thread copies its 16 bytes of a chunk
-//! into the ring three chunks ahead (`cp.async.cg`, 16 bytes), waits until
-//! only the two newest groups are in flight (`cp.async.wait_group 2`),
-//! reads its own bytes back and refills the stage it just emptied. Each
-//! thread reads only what it copied, so no barrier is needed: the checker
-//! proves it (a read before the wait, a refill of a stage in flight, or a
-//! read of another thread's bytes without a barrier are compile errors).
-//! Checked bit for bit against the host; on a GPU, timed against a device
-//! copy of the same bytes.
+//! A streaming kernel pipelined through a `cp.async` ring: each row of an
+//! f32 `[M, N]` tensor is scaled by its own factor (`y[r, c] = x[r, c] *
+//! scale[r]`). A CTA of 256 threads walks its row in chunks of 1024 values;
+//! every thread copies its 16 bytes of a chunk into the ring `S - 1` chunks
+//! ahead (`cp.async.cg`), waits until only the `S - 2` newest groups are in
+//! flight (`cp.async.wait_group`), reads its own bytes back and refills the
+//! stage it just emptied. Two rings: 4 and 8 stages (`S`). Each thread reads
+//! only what it copied, so no barrier is needed: the checker proves it (a
+//! read before the wait, a refill of a stage in flight, or a read of
+//! another thread's bytes without a barrier are compile errors). Checked bit
+//! for bit against the host; on a GPU, timed against a device copy of the
+//! same bytes.
 //!
 //! `cargo run --release --example scale_rows_async [M N]` (N a multiple of
-//! 4; default 4096 x 16384 on a GPU, a few small shapes on the CPU
-//! interpreter).
+//! 4; by default 65536 x 4096 and 16384 x 16384 on a GPU, 1 GiB a tensor,
+//! and a few small shapes on the CPU interpreter).
 
 #[path = "common/rows.rs"]
 mod rows;
 
 use tile_kernel::prelude::*;
 
-#[tile_kernel(grid = [M, 1, 1], block = [256, 1, 1])]
-fn scale_rows_ring(x: Tensor<f32, M, N>, scale: Tensor<f32, M>, y: Tensor<f32, M, N>) {
-    let tx = thread_id(0);
-    let row = cta_id(0);
-    let ring = alloc_shared::<f32>([4, 1024]);
-    let v = alloc_local::<f32>([1, 4]);
-    let f = alloc_local::<f32>([1, 1]);
-    apply(
-        ptx["ld.global.f32"],
-        f,
-        scale.slice(s![row..row + 1]).unsqueeze(0),
-    );
-    // The prologue: chunks 0, 1 and 2 into stages 0, 1 and 2, a group each.
-    for s in 0..3 {
-        let c = s * 1024 + 4 * tx;
-        apply(
-            ptx["cp.async.cg.shared.global"],
-            ring.slice(s![s..s + 1, 4 * tx..4 * tx + 4]),
-            x.slice(s![row..row + 1, c..c + 4]),
-            16,
-        );
-        apply(ptx["cp.async.commit_group"]);
-    }
-    for j in 0..ceil_div(N, 1024) {
-        // Chunk j's group is the third newest: retire it.
-        apply(ptx["cp.async.wait_group"], 2);
-        let c = j * 1024 + 4 * tx;
-        let inside = c + 4 <= N;
-        let stage = j % 4;
-        apply(
-            ptx["ld.shared.v4.f32"],
-            v,
-            ring.slice(s![stage..stage + 1, 4 * tx..4 * tx + 4]),
-            pred = inside,
-        );
-        // Chunk j + 3 into the stage chunk j - 1 left (out of the row: no copy).
-        let refill = (j + 3) % 4;
-        let next = (j + 3) * 1024 + 4 * tx;
-        apply(
-            ptx["cp.async.cg.shared.global"],
-            ring.slice(s![refill..refill + 1, 4 * tx..4 * tx + 4]),
-            x.slice(s![row..row + 1, next..next + 4]),
-            16,
-        );
-        apply(ptx["cp.async.commit_group"]);
-        ewise(|a: f32, s: f32| a * s, v, v, f.broadcast([1, 4]));
-        apply(
-            ptx["st.global.v4.f32"],
-            y.slice(s![row..row + 1, c..c + 4]),
-            v,
-            pred = inside,
-        );
-    }
-    apply(ptx["cp.async.wait_all"]);
+/// `$name`: a ring of `$stages` stages of `$v` x 1024 values (`$ahead =
+/// $stages - 1` chunks copied ahead; the wait leaves the `$ahead - 1`
+/// newest groups in flight). Thread `tx` moves the 16 bytes at `4 * tx +
+/// 1024 * i` of each chunk, for `i < $v`.
+macro_rules! ring_kernel {
+    ($name:ident, vectors = $v:tt, stages = $stages:tt, ahead = $ahead:tt, in_flight = $in_flight:tt) => {
+        #[tile_kernel(grid = [M, 1, 1], block = [256, 1, 1])]
+        fn $name(x: Tensor<f32, M, N>, scale: Tensor<f32, M>, y: Tensor<f32, M, N>) {
+            let tx = thread_id(0);
+            let row = cta_id(0);
+            let ring = alloc_shared::<f32>([$stages, $v * 1024]);
+            let v = alloc_local::<f32>([$v, 4]);
+            let f = alloc_local::<f32>([1, 1]);
+            apply(
+                ptx["ld.global.f32"],
+                f,
+                scale.slice(s![row..row + 1]).unsqueeze(0),
+            );
+            // The prologue: chunks 0 .. ahead into their stages, a group each.
+            for s in 0..$ahead {
+                for i in 0..$v {
+                    let at = 4 * tx + 1024 * i;
+                    let c = s * ($v * 1024) + at;
+                    apply(
+                        ptx["cp.async.cg.shared.global"],
+                        ring.slice(s![s..s + 1, at..at + 4]),
+                        x.slice(s![row..row + 1, c..c + 4]),
+                        16,
+                    );
+                }
+                apply(ptx["cp.async.commit_group"]);
+            }
+            for j in 0..ceil_div(N, $v * 1024) {
+                // Chunk j's group is older than the newest `in_flight`: retire it.
+                apply(ptx["cp.async.wait_group"], $in_flight);
+                let stage = j % $stages;
+                let refill = (j + $ahead) % $stages;
+                for i in 0..$v {
+                    let at = 4 * tx + 1024 * i;
+                    let c = j * ($v * 1024) + at;
+                    apply(
+                        ptx["ld.shared.v4.f32"],
+                        v.slice(s![i..i + 1, ..]),
+                        ring.slice(s![stage..stage + 1, at..at + 4]),
+                        pred = c + 4 <= N,
+                    );
+                }
+                // Chunk j + ahead into the stage chunk j - 1 left (out of
+                // the row: no copy).
+                for i in 0..$v {
+                    let at = 4 * tx + 1024 * i;
+                    let next = (j + $ahead) * ($v * 1024) + at;
+                    apply(
+                        ptx["cp.async.cg.shared.global"],
+                        ring.slice(s![refill..refill + 1, at..at + 4]),
+                        x.slice(s![row..row + 1, next..next + 4]),
+                        16,
+                    );
+                }
+                apply(ptx["cp.async.commit_group"]);
+                ewise(|a: f32, s: f32| a * s, v, v, f.broadcast([$v, 4]));
+                for i in 0..$v {
+                    let c = j * ($v * 1024) + 4 * tx + 1024 * i;
+                    apply(
+                        ptx["st.global.v4.f32"],
+                        y.slice(s![row..row + 1, c..c + 4]),
+                        v.slice(s![i..i + 1, ..]),
+                        pred = c + 4 <= N,
+                    );
+                }
+            }
+            apply(ptx["cp.async.wait_all"]);
+        }
+    };
 }
+
+ring_kernel!(
+    scale_rows_ring4,
+    vectors = 1,
+    stages = 4,
+    ahead = 3,
+    in_flight = 2
+);
+ring_kernel!(
+    scale_rows_ring8,
+    vectors = 1,
+    stages = 8,
+    ahead = 7,
+    in_flight = 6
+);
+ring_kernel!(
+    scale_rows_ring4x2,
+    vectors = 2,
+    stages = 4,
+    ahead = 3,
+    in_flight = 2
+);
+ring_kernel!(
+    scale_rows_ring2x4,
+    vectors = 4,
+    stages = 2,
+    ahead = 1,
+    in_flight = 0
+);
+
+type Kernel = fn(
+    &Device,
+    &DeviceTensor<f32>,
+    &DeviceTensor<f32>,
+    &mut DeviceTensor<f32>,
+) -> Result<(), Error>;
+
+const KERNELS: [(&str, Kernel); 2] = [
+    ("scale_rows_ring4", scale_rows_ring4),
+    ("scale_rows_ring8", scale_rows_ring8),
+];
 
 /// Deterministic values in (-8, 8).
 fn inputs(m: usize, n: usize) -> Vec<f32> {
@@ -95,22 +156,12 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
     let x = dev.upload(&host, [m, n])?;
     let scale = dev.upload(&factors, [m])?;
     let mut y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
-    scale_rows_ring(dev, &x, &scale, &mut y)?;
-    let got = y.download()?;
-    for (i, (g, v)) in got.iter().zip(&host).enumerate() {
-        let want = v * factors[i / n];
-        assert_eq!(g.to_bits(), want.to_bits(), "y[{}, {}]", i / n, i % n);
-    }
-    if !dev.is_cpu() {
-        let runs: u32 = 20;
-        let ms = dev.time(|| {
-            for _ in 0..runs {
-                scale_rows_ring(dev, &x, &scale, &mut y)?;
-            }
-            Ok(())
-        })? / f64::from(runs);
+    let runs: u32 = 20;
+    let copy_ms = if dev.is_cpu() {
+        0.0
+    } else {
         let mut copy = dev.zeros::<f32>([m, n])?;
-        let copy_ms = dev.time(|| {
+        dev.time(|| {
             for _ in 0..runs {
                 dev.stream()?
                     .memcpy_dtod(x.cuda_slice()?, copy.cuda_slice_mut()?)
@@ -120,25 +171,50 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
                     })?;
             }
             Ok(())
-        })? / f64::from(runs);
-        let gbs = |ms: f64| (2 * m * n * 4) as f64 / ms / 1e6;
-        println!(
-            "scale_rows_ring {m} x {n} f32: {ms:.4} ms, {:.1} GB/s; copy {copy_ms:.4} ms, {:.1} GB/s; {:.3}x the copy",
-            gbs(ms),
-            gbs(copy_ms),
-            copy_ms / ms
-        );
+        })? / f64::from(runs)
+    };
+    for (name, kernel) in KERNELS {
+        kernel(dev, &x, &scale, &mut y)?;
+        let got = y.download()?;
+        for (i, (g, v)) in got.iter().zip(&host).enumerate() {
+            let want = v * factors[i / n];
+            assert_eq!(
+                g.to_bits(),
+                want.to_bits(),
+                "{name}: y[{}, {}]",
+                i / n,
+                i % n
+            );
+        }
+        if !dev.is_cpu() {
+            let ms = dev.time(|| {
+                for _ in 0..runs {
+                    kernel(dev, &x, &scale, &mut y)?;
+                }
+                Ok(())
+            })? / f64::from(runs);
+            let gbs = |ms: f64| (2 * m * n * 4) as f64 / ms / 1e6;
+            println!(
+                "{name} {m} x {n} f32: {ms:.4} ms, {:.1} GB/s; copy {copy_ms:.4} ms, {:.1} GB/s; {:.3}x the copy",
+                gbs(ms),
+                gbs(copy_ms),
+                copy_ms / ms
+            );
+        }
+        println!("OK: {name} {m} x {n} matches the host bit for bit");
     }
-    println!("OK: scale_rows_ring {m} x {n} matches the host bit for bit");
     Ok(())
 }
 
 fn main() -> Result<(), Error> {
     rows::main(
         "SCALE_ROWS_ASYNC_PTX",
-        &[("scale_rows_ring", scale_rows_ring::PTX)],
+        &[
+            ("scale_rows_ring4", scale_rows_ring4::PTX),
+            ("scale_rows_ring8", scale_rows_ring8::PTX),
+        ],
         &[(3, 1024), (2, 5000), (1, 8), (4, 12288)],
-        &[(4096, 16384), (16384, 4096)],
+        &[(65536, 4096), (16384, 16384)],
         check,
     )
 }

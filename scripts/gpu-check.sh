@@ -9,7 +9,7 @@
 # build here into $BIN (default gpu-bin/, which git ignores) and carry it:
 #
 #   mkdir -p gpu-bin
-#   for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions; do
+#   for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions variants async_copies; do
 #     cargo test --release --no-run --test $t 2>&1 \
 #       | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/$t
 #   done
@@ -20,7 +20,7 @@
 #   cargo build --release --examples
 #   for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert \
 #            quantize_e4m3 row_sumsq histogram embedding softmax layer_norm rms_norm \
-#            quantize_per_token transpose bench launch_overhead; do
+#            quantize_per_token transpose scale_rows_async bench launch_overhead; do
 #     cp target/release/examples/$e gpu-bin/
 #   done
 #   cp scripts/bench_torch.py scripts/bincount.py scripts/embedding_torch.py scripts/*_ref.py gpu-bin/
@@ -34,7 +34,7 @@ status=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 tests() {
-  for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions runtime_gpu runtime_engine; do
+  for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions variants async_copies runtime_gpu runtime_engine; do
     [ -x "./$t" ] || { echo "== $t: missing (build it, see the top of this script)"; status=1; continue; }
     echo "== $t"
     # tensors_of_another_gpu needs a second GPU.
@@ -45,7 +45,7 @@ tests() {
 
 examples() {
   for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert quantize_e4m3 row_sumsq histogram embedding \
-           softmax layer_norm rms_norm quantize_per_token transpose; do
+           softmax layer_norm rms_norm quantize_per_token transpose scale_rows_async; do
     echo "== $e"
     ./$e >"/tmp/$e.log" 2>&1 || status=1
     grep -E "^OK|panicked|Error" "/tmp/$e.log" | head -5
@@ -57,7 +57,7 @@ sanitize() {
   for tool in memcheck racecheck synccheck; do
     for e in "quantize_e4m3 200000" "row_sumsq 512" "convert 100000" engine \
              "softmax 16 1000" "softmax 4 20000" "layer_norm 16 1000" "rms_norm 16 1000" \
-             "quantize_per_token 16 1000" "transpose 300" \
+             "quantize_per_token 16 1000" "transpose 300" "scale_rows_async 64 8200" \
              "scopes --include-ignored on_gpu --test-threads=1" \
              "guards --include-ignored on_gpu --test-threads=1" \
              "races --include-ignored on_gpu --test-threads=1" \

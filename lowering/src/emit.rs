@@ -781,7 +781,37 @@ impl Emitter<'_> {
         let d = format!("%i{atom}");
         let a = self.value_in_reg(&args[0], out);
         let b = self.value(&args[1], out);
-        let line = match op {
+        // By a power of two, `/` and `%` of the non-negative values the
+        // checker proves they divide (TK0511) are a shift and a mask:
+        // 64-bit division is a long software sequence on the GPU.
+        let shift = args[1]
+            .as_const()
+            .filter(|b| *b >= 1 && (*b as u128).is_power_of_two())
+            .map(|b| b.trailing_zeros());
+        let line = match (op, shift) {
+            (ComputedOp::Div, Some(k)) => format!("shr.u64 {d}, {a}, {k};"),
+            (ComputedOp::Rem, Some(k)) => format!("and.b64 {d}, {a}, {};", (1i128 << k) - 1),
+            (ComputedOp::CeilDiv, Some(k)) => {
+                let t = self.value_reg();
+                let _ = writeln!(out, "	add.s64 {t}, {a}, {};", (1i128 << k) - 1);
+                format!("shr.u64 {d}, {t}, {k};")
+            }
+            (op, _) => self.general_op(*op, &d, &a, &b, args, out),
+        };
+        let _ = writeln!(out, "	{line}");
+    }
+
+    /// The PTX of computed op `op` (`d = op(a, b)`) for any operands.
+    fn general_op(
+        &mut self,
+        op: ComputedOp,
+        d: &str,
+        a: &str,
+        b: &str,
+        args: &[Poly],
+        out: &mut String,
+    ) -> String {
+        match op {
             ComputedOp::Div => format!("div.s64 {d}, {a}, {b};"),
             ComputedOp::Rem => format!("rem.s64 {d}, {a}, {b};"),
             ComputedOp::Min => format!("min.s64 {d}, {a}, {b};"),
@@ -801,15 +831,14 @@ impl Emitter<'_> {
                 let w = format!("%w{}", self.counters.staging - 1);
                 let amount = self.value_in_reg(&args[1], out);
                 let _ = writeln!(out, "\tcvt.u32.u64 {w}, {amount};");
-                let op = if *op == ComputedOp::Shl {
+                let op = if op == ComputedOp::Shl {
                     "shl.b64"
                 } else {
                     "shr.u64"
                 };
                 format!("{op} {d}, {a}, {w};")
             }
-        };
-        let _ = writeln!(out, "\t{line}");
+        }
     }
 
     /// `%i{atom}` = register `register` of `tile`, extended to 64 bits as

@@ -182,6 +182,16 @@ pub(crate) fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Ski
                     continue;
                 }
             }
+            // Nothing to compare: a group form moves no value. The copies'
+            // kernels end with `cp.async.wait_all`, and `tests/async_copies.rs`
+            // runs commits and `wait_group` on both devices.
+            if m.effect() == Effect::AsyncGroup {
+                skips.add(
+                    "a cp.async group form: no value (run with the copies and in tests/async_copies.rs)",
+                    text,
+                );
+                continue;
+            }
             if shared && let Err(why) = order_independent(&m) {
                 skips.add(why, text);
                 continue;
