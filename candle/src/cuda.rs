@@ -8,8 +8,8 @@
 
 use candle::CudaStorage;
 use candle::backend::BackendStorage;
-use candle::cuda_backend::{CudaDevice, CudaStorageSlice};
 use candle::cuda_backend::cudarc::driver::CudaSlice;
+use candle::cuda_backend::{CudaDevice, CudaStorageSlice};
 use tile_kernel::runtime::Kernel;
 use tile_kernel::{Device, TensorView, TensorViewMut};
 

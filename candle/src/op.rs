@@ -90,7 +90,11 @@ pub fn call(op: &impl TileOp, inputs: &[&Tensor]) -> candle::Result<Vec<Tensor>>
                 })
                 .collect::<candle::Result<Vec<_>>>()?;
             let (storages, shapes) = cuda_forward(op, &pair(&cuda, &layouts))?;
-            storages.into_iter().map(Storage::Cuda).zip(shapes).collect()
+            storages
+                .into_iter()
+                .map(Storage::Cuda)
+                .zip(shapes)
+                .collect()
         }
         Some(other) => candle::bail!(
             "op `{}`: runs on candle's CPU device{}, not on {:?}",
@@ -115,7 +119,11 @@ pub fn call(op: &impl TileOp, inputs: &[&Tensor]) -> candle::Result<Vec<Tensor>>
 }
 
 fn pair<'a, S>(storages: &[&'a S], layouts: &[&'a Layout]) -> Vec<(&'a S, &'a Layout)> {
-    storages.iter().copied().zip(layouts.iter().copied()).collect()
+    storages
+        .iter()
+        .copied()
+        .zip(layouts.iter().copied())
+        .collect()
 }
 
 fn mixed_devices(op: &str) -> candle::Error {

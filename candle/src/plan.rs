@@ -123,7 +123,11 @@ pub(crate) fn plan(
 
 /// The size symbols the inputs' shapes bind: the first input dim of each
 /// symbol that solves its dim formula. Conflicts are the launch's to report.
-fn bind_symbols(spec: &KernelSpec, params: &[&ParamSpec], inputs: &[InputPlan]) -> Vec<Option<u64>> {
+fn bind_symbols(
+    spec: &KernelSpec,
+    params: &[&ParamSpec],
+    inputs: &[InputPlan],
+) -> Vec<Option<u64>> {
     let mut bound = vec![None; spec.symbols.len()];
     for (param, input) in params.iter().zip(inputs) {
         let ParamKindSpec::Tensor { shape, .. } = param.kind else {

@@ -175,7 +175,9 @@ fn quantize_matches_candle(dev: &Device) -> candle::Result<()> {
         let xf = x.to_dtype(DType::F32)?;
         let absmax = xf.abs()?.max_keepdim(1)?;
         let floor = f64::from(1.0f32 / (448.0 * 512.0));
-        let want_scales = absmax.broadcast_div(&Tensor::new(448f32, dev)?)?.maximum(floor)?;
+        let want_scales = absmax
+            .broadcast_div(&Tensor::new(448f32, dev)?)?
+            .maximum(floor)?;
         let want_q = xf.broadcast_div(&want_scales)?.to_dtype(DType::F8E4M3)?;
         let want_scales: Vec<u32> = want_scales
             .flatten_all()?
@@ -183,7 +185,11 @@ fn quantize_matches_candle(dev: &Device) -> candle::Result<()> {
             .iter()
             .map(|s| s.to_bits())
             .collect();
-        let got_scales: Vec<u32> = scales.to_vec1::<f32>()?.iter().map(|s| s.to_bits()).collect();
+        let got_scales: Vec<u32> = scales
+            .to_vec1::<f32>()?
+            .iter()
+            .map(|s| s.to_bits())
+            .collect();
         assert_eq!(got_scales, want_scales, "{m} x {n}: scales");
         let want_q: Vec<u8> = want_q
             .flatten_all()?
@@ -191,7 +197,11 @@ fn quantize_matches_candle(dev: &Device) -> candle::Result<()> {
             .iter()
             .map(|v| v.to_bits())
             .collect();
-        assert_eq!(q.flatten_all()?.to_vec1::<u8>()?, want_q, "{m} x {n}: e4m3 bytes");
+        assert_eq!(
+            q.flatten_all()?.to_vec1::<u8>()?,
+            want_q,
+            "{m} x {n}: e4m3 bytes"
+        );
     }
     Ok(())
 }
@@ -226,8 +236,12 @@ fn offset_inputs_work(dev: &Device) -> candle::Result<()> {
     // A 1-D view 4 f32 = 16 bytes in (launches take views that start
     // 16-byte aligned, for every kernel).
     let v = Tensor::from_vec(values(1, 100, 5, 1.0, false), 100, dev)?;
-    let y = v.narrow(0, 4, 90)?.apply_op1_no_bwd(&CandleOp(Scale::new(2.0)))?;
-    let want = v.narrow(0, 4, 90)?.broadcast_mul(&Tensor::new(2f32, dev)?)?;
+    let y = v
+        .narrow(0, 4, 90)?
+        .apply_op1_no_bwd(&CandleOp(Scale::new(2.0)))?;
+    let want = v
+        .narrow(0, 4, 90)?
+        .broadcast_mul(&Tensor::new(2f32, dev)?)?;
     assert_eq!(y.to_vec1::<f32>()?, want.to_vec1::<f32>()?);
     Ok(())
 }
@@ -292,13 +306,19 @@ fn mismatches_are_errors(dev: &Device) -> candle::Result<()> {
     let rms = CandleOp(RmsNorm { eps: 1e-6 });
     let text = error_text(x.apply_op2_no_bwd(&w, &rms));
     assert!(text.starts_with("kernel `rms_norm_4k`"), "{text}");
-    assert!(text.contains("`x`") && text.contains("bf16") && text.contains("f32"), "{text}");
+    assert!(
+        text.contains("`x`") && text.contains("bf16") && text.contains("f32"),
+        "{text}"
+    );
     // w has 16 columns, x 8: N is bound twice.
     let x = x.to_dtype(DType::BF16)?;
     let w16 = Tensor::ones(16, DType::BF16, dev)?;
     let text = error_text(x.apply_op2_no_bwd(&w16, &rms));
     assert!(text.starts_with("kernel `rms_norm_4k`"), "{text}");
-    assert!(text.contains('N') && text.contains("16") && text.contains('8'), "{text}");
+    assert!(
+        text.contains('N') && text.contains("16") && text.contains('8'),
+        "{text}"
+    );
     // One input for a kernel that reads two.
     let text = error_text(x.apply_op1_no_bwd(&rms));
     assert_eq!(

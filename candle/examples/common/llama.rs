@@ -220,7 +220,12 @@ impl TileOp for RmsNorm {
     }
 
     fn kernel(&self, inputs: &[&[usize]]) -> candle::Result<&'static Kernel> {
-        by_row_length(self.name(), inputs, &rms_norm_4k::KERNEL, &rms_norm_8k::KERNEL)
+        by_row_length(
+            self.name(),
+            inputs,
+            &rms_norm_4k::KERNEL,
+            &rms_norm_8k::KERNEL,
+        )
     }
 
     fn scalars(&self) -> Vec<Scalar> {
@@ -239,6 +244,11 @@ impl TileOp for QuantizePerToken {
     }
 
     fn kernel(&self, inputs: &[&[usize]]) -> candle::Result<&'static Kernel> {
-        by_row_length(self.name(), inputs, &quantize_4k::KERNEL, &quantize_8k::KERNEL)
+        by_row_length(
+            self.name(),
+            inputs,
+            &quantize_4k::KERNEL,
+            &quantize_8k::KERNEL,
+        )
     }
 }
