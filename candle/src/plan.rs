@@ -219,3 +219,120 @@ fn output_shape(
     }
     Ok((candle_dtype, dims))
 }
+
+#[cfg(test)]
+mod tests {
+    use tile_kernel::DType;
+    use tile_kernel::spec::{LaunchFormulaSpec, SymbolSpec, Target};
+
+    use super::*;
+
+    const fn tensor(
+        name: &'static str,
+        dtype: DType,
+        shape: &'static [DimSpec],
+        borrow: Borrow,
+    ) -> ParamSpec {
+        ParamSpec {
+            name,
+            kind: ParamKindSpec::Tensor {
+                dtype,
+                shape,
+                borrow,
+            },
+        }
+    }
+
+    const fn symbolic(symbol: u16, mul: u64, div: u64, add: u64) -> DimSpec {
+        DimSpec::Symbolic {
+            symbol,
+            mul,
+            div,
+            add,
+        }
+    }
+
+    const SYMBOL: SymbolSpec = SymbolSpec {
+        name: "N",
+        divisor: 1,
+        multiple_of: 1,
+    };
+
+    /// `k(x: Tensor<f32, {N + 1}>, y: Tensor<u8, 4, {2 * N}>, z: Tensor<u16, M>, s: f32)`.
+    const SPEC: KernelSpec = KernelSpec {
+        name: "k",
+        ptx: "",
+        target: Target {
+            sm: 90,
+            arch_specific: false,
+        },
+        grid: [LaunchFormulaSpec::ONE; 3],
+        block: [1, 1, 1],
+        shared_mem_bytes: LaunchFormulaSpec(&[]),
+        params: &[
+            tensor("x", DType::F32, &[symbolic(0, 1, 1, 1)], Borrow::Shared),
+            tensor(
+                "y",
+                DType::U8,
+                &[DimSpec::Const(4), symbolic(0, 2, 1, 0)],
+                Borrow::Exclusive,
+            ),
+            ParamSpec {
+                name: "s",
+                kind: ParamKindSpec::Scalar { dtype: DType::F32 },
+            },
+        ],
+        symbols: &[SYMBOL],
+        program: &[],
+    };
+
+    #[test]
+    fn outputs_are_shaped_from_the_symbols_the_inputs_bind() -> candle::Result<()> {
+        // x has N + 1 = 6 elements at offset 3 of its storage: N = 5.
+        let x = Layout::contiguous_with_offset(6, 3);
+        let plan = plan("op", &SPEC, &[&x], 1)?;
+        assert_eq!(
+            plan.inputs,
+            [InputPlan {
+                start: 3,
+                end: 9,
+                shape: vec![6]
+            }]
+        );
+        assert_eq!(plan.outputs, [(CandleDType::U8, vec![4, 10])]);
+        Ok(())
+    }
+
+    #[test]
+    fn outputs_that_no_input_determines_or_candle_lacks_are_errors() {
+        const UNBOUND: KernelSpec = KernelSpec {
+            params: &[
+                tensor("x", DType::F32, &[DimSpec::Const(3)], Borrow::Shared),
+                tensor("y", DType::F32, &[symbolic(0, 1, 1, 0)], Borrow::Exclusive),
+            ],
+            ..SPEC
+        };
+        let x = Layout::contiguous(3);
+        let err = plan("op", &UNBOUND, &[&x], 0).unwrap_err().to_string();
+        assert!(
+            err.starts_with("op `op`: the shape of output `y` of kernel `k` needs the size symbol `N`, which no input's shape determines (inputs: `x` [3])"),
+            "{err}"
+        );
+        const U16: KernelSpec = KernelSpec {
+            params: &[tensor(
+                "z",
+                DType::U16,
+                &[DimSpec::Const(2)],
+                Borrow::Exclusive,
+            )],
+            ..SPEC
+        };
+        let err = plan("op", &U16, &[], 0).unwrap_err().to_string();
+        assert!(
+            err.starts_with(
+                "op `op`: output `z` of kernel `k` is u16, which candle has no dtype for"
+            ),
+            "{err}"
+        );
+    }
+}
