@@ -230,6 +230,8 @@ fn async_kernels_assemble_without_spills() {
         ("double_rows_own_bytes", double_rows_own_bytes::PTX),
         ("reverse_chunks", reverse_chunks::PTX),
         ("copy_sizes", copy_sizes::PTX),
+        ("zero_filled_tail", zero_filled_tail::PTX),
+        ("zero_filled_window", zero_filled_window::PTX),
     ]);
 }
 
@@ -240,8 +242,46 @@ mod twins {
     on_both_devices!(
         a_ring_of_own_bytes_doubles_rows,
         a_ring_read_across_threads_reverses_chunks,
-        every_copy_size_lands
+        every_copy_size_lands,
+        zero_fill_copies_the_bytes_inside_the_tensor,
+        zero_fill_reads_rows_past_the_end_as_zeros
     );
+
+    fn zero_fill_copies_the_bytes_inside_the_tensor(dev: &Device) -> tile_kernel::Result<()> {
+        // Tails of 0 to 3 elements past a vector, and a grid past the data.
+        for (n, c) in [(1, 4), (6, 8), (7, 8), (1021, 1024), (1024, 1024), (5, 512)] {
+            let host = inputs(n, 0x5eed_0003 + n as u64);
+            let x = dev.upload(&host, [n])?;
+            let mut out = dev.upload(&vec![f32::NAN; c], [c])?;
+            zero_filled_tail(dev, &x, &mut out)?;
+            for (i, got) in out.download()?.iter().enumerate() {
+                let want = if i < n { host[i] } else { 0.0 };
+                assert_eq!(got.to_bits(), want.to_bits(), "N = {n}, C = {c}: out[{i}]");
+            }
+        }
+        Ok(())
+    }
+
+    fn zero_fill_reads_rows_past_the_end_as_zeros(dev: &Device) -> tile_kernel::Result<()> {
+        for ((m, n), (r, c)) in [((3, 8), (5, 16)), ((2, 260), (4, 512)), ((4, 4), (4, 4))] {
+            let host = inputs(m * n, 0x5eed_0004 + (m * n) as u64);
+            let x = dev.upload(&host, [m, n])?;
+            let mut out = dev.upload(&vec![f32::NAN; r * c], [r, c])?;
+            zero_filled_window(dev, &x, &mut out)?;
+            let got = out.download()?;
+            for i in 0..r {
+                for j in 0..c {
+                    let want = if i < m && j < n { host[i * n + j] } else { 0.0 };
+                    assert_eq!(
+                        got[i * c + j].to_bits(),
+                        want.to_bits(),
+                        "{m} x {n} in {r} x {c}: out[{i}, {j}]"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
 
     fn a_ring_of_own_bytes_doubles_rows(dev: &Device) -> tile_kernel::Result<()> {
         // Rows shorter than the ring, of a partial chunk, of many chunks.
@@ -418,4 +458,62 @@ mod without_the_protocol {
             "{fault}"
         );
     }
+}
+
+/// `out[i] = x[i]` for `i < N` and 0 up to `C`: each thread copies 16 bytes
+/// with `zero_fill`, whose `src-size` counts the bytes before `N` (0, 4,
+/// 8, 12 or 16).
+#[tile_kernel(grid = ceil_div(C, 256), block = 64)]
+fn zero_filled_tail(x: Tensor<f32, N>, out: Tensor<f32, C>) {
+    let t = thread_id(0);
+    let c = cta_id(0) * 256 + 4 * t;
+    let stage = alloc_shared::<f32>([256]);
+    let v = alloc_local::<f32>([1, 4]);
+    apply(
+        ptx["cp.async.cg.shared.global"],
+        stage.slice(s![4 * t..4 * t + 4]),
+        x.slice(s![c..c + 4]),
+        16,
+        zero_fill = true,
+    );
+    apply(ptx["cp.async.wait_all"]);
+    apply(
+        ptx["ld.shared.v4.f32"],
+        v,
+        stage.slice(s![4 * t..4 * t + 4]).reshape([1, 4]),
+    );
+    apply(
+        ptx["st.global.v4.f32"],
+        out.slice(s![c..c + 4]).reshape([1, 4]),
+        v,
+    );
+}
+
+/// A `[R, C]` window over `x: [M, N]`: rows past `M` and columns past `N`
+/// read as zeros (a row out of bounds copies nothing: `src-size` 0).
+#[tile_kernel(grid = [ceil_div(C, 256), R], block = 64)]
+fn zero_filled_window(x: Tensor<f32, M, N>, out: Tensor<f32, R, C>) {
+    let t = thread_id(0);
+    let r = cta_id(1);
+    let c = cta_id(0) * 256 + 4 * t;
+    let stage = alloc_shared::<f32>([256]);
+    let v = alloc_local::<f32>([1, 4]);
+    apply(
+        ptx["cp.async.ca.shared.global"],
+        stage.slice(s![4 * t..4 * t + 4]),
+        x.slice(s![r, c..c + 4]),
+        16,
+        zero_fill = true,
+    );
+    apply(ptx["cp.async.wait_all"]);
+    apply(
+        ptx["ld.shared.v4.f32"],
+        v,
+        stage.slice(s![4 * t..4 * t + 4]).reshape([1, 4]),
+    );
+    apply(
+        ptx["st.global.v4.f32"],
+        out.slice(s![r..r + 1, c..c + 4]),
+        v,
+    );
 }

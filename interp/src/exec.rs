@@ -247,19 +247,26 @@ impl GridRun<'_> {
         Ok(())
     }
 
-    /// `cp.async` of thread `t`: reads its source now, and owns its
-    /// destination bytes until [`Self::retire`].
+    /// `cp.async` of thread `t`: reads the first `read_bytes` of its
+    /// source now (the rest of the `bytes` are zeros: `src-size`), and
+    /// owns its destination bytes until [`Self::retire`].
     fn issue_copy(
         &self,
         state: &mut BlockState,
         (dst, src, bytes): (&Address, &Address, usize),
+        read_bytes: usize,
         t: u32,
         statement: usize,
     ) -> Result<(), FaultKind> {
-        let (source, from) = self.access(state, src, bytes, t, Touch::Read)?;
-        let data: Vec<u8> = (0..bytes)
-            .map(|i| read(state, source, from + i, 1) as u8)
-            .collect();
+        let mut data = vec![0u8; bytes];
+        let read_bytes = read_bytes.min(bytes);
+        if read_bytes > 0 {
+            let (source, from) =
+                self.access_aligned(state, src, read_bytes, bytes, t, Touch::Read)?;
+            for (i, byte) in data.iter_mut().take(read_bytes).enumerate() {
+                *byte = read(state, source, from + i, 1) as u8;
+            }
+        }
         let Region::Shared(buffer) = dst.region else {
             return Err(FaultKind::Arguments("a copy into a tensor".into()));
         };
@@ -794,9 +801,19 @@ impl GridRun<'_> {
                         state.write(t, *destination, old);
                     }
                 }
-                Action::AsyncCopy { dst, src, bytes } => self
-                    .issue_copy(state, (dst, src, *bytes), t, step.statement)
-                    .map_err(trap)?,
+                Action::AsyncCopy {
+                    dst,
+                    src,
+                    bytes,
+                    src_bytes,
+                } => {
+                    let read = match src_bytes {
+                        Some(source) => self.read(state, source, t, statement)? as usize,
+                        None => *bytes,
+                    };
+                    self.issue_copy(state, (dst, src, *bytes), read, t, step.statement)
+                        .map_err(trap)?
+                }
                 Action::AsyncCommit => {
                     let copies = &mut state.copies[t as usize];
                     let group = std::mem::take(&mut copies.uncommitted);
@@ -816,6 +833,20 @@ impl GridRun<'_> {
         state: &mut BlockState,
         address: &Address,
         size: usize,
+        t: u32,
+        touch: Touch,
+    ) -> Result<(MemoryRef<'_>, usize), FaultKind> {
+        self.access_aligned(state, address, size, size, t, touch)
+    }
+
+    /// [`Self::access`] of `size` bytes aligned to `align` (the part of a
+    /// copy's source that `src-size` reads: the copy's alignment).
+    fn access_aligned(
+        &self,
+        state: &mut BlockState,
+        address: &Address,
+        size: usize,
+        align: usize,
         t: u32,
         touch: Touch,
     ) -> Result<(MemoryRef<'_>, usize), FaultKind> {
@@ -852,11 +883,11 @@ impl GridRun<'_> {
                 len: memory.len(),
             });
         }
-        if size > 0 && !(offset as usize).is_multiple_of(size) {
+        if align > 0 && !(offset as usize).is_multiple_of(align) {
             return Err(FaultKind::Misaligned {
                 param: name.clone(),
                 offset: i128::from(offset),
-                bytes: size,
+                bytes: align,
             });
         }
         let at = offset as usize;
@@ -896,6 +927,20 @@ impl GridRun<'_> {
             Source::Param { param, bits } => mask(self.scalars[param], bits),
             Source::Special(special) => self.special(state, special, t),
             Source::Index { ref value, bits } => mask(value.eval(state.atoms_of(t)) as u64, bits),
+            Source::SourceBytes {
+                ref in_bounds,
+                ref remaining,
+                size,
+            } => {
+                if self
+                    .test(state, in_bounds, t, None)
+                    .map_err(|trap| trap.kind)?
+                {
+                    (remaining.eval(state.atoms_of(t)).max(0) as u64).min(size)
+                } else {
+                    0
+                }
+            }
         })
     }
 
@@ -970,9 +1015,11 @@ impl BlockState {
                 let at = t as usize * self.frame + offset;
                 self.defined[at..at + bytes].iter().all(|d| *d)
             }
-            Source::Value(_) | Source::Param { .. } | Source::Special(_) | Source::Index { .. } => {
-                true
-            }
+            Source::Value(_)
+            | Source::Param { .. }
+            | Source::Special(_)
+            | Source::Index { .. }
+            | Source::SourceBytes { .. } => true,
         }
     }
 }

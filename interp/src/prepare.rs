@@ -181,6 +181,13 @@ pub(crate) enum Source {
         value: Linear,
         bits: usize,
     },
+    /// A `zero_fill` copy's `src-size`: `clamp(remaining, 0, size)` where
+    /// `in_bounds` holds, 0 elsewhere.
+    SourceBytes {
+        in_bounds: Test,
+        remaining: Linear,
+        size: u64,
+    },
 }
 
 /// Where a destination lane's bits go: `bytes` frame bytes at `offset`.
@@ -249,11 +256,14 @@ pub(crate) enum Action {
         destinations: Vec<Destination>,
     },
     /// `cp.async`: `bytes` from `src` (global) to `dst` (shared), owned by
-    /// the copy until the thread's wait retires its group.
+    /// the copy until the thread's wait retires its group; with
+    /// `src_bytes` (`src-size`), only that many are read and the rest are
+    /// zeros.
     AsyncCopy {
         dst: Address,
         src: Address,
         bytes: usize,
+        src_bytes: Option<Source>,
     },
     /// `cp.async.commit_group`.
     AsyncCommit,
@@ -754,6 +764,15 @@ impl Builder<'_> {
                     OperandValue::Immediate { value } => {
                         vec![Source::Value(mask(*value as u64, width))]
                     }
+                    OperandValue::SourceBytes {
+                        in_bounds,
+                        remaining,
+                        size,
+                    } => vec![Source::SourceBytes {
+                        in_bounds: self.test(in_bounds)?,
+                        remaining: Linear::new(remaining, self.program.atoms.len())?,
+                        size: *size,
+                    }],
                     OperandValue::Index { value, bits } => vec![Source::Index {
                         value: Linear::new(value, self.program.atoms.len())?,
                         bits: (*bits).min(width),
@@ -843,7 +862,16 @@ impl Builder<'_> {
                     };
                     let bytes = immediate_of(&operand_sources, "cp-size")
                         .ok_or_else(|| format!("`{}` without a copy size", instruction.opcode))?;
-                    Action::AsyncCopy { dst, src, bytes }
+                    let src_bytes = operand_sources
+                        .iter()
+                        .find(|(name, _)| *name == "src-size")
+                        .and_then(|(_, lanes)| lanes.first().cloned());
+                    Action::AsyncCopy {
+                        dst,
+                        src,
+                        bytes,
+                        src_bytes,
+                    }
                 }
                 PreparedSemantics::AsyncCommit => Action::AsyncCommit,
                 PreparedSemantics::AsyncWait { all: true } => Action::AsyncWait { pending: None },

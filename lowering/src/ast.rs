@@ -191,7 +191,7 @@ pub struct If {
     pub span: SpanId,
 }
 
-/// `apply(ptx["OPCODE"], operands.., scope = .., pred = .., preserve_dst = ..);`
+/// `apply(ptx["OPCODE"], operands.., scope = .., pred = .., preserve_dst = .., zero_fill = ..);`
 #[derive(Debug, Clone, PartialEq)]
 pub struct Apply {
     pub opcode: String,
@@ -200,6 +200,9 @@ pub struct Apply {
     pub scope: Option<(String, SpanId)>,
     pub pred: Option<Expr>,
     pub preserve_dst: Option<(bool, SpanId)>,
+    /// `zero_fill = true` (at this span): a `cp.async` copies the bytes of
+    /// its source that lie in the tensor and zero-fills the rest.
+    pub zero_fill: Option<SpanId>,
     /// The whole statement.
     pub span: SpanId,
 }

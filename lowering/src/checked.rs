@@ -301,6 +301,15 @@ pub(crate) enum Value {
         text: String,
         range: (i128, i128),
     },
+    /// The `src-size` of a `zero_fill = true` copy, which the compiler
+    /// computes: the bytes of the source that lie in its tensor,
+    /// `clamp(remaining, 0, size)` where `in_bounds` holds and 0 elsewhere
+    /// (`crate::prove::bounds` fills it in).
+    SourceBytes {
+        in_bounds: Cond,
+        remaining: Poly,
+        size: i128,
+    },
 }
 
 impl Value {
@@ -320,6 +329,7 @@ impl Value {
             | Value::Special(name)
             | Value::Index { text: name, .. } => name,
             Value::Literal(_) => "literal",
+            Value::SourceBytes { .. } => "src-size",
         }
     }
 
@@ -351,6 +361,7 @@ impl Value {
             Value::Literal(LiteralValue::Bool(v)) => format!("bool literal `{v}`"),
             Value::Special(name) => format!("special register `{name}`"),
             Value::Index { text, .. } => format!("runtime integer `{text}`"),
+            Value::SourceBytes { .. } => "the copy's `src-size` (from `zero_fill`)".to_string(),
         }
     }
 }

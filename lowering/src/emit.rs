@@ -1033,6 +1033,14 @@ impl Emitter<'_> {
                 OperandValue::Immediate { value } => {
                     rendered.push((value.to_string(), Join::Alone));
                 }
+                OperandValue::SourceBytes {
+                    in_bounds,
+                    remaining,
+                    size,
+                } => {
+                    let text = self.source_bytes(in_bounds, remaining, *size, out);
+                    rendered.push((text, Join::Alone));
+                }
             }
         }
 
@@ -1045,6 +1053,36 @@ impl Emitter<'_> {
         for line in after {
             let _ = writeln!(out, "\t{guard}{line}");
         }
+    }
+
+    /// A `zero_fill` copy's `src-size` in a `.u32` register:
+    /// `clamp(remaining, 0, size)` where `in_bounds` holds, else 0.
+    fn source_bytes(
+        &mut self,
+        in_bounds: &Cond,
+        remaining: &Poly,
+        size: u64,
+        out: &mut String,
+    ) -> String {
+        let w = self.staging();
+        let size = i128::from(size);
+        match remaining.as_const() {
+            Some(bytes) => {
+                let _ = writeln!(out, "	mov.u32 {w}, {};", bytes.clamp(0, size));
+            }
+            None => {
+                let v = self.value_in_reg(remaining, out);
+                let t = self.value_reg();
+                let _ = writeln!(out, "	max.s64 {t}, {v}, 0;");
+                let _ = writeln!(out, "	min.s64 {t}, {t}, {size};");
+                let _ = writeln!(out, "	cvt.u32.u64 {w}, {t};");
+            }
+        }
+        if *in_bounds != Cond::Const(true) {
+            let p = self.cond(in_bounds, out);
+            let _ = writeln!(out, "	selp.b32 {w}, {w}, 0, {p};");
+        }
+        w
     }
 
     /// Packs a split register back if a part was written since it was split.

@@ -126,6 +126,15 @@ fn statement(apply: &Apply) -> Statement {
                                 value: i64::try_from(*value).unwrap_or(0),
                             }
                         }
+                        Value::SourceBytes {
+                            in_bounds,
+                            remaining,
+                            size,
+                        } => OperandValue::SourceBytes {
+                            in_bounds: in_bounds.clone(),
+                            remaining: remaining.clone(),
+                            size: u64::try_from(*size).unwrap_or(0),
+                        },
                         Value::Literal(literal) => OperandValue::Constant {
                             value: literal_bits(*literal, slot.ty).unwrap_or(0),
                             bits: slot.ty.carrier_bits(),

@@ -546,6 +546,14 @@ pub enum OperandValue {
     /// immediate-only operand such as `lop3`'s LUT), within the operand's
     /// legal range.
     Immediate { value: i64 },
+    /// A `cp.async`'s `src-size` under `zero_fill`: `clamp(remaining, 0,
+    /// size)` bytes (a `.u32`) where `in_bounds` holds, 0 elsewhere; the
+    /// copy zero-fills the rest of its `size` bytes.
+    SourceBytes {
+        in_bounds: Cond,
+        remaining: Poly,
+        size: u64,
+    },
 }
 
 /// The storage one register lane binds: `bytes` bytes at `byte_offset` inside

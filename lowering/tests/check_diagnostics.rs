@@ -126,6 +126,7 @@ impl Builder {
             scope: None,
             pred,
             preserve_dst,
+            zero_fill: None,
             span,
         }));
         opcode_span

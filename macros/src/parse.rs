@@ -836,6 +836,7 @@ impl KernelParser<'_> {
             scope: None,
             pred: None,
             preserve_dst: None,
+            zero_fill: None,
             span: self.spans.id(expr),
         };
         let mut seen_keyword = false;
@@ -849,7 +850,7 @@ impl KernelParser<'_> {
                 return Err(err(
                     Code::MALFORMED_APPLY,
                     arg,
-                    "operands come before the keyword arguments (`scope`, `pred`, `preserve_dst`)",
+                    "operands come before the keyword arguments (`scope`, `pred`, `preserve_dst`, `zero_fill`)",
                 ));
             }
             let operand = self.operand(arg)?;
@@ -863,7 +864,7 @@ impl KernelParser<'_> {
             return Err(err(
                 Code::KEYWORD_VALUE,
                 &assign.left,
-                "expected a keyword: `scope`, `pred` or `preserve_dst`",
+                "expected a keyword: `scope`, `pred`, `preserve_dst` or `zero_fill`",
             ));
         };
         let key_name = key
@@ -925,12 +926,34 @@ impl KernelParser<'_> {
                     }
                 }
             }
+            "zero_fill" => {
+                if apply.zero_fill.is_some() {
+                    return Err(duplicate());
+                }
+                match &*assign.right {
+                    Expr::Lit(syn::ExprLit {
+                        lit: Lit::Bool(value),
+                        ..
+                    }) => {
+                        if value.value {
+                            apply.zero_fill = Some(self.spans.id(assign));
+                        }
+                    }
+                    other => {
+                        return Err(err(
+                            Code::KEYWORD_VALUE,
+                            other,
+                            "`zero_fill` is a compile-time `true` or `false`",
+                        ));
+                    }
+                }
+            }
             _ => {
                 return Err(err(
                     Code::UNKNOWN_KEYWORD,
                     &assign.left,
                     format!(
-                        "unknown keyword argument `{key_name}`; `apply` takes `scope`, `pred` and `preserve_dst`"
+                        "unknown keyword argument `{key_name}`; `apply` takes `scope`, `pred`, `preserve_dst` and `zero_fill`"
                     ),
                 ));
             }

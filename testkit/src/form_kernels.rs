@@ -452,6 +452,7 @@ pub fn generate(
     let mut after = Vec::new();
     let mut apply_operands = Vec::new();
     let mut immediates = choices.immediates.iter();
+    let mut zero_fill = false;
     for (i, op) in operands.iter().enumerate() {
         let ResolvedOperand {
             kind,
@@ -526,6 +527,8 @@ pub fn generate(
                 });
                 apply_operands.push(row(&t, per_row, Vec::new()));
             }
+            // The compiler computes a copy's `src-size` (`zero_fill`).
+            OperandKind::Register if op.name == "src-size" => zero_fill = true,
             OperandKind::Register
                 if choices.created_policy
                     && op.name == "policy"
@@ -650,6 +653,10 @@ pub fn generate(
     } else {
         apply(&m.opcode_text(), apply_operands)
     };
+    let mut form = form;
+    if zero_fill && let Stmt::Apply(apply) = &mut form {
+        apply.zero_fill = Some(S);
+    }
     // An asynchronous copy lands at its wait, before anything reads it.
     if m.effect() == Effect::AsyncCopy {
         after.insert(0, apply("cp.async.wait_all", Vec::new()));

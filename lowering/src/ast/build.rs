@@ -71,6 +71,7 @@ pub fn apply(opcode: &str, operands: Vec<Operand>) -> Stmt {
         scope: None,
         pred: None,
         preserve_dst: None,
+        zero_fill: None,
         span: SPAN,
     })
 }
@@ -84,6 +85,7 @@ pub fn apply_scoped(opcode: &str, operands: Vec<Operand>, scope: &str) -> Stmt {
         scope: Some((scope.to_string(), SPAN)),
         pred: None,
         preserve_dst: None,
+        zero_fill: None,
         span: SPAN,
     })
 }

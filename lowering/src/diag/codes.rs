@@ -314,6 +314,13 @@ catalogue! {
         /// A scalar function reading a tile, or a `fn` item reading the
         /// kernel's values.
         EWISE_CAPTURE = 239, "scalar function reading what it cannot";
+        /// A `src-size` written by the user: only the compiler's
+        /// (`zero_fill`) is proven to stay inside the source.
+        SRC_SIZE_GIVEN = 240, "`src-size` written in a `cp.async`";
+        /// `zero_fill` on a form that cannot zero-fill.
+        ZERO_FILL_FORM = 241, "`zero_fill` on a form without a `src-size`";
+        /// `zero_fill` on an `apply` of several copies.
+        ZERO_FILL_REPEAT = 242, "`zero_fill` on an `apply` of several copies";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";

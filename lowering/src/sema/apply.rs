@@ -13,7 +13,7 @@
 
 use crate::ast;
 use crate::checked::{self, Coordinate};
-use crate::diag::Code;
+use crate::diag::{Code, SpanId};
 use crate::dtype::DType;
 use crate::program::{Cond, Lane};
 use crate::prove::{alignment, bounds, order};
@@ -25,6 +25,8 @@ use super::{Checker, MAX_INSTRUCTIONS, Value};
 impl Checker<'_> {
     /// Adds the checked apply of `apply` (form `form`, operands `values` in
     /// `slots`) to the body, with the proofs of its own obligations.
+    /// `source_bytes`: the slot, placeholder and span of the compiler's
+    /// `src-size` (`zero_fill`), which no written operand fills.
     pub(super) fn add_apply(
         &mut self,
         apply: &ast::Apply,
@@ -32,6 +34,7 @@ impl Checker<'_> {
         slots: &[ResolvedOperand],
         values: Vec<Value>,
         user_guard: Cond,
+        source_bytes: Option<(usize, Value, SpanId)>,
     ) {
         let repeat: Vec<usize> = values
             .iter()
@@ -55,14 +58,26 @@ impl Checker<'_> {
         }
         let mut facts = self.facts.clone();
         facts.extend(user_guard.facts(true));
+        let mut written = values
+            .into_iter()
+            .zip(apply.operands.iter().map(ast::Operand::span));
+        let mut source_bytes = source_bytes;
         let operands: Vec<checked::Operand> = slots
             .iter()
-            .zip(values)
-            .zip(&apply.operands)
-            .map(|((slot, value), operand)| checked::Operand {
-                span: operand.span(),
-                slot: *slot,
-                value,
+            .enumerate()
+            .filter_map(|(i, slot)| {
+                let (value, span) = match source_bytes.take() {
+                    Some((at, value, span)) if at == i => (value, span),
+                    other => {
+                        source_bytes = other;
+                        written.next()?
+                    }
+                };
+                Some(checked::Operand {
+                    span,
+                    slot: *slot,
+                    value,
+                })
             })
             .collect();
         let mut checked = checked::Apply {
@@ -85,14 +100,21 @@ impl Checker<'_> {
 
         // In bounds: proven, or guarded; the guards' values must fit index
         // arithmetic.
-        let (guard, guarded) = bounds::guard(&checked, &self.atoms);
+        let guarded = bounds::guard(&checked, &self.atoms);
         let mut failed = false;
-        for (le0, span) in guarded {
+        for (le0, span) in guarded.bounds {
             if !self.materialize(&le0, span) {
                 failed = true;
             }
         }
-        checked.guard = guard;
+        checked.guard = guarded.guard;
+        if let Some(bytes) = guarded.source_bytes {
+            for operand in &mut checked.operands {
+                if matches!(operand.value, Value::SourceBytes { .. }) {
+                    operand.value = bytes.clone();
+                }
+            }
+        }
         let disorder = order::prove(&checked, |tile| &self.tiles[tile].tile);
         for diag in disorder {
             failed = true;

@@ -505,6 +505,7 @@ impl Checker<'_> {
             scope: ewise.scope.clone(),
             pred: None,
             preserve_dst: None,
+            zero_fill: None,
             span,
         };
         self.apply(&apply);

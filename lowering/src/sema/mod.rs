@@ -51,6 +51,7 @@ mod scopes;
 mod shared;
 mod values;
 mod views;
+mod zero_fill;
 
 use std::collections::HashMap;
 
@@ -1261,7 +1262,12 @@ impl<'k> Checker<'k> {
         self.requirement = self.requirement.max(requirement);
 
         self.check_preserve_dst(apply, &slots, &values);
-        self.add_apply(apply, &form, &slots, values, guard);
+        let Some((form, source_bytes)) = self.zero_fill_form(apply, form, &values) else {
+            self.mark_destinations_written_best_effort(&values);
+            return;
+        };
+        let slots = form.operands();
+        self.add_apply(apply, &form, &slots, values, guard, source_bytes);
     }
 
     /// Rule 9: `preserve_dst = true` keeps an old value, so it needs `pred`

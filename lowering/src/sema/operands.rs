@@ -88,6 +88,8 @@ impl Checker<'_> {
                 continue;
             }
             match (slot.kind, value) {
+                // The compiler's own operand (`zero_fill`), never written.
+                (_, Value::SourceBytes { .. }) => {}
                 // Rule 3.
                 (kind, Value::Memory { buffer, name, .. })
                     if kind == OperandKind::Register

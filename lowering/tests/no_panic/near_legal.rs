@@ -149,6 +149,7 @@ pub(crate) fn plain_apply(opcode: &str, operands: Vec<Operand>, pred: Option<Exp
         scope: None,
         pred,
         preserve_dst: None,
+        zero_fill: None,
         span: SpanId(54),
     })
 }

@@ -409,6 +409,7 @@ pub(crate) fn stmt() -> impl Strategy<Value = Stmt> {
                 scope: scope.map(|s| (s.to_string(), SpanId(19))),
                 pred,
                 preserve_dst: preserve.map(|v| (v, SpanId(12))),
+                zero_fill: None,
                 span: SpanId(13),
             })
         });

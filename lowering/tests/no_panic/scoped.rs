@@ -204,6 +204,7 @@ pub(crate) fn scoped_apply(
         scope: scope.map(|s| (s.to_string(), SpanId(160))),
         pred,
         preserve_dst: preserve.then_some((true, SpanId(161))),
+        zero_fill: None,
         span: SpanId(162),
     })
 }

@@ -5,9 +5,9 @@
 //!
 //! A copy's destination bytes belong to it from issue until a wait retires
 //! its group; `crate::prove::async_copies` proves no access meets them
-//! earlier. The forms with `src-size` or `ignore-src` (zero fill) are
-//! registered but not usable yet: they read fewer source bytes than they
-//! address, which the bounds proof cannot express.
+//! earlier. The forms with `src-size` are chosen by `zero_fill = true`
+//! (the compiler computes `src-size` from the source's bounds); the forms
+//! with `ignore-src` are registered but not usable yet.
 
 use super::*;
 use crate::ptx::Slot;
@@ -41,10 +41,10 @@ const CP_ASYNC_16_HINT: &[ModifierSlot] = &[
     opt(Slot::Prefetch, &["L2::64B", "L2::128B", "L2::256B"]),
 ];
 
-/// `cp.async` with `src-size` or `ignore-src`: the source bytes it leaves
-/// unread need not be in bounds, which the bounds proof cannot say yet.
-const PARTIAL_COPIES: Usability = Usability::NotYet(
-    "an in-bounds proof for the source bytes `src-size` or `ignore-src` leaves unread (guard a tail copy with `pred` instead)",
+/// `cp.async` with `ignore-src`: a predicate that zero-fills instead of
+/// copying, which the bounds proof cannot take as a guard yet.
+const PREDICATED_COPIES: Usability = Usability::NotYet(
+    "an in-bounds proof that follows `ignore-src` (`zero_fill = true` on the form without it zero-fills past the tensor)",
 );
 
 /// The forms of this family, in lookup order.
@@ -107,7 +107,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_requires,
         "copy the first src-size of 4 bytes asynchronously, zero-filling the rest",
-        PARTIAL_COPIES,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
@@ -123,7 +123,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_requires,
         "copy the first src-size of 8 bytes asynchronously, zero-filling the rest",
-        PARTIAL_COPIES,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
@@ -139,7 +139,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_requires,
         "copy the first src-size of 16 bytes asynchronously, zero-filling the rest",
-        PARTIAL_COPIES,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
@@ -155,7 +155,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_ignore_src_requires,
         "copy 4 bytes asynchronously, or zero-fill them where ignore-src holds",
-        PARTIAL_COPIES,
+        PREDICATED_COPIES,
         Effect::AsyncCopy,
     ),
     form(
@@ -171,7 +171,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_ignore_src_requires,
         "copy 8 bytes asynchronously, or zero-fill them where ignore-src holds",
-        PARTIAL_COPIES,
+        PREDICATED_COPIES,
         Effect::AsyncCopy,
     ),
     form(
@@ -187,7 +187,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_ignore_src_requires,
         "copy 16 bytes asynchronously, or zero-fill them where ignore-src holds",
-        PARTIAL_COPIES,
+        PREDICATED_COPIES,
         Effect::AsyncCopy,
     ),
     form(
@@ -220,7 +220,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_requires,
         "copy the first src-size of 4 bytes asynchronously under an L2 cache policy, zero-filling the rest",
-        PARTIAL_COPIES,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
@@ -253,7 +253,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_requires,
         "copy the first src-size of 8 bytes asynchronously under an L2 cache policy, zero-filling the rest",
-        PARTIAL_COPIES,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
@@ -286,7 +286,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::cp_async_requires,
         "copy the first src-size of 16 bytes asynchronously under an L2 cache policy, zero-filling the rest",
-        PARTIAL_COPIES,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
