@@ -927,7 +927,7 @@ impl GridRun<'_> {
             Source::Param { param, bits } => mask(self.scalars[param], bits),
             Source::Special(special) => self.special(state, special, t),
             Source::Index { ref value, bits } => mask(value.eval(state.atoms_of(t)) as u64, bits),
-            Source::SourceBytes {
+            Source::CopiedBytes {
                 ref in_bounds,
                 ref remaining,
                 size,
@@ -1019,7 +1019,7 @@ impl BlockState {
             | Source::Param { .. }
             | Source::Special(_)
             | Source::Index { .. }
-            | Source::SourceBytes { .. } => true,
+            | Source::CopiedBytes { .. } => true,
         }
     }
 }

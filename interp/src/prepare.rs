@@ -183,7 +183,7 @@ pub(crate) enum Source {
     },
     /// A `zero_fill` copy's `src-size`: `clamp(remaining, 0, size)` where
     /// `in_bounds` holds, 0 elsewhere.
-    SourceBytes {
+    CopiedBytes {
         in_bounds: Test,
         remaining: Linear,
         size: u64,
@@ -768,7 +768,7 @@ impl Builder<'_> {
                         in_bounds,
                         remaining,
                         size,
-                    } => vec![Source::SourceBytes {
+                    } => vec![Source::CopiedBytes {
                         in_bounds: self.test(in_bounds)?,
                         remaining: Linear::new(remaining, self.program.atoms.len())?,
                         size: *size,

@@ -996,6 +996,20 @@ impl Emitter<'_> {
                 }
             }
         }
+        // A `zero_fill` copy's `src-size`, first: where it is 0 the source
+        // address becomes the tensor's first byte, so no address past the
+        // tensor reaches the instruction.
+        let source_bytes = instruction
+            .operands
+            .iter()
+            .find_map(|operand| match operand {
+                OperandValue::SourceBytes {
+                    in_bounds,
+                    remaining,
+                    size,
+                } => Some(self.source_bytes(in_bounds, remaining, *size, out)),
+                _ => None,
+            });
         let mut rendered: Vec<(String, Join)> = Vec::new();
         for (operand, name) in instruction.operands.iter().zip(names) {
             match operand {
@@ -1009,9 +1023,14 @@ impl Emitter<'_> {
                     offset,
                     generic,
                 } => {
-                    let text = match buffer.space {
-                        MemorySpace::Global => self.address(buffer.index, offset, *generic, out),
-                        MemorySpace::Shared => self.shared_address(buffer.index, offset, out),
+                    let text = match (buffer.space, &source_bytes) {
+                        (MemorySpace::Global, Some(bytes)) => {
+                            self.copied_source(buffer.index, offset, bytes, out)
+                        }
+                        (MemorySpace::Global, None) => {
+                            self.address(buffer.index, offset, *generic, out)
+                        }
+                        (MemorySpace::Shared, _) => self.shared_address(buffer.index, offset, out),
                     };
                     rendered.push((text, Join::Alone));
                 }
@@ -1033,13 +1052,8 @@ impl Emitter<'_> {
                 OperandValue::Immediate { value } => {
                     rendered.push((value.to_string(), Join::Alone));
                 }
-                OperandValue::SourceBytes {
-                    in_bounds,
-                    remaining,
-                    size,
-                } => {
-                    let text = self.source_bytes(in_bounds, remaining, *size, out);
-                    rendered.push((text, Join::Alone));
+                OperandValue::SourceBytes { .. } => {
+                    rendered.push((source_bytes.clone().unwrap_or_default(), Join::Alone));
                 }
             }
         }
@@ -1053,6 +1067,27 @@ impl Emitter<'_> {
         for line in after {
             let _ = writeln!(out, "\t{guard}{line}");
         }
+    }
+
+    /// The source address of a `zero_fill` copy whose `src-size` is in
+    /// register `bytes`: `[tensor + offset]`, or the tensor's first byte
+    /// where `src-size` is 0 (nothing is read; the address stays inside).
+    fn copied_source(
+        &mut self,
+        param: usize,
+        offset: &Poly,
+        bytes: &str,
+        out: &mut String,
+    ) -> String {
+        let value = self.value_in_reg(offset, out);
+        let base = pointer_reg(param, &self.program.params[param].name);
+        self.counters.addresses += 1;
+        let at = format!("%ad{}", self.counters.addresses - 1);
+        let p = self.predicate();
+        let _ = writeln!(out, "	add.s64 {at}, {base}, {value};");
+        let _ = writeln!(out, "	setp.ne.u32 {p}, {bytes}, 0;");
+        let _ = writeln!(out, "	selp.b64 {at}, {at}, {base}, {p};");
+        format!("[{at}]")
     }
 
     /// A `zero_fill` copy's `src-size` in a `.u32` register:

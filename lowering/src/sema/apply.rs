@@ -13,7 +13,7 @@
 
 use crate::ast;
 use crate::checked::{self, Coordinate};
-use crate::diag::{Code, SpanId};
+use crate::diag::Code;
 use crate::dtype::DType;
 use crate::program::{Cond, Lane};
 use crate::prove::{alignment, bounds, order};
@@ -34,7 +34,7 @@ impl Checker<'_> {
         slots: &[ResolvedOperand],
         values: Vec<Value>,
         user_guard: Cond,
-        source_bytes: Option<(usize, Value, SpanId)>,
+        source_bytes: Option<super::zero_fill::SourceBytesSlot>,
     ) {
         let repeat: Vec<usize> = values
             .iter()

@@ -21,6 +21,10 @@ use super::{Checker, Value};
 /// The name of the `src-size` slot.
 const SRC_SIZE: &str = "src-size";
 
+/// The compiler's `src-size` operand: its slot, its placeholder value and
+/// the span of the `zero_fill` keyword that asked for it.
+pub(super) type SourceBytesSlot = (usize, Value, SpanId);
+
 impl Checker<'_> {
     /// The form the apply runs with and, under `zero_fill`, the slot of the
     /// compiler's `src-size` with its placeholder and the keyword's span:
@@ -30,7 +34,7 @@ impl Checker<'_> {
         apply: &ast::Apply,
         form: Modifiers,
         values: &[Value],
-    ) -> Option<(Modifiers, Option<(usize, Value, SpanId)>)> {
+    ) -> Option<(Modifiers, Option<SourceBytesSlot>)> {
         let given = form.operands().iter().position(|o| o.name == SRC_SIZE);
         if let Some(position) = given {
             let span = apply
