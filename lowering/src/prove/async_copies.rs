@@ -234,6 +234,18 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
     walk.diags
 }
 
+/// Whether the body issues, commits or waits for an asynchronous copy.
+fn issues_or_waits(body: &[Node]) -> bool {
+    body.iter().any(|node| match node {
+        Node::Apply(apply) => matches!(apply.form.effect(), Effect::AsyncCopy | Effect::AsyncGroup),
+        Node::If {
+            then, otherwise, ..
+        } => issues_or_waits(then) || issues_or_waits(otherwise),
+        Node::Loop(looped) => issues_or_waits(&looped.body),
+        _ => false,
+    })
+}
+
 /// Whether the body issues an asynchronous copy anywhere.
 fn has_copies(body: &[Node]) -> bool {
     body.iter().any(|node| match node {
@@ -310,6 +322,27 @@ impl Walk<'_> {
             // to fix.
             return self.block(&looped.body, entry);
         };
+        if !issues_or_waits(&looped.body) {
+            // No copy changes in the body: one pass with the loop variable
+            // unknown checks every iteration, and what it leaves behind
+            // only matters once the loop is forgotten.
+            self.loops.push(looped.first_atom);
+            let end = self.block(&looped.body, entry.clone());
+            self.loops.pop();
+            let first = looped.first_atom;
+            let joined = join(entry, end);
+            let copies = joined
+                .copies
+                .into_iter()
+                .map(|c| self.forget_loop(c, first))
+                .collect();
+            let touches = joined
+                .touches
+                .into_iter()
+                .map(|t| forget_touch(t, first))
+                .collect();
+            return join(State::default(), State { copies, touches });
+        }
         self.loops.push(looped.first_atom);
         let mut exits = entry.clone();
         let mut head = entry;
