@@ -35,6 +35,33 @@ fn launch_values(ids: Tensor<u32, N>, sizes: Tensor<f32, N>, ranks: Tensor<u32, 
     apply(ptx["st.global.u32"], ranks.slice(s![i..i + 1]), rank);
 }
 
+/// `/`, `%` and `ceil_div` by constants of a value below 2^32 (its range is
+/// the atoms', so the PTX divides in 32 bits: `div.u32`, `rem.u32`).
+#[tile_kernel(grid = 1, block = 128)]
+fn divisions(out: Tensor<u32, 128, 8>) {
+    let t = thread_id(0);
+    let v = t * 33_554_431 + 12_345;
+    let q = alloc_local::<u32>([8, 1]);
+    apply(ptx["mov.u32"], q.slice(s![0..1, ..]), v % 3);
+    apply(ptx["mov.u32"], q.slice(s![1..2, ..]), v / 7);
+    apply(ptx["mov.u32"], q.slice(s![2..3, ..]), ceil_div(v, 1000));
+    apply(ptx["mov.u32"], q.slice(s![3..4, ..]), v % 65_537);
+    apply(ptx["mov.u32"], q.slice(s![4..5, ..]), v / 65_537);
+    apply(ptx["mov.u32"], q.slice(s![5..6, ..]), ceil_div(v, 6));
+    apply(ptx["mov.u32"], q.slice(s![6..7, ..]), v % 1000 / 7);
+    apply(ptx["mov.u32"], q.slice(s![7..8, ..]), v % 4_294_967_295);
+    apply(
+        ptx["st.global.v4.u32"],
+        out.slice(s![t..t + 1, 0..4]),
+        q.slice(s![0..4, ..]).reshape([1, 4]),
+    );
+    apply(
+        ptx["st.global.v4.u32"],
+        out.slice(s![t..t + 1, 4..8]),
+        q.slice(s![4..8, ..]).reshape([1, 4]),
+    );
+}
+
 /// The maximum of each row of 4, from `-inf` (so a row of `-inf` gives
 /// `-inf`), and a NaN constant stored beside it.
 #[tile_kernel(grid = ceil_div(N, 128), block = 128)]
@@ -86,6 +113,17 @@ fn index_operands_are_the_index_registers_or_their_low_bits() {
 }
 
 #[test]
+fn divisions_below_2_32_are_32_bit() {
+    let ptx = divisions::PTX;
+    // `%` by 3, 65537 and 1000 (`v % (2^32 - 1)` is `v`: `v` is smaller);
+    // `/` by 7, 65537 and 7; two `ceil_div`.
+    assert_eq!(lines_starting(ptx, "rem.u32").len(), 3, "{ptx}");
+    assert_eq!(lines_starting(ptx, "div.u32").len(), 5, "{ptx}");
+    assert!(lines_starting(ptx, "div.s64").is_empty(), "{ptx}");
+    assert!(lines_starting(ptx, "rem.s64").is_empty(), "{ptx}");
+}
+
+#[test]
 fn float_constants_are_their_exact_bits() {
     let ptx = row_max::PTX;
     // -inf and the canonical quiet NaN, materialised once at entry.
@@ -106,6 +144,7 @@ fn value_kernels_assemble_without_spills() {
     support::assert_no_spills(&[
         ("launch_values", launch_values::PTX),
         ("row_max", row_max::PTX),
+        ("divisions", divisions::PTX),
     ]);
 }
 
@@ -113,7 +152,38 @@ mod twins {
     use super::*;
     use support::gpu::on_both_devices;
 
-    on_both_devices!(launch_values_match_the_host, row_max_matches_the_host);
+    on_both_devices!(
+        launch_values_match_the_host,
+        row_max_matches_the_host,
+        divisions_match_the_host
+    );
+
+    fn divisions_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
+        let mut out = dev.upload(&vec![u32::MAX; 128 * 8], [128, 8])?;
+        divisions(dev, &mut out)?;
+        let got = out.download()?;
+        for t in 0..128u64 {
+            let v = t * 33_554_431 + 12_345;
+            let want = [
+                v % 3,
+                v / 7,
+                v.div_ceil(1000),
+                v % 65_537,
+                v / 65_537,
+                v.div_ceil(6),
+                v % 1000 / 7,
+                v % 4_294_967_295,
+            ];
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(
+                    u64::from(got[t as usize * 8 + k]),
+                    *w,
+                    "thread {t}, value {k}"
+                );
+            }
+        }
+        Ok(())
+    }
 
     fn launch_values_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
         for n in [1usize, 127, 128, 129, 1000, (1 << 16) + 5] {

@@ -796,9 +796,64 @@ impl Emitter<'_> {
                 let _ = writeln!(out, "	add.s64 {t}, {a}, {};", (1i128 << k) - 1);
                 format!("shr.u64 {d}, {t}, {k};")
             }
+            (ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv, None)
+                if self.fits_u32(args, *op) =>
+            {
+                self.narrow_division(*op, &d, &a, &b, out)
+            }
             (op, _) => self.general_op(*op, &d, &a, &b, args, out),
         };
-        let _ = writeln!(out, "	{line}");
+        let _ = writeln!(out, "\t{line}");
+    }
+
+    /// Whether `op(args)` of non-negative values (TK0511) has every
+    /// operand (and `ceil_div`'s `a + b - 1`) below 2^32 by the atoms'
+    /// ranges, and a divisor of at least 1: then 32-bit unsigned division
+    /// gives the same value.
+    fn fits_u32(&self, args: &[Poly], op: ComputedOp) -> bool {
+        let atoms = &self.program.atoms;
+        let (a, b) = (atoms.range(&args[0]), atoms.range(&args[1]));
+        let top = i128::from(u32::MAX);
+        let sum = if op == ComputedOp::CeilDiv {
+            a.1.saturating_add(b.1)
+        } else {
+            a.1
+        };
+        a.0 >= 0 && b.0 >= 1 && b.1 <= top && sum <= top
+    }
+
+    /// `/`, `%` or `ceil_div` in 32-bit unsigned arithmetic (a divisor
+    /// known at compile time becomes a multiply-high in ptxas; 64-bit
+    /// division is a long software sequence).
+    fn narrow_division(
+        &mut self,
+        op: ComputedOp,
+        d: &str,
+        a: &str,
+        b: &str,
+        out: &mut String,
+    ) -> String {
+        let wa = self.staging();
+        let _ = writeln!(out, "\tcvt.u32.u64 {wa}, {a};");
+        let wb = if b.starts_with('%') {
+            let wb = self.staging();
+            let _ = writeln!(out, "\tcvt.u32.u64 {wb}, {b};");
+            wb
+        } else {
+            b.to_string()
+        };
+        let wd = self.staging();
+        let line = match op {
+            ComputedOp::Rem => format!("rem.u32 {wd}, {wa}, {wb};"),
+            ComputedOp::Div => format!("div.u32 {wd}, {wa}, {wb};"),
+            _ => {
+                let _ = writeln!(out, "\tadd.u32 {wa}, {wa}, {wb};");
+                let _ = writeln!(out, "\tsub.u32 {wa}, {wa}, 1;");
+                format!("div.u32 {wd}, {wa}, {wb};")
+            }
+        };
+        let _ = writeln!(out, "\t{line}");
+        format!("cvt.u64.u32 {d}, {wd};")
     }
 
     /// The PTX of computed op `op` (`d = op(a, b)`) for any operands.
