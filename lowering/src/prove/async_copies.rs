@@ -56,6 +56,8 @@ use super::races::{Digit, Separation, Threads, byte_span};
 const EXACT_ITERATIONS: u32 = 10;
 /// Back edges after which a copy's loop-dependent indices are forgotten.
 const SHIFT_LIMIT: u32 = 12;
+/// Back edges after which an access's loop-dependent indices are forgotten.
+const TOUCH_SHIFT_LIMIT: u32 = 2;
 /// Iterations after which a loop's walk stops (the state has converged
 /// long before in any kernel; past it every copy of the body is forgotten).
 const ITERATION_LIMIT: u32 = 64;
@@ -111,6 +113,9 @@ impl Copy {
             && self.shifts == other.shifts
     }
 }
+
+/// How an access separates threads, and the digits it pins.
+type Separated = (Vec<Vec<Separation>>, Vec<(Digit, i128)>);
 
 /// A shared access since the last CTA barrier: a copy issued now must not
 /// meet it unless it is the copying thread's own.
@@ -202,6 +207,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
         loops: Vec::new(),
         diags: Vec::new(),
         reported: Vec::new(),
+        separations: std::collections::HashMap::new(),
     };
     let end = walk.block(body, State::default());
     // One missing wait, one error: at the first copy still pending.
@@ -268,6 +274,10 @@ struct Walk<'c> {
     /// The first atoms of the runtime loops around the current point.
     loops: Vec<AtomId>,
     diags: Vec<Diagnostic>,
+    /// How each memory operand (by its view's address in the checked
+    /// body, which the walk does not change) separates threads: the loops
+    /// walk a body many times.
+    separations: std::collections::HashMap<usize, Separated>,
     /// Each (span, code) reported once, whichever iteration found it.
     reported: Vec<(SpanId, Code)>,
 }
@@ -344,10 +354,19 @@ impl Walk<'_> {
             return join(State::default(), State { copies, touches });
         }
         self.loops.push(looped.first_atom);
+        let first = looped.first_atom;
         let mut exits = entry.clone();
         let mut head = entry;
+        let mut exact = true;
         for j in 0..ITERATION_LIMIT {
-            let exact = j < EXACT_ITERATIONS;
+            // Known iterations only tell a copy still pending from before
+            // the loop (a prologue's stage 1) apart from the body's indices
+            // (`j % 3` at `j = 0`): once none is left, the fixpoint.
+            exact = exact
+                && j < EXACT_ITERATIONS
+                && head.copies.iter().any(|c| {
+                    !c.loops.contains(&first) && matches!(c.status, Status::Pending { .. })
+                });
             if exact {
                 let value = header.start.add(&header.step.scale(i128::from(j)));
                 self.exact.push((header.var, looped.first_atom, value));
@@ -371,7 +390,6 @@ impl Walk<'_> {
         }
         self.loops.pop();
         // After the loop its variable means nothing: forget what depends on it.
-        let first = looped.first_atom;
         let copies = exits
             .copies
             .into_iter()
@@ -400,7 +418,10 @@ impl Walk<'_> {
         for mut touch in end.touches {
             if touch.loops.contains(&first) {
                 touch.shifts += 1;
-                if touch.shifts > SHIFT_LIMIT || last {
+                // A barrier clears touches: only those of the previous
+                // iteration's last epoch meet a copy in a ring; older
+                // ones (a loop without a barrier) are forgotten.
+                if touch.shifts > TOUCH_SHIFT_LIMIT || last {
                     touch = forget_touch(touch, first);
                 } else {
                     touch.footprint = touch
@@ -427,7 +448,11 @@ impl Walk<'_> {
         for mut copy in end.copies {
             if copy.loops.contains(&looped.first_atom) {
                 copy.shifts += 1;
-                if copy.shifts > SHIFT_LIMIT || last {
+                // A retired copy is only checked against other threads'
+                // accesses, where its thread's own bytes are told apart by
+                // the separation engine, not by its indices: forgetting
+                // them lets the copies of every iteration merge.
+                if copy.shifts > SHIFT_LIMIT || last || copy.status == Status::Retired {
                     copy = self.forget_loop(copy, looped.first_atom);
                 } else {
                     let first = looped.first_atom;
@@ -627,16 +652,31 @@ impl Walk<'_> {
         state
     }
 
-    /// The touch a shared access leaves until the next barrier.
-    fn touch(&self, apply: &Apply, access: &SharedOperand<'_>) -> Touch {
+    /// How `apply`'s memory operand `view` separates threads (cached).
+    fn separated(&mut self, apply: &Apply, view: &Layout) -> Separated {
+        let key = view as *const Layout as usize;
+        if let Some(found) = self.separations.get(&key) {
+            return found.clone();
+        }
         let threads = &self.context.threads;
         let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
+        let found = (
+            threads.separations(view, &prover),
+            threads.pinned_digits(&prover),
+        );
+        self.separations.insert(key, found.clone());
+        found
+    }
+
+    /// The touch a shared access leaves until the next barrier.
+    fn touch(&mut self, apply: &Apply, access: &SharedOperand<'_>) -> Touch {
+        let (separations, pinned) = self.separated(apply, access.view);
         Touch {
             span: access.span,
             buffer: access.buffer,
             footprint: access.footprint.clone(),
-            separations: threads.separations(access.view, &prover),
-            pinned: threads.pinned_digits(&prover),
+            separations,
+            pinned,
             loops: self.loops.clone(),
             shifts: 0,
         }
@@ -670,7 +710,7 @@ impl Walk<'_> {
     }
 
     /// The copy an async `apply` issues.
-    fn issue(&self, apply: &Apply) -> Option<Copy> {
+    fn issue(&mut self, apply: &Apply) -> Option<Copy> {
         let mut dst = None;
         let mut source = None;
         for operand in &apply.operands {
@@ -683,8 +723,7 @@ impl Walk<'_> {
             }
         }
         let (span, buffer, view) = dst?;
-        let threads = &self.context.threads;
-        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
+        let (separations, pinned) = self.separated(apply, view);
         Some(Copy {
             number: apply.number,
             opcode: apply.opcode.clone(),
@@ -692,8 +731,8 @@ impl Walk<'_> {
             buffer,
             footprint: footprint(view),
             source,
-            separations: threads.separations(view, &prover),
-            pinned: threads.pinned_digits(&prover),
+            separations,
+            pinned,
             status: Status::Pending { lo: 0, hi: 0 },
             loops: self.loops.clone(),
             shifts: 0,
@@ -858,11 +897,12 @@ impl Walk<'_> {
             facts,
         };
         a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
+            // The cheap tests first: the prover searches the facts.
             (Some((sa, la)), Some((sb, lb))) => {
-                prover.le(&sa.add_const(*la), sb)
-                    || prover.le(&sb.add_const(*lb), sa)
-                    || ranges_apart(&self.atoms, (sa, *la), (sb, *lb))
+                ranges_apart(&self.atoms, (sa, *la), (sb, *lb))
                     || remainders_apart(&self.atoms, (sa, *la), (sb, *lb))
+                    || prover.le(&sa.add_const(*la), sb)
+                    || prover.le(&sb.add_const(*lb), sa)
             }
             _ => false,
         })
@@ -872,16 +912,14 @@ impl Walk<'_> {
     /// `pinned` digits) that `apply`'s operand `view` meets is the
     /// accessing thread's own: the two accesses separate threads alike.
     fn own_bytes(
-        &self,
+        &mut self,
         earlier: &[Vec<Separation>],
         earlier_pinned: &[(Digit, i128)],
         apply: &Apply,
         view: &Layout,
     ) -> bool {
+        let (separations, pinned) = self.separated(apply, view);
         let threads = &self.context.threads;
-        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
-        let separations = threads.separations(view, &prover);
-        let pinned = threads.pinned_digits(&prover);
         let live = threads.live_digits(MemorySpace::Shared);
         threads
             .unseparated(
