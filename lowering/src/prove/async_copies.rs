@@ -11,24 +11,30 @@
 //! threads see them after a CTA barrier that follows the wait.
 //!
 //! **The walk** follows one thread of the CTA through the checked body
-//! with the set of copies that may be in flight ([`Copy`]), each with the
+//! with the set of copies that may be in flight ([`struct@Copy`]), each with the
 //! range of commits since its issue (pending) or retired but not yet
 //! published by a barrier. An `if` walks both arms and joins them (a copy
 //! pending on either path is pending); a `pred` on a wait makes it retire
 //! nothing, on a commit it may or may not count. A runtime loop is walked
-//! iteration by iteration: the first [`EXACT_ITERATIONS`] with the loop
-//! variable known (`k = start + j * step`, so a prologue's stage `1` and
-//! the first iteration's `k % 3` are told apart), then until the state at
-//! the loop head stops changing. At each back edge the copies issued in the
-//! body are re-expressed in the next iteration's loop variable (`k % 3` of
-//! the previous iteration is `(k - 1) % 3`); after [`SHIFT_LIMIT`] back
-//! edges, or at the loop's exit, what depends on the loop is forgotten.
+//! iteration by iteration: while a copy from before the loop is pending (at
+//! most [`EXACT_ITERATIONS`]) with the loop variable known (`k = start + j
+//! * step`, so a prologue's stage `1` and the first iteration's `k % 3` are
+//! told apart), then until the state at the loop head stops changing; a
+//! loop that issues, commits and waits for nothing is walked once. At each
+//! back edge the pending copies and the accesses of the body are
+//! re-expressed in the next iteration's loop variable (`k % 3` of the
+//! previous iteration is `(k - 1) % 3`); what depends on the loop is
+//! forgotten after [`SHIFT_LIMIT`] back edges for a copy (at once for a
+//! retired one, whose own bytes the separation engine tells apart),
+//! [`TOUCH_SHIFT_LIMIT`] for an access, and at the loop's exit.
 //!
 //! **Rules.** An access to shared bytes that a pending copy may write is an
 //! error (TK0410: read before the wait, a refill of a stage in flight), as
 //! is an access by another thread to bytes a retired copy wrote, before a
 //! CTA barrier (TK0411), a store to global bytes a pending copy may still
-//! read (TK0413), and a copy still pending where the kernel ends (TK0412).
+//! read (TK0413), a copy still pending where the kernel ends (TK0412), and
+//! a copy into bytes other threads accessed since the last CTA barrier
+//! (TK0414: a stage refilled before its readers are done).
 //! Two footprints are apart when on one axis of the buffer their intervals
 //! are provably disjoint: by the facts in scope, by the ranges of every
 //! thread's indices, or as two remainders `x % m` and `(x + c) % m` with
@@ -36,11 +42,13 @@
 //! are the accessing thread's own is the separation engine's question
 //! (`super::races`).
 //!
-//! The refill of a stage after other threads read it is the race
-//! obligation's (`super::shared_races`: the copy is a write in its issue
-//! epoch). Guarantee: in a kernel this obligation accepts, no access meets
-//! a copy's destination bytes before the copy is retired for that thread,
-//! and no copy is pending when the kernel ends.
+//! A copy's shared destination is not in the epochs of the shared race
+//! obligation (`super::shared_races`): it is written over an interval,
+//! which this walk follows. Guarantee: in a kernel this obligation
+//! accepts, no access meets a copy's destination bytes before the copy is
+//! retired for that thread (for other threads: and published by a
+//! barrier), no copy overwrites bytes another thread may still access, and
+//! no copy is pending when the kernel ends.
 
 use crate::checked::{Apply, Loop, Node, Value};
 use crate::diag::{Code, Diagnostic, SpanId};
