@@ -250,24 +250,24 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
 
 /// Whether the body issues, commits or waits for an asynchronous copy.
 fn issues_or_waits(body: &[Node]) -> bool {
-    body.iter().any(|node| match node {
-        Node::Apply(apply) => matches!(apply.form.effect(), Effect::AsyncCopy | Effect::AsyncGroup),
-        Node::If {
-            then, otherwise, ..
-        } => issues_or_waits(then) || issues_or_waits(otherwise),
-        Node::Loop(looped) => issues_or_waits(&looped.body),
-        _ => false,
+    any_effect(body, &|e| {
+        matches!(e, Effect::AsyncCopy | Effect::AsyncGroup)
     })
 }
 
 /// Whether the body issues an asynchronous copy anywhere.
 fn has_copies(body: &[Node]) -> bool {
+    any_effect(body, &|e| e == Effect::AsyncCopy)
+}
+
+/// Whether an `apply` anywhere in the body has an effect `wanted` accepts.
+fn any_effect(body: &[Node], wanted: &impl Fn(Effect) -> bool) -> bool {
     body.iter().any(|node| match node {
-        Node::Apply(apply) => apply.form.effect() == Effect::AsyncCopy,
+        Node::Apply(apply) => wanted(apply.form.effect()),
         Node::If {
             then, otherwise, ..
-        } => has_copies(then) || has_copies(otherwise),
-        Node::Loop(looped) => has_copies(&looped.body),
+        } => any_effect(then, wanted) || any_effect(otherwise, wanted),
+        Node::Loop(looped) => any_effect(&looped.body, wanted),
         _ => false,
     })
 }
@@ -347,19 +347,7 @@ impl Walk<'_> {
             self.loops.push(looped.first_atom);
             let end = self.block(&looped.body, entry.clone());
             self.loops.pop();
-            let first = looped.first_atom;
-            let joined = join(entry, end);
-            let copies = joined
-                .copies
-                .into_iter()
-                .map(|c| self.forget_loop(c, first))
-                .collect();
-            let touches = joined
-                .touches
-                .into_iter()
-                .map(|t| forget_touch(t, first))
-                .collect();
-            return join(State::default(), State { copies, touches });
+            return forget_state(join(entry, end), looped.first_atom);
         }
         self.loops.push(looped.first_atom);
         let first = looped.first_atom;
@@ -398,20 +386,11 @@ impl Walk<'_> {
         }
         self.loops.pop();
         // After the loop its variable means nothing: forget what depends on it.
-        let copies = exits
-            .copies
-            .into_iter()
-            .map(|c| self.forget_loop(c, first))
-            .collect();
-        let touches = exits
-            .touches
-            .into_iter()
-            .map(|t| forget_touch(t, first))
-            .collect();
-        join(State::default(), State { copies, touches })
+        forget_state(exits, first)
     }
 
-    /// The copies at the end of an iteration, as the next one sees them.
+    /// The copies and touches at the end of an iteration, as the next one
+    /// sees them.
     fn back_edge(
         &mut self,
         end: State,
@@ -422,7 +401,7 @@ impl Walk<'_> {
     ) -> State {
         let previous = Poly::atom(var).sub(step);
         let first = looped.first_atom;
-        let mut touches = Vec::new();
+        let mut out = State::default();
         for mut touch in end.touches {
             if touch.loops.contains(&first) {
                 touch.shifts += 1;
@@ -432,48 +411,27 @@ impl Walk<'_> {
                 if touch.shifts > TOUCH_SHIFT_LIMIT || last {
                     touch = forget_touch(touch, first);
                 } else {
-                    touch.footprint = touch
-                        .footprint
-                        .iter()
-                        .map(|axis| self.shift_axis(axis, var, &previous, first))
-                        .collect();
+                    touch.footprint = self.shift_footprint(&touch.footprint, var, &previous, first);
                     drop_stale_separations(&mut touch.separations, first);
                 }
             }
-            touches.push(touch);
+            if !out.touches.contains(&touch) {
+                out.touches.push(touch);
+            }
         }
-        let mut out = State {
-            copies: Vec::new(),
-            touches: Vec::new(),
-        };
-        out = join(
-            out,
-            State {
-                copies: Vec::new(),
-                touches,
-            },
-        );
         for mut copy in end.copies {
-            if copy.loops.contains(&looped.first_atom) {
+            if copy.loops.contains(&first) {
                 copy.shifts += 1;
                 // A retired copy is only checked against other threads'
                 // accesses, where its thread's own bytes are told apart by
                 // the separation engine, not by its indices: forgetting
                 // them lets the copies of every iteration merge.
                 if copy.shifts > SHIFT_LIMIT || last || copy.status == Status::Retired {
-                    copy = self.forget_loop(copy, looped.first_atom);
+                    copy = forget_copy(copy, first);
                 } else {
-                    let first = looped.first_atom;
-                    copy.footprint = copy
-                        .footprint
-                        .iter()
-                        .map(|axis| self.shift_axis(axis, var, &previous, first))
-                        .collect();
+                    copy.footprint = self.shift_footprint(&copy.footprint, var, &previous, first);
                     if let Some((param, footprint)) = copy.source.take() {
-                        let footprint = footprint
-                            .iter()
-                            .map(|axis| self.shift_axis(axis, var, &previous, first))
-                            .collect();
+                        let footprint = self.shift_footprint(&footprint, var, &previous, first);
                         copy.source = Some((param, footprint));
                     }
                     drop_stale_separations(&mut copy.separations, first);
@@ -490,6 +448,21 @@ impl Walk<'_> {
         out
     }
 
+    /// `footprint` with loop variable `var` replaced by `by` (`None` where
+    /// an axis cannot be re-expressed).
+    fn shift_footprint(
+        &mut self,
+        footprint: &Footprint,
+        var: AtomId,
+        by: &Poly,
+        first: AtomId,
+    ) -> Footprint {
+        footprint
+            .iter()
+            .map(|axis| self.shift_axis(axis, var, by, first))
+            .collect()
+    }
+
     fn shift_axis(
         &mut self,
         axis: &Option<(Poly, i128)>,
@@ -500,35 +473,6 @@ impl Walk<'_> {
         let (start, len) = axis.as_ref()?;
         let start = self.substitute(start, var, by, first, true)?;
         Some((start, *len))
-    }
-
-    /// A copy of loop `first`'s body, seen after the loop or past the
-    /// shift limit: its loop-dependent indices become "anywhere", and it
-    /// counts as issued once, outside the loop (so its copies merge).
-    fn forget_loop(&mut self, mut copy: Copy, first: AtomId) -> Copy {
-        if !copy.loops.contains(&first) {
-            return copy;
-        }
-        let depends = |axis: &Option<(Poly, i128)>| {
-            axis.as_ref()
-                .is_some_and(|(start, _)| start.atoms().iter().any(|a| *a >= first))
-        };
-        for axis in &mut copy.footprint {
-            if depends(axis) {
-                *axis = None;
-            }
-        }
-        if let Some((_, footprint)) = &mut copy.source {
-            for axis in footprint.iter_mut() {
-                if depends(axis) {
-                    *axis = None;
-                }
-            }
-        }
-        drop_stale_separations(&mut copy.separations, first);
-        copy.loops.retain(|l| *l < first);
-        copy.shifts = 0;
-        copy
     }
 
     /// `p` with loop variable `var` replaced by `by`, through the
@@ -941,13 +885,56 @@ impl Walk<'_> {
     }
 }
 
+/// What is left of `state` after loop `first`: what depends on the loop
+/// forgotten, the copies and touches of its iterations merged.
+fn forget_state(state: State, first: AtomId) -> State {
+    let copies = state
+        .copies
+        .into_iter()
+        .map(|c| forget_copy(c, first))
+        .collect();
+    let touches = state
+        .touches
+        .into_iter()
+        .map(|t| forget_touch(t, first))
+        .collect();
+    join(State::default(), State { copies, touches })
+}
+
+/// A copy of loop `first`'s body, seen after the loop or past the shift
+/// limit: its loop-dependent indices become "anywhere", and it counts as
+/// issued once, outside the loop (so its copies merge).
+fn forget_copy(mut copy: Copy, first: AtomId) -> Copy {
+    if !copy.loops.contains(&first) {
+        return copy;
+    }
+    forget_axes(&mut copy.footprint, first);
+    if let Some((_, footprint)) = &mut copy.source {
+        forget_axes(footprint, first);
+    }
+    drop_stale_separations(&mut copy.separations, first);
+    copy.loops.retain(|l| *l < first);
+    copy.shifts = 0;
+    copy
+}
+
 /// A touch of loop `first`'s body seen after the loop or past the shift
 /// limit: its loop-dependent indices become "anywhere".
 fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
     if !touch.loops.contains(&first) {
         return touch;
     }
-    for axis in &mut touch.footprint {
+    forget_axes(&mut touch.footprint, first);
+    drop_stale_separations(&mut touch.separations, first);
+    touch.loops.retain(|l| *l < first);
+    touch.shifts = 0;
+    touch
+}
+
+/// The axes of `footprint` whose start names an atom of loop `first`'s
+/// body become "anywhere".
+fn forget_axes(footprint: &mut Footprint, first: AtomId) {
+    for axis in footprint.iter_mut() {
         if axis
             .as_ref()
             .is_some_and(|(start, _)| start.atoms().iter().any(|a| *a >= first))
@@ -955,10 +942,6 @@ fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
             *axis = None;
         }
     }
-    drop_stale_separations(&mut touch.separations, first);
-    touch.loops.retain(|l| *l < first);
-    touch.shifts = 0;
-    touch
 }
 
 /// A shared memory operand of an `apply`, as the walk checks it.
