@@ -729,6 +729,8 @@ impl Builder<'_> {
                         address = Some(at);
                         continue;
                     }
+                    // The compiler's `_` and retry predicate: no lanes.
+                    OperandValue::Implicit(_) => continue,
                     OperandValue::Registers { lanes, .. } if slot.access == Access::Write => {
                         for lane in lanes {
                             destinations.push(self.lane(lane)?.1);
@@ -781,7 +783,7 @@ impl Builder<'_> {
                         Special::from_name(name)
                             .ok_or_else(|| format!("unknown special register `{name}`"))?,
                     )],
-                    OperandValue::Memory { .. } => {
+                    OperandValue::Memory { .. } | OperandValue::Implicit(_) => {
                         unreachable!("handled above")
                     }
                 };

@@ -157,6 +157,16 @@ pub enum AllocSpace {
     Registers,
     /// `alloc_shared::<T>([..])`: one buffer per CTA in shared memory.
     Shared,
+    /// `alloc_shared::<Mbarrier>([..])`: mbarrier objects (8 bytes each) in
+    /// shared memory, reached only by the `mbarrier` forms.
+    Mbarriers,
+}
+
+impl AllocSpace {
+    /// Whether the allocation is a buffer of the CTA's shared memory.
+    pub fn is_shared(self) -> bool {
+        matches!(self, AllocSpace::Shared | AllocSpace::Mbarriers)
+    }
 }
 
 /// `let name = expr;` where `expr` is an integer or bool expression, or a

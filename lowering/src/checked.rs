@@ -310,6 +310,19 @@ pub(crate) enum Value {
         remaining: Poly,
         size: i128,
     },
+    /// A leading destination of an `mbarrier` form that the compiler
+    /// supplies (the user writes the form without it).
+    Implicit(Implicit),
+}
+
+/// The destinations of `mbarrier` forms the compiler supplies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub enum Implicit {
+    /// An arrive's `state`: the sink `_` (phases are waited by parity).
+    Sink,
+    /// A `try_wait`'s `done`: a predicate the emitted code loops on until
+    /// the phase has completed (the wait blocks).
+    RetryUntilDone,
 }
 
 impl Value {
@@ -330,6 +343,8 @@ impl Value {
             | Value::Index { text: name, .. } => name,
             Value::Literal(_) => "literal",
             Value::SourceBytes { .. } => "src-size",
+            Value::Implicit(Implicit::Sink) => "state",
+            Value::Implicit(Implicit::RetryUntilDone) => "done",
         }
     }
 
@@ -362,6 +377,8 @@ impl Value {
             Value::Special(name) => format!("special register `{name}`"),
             Value::Index { text, .. } => format!("runtime integer `{text}`"),
             Value::SourceBytes { .. } => "the copy's `src-size` (from `zero_fill`)".to_string(),
+            Value::Implicit(Implicit::Sink) => "the sink `_`".to_string(),
+            Value::Implicit(Implicit::RetryUntilDone) => "the wait's retry predicate".to_string(),
         }
     }
 }

@@ -15,6 +15,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
+use crate::checked::Implicit;
 use crate::dtype::DType;
 use crate::program::{
     CmpOp, Cond, Instruction, Lane, MemorySpace, Node, OperandValue, ParamKind, Program,
@@ -1066,6 +1067,9 @@ impl Emitter<'_> {
                 _ => None,
             });
         let mut rendered: Vec<(String, Join)> = Vec::new();
+        // A blocking `try_wait`: the instruction is retried on its `done`
+        // predicate until the phase has completed.
+        let mut retry: Option<String> = None;
         for (operand, name) in instruction.operands.iter().zip(names) {
             match operand {
                 OperandValue::Registers {
@@ -1110,6 +1114,12 @@ impl Emitter<'_> {
                 OperandValue::SourceBytes { .. } => {
                     rendered.push((source_bytes.clone().unwrap_or_default(), Join::Alone));
                 }
+                OperandValue::Implicit(Implicit::Sink) => rendered.push(("_".into(), Join::Alone)),
+                OperandValue::Implicit(Implicit::RetryUntilDone) => {
+                    let p = self.predicate();
+                    rendered.push((p.clone(), Join::Alone));
+                    retry = Some(p);
+                }
             }
         }
 
@@ -1117,6 +1127,19 @@ impl Emitter<'_> {
 
         for line in before {
             let _ = writeln!(out, "\t{line}");
+        }
+        if let Some(done) = retry {
+            // A guarded wait skips the whole loop.
+            let label = self.label();
+            if !guard.is_empty() {
+                let taken = self.cond(&instruction.guard, out);
+                let _ = writeln!(out, "\t@!{taken} bra $L{label}_waited;");
+            }
+            let _ = writeln!(out, "$L{label}_retry:");
+            let _ = writeln!(out, "\t{} {};", instruction.opcode, operands);
+            let _ = writeln!(out, "\t@!{done} bra $L{label}_retry;");
+            let _ = writeln!(out, "$L{label}_waited:");
+            return;
         }
         let _ = writeln!(out, "\t{guard}{} {};", instruction.opcode, operands);
         for line in after {

@@ -135,6 +135,7 @@ fn statement(apply: &Apply) -> Statement {
                             remaining: remaining.clone(),
                             size: u64::try_from(*size).unwrap_or(0),
                         },
+                        Value::Implicit(implicit) => OperandValue::Implicit(*implicit),
                         Value::Literal(literal) => OperandValue::Constant {
                             value: literal_bits(*literal, slot.ty).unwrap_or(0),
                             bits: slot.ty.carrier_bits(),

@@ -60,6 +60,10 @@ pub struct SharedBuffer {
     pub name: String,
     pub dtype: DType,
     pub shape: Vec<DimSpec>,
+    /// `alloc_shared::<Mbarrier>`: mbarrier objects (8-byte words), reached
+    /// only by the `mbarrier` forms.
+    #[serde(default)]
+    pub mbarrier: bool,
 }
 
 impl SharedBuffer {
@@ -554,6 +558,10 @@ pub enum OperandValue {
         remaining: Poly,
         size: u64,
     },
+    /// A destination the compiler supplies to an `mbarrier` form: the
+    /// sink `_`, or a predicate the emitted code retries the instruction
+    /// on until it is true (a blocking `try_wait`).
+    Implicit(crate::checked::Implicit),
 }
 
 /// The storage one register lane binds: `bytes` bytes at `byte_offset` inside
@@ -575,6 +583,7 @@ mod tests {
             name: "s".into(),
             dtype: DType::U32,
             shape: vec![DimSpec::Const(3), DimSpec::Const(5)],
+            mbarrier: false,
         };
         assert!(!fixed.is_dynamic());
         assert_eq!(fixed.static_bytes(), Some(60));
@@ -592,6 +601,7 @@ mod tests {
                     add: 1,
                 },
             ],
+            mbarrier: false,
         };
         assert!(dynamic.is_dynamic());
         assert_eq!(dynamic.static_bytes(), None);

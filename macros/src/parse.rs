@@ -690,7 +690,12 @@ impl KernelParser<'_> {
                 ));
             }
         };
-        let dtype = dtype_of(elem)?;
+        // `alloc_shared::<Mbarrier>`: barrier objects, stored as 8-byte words.
+        let (space, dtype) = if space == AllocSpace::Shared && is_mbarrier_type(elem) {
+            (AllocSpace::Mbarriers, DType::U64)
+        } else {
+            (space, dtype_of(elem)?)
+        };
         let dtype_span = self.spans.id(elem);
         let args: Vec<&Expr> = call.args.iter().collect();
         let (array, scope) = match args[..] {
@@ -717,7 +722,7 @@ impl KernelParser<'_> {
         for elem in &array.elems {
             // A shared extent may name a size symbol (the dynamic buffer,
             // sized at launch); the checker decides which names are.
-            let symbolic = space == AllocSpace::Shared
+            let symbolic = space.is_shared()
                 && const_eval(elem).is_err()
                 && const_eval_symbolic(elem).is_ok();
             if symbolic {
@@ -1707,6 +1712,11 @@ pub(crate) fn unary_op(op: &UnOp) -> Option<ast::UnOp> {
         UnOp::Not(_) => Some(ast::UnOp::Not),
         _ => None,
     }
+}
+
+/// Whether a type is `Mbarrier`, the element type of a buffer of mbarrier objects.
+fn is_mbarrier_type(ty: &syn::Type) -> bool {
+    matches!(ty, syn::Type::Path(p) if p.qself.is_none() && p.path.is_ident("Mbarrier"))
 }
 
 /// Whether an initialiser is `alloc_local::<..>(..)` or `alloc_shared::<..>(..)`.

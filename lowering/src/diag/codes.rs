@@ -321,6 +321,14 @@ catalogue! {
         ZERO_FILL_FORM = 241, "`zero_fill` on a form without a `src-size`";
         /// `zero_fill` on an `apply` of several copies.
         ZERO_FILL_REPEAT = 242, "`zero_fill` on an `apply` of several copies";
+        /// An mbarrier form's barrier operand outside an
+        /// `alloc_shared::<Mbarrier>` buffer.
+        MBARRIER_OPERAND = 243, "mbarrier operand that is not an mbarrier object";
+        /// Another form's memory operand in an `alloc_shared::<Mbarrier>` buffer.
+        MBARRIER_ACCESS = 244, "mbarrier object accessed by a form other than `mbarrier`";
+        /// A `try_wait`'s `done` written by the user: the compiler's retry
+        /// loop is the only wait the checker follows.
+        WAIT_PREDICATE_GIVEN = 245, "`done` predicate written in an mbarrier wait";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";

@@ -89,6 +89,6 @@ fn type_fits(slot: &ResolvedOperand, value: &Value) -> bool {
         }
         Value::Literal(_) | Value::Special(_) => true,
         Value::Index { .. } => slot.ty.integer_range().is_some(),
-        Value::SourceBytes { .. } => true,
+        Value::SourceBytes { .. } | Value::Implicit(_) => true,
     }
 }

@@ -882,7 +882,7 @@ impl<'k> Checker<'k> {
             );
             return;
         }
-        if alloc.space == ast::AllocSpace::Shared {
+        if alloc.space.is_shared() {
             self.alloc_shared(alloc);
             return;
         }
@@ -1123,6 +1123,29 @@ impl<'k> Checker<'k> {
             return;
         }
         let candidates = usable;
+        // An mbarrier form's leading `state` or `done` is the compiler's.
+        let with_implicit;
+        let (apply, values) = match self.implicit_destination(apply, &candidates, &values) {
+            Err(()) => {
+                self.mark_destinations_written_best_effort(values.iter().flatten());
+                return;
+            }
+            Ok(None) => (apply, values),
+            Ok(Some(implicit)) => {
+                let mut owned = apply.clone();
+                owned.operands.insert(
+                    0,
+                    ast::Operand::Literal(ast::Literal {
+                        value: LiteralValue::Int(0),
+                        span: apply.opcode_span,
+                    }),
+                );
+                with_implicit = owned;
+                let mut values = values;
+                values.insert(0, Some(Value::Implicit(implicit)));
+                (&with_implicit, values)
+            }
+        };
         // A collective's member mask comes from the scope: the whole warp
         // (whose lanes all run it: see `crate::prove::convergence`).
         let collective = candidates
@@ -1268,6 +1291,56 @@ impl<'k> Checker<'k> {
         };
         let slots = form.operands();
         self.add_apply(apply, &form, &slots, values, guard, source_bytes);
+    }
+
+    /// The leading destination the compiler supplies to an mbarrier form
+    /// written without it: the sink `_` for an arrive's `state`, a retry
+    /// loop for a `try_wait`'s `done`. `Err`: a `done` written by the user
+    /// (reported): the checker follows only the blocking wait.
+    fn implicit_destination(
+        &mut self,
+        apply: &ast::Apply,
+        candidates: &[Modifiers],
+        values: &[Option<Value>],
+    ) -> Result<Option<crate::checked::Implicit>, ()> {
+        use crate::checked::Implicit;
+        let leading = |m: &Modifiers| {
+            let slots = m.operands();
+            let first = slots.first()?;
+            match (m.effect(), first.name, first.kind) {
+                (crate::ptx::Effect::Mbarrier, "state", _) if first.sink => Some(Implicit::Sink),
+                (crate::ptx::Effect::Mbarrier, "done", crate::ptx::OperandKind::Predicate) => {
+                    Some(Implicit::RetryUntilDone)
+                }
+                _ => None,
+            }
+        };
+        let waits = candidates
+            .iter()
+            .any(|m| leading(m) == Some(Implicit::RetryUntilDone));
+        let written = candidates.iter().any(|m| m.operands().len() == values.len());
+        if waits && written {
+            let span = apply.operands.first().map_or(apply.opcode_span, ast::Operand::span);
+            self.diags.push(
+                Diagnostic::new(
+                    Code::WAIT_PREDICATE_GIVEN,
+                    span,
+                    format!(
+                        "the `done` predicate of `{}` is the compiler's: the wait loops until the phase has completed",
+                        apply.opcode
+                    ),
+                )
+                .with_help("remove this operand: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], bar, parity)` blocks until the phase of that parity has completed"),
+            );
+            return Err(());
+        }
+        if written {
+            return Ok(None);
+        }
+        Ok(candidates
+            .iter()
+            .filter(|m| m.operands().len() == values.len() + 1)
+            .find_map(leading))
     }
 
     /// Rule 9: `preserve_dst = true` keeps an old value, so it needs `pred`

@@ -87,9 +87,54 @@ impl Checker<'_> {
                 );
                 continue;
             }
+            // Mbarrier objects: reached by the mbarrier forms only, whose
+            // barrier operands are nothing else.
+            if let (OperandKind::Address, Value::Memory { buffer, name, .. }) = (slot.kind, value) {
+                let is_barrier = buffer.space == MemorySpace::Shared
+                    && self.shared.get(buffer.index).is_some_and(|s| s.buffer.mbarrier);
+                let wants_barrier = form.effect() == crate::ptx::Effect::Mbarrier;
+                if is_barrier != wants_barrier {
+                    errors.push(if wants_barrier {
+                        Diagnostic::new(
+                            Code::MBARRIER_OPERAND,
+                            span,
+                            format!(
+                                "operand `{}` of `{opcode}` is an mbarrier object, but `{name}` is a {} of {}",
+                                slot.name,
+                                buffer.space.noun(),
+                                value.layout().map_or("?".into(), |l| l.dtype.to_string())
+                            ),
+                        )
+                        .with_help("allocate the barriers with `alloc_shared::<Mbarrier>([n])` and pass one of them: `bars.slice(s![i..i + 1])`")
+                    } else {
+                        Diagnostic::new(
+                            Code::MBARRIER_ACCESS,
+                            span,
+                            format!(
+                                "`{name}` holds mbarrier objects, which only the `mbarrier` forms may reach, not `{opcode}`"
+                            ),
+                        )
+                        .with_note("an mbarrier's word is opaque: PTX leaves any other access to it undefined")
+                    });
+                    continue;
+                }
+            }
             match (slot.kind, value) {
-                // The compiler's own operand (`zero_fill`), never written.
+                // The compiler's own destinations, never the user's.
                 (_, Value::SourceBytes { .. }) => {}
+                (kind, Value::Implicit(implicit)) => {
+                    let fits = match implicit {
+                        crate::checked::Implicit::Sink => slot.sink,
+                        crate::checked::Implicit::RetryUntilDone => kind == OperandKind::Predicate,
+                    };
+                    if !fits {
+                        errors.push(Diagnostic::new(
+                            Code::OPERAND_COUNT,
+                            apply.opcode_span,
+                            format!("`{opcode}` needs its operand `{}` written", slot.name),
+                        ));
+                    }
+                }
                 // Rule 3.
                 (kind, Value::Memory { buffer, name, .. })
                     if kind == OperandKind::Register

@@ -44,6 +44,7 @@ impl Checker<'_> {
             name: alloc.name.clone(),
             dtype: alloc.dtype,
             shape,
+            mbarrier: alloc.space == ast::AllocSpace::Mbarriers,
         };
         if buffer.is_dynamic() {
             if let Some(first) = self.shared.iter().find(|s| s.buffer.is_dynamic()) {

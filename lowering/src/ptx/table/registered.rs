@@ -618,7 +618,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::mbarrier_requires,
         "arrive on the mbarrier at addr once the thread's prior cp.async operations complete",
-        MBARRIERS,
+        Usability::Yes,
         Effect::Mbarrier,
     ),
     // ---------------------------------------------------- cp.async.bulk
@@ -1002,7 +1002,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::mbarrier_requires,
         "initialise the mbarrier at addr to expect count arrivals",
-        MBARRIERS,
+        Usability::Yes,
         Effect::Mbarrier,
     ),
     form(
@@ -1013,7 +1013,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::mbarrier_requires,
         "invalidate the mbarrier at addr",
-        MBARRIERS,
+        Usability::Yes,
         Effect::Mbarrier,
     ),
     form(
@@ -1024,7 +1024,18 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::sem_with_scope,
         rules::registered::mbarrier_requires,
         "arrive on the mbarrier at addr; state identifies the phase",
-        MBARRIERS,
+        Usability::Yes,
+        Effect::Mbarrier,
+    ),
+    form(
+        "mbarrier.arrive-sink",
+        "mbarrier.arrive",
+        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
+        &[reg("state", W, B64).or_sink(), address("addr", R)],
+        rules::registered::sem_with_scope,
+        rules::registered::mbarrier_sink_requires,
+        "arrive on the mbarrier at addr, discarding the phase state (`_`)",
+        Usability::Yes,
         Effect::Mbarrier,
     ),
     form(
@@ -1200,7 +1211,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "wait a while for the phase of the given parity to complete",
-        MBARRIERS,
+        Usability::Yes,
         Effect::Mbarrier,
     ),
     form(
@@ -1222,7 +1233,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::sem_with_scope,
         rules::registered::mbarrier_sm90_requires,
         "wait up to about suspendTimeHint ns for the phase of the given parity",
-        MBARRIERS,
+        Usability::Yes,
         Effect::Mbarrier,
     ),
     form(
