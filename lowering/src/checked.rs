@@ -318,8 +318,12 @@ pub(crate) enum Value {
 /// The destinations of `mbarrier` forms the compiler supplies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Implicit {
-    /// An arrive's `state`: the sink `_` (phases are waited by parity).
+    /// An arrive's `state`, which nothing reads (phases are waited by
+    /// parity): the sink `_` where the form takes it, else a scratch
+    /// register.
     Sink,
+    /// The same where the form has no `_`: a register written, never read.
+    Discard,
     /// A `try_wait`'s `done`: a predicate the emitted code loops on until
     /// the phase has completed (the wait blocks).
     RetryUntilDone,
@@ -343,7 +347,7 @@ impl Value {
             | Value::Index { text: name, .. } => name,
             Value::Literal(_) => "literal",
             Value::SourceBytes { .. } => "src-size",
-            Value::Implicit(Implicit::Sink) => "state",
+            Value::Implicit(Implicit::Sink | Implicit::Discard) => "state",
             Value::Implicit(Implicit::RetryUntilDone) => "done",
         }
     }
@@ -377,7 +381,7 @@ impl Value {
             Value::Special(name) => format!("special register `{name}`"),
             Value::Index { text, .. } => format!("runtime integer `{text}`"),
             Value::SourceBytes { .. } => "the copy's `src-size` (from `zero_fill`)".to_string(),
-            Value::Implicit(Implicit::Sink) => "the sink `_`".to_string(),
+            Value::Implicit(Implicit::Sink | Implicit::Discard) => "the discarded `state`".to_string(),
             Value::Implicit(Implicit::RetryUntilDone) => "the wait's retry predicate".to_string(),
         }
     }

@@ -1115,6 +1115,10 @@ impl Emitter<'_> {
                     rendered.push((source_bytes.clone().unwrap_or_default(), Join::Alone));
                 }
                 OperandValue::Implicit(Implicit::Sink) => rendered.push(("_".into(), Join::Alone)),
+                OperandValue::Implicit(Implicit::Discard) => {
+                    let scratch = self.temp(64);
+                    rendered.push((scratch, Join::Alone));
+                }
                 OperandValue::Implicit(Implicit::RetryUntilDone) => {
                     let p = self.predicate();
                     rendered.push((p.clone(), Join::Alone));

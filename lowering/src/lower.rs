@@ -13,7 +13,7 @@
 //! reads) lower to nothing.
 
 use crate::ast::LiteralValue;
-use crate::checked::{self, Apply, Value, memory_access};
+use crate::checked::{self, Apply, Implicit, Value, memory_access};
 use crate::memory::MemorySpace;
 use crate::program::{Instruction, Node, OperandValue, Program, Statement};
 use crate::ptx::types::literal_bits;
@@ -135,6 +135,10 @@ fn statement(apply: &Apply) -> Statement {
                             remaining: remaining.clone(),
                             size: u64::try_from(*size).unwrap_or(0),
                         },
+                        // `_` only where the form takes it.
+                        Value::Implicit(Implicit::Sink) if !slot.sink => {
+                            OperandValue::Implicit(Implicit::Discard)
+                        }
                         Value::Implicit(implicit) => OperandValue::Implicit(*implicit),
                         Value::Literal(literal) => OperandValue::Constant {
                             value: literal_bits(*literal, slot.ty).unwrap_or(0),

@@ -91,7 +91,13 @@ fn every_usable_form_compiles_and_assembles() {
     let mut by_target: BTreeMap<Target, Vec<(String, String)>> = BTreeMap::new();
     let mut failures = Vec::new();
     let (mut forms, mut kernels) = (0, 0);
-    for form in FORMS.iter().filter(|f| usable(f.usable)) {
+    // mbarrier forms need a protocol around them (an init, arrivals before
+    // a wait): `tests/mbarriers.rs` compiles, assembles and runs each
+    // usable spelling in kernels of its own.
+    for form in FORMS
+        .iter()
+        .filter(|f| usable(f.usable) && f.effect != Effect::Mbarrier)
+    {
         forms += 1;
         for m in sample(form) {
             let sm = floor(&m);

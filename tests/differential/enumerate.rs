@@ -185,6 +185,16 @@ pub(crate) fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Ski
             // Nothing to compare: a group form moves no value. The copies'
             // kernels end with `cp.async.wait_all`, and `tests/async_copies.rs`
             // runs commits and `wait_group` on both devices.
+            // An mbarrier form needs its protocol around it (init, arrivals
+            // before a wait): `tests/mbarriers.rs` runs each usable spelling
+            // on both devices.
+            if m.effect() == Effect::Mbarrier {
+                skips.add(
+                    "an mbarrier form: run in its protocol in tests/mbarriers.rs",
+                    text,
+                );
+                continue;
+            }
             if m.effect() == Effect::AsyncGroup {
                 skips.add(
                     "a cp.async group form: no value (run with the copies and in tests/async_copies.rs)",

@@ -373,6 +373,22 @@ catalogue! {
         /// A copy into shared bytes other threads may still access, with
         /// no CTA barrier in between (a stage refilled before it is empty).
         ASYNC_COPY_RACE = 414, "asynchronous copy into bytes other threads may still access";
+        /// An mbarrier used where one of its buffer's objects may not be
+        /// initialized (or the objects have different counts).
+        MBARRIER_UNINITIALIZED = 415, "mbarrier used before it is initialized";
+        /// `mbarrier.init` of an object that may still be live.
+        MBARRIER_REINIT = 416, "mbarrier initialized while it may be live";
+        /// A wait whose parity is not the last completed phase's, or whose
+        /// phase the checker cannot name.
+        MBARRIER_PHASE = 417, "mbarrier wait on the wrong phase";
+        /// A wait for a phase no earlier arrival completes (a hang).
+        MBARRIER_NEVER_COMPLETES = 418, "mbarrier wait that never completes";
+        /// Arrivals that do not match the init count or the phase in
+        /// progress, or that the checker cannot count.
+        MBARRIER_ARRIVALS = 419, "mbarrier arrivals that do not match its count";
+        /// A phase completed while other threads may still wait for the
+        /// object's previous phase.
+        MBARRIER_OVERRUN = 420, "mbarrier phase completed before other threads waited for the last";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

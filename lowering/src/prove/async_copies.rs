@@ -60,6 +60,10 @@ use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, Prover};
 
 use super::races::{Digit, Separation, Threads, byte_span};
 
+mod mbarriers;
+
+use mbarriers::{Attachment, Ring, join_rings};
+
 /// Iterations of a runtime loop walked with the loop variable's value known.
 const EXACT_ITERATIONS: u32 = 10;
 /// Back edges after which a copy's loop-dependent indices are forgotten.
@@ -108,6 +112,8 @@ struct Copy {
     loops: Vec<AtomId>,
     /// Back edges crossed since its issue.
     shifts: u32,
+    /// The mbarrier ticket a `cp.async.mbarrier.arrive` attached it to.
+    attachment: Option<Attachment>,
 }
 
 impl Copy {
@@ -119,6 +125,7 @@ impl Copy {
             && self.source == other.source
             && self.loops == other.loops
             && self.shifts == other.shifts
+            && self.attachment == other.attachment
     }
 }
 
@@ -136,6 +143,9 @@ struct Touch {
     pinned: Vec<(Digit, i128)>,
     loops: Vec<AtomId>,
     shifts: u32,
+    /// Ordered before the waits on this mbarrier ticket (ring buffer,
+    /// ticket): every thread arrived on it after the access.
+    released: Option<(usize, Poly)>,
 }
 
 /// What one thread may have outstanding at a point: its copies, and the
@@ -144,6 +154,8 @@ struct Touch {
 struct State {
     copies: Vec<Copy>,
     touches: Vec<Touch>,
+    /// The mbarrier buffers' phases, counted in lock-step (`mbarriers`).
+    rings: Vec<Ring>,
 }
 
 /// Joins two paths' states: a copy pending on either is pending, with the
@@ -160,6 +172,7 @@ fn join(mut a: State, b: State) -> State {
             a.touches.push(touch);
         }
     }
+    join_rings(&mut a.rings, b.rings);
     a
 }
 
@@ -179,7 +192,8 @@ fn join_status(a: Status, b: Status) -> Status {
 
 /// Whether `a` holds everything `b` does (the loop head has converged).
 fn subsumes(a: &State, b: &State) -> bool {
-    b.touches.iter().all(|t| a.touches.contains(t))
+    a.rings == b.rings
+        && b.touches.iter().all(|t| a.touches.contains(t))
         && b.copies.iter().all(|copy| {
             a.copies.iter().any(|c| {
                 c.same(copy)
@@ -201,11 +215,13 @@ pub(crate) struct Context<'a> {
     /// The name of each shared buffer and each parameter, by index.
     pub shared_names: &'a [String],
     pub param_names: &'a [String],
+    /// Per shared buffer: its objects if it holds mbarriers.
+    pub mbarriers: &'a [Option<i128>],
 }
 
 /// The async-ownership obligation over the checked body (module doc).
 pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
-    if !has_copies(body) {
+    if !has_copies(body) && !any_effect(body, &|e| e == Effect::Mbarrier) {
         return Vec::new();
     }
     let mut walk = Walk {
@@ -216,8 +232,16 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
         diags: Vec::new(),
         reported: Vec::new(),
         separations: std::collections::HashMap::new(),
+        divergent: 0,
+        quiet: 0,
+        failed_rings: Vec::new(),
+        reported_copies: Vec::new(),
     };
-    let end = walk.block(body, State::default());
+    let start = State {
+        rings: walk.rings(),
+        ..State::default()
+    };
+    let end = walk.block(body, start);
     // One missing wait, one error: at the first copy still pending.
     let mut pending: Vec<&Copy> = end
         .copies
@@ -251,7 +275,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
 /// Whether the body issues, commits or waits for an asynchronous copy.
 fn issues_or_waits(body: &[Node]) -> bool {
     any_effect(body, &|e| {
-        matches!(e, Effect::AsyncCopy | Effect::AsyncGroup)
+        matches!(e, Effect::AsyncCopy | Effect::AsyncGroup | Effect::Mbarrier)
     })
 }
 
@@ -288,10 +312,23 @@ struct Walk<'c> {
     separations: std::collections::HashMap<usize, Separated>,
     /// Each (span, code) reported once, whichever iteration found it.
     reported: Vec<(SpanId, Code)>,
+    /// `if`s on the thread's index around the current point: their arms
+    /// run for different threads, one after the other.
+    divergent: u32,
+    /// Passes that only measure (a loop's phases per iteration): nothing
+    /// is reported.
+    quiet: u32,
+    /// Rings with a reported mistake: what follows from it is not reported.
+    failed_rings: Vec<usize>,
+    /// Copies reported in flight at an access: not reported again.
+    reported_copies: Vec<usize>,
 }
 
 impl Walk<'_> {
     fn report(&mut self, diag: Diagnostic) {
+        if self.quiet > 0 {
+            return;
+        }
         if !self.reported.contains(&(diag.span, diag.code)) {
             self.reported.push((diag.span, diag.code));
             self.diags.push(diag);
@@ -306,6 +343,31 @@ impl Walk<'_> {
                     state.copies.retain(|c| c.status != Status::Retired);
                     state.touches.clear();
                     state
+                }
+                Node::If {
+                    cond: Some(cond),
+                    then,
+                    otherwise,
+                } if self.on_thread(cond) => {
+                    // Different threads run the arms, one after the other:
+                    // the phases the first completes are complete for the
+                    // second; copies and accesses of either may be this
+                    // thread's.
+                    self.divergent += 1;
+                    let then_state = self.block(then, state.clone());
+                    let else_state = self.block(
+                        otherwise,
+                        State {
+                            rings: then_state.rings.clone(),
+                            ..state
+                        },
+                    );
+                    self.divergent -= 1;
+                    let rings = else_state.rings.clone();
+                    State {
+                        rings,
+                        ..join(then_state, else_state)
+                    }
                 }
                 Node::If {
                     cond: Some(_),
@@ -349,6 +411,9 @@ impl Walk<'_> {
             self.loops.pop();
             return forget_state(join(entry, end), looped.first_atom);
         }
+        // Each ring's tickets at the head of iteration `k`: `F0 + d * (k -
+        // start)`, with `d` measured on a silent pass.
+        let (entry, exit_rings) = self.ring_heads(looped, header, entry);
         self.loops.push(looped.first_atom);
         let first = looped.first_atom;
         let mut exits = entry.clone();
@@ -385,8 +450,73 @@ impl Walk<'_> {
             head = if exact { next } else { join(head, next) };
         }
         self.loops.pop();
-        // After the loop its variable means nothing: forget what depends on it.
-        forget_state(exits, first)
+        // After the loop its variable means nothing: forget what depends on
+        // it. The rings have completed `d` tickets per iteration.
+        State {
+            rings: exit_rings,
+            ..forget_state(exits, first)
+        }
+    }
+
+    /// The state at a runtime loop's head with each ring's tickets counted
+    /// per iteration, and the rings after the loop (`None` tickets where the
+    /// iterations do not complete a constant number, or the loop's trip
+    /// count is not known).
+    fn ring_heads(
+        &mut self,
+        looped: &Loop,
+        header: &crate::checked::LoopHeader,
+        mut entry: State,
+    ) -> (State, Vec<Ring>) {
+        if !any_effect(&looped.body, &|e| e == Effect::Mbarrier) || entry.rings.is_empty() {
+            let rings = entry.rings.clone();
+            return (entry, rings);
+        }
+        self.quiet += 1;
+        self.loops.push(looped.first_atom);
+        let end = self.block(&looped.body, entry.clone());
+        self.loops.pop();
+        self.quiet -= 1;
+        let var = Poly::atom(header.var);
+        let unit_step = header.step.as_const() == Some(1);
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts: &[],
+        };
+        let trips = prover
+            .le(&header.start, &header.end)
+            .then(|| header.end.sub(&header.start));
+        let mut exits = entry.rings.clone();
+        for (ring, exit) in entry.rings.iter_mut().zip(exits.iter_mut()) {
+            let after = end.rings.iter().find(|r| r.buffer == ring.buffer);
+            let per_iteration = match (&ring.completed, after) {
+                (Some(before), Some(after)) if after.arrivals == ring.arrivals => after
+                    .completed
+                    .as_ref()
+                    .and_then(|c| c.sub(before).as_const()),
+                _ => None,
+            };
+            match (per_iteration, &ring.completed) {
+                (Some(0), _) => {}
+                (Some(d), Some(before)) if unit_step => {
+                    let before = before.clone();
+                    ring.completed = Some(before.add(&var.sub(&header.start).scale(d)));
+                    exit.completed = trips.as_ref().map(|n| before.add(&n.scale(d)));
+                }
+                _ => {
+                    ring.completed = None;
+                    exit.completed = None;
+                }
+            }
+            if let Some(after) = after {
+                exit.counts = after.counts.clone();
+                if after.counts != ring.counts {
+                    ring.counts = vec![None; ring.counts.len()];
+                    exit.counts = vec![None; ring.counts.len()];
+                }
+            }
+        }
+        (entry, exits)
     }
 
     /// The copies and touches at the end of an iteration, as the next one
@@ -402,6 +532,12 @@ impl Walk<'_> {
         let previous = Poly::atom(var).sub(step);
         let first = looped.first_atom;
         let mut out = State::default();
+        for mut ring in end.rings {
+            ring.completed = ring
+                .completed
+                .and_then(|c| self.substitute(&c, var, &previous, first, false));
+            out.rings.push(ring);
+        }
         for mut touch in end.touches {
             if touch.loops.contains(&first) {
                 touch.shifts += 1;
@@ -412,6 +548,10 @@ impl Walk<'_> {
                     touch = forget_touch(touch, first);
                 } else {
                     touch.footprint = self.shift_footprint(&touch.footprint, var, &previous, first);
+                    touch.released = touch.released.and_then(|(ring, ticket)| {
+                        let ticket = self.substitute(&ticket, var, &previous, first, true)?;
+                        Some((ring, ticket))
+                    });
                     drop_stale_separations(&mut touch.separations, first);
                 }
             }
@@ -434,6 +574,12 @@ impl Walk<'_> {
                         let footprint = self.shift_footprint(&footprint, var, &previous, first);
                         copy.source = Some((param, footprint));
                     }
+                    if let Some(attachment) = &mut copy.attachment {
+                        attachment.ticket = attachment
+                            .ticket
+                            .take()
+                            .and_then(|t| self.substitute(&t, var, &previous, first, true));
+                    }
                     drop_stale_separations(&mut copy.separations, first);
                 }
             }
@@ -441,7 +587,7 @@ impl Walk<'_> {
                 out,
                 State {
                     copies: vec![copy],
-                    touches: Vec::new(),
+                    ..State::default()
                 },
             );
         }
@@ -599,9 +745,41 @@ impl Walk<'_> {
                 }
             }
             Effect::AsyncGroup => self.group(apply, &mut state.copies),
+            Effect::Mbarrier => self.mbarrier(apply, &mut state),
             _ => {}
         }
         state
+    }
+
+    /// Whether a condition may differ between the threads of the CTA: it
+    /// reads a thread index (directly or through a computed value) or a
+    /// register.
+    fn on_thread(&self, cond: &Cond) -> bool {
+        let thread_atom = |p: &Poly| {
+            p.atoms().into_iter().any(|atom| self.thread_dependent(atom))
+        };
+        match cond {
+            Cond::Const(_) | Cond::Param(_) => false,
+            Cond::Cmp(_, p) => thread_atom(p),
+            Cond::Register { .. } => true,
+            Cond::Not(inner) => self.on_thread(inner),
+            Cond::And(a, b) | Cond::Or(a, b) => self.on_thread(a) || self.on_thread(b),
+        }
+    }
+
+    fn thread_dependent(&self, atom: AtomId) -> bool {
+        match &self.atoms.get(atom).kind {
+            AtomKind::ThreadId(_)
+            | AtomKind::LaneId
+            | AtomKind::WarpId
+            | AtomKind::WarpInGroup
+            | AtomKind::WarpgroupId
+            | AtomKind::Register { .. } => true,
+            AtomKind::Computed(_, args) => args
+                .iter()
+                .any(|a| a.atoms().into_iter().any(|x| self.thread_dependent(x))),
+            _ => false,
+        }
     }
 
     /// How `apply`'s memory operand `view` separates threads (cached).
@@ -631,6 +809,7 @@ impl Walk<'_> {
             pinned,
             loops: self.loops.clone(),
             shifts: 0,
+            released: None,
         }
     }
 
@@ -653,9 +832,11 @@ impl Walk<'_> {
                         apply.opcode, access.name
                     ),
                 )
-                .with_help(
-                    "put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` between the other threads' last access and this copy",
-                ),
+                .with_help(if self.context.mbarriers.iter().any(Option::is_some) {
+                    "put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` between the other threads' last access and this copy, or wait for an mbarrier phase every thread arrives on after that access"
+                } else {
+                    "put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` between the other threads' last access and this copy"
+                }),
             );
             return;
         }
@@ -688,6 +869,7 @@ impl Walk<'_> {
             status: Status::Pending { lo: 0, hi: 0 },
             loops: self.loops.clone(),
             shifts: 0,
+            attachment: None,
         })
     }
 
@@ -735,8 +917,19 @@ impl Walk<'_> {
                 "read"
             };
             match copy.status {
+                // One missing wait, one error: at the first access it lets
+                // meet the copy.
+                Status::Pending { .. } if self.reported_copies.contains(&copy.number) => {}
                 Status::Pending { lo, .. } => {
-                    let help = if lo == 0 {
+                    if self.quiet == 0 {
+                        self.reported_copies.push(copy.number);
+                    }
+                    let help = if let Some(attachment) = &copy.attachment {
+                        format!(
+                            "wait for the phase of `{}` its `cp.async.mbarrier.arrive` completes: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)` before this statement",
+                            self.context.shared_names[attachment.ring]
+                        )
+                    } else if lo == 0 {
                         "commit its group (`cp.async.commit_group`) and wait for it (`cp.async.wait_group` or `cp.async.wait_all`) before this statement".to_string()
                     } else {
                         format!(
@@ -898,7 +1091,14 @@ fn forget_state(state: State, first: AtomId) -> State {
         .into_iter()
         .map(|t| forget_touch(t, first))
         .collect();
-    join(State::default(), State { copies, touches })
+    join(
+        State::default(),
+        State {
+            copies,
+            touches,
+            rings: state.rings,
+        },
+    )
 }
 
 /// A copy of loop `first`'s body, seen after the loop or past the shift
@@ -913,9 +1113,19 @@ fn forget_copy(mut copy: Copy, first: AtomId) -> Copy {
         forget_axes(footprint, first);
     }
     drop_stale_separations(&mut copy.separations, first);
+    if let Some(attachment) = &mut copy.attachment
+        && attachment.ticket.as_ref().is_some_and(|t| names_loop(t, first))
+    {
+        attachment.ticket = None;
+    }
     copy.loops.retain(|l| *l < first);
     copy.shifts = 0;
     copy
+}
+
+/// Whether `p` names an atom of loop `first`'s body.
+fn names_loop(p: &Poly, first: AtomId) -> bool {
+    p.atoms().iter().any(|a| *a >= first)
 }
 
 /// A touch of loop `first`'s body seen after the loop or past the shift
@@ -926,6 +1136,9 @@ fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
     }
     forget_axes(&mut touch.footprint, first);
     drop_stale_separations(&mut touch.separations, first);
+    if touch.released.as_ref().is_some_and(|(_, t)| names_loop(t, first)) {
+        touch.released = None;
+    }
     touch.loops.retain(|l| *l < first);
     touch.shifts = 0;
     touch

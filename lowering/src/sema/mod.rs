@@ -1308,18 +1308,24 @@ impl<'k> Checker<'k> {
             let slots = m.operands();
             let first = slots.first()?;
             match (m.effect(), first.name, first.kind) {
-                (crate::ptx::Effect::Mbarrier, "state", _) if first.sink => Some(Implicit::Sink),
+                (crate::ptx::Effect::Mbarrier, "state", crate::ptx::OperandKind::Register)
+                    if first.access == Access::Write =>
+                {
+                    Some(Implicit::Sink)
+                }
                 (crate::ptx::Effect::Mbarrier, "done", crate::ptx::OperandKind::Predicate) => {
                     Some(Implicit::RetryUntilDone)
                 }
                 _ => None,
             }
         };
+        // A leading destination is written as a tile; the barrier (the
+        // first operand otherwise) is a shared buffer.
+        let given = matches!(values.first(), Some(Some(Value::Local { .. })));
         let waits = candidates
             .iter()
             .any(|m| leading(m) == Some(Implicit::RetryUntilDone));
-        let written = candidates.iter().any(|m| m.operands().len() == values.len());
-        if waits && written {
+        if waits && given {
             let span = apply.operands.first().map_or(apply.opcode_span, ast::Operand::span);
             self.diags.push(
                 Diagnostic::new(
@@ -1334,7 +1340,7 @@ impl<'k> Checker<'k> {
             );
             return Err(());
         }
-        if written {
+        if given {
             return Ok(None);
         }
         Ok(candidates
@@ -1486,12 +1492,23 @@ impl<'k> Checker<'k> {
             self.diags.push(diag);
         }
         let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
+        let mbarriers: Vec<Option<i128>> = self
+            .shared
+            .iter()
+            .map(|s| {
+                s.buffer
+                    .mbarrier
+                    .then(|| s.buffer.static_bytes().map(|b| (b / 8) as i128))
+                    .flatten()
+            })
+            .collect();
         let ownership = async_copies::prove(
             &self.body,
             &async_copies::Context {
                 threads: self.threads(),
                 shared_names: &shared_names,
                 param_names: &param_names,
+                mbarriers: &mbarriers,
             },
         );
         for diag in ownership {

@@ -124,7 +124,9 @@ impl Checker<'_> {
                 (_, Value::SourceBytes { .. }) => {}
                 (kind, Value::Implicit(implicit)) => {
                     let fits = match implicit {
-                        crate::checked::Implicit::Sink => slot.sink,
+                        crate::checked::Implicit::Sink | crate::checked::Implicit::Discard => {
+                            kind == OperandKind::Register && slot.access == Access::Write
+                        }
                         crate::checked::Implicit::RetryUntilDone => kind == OperandKind::Predicate,
                     };
                     if !fits {

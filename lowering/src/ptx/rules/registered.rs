@@ -117,11 +117,6 @@ pub fn mbarrier_parity_requires(m: &Modifiers, t: Target) -> Requirement {
     mbarrier_requires(m, t).max(Requirement::new(80, 7, 1))
 }
 
-/// `mbarrier.arrive` with the sink `_` as its state: PTX ISA 7.8.
-pub fn mbarrier_sink_requires(m: &Modifiers, t: Target) -> Requirement {
-    mbarrier_requires(m, t).max(Requirement::new(80, 7, 8))
-}
-
 /// `mbarrier.try_wait`, `mbarrier.arrive` with a count: PTX ISA 7.8, sm_90.
 pub fn mbarrier_sm90_requires(m: &Modifiers, _: Target) -> Requirement {
     Requirement::new(90, 7, 8).max(mbarrier_order(m))

@@ -1028,17 +1028,6 @@ pub static FORMS: &[InstructionForm] = &[
         Effect::Mbarrier,
     ),
     form(
-        "mbarrier.arrive-sink",
-        "mbarrier.arrive",
-        &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],
-        &[reg("state", W, B64).or_sink(), address("addr", R)],
-        rules::registered::sem_with_scope,
-        rules::registered::mbarrier_sink_requires,
-        "arrive on the mbarrier at addr, discarding the phase state (`_`)",
-        Usability::Yes,
-        Effect::Mbarrier,
-    ),
-    form(
         "mbarrier.arrive-count",
         "mbarrier.arrive",
         &[ARRIVE_SEM, MBAR_SCOPE, SHARED, B64_TYPE],

@@ -1,0 +1,808 @@
+//! mbarrier phases in the async-ownership walk.
+//!
+//! **Model** (PTX ISA, "Parallel synchronization: mbarrier"): an mbarrier
+//! object counts the arrivals of its current phase; when they reach the
+//! count given at `mbarrier.init`, the phase completes and the next begins.
+//! `mbarrier.try_wait.parity p` returns once the phase of parity `p` has
+//! completed: with `n` phases completed it returns when `n % 2 != p`, and
+//! it acquires what the arriving threads did before arriving (their
+//! accesses, and the `cp.async` copies a `cp.async.mbarrier.arrive`
+//! attached to that phase). A wait whose phase is not the last completed
+//! one, or one not yet completed by anything before it, is a wrong value
+//! or a hang.
+//!
+//! **Rings.** The checker follows an `alloc_shared::<Mbarrier>([S])`
+//! buffer as a ring: its phases complete in *ticket* order, ticket `t`
+//! being phase `t / S` of object `t % S`. The walk is lock-step (every
+//! thread runs a statement before the next, the two arms of an `if` on the
+//! thread's index one after the other), and counts per ring the tickets
+//! completed (`F`, a polynomial in the loop variables: `3 + j` in a
+//! loop whose iterations complete one phase each) and the arrivals toward
+//! ticket `F`. An arrival must land on object `F % S` (an index written
+//! `(j + 3) % 4` where `F` is `j + 3`); at the init count ticket `F`
+//! completes. A wait on object `x % S` with parity `p` acquires the last
+//! completed ticket `t` of that object: `t` is `x` or `x - S`, whichever
+//! lies in `[F - S, F)`, and `p` must be `(t / S) % 2` (written
+//! `(x / S) % 2`, `(x / S) & 1`, `(x / S + 1) % 2` or `1 - (x / S) % 2`).
+//! A runtime loop's iterations must complete the same number of tickets:
+//! the walk measures it on a silent pass and counts `F = F0 + d * (k -
+//! start)`.
+//!
+//! **Rules.** A use of an object not initialized on every path (TK0415),
+//! an init of a live object (TK0416), a parity that is not the last
+//! completed phase's (TK0417), a wait no earlier arrival completes
+//! (TK0418: a hang), arrivals that do not match the init count or the
+//! ticket in progress (TK0419), and a phase completed by fewer than all
+//! threads while other threads may still be waiting for that object's
+//! previous phase (TK0420: the parity would alias).
+//!
+//! Guarantee: in a kernel the walk accepts, every wait returns after the
+//! arrivals of the ticket its program order names, no phase of an object
+//! completes while a thread may still wait for the one before, and a copy
+//! attached to a ticket is retired only by a wait that acquires it.
+
+use super::*;
+
+/// One `alloc_shared::<Mbarrier>` buffer as the lock-step walk counts it.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Ring {
+    pub buffer: usize,
+    /// Objects in the buffer: ticket `t` is object `t % size`.
+    pub size: i128,
+    /// Per object, its init count (`None`: not initialized on every path).
+    pub counts: Vec<Option<i128>>,
+    /// Tickets completed so far (`None`: not countable here).
+    pub completed: Option<Poly>,
+    /// Arrivals toward ticket `completed` so far.
+    pub arrivals: i128,
+    /// Whether every thread of the CTA took part in those arrivals.
+    pub everyone: bool,
+}
+
+impl Ring {
+    pub(super) fn new(buffer: usize, size: i128) -> Ring {
+        Ring {
+            buffer,
+            size,
+            counts: vec![None; usize::try_from(size).unwrap_or(0)],
+            completed: Some(Poly::constant(0)),
+            arrivals: 0,
+            everyone: true,
+        }
+    }
+
+    /// The count every object was initialized with, when they agree.
+    fn count(&self) -> Option<i128> {
+        let first = (*self.counts.first()?)?;
+        self.counts
+            .iter()
+            .all(|c| *c == Some(first))
+            .then_some(first)
+    }
+}
+
+/// Joins a ring's state on two paths of a uniform `if`: what differs is
+/// not countable after it.
+pub(super) fn join_rings(a: &mut Vec<Ring>, b: Vec<Ring>) {
+    for ring in b {
+        match a.iter_mut().find(|r| r.buffer == ring.buffer) {
+            Some(found) if *found == ring => {}
+            Some(found) => {
+                for (mine, theirs) in found.counts.iter_mut().zip(&ring.counts) {
+                    if mine != theirs {
+                        *mine = None;
+                    }
+                }
+                if found.completed != ring.completed || found.arrivals != ring.arrivals {
+                    found.completed = None;
+                }
+                found.everyone &= ring.everyone;
+            }
+            None => a.push(ring),
+        }
+    }
+}
+
+/// The barrier operand of an mbarrier `apply`: its span, buffer and the
+/// objects it names (`[start, start + len)`).
+struct BarrierOperand<'a> {
+    span: SpanId,
+    name: &'a str,
+    buffer: usize,
+    start: Option<Poly>,
+    len: i128,
+}
+
+/// A copy waited for through a ring: the ring's buffer and its ticket
+/// (`None`: no longer known, after its loop).
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Attachment {
+    pub ring: usize,
+    pub ticket: Option<Poly>,
+}
+
+impl Walk<'_> {
+    /// The rings of the kernel's mbarrier buffers, before any statement.
+    pub(super) fn rings(&self) -> Vec<Ring> {
+        self.context
+            .mbarriers
+            .iter()
+            .enumerate()
+            .filter_map(|(buffer, size)| size.map(|size| Ring::new(buffer, size)))
+            .collect()
+    }
+
+    /// An mbarrier `apply`: init, inval, an arrive (also a copy's), a wait.
+    pub(super) fn mbarrier(&mut self, apply: &Apply, state: &mut State) {
+        let Some(operand) = barrier_operand(apply, self.context.mbarriers) else {
+            return;
+        };
+        let Some(index) = state.rings.iter().position(|r| r.buffer == operand.buffer) else {
+            return;
+        };
+        let mnemonic = apply.form.form.mnemonic;
+        match mnemonic {
+            "mbarrier.init" => self.init(apply, &operand, &mut state.rings[index]),
+            "mbarrier.inval" => {
+                for object in self.objects(&operand, &state.rings[index]) {
+                    state.rings[index].counts[object] = None;
+                }
+            }
+            "mbarrier.arrive" | "cp.async.mbarrier.arrive" => {
+                if !self.initialized(apply, &operand, &state.rings[index]) {
+                    return;
+                }
+                let copies = mnemonic == "cp.async.mbarrier.arrive";
+                let arrives = !copies || apply.form.get(crate::ptx::Slot::Noinc).is_some();
+                if copies {
+                    // The thread's copies not yet attached complete the
+                    // ticket in progress.
+                    let ticket = state.rings[index].completed.clone();
+                    for copy in &mut state.copies {
+                        if copy.attachment.is_none()
+                            && matches!(copy.status, Status::Pending { .. })
+                        {
+                            copy.attachment = Some(Attachment {
+                                ring: operand.buffer,
+                                ticket: ticket.clone(),
+                            });
+                        }
+                    }
+                }
+                if arrives {
+                    self.arrive(apply, &operand, index, state);
+                }
+            }
+            "mbarrier.try_wait" if self.initialized(apply, &operand, &state.rings[index]) => {
+                self.wait(apply, &operand, index, state);
+            }
+            _ => {}
+        }
+    }
+
+    /// The objects `operand` names, when they are constant.
+    fn objects(&mut self, operand: &BarrierOperand<'_>, ring: &Ring) -> Vec<usize> {
+        let start = operand
+            .start
+            .as_ref()
+            .map(|s| self.known(s))
+            .and_then(|s| s.as_const());
+        match start {
+            Some(start) => (start..start + operand.len)
+                .filter_map(|o| usize::try_from(o).ok())
+                .filter(|o| *o < ring.counts.len())
+                .collect(),
+            None => (0..ring.counts.len()).collect(),
+        }
+    }
+
+    /// `mbarrier.init`: constant objects, a constant count, none live.
+    fn init(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, ring: &mut Ring) {
+        let count = apply.operands.iter().find_map(|o| match &o.value {
+            Value::Literal(crate::ast::LiteralValue::Int(n)) => Some(*n),
+            Value::Index { value, .. } => value.as_const(),
+            _ => None,
+        });
+        let constant_objects = operand
+            .start
+            .as_ref()
+            .is_some_and(|s| self.known(s).as_const().is_some());
+        let Some(count) = count.filter(|_| constant_objects) else {
+            self.ring_error(operand.buffer, 
+                Diagnostic::new(
+                    Code::MBARRIER_ARRIVALS,
+                    operand.span,
+                    format!(
+                        "the checker counts the phases of `{}` from constant objects and a constant count, which this `{}` does not give",
+                        operand.name, apply.opcode
+                    ),
+                )
+                .with_help("initialize each object with a literal count, in a `for` loop with constant bounds or one `apply` over the buffer"),
+            );
+            return;
+        };
+        for object in self.objects(operand, ring) {
+            if ring.counts[object].is_some() {
+                self.ring_error(operand.buffer, 
+                    Diagnostic::new(
+                        Code::MBARRIER_REINIT,
+                        operand.span,
+                        format!(
+                            "object {object} of `{}` may still be live here: initializing a live mbarrier is undefined",
+                            operand.name
+                        ),
+                    )
+                    .with_help("invalidate it first: `apply(ptx[\"mbarrier.inval.shared::cta.b64\"], ..)`"),
+                );
+                return;
+            }
+            ring.counts[object] = Some(count);
+        }
+        if ring.counts.iter().all(Option::is_some) {
+            ring.completed = Some(Poly::constant(0));
+            ring.arrivals = 0;
+            ring.everyone = true;
+        }
+    }
+
+    /// Whether every object of the ring is initialized, with one count
+    /// (reported otherwise).
+    fn initialized(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, ring: &Ring) -> bool {
+        if ring.count().is_some() {
+            return true;
+        }
+        let uninitialized = ring.counts.iter().position(Option::is_none);
+        let (message, help) = match uninitialized {
+            Some(object) => (
+                format!(
+                    "`{}` uses `{}` where its object {object} may not be initialized",
+                    apply.opcode, operand.name
+                ),
+                "initialize every object of the buffer (`mbarrier.init`, by one thread) and put a CTA barrier between the init and the first use",
+            ),
+            None => (
+                format!(
+                    "the objects of `{}` were initialized with different counts; the checker follows rings of one count",
+                    operand.name
+                ),
+                "give every object of the buffer the same count, or use a buffer per count",
+            ),
+        };
+        self.ring_error(operand.buffer, Diagnostic::new(Code::MBARRIER_UNINITIALIZED, operand.span, message).with_help(help));
+        false
+    }
+
+    /// The threads that run `apply` together: all of the CTA's outside
+    /// `if`s on the thread's index, one where the facts pin every thread
+    /// axis; `None` otherwise.
+    fn running(&self, apply: &Apply) -> Option<i128> {
+        if apply.user_guard != Cond::Const(true) {
+            return None;
+        }
+        let block = self.context.threads.launch.block;
+        if self.divergent == 0 {
+            return Some(block.iter().map(|b| i128::from(*b)).product());
+        }
+        let threads = &self.context.threads;
+        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
+        let pinned = threads.pinned_digits(&prover);
+        (0..3u8)
+            .all(|axis| {
+                block[usize::from(axis)] <= 1
+                    || pinned.iter().any(|(d, _)| *d == Digit::Thread(axis))
+            })
+            .then_some(1)
+    }
+
+    /// The arrivals of `apply` on the ring's object: toward the ticket in
+    /// progress, completing it at the init count.
+    fn arrive(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, index: usize, state: &mut State) {
+        let block: i128 = self
+            .context
+            .threads
+            .launch
+            .block
+            .iter()
+            .map(|b| i128::from(*b))
+            .product();
+        let Some(running) = self.running(apply) else {
+            self.ring_error(operand.buffer, 
+                Diagnostic::new(
+                    Code::MBARRIER_ARRIVALS,
+                    operand.span,
+                    format!(
+                        "the checker cannot count the threads that run this `{}`: it counts all the CTA's threads, or one thread (an `if` that fixes every thread index)",
+                        apply.opcode
+                    ),
+                )
+                .with_help("arrive from every thread, or from one (`if thread_id(0) == 0 { .. }`), and give `mbarrier.init` that count"),
+            );
+            return;
+        };
+        let ring = &state.rings[index];
+        let (Some(count), Some(completed)) = (ring.count(), ring.completed.clone()) else {
+            self.unknown_phases(apply, operand);
+            return;
+        };
+        if operand.len != 1 {
+            self.ring_error(operand.buffer, Diagnostic::new(
+                Code::MBARRIER_ARRIVALS,
+                operand.span,
+                format!("`{}` arrives on one object at a time; this operand names {}", apply.opcode, operand.len),
+            ));
+            return;
+        }
+        let ticket = self.known(&completed);
+        let object = operand.start.as_ref().map(|s| self.known(s));
+        let on_ticket = match (&object, ticket.as_const()) {
+            (Some(o), Some(t)) => o.as_const() == Some(t.rem_euclid(ring.size)),
+            (Some(o), None) => {
+                // `F % S` is `F` itself while `F` stays below `S`.
+                let (lo, hi) = self.atoms.range(&ticket);
+                let remainder = if lo >= 0 && hi < ring.size {
+                    Some(ticket.clone())
+                } else {
+                    self.computed(ComputedOp::Rem, vec![ticket.clone(), Poly::constant(ring.size)])
+                };
+                remainder.is_some_and(|r| r == *o || self.equal(&r, o, &apply.facts))
+            }
+            (None, _) => false,
+        };
+        if !on_ticket {
+            self.ring_error(operand.buffer, 
+                Diagnostic::new(
+                    Code::MBARRIER_ARRIVALS,
+                    operand.span,
+                    format!(
+                        "this arrival on `{}` must go to the object of the phase in progress, ticket `{}`: object `({}) % {}`",
+                        operand.name,
+                        ticket.display(&self.atoms),
+                        ticket.display(&self.atoms),
+                        ring.size
+                    ),
+                )
+                .with_note("the checker follows the objects of an mbarrier buffer as a ring: their phases complete in turn, object `t % S` for the `t`-th completion")
+                .with_help("arrive on the objects in turn: the `t`-th phase to complete on a ring of `S` is object `t % S`'s"),
+            );
+        }
+        let arrivals = ring.arrivals + running;
+        if arrivals > count {
+            self.ring_error(operand.buffer, Diagnostic::new(
+                Code::MBARRIER_ARRIVALS,
+                operand.span,
+                format!(
+                    "{arrivals} arrivals reach this phase of `{}`, initialized to complete after {count}: the extra ones would count toward the next phase",
+                    operand.name
+                ),
+            ).with_help(format!("initialize the objects with the arrivals each phase gets: {arrivals}")));
+            return;
+        }
+        let everyone = ring.everyone && running == block;
+        if arrivals < count {
+            let ring = &mut state.rings[index];
+            ring.arrivals = arrivals;
+            ring.everyone = everyone && ring.arrivals == running;
+            return;
+        }
+        // The phase completes. Unless every thread arrived toward it, a
+        // thread may still be waiting for the object's previous phase.
+        if !(everyone || (ring.arrivals == 0 && running == block)) {
+            self.overrun(apply, operand, &state.touches);
+        }
+        // A `.relaxed` arrive orders nothing.
+        if running == block && apply.form.get(crate::ptx::Slot::Sem) != Some("relaxed") {
+            self.release(&mut state.touches, operand.buffer, &completed);
+        }
+        let ring = &mut state.rings[index];
+        ring.completed = Some(completed.add_const(1));
+        ring.arrivals = 0;
+        ring.everyone = true;
+    }
+
+    /// Touches of the CTA made before every thread's arrival on ticket
+    /// `ticket`: acquired by a wait on it.
+    fn release(&self, touches: &mut [Touch], ring: usize, ticket: &Poly) {
+        for touch in touches.iter_mut() {
+            if touch.released.is_none() {
+                touch.released = Some((ring, ticket.clone()));
+            }
+        }
+    }
+
+    /// A phase completed by some threads only, against the waits on its
+    /// object other threads made since the last CTA barrier.
+    fn overrun(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, touches: &[Touch]) {
+        let Some(start) = &operand.start else { return };
+        let here: Footprint = vec![Some((start.clone(), 1))];
+        for touch in touches.iter().filter(|t| t.buffer == operand.buffer && t.released.is_none()) {
+            let there: Footprint = touch.footprint.iter().take(1).cloned().collect();
+            if self.apart(&there, &here, &apply.facts) {
+                continue;
+            }
+            let Some(view) = apply.operands.iter().find_map(|o| match &o.value {
+                Value::Memory { view, buffer, .. } if buffer.index == operand.buffer => Some(view),
+                _ => None,
+            }) else {
+                return;
+            };
+            if self.own_bytes(&touch.separations, &touch.pinned, apply, view) {
+                continue;
+            }
+            self.ring_error(operand.buffer, 
+                Diagnostic::new(
+                    Code::MBARRIER_OVERRUN,
+                    operand.span,
+                    format!(
+                        "this arrival completes a phase of `{}` while other threads may still be waiting for the object's previous phase: their parity would then name the wrong phase",
+                        operand.name
+                    ),
+                )
+                .with_help("order the other threads' wait before this arrival: a CTA barrier (`bar.sync`) or an mbarrier they arrive on after waiting, waited for here"),
+            );
+            return;
+        }
+    }
+
+    fn unknown_phases(&mut self, apply: &Apply, operand: &BarrierOperand<'_>) {
+        self.ring_error(operand.buffer, 
+            Diagnostic::new(
+                Code::MBARRIER_PHASE,
+                operand.span,
+                format!(
+                    "the checker cannot count the phases of `{}` completed before this `{}`",
+                    operand.name, apply.opcode
+                ),
+            )
+            .with_note("phases are counted through `if`s whose arms complete the same phases, and through loops whose iterations complete the same number (with step 1)")
+            .with_help("complete the same phases on every path: arrive unconditionally and let bounds guards skip the copies"),
+        );
+    }
+
+    /// After a wait the checker rejected: what it would have acquired is
+    /// taken as acquired, so its mistake is reported once.
+    fn acquire_all(&mut self, ring: usize, state: &mut State) {
+        state
+            .touches
+            .retain(|t| !matches!(&t.released, Some((r, _)) if *r == ring));
+        state
+            .copies
+            .retain(|c| !matches!(&c.attachment, Some(a) if a.ring == ring));
+    }
+
+    /// `mbarrier.try_wait.parity`: acquires the last completed ticket of
+    /// its object, which its parity must name.
+    fn wait(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, index: usize, state: &mut State) {
+        let ring = &state.rings[index];
+        let Some(completed) = ring.completed.clone() else {
+            self.unknown_phases(apply, operand);
+            return;
+        };
+        let size = ring.size;
+        let parity = apply.operands.iter().find_map(|o| match (&o.value, o.slot.name) {
+            (Value::Literal(crate::ast::LiteralValue::Int(p)), "parity") => Some(Poly::constant(*p)),
+            (Value::Index { value, .. }, "parity") => Some(value.clone()),
+            _ => None,
+        });
+        let (Some(object), Some(parity)) = (operand.start.clone(), parity) else {
+            self.unknown_phases(apply, operand);
+            return;
+        };
+        // As written (`j % 4`, whose messages name `j`), then with the
+        // known iteration's values put in (a prologue's constants).
+        let written = self.acquired_ticket(&object, &parity, &completed, size, &apply.facts);
+        let verdict = match written {
+            Ok(ticket) => Ok(ticket),
+            Err(error) => {
+                let (object, parity, known) =
+                    (self.known(&object), self.known(&parity), self.known(&completed));
+                let constant = (object.as_const().is_some() && known.as_const().is_some())
+                    .then(|| self.acquired_ticket(&object, &parity, &known, size, &apply.facts));
+                match constant {
+                    Some(Ok(ticket)) => Ok(ticket),
+                    Some(Err(constant_error)) if self.remainder_of(&operand_start(operand), size).is_none() => Err(constant_error),
+                    _ => Err(error),
+                }
+            }
+        };
+        let completed = self.known(&completed);
+        let ticket = match verdict {
+            Ok(ticket) => self.known(&ticket),
+            Err(WaitError::NotCompleted) => {
+                self.ring_error(operand.buffer, 
+                    Diagnostic::new(
+                        Code::MBARRIER_NEVER_COMPLETES,
+                        operand.span,
+                        format!(
+                            "no arrival before this wait completes the phase of `{}` it waits for: it would wait forever",
+                            operand.name
+                        ),
+                    )
+                    .with_note(if completed.as_const() == Some(0) {
+                        format!("no phase of `{}` has completed here", operand.name)
+                    } else {
+                        format!(
+                            "the tickets below `{}` of `{}` are complete here (ticket `t` is phase `t / {size}` of object `t % {size}`)",
+                            completed.display(&self.atoms),
+                            operand.name,
+                        )
+                    })
+                    .with_help("wait on the object of a ticket that completed before this statement"),
+                );
+                self.acquire_all(operand.buffer, state);
+                return;
+            }
+            Err(WaitError::Parity(expected)) => {
+                self.ring_error(operand.buffer, 
+                    Diagnostic::new(
+                        Code::MBARRIER_PHASE,
+                        operand.span,
+                        format!(
+                            "this wait on `{}` names the wrong phase: the object's last completed phase has parity `{expected}`",
+                            operand.name
+                        ),
+                    )
+                    .with_note("a wait on object `x % S` of a ring of `S` acquires ticket `x`, phase `x / S`: its parity is `(x / S) % 2`")
+                    .with_help(format!("pass the parity `{expected}`")),
+                );
+                self.acquire_all(operand.buffer, state);
+                return;
+            }
+            Err(WaitError::Unknown) => {
+                self.ring_error(operand.buffer, 
+                    Diagnostic::new(
+                        Code::MBARRIER_PHASE,
+                        operand.span,
+                        format!(
+                            "the checker cannot tell which phase of `{}` this wait names",
+                            operand.name
+                        ),
+                    )
+                    .with_note(format!(
+                        "{} phases are complete here; the wait must name one of the last {size}, as object `x % {size}` with parity `(x / {size}) % 2`",
+                        completed.display(&self.atoms)
+                    ))
+                    .with_help(format!("write the object as `x % {size}` and the parity as `(x / {size}) % 2` for the ticket `x` it waits for")),
+                );
+                self.acquire_all(operand.buffer, state);
+                return;
+            }
+        };
+        // A `.relaxed` wait acquires nothing: the phase is checked, but the
+        // copies and accesses stay as they were.
+        if apply.form.get(crate::ptx::Slot::Sem) == Some("relaxed") {
+            return;
+        }
+        // What the arrivals of tickets up to this one released is ordered
+        // before the waiting threads.
+        let everyone = self.running(apply)
+            == Some(
+                self.context
+                    .threads
+                    .launch
+                    .block
+                    .iter()
+                    .map(|b| i128::from(*b))
+                    .product(),
+            );
+        // Tickets as this iteration knows them (a loop walked at a known
+        // iteration puts its variable's value in).
+        let released: Vec<Option<Poly>> = state
+            .touches
+            .iter()
+            .map(|touch| match &touch.released {
+                Some((ring, t)) if *ring == operand.buffer => Some(self.known(t)),
+                _ => None,
+            })
+            .collect();
+        let attached: Vec<Option<Poly>> = state
+            .copies
+            .iter()
+            .map(|copy| match &copy.attachment {
+                Some(Attachment {
+                    ring,
+                    ticket: Some(t),
+                }) if *ring == operand.buffer => Some(self.known(t)),
+                _ => None,
+            })
+            .collect();
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts: &apply.facts,
+        };
+        let acquired = |t: &Option<Poly>| t.as_ref().is_some_and(|t| prover.le(t, &ticket));
+        let mut touches = released.iter();
+        state
+            .touches
+            .retain(|_| !touches.next().is_some_and(&acquired));
+        let mut kept = Vec::with_capacity(state.copies.len());
+        for (mut copy, ticket) in std::mem::take(&mut state.copies).into_iter().zip(&attached) {
+            if acquired(ticket) && matches!(copy.status, Status::Pending { .. }) {
+                if everyone {
+                    // Every thread acquired it: nothing left to follow.
+                    continue;
+                }
+                copy.status = Status::Retired;
+            }
+            kept.push(copy);
+        }
+        state.copies = kept;
+    }
+
+    /// The ticket a wait on `object` with `parity` acquires when
+    /// `completed` tickets are done (module doc).
+    fn acquired_ticket(
+        &mut self,
+        object: &Poly,
+        parity: &Poly,
+        completed: &Poly,
+        size: i128,
+        facts: &[Fact],
+    ) -> Result<Poly, WaitError> {
+        if let (Some(o), Some(f)) = (object.as_const(), completed.as_const()) {
+            // The last ticket below `f` on object `o` (negative: none yet,
+            // whose "phase -1" counts as complete, parity 1).
+            if !(0..size).contains(&o) {
+                return Err(WaitError::Unknown);
+            }
+            let t = f - 1 - (f - 1 - o).rem_euclid(size);
+            let expected = t.div_euclid(size).rem_euclid(2);
+            return match parity.as_const() {
+                Some(p) if p == expected => Ok(Poly::constant(t)),
+                // The other parity waits for the object's next phase.
+                Some(_) if t < 0 => Err(WaitError::NotCompleted),
+                Some(_) => Err(WaitError::Parity(expected.to_string())),
+                None => Err(WaitError::Unknown),
+            };
+        }
+        // Object `x % size`: ticket `x` or `x - size`.
+        let Some(x) = self.remainder_of(object, size) else {
+            return Err(WaitError::Unknown);
+        };
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts,
+        };
+        let below = |t: &Poly| prover.le(&t.add_const(1), completed);
+        let recent = |t: &Poly| prover.le(&completed.add_const(-size), t);
+        let candidates = [(x.clone(), 0), (x.add_const(-size), -1)];
+        let Some((ticket, shift)) = candidates
+            .into_iter()
+            .find(|(t, _)| below(t) && recent(t))
+        else {
+            // Ticket `x` not completed yet, or not countable.
+            return Err(if prover.le(completed, &x) {
+                WaitError::NotCompleted
+            } else {
+                WaitError::Unknown
+            });
+        };
+        let Some(quotient) = self.find_computed(ComputedOp::Div, &x, size) else {
+            return Err(WaitError::Unknown);
+        };
+        match self.parity_offset(parity, &quotient) {
+            Some(offset) if (offset - shift).rem_euclid(2) == 0 => Ok(ticket),
+            _ => Err(WaitError::Parity(if shift == 0 {
+                format!("({} / {size}) % 2", x.display(&self.atoms))
+            } else {
+                format!("({} / {size} + 1) % 2", x.display(&self.atoms))
+            })),
+        }
+    }
+
+    /// `x` where `p` is the atom `x % size`.
+    fn remainder_of(&self, p: &Poly, size: i128) -> Option<Poly> {
+        let [atom] = p.atoms()[..] else { return None };
+        if *p != Poly::atom(atom) {
+            return None;
+        }
+        match &self.atoms.get(atom).kind {
+            AtomKind::Computed(ComputedOp::Rem, args) if args[1].as_const() == Some(size) => {
+                Some(args[0].clone())
+            }
+            _ => None,
+        }
+    }
+
+    /// The atom `op(x, divisor)` of the table, if the kernel computes it.
+    fn find_computed(&self, op: ComputedOp, x: &Poly, divisor: i128) -> Option<Poly> {
+        let kind = AtomKind::Computed(op, vec![x.clone(), Poly::constant(divisor)]);
+        self.atoms
+            .iter()
+            .find(|(_, a)| a.kind == kind)
+            .map(|(id, _)| Poly::atom(id))
+    }
+
+    /// `c` such that `parity` is `(quotient + c) % 2` (also written with
+    /// `& 1`, or as `1 - (quotient + c) % 2`).
+    fn parity_offset(&self, parity: &Poly, quotient: &Poly) -> Option<i128> {
+        let bit = |atom: AtomId| -> Option<i128> {
+            match &self.atoms.get(atom).kind {
+                AtomKind::Computed(ComputedOp::Rem, args) if args[1].as_const() == Some(2) => {
+                    args[0].sub(quotient).as_const()
+                }
+                AtomKind::Computed(ComputedOp::And, args) if args[1].as_const() == Some(1) => {
+                    args[0].sub(quotient).as_const()
+                }
+                _ => None,
+            }
+        };
+        let [atom] = parity.atoms()[..] else { return None };
+        let offset = bit(atom)?;
+        if *parity == Poly::atom(atom) {
+            Some(offset)
+        } else if *parity == Poly::constant(1).sub(&Poly::atom(atom)) {
+            Some(offset + 1)
+        } else {
+            None
+        }
+    }
+
+    /// Reports the first mistake found on a ring; what follows from it is
+    /// not reported again.
+    fn ring_error(&mut self, ring: usize, diag: Diagnostic) {
+        if self.quiet > 0 || self.failed_rings.contains(&ring) {
+            return;
+        }
+        self.failed_rings.push(ring);
+        self.report(diag);
+    }
+
+    /// `p` with the loop variables of the iterations walked at a known
+    /// value put in.
+    pub(super) fn known(&mut self, p: &Poly) -> Poly {
+        let exact = self.exact.clone();
+        let mut out = p.clone();
+        for (var, first, value) in &exact {
+            out = self
+                .substitute(&out, *var, value, *first, false)
+                .unwrap_or(out);
+        }
+        out
+    }
+
+    /// Whether `a == b` under `facts`.
+    fn equal(&self, a: &Poly, b: &Poly, facts: &[Fact]) -> bool {
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts,
+        };
+        prover.le(a, b) && prover.le(b, a)
+    }
+}
+
+/// Why a wait's ticket is not accepted.
+enum WaitError {
+    /// No completed ticket of its object matches: it would block for good.
+    NotCompleted,
+    /// The last completed phase of its object has the other parity.
+    Parity(String),
+    /// The checker cannot tell which ticket the wait names.
+    Unknown,
+}
+
+/// The first object a barrier operand names (unknown: a fresh constant
+/// that names nothing).
+fn operand_start(operand: &BarrierOperand<'_>) -> Poly {
+    operand.start.clone().unwrap_or_default()
+}
+
+/// The barrier operand of an mbarrier `apply`.
+fn barrier_operand<'a>(apply: &'a Apply, mbarriers: &[Option<i128>]) -> Option<BarrierOperand<'a>> {
+    apply.operands.iter().find_map(|operand| {
+        let Value::Memory {
+            buffer, view, name, ..
+        } = &operand.value
+        else {
+            return None;
+        };
+        mbarriers.get(buffer.index).copied().flatten()?;
+        let axis = footprint(view).into_iter().next().flatten();
+        Some(BarrierOperand {
+            span: operand.span,
+            name,
+            buffer: buffer.index,
+            start: axis.as_ref().map(|(s, _)| s.clone()),
+            len: axis.map_or(0, |(_, l)| l),
+        })
+    })
+}

@@ -1,0 +1,13 @@
+// An arrive on a barrier no thread initialized (TK0415).
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 128, arch = "sm_90")]
+fn k(y: Tensor<u32, 128>) {
+    let t = thread_id(0);
+    let done = alloc_shared::<Mbarrier>([1]);
+    apply(ptx["mbarrier.arrive.shared::cta.b64"], done.slice(s![0..1]));
+    apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], done.slice(s![0..1]), 0);
+    apply(ptx["st.global.u32"], y.slice(s![t..t + 1]), 1);
+}
+
+fn main() {}
