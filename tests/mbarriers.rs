@@ -81,7 +81,11 @@ fn reverse_through_full_barriers(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>) {
             full.slice(s![refill..refill + 1]),
         );
         let c = j * 1024 + 4 * t;
-        apply(ptx["st.global.v4.f32"], y.slice(s![row..row + 1, c..c + 4]), v);
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![row..row + 1, c..c + 4]),
+            v,
+        );
     }
     apply(ptx["cp.async.wait_all"]);
 }
@@ -160,7 +164,11 @@ fn reverse_through_full_and_empty(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>) {
             full.slice(s![refill..refill + 1]),
         );
         let c = j * 1024 + 4 * t;
-        apply(ptx["st.global.v4.f32"], y.slice(s![row..row + 1, c..c + 4]), v);
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![row..row + 1, c..c + 4]),
+            v,
+        );
     }
     apply(ptx["cp.async.wait_all"]);
 }
@@ -190,7 +198,10 @@ fn spellings(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
     );
     // Without `.noinc` the copy's arrival is balanced by the pending count
     // it adds: the thread's own arrive completes the phase.
-    apply(ptx["cp.async.mbarrier.arrive.shared::cta.b64"], bars.slice(s![0..1]));
+    apply(
+        ptx["cp.async.mbarrier.arrive.shared::cta.b64"],
+        bars.slice(s![0..1]),
+    );
     apply(
         ptx["mbarrier.arrive.release.cta.shared::cta.b64"],
         bars.slice(s![0..1]),
@@ -202,10 +213,17 @@ fn spellings(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
         1000,
     );
     let u = 127 - t;
-    apply(ptx["ld.shared.u32"], v, landed.slice(s![u..u + 1]).reshape([1, 1]));
+    apply(
+        ptx["ld.shared.u32"],
+        v,
+        landed.slice(s![u..u + 1]).reshape([1, 1]),
+    );
     ewise(|a: u32| a + 1, v, v);
     // A phase that orders nothing, waited without acquiring.
-    apply(ptx["mbarrier.arrive.relaxed.cta.shared.b64"], bars.slice(s![1..2]));
+    apply(
+        ptx["mbarrier.arrive.relaxed.cta.shared.b64"],
+        bars.slice(s![1..2]),
+    );
     apply(
         ptx["mbarrier.try_wait.parity.relaxed.cta.shared::cta.b64"],
         bars.slice(s![1..2]),
@@ -226,12 +244,12 @@ fn spellings(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
     }
     apply(ptx["bar.sync"], 0, scope = "cta");
     apply(ptx["mbarrier.arrive.shared::cta.b64"], bars.slice(s![0..1]));
-    apply(ptx["mbarrier.try_wait.parity.shared.b64"], bars.slice(s![0..1]), 0);
     apply(
-        ptx["st.global.u32"],
-        y.slice(s![row..row + 1, t..t + 1]),
-        v,
+        ptx["mbarrier.try_wait.parity.shared.b64"],
+        bars.slice(s![0..1]),
+        0,
     );
+    apply(ptx["st.global.u32"], y.slice(s![row..row + 1, t..t + 1]), v);
 }
 
 fn inputs(n: usize, seed: u64) -> Vec<f32> {
@@ -252,11 +270,25 @@ fn the_waits_are_retry_loops() {
     let waits = support::lines_starting(ptx, "mbarrier.try_wait.parity.shared::cta.b64 %q");
     assert_eq!(waits.len(), 2, "{ptx}");
     // Each wait is followed by its branch back.
-    for line in ptx.lines().filter(|l| l.trim_start().starts_with("mbarrier.try_wait")) {
-        let done = line.split_whitespace().nth(1).unwrap_or_default().trim_end_matches(',');
-        let after: Vec<&str> = ptx.lines().skip_while(|l| *l != line).skip(1).take(1).collect();
+    for line in ptx
+        .lines()
+        .filter(|l| l.trim_start().starts_with("mbarrier.try_wait"))
+    {
+        let done = line
+            .split_whitespace()
+            .nth(1)
+            .unwrap_or_default()
+            .trim_end_matches(',');
+        let after: Vec<&str> = ptx
+            .lines()
+            .skip_while(|l| *l != line)
+            .skip(1)
+            .take(1)
+            .collect();
         assert!(
-            after[0].trim_start().starts_with(&format!("@!{done} bra $L")),
+            after[0]
+                .trim_start()
+                .starts_with(&format!("@!{done} bra $L")),
             "{line} / {after:?}"
         );
     }
@@ -274,7 +306,11 @@ fn the_waits_are_retry_loops() {
         "{ptx}"
     );
     assert_eq!(
-        support::lines_starting(spellings::PTX, "mbarrier.arrive.relaxed.cta.shared.b64 %x64_").len(),
+        support::lines_starting(
+            spellings::PTX,
+            "mbarrier.arrive.relaxed.cta.shared.b64 %x64_"
+        )
+        .len(),
         1,
         "{}",
         spellings::PTX
@@ -284,8 +320,14 @@ fn the_waits_are_retry_loops() {
 #[test]
 fn mbarrier_kernels_assemble_without_spills() {
     support::assert_no_spills(&[
-        ("reverse_through_full_barriers", reverse_through_full_barriers::PTX),
-        ("reverse_through_full_and_empty", reverse_through_full_and_empty::PTX),
+        (
+            "reverse_through_full_barriers",
+            reverse_through_full_barriers::PTX,
+        ),
+        (
+            "reverse_through_full_and_empty",
+            reverse_through_full_and_empty::PTX,
+        ),
         ("spellings", spellings::PTX),
     ]);
 }
@@ -340,14 +382,20 @@ mod twins {
 
     fn every_spelling_runs(dev: &Device) -> tile_kernel::Result<()> {
         let m = 3;
-        let host: Vec<u32> = (0..m * 128).map(|i| (i as u32).wrapping_mul(2_654_435_761)).collect();
+        let host: Vec<u32> = (0..m * 128)
+            .map(|i| (i as u32).wrapping_mul(2_654_435_761))
+            .collect();
         let x = dev.upload(&host, [m, 128])?;
         let mut y = dev.upload(&vec![0u32; m * 128], [m, 128])?;
         spellings(dev, &x, &mut y)?;
         let got = y.download()?;
         for r in 0..m {
             for t in 0..128 {
-                assert_eq!(got[r * 128 + t], host[r * 128 + 127 - t].wrapping_add(1), "y[{r}, {t}]");
+                assert_eq!(
+                    got[r * 128 + t],
+                    host[r * 128 + 127 - t].wrapping_add(1),
+                    "y[{r}, {t}]"
+                );
             }
         }
         Ok(())

@@ -18,6 +18,17 @@
 //! Every memory access is bounds-, alignment- and race-checked
 //! ([`crate::memory`] for tensors, [`crate::shared`] for the block's
 //! shared buffers, which also check that a read byte was written).
+//!
+//! Asynchronous copies (`cp.async`) read their source at issue and land
+//! at their thread's wait, or when a phase of an mbarrier object that
+//! tracks them (`cp.async.mbarrier.arrive`) completes; mbarrier objects
+//! live in [`crate::shared`]. A blocking wait (`mbarrier.try_wait.parity`)
+//! returns when its phase has completed; in lockstep nothing can complete
+//! it later, so a wait that would block is a fault, never a hang. A
+//! statement that arrives on an mbarrier starts a new epoch of the
+//! shared-memory race shadows, so that a phase every thread arrived on can
+//! order the accesses before the arrivals before a waiter's later ones
+//! ([`crate::shared`]).
 
 use std::time::Instant;
 
@@ -28,10 +39,11 @@ use tile_kernel_lowering::sym::ComputedOp;
 use crate::fault::{FaultKind, ThreadId};
 use crate::memory::{AtomicLocks, RaceAt, TensorMemory, Touch};
 use crate::prepare::{
-    Action, Address, AtomSource, Block, Destination, Plan, Region, Source, Special, Step, Test,
+    Action, Address, AtomSource, Block, Destination, MbarrierAction, Plan, Region, Source, Special,
+    Step, Test,
 };
 use crate::semantics::{Barrier, BarrierReduction, Bits, mask};
-use crate::shared::{SharedFault, SharedLayout, SharedMemory};
+use crate::shared::{Arriving, Issue, Phase, SharedFault, SharedLayout, SharedMemory};
 
 /// Everything a launch shares between the host threads running its blocks.
 pub(crate) struct GridRun<'a> {
@@ -103,6 +115,9 @@ pub(crate) struct BlockState {
 struct ThreadCopies {
     uncommitted: Vec<PendingCopy>,
     groups: std::collections::VecDeque<Vec<PendingCopy>>,
+    /// The groups it has closed (commits, and `wait_all`s, which commit
+    /// first): the number of the group its uncommitted copies are in.
+    closed: u64,
 }
 
 /// A copy in flight: the source bytes (read at issue) and where they land.
@@ -112,6 +127,13 @@ struct PendingCopy {
     data: Vec<u8>,
     /// Index into the plan's statements.
     statement: usize,
+    /// The number of its `cp.async` group among its thread's
+    /// ([`ThreadCopies::closed`] at its issue).
+    group: u64,
+    /// The mbarrier phases that track it (`cp.async.mbarrier.arrive`
+    /// since its issue): it lands when the first of them completes, unless
+    /// its thread's wait retires it before.
+    attached: Vec<Phase>,
 }
 
 impl BlockState {
@@ -276,17 +298,163 @@ impl GridRun<'_> {
             .shared
             .begin_copy(buffer, offset, bytes, u64::from(t), number)
             .map_err(|fault| self.shared_fault(state, fault))?;
-        state.copies[t as usize].uncommitted.push(PendingCopy {
+        let copies = &mut state.copies[t as usize];
+        copies.uncommitted.push(PendingCopy {
             buffer,
             at,
             data,
             statement,
+            group: copies.closed,
+            attached: Vec::new(),
         });
         Ok(())
     }
 
-    /// `cp.async.wait_group pending` (`None`: `wait_all`) of thread `t`:
-    /// its older groups land.
+    /// An mbarrier operation of thread `t` on the object at `address`
+    /// ([`SharedMemory`] keeps the objects and checks each use).
+    fn mbarrier(
+        &self,
+        state: &mut BlockState,
+        address: &Address,
+        op: &MbarrierAction,
+        t: u32,
+    ) -> Result<(), FaultKind> {
+        let Region::Shared(buffer) = address.region else {
+            return Err(FaultKind::Arguments(
+                "an mbarrier operation on a tensor".into(),
+            ));
+        };
+        let offset = address.offset.eval(state.atoms_of(t));
+        let thread = u64::from(t);
+        let fault = |state: &BlockState, fault| self.shared_fault(state, fault);
+        match op {
+            MbarrierAction::Init { count } => {
+                let count = self.source(state, count, t)?;
+                state
+                    .shared
+                    .mbarrier_init(buffer, offset, thread, count)
+                    .map_err(|f| fault(state, f))
+            }
+            MbarrierAction::Inval => {
+                let phase = state
+                    .shared
+                    .mbarrier_inval(buffer, offset, thread)
+                    .map_err(|f| fault(state, f))?;
+                // A tracked copy would arrive on the invalid object.
+                let tracked = state
+                    .copies
+                    .iter()
+                    .flat_map(|c| c.uncommitted.iter().chain(c.groups.iter().flatten()))
+                    .find(|copy| copy.attached.contains(&phase));
+                match tracked {
+                    Some(copy) => {
+                        let (buffer, index) = state.shared.mbarrier_of(phase.incarnation);
+                        Err(FaultKind::MbarrierInvalidatedWithCopies {
+                            buffer,
+                            index,
+                            copy: self.plan.statements[copy.statement].0,
+                        })
+                    }
+                    None => Ok(()),
+                }
+            }
+            MbarrierAction::Arrive {
+                state: destination,
+                release,
+            } => {
+                let arriving = if *release {
+                    Arriving::Release
+                } else {
+                    Arriving::Relaxed
+                };
+                let arrival = state
+                    .shared
+                    .mbarrier_arrive(buffer, offset, thread, arriving)
+                    .map_err(|f| fault(state, f))?;
+                // The state is opaque to kernels: the phase's number.
+                if let Some(destination) = destination {
+                    state.write(t, *destination, arrival.phase.phase);
+                }
+                if arrival.completed {
+                    self.land_phase(state, arrival.phase)?;
+                }
+                Ok(())
+            }
+            MbarrierAction::CopyArrive { noinc } => {
+                // `.noinc`: one of the phase's arrivals. PTX gives the
+                // copies' arrive-on no release of the thread's other
+                // accesses, so it orders none (nor does the checker count
+                // on it).
+                let arriving = if *noinc {
+                    Arriving::Relaxed
+                } else {
+                    Arriving::Not
+                };
+                let arrival = state
+                    .shared
+                    .mbarrier_arrive(buffer, offset, thread, arriving)
+                    .map_err(|f| fault(state, f))?;
+                let copies = &mut state.copies[t as usize];
+                for copy in copies
+                    .uncommitted
+                    .iter_mut()
+                    .chain(copies.groups.iter_mut().flatten())
+                {
+                    if !copy.attached.contains(&arrival.phase) {
+                        copy.attached.push(arrival.phase);
+                    }
+                }
+                if arrival.completed {
+                    self.land_phase(state, arrival.phase)?;
+                }
+                Ok(())
+            }
+            MbarrierAction::WaitParity { parity, acquire } => {
+                let parity = self.source(state, parity, t)?;
+                state
+                    .shared
+                    .mbarrier_wait_parity(buffer, offset, thread, parity, *acquire)
+                    .map_err(|f| fault(state, f))
+            }
+        }
+    }
+
+    /// `phase` completed: every copy it tracks lands, its bytes gated by
+    /// the phases that track it (and by its group, which its thread's
+    /// wait may retire), and leaves its thread's groups (a later wait has
+    /// nothing of it to land; the group still counts).
+    fn land_phase(&self, state: &mut BlockState, phase: Phase) -> Result<(), FaultKind> {
+        let mut landing = Vec::new();
+        for (t, copies) in state.copies.iter_mut().enumerate() {
+            for list in std::iter::once(&mut copies.uncommitted).chain(copies.groups.iter_mut()) {
+                if list.iter().any(|copy| copy.attached.contains(&phase)) {
+                    let (now, later): (Vec<PendingCopy>, Vec<PendingCopy>) = std::mem::take(list)
+                        .into_iter()
+                        .partition(|copy| copy.attached.contains(&phase));
+                    *list = later;
+                    landing.extend(now.into_iter().map(|copy| (t as u64, copy)));
+                }
+            }
+        }
+        for (issuer, copy) in landing {
+            let issue = Issue {
+                copy: self.plan.statements[copy.statement].0,
+                issuer,
+                group: copy.group,
+            };
+            state
+                .shared
+                .land_gated(copy.buffer, copy.at, &copy.data, issue, &copy.attached)
+                .map_err(|fault| self.shared_fault(state, fault))?;
+        }
+        Ok(())
+    }
+
+    /// `cp.async.wait_group pending` (`None`: `wait_all`, which commits
+    /// first) of thread `t`: its older groups land (their copies no
+    /// mbarrier phase landed before), as writes of `t`, tracked by no
+    /// phase any more; the bytes of their copies a phase landed before
+    /// are `t`'s to touch from now on.
     fn retire(
         &self,
         state: &mut BlockState,
@@ -294,17 +462,20 @@ impl GridRun<'_> {
         t: u32,
     ) -> Result<(), FaultKind> {
         let copies = &mut state.copies[t as usize];
-        let landing: Vec<PendingCopy> = match pending {
+        let (landing, retired): (Vec<PendingCopy>, u64) = match pending {
             None => {
                 let mut all: Vec<PendingCopy> = copies.groups.drain(..).flatten().collect();
                 all.append(&mut copies.uncommitted);
-                all
+                copies.closed += 1;
+                (all, copies.closed)
             }
             Some(n) => {
                 let older = copies.groups.len().saturating_sub(n);
-                copies.groups.drain(..older).flatten().collect()
+                let retired = copies.closed.saturating_sub(n as u64);
+                (copies.groups.drain(..older).flatten().collect(), retired)
             }
         };
+        state.shared.retire_groups(u64::from(t), retired);
         for copy in landing {
             state
                 .shared
@@ -670,6 +841,15 @@ impl GridRun<'_> {
         {
             return self.barrier_step(state, step, active, *barrier, sources, destinations);
         }
+        // What each thread did before its arrival is in an earlier epoch
+        // of the shared-memory shadows than what it does after.
+        if let Action::Mbarrier {
+            op: MbarrierAction::Arrive { .. } | MbarrierAction::CopyArrive { noinc: true },
+            ..
+        } = &step.action
+        {
+            state.shared.begin_arrivals();
+        }
         for &t in active {
             if !self.test(state, &step.guard, t, statement)? {
                 continue;
@@ -818,8 +998,12 @@ impl GridRun<'_> {
                     let copies = &mut state.copies[t as usize];
                     let group = std::mem::take(&mut copies.uncommitted);
                     copies.groups.push_back(group);
+                    copies.closed += 1;
                 }
                 Action::AsyncWait { pending } => self.retire(state, *pending, t).map_err(trap)?,
+                Action::Mbarrier { address, op } => {
+                    self.mbarrier(state, address, op, t).map_err(trap)?
+                }
                 Action::Nothing | Action::Collective { .. } | Action::Barrier { .. } => {}
             }
         }
@@ -1090,4 +1274,596 @@ fn computed(op: ComputedOp, a: i64, b: i64) -> Option<i64> {
             }
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    //! mbarriers and the copies they track, on hand-built plans of one
+    //! block of 4 threads: tensor `x` (4 words, read), tensor `y` (4
+    //! words, written), shared `s` (4 words), mbarrier buffer `bar` (1
+    //! object), one 4-byte register `r` per thread.
+
+    use std::sync::atomic::{AtomicU8, Ordering};
+
+    use super::*;
+    use crate::memory::AtomicLocks;
+    use crate::prepare::{Frame, Linear};
+
+    const X: usize = 0;
+    const Y: usize = 1;
+    const S: usize = 0;
+    const BAR: usize = 1;
+
+    /// `region + constant + per_thread * tid.x` bytes.
+    fn at(region: Region, constant: i64, per_thread: i64) -> Address {
+        Address {
+            region,
+            offset: Linear {
+                constant,
+                terms: vec![(per_thread, vec![0])],
+            },
+        }
+    }
+
+    /// The thread's own word of `s`.
+    fn own() -> Address {
+        at(Region::Shared(S), 0, 4)
+    }
+
+    /// The word of `s` of thread `3 - t`.
+    fn mirrored() -> Address {
+        at(Region::Shared(S), 12, -4)
+    }
+
+    fn object() -> Address {
+        at(Region::Shared(BAR), 0, 0)
+    }
+
+    fn register() -> Destination {
+        Destination {
+            offset: 0,
+            bytes: 4,
+        }
+    }
+
+    /// A step every thread runs.
+    fn all(action: Action) -> (Test, Action) {
+        (Test::Const(true), action)
+    }
+
+    /// A step only thread 0 runs.
+    fn first(action: Action) -> (Test, Action) {
+        let tid = Linear {
+            constant: 0,
+            terms: vec![(1, vec![0])],
+        };
+        (Test::Cmp(CmpOp::Eq, tid), action)
+    }
+
+    fn mbarrier(op: MbarrierAction) -> Action {
+        Action::Mbarrier {
+            address: object(),
+            op,
+        }
+    }
+
+    fn init(count: u64) -> Action {
+        mbarrier(MbarrierAction::Init {
+            count: Source::Value(count),
+        })
+    }
+
+    fn wait(parity: u64) -> Action {
+        mbarrier(MbarrierAction::WaitParity {
+            parity: Source::Value(parity),
+            acquire: true,
+        })
+    }
+
+    fn arrive() -> Action {
+        mbarrier(MbarrierAction::Arrive {
+            state: None,
+            release: true,
+        })
+    }
+
+    fn copy_arrive(noinc: bool) -> Action {
+        mbarrier(MbarrierAction::CopyArrive { noinc })
+    }
+
+    fn bar_sync() -> Action {
+        Action::Barrier {
+            barrier: Barrier {
+                count: false,
+                reduction: None,
+            },
+            sources: vec![Source::Value(0)],
+            destinations: Vec::new(),
+        }
+    }
+
+    /// `cp.async` of the thread's word of `x` into its word of `s`.
+    fn copy() -> Action {
+        Action::AsyncCopy {
+            dst: own(),
+            src: at(Region::Tensor(X), 0, 4),
+            bytes: 4,
+            src_bytes: None,
+        }
+    }
+
+    /// `r = s[3 - t]; y[t] = r`.
+    fn gather() -> [(Test, Action); 2] {
+        [
+            all(Action::Load {
+                address: mirrored(),
+                element_bytes: 4,
+                signed: false,
+                destinations: vec![register()],
+            }),
+            all(Action::Store {
+                address: at(Region::Tensor(Y), 0, 4),
+                element_bytes: 4,
+                sources: vec![Source::Register {
+                    offset: 0,
+                    bytes: 4,
+                    tile: 0,
+                    element: 0,
+                }],
+            }),
+        ]
+    }
+
+    /// Where a fault happened (statement number, counted from 1) and what.
+    type Failed = (Option<usize>, u32, FaultKind);
+
+    /// Runs the steps (statement `i + 1` each) on `x = [10, 11, 12, 13]`;
+    /// `y` after the block.
+    fn run(steps: Vec<(Test, Action)>) -> Result<Vec<u32>, Failed> {
+        let words = |values: [u32; 4]| -> Vec<AtomicU8> {
+            values
+                .iter()
+                .flat_map(|v| v.to_le_bytes())
+                .map(AtomicU8::new)
+                .collect()
+        };
+        let x = words([10, 11, 12, 13]);
+        let y = words([0; 4]);
+        let statements = (0..steps.len())
+            .map(|i| (i + 1, format!("op{}", i + 1)))
+            .collect();
+        let steps = steps
+            .into_iter()
+            .enumerate()
+            .map(|(statement, (guard, action))| Step {
+                statement,
+                guard,
+                action,
+            })
+            .collect();
+        let layout = |name: &str, mbarrier| SharedLayout {
+            name: name.into(),
+            bytes: if mbarrier { 8 } else { 16 },
+            mbarrier,
+        };
+        let plan = Plan {
+            frame: Frame {
+                offsets: vec![0],
+                bytes: 4,
+            },
+            atoms: vec![AtomSource::ThreadId(0)],
+            body: vec![Block::Steps(steps)],
+            statements,
+            shared: vec![layout("s", false), layout("bar", true)],
+            static_shared_bytes: 32,
+        };
+        let names = ["x".to_string(), "y".to_string()];
+        let tile_names = ["r".to_string()];
+        let launch = GridRun {
+            plan: &plan,
+            shared: plan.shared.clone(),
+            dynamic_shared_bytes: 0,
+            names: &names,
+            tile_names: &tile_names,
+            grid: [1, 1, 1],
+            block: [4, 1, 1],
+            memories: vec![
+                TensorMemory::new(&x, false, 4),
+                TensorMemory::new(&y, true, 4),
+            ],
+            scalars: vec![0, 0],
+            symbols: Vec::new(),
+            locks: AtomicLocks::new(),
+            workers: 1,
+            launch_id: 1,
+            work_limit: Some(10_000),
+            started: Instant::now(),
+            timer_base: 0,
+        };
+        let mut state =
+            BlockState::new(&launch).unwrap_or_else(|kind| panic!("block state: {kind:?}"));
+        launch
+            .run_block(&mut state, [0, 0, 0], 0, 0)
+            .map_err(|trap| {
+                let number = trap.statement.map(|s| plan.statements[s].0);
+                (number, trap.thread, trap.kind)
+            })?;
+        Ok(y.chunks(4)
+            .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c[i].load(Ordering::Relaxed))))
+            .collect())
+    }
+
+    /// Thread 0 initializes `bar` to expect `count` arrivals; a barrier.
+    fn setup(count: u64) -> Vec<(Test, Action)> {
+        vec![first(init(count)), all(bar_sync())]
+    }
+
+    const MIRRORED: [u32; 4] = [13, 12, 11, 10];
+
+    #[test]
+    fn copies_land_when_the_phase_tracking_them_completes() {
+        // Each thread's copy arrival is one of the 4 expected (`.noinc`).
+        let mut steps = setup(4);
+        steps.extend([all(copy()), all(copy_arrive(true)), all(wait(0))]);
+        steps.extend(gather());
+        assert_eq!(run(steps), Ok(MIRRORED.to_vec()));
+        // Without `.noinc` the copies add no arrival: the threads arrive
+        // themselves.
+        let mut steps = setup(4);
+        steps.extend([
+            all(copy()),
+            all(copy_arrive(false)),
+            all(arrive()),
+            all(wait(0)),
+        ]);
+        steps.extend(gather());
+        assert_eq!(run(steps), Ok(MIRRORED.to_vec()));
+    }
+
+    #[test]
+    fn a_wait_for_a_phase_nothing_completes_is_a_fault() {
+        let mut steps = setup(4);
+        steps.extend([all(copy()), all(copy_arrive(false)), all(wait(0))]);
+        steps.extend(gather());
+        assert_eq!(
+            run(steps),
+            Err((
+                Some(5),
+                0,
+                FaultKind::MbarrierWaitNeverCompletes {
+                    buffer: "bar".into(),
+                    index: 0,
+                    parity: 0,
+                    phases: 0,
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn landed_copies_are_seen_only_by_threads_that_observed_the_phase() {
+        // Nobody waits: thread 0 reads thread 3's copy unobserved.
+        let mut steps = setup(4);
+        steps.extend([all(copy()), all(copy_arrive(true))]);
+        steps.extend(gather());
+        let unobserved = |offset| FaultKind::AsyncCopyUnobserved {
+            buffer: "s".into(),
+            offset,
+            copy: 3,
+            mbarrier: "bar".into(),
+            index: 0,
+            phase: 0,
+        };
+        assert_eq!(run(steps.clone()), Err((Some(5), 0, unobserved(12))));
+        // A barrier without an observer lifts nothing.
+        steps.insert(4, all(bar_sync()));
+        assert_eq!(run(steps.clone()), Err((Some(6), 0, unobserved(12))));
+        // Thread 0 observes the phase before the barrier: all may read.
+        steps.insert(4, first(wait(0)));
+        assert_eq!(run(steps), Ok(MIRRORED.to_vec()));
+    }
+
+    #[test]
+    fn a_copy_its_thread_waits_for_lands_then_and_leaves_the_phase() {
+        // Count 5: the copies' arrivals leave one; the threads' waits land
+        // their copies as their own writes, then thread 0 completes the
+        // phase (tracking no copy any more).
+        let mut steps = setup(5);
+        steps.extend([
+            all(copy()),
+            all(copy_arrive(true)),
+            all(Action::AsyncWait { pending: None }),
+            first(arrive()),
+            all(wait(0)),
+        ]);
+        steps.extend(gather());
+        // Observing the phase does not order another thread's own write.
+        assert_eq!(
+            run(steps.clone()),
+            Err((
+                Some(8),
+                0,
+                FaultKind::SharedRace {
+                    buffer: "s".into(),
+                    offset: 12,
+                    other: Some(ThreadId {
+                        cta: [0, 0, 0],
+                        thread: [3, 0, 0],
+                    }),
+                }
+            ))
+        );
+        // A barrier does.
+        steps.insert(7, all(bar_sync()));
+        assert_eq!(run(steps), Ok(MIRRORED.to_vec()));
+    }
+
+    #[test]
+    fn a_landed_copy_needs_no_wait_of_its_thread() {
+        // Committed in a group the thread never waits for: landed with the
+        // phase, it is not left in flight at the end.
+        let mut steps = setup(4);
+        steps.extend([
+            all(copy()),
+            all(Action::AsyncCommit),
+            all(copy_arrive(true)),
+            all(wait(0)),
+            all(Action::AsyncWait { pending: Some(0) }),
+        ]);
+        steps.extend(gather());
+        assert_eq!(run(steps), Ok(MIRRORED.to_vec()));
+        // A copy issued after the arrival is not tracked by it.
+        let mut steps = setup(4);
+        steps.extend([all(copy_arrive(true)), all(copy()), all(wait(0))]);
+        assert_eq!(
+            run(steps),
+            Err((Some(4), 0, FaultKind::AsyncCopyNeverWaited { copy: 4 }))
+        );
+    }
+
+    #[test]
+    fn invalidating_an_mbarrier_that_tracks_copies_is_a_fault() {
+        let mut steps = setup(5);
+        steps.extend([all(copy()), all(copy_arrive(true)), all(bar_sync())]);
+        steps.push(first(mbarrier(MbarrierAction::Inval)));
+        assert_eq!(
+            run(steps),
+            Err((
+                Some(6),
+                0,
+                FaultKind::MbarrierInvalidatedWithCopies {
+                    buffer: "bar".into(),
+                    index: 0,
+                    copy: 3,
+                }
+            ))
+        );
+        // Retired first, the copies leave it.
+        let mut steps = setup(5);
+        steps.extend([
+            all(copy()),
+            all(copy_arrive(true)),
+            all(Action::AsyncWait { pending: None }),
+            all(bar_sync()),
+            first(mbarrier(MbarrierAction::Inval)),
+        ]);
+        assert_eq!(run(steps), Ok(vec![0; 4]));
+    }
+
+    #[test]
+    fn an_arrival_writes_its_phase_to_its_state() {
+        let mut steps = setup(2);
+        steps.extend([
+            all(mbarrier(MbarrierAction::Arrive {
+                state: Some(register()),
+                release: true,
+            })),
+            all(mbarrier(MbarrierAction::Arrive {
+                state: Some(register()),
+                release: true,
+            })),
+        ]);
+        steps.push(gather()[1].clone());
+        // Two arrivals a phase: threads 0 and 1 complete phase 0, threads
+        // 2 and 3 phase 1; their second arrivals phases 2 and 3.
+        assert_eq!(run(steps), Ok(vec![2, 2, 3, 3]));
+    }
+
+    #[test]
+    fn using_an_mbarrier_before_it_is_initialized_is_a_fault() {
+        let steps = vec![all(arrive()), first(init(4))];
+        assert_eq!(
+            run(steps),
+            Err((
+                Some(1),
+                0,
+                FaultKind::MbarrierUninitialized {
+                    buffer: "bar".into(),
+                    index: 0,
+                }
+            ))
+        );
+        // Initialized without a barrier before the others arrive: a race.
+        let steps = vec![first(init(4)), all(arrive())];
+        assert_eq!(
+            run(steps),
+            Err((
+                Some(2),
+                1,
+                FaultKind::SharedRace {
+                    buffer: "bar".into(),
+                    offset: 0,
+                    other: Some(ThreadId {
+                        cta: [0, 0, 0],
+                        thread: [0, 0, 0],
+                    }),
+                }
+            ))
+        );
+    }
+
+    /// `s[t] = value`.
+    fn store_own(value: u64) -> Action {
+        Action::Store {
+            address: own(),
+            element_bytes: 4,
+            sources: vec![Source::Value(value)],
+        }
+    }
+
+    /// `r = s[t]`.
+    fn load_own() -> Action {
+        Action::Load {
+            address: own(),
+            element_bytes: 4,
+            signed: false,
+            destinations: vec![register()],
+        }
+    }
+
+    /// A step threads 0 and 1 run.
+    fn lower_half(action: Action) -> (Test, Action) {
+        let below_two = Linear {
+            constant: -2,
+            terms: vec![(1, vec![0])],
+        };
+        (Test::Cmp(CmpOp::Lt, below_two), action)
+    }
+
+    /// Each thread writes its word of `s`; a barrier; each reads thread
+    /// `3 - t`'s word, arrives on `bar` (`arrival`), waits for the phase
+    /// (unless `waits` is false), writes its own word again (bytes another
+    /// thread read) and stores what it read in `y`.
+    fn read_arrive_refill(count: u64, arrival: (Test, Action), waits: bool) -> Vec<(Test, Action)> {
+        let mut steps = setup(count);
+        steps.extend([
+            all(store_own(7)),
+            all(bar_sync()),
+            all(Action::Load {
+                address: mirrored(),
+                element_bytes: 4,
+                signed: false,
+                destinations: vec![register()],
+            }),
+            arrival,
+        ]);
+        if waits {
+            steps.push(all(wait(0)));
+        }
+        steps.push(all(store_own(9)));
+        steps.push(gather()[1].clone());
+        steps
+    }
+
+    /// The race of thread 0's write of `s[0]` with thread 3's read of it.
+    fn refill_race(statement: usize) -> Result<Vec<u32>, Failed> {
+        Err((
+            Some(statement),
+            0,
+            FaultKind::SharedRace {
+                buffer: "s".into(),
+                offset: 0,
+                other: Some(ThreadId {
+                    cta: [0, 0, 0],
+                    thread: [3, 0, 0],
+                }),
+            },
+        ))
+    }
+
+    #[test]
+    fn a_wait_for_a_phase_every_thread_arrived_on_orders_their_reads() {
+        assert_eq!(
+            run(read_arrive_refill(4, all(arrive()), true)),
+            Ok(vec![7; 4])
+        );
+        // `.noinc` copy arrivals of every thread release as well.
+        assert_eq!(
+            run(read_arrive_refill(4, all(copy_arrive(true)), true)),
+            Ok(vec![7; 4])
+        );
+        // Without the wait, the refill races with the reads.
+        assert_eq!(
+            run(read_arrive_refill(4, all(arrive()), false)),
+            refill_race(7)
+        );
+    }
+
+    #[test]
+    fn a_phase_not_every_thread_released_orders_no_reads() {
+        // Threads 0 and 1 arrive (the phase expects 2): threads 2 and 3
+        // did not, their reads are not released.
+        let steps = read_arrive_refill(2, lower_half(arrive()), true);
+        assert_eq!(run(steps), refill_race(8));
+        // Relaxed arrivals release nothing.
+        let relaxed = mbarrier(MbarrierAction::Arrive {
+            state: None,
+            release: false,
+        });
+        assert_eq!(
+            run(read_arrive_refill(4, all(relaxed), true)),
+            refill_race(8)
+        );
+    }
+
+    #[test]
+    fn the_issuers_own_wait_shows_it_a_copy_a_phase_landed() {
+        // The copies' arrivals complete the phase: they land, gated.
+        let mut steps = setup(4);
+        steps.extend([
+            all(copy()),
+            all(copy_arrive(true)),
+            all(Action::AsyncWait { pending: None }),
+            all(load_own()),
+            gather()[1].clone(),
+        ]);
+        assert_eq!(run(steps.clone()), Ok(vec![10, 11, 12, 13]));
+        // Without the issuer's wait it has not seen the copy.
+        let unobserved = |statement| {
+            Err((
+                Some(statement),
+                0,
+                FaultKind::AsyncCopyUnobserved {
+                    buffer: "s".into(),
+                    offset: 0,
+                    copy: 3,
+                    mbarrier: "bar".into(),
+                    index: 0,
+                    phase: 0,
+                },
+            ))
+        };
+        let mut without = steps.clone();
+        without.remove(4);
+        assert_eq!(run(without), unobserved(5));
+        // A `wait_group` retires the copy's group only when the group is
+        // older than the ones it leaves pending.
+        let mut grouped = steps.clone();
+        grouped[4] = all(Action::AsyncWait { pending: Some(1) });
+        grouped.insert(3, all(Action::AsyncCommit));
+        assert_eq!(run(grouped.clone()), unobserved(7));
+        grouped[5] = all(Action::AsyncWait { pending: Some(0) });
+        assert_eq!(run(grouped), Ok(vec![10, 11, 12, 13]));
+        // Other threads need the phase, or a barrier after the wait.
+        let mut others = steps;
+        others.truncate(5);
+        others.extend(gather());
+        assert_eq!(
+            run(others.clone()),
+            Err((
+                Some(6),
+                0,
+                FaultKind::AsyncCopyUnobserved {
+                    buffer: "s".into(),
+                    offset: 12,
+                    copy: 3,
+                    mbarrier: "bar".into(),
+                    index: 0,
+                    phase: 0,
+                },
+            ))
+        );
+        others.insert(5, all(bar_sync()));
+        assert_eq!(run(others), Ok(MIRRORED.to_vec()));
+    }
 }

@@ -114,6 +114,58 @@ pub enum FaultKind {
     /// A thread ended with asynchronous copies (of statement `copy`) it
     /// never waited for.
     AsyncCopyNeverWaited { copy: usize },
+    /// An access to shared bytes the asynchronous copy of statement `copy`
+    /// wrote when phase `phase` of mbarrier object `index` of shared buffer
+    /// `mbarrier` completed (`cp.async.mbarrier.arrive`), by a thread that
+    /// has not observed that phase (an acquiring `mbarrier.try_wait` that
+    /// returned after it), with no CTA barrier since one that had.
+    AsyncCopyUnobserved {
+        buffer: String,
+        offset: usize,
+        copy: usize,
+        mbarrier: String,
+        index: usize,
+        phase: u64,
+    },
+    /// An mbarrier operation other than `mbarrier.init` on an object that
+    /// is not initialized: never initialized in this block, or invalidated
+    /// (`mbarrier.inval`) since.
+    MbarrierUninitialized { buffer: String, index: usize },
+    /// `mbarrier.init` on an object that is already initialized (PTX
+    /// requires `mbarrier.inval` first).
+    MbarrierReinitialized { buffer: String, index: usize },
+    /// `mbarrier.init` with an expected arrival count outside PTX's
+    /// `1..=2^20 - 1`.
+    MbarrierCount {
+        buffer: String,
+        index: usize,
+        count: u64,
+    },
+    /// A parity wait whose `phaseParity` is neither 0 nor 1.
+    MbarrierParity {
+        buffer: String,
+        index: usize,
+        parity: u64,
+    },
+    /// A blocking parity wait on the object's current phase, which nothing
+    /// completes: every arrival the block makes before the wait in the
+    /// interpreter's lockstep order has been counted. `phases`: the
+    /// object's completed phases (the current phase is number `phases`,
+    /// of parity `phases % 2`, equal to `parity`).
+    MbarrierWaitNeverCompletes {
+        buffer: String,
+        index: usize,
+        parity: u64,
+        phases: u64,
+    },
+    /// `mbarrier.inval` on an object whose current phase still tracks
+    /// the `cp.async` of statement `copy` (`cp.async.mbarrier.arrive`):
+    /// its completion would arrive on an invalid object.
+    MbarrierInvalidatedWithCopies {
+        buffer: String,
+        index: usize,
+        copy: usize,
+    },
     /// The host cannot allocate what the run needs (a block's shared
     /// memory with its bookkeeping).
     HostMemory { what: String, bytes: usize },
@@ -220,6 +272,58 @@ impl fmt::Display for Fault {
             FaultKind::AsyncCopyNeverWaited { copy } => write!(
                 f,
                 "ends with the `cp.async` of statement {copy} still in flight (never waited for)"
+            ),
+            FaultKind::AsyncCopyUnobserved {
+                buffer,
+                offset,
+                copy,
+                mbarrier,
+                index,
+                phase,
+            } => write!(
+                f,
+                "touches byte {offset} of shared buffer `{buffer}`, which the `cp.async` of statement {copy} wrote when phase {phase} of mbarrier {index} of `{mbarrier}` completed, but this thread has not observed that phase (no acquiring `mbarrier.try_wait` returned after it) and no barrier since made the copy visible"
+            ),
+            FaultKind::MbarrierUninitialized { buffer, index } => write!(
+                f,
+                "uses mbarrier {index} of shared buffer `{buffer}`, which is not initialized (no `mbarrier.init` in this block, or `mbarrier.inval` since)"
+            ),
+            FaultKind::MbarrierReinitialized { buffer, index } => write!(
+                f,
+                "initializes mbarrier {index} of shared buffer `{buffer}`, which is already initialized (`mbarrier.inval` it first)"
+            ),
+            FaultKind::MbarrierCount {
+                buffer,
+                index,
+                count,
+            } => write!(
+                f,
+                "initializes mbarrier {index} of shared buffer `{buffer}` to expect {count} arrivals, outside 1 to 1048575"
+            ),
+            FaultKind::MbarrierParity {
+                buffer,
+                index,
+                parity,
+            } => write!(
+                f,
+                "waits on mbarrier {index} of shared buffer `{buffer}` for phase parity {parity}, which is neither 0 nor 1"
+            ),
+            FaultKind::MbarrierWaitNeverCompletes {
+                buffer,
+                index,
+                parity,
+                phases,
+            } => write!(
+                f,
+                "waits on mbarrier {index} of shared buffer `{buffer}` for the phase of parity {parity}, which never completes: {phases} phases have completed, the current one (of parity {parity}) lacks arrivals, and no thread of the block makes them before this wait in the interpreter's lockstep order (on the GPU the wait would hang)"
+            ),
+            FaultKind::MbarrierInvalidatedWithCopies {
+                buffer,
+                index,
+                copy,
+            } => write!(
+                f,
+                "invalidates mbarrier {index} of shared buffer `{buffer}` while its current phase still tracks the `cp.async` of statement {copy} (`cp.async.mbarrier.arrive`): the copy's completion would arrive on an invalid object"
             ),
             FaultKind::HostMemory { what, bytes } => write!(
                 f,

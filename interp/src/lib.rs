@@ -22,7 +22,9 @@
 //!   atomic read-modify-write.
 //! - `shared`: a block's shared buffers: bounds/alignment checks, which
 //!   bytes the block has written (shared memory starts undefined), race
-//!   detection between barriers.
+//!   detection between barriers, the bytes asynchronous copies own, and
+//!   the block's mbarrier objects (their phases, and which thread has
+//!   observed which).
 //! - `run`: [`Prepared`]: argument checks, blocks spread over host threads,
 //!   the first fault by block order.
 //! - `fault`: [`Fault`], what the interpreter reports instead of garbage.

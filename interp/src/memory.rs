@@ -15,7 +15,8 @@
 //! were all made by threads of the same block before a barrier that block
 //! has passed since (the GPU orders those; nothing else orders threads of
 //! a launch). The shadow ([`Shadow`]) is also the race detector of each
-//! block's shared memory ([`crate::shared`]).
+//! block's shared memory ([`crate::shared`]), where mbarrier phases order
+//! accesses too: there each thread has its own *floor* ([`Order`]).
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -49,6 +50,38 @@ const ATOMIC_BLOCK: u64 = 7;
 
 /// The last barrier phase shadows can tell apart (later ones count as it).
 pub(crate) const MAX_EPOCH: u64 = EPOCH_MASK;
+
+/// When an access happens, for race detection: its phase (`epoch`), and
+/// which earlier phases are ordered before it.
+///
+/// - `floor`: the accesses of the accessing thread's block recorded in a
+///   phase below it are ordered before this access (a CTA barrier since,
+///   or an mbarrier phase every thread of the block arrived on, which this
+///   thread has waited for);
+/// - `settled`: those below it are ordered before every later access of
+///   any thread of the block (the lowest floor of the block's threads), so
+///   the shadow may forget them.
+///
+/// `settled <= floor <= epoch`. In global memory all three are the
+/// block's barrier count ([`Order::barriers`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Order {
+    pub epoch: u64,
+    pub floor: u64,
+    pub settled: u64,
+}
+
+impl Order {
+    /// Phase `epoch`, with everything of earlier phases ordered before it
+    /// for every thread (phases cut by CTA barriers alone).
+    pub fn barriers(epoch: u64) -> Order {
+        Order {
+            epoch,
+            floor: epoch,
+            settled: epoch,
+        }
+    }
+}
 
 /// One tensor argument during a launch.
 pub(crate) struct TensorMemory<'a> {
@@ -128,7 +161,7 @@ impl<'a> TensorMemory<'a> {
         touch: Touch,
     ) -> Result<(), RaceAt> {
         match &self.shadow {
-            Some(shadow) => shadow.touch(at, size, thread, epoch, touch),
+            Some(shadow) => shadow.touch(at, size, thread, Order::barriers(epoch), touch),
             None => Ok(()),
         }
     }
@@ -155,23 +188,31 @@ impl Shadow {
         }
     }
 
-    /// Records that `thread`, in barrier phase `epoch` of its block,
-    /// touches `size` bytes at `at`. A conflict with another thread's
-    /// earlier access is a race, unless that access was by a thread of the
-    /// same block in an earlier phase (a barrier orders them).
+    /// Records that `thread` touches `size` bytes at `at`, at `order`
+    /// ([`Order`]). A conflict with another thread's earlier access is a
+    /// race, unless that access was by a thread of the same block in a
+    /// phase below this thread's floor (a barrier or an mbarrier phase
+    /// orders them).
+    ///
+    /// An access ordered before this one is forgotten when it is ordered
+    /// before every later access of the block too (below `settled`);
+    /// otherwise a thread whose floor is lower may still race with it, and
+    /// the word keeps both: the two readers' or atomics' kind, or else
+    /// (a write, or a read after a write or atomics, or an atomic after
+    /// plain accesses) a write of this thread, which every other thread's
+    /// unordered access races with.
     pub fn touch(
         &self,
         at: usize,
         size: usize,
         thread: u64,
-        epoch: u64,
+        order: Order,
         touch: Touch,
     ) -> Result<(), RaceAt> {
-        let epoch = epoch.min(MAX_EPOCH);
+        let epoch = order.epoch.min(MAX_EPOCH);
+        let floor = order.floor.min(epoch);
+        let settled = order.settled.min(floor);
         let block = thread / self.block_threads;
-        let word = |owner: u64, epoch: u64, kind: u64| {
-            (owner << (EPOCH_BITS + KIND_BITS)) | (epoch << KIND_BITS) | kind
-        };
         let me = thread + 1;
         for (i, cell) in self.words[at..at + size].iter().enumerate() {
             let mut current = cell.load(Ordering::Relaxed);
@@ -180,14 +221,14 @@ impl Shadow {
                 let seen = (current >> KIND_BITS) & EPOCH_MASK;
                 let mut kind = current & ((1 << KIND_BITS) - 1);
                 let same_block = owner != 0 && (owner - 1) / self.block_threads == block;
-                // Accesses of this block before a barrier it passed since.
-                if same_block
-                    && seen < epoch
+                // Accesses of this block below this thread's floor.
+                let ordered = same_block
+                    && seen < floor
                     && matches!(
                         kind,
                         READ_ONE | READ_BLOCK | WRITTEN | ATOMIC_ONE | ATOMIC_BLOCK
-                    )
-                {
+                    );
+                if ordered && seen < settled {
                     kind = 0;
                 }
                 let latest = seen.max(epoch);
@@ -199,6 +240,17 @@ impl Shadow {
                     (Touch::Read, 0) => word(me, epoch, READ_ONE),
                     (Touch::Write, 0) => word(me, epoch, WRITTEN),
                     (Touch::Atomic, 0) => word(me, epoch, ATOMIC_ONE),
+                    // Ordered before this access, not before every
+                    // thread's: keep both (see above).
+                    _ if ordered => match (touch, kind) {
+                        (Touch::Read, READ_ONE) if owner == me => word(me, latest, READ_ONE),
+                        (Touch::Read, READ_ONE | READ_BLOCK) => word(owner, latest, READ_BLOCK),
+                        (Touch::Atomic, ATOMIC_ONE) if owner == me => word(me, latest, ATOMIC_ONE),
+                        (Touch::Atomic, ATOMIC_ONE | ATOMIC_BLOCK) => {
+                            word(owner, latest, ATOMIC_BLOCK)
+                        }
+                        _ => word(me, latest, WRITTEN),
+                    },
                     // A thread's own accesses never race with each other;
                     // once it mixes plain and atomic accesses, the byte is
                     // its own (any other thread's access then races).
@@ -242,6 +294,27 @@ impl Shadow {
         }
         Ok(())
     }
+
+    /// Renumbers the phases of the accesses recorded in `range` by
+    /// `renumber` (monotonic: the order of phases is kept). Words of
+    /// several blocks (no owner) keep phase 0.
+    pub fn renumber(&mut self, range: std::ops::Range<usize>, renumber: impl Fn(u64) -> u64) {
+        for cell in &mut self.words[range] {
+            let current = *cell.get_mut();
+            let owner = current >> (EPOCH_BITS + KIND_BITS);
+            if owner == 0 {
+                continue;
+            }
+            let seen = (current >> KIND_BITS) & EPOCH_MASK;
+            let kind = current & ((1 << KIND_BITS) - 1);
+            *cell.get_mut() = word(owner, renumber(seen).min(MAX_EPOCH), kind);
+        }
+    }
+}
+
+/// A shadow word.
+fn word(owner: u64, epoch: u64, kind: u64) -> u64 {
+    (owner << (EPOCH_BITS + KIND_BITS)) | (epoch << KIND_BITS) | kind
 }
 
 /// Locks that make an atomic's read-modify-write indivisible across the
@@ -333,6 +406,80 @@ mod tests {
             assert_eq!(race(m.touch(0, 4, thread, 0, Touch::Atomic)), None);
         }
         assert_eq!(race(m.touch(0, 4, 2, 3, Touch::Read)), Some(u64::MAX));
+    }
+
+    /// Phase `epoch`, `floor` for the accessing thread, `settled` for all.
+    fn at(epoch: u64, floor: u64, settled: u64) -> Order {
+        Order {
+            epoch,
+            floor,
+            settled,
+        }
+    }
+
+    #[test]
+    fn each_thread_orders_the_phases_below_its_own_floor() {
+        let shadow = Shadow::new(4, 4).expect("a small shadow");
+        let touch = |thread, order, touch| race(shadow.touch(0, 4, thread, order, touch));
+        assert_eq!(touch(1, at(0, 0, 0), Touch::Write), None);
+        // Thread 2's floor is above the write's phase; thread 3's is not.
+        assert_eq!(touch(3, at(1, 0, 0), Touch::Read), Some(1));
+        assert_eq!(touch(2, at(1, 1, 0), Touch::Read), None);
+        // The write is not forgotten: thread 3 may still race with it
+        // (the word now names thread 2, whose read kept it).
+        assert_eq!(touch(3, at(1, 0, 0), Touch::Read), Some(2));
+        assert_eq!(touch(2, at(1, 1, 0), Touch::Read), None);
+        // Once every thread's floor is above both, they are forgotten.
+        assert_eq!(touch(3, at(2, 2, 2), Touch::Write), None);
+    }
+
+    #[test]
+    fn readers_ordered_before_one_writer_still_race_with_another() {
+        let shadow = Shadow::new(4, 4).expect("a small shadow");
+        let touch = |thread, order, touch| race(shadow.touch(0, 4, thread, order, touch));
+        assert_eq!(touch(1, at(0, 0, 0), Touch::Read), None);
+        assert_eq!(touch(2, at(0, 0, 0), Touch::Read), None);
+        // Thread 3 waited for both reads; its write is its own now...
+        assert_eq!(touch(3, at(1, 1, 0), Touch::Write), None);
+        assert_eq!(touch(3, at(1, 1, 0), Touch::Read), None);
+        // ...and races with every thread that has not waited.
+        assert_eq!(touch(1, at(1, 0, 0), Touch::Read), Some(3));
+        assert_eq!(touch(0, at(1, 0, 0), Touch::Atomic), Some(3));
+        // Readers ordered before one reader, then another reader of a low
+        // floor: readers of the block, no race; a writer of a low floor
+        // races with them.
+        let shadow = Shadow::new(4, 4).expect("a small shadow");
+        let touch = |thread, order, touch| race(shadow.touch(0, 4, thread, order, touch));
+        assert_eq!(touch(1, at(0, 0, 0), Touch::Read), None);
+        assert_eq!(touch(2, at(1, 1, 0), Touch::Read), None);
+        assert_eq!(touch(3, at(1, 0, 0), Touch::Read), None);
+        assert_eq!(touch(0, at(1, 0, 0), Touch::Write), Some(u64::MAX));
+        // Atomics ordered before a thread's atomic stay atomics.
+        let shadow = Shadow::new(4, 4).expect("a small shadow");
+        let touch = |thread, order, touch| race(shadow.touch(0, 4, thread, order, touch));
+        assert_eq!(touch(1, at(0, 0, 0), Touch::Atomic), None);
+        assert_eq!(touch(2, at(1, 1, 0), Touch::Atomic), None);
+        assert_eq!(touch(3, at(1, 0, 0), Touch::Atomic), None);
+        assert_eq!(touch(0, at(1, 0, 0), Touch::Read), Some(u64::MAX));
+    }
+
+    #[test]
+    fn renumbering_keeps_the_comparisons_with_the_cuts() {
+        let mut shadow = Shadow::new(4, 4).expect("a small shadow");
+        assert_eq!(race(shadow.touch(0, 1, 1, at(5, 0, 0), Touch::Write)), None);
+        assert_eq!(race(shadow.touch(1, 1, 1, at(9, 0, 0), Touch::Write)), None);
+        // Cuts 0, 6 and 10: phase 5 becomes 1, phase 9 becomes 2.
+        let cuts = [0, 6, 10];
+        shadow.renumber(0..4, |e| cuts.partition_point(|c| *c <= e) as u64);
+        // Floor 6 (now 2) orders the first write, not the second.
+        assert_eq!(race(shadow.touch(0, 1, 2, at(3, 2, 0), Touch::Read)), None);
+        assert_eq!(
+            shadow
+                .touch(1, 1, 2, at(3, 2, 0), Touch::Read)
+                .err()
+                .map(|r| (r.byte, r.other)),
+            Some((1, 1))
+        );
     }
 
     #[test]

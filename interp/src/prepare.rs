@@ -9,7 +9,10 @@
 //! shared buffers and statements that exist; every `Compute` gets exactly
 //! the lanes it reads and writes; a memory operand is a tensor for a
 //! global or generic form and a shared buffer for a `.shared` (CTA) form;
-//! the shared buffers fit a CTA's shared memory. A program that does not
+//! an mbarrier buffer is addressed by the mbarrier forms alone, and they
+//! address nothing else; a parity wait is the blocking one (its `done` the
+//! compiler's retry predicate); the shared buffers fit a CTA's shared
+//! memory. A program that does not
 //! satisfy this (hand-built or corrupt IR) is a [`PrepareError`], never a
 //! panic later.
 
@@ -25,9 +28,9 @@ use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use crate::fault::PrepareError;
 use crate::semantics::{
-    AtomicUpdate, Barrier, Bits, Collective, Compute, Semantics, mask, semantics,
+    AtomicUpdate, Barrier, Bits, Collective, Compute, MbarrierOp, Semantics, mask, semantics,
 };
-use crate::shared::SharedLayout;
+use crate::shared::{MBARRIER_BYTES, SharedLayout};
 
 /// A polynomial as a flat sum of products, evaluated with the wrapping
 /// 64-bit arithmetic the emitted PTX uses.
@@ -271,7 +274,33 @@ pub(crate) enum Action {
     AsyncWait {
         pending: Option<usize>,
     },
+    /// An operation on the mbarrier object at `address` (in an mbarrier
+    /// buffer).
+    Mbarrier {
+        address: Address,
+        op: MbarrierAction,
+    },
     Nothing,
+}
+
+/// What an [`Action::Mbarrier`] does, with its operands located.
+#[derive(Debug, Clone)]
+pub(crate) enum MbarrierAction {
+    /// `mbarrier.init [addr], count`.
+    Init { count: Source },
+    /// `mbarrier.inval [addr]`.
+    Inval,
+    /// `mbarrier.arrive state, [addr]`; `state` is `None` for the sink `_`;
+    /// `release` unless `.relaxed`.
+    Arrive {
+        state: Option<Destination>,
+        release: bool,
+    },
+    /// `cp.async.mbarrier.arrive{.noinc} [addr]`.
+    CopyArrive { noinc: bool },
+    /// `mbarrier.try_wait.parity` retried until done: `parity` its
+    /// operand; `acquire` unless `.relaxed`.
+    WaitParity { parity: Source, acquire: bool },
 }
 
 /// One instruction of the plan.
@@ -407,10 +436,17 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
         return Err(error("it has more than one dynamic shared buffer".into()));
     }
     for buffer in &program.shared {
+        if buffer.mbarrier && buffer.dtype.size_bytes() != MBARRIER_BYTES {
+            return Err(error(format!(
+                "its mbarrier buffer `{}` does not hold 8-byte words",
+                buffer.name
+            )));
+        }
         if buffer.is_dynamic() {
             shared.push(SharedLayout {
                 name: buffer.name.clone(),
                 bytes: 0,
+                mbarrier: buffer.mbarrier,
             });
             continue;
         }
@@ -430,6 +466,7 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
         shared.push(SharedLayout {
             name: buffer.name.clone(),
             bytes,
+            mbarrier: buffer.mbarrier,
         });
     }
     let atom_count = program.atoms.len();
@@ -501,6 +538,7 @@ enum PreparedSemantics {
     AsyncCopy,
     AsyncCommit,
     AsyncWait { all: bool },
+    Mbarrier(MbarrierOp),
 }
 
 struct Builder<'p> {
@@ -651,6 +689,7 @@ impl Builder<'_> {
             Semantics::AsyncCopy => PreparedSemantics::AsyncCopy,
             Semantics::AsyncCommit => PreparedSemantics::AsyncCommit,
             Semantics::AsyncWait { all } => PreparedSemantics::AsyncWait { all },
+            Semantics::Mbarrier(op) => PreparedSemantics::Mbarrier(op),
         };
         self.semantics
             .insert(id.clone(), (variant.clone(), shared.clone()));
@@ -680,6 +719,9 @@ impl Builder<'_> {
             let mut copy_ends: (Option<Address>, Option<Address>) = (None, None);
             // Per operand: its source lanes (for atomics' per-element operands).
             let mut operand_sources: Vec<(&str, Vec<Source>)> = Vec::new();
+            // The operands the compiler supplies (`_`, a retry predicate).
+            let mut implicit: Vec<&str> = Vec::new();
+            let is_mbarrier = matches!(shared, PreparedSemantics::Mbarrier(_));
             for (slot, value) in slots.iter().zip(&instruction.operands) {
                 let width = slot.ty.carrier_bits();
                 match value {
@@ -697,14 +739,34 @@ impl Builder<'_> {
                             }
                             MemorySpace::Shared => {
                                 let index = buffer.index;
-                                if index >= self.program.shared.len() {
+                                let Some(found) = self.program.shared.get(index) else {
                                     return Err(format!(
                                         "operand of unknown shared buffer {index}"
+                                    ));
+                                };
+                                // mbarrier objects are reached only by the
+                                // mbarrier forms, and those reach nothing else.
+                                if found.mbarrier != is_mbarrier {
+                                    return Err(format!(
+                                        "`{}` addresses shared buffer `{}`, {}",
+                                        instruction.opcode,
+                                        found.name,
+                                        if found.mbarrier {
+                                            "which holds mbarrier objects"
+                                        } else {
+                                            "which holds no mbarrier objects"
+                                        }
                                     ));
                                 }
                                 Region::Shared(index)
                             }
                         };
+                        if is_mbarrier && matches!(region, Region::Tensor(_)) {
+                            return Err(format!(
+                                "`{}` addresses a tensor, not an mbarrier object",
+                                instruction.opcode
+                            ));
+                        }
                         if !buffer.space.addressed_by(variant.operand_space(slot.name)) {
                             let name = match region {
                                 Region::Tensor(param) => &self.program.params[param].name,
@@ -730,7 +792,10 @@ impl Builder<'_> {
                         continue;
                     }
                     // The compiler's `_` and retry predicate: no lanes.
-                    OperandValue::Implicit(_) => continue,
+                    OperandValue::Implicit(_) => {
+                        implicit.push(slot.name);
+                        continue;
+                    }
                     OperandValue::Registers { lanes, .. } if slot.access == Access::Write => {
                         for lane in lanes {
                             destinations.push(self.lane(lane)?.1);
@@ -882,6 +947,45 @@ impl Builder<'_> {
                         format!("`{}` without its group count", instruction.opcode)
                     })?),
                 },
+                PreparedSemantics::Mbarrier(op) => {
+                    let address = address.ok_or("an mbarrier operation without an address")?;
+                    let opcode = &instruction.opcode;
+                    let lane = |name: &str| match operand_sources.iter().find(|(n, _)| *n == name) {
+                        Some((_, lanes)) if lanes.len() == 1 => Ok(lanes[0].clone()),
+                        _ => Err(format!("`{opcode}` without its `{name}`")),
+                    };
+                    let op = match op {
+                        MbarrierOp::Init => MbarrierAction::Init {
+                            count: lane("count")?,
+                        },
+                        MbarrierOp::Inval => MbarrierAction::Inval,
+                        MbarrierOp::Arrive { release } => {
+                            if destinations.len() > 1 {
+                                return Err(format!("`{opcode}`: more than one state lane"));
+                            }
+                            MbarrierAction::Arrive {
+                                state: destinations.first().copied(),
+                                release,
+                            }
+                        }
+                        MbarrierOp::CopyArrive { noinc } => MbarrierAction::CopyArrive { noinc },
+                        MbarrierOp::WaitParity { acquire } => {
+                            // Only the blocking wait: `done` is the
+                            // compiler's retry predicate, not a register
+                            // the kernel tests.
+                            if !implicit.contains(&"done") || !destinations.is_empty() {
+                                return Err(format!(
+                                    "`{opcode}`: the interpreter runs only the blocking wait (its `done` the compiler's retry predicate)"
+                                ));
+                            }
+                            MbarrierAction::WaitParity {
+                                parity: lane("parity")?,
+                                acquire,
+                            }
+                        }
+                    };
+                    Action::Mbarrier { address, op }
+                }
                 PreparedSemantics::Atomic(update, returns_old) => {
                     let address = address.ok_or("an atomic without an address")?;
                     // Per-element operands: `b` (and `c`), lane `e` each;

@@ -13,13 +13,37 @@
 //!   load, or an atomic reading the old value) of a byte none has written
 //!   is a fault, not a silent zero.
 //! - **Races.** Every byte has the race shadow of global memory
-//!   ([`crate::memory::Shadow`]), with the phases cut by the block's
-//!   barriers: a plain access that meets another thread's write (or a
-//!   write that meets another thread's read, or a plain access that meets
-//!   an atomic one) in the same phase is a race; accesses before a barrier
-//!   the block has passed since are ordered. Only the block's threads
-//!   reach its buffers, so this is exactly the rule of a tensor that one
-//!   block alone touches.
+//!   ([`crate::memory::Shadow`]): a plain access that meets another
+//!   thread's write (or a write that meets another thread's read, or a
+//!   plain access that meets an atomic one) is a race unless the earlier
+//!   access is ordered before it. Only the block's threads reach its
+//!   buffers. The shadow's phases (*epochs*) are cut by the block's CTA
+//!   barriers and by every statement that arrives on an mbarrier; each
+//!   thread has a *floor*, and the accesses of epochs below it are ordered
+//!   before its own:
+//!   - a CTA barrier starts an epoch and raises every thread's floor to it
+//!     (what any thread did before the barrier is ordered before what any
+//!     thread does after it);
+//!   - a phase of an mbarrier object toward which every thread of the
+//!     block arrived exactly once, each with a releasing arrival
+//!     (`mbarrier.arrive` not `.relaxed`, or `cp.async.mbarrier.arrive.noinc`),
+//!     *releases* the epochs below that of its first arrival: each
+//!     arriving statement starts an epoch, so an access of an epoch below
+//!     that one came before its thread's arrival (what a thread does after
+//!     its arrival is in that epoch or a later one);
+//!   - an acquiring parity wait that returns raises its thread's floor to
+//!     the release of the object's last completed phase that released
+//!     one (the arrivals are read-modify-writes of one object, so the
+//!     wait synchronizes with every earlier releasing arrival);
+//!   - a phase that only some threads arrive on releases nothing for
+//!     plain accesses (its landed copies are gated instead, below).
+//!
+//!   The shadow forgets an access only once it is below every thread's
+//!   floor; one below some floors only stays recorded (folded into the
+//!   later access's word, [`Shadow::touch`]). When epochs run out, they
+//!   are renumbered keeping only the cuts that still matter (the floors,
+//!   the pending releases, the current epoch), which keeps every
+//!   comparison the shadow makes.
 //!
 //! The threads of a block run on one host thread, so the bytes are plain
 //! bytes and an atomic's read-modify-write needs no lock. A host worker
@@ -27,21 +51,48 @@
 //! is reported, not an abort) and resets it between blocks, only the bytes
 //! the previous block touched.
 //!
+//! - **Asynchronous copies.** The bytes a `cp.async` writes belong to the
+//!   copy from its issue until it lands: any access to them meanwhile is a
+//!   fault. It lands at its thread's wait (a write of that thread then), or
+//!   when a phase of an mbarrier object that tracks it completes
+//!   (`cp.async.mbarrier.arrive`); then its bytes are *gated* by that phase:
+//!   only a thread that has observed the phase (an acquiring wait that
+//!   returned after it) may touch them, and the copy's own thread once a
+//!   `cp.async.wait_group`/`wait_all` of its has retired the copy's group
+//!   ([`SharedMemory::retire_groups`]); a CTA barrier after some thread
+//!   observed the phase (or after the issuer's retiring wait, for its
+//!   copy's bytes) makes them ordinary bytes again.
+//! - **mbarrier objects.** Each 8-byte word of an mbarrier buffer
+//!   (`alloc_shared::<Mbarrier>`) is an object: uninitialized, or its
+//!   expected and pending arrivals and completed phases. `init` and `inval`
+//!   write the word, arrivals and waits touch it atomically (so using an
+//!   object another thread initialized needs a barrier between, as a
+//!   store's bytes do).
+//!
 //! Guarantee: a value read from shared memory was written by a thread of
 //! the same block, inside the buffer, at an aligned offset, and ordered
-//! before the read by a barrier unless the same thread wrote it (or both
-//! accesses were atomic); anything else is a [`FaultKind`].
+//! before the read by a barrier, or by an mbarrier phase every thread
+//! arrived on (releasing) after the write and the reader waited for
+//! (acquiring), unless the same thread wrote it (or both accesses were
+//! atomic), or landed with a copy the reading thread has waited for (its
+//! own `cp.async` wait, or a phase it observed); anything else is a
+//! [`FaultKind`]. An mbarrier object is used only initialized, initialized
+//! only when it is not, and a phase completes exactly when its expected
+//! arrivals have arrived.
 
+use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::fault::FaultKind;
-use crate::memory::{MAX_EPOCH, RaceAt, Shadow, Touch};
+use crate::memory::{MAX_EPOCH, Order, RaceAt, Shadow, Touch};
 
 /// A shared buffer as the plan describes it.
 #[derive(Debug, Clone)]
 pub(crate) struct SharedLayout {
     pub name: String,
     pub bytes: usize,
+    /// A buffer of mbarrier objects, 8 bytes each.
+    pub mbarrier: bool,
 }
 
 /// One shared buffer of the current block.
@@ -49,12 +100,131 @@ struct Buffer {
     bytes: Vec<u8>,
     /// Written by a thread of this block.
     defined: Vec<bool>,
-    /// Per byte: 0, or the statement number + 1 of the asynchronous copy
-    /// that owns it until its wait.
+    /// Per byte: 0 (free), the statement number + 1 (below [`GATED`]) of
+    /// the asynchronous copy that owns it until it lands, or [`GATED`] +
+    /// the index of the [`Gate`] of a landed copy.
     in_flight: Vec<u32>,
     shadow: Shadow,
     /// The bytes accessed since the last reset (empty when none).
     touched: Range<usize>,
+    /// Per 8 bytes of an mbarrier buffer: its object (`None`: not
+    /// initialized); empty for other buffers.
+    objects: Vec<Option<Object>>,
+}
+
+/// The owner word of a byte gated by a landed copy: this bit, and the
+/// gate's index in the low bits.
+const GATED: u32 = 1 << 31;
+
+/// The bytes of one mbarrier object.
+pub(crate) const MBARRIER_BYTES: usize = 8;
+
+/// The largest expected arrival count of an mbarrier (PTX: `2^20 - 1`).
+const MAX_MBARRIER_COUNT: u64 = (1 << 20) - 1;
+
+/// An initialized mbarrier object.
+#[derive(Debug, Clone, Copy)]
+struct Object {
+    /// Its initialization ([`SharedMemory::incarnations`]).
+    incarnation: usize,
+    /// Arrivals each phase expects.
+    count: u64,
+    /// Arrivals the current phase still expects (1..=count).
+    pending: u64,
+    /// Phases completed: the current phase's number.
+    phases: u64,
+}
+
+/// One `mbarrier.init` of the block: which object, and what its waiters
+/// have seen. Phases of different initializations of one object are told
+/// apart by it.
+struct Incarnation {
+    buffer: usize,
+    index: usize,
+    /// The most completed phases a thread of the block has observed.
+    observed: u64,
+    /// The floor an acquiring wait that returns now raises its thread's
+    /// to: the epoch of the first arrival of the last completed phase
+    /// that every thread of the block arrived toward (0: none).
+    release: u64,
+    /// The arrivals of the current phase so far.
+    arrivals: Arrivals,
+}
+
+/// The arrivals toward an mbarrier phase, for what it releases.
+#[derive(Default)]
+struct Arrivals {
+    /// The epoch of the first.
+    first: Option<u64>,
+    /// One was `.relaxed` (releases nothing).
+    relaxed: bool,
+    /// Per thread of the block: it arrived (empty until an arrival).
+    threads: Vec<bool>,
+    /// Distinct threads that arrived.
+    distinct: u64,
+    /// A thread arrived twice.
+    repeated: bool,
+}
+
+/// How an mbarrier operation arrives on its object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Arriving {
+    /// Not at all: the touch of a `cp.async.mbarrier.arrive` without
+    /// `.noinc`.
+    Not,
+    /// `mbarrier.arrive.relaxed`: counts, releases nothing.
+    Relaxed,
+    /// `mbarrier.arrive` (`.release`) or
+    /// `cp.async.mbarrier.arrive.noinc`.
+    Release,
+}
+
+/// Phase `phase` of incarnation `incarnation` of an mbarrier object.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub(crate) struct Phase {
+    pub incarnation: usize,
+    pub phase: u64,
+}
+
+/// What an arrival did: the phase it counted in (its object's current
+/// phase before it), and whether it completed that phase.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Arrival {
+    pub phase: Phase,
+    pub completed: bool,
+}
+
+/// The bytes copies of statement `copy` wrote when one of `phases`
+/// completed (the phases the copies were tracked by): a thread that has
+/// observed one of them may touch them, and so may each copy's issuer
+/// once its wait retired the copy's group.
+struct Gate {
+    copy: usize,
+    phases: Vec<Phase>,
+    /// Where its bytes are, by issuer and group (adjacent landings of one
+    /// group merged).
+    landed: Vec<Landed>,
+    /// Some bytes may still name it (not lifted by a barrier).
+    live: bool,
+}
+
+/// A `cp.async` landing with an mbarrier phase: the statement number of
+/// the copy, its thread, and the number of its `cp.async` group among that
+/// thread's (counting the groups its commits and `wait_all`s close).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Issue {
+    pub copy: usize,
+    pub issuer: u64,
+    pub group: u64,
+}
+
+/// The bytes of a [`Gate`] that copies of thread `issuer` in its `cp.async`
+/// group number `group` wrote.
+struct Landed {
+    issuer: u64,
+    group: u64,
+    buffer: usize,
+    range: Range<usize>,
 }
 
 /// A failed shared access, before the executor names the other thread.
@@ -67,9 +237,28 @@ pub(crate) enum SharedFault {
 pub(crate) struct SharedMemory {
     names: Vec<String>,
     buffers: Vec<Buffer>,
-    /// Barrier phase of the accesses, for the shadows: barriers passed
-    /// since the block began (or since the shadows were last cleared).
+    /// The epoch of the accesses, for the shadows: CTA barriers passed and
+    /// arriving statements run since the block began (renumbered when
+    /// they run out).
     epoch: u64,
+    /// Per thread of the block: its floor (accesses of epochs below it are
+    /// ordered before its own).
+    floors: Vec<u64>,
+    /// The lowest floor, and how many threads have it.
+    settled: u64,
+    at_settled: usize,
+    /// Per thread: its `cp.async` groups numbered below this have been
+    /// retired by its waits.
+    retired: Vec<u64>,
+    /// The block's mbarrier initializations, in order.
+    incarnations: Vec<Incarnation>,
+    /// Per (incarnation, thread): the completed phases the thread has
+    /// observed (absent: none).
+    observed: HashMap<(usize, u64), u64>,
+    /// The gates of landed copies ([`GATED`] owners index it).
+    gates: Vec<Gate>,
+    /// The gate of each (copy, phases).
+    gate_of: HashMap<(usize, Vec<Phase>), usize>,
 }
 
 /// Bytes of host memory one shared byte takes: the byte, its defined
@@ -102,46 +291,337 @@ impl SharedMemory {
                 .try_reserve_exact(layout.bytes)
                 .map_err(|_| refused())?;
             in_flight.resize(layout.bytes, 0);
+            let mut objects = Vec::new();
+            if layout.mbarrier {
+                let count = layout.bytes / MBARRIER_BYTES;
+                objects.try_reserve_exact(count).map_err(|_| refused())?;
+                objects.resize(count, None);
+            }
             buffers.push(Buffer {
                 bytes,
                 defined,
                 in_flight,
                 shadow,
                 touched: 0..0,
+                objects,
             });
         }
+        let threads = usize::try_from(block_threads).unwrap_or(usize::MAX);
+        let per_thread = |what: &str| -> Result<Vec<u64>, FaultKind> {
+            let mut v = Vec::new();
+            v.try_reserve_exact(threads)
+                .map_err(|_| FaultKind::HostMemory {
+                    what: format!("the {what} of a block's threads"),
+                    bytes: threads.saturating_mul(8),
+                })?;
+            v.resize(threads, 0);
+            Ok(v)
+        };
         Ok(SharedMemory {
             names: layouts.iter().map(|l| l.name.clone()).collect(),
             buffers,
             epoch: 0,
+            floors: per_thread("shared-memory floors")?,
+            settled: 0,
+            at_settled: threads,
+            retired: per_thread("retired `cp.async` groups")?,
+            incarnations: Vec::new(),
+            observed: HashMap::new(),
+            gates: Vec::new(),
+            gate_of: HashMap::new(),
         })
     }
 
-    /// A new block: every byte undefined and untouched again.
+    /// A new block: every byte undefined and untouched again, every
+    /// mbarrier object uninitialized.
     pub fn reset(&mut self) {
         for buffer in &mut self.buffers {
             let touched = std::mem::replace(&mut buffer.touched, 0..0);
             buffer.defined[touched.clone()].fill(false);
             buffer.in_flight[touched.clone()].fill(0);
             buffer.shadow.clear(touched);
+            buffer.objects.fill(None);
         }
         self.epoch = 0;
+        self.floors.fill(0);
+        self.settled = 0;
+        self.at_settled = self.floors.len();
+        self.retired.fill(0);
+        self.incarnations.clear();
+        self.observed.clear();
+        self.gates.clear();
+        self.gate_of.clear();
     }
 
-    /// The block passed a barrier: earlier accesses are ordered before
-    /// later ones. When the shadows' phase counter would run out, they
-    /// forget every access instead (all of them are ordered before the
-    /// next one, so nothing is lost).
+    /// The block passed a barrier: a new epoch, every thread's floor (so
+    /// earlier accesses are ordered before later ones), and the bytes of
+    /// copies that landed with a phase some thread has observed (or whose
+    /// issuer has retired them) are ordinary bytes: the observer's wait,
+    /// then the barrier, order the landing before every later access.
     pub fn barrier(&mut self) {
-        if self.epoch + 1 < MAX_EPOCH {
-            self.epoch += 1;
-            return;
+        self.lift_gates();
+        self.advance();
+        self.floors.fill(self.epoch);
+        self.settled = self.epoch;
+        self.at_settled = self.floors.len();
+    }
+
+    /// A statement that arrives on an mbarrier starts: a new epoch, so
+    /// that what each thread did before its arrival is in an earlier one
+    /// than what it does after.
+    pub fn begin_arrivals(&mut self) {
+        self.advance();
+    }
+
+    /// The next epoch. When the shadows' epoch counter would run out, the
+    /// epochs are renumbered first ([`Self::renumber`]); if even that
+    /// leaves no room, the epoch stays at the last one (accesses of one
+    /// epoch are ordered by nothing: a race may then be reported that a
+    /// finer count would not, never missed).
+    fn advance(&mut self) {
+        if self.epoch + 1 >= MAX_EPOCH {
+            self.renumber();
         }
+        self.epoch = (self.epoch + 1).min(MAX_EPOCH);
+    }
+
+    /// Renumbers every epoch the block remembers by the cuts that still
+    /// matter: the floors, the releases of the live mbarrier objects and
+    /// the first arrivals of their current phases (a later release), and
+    /// the current epoch. Epoch `e` becomes the number of cuts at or below
+    /// it, which keeps every comparison of an epoch with a cut (the only
+    /// ones the shadows and floors make) and the order of epochs. An
+    /// object no longer initialized releases nothing any more.
+    fn renumber(&mut self) {
+        let mut live = vec![false; self.incarnations.len()];
+        for buffer in &self.buffers {
+            for object in buffer.objects.iter().flatten() {
+                if let Some(l) = live.get_mut(object.incarnation) {
+                    *l = true;
+                }
+            }
+        }
+        let mut cuts: Vec<u64> = self.floors.clone();
+        cuts.push(self.epoch);
+        for (incarnation, live) in self.incarnations.iter_mut().zip(&live) {
+            if !live {
+                incarnation.release = 0;
+                incarnation.arrivals.first = None;
+                continue;
+            }
+            cuts.push(incarnation.release);
+            cuts.extend(incarnation.arrivals.first);
+        }
+        cuts.sort_unstable();
+        cuts.dedup();
+        let renumber = |epoch: u64| cuts.partition_point(|cut| *cut <= epoch) as u64;
         for buffer in &mut self.buffers {
             let touched = buffer.touched.clone();
-            buffer.shadow.clear(touched);
+            buffer.shadow.renumber(touched, renumber);
         }
-        self.epoch = 0;
+        for floor in &mut self.floors {
+            *floor = renumber(*floor);
+        }
+        self.settled = renumber(self.settled);
+        for incarnation in &mut self.incarnations {
+            incarnation.release = renumber(incarnation.release);
+            if let Some(first) = &mut incarnation.arrivals.first {
+                *first = renumber(*first);
+            }
+        }
+        self.epoch = renumber(self.epoch);
+    }
+
+    /// Raises the floor of `thread` to `floor` (an acquiring wait).
+    fn raise_floor(&mut self, thread: u64, floor: u64) {
+        let Some(current) = usize::try_from(thread)
+            .ok()
+            .and_then(|t| self.floors.get_mut(t))
+        else {
+            return;
+        };
+        if floor <= *current {
+            return;
+        }
+        let was = std::mem::replace(current, floor);
+        if was == self.settled {
+            self.at_settled -= 1;
+            if self.at_settled == 0 {
+                self.settled = self.floors.iter().copied().min().unwrap_or(self.epoch);
+                self.at_settled = self.floors.iter().filter(|f| **f == self.settled).count();
+            }
+        }
+    }
+
+    /// When an access of `thread` now happens ([`Order`]).
+    fn order(&self, thread: u64) -> Order {
+        let floor = usize::try_from(thread)
+            .ok()
+            .and_then(|t| self.floors.get(t))
+            .copied()
+            .unwrap_or(self.settled);
+        Order {
+            epoch: self.epoch,
+            floor,
+            settled: self.settled,
+        }
+    }
+
+    /// `thread`'s waits (`cp.async.wait_group`/`wait_all`) have retired
+    /// its `cp.async` groups numbered below `below`: the bytes its copies
+    /// of those groups landed with an mbarrier phase are its to touch.
+    pub fn retire_groups(&mut self, thread: u64, below: u64) {
+        if let Some(retired) = usize::try_from(thread)
+            .ok()
+            .and_then(|t| self.retired.get_mut(t))
+        {
+            *retired = (*retired).max(below);
+        }
+    }
+
+    /// Whether `thread` issued the copy of `landed` and has retired its
+    /// group.
+    fn retired(&self, landed: &Landed, thread: u64) -> bool {
+        landed.issuer == thread
+            && usize::try_from(thread)
+                .ok()
+                .and_then(|t| self.retired.get(t))
+                .is_some_and(|below| landed.group < *below)
+    }
+
+    /// Lifts every live gate one of whose phases a thread has observed:
+    /// its bytes are ordinary from the barrier on; of the other live
+    /// gates, the bytes whose issuer has retired them. When no gate is
+    /// left live, the gates are forgotten (their indices are free again).
+    fn lift_gates(&mut self) {
+        let mut live = false;
+        let mut gates = std::mem::take(&mut self.gates);
+        for (g, gate) in gates.iter_mut().enumerate() {
+            if !gate.live {
+                continue;
+            }
+            let observed = gate.phases.iter().any(|p| {
+                self.incarnations
+                    .get(p.incarnation)
+                    .is_some_and(|i| i.observed > p.phase)
+            });
+            let owner = GATED | g as u32;
+            let mut kept = Vec::new();
+            for landed in gate.landed.drain(..) {
+                if !observed && !self.retired(&landed, landed.issuer) {
+                    kept.push(landed);
+                    continue;
+                }
+                for byte in &mut self.buffers[landed.buffer].in_flight[landed.range] {
+                    if *byte == owner {
+                        *byte = 0;
+                    }
+                }
+            }
+            gate.landed = kept;
+            gate.live = !gate.landed.is_empty();
+            live |= gate.live;
+        }
+        self.gates = gates;
+        if !live {
+            self.gates.clear();
+            self.gate_of.clear();
+        }
+    }
+
+    /// The start byte of `size` bytes at byte `offset` of buffer `buffer`:
+    /// inside the buffer and aligned to `size`.
+    fn place(&self, buffer: usize, offset: i64, size: usize) -> Result<usize, SharedFault> {
+        let len = self.buffers[buffer].bytes.len();
+        let in_bounds = offset >= 0 && (offset as u128) + (size as u128) <= len as u128;
+        if !in_bounds {
+            return Err(SharedFault::Kind(FaultKind::SharedOutOfBounds {
+                buffer: self.names[buffer].clone(),
+                offset: i128::from(offset),
+                bytes: size,
+                len,
+            }));
+        }
+        let at = offset as usize;
+        if size > 0 && !at.is_multiple_of(size) {
+            return Err(SharedFault::Kind(FaultKind::SharedMisaligned {
+                buffer: self.names[buffer].clone(),
+                offset: i128::from(offset),
+                bytes: size,
+            }));
+        }
+        Ok(at)
+    }
+
+    /// Whether `thread` has observed one of `gate`'s phases.
+    fn sees(&self, gate: &Gate, thread: u64) -> bool {
+        gate.phases.iter().any(|p| {
+            self.observed
+                .get(&(p.incarnation, thread))
+                .is_some_and(|seen| *seen > p.phase)
+        })
+    }
+
+    /// Checks that no copy owns the `size` bytes at `at` of `buffer`
+    /// against `thread`: none in flight, and every gated byte's phase
+    /// observed by `thread`.
+    fn owned(&self, buffer: usize, at: usize, size: usize, thread: u64) -> Result<(), SharedFault> {
+        let owners = &self.buffers[buffer].in_flight[at..at + size];
+        let Some(first) = owners.iter().position(|o| *o != 0) else {
+            return Ok(());
+        };
+        for (i, owner) in owners.iter().enumerate().skip(first) {
+            match *owner {
+                0 => {}
+                copy if copy < GATED => {
+                    return Err(SharedFault::Kind(FaultKind::AsyncCopyInFlight {
+                        buffer: self.names[buffer].clone(),
+                        offset: at + i,
+                        copy: copy as usize - 1,
+                    }));
+                }
+                gated => {
+                    let Some(gate) = self.gates.get((gated & !GATED) as usize) else {
+                        continue;
+                    };
+                    if self.sees(gate, thread) {
+                        continue;
+                    }
+                    let byte = at + i;
+                    let issued = gate.landed.iter().any(|landed| {
+                        landed.buffer == buffer
+                            && landed.range.contains(&byte)
+                            && self.retired(landed, thread)
+                    });
+                    if issued {
+                        continue;
+                    }
+                    let phase = gate.phases.first().copied().unwrap_or(Phase {
+                        incarnation: 0,
+                        phase: 0,
+                    });
+                    let (mbarrier, index) = self.mbarrier_of(phase.incarnation);
+                    return Err(SharedFault::Kind(FaultKind::AsyncCopyUnobserved {
+                        buffer: self.names[buffer].clone(),
+                        offset: at + i,
+                        copy: gate.copy,
+                        mbarrier,
+                        index,
+                        phase: phase.phase,
+                    }));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// The buffer name and object index of mbarrier incarnation
+    /// `incarnation`, for reports.
+    pub fn mbarrier_of(&self, incarnation: usize) -> (String, usize) {
+        match self.incarnations.get(incarnation) {
+            Some(i) => (self.names[i.buffer].clone(), i.index),
+            None => (String::new(), 0),
+        }
     }
 
     /// Checks that `thread` (its linear index in the block) may access
@@ -155,33 +635,11 @@ impl SharedMemory {
         thread: u64,
         touch: Touch,
     ) -> Result<usize, SharedFault> {
+        let at = self.place(buffer, offset, size)?;
+        self.owned(buffer, at, size, thread)?;
+        let order = self.order(thread);
         let name = || self.names[buffer].clone();
         let memory = &mut self.buffers[buffer];
-        let len = memory.bytes.len();
-        let in_bounds = offset >= 0 && (offset as u128) + (size as u128) <= len as u128;
-        if !in_bounds {
-            return Err(SharedFault::Kind(FaultKind::SharedOutOfBounds {
-                buffer: name(),
-                offset: i128::from(offset),
-                bytes: size,
-                len,
-            }));
-        }
-        let at = offset as usize;
-        if size > 0 && !at.is_multiple_of(size) {
-            return Err(SharedFault::Kind(FaultKind::SharedMisaligned {
-                buffer: name(),
-                offset: i128::from(offset),
-                bytes: size,
-            }));
-        }
-        if let Some(i) = memory.in_flight[at..at + size].iter().position(|s| *s != 0) {
-            return Err(SharedFault::Kind(FaultKind::AsyncCopyInFlight {
-                buffer: name(),
-                offset: at + i,
-                copy: memory.in_flight[at + i] as usize - 1,
-            }));
-        }
         memory.touched = if memory.touched.is_empty() {
             at..at + size
         } else {
@@ -189,7 +647,7 @@ impl SharedMemory {
         };
         memory
             .shadow
-            .touch(at, size, thread, self.epoch, touch)
+            .touch(at, size, thread, order, touch)
             .map_err(|at| SharedFault::Race { buffer: name(), at })?;
         if touch != Touch::Write
             && let Some(i) = memory.defined[at..at + size].iter().position(|d| !d)
@@ -215,7 +673,10 @@ impl SharedMemory {
         statement: usize,
     ) -> Result<usize, SharedFault> {
         let at = self.access(buffer, offset, size, thread, Touch::Write)?;
-        let owner = u32::try_from(statement + 1).unwrap_or(u32::MAX);
+        let owner = u32::try_from(statement + 1)
+            .ok()
+            .filter(|owner| *owner < GATED)
+            .unwrap_or(GATED - 1);
         // The owner's number names the copy in a fault (`copy`, below).
         self.buffers[buffer].in_flight[at..at + size].fill(owner);
         Ok(at)
@@ -237,6 +698,278 @@ impl SharedMemory {
         let memory = &mut self.buffers[buffer];
         memory.bytes[at..at + size].copy_from_slice(data);
         memory.defined[at..at + size].fill(true);
+        Ok(())
+    }
+
+    /// The copy `issue` into `data.len()` bytes at `at` lands because
+    /// phase `phases[0]` (or another of the phases that track it)
+    /// completed: its bytes are written and gated, touched only by threads
+    /// that observe one of `phases` and by the issuer once it retired the
+    /// copy's group (until a barrier after one of those). The race shadow
+    /// forgets the issue's write: the gate orders every access after it,
+    /// and nothing touched the bytes in between.
+    pub fn land_gated(
+        &mut self,
+        buffer: usize,
+        at: usize,
+        data: &[u8],
+        issue: Issue,
+        phases: &[Phase],
+    ) -> Result<(), SharedFault> {
+        let size = data.len();
+        let copy = issue.copy;
+        let key = (copy, phases.to_vec());
+        let g = match self.gate_of.get(&key) {
+            Some(g) => *g,
+            None => {
+                let g = self.gates.len();
+                if u32::try_from(g).map_or(true, |g| g >= GATED) {
+                    return Err(SharedFault::Kind(FaultKind::HostMemory {
+                        what: "the gates of copies landed with mbarrier phases".into(),
+                        bytes: g.saturating_mul(std::mem::size_of::<Gate>()),
+                    }));
+                }
+                self.gates.push(Gate {
+                    copy,
+                    phases: phases.to_vec(),
+                    landed: Vec::new(),
+                    live: true,
+                });
+                self.gate_of.insert(key, g);
+                g
+            }
+        };
+        let gate = &mut self.gates[g];
+        gate.live = true;
+        match gate.landed.last_mut() {
+            Some(last)
+                if last.buffer == buffer
+                    && last.range.end == at
+                    && last.issuer == issue.issuer
+                    && last.group == issue.group =>
+            {
+                last.range.end = at + size;
+            }
+            _ => gate.landed.push(Landed {
+                issuer: issue.issuer,
+                group: issue.group,
+                buffer,
+                range: at..at + size,
+            }),
+        }
+        let memory = &mut self.buffers[buffer];
+        memory.bytes[at..at + size].copy_from_slice(data);
+        memory.defined[at..at + size].fill(true);
+        memory.in_flight[at..at + size].fill(GATED | g as u32);
+        memory.shadow.clear(at..at + size);
+        Ok(())
+    }
+
+    /// The index of the mbarrier object at byte `offset` of buffer
+    /// `buffer`, checked: inside the buffer, 8-byte aligned, and the
+    /// buffer holds mbarrier objects.
+    fn object_at(&self, buffer: usize, offset: i64) -> Result<usize, SharedFault> {
+        let at = self.place(buffer, offset, MBARRIER_BYTES)?;
+        let index = at / MBARRIER_BYTES;
+        if index >= self.buffers[buffer].objects.len() {
+            return Err(SharedFault::Kind(FaultKind::Arguments(format!(
+                "an mbarrier operation on shared buffer `{}`, which holds no mbarrier objects",
+                self.names[buffer]
+            ))));
+        }
+        Ok(index)
+    }
+
+    /// The initialized object `index` of `buffer`.
+    fn object(&self, buffer: usize, index: usize) -> Result<Object, SharedFault> {
+        self.buffers[buffer].objects[index].ok_or_else(|| {
+            SharedFault::Kind(FaultKind::MbarrierUninitialized {
+                buffer: self.names[buffer].clone(),
+                index,
+            })
+        })
+    }
+
+    /// `mbarrier.init` by `thread` of the object at byte `offset` of
+    /// `buffer`: it must be uninitialized and `count` in `1..=2^20 - 1`;
+    /// a write of its 8 bytes; phase 0, expecting `count` arrivals.
+    pub fn mbarrier_init(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        thread: u64,
+        count: u64,
+    ) -> Result<(), SharedFault> {
+        let index = self.object_at(buffer, offset)?;
+        let fault = |kind| Err(SharedFault::Kind(kind));
+        if self.buffers[buffer].objects[index].is_some() {
+            return fault(FaultKind::MbarrierReinitialized {
+                buffer: self.names[buffer].clone(),
+                index,
+            });
+        }
+        if !(1..=MAX_MBARRIER_COUNT).contains(&count) {
+            return fault(FaultKind::MbarrierCount {
+                buffer: self.names[buffer].clone(),
+                index,
+                count,
+            });
+        }
+        let at = self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Write)?;
+        let incarnation = self.incarnations.len();
+        self.incarnations.push(Incarnation {
+            buffer,
+            index,
+            observed: 0,
+            release: 0,
+            arrivals: Arrivals::default(),
+        });
+        self.buffers[buffer].objects[index] = Some(Object {
+            incarnation,
+            count,
+            pending: count,
+            phases: 0,
+        });
+        self.write(buffer, at, MBARRIER_BYTES, count);
+        Ok(())
+    }
+
+    /// `mbarrier.inval` by `thread` of the object at byte `offset` of
+    /// `buffer`: it must be initialized; a write of its 8 bytes; then it
+    /// is uninitialized. Returns the phase it was in (copies still
+    /// tracked by it are the caller's to check).
+    pub fn mbarrier_inval(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        thread: u64,
+    ) -> Result<Phase, SharedFault> {
+        let index = self.object_at(buffer, offset)?;
+        let object = self.object(buffer, index)?;
+        self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Write)?;
+        self.buffers[buffer].objects[index] = None;
+        Ok(Phase {
+            incarnation: object.incarnation,
+            phase: object.phases,
+        })
+    }
+
+    /// An arrival (unless [`Arriving::Not`]: only the atomic touch of a
+    /// `cp.async.mbarrier.arrive` without `.noinc`) by `thread` on the
+    /// object at byte `offset` of `buffer`: it must be initialized; an
+    /// atomic access of its 8 bytes; the last expected arrival completes
+    /// the phase (the next one expects `count` again). A phase that every
+    /// thread of the block arrived toward once, each releasing, releases
+    /// the epochs below its first arrival's (see the module doc; the
+    /// arriving statement began an epoch, [`Self::begin_arrivals`]).
+    pub fn mbarrier_arrive(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        thread: u64,
+        arriving: Arriving,
+    ) -> Result<Arrival, SharedFault> {
+        let index = self.object_at(buffer, offset)?;
+        let mut object = self.object(buffer, index)?;
+        self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Atomic)?;
+        let phase = Phase {
+            incarnation: object.incarnation,
+            phase: object.phases,
+        };
+        let mut completed = false;
+        if arriving != Arriving::Not {
+            object.pending -= 1;
+            let threads = self.floors.len();
+            let epoch = self.epoch;
+            if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
+                let arrivals = &mut incarnation.arrivals;
+                arrivals.first.get_or_insert(epoch);
+                arrivals.relaxed |= arriving == Arriving::Relaxed;
+                if arrivals.threads.len() != threads {
+                    arrivals.threads = vec![false; threads];
+                }
+                match usize::try_from(thread)
+                    .ok()
+                    .and_then(|t| arrivals.threads.get_mut(t))
+                {
+                    Some(arrived) if !*arrived => {
+                        *arrived = true;
+                        arrivals.distinct += 1;
+                    }
+                    _ => arrivals.repeated = true,
+                }
+                if object.pending == 0 {
+                    let everyone = !arrivals.relaxed
+                        && !arrivals.repeated
+                        && arrivals.distinct == threads as u64;
+                    if let (true, Some(first)) = (everyone, arrivals.first) {
+                        incarnation.release = incarnation.release.max(first);
+                    }
+                    let mut seen = std::mem::take(&mut arrivals.threads);
+                    seen.fill(false);
+                    *arrivals = Arrivals {
+                        threads: seen,
+                        ..Arrivals::default()
+                    };
+                }
+            }
+            if object.pending == 0 {
+                object.phases += 1;
+                object.pending = object.count;
+                completed = true;
+            }
+        }
+        self.buffers[buffer].objects[index] = Some(object);
+        Ok(Arrival { phase, completed })
+    }
+
+    /// A blocking `mbarrier.try_wait.parity` by `thread` on the object at
+    /// byte `offset` of `buffer`: it must be initialized and `parity` 0
+    /// or 1; an atomic access of its 8 bytes. It returns when the phase of
+    /// that parity has completed, which here is now or never (the current
+    /// phase's parity is the completed phases' count's): never is a fault.
+    /// Returning, an `acquire` wait observes every completed phase, and
+    /// raises its thread's floor to the object's release (the last
+    /// completed phase's that released one).
+    pub fn mbarrier_wait_parity(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        thread: u64,
+        parity: u64,
+        acquire: bool,
+    ) -> Result<(), SharedFault> {
+        let index = self.object_at(buffer, offset)?;
+        let object = self.object(buffer, index)?;
+        let fault = |kind| Err(SharedFault::Kind(kind));
+        if parity > 1 {
+            return fault(FaultKind::MbarrierParity {
+                buffer: self.names[buffer].clone(),
+                index,
+                parity,
+            });
+        }
+        self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Atomic)?;
+        if object.phases % 2 == parity {
+            return fault(FaultKind::MbarrierWaitNeverCompletes {
+                buffer: self.names[buffer].clone(),
+                index,
+                parity,
+                phases: object.phases,
+            });
+        }
+        if acquire && object.phases > 0 {
+            let seen = self
+                .observed
+                .entry((object.incarnation, thread))
+                .or_insert(0);
+            *seen = (*seen).max(object.phases);
+            if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
+                incarnation.observed = incarnation.observed.max(object.phases);
+                let release = incarnation.release;
+                self.raise_floor(thread, release);
+            }
+        }
         Ok(())
     }
 
@@ -273,6 +1006,7 @@ mod tests {
             &[SharedLayout {
                 name: "s".into(),
                 bytes: 16,
+                mbarrier: false,
             }],
             4,
         )
@@ -366,5 +1100,509 @@ mod tests {
             fault(m.access(0, 0, 4, 3, Touch::Write)),
             "race s byte 0 other 2"
         );
+    }
+
+    // ------------------------------------------------------ mbarriers
+
+    /// Buffer 0 `s` (16 data bytes), buffer 1 `bar` (2 mbarrier objects),
+    /// blocks of 4 threads.
+    fn with_barriers() -> SharedMemory {
+        SharedMemory::new(
+            &[
+                SharedLayout {
+                    name: "s".into(),
+                    bytes: 16,
+                    mbarrier: false,
+                },
+                SharedLayout {
+                    name: "bar".into(),
+                    bytes: 16,
+                    mbarrier: true,
+                },
+            ],
+            4,
+        )
+        .unwrap_or_else(|_| panic!("32 bytes"))
+    }
+
+    const BAR: usize = 1;
+
+    /// The outcome of an mbarrier operation, as text.
+    fn outcome<T: std::fmt::Debug>(result: Result<T, SharedFault>) -> String {
+        match result {
+            Ok(value) => format!("ok {value:?}"),
+            Err(fault) => self::fault(Err(fault)),
+        }
+    }
+
+    fn ok<T>(result: Result<T, SharedFault>) -> T {
+        result.unwrap_or_else(|fault| panic!("{}", self::fault(Err(fault))))
+    }
+
+    /// `bar[object]` initialized by thread 0 to expect `count` arrivals,
+    /// then a barrier (every thread may use it).
+    fn initialized(object: i64, count: u64) -> SharedMemory {
+        let mut m = with_barriers();
+        ok(m.mbarrier_init(BAR, 8 * object, 0, count));
+        m.barrier();
+        m
+    }
+
+    /// One arrival of `thread` on `bar[0]`: whether it completed the phase.
+    fn arrive(m: &mut SharedMemory, thread: u64) -> bool {
+        ok(m.mbarrier_arrive(BAR, 0, thread, Arriving::Release)).completed
+    }
+
+    #[test]
+    fn an_mbarrier_is_initialized_once_with_a_count_in_range() {
+        let mut m = with_barriers();
+        assert_eq!(outcome(m.mbarrier_init(BAR, 0, 0, 2)), "ok ()");
+        assert_eq!(
+            outcome(m.mbarrier_init(BAR, 0, 0, 2)),
+            "MbarrierReinitialized { buffer: \"bar\", index: 0 }"
+        );
+        // Invalidated, it may be initialized again.
+        assert_eq!(
+            outcome(m.mbarrier_inval(BAR, 0, 0)),
+            "ok Phase { incarnation: 0, phase: 0 }"
+        );
+        assert_eq!(outcome(m.mbarrier_init(BAR, 0, 0, 1)), "ok ()");
+        for count in [0, 1 << 20] {
+            assert_eq!(
+                outcome(m.mbarrier_init(BAR, 8, 0, count)),
+                format!("MbarrierCount {{ buffer: \"bar\", index: 1, count: {count} }}")
+            );
+        }
+        assert_eq!(outcome(m.mbarrier_init(BAR, 8, 0, (1 << 20) - 1)), "ok ()");
+        // Objects are 8 bytes, inside their buffer.
+        assert_eq!(
+            outcome(m.mbarrier_init(BAR, 4, 0, 1)),
+            "SharedMisaligned { buffer: \"bar\", offset: 4, bytes: 8 }"
+        );
+        assert_eq!(
+            outcome(m.mbarrier_init(BAR, 16, 0, 1)),
+            "SharedOutOfBounds { buffer: \"bar\", offset: 16, bytes: 8, len: 16 }"
+        );
+        // A new block starts with every object uninitialized.
+        m.reset();
+        assert_eq!(outcome(m.mbarrier_init(BAR, 0, 0, 2)), "ok ()");
+    }
+
+    #[test]
+    fn only_an_initialized_mbarrier_is_used() {
+        let mut m = with_barriers();
+        let uninitialized = "MbarrierUninitialized { buffer: \"bar\", index: 1 }";
+        assert_eq!(
+            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release)),
+            uninitialized
+        );
+        assert_eq!(
+            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Not)),
+            uninitialized
+        );
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 8, 0, 1, true)),
+            uninitialized
+        );
+        assert_eq!(outcome(m.mbarrier_inval(BAR, 8, 0)), uninitialized);
+        ok(m.mbarrier_init(BAR, 8, 0, 1));
+        assert!(ok(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release)).completed);
+        ok(m.mbarrier_inval(BAR, 8, 0));
+        assert_eq!(
+            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release)),
+            uninitialized
+        );
+        // Only mbarrier buffers hold objects.
+        assert_eq!(
+            outcome(m.mbarrier_init(0, 0, 0, 1)),
+            "Arguments(\"an mbarrier operation on shared buffer `s`, which holds no mbarrier objects\")"
+        );
+    }
+
+    #[test]
+    fn using_an_mbarrier_another_thread_initialized_needs_a_barrier() {
+        let mut m = with_barriers();
+        ok(m.mbarrier_init(BAR, 0, 0, 2));
+        assert_eq!(
+            outcome(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release)),
+            "race bar byte 0 other 0"
+        );
+        let mut m = initialized(0, 2);
+        // Arrivals and waits are atomic: no race among them.
+        assert!(!arrive(&mut m, 1));
+        assert!(arrive(&mut m, 2));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        // An invalidation is a write: it races with them.
+        assert_eq!(
+            outcome(m.mbarrier_inval(BAR, 0, 0)),
+            format!("race bar byte 0 other {}", u64::MAX)
+        );
+    }
+
+    #[test]
+    fn a_phase_completes_after_its_count_of_arrivals() {
+        let mut m = initialized(0, 3);
+        for phase in 0..3 {
+            let arrivals: Vec<Arrival> = (0..3)
+                .map(|t| ok(m.mbarrier_arrive(BAR, 0, t, Arriving::Release)))
+                .collect();
+            let expected: Vec<Arrival> = [false, false, true]
+                .into_iter()
+                .map(|completed| Arrival {
+                    phase: Phase {
+                        incarnation: 0,
+                        phase,
+                    },
+                    completed,
+                })
+                .collect();
+            assert_eq!(arrivals, expected);
+        }
+        // The touch of a `cp.async.mbarrier.arrive` without `.noinc` is
+        // no arrival.
+        for t in 0..4 {
+            assert_eq!(
+                ok(m.mbarrier_arrive(BAR, 0, t, Arriving::Not)),
+                Arrival {
+                    phase: Phase {
+                        incarnation: 0,
+                        phase: 3
+                    },
+                    completed: false
+                }
+            );
+        }
+    }
+
+    #[test]
+    fn a_parity_wait_returns_once_the_phase_of_its_parity_completed() {
+        let mut m = initialized(0, 2);
+        let never = |parity, phases| {
+            format!(
+                "MbarrierWaitNeverCompletes {{ buffer: \"bar\", index: 0, parity: {parity}, phases: {phases} }}"
+            )
+        };
+        // A fresh object is in phase 0: parity 1 names the phase "before"
+        // it, complete; parity 0 the current one.
+        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 0, 1, true)), "ok ()");
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 0, 0, true)),
+            never(0, 0)
+        );
+        arrive(&mut m, 0);
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)),
+            never(0, 0)
+        );
+        assert!(arrive(&mut m, 1));
+        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)), "ok ()");
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 1, true)),
+            never(1, 1)
+        );
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 2, true)),
+            "MbarrierParity { buffer: \"bar\", index: 0, parity: 2 }"
+        );
+        arrive(&mut m, 2);
+        assert!(arrive(&mut m, 3));
+        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 2, 1, true)), "ok ()");
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 2, 0, true)),
+            never(0, 2)
+        );
+    }
+
+    /// `bar[0]` expecting one arrival; thread 1's copy of 4 bytes into
+    /// `s[4..8]` (statement 7) landed with its phase 0, which thread 1's
+    /// arrival completed.
+    fn landed() -> SharedMemory {
+        let mut m = initialized(0, 1);
+        ok(m.begin_copy(0, 4, 4, 1, 7));
+        // In flight: nobody touches it, its issuer neither.
+        for t in [1, 2] {
+            assert_eq!(
+                fault(m.access(0, 4, 4, t, Touch::Read)),
+                "AsyncCopyInFlight { buffer: \"s\", offset: 4, copy: 7 }"
+            );
+        }
+        let arrival = ok(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release));
+        assert!(arrival.completed);
+        ok(m.land_gated(
+            0,
+            4,
+            &[1, 2, 3, 4],
+            Issue {
+                copy: 7,
+                issuer: 1,
+                group: 0,
+            },
+            &[arrival.phase],
+        ));
+        m
+    }
+
+    fn unobserved(thread_offset: usize) -> String {
+        format!(
+            "AsyncCopyUnobserved {{ buffer: \"s\", offset: {thread_offset}, copy: 7, mbarrier: \"bar\", index: 0, phase: 0 }}"
+        )
+    }
+
+    #[test]
+    fn a_copy_landed_with_a_phase_is_seen_by_the_threads_that_observed_it() {
+        let mut m = landed();
+        // Its issuer and the other threads: none has observed the phase.
+        for t in 0..4 {
+            assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), unobserved(4));
+            assert_eq!(fault(m.access(0, 6, 2, t, Touch::Write)), unobserved(6));
+            assert_eq!(fault(m.begin_copy(0, 4, 4, t, 9)), unobserved(4));
+        }
+        // Bytes beside the copy are ordinary.
+        assert_eq!(fault(m.access(0, 8, 4, 0, Touch::Write)), "ok 8");
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), "ok 4");
+        assert_eq!(m.read(0, 4, 4), 0x0403_0201);
+        assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
+        // A relaxed wait returns but orders no memory.
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, false));
+        assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), "ok 4");
+        // Observers race with each other as usual: two readers, then a
+        // writer among the observers.
+        assert_eq!(
+            fault(m.access(0, 4, 4, 2, Touch::Write)),
+            format!("race s byte 4 other {}", u64::MAX)
+        );
+    }
+
+    #[test]
+    fn an_observer_may_copy_into_landed_bytes_again() {
+        let mut m = landed();
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        assert_eq!(fault(m.begin_copy(0, 4, 4, 2, 9)), "ok 4");
+        assert_eq!(
+            fault(m.access(0, 4, 4, 2, Touch::Read)),
+            "AsyncCopyInFlight { buffer: \"s\", offset: 4, copy: 9 }"
+        );
+        ok(m.complete_copy(0, 4, &[5, 6, 7, 8], 2));
+        assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), "ok 4");
+        assert_eq!(m.read(0, 4, 4), 0x0807_0605);
+    }
+
+    #[test]
+    fn a_barrier_lifts_the_gates_of_observed_phases_only() {
+        let mut m = landed();
+        // Nobody observed phase 0: the barrier leaves the bytes gated.
+        m.barrier();
+        assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert_eq!(fault(m.access(0, 4, 4, 0, Touch::Read)), "ok 4");
+        // Thread 0 observed it: after the barrier the bytes are ordinary
+        // for every thread, ordered after the landing and thread 0's read.
+        m.barrier();
+        assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Write)), "ok 4");
+        m.barrier();
+        for t in 0..4 {
+            assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), "ok 4");
+        }
+        assert!(m.gates.is_empty());
+    }
+
+    #[test]
+    fn phases_of_a_reinitialized_mbarrier_are_new_phases() {
+        let mut m = landed();
+        m.barrier();
+        ok(m.mbarrier_inval(BAR, 0, 0));
+        m.barrier();
+        ok(m.mbarrier_init(BAR, 0, 0, 1));
+        m.barrier();
+        assert!(arrive(&mut m, 2));
+        // Thread 2 observed phase 0 of the new initialization, not of the
+        // one the copy landed with.
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
+        m.barrier();
+        assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
+        // A new block starts without gates.
+        m.reset();
+        assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Write)), "ok 4");
+    }
+
+    // ------------------------------------- mbarrier phases order accesses
+
+    /// `bar[0]` expecting `count` arrivals; thread 1 wrote `s[0..4]`
+    /// before a barrier, then thread 2 read it.
+    fn read_by_2(count: u64) -> SharedMemory {
+        let mut m = initialized(0, count);
+        ok(m.access(0, 0, 4, 1, Touch::Write));
+        m.write(0, 0, 4, 7);
+        m.barrier();
+        ok(m.access(0, 0, 4, 2, Touch::Read));
+        m
+    }
+
+    /// One arriving statement: `threads` arrive on `bar[0]` as `arriving`.
+    fn arrive_all(m: &mut SharedMemory, threads: &[u64], arriving: Arriving) {
+        m.begin_arrivals();
+        for &t in threads {
+            ok(m.mbarrier_arrive(BAR, 0, t, arriving));
+        }
+    }
+
+    #[test]
+    fn a_phase_every_thread_arrived_on_orders_the_reads_before_it() {
+        let mut m = read_by_2(4);
+        arrive_all(&mut m, &[0, 1, 2, 3], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
+        // Thread 0 has not waited: its write races with thread 3's.
+        assert_eq!(
+            fault(m.access(0, 0, 4, 0, Touch::Write)),
+            "race s byte 0 other 3"
+        );
+        // Waiting, it is ordered after the read, not after thread 3's
+        // write (made after thread 3's arrival).
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 0, Touch::Write)),
+            "race s byte 0 other 3"
+        );
+    }
+
+    #[test]
+    fn without_the_wait_the_phase_orders_nothing() {
+        let mut m = read_by_2(4);
+        arrive_all(&mut m, &[0, 1, 2, 3], Arriving::Release);
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // A relaxed wait orders nothing either.
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, false));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+    }
+
+    #[test]
+    fn a_phase_only_some_threads_arrive_on_orders_nothing() {
+        // Two of the four threads, the reader among them.
+        let mut m = read_by_2(2);
+        arrive_all(&mut m, &[2, 0], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // Four arrivals, but thread 2 twice and thread 3 never.
+        let mut m = read_by_2(4);
+        arrive_all(&mut m, &[0, 1, 2, 2], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // Every thread, one of them relaxed.
+        let mut m = read_by_2(4);
+        arrive_all(&mut m, &[0, 1, 3], Arriving::Release);
+        arrive_all(&mut m, &[2], Arriving::Relaxed);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+    }
+
+    #[test]
+    fn a_phase_releases_only_what_came_before_its_first_arrival() {
+        // Threads 0 and 1 arrive; thread 2 reads again; then 2 and 3
+        // arrive. The second read is after the first arrival's epoch: a
+        // wait does not order it.
+        let mut m = read_by_2(4);
+        arrive_all(&mut m, &[0, 1], Arriving::Release);
+        ok(m.access(0, 0, 4, 2, Touch::Read));
+        arrive_all(&mut m, &[2, 3], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // A later phase of the object, every thread arriving after the
+        // read, orders it (the wait acquires the last release).
+        arrive_all(&mut m, &[0, 1, 2, 3], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 1, true));
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
+    }
+
+    #[test]
+    fn running_out_of_epochs_keeps_what_floors_order() {
+        let mut m = read_by_2(4);
+        arrive_all(&mut m, &[0, 1, 2, 3], Arriving::Release);
+        for _ in 0..MAX_EPOCH + 5 {
+            m.begin_arrivals();
+        }
+        assert!(m.epoch < 32, "{}", m.epoch);
+        // Thread 2's read is remembered: thread 0 races with it.
+        assert_eq!(
+            fault(m.access(0, 0, 4, 0, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // The phase's release survived: thread 3's wait orders the read.
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
+        // Renumbered again with thread 3's floor above the others'.
+        for _ in 0..MAX_EPOCH + 5 {
+            m.begin_arrivals();
+        }
+        assert!(m.epoch < 32, "{}", m.epoch);
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Read)), "ok 0");
+        assert_eq!(
+            fault(m.access(0, 0, 4, 1, Touch::Read)),
+            "race s byte 0 other 3"
+        );
+        m.barrier();
+        assert_eq!(fault(m.access(0, 0, 4, 1, Touch::Write)), "ok 0");
+    }
+
+    // ------------------------------- the issuer's wait retires its copy
+
+    #[test]
+    fn the_issuer_touches_its_landed_copy_once_its_wait_retired_the_group() {
+        let mut m = landed();
+        // Thread 1's copy was of its group 0. A wait that retires no
+        // group, or another thread's, shows it nothing.
+        m.retire_groups(1, 0);
+        m.retire_groups(2, 1);
+        for t in 1..3 {
+            assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), unobserved(4));
+        }
+        m.retire_groups(1, 1);
+        assert_eq!(fault(m.access(0, 4, 4, 1, Touch::Read)), "ok 4");
+        assert_eq!(m.read(0, 4, 4), 0x0403_0201);
+        assert_eq!(fault(m.access(0, 4, 4, 1, Touch::Write)), "ok 4");
+        // The other threads still need the phase...
+        assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        // ...and race with the issuer's accesses as usual.
+        assert_eq!(
+            fault(m.access(0, 4, 4, 2, Touch::Read)),
+            "race s byte 4 other 1"
+        );
+    }
+
+    #[test]
+    fn a_barrier_after_the_issuers_wait_lifts_its_copys_gate() {
+        let mut m = landed();
+        // Before the issuer's wait, a barrier lifts nothing.
+        m.barrier();
+        assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
+        m.retire_groups(1, 1);
+        m.barrier();
+        for t in 0..4 {
+            assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), "ok 4");
+        }
+        assert!(m.gates.is_empty());
     }
 }

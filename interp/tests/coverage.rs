@@ -33,6 +33,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::Barrier(_) => "barrier",
                         Semantics::AsyncCopy => "async copy",
                         Semantics::AsyncCommit | Semantics::AsyncWait { .. } => "async group",
+                        Semantics::Mbarrier(_) => "mbarrier",
                     };
                     *counts.entry(kind).or_default() += 1;
                 }
@@ -182,10 +183,12 @@ fn shared_memory_variants_have_the_semantics_of_their_global_twins() {
     let mut mismatches: Vec<String> = Vec::new();
     for form in FORMS.iter().filter(|f| f.usable == Usability::Yes) {
         for variant in legal_variants(form) {
-            // A copy between spaces (`cp.async`) has no global twin.
+            // A copy between spaces (`cp.async`) and an mbarrier object
+            // (shared memory only) have no global twin.
             if variant.usability() != Usability::Yes
                 || variant.space() != (Space::Shared { cluster: false })
                 || variant.has(Slot::Src)
+                || variant.effect() == Effect::Mbarrier
             {
                 continue;
             }
@@ -231,4 +234,48 @@ fn shared_memory_variants_have_the_semantics_of_their_global_twins() {
         mismatches.len(),
         mismatches.join("\n")
     );
+}
+
+/// Every usable mbarrier variant has the mbarrier semantics of its form:
+/// `init`, `inval`, a single `arrive` (its register or `_` state),
+/// releasing unless `.relaxed`,
+/// `cp.async.mbarrier.arrive` with or without `.noinc`, and the parity
+/// `try_wait` (with or without a time hint), acquiring unless `.relaxed`.
+#[test]
+fn every_usable_mbarrier_variant_has_mbarrier_semantics() {
+    use tile_kernel_interp::semantics::MbarrierOp;
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for form in FORMS.iter().filter(|f| f.effect == Effect::Mbarrier) {
+        for variant in legal_variants(form) {
+            let opcode = variant.opcode_text();
+            let found = semantics(&variant);
+            if variant.usability() != Usability::Yes {
+                assert!(found.is_err(), "{opcode} ({}) is not usable", form.id);
+                continue;
+            }
+            let expected = match form.id {
+                "mbarrier.init" => MbarrierOp::Init,
+                "mbarrier.inval" => MbarrierOp::Inval,
+                "mbarrier.arrive" | "mbarrier.arrive-sink" => MbarrierOp::Arrive {
+                    release: variant.get(Slot::Sem) != Some("relaxed"),
+                },
+                "cp.async.mbarrier.arrive" => MbarrierOp::CopyArrive {
+                    noinc: variant.has(Slot::Noinc),
+                },
+                "mbarrier.try_wait.parity" | "mbarrier.try_wait.parity-hint" => {
+                    MbarrierOp::WaitParity {
+                        acquire: variant.get(Slot::Sem) != Some("relaxed"),
+                    }
+                }
+                other => panic!("usable mbarrier form {other} without a known operation"),
+            };
+            match found {
+                Ok(Semantics::Mbarrier(op)) => assert_eq!(op, expected, "{opcode}"),
+                other => panic!("{opcode}: {other:?}"),
+            }
+            *seen.entry(format!("{expected:?}")).or_default() += 1;
+        }
+    }
+    println!("mbarrier variants: {seen:?}");
+    assert_eq!(seen.len(), 8, "{seen:?}");
 }

@@ -381,7 +381,9 @@ impl Value {
             Value::Special(name) => format!("special register `{name}`"),
             Value::Index { text, .. } => format!("runtime integer `{text}`"),
             Value::SourceBytes { .. } => "the copy's `src-size` (from `zero_fill`)".to_string(),
-            Value::Implicit(Implicit::Sink | Implicit::Discard) => "the discarded `state`".to_string(),
+            Value::Implicit(Implicit::Sink | Implicit::Discard) => {
+                "the discarded `state`".to_string()
+            }
             Value::Implicit(Implicit::RetryUntilDone) => "the wait's retry predicate".to_string(),
         }
     }

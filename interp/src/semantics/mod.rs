@@ -14,7 +14,9 @@
 //!
 //! Memory forms (`ld`, `st`, `ldu`, `prefetch`) move bytes and are run by the
 //! executor; atomics (`atom`, `red`) get their per-element update from
-//! [`atomic_update`]. Everything else is a [`Compute`].
+//! [`atomic_update`]; mbarrier operations ([`MbarrierOp`]) change the state
+//! of an mbarrier object, which the executor keeps. Everything else is a
+//! [`Compute`].
 //!
 //! Guarantee: a [`Compute`] never panics for any input bits, writes exactly
 //! [`Compute::outputs`] lanes, each masked to its carrier width, and is the
@@ -260,6 +262,41 @@ pub enum Semantics {
     /// `cp.async.wait_group n` (`all: false`, `n` its operand) or
     /// `cp.async.wait_all`.
     AsyncWait { all: bool },
+    /// An operation on an mbarrier object in shared memory.
+    Mbarrier(MbarrierOp),
+}
+
+/// What an mbarrier form does to its object (the 8 bytes at its `addr`).
+/// Operands, in PTX order (the executor takes them from the variant):
+///
+/// - `Init`: `[addr], count`;
+/// - `Inval`: `[addr]`;
+/// - `Arrive`: `state, [addr]`, `state` a `.b64` register or the sink `_`;
+/// - `CopyArrive`: `[addr]`;
+/// - `WaitParity`: `done, [addr], parity` (and `suspendTimeHint`, which
+///   changes no result), `done` the compiler's retry predicate: the wait
+///   blocks until the phase has completed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MbarrierOp {
+    /// `mbarrier.init`: phase 0, `count` arrivals expected per phase.
+    Init,
+    /// `mbarrier.inval`: the object is no mbarrier any more.
+    Inval,
+    /// `mbarrier.arrive` (one arrival); `release` (the default, or
+    /// `.release`): the thread's earlier accesses are ordered before what
+    /// a wait that observes the phase does; `.relaxed` orders none.
+    Arrive { release: bool },
+    /// `cp.async.mbarrier.arrive`: the thread's `cp.async` copies so far
+    /// complete with the object's current phase; `noinc`: it is also one
+    /// of the phase's arrivals (else it adds none: PTX raises the pending
+    /// count and arrives when the copies complete).
+    CopyArrive { noinc: bool },
+    /// `mbarrier.try_wait.parity`, retried until done: returns once the
+    /// phase of the parity has completed. `acquire` (the default, or
+    /// `.acquire`): the waiting thread then sees what the completed
+    /// phases made visible (the copies that landed with them); `.relaxed`
+    /// orders no memory.
+    WaitParity { acquire: bool },
 }
 
 /// Why a variant has no semantics.
@@ -303,6 +340,11 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
                 update,
                 returns_old,
             });
+        }
+        Effect::Mbarrier if modelled => {
+            return mbarrier(variant)
+                .map(Semantics::Mbarrier)
+                .ok_or_else(missing);
         }
         _ => {}
     }
@@ -359,6 +401,33 @@ pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
     Some(Barrier {
         count: variant.form.operands.iter().any(|o| o.name == "b"),
         reduction,
+    })
+}
+
+/// The mbarrier operation of an `Effect::Mbarrier` variant, for the forms
+/// the executor models: `init`, `inval`, a single `arrive` (not its
+/// `count`, `expect_tx` or `drop` forms), `cp.async.mbarrier.arrive` and the
+/// parity `try_wait`.
+pub fn mbarrier(variant: &Modifiers) -> Option<MbarrierOp> {
+    if variant.effect() != Effect::Mbarrier {
+        return None;
+    }
+    let operands: Vec<&str> = variant.form.operands.iter().map(|o| o.name).collect();
+    Some(match (variant.form.mnemonic, operands.as_slice()) {
+        ("mbarrier.init", ["addr", "count"]) => MbarrierOp::Init,
+        ("mbarrier.inval", ["addr"]) => MbarrierOp::Inval,
+        ("mbarrier.arrive", ["state", "addr"]) => MbarrierOp::Arrive {
+            release: variant.get(Slot::Sem) != Some("relaxed"),
+        },
+        ("cp.async.mbarrier.arrive", ["addr"]) => MbarrierOp::CopyArrive {
+            noinc: variant.has(Slot::Noinc),
+        },
+        ("mbarrier.try_wait", ["done", "addr", "parity", ..]) if variant.has(Slot::Parity) => {
+            MbarrierOp::WaitParity {
+                acquire: variant.get(Slot::Sem) != Some("relaxed"),
+            }
+        }
+        _ => return None,
     })
 }
 

@@ -413,7 +413,34 @@ impl Walk<'_> {
         }
         // Each ring's tickets at the head of iteration `k`: `F0 + d * (k -
         // start)`, with `d` measured on a silent pass.
+        // Bounds that differ between threads: threads run different
+        // iterations, which the lock-step count cannot follow.
+        let divergent = [&header.start, &header.end, &header.step]
+            .iter()
+            .any(|p| p.atoms().into_iter().any(|a| self.thread_dependent(a)));
+        if divergent {
+            self.divergent += 1;
+        }
         let (entry, exit_rings) = self.ring_heads(looped, header, entry);
+        let state = self.looped_iterations(looped, header, entry);
+        if divergent {
+            self.divergent -= 1;
+        }
+        State {
+            rings: exit_rings,
+            ..state
+        }
+    }
+
+    /// The iterations of a runtime loop that issues, commits or waits for
+    /// copies or mbarrier phases, to a fixpoint (module doc); the state
+    /// after it, its rings as the last iteration left them.
+    fn looped_iterations(
+        &mut self,
+        looped: &Loop,
+        header: &crate::checked::LoopHeader,
+        entry: State,
+    ) -> State {
         self.loops.push(looped.first_atom);
         let first = looped.first_atom;
         let mut exits = entry.clone();
@@ -451,11 +478,8 @@ impl Walk<'_> {
         }
         self.loops.pop();
         // After the loop its variable means nothing: forget what depends on
-        // it. The rings have completed `d` tickets per iteration.
-        State {
-            rings: exit_rings,
-            ..forget_state(exits, first)
-        }
+        // it.
+        forget_state(exits, first)
     }
 
     /// The state at a runtime loop's head with each ring's tickets counted
@@ -756,7 +780,9 @@ impl Walk<'_> {
     /// register.
     fn on_thread(&self, cond: &Cond) -> bool {
         let thread_atom = |p: &Poly| {
-            p.atoms().into_iter().any(|atom| self.thread_dependent(atom))
+            p.atoms()
+                .into_iter()
+                .any(|atom| self.thread_dependent(atom))
         };
         match cond {
             Cond::Const(_) | Cond::Param(_) => false,
@@ -1114,7 +1140,10 @@ fn forget_copy(mut copy: Copy, first: AtomId) -> Copy {
     }
     drop_stale_separations(&mut copy.separations, first);
     if let Some(attachment) = &mut copy.attachment
-        && attachment.ticket.as_ref().is_some_and(|t| names_loop(t, first))
+        && attachment
+            .ticket
+            .as_ref()
+            .is_some_and(|t| names_loop(t, first))
     {
         attachment.ticket = None;
     }
@@ -1136,7 +1165,11 @@ fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
     }
     forget_axes(&mut touch.footprint, first);
     drop_stale_separations(&mut touch.separations, first);
-    if touch.released.as_ref().is_some_and(|(_, t)| names_loop(t, first)) {
+    if touch
+        .released
+        .as_ref()
+        .is_some_and(|(_, t)| names_loop(t, first))
+    {
         touch.released = None;
     }
     touch.loops.retain(|l| *l < first);

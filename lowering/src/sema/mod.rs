@@ -1326,7 +1326,10 @@ impl<'k> Checker<'k> {
             .iter()
             .any(|m| leading(m) == Some(Implicit::RetryUntilDone));
         if waits && given {
-            let span = apply.operands.first().map_or(apply.opcode_span, ast::Operand::span);
+            let span = apply
+                .operands
+                .first()
+                .map_or(apply.opcode_span, ast::Operand::span);
             self.diags.push(
                 Diagnostic::new(
                     Code::WAIT_PREDICATE_GIVEN,

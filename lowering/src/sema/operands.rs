@@ -91,7 +91,10 @@ impl Checker<'_> {
             // barrier operands are nothing else.
             if let (OperandKind::Address, Value::Memory { buffer, name, .. }) = (slot.kind, value) {
                 let is_barrier = buffer.space == MemorySpace::Shared
-                    && self.shared.get(buffer.index).is_some_and(|s| s.buffer.mbarrier);
+                    && self
+                        .shared
+                        .get(buffer.index)
+                        .is_some_and(|s| s.buffer.mbarrier);
                 let wants_barrier = form.effect() == crate::ptx::Effect::Mbarrier;
                 if is_barrier != wants_barrier {
                     errors.push(if wants_barrier {

@@ -57,6 +57,9 @@ pub(super) struct Ring {
     pub arrivals: i128,
     /// Whether every thread of the CTA took part in those arrivals.
     pub everyone: bool,
+    /// Whether every one of those arrivals releases the thread's accesses
+    /// before it (a plain `mbarrier.arrive` that is not `.relaxed`).
+    pub releasing: bool,
 }
 
 impl Ring {
@@ -68,6 +71,7 @@ impl Ring {
             completed: Some(Poly::constant(0)),
             arrivals: 0,
             everyone: true,
+            releasing: true,
         }
     }
 
@@ -97,6 +101,7 @@ pub(super) fn join_rings(a: &mut Vec<Ring>, b: Vec<Ring>) {
                     found.completed = None;
                 }
                 found.everyone &= ring.everyone;
+                found.releasing &= ring.releasing;
             }
             None => a.push(ring),
         }
@@ -208,7 +213,8 @@ impl Walk<'_> {
             .as_ref()
             .is_some_and(|s| self.known(s).as_const().is_some());
         let Some(count) = count.filter(|_| constant_objects) else {
-            self.ring_error(operand.buffer, 
+            self.ring_error(
+                operand.buffer,
                 Diagnostic::new(
                     Code::MBARRIER_ARRIVALS,
                     operand.span,
@@ -221,9 +227,14 @@ impl Walk<'_> {
             );
             return;
         };
+        if apply.guard != Cond::Const(true) {
+            // It may not run: its objects are not known to be initialized.
+            return;
+        }
         for object in self.objects(operand, ring) {
             if ring.counts[object].is_some() {
-                self.ring_error(operand.buffer, 
+                self.ring_error(
+                operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_REINIT,
                         operand.span,
@@ -242,6 +253,7 @@ impl Walk<'_> {
             ring.completed = Some(Poly::constant(0));
             ring.arrivals = 0;
             ring.everyone = true;
+            ring.releasing = true;
         }
     }
 
@@ -268,7 +280,10 @@ impl Walk<'_> {
                 "give every object of the buffer the same count, or use a buffer per count",
             ),
         };
-        self.ring_error(operand.buffer, Diagnostic::new(Code::MBARRIER_UNINITIALIZED, operand.span, message).with_help(help));
+        self.ring_error(
+            operand.buffer,
+            Diagnostic::new(Code::MBARRIER_UNINITIALIZED, operand.span, message).with_help(help),
+        );
         false
     }
 
@@ -276,7 +291,8 @@ impl Walk<'_> {
     /// `if`s on the thread's index, one where the facts pin every thread
     /// axis; `None` otherwise.
     fn running(&self, apply: &Apply) -> Option<i128> {
-        if apply.user_guard != Cond::Const(true) {
+        // A `pred` or a bounds guard may skip it.
+        if apply.guard != Cond::Const(true) {
             return None;
         }
         let block = self.context.threads.launch.block;
@@ -296,7 +312,13 @@ impl Walk<'_> {
 
     /// The arrivals of `apply` on the ring's object: toward the ticket in
     /// progress, completing it at the init count.
-    fn arrive(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, index: usize, state: &mut State) {
+    fn arrive(
+        &mut self,
+        apply: &Apply,
+        operand: &BarrierOperand<'_>,
+        index: usize,
+        state: &mut State,
+    ) {
         let block: i128 = self
             .context
             .threads
@@ -306,7 +328,8 @@ impl Walk<'_> {
             .map(|b| i128::from(*b))
             .product();
         let Some(running) = self.running(apply) else {
-            self.ring_error(operand.buffer, 
+            self.ring_error(
+                operand.buffer,
                 Diagnostic::new(
                     Code::MBARRIER_ARRIVALS,
                     operand.span,
@@ -325,11 +348,17 @@ impl Walk<'_> {
             return;
         };
         if operand.len != 1 {
-            self.ring_error(operand.buffer, Diagnostic::new(
-                Code::MBARRIER_ARRIVALS,
-                operand.span,
-                format!("`{}` arrives on one object at a time; this operand names {}", apply.opcode, operand.len),
-            ));
+            self.ring_error(
+                operand.buffer,
+                Diagnostic::new(
+                    Code::MBARRIER_ARRIVALS,
+                    operand.span,
+                    format!(
+                        "`{}` arrives on one object at a time; this operand names {}",
+                        apply.opcode, operand.len
+                    ),
+                ),
+            );
             return;
         }
         let ticket = self.known(&completed);
@@ -342,14 +371,18 @@ impl Walk<'_> {
                 let remainder = if lo >= 0 && hi < ring.size {
                     Some(ticket.clone())
                 } else {
-                    self.computed(ComputedOp::Rem, vec![ticket.clone(), Poly::constant(ring.size)])
+                    self.computed(
+                        ComputedOp::Rem,
+                        vec![ticket.clone(), Poly::constant(ring.size)],
+                    )
                 };
                 remainder.is_some_and(|r| r == *o || self.equal(&r, o, &apply.facts))
             }
             (None, _) => false,
         };
         if !on_ticket {
-            self.ring_error(operand.buffer, 
+            self.ring_error(
+                operand.buffer,
                 Diagnostic::new(
                     Code::MBARRIER_ARRIVALS,
                     operand.span,
@@ -377,26 +410,39 @@ impl Walk<'_> {
             ).with_help(format!("initialize the objects with the arrivals each phase gets: {arrivals}")));
             return;
         }
-        let everyone = ring.everyone && running == block;
+        // A plain arrive releases what the thread did before it (unless
+        // `.relaxed`); the arrive-on of `cp.async.mbarrier.arrive` does
+        // not (PTX gives it no release of the thread's other accesses).
+        let releases = apply.form.form.mnemonic == "mbarrier.arrive"
+            && apply.form.get(crate::ptx::Slot::Sem) != Some("relaxed");
+        let first = ring.arrivals == 0;
+        let releasing = releases && (first || ring.releasing);
         if arrivals < count {
             let ring = &mut state.rings[index];
             ring.arrivals = arrivals;
-            ring.everyone = everyone && ring.arrivals == running;
+            ring.everyone = running == block || (!first && ring.everyone);
+            ring.releasing = releasing;
             return;
         }
         // The phase completes. Unless every thread arrived toward it, a
         // thread may still be waiting for the object's previous phase.
-        if !(everyone || (ring.arrivals == 0 && running == block)) {
+        // Unless every thread took part in this phase's arrivals (each
+        // after its wait for the object's previous phase), a waiter may
+        // still be behind.
+        let every_thread_arrived = ring.everyone && !first;
+        if running != block && !every_thread_arrived {
             self.overrun(apply, operand, &state.touches);
         }
-        // A `.relaxed` arrive orders nothing.
-        if running == block && apply.form.get(crate::ptx::Slot::Sem) != Some("relaxed") {
+        // Every thread's accesses before its arrival are ordered before the
+        // waits for this ticket when every thread arrived once, releasing.
+        if running == block && first && releasing {
             self.release(&mut state.touches, operand.buffer, &completed);
         }
         let ring = &mut state.rings[index];
         ring.completed = Some(completed.add_const(1));
         ring.arrivals = 0;
         ring.everyone = true;
+        ring.releasing = true;
     }
 
     /// Touches of the CTA made before every thread's arrival on ticket
@@ -414,7 +460,10 @@ impl Walk<'_> {
     fn overrun(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, touches: &[Touch]) {
         let Some(start) = &operand.start else { return };
         let here: Footprint = vec![Some((start.clone(), 1))];
-        for touch in touches.iter().filter(|t| t.buffer == operand.buffer && t.released.is_none()) {
+        for touch in touches
+            .iter()
+            .filter(|t| t.buffer == operand.buffer && t.released.is_none())
+        {
             let there: Footprint = touch.footprint.iter().take(1).cloned().collect();
             if self.apart(&there, &here, &apply.facts) {
                 continue;
@@ -428,7 +477,8 @@ impl Walk<'_> {
             if self.own_bytes(&touch.separations, &touch.pinned, apply, view) {
                 continue;
             }
-            self.ring_error(operand.buffer, 
+            self.ring_error(
+                operand.buffer,
                 Diagnostic::new(
                     Code::MBARRIER_OVERRUN,
                     operand.span,
@@ -444,7 +494,8 @@ impl Walk<'_> {
     }
 
     fn unknown_phases(&mut self, apply: &Apply, operand: &BarrierOperand<'_>) {
-        self.ring_error(operand.buffer, 
+        self.ring_error(
+                operand.buffer,
             Diagnostic::new(
                 Code::MBARRIER_PHASE,
                 operand.span,
@@ -471,18 +522,29 @@ impl Walk<'_> {
 
     /// `mbarrier.try_wait.parity`: acquires the last completed ticket of
     /// its object, which its parity must name.
-    fn wait(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, index: usize, state: &mut State) {
+    fn wait(
+        &mut self,
+        apply: &Apply,
+        operand: &BarrierOperand<'_>,
+        index: usize,
+        state: &mut State,
+    ) {
         let ring = &state.rings[index];
         let Some(completed) = ring.completed.clone() else {
             self.unknown_phases(apply, operand);
             return;
         };
         let size = ring.size;
-        let parity = apply.operands.iter().find_map(|o| match (&o.value, o.slot.name) {
-            (Value::Literal(crate::ast::LiteralValue::Int(p)), "parity") => Some(Poly::constant(*p)),
-            (Value::Index { value, .. }, "parity") => Some(value.clone()),
-            _ => None,
-        });
+        let parity = apply
+            .operands
+            .iter()
+            .find_map(|o| match (&o.value, o.slot.name) {
+                (Value::Literal(crate::ast::LiteralValue::Int(p)), "parity") => {
+                    Some(Poly::constant(*p))
+                }
+                (Value::Index { value, .. }, "parity") => Some(value.clone()),
+                _ => None,
+            });
         let (Some(object), Some(parity)) = (operand.start.clone(), parity) else {
             self.unknown_phases(apply, operand);
             return;
@@ -493,13 +555,20 @@ impl Walk<'_> {
         let verdict = match written {
             Ok(ticket) => Ok(ticket),
             Err(error) => {
-                let (object, parity, known) =
-                    (self.known(&object), self.known(&parity), self.known(&completed));
+                let (object, parity, known) = (
+                    self.known(&object),
+                    self.known(&parity),
+                    self.known(&completed),
+                );
                 let constant = (object.as_const().is_some() && known.as_const().is_some())
                     .then(|| self.acquired_ticket(&object, &parity, &known, size, &apply.facts));
                 match constant {
                     Some(Ok(ticket)) => Ok(ticket),
-                    Some(Err(constant_error)) if self.remainder_of(&operand_start(operand), size).is_none() => Err(constant_error),
+                    Some(Err(constant_error))
+                        if self.remainder_of(&operand_start(operand), size).is_none() =>
+                    {
+                        Err(constant_error)
+                    }
                     _ => Err(error),
                 }
             }
@@ -508,7 +577,8 @@ impl Walk<'_> {
         let ticket = match verdict {
             Ok(ticket) => self.known(&ticket),
             Err(WaitError::NotCompleted) => {
-                self.ring_error(operand.buffer, 
+                self.ring_error(
+                operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_NEVER_COMPLETES,
                         operand.span,
@@ -532,7 +602,8 @@ impl Walk<'_> {
                 return;
             }
             Err(WaitError::Parity(expected)) => {
-                self.ring_error(operand.buffer, 
+                self.ring_error(
+                operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_PHASE,
                         operand.span,
@@ -548,7 +619,8 @@ impl Walk<'_> {
                 return;
             }
             Err(WaitError::Unknown) => {
-                self.ring_error(operand.buffer, 
+                self.ring_error(
+                operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_PHASE,
                         operand.span,
@@ -568,8 +640,11 @@ impl Walk<'_> {
             }
         };
         // A `.relaxed` wait acquires nothing: the phase is checked, but the
-        // copies and accesses stay as they were.
-        if apply.form.get(crate::ptx::Slot::Sem) == Some("relaxed") {
+        // copies and accesses stay as they were; nor does a wait a `pred` or
+        // a bounds guard may skip.
+        if apply.form.get(crate::ptx::Slot::Sem) == Some("relaxed")
+            || apply.guard != Cond::Const(true)
+        {
             return;
         }
         // What the arrivals of tickets up to this one released is ordered
@@ -665,9 +740,7 @@ impl Walk<'_> {
         let below = |t: &Poly| prover.le(&t.add_const(1), completed);
         let recent = |t: &Poly| prover.le(&completed.add_const(-size), t);
         let candidates = [(x.clone(), 0), (x.add_const(-size), -1)];
-        let Some((ticket, shift)) = candidates
-            .into_iter()
-            .find(|(t, _)| below(t) && recent(t))
+        let Some((ticket, shift)) = candidates.into_iter().find(|(t, _)| below(t) && recent(t))
         else {
             // Ticket `x` not completed yet, or not countable.
             return Err(if prover.le(completed, &x) {
@@ -726,7 +799,9 @@ impl Walk<'_> {
                 _ => None,
             }
         };
-        let [atom] = parity.atoms()[..] else { return None };
+        let [atom] = parity.atoms()[..] else {
+            return None;
+        };
         let offset = bit(atom)?;
         if *parity == Poly::atom(atom) {
             Some(offset)
