@@ -7,7 +7,9 @@
 //! stage it just emptied. Two rings: 4 and 8 stages (`S`). Each thread reads
 //! only what it copied, so no barrier is needed: the checker proves it (a
 //! read before the wait, a refill of a stage in flight, or a read of
-//! another thread's bytes without a barrier are compile errors). Checked bit
+//! another thread's bytes without a barrier are compile errors). A third
+//! kernel runs the 4-stage ring through mbarriers, each thread reading
+//! another thread's bytes with no CTA barrier in the loop. Checked bit
 //! for bit against the host; on a GPU, timed against a device copy of the
 //! same bytes.
 //!
@@ -125,6 +127,107 @@ ring_kernel!(
     in_flight = 0
 );
 
+/// The 4-stage ring through mbarriers, each thread reading the 16 bytes
+/// thread `255 - tx` copied (so each chunk of 1024 values comes out scaled
+/// and reversed by groups of 4: `y[r, 1024 j + 4 t + i] = x[r, 1024 j +
+/// 1020 - 4 t + i] * scale[r]` where both are in the row): every
+/// thread's `cp.async.mbarrier.arrive.noinc` completes a stage's phase on
+/// `full`, a wait on it publishes the stage to the whole CTA, and every
+/// thread's arrive on `empty` after its read lets the refill of that stage
+/// start with no CTA barrier in the loop.
+#[tile_kernel(grid = [M, 1, 1], block = [256, 1, 1])]
+fn scale_rows_mbarrier4(x: Tensor<f32, M, N>, scale: Tensor<f32, M>, y: Tensor<f32, M, N>) {
+    let tx = thread_id(0);
+    let row = cta_id(0);
+    let ring = alloc_shared::<f32>([4, 1024]);
+    let full = alloc_shared::<Mbarrier>([4]);
+    let empty = alloc_shared::<Mbarrier>([4]);
+    let v = alloc_local::<f32>([1, 4]);
+    let f = alloc_local::<f32>([1, 1]);
+    apply(
+        ptx["ld.global.f32"],
+        f,
+        scale.slice(s![row..row + 1]).unsqueeze(0),
+    );
+    if tx == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..4]).reshape([4, 1]),
+            256,
+        );
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            empty.slice(s![0..4]).reshape([4, 1]),
+            256,
+        );
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    for s in 0..3 {
+        let c = s * 1024 + 4 * tx;
+        apply(
+            ptx["cp.async.cg.shared.global"],
+            ring.slice(s![s..s + 1, 4 * tx..4 * tx + 4]),
+            x.slice(s![row..row + 1, c..c + 4]),
+            16,
+        );
+        apply(
+            ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"],
+            full.slice(s![s..s + 1]),
+        );
+    }
+    for j in 0..ceil_div(N, 1024) {
+        let stage = j % 4;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            full.slice(s![stage..stage + 1]),
+            (j / 4) % 2,
+        );
+        // Thread 255 - tx's bytes (stored at this thread's place: each
+        // chunk comes out reversed by 16-byte groups).
+        let back = 1020 - 4 * tx;
+        let c = j * 1024 + 4 * tx;
+        let from = j * 1024 + back;
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            ring.slice(s![stage..stage + 1, back..back + 4]),
+            pred = from + 4 <= N,
+        );
+        apply(
+            ptx["mbarrier.arrive.shared::cta.b64"],
+            empty.slice(s![stage..stage + 1]),
+        );
+        // The stage chunk j - 1 left, once every thread has read it.
+        let refill = (j + 3) % 4;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            empty.slice(s![refill..refill + 1]),
+            ((j + 3) / 4 + 1) % 2,
+        );
+        let next = (j + 3) * 1024 + 4 * tx;
+        apply(
+            ptx["cp.async.cg.shared.global"],
+            ring.slice(s![refill..refill + 1, 4 * tx..4 * tx + 4]),
+            x.slice(s![row..row + 1, next..next + 4]),
+            16,
+        );
+        apply(
+            ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"],
+            full.slice(s![refill..refill + 1]),
+        );
+        if from + 4 <= N {
+            ewise(|a: f32, s: f32| a * s, v, v, f.broadcast([1, 4]));
+            apply(
+                ptx["st.global.v4.f32"],
+                y.slice(s![row..row + 1, c..c + 4]),
+                v,
+                pred = c + 4 <= N,
+            );
+        }
+    }
+    apply(ptx["cp.async.wait_all"]);
+}
+
 type Kernel = fn(
     &Device,
     &DeviceTensor<f32>,
@@ -132,9 +235,30 @@ type Kernel = fn(
     &mut DeviceTensor<f32>,
 ) -> Result<(), Error>;
 
-const KERNELS: [(&str, Kernel); 2] = [
-    ("scale_rows_ring4", scale_rows_ring4),
-    ("scale_rows_ring8", scale_rows_ring8),
+/// The column of `x` that column `c` of `y` holds in a row of `n`
+/// (`None`: the kernel leaves it as it was).
+type Source = fn(usize, usize) -> Option<usize>;
+
+/// Element-wise: every column its own.
+fn same_column(_: usize, c: usize) -> Option<usize> {
+    Some(c)
+}
+
+/// Chunks of 1024 reversed by groups of 4 where both groups are in the row.
+fn reversed_groups(n: usize, c: usize) -> Option<usize> {
+    let (base, within) = (c / 1024 * 1024, c % 1024);
+    let from = base + 1020 - within / 4 * 4;
+    (from + 4 <= n && base + within / 4 * 4 + 4 <= n).then_some(from + within % 4)
+}
+
+const KERNELS: [(&str, Kernel, Source); 3] = [
+    ("scale_rows_ring4", scale_rows_ring4, same_column),
+    ("scale_rows_ring8", scale_rows_ring8, same_column),
+    (
+        "scale_rows_mbarrier4",
+        scale_rows_mbarrier4,
+        reversed_groups,
+    ),
 ];
 
 /// Deterministic values in (-8, 8).
@@ -173,11 +297,13 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
             Ok(())
         })? / f64::from(runs)
     };
-    for (name, kernel) in KERNELS {
+    for (name, kernel, source) in KERNELS {
+        y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
         kernel(dev, &x, &scale, &mut y)?;
         let got = y.download()?;
-        for (i, (g, v)) in got.iter().zip(&host).enumerate() {
-            let want = v * factors[i / n];
+        for (i, g) in got.iter().enumerate() {
+            let (r, c) = (i / n, i % n);
+            let want = source(n, c).map_or(f32::NAN, |from| host[r * n + from] * factors[r]);
             assert_eq!(
                 g.to_bits(),
                 want.to_bits(),
@@ -212,6 +338,7 @@ fn main() -> Result<(), Error> {
         &[
             ("scale_rows_ring4", scale_rows_ring4::PTX),
             ("scale_rows_ring8", scale_rows_ring8::PTX),
+            ("scale_rows_mbarrier4", scale_rows_mbarrier4::PTX),
         ],
         &[(3, 1024), (2, 5000), (1, 8), (4, 12288)],
         &[(65536, 4096), (16384, 16384)],

@@ -11,9 +11,8 @@
 //!   before refilling that stage.
 //!
 //! - `spellings`: the other usable spellings (`.shared`, `.release.cta`,
-//!   `.relaxed`, `.acquire.cta`, the time hint, `cp.async.mbarrier.arrive`
-//!   without `.noinc`, `mbarrier.inval` and a second init), each assembled
-//!   and run.
+//!   `.relaxed`, `.acquire.cta`, the time hint, `mbarrier.inval` and a
+//!   second init), each assembled and run.
 //!
 //! The protocol mistakes are compile errors: UI cases `mbarrier_*` in
 //! `ui-tests/tests/compile-fail`; the interpreter's faults for programs
@@ -196,14 +195,8 @@ fn spellings(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
         x.slice(s![row..row + 1, t..t + 1]).reshape([1]),
         4,
     );
-    // Without `.noinc` the copy's arrival is balanced by the pending count
-    // it adds: the thread's own arrive completes the phase.
     apply(
-        ptx["cp.async.mbarrier.arrive.shared::cta.b64"],
-        bars.slice(s![0..1]),
-    );
-    apply(
-        ptx["mbarrier.arrive.release.cta.shared::cta.b64"],
+        ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"],
         bars.slice(s![0..1]),
     );
     apply(
@@ -219,9 +212,10 @@ fn spellings(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
         landed.slice(s![u..u + 1]).reshape([1, 1]),
     );
     ewise(|a: u32| a + 1, v, v);
-    // A phase that orders nothing, waited without acquiring.
+    // The next ticket, object 1: a releasing arrive, a wait that does not
+    // acquire.
     apply(
-        ptx["mbarrier.arrive.relaxed.cta.shared.b64"],
+        ptx["mbarrier.arrive.release.cta.shared::cta.b64"],
         bars.slice(s![1..2]),
     );
     apply(
@@ -243,7 +237,10 @@ fn spellings(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
         );
     }
     apply(ptx["bar.sync"], 0, scope = "cta");
-    apply(ptx["mbarrier.arrive.shared::cta.b64"], bars.slice(s![0..1]));
+    apply(
+        ptx["mbarrier.arrive.relaxed.cta.shared.b64"],
+        bars.slice(s![0..1]),
+    );
     apply(
         ptx["mbarrier.try_wait.parity.shared.b64"],
         bars.slice(s![0..1]),

@@ -1777,10 +1777,11 @@ mod tests {
             run(read_arrive_refill(4, all(arrive()), true)),
             Ok(vec![7; 4])
         );
-        // `.noinc` copy arrivals of every thread release as well.
+        // `.noinc` copy arrivals complete the phase but release nothing:
+        // PTX orders only the copies before them.
         assert_eq!(
             run(read_arrive_refill(4, all(copy_arrive(true)), true)),
-            Ok(vec![7; 4])
+            refill_race(8)
         );
         // Without the wait, the refill races with the reads.
         assert_eq!(

@@ -808,8 +808,42 @@ mod tests {
         }
     "#;
 
+    /// A ring of `cp.async` copies completing on mbarriers, read across
+    /// threads after a parity wait, refilled after an "empty" wait.
+    const SEED_RING: &str = r#"
+        fn ring(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>) {
+            let t = thread_id(0);
+            let row = cta_id(0);
+            let ring = alloc_shared::<f32>([2, 128]);
+            let full = alloc_shared::<Mbarrier>([2]);
+            let empty = alloc_shared::<Mbarrier>([2]);
+            let v = alloc_local::<f32>([1, 4]);
+            if t == 0 {
+                apply(ptx["mbarrier.init.shared::cta.b64"], full.slice(s![0..2]).reshape([2, 1]), 32);
+                apply(ptx["mbarrier.init.shared::cta.b64"], empty.slice(s![0..2]).reshape([2, 1]), 32);
+            }
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            apply(ptx["cp.async.cg.shared.global"], ring.slice(s![0..1, 4 * t..4 * t + 4]), x.slice(s![row..row + 1, 4 * t..4 * t + 4]), 16);
+            apply(ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"], full.slice(s![0..1]));
+            for j in 0..N / 128 {
+                let stage = j % 2;
+                apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (j / 2) % 2);
+                apply(ptx["ld.shared.v4.f32"], v, ring.slice(s![stage..stage + 1, 124 - 4 * t..128 - 4 * t]));
+                apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![stage..stage + 1]));
+                let refill = (j + 1) % 2;
+                apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], empty.slice(s![refill..refill + 1]), ((j + 1) / 2 + 1) % 2);
+                let next = (j + 1) * 128 + 4 * t;
+                apply(ptx["cp.async.cg.shared.global"], ring.slice(s![refill..refill + 1, 4 * t..4 * t + 4]), x.slice(s![row..row + 1, next..next + 4]), 16);
+                apply(ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"], full.slice(s![refill..refill + 1]));
+                let c = j * 128 + 4 * t;
+                apply(ptx["st.global.v4.f32"], y.slice(s![row..row + 1, c..c + 4]), v);
+            }
+            apply(ptx["cp.async.wait_all"]);
+        }
+    "#;
+
     /// `(attribute arguments, item)` of each seed.
-    fn seeds() -> [(&'static str, &'static str); 3] {
+    fn seeds() -> [(&'static str, &'static str); 4] {
         [
             ("grid = 1, block = 1", SEED),
             (
@@ -817,6 +851,7 @@ mod tests {
                 SEED_SCALE,
             ),
             ("grid = 4, block = [32, 1, 1]", SEED_LOOP),
+            ("grid = [M, 1, 1], block = [32, 1, 1], arch = \"sm_90\"", SEED_RING),
         ]
     }
 

@@ -722,9 +722,8 @@ impl KernelParser<'_> {
         for elem in &array.elems {
             // A shared extent may name a size symbol (the dynamic buffer,
             // sized at launch); the checker decides which names are.
-            let symbolic = space.is_shared()
-                && const_eval(elem).is_err()
-                && const_eval_symbolic(elem).is_ok();
+            let symbolic =
+                space.is_shared() && const_eval(elem).is_err() && const_eval_symbolic(elem).is_ok();
             if symbolic {
                 shape.push(Dim {
                     expr: self.expr(elem),

@@ -290,7 +290,12 @@ impl Walk<'_> {
     /// The threads that run `apply` together: all of the CTA's outside
     /// `if`s on the thread's index, one where the facts pin every thread
     /// axis; `None` otherwise.
-    fn running(&self, apply: &Apply) -> Option<i128> {
+    ///
+    /// One thread counts only where it provably runs the statement: with
+    /// the pinned thread indices put in, every condition on the thread in
+    /// scope holds given the others (an `if t == 0 && k < n` arm may run for
+    /// no thread, and its arrivals would never happen).
+    fn running(&mut self, apply: &Apply) -> Option<i128> {
         // A `pred` or a bounds guard may skip it.
         if apply.guard != Cond::Const(true) {
             return None;
@@ -302,12 +307,41 @@ impl Walk<'_> {
         let threads = &self.context.threads;
         let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
         let pinned = threads.pinned_digits(&prover);
-        (0..3u8)
-            .all(|axis| {
-                block[usize::from(axis)] <= 1
-                    || pinned.iter().any(|(d, _)| *d == Digit::Thread(axis))
-            })
-            .then_some(1)
+        let mut values = Vec::new();
+        for axis in 0..3u8 {
+            if block[usize::from(axis)] <= 1 {
+                continue;
+            }
+            let (_, value) = pinned.iter().find(|(d, _)| *d == Digit::Thread(axis))?;
+            let atom = self
+                .atoms
+                .iter()
+                .find(|(_, a)| a.kind == AtomKind::ThreadId(axis))
+                .map(|(id, _)| id)?;
+            values.push((atom, *value));
+        }
+        let (on_thread, uniform): (Vec<&Fact>, Vec<&Fact>) = apply
+            .facts
+            .iter()
+            .partition(|f| f.atoms().into_iter().any(|a| self.thread_dependent(a)));
+        let uniform: Vec<Fact> = uniform.into_iter().cloned().collect();
+        for fact in on_thread {
+            let mut known = fact.clone();
+            for (atom, value) in &values {
+                known = self.substitute(&known, *atom, &Poly::constant(*value), 0, false)?;
+            }
+            if known.atoms().into_iter().any(|a| self.thread_dependent(a)) {
+                return None;
+            }
+            let prover = Prover {
+                atoms: &self.atoms,
+                facts: &uniform,
+            };
+            if !prover.prove_le0(&known) {
+                return None;
+            }
+        }
+        Some(1)
     }
 
     /// The arrivals of `apply` on the ring's object: toward the ticket in
