@@ -851,7 +851,10 @@ mod tests {
                 SEED_SCALE,
             ),
             ("grid = 4, block = [32, 1, 1]", SEED_LOOP),
-            ("grid = [M, 1, 1], block = [32, 1, 1], arch = \"sm_90\"", SEED_RING),
+            (
+                "grid = [M, 1, 1], block = [32, 1, 1], arch = \"sm_90\"",
+                SEED_RING,
+            ),
         ]
     }
 
