@@ -279,7 +279,6 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
     let factors: Vec<f32> = (0..m).map(|r| 0.5 + r as f32 * 0.375).collect();
     let x = dev.upload(&host, [m, n])?;
     let scale = dev.upload(&factors, [m])?;
-    let mut y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
     let runs: u32 = 20;
     let copy_ms = if dev.is_cpu() {
         0.0
@@ -298,7 +297,7 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
         })? / f64::from(runs)
     };
     for (name, kernel, source) in KERNELS {
-        y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
+        let mut y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
         kernel(dev, &x, &scale, &mut y)?;
         let got = y.download()?;
         for (i, g) in got.iter().enumerate() {
