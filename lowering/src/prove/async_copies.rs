@@ -236,6 +236,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
         quiet: 0,
         failed_rings: Vec::new(),
         reported_copies: Vec::new(),
+        apart_cache: std::collections::HashMap::new(),
     };
     let start = State {
         rings: walk.rings(),
@@ -322,7 +323,14 @@ struct Walk<'c> {
     failed_rings: Vec<usize>,
     /// Copies reported in flight at an access: not reported again.
     reported_copies: Vec<usize>,
+    /// What [`Walk::apart`]'s prover decided, per footprint pair and facts
+    /// (by the address of the checked body's facts, which the walk does
+    /// not change).
+    apart_cache: std::collections::HashMap<ApartKey, bool>,
 }
+
+/// Two footprints and the facts they were compared under.
+type ApartKey = (Footprint, Footprint, usize, usize);
 
 impl Walk<'_> {
     fn report(&mut self, diag: Diagnostic) {
@@ -1061,22 +1069,37 @@ impl Walk<'_> {
             .collect()
     }
 
-    /// Whether two footprints of one buffer are provably disjoint on some axis.
-    fn apart(&self, a: &Footprint, b: &Footprint, facts: &[Fact]) -> bool {
+    /// Whether two footprints of one buffer are provably disjoint on some
+    /// axis. The loops walk a body many times over the same pairs: what
+    /// the prover decides is remembered per pair and facts.
+    fn apart(&mut self, a: &Footprint, b: &Footprint, facts: &[Fact]) -> bool {
+        // The cheap tests first: the prover searches the facts.
+        let cheap = a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
+            (Some((sa, la)), Some((sb, lb))) => {
+                ranges_apart(&self.atoms, (sa, *la), (sb, *lb))
+                    || remainders_apart(&self.atoms, (sa, *la), (sb, *lb))
+            }
+            _ => false,
+        });
+        if cheap {
+            return true;
+        }
+        let key = (a.clone(), b.clone(), facts.as_ptr() as usize, facts.len());
+        if let Some(&known) = self.apart_cache.get(&key) {
+            return known;
+        }
         let prover = Prover {
             atoms: &self.atoms,
             facts,
         };
-        a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
-            // The cheap tests first: the prover searches the facts.
+        let proven = a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
             (Some((sa, la)), Some((sb, lb))) => {
-                ranges_apart(&self.atoms, (sa, *la), (sb, *lb))
-                    || remainders_apart(&self.atoms, (sa, *la), (sb, *lb))
-                    || prover.le(&sa.add_const(*la), sb)
-                    || prover.le(&sb.add_const(*lb), sa)
+                prover.le(&sa.add_const(*la), sb) || prover.le(&sb.add_const(*lb), sa)
             }
             _ => false,
-        })
+        });
+        self.apart_cache.insert(key, proven);
+        proven
     }
 
     /// Whether every byte of an earlier access (its `separations` and
