@@ -2452,8 +2452,9 @@ mod tests {
         // barrier{.cta}.red.{and,or}{.aligned}.pred p, a{, b}, {!}c
         assert_eq!(count("barrier.red.pred"), 8);
         assert_eq!(count("barrier.red.pred-count"), 8);
-        // cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]
-        assert_eq!(count("cp.async.mbarrier.arrive"), 6);
+        // cp.async.mbarrier.arrive.noinc{.shared{::cta}}.b64 [addr], and without .noinc
+        assert_eq!(count("cp.async.mbarrier.arrive.noinc"), 3);
+        assert_eq!(count("cp.async.mbarrier.arrive"), 3);
         // cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes{.multicast::cluster}
         assert_eq!(count("cp.async.bulk.global-to-cluster"), 1);
         assert_eq!(count("cp.async.bulk.global-to-cluster-multicast"), 1);
