@@ -58,7 +58,9 @@ use crate::program::Cond;
 use crate::ptx::form::{Access, Effect};
 use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, Prover};
 
+use super::convergence::{LoopUniformity, Uniformities};
 use super::races::{Digit, Separation, Threads, byte_span};
+use crate::scope::Uniformity;
 
 mod mbarriers;
 
@@ -217,6 +219,8 @@ pub(crate) struct Context<'a> {
     pub param_names: &'a [String],
     /// Per shared buffer: its objects if it holds mbarriers.
     pub mbarriers: &'a [Option<i128>],
+    /// Over which threads each runtime loop variable is the same.
+    pub loop_uniformity: &'a LoopUniformity,
 }
 
 /// The async-ownership obligation over the checked body (module doc).
@@ -425,7 +429,7 @@ impl Walk<'_> {
         // iterations, which the lock-step count cannot follow.
         let divergent = [&header.start, &header.end, &header.step]
             .iter()
-            .any(|p| p.atoms().into_iter().any(|a| self.thread_dependent(a)));
+            .any(|p| self.differs_in_cta(p));
         if divergent {
             self.divergent += 1;
         }
@@ -783,37 +787,36 @@ impl Walk<'_> {
         state
     }
 
-    /// Whether a condition may differ between the threads of the CTA: it
-    /// reads a thread index (directly or through a computed value) or a
-    /// register.
-    fn on_thread(&self, cond: &Cond) -> bool {
-        let thread_atom = |p: &Poly| {
-            p.atoms()
-                .into_iter()
-                .any(|atom| self.thread_dependent(atom))
-        };
-        match cond {
-            Cond::Const(_) | Cond::Param(_) => false,
-            Cond::Cmp(_, p) => thread_atom(p),
-            Cond::Register { .. } => true,
-            Cond::Not(inner) => self.on_thread(inner),
-            Cond::And(a, b) | Cond::Or(a, b) => self.on_thread(a) || self.on_thread(b),
+    /// Over which threads values are the same (the convergence rule's
+    /// reading, over the walk's atoms, which include the remainders it
+    /// added).
+    fn uniformities(&self) -> Uniformities<'_> {
+        Uniformities {
+            atoms: &self.atoms,
+            block: self.context.threads.launch.block,
+            loops: self.context.loop_uniformity,
         }
     }
 
-    fn thread_dependent(&self, atom: AtomId) -> bool {
-        match &self.atoms.get(atom).kind {
-            AtomKind::ThreadId(_)
-            | AtomKind::LaneId
-            | AtomKind::WarpId
-            | AtomKind::WarpInGroup
-            | AtomKind::WarpgroupId
-            | AtomKind::Register { .. } => true,
-            AtomKind::Computed(_, args) => args
-                .iter()
-                .any(|a| a.atoms().into_iter().any(|x| self.thread_dependent(x))),
-            _ => false,
-        }
+    /// Whether a condition may differ between the threads of the CTA.
+    fn on_thread(&self, cond: &Cond) -> bool {
+        self.uniformities().of_cond(cond) < Uniformity::Cta
+    }
+
+    /// Whether a value may differ between the threads of the CTA.
+    fn differs_in_cta(&self, p: &Poly) -> bool {
+        self.uniformities().of_poly(p) < Uniformity::Cta
+    }
+
+    /// The threads of the CTA.
+    fn block_threads(&self) -> i128 {
+        self.context
+            .threads
+            .launch
+            .block
+            .iter()
+            .map(|b| i128::from(*b))
+            .product()
     }
 
     /// How `apply`'s memory operand `view` separates threads (cached).

@@ -1512,6 +1512,7 @@ impl<'k> Checker<'k> {
                 shared_names: &shared_names,
                 param_names: &param_names,
                 mbarriers: &mbarriers,
+                loop_uniformity: &self.loop_uniformity,
             },
         );
         for diag in ownership {

@@ -75,6 +75,13 @@ impl Ring {
         }
     }
 
+    /// No arrival yet toward the ticket in progress.
+    fn begin_phase(&mut self) {
+        self.arrivals = 0;
+        self.everyone = true;
+        self.releasing = true;
+    }
+
     /// The count every object was initialized with, when they agree.
     fn count(&self) -> Option<i128> {
         let first = (*self.counts.first()?)?;
@@ -234,7 +241,7 @@ impl Walk<'_> {
         for object in self.objects(operand, ring) {
             if ring.counts[object].is_some() {
                 self.ring_error(
-                operand.buffer,
+                    operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_REINIT,
                         operand.span,
@@ -251,9 +258,7 @@ impl Walk<'_> {
         }
         if ring.counts.iter().all(Option::is_some) {
             ring.completed = Some(Poly::constant(0));
-            ring.arrivals = 0;
-            ring.everyone = true;
-            ring.releasing = true;
+            ring.begin_phase();
         }
     }
 
@@ -302,7 +307,7 @@ impl Walk<'_> {
         }
         let block = self.context.threads.launch.block;
         if self.divergent == 0 {
-            return Some(block.iter().map(|b| i128::from(*b)).product());
+            return Some(self.block_threads());
         }
         let threads = &self.context.threads;
         let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
@@ -320,17 +325,15 @@ impl Walk<'_> {
                 .map(|(id, _)| id)?;
             values.push((atom, *value));
         }
-        let (on_thread, uniform): (Vec<&Fact>, Vec<&Fact>) = apply
-            .facts
-            .iter()
-            .partition(|f| f.atoms().into_iter().any(|a| self.thread_dependent(a)));
+        let (on_thread, uniform): (Vec<&Fact>, Vec<&Fact>) =
+            apply.facts.iter().partition(|f| self.differs_in_cta(f));
         let uniform: Vec<Fact> = uniform.into_iter().cloned().collect();
         for fact in on_thread {
             let mut known = fact.clone();
             for (atom, value) in &values {
                 known = self.substitute(&known, *atom, &Poly::constant(*value), 0, false)?;
             }
-            if known.atoms().into_iter().any(|a| self.thread_dependent(a)) {
+            if self.differs_in_cta(&known) {
                 return None;
             }
             let prover = Prover {
@@ -353,14 +356,7 @@ impl Walk<'_> {
         index: usize,
         state: &mut State,
     ) {
-        let block: i128 = self
-            .context
-            .threads
-            .launch
-            .block
-            .iter()
-            .map(|b| i128::from(*b))
-            .product();
+        let block: i128 = self.block_threads();
         let Some(running) = self.running(apply) else {
             self.ring_error(
                 operand.buffer,
@@ -474,9 +470,7 @@ impl Walk<'_> {
         }
         let ring = &mut state.rings[index];
         ring.completed = Some(completed.add_const(1));
-        ring.arrivals = 0;
-        ring.everyone = true;
-        ring.releasing = true;
+        ring.begin_phase();
     }
 
     /// Touches of the CTA made before every thread's arrival on ticket
@@ -529,7 +523,7 @@ impl Walk<'_> {
 
     fn unknown_phases(&mut self, apply: &Apply, operand: &BarrierOperand<'_>) {
         self.ring_error(
-                operand.buffer,
+            operand.buffer,
             Diagnostic::new(
                 Code::MBARRIER_PHASE,
                 operand.span,
@@ -612,7 +606,7 @@ impl Walk<'_> {
             Ok(ticket) => self.known(&ticket),
             Err(WaitError::NotCompleted) => {
                 self.ring_error(
-                operand.buffer,
+                    operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_NEVER_COMPLETES,
                         operand.span,
@@ -637,7 +631,7 @@ impl Walk<'_> {
             }
             Err(WaitError::Parity(expected)) => {
                 self.ring_error(
-                operand.buffer,
+                    operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_PHASE,
                         operand.span,
@@ -654,7 +648,7 @@ impl Walk<'_> {
             }
             Err(WaitError::Unknown) => {
                 self.ring_error(
-                operand.buffer,
+                    operand.buffer,
                     Diagnostic::new(
                         Code::MBARRIER_PHASE,
                         operand.span,
@@ -683,16 +677,7 @@ impl Walk<'_> {
         }
         // What the arrivals of tickets up to this one released is ordered
         // before the waiting threads.
-        let everyone = self.running(apply)
-            == Some(
-                self.context
-                    .threads
-                    .launch
-                    .block
-                    .iter()
-                    .map(|b| i128::from(*b))
-                    .product(),
-            );
+        let everyone = self.running(apply) == Some(self.block_threads());
         // Tickets as this iteration knows them (a loop walked at a known
         // iteration puts its variable's value in).
         let released: Vec<Option<Poly>> = state
