@@ -21,6 +21,7 @@
 
 mod support;
 
+use support::xorshift_inputs as inputs;
 use tile_kernel::prelude::*;
 
 /// `y = 2 * x` by rows, through a ring of 4 stages of 512 values; each
@@ -191,18 +192,6 @@ fn copy_sizes(
         out16.slice(s![4 * t..4 * t + 4]).reshape([1, 4]),
         r4,
     );
-}
-
-fn inputs(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 16) as f32 - 128.0
-        })
-        .collect()
 }
 
 #[test]

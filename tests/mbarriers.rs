@@ -21,6 +21,7 @@
 
 mod support;
 
+use support::xorshift_inputs as inputs;
 use tile_kernel::prelude::*;
 
 /// `y[1024 j + 4 t + i] = x[1024 j + 1020 - 4 t + i]` per row, through a
@@ -247,18 +248,6 @@ fn spellings(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
         0,
     );
     apply(ptx["st.global.u32"], y.slice(s![row..row + 1, t..t + 1]), v);
-}
-
-fn inputs(n: usize, seed: u64) -> Vec<f32> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            (state >> 40) as f32 / (1u64 << 16) as f32 - 128.0
-        })
-        .collect()
 }
 
 #[test]

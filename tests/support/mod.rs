@@ -6,6 +6,19 @@ pub mod golden;
 pub mod gpu;
 pub use tile_kernel_testkit::ptxas;
 
+/// `n` deterministic values in [-128, 128) from `seed` (xorshift64).
+pub fn xorshift_inputs(n: usize, seed: u64) -> Vec<f32> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            (state >> 40) as f32 / (1u64 << 16) as f32 - 128.0
+        })
+        .collect()
+}
+
 /// The PTX lines that start with `fragment` (after indentation).
 pub fn lines_starting<'a>(ptx: &'a str, fragment: &str) -> Vec<&'a str> {
     ptx.lines()
