@@ -90,6 +90,130 @@ pub mod __private {
     pub use tile_kernel_runtime::Kernel;
 }
 
+/// Expands to the module `NAME` of a `#[tile_kernel]` (`PTX`, `ENTRY`,
+/// `PROGRAM`, `SPEC`, `KERNEL`, and with a scalar twin the `SCALAR_*`
+/// items) from the compact description the attribute writes: the items,
+/// their docs and the spec's paths are written here once instead of in
+/// every expansion. Not a public API.
+///
+/// `kernel` (and the twin's) is the `KERNEL` static's initializer, which
+/// the attribute writes with its `unsafe` block and safety argument: this
+/// template itself is safe code.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __kernel_module {
+    (@dim Const($value:literal)) => {
+        $crate::__private::spec::DimSpec::Const($value)
+    };
+    (@dim Symbolic($symbol:literal $mul:literal $div:literal $add:literal)) => {
+        $crate::__private::spec::DimSpec::Symbolic {
+            symbol: $symbol,
+            mul: $mul,
+            div: $div,
+            add: $add,
+        }
+    };
+    (@param ($name:literal Tensor $dtype:ident [$($dim:ident $args:tt)*] $borrow:ident)) => {
+        $crate::__private::spec::ParamSpec {
+            name: $name,
+            kind: $crate::__private::spec::ParamKindSpec::Tensor {
+                dtype: $crate::__private::DType::$dtype,
+                shape: &[$($crate::__kernel_module!(@dim $dim $args)),*],
+                borrow: $crate::__private::spec::Borrow::$borrow,
+            },
+        }
+    };
+    (@param ($name:literal Scalar $dtype:ident)) => {
+        $crate::__private::spec::ParamSpec {
+            name: $name,
+            kind: $crate::__private::spec::ParamKindSpec::Scalar {
+                dtype: $crate::__private::DType::$dtype,
+            },
+        }
+    };
+    (@formula [$($op:ident $(($arg:literal))?)*]) => {
+        $crate::__private::spec::LaunchFormulaSpec(&[$($crate::__private::spec::LaunchOp::$op $(($arg))?),*])
+    };
+    (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
+        &[$($crate::__private::spec::SymbolSpec {
+            name: $name,
+            divisor: $divisor,
+            multiple_of: $multiple_of,
+        }),*]
+    };
+    (
+        $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
+        target $sm:literal $arch_specific:literal
+        grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
+        params [$($param:tt)*] symbols $symbols:tt
+        $(twin $twin_entry:literal ptx $twin_ptx:literal program $twin_program:literal
+            grid [$($twin_grid:tt)*] shared $twin_shared:tt symbols $twin_symbols:tt
+            kernel $twin_kernel:expr;)?
+        kernel $kernel:expr
+    ) => {
+        #[doc = ::core::concat!("PTX text and runtime description of the `", $entry, "` tile kernel.")]
+        #[allow(dead_code)]
+        $vis mod $name {
+            /// The PTX module text, generated at compile time.
+            pub const PTX: &str = $ptx;
+            /// The PTX entry name.
+            pub const ENTRY: &str = $entry;
+            /// The kernel's lowered IR, encoded
+            /// (`tile_kernel::lowering::encoding::decode` reads it): what
+            /// the CPU interpreter runs.
+            pub const PROGRAM: &[u8] = $program;
+            /// The launch description: parameters (dtypes, dims and size
+            /// symbols, access), launch-size formulas, target. With the
+            /// `runtime` feature off, this is what an engine launches from.
+            pub const SPEC: $crate::__private::spec::KernelSpec = $crate::__private::spec::KernelSpec {
+                name: ENTRY,
+                ptx: PTX,
+                target: $crate::__private::spec::Target {
+                    sm: $sm,
+                    arch_specific: $arch_specific,
+                },
+                grid: [$($crate::__kernel_module!(@formula $grid)),*],
+                block: [$bx, $by, $bz],
+                shared_mem_bytes: $crate::__kernel_module!(@formula $shared),
+                params: &[$($crate::__kernel_module!(@param $param)),*],
+                symbols: $crate::__kernel_module!(@symbols $symbols),
+                program: PROGRAM,
+            };
+            $crate::__with_runtime! {
+                /// The compiled kernel: spec plus per-context module cache.
+                pub static KERNEL: $crate::__private::Kernel = $kernel;
+            }
+            $(
+                /// The PTX of the kernel's scalar twin (`fallback = "scalar"`):
+                /// every vector memory access split into scalar ones.
+                pub const SCALAR_PTX: &str = $twin_ptx;
+                /// The scalar twin's entry name.
+                pub const SCALAR_ENTRY: &str = $twin_entry;
+                /// The scalar twin's lowered IR, encoded.
+                pub const SCALAR_PROGRAM: &[u8] = $twin_program;
+                /// The scalar twin's launch description: the kernel's
+                /// parameters, without the vector accesses' alignment
+                /// requirements.
+                pub const SCALAR_SPEC: $crate::__private::spec::KernelSpec = $crate::__private::spec::KernelSpec {
+                    name: SCALAR_ENTRY,
+                    ptx: SCALAR_PTX,
+                    target: SPEC.target,
+                    grid: [$($crate::__kernel_module!(@formula $twin_grid)),*],
+                    block: SPEC.block,
+                    shared_mem_bytes: $crate::__kernel_module!(@formula $twin_shared),
+                    params: SPEC.params,
+                    symbols: $crate::__kernel_module!(@symbols $twin_symbols),
+                    program: SCALAR_PROGRAM,
+                };
+                $crate::__with_runtime! {
+                    /// The scalar twin: spec plus per-context module cache.
+                    pub static SCALAR_KERNEL: $crate::__private::Kernel = $twin_kernel;
+                }
+            )?
+        }
+    };
+}
+
 /// Expands to its input with the `runtime` feature and to nothing without
 /// it: generated launchers are wrapped in it, because a proc macro cannot
 /// see this crate's features.

@@ -312,10 +312,14 @@ fn str_literal(text: &str) -> proc_macro2::Literal {
 }
 
 /// A parameter name as a Rust identifier; keywords (from `r#type`) stay raw.
+/// The names are those of identifiers the kernel wrote (unraw) or
+/// `__param{index}`, so only a keyword needs the raw form.
 fn rust_ident(name: &str) -> syn::Ident {
-    match syn::parse_str::<syn::Ident>(name) {
-        Ok(ident) => ident,
-        Err(_) => syn::Ident::new_raw(name, proc_macro2::Span::call_site()),
+    let span = proc_macro2::Span::call_site();
+    if crate::fast_parse::is_keyword(name) {
+        syn::Ident::new_raw(name, span)
+    } else {
+        syn::Ident::new(name, span)
     }
 }
 
@@ -325,21 +329,14 @@ fn kernel_name(ident: &syn::Ident) -> String {
     text.strip_prefix("r#").map(str::to_string).unwrap_or(text)
 }
 
-/// Each size symbol as a `SymbolSpec` expression.
-fn symbol_spec_tokens(inner: &TokenStream, symbols: &[Symbol]) -> Vec<TokenStream> {
-    symbols
-        .iter()
-        .map(|s| {
-            let (name, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
-            quote! {
-                #inner::__private::spec::SymbolSpec {
-                    name: #name,
-                    divisor: #divisor,
-                    multiple_of: #multiple_of,
-                }
-            }
-        })
-        .collect()
+/// The size symbols as the module template reads them:
+/// `[("N" divisor multiple_of) ..]`.
+fn symbols_tokens(symbols: &[Symbol]) -> TokenStream {
+    let symbols = symbols.iter().map(|s| {
+        let (name, divisor, multiple_of) = (&s.name, s.divisor, s.multiple_of);
+        quote!((#name #divisor #multiple_of))
+    });
+    quote!([#(#symbols)*])
 }
 
 /// The Rust type of one element, as an absolute path.
@@ -356,45 +353,45 @@ fn element_type(krate: &TokenStream, dtype: DType) -> TokenStream {
     }
 }
 
-fn dtype_path(krate: &TokenStream, dtype: DType) -> TokenStream {
-    let variant = format_ident!("{}", format!("{dtype:?}"));
-    quote!(#krate::__private::DType::#variant)
+/// The `DType` variant's name.
+fn dtype_variant(dtype: DType) -> syn::Ident {
+    syn::Ident::new(&format!("{dtype:?}"), proc_macro2::Span::call_site())
 }
 
-/// A launch formula as spec tokens.
-fn launch_formula_spec(krate: &TokenStream, formula: &LaunchFormula) -> TokenStream {
+/// A launch formula as the module template reads it: `[Symbol(0u16)
+/// Const(64u64) CeilDiv]`, `LaunchOp` variants in order.
+fn formula_tokens(formula: &LaunchFormula) -> TokenStream {
     let ops = formula.0.iter().map(|op| match op {
-        LaunchOp::Const(v) => quote!(#krate::__private::spec::LaunchOp::Const(#v)),
-        LaunchOp::Symbol(s) => quote!(#krate::__private::spec::LaunchOp::Symbol(#s)),
-        LaunchOp::Add => quote!(#krate::__private::spec::LaunchOp::Add),
-        LaunchOp::Sub => quote!(#krate::__private::spec::LaunchOp::Sub),
-        LaunchOp::Mul => quote!(#krate::__private::spec::LaunchOp::Mul),
-        LaunchOp::Div => quote!(#krate::__private::spec::LaunchOp::Div),
-        LaunchOp::CeilDiv => quote!(#krate::__private::spec::LaunchOp::CeilDiv),
-        LaunchOp::Min => quote!(#krate::__private::spec::LaunchOp::Min),
-        LaunchOp::Max => quote!(#krate::__private::spec::LaunchOp::Max),
+        LaunchOp::Const(v) => quote!(Const(#v)),
+        LaunchOp::Symbol(s) => quote!(Symbol(#s)),
+        LaunchOp::Add => quote!(Add),
+        LaunchOp::Sub => quote!(Sub),
+        LaunchOp::Mul => quote!(Mul),
+        LaunchOp::Div => quote!(Div),
+        LaunchOp::CeilDiv => quote!(CeilDiv),
+        LaunchOp::Min => quote!(Min),
+        LaunchOp::Max => quote!(Max),
     });
-    quote!(#krate::__private::spec::LaunchFormulaSpec(&[#(#ops),*]))
+    quote!([#(#ops)*])
 }
 
-fn dim_spec(krate: &TokenStream, dim: &DimSpec) -> TokenStream {
+/// A tensor dim as the module template reads it: `Const(4u64)` or
+/// `Symbolic(symbol mul div add)`.
+fn dim_tokens(dim: &DimSpec) -> TokenStream {
     match *dim {
-        DimSpec::Const(v) => quote!(#krate::__private::spec::DimSpec::Const(#v)),
+        DimSpec::Const(v) => quote!(Const(#v)),
         DimSpec::Symbolic {
             symbol,
             mul,
             div,
             add,
-        } => quote!(#krate::__private::spec::DimSpec::Symbolic {
-            symbol: #symbol,
-            mul: #mul,
-            div: #div,
-            add: #add,
-        }),
+        } => quote!(Symbolic(#symbol #mul #div #add)),
     }
 }
 
-/// The module `NAME` (PTX, spec) and the launcher fn `NAME`.
+/// The module `NAME` (PTX, spec), written by the facade's
+/// `__kernel_module!` template from a compact description, and the
+/// launcher fn `NAME`.
 fn public_surface(
     krate: &TokenStream,
     inner: &TokenStream,
@@ -418,10 +415,10 @@ fn public_surface(
         Some(p) => p.launch.grid.to_vec(),
         None => vec![LaunchFormula::constant(1); 3],
     };
-    let grid_tokens = grid_formulas.iter().map(|f| launch_formula_spec(inner, f));
+    let grid_tokens = grid_formulas.iter().map(formula_tokens);
     let shared_formula =
         program.map_or_else(|| LaunchFormula::constant(0), Program::dynamic_shared_bytes);
-    let shared_tokens = launch_formula_spec(inner, &shared_formula);
+    let shared_tokens = formula_tokens(&shared_formula);
     let grid_text: Vec<String> = grid_formulas
         .iter()
         .map(|f| {
@@ -434,7 +431,7 @@ fn public_surface(
         })
         .collect();
     let symbol_specs = program.map(|p| p.symbols.clone()).unwrap_or_default();
-    let symbol_tokens = symbol_spec_tokens(inner, &symbol_specs);
+    let symbol_tokens = symbols_tokens(&symbol_specs);
 
     let mut specs = Vec::new();
     let mut inputs = Vec::new();
@@ -464,11 +461,9 @@ fn public_surface(
                 } else {
                     element_type(krate, *dtype)
                 };
-                let dtype = dtype_path(inner, *dtype);
+                let variant = dtype_variant(*dtype);
                 let dims: Vec<TokenStream> = match program.map(|p| &p.params[index].kind) {
-                    Some(ParamKind::Tensor { dims, .. }) => {
-                        dims.iter().map(|d| dim_spec(inner, d)).collect()
-                    }
+                    Some(ParamKind::Tensor { dims, .. }) => dims.iter().map(dim_tokens).collect(),
                     _ => Vec::new(),
                 };
                 let borrow = if written {
@@ -476,16 +471,7 @@ fn public_surface(
                 } else {
                     quote!(Shared)
                 };
-                specs.push(quote! {
-                    #inner::__private::spec::ParamSpec {
-                        name: #pname,
-                        kind: #inner::__private::spec::ParamKindSpec::Tensor {
-                            dtype: #dtype,
-                            shape: &[#(#dims),*],
-                            borrow: #inner::__private::spec::Borrow::#borrow,
-                        },
-                    }
-                });
+                specs.push(quote!((#pname Tensor #variant [#(#dims)*] #borrow)));
                 if written {
                     // The bound carries the parameter's span, so a wrong
                     // argument's "required by this bound" points at it.
@@ -513,13 +499,8 @@ fn public_surface(
                 } else {
                     element_type(krate, *dtype)
                 };
-                let dtype = dtype_path(inner, *dtype);
-                specs.push(quote! {
-                    #inner::__private::spec::ParamSpec {
-                        name: #pname,
-                        kind: #inner::__private::spec::ParamKindSpec::Scalar { dtype: #dtype },
-                    }
-                });
+                let variant = dtype_variant(*dtype);
+                specs.push(quote!((#pname Scalar #variant)));
                 inputs.push(quote_spanned!(span=> #ident: #elem));
                 pushes.push(quote!(#launch.push_scalar(&#ident)?;));
             }
@@ -625,9 +606,6 @@ fn public_surface(
         grid_text.join(", ")
     );
     let launch_doc = str_literal(&launch_doc);
-    let module_doc = str_literal(&format!(
-        "PTX text and runtime description of the `{entry}` tile kernel."
-    ));
     let twin_items = match twin {
         None => quote!(),
         Some((twin_ptx, twin_program)) => {
@@ -636,90 +614,40 @@ fn public_surface(
             let twin_bytes = proc_macro2::Literal::byte_string(
                 &tile_kernel_lowering::encoding::encode(twin_program),
             );
-            let twin_grid = twin_program
-                .launch
-                .grid
-                .iter()
-                .map(|f| launch_formula_spec(inner, f));
-            let twin_shared = launch_formula_spec(inner, &twin_program.dynamic_shared_bytes());
-            let twin_symbols = symbol_spec_tokens(inner, &twin_program.symbols);
+            let twin_grid = twin_program.launch.grid.iter().map(formula_tokens);
+            let twin_shared = formula_tokens(&twin_program.dynamic_shared_bytes());
+            let twin_symbols = symbols_tokens(&twin_program.symbols);
             quote! {
-                /// The PTX of the kernel's scalar twin (`fallback = "scalar"`):
-                /// every vector memory access split into scalar ones.
-                pub const SCALAR_PTX: &str = #twin_ptx;
-                /// The scalar twin's entry name.
-                pub const SCALAR_ENTRY: &str = #twin_entry;
-                /// The scalar twin's lowered IR, encoded.
-                pub const SCALAR_PROGRAM: &[u8] = #twin_bytes;
-                /// The scalar twin's launch description: the kernel's
-                /// parameters, without the vector accesses' alignment
-                /// requirements.
-                pub const SCALAR_SPEC: #inner::__private::spec::KernelSpec = #inner::__private::spec::KernelSpec {
-                    name: SCALAR_ENTRY,
-                    ptx: SCALAR_PTX,
-                    target: SPEC.target,
-                    grid: [#(#twin_grid),*],
-                    block: SPEC.block,
-                    shared_mem_bytes: #twin_shared,
-                    params: SPEC.params,
-                    symbols: &[#(#twin_symbols),*],
-                    program: SCALAR_PROGRAM,
-                };
-                #inner::__with_runtime! {
-                    /// The scalar twin: spec plus per-context module cache.
-                    // SAFETY: as for KERNEL: the #[tile_kernel] compiler
-                    // produced SCALAR_SPEC and SCALAR_PTX from one kernel
-                    // definition (the twin of this kernel), with the same
-                    // parameters, and proved every access in bounds,
-                    // aligned and race-free for every launch that passes
-                    // the spec's checks.
-                    pub static SCALAR_KERNEL: #inner::__private::Kernel =
-                        unsafe { #inner::__private::Kernel::new(SCALAR_SPEC) };
-                }
+                twin #twin_entry ptx #twin_ptx program #twin_bytes
+                grid [#(#twin_grid)*] shared #twin_shared symbols #twin_symbols
+                // SAFETY: as for KERNEL: the #[tile_kernel] compiler
+                // produced SCALAR_SPEC and SCALAR_PTX from one kernel
+                // definition (the twin of this kernel), with the same
+                // parameters, and proved every access in bounds,
+                // aligned and race-free for every launch that passes
+                // the spec's checks.
+                kernel unsafe { #inner::__private::Kernel::new(SCALAR_SPEC) };
             }
         }
     };
+    // The module's items and docs are the facade's `__kernel_module!`
+    // template (one macro_rules expansion in rustc instead of the ~800
+    // tokens of the items written out here); the launcher stays here, so
+    // its parameters keep the spans of the kernel's.
     quote! {
-        #[doc = #module_doc]
-        #[allow(dead_code)]
-        #vis mod #name {
-            /// The PTX module text, generated at compile time.
-            pub const PTX: &str = #ptx;
-            /// The PTX entry name.
-            pub const ENTRY: &str = #entry;
-            /// The kernel's lowered IR, encoded
-            /// (`tile_kernel::lowering::encoding::decode` reads it): what
-            /// the CPU interpreter runs.
-            pub const PROGRAM: &[u8] = #program;
-            /// The launch description: parameters (dtypes, dims and size
-            /// symbols, access), launch-size formulas, target. With the
-            /// `runtime` feature off, this is what an engine launches from.
-            pub const SPEC: #inner::__private::spec::KernelSpec = #inner::__private::spec::KernelSpec {
-                name: ENTRY,
-                ptx: PTX,
-                target: #inner::__private::spec::Target {
-                    sm: #target_sm,
-                    arch_specific: #target_specific,
-                },
-                grid: [#(#grid_tokens),*],
-                block: [#bx, #by, #bz],
-                shared_mem_bytes: #shared_tokens,
-                params: &[#(#specs),*],
-                symbols: &[#(#symbol_tokens),*],
-                program: PROGRAM,
-            };
-            #inner::__with_runtime! {
-                /// The compiled kernel: spec plus per-context module cache.
-                // SAFETY: the #[tile_kernel] compiler produced SPEC and PTX
-                // from one kernel definition: the entry's parameters are
-                // exactly `params` (in order) followed by one `.u64` per
-                // symbol, and the compiler proved every memory access in
-                // bounds, aligned and race-free for every launch whose
-                // arguments pass the spec's launch-time checks.
-                pub static KERNEL: #inner::__private::Kernel =
-                    unsafe { #inner::__private::Kernel::new(SPEC) };
-            }
+        #krate::__kernel_module! {
+            #vis #name #entry ptx #ptx program #program
+            target #target_sm #target_specific
+            grid [#(#grid_tokens)*] block [#bx #by #bz] shared #shared_tokens
+            params [#(#specs)*] symbols #symbol_tokens
             #twin_items
+            // SAFETY: the #[tile_kernel] compiler produced SPEC and PTX
+            // from one kernel definition: the entry's parameters are
+            // exactly `params` (in order) followed by one `.u64` per
+            // symbol, and the compiler proved every memory access in
+            // bounds, aligned and race-free for every launch whose
+            // arguments pass the spec's launch-time checks.
+            kernel unsafe { #inner::__private::Kernel::new(SPEC) }
         }
 
         #krate::__with_runtime! {
@@ -941,6 +869,26 @@ mod tests {
             let literal = str_literal(text);
             let parsed: syn::LitStr = syn::parse2(quote!(#literal)).expect("a string");
             assert_eq!(&parsed.value(), text);
+        }
+    }
+
+    /// `rust_ident` writes a name raw exactly where `syn` does not accept
+    /// it as an identifier.
+    #[test]
+    fn raw_identifiers_are_those_syn_rejects() {
+        let names = crate::fast_parse::KEYWORDS
+            .iter()
+            .copied()
+            .filter(|k| !["_", "self", "Self", "super", "crate"].contains(k))
+            .chain([
+                "a", "out", "é", "type_", "__param0", "union", "gen", "dyn", "auto",
+            ]);
+        for name in names {
+            let expected = match syn::parse_str::<syn::Ident>(name) {
+                Ok(ident) => ident.to_string(),
+                Err(_) => format!("r#{name}"),
+            };
+            assert_eq!(super::rust_ident(name).to_string(), expected, "{name}");
         }
     }
 
@@ -1665,10 +1613,13 @@ mod tests {
                 "`{statement}`: {errors:?}"
             );
             assert!(
-                out.contains("PTX : & str = \"\""),
+                out.contains("ptx \"\" program"),
                 "`{statement}`: PTX emitted"
             );
-            assert!(out.contains("mod k"), "`{statement}`: no module");
+            assert!(
+                out.contains("__kernel_module ! { k \"k\""),
+                "`{statement}`: no module"
+            );
             assert_eq!(
                 launcher_signature(&out, "k").as_ref(),
                 Some(&expected),

@@ -8,6 +8,8 @@
 //!
 //! - `attr`: the attribute's arguments (darling).
 //! - `parse`: syn syntax -> `tile_kernel_lowering::ast`, collecting errors.
+//! - `fast_parse`: the common statements' syn syntax trees without syn's
+//!   parser (the same trees; anything else is left to syn).
 //! - `spans`: lowering's span ids -> real spans for `compile_error!`, and
 //!   the macro's own errors, each tagged with its catalogue code
 //!   (`tile_kernel_lowering::diag::Code`, `docs/errors.md`).
@@ -19,6 +21,7 @@
 
 mod attr;
 mod expand;
+mod fast_parse;
 mod functions;
 mod parse;
 #[cfg(test)]

@@ -293,14 +293,20 @@ impl KernelParser<'_> {
     /// rustc see the same error, never at a token the user did not write.
     pub fn body_group(&mut self, group: &Group) -> Vec<ast::Stmt> {
         let mut out = Vec::new();
+        // Most bodies hold no placeholder: then no chunk is rebuilt.
+        let placeholders = has_placeholder(group.stream());
         for chunk in split_statements(group.stream()) {
-            if chunk
-                .iter()
-                .any(|tree| matches!(tree, TokenTree::Ident(i) if i == EDITOR_PLACEHOLDER))
-            {
-                self.incomplete = true;
-            }
-            let chunk = without_fixups(chunk);
+            let chunk = if placeholders {
+                if chunk
+                    .iter()
+                    .any(|tree| matches!(tree, TokenTree::Ident(i) if i == EDITOR_PLACEHOLDER))
+                {
+                    self.incomplete = true;
+                }
+                without_fixups(chunk)
+            } else {
+                chunk
+            };
             if chunk.iter().all(is_semicolon) {
                 continue;
             }
@@ -1255,27 +1261,12 @@ impl KernelParser<'_> {
                 "expected `s![..]`, like `s![.., 1..2]`",
             ));
         }
-        let parser = |input: ParseStream| -> syn::Result<Vec<(Expr, Option<Expr>)>> {
-            let mut items = Vec::new();
-            while !input.is_empty() {
-                let item: Expr = input.parse()?;
-                let step = if input.peek(syn::Token![;]) {
-                    let _: syn::Token![;] = input.parse()?;
-                    Some(input.parse::<Expr>()?)
-                } else {
-                    None
-                };
-                items.push((item, step));
-                if input.is_empty() {
-                    break;
-                }
-                let _: syn::Token![,] = input.parse()?;
-            }
-            Ok(items)
+        let items = match crate::fast_parse::slice_items(&mac.mac.tokens) {
+            Some(items) => items,
+            None => slice_items
+                .parse2(mac.mac.tokens.clone())
+                .map_err(|e| spans::coded(Code::MALFORMED_SLICE, e))?,
         };
-        let items = parser
-            .parse2(mac.mac.tokens.clone())
-            .map_err(|e| spans::coded(Code::MALFORMED_SLICE, e))?;
         let mut out = Vec::new();
         for (item, step) in items {
             let mut parsed = self.slice_item(&item)?;
@@ -1480,6 +1471,27 @@ fn is_keyword_argument(tokens: &[TokenTree]) -> bool {
         if eq.as_char() == '=' && !matches!(next, TokenTree::Punct(p) if p.as_char() == '='))
 }
 
+/// The items of `s![..]`: expressions separated by commas, each with an
+/// optional `;step` expression.
+pub(crate) fn slice_items(input: ParseStream) -> syn::Result<Vec<(Expr, Option<Expr>)>> {
+    let mut items = Vec::new();
+    while !input.is_empty() {
+        let item: Expr = input.parse()?;
+        let step = if input.peek(syn::Token![;]) {
+            let _: syn::Token![;] = input.parse()?;
+            Some(input.parse::<Expr>()?)
+        } else {
+            None
+        };
+        items.push((item, step));
+        if input.is_empty() {
+            break;
+        }
+        let _: syn::Token![,] = input.parse()?;
+    }
+    Ok(items)
+}
+
 /// Call arguments split at their top-level commas.
 fn split_args(tokens: TokenStream) -> Vec<Vec<TokenTree>> {
     let mut args = vec![Vec::new()];
@@ -1518,7 +1530,7 @@ fn starts_compound(chunk: &[TokenTree]) -> bool {
 /// the last block of a compound statement (`for .. { }`, `if .. { } else
 /// { }`). Cuts need not be exact: a chunk holding two statements that parse
 /// is two statements.
-fn split_statements(body: TokenStream) -> Vec<Vec<TokenTree>> {
+pub(crate) fn split_statements(body: TokenStream) -> Vec<Vec<TokenTree>> {
     let mut chunks = Vec::new();
     let mut current: Vec<TokenTree> = Vec::new();
     let mut trees = body.into_iter().peekable();
@@ -1540,6 +1552,15 @@ fn split_statements(body: TokenStream) -> Vec<Vec<TokenTree>> {
         chunks.push(current);
     }
     chunks
+}
+
+/// Whether `tokens` hold an editor placeholder, at any depth.
+fn has_placeholder(tokens: TokenStream) -> bool {
+    tokens.into_iter().any(|tree| match tree {
+        TokenTree::Ident(ident) => ident == EDITOR_PLACEHOLDER,
+        TokenTree::Group(group) => has_placeholder(group.stream()),
+        _ => false,
+    })
 }
 
 /// `tokens` without editor placeholders, at any depth.
@@ -1565,6 +1586,10 @@ fn without_fixups(tokens: Vec<TokenTree>) -> Vec<TokenTree> {
 /// editor inserted (rust-analyzer ends an unfinished `let v =` with one),
 /// and "expected an expression" belongs after the `=` the user typed.
 fn parse_statements(tokens: &[TokenTree]) -> syn::Result<Vec<Stmt>> {
+    // The common statements without `syn`'s parser (the same syntax tree).
+    if let Some(stmts) = crate::fast_parse::statements(tokens) {
+        return Ok(stmts);
+    }
     let error = match statements_before_semicolon(tokens) {
         Ok(stmts) => return Ok(stmts),
         Err(error) => error,
@@ -1659,6 +1684,17 @@ pub fn kernel_item(tokens: TokenStream) -> Result<(syn::ItemFn, Group), syn::Err
             "expected a function with a body",
         ),
     };
+    // The common case first: the body is the last token and the rest
+    // parses as the fn's head, so syn never flattens the body's tokens
+    // (they are parsed statement by statement later).
+    let mut trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    if let Some(TokenTree::Group(body)) = trees.pop()
+        && body.delimiter() == Delimiter::Brace
+        && let Ok((mut item, None)) = head.parse2(trees.into_iter().collect())
+    {
+        item.block.brace_token = syn::token::Brace(body.delim_span());
+        return Ok((item, body));
+    }
     match head.parse2(tokens.clone()) {
         Ok((item, Some(body))) => Ok((item, body)),
         Ok((_, None)) => Err(not_a_function(tokens)),

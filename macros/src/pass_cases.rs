@@ -5,8 +5,9 @@
 //! file with syn, finds every `fn` carrying `#[tile_kernel(..)]` (at the top
 //! level, in `mod`s and in fn bodies), runs the macro's expansion function on
 //! it exactly as rustc would (the attribute's arguments, the fn without the
-//! attribute), takes the string literal of the emitted
-//! `pub const PTX: &str = "..";` and assembles it with ptxas for the kernel's
+//! attribute), takes the PTX string literal it hands the facade's module
+//! template (`__kernel_module! { .. ptx ".." .. }`, which writes
+//! `pub const PTX: &str = "..";`) and assembles it with ptxas for the kernel's
 //! target (`arch = ".."`, default sm_90; it must match the PTX's `.target`).
 //! Any ptxas error, an expansion with a `compile_error!`, or an empty PTX
 //! fails the test.
@@ -35,11 +36,11 @@ use tile_kernel_testkit::ptxas;
 const MACRO_RULES_FILES: &[&str] = &["macro_rules_generated.rs"];
 
 /// One `#[tile_kernel(..)]` fn found in a pass file.
-struct Kernel {
-    file: String,
-    name: String,
+pub(crate) struct Kernel {
+    pub(crate) file: String,
+    pub(crate) name: String,
     args: TokenStream,
-    item: syn::ItemFn,
+    pub(crate) item: syn::ItemFn,
 }
 
 fn pass_dir() -> PathBuf {
@@ -143,7 +144,8 @@ fn compile_errors(stream: TokenStream, out: &mut Vec<String>) {
     }
 }
 
-/// The PTX text the expansion of `kernel` emits as `mod NAME { pub const PTX: &str = ".."; }`.
+/// The PTX text the expansion of `kernel` emits as `mod NAME { pub const PTX: &str = ".."; }`
+/// (through the facade's `__kernel_module!` template).
 fn expanded_ptx(kernel: &Kernel) -> Result<String, String> {
     let expansion = crate::expand::tile_kernel(kernel.args.clone(), kernel.item.to_token_stream());
     let mut errors = Vec::new();
@@ -153,28 +155,41 @@ fn expanded_ptx(kernel: &Kernel) -> Result<String, String> {
     }
     let file: syn::File =
         syn::parse2(expansion).map_err(|e| format!("the expansion does not parse: {e}"))?;
+    // `krate::__kernel_module! { vis NAME "entry" ptx ".." program .. }`:
+    // the facade's template writes `mod NAME { pub const PTX: &str = ..; }`.
     let module = file
         .items
         .iter()
         .find_map(|item| match item {
-            syn::Item::Mod(m) if m.ident == kernel.name => m.content.as_ref(),
+            syn::Item::Macro(m)
+                if m.mac
+                    .path
+                    .segments
+                    .last()
+                    .is_some_and(|s| s.ident == "__kernel_module") =>
+            {
+                Some(m.mac.tokens.clone().into_iter().collect::<Vec<TokenTree>>())
+            }
             _ => None,
         })
-        .ok_or_else(|| format!("no `mod {}` in the expansion", kernel.name))?;
+        .ok_or_else(|| "no `__kernel_module!` in the expansion".to_string())?;
+    let named = module.windows(2).any(|pair| {
+        matches!(pair, [TokenTree::Ident(name), TokenTree::Literal(_)] if *name == kernel.name)
+    });
+    if !named {
+        return Err(format!("the module is not `mod {}`", kernel.name));
+    }
     let ptx = module
-        .1
-        .iter()
-        .find_map(|item| match item {
-            syn::Item::Const(c) if c.ident == "PTX" => match &*c.expr {
-                syn::Expr::Lit(syn::ExprLit {
-                    lit: syn::Lit::Str(s),
-                    ..
-                }) => Some(s.value()),
-                _ => None,
-            },
+        .windows(2)
+        .find_map(|pair| match pair {
+            [TokenTree::Ident(key), TokenTree::Literal(literal)] if key == "ptx" => {
+                syn::parse2::<syn::LitStr>(literal.to_token_stream())
+                    .ok()
+                    .map(|s| s.value())
+            }
             _ => None,
         })
-        .ok_or_else(|| "no `pub const PTX: &str = \"..\"` literal".to_string())?;
+        .ok_or_else(|| "no `ptx \"..\"` string literal".to_string())?;
     if ptx.trim().is_empty() {
         return Err("the PTX is empty".to_string());
     }
@@ -325,7 +340,7 @@ fn kernels_in(dir: &Path) -> Vec<Kernel> {
 }
 
 /// The shipped kernels: the pass cases, the examples and the tests'.
-fn shipped_kernels() -> Vec<Kernel> {
+pub(crate) fn shipped_kernels() -> Vec<Kernel> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut kernels = pass_kernels().0;
     kernels.extend(example_kernels());

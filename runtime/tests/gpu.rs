@@ -244,6 +244,65 @@ mod ir {
             ($($item:item)*) => { $($item)* };
         }
         pub(crate) use __with_runtime;
+
+        /// The facade's module template (`tile_kernel::__kernel_module!`, which
+        /// the generated code invokes) with this crate's paths, without the
+        /// items' docs and the scalar twin (these kernels have none).
+        macro_rules! __kernel_module {
+            (@dim Const($value:literal)) => { $crate::ir::tk::__private::spec::DimSpec::Const($value) };
+            (@dim Symbolic($symbol:literal $mul:literal $div:literal $add:literal)) => {
+                $crate::ir::tk::__private::spec::DimSpec::Symbolic { symbol: $symbol, mul: $mul, div: $div, add: $add }
+            };
+            (@param ($name:literal Tensor $dtype:ident [$($dim:ident $args:tt)*] $borrow:ident)) => {
+                $crate::ir::tk::__private::spec::ParamSpec {
+                    name: $name,
+                    kind: $crate::ir::tk::__private::spec::ParamKindSpec::Tensor {
+                        dtype: $crate::ir::tk::__private::DType::$dtype,
+                        shape: &[$($crate::ir::tk::__kernel_module!(@dim $dim $args)),*],
+                        borrow: $crate::ir::tk::__private::spec::Borrow::$borrow,
+                    },
+                }
+            };
+            (@param ($name:literal Scalar $dtype:ident)) => {
+                $crate::ir::tk::__private::spec::ParamSpec {
+                    name: $name,
+                    kind: $crate::ir::tk::__private::spec::ParamKindSpec::Scalar { dtype: $crate::ir::tk::__private::DType::$dtype },
+                }
+            };
+            (@formula [$($op:ident $(($arg:literal))?)*]) => {
+                $crate::ir::tk::__private::spec::LaunchFormulaSpec(&[$($crate::ir::tk::__private::spec::LaunchOp::$op $(($arg))?),*])
+            };
+            (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
+                &[$($crate::ir::tk::__private::spec::SymbolSpec { name: $name, divisor: $divisor, multiple_of: $multiple_of }),*]
+            };
+            (
+                $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
+                target $sm:literal $arch_specific:literal
+                grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
+                params [$($param:tt)*] symbols $symbols:tt
+                kernel $kernel:expr
+            ) => {
+                #[allow(dead_code)]
+                $vis mod $name {
+                    pub const PTX: &str = $ptx;
+                    pub const ENTRY: &str = $entry;
+                    pub const PROGRAM: &[u8] = $program;
+                    pub const SPEC: $crate::ir::tk::__private::spec::KernelSpec = $crate::ir::tk::__private::spec::KernelSpec {
+                        name: ENTRY,
+                        ptx: PTX,
+                        target: $crate::ir::tk::__private::spec::Target { sm: $sm, arch_specific: $arch_specific },
+                        grid: [$($crate::ir::tk::__kernel_module!(@formula $grid)),*],
+                        block: [$bx, $by, $bz],
+                        shared_mem_bytes: $crate::ir::tk::__kernel_module!(@formula $shared),
+                        params: &[$($crate::ir::tk::__kernel_module!(@param $param)),*],
+                        symbols: $crate::ir::tk::__kernel_module!(@symbols $symbols),
+                        program: PROGRAM,
+                    };
+                    pub static KERNEL: $crate::ir::tk::__private::Kernel = $kernel;
+                }
+            };
+        }
+        pub(crate) use __kernel_module;
     }
 
     /// `y[i] = x[i] + k` for four `u32`, one thread.
