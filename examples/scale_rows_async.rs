@@ -9,7 +9,9 @@
 //! read before the wait, a refill of a stage in flight, or a read of
 //! another thread's bytes without a barrier are compile errors). A third
 //! kernel runs the 4-stage ring through mbarriers, each thread reading
-//! another thread's bytes with no CTA barrier in the loop. Checked bit
+//! another thread's bytes with no CTA barrier in the loop; a fourth fills
+//! the ring with bulk copies (`cp.async.bulk`) one thread issues, each
+//! completing on its stage's mbarrier by its byte count. Checked bit
 //! for bit against the host; on a GPU, timed against a device copy of the
 //! same bytes.
 //!
@@ -228,6 +230,117 @@ fn scale_rows_mbarrier4(x: Tensor<f32, M, N>, scale: Tensor<f32, M>, y: Tensor<f
     apply(ptx["cp.async.wait_all"]);
 }
 
+/// Bulk copies through mbarriers: each CTA scales 4096 values of its row
+/// (8 chunks of 512) through a ring of 4 stages. One thread expects each
+/// stage's 2048 bytes (`mbarrier.arrive.expect_tx`) and issues its bulk
+/// copy (`cp.async.bulk`, completing on the stage's `full` barrier); every
+/// thread waits for the stage's phase, reads its 16 bytes and arrives on
+/// the stage's `empty` barrier, which the producer waits for before
+/// refilling the stage 3 chunks ahead. Rows of a multiple of 4096 values:
+/// a bulk copy cannot be guarded, so every copy is proven in bounds.
+#[tile_kernel(grid = [M, C, 1], block = [128, 1, 1], arch = "sm_90")]
+fn scale_rows_bulk4(
+    x: Tensor<f32, M, { 4096 * C }>,
+    scale: Tensor<f32, M>,
+    y: Tensor<f32, M, { 4096 * C }>,
+) {
+    let tx = thread_id(0);
+    let row = cta_id(0);
+    let base = cta_id(1) * 4096;
+    let ring = alloc_shared::<f32>([4, 512]);
+    let full = alloc_shared::<Mbarrier>([4]);
+    let empty = alloc_shared::<Mbarrier>([4]);
+    let v = alloc_local::<f32>([1, 4]);
+    let f = alloc_local::<f32>([1, 1]);
+    apply(
+        ptx["ld.global.f32"],
+        f,
+        scale.slice(s![row..row + 1]).unsqueeze(0),
+    );
+    if tx == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..4]).reshape([4, 1]),
+            1,
+        );
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            empty.slice(s![0..4]).reshape([4, 1]),
+            128,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if tx == 0 {
+        for s in 0..3 {
+            let c = base + s * 512;
+            apply(
+                ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                full.slice(s![s..s + 1]),
+                2048,
+            );
+            apply(
+                ptx["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"],
+                ring.slice(s![s..s + 1, ..]),
+                x.slice(s![row..row + 1, c..c + 512]),
+                2048,
+                full.slice(s![s..s + 1]),
+            );
+        }
+    }
+    for j in 0..8 {
+        let stage = j % 4;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            full.slice(s![stage..stage + 1]),
+            (j / 4) % 2,
+        );
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            ring.slice(s![stage..stage + 1, 4 * tx..4 * tx + 4]),
+        );
+        apply(
+            ptx["mbarrier.arrive.shared::cta.b64"],
+            empty.slice(s![stage..stage + 1]),
+        );
+        if j + 3 < 8 {
+            if tx == 0 {
+                // The stage chunk `j - 1` left, once every thread read it.
+                let refill = (j + 3) % 4;
+                apply(
+                    ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                    empty.slice(s![refill..refill + 1]),
+                    ((j + 3) / 4 + 1) % 2,
+                );
+                // Their reads were generic-proxy accesses; the copy is the
+                // async proxy's.
+                apply(ptx["fence.proxy.async.shared::cta"]);
+                let c = base + (j + 3) * 512;
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full.slice(s![refill..refill + 1]),
+                    2048,
+                );
+                apply(
+                    ptx["cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"],
+                    ring.slice(s![refill..refill + 1, ..]),
+                    x.slice(s![row..row + 1, c..c + 512]),
+                    2048,
+                    full.slice(s![refill..refill + 1]),
+                );
+            }
+        }
+        ewise(|a: f32, s: f32| a * s, v, v, f.broadcast([1, 4]));
+        let c = base + j * 512 + 4 * tx;
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![row..row + 1, c..c + 4]),
+            v,
+        );
+    }
+}
+
 type Kernel = fn(
     &Device,
     &DeviceTensor<f32>,
@@ -251,14 +364,17 @@ fn reversed_groups(n: usize, c: usize) -> Option<usize> {
     (from + 4 <= n && base + within / 4 * 4 + 4 <= n).then_some(from + within % 4)
 }
 
-const KERNELS: [(&str, Kernel, Source); 3] = [
-    ("scale_rows_ring4", scale_rows_ring4, same_column),
-    ("scale_rows_ring8", scale_rows_ring8, same_column),
+/// Each kernel, what it computes and the multiple of 4 its rows need.
+const KERNELS: [(&str, Kernel, Source, usize); 4] = [
+    ("scale_rows_ring4", scale_rows_ring4, same_column, 4),
+    ("scale_rows_ring8", scale_rows_ring8, same_column, 4),
     (
         "scale_rows_mbarrier4",
         scale_rows_mbarrier4,
         reversed_groups,
+        4,
     ),
+    ("scale_rows_bulk4", scale_rows_bulk4, same_column, 4096),
 ];
 
 /// Deterministic values in (-8, 8).
@@ -296,7 +412,11 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
             Ok(())
         })? / f64::from(runs)
     };
-    for (name, kernel, source) in KERNELS {
+    for (name, kernel, source, multiple) in KERNELS {
+        if n % multiple != 0 {
+            println!("skipped: {name} takes rows of a multiple of {multiple} values, not {n}");
+            continue;
+        }
         let mut y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
         kernel(dev, &x, &scale, &mut y)?;
         let got = y.download()?;
@@ -338,6 +458,7 @@ fn main() -> Result<(), Error> {
             ("scale_rows_ring4", scale_rows_ring4::PTX),
             ("scale_rows_ring8", scale_rows_ring8::PTX),
             ("scale_rows_mbarrier4", scale_rows_mbarrier4::PTX),
+            ("scale_rows_bulk4", scale_rows_bulk4::PTX),
         ],
         &[(3, 1024), (2, 5000), (1, 8), (4, 12288)],
         &[(65536, 4096), (16384, 16384)],

@@ -115,6 +115,9 @@ pub(crate) struct BlockState {
 struct ThreadCopies {
     uncommitted: Vec<PendingCopy>,
     groups: std::collections::VecDeque<Vec<PendingCopy>>,
+    /// Its bulk copies in flight: in no `cp.async` group, each landing
+    /// with the mbarrier phase it signals.
+    bulk: Vec<PendingCopy>,
     /// The groups it has closed (commits, and `wait_all`s, which commit
     /// first): the number of the group its uncommitted copies are in.
     closed: u64,
@@ -255,6 +258,7 @@ impl GridRun<'_> {
                 .uncommitted
                 .iter()
                 .chain(copies.groups.iter().flatten())
+                .chain(&copies.bulk)
                 .next()
             {
                 return Err(Trap {
@@ -296,7 +300,7 @@ impl GridRun<'_> {
         let number = self.plan.statements[statement].0;
         let at = state
             .shared
-            .begin_copy(buffer, offset, bytes, u64::from(t), number)
+            .begin_copy(buffer, offset, (bytes, bytes), u64::from(t), number)
             .map_err(|fault| self.shared_fault(state, fault))?;
         let copies = &mut state.copies[t as usize];
         copies.uncommitted.push(PendingCopy {
@@ -307,6 +311,69 @@ impl GridRun<'_> {
             group: copies.closed,
             attached: Vec::new(),
         });
+        Ok(())
+    }
+
+    /// `cp.async.bulk` of thread `t`: reads its `bytes` of source now (16-byte
+    /// aligned, a multiple of 16), owns its destination bytes, signals the
+    /// current phase of the mbarrier object at `barrier` with their count
+    /// (`complete_tx`: counted now, the earliest the hardware may), and
+    /// lands when that phase completes ([`Self::land_phase`]), gated by
+    /// it: only threads that observe the phase see the bytes (the issuer's
+    /// `cp.async` waits retire nothing of it).
+    fn issue_bulk_copy(
+        &self,
+        state: &mut BlockState,
+        (dst, src, bytes): (&Address, &Address, usize),
+        barrier: &Address,
+        t: u32,
+        statement: usize,
+    ) -> Result<(), FaultKind> {
+        const BULK_ALIGNMENT: usize = 16;
+        if bytes == 0 || !bytes.is_multiple_of(BULK_ALIGNMENT) {
+            return Err(FaultKind::Arguments(format!(
+                "a bulk copy of {bytes} bytes (not a non-zero multiple of 16)"
+            )));
+        }
+        let mut data = vec![0u8; bytes];
+        let (source, from) =
+            self.access_aligned(state, src, bytes, BULK_ALIGNMENT, t, Touch::Read)?;
+        for (i, byte) in data.iter_mut().enumerate() {
+            *byte = read(state, source, from + i, 1) as u8;
+        }
+        let (Region::Shared(buffer), Region::Shared(mbar)) = (dst.region, barrier.region) else {
+            return Err(FaultKind::Arguments(
+                "a bulk copy into a tensor, or signalling one".into(),
+            ));
+        };
+        let offset = dst.offset.eval(state.atoms_of(t));
+        let mbar_offset = barrier.offset.eval(state.atoms_of(t));
+        let number = self.plan.statements[statement].0;
+        let fault = |state: &BlockState, f| self.shared_fault(state, f);
+        let phase = state
+            .shared
+            .mbarrier_phase(mbar, mbar_offset)
+            .map_err(|f| fault(state, f))?;
+        let at = state
+            .shared
+            .begin_copy(buffer, offset, (bytes, BULK_ALIGNMENT), u64::from(t), number)
+            .map_err(|f| fault(state, f))?;
+        state.copies[t as usize].bulk.push(PendingCopy {
+            buffer,
+            at,
+            data,
+            statement,
+            // In no `cp.async` group: no wait of its thread retires it.
+            group: u64::MAX,
+            attached: vec![phase],
+        });
+        let completed = state
+            .shared
+            .mbarrier_complete_tx(mbar, mbar_offset, bytes as u64)
+            .map_err(|f| fault(state, f))?;
+        if let Some(phase) = completed {
+            self.land_phase(state, phase)?;
+        }
         Ok(())
     }
 
@@ -344,7 +411,12 @@ impl GridRun<'_> {
                 let tracked = state
                     .copies
                     .iter()
-                    .flat_map(|c| c.uncommitted.iter().chain(c.groups.iter().flatten()))
+                    .flat_map(|c| {
+                        c.uncommitted
+                            .iter()
+                            .chain(c.groups.iter().flatten())
+                            .chain(&c.bulk)
+                    })
                     .find(|copy| copy.attached.contains(&phase));
                 match tracked {
                     Some(copy) => {
@@ -361,15 +433,20 @@ impl GridRun<'_> {
             MbarrierAction::Arrive {
                 state: destination,
                 release,
+                expect_tx,
             } => {
                 let arriving = if *release {
                     Arriving::Release
                 } else {
                     Arriving::Relaxed
                 };
+                let expect = match expect_tx {
+                    Some(bytes) => self.source(state, bytes, t)?,
+                    None => 0,
+                };
                 let arrival = state
                     .shared
-                    .mbarrier_arrive(buffer, offset, thread, arriving)
+                    .mbarrier_arrive(buffer, offset, thread, arriving, expect)
                     .map_err(|f| fault(state, f))?;
                 // The state is opaque to kernels: the phase's number.
                 if let Some(destination) = destination {
@@ -392,7 +469,7 @@ impl GridRun<'_> {
                 };
                 let arrival = state
                     .shared
-                    .mbarrier_arrive(buffer, offset, thread, arriving)
+                    .mbarrier_arrive(buffer, offset, thread, arriving, 0)
                     .map_err(|f| fault(state, f))?;
                 let copies = &mut state.copies[t as usize];
                 for copy in copies
@@ -426,7 +503,10 @@ impl GridRun<'_> {
     fn land_phase(&self, state: &mut BlockState, phase: Phase) -> Result<(), FaultKind> {
         let mut landing = Vec::new();
         for (t, copies) in state.copies.iter_mut().enumerate() {
-            for list in std::iter::once(&mut copies.uncommitted).chain(copies.groups.iter_mut()) {
+            for list in [&mut copies.uncommitted, &mut copies.bulk]
+                .into_iter()
+                .chain(copies.groups.iter_mut())
+            {
                 if list.iter().any(|copy| copy.attached.contains(&phase)) {
                     let (now, later): (Vec<PendingCopy>, Vec<PendingCopy>) = std::mem::take(list)
                         .into_iter()
@@ -994,6 +1074,16 @@ impl GridRun<'_> {
                     self.issue_copy(state, (dst, src, *bytes), read, t, step.statement)
                         .map_err(trap)?
                 }
+                Action::BulkCopy {
+                    dst,
+                    src,
+                    size,
+                    barrier,
+                } => {
+                    let bytes = self.read(state, size, t, statement)? as usize;
+                    self.issue_bulk_copy(state, (dst, src, bytes), barrier, t, step.statement)
+                        .map_err(trap)?
+                }
                 Action::AsyncCommit => {
                     let copies = &mut state.copies[t as usize];
                     let group = std::mem::take(&mut copies.uncommitted);
@@ -1364,6 +1454,7 @@ mod tests {
         mbarrier(MbarrierAction::Arrive {
             state: None,
             release: true,
+            expect_tx: None,
         })
     }
 
@@ -1657,10 +1748,12 @@ mod tests {
             all(mbarrier(MbarrierAction::Arrive {
                 state: Some(register()),
                 release: true,
+                expect_tx: None,
             })),
             all(mbarrier(MbarrierAction::Arrive {
                 state: Some(register()),
                 release: true,
+                expect_tx: None,
             })),
         ]);
         steps.push(gather()[1].clone());
@@ -1800,6 +1893,7 @@ mod tests {
         let relaxed = mbarrier(MbarrierAction::Arrive {
             state: None,
             release: false,
+            expect_tx: None,
         });
         assert_eq!(
             run(read_arrive_refill(4, all(relaxed), true)),

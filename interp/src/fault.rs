@@ -166,6 +166,16 @@ pub enum FaultKind {
         index: usize,
         copy: usize,
     },
+    /// An arrival on an object whose current phase has all its arrivals
+    /// and waits for transaction bytes (PTX leaves it undefined).
+    MbarrierExtraArrival { buffer: String, index: usize },
+    /// An `expect_tx` or a bulk copy's completion that takes the object's
+    /// pending transaction count `tx` outside PTX's `±(2^20 - 1)`.
+    MbarrierTxCount {
+        buffer: String,
+        index: usize,
+        tx: i128,
+    },
     /// The host cannot allocate what the run needs (a block's shared
     /// memory with its bookkeeping).
     HostMemory { what: String, bytes: usize },
@@ -324,6 +334,14 @@ impl fmt::Display for Fault {
             } => write!(
                 f,
                 "invalidates mbarrier {index} of shared buffer `{buffer}` while its current phase still tracks the `cp.async` of statement {copy} (`cp.async.mbarrier.arrive`): the copy's completion would arrive on an invalid object"
+            ),
+            FaultKind::MbarrierExtraArrival { buffer, index } => write!(
+                f,
+                "arrives on mbarrier {index} of shared buffer `{buffer}`, whose current phase has all its arrivals and waits for transaction bytes (the arrival would count toward no phase)"
+            ),
+            FaultKind::MbarrierTxCount { buffer, index, tx } => write!(
+                f,
+                "takes the pending transaction count of mbarrier {index} of shared buffer `{buffer}` to {tx}, outside -1048575 to 1048575"
             ),
             FaultKind::HostMemory { what, bytes } => write!(
                 f,

@@ -268,6 +268,15 @@ pub(crate) enum Action {
         bytes: usize,
         src_bytes: Option<Source>,
     },
+    /// `cp.async.bulk`: `size` bytes from `src` (global) to `dst` (shared),
+    /// owned by the copy until the phase of the mbarrier object at
+    /// `barrier` it signals completes (its `complete_tx`).
+    BulkCopy {
+        dst: Address,
+        src: Address,
+        size: Source,
+        barrier: Address,
+    },
     /// `cp.async.commit_group`.
     AsyncCommit,
     /// `cp.async.wait_group pending` (`None`: `cp.async.wait_all`).
@@ -291,10 +300,12 @@ pub(crate) enum MbarrierAction {
     /// `mbarrier.inval [addr]`.
     Inval,
     /// `mbarrier.arrive state, [addr]`; `state` is `None` for the sink `_`;
-    /// `release` unless `.relaxed`.
+    /// `release` unless `.relaxed`; `expect_tx`: its `txCount` (the
+    /// `arrive.expect_tx` form).
     Arrive {
         state: Option<Destination>,
         release: bool,
+        expect_tx: Option<Source>,
     },
     /// `cp.async.mbarrier.arrive{.noinc} [addr]`.
     CopyArrive { noinc: bool },
@@ -536,6 +547,8 @@ enum PreparedSemantics {
     Collective(Arc<Collective>),
     Barrier(Barrier),
     AsyncCopy,
+    BulkCopy,
+    Fence,
     AsyncCommit,
     AsyncWait { all: bool },
     Mbarrier(MbarrierOp),
@@ -687,6 +700,8 @@ impl Builder<'_> {
             }
             Semantics::Barrier(barrier) => PreparedSemantics::Barrier(barrier),
             Semantics::AsyncCopy => PreparedSemantics::AsyncCopy,
+            Semantics::BulkCopy => PreparedSemantics::BulkCopy,
+            Semantics::Fence => PreparedSemantics::Fence,
             Semantics::AsyncCommit => PreparedSemantics::AsyncCommit,
             Semantics::AsyncWait { all } => PreparedSemantics::AsyncWait { all },
             Semantics::Mbarrier(op) => PreparedSemantics::Mbarrier(op),
@@ -717,6 +732,8 @@ impl Builder<'_> {
             let mut address = None;
             // A copy's two addresses: (destination, source).
             let mut copy_ends: (Option<Address>, Option<Address>) = (None, None);
+            // The mbarrier object a bulk copy signals.
+            let mut barrier = None;
             // Per operand: its source lanes (for atomics' per-element operands).
             let mut operand_sources: Vec<(&str, Vec<Source>)> = Vec::new();
             // The operands the compiler supplies (`_`, a retry predicate).
@@ -745,8 +762,9 @@ impl Builder<'_> {
                                     ));
                                 };
                                 // mbarrier objects are reached only by the
-                                // mbarrier forms, and those reach nothing else.
-                                if found.mbarrier != is_mbarrier {
+                                // forms' barrier operands, which reach
+                                // nothing else.
+                                if found.mbarrier != slot.mbarrier {
                                     return Err(format!(
                                         "`{}` addresses shared buffer `{}`, {}",
                                         instruction.opcode,
@@ -761,7 +779,7 @@ impl Builder<'_> {
                                 Region::Shared(index)
                             }
                         };
-                        if is_mbarrier && matches!(region, Region::Tensor(_)) {
+                        if slot.mbarrier && matches!(region, Region::Tensor(_)) {
                             return Err(format!(
                                 "`{}` addresses a tensor, not an mbarrier object",
                                 instruction.opcode
@@ -783,6 +801,10 @@ impl Builder<'_> {
                             region,
                             offset: Linear::new(offset, self.program.atoms.len())?,
                         };
+                        if slot.mbarrier && !is_mbarrier {
+                            barrier = Some(at);
+                            continue;
+                        }
                         if slot.access == Access::Write {
                             copy_ends.0 = Some(at.clone());
                         } else {
@@ -940,6 +962,26 @@ impl Builder<'_> {
                         src_bytes,
                     }
                 }
+                PreparedSemantics::BulkCopy => {
+                    let (Some(dst), Some(src), Some(barrier)) = (copy_ends.0, copy_ends.1, barrier)
+                    else {
+                        return Err(format!(
+                            "`{}` without its two addresses and its mbarrier",
+                            instruction.opcode
+                        ));
+                    };
+                    let size = match operand_sources.iter().find(|(name, _)| *name == "size") {
+                        Some((_, lanes)) if lanes.len() == 1 => lanes[0].clone(),
+                        _ => return Err(format!("`{}` without its size", instruction.opcode)),
+                    };
+                    Action::BulkCopy {
+                        dst,
+                        src,
+                        size,
+                        barrier,
+                    }
+                }
+                PreparedSemantics::Fence => Action::Nothing,
                 PreparedSemantics::AsyncCommit => Action::AsyncCommit,
                 PreparedSemantics::AsyncWait { all: true } => Action::AsyncWait { pending: None },
                 PreparedSemantics::AsyncWait { all: false } => Action::AsyncWait {
@@ -959,13 +1001,18 @@ impl Builder<'_> {
                             count: lane("count")?,
                         },
                         MbarrierOp::Inval => MbarrierAction::Inval,
-                        MbarrierOp::Arrive { release } => {
+                        MbarrierOp::Arrive { release, expect_tx } => {
                             if destinations.len() > 1 {
                                 return Err(format!("`{opcode}`: more than one state lane"));
                             }
                             MbarrierAction::Arrive {
                                 state: destinations.first().copied(),
                                 release,
+                                expect_tx: if expect_tx {
+                                    Some(lane("txCount")?)
+                                } else {
+                                    None
+                                },
                             }
                         }
                         MbarrierOp::CopyArrive { noinc } => MbarrierAction::CopyArrive { noinc },

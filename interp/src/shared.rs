@@ -122,6 +122,10 @@ pub(crate) const MBARRIER_BYTES: usize = 8;
 /// The largest expected arrival count of an mbarrier (PTX: `2^20 - 1`).
 const MAX_MBARRIER_COUNT: u64 = (1 << 20) - 1;
 
+/// The largest pending transaction count of an mbarrier, either way
+/// (PTX: `[-(2^20 - 1), 2^20 - 1]`).
+const MAX_MBARRIER_TX: i64 = (1 << 20) - 1;
+
 /// An initialized mbarrier object.
 #[derive(Debug, Clone, Copy)]
 struct Object {
@@ -133,6 +137,10 @@ struct Object {
     pending: u64,
     /// Phases completed: the current phase's number.
     phases: u64,
+    /// The current phase's pending transaction bytes: raised by
+    /// `expect_tx`, lowered as bulk copies signalling it complete (below
+    /// zero while copies land before their expectation).
+    tx: i64,
 }
 
 /// One `mbarrier.init` of the block: which object, and what its waiters
@@ -532,6 +540,17 @@ impl SharedMemory {
     /// The start byte of `size` bytes at byte `offset` of buffer `buffer`:
     /// inside the buffer and aligned to `size`.
     fn place(&self, buffer: usize, offset: i64, size: usize) -> Result<usize, SharedFault> {
+        self.place_aligned(buffer, offset, size, size)
+    }
+
+    /// [`Self::place`] with the alignment `align` (a bulk copy's 16 bytes).
+    fn place_aligned(
+        &self,
+        buffer: usize,
+        offset: i64,
+        size: usize,
+        align: usize,
+    ) -> Result<usize, SharedFault> {
         let len = self.buffers[buffer].bytes.len();
         let in_bounds = offset >= 0 && (offset as u128) + (size as u128) <= len as u128;
         if !in_bounds {
@@ -543,11 +562,11 @@ impl SharedMemory {
             }));
         }
         let at = offset as usize;
-        if size > 0 && !at.is_multiple_of(size) {
+        if align > 0 && !at.is_multiple_of(align) {
             return Err(SharedFault::Kind(FaultKind::SharedMisaligned {
                 buffer: self.names[buffer].clone(),
                 offset: i128::from(offset),
-                bytes: size,
+                bytes: align,
             }));
         }
         Ok(at)
@@ -635,7 +654,19 @@ impl SharedMemory {
         thread: u64,
         touch: Touch,
     ) -> Result<usize, SharedFault> {
-        let at = self.place(buffer, offset, size)?;
+        self.access_aligned(buffer, offset, (size, size), thread, touch)
+    }
+
+    /// [`Self::access`] of `size` bytes aligned to `align`.
+    fn access_aligned(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        (size, align): (usize, usize),
+        thread: u64,
+        touch: Touch,
+    ) -> Result<usize, SharedFault> {
+        let at = self.place_aligned(buffer, offset, size, align)?;
         self.owned(buffer, at, size, thread)?;
         let order = self.order(thread);
         let name = || self.names[buffer].clone();
@@ -668,11 +699,11 @@ impl SharedMemory {
         &mut self,
         buffer: usize,
         offset: i64,
-        size: usize,
+        (size, align): (usize, usize),
         thread: u64,
         statement: usize,
     ) -> Result<usize, SharedFault> {
-        let at = self.access(buffer, offset, size, thread, Touch::Write)?;
+        let at = self.access_aligned(buffer, offset, (size, align), thread, Touch::Write)?;
         let owner = u32::try_from(statement + 1)
             .ok()
             .filter(|owner| *owner < GATED)
@@ -829,6 +860,7 @@ impl SharedMemory {
             count,
             pending: count,
             phases: 0,
+            tx: 0,
         });
         self.write(buffer, at, MBARRIER_BYTES, count);
         Ok(())
@@ -856,18 +888,18 @@ impl SharedMemory {
 
     /// An arrival (unless [`Arriving::Not`]: only the atomic touch of a
     /// `cp.async.mbarrier.arrive` without `.noinc`) by `thread` on the
-    /// object at byte `offset` of `buffer`: it must be initialized; an
-    /// atomic access of its 8 bytes; the last expected arrival completes
-    /// the phase (the next one expects `count` again). A phase that every
-    /// thread of the block arrived toward once, each releasing, releases
-    /// the epochs below its first arrival's (see the module doc; the
-    /// arriving statement began an epoch, [`Self::begin_arrivals`]).
+    /// object at byte `offset` of `buffer`, raising the phase's pending
+    /// transaction bytes by `expect_tx` first (`arrive.expect_tx`): it must
+    /// be initialized and still expect an arrival; an atomic access of its
+    /// 8 bytes; the last expected arrival completes the phase once its
+    /// transaction bytes are in ([`Self::complete_phase`]).
     pub fn mbarrier_arrive(
         &mut self,
         buffer: usize,
         offset: i64,
         thread: u64,
         arriving: Arriving,
+        expect_tx: u64,
     ) -> Result<Arrival, SharedFault> {
         let index = self.object_at(buffer, offset)?;
         let mut object = self.object(buffer, index)?;
@@ -878,6 +910,15 @@ impl SharedMemory {
         };
         let mut completed = false;
         if arriving != Arriving::Not {
+            if object.pending == 0 {
+                // Its arrivals are in, its bytes are not: PTX leaves a
+                // further arrival undefined.
+                return Err(SharedFault::Kind(FaultKind::MbarrierExtraArrival {
+                    buffer: self.names[buffer].clone(),
+                    index,
+                }));
+            }
+            object.tx = self.raised_tx(buffer, index, object.tx, i128::from(expect_tx))?;
             object.pending -= 1;
             let threads = self.floors.len();
             let epoch = self.epoch;
@@ -898,29 +939,90 @@ impl SharedMemory {
                     }
                     _ => arrivals.repeated = true,
                 }
-                if object.pending == 0 {
-                    let everyone = !arrivals.relaxed
-                        && !arrivals.repeated
-                        && arrivals.distinct == threads as u64;
-                    if let (true, Some(first)) = (everyone, arrivals.first) {
-                        incarnation.release = incarnation.release.max(first);
-                    }
-                    let mut seen = std::mem::take(&mut arrivals.threads);
-                    seen.fill(false);
-                    *arrivals = Arrivals {
-                        threads: seen,
-                        ..Arrivals::default()
-                    };
-                }
             }
-            if object.pending == 0 {
-                object.phases += 1;
-                object.pending = object.count;
+            if object.pending == 0 && object.tx == 0 {
+                self.complete_phase(&mut object);
                 completed = true;
             }
         }
         self.buffers[buffer].objects[index] = Some(object);
         Ok(Arrival { phase, completed })
+    }
+
+    /// The pending transaction count `tx` raised by `by`, inside the range
+    /// an mbarrier counts.
+    fn raised_tx(&self, buffer: usize, index: usize, tx: i64, by: i128) -> Result<i64, SharedFault> {
+        let raised = i128::from(tx) + by;
+        if raised.abs() > i128::from(MAX_MBARRIER_TX) {
+            return Err(SharedFault::Kind(FaultKind::MbarrierTxCount {
+                buffer: self.names[buffer].clone(),
+                index,
+                tx: raised,
+            }));
+        }
+        Ok(raised as i64)
+    }
+
+    /// The phase of `object` completes: a phase every thread of the block
+    /// arrived toward once, each releasing, releases the epochs below its
+    /// first arrival's (see the module doc; the arriving statement began
+    /// an epoch, [`Self::begin_arrivals`]); the next phase expects `count`
+    /// arrivals and no bytes.
+    fn complete_phase(&mut self, object: &mut Object) {
+        let threads = self.floors.len();
+        if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
+            let arrivals = &mut incarnation.arrivals;
+            let everyone =
+                !arrivals.relaxed && !arrivals.repeated && arrivals.distinct == threads as u64;
+            if let (true, Some(first)) = (everyone, arrivals.first) {
+                incarnation.release = incarnation.release.max(first);
+            }
+            let mut seen = std::mem::take(&mut arrivals.threads);
+            seen.fill(false);
+            *arrivals = Arrivals {
+                threads: seen,
+                ..Arrivals::default()
+            };
+        }
+        object.phases += 1;
+        object.pending = object.count;
+        object.tx = 0;
+    }
+
+    /// The current phase of the initialized object at byte `offset` of
+    /// `buffer` (what a bulk copy issued now signals).
+    pub fn mbarrier_phase(&self, buffer: usize, offset: i64) -> Result<Phase, SharedFault> {
+        let index = self.object_at(buffer, offset)?;
+        let object = self.object(buffer, index)?;
+        Ok(Phase {
+            incarnation: object.incarnation,
+            phase: object.phases,
+        })
+    }
+
+    /// A bulk copy's `complete_tx` of `bytes` on the object at byte
+    /// `offset` of `buffer` (the async proxy's, no thread's access): the
+    /// phase completes if its arrivals and bytes are then all in; returns
+    /// the phase it completed.
+    pub fn mbarrier_complete_tx(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        bytes: u64,
+    ) -> Result<Option<Phase>, SharedFault> {
+        let index = self.object_at(buffer, offset)?;
+        let mut object = self.object(buffer, index)?;
+        let phase = Phase {
+            incarnation: object.incarnation,
+            phase: object.phases,
+        };
+        object.tx = self.raised_tx(buffer, index, object.tx, -i128::from(bytes))?;
+        let completed = object.pending == 0 && object.tx == 0;
+        if completed {
+            self.complete_phase(&mut object);
+        }
+        self.buffers[buffer].objects[index] = Some(object);
+        Ok(completed.then_some(phase))
     }
 
     /// A blocking `mbarrier.try_wait.parity` by `thread` on the object at
@@ -1150,7 +1252,44 @@ mod tests {
 
     /// One arrival of `thread` on `bar[0]`: whether it completed the phase.
     fn arrive(m: &mut SharedMemory, thread: u64) -> bool {
-        ok(m.mbarrier_arrive(BAR, 0, thread, Arriving::Release)).completed
+        ok(m.mbarrier_arrive(BAR, 0, thread, Arriving::Release, 0)).completed
+    }
+
+    #[test]
+    fn a_phase_completes_once_its_arrivals_and_its_transaction_bytes_are_in() {
+        let mut m = initialized(0, 1);
+        let phase = |phase| Phase {
+            incarnation: 0,
+            phase,
+        };
+        // Expect 32 bytes and arrive: the arrivals are in, the bytes not.
+        let arrival = ok(m.mbarrier_arrive(BAR, 0, 0, Arriving::Release, 32));
+        assert!(!arrival.completed);
+        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)),
+            "MbarrierWaitNeverCompletes { buffer: \"bar\", index: 0, parity: 0, phases: 0 }");
+        assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 16)), None);
+        assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 16)), Some(phase(0)));
+        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)), "ok ()");
+        // Bytes that land before their expectation: the count goes below
+        // zero, the arrival's expectation brings it back.
+        assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 48)), None);
+        assert!(ok(m.mbarrier_arrive(BAR, 0, 0, Arriving::Release, 48)).completed);
+        // A further arrival while the bytes are missing counts toward no
+        // phase.
+        assert!(!ok(m.mbarrier_arrive(BAR, 0, 0, Arriving::Release, 16)).completed);
+        assert_eq!(
+            outcome(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release, 0)),
+            "MbarrierExtraArrival { buffer: \"bar\", index: 0 }"
+        );
+        // The count stays within 2^20 - 1 either way.
+        assert_eq!(
+            outcome(m.mbarrier_complete_tx(BAR, 0, 1 << 20)),
+            "ok None"
+        );
+        assert_eq!(
+            outcome(m.mbarrier_complete_tx(BAR, 0, 16)),
+            "MbarrierTxCount { buffer: \"bar\", index: 0, tx: -1048576 }"
+        );
     }
 
     #[test]
@@ -1193,11 +1332,11 @@ mod tests {
         let mut m = with_barriers();
         let uninitialized = "MbarrierUninitialized { buffer: \"bar\", index: 1 }";
         assert_eq!(
-            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release)),
+            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release, 0)),
             uninitialized
         );
         assert_eq!(
-            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Not)),
+            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Not, 0)),
             uninitialized
         );
         assert_eq!(
@@ -1206,10 +1345,10 @@ mod tests {
         );
         assert_eq!(outcome(m.mbarrier_inval(BAR, 8, 0)), uninitialized);
         ok(m.mbarrier_init(BAR, 8, 0, 1));
-        assert!(ok(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release)).completed);
+        assert!(ok(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release, 0)).completed);
         ok(m.mbarrier_inval(BAR, 8, 0));
         assert_eq!(
-            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release)),
+            outcome(m.mbarrier_arrive(BAR, 8, 0, Arriving::Release, 0)),
             uninitialized
         );
         // Only mbarrier buffers hold objects.
@@ -1224,7 +1363,7 @@ mod tests {
         let mut m = with_barriers();
         ok(m.mbarrier_init(BAR, 0, 0, 2));
         assert_eq!(
-            outcome(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release)),
+            outcome(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release, 0)),
             "race bar byte 0 other 0"
         );
         let mut m = initialized(0, 2);
@@ -1244,7 +1383,7 @@ mod tests {
         let mut m = initialized(0, 3);
         for phase in 0..3 {
             let arrivals: Vec<Arrival> = (0..3)
-                .map(|t| ok(m.mbarrier_arrive(BAR, 0, t, Arriving::Release)))
+                .map(|t| ok(m.mbarrier_arrive(BAR, 0, t, Arriving::Release, 0)))
                 .collect();
             let expected: Vec<Arrival> = [false, false, true]
                 .into_iter()
@@ -1262,7 +1401,7 @@ mod tests {
         // no arrival.
         for t in 0..4 {
             assert_eq!(
-                ok(m.mbarrier_arrive(BAR, 0, t, Arriving::Not)),
+                ok(m.mbarrier_arrive(BAR, 0, t, Arriving::Not, 0)),
                 Arrival {
                     phase: Phase {
                         incarnation: 0,
@@ -1318,7 +1457,7 @@ mod tests {
     /// arrival completed.
     fn landed() -> SharedMemory {
         let mut m = initialized(0, 1);
-        ok(m.begin_copy(0, 4, 4, 1, 7));
+        ok(m.begin_copy(0, 4, (4, 4), 1, 7));
         // In flight: nobody touches it, its issuer neither.
         for t in [1, 2] {
             assert_eq!(
@@ -1326,7 +1465,7 @@ mod tests {
                 "AsyncCopyInFlight { buffer: \"s\", offset: 4, copy: 7 }"
             );
         }
-        let arrival = ok(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release));
+        let arrival = ok(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release, 0));
         assert!(arrival.completed);
         ok(m.land_gated(
             0,
@@ -1355,7 +1494,7 @@ mod tests {
         for t in 0..4 {
             assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), unobserved(4));
             assert_eq!(fault(m.access(0, 6, 2, t, Touch::Write)), unobserved(6));
-            assert_eq!(fault(m.begin_copy(0, 4, 4, t, 9)), unobserved(4));
+            assert_eq!(fault(m.begin_copy(0, 4, (4, 4), t, 9)), unobserved(4));
         }
         // Bytes beside the copy are ordinary.
         assert_eq!(fault(m.access(0, 8, 4, 0, Touch::Write)), "ok 8");
@@ -1380,7 +1519,7 @@ mod tests {
     fn an_observer_may_copy_into_landed_bytes_again() {
         let mut m = landed();
         ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
-        assert_eq!(fault(m.begin_copy(0, 4, 4, 2, 9)), "ok 4");
+        assert_eq!(fault(m.begin_copy(0, 4, (4, 4), 2, 9)), "ok 4");
         assert_eq!(
             fault(m.access(0, 4, 4, 2, Touch::Read)),
             "AsyncCopyInFlight { buffer: \"s\", offset: 4, copy: 9 }"
@@ -1446,7 +1585,7 @@ mod tests {
     fn arrive_all(m: &mut SharedMemory, threads: &[u64], arriving: Arriving) {
         m.begin_arrivals();
         for &t in threads {
-            ok(m.mbarrier_arrive(BAR, 0, t, arriving));
+            ok(m.mbarrier_arrive(BAR, 0, t, arriving, 0));
         }
     }
 

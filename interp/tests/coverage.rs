@@ -32,6 +32,8 @@ fn every_usable_variant_has_semantics() {
                         Semantics::Collective(_) => "collective",
                         Semantics::Barrier(_) => "barrier",
                         Semantics::AsyncCopy => "async copy",
+                        Semantics::BulkCopy => "bulk copy",
+                        Semantics::Fence => "fence",
                         Semantics::AsyncCommit | Semantics::AsyncWait { .. } => "async group",
                         Semantics::Mbarrier(_) => "mbarrier",
                     };
@@ -183,12 +185,14 @@ fn shared_memory_variants_have_the_semantics_of_their_global_twins() {
     let mut mismatches: Vec<String> = Vec::new();
     for form in FORMS.iter().filter(|f| f.usable == Usability::Yes) {
         for variant in legal_variants(form) {
-            // A copy between spaces (`cp.async`) and an mbarrier object
-            // (shared memory only) have no global twin.
+            // A copy between spaces (`cp.async`), an mbarrier object
+            // (shared memory only) and a proxy fence naming the space it
+            // orders have no global twin.
             if variant.usability() != Usability::Yes
                 || variant.space() != (Space::Shared { cluster: false })
                 || variant.has(Slot::Src)
                 || variant.effect() == Effect::Mbarrier
+                || variant.effect() == Effect::Fence
             {
                 continue;
             }
@@ -237,8 +241,8 @@ fn shared_memory_variants_have_the_semantics_of_their_global_twins() {
 }
 
 /// Every usable mbarrier variant has the mbarrier semantics of its form:
-/// `init`, `inval`, a single `arrive` (its register or `_` state),
-/// releasing unless `.relaxed`,
+/// `init`, `inval`, a single `arrive` and its `expect_tx` form (a register
+/// or `_` state), releasing unless `.relaxed`,
 /// `cp.async.mbarrier.arrive` with or without `.noinc`, and the parity
 /// `try_wait` (with or without a time hint), acquiring unless `.relaxed`.
 #[test]
@@ -258,6 +262,11 @@ fn every_usable_mbarrier_variant_has_mbarrier_semantics() {
                 "mbarrier.inval" => MbarrierOp::Inval,
                 "mbarrier.arrive" => MbarrierOp::Arrive {
                     release: variant.get(Slot::Sem) != Some("relaxed"),
+                    expect_tx: false,
+                },
+                "mbarrier.arrive.expect_tx" => MbarrierOp::Arrive {
+                    release: variant.get(Slot::Sem) != Some("relaxed"),
+                    expect_tx: true,
                 },
                 "cp.async.mbarrier.arrive.noinc" => MbarrierOp::CopyArrive { noinc: true },
                 "mbarrier.try_wait.parity" | "mbarrier.try_wait.parity-hint" => {
@@ -275,7 +284,7 @@ fn every_usable_mbarrier_variant_has_mbarrier_semantics() {
         }
     }
     println!("mbarrier variants: {seen:?}");
-    // Init, inval, arrive (releasing or relaxed), the `.noinc` copy
-    // arrival, waits (acquiring or relaxed).
-    assert_eq!(seen.len(), 7, "{seen:?}");
+    // Init, inval, arrive and arrive.expect_tx (releasing or relaxed),
+    // the `.noinc` copy arrival, waits (acquiring or relaxed).
+    assert_eq!(seen.len(), 9, "{seen:?}");
 }

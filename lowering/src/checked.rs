@@ -157,6 +157,33 @@ pub(crate) fn memory_access(
     (full, offset, usize::from(lanes) * view.dtype.size_bytes())
 }
 
+/// A memory operand's access at repeat coordinate `index`, as
+/// [`memory_access`] gives it, plus the alignment its address needs: the
+/// access size, or 16 for a whole-view operand (a bulk copy's run of
+/// bytes, at the view's first element, as long as the view).
+pub(crate) fn operand_access(
+    slot: &ResolvedOperand,
+    view: &Layout,
+    index: &[usize],
+) -> (Vec<usize>, Poly, usize, usize) {
+    if slot.whole {
+        let full = vec![0; view.shape.len()];
+        let offset = view.byte_offset(&full);
+        let bytes = view
+            .shape
+            .iter()
+            .map(|e| e.as_const().and_then(|e| usize::try_from(e).ok()).unwrap_or(0))
+            .fold(view.dtype.size_bytes(), usize::saturating_mul);
+        return (full, offset, bytes, BULK_ALIGNMENT);
+    }
+    let (full, offset, size) = memory_access(view, index, slot.lanes);
+    (full, offset, size, size)
+}
+
+/// The alignment of a bulk copy's addresses and size (PTX ISA,
+/// `cp.async.bulk`: 16 bytes).
+pub(crate) const BULK_ALIGNMENT: usize = 16;
+
 /// Advances a row-major multi-index.
 pub(crate) fn advance(index: &mut [usize], shape: &[usize]) {
     for axis in (0..index.len()).rev() {

@@ -13,7 +13,7 @@
 //! reads) lower to nothing.
 
 use crate::ast::LiteralValue;
-use crate::checked::{self, Apply, Implicit, Value, memory_access};
+use crate::checked::{self, Apply, Implicit, Value, operand_access};
 use crate::memory::MemorySpace;
 use crate::program::{Instruction, Node, OperandValue, Program, Statement};
 use crate::ptx::types::literal_bits;
@@ -103,7 +103,7 @@ fn statement(apply: &Apply) -> Statement {
                         // never used.
                         Value::Memory { buffer, view, .. } => OperandValue::Memory {
                             buffer: *buffer,
-                            offset: memory_access(view, &index, slot.lanes).1,
+                            offset: operand_access(slot, view, &index).1,
                             generic: buffer.space == MemorySpace::Global
                                 && apply.form.operand_space(slot.name) == Space::Generic,
                         },

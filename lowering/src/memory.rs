@@ -45,7 +45,9 @@ impl MemorySpace {
     pub fn addressed_by(self, ptx: Space) -> bool {
         match self {
             MemorySpace::Global => matches!(ptx, Space::Global | Space::Generic),
-            MemorySpace::Shared => ptx == Space::Shared { cluster: false },
+            // The executing CTA's `.shared::cta` addresses are valid
+            // `.shared::cluster` addresses of its own buffers.
+            MemorySpace::Shared => matches!(ptx, Space::Shared { .. }),
         }
     }
 
@@ -150,6 +152,10 @@ mod tests {
             .filter(|f| MemorySpace::Shared.addressed_by(**f))
             .collect();
         assert_eq!(global, [&Space::Generic, &Space::Global]);
-        assert_eq!(shared, [&Space::Shared { cluster: false }]);
+        // A CTA's own `.shared::cta` addresses are `.shared::cluster` ones.
+        assert_eq!(
+            shared,
+            [&Space::Shared { cluster: false }, &Space::Shared { cluster: true }]
+        );
     }
 }

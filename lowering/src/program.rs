@@ -447,6 +447,8 @@ impl Cond {
                 (CmpOp::Eq, false) | (CmpOp::Ne, true) => Vec::new(),
             },
             Cond::Not(inner) => inner.facts(!holds),
+            // The arm of a constant condition that never runs: `1 <= 0`.
+            Cond::Const(value) if *value != holds => vec![Poly::constant(1)],
             Cond::And(a, b) if holds => {
                 let mut facts = a.facts(true);
                 facts.extend(b.facts(true));

@@ -822,6 +822,34 @@ impl FlatTerms {
         false
     }
 
+    /// `p = k * f + rest` with `rest <= 0`, `k` the ratio of a coefficient
+    /// `p` shares with fact `f` (a fact on a CTA index, `cta + 1 <= C`,
+    /// proves bounds on tiles of it, `8192 * cta + 4096 <= 8192 * C`,
+    /// past the factors the other searches try).
+    fn ratio_combination(&self) -> bool {
+        let count = self.polys.len() - 1;
+        for f in 1..=count {
+            // Not the constant terms: the ratio must not depend on them
+            // (the prover is monotone in the constant).
+            for &(m, pc) in self.polys[0].iter().filter(|(m, _)| self.ranges[*m] != (1, 1)) {
+                let Some(&(_, fc)) = self.polys[f].iter().find(|(n, _)| *n == m) else {
+                    continue;
+                };
+                let k = match (fc != 0).then(|| (pc % fc, pc / fc)) {
+                    Some((0, k)) if k > 1 && ![2, 4, 8, 16].contains(&k) => k,
+                    _ => continue,
+                };
+                let hi = self.combined_hi([Some(0), Some(f), None], |[pc, fc, _]| {
+                    pc.saturating_add(fc.saturating_mul(k).saturating_mul(-1))
+                });
+                if hi <= 0 {
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
     /// [`Self::any_combination`] where no coefficient or range is large
     /// enough for the saturating arithmetic to saturate (`None` otherwise):
     /// then every combination is exact integer arithmetic, ranged over a
@@ -1168,6 +1196,11 @@ impl Prover<'_> {
         if self.atoms.range(p).1 <= 0 {
             return true;
         }
+        // A false fact (`1 <= 0`, the arm of a condition that is constant
+        // false): the code never runs, anything holds there.
+        if facts.iter().any(|f| f.as_const().is_some_and(|c| c > 0)) {
+            return true;
+        }
         if facts.is_empty() {
             return false;
         }
@@ -1175,6 +1208,7 @@ impl Prover<'_> {
         let flat = FlatTerms::new(self.atoms, p, facts);
         flat.small_combinations()
             .unwrap_or_else(|| flat.any_combination())
+            || flat.ratio_combination()
     }
 
     /// Whether `p <= 0` is impossible: its range lies above 0 (a statically

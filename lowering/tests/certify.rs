@@ -1038,6 +1038,8 @@ fn dispatch_check_catches_a_duplicate_form() {
             piped: false,
             after_pipe: false,
             own_braces: false,
+            whole: false,
+            mbarrier: false,
         },
         OperandSlot {
             name: "a",
@@ -1051,6 +1053,8 @@ fn dispatch_check_catches_a_duplicate_form() {
             piped: false,
             after_pipe: false,
             own_braces: false,
+            whole: false,
+            mbarrier: false,
         },
     ];
     static TWINS: &[InstructionForm] = &[

@@ -195,6 +195,21 @@ pub(crate) fn enumerate(config: &Config, shared: bool) -> (usize, Vec<Case>, Ski
                 );
                 continue;
             }
+            // A bulk copy signals an mbarrier, whose phase its readers wait
+            // for: `tests/bulk_copies.rs` runs it on both devices.
+            if m.operands().iter().any(|o| o.mbarrier) {
+                skips.add(
+                    "a bulk copy: run in its protocol in tests/bulk_copies.rs",
+                    text,
+                );
+                continue;
+            }
+            // A fence moves no value: the proxy fences run in
+            // tests/bulk_copies.rs.
+            if m.effect() == Effect::Fence {
+                skips.add("a fence: no value (run in tests/bulk_copies.rs)", text);
+                continue;
+            }
             if m.effect() == Effect::AsyncGroup {
                 skips.add(
                     "a cp.async group form: no value (run with the copies and in tests/async_copies.rs)",

@@ -257,6 +257,12 @@ pub enum Semantics {
     Barrier(Barrier),
     /// `cp.async`: global to shared, landing at the thread's wait.
     AsyncCopy,
+    /// `cp.async.bulk` global to shared: a run of `size` bytes, landing
+    /// when the phase of the mbarrier it signals (`complete_tx`) completes.
+    BulkCopy,
+    /// A fence: the lockstep executor's accesses are already ordered; the
+    /// proxy rules it makes hold are the checker's.
+    Fence,
     /// `cp.async.commit_group`.
     AsyncCommit,
     /// `cp.async.wait_group n` (`all: false`, `n` its operand) or
@@ -271,7 +277,8 @@ pub enum Semantics {
 ///
 /// - `Init`: `[addr], count`;
 /// - `Inval`: `[addr]`;
-/// - `Arrive`: `state, [addr]`, `state` a `.b64` register or the sink `_`;
+/// - `Arrive`: `state, [addr]` (and `txCount` for `expect_tx`), `state` a
+///   `.b64` register or the sink `_`;
 /// - `CopyArrive`: `[addr]`;
 /// - `WaitParity`: `done, [addr], parity` (and `suspendTimeHint`, which
 ///   changes no result), `done` the compiler's retry predicate: the wait
@@ -285,7 +292,9 @@ pub enum MbarrierOp {
     /// `mbarrier.arrive` (one arrival); `release` (the default, or
     /// `.release`): the thread's earlier accesses are ordered before what
     /// a wait that observes the phase does; `.relaxed` orders none.
-    Arrive { release: bool },
+    /// `expect_tx`: the phase's pending transaction bytes rise by its
+    /// `txCount` first.
+    Arrive { release: bool, expect_tx: bool },
     /// `cp.async.mbarrier.arrive`: the thread's `cp.async` copies so far
     /// complete with the object's current phase; `noinc`: it is also one
     /// of the phase's arrivals (else it adds none: PTX raises the pending
@@ -325,7 +334,11 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         Effect::Load { .. } if modelled => return Ok(Semantics::Load),
         Effect::Store if modelled => return Ok(Semantics::Store),
         Effect::Prefetch if modelled => return Ok(Semantics::Prefetch),
+        Effect::AsyncCopy if modelled && variant.form.mnemonic == "cp.async.bulk" => {
+            return Ok(Semantics::BulkCopy);
+        }
         Effect::AsyncCopy if modelled => return Ok(Semantics::AsyncCopy),
+        Effect::Fence if modelled => return Ok(Semantics::Fence),
         Effect::AsyncGroup if modelled => {
             return match variant.form.mnemonic {
                 "cp.async.commit_group" => Ok(Semantics::AsyncCommit),
@@ -405,8 +418,8 @@ pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
 }
 
 /// The mbarrier operation of an `Effect::Mbarrier` variant, for the forms
-/// the executor models: `init`, `inval`, a single `arrive` (not its
-/// `count`, `expect_tx` or `drop` forms), `cp.async.mbarrier.arrive` and the
+/// the executor models: `init`, `inval`, a single `arrive` and its
+/// `expect_tx` form (not its `count` or `drop` forms), `cp.async.mbarrier.arrive` and the
 /// parity `try_wait`.
 pub fn mbarrier(variant: &Modifiers) -> Option<MbarrierOp> {
     if variant.effect() != Effect::Mbarrier {
@@ -418,6 +431,11 @@ pub fn mbarrier(variant: &Modifiers) -> Option<MbarrierOp> {
         ("mbarrier.inval", ["addr"]) => MbarrierOp::Inval,
         ("mbarrier.arrive", ["state", "addr"]) => MbarrierOp::Arrive {
             release: variant.get(Slot::Sem) != Some("relaxed"),
+            expect_tx: false,
+        },
+        ("mbarrier.arrive.expect_tx", ["state", "addr", "txCount"]) => MbarrierOp::Arrive {
+            release: variant.get(Slot::Sem) != Some("relaxed"),
+            expect_tx: true,
         },
         ("cp.async.mbarrier.arrive", ["addr"]) => MbarrierOp::CopyArrive {
             noinc: variant.has(Slot::Noinc),

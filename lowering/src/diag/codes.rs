@@ -329,6 +329,9 @@ catalogue! {
         /// A `try_wait`'s `done` written by the user: the compiler's retry
         /// loop is the only wait the checker follows.
         WAIT_PREDICATE_GIVEN = 245, "`done` predicate written in an mbarrier wait";
+        /// A bulk copy whose `size` is not the bytes of its views, or
+        /// whose views are not whole runs of 16-byte multiples.
+        BULK_SIZE = 246, "bulk copy size that does not match its views";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
@@ -389,6 +392,16 @@ catalogue! {
         /// A phase completed while other threads may still wait for the
         /// object's previous phase.
         MBARRIER_OVERRUN = 420, "mbarrier phase completed before other threads waited for the last";
+        /// A bulk copy whose bytes are not provably in bounds: a guard
+        /// would skip it, and its bytes would never reach its mbarrier.
+        BULK_BOUNDS = 421, "bulk copy not provably in bounds";
+        /// A phase whose expected transaction bytes differ from what the
+        /// bulk copies signalling it deliver, or that the checker cannot
+        /// count.
+        MBARRIER_TX = 422, "mbarrier transaction bytes that do not match the copies";
+        /// An async-proxy access (a bulk copy) without the proxy fence
+        /// that orders the generic-proxy writes before it.
+        PROXY_FENCE = 423, "async-proxy access without a proxy fence";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

@@ -14,7 +14,7 @@
 //! Guarantee: when nothing is reported and the launcher checks the
 //! requirements, every access's address is a multiple of its size.
 
-use crate::checked::{Apply, Value, memory_access};
+use crate::checked::{Apply, Value, operand_access};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
 use crate::layout::{index_text, storage_index};
@@ -62,10 +62,15 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
             if reported[i] {
                 continue;
             }
-            let (full, offset, size) = memory_access(view, &index, operand.slot.lanes);
+            let (full, offset, _, size) = operand_access(&operand.slot, view, &index);
             // A multiple of the size is aligned only when the size divides
             // the buffer's own alignment.
             let divides_base = buffer.space.base_alignment() % size == 0;
+            let need = if operand.slot.whole {
+                format!("the {size} bytes a bulk copy's addresses are aligned to")
+            } else {
+                format!("the {size}-byte access size")
+            };
             match requirements(&offset, size, cx.atoms).filter(|_| divides_base) {
                 Some(requirements) => proof.requirements.extend(requirements),
                 None => {
@@ -77,7 +82,7 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
                             name,
                             &offset,
                             &full,
-                            size,
+                            (&need, operand.slot.whole),
                             operand.span,
                             &apply.opcode,
                         ),
@@ -86,7 +91,14 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
                             buffer.index,
                             name,
                             &offset,
-                            size,
+                            (
+                                size,
+                                &if operand.slot.whole {
+                                    format!("needs an address that is a multiple of {need}")
+                                } else {
+                                    format!("moves {size} bytes, so its address must be a multiple of {size}")
+                                },
+                            ),
                             operand.span,
                             &apply.opcode,
                         ),
@@ -128,7 +140,7 @@ fn shared_error(
     buffer: usize,
     name: &str,
     offset: &Poly,
-    size: usize,
+    (size, need): (usize, &str),
     span: SpanId,
     opcode: &str,
 ) -> Diagnostic {
@@ -136,7 +148,7 @@ fn shared_error(
         Code::ALIGNMENT_UNPROVEN,
         span,
         format!(
-            "`{opcode}` moves {size} bytes, so its address must be a multiple of {size}, but its byte offset `{}` into shared buffer `{name}` is not provably one",
+            "`{opcode}` {need}, but its byte offset `{}` into shared buffer `{name}` is not provably one",
             poly_text(offset, cx.atoms)
         ),
     )
@@ -155,10 +167,15 @@ fn global_error(
     name: &str,
     offset: &Poly,
     full: &[usize],
-    size: usize,
+    (need, bulk): (&str, bool),
     span: SpanId,
     opcode: &str,
 ) -> Diagnostic {
+    let rule = if bulk {
+        "PTX requires a bulk copy's addresses and size to be multiples of 16 bytes"
+    } else {
+        "PTX memory accesses must be aligned to their total size"
+    };
     if let Some(constant) = offset.as_const() {
         let constant = usize::try_from(constant).unwrap_or(0);
         let element = match &cx.params[param].kind {
@@ -181,16 +198,16 @@ fn global_error(
             Code::MISALIGNED,
             span,
             format!(
-                "`{opcode}` accesses `{name}{element}` at byte offset {constant}, which is not aligned to the {size}-byte access size",
+                "`{opcode}` accesses `{name}{element}` at byte offset {constant}, which is not aligned to {need}",
             ),
         )
-        .with_note("PTX memory accesses must be aligned to their total size");
+        .with_note(rule);
     }
     Diagnostic::new(
         Code::ALIGNMENT_UNPROVEN,
         span,
         format!(
-            "`{opcode}` accesses `{name}` at byte offset `{}`, which is not provably a multiple of the {size}-byte access size",
+            "`{opcode}` accesses `{name}` at byte offset `{}`, which is not provably a multiple of {need}",
             poly_text(offset, cx.atoms)
         ),
     )

@@ -114,8 +114,12 @@ struct Copy {
     loops: Vec<AtomId>,
     /// Back edges crossed since its issue.
     shifts: u32,
-    /// The mbarrier ticket a `cp.async.mbarrier.arrive` attached it to.
+    /// The mbarrier ticket a `cp.async.mbarrier.arrive` attached it to,
+    /// or the one a bulk copy signals.
     attachment: Option<Attachment>,
+    /// A bulk copy (`cp.async.bulk`): only its mbarrier's phase retires
+    /// it, never a `cp.async` wait.
+    bulk: bool,
 }
 
 impl Copy {
@@ -158,6 +162,34 @@ struct State {
     touches: Vec<Touch>,
     /// The mbarrier buffers' phases, counted in lock-step (`mbarriers`).
     rings: Vec<Ring>,
+    /// Shared buffers accessed through the generic proxy (loads, stores,
+    /// atomics, `cp.async`) that no `fence.proxy.async` has ordered for the
+    /// async proxy since: a bulk copy into them would not be ordered after
+    /// those accesses (a refill landing before an earlier read of the
+    /// stage; seen on the H200).
+    generic: Vec<GenericAccess>,
+}
+
+/// A shared buffer's generic-proxy accesses, as a later bulk copy into it
+/// sees them.
+#[derive(Debug, Clone, PartialEq)]
+struct GenericAccess {
+    buffer: usize,
+    /// The conditions on the thread of the `fence.proxy.async` that ran
+    /// after the last access (`None`: none ran): a bulk copy issued only
+    /// by threads that ran it is ordered after the accesses.
+    fenced_by: Option<Vec<Fact>>,
+}
+
+/// The accesses of both paths: unfenced on either, unfenced.
+fn join_generic(a: &mut Vec<GenericAccess>, b: Vec<GenericAccess>) {
+    for access in b {
+        match a.iter_mut().find(|g| g.buffer == access.buffer) {
+            Some(found) if found.fenced_by != access.fenced_by => found.fenced_by = None,
+            Some(_) => {}
+            None => a.push(access),
+        }
+    }
 }
 
 /// Joins two paths' states: a copy pending on either is pending, with the
@@ -175,6 +207,7 @@ fn join(mut a: State, b: State) -> State {
         }
     }
     join_rings(&mut a.rings, b.rings);
+    join_generic(&mut a.generic, b.generic);
     a
 }
 
@@ -195,6 +228,11 @@ fn join_status(a: Status, b: Status) -> Status {
 /// Whether `a` holds everything `b` does (the loop head has converged).
 fn subsumes(a: &State, b: &State) -> bool {
     a.rings == b.rings
+        && b.generic.iter().all(|g| {
+            a.generic
+                .iter()
+                .any(|f| f.buffer == g.buffer && (f.fenced_by.is_none() || *f == *g))
+        })
         && b.touches.iter().all(|t| a.touches.contains(t))
         && b.copies.iter().all(|copy| {
             a.copies.iter().any(|c| {
@@ -240,6 +278,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
         quiet: 0,
         failed_rings: Vec::new(),
         reported_copies: Vec::new(),
+        saw_failed: false,
         apart_cache: std::collections::HashMap::new(),
     };
     let start = State {
@@ -264,7 +303,11 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
                 first.opcode, first.number
             ),
         )
-        .with_help("retire it before the kernel ends: `apply(ptx[\"cp.async.wait_all\"])`");
+        .with_help(if first.bulk {
+            "wait for the mbarrier phase its bytes complete before the kernel ends: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)`"
+        } else {
+            "retire it before the kernel ends: `apply(ptx[\"cp.async.wait_all\"])`"
+        });
         let others: Vec<String> = pending[1..].iter().map(|c| c.number.to_string()).collect();
         if !others.is_empty() {
             diag = diag.with_note(format!(
@@ -327,6 +370,9 @@ struct Walk<'c> {
     failed_rings: Vec<usize>,
     /// Copies reported in flight at an access: not reported again.
     reported_copies: Vec<usize>,
+    /// A statement before the current point failed its checks (already
+    /// reported): a phase short of bytes may be short of its copy.
+    saw_failed: bool,
     /// What [`Walk::apart`]'s prover decided, per footprint pair and facts
     /// (by the address of the checked body's facts, which the walk does
     /// not change).
@@ -351,11 +397,22 @@ impl Walk<'_> {
         for node in body {
             state = match node {
                 Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply, state),
+                Node::Apply(_) | Node::Havoc(_) => {
+                    self.saw_failed = true;
+                    state
+                }
                 Node::CtaBarrier => {
                     state.copies.retain(|c| c.status != Status::Retired);
                     state.touches.clear();
                     state
                 }
+                // A constant condition: only its arm runs (lowering
+                // emits no other).
+                Node::If {
+                    cond: Some(Cond::Const(holds)),
+                    then,
+                    otherwise,
+                } => self.block(if *holds { then } else { otherwise }, state),
                 Node::If {
                     cond: Some(cond),
                     then,
@@ -399,7 +456,7 @@ impl Walk<'_> {
                     self.block(otherwise, state)
                 }
                 Node::Loop(looped) => self.looped(looped, state),
-                Node::Apply(_) | Node::Define(_) | Node::Havoc(_) | Node::CondRead(_) => state,
+                Node::Define(_) | Node::CondRead(_) => state,
             };
         }
         state
@@ -526,7 +583,7 @@ impl Walk<'_> {
         for (ring, exit) in entry.rings.iter_mut().zip(exits.iter_mut()) {
             let after = end.rings.iter().find(|r| r.buffer == ring.buffer);
             let per_iteration = match (&ring.completed, after) {
-                (Some(before), Some(after)) if after.arrivals == ring.arrivals => after
+                (Some(before), Some(after)) if after.same_progress(ring) => after
                     .completed
                     .as_ref()
                     .and_then(|c| c.sub(before).as_const()),
@@ -567,7 +624,10 @@ impl Walk<'_> {
     ) -> State {
         let previous = Poly::atom(var).sub(step);
         let first = looped.first_atom;
-        let mut out = State::default();
+        let mut out = State {
+            generic: end.generic,
+            ..State::default()
+        };
         for mut ring in end.rings {
             ring.completed = ring
                 .completed
@@ -754,8 +814,23 @@ impl Walk<'_> {
                         write,
                     };
                     self.shared_access(apply, &access, &state.copies);
+                    if operand.slot.whole {
+                        // Unordered accesses are the mistake to fix first:
+                        // a fence would not order them.
+                        if self.copy_after_touches(apply, &access, &state.touches) {
+                            self.async_after_generic(apply, &access, &state.generic);
+                        }
+                    } else if self.context.mbarriers.get(buffer.index).copied().flatten().is_none() {
+                        state.generic.retain(|g| g.buffer != buffer.index);
+                        state.generic.push(GenericAccess {
+                            buffer: buffer.index,
+                            fenced_by: None,
+                        });
+                    }
                     if effect == Effect::AsyncCopy && write {
-                        self.copy_after_touches(apply, &access, &state.touches);
+                        if !operand.slot.whole {
+                            self.copy_after_touches(apply, &access, &state.touches);
+                        }
                     } else {
                         let touch = self.touch(apply, &access);
                         if !state.touches.contains(&touch) {
@@ -777,14 +852,78 @@ impl Walk<'_> {
         match effect {
             Effect::AsyncCopy => {
                 if let Some(copy) = self.issue(apply) {
+                    let bulk = copy.bulk;
                     state.copies.push(copy);
+                    if bulk {
+                        self.bulk_copy(apply, &mut state);
+                    }
                 }
             }
             Effect::AsyncGroup => self.group(apply, &mut state.copies),
             Effect::Mbarrier => self.mbarrier(apply, &mut state),
+            Effect::Fence => self.fence(apply, &mut state),
             _ => {}
         }
         state
+    }
+
+    /// A fence: `fence.proxy.async` run by every thread orders the generic
+    /// writes before it with later async-proxy accesses; it and
+    /// `fence.mbarrier_init` make the mbarrier inits its threads ran
+    /// visible to the async proxy (`mbarriers`).
+    fn fence(&mut self, apply: &Apply, state: &mut State) {
+        let proxy_async = apply.form.form.mnemonic == "fence.proxy"
+            && apply.form.get(crate::ptx::Slot::Proxy) == Some("async")
+            && apply.form.get(crate::ptx::Slot::Space) != Some("global");
+        let init = apply.form.form.mnemonic == "fence.mbarrier_init";
+        if !(proxy_async || init) {
+            return;
+        }
+        if proxy_async && apply.guard == Cond::Const(true) {
+            if self.running(apply) == Some(self.block_threads()) {
+                state.generic.clear();
+            } else {
+                let threads = self.on_thread_facts(apply);
+                for access in &mut state.generic {
+                    access.fenced_by = Some(threads.clone());
+                }
+            }
+        }
+        self.fence_inits(apply, &mut state.rings);
+    }
+
+    /// A bulk copy's destination against the generic-proxy accesses no
+    /// `fence.proxy.async` of the copying threads (or of every thread) has
+    /// ordered before it.
+    fn async_after_generic(
+        &mut self,
+        apply: &Apply,
+        access: &SharedOperand<'_>,
+        generic: &[GenericAccess],
+    ) {
+        let Some(found) = generic.iter().find(|g| g.buffer == access.buffer) else {
+            return;
+        };
+        let copying = self.on_thread_facts(apply);
+        let fenced = found
+            .fenced_by
+            .as_ref()
+            .is_some_and(|fence| fence.iter().all(|f| copying.contains(f)));
+        if fenced {
+            return;
+        }
+        self.report(
+            Diagnostic::new(
+                Code::PROXY_FENCE,
+                access.span,
+                format!(
+                    "this `{}` writes `{}` through the async proxy, but threads accessed that buffer through the generic proxy with no `fence.proxy.async` of the copying threads since: the copy may land before their accesses are done",
+                    apply.opcode, access.name
+                ),
+            )
+            .with_note("an mbarrier or CTA barrier orders generic accesses with generic ones only; the async proxy needs a proxy fence on top")
+            .with_help("run `apply(ptx[\"fence.proxy.async.shared::cta\"])` after the accesses: in the copying thread after it waited for them (or in every thread before it arrives)"),
+        );
     }
 
     /// Over which threads values are the same (the convergence rule's
@@ -852,7 +991,13 @@ impl Walk<'_> {
 
     /// A copy into shared bytes against the accesses no barrier has
     /// ordered before it: only the copying thread's own may meet it.
-    fn copy_after_touches(&mut self, apply: &Apply, access: &SharedOperand<'_>, touches: &[Touch]) {
+    /// Whether none does (nothing reported).
+    fn copy_after_touches(
+        &mut self,
+        apply: &Apply,
+        access: &SharedOperand<'_>,
+        touches: &[Touch],
+    ) -> bool {
         for touch in touches.iter().filter(|t| t.buffer == access.buffer) {
             let here = self.at_iteration(access.footprint, &touch.loops);
             if self.apart(&touch.footprint, &here, &apply.facts)
@@ -875,8 +1020,9 @@ impl Walk<'_> {
                     "put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` between the other threads' last access and this copy"
                 }),
             );
-            return;
+            return false;
         }
+        true
     }
 
     /// The copy an async `apply` issues.
@@ -887,7 +1033,7 @@ impl Walk<'_> {
             if let Value::Memory { buffer, view, .. } = &operand.value {
                 if operand.slot.access == Access::Write {
                     dst = Some((operand.span, buffer.index, view));
-                } else {
+                } else if buffer.space == MemorySpace::Global {
                     source = Some((buffer.index, footprint(view)));
                 }
             }
@@ -907,6 +1053,7 @@ impl Walk<'_> {
             loops: self.loops.clone(),
             shifts: 0,
             attachment: None,
+            bulk: apply.operands.iter().any(|o| o.slot.whole),
         })
     }
 
@@ -914,7 +1061,7 @@ impl Walk<'_> {
     fn group(&mut self, apply: &Apply, copies: &mut [Copy]) {
         let unconditional = apply.user_guard == Cond::Const(true);
         let mnemonic = apply.form.form.mnemonic;
-        for copy in copies.iter_mut() {
+        for copy in copies.iter_mut().filter(|c| !c.bulk) {
             let Status::Pending { lo, hi } = copy.status else {
                 continue;
             };
@@ -961,7 +1108,15 @@ impl Walk<'_> {
                     if self.quiet == 0 {
                         self.reported_copies.push(copy.number);
                     }
-                    let help = if let Some(attachment) = &copy.attachment {
+                    let help = if copy.bulk {
+                        format!(
+                            "wait for the mbarrier phase the copy's bytes complete{}: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)` before this statement",
+                            copy.attachment.as_ref().map_or(String::new(), |a| format!(
+                                " (on `{}`)",
+                                self.context.shared_names[a.ring]
+                            ))
+                        )
+                    } else if let Some(attachment) = &copy.attachment {
                         format!(
                             "wait for the phase of `{}` its `cp.async.mbarrier.arrive` completes: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)` before this statement",
                             self.context.shared_names[attachment.ring]
@@ -1149,6 +1304,7 @@ fn forget_state(state: State, first: AtomId) -> State {
             copies,
             touches,
             rings: state.rings,
+            generic: state.generic,
         },
     )
 }

@@ -149,6 +149,12 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
             if o.sink {
                 extras.push_str(", or `_`");
             }
+            if o.whole {
+                extras.push_str(", the whole contiguous view");
+            }
+            if o.mbarrier {
+                extras.push_str(", an mbarrier object");
+            }
             format!("`{}` ({kind}{direction}, {ty}{lanes}{extras})", o.name)
         })
         .collect();

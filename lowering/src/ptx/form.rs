@@ -243,6 +243,13 @@ pub struct OperandSlot {
     /// A group written in its own `{..}` even with one register
     /// (`mma.m8n8k4.f64`'s `{a}`), never merged with braced neighbours.
     pub own_braces: bool,
+    /// An address whose access is the whole operand view, one contiguous
+    /// run of bytes (a bulk copy's `[dst]`, `[src]`), not `lanes` elements
+    /// per repeat coordinate.
+    pub whole: bool,
+    /// An address of an mbarrier object (`alloc_shared::<Mbarrier>`),
+    /// which nothing else may reach.
+    pub mbarrier: bool,
 }
 
 /// A rule violation: what is wrong and, where one token is to blame, which.
@@ -361,6 +368,8 @@ impl Modifiers {
                 piped: slot.piped,
                 after_pipe: slot.after_pipe,
                 own_braces: slot.own_braces,
+                whole: slot.whole,
+                mbarrier: slot.mbarrier,
             })
             .collect()
     }
@@ -415,11 +424,15 @@ impl Modifiers {
 
     /// The state space the address operand `operand` points into: a
     /// copy's source has its own slot (`cp.async.cg.shared.global [dst],
-    /// [src]`: `src` is global), every other address the form's
-    /// [`Modifiers::space`].
+    /// [src]`: `src` is global), and so may its destination
+    /// (`cp.async.bulk.shared::cluster.global`), whose mbarrier lies in
+    /// the same space; every other address the form's [`Modifiers::space`].
     pub fn operand_space(&self, operand: &str) -> Space {
-        match self.get(Slot::Src) {
-            Some(src) if operand == "src" => Space::from_token(Some(src)),
+        match (self.get(Slot::Src), self.get(Slot::Dst)) {
+            (Some(src), _) if operand == "src" => Space::from_token(Some(src)),
+            (_, Some(dst)) if operand == "dst" || operand == "mbar" => {
+                Space::from_token(Some(dst))
+            }
             _ => self.space(),
         }
     }
@@ -535,6 +548,8 @@ pub struct ResolvedOperand {
     pub piped: bool,
     pub after_pipe: bool,
     pub own_braces: bool,
+    pub whole: bool,
+    pub mbarrier: bool,
 }
 
 impl ResolvedOperand {

@@ -36,9 +36,12 @@ impl Checker<'_> {
         user_guard: Cond,
         source_bytes: Option<super::zero_fill::SourceBytesSlot>,
     ) {
-        let repeat: Vec<usize> = values
+        // A whole-view operand (a bulk copy's bytes) has no repeat axes.
+        let repeat: Vec<usize> = slots
             .iter()
-            .find_map(|v| v.layout().map(|l| l.shape[..l.shape.len() - 1].to_vec()))
+            .zip(&values)
+            .filter(|(slot, _)| !slot.whole)
+            .find_map(|(_, v)| v.layout().map(|l| l.shape[..l.shape.len() - 1].to_vec()))
             .unwrap_or_default();
         let count = repeat.iter().fold(1usize, |acc, d| acc.saturating_mul(*d));
         if self.instruction_count.saturating_add(count) > MAX_INSTRUCTIONS {
@@ -102,6 +105,33 @@ impl Checker<'_> {
         // arithmetic.
         let guarded = bounds::guard(&checked, &self.atoms);
         let mut failed = false;
+        // A bulk copy cannot be guarded: skipped, its bytes would never
+        // reach the mbarrier that expects them.
+        if let Some((le0, span)) = guarded
+            .bounds
+            .first()
+            .filter(|_| checked.operands.iter().any(|o| o.slot.whole))
+        {
+            let unproven = format!(
+                "the checker cannot prove `{} <= 0` here",
+                super::limits::poly_text(le0, &self.atoms)
+            );
+            self.diags.push(
+                crate::diag::Diagnostic::new(
+                    Code::BULK_BOUNDS,
+                    *span,
+                    format!(
+                        "this `{}` is not provably inside its buffers, and a bulk copy cannot be guarded: skipped, its bytes would never reach the mbarrier that expects them",
+                        checked.opcode
+                    ),
+                )
+                .with_note(format!("{unproven}; a bulk copy's bounds are proven from the facts where it runs: the enclosing `if`s, loop ranges and the grid"))
+                .with_help("put the copy in an `if` that proves its slices in bounds (and expect its bytes there), or give the tensor a dim that makes them so (`{1024 * C}`)"),
+            );
+            self.note_register_accesses(&checked);
+            self.body.push(checked::Node::Apply(checked));
+            return;
+        }
         for (le0, span) in guarded.bounds {
             if !self.materialize(&le0, span) {
                 failed = true;

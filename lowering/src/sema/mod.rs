@@ -1442,9 +1442,9 @@ impl<'k> Checker<'k> {
                 });
             }
         }
-        if !lanes.is_empty() {
-            self.body.push(checked::Node::Havoc(lanes));
-        }
+        // Also without lanes: the proofs learn that a statement failed
+        // here (a rejected copy may be what a phase is short of).
+        self.body.push(checked::Node::Havoc(lanes));
     }
 
     /// A tile counts as written on every path from here (after an error

@@ -87,15 +87,15 @@ impl Checker<'_> {
                 );
                 continue;
             }
-            // Mbarrier objects: reached by the mbarrier forms only, whose
-            // barrier operands are nothing else.
+            // Mbarrier objects: reached by the forms' barrier operands
+            // only, which are nothing else.
             if let (OperandKind::Address, Value::Memory { buffer, name, .. }) = (slot.kind, value) {
                 let is_barrier = buffer.space == MemorySpace::Shared
                     && self
                         .shared
                         .get(buffer.index)
                         .is_some_and(|s| s.buffer.mbarrier);
-                let wants_barrier = form.effect() == crate::ptx::Effect::Mbarrier;
+                let wants_barrier = slot.mbarrier;
                 if is_barrier != wants_barrier {
                     errors.push(if wants_barrier {
                         Diagnostic::new(
@@ -187,6 +187,23 @@ impl Checker<'_> {
                         )
                         .with_help(help),
                     );
+                }
+                // A bulk copy's run of bytes: the whole view, contiguous.
+                (OperandKind::Address, Value::Memory { layout, name, .. }) if slot.whole => {
+                    if let Some(axis) = gap_axis(layout) {
+                        errors.push(
+                            Diagnostic::new(
+                                Code::MEMORY_NOT_CONTIGUOUS,
+                                span,
+                                format!(
+                                    "operand `{}` of `{opcode}` moves the whole view as one run of bytes, but `{name}` {} is not contiguous at axis {axis}",
+                                    slot.name,
+                                    shape_text(&layout.shape)
+                                ),
+                            )
+                            .with_help("copy a contiguous part (whole rows of a row-major buffer, or a slice of one row), one `apply` per run"),
+                        );
+                    }
                 }
                 (OperandKind::Address, Value::Local { name, .. }) => errors.push(
                     Diagnostic::new(
@@ -432,7 +449,121 @@ impl Checker<'_> {
                 first.notes.push(signature());
             }
         }
+        if errors.is_empty() {
+            errors.extend(bulk_size_error(apply, &opcode, slots.as_slice(), values));
+        }
         errors
+    }
+}
+
+/// The first axis (from the last) where `layout` leaves a gap: its
+/// elements are not one row-major run of bytes. Axes of extent 1 have no
+/// neighbours to be apart from.
+fn gap_axis(layout: &Layout) -> Option<usize> {
+    let mut run = layout.dtype.size_bytes();
+    for axis in (0..layout.shape.len()).rev() {
+        let extent = layout.shape[axis];
+        if extent == 1 {
+            continue;
+        }
+        if layout.strides[axis] != run {
+            return Some(axis);
+        }
+        run = run.saturating_mul(extent);
+    }
+    None
+}
+
+/// The bytes a whole-view operand moves.
+fn view_bytes(layout: &Layout) -> usize {
+    layout
+        .shape
+        .iter()
+        .fold(layout.dtype.size_bytes(), |acc, e| acc.saturating_mul(*e))
+}
+
+/// A bulk copy's `size`: a constant equal to the bytes of each of its
+/// views, a non-zero multiple of 16 (PTX: `size` is a multiple of 16).
+fn bulk_size_error(
+    apply: &ast::Apply,
+    opcode: &str,
+    slots: &[ResolvedOperand],
+    values: &[Value],
+) -> Option<Diagnostic> {
+    let mut views = slots
+        .iter()
+        .zip(values)
+        .zip(&apply.operands)
+        .filter(|((slot, _), _)| slot.whole)
+        .filter_map(|((_, value), operand)| match value {
+            Value::Memory { layout, name, .. } => Some((view_bytes(layout), name.as_str(), operand.span())),
+            _ => None,
+        });
+    let (bytes, first, first_span) = views.next()?;
+    // One instruction: the other memory operands (its mbarrier) name one
+    // element.
+    if let Some((value, operand)) = slots
+        .iter()
+        .zip(values)
+        .zip(&apply.operands)
+        .find(|((slot, value), _)| {
+            !slot.whole && value.layout().is_some_and(|l| l.shape.iter().product::<usize>() != 1)
+        })
+        .map(|((_, value), operand)| (value, operand))
+    {
+        return Some(Diagnostic::new(
+            Code::REPEAT_SHAPE,
+            operand.span(),
+            format!(
+                "`{opcode}` is one copy of its whole views, so `{}` must name one object, not {}",
+                value.name(),
+                value.layout().map_or(String::new(), |l| shape_text(&l.shape))
+            ),
+        ));
+    }
+    if let Some((other, name, span)) = views.find(|(b, _, _)| *b != bytes) {
+        return Some(
+            Diagnostic::new(
+                Code::BULK_SIZE,
+                span,
+                format!("`{name}` holds {other} bytes, but `{first}` holds {bytes}: `{opcode}` copies one run of bytes between views of one size"),
+            ),
+        );
+    }
+    if bytes == 0 || bytes % 16 != 0 {
+        return Some(
+            Diagnostic::new(
+                Code::BULK_SIZE,
+                first_span,
+                format!("`{first}` holds {bytes} bytes, but `{opcode}` copies a non-zero multiple of 16 bytes"),
+            ),
+        );
+    }
+    let (index, _) = slots.iter().enumerate().find(|(_, s)| s.name == "size")?;
+    let span = apply.operands.get(index)?.span();
+    let size = match values.get(index)? {
+        Value::Literal(LiteralValue::Int(v)) => Some(*v),
+        Value::Index { value, .. } => value.as_const(),
+        _ => None,
+    };
+    match size {
+        Some(size) if size == bytes as i128 => None,
+        Some(size) => Some(
+            Diagnostic::new(
+                Code::BULK_SIZE,
+                span,
+                format!("`size` is {size}, but the views of this `{opcode}` hold {bytes} bytes"),
+            )
+            .with_help(format!("pass `{bytes}`")),
+        ),
+        None => Some(
+            Diagnostic::new(
+                Code::BULK_SIZE,
+                span,
+                format!("`size` of `{opcode}` must be the constant byte count of its views, {bytes}"),
+            )
+            .with_help(format!("pass `{bytes}`")),
+        ),
     }
 }
 

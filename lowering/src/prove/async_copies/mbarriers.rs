@@ -60,6 +60,18 @@ pub(super) struct Ring {
     /// Whether every one of those arrivals releases the thread's accesses
     /// before it (a plain `mbarrier.arrive` that is not `.relaxed`).
     pub releasing: bool,
+    /// Transaction bytes the arrivals toward ticket `completed` expect
+    /// (`mbarrier.arrive.expect_tx`) so far.
+    pub expected: i128,
+    /// Bytes the bulk copies signalling ticket `completed` deliver so far.
+    pub delivered: i128,
+    /// Whether a `fence.mbarrier_init` or `fence.proxy.async` ran after
+    /// the inits, by the threads that ran them: the async proxy (a bulk
+    /// copy's completion) may signal the objects.
+    pub fenced: bool,
+    /// The conditions on the thread under which the inits ran (`None`:
+    /// inits under different ones).
+    pub init_threads: Option<Vec<Fact>>,
 }
 
 impl Ring {
@@ -72,6 +84,10 @@ impl Ring {
             arrivals: 0,
             everyone: true,
             releasing: true,
+            expected: 0,
+            delivered: 0,
+            fenced: false,
+            init_threads: Some(Vec::new()),
         }
     }
 
@@ -80,6 +96,16 @@ impl Ring {
         self.arrivals = 0;
         self.everyone = true;
         self.releasing = true;
+        self.expected = 0;
+        self.delivered = 0;
+    }
+
+    /// Whether `other` has made the same progress toward its ticket in
+    /// progress (arrivals and transaction bytes).
+    pub(super) fn same_progress(&self, other: &Ring) -> bool {
+        self.arrivals == other.arrivals
+            && self.expected == other.expected
+            && self.delivered == other.delivered
     }
 
     /// The count every object was initialized with, when they agree.
@@ -104,11 +130,15 @@ pub(super) fn join_rings(a: &mut Vec<Ring>, b: Vec<Ring>) {
                         *mine = None;
                     }
                 }
-                if found.completed != ring.completed || found.arrivals != ring.arrivals {
+                if found.completed != ring.completed || !found.same_progress(&ring) {
                     found.completed = None;
                 }
                 found.everyone &= ring.everyone;
                 found.releasing &= ring.releasing;
+                found.fenced &= ring.fenced;
+                if found.init_threads != ring.init_threads {
+                    found.init_threads = None;
+                }
             }
             None => a.push(ring),
         }
@@ -160,7 +190,7 @@ impl Walk<'_> {
                     state.rings[index].counts[object] = None;
                 }
             }
-            "mbarrier.arrive" | "cp.async.mbarrier.arrive" => {
+            "mbarrier.arrive" | "mbarrier.arrive.expect_tx" | "cp.async.mbarrier.arrive" => {
                 if !self.initialized(apply, &operand, &state.rings[index]) {
                     return;
                 }
@@ -238,6 +268,7 @@ impl Walk<'_> {
             // It may not run: its objects are not known to be initialized.
             return;
         }
+        let first_init = ring.counts.iter().all(Option::is_none);
         for object in self.objects(operand, ring) {
             if ring.counts[object].is_some() {
                 self.ring_error(
@@ -256,6 +287,13 @@ impl Walk<'_> {
             }
             ring.counts[object] = Some(count);
         }
+        let threads = self.on_thread_facts(apply);
+        ring.fenced = false;
+        ring.init_threads = match &ring.init_threads {
+            Some(before) if !first_init && *before != threads => None,
+            None if !first_init => None,
+            _ => Some(threads),
+        };
         if ring.counts.iter().all(Option::is_some) {
             ring.completed = Some(Poly::constant(0));
             ring.begin_phase();
@@ -300,7 +338,7 @@ impl Walk<'_> {
     /// the pinned thread indices put in, every condition on the thread in
     /// scope holds given the others (an `if t == 0 && k < n` arm may run for
     /// no thread, and its arrivals would never happen).
-    fn running(&mut self, apply: &Apply) -> Option<i128> {
+    pub(super) fn running(&mut self, apply: &Apply) -> Option<i128> {
         // A `pred` or a bounds guard may skip it.
         if apply.guard != Cond::Const(true) {
             return None;
@@ -391,26 +429,9 @@ impl Walk<'_> {
             );
             return;
         }
-        let ticket = self.known(&completed);
-        let object = operand.start.as_ref().map(|s| self.known(s));
-        let on_ticket = match (&object, ticket.as_const()) {
-            (Some(o), Some(t)) => o.as_const() == Some(t.rem_euclid(ring.size)),
-            (Some(o), None) => {
-                // `F % S` is `F` itself while `F` stays below `S`.
-                let (lo, hi) = self.atoms.range(&ticket);
-                let remainder = if lo >= 0 && hi < ring.size {
-                    Some(ticket.clone())
-                } else {
-                    self.computed(
-                        ComputedOp::Rem,
-                        vec![ticket.clone(), Poly::constant(ring.size)],
-                    )
-                };
-                remainder.is_some_and(|r| r == *o || self.equal(&r, o, &apply.facts))
-            }
-            (None, _) => false,
-        };
-        if !on_ticket {
+        let size = ring.size;
+        if !self.names_ticket(operand, &completed, size, &apply.facts) {
+            let ticket = self.known(&completed);
             self.ring_error(
                 operand.buffer,
                 Diagnostic::new(
@@ -421,13 +442,14 @@ impl Walk<'_> {
                         operand.name,
                         ticket.display(&self.atoms),
                         ticket.display(&self.atoms),
-                        ring.size
+                        size
                     ),
                 )
                 .with_note("the checker follows the objects of an mbarrier buffer as a ring: their phases complete in turn, object `t % S` for the `t`-th completion")
                 .with_help("arrive on the objects in turn: the `t`-th phase to complete on a ring of `S` is object `t % S`'s"),
             );
         }
+        let ring = &state.rings[index];
         let arrivals = ring.arrivals + running;
         if arrivals > count {
             self.ring_error(operand.buffer, Diagnostic::new(
@@ -440,26 +462,69 @@ impl Walk<'_> {
             ).with_help(format!("initialize the objects with the arrivals each phase gets: {arrivals}")));
             return;
         }
+        // `arrive.expect_tx`: each arriving thread raises the phase's
+        // expected transaction bytes first.
+        let expect = if apply.form.form.mnemonic == "mbarrier.arrive.expect_tx" {
+            match constant_operand(apply, "txCount") {
+                Some(bytes) => bytes * running,
+                None => {
+                    self.ring_error(
+                        operand.buffer,
+                        Diagnostic::new(
+                            Code::MBARRIER_TX,
+                            operand.span,
+                            format!(
+                                "the checker counts the transaction bytes of `{}` from a constant `txCount`, which this `{}` does not give",
+                                operand.name, apply.opcode
+                            ),
+                        )
+                        .with_help("pass the bytes of the copies that signal this phase as a literal"),
+                    );
+                    return;
+                }
+            }
+        } else {
+            0
+        };
+        let expected = ring.expected + expect;
+        if expected > MAX_TX_BYTES {
+            self.ring_error(
+                operand.buffer,
+                Diagnostic::new(
+                    Code::MBARRIER_TX,
+                    operand.span,
+                    format!(
+                        "this phase of `{}` would expect {expected} transaction bytes, above the {MAX_TX_BYTES} an mbarrier counts",
+                        operand.name
+                    ),
+                )
+                .with_help("split the transfer over more phases"),
+            );
+            return;
+        }
         // A plain arrive releases what the thread did before it (unless
         // `.relaxed`); the arrive-on of `cp.async.mbarrier.arrive` does
         // not (PTX gives it no release of the thread's other accesses).
-        let releases = apply.form.form.mnemonic == "mbarrier.arrive"
+        let releases = apply.form.form.mnemonic.starts_with("mbarrier.arrive")
             && apply.form.get(crate::ptx::Slot::Sem) != Some("relaxed");
         let first = ring.arrivals == 0;
         let releasing = releases && (first || ring.releasing);
-        if arrivals < count {
+        let everyone = running == block || (!first && ring.everyone);
+        {
             let ring = &mut state.rings[index];
             ring.arrivals = arrivals;
-            ring.everyone = running == block || (!first && ring.everyone);
+            ring.everyone = everyone;
             ring.releasing = releasing;
+            ring.expected = expected;
+        }
+        if arrivals < count {
             return;
         }
-        // The phase completes. Unless every thread arrived toward it, a
-        // thread may still be waiting for the object's previous phase.
-        // Unless every thread took part in this phase's arrivals (each
+        // The arrivals are in: the phase completes once its transaction
+        // bytes are. Unless every thread took part in its arrivals (each
         // after its wait for the object's previous phase), a waiter may
         // still be behind.
-        let every_thread_arrived = ring.everyone && !first;
+        let every_thread_arrived = everyone && !first;
         if running != block && !every_thread_arrived {
             self.overrun(apply, operand, &state.touches);
         }
@@ -468,9 +533,183 @@ impl Walk<'_> {
         if running == block && first && releasing {
             self.release(&mut state.touches, operand.buffer, &completed);
         }
+        self.settle(apply, operand, index, state);
+    }
+
+    /// The ticket in progress of a ring whose arrivals are all in:
+    /// complete once the bulk copies signalling it delivered the bytes it
+    /// expects; more bytes than expected is an error (a copy's bytes would
+    /// count toward the next phase, which could then complete before this
+    /// phase's copies land).
+    fn settle(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, index: usize, state: &mut State) {
+        let ring = &state.rings[index];
+        let (expected, delivered) = (ring.expected, ring.delivered);
+        if Some(ring.arrivals) != ring.count() || delivered < expected {
+            return;
+        }
+        if delivered > expected {
+            self.ring_error(
+                operand.buffer,
+                Diagnostic::new(
+                    Code::MBARRIER_TX,
+                    operand.span,
+                    format!(
+                        "the bulk copies signalling this phase of `{}` deliver {delivered} bytes, but its arrivals expect {expected}: the extra bytes would count toward the next phase",
+                        operand.name
+                    ),
+                )
+                .with_note(format!("`{}` is where the phase's arrivals and copies are all in", apply.opcode))
+                .with_help(format!("expect the bytes of every copy that signals the phase: `mbarrier.arrive.expect_tx` with {delivered} in all")),
+            );
+        }
         let ring = &mut state.rings[index];
-        ring.completed = Some(completed.add_const(1));
+        ring.completed = ring.completed.take().map(|c| c.add_const(1));
         ring.begin_phase();
+    }
+
+    /// Whether `operand` names the object of ticket `completed`, `F % S`.
+    fn names_ticket(
+        &mut self,
+        operand: &BarrierOperand<'_>,
+        completed: &Poly,
+        size: i128,
+        facts: &[Fact],
+    ) -> bool {
+        let ticket = self.known(completed);
+        let object = operand.start.as_ref().map(|s| self.known(s));
+        match (&object, ticket.as_const()) {
+            (Some(o), Some(t)) => o.as_const() == Some(t.rem_euclid(size)),
+            (Some(o), None) => {
+                // `F % S` is `F` itself while `F` stays below `S`.
+                let (lo, hi) = self.atoms.range(&ticket);
+                let remainder = if lo >= 0 && hi < size {
+                    Some(ticket.clone())
+                } else {
+                    self.computed(ComputedOp::Rem, vec![ticket.clone(), Poly::constant(size)])
+                };
+                remainder.is_some_and(|r| r == *o || self.equal(&r, o, facts))
+            }
+            (None, _) => false,
+        }
+    }
+
+    /// A bulk copy (the last of `state.copies`) signalling its mbarrier:
+    /// its bytes count toward the ring's ticket in progress, which must be
+    /// its object's, and it lands when that ticket completes.
+    pub(super) fn bulk_copy(&mut self, apply: &Apply, state: &mut State) {
+        let Some(operand) = barrier_operand(apply, self.context.mbarriers) else {
+            return;
+        };
+        let Some(index) = state.rings.iter().position(|r| r.buffer == operand.buffer) else {
+            return;
+        };
+        if !self.initialized(apply, &operand, &state.rings[index]) {
+            return;
+        }
+        if !state.rings[index].fenced {
+            self.ring_error(
+                operand.buffer,
+                Diagnostic::new(
+                    Code::PROXY_FENCE,
+                    operand.span,
+                    format!(
+                        "this `{}` signals `{}` through the async proxy, but no `fence.mbarrier_init` (or `fence.proxy.async`) ran after its init, by the threads that ran it",
+                        apply.opcode, operand.name
+                    ),
+                )
+                .with_note("`mbarrier.init` is a generic-proxy write: the async proxy may not see it without a fence")
+                .with_help("after the inits, the same threads run `apply(ptx[\"fence.mbarrier_init.release.cluster\"])`, then a CTA barrier"),
+            );
+            // Counted on: what follows is checked as if it were there.
+        }
+        let Some(running) = self.running(apply) else {
+            self.ring_error(
+                operand.buffer,
+                Diagnostic::new(
+                    Code::MBARRIER_TX,
+                    operand.span,
+                    format!(
+                        "the checker cannot count the threads that issue this `{}`, so not the bytes it delivers to `{}`: it counts all the CTA's threads, or one thread (an `if` that fixes every thread index)",
+                        apply.opcode, operand.name
+                    ),
+                )
+                .with_help("issue bulk copies from one thread (`if thread_id(0) == 0 { .. }`), without a `pred`"),
+            );
+            return;
+        };
+        let ring = &state.rings[index];
+        let (Some(_), Some(completed)) = (ring.count(), ring.completed.clone()) else {
+            self.unknown_phases(apply, &operand);
+            return;
+        };
+        let size = ring.size;
+        if operand.len != 1 || !self.names_ticket(&operand, &completed, size, &apply.facts) {
+            let ticket = self.known(&completed);
+            self.ring_error(
+                operand.buffer,
+                Diagnostic::new(
+                    Code::MBARRIER_TX,
+                    operand.span,
+                    format!(
+                        "this copy's bytes must go to the object of the phase in progress on `{}`, ticket `{}`: object `({}) % {}`",
+                        operand.name,
+                        ticket.display(&self.atoms),
+                        ticket.display(&self.atoms),
+                        size
+                    ),
+                )
+                .with_note("the checker follows the objects of an mbarrier buffer as a ring: their phases complete in turn, object `t % S` for the `t`-th completion"),
+            );
+            return;
+        }
+        let bytes = apply
+            .operands
+            .iter()
+            .find_map(|o| match &o.value {
+                Value::Memory { view, .. } if o.slot.whole => {
+                    Some(crate::checked::operand_access(&o.slot, view, &[]).2)
+                }
+                _ => None,
+            })
+            .unwrap_or(0);
+        if let Some(copy) = state.copies.last_mut() {
+            copy.attachment = Some(Attachment {
+                ring: operand.buffer,
+                ticket: Some(completed),
+            });
+        }
+        state.rings[index].delivered += i128::try_from(bytes).unwrap_or(0) * running;
+        self.settle(apply, &operand, index, state);
+    }
+
+    /// A fence after inits: the rings whose inits ran for the threads the
+    /// fence runs for may be signalled by the async proxy.
+    pub(super) fn fence_inits(&mut self, apply: &Apply, rings: &mut [Ring]) {
+        if apply.guard != Cond::Const(true) {
+            return;
+        }
+        let threads = self.on_thread_facts(apply);
+        for ring in rings.iter_mut() {
+            let covers = match &ring.init_threads {
+                // Every fact the fence runs under held at the inits.
+                Some(init) => threads.iter().all(|f| init.contains(f)),
+                None => threads.is_empty(),
+            };
+            if covers {
+                ring.fenced = true;
+            }
+        }
+    }
+
+    /// The facts of `apply` that differ between the CTA's threads: which
+    /// threads run it (with no `pred`).
+    pub(super) fn on_thread_facts(&self, apply: &Apply) -> Vec<Fact> {
+        apply
+            .facts
+            .iter()
+            .filter(|f| self.differs_in_cta(f))
+            .cloned()
+            .collect()
     }
 
     /// Touches of the CTA made before every thread's arrival on ticket
@@ -604,6 +843,32 @@ impl Walk<'_> {
         let completed = self.known(&completed);
         let ticket = match verdict {
             Ok(ticket) => self.known(&ticket),
+            Err(WaitError::NotCompleted)
+                if ring_awaits_bytes(&state.rings[index]) && self.saw_failed =>
+            {
+                // A rejected statement (a copy) may be what was missing:
+                // its error is the one to fix.
+                self.acquire_all(operand.buffer, state);
+                return;
+            }
+            Err(WaitError::NotCompleted) if ring_awaits_bytes(&state.rings[index]) => {
+                let ring = &state.rings[index];
+                let (expected, delivered) = (ring.expected, ring.delivered);
+                self.ring_error(
+                    operand.buffer,
+                    Diagnostic::new(
+                        Code::MBARRIER_TX,
+                        operand.span,
+                        format!(
+                            "the phase of `{}` this wait waits for expects {expected} transaction bytes, but the bulk copies signalling it deliver {delivered}: it would wait forever",
+                            operand.name
+                        ),
+                    )
+                    .with_help("expect exactly the bytes of the copies that signal the phase (`mbarrier.arrive.expect_tx`), and issue every one of them before the wait"),
+                );
+                self.acquire_all(operand.buffer, state);
+                return;
+            }
             Err(WaitError::NotCompleted) => {
                 self.ring_error(
                     operand.buffer,
@@ -864,6 +1129,23 @@ impl Walk<'_> {
     }
 }
 
+/// The most transaction bytes a phase may expect (PTX: the tx-count lies
+/// in `[-(2^20 - 1), 2^20 - 1]`).
+const MAX_TX_BYTES: i128 = (1 << 20) - 1;
+
+/// The constant value of operand `name` of `apply`, if it is one.
+fn constant_operand(apply: &Apply, name: &str) -> Option<i128> {
+    apply
+        .operands
+        .iter()
+        .find(|o| o.slot.name == name)
+        .and_then(|o| match &o.value {
+            Value::Literal(crate::ast::LiteralValue::Int(n)) => Some(*n),
+            Value::Index { value, .. } => value.as_const(),
+            _ => None,
+        })
+}
+
 /// Why a wait's ticket is not accepted.
 enum WaitError {
     /// No completed ticket of its object matches: it would block for good.
@@ -872,6 +1154,12 @@ enum WaitError {
     Parity(String),
     /// The checker cannot tell which ticket the wait names.
     Unknown,
+}
+
+/// Whether a ring's arrivals toward its ticket in progress are all in
+/// while its transaction bytes are not.
+fn ring_awaits_bytes(ring: &Ring) -> bool {
+    Some(ring.arrivals) == ring.count() && ring.delivered < ring.expected
 }
 
 /// The first object a barrier operand names (unknown: a fresh constant
@@ -889,6 +1177,9 @@ fn barrier_operand<'a>(apply: &'a Apply, mbarriers: &[Option<i128>]) -> Option<B
         else {
             return None;
         };
+        if buffer.space != crate::memory::MemorySpace::Shared {
+            return None;
+        }
         mbarriers.get(buffer.index).copied().flatten()?;
         let axis = footprint(view).into_iter().next().flatten();
         Some(BarrierOperand {

@@ -108,6 +108,8 @@ const fn group(name: &'static str, access: Access, ty: TypeRef, lanes: Lanes) ->
         piped: false,
         after_pipe: false,
         own_braces: false,
+        whole: false,
+        mbarrier: false,
     }
 }
 
@@ -126,6 +128,8 @@ const fn address(name: &'static str, access: Access) -> OperandSlot {
         piped: false,
         after_pipe: false,
         own_braces: false,
+        whole: false,
+        mbarrier: false,
     }
 }
 
@@ -144,6 +148,8 @@ const fn pred(name: &'static str, access: Access) -> OperandSlot {
         piped: false,
         after_pipe: false,
         own_braces: false,
+        whole: false,
+        mbarrier: false,
     }
 }
 
@@ -162,6 +168,8 @@ const fn imm(name: &'static str, ty: PtxType, min: i64, max: i64) -> OperandSlot
         piped: false,
         after_pipe: false,
         own_braces: false,
+        whole: false,
+        mbarrier: false,
     }
 }
 
@@ -270,7 +278,24 @@ const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> Ope
         piped: false,
         after_pipe: false,
         own_braces: false,
+        whole: false,
+        mbarrier: false,
     }
+}
+
+/// An address `[addr]` of one mbarrier object (8 bytes).
+const fn barrier(name: &'static str, access: Access) -> OperandSlot {
+    let mut slot = addr(name, access, PtxType::B64, 1);
+    slot.mbarrier = true;
+    slot
+}
+
+/// An address `[addr]` of a run of bytes as long as the operand view
+/// (bulk copies: the operand is the whole view, contiguous).
+const fn bytes(name: &'static str, access: Access) -> OperandSlot {
+    let mut slot = addr(name, access, PtxType::B8, 1);
+    slot.whole = true;
+    slot
 }
 
 /// The families, in lookup order.
