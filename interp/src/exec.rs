@@ -356,7 +356,13 @@ impl GridRun<'_> {
             .map_err(|f| fault(state, f))?;
         let at = state
             .shared
-            .begin_copy(buffer, offset, (bytes, BULK_ALIGNMENT), u64::from(t), number)
+            .begin_copy(
+                buffer,
+                offset,
+                (bytes, BULK_ALIGNMENT),
+                u64::from(t),
+                number,
+            )
             .map_err(|f| fault(state, f))?;
         state.copies[t as usize].bulk.push(PendingCopy {
             buffer,

@@ -951,7 +951,13 @@ impl SharedMemory {
 
     /// The pending transaction count `tx` raised by `by`, inside the range
     /// an mbarrier counts.
-    fn raised_tx(&self, buffer: usize, index: usize, tx: i64, by: i128) -> Result<i64, SharedFault> {
+    fn raised_tx(
+        &self,
+        buffer: usize,
+        index: usize,
+        tx: i64,
+        by: i128,
+    ) -> Result<i64, SharedFault> {
         let raised = i128::from(tx) + by;
         if raised.abs() > i128::from(MAX_MBARRIER_TX) {
             return Err(SharedFault::Kind(FaultKind::MbarrierTxCount {
@@ -1265,8 +1271,10 @@ mod tests {
         // Expect 32 bytes and arrive: the arrivals are in, the bytes not.
         let arrival = ok(m.mbarrier_arrive(BAR, 0, 0, Arriving::Release, 32));
         assert!(!arrival.completed);
-        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)),
-            "MbarrierWaitNeverCompletes { buffer: \"bar\", index: 0, parity: 0, phases: 0 }");
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)),
+            "MbarrierWaitNeverCompletes { buffer: \"bar\", index: 0, parity: 0, phases: 0 }"
+        );
         assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 16)), None);
         assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 16)), Some(phase(0)));
         assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)), "ok ()");
@@ -1282,10 +1290,7 @@ mod tests {
             "MbarrierExtraArrival { buffer: \"bar\", index: 0 }"
         );
         // The count stays within 2^20 - 1 either way.
-        assert_eq!(
-            outcome(m.mbarrier_complete_tx(BAR, 0, 1 << 20)),
-            "ok None"
-        );
+        assert_eq!(outcome(m.mbarrier_complete_tx(BAR, 0, 1 << 20)), "ok None");
         assert_eq!(
             outcome(m.mbarrier_complete_tx(BAR, 0, 16)),
             "MbarrierTxCount { buffer: \"bar\", index: 0, tx: -1048576 }"

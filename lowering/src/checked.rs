@@ -172,7 +172,11 @@ pub(crate) fn operand_access(
         let bytes = view
             .shape
             .iter()
-            .map(|e| e.as_const().and_then(|e| usize::try_from(e).ok()).unwrap_or(0))
+            .map(|e| {
+                e.as_const()
+                    .and_then(|e| usize::try_from(e).ok())
+                    .unwrap_or(0)
+            })
             .fold(view.dtype.size_bytes(), usize::saturating_mul);
         return (full, offset, bytes, BULK_ALIGNMENT);
     }

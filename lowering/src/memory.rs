@@ -155,7 +155,10 @@ mod tests {
         // A CTA's own `.shared::cta` addresses are `.shared::cluster` ones.
         assert_eq!(
             shared,
-            [&Space::Shared { cluster: false }, &Space::Shared { cluster: true }]
+            [
+                &Space::Shared { cluster: false },
+                &Space::Shared { cluster: true }
+            ]
         );
     }
 }

@@ -831,7 +831,10 @@ impl FlatTerms {
         for f in 1..=count {
             // Not the constant terms: the ratio must not depend on them
             // (the prover is monotone in the constant).
-            for &(m, pc) in self.polys[0].iter().filter(|(m, _)| self.ranges[*m] != (1, 1)) {
+            for &(m, pc) in self.polys[0]
+                .iter()
+                .filter(|(m, _)| self.ranges[*m] != (1, 1))
+            {
                 let Some(&(_, fc)) = self.polys[f].iter().find(|(n, _)| *n == m) else {
                     continue;
                 };

@@ -96,9 +96,7 @@ fn every_usable_form_compiles_and_assembles() {
     // `tests/mbarriers.rs` and `tests/bulk_copies.rs` compile, assemble and
     // run each usable spelling in kernels of their own.
     for form in FORMS.iter().filter(|f| {
-        usable(f.usable)
-            && f.effect != Effect::Mbarrier
-            && !f.operands.iter().any(|o| o.mbarrier)
+        usable(f.usable) && f.effect != Effect::Mbarrier && !f.operands.iter().any(|o| o.mbarrier)
     }) {
         forms += 1;
         for m in sample(form) {

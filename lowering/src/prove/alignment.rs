@@ -96,7 +96,9 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
                                 &if operand.slot.whole {
                                     format!("needs an address that is a multiple of {need}")
                                 } else {
-                                    format!("moves {size} bytes, so its address must be a multiple of {size}")
+                                    format!(
+                                        "moves {size} bytes, so its address must be a multiple of {size}"
+                                    )
                                 },
                             ),
                             operand.span,

@@ -820,7 +820,14 @@ impl Walk<'_> {
                         if self.copy_after_touches(apply, &access, &state.touches) {
                             self.async_after_generic(apply, &access, &state.generic);
                         }
-                    } else if self.context.mbarriers.get(buffer.index).copied().flatten().is_none() {
+                    } else if self
+                        .context
+                        .mbarriers
+                        .get(buffer.index)
+                        .copied()
+                        .flatten()
+                        .is_none()
+                    {
                         state.generic.retain(|g| g.buffer != buffer.index);
                         state.generic.push(GenericAccess {
                             buffer: buffer.index,

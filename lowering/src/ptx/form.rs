@@ -430,9 +430,7 @@ impl Modifiers {
     pub fn operand_space(&self, operand: &str) -> Space {
         match (self.get(Slot::Src), self.get(Slot::Dst)) {
             (Some(src), _) if operand == "src" => Space::from_token(Some(src)),
-            (_, Some(dst)) if operand == "dst" || operand == "mbar" => {
-                Space::from_token(Some(dst))
-            }
+            (_, Some(dst)) if operand == "dst" || operand == "mbar" => Space::from_token(Some(dst)),
             _ => self.space(),
         }
     }

@@ -496,7 +496,9 @@ fn bulk_size_error(
         .zip(&apply.operands)
         .filter(|((slot, _), _)| slot.whole)
         .filter_map(|((_, value), operand)| match value {
-            Value::Memory { layout, name, .. } => Some((view_bytes(layout), name.as_str(), operand.span())),
+            Value::Memory { layout, name, .. } => {
+                Some((view_bytes(layout), name.as_str(), operand.span()))
+            }
             _ => None,
         });
     let (bytes, first, first_span) = views.next()?;
@@ -507,7 +509,10 @@ fn bulk_size_error(
         .zip(values)
         .zip(&apply.operands)
         .find(|((slot, value), _)| {
-            !slot.whole && value.layout().is_some_and(|l| l.shape.iter().product::<usize>() != 1)
+            !slot.whole
+                && value
+                    .layout()
+                    .is_some_and(|l| l.shape.iter().product::<usize>() != 1)
         })
         .map(|((_, value), operand)| (value, operand))
     {
@@ -517,27 +522,29 @@ fn bulk_size_error(
             format!(
                 "`{opcode}` is one copy of its whole views, so `{}` must name one object, not {}",
                 value.name(),
-                value.layout().map_or(String::new(), |l| shape_text(&l.shape))
+                value
+                    .layout()
+                    .map_or(String::new(), |l| shape_text(&l.shape))
             ),
         ));
     }
     if let Some((other, name, span)) = views.find(|(b, _, _)| *b != bytes) {
-        return Some(
-            Diagnostic::new(
-                Code::BULK_SIZE,
-                span,
-                format!("`{name}` holds {other} bytes, but `{first}` holds {bytes}: `{opcode}` copies one run of bytes between views of one size"),
+        return Some(Diagnostic::new(
+            Code::BULK_SIZE,
+            span,
+            format!(
+                "`{name}` holds {other} bytes, but `{first}` holds {bytes}: `{opcode}` copies one run of bytes between views of one size"
             ),
-        );
+        ));
     }
     if bytes == 0 || bytes % 16 != 0 {
-        return Some(
-            Diagnostic::new(
-                Code::BULK_SIZE,
-                first_span,
-                format!("`{first}` holds {bytes} bytes, but `{opcode}` copies a non-zero multiple of 16 bytes"),
+        return Some(Diagnostic::new(
+            Code::BULK_SIZE,
+            first_span,
+            format!(
+                "`{first}` holds {bytes} bytes, but `{opcode}` copies a non-zero multiple of 16 bytes"
             ),
-        );
+        ));
     }
     let (index, _) = slots.iter().enumerate().find(|(_, s)| s.name == "size")?;
     let span = apply.operands.get(index)?.span();
@@ -560,7 +567,9 @@ fn bulk_size_error(
             Diagnostic::new(
                 Code::BULK_SIZE,
                 span,
-                format!("`size` of `{opcode}` must be the constant byte count of its views, {bytes}"),
+                format!(
+                    "`size` of `{opcode}` must be the constant byte count of its views, {bytes}"
+                ),
             )
             .with_help(format!("pass `{bytes}`")),
         ),

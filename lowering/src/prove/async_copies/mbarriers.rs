@@ -541,7 +541,13 @@ impl Walk<'_> {
     /// expects; more bytes than expected is an error (a copy's bytes would
     /// count toward the next phase, which could then complete before this
     /// phase's copies land).
-    fn settle(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, index: usize, state: &mut State) {
+    fn settle(
+        &mut self,
+        apply: &Apply,
+        operand: &BarrierOperand<'_>,
+        index: usize,
+        state: &mut State,
+    ) {
         let ring = &state.rings[index];
         let (expected, delivered) = (ring.expected, ring.delivered);
         if Some(ring.arrivals) != ring.count() || delivered < expected {
