@@ -127,7 +127,10 @@ fn the_copies_are_expected_then_issued() {
     assert_eq!(copies.len(), 8, "{ptx}");
     // 4096 bytes each, in a register (the form takes no immediate size).
     assert!(ptx.contains("mov.b32 %k32_2, 0x00001000;"), "{ptx}");
-    assert!(copies.iter().all(|c| c.contains("], %k32_2, [%sh1")), "{copies:?}");
+    assert!(
+        copies.iter().all(|c| c.contains("], %k32_2, [%sh1")),
+        "{copies:?}"
+    );
     assert_eq!(
         support::lines_starting(ptx, "fence.mbarrier_init.release.cluster").len(),
         1,
@@ -260,7 +263,8 @@ mod without_the_protocol {
             if nth(s, "mbarrier.arrive.expect_tx.shared::cta.b64", 0, &mut seen) {
                 for i in &mut s.instructions {
                     if let Some(tile_kernel::lowering::program::OperandValue::Constant {
-                        value, ..
+                        value,
+                        ..
                     }) = i.operands.last_mut()
                     {
                         *value = 8192;
@@ -287,7 +291,9 @@ mod without_the_protocol {
         let mut seen = 0;
         edit(&mut p.body, &mut |s| {
             !(s.opcode == "mbarrier.try_wait.parity.shared::cta.b64"
-                && s.instructions.iter().any(|i| format!("{:?}", i.operands).contains("index: 2"))
+                && s.instructions
+                    .iter()
+                    .any(|i| format!("{:?}", i.operands).contains("index: 2"))
                 && {
                     seen += 1;
                     seen == 2
