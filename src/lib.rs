@@ -92,9 +92,11 @@ pub mod __private {
 
 /// Expands to the module `NAME` of a `#[tile_kernel]` (`PTX`, `ENTRY`,
 /// `PROGRAM`, `SPEC`, `KERNEL`, and with a scalar twin the `SCALAR_*`
-/// items) from the compact description the attribute writes: the items,
-/// their docs and the spec's paths are written here once instead of in
-/// every expansion. Not a public API.
+/// items) and its launcher `fn NAME` from the compact description the
+/// attribute writes: the items, their docs, the spec's paths and the
+/// launcher's body are written here once instead of in every expansion
+/// (the attribute writes the launcher's docs and parameters, which carry
+/// the spans of the kernel's). Not a public API.
 ///
 /// `kernel` (and the twin's) is the `KERNEL` static's initializer, which
 /// the attribute writes with its `unsafe` block and safety argument: this
@@ -134,6 +136,33 @@ macro_rules! __kernel_module {
     (@formula [$($op:ident $(($arg:literal))?)*]) => {
         $crate::__private::spec::LaunchFormulaSpec(&[$($crate::__private::spec::LaunchOp::$op $(($arg))?),*])
     };
+    // The launcher's body: `run`, `twin` (the scalar twin where the vector
+    // accesses' alignment fails; `misaligned` launches nothing) or
+    // `failed` (the kernel has errors: `compile_error!` stops the build).
+    // `launch` is the template's own local: no parameter can shadow it.
+    (@body $name:ident $device:ident run [$($push:ident $args:tt)*]) => {{
+        #[allow(unused_mut)] // no parameters: no pushes
+        let mut launch = $name::KERNEL.launch($device)?;
+        $(launch.$push $args?;)*
+        launch.run()
+    }};
+    (@body $name:ident $device:ident twin [$($push:ident $args:tt)*]) => {{
+        #[allow(unused_mut)] // no parameters: no pushes
+        let mut launch = $name::KERNEL.launch($device)?;
+        $(launch.$push $args?;)*
+        if !launch.misaligned() {
+            return launch.run();
+        }
+        ::core::mem::drop(launch);
+        #[allow(unused_mut)]
+        let mut launch = $name::SCALAR_KERNEL.launch($device)?;
+        $(launch.$push $args?;)*
+        launch.run()
+    }};
+    (@body $name:ident $device:ident failed [$($param:ident)*]) => {{
+        let _ = ($device, $($param),*);
+        ::core::unreachable!("this tile kernel failed to compile")
+    }};
     (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
         &[$($crate::__private::spec::SymbolSpec {
             name: $name,
@@ -149,7 +178,8 @@ macro_rules! __kernel_module {
         $(twin $twin_entry:literal ptx $twin_ptx:literal program $twin_program:literal
             grid [$($twin_grid:tt)*] shared $twin_shared:tt symbols $twin_symbols:tt
             kernel $twin_kernel:expr;)?
-        kernel $kernel:expr
+        kernel $kernel:expr;
+        launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
     ) => {
         #[doc = ::core::concat!("PTX text and runtime description of the `", $entry, "` tile kernel.")]
         #[allow(dead_code)]
@@ -210,6 +240,14 @@ macro_rules! __kernel_module {
                     pub static SCALAR_KERNEL: $crate::__private::Kernel = $twin_kernel;
                 }
             )?
+        }
+
+        $crate::__with_runtime! {
+            $($attr)*
+            #[allow(dead_code, clippy::too_many_arguments)]
+            $vis fn $name $inputs -> ::core::result::Result<(), $crate::Error> {
+                $crate::__kernel_module!(@body $name $device $body $pushes)
+            }
         }
     };
 }

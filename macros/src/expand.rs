@@ -435,9 +435,9 @@ fn public_surface(
 
     let mut specs = Vec::new();
     let mut inputs = Vec::new();
+    // `push_tensor(a)`: the template's launcher calls each on its launch
+    // builder (a local of the template's, which no parameter can shadow).
     let mut pushes = Vec::new();
-    // Mixed-site hygiene: cannot clash with a parameter named `launch`.
-    let launch = syn::Ident::new("launch", proc_macro2::Span::mixed_site());
     for (
         index,
         Param {
@@ -479,13 +479,13 @@ fn public_surface(
                     inputs.push(quote_spanned!(span=>
                         #ident: &mut (impl #krate::TensorArgMut<#elem> + ?::core::marker::Sized)
                     ));
-                    pushes.push(quote!(#launch.push_tensor_mut(#ident)?;));
+                    pushes.push(quote!(push_tensor_mut(#ident)));
                 } else {
                     let krate = respan(krate, span);
                     inputs.push(quote_spanned!(span=>
                         #ident: &(impl #krate::TensorArg<#elem> + ?::core::marker::Sized)
                     ));
-                    pushes.push(quote!(#launch.push_tensor(#ident)?;));
+                    pushes.push(quote!(push_tensor(#ident)));
                 }
             }
             ParamType::Unparsed => {
@@ -502,37 +502,20 @@ fn public_surface(
                 let variant = dtype_variant(*dtype);
                 specs.push(quote!((#pname Scalar #variant)));
                 inputs.push(quote_spanned!(span=> #ident: #elem));
-                pushes.push(quote!(#launch.push_scalar(&#ident)?;));
+                pushes.push(quote!(push_scalar(&#ident)));
             }
         }
     }
     // Without PTX (the kernel has errors) the launcher keeps its signature
-    // but never runs: `compile_error!` already stops the build.
+    // but never runs: `compile_error!` already stops the build. With a
+    // scalar twin it runs the twin where the vector accesses' alignment
+    // fails (`misaligned` launches nothing).
     let body = match (ptx, twin) {
-        // The scalar twin where the vector accesses' alignment fails;
-        // `misaligned` launches nothing.
-        (Some(_), Some(_)) => quote! {
-            let mut #launch = #name::KERNEL.launch(device)?;
-            #(#pushes)*
-            if !#launch.misaligned() {
-                return #launch.run();
-            }
-            ::core::mem::drop(#launch);
-            let mut #launch = #name::SCALAR_KERNEL.launch(device)?;
-            #(#pushes)*
-            #launch.run()
-        },
-        (Some(_), None) => quote! {
-            let mut #launch = #name::KERNEL.launch(device)?;
-            #(#pushes)*
-            #launch.run()
-        },
+        (Some(_), Some(_)) => quote!(twin device [#(#pushes)*]),
+        (Some(_), None) => quote!(run device [#(#pushes)*]),
         (None, _) => {
             let idents = kernel.params.iter().map(|p| rust_ident(&p.name));
-            quote! {
-                let _ = (device, #(#idents),*);
-                ::core::unreachable!("this tile kernel failed to compile")
-            }
+            quote!(failed device [#(#idents)*])
         }
     };
     let ptx = str_literal(ptx.unwrap_or_default());
@@ -630,10 +613,11 @@ fn public_surface(
             }
         }
     };
-    // The module's items and docs are the facade's `__kernel_module!`
-    // template (one macro_rules expansion in rustc instead of the ~800
-    // tokens of the items written out here); the launcher stays here, so
-    // its parameters keep the spans of the kernel's.
+    // The module's items, the launcher's return type and body, and their
+    // docs are the facade's `__kernel_module!` template (one macro_rules
+    // expansion in rustc instead of the ~800 tokens of the items written
+    // out here); the launcher's parameters are written here, so they keep
+    // the spans of the kernel's.
     quote! {
         #krate::__kernel_module! {
             #vis #name #entry ptx #ptx program #program
@@ -647,16 +631,9 @@ fn public_surface(
             // symbol, and the compiler proved every memory access in
             // bounds, aligned and race-free for every launch whose
             // arguments pass the spec's launch-time checks.
-            kernel unsafe { #inner::__private::Kernel::new(SPEC) }
-        }
-
-        #krate::__with_runtime! {
-            #(#docs)*
-            #[doc = #launch_doc]
-            #[allow(dead_code, clippy::too_many_arguments)]
-            #vis fn #name(device: &#krate::Device, #(#inputs),*) -> ::core::result::Result<(), #krate::Error> {
-                #body
-            }
+            kernel unsafe { #inner::__private::Kernel::new(SPEC) };
+            launcher [#(#docs)* #[doc = #launch_doc]]
+            (device: &#krate::Device, #(#inputs),*) #body
         }
     }
 }
@@ -1537,10 +1514,16 @@ mod tests {
         }
     }
 
-    /// The launcher's parameter list in an expansion (`device: .., a: ..`).
+    /// The launcher's parameter list in an expansion (`device: .., a: ..`,
+    /// after `launcher` and its docs in the module template's input).
     fn launcher_signature(expansion: &str, name: &str) -> Option<String> {
-        let start = expansion.find(&format!("fn {name} (device"))?;
-        let end = start + expansion[start..].find(") -> ")?;
+        let module = expansion.find(&format!("__kernel_module ! {{ {name} "))?;
+        let launcher = module + expansion[module..].find(" launcher ")?;
+        let start = launcher + expansion[launcher..].find("(device")?;
+        let end = start
+            + expansion[start..]
+                .find(") failed device")
+                .or_else(|| expansion[start..].find(") run device"))?;
         Some(expansion[start..end].to_string())
     }
 

@@ -34,7 +34,7 @@ pub(crate) mod tk {
 
     /// The facade's module template (`tile_kernel::__kernel_module!`, which
     /// the generated code invokes) with this crate's paths, without the
-    /// items' docs and the scalar twin (these kernels have none).
+    /// docs and the scalar twin (these kernels have none).
     macro_rules! __kernel_module {
         (@dim Const($value:literal)) => { $crate::cpu_tests::tk::__private::spec::DimSpec::Const($value) };
         (@dim Symbolic($symbol:literal $mul:literal $div:literal $add:literal)) => {
@@ -59,6 +59,16 @@ pub(crate) mod tk {
         (@formula [$($op:ident $(($arg:literal))?)*]) => {
             $crate::cpu_tests::tk::__private::spec::LaunchFormulaSpec(&[$($crate::cpu_tests::tk::__private::spec::LaunchOp::$op $(($arg))?),*])
         };
+        (@body $name:ident $device:ident run [$($push:ident $args:tt)*]) => {{
+            #[allow(unused_mut)] // no parameters: no pushes
+            let mut launch = $name::KERNEL.launch($device)?;
+            $(launch.$push $args?;)*
+            launch.run()
+        }};
+        (@body $name:ident $device:ident failed [$($param:ident)*]) => {{
+            let _ = ($device, $($param),*);
+            ::core::unreachable!("this tile kernel failed to compile")
+        }};
         (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
             &[$($crate::cpu_tests::tk::__private::spec::SymbolSpec { name: $name, divisor: $divisor, multiple_of: $multiple_of }),*]
         };
@@ -67,7 +77,8 @@ pub(crate) mod tk {
             target $sm:literal $arch_specific:literal
             grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
             params [$($param:tt)*] symbols $symbols:tt
-            kernel $kernel:expr
+            kernel $kernel:expr;
+            launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
         ) => {
             #[allow(dead_code)]
             $vis mod $name {
@@ -86,6 +97,13 @@ pub(crate) mod tk {
                     program: PROGRAM,
                 };
                 pub static KERNEL: $crate::cpu_tests::tk::__private::Kernel = $kernel;
+            }
+            $crate::cpu_tests::tk::__with_runtime! {
+                $($attr)*
+                #[allow(dead_code, clippy::too_many_arguments)]
+                $vis fn $name $inputs -> ::core::result::Result<(), $crate::cpu_tests::tk::Error> {
+                    $crate::cpu_tests::tk::__kernel_module!(@body $name $device $body $pushes)
+                }
             }
         };
     }

@@ -247,7 +247,7 @@ mod ir {
 
         /// The facade's module template (`tile_kernel::__kernel_module!`, which
         /// the generated code invokes) with this crate's paths, without the
-        /// items' docs and the scalar twin (these kernels have none).
+        /// docs and the scalar twin (these kernels have none).
         macro_rules! __kernel_module {
             (@dim Const($value:literal)) => { $crate::ir::tk::__private::spec::DimSpec::Const($value) };
             (@dim Symbolic($symbol:literal $mul:literal $div:literal $add:literal)) => {
@@ -272,6 +272,16 @@ mod ir {
             (@formula [$($op:ident $(($arg:literal))?)*]) => {
                 $crate::ir::tk::__private::spec::LaunchFormulaSpec(&[$($crate::ir::tk::__private::spec::LaunchOp::$op $(($arg))?),*])
             };
+            (@body $name:ident $device:ident run [$($push:ident $args:tt)*]) => {{
+                #[allow(unused_mut)] // no parameters: no pushes
+                let mut launch = $name::KERNEL.launch($device)?;
+                $(launch.$push $args?;)*
+                launch.run()
+            }};
+            (@body $name:ident $device:ident failed [$($param:ident)*]) => {{
+                let _ = ($device, $($param),*);
+                ::core::unreachable!("this tile kernel failed to compile")
+            }};
             (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
                 &[$($crate::ir::tk::__private::spec::SymbolSpec { name: $name, divisor: $divisor, multiple_of: $multiple_of }),*]
             };
@@ -280,7 +290,8 @@ mod ir {
                 target $sm:literal $arch_specific:literal
                 grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
                 params [$($param:tt)*] symbols $symbols:tt
-                kernel $kernel:expr
+                kernel $kernel:expr;
+                launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
             ) => {
                 #[allow(dead_code)]
                 $vis mod $name {
@@ -299,6 +310,13 @@ mod ir {
                         program: PROGRAM,
                     };
                     pub static KERNEL: $crate::ir::tk::__private::Kernel = $kernel;
+                }
+                $crate::ir::tk::__with_runtime! {
+                    $($attr)*
+                    #[allow(dead_code, clippy::too_many_arguments)]
+                    $vis fn $name $inputs -> ::core::result::Result<(), $crate::ir::tk::Error> {
+                        $crate::ir::tk::__kernel_module!(@body $name $device $body $pushes)
+                    }
                 }
             };
         }
