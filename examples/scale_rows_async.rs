@@ -413,7 +413,7 @@ fn check(dev: &Device, m: usize, n: usize) -> Result<(), Error> {
         })? / f64::from(runs)
     };
     for (name, kernel, source, multiple) in KERNELS {
-        if n % multiple != 0 {
+        if !n.is_multiple_of(multiple) {
             println!("skipped: {name} takes rows of a multiple of {multiple} values, not {n}");
             continue;
         }
