@@ -293,9 +293,22 @@ impl KernelParser<'_> {
     /// rustc see the same error, never at a token the user did not write.
     pub fn body_group(&mut self, group: &Group) -> Vec<ast::Stmt> {
         let mut out = Vec::new();
-        // Most bodies hold no placeholder: then no chunk is rebuilt.
-        let placeholders = has_placeholder(group.stream());
-        for chunk in split_statements(group.stream()) {
+        let chunks = split_statements(group.stream());
+        // The fast path first: it parses only chunks without placeholders,
+        // so when it parses them all the body has none, and no chunk is
+        // rebuilt; otherwise the body is searched for one.
+        let fast: Vec<Option<Vec<Stmt>>> = chunks
+            .iter()
+            .map(|chunk| crate::fast_parse::statements(chunk))
+            .collect();
+        let placeholders = fast.iter().any(Option::is_none) && has_placeholder(group.stream());
+        for (chunk, fast) in chunks.into_iter().zip(fast) {
+            if let (false, Some(stmts)) = (placeholders, &fast) {
+                for stmt in stmts {
+                    self.push_stmt(stmt, &mut out);
+                }
+                continue;
+            }
             let chunk = if placeholders {
                 if chunk
                     .iter()
@@ -1690,10 +1703,26 @@ pub fn kernel_item(tokens: TokenStream) -> Result<(syn::ItemFn, Group), syn::Err
     let mut trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
     if let Some(TokenTree::Group(body)) = trees.pop()
         && body.delimiter() == Delimiter::Brace
-        && let Ok((mut item, None)) = head.parse2(trees.into_iter().collect())
     {
-        item.block.brace_token = syn::token::Brace(body.delim_span());
-        return Ok((item, body));
+        let brace_token = syn::token::Brace(body.delim_span());
+        // The common heads without `syn`'s parser (the same syntax tree).
+        if let Some((attrs, vis, sig)) = crate::fast_parse::kernel_head(&trees) {
+            let item = syn::ItemFn {
+                attrs,
+                vis,
+                modifiers: syn::FnModifiers::default(),
+                sig,
+                block: Box::new(syn::Block {
+                    brace_token,
+                    stmts: Vec::new(),
+                }),
+            };
+            return Ok((item, body));
+        }
+        if let Ok((mut item, None)) = head.parse2(trees.into_iter().collect()) {
+            item.block.brace_token = brace_token;
+            return Ok((item, body));
+        }
     }
     match head.parse2(tokens.clone()) {
         Ok((item, Some(body))) => Ok((item, body)),

@@ -58,11 +58,9 @@ impl SpanTable {
 
     /// Records a node; errors at the returned id underline all of its tokens.
     pub fn id<T: ToTokens + 'static>(&mut self, node: &T) -> SpanId {
-        // The common expressions' ends come from their syntax tree, without
+        // The common nodes' ends come from their syntax tree, without
         // printing the tokens between them.
-        let edges = (node as &dyn std::any::Any)
-            .downcast_ref::<syn::Expr>()
-            .and_then(|expr| Some((first_edge(expr)?, last_edge(expr)?)));
+        let edges = node_edges(node);
         let extent = match edges {
             Some((first, last)) => Some(Extent {
                 first: first.span(),
@@ -105,6 +103,10 @@ enum Edge<'a> {
         proc_macro2::Delimiter,
         &'a dyn ToTokens,
     ),
+    /// A keyword token (`let`).
+    Keyword(Span, &'static str),
+    /// A node that prints as one token (a string literal, a block).
+    Whole(Span, &'a dyn ToTokens),
 }
 
 impl Edge<'_> {
@@ -113,11 +115,73 @@ impl Edge<'_> {
     fn span(&self) -> Span {
         match self {
             Edge::Ident(ident) => ident.span(),
-            Edge::Punct(span, _) => *span,
+            Edge::Punct(span, _) | Edge::Keyword(span, _) | Edge::Whole(span, _) => *span,
             Edge::Lit(lit) => lit.span(),
             Edge::Group(spans, _, _) => spans.join(),
         }
     }
+}
+
+/// The first and last tokens of `node`'s printed tokens (without final
+/// `;`s, as [`Extent::of`] reads them) for the nodes the parser records
+/// most: expressions, identifiers, string literals, name patterns, `let`
+/// statements and tensor dims (`None`: print them).
+fn node_edges(node: &dyn std::any::Any) -> Option<(Edge<'_>, Edge<'_>)> {
+    if let Some(expr) = node.downcast_ref::<syn::Expr>() {
+        return Some((first_edge(expr)?, last_edge(expr)?));
+    }
+    if let Some(ident) = node.downcast_ref::<proc_macro2::Ident>() {
+        return Some((Edge::Ident(ident), Edge::Ident(ident)));
+    }
+    if let Some(lit) = node.downcast_ref::<syn::LitStr>() {
+        return Some((Edge::Whole(lit.span(), lit), Edge::Whole(lit.span(), lit)));
+    }
+    if let Some(pat) = node.downcast_ref::<syn::Pat>() {
+        return match pat {
+            syn::Pat::Ident(p)
+                if p.attrs.is_empty()
+                    && p.by_ref.is_none()
+                    && p.mutability.is_none()
+                    && p.subpat.is_none() =>
+            {
+                Some((Edge::Ident(&p.ident), Edge::Ident(&p.ident)))
+            }
+            _ => None,
+        };
+    }
+    if let Some(local) = node.downcast_ref::<syn::Local>() {
+        let init = local.init.as_ref()?;
+        if !local.attrs.is_empty() || init.diverge.is_some() {
+            return None;
+        }
+        let first = Edge::Keyword(local.let_token.span, "let");
+        return Some((first, last_edge(&init.expr)?));
+    }
+    if let Some(arg) = node.downcast_ref::<syn::GenericArgument>() {
+        return match arg {
+            syn::GenericArgument::Type(syn::Type::Path(ty))
+                if ty.attrs.is_empty() && ty.qself.is_none() =>
+            {
+                let ident = ty.path.get_ident()?;
+                Some((Edge::Ident(ident), Edge::Ident(ident)))
+            }
+            // A negative literal prints as two tokens.
+            syn::GenericArgument::Const(syn::Expr::Lit(syn::ExprLit {
+                attrs,
+                lit: lit @ syn::Lit::Int(int),
+            })) if attrs.is_empty() && !int.base10_digits().starts_with('-') => {
+                Some((Edge::Lit(lit), Edge::Lit(lit)))
+            }
+            syn::GenericArgument::Const(syn::Expr::Block(block))
+                if block.attrs.is_empty() && block.label.is_none() =>
+            {
+                let span = block.block.brace_token.span.join();
+                Some((Edge::Whole(span, block), Edge::Whole(span, block)))
+            }
+            _ => None,
+        };
+    }
+    None
 }
 
 /// Whether `expr` prints without parentheses added around it as the
@@ -370,7 +434,85 @@ mod tests {
             Edge::Group(_, delimiter, inner) => {
                 proc_macro2::Group::new(*delimiter, inner.to_token_stream()).to_string()
             }
+            Edge::Keyword(_, word) => word.to_string(),
+            Edge::Whole(_, node) => node.to_token_stream().to_string(),
         }
+    }
+
+    /// The edges [`node_edges`] reads of the other nodes it knows are the
+    /// ends of their written extents too.
+    #[test]
+    fn node_edges_are_the_printed_ends() {
+        use syn::parse::Parser;
+        fn check<T: ToTokens + 'static>(node: &T, text: &str) -> bool {
+            let written: Vec<String> = written_extent(node.to_token_stream())
+                .into_iter()
+                .map(|t| t.to_string())
+                .collect();
+            let expected = written.first().cloned().zip(written.last().cloned());
+            match node_edges(node) {
+                Some((first, last)) => {
+                    assert_eq!(
+                        Some((edge_text(&first), edge_text(&last))),
+                        expected,
+                        "{text}"
+                    );
+                    true
+                }
+                None => false,
+            }
+        }
+        let mut fast = 0;
+        for text in [
+            "let a = b;",
+            "let r = alloc_local::<f32>([4, 2]);",
+            "let i = cta_id(0) * 64 + thread_id(0);",
+            "let v = x.slice(s![i..i + 1]);",
+            "let h = r.reshape([4, 2]).slice(s![.., 1..=1]);",
+            "let q = i < N;",
+            "let s = (a + b);",
+            "let t = f(x)[k];",
+            "let u = m![a; b];",
+            "let w = 1.5;",
+            "let x = a..;",
+            "let y = ..=n;",
+            "let z = a as u32;",
+            "let a = b else { return; };",
+            "let a: u32 = 1;",
+            "let (a, b) = c;",
+            "let mut a = b;",
+        ] {
+            let stmt: syn::Stmt = syn::parse_str(text).expect(text);
+            let syn::Stmt::Local(local) = stmt else {
+                panic!("{text}");
+            };
+            fast += usize::from(check(&local, text));
+            fast += usize::from(check(&local.pat, text));
+        }
+        for text in ["a", "r#type", "(a, b)", "mut a", "ref a", "a @ 1..=2", "_"] {
+            let pat = syn::Pat::parse_single.parse_str(text).expect(text);
+            fast += usize::from(check(&pat, text));
+        }
+        let ty: syn::Type = syn::parse_str(
+            "T<f32, 4, N, {N / 2}, {2 * N + 1}, 'a, Vec<u8>, ::x, -1, K = u8, \"s\", {-3}>",
+        )
+        .expect("a type");
+        let syn::Type::Path(path) = &ty else {
+            panic!("a path")
+        };
+        let syn::PathArguments::AngleBracketed(args) = &path.path.segments[0].arguments else {
+            panic!("arguments")
+        };
+        for arg in &args.args {
+            fast += usize::from(check(arg, &arg.to_token_stream().to_string()));
+        }
+        for text in ["\"ld.global.f32\"", "r\"raw\"", "\"a \\\" b\""] {
+            let lit: syn::LitStr = syn::parse_str(text).expect(text);
+            fast += usize::from(check(&lit, text));
+        }
+        let ident: proc_macro2::Ident = syn::parse_str("narrow_pairs").expect("an ident");
+        fast += usize::from(check(&ident, "narrow_pairs"));
+        assert!(fast >= 34, "{fast}");
     }
 
     /// The edges read from the syntax tree are the first and last tokens
