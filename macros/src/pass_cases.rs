@@ -423,7 +423,11 @@ fn expansion_times() {
             .ok()
             .and_then(|r| r.parse().ok())
             .unwrap_or(200);
-        for kernel in shipped_kernels().iter().filter(|k| k.name == only) {
+        let kernels: Vec<Kernel> = shipped_kernels()
+            .into_iter()
+            .filter(|k| k.name == only)
+            .collect();
+        for kernel in &kernels {
             for _ in 0..reps {
                 drop(crate::expand::tile_kernel(
                     kernel.args.clone(),
@@ -431,6 +435,11 @@ fn expansion_times() {
                 ));
             }
         }
+        // Read by scripts/expansion-times.sh --instructions.
+        println!(
+            "expanded {} kernel(s) named {only} {reps} time(s)",
+            kernels.len()
+        );
         return;
     }
     println!("expansion time per kernel (median of 15):");
