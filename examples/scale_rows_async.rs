@@ -341,6 +341,123 @@ fn scale_rows_bulk4(
     }
 }
 
+/// `scale_rows_bulk4` through tensor copies (TMA): `x` is seen as
+/// `[M, 16 C, 256]` (the same bytes as `[M, 4096 C]`), so one box of
+/// `[1, 2, 256]` moves a 2048-byte stage (a box extent is at most 256).
+/// The launcher builds the tensor map from `x` and the box; the ring is
+/// the same as the bulk copies' (full and empty barriers, a proxy fence
+/// before each refill).
+#[tile_kernel(grid = [M, C, 1], block = [128, 1, 1], arch = "sm_90")]
+fn scale_rows_tma4(
+    x: Tensor<f32, M, { 16 * C }, 256>,
+    scale: Tensor<f32, M>,
+    y: Tensor<f32, M, { 4096 * C }>,
+) {
+    let tx = thread_id(0);
+    let row = cta_id(0);
+    let base = cta_id(1) * 16;
+    let ring = alloc_shared::<f32>([4, 2, 256]);
+    let flat = ring.reshape([4, 512]);
+    let full = alloc_shared::<Mbarrier>([4]);
+    let empty = alloc_shared::<Mbarrier>([4]);
+    let v = alloc_local::<f32>([1, 4]);
+    let f = alloc_local::<f32>([1, 1]);
+    apply(
+        ptx["ld.global.f32"],
+        f,
+        scale.slice(s![row..row + 1]).unsqueeze(0),
+    );
+    if tx == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..4]).reshape([4, 1]),
+            1,
+        );
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            empty.slice(s![0..4]).reshape([4, 1]),
+            128,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if tx == 0 {
+        for s in 0..3 {
+            let c = base + s * 2;
+            apply(
+                ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                full.slice(s![s..s + 1]),
+                2048,
+            );
+            apply(
+                ptx["cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                ring.slice(s![s..s + 1, .., ..]),
+                x.slice(s![row..row + 1, c..c + 2, ..]),
+                full.slice(s![s..s + 1]),
+            );
+        }
+    }
+    for j in 0..8 {
+        let stage = j % 4;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            full.slice(s![stage..stage + 1]),
+            (j / 4) % 2,
+        );
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            flat.slice(s![stage..stage + 1, 4 * tx..4 * tx + 4]),
+        );
+        apply(
+            ptx["mbarrier.arrive.shared::cta.b64"],
+            empty.slice(s![stage..stage + 1]),
+        );
+        if j + 3 < 8 {
+            if tx == 0 {
+                let refill = (j + 3) % 4;
+                apply(
+                    ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                    empty.slice(s![refill..refill + 1]),
+                    ((j + 3) / 4 + 1) % 2,
+                );
+                apply(ptx["fence.proxy.async.shared::cta"]);
+                let c = base + (j + 3) * 2;
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full.slice(s![refill..refill + 1]),
+                    2048,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    ring.slice(s![refill..refill + 1, .., ..]),
+                    x.slice(s![row..row + 1, c..c + 2, ..]),
+                    full.slice(s![refill..refill + 1]),
+                );
+            }
+        }
+        ewise(|a: f32, s: f32| a * s, v, v, f.broadcast([1, 4]));
+        let c = cta_id(1) * 4096 + j * 512 + 4 * tx;
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![row..row + 1, c..c + 4]),
+            v,
+        );
+    }
+}
+
+/// `scale_rows_tma4` on the `[M, N]` tensors of the other kernels: `x` as
+/// `[M, N / 256, 256]` (a view, no copy).
+fn scale_rows_tma4_rows(
+    dev: &Device,
+    x: &DeviceTensor<f32>,
+    scale: &DeviceTensor<f32>,
+    y: &mut DeviceTensor<f32>,
+) -> Result<(), Error> {
+    let [m, n] = [x.shape()[0], x.shape()[1]];
+    scale_rows_tma4(dev, &x.view().reshape([m, n / 256, 256])?, scale, y)
+}
+
 type Kernel = fn(
     &Device,
     &DeviceTensor<f32>,
@@ -365,7 +482,7 @@ fn reversed_groups(n: usize, c: usize) -> Option<usize> {
 }
 
 /// Each kernel, what it computes and the multiple of 4 its rows need.
-const KERNELS: [(&str, Kernel, Source, usize); 4] = [
+const KERNELS: [(&str, Kernel, Source, usize); 5] = [
     ("scale_rows_ring4", scale_rows_ring4, same_column, 4),
     ("scale_rows_ring8", scale_rows_ring8, same_column, 4),
     (
@@ -375,6 +492,7 @@ const KERNELS: [(&str, Kernel, Source, usize); 4] = [
         4,
     ),
     ("scale_rows_bulk4", scale_rows_bulk4, same_column, 4096),
+    ("scale_rows_tma4", scale_rows_tma4_rows, same_column, 4096),
 ];
 
 /// Deterministic values in (-8, 8).
@@ -459,6 +577,7 @@ fn main() -> Result<(), Error> {
             ("scale_rows_ring8", scale_rows_ring8::PTX),
             ("scale_rows_mbarrier4", scale_rows_mbarrier4::PTX),
             ("scale_rows_bulk4", scale_rows_bulk4::PTX),
+            ("scale_rows_tma4", scale_rows_tma4::PTX),
         ],
         &[(3, 1024), (2, 5000), (1, 8), (4, 12288)],
         &[(65536, 4096), (16384, 16384)],

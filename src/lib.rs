@@ -163,6 +163,12 @@ macro_rules! __kernel_module {
         let _ = ($device, $($param),*);
         ::core::unreachable!("this tile kernel failed to compile")
     }};
+    (@maps [$(($param:literal [$($extent:literal)*]))*]) => {
+        &[$($crate::__private::spec::TensorMapSpec {
+            param: $param,
+            box_dims: &[$($extent),*],
+        }),*]
+    };
     (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
         &[$($crate::__private::spec::SymbolSpec {
             name: $name,
@@ -174,9 +180,10 @@ macro_rules! __kernel_module {
         $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
         target $sm:literal $arch_specific:literal
         grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
-        params [$($param:tt)*] symbols $symbols:tt
+        params [$($param:tt)*] symbols $symbols:tt maps $maps:tt
         $(twin $twin_entry:literal ptx $twin_ptx:literal program $twin_program:literal
             grid [$($twin_grid:tt)*] shared $twin_shared:tt symbols $twin_symbols:tt
+            maps $twin_maps:tt
             kernel $twin_kernel:expr;)?
         kernel $kernel:expr;
         launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
@@ -207,6 +214,7 @@ macro_rules! __kernel_module {
                 shared_mem_bytes: $crate::__kernel_module!(@formula $shared),
                 params: &[$($crate::__kernel_module!(@param $param)),*],
                 symbols: $crate::__kernel_module!(@symbols $symbols),
+                tensor_maps: $crate::__kernel_module!(@maps $maps),
                 program: PROGRAM,
             };
             $crate::__with_runtime! {
@@ -233,6 +241,7 @@ macro_rules! __kernel_module {
                     shared_mem_bytes: $crate::__kernel_module!(@formula $twin_shared),
                     params: SPEC.params,
                     symbols: $crate::__kernel_module!(@symbols $twin_symbols),
+                    tensor_maps: $crate::__kernel_module!(@maps $twin_maps),
                     program: SCALAR_PROGRAM,
                 };
                 $crate::__with_runtime! {

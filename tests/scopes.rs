@@ -1549,7 +1549,7 @@ fn row_sumsq_meets_in_shared_memory_across_one_barrier() {
     // 8 floats, 16-byte aligned, addressed through one base register.
     line_index(
         ptx,
-        ".shared .align 16 .b8 smem0_partial[32]; // partial: f32 [8]",
+        ".shared .align 128 .b8 smem0_partial[32]; // partial: f32 [8]",
     );
     line_index(ptx, "mov.u64 %sh0, smem0_partial;");
     line_index(ptx, "mov.b32 %k32_2, 0xFFFFFFFF;");
@@ -1672,7 +1672,7 @@ fn a_dynamic_shared_buffer_is_an_extern_array_the_spec_sizes() {
     );
     line_index(
         ptx,
-        ".shared .align 16 .b8 smem1_fixed[20]; // fixed: u32 [5]",
+        ".shared .align 128 .b8 smem1_fixed[20]; // fixed: u32 [5]",
     );
 }
 
@@ -1681,7 +1681,7 @@ fn cta_barriers_and_shared_accesses_are_emitted_as_written() {
     let ptx = reverse_through_shared::PTX;
     line_index(
         ptx,
-        ".shared .align 16 .b8 smem0_slots[1024]; // slots: u32 [256]",
+        ".shared .align 128 .b8 smem0_slots[1024]; // slots: u32 [256]",
     );
     let store = line_index(ptx, "st.shared.u32 [%ad1], %t0_v_0;");
     let barrier = line_index(ptx, "bar.sync 0;");
@@ -1700,7 +1700,7 @@ fn cta_barriers_and_shared_accesses_are_emitted_as_written() {
     let ptx = atomic_sum_in_shared::PTX;
     line_index(
         ptx,
-        ".shared .align 16 .b8 smem0_total[4]; // total: u32 [1]",
+        ".shared .align 128 .b8 smem0_total[4]; // total: u32 [1]",
     );
     let init = line_index(ptx, "@%q0 st.shared.u32 [%sh0], %t0_zero_0;");
     let add = line_index(ptx, "atom.shared.add.u32 %t2_o_0, [%sh0], %t1_v_0;");

@@ -283,6 +283,7 @@ mod tests {
             },
         ],
         symbols: &[SYMBOL],
+        tensor_maps: &[],
         program: &[],
     };
 

@@ -33,14 +33,14 @@
 use std::time::Instant;
 
 use tile_kernel_lowering::DType;
-use tile_kernel_lowering::program::CmpOp;
+use tile_kernel_lowering::program::{CmpOp, DimSpec};
 use tile_kernel_lowering::sym::ComputedOp;
 
 use crate::fault::{FaultKind, ThreadId};
 use crate::memory::{AtomicLocks, RaceAt, TensorMemory, Touch};
 use crate::prepare::{
-    Action, Address, AtomSource, Block, Destination, MbarrierAction, Plan, Region, Source, Special,
-    Step, Test,
+    Action, Address, AtomSource, Block, Destination, Linear, MbarrierAction, Plan, Region, Source,
+    Special, Step, Test,
 };
 use crate::semantics::{Barrier, BarrierReduction, Bits, mask};
 use crate::shared::{Arriving, Issue, Phase, SharedFault, SharedLayout, SharedMemory};
@@ -341,6 +341,86 @@ impl GridRun<'_> {
         for (i, byte) in data.iter_mut().enumerate() {
             *byte = read(state, source, from + i, 1) as u8;
         }
+        self.land_with_phase(state, dst, (data, BULK_ALIGNMENT), barrier, t, statement)
+    }
+
+    /// `cp.async.bulk.tensor` of thread `t`: reads the box at `coords` of
+    /// tensor `param` now, elements outside the tensor as zeros (the
+    /// hardware's zero fill; coordinates may be anywhere), and lands it
+    /// at `dst` like a bulk copy.
+    fn issue_tensor_copy(
+        &self,
+        state: &mut BlockState,
+        (dst, param, element): (&Address, usize, usize),
+        (dims, box_dims, coords): (&[DimSpec], &[u32], &[Linear]),
+        barrier: &Address,
+        t: u32,
+        statement: usize,
+    ) -> Result<(), FaultKind> {
+        /// A tensor copy's shared address is 128-byte aligned.
+        const TENSOR_COPY_ALIGNMENT: usize = 128;
+        let name = &self.names[param];
+        let Some(memory) = self.memories[param].as_ref() else {
+            return Err(FaultKind::Arguments(format!("`{name}` is not a tensor")));
+        };
+        let atoms = state.atoms_of(t);
+        let dims: Vec<i64> = dims
+            .iter()
+            .map(|d| dim_value(*d, &self.symbols))
+            .collect::<Option<_>>()
+            .ok_or_else(|| FaultKind::Arguments(format!("a dim of `{name}` has no value")))?;
+        let starts: Vec<i64> = coords.iter().map(|c| c.eval(atoms)).collect();
+        let count: usize = box_dims.iter().map(|e| *e as usize).product();
+        let mut data = vec![0u8; count * element];
+        let mut index = vec![0i64; box_dims.len()];
+        for chunk in data.chunks_mut(element) {
+            // Row-major offset of the element, if inside the tensor.
+            let mut offset = Some(0i64);
+            for ((i, start), dim) in index.iter().zip(&starts).zip(&dims) {
+                let at = start.saturating_add(*i);
+                offset = offset
+                    .filter(|_| (0..*dim).contains(&at))
+                    .map(|o| o * dim + at);
+            }
+            if let Some(offset) = offset {
+                let at = offset as usize * element;
+                for (k, byte) in chunk.iter_mut().enumerate() {
+                    *byte = memory.read(at + k, 1) as u8;
+                }
+            }
+            for axis in (0..index.len()).rev() {
+                index[axis] += 1;
+                if index[axis] < i64::from(box_dims[axis]) {
+                    break;
+                }
+                index[axis] = 0;
+            }
+        }
+        self.land_with_phase(
+            state,
+            dst,
+            (data, TENSOR_COPY_ALIGNMENT),
+            barrier,
+            t,
+            statement,
+        )
+    }
+
+    /// An asynchronous-proxy copy's `data` (read at issue) owning its
+    /// bytes at `dst` (aligned to `align`) from now, signalling the current
+    /// phase of the mbarrier object at `barrier` with their count
+    /// (`complete_tx`: counted now, the earliest the hardware may), and
+    /// landing when that phase completes ([`Self::land_phase`]).
+    fn land_with_phase(
+        &self,
+        state: &mut BlockState,
+        dst: &Address,
+        (data, align): (Vec<u8>, usize),
+        barrier: &Address,
+        t: u32,
+        statement: usize,
+    ) -> Result<(), FaultKind> {
+        let bytes = data.len();
         let (Region::Shared(buffer), Region::Shared(mbar)) = (dst.region, barrier.region) else {
             return Err(FaultKind::Arguments(
                 "a bulk copy into a tensor, or signalling one".into(),
@@ -356,13 +436,7 @@ impl GridRun<'_> {
             .map_err(|f| fault(state, f))?;
         let at = state
             .shared
-            .begin_copy(
-                buffer,
-                offset,
-                (bytes, BULK_ALIGNMENT),
-                u64::from(t),
-                number,
-            )
+            .begin_copy(buffer, offset, (bytes, align), u64::from(t), number)
             .map_err(|f| fault(state, f))?;
         state.copies[t as usize].bulk.push(PendingCopy {
             buffer,
@@ -1090,6 +1164,24 @@ impl GridRun<'_> {
                     self.issue_bulk_copy(state, (dst, src, bytes), barrier, t, step.statement)
                         .map_err(trap)?
                 }
+                Action::TensorCopy {
+                    dst,
+                    param,
+                    element,
+                    dims,
+                    box_dims,
+                    coords,
+                    barrier,
+                } => self
+                    .issue_tensor_copy(
+                        state,
+                        (dst, *param, *element),
+                        (dims, box_dims, coords),
+                        barrier,
+                        t,
+                        step.statement,
+                    )
+                    .map_err(trap)?,
                 Action::AsyncCommit => {
                     let copies = &mut state.copies[t as usize];
                     let group = std::mem::take(&mut copies.uncommitted);
@@ -1320,6 +1412,24 @@ fn write(state: &mut BlockState, target: MemoryRef<'_>, at: usize, size: usize, 
     match target {
         MemoryRef::Tensor(memory, _) => memory.write(at, size, value),
         MemoryRef::Shared(buffer) => state.shared.write(buffer, at, size, value),
+    }
+}
+
+/// A dim's extent for the symbols' kernel values (`None` on overflow or
+/// a missing symbol).
+fn dim_value(dim: DimSpec, symbols: &[i64]) -> Option<i64> {
+    match dim {
+        DimSpec::Const(extent) => i64::try_from(extent).ok(),
+        DimSpec::Symbolic {
+            symbol,
+            mul,
+            div,
+            add,
+        } => symbols
+            .get(usize::from(symbol))?
+            .checked_mul(i64::try_from(mul).ok()?)?
+            .checked_div(i64::try_from(div).ok()?)?
+            .checked_add(i64::try_from(add).ok()?),
     }
 }
 

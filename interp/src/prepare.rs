@@ -21,7 +21,7 @@ use std::sync::Arc;
 
 use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{
-    CmpOp, Cond, MemorySpace, Node, OperandValue, ParamKind, Program, Statement,
+    CmpOp, Cond, DimSpec, MemorySpace, Node, OperandValue, ParamKind, Program, Statement,
 };
 use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, VariantId};
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
@@ -275,6 +275,20 @@ pub(crate) enum Action {
         dst: Address,
         src: Address,
         size: Source,
+        barrier: Address,
+    },
+    /// `cp.async.bulk.tensor` (tile mode): the box of `box_dims` at
+    /// `coords` (outermost first) of tensor parameter `param`, whose dims
+    /// are `dims` (each `symbol value * mul / div + add`, with the symbols'
+    /// kernel values), to `dst` (shared) in row-major order, elements
+    /// outside the tensor zero; completes like a [`Action::BulkCopy`].
+    TensorCopy {
+        dst: Address,
+        param: usize,
+        element: usize,
+        dims: Vec<DimSpec>,
+        box_dims: Vec<u32>,
+        coords: Vec<Linear>,
         barrier: Address,
     },
     /// `cp.async.commit_group`.
@@ -548,6 +562,7 @@ enum PreparedSemantics {
     Barrier(Barrier),
     AsyncCopy,
     BulkCopy,
+    TensorCopy,
     Fence,
     AsyncCommit,
     AsyncWait { all: bool },
@@ -701,6 +716,7 @@ impl Builder<'_> {
             Semantics::Barrier(barrier) => PreparedSemantics::Barrier(barrier),
             Semantics::AsyncCopy => PreparedSemantics::AsyncCopy,
             Semantics::BulkCopy => PreparedSemantics::BulkCopy,
+            Semantics::TensorCopy => PreparedSemantics::TensorCopy,
             Semantics::Fence => PreparedSemantics::Fence,
             Semantics::AsyncCommit => PreparedSemantics::AsyncCommit,
             Semantics::AsyncWait { all } => PreparedSemantics::AsyncWait { all },
@@ -734,6 +750,8 @@ impl Builder<'_> {
             let mut copy_ends: (Option<Address>, Option<Address>) = (None, None);
             // The mbarrier object a bulk copy signals.
             let mut barrier = None;
+            // A tensor copy's map and coordinates.
+            let mut tensor_box = None;
             // Per operand: its source lanes (for atomics' per-element operands).
             let mut operand_sources: Vec<(&str, Vec<Source>)> = Vec::new();
             // The operands the compiler supplies (`_`, a retry predicate).
@@ -813,6 +831,37 @@ impl Builder<'_> {
                         address = Some(at);
                         continue;
                     }
+                    OperandValue::TensorMap { map, coords } => {
+                        let found = self
+                            .program
+                            .tensor_maps
+                            .get(*map)
+                            .ok_or_else(|| format!("unknown tensor map {map}"))?;
+                        let (element, dims) =
+                            match self.program.params.get(found.param).map(|p| &p.kind) {
+                                Some(ParamKind::Tensor { dims, dtype, .. })
+                                    if dims.len() == found.box_dims.len()
+                                        && coords.len() == dims.len() =>
+                                {
+                                    (
+                                        dtype.size_bytes(),
+                                        dims.iter().map(|d| self.kernel_dim(*d)).collect(),
+                                    )
+                                }
+                                _ => {
+                                    return Err(format!(
+                                        "tensor map {map} does not fit its tensor"
+                                    ));
+                                }
+                            };
+                        let coords = coords
+                            .iter()
+                            .map(|c| Linear::new(c, self.program.atoms.len()))
+                            .collect::<Result<Vec<_>, _>>()?;
+                        tensor_box =
+                            Some(((found.param, element), dims, found.box_dims.clone(), coords));
+                        continue;
+                    }
                     // The compiler's `_` and retry predicate: no lanes.
                     OperandValue::Implicit(_) => {
                         implicit.push(slot.name);
@@ -870,7 +919,9 @@ impl Builder<'_> {
                         Special::from_name(name)
                             .ok_or_else(|| format!("unknown special register `{name}`"))?,
                     )],
-                    OperandValue::Memory { .. } | OperandValue::Implicit(_) => {
+                    OperandValue::Memory { .. }
+                    | OperandValue::Implicit(_)
+                    | OperandValue::TensorMap { .. } => {
                         unreachable!("handled above")
                     }
                 };
@@ -981,6 +1032,28 @@ impl Builder<'_> {
                         barrier,
                     }
                 }
+                PreparedSemantics::TensorCopy => {
+                    let (
+                        Some(dst),
+                        Some(((param, element), dims, box_dims, coords)),
+                        Some(barrier),
+                    ) = (copy_ends.0, tensor_box, barrier)
+                    else {
+                        return Err(format!(
+                            "`{}` without its destination, tensor map and mbarrier",
+                            instruction.opcode
+                        ));
+                    };
+                    Action::TensorCopy {
+                        dst,
+                        param,
+                        element,
+                        dims,
+                        box_dims,
+                        coords,
+                        barrier,
+                    }
+                }
                 PreparedSemantics::Fence => Action::Nothing,
                 PreparedSemantics::AsyncCommit => Action::AsyncCommit,
                 PreparedSemantics::AsyncWait { all: true } => Action::AsyncWait { pending: None },
@@ -1070,6 +1143,30 @@ impl Builder<'_> {
             });
         }
         Ok(steps)
+    }
+
+    /// A tensor dim over the symbols' kernel values (value / divisor),
+    /// which the interpreter runs with: `{mul * N / div + add}` becomes
+    /// `N' * (mul * divisor) / div + add`.
+    fn kernel_dim(&self, dim: DimSpec) -> DimSpec {
+        match dim {
+            DimSpec::Symbolic {
+                symbol,
+                mul,
+                div,
+                add,
+            } => DimSpec::Symbolic {
+                symbol,
+                mul: self
+                    .program
+                    .symbols
+                    .get(usize::from(symbol))
+                    .map_or(0, |s| mul.saturating_mul(s.divisor)),
+                div,
+                add,
+            },
+            constant => constant,
+        }
     }
 
     /// A register lane as a source and as a destination.

@@ -33,6 +33,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::Barrier(_) => "barrier",
                         Semantics::AsyncCopy => "async copy",
                         Semantics::BulkCopy => "bulk copy",
+                        Semantics::TensorCopy => "tensor copy",
                         Semantics::Fence => "fence",
                         Semantics::AsyncCommit | Semantics::AsyncWait { .. } => "async group",
                         Semantics::Mbarrier(_) => "mbarrier",

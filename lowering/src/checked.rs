@@ -159,8 +159,10 @@ pub(crate) fn memory_access(
 
 /// A memory operand's access at repeat coordinate `index`, as
 /// [`memory_access`] gives it, plus the alignment its address needs: the
-/// access size, or 16 for a whole-view operand (a bulk copy's run of
-/// bytes, at the view's first element, as long as the view).
+/// access size, or for a whole-view operand (at the view's first element,
+/// as long as the view) the slot's `whole_alignment`: 16 for a bulk
+/// copy's run of bytes, 128 for a tensor copy's shared side, the element
+/// size for a tensor copy's box (whose start the coordinates name).
 pub(crate) fn operand_access(
     slot: &ResolvedOperand,
     view: &Layout,
@@ -178,7 +180,11 @@ pub(crate) fn operand_access(
                     .unwrap_or(0)
             })
             .fold(view.dtype.size_bytes(), usize::saturating_mul);
-        return (full, offset, bytes, BULK_ALIGNMENT);
+        let align = match slot.whole_alignment {
+            0 => view.dtype.size_bytes(),
+            align => align,
+        };
+        return (full, offset, bytes, align);
     }
     let (full, offset, size) = memory_access(view, index, slot.lanes);
     (full, offset, size, size)

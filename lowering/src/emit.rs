@@ -6,7 +6,8 @@
 //! `%s<i>_<name>`, bool predicates `%p<i>_<name>`, literal constants
 //! `%k<bits>_<n>`, view temporaries `%x<bits>_<n>`; runtime index values:
 //! atoms `%i<atom>`, temporaries `%v<n>`, special-register staging `%w<n>`,
-//! addresses `%ad<n>`, predicates `%q<n>`; labels `$L<n>_..`.
+//! addresses `%ad<n>`, predicates `%q<n>`, tensor maps' generic addresses
+//! `%tm<n>`; labels `$L<n>_..`.
 //!
 //! Index arithmetic is 64-bit signed (`.s64`); [`crate::sema`] and [`crate::prove`] proved that
 //! no value overflows. Values are computed where first needed and reused
@@ -81,6 +82,13 @@ pub fn emit(program: &Program) -> String {
             symbol_param(program, i, &symbol.name)
         ));
     }
+    // Tensor maps, by value: the launcher's 128-byte `CUtensorMap`s.
+    for (i, map) in program.tensor_maps.iter().enumerate() {
+        params.push(format!(
+            "\t.param .align 64 .b8 {}[128]",
+            tensor_map_param(program, i, &program.params[map.param].name)
+        ));
+    }
     let [bx, by, bz] = program.launch.block;
     let _ = writeln!(
         out,
@@ -115,7 +123,8 @@ pub fn emit(program: &Program) -> String {
         if let Some(bytes) = buffer.static_bytes() {
             let _ = writeln!(
                 out,
-                "\t.shared .align 16 .b8 {}[{}]; // {}: {} {}",
+                "\t.shared .align {} .b8 {}[{}]; // {}: {} {}",
+                crate::memory::STATIC_SHARED_ALIGNMENT,
                 shared_symbol(i, &buffer.name),
                 bytes.max(1),
                 ptx_name(&buffer.name),
@@ -152,6 +161,9 @@ pub fn emit(program: &Program) -> String {
     }
     for (bits, count) in &emitter.temps {
         let _ = writeln!(out, "\t.reg .b{bits} %x{bits}_<{count}>;");
+    }
+    if !program.tensor_maps.is_empty() {
+        let _ = writeln!(out, "\t.reg .b64 %tm<{}>;", program.tensor_maps.len());
     }
     let prologue_atoms = emitter.prologue_atoms();
     let counters = &emitter.counters;
@@ -210,6 +222,12 @@ pub fn emit(program: &Program) -> String {
             shared_reg(i),
             shared_symbol(i, &buffer.name)
         );
+    }
+    // A tensor copy takes its map's generic address.
+    for (i, map) in program.tensor_maps.iter().enumerate() {
+        let symbol = tensor_map_param(program, i, &program.params[map.param].name);
+        let _ = writeln!(out, "\tmov.u64 %tm{i}, {symbol};");
+        let _ = writeln!(out, "\tcvta.param.u64 %tm{i}, %tm{i};");
     }
     let mut next_index: BTreeMap<usize, usize> = BTreeMap::new();
     for (bits, value) in &emitter.constants {
@@ -317,6 +335,11 @@ fn param_symbol(program: &Program, name: &str) -> String {
 /// `_param_` prefix of user parameters.
 fn symbol_param(program: &Program, index: usize, name: &str) -> String {
     format!("{}_sym_{index}_{}", program.name, ptx_name(name))
+}
+
+/// Tensor map `index` of the program, a map of tensor parameter `name`.
+fn tensor_map_param(program: &Program, index: usize, name: &str) -> String {
+    format!("{}_map_{index}_{}", program.name, ptx_name(name))
 }
 
 fn pointer_reg(index: usize, name: &str) -> String {
@@ -651,6 +674,24 @@ impl Emitter<'_> {
         }
         let narrow = self.temp(bits);
         let _ = writeln!(out, "	cvt.u{bits}.s64 {narrow}, {wide};");
+        narrow
+    }
+
+    /// A tensor copy's coordinate: the `.s32` the hardware takes, clamped
+    /// into the `i32` range where the value may leave it. A clamped value
+    /// lies as far outside the tensor as the true one (the launcher keeps
+    /// mapped tensors' dims below 2^31), so the box reads the same zeros.
+    fn coordinate(&mut self, value: &Poly, out: &mut String) -> String {
+        let (lo, hi) = self.program.atoms.range(value);
+        if lo >= i128::from(i32::MIN) && hi <= i128::from(i32::MAX) {
+            return self.index_operand(value, 32, out);
+        }
+        let wide = self.value_in_reg(value, out);
+        let clamped = self.value_reg();
+        let _ = writeln!(out, "\tmin.s64 {clamped}, {wide}, 2147483647;");
+        let _ = writeln!(out, "\tmax.s64 {clamped}, {clamped}, -2147483648;");
+        let narrow = self.temp(32);
+        let _ = writeln!(out, "\tcvt.u32.s64 {narrow}, {clamped};");
         narrow
     }
 
@@ -1092,6 +1133,18 @@ impl Emitter<'_> {
                         (MemorySpace::Shared, _) => self.shared_address(buffer.index, offset, out),
                     };
                     rendered.push((text, Join::Alone));
+                }
+                OperandValue::TensorMap { map, coords } => {
+                    // PTX lists the coordinates innermost first.
+                    let coords: Vec<String> = coords
+                        .iter()
+                        .rev()
+                        .map(|c| self.coordinate(c, out))
+                        .collect();
+                    rendered.push((
+                        format!("[%tm{map}, {{{}}}]", coords.join(", ")),
+                        Join::Alone,
+                    ));
                 }
                 OperandValue::Param { param, .. } => {
                     rendered.push((

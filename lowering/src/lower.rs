@@ -14,36 +14,40 @@
 
 use crate::ast::LiteralValue;
 use crate::checked::{self, Apply, Implicit, Value, operand_access};
+use crate::layout::Layout;
 use crate::memory::MemorySpace;
-use crate::program::{Instruction, Node, OperandValue, Program, Statement};
+use crate::program::{Instruction, Node, OperandValue, Program, Statement, TensorMap};
 use crate::ptx::types::literal_bits;
 use crate::ptx::{Access, OperandKind, Space};
 
 /// The program of a checked kernel; `program.body` is replaced by the
-/// lowered `body`.
+/// lowered `body`, and `program.tensor_maps` lists the maps its tensor
+/// copies read (one per tensor and box, in order of first use).
 pub(crate) fn lower(mut program: Program, body: &[checked::Node]) -> Program {
     let mut out = Vec::new();
-    block(body, &mut out);
+    let mut maps = Vec::new();
+    block(body, &mut out, &mut maps);
     program.body = out;
+    program.tensor_maps = maps;
     program
 }
 
-fn block(body: &[checked::Node], out: &mut Vec<Node>) {
+fn block(body: &[checked::Node], out: &mut Vec<Node>, maps: &mut Vec<TensorMap>) {
     for node in body {
         match node {
-            checked::Node::Apply(apply) => out.push(Node::Statement(statement(apply))),
+            checked::Node::Apply(apply) => out.push(Node::Statement(statement(apply, maps))),
             checked::Node::Define(atom) => out.push(Node::Define(*atom)),
             checked::Node::If {
                 cond,
                 then,
                 otherwise,
             } => match cond {
-                Some(crate::program::Cond::Const(true)) => block(then, out),
-                Some(crate::program::Cond::Const(false)) => block(otherwise, out),
+                Some(crate::program::Cond::Const(true)) => block(then, out, maps),
+                Some(crate::program::Cond::Const(false)) => block(otherwise, out, maps),
                 Some(cond) => {
                     let (mut then_out, mut otherwise_out) = (Vec::new(), Vec::new());
-                    block(then, &mut then_out);
-                    block(otherwise, &mut otherwise_out);
+                    block(then, &mut then_out, maps);
+                    block(otherwise, &mut otherwise_out, maps);
                     out.push(Node::If {
                         cond: cond.clone(),
                         then: then_out,
@@ -57,7 +61,7 @@ fn block(body: &[checked::Node], out: &mut Vec<Node>) {
                 // `None`: its bounds failed to check (reported).
                 if let Some(header) = &body.header {
                     let mut inner = Vec::new();
-                    block(&body.body, &mut inner);
+                    block(&body.body, &mut inner, maps);
                     out.push(Node::Loop {
                         var: header.var,
                         start: header.start.clone(),
@@ -73,7 +77,7 @@ fn block(body: &[checked::Node], out: &mut Vec<Node>) {
 }
 
 /// One instruction per repeat coordinate, in row-major order.
-fn statement(apply: &Apply) -> Statement {
+fn statement(apply: &Apply, maps: &mut Vec<TensorMap>) -> Statement {
     let instructions = apply
         .indices()
         .zip(&apply.coordinates)
@@ -101,6 +105,16 @@ fn statement(apply: &Apply) -> Statement {
                         // access executes (in bounds of a buffer smaller
                         // than 2^62 bytes); out-of-bounds addresses are
                         // never used.
+                        // A tensor copy's box: the map of its tensor and
+                        // extents, and its starts.
+                        Value::Memory { buffer, view, .. }
+                            if slot.kind == OperandKind::TensorCoords =>
+                        {
+                            OperandValue::TensorMap {
+                                map: tensor_map(maps, buffer.index, view),
+                                coords: view.region.starts.clone(),
+                            }
+                        }
                         Value::Memory { buffer, view, .. } => OperandValue::Memory {
                             buffer: *buffer,
                             offset: operand_access(slot, view, &index).1,
@@ -154,5 +168,28 @@ fn statement(apply: &Apply) -> Statement {
         variant: apply.form.id(),
         number: apply.number,
         instructions,
+    }
+}
+
+/// The index of the map of tensor `param` with the box `view` (a plain
+/// slice with constant extents: `crate::sema` checked it), added on first
+/// use.
+fn tensor_map(maps: &mut Vec<TensorMap>, param: usize, view: &Layout) -> usize {
+    let box_dims: Vec<u32> = view
+        .shape
+        .iter()
+        .map(|e| {
+            e.as_const()
+                .and_then(|e| u32::try_from(e).ok())
+                .unwrap_or(0)
+        })
+        .collect();
+    let map = TensorMap { param, box_dims };
+    match maps.iter().position(|m| *m == map) {
+        Some(index) => index,
+        None => {
+            maps.push(map);
+            maps.len() - 1
+        }
     }
 }

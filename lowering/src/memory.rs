@@ -40,6 +40,16 @@ pub enum Sharers {
 /// limit; more needs dynamic shared memory).
 pub const MAX_STATIC_SHARED_BYTES: usize = 48 * 1024;
 
+/// The alignment of each static shared buffer's first byte (the emitter
+/// declares them `.align 128`): what a tensor copy's shared side needs
+/// ([`TENSOR_COPY_SHARED_ALIGNMENT`]).
+pub const STATIC_SHARED_ALIGNMENT: usize = 128;
+
+/// The alignment of a tensor copy's (`cp.async.bulk.tensor`) shared
+/// address without swizzling: 128 bytes (a 16-byte aligned one faults
+/// with a misaligned address on the H100/H200).
+pub const TENSOR_COPY_SHARED_ALIGNMENT: usize = 128;
+
 impl MemorySpace {
     /// Whether a form of PTX state space `ptx` can address this space.
     pub fn addressed_by(self, ptx: Space) -> bool {
@@ -51,8 +61,10 @@ impl MemorySpace {
         }
     }
 
-    /// The alignment, in bytes, of every buffer's first byte: the runtime
-    /// checks it for tensors; the emitter aligns shared buffers to it.
+    /// The alignment, in bytes, every buffer's first byte has at least:
+    /// the runtime checks it for tensors; the dynamic shared buffer starts
+    /// the CTA's dynamic shared memory, which CUDA aligns to it. Static
+    /// shared buffers have more ([`STATIC_SHARED_ALIGNMENT`]).
     pub const fn base_alignment(self) -> usize {
         16
     }

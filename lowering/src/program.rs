@@ -14,7 +14,8 @@
 //! program's target; every register lane lies inside its tile and is one
 //! whole register, one aligned part of one (at most 4 parts), or a run of 2
 //! or 4 whole registers; every memory access is in bounds (proven, or under a
-//! guard that implies it) and aligned to its size, given the launch-time
+//! guard that implies it; a tensor copy's box is clipped to its tensor by
+//! the hardware, through the map the launcher builds) and aligned to its size, given the launch-time
 //! checks in [`Program::symbols`] and 16-byte-aligned tensor bases; stores of
 //! different threads never touch the same bytes; shared-memory accesses stay
 //! in their buffer, and between two CTA barriers no thread touches bytes of a
@@ -46,7 +47,25 @@ pub struct Program {
     /// The CTA's shared-memory buffers (`alloc_shared`), each 16-byte
     /// aligned, one instance per CTA.
     pub shared: Vec<SharedBuffer>,
+    /// The tensor maps the kernel's tensor copies read, each passed as a
+    /// hidden 128-byte parameter after the size symbols, in this order
+    /// (the launcher encodes them; the kernel cannot write one).
+    pub tensor_maps: Vec<TensorMap>,
     pub body: Vec<Node>,
+}
+
+/// A tensor map (TMA descriptor) of a tensor parameter with one box: what
+/// the launcher passes to `cuTensorMapEncodeTiled` (tiled mode, no
+/// interleave, no swizzle, zero fill out of bounds). Its element type is
+/// the tensor's; its dims and strides come from the tensor's shape at
+/// launch.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TensorMap {
+    /// The tensor parameter (a [`ParamKind::Tensor`]).
+    pub param: usize,
+    /// The box's extents, outermost axis first (as the kernel writes
+    /// them), each in `1..=256`; the innermost is a multiple of 16 bytes.
+    pub box_dims: Vec<u32>,
 }
 
 /// A shared-memory buffer of the CTA: row-major elements of `dtype`,
@@ -138,7 +157,9 @@ pub fn static_shared_bytes<'a>(buffers: impl IntoIterator<Item = &'a SharedBuffe
         .into_iter()
         .filter_map(SharedBuffer::static_bytes)
         .fold(0usize, |total, bytes| {
-            total.next_multiple_of(16).saturating_add(bytes)
+            total
+                .next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT)
+                .saturating_add(bytes)
         })
 }
 
@@ -552,6 +573,12 @@ pub enum OperandValue {
     /// immediate-only operand such as `lop3`'s LUT), within the operand's
     /// legal range.
     Immediate { value: i64 },
+    /// `[map, {c0, ..}]`: tensor map `map` of [`Program::tensor_maps`]
+    /// (its generic address) and the box's start coordinates, one per
+    /// tensor axis, outermost first (PTX writes them innermost first).
+    /// Any value is safe (the hardware clips the box to the tensor); the
+    /// emitter clamps each into the `.s32` the instruction takes.
+    TensorMap { map: usize, coords: Vec<Poly> },
     /// A `cp.async`'s `src-size` under `zero_fill`: `clamp(remaining, 0,
     /// size)` bytes (a `.u32`) where `in_bounds` holds, 0 elsewhere; the
     /// copy zero-fills the rest of its `size` bytes.
@@ -627,11 +654,12 @@ mod tests {
             atoms: Atoms::default(),
             tiles: Vec::new(),
             shared,
+            tensor_maps: Vec::new(),
             body: Vec::new(),
         };
-        // 60 bytes, then 16-byte aligned: 64 + 60.
+        // 60 bytes, then 128-byte aligned: 128 + 60.
         let both = program(vec![fixed.clone(), dynamic.clone(), fixed]);
-        assert_eq!(both.static_shared_bytes(), 124);
+        assert_eq!(both.static_shared_bytes(), 188);
         assert_eq!(both.dynamic_shared_bytes(), dynamic.bytes_formula());
         assert_eq!(
             program(Vec::new()).dynamic_shared_bytes(),

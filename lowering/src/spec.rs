@@ -53,6 +53,11 @@ pub struct KernelSpec {
     /// as a hidden `.u64` PTX parameter (its value / divisor), after all of
     /// `params`, in this order.
     pub symbols: &'static [SymbolSpec],
+    /// The tensor maps the kernel's tensor copies (`cp.async.bulk.tensor`)
+    /// read. The launcher encodes each (`cuTensorMapEncodeTiled`) from its
+    /// tensor argument and passes it by value as a hidden 128-byte,
+    /// 64-byte aligned parameter after the symbols, in this order.
+    pub tensor_maps: &'static [TensorMapSpec],
     /// The encoded IR for the CPU interpreter
     /// ([`encoding::encode`](crate::encoding::encode) of the kernel's
     /// [`Program`](crate::program::Program)); empty when the spec has none
@@ -94,6 +99,19 @@ pub enum Borrow {
     /// The kernel stores into it: the launcher borrows the tensor
     /// exclusively (`&mut`).
     Exclusive,
+}
+
+/// A tensor map a kernel reads: tensor parameter `param` (index into
+/// [`KernelSpec::params`]) with a box of `box_dims`, outermost axis first.
+/// The map's element type is the tensor's dtype (as unsigned integers of
+/// its width), its dims and strides the tensor's shape at launch
+/// (row-major), in tiled mode without interleave or swizzle, out-of-bounds
+/// elements zero-filled. The launcher refuses a tensor with a dim of 2^31
+/// or more (the kernel's coordinates are clamped into `i32`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TensorMapSpec {
+    pub param: usize,
+    pub box_dims: &'static [u32],
 }
 
 /// A size symbol of a kernel (`N` in `Tensor<f32, N>`), bound at launch from

@@ -1040,6 +1040,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             own_braces: false,
             whole: false,
             mbarrier: false,
+            whole_alignment: 0,
         },
         OperandSlot {
             name: "a",
@@ -1055,6 +1056,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             own_braces: false,
             whole: false,
             mbarrier: false,
+            whole_alignment: 0,
         },
     ];
     static TWINS: &[InstructionForm] = &[

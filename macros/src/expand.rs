@@ -339,6 +339,17 @@ fn symbols_tokens(symbols: &[Symbol]) -> TokenStream {
     quote!([#(#symbols)*])
 }
 
+/// The tensor maps as the module template reads them:
+/// `[(param [box extents]) ..]`.
+fn maps_tokens(maps: &[tile_kernel_lowering::program::TensorMap]) -> TokenStream {
+    let maps = maps.iter().map(|m| {
+        let param = m.param;
+        let extents = &m.box_dims;
+        quote!((#param [#(#extents)*]))
+    });
+    quote!([#(#maps)*])
+}
+
 /// The Rust type of one element, as an absolute path.
 fn element_type(krate: &TokenStream, dtype: DType) -> TokenStream {
     match dtype {
@@ -432,6 +443,7 @@ fn public_surface(
         .collect();
     let symbol_specs = program.map(|p| p.symbols.clone()).unwrap_or_default();
     let symbol_tokens = symbols_tokens(&symbol_specs);
+    let map_tokens = maps_tokens(&program.map(|p| p.tensor_maps.clone()).unwrap_or_default());
 
     let mut specs = Vec::new();
     let mut inputs = Vec::new();
@@ -600,9 +612,11 @@ fn public_surface(
             let twin_grid = twin_program.launch.grid.iter().map(formula_tokens);
             let twin_shared = formula_tokens(&twin_program.dynamic_shared_bytes());
             let twin_symbols = symbols_tokens(&twin_program.symbols);
+            let twin_maps = maps_tokens(&twin_program.tensor_maps);
             quote! {
                 twin #twin_entry ptx #twin_ptx program #twin_bytes
                 grid [#(#twin_grid)*] shared #twin_shared symbols #twin_symbols
+                maps #twin_maps
                 // SAFETY: as for KERNEL: the #[tile_kernel] compiler
                 // produced SCALAR_SPEC and SCALAR_PTX from one kernel
                 // definition (the twin of this kernel), with the same
@@ -623,7 +637,7 @@ fn public_surface(
             #vis #name #entry ptx #ptx program #program
             target #target_sm #target_specific
             grid [#(#grid_tokens)*] block [#bx #by #bz] shared #shared_tokens
-            params [#(#specs)*] symbols #symbol_tokens
+            params [#(#specs)*] symbols #symbol_tokens maps #map_tokens
             #twin_items
             // SAFETY: the #[tile_kernel] compiler produced SPEC and PTX
             // from one kernel definition: the entry's parameters are

@@ -69,6 +69,9 @@ pub(crate) mod tk {
             let _ = ($device, $($param),*);
             ::core::unreachable!("this tile kernel failed to compile")
         }};
+        (@maps [$(($param:literal [$($extent:literal)*]))*]) => {
+            &[$($crate::cpu_tests::tk::__private::spec::TensorMapSpec { param: $param, box_dims: &[$($extent),*] }),*]
+        };
         (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
             &[$($crate::cpu_tests::tk::__private::spec::SymbolSpec { name: $name, divisor: $divisor, multiple_of: $multiple_of }),*]
         };
@@ -76,7 +79,7 @@ pub(crate) mod tk {
             $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
             target $sm:literal $arch_specific:literal
             grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
-            params [$($param:tt)*] symbols $symbols:tt
+            params [$($param:tt)*] symbols $symbols:tt maps $maps:tt
             kernel $kernel:expr;
             launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
         ) => {
@@ -94,6 +97,7 @@ pub(crate) mod tk {
                     shared_mem_bytes: $crate::cpu_tests::tk::__kernel_module!(@formula $shared),
                     params: &[$($crate::cpu_tests::tk::__kernel_module!(@param $param)),*],
                     symbols: $crate::cpu_tests::tk::__kernel_module!(@symbols $symbols),
+tensor_maps: $crate::cpu_tests::tk::__kernel_module!(@maps $maps),
                     program: PROGRAM,
                 };
                 pub static KERNEL: $crate::cpu_tests::tk::__private::Kernel = $kernel;
@@ -493,6 +497,7 @@ fn kernels_without_a_usable_program_are_refused() {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[X],
         symbols: &[],
+        tensor_maps: &[],
         program: &[],
     };
     let dev = Device::cpu();
@@ -518,6 +523,7 @@ fn kernels_without_a_usable_program_are_refused() {
         "kernel `hand_built` has no IR for the CPU interpreter (its spec's `program` is empty, as in a hand-built spec), so it cannot run on the CPU device"
     );
     let (text, err) = refused(KernelSpec {
+        tensor_maps: &[],
         program: b"not a program",
         ..HAND_BUILT
     });
@@ -525,6 +531,7 @@ fn kernels_without_a_usable_program_are_refused() {
     assert!(text.contains("its IR does not decode"), "{text}");
     // Another kernel's program.
     let (text, _) = refused(KernelSpec {
+        tensor_maps: &[],
         program: add_scalar::PROGRAM,
         ..HAND_BUILT
     });

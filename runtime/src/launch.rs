@@ -33,6 +33,7 @@ use crate::module::LoadedFunction;
 use crate::spec::{Borrow, KernelSpec};
 use crate::spec_check::{check_memory, check_scalar, check_tensor};
 use crate::symbols::{Bindings, MAX_SYMBOLS, check_symbols, dynamic_shared_size, grid_size};
+use crate::tensor_maps::{self, MAX_TENSOR_MAPS, MapLayout};
 use crate::view::{HostView, Memory, MemoryMut, host_prefix};
 use crate::{Device, Element, Error, Kernel, Result, ScalarArg, TensorArg, TensorArgMut};
 
@@ -83,6 +84,8 @@ pub struct LaunchBuilder<'a> {
     bound: Bindings,
     /// The hidden symbol arguments (value / divisor), filled by `run`.
     symbol_args: [u64; MAX_SYMBOLS],
+    /// The hidden tensor-map arguments, encoded by `run` on a GPU.
+    tensor_maps: [cudarc::driver::sys::CUtensorMap; MAX_TENSOR_MAPS],
     /// How many tensor arguments were pushed, and how many of them have
     /// elements.
     tensors: usize,
@@ -131,6 +134,7 @@ impl<'a> LaunchBuilder<'a> {
             joins: [const { None }; MAX_PARAMS],
             bound: [None; MAX_SYMBOLS],
             symbol_args: [0; MAX_SYMBOLS],
+            tensor_maps: [cudarc::driver::sys::CUtensorMap { opaque: [0; 16] }; MAX_TENSOR_MAPS],
             tensors: 0,
             nonempty_tensors: 0,
         })
@@ -391,6 +395,26 @@ impl<'a> LaunchBuilder<'a> {
         for (param, arg) in symbol_params.iter_mut().zip(&mut self.symbol_args) {
             *param = ptr::from_mut(arg).cast();
         }
+        // `check_param_counts` kept the maps within both arrays.
+        let maps = spec.tensor_maps.len().min(MAX_TENSOR_MAPS);
+        for (i, map) in spec.tensor_maps[..maps].iter().enumerate() {
+            let (Some(layout), Some(address)) = (plan.maps[i], self.device_ptrs.get(map.param))
+            else {
+                return Err(Error::ArgumentMismatch {
+                    kernel: spec.name,
+                    detail: format!("tensor map {i} has no tensor argument"),
+                });
+            };
+            self.tensor_maps[i] = tensor_maps::encode(&layout, *address)?;
+        }
+        let with_maps = total + maps;
+        for (param, map) in self.params[total..with_maps]
+            .iter_mut()
+            .zip(&mut self.tensor_maps)
+        {
+            *param = ptr::from_mut(map).cast();
+        }
+        let total = with_maps;
         let context = device.context();
         let stream = device.stream();
         // The waits the tensors' `view_ptr` queued report failures only in
@@ -403,7 +427,10 @@ impl<'a> LaunchBuilder<'a> {
         let [gx, gy, gz] = plan.grid;
         // SAFETY: whoever called `Kernel::new` guaranteed (its `# Safety`)
         // that the entry takes exactly `spec.params` followed by one `.u64`
-        // per `spec.symbols` entry (value / divisor), and that the PTX is
+        // per `spec.symbols` entry (value / divisor), then one 128-byte
+        // tensor map per `spec.tensor_maps` entry (each encoded just above
+        // from its tensor argument's address and this launch's shape, so
+        // the hardware clips every tensor copy to that tensor), and that the PTX is
         // memory-safe for every launch the launcher's checks accept. This
         // launch passed them all: every argument was checked against its
         // ParamSpec when pushed (kind, dtype, constant dims, access, context,
@@ -579,6 +606,8 @@ struct LaunchPlan {
     shared_bytes: u32,
     /// The hidden symbol arguments: value / divisor, by symbol index.
     symbol_args: [u64; MAX_SYMBOLS],
+    /// The tensor maps' layouts, in `spec.tensor_maps` order.
+    maps: [Option<MapLayout>; MAX_TENSOR_MAPS],
 }
 
 /// The checks of [`LaunchBuilder::run`] that need no driver, once all arguments
@@ -608,6 +637,10 @@ fn plan_launch(
         &values,
         shared_limit,
     )?;
+    let mut maps = [None; MAX_TENSOR_MAPS];
+    for (layout, map) in maps.iter_mut().zip(spec.tensor_maps) {
+        *layout = Some(tensor_maps::layout(spec, map, &values)?);
+    }
     let mut symbol_args = [0; MAX_SYMBOLS];
     for ((arg, value), symbol) in symbol_args.iter_mut().zip(values).zip(spec.symbols) {
         // `check_symbols` refused a zero divisor.
@@ -617,6 +650,7 @@ fn plan_launch(
         grid,
         shared_bytes,
         symbol_args,
+        maps,
     }))
 }
 
@@ -647,7 +681,8 @@ mod tests {
             Some(LaunchPlan {
                 grid: [3, 1, 1],
                 shared_bytes: 0,
-                symbol_args
+                symbol_args,
+                maps: [None; MAX_TENSOR_MAPS],
             })
         );
         Ok(())

@@ -123,6 +123,7 @@ mod module;
 mod spec_check;
 mod symbols;
 mod tensor;
+mod tensor_maps;
 #[cfg(test)]
 mod test_specs;
 mod timer;
@@ -157,7 +158,7 @@ pub use cudarc;
 pub mod spec {
     pub use tile_kernel_lowering::spec::{
         Borrow, DimSpec, KernelSpec, LaunchFormulaSpec, LaunchOp, MAX_SYMBOL_VALUE, ParamKindSpec,
-        ParamSpec, SymbolSpec, Target,
+        ParamSpec, SymbolSpec, Target, TensorMapSpec,
     };
 }
 

@@ -20,13 +20,26 @@ use tile_kernel_lowering::program::{self, Program};
 use crate::launch::MAX_PARAMS;
 use crate::spec::{Borrow, KernelSpec, ParamKindSpec, ParamSpec, SymbolSpec};
 use crate::symbols::{Bindings, MAX_SYMBOLS, bind_shape};
+use crate::tensor_maps::MAX_TENSOR_MAPS;
 use crate::{Device, Error, Result, Target};
 
 /// Checks that the kernel's parameters, hidden symbol parameters included,
 /// fit a [`LaunchBuilder`](crate::LaunchBuilder)'s fixed arrays.
 pub(crate) fn check_param_counts(spec: &KernelSpec) -> Result<()> {
-    let (params, symbols) = (spec.params.len(), spec.symbols.len());
-    let detail = if symbols > MAX_SYMBOLS {
+    let (params, symbols, maps) = (
+        spec.params.len(),
+        spec.symbols.len(),
+        spec.tensor_maps.len(),
+    );
+    let detail = if maps > MAX_TENSOR_MAPS {
+        format!(
+            "the kernel reads {maps} tensor maps, but a launch supports at most {MAX_TENSOR_MAPS}"
+        )
+    } else if params + symbols + maps > MAX_PARAMS {
+        format!(
+            "the kernel takes {params} parameters, {symbols} size symbols and {maps} tensor maps, but a launch supports at most {MAX_PARAMS} in all"
+        )
+    } else if symbols > MAX_SYMBOLS {
         format!(
             "the kernel has {symbols} size symbols, but a launch supports at most {MAX_SYMBOLS}"
         )

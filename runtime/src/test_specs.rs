@@ -48,6 +48,7 @@ pub(crate) static K: Kernel = unsafe {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[X, Y, N],
         symbols: &[],
+        tensor_maps: &[],
         program: &[],
     })
 };
@@ -108,6 +109,7 @@ pub(crate) const HALF: KernelSpec = KernelSpec {
     shared_mem_bytes: LaunchFormulaSpec::ZERO,
     params: &[HX, HY],
     symbols: SYMBOLS,
+    tensor_maps: &[],
     program: &[],
 };
 

@@ -119,6 +119,7 @@ static ADD_ONE: Kernel = unsafe {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[X, Y],
         symbols: N_SYMBOL,
+        tensor_maps: &[],
         program: &[],
     })
 };
@@ -147,6 +148,7 @@ static SLOW_ADD_ONE: Kernel = unsafe {
             },
         ],
         symbols: N_SYMBOL,
+        tensor_maps: &[],
         program: &[],
     })
 };
@@ -641,6 +643,7 @@ static FOR_SM_100: Kernel = unsafe {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
+        tensor_maps: &[],
         program: &[],
     })
 };
@@ -657,6 +660,7 @@ static FOR_SM_80: Kernel = unsafe {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
+        tensor_maps: &[],
         program: &[],
     })
 };

@@ -282,14 +282,17 @@ mod ir {
                 let _ = ($device, $($param),*);
                 ::core::unreachable!("this tile kernel failed to compile")
             }};
-            (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
+            (@maps [$(($param:literal [$($extent:literal)*]))*]) => {
+            &[$($crate::ir::tk::__private::spec::TensorMapSpec { param: $param, box_dims: &[$($extent),*] }),*]
+        };
+        (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
                 &[$($crate::ir::tk::__private::spec::SymbolSpec { name: $name, divisor: $divisor, multiple_of: $multiple_of }),*]
             };
             (
                 $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
                 target $sm:literal $arch_specific:literal
                 grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
-                params [$($param:tt)*] symbols $symbols:tt
+                params [$($param:tt)*] symbols $symbols:tt maps $maps:tt
                 kernel $kernel:expr;
                 launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
             ) => {
@@ -307,6 +310,7 @@ mod ir {
                         shared_mem_bytes: $crate::ir::tk::__kernel_module!(@formula $shared),
                         params: &[$($crate::ir::tk::__kernel_module!(@param $param)),*],
                         symbols: $crate::ir::tk::__kernel_module!(@symbols $symbols),
+tensor_maps: $crate::ir::tk::__kernel_module!(@maps $maps),
                         program: PROGRAM,
                     };
                     pub static KERNEL: $crate::ir::tk::__private::Kernel = $kernel;
@@ -417,6 +421,7 @@ const ADD4: KernelSpec = KernelSpec {
     shared_mem_bytes: LaunchFormulaSpec::ZERO,
     params: ADD4_PARAMS,
     symbols: &[],
+    tensor_maps: &[],
     program: ir::add4::PROGRAM,
 };
 
@@ -636,6 +641,7 @@ static BROKEN: Kernel = unsafe {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
+        tensor_maps: &[],
         program: &[],
     })
 };
@@ -691,6 +697,7 @@ static MISSING_ENTRY: Kernel = unsafe {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
+        tensor_maps: &[],
         program: &[],
     })
 };
@@ -735,6 +742,7 @@ static NOP: Kernel = unsafe {
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
+        tensor_maps: &[],
         program: ir::nop::PROGRAM,
     })
 };
@@ -846,6 +854,7 @@ static ADD_ONE: Kernel = unsafe {
             divisor: 1,
             multiple_of: 1,
         }],
+        tensor_maps: &[],
         program: ir::add_one::PROGRAM,
     })
 };

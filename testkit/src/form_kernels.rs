@@ -72,7 +72,7 @@ use tile_kernel_lowering::ptx::{
     Access, Effect, Modifiers, OperandKind, PtxType, ResolvedOperand, Space, Usability,
 };
 use tile_kernel_lowering::spec::{
-    KernelSpec, LaunchFormulaSpec, ParamKindSpec, ParamSpec, SymbolSpec,
+    KernelSpec, LaunchFormulaSpec, ParamKindSpec, ParamSpec, SymbolSpec, TensorMapSpec,
 };
 use tile_kernel_lowering::{DType, Target};
 
@@ -933,6 +933,16 @@ pub fn spec_for(program: &Program, ptx: &str) -> KernelSpec {
         shared_mem_bytes: formula(&program.dynamic_shared_bytes()),
         params: leak(params),
         symbols: leak(symbols),
+        tensor_maps: leak(
+            program
+                .tensor_maps
+                .iter()
+                .map(|m| TensorMapSpec {
+                    param: m.param,
+                    box_dims: leak(m.box_dims.clone()),
+                })
+                .collect(),
+        ),
         program: &[],
     }
 }

@@ -260,6 +260,10 @@ pub enum Semantics {
     /// `cp.async.bulk` global to shared: a run of `size` bytes, landing
     /// when the phase of the mbarrier it signals (`complete_tx`) completes.
     BulkCopy,
+    /// `cp.async.bulk.tensor` global to shared: a box of a tensor through
+    /// its tensor map, elements outside the tensor zero-filled, landing
+    /// like a bulk copy.
+    TensorCopy,
     /// A fence: the lockstep executor's accesses are already ordered; the
     /// proxy rules it makes hold are the checker's.
     Fence,
@@ -336,6 +340,9 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         Effect::Prefetch if modelled => return Ok(Semantics::Prefetch),
         Effect::AsyncCopy if modelled && variant.form.mnemonic == "cp.async.bulk" => {
             return Ok(Semantics::BulkCopy);
+        }
+        Effect::AsyncCopy if modelled && variant.form.mnemonic == "cp.async.bulk.tensor" => {
+            return Ok(Semantics::TensorCopy);
         }
         Effect::AsyncCopy if modelled => return Ok(Semantics::AsyncCopy),
         Effect::Fence if modelled => return Ok(Semantics::Fence),

@@ -332,6 +332,9 @@ catalogue! {
         /// A bulk copy whose `size` is not the bytes of its views, or
         /// whose views are not whole runs of 16-byte multiples.
         BULK_SIZE = 246, "bulk copy size that does not match its views";
+        /// A tensor-map operand that is not a slice of a tensor parameter
+        /// with a box the hardware takes (rank, extents, 16-byte rows).
+        TENSOR_BOX = 247, "tensor-map box that the hardware cannot copy";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";

@@ -29,6 +29,8 @@ pub(crate) struct Context<'a> {
     pub params: &'a [ProgramParam],
     /// The element type of shared buffer `i` as declared.
     pub shared_dtype: &'a dyn Fn(usize) -> DType,
+    /// The alignment of shared buffer `i`'s first byte.
+    pub shared_alignment: &'a dyn Fn(usize) -> usize,
 }
 
 /// A launch-time requirement: the user's value of size symbol `symbol`
@@ -65,17 +67,24 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
             let (full, offset, _, size) = operand_access(&operand.slot, view, &index);
             // A multiple of the size is aligned only when the size divides
             // the buffer's own alignment.
-            let divides_base = buffer.space.base_alignment() % size == 0;
-            let need = if operand.slot.whole {
-                format!("the {size} bytes a bulk copy's addresses are aligned to")
-            } else {
-                format!("the {size}-byte access size")
+            let base = match buffer.space {
+                MemorySpace::Shared => (cx.shared_alignment)(buffer.index),
+                MemorySpace::Global => buffer.space.base_alignment(),
             };
+            let divides_base = base % size == 0;
+            let need =
+                if operand.slot.whole_alignment == crate::memory::TENSOR_COPY_SHARED_ALIGNMENT {
+                    format!("the {size} bytes a tensor copy's shared address is aligned to")
+                } else if operand.slot.whole {
+                    format!("the {size} bytes a bulk copy's addresses are aligned to")
+                } else {
+                    format!("the {size}-byte access size")
+                };
             match requirements(&offset, size, cx.atoms).filter(|_| divides_base) {
                 Some(requirements) => proof.requirements.extend(requirements),
                 None => {
                     reported[i] = true;
-                    let diag = match buffer.space {
+                    let mut diag = match buffer.space {
                         MemorySpace::Global => global_error(
                             cx,
                             buffer.index,
@@ -105,6 +114,12 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
                             &apply.opcode,
                         ),
                     };
+                    if !divides_base && buffer.space == MemorySpace::Shared {
+                        diag = diag.with_note(format!(
+                            "shared buffer `{name}` is only {base}-byte aligned: the dynamic buffer starts the CTA's dynamic shared memory; static buffers (constant dims) are {}-byte aligned",
+                            crate::memory::STATIC_SHARED_ALIGNMENT
+                        ));
+                    }
                     proof.diagnostics.push(diag);
                 }
             }

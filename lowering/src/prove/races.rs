@@ -62,7 +62,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use crate::checked::{Apply, Node, Value};
 use crate::ptx::Slot;
-use crate::ptx::form::{Access, Effect};
+use crate::ptx::form::{Access, Effect, OperandKind};
 
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
@@ -105,7 +105,11 @@ pub(crate) struct AccessRecord {
     pub param: usize,
     pub span: SpanId,
     pub store: bool,
+    /// Through a path that needs data read-only for the whole kernel:
+    /// `.nc`/`ldu` loads, and tensor copies (`tensor_map`), whose box
+    /// the race rule does not follow element by element.
     pub non_coherent: bool,
+    pub tensor_map: bool,
     /// An atomic read-modify-write (`atom`, `red`), with its size and
     /// scope: atomics of one size and scope may meet (the module doc).
     pub atomic: Option<Atomic>,
@@ -849,7 +853,19 @@ impl Threads<'_> {
                 .cloned()
                 .collect();
             let name = declared.name.clone();
-            if let Some(load) = records.iter().find(|r| r.non_coherent) {
+            if let Some(load) = records.iter().find(|r| r.tensor_map) {
+                diags.push(
+                    Diagnostic::new(
+                        Code::NC_OF_WRITTEN,
+                        load.span,
+                        format!("a tensor copy reads `{name}` through the async proxy, which needs data that stays read-only for the whole kernel, but this kernel also stores to `{name}`"),
+                    )
+                    .with_help("read a tensor the kernel writes with `ld.global` or `cp.async`"),
+                );
+                // The box is not followed element by element: its
+                // overlaps with the stores are this one mistake.
+                continue;
+            } else if let Some(load) = records.iter().find(|r| r.non_coherent) {
                 diags.push(
                     Diagnostic::new(
                         Code::NC_OF_WRITTEN,
@@ -1376,7 +1392,9 @@ impl<'t> RaceWalk<'t> {
                     span: operand.span,
                     store,
                     // `ldu` also needs data that stays read-only.
-                    non_coherent: apply.form.effect() == Effect::Load { non_coherent: true },
+                    non_coherent: apply.form.effect() == Effect::Load { non_coherent: true }
+                        || operand.slot.kind == OperandKind::TensorCoords,
+                    tensor_map: operand.slot.kind == OperandKind::TensorCoords,
                     atomic,
                     separations,
                     pinned,

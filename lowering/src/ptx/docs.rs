@@ -149,7 +149,11 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
             if o.sink {
                 extras.push_str(", or `_`");
             }
-            if o.whole {
+            if o.whole && o.kind == OperandKind::TensorCoords {
+                extras.push_str(
+                    ", the box: a slice of a tensor parameter (the launcher builds the map)",
+                );
+            } else if o.whole {
                 extras.push_str(", the whole contiguous view");
             }
             if o.mbarrier {

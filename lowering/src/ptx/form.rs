@@ -250,6 +250,10 @@ pub struct OperandSlot {
     /// An address of an mbarrier object (`alloc_shared::<Mbarrier>`),
     /// which nothing else may reach.
     pub mbarrier: bool,
+    /// A whole-view operand's address alignment in bytes (16 for a bulk
+    /// copy's, 128 for a tensor copy's shared side); 0: its element size
+    /// (a tensor map's box, whose start the coordinates name).
+    pub whole_alignment: usize,
 }
 
 /// A rule violation: what is wrong and, where one token is to blame, which.
@@ -370,6 +374,7 @@ impl Modifiers {
                 own_braces: slot.own_braces,
                 whole: slot.whole,
                 mbarrier: slot.mbarrier,
+                whole_alignment: slot.whole_alignment,
             })
             .collect()
     }
@@ -430,7 +435,11 @@ impl Modifiers {
     pub fn operand_space(&self, operand: &str) -> Space {
         match (self.get(Slot::Src), self.get(Slot::Dst)) {
             (Some(src), _) if operand == "src" => Space::from_token(Some(src)),
-            (_, Some(dst)) if operand == "dst" || operand == "mbar" => Space::from_token(Some(dst)),
+            (_, Some(dst)) if matches!(operand, "dst" | "dstMem" | "mbar") => {
+                Space::from_token(Some(dst))
+            }
+            // A tensor map describes a tensor in global memory.
+            _ if operand == "tensorMap" => Space::Global,
             _ => self.space(),
         }
     }
@@ -446,8 +455,10 @@ impl Modifiers {
             .form
             .operands
             .iter()
-            .any(|o| o.kind == OperandKind::TensorCoords)
+            .any(|o| o.kind == OperandKind::TensorCoords && !o.whole)
         {
+            // A tensor map's box is a tensor slice only where the table
+            // says so (`tensor_box`).
             return Usability::NotYet("tensor maps (TMA descriptors)");
         }
         // A register type no tile dtype carries (`.b128`) has no operand.
@@ -548,6 +559,7 @@ pub struct ResolvedOperand {
     pub own_braces: bool,
     pub whole: bool,
     pub mbarrier: bool,
+    pub whole_alignment: usize,
 }
 
 impl ResolvedOperand {

@@ -156,6 +156,13 @@ impl Checker<'_> {
                 atoms: &self.atoms,
                 params: &self.params,
                 shared_dtype: &|buffer| self.shared[buffer].buffer.dtype,
+                shared_alignment: &|buffer| {
+                    if self.shared[buffer].buffer.is_dynamic() {
+                        crate::memory::MemorySpace::Shared.base_alignment()
+                    } else {
+                        crate::memory::STATIC_SHARED_ALIGNMENT
+                    }
+                },
             },
         );
         for diag in proof.diagnostics {

@@ -49,6 +49,7 @@ mod scalar;
 mod scalar_ops;
 mod scopes;
 mod shared;
+mod tensor_maps;
 mod values;
 mod views;
 mod zero_fill;
@@ -1290,6 +1291,16 @@ impl<'k> Checker<'k> {
             return;
         };
         let slots = form.operands();
+        // A tensor map's box has no bounds: the hardware clips it to the
+        // tensor (`tensor_maps`).
+        let mut values = values;
+        for (slot, value) in slots.iter().zip(values.iter_mut()) {
+            if slot.kind == crate::ptx::OperandKind::TensorCoords
+                && let Value::Memory { bounds, .. } = value
+            {
+                bounds.clear();
+            }
+        }
         self.add_apply(apply, &form, &slots, values, guard, source_bytes);
     }
 
@@ -1557,6 +1568,7 @@ impl<'k> Checker<'k> {
             atoms: self.atoms,
             tiles: self.tiles.into_iter().map(|t| t.tile).collect(),
             shared: self.shared.into_iter().map(|s| s.buffer).collect(),
+            tensor_maps: Vec::new(),
             body: Vec::new(),
         };
         Checked {

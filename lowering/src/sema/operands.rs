@@ -305,13 +305,10 @@ impl Checker<'_> {
                     )
                     .with_help(format!("read it into a tile first: `apply(ptx[\"mov.u32\"], t, sreg(\"{name}\"))`")),
                 ),
-                // `Modifiers::usability` keeps TMA forms from getting here;
-                // should one, no value is a tensor map.
-                (OperandKind::TensorCoords, _) => errors.push(Diagnostic::new(
-                    Code::FORM_NOT_USABLE,
-                    span,
-                    format!("operand `{}` of `{opcode}` is a tensor map with coordinates, which kernels cannot pass yet", slot.name),
-                )),
+                // A tensor map's box: a slice of a tensor parameter.
+                (OperandKind::TensorCoords, value) => {
+                    errors.extend(self.tensor_box_error(slot, value, span, &opcode));
+                }
                 // Predicate registers live in `bool` tiles (the generic arm
                 // below checks a tile's extent and repeat shape).
                 (OperandKind::Predicate, Value::Memory { name, .. }) => errors.push(
@@ -528,13 +525,20 @@ fn bulk_size_error(
             ),
         ));
     }
+    let tensor_copy = slots.iter().any(|s| s.kind == OperandKind::TensorCoords);
     if let Some((other, name, span)) = views.find(|(b, _, _)| *b != bytes) {
         return Some(Diagnostic::new(
             Code::BULK_SIZE,
             span,
-            format!(
-                "`{name}` holds {other} bytes, but `{first}` holds {bytes}: `{opcode}` copies one run of bytes between views of one size"
-            ),
+            if tensor_copy {
+                format!(
+                    "the box of `{name}` holds {other} bytes, but `{first}` holds {bytes}: `{opcode}` fills its shared view with the box"
+                )
+            } else {
+                format!(
+                    "`{name}` holds {other} bytes, but `{first}` holds {bytes}: `{opcode}` copies one run of bytes between views of one size"
+                )
+            },
         ));
     }
     if bytes == 0 || bytes % 16 != 0 {

@@ -11,6 +11,7 @@ static HAND_BUILT: Kernel = Kernel::new(KernelSpec {
     shared_mem_bytes: LaunchFormulaSpec::ZERO,
     params: &[],
     symbols: &[],
+    tensor_maps: &[],
     program: &[],
 });
 

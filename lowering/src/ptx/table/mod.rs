@@ -110,6 +110,7 @@ const fn group(name: &'static str, access: Access, ty: TypeRef, lanes: Lanes) ->
         own_braces: false,
         whole: false,
         mbarrier: false,
+        whole_alignment: 0,
     }
 }
 
@@ -130,6 +131,7 @@ const fn address(name: &'static str, access: Access) -> OperandSlot {
         own_braces: false,
         whole: false,
         mbarrier: false,
+        whole_alignment: 0,
     }
 }
 
@@ -150,6 +152,7 @@ const fn pred(name: &'static str, access: Access) -> OperandSlot {
         own_braces: false,
         whole: false,
         mbarrier: false,
+        whole_alignment: 0,
     }
 }
 
@@ -170,6 +173,7 @@ const fn imm(name: &'static str, ty: PtxType, min: i64, max: i64) -> OperandSlot
         own_braces: false,
         whole: false,
         mbarrier: false,
+        whole_alignment: 0,
     }
 }
 
@@ -280,6 +284,7 @@ const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> Ope
         own_braces: false,
         whole: false,
         mbarrier: false,
+        whole_alignment: 0,
     }
 }
 
@@ -295,6 +300,15 @@ const fn barrier(name: &'static str, access: Access) -> OperandSlot {
 const fn bytes(name: &'static str, access: Access) -> OperandSlot {
     let mut slot = addr(name, access, PtxType::B8, 1);
     slot.whole = true;
+    slot.whole_alignment = crate::checked::BULK_ALIGNMENT;
+    slot
+}
+
+/// The shared side of a tensor copy: a run of bytes as long as the box,
+/// aligned to [`crate::memory::TENSOR_COPY_SHARED_ALIGNMENT`].
+const fn box_bytes(name: &'static str, access: Access) -> OperandSlot {
+    let mut slot = bytes(name, access);
+    slot.whole_alignment = crate::memory::TENSOR_COPY_SHARED_ALIGNMENT;
     slot
 }
 

@@ -289,7 +289,17 @@ const fn tensor(access: Access) -> OperandSlot {
         own_braces: false,
         whole: false,
         mbarrier: false,
+        whole_alignment: 0,
     }
+}
+
+/// A usable tile load's box: the operand is a slice of a tensor
+/// parameter (its constant extents are the box, its starts the
+/// coordinates), moved whole.
+const fn tensor_box(access: Access) -> OperandSlot {
+    let mut slot = tensor(access);
+    slot.whole = true;
+    slot
 }
 
 /// im2col offsets: `dim - 2` `.b16` values, always in `{..}` (ptxas:
@@ -1883,15 +1893,11 @@ pub static FORMS: &[InstructionForm] = &[
             opt(Slot::LoadMode, &["tile"]),
             slot(Slot::Completion, &["mbarrier::complete_tx::bytes"]),
         ],
-        &[
-            addr("dstMem", W, PtxType::B8, 1),
-            tensor(R),
-            barrier("mbar", R),
-        ],
+        &[box_bytes("dstMem", W), tensor_box(R), barrier("mbar", R)],
         no_rule,
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier",
-        TMA,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(

@@ -1,0 +1,308 @@
+//! Tensor copies (`cp.async.bulk.tensor`, TMA) on both devices, against
+//! host references: the launcher builds each tensor map from the tensor
+//! argument and the box the kernel's slice declares; boxes partly or
+//! wholly outside the tensor read zeros.
+//!
+//! The mistakes are compile errors (UI cases `tensor_*` in
+//! `ui-tests/tests/compile-fail`) or launch errors (a tensor whose rows are
+//! not 16-byte multiples).
+#![cfg(feature = "runtime")]
+
+mod support;
+
+use support::xorshift_inputs as inputs;
+use tile_kernel::prelude::*;
+
+/// `tiles[ty, tx] = x[32 ty .. 32 ty + 32, 64 tx .. 64 tx + 64]`, zeros
+/// where the box leaves `x`. One thread expects the box's 8192 bytes and
+/// issues the copy; every thread waits for the phase and copies its part
+/// of the stage out.
+#[tile_kernel(grid = [GX, GY, 1], block = [128, 1, 1], arch = "sm_90")]
+fn load_tiles(x: Tensor<f32, M, N>, tiles: Tensor<f32, GY, GX, 32, 64>) {
+    let t = thread_id(0);
+    let tx = cta_id(0);
+    let ty = cta_id(1);
+    let stage = alloc_shared::<f32>([32, 64]);
+    let full = alloc_shared::<Mbarrier>([1]);
+    let v = alloc_local::<f32>([1, 4]);
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..1]).reshape([1, 1]),
+            1,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if t == 0 {
+        apply(
+            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+            full.slice(s![0..1]),
+            8192,
+        );
+        apply(
+            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+            stage,
+            x.slice(s![32 * ty..32 * ty + 32, 64 * tx..64 * tx + 64]),
+            full.slice(s![0..1]),
+        );
+    }
+    apply(
+        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+        full.slice(s![0..1]),
+        0,
+    );
+    let flat = stage.reshape([2048]);
+    let out = tiles
+        .slice(s![ty..ty + 1, tx..tx + 1, .., ..])
+        .reshape([2048]);
+    for i in 0..4 {
+        let e = 512 * i + 4 * t;
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            flat.slice(s![e..e + 4]).reshape([1, 4]),
+        );
+        apply(
+            ptx["st.global.v4.f32"],
+            out.slice(s![e..e + 4]).reshape([1, 4]),
+            v,
+        );
+    }
+}
+
+/// `out[b] = v[b * 64 - 32 .. b * 64 + 32]`: 1-dimensional boxes of 64
+/// values starting half a box before each block's chunk (the first box
+/// starts at -32: zeros there). `u16` elements: 128-byte rows.
+#[tile_kernel(grid = [B, 1, 1], block = [32, 1, 1], arch = "sm_90")]
+fn load_halo(v: Tensor<u16, N>, out: Tensor<u16, B, 64>) {
+    let t = thread_id(0);
+    let b = cta_id(0);
+    let stage = alloc_shared::<u16>([64]);
+    let full = alloc_shared::<Mbarrier>([1]);
+    let r = alloc_local::<u16>([1, 2]);
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..1]),
+            1,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if t == 0 {
+        apply(
+            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+            full.slice(s![0..1]),
+            128,
+        );
+        apply(
+            ptx["cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+            stage,
+            v.slice(s![64 * b - 32..64 * b + 32]),
+            full.slice(s![0..1]),
+        );
+    }
+    apply(
+        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+        full.slice(s![0..1]),
+        0,
+    );
+    apply(
+        ptx["ld.shared.v2.u16"],
+        r,
+        stage.slice(s![2 * t..2 * t + 2]).unsqueeze(0),
+    );
+    apply(
+        ptx["st.global.v2.u16"],
+        out.slice(s![b..b + 1, 2 * t..2 * t + 2]),
+        r,
+    );
+}
+
+/// `out[i] = x[i, 1, 2, 0..4, 0..8]` of a 5-dimensional tensor with a box
+/// `[1, 1, 1, 4, 8]` of `f64` (64-byte rows) per block.
+#[tile_kernel(grid = [A, 1, 1], block = [32, 1, 1], arch = "sm_90")]
+fn load_5d(x: Tensor<f64, A, 2, 3, 4, 8>, out: Tensor<f64, A, 32>) {
+    let t = thread_id(0);
+    let i = cta_id(0);
+    let stage = alloc_shared::<f64>([1, 1, 1, 4, 8]);
+    let flat = stage.reshape([32]);
+    let full = alloc_shared::<Mbarrier>([1]);
+    let r = alloc_local::<f64>([1, 1]);
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..1]),
+            1,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if t == 0 {
+        apply(
+            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+            full.slice(s![0..1]),
+            256,
+        );
+        apply(
+            ptx["cp.async.bulk.tensor.5d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+            stage,
+            x.slice(s![i..i + 1, 1..2, 2..3, 0..4, 0..8]),
+            full.slice(s![0..1]),
+        );
+    }
+    apply(
+        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+        full.slice(s![0..1]),
+        0,
+    );
+    apply(
+        ptx["ld.shared.f64"],
+        r,
+        flat.slice(s![t..t + 1]).unsqueeze(0),
+    );
+    apply(ptx["st.global.f64"], out.slice(s![i..i + 1, t..t + 1]), r);
+}
+
+#[test]
+fn the_map_is_a_hidden_parameter() {
+    let ptx = load_tiles::PTX;
+    if std::env::var_os("SHOW_PTX").is_some() {
+        println!("{ptx}");
+    }
+    assert!(
+        ptx.contains(".param .align 64 .b8 load_tiles_map_0_x[128]"),
+        "{ptx}"
+    );
+    assert!(ptx.contains("mov.u64 %tm0, load_tiles_map_0_x;"), "{ptx}");
+    assert!(ptx.contains("cvta.param.u64 %tm0, %tm0;"), "{ptx}");
+    let copies = support::lines_starting(
+        ptx,
+        "cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%sh0",
+    );
+    assert_eq!(copies.len(), 1, "{ptx}");
+    assert!(copies[0].contains("[%tm0, {"), "{copies:?}");
+    assert_eq!(
+        load_tiles::SPEC.tensor_maps,
+        &[tile_kernel::__private::spec::TensorMapSpec {
+            param: 0,
+            box_dims: &[32, 64]
+        }]
+    );
+    assert!(ptx.contains(".shared .align 128 .b8"), "{ptx}");
+}
+
+#[test]
+fn tensor_copy_kernels_assemble_without_spills() {
+    support::assert_no_spills(&[
+        ("load_tiles", load_tiles::PTX),
+        ("load_halo", load_halo::PTX),
+        ("load_5d", load_5d::PTX),
+    ]);
+}
+
+mod twins {
+    use super::*;
+    use support::gpu::on_both_devices;
+
+    on_both_devices!(
+        boxes_read_zeros_outside_the_tensor,
+        one_and_five_dimensional_boxes,
+        rows_of_other_than_16_bytes_are_refused
+    );
+
+    fn one_and_five_dimensional_boxes(dev: &Device) -> tile_kernel::Result<()> {
+        // 1D: 3 blocks over 150 values: the first box starts at -32, the
+        // last runs past the end.
+        let (n, blocks) = (150, 3);
+        let host: Vec<u16> = (0..n as u16)
+            .map(|i| i.wrapping_mul(40503) ^ 0x5a5a)
+            .collect();
+        let v = dev.upload(&host, [n])?;
+        let mut out = dev.upload(&vec![0xffffu16; blocks * 64], [blocks, 64])?;
+        load_halo(dev, &v, &mut out)?;
+        let got = out.download()?;
+        for b in 0..blocks {
+            for k in 0..64 {
+                let at = (64 * b + k) as i64 - 32;
+                let want = if (0..n as i64).contains(&at) {
+                    host[at as usize]
+                } else {
+                    0
+                };
+                assert_eq!(got[b * 64 + k], want, "halo block {b} element {k}");
+            }
+        }
+        // 5D: 3 outer indices.
+        let a = 3;
+        let host: Vec<f64> = (0..a * 2 * 3 * 4 * 8)
+            .map(|i| i as f64 * 0.5 - 7.0)
+            .collect();
+        let x = dev.upload(&host, [a, 2, 3, 4, 8])?;
+        let mut out = dev.upload(&vec![f64::NAN; a * 32], [a, 32])?;
+        load_5d(dev, &x, &mut out)?;
+        let got = out.download()?;
+        for i in 0..a {
+            for k in 0..32 {
+                let want = host[(((i * 2 + 1) * 3 + 2) * 4 + k / 8) * 8 + k % 8];
+                assert_eq!(
+                    got[i * 32 + k].to_bits(),
+                    want.to_bits(),
+                    "5d [{i}] element {k}"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn boxes_read_zeros_outside_the_tensor(dev: &Device) -> tile_kernel::Result<()> {
+        // Exact tiles; tails on both axes; a row of boxes wholly below
+        // the tensor (ty = 3 starts at row 96 of 70).
+        for (m, n, gy, gx) in [
+            (32, 64, 1, 1),
+            (70, 200, 3, 4),
+            (70, 200, 4, 4),
+            (5, 4, 1, 2),
+        ] {
+            let host = inputs(m * n, 0x7a_0001 + (m * n) as u64);
+            let x = dev.upload(&host, [m, n])?;
+            let count = gy * gx * 32 * 64;
+            let mut tiles = dev.upload(&vec![f32::NAN; count], [gy, gx, 32, 64])?;
+            load_tiles(dev, &x, &mut tiles)?;
+            let got = tiles.download()?;
+            for ty in 0..gy {
+                for tx in 0..gx {
+                    for r in 0..32 {
+                        for c in 0..64 {
+                            let (row, col) = (32 * ty + r, 64 * tx + c);
+                            let want = if row < m && col < n {
+                                host[row * n + col]
+                            } else {
+                                0.0
+                            };
+                            let at = ((ty * gx + tx) * 32 + r) * 64 + c;
+                            assert_eq!(
+                                got[at].to_bits(),
+                                want.to_bits(),
+                                "{m} x {n}: tile [{ty}, {tx}] element [{r}, {c}]"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn rows_of_other_than_16_bytes_are_refused(dev: &Device) -> tile_kernel::Result<()> {
+        let x = dev.upload(&[1.0f32; 6], [2, 3])?;
+        let mut tiles = dev.upload(&vec![0.0f32; 32 * 64], [1, 1, 32, 64])?;
+        let err = load_tiles(dev, &x, &mut tiles).expect_err("12-byte rows");
+        assert_eq!(
+            err.to_string(),
+            "kernel `load_tiles`: tensor `x` steps 12 bytes along its axis 0, but a tensor copy's map needs a multiple of 16 below 2^40 (make its inner extents fill 16-byte rows)"
+        );
+        Ok(())
+    }
+}
