@@ -193,6 +193,37 @@ fn the_map_is_a_hidden_parameter() {
     assert!(ptx.contains(".shared .align 128 .b8"), "{ptx}");
 }
 
+/// A spec that leaves out the program's tensor map is refused before the
+/// interpreter runs it.
+#[test]
+fn a_spec_without_the_programs_map_is_refused() {
+    use tile_kernel::__private::spec::KernelSpec;
+    static WITHOUT_MAP: tile_kernel::__private::Kernel = {
+        let spec = KernelSpec {
+            tensor_maps: &[],
+            ..load_tiles::SPEC
+        };
+        // SAFETY: never launched on a GPU: the CPU device checks the
+        // spec against the program first, which is what this tests.
+        unsafe { tile_kernel::__private::Kernel::new(spec) }
+    };
+    let dev = Device::cpu();
+    let x = dev.upload(&[0.0f32; 64], [1, 64]).unwrap();
+    let mut tiles = dev.upload(&[0.0f32; 2048], [1, 1, 32, 64]).unwrap();
+    let launched = (|| {
+        WITHOUT_MAP
+            .launch(&dev)?
+            .tensor(&x)?
+            .tensor_mut(&mut tiles)?
+            .run()
+    })();
+    let err = launched.expect_err("the spec lacks the map");
+    assert_eq!(
+        err.to_string(),
+        "kernel `load_tiles` cannot run on the CPU interpreter: its IR does not describe the kernel of its spec: the IR reads other tensor maps than the spec lists"
+    );
+}
+
 #[test]
 fn tensor_copy_kernels_assemble_without_spills() {
     support::assert_no_spills(&[

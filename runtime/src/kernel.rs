@@ -59,7 +59,11 @@ impl Kernel {
     ///   `spec.params` entry (a `.u64` global address for a tensor, the
     ///   dtype's PTX type for a scalar), then one `.u64` per
     ///   `spec.symbols` entry, in symbol order, receiving that symbol's
-    ///   value divided by its `divisor`. `shared_mem_bytes` evaluates, for
+    ///   value divided by its `divisor`, then one 64-byte aligned
+    ///   128-byte parameter per `spec.tensor_maps` entry, receiving the
+    ///   tensor map the launcher encodes for it (its tensor argument's
+    ///   address and shape, the entry's box), which the PTX uses only as
+    ///   the tensor map of tensor copies of that tensor. `shared_mem_bytes` evaluates, for
     ///   every launch the checks accept, to at least the bytes of dynamic
     ///   shared memory the PTX accesses.
     /// - **The PTX is memory-safe for every launch the checks accept**: for

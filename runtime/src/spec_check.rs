@@ -99,6 +99,15 @@ pub(crate) fn matches_spec(
     if program.name != spec.name {
         return Err(format!("the IR is of kernel `{}`", program.name));
     }
+    let maps_match = program.tensor_maps.len() == spec.tensor_maps.len()
+        && program
+            .tensor_maps
+            .iter()
+            .zip(spec.tensor_maps)
+            .all(|(p, s)| p.param == s.param && p.box_dims == s.box_dims);
+    if !maps_match {
+        return Err("the IR reads other tensor maps than the spec lists".to_string());
+    }
     if program.launch.block != spec.block {
         return Err(format!(
             "its block is {:?}, the spec's {:?}",
