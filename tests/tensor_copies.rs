@@ -165,6 +165,67 @@ fn load_5d(x: Tensor<f64, A, 2, 3, 4, 8>, out: Tensor<f64, A, 32>) {
     apply(ptx["st.global.f64"], out.slice(s![i..i + 1, t..t + 1]), r);
 }
 
+/// `load_tiles` for one tile, the copy under an L2 policy that keeps the
+/// box's lines (`createpolicy` .. `L2::evict_last`, the `.L2::cache_hint`
+/// form): the policy moves no value.
+#[tile_kernel(grid = 1, block = [128, 1, 1], arch = "sm_90")]
+fn load_tile_evict_last(x: Tensor<f32, M, N>, tile: Tensor<f32, 2048>) {
+    let t = thread_id(0);
+    let stage = alloc_shared::<f32>([32, 64]);
+    let flat = stage.reshape([2048]);
+    let full = alloc_shared::<Mbarrier>([1]);
+    let v = alloc_local::<f32>([1, 4]);
+    let policy = alloc_local::<u64>([1]);
+    let fraction = alloc_local::<f32>([1]);
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..1]),
+            1,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if t == 0 {
+        apply(ptx["mov.f32"], fraction, 1.0);
+        apply(
+            ptx["createpolicy.fractional.L2::evict_last.b64"],
+            policy,
+            fraction,
+        );
+        apply(
+            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+            full.slice(s![0..1]),
+            8192,
+        );
+        apply(
+            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.L2::cache_hint"],
+            stage,
+            x.slice(s![0..32, 0..64]),
+            full.slice(s![0..1]),
+            policy,
+        );
+    }
+    apply(
+        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+        full.slice(s![0..1]),
+        0,
+    );
+    for i in 0..4 {
+        let e = 512 * i + 4 * t;
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            flat.slice(s![e..e + 4]).unsqueeze(0),
+        );
+        apply(
+            ptx["st.global.v4.f32"],
+            tile.slice(s![e..e + 4]).unsqueeze(0),
+            v,
+        );
+    }
+}
+
 #[test]
 fn the_map_is_a_hidden_parameter() {
     let ptx = load_tiles::PTX;
@@ -230,6 +291,7 @@ fn tensor_copy_kernels_assemble_without_spills() {
         ("load_tiles", load_tiles::PTX),
         ("load_halo", load_halo::PTX),
         ("load_5d", load_5d::PTX),
+        ("load_tile_evict_last", load_tile_evict_last::PTX),
     ]);
 }
 
@@ -240,8 +302,23 @@ mod twins {
     on_both_devices!(
         boxes_read_zeros_outside_the_tensor,
         one_and_five_dimensional_boxes,
+        a_cache_policy_moves_no_value,
         rows_of_other_than_16_bytes_are_refused
     );
+
+    fn a_cache_policy_moves_no_value(dev: &Device) -> tile_kernel::Result<()> {
+        let (m, n) = (40, 72);
+        let host = inputs(m * n, 0x7a_0002);
+        let x = dev.upload(&host, [m, n])?;
+        let mut tile = dev.upload(&vec![f32::NAN; 2048], [2048])?;
+        load_tile_evict_last(dev, &x, &mut tile)?;
+        let got = tile.download()?;
+        for (k, g) in got.iter().enumerate() {
+            let want = host[(k / 64) * n + k % 64];
+            assert_eq!(g.to_bits(), want.to_bits(), "element {k}");
+        }
+        Ok(())
+    }
 
     fn one_and_five_dimensional_boxes(dev: &Device) -> tile_kernel::Result<()> {
         // 1D: 3 blocks over 150 values: the first box starts at -32, the

@@ -1912,15 +1912,15 @@ pub static FORMS: &[InstructionForm] = &[
             slot(Slot::Hint, &["L2::cache_hint"]),
         ],
         &[
-            addr("dstMem", W, PtxType::B8, 1),
-            tensor(R),
+            box_bytes("dstMem", W),
+            tensor_box(R),
             barrier("mbar", R),
             POLICY,
         ],
         no_rule,
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier (L2 cache policy)",
-        TMA,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
