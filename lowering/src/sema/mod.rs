@@ -206,6 +206,9 @@ struct Checker<'k> {
     launch: Launch,
     /// Facts (`poly <= 0`) that hold at the current point.
     facts: Vec<Fact>,
+    /// The bounds prover's answers ([`crate::prove::bounds::guard`]): the statements of
+    /// an unrolled loop ask the same bounds under the same facts.
+    proofs: crate::sym::ProofMemo,
     loop_classes: HashMap<AtomId, LoopClass>,
     /// The checked body being built (the innermost block).
     body: Vec<checked::Node>,
@@ -312,6 +315,7 @@ impl<'k> Checker<'k> {
                 block: kernel.launch.block,
             },
             facts: Vec::new(),
+            proofs: Default::default(),
             loop_classes: HashMap::new(),
             body: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
@@ -1472,6 +1476,7 @@ impl<'k> Checker<'k> {
             atoms: &self.atoms,
             launch: &self.launch,
             loop_classes: &self.loop_classes,
+            fact_sets: Default::default(),
         }
     }
 
@@ -1483,17 +1488,6 @@ impl<'k> Checker<'k> {
     fn finish(mut self) -> Checked {
         self.check_registers_defined();
         let shared_names: Vec<String> = self.shared.iter().map(|s| s.buffer.name.clone()).collect();
-        let races = races::prove(
-            &self.body,
-            &races::Context {
-                threads: self.threads(),
-                params: &self.params,
-                shared_names: &shared_names,
-            },
-        );
-        for diag in races {
-            self.diags.push(diag);
-        }
         let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
         let mbarriers: Vec<Option<i128>> = self
             .shared
@@ -1505,17 +1499,30 @@ impl<'k> Checker<'k> {
                     .flatten()
             })
             .collect();
-        let ownership = async_copies::prove(
-            &self.body,
-            &async_copies::Context {
-                threads: self.threads(),
-                shared_names: &shared_names,
-                param_names: &param_names,
-                mbarriers: &mbarriers,
-                loop_uniformity: &self.loop_uniformity,
-            },
-        );
-        for diag in ownership {
+        // One launch view for both obligations: they share its fact sets.
+        let (races, ownership) = {
+            let threads = self.threads();
+            let races = races::prove(
+                &self.body,
+                &races::Context {
+                    threads: &threads,
+                    params: &self.params,
+                    shared_names: &shared_names,
+                },
+            );
+            let ownership = async_copies::prove(
+                &self.body,
+                &async_copies::Context {
+                    threads: &threads,
+                    shared_names: &shared_names,
+                    param_names: &param_names,
+                    mbarriers: &mbarriers,
+                    loop_uniformity: &self.loop_uniformity,
+                },
+            );
+            (races, ownership)
+        };
+        for diag in races.into_iter().chain(ownership) {
             self.diags.push(diag);
         }
         let tiles: Vec<(&Tile, SpanId)> = self.tiles.iter().map(|t| (&t.tile, t.span)).collect();
