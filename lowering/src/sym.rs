@@ -122,18 +122,15 @@ impl std::hash::Hash for Poly {
 
 /// A multiply-rotate hasher over whole words, for the checker's maps that
 /// only look keys up (never iterate, so no output depends on it): the
-/// [`CachedProver`]'s polynomials, the register bytes of one `apply`.
-/// SipHash's rounds were most of a lookup at opt-level 0.
+/// [`CachedProver`]'s polynomials, the fact sets of the proofs about
+/// threads, the emitter's values. SipHash's rounds were most of a lookup
+/// at opt-level 0.
 #[derive(Default)]
 pub(crate) struct WordHasher(u64);
 
 /// A `HashMap` with the [`WordHasher`].
 pub(crate) type WordMap<K, V> =
     std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
-
-/// A `HashSet` with the [`WordHasher`].
-pub(crate) type WordSet<K> =
-    std::collections::HashSet<K, std::hash::BuildHasherDefault<WordHasher>>;
 
 impl std::hash::Hasher for WordHasher {
     fn finish(&self) -> u64 {

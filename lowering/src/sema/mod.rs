@@ -1063,16 +1063,22 @@ impl<'k> Checker<'k> {
         // Forms the language cannot use yet: one error naming what is
         // missing, whatever the operands.
         // Warp collectives are usable in warp scope.
-        let (usable, unusable): (Vec<Modifiers>, Vec<Modifiers>) =
-            candidates.into_iter().partition(|m| match m.usability() {
+        // Each candidate's usability, computed once.
+        let (usable, unusable): (Vec<_>, Vec<_>) = candidates
+            .into_iter()
+            .map(|m| {
+                let usability = m.usability();
+                (m, usability)
+            })
+            .partition(|(_, usability)| match usability {
                 Usability::Yes => true,
                 Usability::NeedsScope => scope == Scope::Warp,
                 Usability::CtaBarrier => scope == Scope::Cta,
                 Usability::NotYet(_) => false,
             });
         if usable.is_empty()
-            && let Some(form) = unusable.first()
-            && let Some((what, own)) = match form.usability() {
+            && let Some((_, usability)) = unusable.first()
+            && let Some((what, own)) = match usability {
                 Usability::NeedsScope => Some((
                     "a warp collective: the 32 lanes of a warp execute it together",
                     "warp",
@@ -1109,9 +1115,9 @@ impl<'k> Checker<'k> {
             return;
         }
         if usable.is_empty()
-            && let Some(form) = unusable.first()
+            && let Some((_, usability)) = unusable.first()
         {
-            let needs = match form.usability() {
+            let needs = match usability {
                 Usability::NotYet(what) => what.to_string(),
                 Usability::Yes | Usability::NeedsScope | Usability::CtaBarrier => String::new(),
             };
@@ -1126,7 +1132,8 @@ impl<'k> Checker<'k> {
             self.mark_destinations_written_best_effort(values.iter().flatten());
             return;
         }
-        let candidates = usable;
+        let (candidates, usabilities): (Vec<Modifiers>, Vec<Usability>) =
+            usable.into_iter().unzip();
         // An mbarrier form's leading `state` or `done` is the compiler's.
         let with_implicit;
         let (apply, values) = match self.implicit_destination(apply, &candidates, &values) {
@@ -1152,12 +1159,10 @@ impl<'k> Checker<'k> {
         };
         // A collective's member mask comes from the scope: the whole warp
         // (whose lanes all run it: see `crate::prove::convergence`).
-        let collective = candidates
+        let collective = usabilities
             .iter()
-            .any(|m| matches!(m.usability(), Usability::NeedsScope | Usability::CtaBarrier));
-        let barrier = candidates
-            .iter()
-            .any(|m| m.usability() == Usability::CtaBarrier);
+            .any(|u| matches!(u, Usability::NeedsScope | Usability::CtaBarrier));
+        let barrier = usabilities.contains(&Usability::CtaBarrier);
         let with_mask;
         let (apply, values) = if collective {
             let masked = candidates.iter().all(|m| {
