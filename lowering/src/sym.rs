@@ -122,18 +122,15 @@ impl std::hash::Hash for Poly {
 
 /// A multiply-rotate hasher over whole words, for the checker's maps that
 /// only look keys up (never iterate, so no output depends on it): the
-/// [`CachedProver`]'s polynomials, the register bytes of one `apply`.
-/// SipHash's rounds were most of a lookup at opt-level 0.
+/// [`CachedProver`]'s polynomials, the fact sets of the proofs about
+/// threads, the emitter's values. SipHash's rounds were most of a lookup
+/// at opt-level 0.
 #[derive(Default)]
 pub(crate) struct WordHasher(u64);
 
 /// A `HashMap` with the [`WordHasher`].
 pub(crate) type WordMap<K, V> =
     std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
-
-/// A `HashSet` with the [`WordHasher`].
-pub(crate) type WordSet<K> =
-    std::collections::HashSet<K, std::hash::BuildHasherDefault<WordHasher>>;
 
 impl std::hash::Hasher for WordHasher {
     fn finish(&self) -> u64 {
@@ -1255,7 +1252,8 @@ impl Prove for Prover<'_> {
 /// digits, a range against each candidate period, a remainder shifted by
 /// a residue.
 pub(crate) struct CachedProver<'a> {
-    prover: Prover<'a>,
+    atoms: &'a Atoms,
+    facts: Vec<Fact>,
     known: std::cell::RefCell<WordMap<Poly, Known>>,
     /// The facts flattened once, at the first query that needs them.
     table: std::cell::OnceCell<FactTable>,
@@ -1271,17 +1269,13 @@ struct Known {
 }
 
 impl<'a> CachedProver<'a> {
-    pub(crate) fn new(atoms: &'a Atoms, facts: &'a [Fact]) -> CachedProver<'a> {
+    pub(crate) fn new(atoms: &'a Atoms, facts: &[Fact]) -> CachedProver<'a> {
         CachedProver {
-            prover: Prover { atoms, facts },
+            atoms,
+            facts: facts.to_vec(),
             known: Default::default(),
             table: Default::default(),
         }
-    }
-
-    /// The facts this prover proves from.
-    pub(crate) fn facts(&self) -> &'a [Fact] {
-        self.prover.facts
     }
 }
 
@@ -1316,7 +1310,7 @@ impl CachedProver<'_> {
     /// [`Prover::prove_le0`], with the combinations of `p` and the facts
     /// ranged over the facts' [`FactTable`].
     fn prove_uncached(&self, p: &Poly) -> bool {
-        let Prover { atoms, facts } = self.prover;
+        let (atoms, facts) = (self.atoms, self.facts.as_slice());
         let from_facts = atoms.range(p).1 <= 0
             || (!facts.is_empty()
                 && self
@@ -1333,13 +1327,70 @@ impl CachedProver<'_> {
         }
         let mut facts = facts.to_vec();
         facts.extend(definitions);
-        self.prover.prove_from(p, &facts)
+        Prover { atoms, facts: &[] }.prove_from(p, &facts)
     }
 }
 
 impl Prove for CachedProver<'_> {
     fn prove_le0(&self, p: &Poly) -> bool {
         CachedProver::prove_le0(self, p)
+    }
+}
+
+/// [`Prover::prove_le0`]'s answers over one atom table, remembered per
+/// fact set and per polynomial without its constant term as
+/// [`CachedProver`] does (the largest constant proven, the smallest not:
+/// the proof is monotone in the constant), for passes that ask the same
+/// questions under a few fact sets many times: the bounds of every
+/// statement of an unrolled loop, the tickets an mbarrier wait compares.
+/// Sound across a growing table: atoms are only appended, so an answer
+/// about the atoms it names never changes. The answers are exactly
+/// [`Prover::prove_le0`]'s.
+#[derive(Default)]
+pub(crate) struct ProofMemo {
+    known: std::cell::RefCell<WordMap<Vec<Fact>, WordMap<Poly, Known>>>,
+}
+
+impl ProofMemo {
+    /// [`Prover::prove_le0`] of `p` from `facts` over `atoms` (always the
+    /// same table, possibly grown since the last query).
+    pub(crate) fn prove_le0(&self, atoms: &Atoms, facts: &[Fact], p: &Poly) -> bool {
+        // Ranges alone: cheaper than the lookup.
+        if atoms.range(p).1 <= 0 {
+            return true;
+        }
+        let k = p.constant_term();
+        let q = p.without_constant();
+        let known = self
+            .known
+            .borrow()
+            .get(facts)
+            .and_then(|by_poly| by_poly.get(&q).copied())
+            .unwrap_or_default();
+        if known.proven.is_some_and(|proven| k <= proven) {
+            return true;
+        }
+        if known.unproven.is_some_and(|unproven| k >= unproven) {
+            return false;
+        }
+        let answer = Prover { atoms, facts }.prove_le0(p);
+        let mut map = self.known.borrow_mut();
+        let by_poly = match map.get_mut(facts) {
+            Some(by_poly) => by_poly,
+            None => map.entry(facts.to_vec()).or_default(),
+        };
+        let entry = by_poly.entry(q).or_default();
+        if answer {
+            entry.proven = Some(entry.proven.map_or(k, |proven| proven.max(k)));
+        } else {
+            entry.unproven = Some(entry.unproven.map_or(k, |unproven| unproven.min(k)));
+        }
+        answer
+    }
+
+    /// `a <= b` ([`ProofMemo::prove_le0`]).
+    pub(crate) fn le(&self, atoms: &Atoms, facts: &[Fact], a: &Poly, b: &Poly) -> bool {
+        self.prove_le0(atoms, facts, &a.sub(b))
     }
 }
 

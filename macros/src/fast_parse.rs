@@ -1,19 +1,23 @@
 //! A fast path for the statements most kernels are made of: `let` bindings
 //! and expression statements over names, literals, calls, method calls
 //! (with turbofish), indexing, macro calls, arrays, parentheses, ranges,
-//! unary and binary operators and `key = value` arguments, and for the
-//! items of `s![..]`. It builds exactly the syntax tree `syn` would (the
-//! same nodes, the tokens' own spans) without `syn`'s parser, which is most
-//! of the macro's parsing time in a build without optimizations (each atom
-//! of an expression peeks for every keyword and operator).
+//! unary and binary operators and `key = value` arguments, `for name in
+//! expr { .. }` and `if expr { .. } else if .. else { .. }` over such
+//! statements, and for the items of `s![..]`. It builds exactly the syntax
+//! tree `syn` would (the same nodes, the tokens' own spans) without `syn`'s
+//! parser, which is most of the macro's parsing time in a build without
+//! optimizations (each atom of an expression peeks for every keyword and
+//! operator).
 //!
 //! It mirrors `syn`'s grammar (syn 3: `Block::parse_within`, `parse_stmt`,
 //! `ambiguous_expr`, `parse_expr`, `parse_binop_rhs`, `parse_range_end`,
-//! `unary_expr`, `trailer_helper`, `atom_expr`, expression-style paths)
-//! for that subset and gives up (`None`) on everything else: any other
-//! token, keyword or form (casts, closures, blocks, `if`, `for`,
-//! references, `?`, fields, tuples, struct literals, attributes, invisible
-//! groups, compound assignment) and every input `syn` rejects. Then the
+//! `unary_expr`, `trailer_helper`, `atom_expr`, expression-style paths,
+//! `ExprForLoop::parse`, `ExprIf::parse`, `Block::parse`) for that subset
+//! and gives up (`None`) on everything else: any other token, keyword or
+//! form (casts, closures, blocks as expressions, `while`, `loop`, `match`,
+//! labels, patterns other than a name, `if let`, references, `?`,
+//! fields, tuples, struct literals, attributes, invisible groups, compound
+//! assignment) and every input `syn` rejects. Then the
 //! caller parses the tokens with `syn`, as it always did. `None` is never
 //! wrong; `Some` must equal `syn`'s parse: the tests compare the two on
 //! every shipped kernel and on their one-token mutants.
@@ -22,11 +26,11 @@ use proc_macro2::{Delimiter, Group, Punct, Spacing, Span, TokenStream, TokenTree
 use syn::punctuated::Punctuated;
 use syn::{
     AngleBracketedGenericArguments, AttrStyle, Attribute, BinOp, Block, Expr, ExprArray,
-    ExprAssign, ExprBinary, ExprBlock, ExprCall, ExprIndex, ExprLit, ExprMacro, ExprMethodCall,
-    ExprParen, ExprPath, ExprRange, ExprUnary, FnArg, GenericArgument, Generics, Lit, LitBool,
-    Local, LocalInit, Macro, MacroDelimiter, Meta, MetaNameValue, Pat, PatIdent, PatType, Path,
-    PathArguments, PathSegment, RangeLimits, ReturnType, Safety, Signature, Stmt, Type, TypePath,
-    UnOp, Visibility, token,
+    ExprAssign, ExprBinary, ExprBlock, ExprCall, ExprForLoop, ExprIf, ExprIndex, ExprLit,
+    ExprMacro, ExprMethodCall, ExprParen, ExprPath, ExprRange, ExprUnary, FnArg, GenericArgument,
+    Generics, Lit, LitBool, Local, LocalInit, Macro, MacroDelimiter, Meta, MetaNameValue, Pat,
+    PatIdent, PatType, Path, PathArguments, PathSegment, RangeLimits, ReturnType, Safety,
+    Signature, Stmt, Type, TypePath, UnOp, Visibility, token,
 };
 
 /// The words `syn` does not accept as an identifier (its `Ident` parser),
@@ -75,16 +79,41 @@ fn reserved(text: &str) -> bool {
 }
 
 /// The statements of a block whose tokens are `trees`, as
-/// `syn::Block::parse_within` parses them; `None` when they are not all
-/// in the fast path's grammar (or do not parse) or hold an editor
-/// placeholder at any depth.
+/// `syn::Block::parse_within` parses them; `None` when they do not parse
+/// or hold an editor placeholder at any depth. A statement outside the
+/// fast path's grammar goes to `syn` with the tokens up to the next `;`
+/// outside delimiters (which always ends a statement of a block), or the
+/// rest: `parse_within` parses statement after statement, so its parse of
+/// the whole is the fast path's statements before it, `syn`'s of that
+/// part, and whatever follows.
 pub(crate) fn statements(trees: &[TokenTree]) -> Option<Vec<Stmt>> {
-    let mut input = Tokens { trees, pos: 0 };
+    let mut input = Tokens::new(trees);
     let mut stmts = Vec::new();
     while !input.is_empty() {
-        stmts.push(statement(&mut input)?);
+        let start = input.pos;
+        if let Some(stmt) = statement(&mut input) {
+            stmts.push(stmt);
+            continue;
+        }
+        let end = trees[start..]
+            .iter()
+            .position(|tree| matches!(tree, TokenTree::Punct(p) if p.as_char() == ';'))
+            .map_or(trees.len(), |semi| start + semi + 1);
+        stmts.extend(syn_statements(&trees[start..end])?);
+        input.pos = end;
     }
     Some(stmts)
+}
+
+/// `syn`'s statements of `trees` (`Block::parse_within`); `None` when they
+/// do not parse or hold an editor placeholder.
+fn syn_statements(trees: &[TokenTree]) -> Option<Vec<Stmt>> {
+    use syn::parse::Parser;
+    let tokens: TokenStream = trees.iter().cloned().collect();
+    if has_placeholder(tokens.clone()) {
+        return None;
+    }
+    Block::parse_within.parse2(tokens).ok()
 }
 
 /// The items of `s![..]` (`tokens`, the macro's input) as its parser in
@@ -92,10 +121,7 @@ pub(crate) fn statements(trees: &[TokenTree]) -> Option<Vec<Stmt>> {
 /// by commas, each with an optional `;step` expression.
 pub(crate) fn slice_items(tokens: &TokenStream) -> Option<Vec<(Expr, Option<Expr>)>> {
     let trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
-    let mut input = Tokens {
-        trees: &trees,
-        pos: 0,
-    };
+    let mut input = Tokens::new(&trees);
     let mut items = Vec::new();
     while !input.is_empty() {
         let item = expr(&mut input)?;
@@ -121,7 +147,7 @@ pub(crate) fn slice_items(tokens: &TokenStream) -> Option<Vec<(Expr, Option<Expr
 /// type or qualifiers, and each type a name or `Name<args>` whose arguments
 /// are names, literals or `{ .. }` blocks of the fast path's statements.
 pub(crate) fn kernel_head(trees: &[TokenTree]) -> Option<(Vec<Attribute>, Visibility, Signature)> {
-    let mut input = Tokens { trees, pos: 0 };
+    let mut input = Tokens::new(trees);
     let mut attrs = Vec::new();
     while input.punct_char(0) == Some('#') {
         attrs.push(doc_attribute(&mut input)?);
@@ -156,10 +182,7 @@ pub(crate) fn kernel_head(trees: &[TokenTree]) -> Option<(Vec<Attribute>, Visibi
         return None;
     }
     let trees = inside(group);
-    let mut content = Tokens {
-        trees: &trees,
-        pos: 0,
-    };
+    let mut content = Tokens::new(&trees);
     let mut inputs = Punctuated::new();
     while !content.is_empty() {
         inputs.push_value(FnArg::Typed(param(&mut content)?));
@@ -368,9 +391,21 @@ enum Precedence {
 struct Tokens<'a> {
     trees: &'a [TokenTree],
     pos: usize,
+    /// Whether a `{` after a path starts a struct literal (`syn`'s
+    /// `AllowStruct`): not in the head of an `if` or a `for`, where it
+    /// starts the block (and then ends a range `a..`).
+    structs: bool,
 }
 
 impl<'a> Tokens<'a> {
+    fn new(trees: &'a [TokenTree]) -> Tokens<'a> {
+        Tokens {
+            trees,
+            pos: 0,
+            structs: true,
+        }
+    }
+
     fn is_empty(&self) -> bool {
         self.pos >= self.trees.len()
     }
@@ -466,6 +501,9 @@ fn statement(input: &mut Tokens) -> Option<Stmt> {
     if first == "let" {
         return local(input).map(Stmt::Local);
     }
+    if first == "for" || first == "if" {
+        return compound(input);
+    }
     if reserved(&first.to_string()) {
         return None;
     }
@@ -490,6 +528,125 @@ fn statement(input: &mut Tokens) -> Option<Stmt> {
         }
         Some(_) => None,
     }
+}
+
+/// A `for` or `if` statement (`syn`'s `stmt_expr` over a block-like
+/// expression): it ends after its last block, with an optional `;`. A
+/// method call or `?` on it is left to `syn`.
+fn compound(input: &mut Tokens) -> Option<Stmt> {
+    let expr = if input.peek_word("for") {
+        Expr::ForLoop(for_loop(input)?)
+    } else {
+        Expr::If(if_expr(input)?)
+    };
+    if input.peek_punct(".") && !input.peek_punct("..") || input.punct_char(0) == Some('?') {
+        return None;
+    }
+    match input.punct(0) {
+        Some(p) if p.as_char() == ';' => {
+            input.pos += 1;
+            Some(Stmt::Expr(expr, Some(token::Semi { spans: [p.span()] })))
+        }
+        _ => Some(Stmt::Expr(expr, None)),
+    }
+}
+
+/// `for name in expr { .. }` (`ExprForLoop::parse` with no label and an
+/// identifier pattern).
+fn for_loop(input: &mut Tokens) -> Option<ExprForLoop> {
+    let TokenTree::Ident(for_ident) = input.next()? else {
+        return None;
+    };
+    let TokenTree::Ident(name) = input.next()? else {
+        return None;
+    };
+    if reserved(&name.to_string()) {
+        return None;
+    }
+    let TokenTree::Ident(in_ident) = input.next()? else {
+        return None;
+    };
+    if in_ident != "in" {
+        return None;
+    }
+    let iterated = head_expr(input)?;
+    Some(ExprForLoop {
+        attrs: Vec::new(),
+        label: None,
+        for_token: token::For {
+            span: for_ident.span(),
+        },
+        pat: Box::new(Pat::Ident(PatIdent {
+            attrs: Vec::new(),
+            by_ref: None,
+            mutability: None,
+            ident: name.clone(),
+            subpat: None,
+        })),
+        in_token: token::In {
+            span: in_ident.span(),
+        },
+        expr: Box::new(iterated),
+        body: block(input)?,
+    })
+}
+
+/// `if cond { .. }` with `else if` and `else` branches (`ExprIf::parse`).
+fn if_expr(input: &mut Tokens) -> Option<ExprIf> {
+    let TokenTree::Ident(if_ident) = input.next()? else {
+        return None;
+    };
+    let cond = head_expr(input)?;
+    let then_branch = block(input)?;
+    let else_branch = match input.peek(0) {
+        Some(TokenTree::Ident(else_ident)) if else_ident == "else" => {
+            input.pos += 1;
+            let branch = if input.peek_word("if") {
+                Expr::If(if_expr(input)?)
+            } else {
+                Expr::Block(ExprBlock {
+                    attrs: Vec::new(),
+                    label: None,
+                    block: block(input)?,
+                })
+            };
+            Some((
+                token::Else {
+                    span: else_ident.span(),
+                },
+                Box::new(branch),
+            ))
+        }
+        _ => None,
+    };
+    Some(ExprIf {
+        attrs: Vec::new(),
+        if_token: token::If {
+            span: if_ident.span(),
+        },
+        cond: Box::new(cond),
+        then_branch,
+        else_branch,
+    })
+}
+
+/// The expression in the head of a `for` or `if`
+/// (`Expr::parse_without_eager_brace`): a `{` ends it.
+fn head_expr(input: &mut Tokens) -> Option<Expr> {
+    input.structs = false;
+    let head = expr(input);
+    input.structs = true;
+    head
+}
+
+/// A `{ .. }` block of the fast path's statements (`Block::parse`).
+fn block(input: &mut Tokens) -> Option<Block> {
+    let group = input.group(Delimiter::Brace)?;
+    input.pos += 1;
+    Some(Block {
+        brace_token: token::Brace(group.delim_span()),
+        stmts: statements(&inside(group))?,
+    })
 }
 
 /// `let name = expr;` (`syn`'s `stmt_local` with `Pat::parse_single`'s
@@ -742,10 +899,11 @@ fn range_limits(input: &mut Tokens) -> Option<RangeLimits> {
     }
 }
 
-/// `syn`'s `parse_range_end` (structs allowed): `..` ends before these
-/// tokens; otherwise an operand follows.
+/// `syn`'s `parse_range_end`: `..` ends before these tokens (and before a
+/// block where structs are not allowed); otherwise an operand follows.
 fn range_end(input: &mut Tokens, limits: &RangeLimits) -> Option<Option<Box<Expr>>> {
     let ends = input.is_empty()
+        || !input.structs && input.group(Delimiter::Brace).is_some()
         || matches!(
             input.punct_char(0),
             Some(',' | ';' | '?' | '=' | '+' | '/' | '%' | '^' | '>')
@@ -825,10 +983,7 @@ fn trailer(input: &mut Tokens) -> Option<Expr> {
         } else if let Some(group) = input.group(Delimiter::Bracket) {
             input.pos += 1;
             let trees = inside(group);
-            let mut content = Tokens {
-                trees: &trees,
-                pos: 0,
-            };
+            let mut content = Tokens::new(&trees);
             let index = expr(&mut content)?;
             if !content.is_empty() {
                 return None;
@@ -852,10 +1007,7 @@ fn trailer(input: &mut Tokens) -> Option<Expr> {
 /// tokens: expressions separated by commas, a trailing one allowed.
 fn terminated(group: &Group) -> Option<Punctuated<Expr, token::Comma>> {
     let trees = inside(group);
-    let mut content = Tokens {
-        trees: &trees,
-        pos: 0,
-    };
+    let mut content = Tokens::new(&trees);
     let mut out = Punctuated::new();
     while !content.is_empty() {
         out.push_value(expr(&mut content)?);
@@ -898,10 +1050,7 @@ fn atom(input: &mut Tokens) -> Option<Expr> {
         TokenTree::Group(group) if group.delimiter() == Delimiter::Parenthesis => {
             input.pos += 1;
             let trees = inside(group);
-            let mut content = Tokens {
-                trees: &trees,
-                pos: 0,
-            };
+            let mut content = Tokens::new(&trees);
             // `()` and tuples are not in the fast path.
             let inner = expr(&mut content)?;
             if !content.is_empty() {
@@ -969,7 +1118,7 @@ fn path_or_macro(input: &mut Tokens) -> Option<Expr> {
         }));
     }
     // A struct literal (`Path { .. }`) is not in the fast path.
-    if input.group(Delimiter::Brace).is_some() {
+    if input.structs && input.group(Delimiter::Brace).is_some() {
         return None;
     }
     Some(Expr::Path(ExprPath {

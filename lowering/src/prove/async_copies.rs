@@ -56,7 +56,7 @@ use crate::layout::Layout;
 use crate::memory::MemorySpace;
 use crate::program::Cond;
 use crate::ptx::form::{Access, Effect};
-use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, Prover};
+use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, ProofMemo, Prover};
 
 use super::convergence::{LoopUniformity, Uniformities};
 use super::races::{Digit, Separation, Threads, byte_span};
@@ -250,8 +250,8 @@ fn subsumes(a: &State, b: &State) -> bool {
 }
 
 /// What the obligation reads besides the checked body.
-pub(crate) struct Context<'a> {
-    pub threads: Threads<'a>,
+pub(crate) struct Context<'a, 't> {
+    pub threads: &'a Threads<'t>,
     /// The name of each shared buffer and each parameter, by index.
     pub shared_names: &'a [String],
     pub param_names: &'a [String],
@@ -262,7 +262,7 @@ pub(crate) struct Context<'a> {
 }
 
 /// The async-ownership obligation over the checked body (module doc).
-pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
+pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic> {
     if !has_copies(body) && !any_effect(body, &|e| e == Effect::Mbarrier) {
         return Vec::new();
     }
@@ -279,7 +279,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
         failed_rings: Vec::new(),
         reported_copies: Vec::new(),
         saw_failed: false,
-        apart_cache: std::collections::HashMap::new(),
+        proofs: ProofMemo::default(),
     };
     let start = State {
         rings: walk.rings(),
@@ -344,8 +344,8 @@ fn any_effect(body: &[Node], wanted: &impl Fn(Effect) -> bool) -> bool {
     })
 }
 
-struct Walk<'c> {
-    context: &'c Context<'c>,
+struct Walk<'c, 't> {
+    context: &'c Context<'c, 't>,
     /// The kernel's atoms, and the remainders of shifted loop variables
     /// the walk adds.
     atoms: Atoms,
@@ -373,16 +373,11 @@ struct Walk<'c> {
     /// A statement before the current point failed its checks (already
     /// reported): a phase short of bytes may be short of its copy.
     saw_failed: bool,
-    /// What [`Walk::apart`]'s prover decided, per footprint pair and facts
-    /// (by the address of the checked body's facts, which the walk does
-    /// not change).
-    apart_cache: std::collections::HashMap<ApartKey, bool>,
+    /// The prover's answers ([`Walk::prove_le0`]).
+    proofs: ProofMemo,
 }
 
-/// Two footprints and the facts they were compared under.
-type ApartKey = (Footprint, Footprint, usize, usize);
-
-impl Walk<'_> {
+impl Walk<'_, '_> {
     fn report(&mut self, diag: Diagnostic) {
         if self.quiet > 0 {
             return;
@@ -972,10 +967,10 @@ impl Walk<'_> {
             return found.clone();
         }
         let threads = &self.context.threads;
-        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
+        let facts = threads.under(&apply.facts);
         let found = (
-            threads.separations(view, &prover),
-            threads.pinned_digits(&prover),
+            threads.separations(view, &facts),
+            threads.pinned_digits(&facts),
         );
         self.separations.insert(key, found.clone());
         found
@@ -1235,8 +1230,7 @@ impl Walk<'_> {
     }
 
     /// Whether two footprints of one buffer are provably disjoint on some
-    /// axis. The loops walk a body many times over the same pairs: what
-    /// the prover decides is remembered per pair and facts.
+    /// axis.
     fn apart(&mut self, a: &Footprint, b: &Footprint, facts: &[Fact]) -> bool {
         // The cheap tests first: the prover searches the facts.
         let cheap = a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
@@ -1249,22 +1243,24 @@ impl Walk<'_> {
         if cheap {
             return true;
         }
-        let key = (a.clone(), b.clone(), facts.as_ptr() as usize, facts.len());
-        if let Some(&known) = self.apart_cache.get(&key) {
-            return known;
-        }
-        let prover = Prover {
-            atoms: &self.atoms,
-            facts,
-        };
-        let proven = a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
+        a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
             (Some((sa, la)), Some((sb, lb))) => {
-                prover.le(&sa.add_const(*la), sb) || prover.le(&sb.add_const(*lb), sa)
+                self.le(facts, &sa.add_const(*la), sb) || self.le(facts, &sb.add_const(*lb), sa)
             }
             _ => false,
-        });
-        self.apart_cache.insert(key, proven);
-        proven
+        })
+    }
+
+    /// [`Prover::prove_le0`] of `p` from `facts` over the walk's atoms,
+    /// remembered: the loops walk a body many times, and an unrolled loop
+    /// asks its iterations' questions under the same facts.
+    fn prove_le0(&self, facts: &[Fact], p: &Poly) -> bool {
+        self.proofs.prove_le0(&self.atoms, facts, p)
+    }
+
+    /// `a <= b` ([`Walk::prove_le0`]).
+    fn le(&self, facts: &[Fact], a: &Poly, b: &Poly) -> bool {
+        self.proofs.le(&self.atoms, facts, a, b)
     }
 
     /// Whether every byte of an earlier access (its `separations` and

@@ -18,7 +18,7 @@ use crate::diag::SpanId;
 use crate::layout::{Bound, BoundKind, Layout};
 use crate::program::{CmpOp, Cond};
 use crate::ptx::form::Access;
-use crate::sym::{Atoms, Poly, Prover};
+use crate::sym::{Atoms, Poly, ProofMemo};
 
 /// What an apply runs under: the guard with its bounds guards, each bound
 /// it guards (`le0 <= 0`, with the span of its operand), and, for a
@@ -33,11 +33,9 @@ pub(crate) struct Guarded {
 /// source is not guarded: the bytes past the end of its tensor's last axis
 /// are zero-filled (its `src-size` counts the ones before), and where
 /// another of its bounds fails nothing is read (`src-size` 0).
-pub(crate) fn guard(apply: &Apply, atoms: &Atoms) -> Guarded {
-    let prover = Prover {
-        atoms,
-        facts: &apply.facts,
-    };
+/// `proofs` remembers the prover's answers over `atoms` between calls.
+pub(crate) fn guard(apply: &Apply, atoms: &Atoms, proofs: &ProofMemo) -> Guarded {
+    let proven = |le0: &Poly| proofs.prove_le0(atoms, &apply.facts, le0);
     let mut guard = apply.user_guard.clone();
     let mut guarded = Vec::new();
     let size = apply.operands.iter().find_map(|o| match o.value {
@@ -49,7 +47,7 @@ pub(crate) fn guard(apply: &Apply, atoms: &Atoms) -> Guarded {
         let Value::Memory { bounds, view, .. } = &operand.value else {
             continue;
         };
-        let unproven = bounds.iter().filter(|b| !prover.prove_le0(&b.le0));
+        let unproven = bounds.iter().filter(|b| !proven(&b.le0));
         match size {
             Some(size) if operand.slot.access == Access::Read => {
                 let (in_bounds, remaining) = zero_filled(view, size, unproven.clone());

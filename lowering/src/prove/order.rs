@@ -16,7 +16,6 @@ use crate::checked::Apply;
 use crate::diag::{Code, Diagnostic};
 use crate::layout::storage_index;
 use crate::program::Tile;
-use crate::sym::{WordMap, WordSet};
 
 /// Every order-independence error of `apply`, at most one per operand.
 /// `tile` gives a tile's declaration, for messages.
@@ -31,12 +30,14 @@ pub(crate) fn prove<'t>(apply: &Apply, tile: impl Fn(usize) -> &'t Tile) -> Vec<
         )
     };
     // Which coordinate writes each register byte.
-    let mut writer: WordMap<(usize, usize), usize> = WordMap::default();
-    let mut written: WordSet<(usize, usize)> = WordSet::default();
+    let mut writer: ByteTable<Option<usize>> = ByteTable::default();
+    let mut written: ByteTable<bool> = ByteTable::default();
     for (coordinate, access) in apply.coordinates.iter().enumerate() {
         for (operand, lane) in &access.writes {
             let bytes = lane.byte_offset..lane.byte_offset + lane.bytes;
-            let overlap = bytes.clone().any(|b| !written.insert((lane.tile, b)));
+            let overlap = bytes
+                .clone()
+                .any(|b| std::mem::replace(written.at(lane.tile, b), true));
             if overlap && !std::mem::replace(&mut reported[*operand], true) {
                 let (_, index) = element(lane.tile, lane.byte_offset);
                 let name = apply.operands[*operand].value.name();
@@ -50,7 +51,7 @@ pub(crate) fn prove<'t>(apply: &Apply, tile: impl Fn(usize) -> &'t Tile) -> Vec<
                 );
             }
             for b in bytes {
-                writer.insert((lane.tile, b), coordinate);
+                *writer.at(lane.tile, b) = Some(coordinate);
             }
         }
     }
@@ -62,11 +63,8 @@ pub(crate) fn prove<'t>(apply: &Apply, tile: impl Fn(usize) -> &'t Tile) -> Vec<
             if reported[*operand] {
                 continue;
             }
-            let by_other = (lane.byte_offset..lane.byte_offset + lane.bytes).find(|b| {
-                writer
-                    .get(&(lane.tile, *b))
-                    .is_some_and(|by| *by != coordinate)
-            });
+            let by_other = (lane.byte_offset..lane.byte_offset + lane.bytes)
+                .find(|b| writer.get(lane.tile, *b).is_some_and(|by| by != coordinate));
             let Some(byte) = by_other else { continue };
             reported[*operand] = true;
             let (name, index) = element(lane.tile, byte);
@@ -84,4 +82,41 @@ pub(crate) fn prove<'t>(apply: &Apply, tile: impl Fn(usize) -> &'t Tile) -> Vec<
         }
     }
     diags
+}
+
+/// A value per register byte of each tile, dense (a tile holds at most a
+/// few hundred register bytes): the per-byte bookkeeping of an `apply`
+/// without hashing each byte.
+struct ByteTable<T> {
+    /// Per tile index, per byte offset; grown as bytes are reached.
+    tiles: Vec<Vec<T>>,
+}
+
+impl<T> Default for ByteTable<T> {
+    fn default() -> Self {
+        ByteTable { tiles: Vec::new() }
+    }
+}
+
+impl<T: Copy + Default> ByteTable<T> {
+    /// The value of `tile`'s byte `byte` (the default where none was set).
+    fn get(&self, tile: usize, byte: usize) -> T {
+        self.tiles
+            .get(tile)
+            .and_then(|bytes| bytes.get(byte))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// `tile`'s byte `byte`, to set.
+    fn at(&mut self, tile: usize, byte: usize) -> &mut T {
+        if self.tiles.len() <= tile {
+            self.tiles.resize_with(tile + 1, Vec::new);
+        }
+        let bytes = &mut self.tiles[tile];
+        if bytes.len() <= byte {
+            bytes.resize(byte + 1, T::default());
+        }
+        &mut bytes[byte]
+    }
 }

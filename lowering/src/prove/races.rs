@@ -58,7 +58,9 @@
 //! atomic (a cluster is one CTA: launches have no cluster dims) must be
 //! separated across CTAs from every atomic of the tensor (TK0409).
 
+use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
+use std::rc::Rc;
 
 use crate::checked::{Apply, Node, Value};
 use crate::ptx::Slot;
@@ -69,7 +71,7 @@ use crate::layout::Layout;
 use crate::memory::{MemorySpace, Sharers};
 use crate::program::{Borrow, Launch, ParamKind, ProgramParam};
 use crate::ptx::Modifiers;
-use crate::sym::{AtomId, AtomKind, Atoms, Fact, Poly, Prover, gcd};
+use crate::sym::{AtomId, AtomKind, Atoms, CachedProver, Fact, Poly, Prover, WordMap, gcd};
 
 use super::shared_races::{self, Epochs, SharedAccess};
 
@@ -134,6 +136,21 @@ pub(crate) struct Threads<'a> {
     pub atoms: &'a Atoms,
     pub launch: &'a Launch,
     pub loop_classes: &'a HashMap<AtomId, LoopClass>,
+    /// The fact sets the race and async-ownership walks proved under so
+    /// far ([`Threads::under`]).
+    pub fact_sets: RefCell<WordMap<Vec<Fact>, Rc<FactSet<'a>>>>,
+}
+
+/// One fact set as the proofs about threads read it: its prover and what
+/// was derived under it, kept for every access under the same facts (the
+/// walks ask per access, mostly under a few fact sets; an unrolled loop
+/// repeats its body's questions).
+pub(crate) struct FactSet<'a> {
+    pub prover: CachedProver<'a>,
+    /// [`Threads::pinned_digits`].
+    pinned: OnceCell<Vec<(Digit, i128)>>,
+    /// [`Threads::separation_candidates`] per index and span.
+    candidates: RefCell<WordMap<(Poly, i128), Vec<Separation>>>,
 }
 
 /// One access as the race rule reads it: its candidate separations per axis
@@ -254,7 +271,7 @@ struct Radix {
     sign: i128,
 }
 
-impl Threads<'_> {
+impl<'a> Threads<'a> {
     /// The digits in which two threads that see the same bytes of `space`
     /// can differ: the thread and CTA indices for memory the grid shares,
     /// the thread indices for memory of one CTA.
@@ -285,18 +302,38 @@ impl Threads<'_> {
         }
     }
 
+    /// The prover of `facts` and what was derived under them: one per
+    /// distinct fact set.
+    pub(crate) fn under(&self, facts: &[Fact]) -> Rc<FactSet<'a>> {
+        if let Some(found) = self.fact_sets.borrow().get(facts) {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(FactSet {
+            prover: CachedProver::new(self.atoms, facts),
+            pinned: OnceCell::new(),
+            candidates: RefCell::default(),
+        });
+        self.fact_sets
+            .borrow_mut()
+            .insert(facts.to_vec(), Rc::clone(&found));
+        found
+    }
+
     /// The digits that `facts` fix to one value (`lane_id() == 0`), with
     /// that value: only threads with that digit run the access.
-    pub(crate) fn pinned_digits(&self, prover: &impl crate::sym::Prove) -> Vec<(Digit, i128)> {
-        self.atoms
-            .iter()
-            .filter_map(|(id, atom)| {
-                let digit = self.digit_of(id)?;
-                let value = Poly::atom(id);
-                let lo = atom.lo;
-                (prover.prove_le0(&value.add_const(-lo))).then_some((digit, lo))
-            })
-            .collect()
+    pub(crate) fn pinned_digits(&self, facts: &FactSet<'_>) -> Vec<(Digit, i128)> {
+        let pinned = facts.pinned.get_or_init(|| {
+            self.atoms
+                .iter()
+                .filter_map(|(id, atom)| {
+                    let digit = self.digit_of(id)?;
+                    let value = Poly::atom(id);
+                    let lo = atom.lo;
+                    (facts.prover.prove_le0(&value.add_const(-lo))).then_some((digit, lo))
+                })
+                .collect()
+        });
+        pinned.clone()
     }
 
     /// The digits of `live` in which two accessing threads may differ
@@ -529,14 +566,10 @@ impl Threads<'_> {
 
     /// Per axis of `view`'s memory (each tensor axis of its region, then
     /// the flat byte offset): the ways the access separates threads.
-    /// `prover` proves from the access's facts: one search asks many
+    /// `facts` are the access's ([`Threads::under`]): one search asks many
     /// related questions under them, and so do the other accesses under
     /// the same facts.
-    pub(crate) fn separations(
-        &self,
-        view: &Layout,
-        prover: &crate::sym::CachedProver<'_>,
-    ) -> Vec<Vec<Separation>> {
+    pub(crate) fn separations(&self, view: &Layout, facts: &FactSet<'_>) -> Vec<Vec<Separation>> {
         let region = &view.region;
         let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
             .map(|axis| {
@@ -544,10 +577,10 @@ impl Threads<'_> {
                     return Vec::new();
                 };
                 let span = (count - 1).max(0) * region.steps[axis] + 1;
-                self.separation_candidates(&region.starts[axis], span, prover)
+                self.separation_candidates(&region.starts[axis], span, facts)
             })
             .collect();
-        axes.push(self.byte_separations(view, prover));
+        axes.push(self.byte_separations(view, facts));
         axes
     }
 
@@ -597,25 +630,37 @@ impl Threads<'_> {
     /// every byte the view reaches (constant non-negative strides). Exact
     /// where a reshape or dtype view left the per-axis region a superset
     /// (`buf.reshape([32, 4])` bound to the lanes of a warp).
-    fn byte_separations(
-        &self,
-        view: &Layout,
-        prover: &crate::sym::CachedProver<'_>,
-    ) -> Vec<Separation> {
+    fn byte_separations(&self, view: &Layout, facts: &FactSet<'_>) -> Vec<Separation> {
         match byte_span(view) {
-            Some(span) => self.separation_candidates(&view.offset, span, prover),
+            Some(span) => self.separation_candidates(&view.offset, span, facts),
             None => Vec::new(),
         }
     }
 
     /// Every way the indices `start .. start + span` of one axis separate
     /// threads. A grid-stride loop variable `i = rank + p * m` is expanded
-    /// into its rank and a multiple of `p` first.
+    /// into its rank and a multiple of `p` first. Remembered per fact set.
     fn separation_candidates(
         &self,
         start: &Poly,
         span: i128,
-        prover: &crate::sym::CachedProver<'_>,
+        facts: &FactSet<'_>,
+    ) -> Vec<Separation> {
+        let key = (start.clone(), span);
+        if let Some(found) = facts.candidates.borrow().get(&key) {
+            return found.clone();
+        }
+        let found = self.new_separation_candidates(start, span, &facts.prover);
+        facts.candidates.borrow_mut().insert(key, found.clone());
+        found
+    }
+
+    /// [`Self::separation_candidates`], computed.
+    fn new_separation_candidates(
+        &self,
+        start: &Poly,
+        span: i128,
+        prover: &CachedProver<'_>,
     ) -> Vec<Separation> {
         let mut out = Vec::new();
         for atom in start.atoms() {
@@ -649,7 +694,7 @@ impl Threads<'_> {
         poly: &Poly,
         multiple: Option<&Poly>,
         span: i128,
-        prover: &crate::sym::CachedProver<'_>,
+        prover: &CachedProver<'_>,
         out: &mut Vec<Separation>,
     ) {
         let digits: Vec<(AtomId, Poly)> = poly
@@ -714,7 +759,7 @@ impl Threads<'_> {
         rest: &Poly,
         c: i128,
         span: i128,
-        prover: &crate::sym::CachedProver<'_>,
+        prover: &CachedProver<'_>,
     ) -> Option<Poly> {
         // A term is uniform when each atom of its monomial is.
         let uniform_term = |monomial: &[AtomId]| monomial.iter().all(|a| self.is_uniform_atom(*a));
@@ -737,7 +782,7 @@ impl Threads<'_> {
         multiple: Option<&Poly>,
         radix: &Radix,
         span: i128,
-        prover: &crate::sym::CachedProver<'_>,
+        prover: &CachedProver<'_>,
     ) -> Option<Poly> {
         let c = radix.c;
         if let Some(multiple) = multiple.filter(|m| !m.is_const())
@@ -1257,8 +1302,8 @@ fn data_index(atoms: &Atoms, view: &Layout) -> Option<String> {
 }
 
 /// What the race obligation reads besides the checked body.
-pub(crate) struct Context<'a> {
-    pub threads: Threads<'a>,
+pub(crate) struct Context<'a, 't> {
+    pub threads: &'a Threads<'t>,
     pub params: &'a [ProgramParam],
     /// The name of each shared buffer, by index.
     pub shared_names: &'a [String],
@@ -1268,18 +1313,17 @@ pub(crate) struct Context<'a> {
 /// ([`Threads::global_races`]) and shared buffers by barrier epoch
 /// (`shared_races`). An apply whose own obligations failed is skipped (its
 /// error is the one to fix).
-pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
+pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic> {
     let mut walk = RaceWalk {
-        threads: &context.threads,
+        threads: context.threads,
         global: Vec::new(),
         shared: Vec::new(),
         epochs: Epochs::default(),
-        last: None,
     };
     walk.block(body);
     let mut diags = context.threads.global_races(context.params, &walk.global);
     diags.extend(shared_races::prove(
-        &context.threads,
+        context.threads,
         &walk.shared,
         &mut walk.epochs,
         context.shared_names,
@@ -1289,19 +1333,15 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_>) -> Vec<Diagnostic> {
 
 /// Collects every memory access with the ways it separates threads, and the
 /// barrier epoch of each shared one.
-struct RaceWalk<'t> {
-    threads: &'t Threads<'t>,
+struct RaceWalk<'c, 't> {
+    threads: &'c Threads<'t>,
     global: Vec<AccessRecord>,
     shared: Vec<SharedAccess>,
     epochs: Epochs,
-    /// The prover of the last access's facts, and the digits they pin:
-    /// the accesses of one statement, and consecutive statements under one
-    /// condition, share their facts (and so the prover's answers).
-    last: Option<(crate::sym::CachedProver<'t>, Vec<(Digit, i128)>)>,
 }
 
-impl<'t> RaceWalk<'t> {
-    fn block(&mut self, body: &'t [Node]) {
+impl RaceWalk<'_, '_> {
+    fn block(&mut self, body: &[Node]) {
         for node in body {
             match node {
                 Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply),
@@ -1345,7 +1385,7 @@ impl<'t> RaceWalk<'t> {
         }
     }
 
-    fn apply(&mut self, apply: &'t Apply) {
+    fn apply(&mut self, apply: &Apply) {
         for operand in &apply.operands {
             let Value::Memory { buffer, view, .. } = &operand.value else {
                 continue;
@@ -1361,18 +1401,9 @@ impl<'t> RaceWalk<'t> {
                 continue;
             }
             let atomic = atomic_of(&apply.form);
-            let (prover, pinned) = match self.last.take() {
-                Some(last) if last.0.facts() == apply.facts.as_slice() => last,
-                _ => {
-                    let prover = crate::sym::CachedProver::new(self.threads.atoms, &apply.facts);
-                    let pinned = self.threads.pinned_digits(&prover);
-                    (prover, pinned)
-                }
-            };
-            let separations = self.threads.separations(view, &prover);
-            let pinned_here = pinned.clone();
-            self.last = Some((prover, pinned));
-            let pinned = pinned_here;
+            let facts = self.threads.under(&apply.facts);
+            let separations = self.threads.separations(view, &facts);
+            let pinned = self.threads.pinned_digits(&facts);
             let footprints = self.threads.uniform_footprints(view);
             let data_index = data_index(self.threads.atoms, view);
             match buffer.space {

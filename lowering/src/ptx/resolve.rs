@@ -213,7 +213,7 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
     let known = known_mnemonics();
     let Some(split) = (1..=parts.len())
         .rev()
-        .find(|k| is_mnemonic(&parts[..*k].join(".")))
+        .find(|k| is_mnemonic(dotted_prefix(opcode, &parts, *k)))
     else {
         let mut err = OpcodeError::new(
             Code::UNKNOWN_INSTRUCTION,
@@ -226,13 +226,13 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
             .push("`docs/ptx-table.md` lists every instruction and form the table knows".into());
         return Err(err);
     };
-    let mnemonic = parts[..split].join(".");
+    let mnemonic = dotted_prefix(opcode, &parts, split);
     let tokens = &parts[split..];
 
     let mut legal = Vec::new();
     let mut violations = Vec::new();
     let mut mismatches = Vec::new();
-    for form in forms_of(&mnemonic) {
+    for form in forms_of(mnemonic) {
         match match_tokens(form, tokens) {
             Ok(modifiers) => match modifiers.check() {
                 Ok(()) => legal.push(modifiers),
@@ -251,12 +251,12 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
             format!("`{opcode}` is not a legal PTX form: {}", violation.message),
         )
     } else {
-        token_error(opcode, &mnemonic, tokens, &mismatches)
+        token_error(opcode, mnemonic, tokens, &mismatches)
     };
     // `cvt.f32x2.f16x2` or `cvt.f32.f16x2`: widening a packed half pair.
     let two_scalar_idiom = mnemonic == "cvt"
         && (tokens.contains(&"f32x2") || matches!(tokens, [.., "f32", "f16x2" | "bf16x2"]));
-    if !two_scalar_idiom && let Some(spelling) = nearest_legal_spelling(&mnemonic, tokens) {
+    if !two_scalar_idiom && let Some(spelling) = nearest_legal_spelling(mnemonic, tokens) {
         err.help
             .push(format!("the nearest legal spelling is `{spelling}`"));
     }
@@ -270,6 +270,13 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         );
     }
     Err(err)
+}
+
+/// The first `k` of `opcode`'s dot-separated `parts`, joined by their dots
+/// (a prefix of `opcode` itself: no part is empty).
+fn dotted_prefix<'o>(opcode: &'o str, parts: &[&str], k: usize) -> &'o str {
+    let len: usize = parts[..k].iter().map(|p| p.len()).sum::<usize>() + k.saturating_sub(1);
+    &opcode[..len]
 }
 
 /// `.a, .b, .c` (at most 12 shown).

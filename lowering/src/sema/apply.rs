@@ -103,7 +103,7 @@ impl Checker<'_> {
 
         // In bounds: proven, or guarded; the guards' values must fit index
         // arithmetic.
-        let guarded = bounds::guard(&checked, &self.atoms);
+        let guarded = bounds::guard(&checked, &self.atoms, &self.proofs);
         let mut failed = false;
         // A bulk copy cannot be guarded: skipped, its bytes would never
         // reach the mbarrier that expects them.

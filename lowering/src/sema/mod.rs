@@ -207,6 +207,9 @@ struct Checker<'k> {
     launch: Launch,
     /// Facts (`poly <= 0`) that hold at the current point.
     facts: Vec<Fact>,
+    /// The bounds prover's answers ([`crate::prove::bounds::guard`]): the statements of
+    /// an unrolled loop ask the same bounds under the same facts.
+    proofs: crate::sym::ProofMemo,
     loop_classes: HashMap<AtomId, LoopClass>,
     /// The checked body being built (the innermost block).
     body: Vec<checked::Node>,
@@ -313,6 +316,7 @@ impl<'k> Checker<'k> {
                 block: kernel.launch.block,
             },
             facts: Vec::new(),
+            proofs: Default::default(),
             loop_classes: HashMap::new(),
             body: Vec::new(),
             requirement: Requirement::new(0, 0, 0),
@@ -1060,16 +1064,22 @@ impl<'k> Checker<'k> {
         // Forms the language cannot use yet: one error naming what is
         // missing, whatever the operands.
         // Warp collectives are usable in warp scope.
-        let (usable, unusable): (Vec<Modifiers>, Vec<Modifiers>) =
-            candidates.into_iter().partition(|m| match m.usability() {
+        // Each candidate's usability, computed once.
+        let (usable, unusable): (Vec<_>, Vec<_>) = candidates
+            .into_iter()
+            .map(|m| {
+                let usability = m.usability();
+                (m, usability)
+            })
+            .partition(|(_, usability)| match usability {
                 Usability::Yes => true,
                 Usability::NeedsScope => scope == Scope::Warp,
                 Usability::CtaBarrier => scope == Scope::Cta,
                 Usability::NotYet(_) => false,
             });
         if usable.is_empty()
-            && let Some(form) = unusable.first()
-            && let Some((what, own)) = match form.usability() {
+            && let Some((_, usability)) = unusable.first()
+            && let Some((what, own)) = match usability {
                 Usability::NeedsScope => Some((
                     "a warp collective: the 32 lanes of a warp execute it together",
                     "warp",
@@ -1106,9 +1116,9 @@ impl<'k> Checker<'k> {
             return;
         }
         if usable.is_empty()
-            && let Some(form) = unusable.first()
+            && let Some((_, usability)) = unusable.first()
         {
-            let needs = match form.usability() {
+            let needs = match usability {
                 Usability::NotYet(what) => what.to_string(),
                 Usability::Yes | Usability::NeedsScope | Usability::CtaBarrier => String::new(),
             };
@@ -1123,7 +1133,8 @@ impl<'k> Checker<'k> {
             self.mark_destinations_written_best_effort(values.iter().flatten());
             return;
         }
-        let candidates = usable;
+        let (candidates, usabilities): (Vec<Modifiers>, Vec<Usability>) =
+            usable.into_iter().unzip();
         // An mbarrier form's leading `state` or `done` is the compiler's.
         let with_implicit;
         let (apply, values) = match self.implicit_destination(apply, &candidates, &values) {
@@ -1149,12 +1160,10 @@ impl<'k> Checker<'k> {
         };
         // A collective's member mask comes from the scope: the whole warp
         // (whose lanes all run it: see `crate::prove::convergence`).
-        let collective = candidates
+        let collective = usabilities
             .iter()
-            .any(|m| matches!(m.usability(), Usability::NeedsScope | Usability::CtaBarrier));
-        let barrier = candidates
-            .iter()
-            .any(|m| m.usability() == Usability::CtaBarrier);
+            .any(|u| matches!(u, Usability::NeedsScope | Usability::CtaBarrier));
+        let barrier = usabilities.contains(&Usability::CtaBarrier);
         let with_mask;
         let (apply, values) = if collective {
             let masked = candidates.iter().all(|m| {
@@ -1483,6 +1492,7 @@ impl<'k> Checker<'k> {
             atoms: &self.atoms,
             launch: &self.launch,
             loop_classes: &self.loop_classes,
+            fact_sets: Default::default(),
         }
     }
 
@@ -1494,17 +1504,6 @@ impl<'k> Checker<'k> {
     fn finish(mut self) -> Checked {
         self.check_registers_defined();
         let shared_names: Vec<String> = self.shared.iter().map(|s| s.buffer.name.clone()).collect();
-        let races = races::prove(
-            &self.body,
-            &races::Context {
-                threads: self.threads(),
-                params: &self.params,
-                shared_names: &shared_names,
-            },
-        );
-        for diag in races {
-            self.diags.push(diag);
-        }
         let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
         let mbarriers: Vec<Option<i128>> = self
             .shared
@@ -1516,17 +1515,30 @@ impl<'k> Checker<'k> {
                     .flatten()
             })
             .collect();
-        let ownership = async_copies::prove(
-            &self.body,
-            &async_copies::Context {
-                threads: self.threads(),
-                shared_names: &shared_names,
-                param_names: &param_names,
-                mbarriers: &mbarriers,
-                loop_uniformity: &self.loop_uniformity,
-            },
-        );
-        for diag in ownership {
+        // One launch view for both obligations: they share its fact sets.
+        let (races, ownership) = {
+            let threads = self.threads();
+            let races = races::prove(
+                &self.body,
+                &races::Context {
+                    threads: &threads,
+                    params: &self.params,
+                    shared_names: &shared_names,
+                },
+            );
+            let ownership = async_copies::prove(
+                &self.body,
+                &async_copies::Context {
+                    threads: &threads,
+                    shared_names: &shared_names,
+                    param_names: &param_names,
+                    mbarriers: &mbarriers,
+                    loop_uniformity: &self.loop_uniformity,
+                },
+            );
+            (races, ownership)
+        };
+        for diag in races.into_iter().chain(ownership) {
             self.diags.push(diag);
         }
         let tiles: Vec<(&Tile, SpanId)> = self.tiles.iter().map(|t| (&t.tile, t.span)).collect();

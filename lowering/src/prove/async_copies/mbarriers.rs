@@ -163,7 +163,7 @@ pub(super) struct Attachment {
     pub ticket: Option<Poly>,
 }
 
-impl Walk<'_> {
+impl Walk<'_, '_> {
     /// The rings of the kernel's mbarrier buffers, before any statement.
     pub(super) fn rings(&self) -> Vec<Ring> {
         self.context
@@ -348,8 +348,7 @@ impl Walk<'_> {
             return Some(self.block_threads());
         }
         let threads = &self.context.threads;
-        let prover = crate::sym::CachedProver::new(threads.atoms, &apply.facts);
-        let pinned = threads.pinned_digits(&prover);
+        let pinned = threads.pinned_digits(&threads.under(&apply.facts));
         let mut values = Vec::new();
         for axis in 0..3u8 {
             if block[usize::from(axis)] <= 1 {
@@ -374,11 +373,7 @@ impl Walk<'_> {
             if self.differs_in_cta(&known) {
                 return None;
             }
-            let prover = Prover {
-                atoms: &self.atoms,
-                facts: &uniform,
-            };
-            if !prover.prove_le0(&known) {
+            if !self.prove_le0(&uniform, &known) {
                 return None;
             }
         }
@@ -970,11 +965,10 @@ impl Walk<'_> {
                 _ => None,
             })
             .collect();
-        let prover = Prover {
-            atoms: &self.atoms,
-            facts: &apply.facts,
+        let acquired = |t: &Option<Poly>| {
+            t.as_ref()
+                .is_some_and(|t| self.le(&apply.facts, t, &ticket))
         };
-        let acquired = |t: &Option<Poly>| t.as_ref().is_some_and(|t| prover.le(t, &ticket));
         let mut touches = released.iter();
         state
             .touches
@@ -1023,17 +1017,13 @@ impl Walk<'_> {
         let Some(x) = self.remainder_of(object, size) else {
             return Err(WaitError::Unknown);
         };
-        let prover = Prover {
-            atoms: &self.atoms,
-            facts,
-        };
-        let below = |t: &Poly| prover.le(&t.add_const(1), completed);
-        let recent = |t: &Poly| prover.le(&completed.add_const(-size), t);
+        let below = |t: &Poly| self.le(facts, &t.add_const(1), completed);
+        let recent = |t: &Poly| self.le(facts, &completed.add_const(-size), t);
         let candidates = [(x.clone(), 0), (x.add_const(-size), -1)];
         let Some((ticket, shift)) = candidates.into_iter().find(|(t, _)| below(t) && recent(t))
         else {
             // Ticket `x` not completed yet, or not countable.
-            return Err(if prover.le(completed, &x) {
+            return Err(if self.le(facts, completed, &x) {
                 WaitError::NotCompleted
             } else {
                 WaitError::Unknown
@@ -1127,11 +1117,7 @@ impl Walk<'_> {
 
     /// Whether `a == b` under `facts`.
     fn equal(&self, a: &Poly, b: &Poly, facts: &[Fact]) -> bool {
-        let prover = Prover {
-            atoms: &self.atoms,
-            facts,
-        };
-        prover.le(a, b) && prover.le(b, a)
+        self.le(facts, a, b) && self.le(facts, b, a)
     }
 }
 
