@@ -29,7 +29,24 @@
 //! shared-memory race shadows, so that a phase every thread arrived on can
 //! order the accesses before the arrivals before a waiter's later ones
 //! ([`crate::shared`]).
+//!
+//! Bulk stores (`cp.async.bulk`, `cp.async.bulk.tensor` from shared to
+//! global memory) join their thread's next bulk group
+//! (`cp.async.bulk.commit_group`; bulk groups are not `cp.async` groups).
+//! A store reads its shared source at issue, and the source stays the
+//! store's (readable, not writable) until a `cp.async.bulk.wait_group` of
+//! its thread retires the group ([`crate::shared`]); since the bytes
+//! cannot change before, the store writes global memory at issue, from
+//! what it read, as a write of its thread. A wait without `.read`
+//! completes the writes: they are recorded again as the thread's at the
+//! wait (an access of another thread that nothing orders after the wait
+//! races with them), and until then a later bulk store of the thread may
+//! not write the same bytes (the async proxy may complete the two in
+//! either order). A thread may end with writes not completed (the
+//! kernel's end completes them), not with a source still being read.
 
+use std::collections::{BTreeMap, VecDeque};
+use std::ops::Range;
 use std::time::Instant;
 
 use tile_kernel_lowering::DType;
@@ -105,23 +122,58 @@ pub(crate) struct BlockState {
     shared: SharedMemory,
     inputs: Vec<Bits>,
     outputs: Vec<Bits>,
-    /// Per thread: its asynchronous copies not yet retired.
+    /// Per thread: its asynchronous copies and bulk stores not yet
+    /// retired.
     copies: Vec<ThreadCopies>,
 }
 
 /// One thread's `cp.async` operations: those issued since its last
-/// commit, then its committed groups, oldest first.
+/// commit, then its committed groups, oldest first; and likewise its bulk
+/// stores and bulk groups.
 #[derive(Default)]
 struct ThreadCopies {
     uncommitted: Vec<PendingCopy>,
-    groups: std::collections::VecDeque<Vec<PendingCopy>>,
+    groups: VecDeque<Vec<PendingCopy>>,
     /// Its bulk copies in flight: in no `cp.async` group, each landing
     /// with the mbarrier phase it signals.
     bulk: Vec<PendingCopy>,
     /// The groups it has closed (commits, and `wait_all`s, which commit
     /// first): the number of the group its uncommitted copies are in.
     closed: u64,
+    /// Its bulk stores since its last `cp.async.bulk.commit_group`: in no
+    /// bulk group yet, so no wait retires them.
+    stores: Vec<PendingStore>,
+    /// Its committed bulk groups, oldest first, until a bulk wait without
+    /// `.read` retires them (one with `.read` only ends their sources).
+    bulk_groups: VecDeque<Vec<PendingStore>>,
+    /// How many of the oldest [`Self::bulk_groups`] a `.read` wait has
+    /// retired the sources of (their writes still pending).
+    read_groups: usize,
+    /// The global bytes its bulk stores wrote that no bulk wait without
+    /// `.read` has completed yet: `(param, start) -> (end, statement
+    /// number of the store)`, disjoint ranges.
+    store_writes: BTreeMap<(usize, usize), (usize, usize)>,
 }
+
+/// A bulk store to global memory not yet completed by a bulk wait without
+/// `.read` of its thread.
+struct PendingStore {
+    /// Index into the plan's statements.
+    statement: usize,
+    /// Its shared source `(buffer, start byte, bytes)`, until a bulk wait
+    /// of its thread retires its group.
+    source: Option<(usize, usize, usize)>,
+    /// The tensor parameter it wrote, and the byte ranges it wrote there
+    /// (each non-empty).
+    param: usize,
+    writes: Vec<Range<usize>>,
+}
+
+/// The alignment of a bulk copy's or bulk store's addresses and size.
+const BULK_ALIGNMENT: usize = 16;
+
+/// The alignment of a tensor copy's or tensor store's shared address.
+const TENSOR_COPY_ALIGNMENT: usize = 128;
 
 /// A copy in flight: the source bytes (read at issue) and where they land.
 struct PendingCopy {
@@ -269,6 +321,23 @@ impl GridRun<'_> {
                     },
                 });
             }
+            // Nor with a bulk store still reading shared memory (its
+            // writes the kernel's end completes).
+            if let Some(store) = copies
+                .bulk_groups
+                .iter()
+                .flatten()
+                .chain(&copies.stores)
+                .find(|store| store.source.is_some())
+            {
+                return Err(Trap {
+                    statement: Some(store.statement),
+                    thread: t as u32,
+                    kind: FaultKind::AsyncStoreNeverWaited {
+                        store: self.plan.statements[store.statement].0,
+                    },
+                });
+            }
         }
         Ok(())
     }
@@ -329,7 +398,6 @@ impl GridRun<'_> {
         t: u32,
         statement: usize,
     ) -> Result<(), FaultKind> {
-        const BULK_ALIGNMENT: usize = 16;
         if bytes == 0 || !bytes.is_multiple_of(BULK_ALIGNMENT) {
             return Err(FaultKind::Arguments(format!(
                 "a bulk copy of {bytes} bytes (not a non-zero multiple of 16)"
@@ -357,8 +425,6 @@ impl GridRun<'_> {
         t: u32,
         statement: usize,
     ) -> Result<(), FaultKind> {
-        /// A tensor copy's shared address is 128-byte aligned.
-        const TENSOR_COPY_ALIGNMENT: usize = 128;
         let name = &self.names[param];
         let Some(memory) = self.memories[param].as_ref() else {
             return Err(FaultKind::Arguments(format!("`{name}` is not a tensor")));
@@ -641,6 +707,289 @@ impl GridRun<'_> {
                 .shared
                 .complete_copy(copy.buffer, copy.at, &copy.data, u64::from(t))
                 .map_err(|fault| self.shared_fault(state, fault))?;
+        }
+        Ok(())
+    }
+
+    /// `cp.async.bulk.global.shared::cta.bulk_group` of thread `t`: its
+    /// `bytes` (a non-zero multiple of 16) at `src` (shared, 16-byte
+    /// aligned) are read now and are the store's source until a bulk wait
+    /// of `t` retires its group ([`SharedMemory::begin_store_source`]);
+    /// they are written at `dst` (a tensor, in bounds, 16-byte aligned)
+    /// now ([`Self::write_store`]). The store joins `t`'s uncommitted bulk
+    /// stores.
+    fn issue_bulk_store(
+        &self,
+        state: &mut BlockState,
+        (dst, src, bytes): (&Address, &Address, usize),
+        t: u32,
+        statement: usize,
+    ) -> Result<(), FaultKind> {
+        if bytes == 0 || !bytes.is_multiple_of(BULK_ALIGNMENT) {
+            return Err(FaultKind::Arguments(format!(
+                "a bulk store of {bytes} bytes (not a non-zero multiple of 16)"
+            )));
+        }
+        let Region::Shared(buffer) = src.region else {
+            return Err(FaultKind::Arguments(
+                "a bulk store from a tensor, not shared memory".into(),
+            ));
+        };
+        let offset = src.offset.eval(state.atoms_of(t));
+        let number = self.plan.statements[statement].0;
+        let at = state
+            .shared
+            .begin_store_source(
+                buffer,
+                offset,
+                (bytes, BULK_ALIGNMENT),
+                u64::from(t),
+                number,
+            )
+            .map_err(|fault| self.shared_fault(state, fault))?;
+        let data = state.shared.bytes(buffer, at, bytes).to_vec();
+        let (param, to) = self.tensor_range(state, dst, bytes, BULK_ALIGNMENT, t, Touch::Write)?;
+        let writes = self.write_store(state, param, &[(to..to + bytes, 0)], &data, t, number)?;
+        state.copies[t as usize].stores.push(PendingStore {
+            statement,
+            source: Some((buffer, at, bytes)),
+            param,
+            writes,
+        });
+        Ok(())
+    }
+
+    /// `cp.async.bulk.tensor` to global memory (tile mode) of thread `t`:
+    /// the box of `box_dims` elements of `element` bytes at `src` (shared,
+    /// 128-byte aligned, row-major) is read now and is the store's source
+    /// like a [`Self::issue_bulk_store`]'s; each element is written to
+    /// tensor `param` at the box's coordinates `coords` (outermost first)
+    /// plus its index in the box, unless that lies outside the tensor (the
+    /// hardware clips the box: any coordinates are legal).
+    fn issue_tensor_store(
+        &self,
+        state: &mut BlockState,
+        (src, param, element): (&Address, usize, usize),
+        (dims, box_dims, coords): (&[DimSpec], &[u32], &[Linear]),
+        t: u32,
+        statement: usize,
+    ) -> Result<(), FaultKind> {
+        let name = &self.names[param];
+        let Some(memory) = self.memories[param].as_ref() else {
+            return Err(FaultKind::Arguments(format!("`{name}` is not a tensor")));
+        };
+        if !memory.written {
+            return Err(FaultKind::ReadOnlyWrite {
+                param: name.clone(),
+            });
+        }
+        let atoms = state.atoms_of(t);
+        let dims: Vec<i64> = dims
+            .iter()
+            .map(|d| dim_value(*d, &self.symbols))
+            .collect::<Option<_>>()
+            .ok_or_else(|| FaultKind::Arguments(format!("a dim of `{name}` has no value")))?;
+        let starts: Vec<i64> = coords.iter().map(|c| c.eval(atoms)).collect();
+        let (Some((&inner, outer)), true) = (
+            box_dims.split_last(),
+            dims.len() == box_dims.len() && starts.len() == box_dims.len(),
+        ) else {
+            return Err(FaultKind::Arguments(format!(
+                "a tensor store whose box does not fit `{name}`"
+            )));
+        };
+        let bytes = box_dims
+            .iter()
+            .try_fold(element, |bytes, e| bytes.checked_mul(*e as usize))
+            .filter(|bytes| *bytes > 0)
+            .ok_or_else(|| FaultKind::Arguments(format!("an empty or huge box of `{name}`")))?;
+        let Region::Shared(buffer) = src.region else {
+            return Err(FaultKind::Arguments(
+                "a tensor store from a tensor, not shared memory".into(),
+            ));
+        };
+        let offset = src.offset.eval(atoms);
+        let number = self.plan.statements[statement].0;
+        let at = state
+            .shared
+            .begin_store_source(
+                buffer,
+                offset,
+                (bytes, TENSOR_COPY_ALIGNMENT),
+                u64::from(t),
+                number,
+            )
+            .map_err(|fault| self.shared_fault(state, fault))?;
+        let data = state.shared.bytes(buffer, at, bytes).to_vec();
+        // The box's rows (along the innermost axis), each clipped to the
+        // tensor's innermost extent: `(tensor bytes, start in data)`.
+        let inner_dim = dims[outer.len()];
+        let inner_start = starts[outer.len()];
+        let first = inner_start.max(0);
+        let end = inner_start.saturating_add(i64::from(inner)).min(inner_dim);
+        let mut runs = Vec::new();
+        if first < end {
+            let width = (end - first) as usize * element;
+            let skipped = (first - inner_start) as usize * element;
+            let row_bytes = inner as usize * element;
+            let mut index = vec![0i64; outer.len()];
+            for row in 0..bytes / row_bytes {
+                // Row-major byte offset of the row's first element inside
+                // the tensor, if the row lies inside it (saturating: dims
+                // too large for the tensor's bytes are out of its bounds).
+                let mut offset = Some(0i128);
+                for ((i, start), dim) in index.iter().zip(&starts).zip(&dims) {
+                    let at = start.saturating_add(*i);
+                    offset = offset.filter(|_| (0..*dim).contains(&at)).map(|o| {
+                        o.saturating_mul(i128::from(*dim))
+                            .saturating_add(i128::from(at))
+                    });
+                }
+                if let Some(offset) = offset {
+                    let from = offset
+                        .saturating_mul(i128::from(inner_dim))
+                        .saturating_add(i128::from(first))
+                        .saturating_mul(element as i128);
+                    if from.saturating_add(width as i128) > memory.len() as i128 {
+                        return Err(FaultKind::OutOfBounds {
+                            param: name.clone(),
+                            offset: from,
+                            bytes: width,
+                            len: memory.len(),
+                        });
+                    }
+                    let from = from as usize;
+                    runs.push((from..from + width, row * row_bytes + skipped));
+                }
+                for axis in (0..index.len()).rev() {
+                    index[axis] += 1;
+                    if index[axis] < i64::from(box_dims[axis]) {
+                        break;
+                    }
+                    index[axis] = 0;
+                }
+            }
+        }
+        let writes = self.write_store(state, param, &runs, &data, t, number)?;
+        state.copies[t as usize].stores.push(PendingStore {
+            statement,
+            source: Some((buffer, at, bytes)),
+            param,
+            writes,
+        });
+        Ok(())
+    }
+
+    /// The global writes of a bulk store (statement number `number`) of
+    /// thread `t` to tensor `param`: each of `runs` (tensor bytes, in
+    /// bounds, and where in `data` they start) must not meet the bytes of
+    /// an earlier store of `t` that no bulk wait without `.read` has
+    /// completed ([`FaultKind::AsyncStoreOverlap`]: the async proxy may
+    /// complete the two in either order); then they are recorded as
+    /// writes of `t` and written, and held against `t`'s later stores
+    /// until such a wait. Returns the tensor bytes written.
+    fn write_store(
+        &self,
+        state: &mut BlockState,
+        param: usize,
+        runs: &[(Range<usize>, usize)],
+        data: &[u8],
+        t: u32,
+        number: usize,
+    ) -> Result<Vec<Range<usize>>, FaultKind> {
+        let Some(memory) = self.memories[param].as_ref() else {
+            return Err(FaultKind::Arguments(format!(
+                "`{}` is not a tensor",
+                self.names[param]
+            )));
+        };
+        let pending = &state.copies[t as usize].store_writes;
+        for (range, _) in runs {
+            // The pending ranges are disjoint: only the last one starting
+            // before this range's end can meet it.
+            if let Some((&(p, start), &(end, store))) =
+                pending.range(..(param, range.end)).next_back()
+                && p == param
+                && end > range.start
+            {
+                return Err(FaultKind::AsyncStoreOverlap {
+                    param: self.names[param].clone(),
+                    offset: start.max(range.start),
+                    store,
+                });
+            }
+        }
+        let mut writes = Vec::with_capacity(runs.len());
+        for (range, from) in runs {
+            if range.is_empty() {
+                continue;
+            }
+            self.touch_tensor(state, memory, param, range.clone(), t, Touch::Write)?;
+            memory.write_bytes(range.start, &data[*from..*from + range.len()]);
+            writes.push(range.clone());
+        }
+        let pending = &mut state.copies[t as usize].store_writes;
+        for range in &writes {
+            pending.insert((param, range.start), (range.end, number));
+        }
+        Ok(writes)
+    }
+
+    /// `cp.async.bulk.wait_group pending` (`.read`: `read`) of thread `t`:
+    /// the stores of its bulk groups older than the `pending` most recent
+    /// have read their sources, which are theirs no more (the reads are
+    /// `t`'s at this wait: [`SharedMemory::end_store_source`]). Without
+    /// `read`, their writes are complete too: recorded again as writes of
+    /// `t` now (an access of another thread that nothing orders after this
+    /// wait races with them), no longer held against `t`'s later stores,
+    /// and the groups are gone. Stores not yet committed stay pending.
+    fn retire_stores(
+        &self,
+        state: &mut BlockState,
+        pending: usize,
+        read: bool,
+        t: u32,
+    ) -> Result<(), FaultKind> {
+        let copies = &mut state.copies[t as usize];
+        let older = copies.bulk_groups.len().saturating_sub(pending);
+        let mut sources = Vec::new();
+        // The groups below `read_groups` have no sources left.
+        for group in copies
+            .bulk_groups
+            .range_mut(copies.read_groups.min(older)..older)
+        {
+            for store in group {
+                if let Some(source) = store.source.take() {
+                    sources.push((source, store.statement));
+                }
+            }
+        }
+        copies.read_groups = copies.read_groups.max(older);
+        let completed: Vec<PendingStore> = if read {
+            Vec::new()
+        } else {
+            copies.read_groups -= older;
+            copies.bulk_groups.drain(..older).flatten().collect()
+        };
+        for store in &completed {
+            for range in &store.writes {
+                copies.store_writes.remove(&(store.param, range.start));
+            }
+        }
+        for ((buffer, at, bytes), statement) in sources {
+            let number = self.plan.statements[statement].0;
+            state
+                .shared
+                .end_store_source(buffer, at, bytes, u64::from(t), number)
+                .map_err(|fault| self.shared_fault(state, fault))?;
+        }
+        for store in completed {
+            let Some(memory) = self.memories[store.param].as_ref() else {
+                continue;
+            };
+            for range in store.writes {
+                self.touch_tensor(state, memory, store.param, range, t, Touch::Write)?;
+            }
         }
         Ok(())
     }
@@ -1189,6 +1538,35 @@ impl GridRun<'_> {
                     copies.closed += 1;
                 }
                 Action::AsyncWait { pending } => self.retire(state, *pending, t).map_err(trap)?,
+                Action::BulkStore { dst, src, size } => {
+                    let bytes = self.read(state, size, t, statement)? as usize;
+                    self.issue_bulk_store(state, (dst, src, bytes), t, step.statement)
+                        .map_err(trap)?
+                }
+                Action::TensorStore {
+                    src,
+                    param,
+                    element,
+                    dims,
+                    box_dims,
+                    coords,
+                } => self
+                    .issue_tensor_store(
+                        state,
+                        (src, *param, *element),
+                        (dims, box_dims, coords),
+                        t,
+                        step.statement,
+                    )
+                    .map_err(trap)?,
+                Action::BulkCommit => {
+                    let copies = &mut state.copies[t as usize];
+                    let group = std::mem::take(&mut copies.stores);
+                    copies.bulk_groups.push_back(group);
+                }
+                Action::BulkWait { pending, read } => self
+                    .retire_stores(state, *pending, *read, t)
+                    .map_err(trap)?,
                 Action::Mbarrier { address, op } => {
                     self.mbarrier(state, address, op, t).map_err(trap)?
                 }
@@ -1222,21 +1600,48 @@ impl GridRun<'_> {
         t: u32,
         touch: Touch,
     ) -> Result<(MemoryRef<'_>, usize), FaultKind> {
-        let offset = address.offset.eval(state.atoms_of(t));
-        let param = match address.region {
-            Region::Tensor(param) => param,
+        if let Region::Shared(buffer) = address.region {
             // Shared memory is the block's own: threads by their index in
             // the block.
-            Region::Shared(buffer) => {
-                return match state
-                    .shared
-                    .access(buffer, offset, size, u64::from(t), touch)
-                {
-                    Ok(at) => Ok((MemoryRef::Shared(buffer), at)),
-                    Err(fault) => Err(self.shared_fault(state, fault)),
-                };
-            }
+            let offset = address.offset.eval(state.atoms_of(t));
+            return match state
+                .shared
+                .access(buffer, offset, size, u64::from(t), touch)
+            {
+                Ok(at) => Ok((MemoryRef::Shared(buffer), at)),
+                Err(fault) => Err(self.shared_fault(state, fault)),
+            };
+        }
+        let (param, at) = self.tensor_range(state, address, size, align, t, touch)?;
+        let Some(memory) = self.memories[param].as_ref() else {
+            return Err(FaultKind::Arguments(format!(
+                "`{}` is not a tensor",
+                self.names[param]
+            )));
         };
+        self.touch_tensor(state, memory, param, at..at + size, t, touch)?;
+        Ok((MemoryRef::Tensor(memory, param), at))
+    }
+
+    /// The tensor and start byte of `size` bytes at `address` (a tensor)
+    /// for thread `t`, checked for a `touch` (not recorded): the tensor is
+    /// written by the kernel if `touch` writes, the bytes are in bounds and
+    /// aligned to `align`.
+    fn tensor_range(
+        &self,
+        state: &BlockState,
+        address: &Address,
+        size: usize,
+        align: usize,
+        t: u32,
+        touch: Touch,
+    ) -> Result<(usize, usize), FaultKind> {
+        let Region::Tensor(param) = address.region else {
+            return Err(FaultKind::Arguments(
+                "a shared buffer where a tensor belongs".into(),
+            ));
+        };
+        let offset = address.offset.eval(state.atoms_of(t));
         let name = &self.names[param];
         let Some(memory) = self.memories[param].as_ref() else {
             return Err(FaultKind::Arguments(format!("`{name}` is not a tensor")));
@@ -1262,16 +1667,29 @@ impl GridRun<'_> {
                 bytes: align,
             });
         }
-        let at = offset as usize;
+        Ok((param, offset as usize))
+    }
+
+    /// Records thread `t`'s `touch` of the `bytes` of tensor `param`
+    /// (`memory`) in its race shadow, in the block's current barrier
+    /// phase: a race is a fault.
+    fn touch_tensor(
+        &self,
+        state: &BlockState,
+        memory: &TensorMemory<'_>,
+        param: usize,
+        bytes: Range<usize>,
+        t: u32,
+        touch: Touch,
+    ) -> Result<(), FaultKind> {
         let thread = state.first_thread + u64::from(t);
         memory
-            .touch(at, size, thread, state.epoch, touch)
+            .touch(bytes.start, bytes.len(), thread, state.epoch, touch)
             .map_err(|RaceAt { byte, other }| FaultKind::Race {
-                param: name.clone(),
+                param: self.names[param].clone(),
                 offset: byte,
                 other: (other != u64::MAX).then(|| self.global_thread(other)),
-            })?;
-        Ok((MemoryRef::Tensor(memory, param), at))
+            })
     }
 
     fn source(&self, state: &BlockState, source: &Source, t: u32) -> Result<Bits, FaultKind> {
@@ -1484,10 +1902,12 @@ fn computed(op: ComputedOp, a: i64, b: i64) -> Option<i64> {
 
 #[cfg(test)]
 mod tests {
-    //! mbarriers and the copies they track, on hand-built plans of one
-    //! block of 4 threads: tensor `x` (4 words, read), tensor `y` (4
-    //! words, written), shared `s` (4 words), mbarrier buffer `bar` (1
-    //! object), one 4-byte register `r` per thread.
+    //! mbarriers and the copies they track, and bulk stores and their
+    //! groups, on hand-built plans of one block of 4 threads: tensor `x`
+    //! (4 words, read), tensor `y` (4 words, written; 64 bytes for the
+    //! bulk stores), shared `s` (4 words; 64 bytes for the bulk stores),
+    //! mbarrier buffer `bar` (1 object), one 4-byte register `r` per
+    //! thread.
 
     use std::sync::atomic::{AtomicU8, Ordering};
 
@@ -1627,15 +2047,25 @@ mod tests {
     /// Runs the steps (statement `i + 1` each) on `x = [10, 11, 12, 13]`;
     /// `y` after the block.
     fn run(steps: Vec<(Test, Action)>) -> Result<Vec<u32>, Failed> {
-        let words = |values: [u32; 4]| -> Vec<AtomicU8> {
-            values
-                .iter()
-                .flat_map(|v| v.to_le_bytes())
-                .map(AtomicU8::new)
-                .collect()
-        };
-        let x = words([10, 11, 12, 13]);
-        let y = words([0; 4]);
+        let y = run_sized(steps, 16, vec![0; 16])?;
+        Ok(y.chunks(4)
+            .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c[i])))
+            .collect())
+    }
+
+    /// [`run`] with `s` of `s_bytes` bytes and `y` of the bytes `y` (its
+    /// bytes after the block).
+    fn run_sized(
+        steps: Vec<(Test, Action)>,
+        s_bytes: usize,
+        y: Vec<u8>,
+    ) -> Result<Vec<u8>, Failed> {
+        let x: Vec<AtomicU8> = [10u32, 11, 12, 13]
+            .iter()
+            .flat_map(|v| v.to_le_bytes())
+            .map(AtomicU8::new)
+            .collect();
+        let y: Vec<AtomicU8> = y.into_iter().map(AtomicU8::new).collect();
         let statements = (0..steps.len())
             .map(|i| (i + 1, format!("op{}", i + 1)))
             .collect();
@@ -1650,7 +2080,7 @@ mod tests {
             .collect();
         let layout = |name: &str, mbarrier| SharedLayout {
             name: name.into(),
-            bytes: if mbarrier { 8 } else { 16 },
+            bytes: if mbarrier { 8 } else { s_bytes },
             mbarrier,
         };
         let plan = Plan {
@@ -1662,7 +2092,7 @@ mod tests {
             body: vec![Block::Steps(steps)],
             statements,
             shared: vec![layout("s", false), layout("bar", true)],
-            static_shared_bytes: 32,
+            static_shared_bytes: s_bytes.next_multiple_of(16) + 8,
         };
         let names = ["x".to_string(), "y".to_string()];
         let tile_names = ["r".to_string()];
@@ -1695,9 +2125,7 @@ mod tests {
                 let number = trap.statement.map(|s| plan.statements[s].0);
                 (number, trap.thread, trap.kind)
             })?;
-        Ok(y.chunks(4)
-            .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c[i].load(Ordering::Relaxed))))
-            .collect())
+        Ok(y.iter().map(|b| b.load(Ordering::Relaxed)).collect())
     }
 
     /// Thread 0 initializes `bar` to expect `count` arrivals; a barrier.
@@ -2076,5 +2504,522 @@ mod tests {
         );
         others.insert(5, all(bar_sync()));
         assert_eq!(run(others), Ok(MIRRORED.to_vec()));
+    }
+
+    // ---------------------------------------------------- bulk stores
+
+    /// The bytes of `s` and of `y` in the bulk-store tests.
+    const STORE_BYTES: usize = 64;
+
+    /// A step only thread 1 runs.
+    fn second(action: Action) -> (Test, Action) {
+        let tid = Linear {
+            constant: -1,
+            terms: vec![(1, vec![0])],
+        };
+        (Test::Cmp(CmpOp::Eq, tid), action)
+    }
+
+    /// Each thread writes its 8 bytes of `s` (`8t..8t + 8`), so that word
+    /// `k < 8` of `s` holds `k + 1` in each byte; a barrier.
+    fn fill() -> Vec<(Test, Action)> {
+        let word = |constant| Source::Index {
+            value: Linear {
+                constant,
+                terms: vec![(0x0202_0202, vec![0])],
+            },
+            bits: 32,
+        };
+        vec![
+            all(Action::Store {
+                address: at(Region::Shared(S), 0, 8),
+                element_bytes: 4,
+                sources: vec![word(0x0101_0101), word(0x0202_0202)],
+            }),
+            all(bar_sync()),
+        ]
+    }
+
+    /// The `bytes` bytes [`fill`] writes from byte `from` of `s`.
+    fn filled(from: usize, bytes: usize) -> Vec<u8> {
+        (from..from + bytes).map(|i| (i / 4 + 1) as u8).collect()
+    }
+
+    /// `y` of zeros but `parts` (`(start, bytes)` each).
+    fn zeros_but(parts: &[(usize, &[u8])]) -> Vec<u8> {
+        let mut y = vec![0; STORE_BYTES];
+        for (start, bytes) in parts {
+            y[*start..*start + bytes.len()].copy_from_slice(bytes);
+        }
+        y
+    }
+
+    /// `cp.async.bulk` of `bytes` bytes from `s[src..]` to `y[dst..]`.
+    fn bulk_store(dst: i64, src: i64, bytes: u64) -> Action {
+        Action::BulkStore {
+            dst: at(Region::Tensor(Y), dst, 0),
+            src: at(Region::Shared(S), src, 0),
+            size: Source::Value(bytes),
+        }
+    }
+
+    /// `cp.async.bulk.wait_group{.read} pending`.
+    fn bulk_wait(pending: usize, read: bool) -> Action {
+        Action::BulkWait { pending, read }
+    }
+
+    /// `s[offset..offset + 4] = value`.
+    fn store_s(offset: i64, value: u64) -> Action {
+        Action::Store {
+            address: at(Region::Shared(S), offset, 0),
+            element_bytes: 4,
+            sources: vec![Source::Value(value)],
+        }
+    }
+
+    /// Runs the steps with `s` and `y` of [`STORE_BYTES`], `y` zeros.
+    fn run_store(steps: Vec<(Test, Action)>) -> Result<Vec<u8>, Failed> {
+        run_sized(steps, STORE_BYTES, vec![0; STORE_BYTES])
+    }
+
+    /// The fault of a write to byte `offset` of `s` while the bulk store
+    /// of statement `store` reads it.
+    fn source_written(offset: usize, store: usize) -> FaultKind {
+        FaultKind::AsyncStoreSourceWritten {
+            buffer: "s".into(),
+            offset,
+            store,
+        }
+    }
+
+    fn thread(t: u32) -> Option<ThreadId> {
+        Some(ThreadId {
+            cta: [0, 0, 0],
+            thread: [t, 0, 0],
+        })
+    }
+
+    #[test]
+    fn a_bulk_store_writes_its_source_bytes_to_global_memory() {
+        let mut steps = fill();
+        steps.extend([
+            first(bulk_store(16, 0, 32)),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+        ]);
+        assert_eq!(
+            run_store(steps.clone()),
+            Ok(zeros_but(&[(16, &filled(0, 32))]))
+        );
+        // Its global bytes are in bounds and 16-byte aligned, its shared
+        // ones written (and 16-byte aligned), its size a multiple of 16.
+        let mut bad = |store, kind| {
+            steps[2] = first(store);
+            assert_eq!(run_store(steps.clone()), Err((Some(3), 0, kind)));
+        };
+        bad(
+            bulk_store(8, 0, 32),
+            FaultKind::Misaligned {
+                param: "y".into(),
+                offset: 8,
+                bytes: 16,
+            },
+        );
+        bad(
+            bulk_store(48, 0, 32),
+            FaultKind::OutOfBounds {
+                param: "y".into(),
+                offset: 48,
+                bytes: 32,
+                len: 64,
+            },
+        );
+        bad(
+            bulk_store(0, 32, 32),
+            FaultKind::UninitializedShared {
+                buffer: "s".into(),
+                offset: 32,
+            },
+        );
+        bad(
+            bulk_store(0, 8, 16),
+            FaultKind::SharedMisaligned {
+                buffer: "s".into(),
+                offset: 8,
+                bytes: 16,
+            },
+        );
+        bad(
+            bulk_store(0, 0, 8),
+            FaultKind::Arguments("a bulk store of 8 bytes (not a non-zero multiple of 16)".into()),
+        );
+    }
+
+    #[test]
+    fn writing_a_bulk_stores_source_before_its_wait_is_a_fault() {
+        let add = Action::Atomic {
+            address: at(Region::Shared(S), 0, 0),
+            update: std::sync::Arc::new(crate::semantics::AtomicUpdate::new(32, |old, b| {
+                old.wrapping_add(b[0])
+            })),
+            operands: vec![vec![Source::Value(1)]],
+            destinations: Vec::new(),
+        };
+        let copy_into = Action::AsyncCopy {
+            dst: at(Region::Shared(S), 0, 0),
+            src: at(Region::Tensor(X), 0, 0),
+            bytes: 4,
+            src_bytes: None,
+        };
+        for write in [store_s(0, 9), add, copy_into] {
+            let mut steps = fill();
+            steps.extend([
+                first(bulk_store(0, 0, 32)),
+                first(Action::BulkCommit),
+                // Reading the source is fine.
+                all(load_own()),
+                first(write.clone()),
+            ]);
+            assert_eq!(
+                run_store(steps.clone()),
+                Err((Some(6), 0, source_written(0, 3))),
+                "{write:?}"
+            );
+            // Once `wait_group.read` retired its group, the bytes are the
+            // thread's again (the global writes need no wait).
+            steps.insert(5, first(bulk_wait(0, true)));
+            steps.push(first(Action::AsyncWait { pending: None }));
+            assert_eq!(
+                run_store(steps),
+                Ok(zeros_but(&[(0, &filled(0, 32))])),
+                "{write:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn another_thread_writes_a_retired_source_only_after_a_barrier() {
+        let mut steps = fill();
+        steps.extend([
+            first(bulk_store(0, 0, 32)),
+            first(Action::BulkCommit),
+            // Orders the store's issue, not the proxy's read.
+            all(bar_sync()),
+            second(store_s(0, 9)),
+        ]);
+        assert_eq!(
+            run_store(steps.clone()),
+            Err((Some(6), 1, source_written(0, 3)))
+        );
+        // The issuer's wait: the read is its own there, unordered with
+        // thread 1's write.
+        steps.insert(5, first(bulk_wait(0, true)));
+        assert_eq!(
+            run_store(steps.clone()),
+            Err((
+                Some(7),
+                1,
+                FaultKind::SharedRace {
+                    buffer: "s".into(),
+                    offset: 0,
+                    other: thread(0),
+                }
+            ))
+        );
+        // A barrier after the wait orders it.
+        steps.insert(6, all(bar_sync()));
+        assert_eq!(run_store(steps), Ok(zeros_but(&[(0, &filled(0, 32))])));
+    }
+
+    #[test]
+    fn a_thread_may_not_end_with_a_bulk_store_reading_its_source() {
+        let mut steps = fill();
+        steps.extend([first(bulk_store(0, 0, 32)), first(Action::BulkCommit)]);
+        let never = Err((Some(3), 0, FaultKind::AsyncStoreNeverWaited { store: 3 }));
+        assert_eq!(run_store(steps.clone()), never);
+        // Bulk groups are not `cp.async` groups.
+        let mut copy_waits = steps.clone();
+        copy_waits.push(first(Action::AsyncWait { pending: None }));
+        assert_eq!(run_store(copy_waits), never);
+        // A `.read` wait retires the source; the kernel's end completes
+        // the writes.
+        steps.push(first(bulk_wait(0, true)));
+        assert_eq!(run_store(steps), Ok(zeros_but(&[(0, &filled(0, 32))])));
+    }
+
+    #[test]
+    fn bulk_waits_do_not_retire_cp_async_groups() {
+        let steps = vec![
+            first(copy()),
+            first(Action::AsyncCommit),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+        ];
+        assert_eq!(
+            run_store(steps),
+            Err((Some(1), 0, FaultKind::AsyncCopyNeverWaited { copy: 1 }))
+        );
+    }
+
+    #[test]
+    fn a_bulk_wait_leaves_the_most_recent_groups_pending() {
+        let mut steps = fill();
+        steps.extend([
+            first(bulk_store(0, 0, 16)),
+            first(Action::BulkCommit),
+            first(bulk_store(32, 16, 16)),
+            first(Action::BulkCommit),
+            first(bulk_wait(1, false)),
+            // The first store's source is free, the second's is not.
+            first(store_s(0, 9)),
+            first(store_s(16, 9)),
+        ]);
+        assert_eq!(
+            run_store(steps.clone()),
+            Err((Some(9), 0, source_written(16, 5)))
+        );
+        // `wait_group 2` retires neither.
+        let mut both = steps.clone();
+        both[6] = first(bulk_wait(2, false));
+        assert_eq!(run_store(both), Err((Some(8), 0, source_written(0, 3))));
+        // `wait_group 0` retires both.
+        steps.insert(8, first(bulk_wait(0, false)));
+        assert_eq!(
+            run_store(steps),
+            Ok(zeros_but(&[(0, &filled(0, 16)), (32, &filled(16, 16))]))
+        );
+    }
+
+    #[test]
+    fn bulk_stores_not_yet_committed_are_not_retired_by_a_wait() {
+        let mut steps = fill();
+        steps.extend([
+            first(bulk_store(0, 0, 16)),
+            first(Action::BulkCommit),
+            first(bulk_store(32, 16, 16)),
+            first(bulk_wait(0, false)),
+        ]);
+        assert_eq!(
+            run_store(steps.clone()),
+            Err((Some(5), 0, FaultKind::AsyncStoreNeverWaited { store: 5 }))
+        );
+        let mut written = steps.clone();
+        written.push(first(store_s(16, 9)));
+        assert_eq!(run_store(written), Err((Some(7), 0, source_written(16, 5))));
+        // Committed, a wait retires it.
+        steps.extend([
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+            first(store_s(16, 9)),
+        ]);
+        assert_eq!(
+            run_store(steps),
+            Ok(zeros_but(&[(0, &filled(0, 16)), (32, &filled(16, 16))]))
+        );
+    }
+
+    #[test]
+    fn a_source_several_stores_read_is_theirs_until_the_last_retires() {
+        // Threads 0 and 1 store the same source; thread 1 waits first.
+        let mut steps = fill();
+        steps.extend([
+            first(bulk_store(0, 0, 32)),
+            second(bulk_store(32, 0, 32)),
+            all(Action::BulkCommit),
+            second(bulk_wait(0, false)),
+            all(bar_sync()),
+            first(store_s(0, 9)),
+        ]);
+        assert_eq!(
+            run_store(steps.clone()),
+            Err((Some(8), 0, source_written(0, 3)))
+        );
+        steps.insert(6, first(bulk_wait(0, false)));
+        assert_eq!(
+            run_store(steps),
+            Ok(zeros_but(&[(0, &filled(0, 32)), (32, &filled(0, 32))]))
+        );
+    }
+
+    #[test]
+    fn a_bulk_store_may_not_overlap_an_earlier_one_before_a_full_wait() {
+        let mut steps = fill();
+        steps.extend([
+            first(bulk_store(0, 0, 32)),
+            first(Action::BulkCommit),
+            // Sources read, writes still in flight.
+            first(bulk_wait(0, true)),
+            first(bulk_store(16, 0, 32)),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+        ]);
+        let overlap = Err((
+            Some(6),
+            0,
+            FaultKind::AsyncStoreOverlap {
+                param: "y".into(),
+                offset: 16,
+                store: 3,
+            },
+        ));
+        assert_eq!(run_store(steps.clone()), overlap);
+        // Nor in one group.
+        let mut uncommitted = steps.clone();
+        uncommitted.remove(3);
+        uncommitted.remove(3);
+        assert_eq!(
+            run_store(uncommitted),
+            Err((Some(4), 0, overlap.clone().unwrap_err().2))
+        );
+        // Bytes next to the earlier ones are fine.
+        let mut next_to = steps.clone();
+        next_to[5] = first(bulk_store(32, 0, 32));
+        assert_eq!(
+            run_store(next_to),
+            Ok(zeros_but(&[(0, &filled(0, 32)), (32, &filled(0, 32))]))
+        );
+        // A wait without `.read` completes the earlier writes.
+        steps[4] = first(bulk_wait(0, false));
+        assert_eq!(
+            run_store(steps),
+            Ok(zeros_but(&[(0, &filled(0, 16)), (16, &filled(0, 32))]))
+        );
+    }
+
+    #[test]
+    fn a_bulk_stores_writes_complete_at_its_threads_full_wait() {
+        // Another thread's store to the same bytes races with the store.
+        let mut steps = fill();
+        steps.extend([first(bulk_store(0, 0, 32)), second(store_y(0, 9))]);
+        let race = |statement, t, other| {
+            Err((
+                Some(statement),
+                t,
+                FaultKind::Race {
+                    param: "y".into(),
+                    offset: 0,
+                    other: thread(other),
+                },
+            ))
+        };
+        assert_eq!(run_store(steps), race(4, 1, 0));
+        // A barrier after a `.read` wait does not order the writes: the
+        // full wait after it completes them, unordered with thread 1's
+        // read before it.
+        let mut steps = fill();
+        steps.extend([
+            first(bulk_store(0, 0, 32)),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, true)),
+            all(bar_sync()),
+            second(Action::Load {
+                address: at(Region::Tensor(Y), 0, 0),
+                element_bytes: 4,
+                signed: false,
+                destinations: vec![register()],
+            }),
+            first(bulk_wait(0, false)),
+        ]);
+        assert_eq!(run_store(steps.clone()), race(8, 0, 1));
+        // The full wait before the barrier orders them.
+        steps[4] = first(bulk_wait(0, false));
+        assert_eq!(run_store(steps), Ok(zeros_but(&[(0, &filled(0, 32))])));
+    }
+
+    /// `y[offset..offset + 4] = value`.
+    fn store_y(offset: i64, value: u64) -> Action {
+        Action::Store {
+            address: at(Region::Tensor(Y), offset, 0),
+            element_bytes: 4,
+            sources: vec![Source::Value(value)],
+        }
+    }
+
+    /// `cp.async.bulk.tensor.2d` of the box of 2 x 4 words at `s[0..32]`
+    /// to `y` as a 4 x 4 tensor of words, at `coords` (row, column).
+    fn tensor_store(coords: [i64; 2]) -> Action {
+        tensor_store_from(0, coords)
+    }
+
+    /// [`tensor_store`] of the box at `s[src..src + 32]`.
+    fn tensor_store_from(src: i64, coords: [i64; 2]) -> Action {
+        Action::TensorStore {
+            src: at(Region::Shared(S), src, 0),
+            param: Y,
+            element: 4,
+            dims: vec![DimSpec::Const(4), DimSpec::Const(4)],
+            box_dims: vec![2, 4],
+            coords: coords
+                .iter()
+                .map(|c| Linear {
+                    constant: *c,
+                    terms: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn a_tensor_store_writes_the_part_of_its_box_inside_the_tensor() {
+        let mut steps = fill();
+        steps.extend([
+            // Rows 3..5, columns 2..6: box (0, 0..2) lands.
+            first(tensor_store([3, 2])),
+            // Rows -1..1, columns -2..2: box (1, 2..4) lands.
+            first(tensor_store([-1, -2])),
+            // Wholly outside: nothing is written.
+            first(tensor_store([4, 0])),
+            first(tensor_store([i64::MIN, i64::MAX])),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+        ]);
+        let mut expected = vec![0xee; STORE_BYTES];
+        let mut word = |index: usize, box_word: usize| {
+            expected[4 * index..4 * index + 4].copy_from_slice(&filled(4 * box_word, 4));
+        };
+        word(3 * 4 + 2, 0);
+        word(3 * 4 + 3, 1);
+        word(0, 6);
+        word(1, 7);
+        assert_eq!(
+            run_sized(steps.clone(), STORE_BYTES, vec![0xee; STORE_BYTES]),
+            Ok(expected)
+        );
+        // The elements it writes count against the thread's later stores.
+        steps.insert(3, first(tensor_store([3, 3])));
+        assert_eq!(
+            run_sized(steps.clone(), STORE_BYTES, vec![0xee; STORE_BYTES]),
+            Err((
+                Some(4),
+                0,
+                FaultKind::AsyncStoreOverlap {
+                    param: "y".into(),
+                    offset: 4 * (3 * 4 + 3),
+                    store: 3,
+                }
+            ))
+        );
+        // Its shared source is 128-byte aligned and read-owned.
+        let mut steps = fill();
+        steps.push(first(tensor_store_from(16, [0, 0])));
+        assert_eq!(
+            run_store(steps),
+            Err((
+                Some(3),
+                0,
+                FaultKind::SharedMisaligned {
+                    buffer: "s".into(),
+                    offset: 16,
+                    bytes: 128,
+                }
+            ))
+        );
+        let mut steps = fill();
+        steps.extend([
+            first(tensor_store([0, 0])),
+            first(Action::BulkCommit),
+            first(store_s(28, 9)),
+        ]);
+        assert_eq!(run_store(steps), Err((Some(5), 0, source_written(28, 3))));
     }
 }

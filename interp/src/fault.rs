@@ -127,6 +127,31 @@ pub enum FaultKind {
         index: usize,
         phase: u64,
     },
+    /// A write, atomic or copy into shared bytes that the bulk store of
+    /// statement `store` (`cp.async.bulk` / `cp.async.bulk.tensor` to
+    /// global memory) reads as its source: the async proxy may read them
+    /// until a `cp.async.bulk.wait_group` (`.read` or not) of the store's
+    /// thread has retired its bulk group.
+    AsyncStoreSourceWritten {
+        buffer: String,
+        offset: usize,
+        store: usize,
+    },
+    /// A bulk store writes byte `offset` of tensor `param`, which an
+    /// earlier bulk store of the same thread (statement `store`) also
+    /// writes, before a `cp.async.bulk.wait_group` without `.read` of the
+    /// thread retired the earlier one: the async proxy may complete the
+    /// two in either order.
+    AsyncStoreOverlap {
+        param: String,
+        offset: usize,
+        store: usize,
+    },
+    /// A thread ended with the bulk store of statement `store` still
+    /// reading its shared source: no `cp.async.bulk.wait_group` of its
+    /// retired the store's bulk group (or the store was never committed
+    /// to one).
+    AsyncStoreNeverWaited { store: usize },
     /// An mbarrier operation other than `mbarrier.init` on an object that
     /// is not initialized: never initialized in this block, or invalidated
     /// (`mbarrier.inval`) since.
@@ -293,6 +318,26 @@ impl fmt::Display for Fault {
             } => write!(
                 f,
                 "touches byte {offset} of shared buffer `{buffer}`, which the `cp.async` of statement {copy} wrote when phase {phase} of mbarrier {index} of `{mbarrier}` completed, but this thread has not observed that phase (no acquiring `mbarrier.try_wait` returned after it) and no barrier since made the copy visible"
+            ),
+            FaultKind::AsyncStoreSourceWritten {
+                buffer,
+                offset,
+                store,
+            } => write!(
+                f,
+                "writes byte {offset} of shared buffer `{buffer}`, which the bulk store of statement {store} reads as its source until a `cp.async.bulk.wait_group` of its thread retires its bulk group"
+            ),
+            FaultKind::AsyncStoreOverlap {
+                param,
+                offset,
+                store,
+            } => write!(
+                f,
+                "bulk-stores byte {offset} of `{param}`, which the bulk store of statement {store} of this thread also writes, with no `cp.async.bulk.wait_group` (without `.read`) retiring that store between them: the two writes may complete in either order"
+            ),
+            FaultKind::AsyncStoreNeverWaited { store } => write!(
+                f,
+                "ends with the bulk store of statement {store} still reading its shared source (no `cp.async.bulk.wait_group` of the thread retired its bulk group)"
             ),
             FaultKind::MbarrierUninitialized { buffer, index } => write!(
                 f,

@@ -150,6 +150,13 @@ impl<'a> TensorMemory<'a> {
         }
     }
 
+    /// Writes `data` at `at` (bounds checked by the caller).
+    pub fn write_bytes(&self, at: usize, data: &[u8]) {
+        for (byte, value) in self.bytes[at..at + data.len()].iter().zip(data) {
+            byte.store(*value, Ordering::Relaxed);
+        }
+    }
+
     /// Records an access for race detection ([`Shadow::touch`]); a tensor
     /// the kernel only reads has no shadow and never races.
     pub fn touch(

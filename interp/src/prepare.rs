@@ -11,8 +11,9 @@
 //! global or generic form and a shared buffer for a `.shared` (CTA) form;
 //! an mbarrier buffer is addressed by the mbarrier forms alone, and they
 //! address nothing else; a parity wait is the blocking one (its `done` the
-//! compiler's retry predicate); the shared buffers fit a CTA's shared
-//! memory. A program that does not
+//! compiler's retry predicate); a bulk store (plain or tensor) reads a
+//! shared buffer and writes a tensor; the shared buffers fit a CTA's
+//! shared memory. A program that does not
 //! satisfy this (hand-built or corrupt IR) is a [`PrepareError`], never a
 //! panic later.
 
@@ -291,11 +292,41 @@ pub(crate) enum Action {
         coords: Vec<Linear>,
         barrier: Address,
     },
+    /// `cp.async.bulk.global.shared::cta.bulk_group`: `size` bytes from
+    /// `src` (shared, read-owned by the store until a bulk wait of its
+    /// thread retires its bulk group) to `dst` (global), both 16-byte
+    /// aligned; joins its thread's next bulk group
+    /// ([`Action::BulkCommit`]).
+    BulkStore {
+        dst: Address,
+        src: Address,
+        size: Source,
+    },
+    /// `cp.async.bulk.tensor` to global memory (tile mode): the box of
+    /// `box_dims` at `src` (shared, 128-byte aligned, row-major, read-owned
+    /// like a [`Action::BulkStore`]'s) to tensor parameter `param` (dims
+    /// and coordinates as in [`Action::TensorCopy`]), elements outside the
+    /// tensor not written.
+    TensorStore {
+        src: Address,
+        param: usize,
+        element: usize,
+        dims: Vec<DimSpec>,
+        box_dims: Vec<u32>,
+        coords: Vec<Linear>,
+    },
     /// `cp.async.commit_group`.
     AsyncCommit,
     /// `cp.async.wait_group pending` (`None`: `cp.async.wait_all`).
     AsyncWait {
         pending: Option<usize>,
+    },
+    /// `cp.async.bulk.commit_group`.
+    BulkCommit,
+    /// `cp.async.bulk.wait_group{.read} pending` (`read`: `.read`).
+    BulkWait {
+        pending: usize,
+        read: bool,
     },
     /// An operation on the mbarrier object at `address` (in an mbarrier
     /// buffer).
@@ -566,6 +597,10 @@ enum PreparedSemantics {
     Fence,
     AsyncCommit,
     AsyncWait { all: bool },
+    BulkStore,
+    TensorStore,
+    BulkCommit,
+    BulkWait { read: bool },
     Mbarrier(MbarrierOp),
 }
 
@@ -720,6 +755,10 @@ impl Builder<'_> {
             Semantics::Fence => PreparedSemantics::Fence,
             Semantics::AsyncCommit => PreparedSemantics::AsyncCommit,
             Semantics::AsyncWait { all } => PreparedSemantics::AsyncWait { all },
+            Semantics::BulkStore => PreparedSemantics::BulkStore,
+            Semantics::TensorStore => PreparedSemantics::TensorStore,
+            Semantics::BulkCommit => PreparedSemantics::BulkCommit,
+            Semantics::BulkWait { read } => PreparedSemantics::BulkWait { read },
             Semantics::Mbarrier(op) => PreparedSemantics::Mbarrier(op),
         };
         self.semantics
@@ -1054,6 +1093,59 @@ impl Builder<'_> {
                         barrier,
                     }
                 }
+                PreparedSemantics::BulkStore => {
+                    let (Some(dst), Some(src)) = copy_ends else {
+                        return Err(format!(
+                            "`{}` without its two addresses",
+                            instruction.opcode
+                        ));
+                    };
+                    if !matches!(
+                        (dst.region, src.region),
+                        (Region::Tensor(_), Region::Shared(_))
+                    ) {
+                        return Err(format!(
+                            "`{}` does not copy a shared buffer to a tensor",
+                            instruction.opcode
+                        ));
+                    }
+                    let size = match operand_sources.iter().find(|(name, _)| *name == "size") {
+                        Some((_, lanes)) if lanes.len() == 1 => lanes[0].clone(),
+                        _ => return Err(format!("`{}` without its size", instruction.opcode)),
+                    };
+                    Action::BulkStore { dst, src, size }
+                }
+                PreparedSemantics::TensorStore => {
+                    let (Some(src), Some(((param, element), dims, box_dims, coords))) =
+                        (copy_ends.1, tensor_box)
+                    else {
+                        return Err(format!(
+                            "`{}` without its tensor map and source",
+                            instruction.opcode
+                        ));
+                    };
+                    if !matches!(src.region, Region::Shared(_)) {
+                        return Err(format!(
+                            "`{}` does not copy a shared buffer",
+                            instruction.opcode
+                        ));
+                    }
+                    Action::TensorStore {
+                        src,
+                        param,
+                        element,
+                        dims,
+                        box_dims,
+                        coords,
+                    }
+                }
+                PreparedSemantics::BulkCommit => Action::BulkCommit,
+                PreparedSemantics::BulkWait { read } => Action::BulkWait {
+                    pending: immediate_of(&operand_sources, "n").ok_or_else(|| {
+                        format!("`{}` without its group count", instruction.opcode)
+                    })?,
+                    read,
+                },
                 PreparedSemantics::Fence => Action::Nothing,
                 PreparedSemantics::AsyncCommit => Action::AsyncCommit,
                 PreparedSemantics::AsyncWait { all: true } => Action::AsyncWait { pending: None },

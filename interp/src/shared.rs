@@ -62,6 +62,20 @@
 //!   ([`SharedMemory::retire_groups`]); a CTA barrier after some thread
 //!   observed the phase (or after the issuer's retiring wait, for its
 //!   copy's bytes) makes them ordinary bytes again.
+//! - **Bulk stores.** The source bytes of a bulk store to global memory
+//!   (`cp.async.bulk.global.shared::cta`, `cp.async.bulk.tensor` to
+//!   global) are read by the async proxy at some point between the
+//!   store's issue and the `cp.async.bulk.wait_group` (`.read` or not) of
+//!   its thread that retires its bulk group. They are checked and
+//!   recorded as a read of that thread at the issue and belong to the
+//!   store until that wait ([`SharedMemory::begin_store_source`]): any
+//!   thread may read them, none may write them meanwhile (a store, an
+//!   atomic, or a copy into them is a fault), so the bytes read at the
+//!   issue are the bytes the proxy reads. The retiring wait records the
+//!   read again, as its thread's at the wait
+//!   ([`SharedMemory::end_store_source`]): another thread writes the
+//!   bytes only after a CTA barrier (or an mbarrier phase) that orders
+//!   the write after the wait.
 //! - **mbarrier objects.** Each 8-byte word of an mbarrier buffer
 //!   (`alloc_shared::<Mbarrier>`) is an object: uninitialized, or its
 //!   expected and pending arrivals and completed phases. `init` and `inval`
@@ -75,7 +89,8 @@
 //! arrived on (releasing) after the write and the reader waited for
 //! (acquiring), unless the same thread wrote it (or both accesses were
 //! atomic), or landed with a copy the reading thread has waited for (its
-//! own `cp.async` wait, or a phase it observed); anything else is a
+//! own `cp.async` wait, or a phase it observed); no byte is written while
+//! a bulk store may still read it as its source; anything else is a
 //! [`FaultKind`]. An mbarrier object is used only initialized, initialized
 //! only when it is not, and a phase completes exactly when its expected
 //! arrivals have arrived.
@@ -104,6 +119,10 @@ struct Buffer {
     /// the asynchronous copy that owns it until it lands, or [`GATED`] +
     /// the index of the [`Gate`] of a landed copy.
     in_flight: Vec<u32>,
+    /// Per byte: 0, or the statement number + 1 of a bulk store that reads
+    /// it as its source (of the last one to claim it, when several do;
+    /// [`SharedMemory::sources`] has them all).
+    sourced: Vec<u32>,
     shadow: Shadow,
     /// The bytes accessed since the last reset (empty when none).
     touched: Range<usize>,
@@ -115,6 +134,15 @@ struct Buffer {
 /// The owner word of a byte gated by a landed copy: this bit, and the
 /// gate's index in the low bits.
 const GATED: u32 = 1 << 31;
+
+/// The [`Buffer::sourced`] mark of the bulk store of statement number
+/// `store` (numbers past `u32::MAX - 1` share the last mark).
+fn source_mark(store: usize) -> u32 {
+    u32::try_from(store)
+        .ok()
+        .and_then(|s| s.checked_add(1))
+        .unwrap_or(u32::MAX)
+}
 
 /// The bytes of one mbarrier object.
 pub(crate) const MBARRIER_BYTES: usize = 8;
@@ -235,6 +263,16 @@ struct Landed {
     range: Range<usize>,
 }
 
+/// The shared source of a bulk store (`cp.async.bulk`, `cp.async.bulk.tensor`
+/// to global memory) until a bulk wait of its thread retires it.
+struct StoreSource {
+    buffer: usize,
+    range: Range<usize>,
+    /// The store's statement number.
+    store: usize,
+    thread: u64,
+}
+
 /// A failed shared access, before the executor names the other thread.
 pub(crate) enum SharedFault {
     Kind(FaultKind),
@@ -267,11 +305,14 @@ pub(crate) struct SharedMemory {
     gates: Vec<Gate>,
     /// The gate of each (copy, phases).
     gate_of: HashMap<(usize, Vec<Phase>), usize>,
+    /// The sources of the bulk stores not yet retired, in issue order
+    /// (the bytes' [`Buffer::sourced`] marks name one of them).
+    sources: Vec<StoreSource>,
 }
 
 /// Bytes of host memory one shared byte takes: the byte, its defined
-/// flag, its in-flight owner and its shadow word.
-const HOST_BYTES_PER_BYTE: usize = 1 + 1 + 4 + 8;
+/// flag, its in-flight owner, its bulk store and its shadow word.
+const HOST_BYTES_PER_BYTE: usize = 1 + 1 + 4 + 4 + 8;
 
 impl SharedMemory {
     /// Storage for the buffers of `layouts`, in blocks of `block_threads`
@@ -299,6 +340,11 @@ impl SharedMemory {
                 .try_reserve_exact(layout.bytes)
                 .map_err(|_| refused())?;
             in_flight.resize(layout.bytes, 0);
+            let mut sourced = Vec::new();
+            sourced
+                .try_reserve_exact(layout.bytes)
+                .map_err(|_| refused())?;
+            sourced.resize(layout.bytes, 0);
             let mut objects = Vec::new();
             if layout.mbarrier {
                 let count = layout.bytes / MBARRIER_BYTES;
@@ -309,6 +355,7 @@ impl SharedMemory {
                 bytes,
                 defined,
                 in_flight,
+                sourced,
                 shadow,
                 touched: 0..0,
                 objects,
@@ -337,16 +384,18 @@ impl SharedMemory {
             observed: HashMap::new(),
             gates: Vec::new(),
             gate_of: HashMap::new(),
+            sources: Vec::new(),
         })
     }
 
-    /// A new block: every byte undefined and untouched again, every
-    /// mbarrier object uninitialized.
+    /// A new block: every byte undefined and untouched again (no copy's
+    /// and no store's), every mbarrier object uninitialized.
     pub fn reset(&mut self) {
         for buffer in &mut self.buffers {
             let touched = std::mem::replace(&mut buffer.touched, 0..0);
             buffer.defined[touched.clone()].fill(false);
             buffer.in_flight[touched.clone()].fill(0);
+            buffer.sourced[touched.clone()].fill(0);
             buffer.shadow.clear(touched);
             buffer.objects.fill(None);
         }
@@ -359,6 +408,7 @@ impl SharedMemory {
         self.observed.clear();
         self.gates.clear();
         self.gate_of.clear();
+        self.sources.clear();
     }
 
     /// The block passed a barrier: a new epoch, every thread's floor (so
@@ -634,6 +684,23 @@ impl SharedMemory {
         Ok(())
     }
 
+    /// Checks that no bulk store reads the `size` bytes at `at` of
+    /// `buffer` as its source (they may not be written).
+    fn unsourced(&self, buffer: usize, at: usize, size: usize) -> Result<(), SharedFault> {
+        if self.sources.is_empty() {
+            return Ok(());
+        }
+        let marks = &self.buffers[buffer].sourced[at..at + size];
+        match marks.iter().position(|m| *m != 0) {
+            None => Ok(()),
+            Some(i) => Err(SharedFault::Kind(FaultKind::AsyncStoreSourceWritten {
+                buffer: self.names[buffer].clone(),
+                offset: at + i,
+                store: marks[i] as usize - 1,
+            })),
+        }
+    }
+
     /// The buffer name and object index of mbarrier incarnation
     /// `incarnation`, for reports.
     pub fn mbarrier_of(&self, incarnation: usize) -> (String, usize) {
@@ -668,6 +735,9 @@ impl SharedMemory {
     ) -> Result<usize, SharedFault> {
         let at = self.place_aligned(buffer, offset, size, align)?;
         self.owned(buffer, at, size, thread)?;
+        if touch != Touch::Read {
+            self.unsourced(buffer, at, size)?;
+        }
         let order = self.order(thread);
         let name = || self.names[buffer].clone();
         let memory = &mut self.buffers[buffer];
@@ -711,6 +781,71 @@ impl SharedMemory {
         // The owner's number names the copy in a fault (`copy`, below).
         self.buffers[buffer].in_flight[at..at + size].fill(owner);
         Ok(at)
+    }
+
+    /// A bulk store (of statement number `store`) by `thread` from `size`
+    /// bytes at `offset` of `buffer`, aligned to `align`: checked and
+    /// recorded as a read of `thread` now (bounds, alignment, definedness,
+    /// races, no copy owning them); from now on the bytes are the store's
+    /// source until [`Self::end_store_source`]: any thread may read them,
+    /// none may write them (a store, an atomic, a copy into them:
+    /// [`FaultKind::AsyncStoreSourceWritten`]). Returns their start byte.
+    pub fn begin_store_source(
+        &mut self,
+        buffer: usize,
+        offset: i64,
+        (size, align): (usize, usize),
+        thread: u64,
+        store: usize,
+    ) -> Result<usize, SharedFault> {
+        let at = self.access_aligned(buffer, offset, (size, align), thread, Touch::Read)?;
+        self.sources.push(StoreSource {
+            buffer,
+            range: at..at + size,
+            store,
+            thread,
+        });
+        self.buffers[buffer].sourced[at..at + size].fill(source_mark(store));
+        Ok(at)
+    }
+
+    /// The bulk store `store` of `thread` from the `size` bytes at `at` of
+    /// `buffer` ([`Self::begin_store_source`]) has read them: a bulk wait
+    /// of `thread` retired its group. They are no longer its source (they
+    /// may be another store's), and its read is recorded again as one of
+    /// `thread` now: another thread's write races with it unless a CTA
+    /// barrier (or an mbarrier phase) orders the write after this wait.
+    pub fn end_store_source(
+        &mut self,
+        buffer: usize,
+        at: usize,
+        size: usize,
+        thread: u64,
+        store: usize,
+    ) -> Result<(), SharedFault> {
+        let range = at..at + size;
+        if let Some(i) = self.sources.iter().position(|s| {
+            s.buffer == buffer && s.range == range && s.store == store && s.thread == thread
+        }) {
+            self.sources.remove(i);
+        }
+        let memory = &mut self.buffers[buffer];
+        memory.sourced[range.clone()].fill(0);
+        // The other stores' sources among these bytes stay marked.
+        for other in self.sources.iter().filter(|s| s.buffer == buffer) {
+            let overlap = other.range.start.max(range.start)..other.range.end.min(range.end);
+            if !overlap.is_empty() {
+                memory.sourced[overlap].fill(source_mark(other.store));
+            }
+        }
+        self.access(buffer, at as i64, size, thread, Touch::Read)?;
+        Ok(())
+    }
+
+    /// The `size` bytes at `at` of buffer `buffer` (checked by
+    /// [`Self::access`]).
+    pub fn bytes(&self, buffer: usize, at: usize, size: usize) -> &[u8] {
+        &self.buffers[buffer].bytes[at..at + size]
     }
 
     /// The copy into `data.len()` bytes at `at` lands (its thread's wait):
@@ -1748,5 +1883,39 @@ mod tests {
             assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), "ok 4");
         }
         assert!(m.gates.is_empty());
+    }
+
+    // ---------------------------------------------------- bulk stores
+
+    #[test]
+    fn a_bulk_stores_source_is_read_not_written_until_it_ends() {
+        let mut m = memory();
+        ok(m.access(0, 0, 16, 0, Touch::Write));
+        m.write(0, 0, 8, 0x0807_0605_0403_0201);
+        m.write(0, 8, 8, 0x100f_0e0d_0c0b_0a09);
+        m.barrier();
+        // Stores 7 (thread 0, bytes 0..16) and 9 (thread 1, bytes 0..8).
+        assert_eq!(outcome(m.begin_store_source(0, 0, (16, 16), 0, 7)), "ok 0");
+        assert_eq!(outcome(m.begin_store_source(0, 0, (8, 8), 1, 9)), "ok 0");
+        assert_eq!(m.bytes(0, 4, 4), &[5, 6, 7, 8]);
+        let written = |offset, store| {
+            format!("AsyncStoreSourceWritten {{ buffer: \"s\", offset: {offset}, store: {store} }}")
+        };
+        // Any thread reads it; none writes it, nor the issuer.
+        assert_eq!(fault(m.access(0, 0, 4, 2, Touch::Read)), "ok 0");
+        assert_eq!(fault(m.access(0, 0, 4, 2, Touch::Write)), written(0, 9));
+        assert_eq!(fault(m.access(0, 12, 4, 0, Touch::Atomic)), written(12, 7));
+        assert_eq!(fault(m.begin_copy(0, 8, (8, 8), 3, 11)), written(8, 7));
+        // Thread 1's store ends: the bytes stay store 7's.
+        ok(m.end_store_source(0, 0, 8, 1, 9));
+        assert_eq!(fault(m.access(0, 0, 4, 1, Touch::Write)), written(0, 7));
+        ok(m.end_store_source(0, 0, 16, 0, 7));
+        // Its read is thread 0's at the end: unordered with thread 3's write.
+        assert_eq!(
+            fault(m.access(0, 12, 4, 3, Touch::Write)),
+            "race s byte 12 other 0"
+        );
+        m.barrier();
+        assert_eq!(fault(m.access(0, 12, 4, 3, Touch::Write)), "ok 12");
     }
 }

@@ -36,6 +36,9 @@ fn every_usable_variant_has_semantics() {
                         Semantics::TensorCopy => "tensor copy",
                         Semantics::Fence => "fence",
                         Semantics::AsyncCommit | Semantics::AsyncWait { .. } => "async group",
+                        Semantics::BulkStore => "bulk store",
+                        Semantics::TensorStore => "tensor store",
+                        Semantics::BulkCommit | Semantics::BulkWait { .. } => "bulk group",
                         Semantics::Mbarrier(_) => "mbarrier",
                     };
                     *counts.entry(kind).or_default() += 1;
@@ -288,4 +291,59 @@ fn every_usable_mbarrier_variant_has_mbarrier_semantics() {
     // Init, inval, arrive and arrive.expect_tx (releasing or relaxed),
     // the `.noinc` copy arrival, waits (acquiring or relaxed).
     assert_eq!(seen.len(), 9, "{seen:?}");
+}
+
+/// The usable bulk and tensor copies have the semantics of their
+/// direction (into shared memory: a copy completing on an mbarrier; into
+/// global memory: a store completing in a bulk group), and the bulk
+/// groups' commit and wait (`.read` or not) theirs.
+#[test]
+fn bulk_copies_into_global_memory_are_bulk_stores() {
+    let mut seen: BTreeMap<String, usize> = BTreeMap::new();
+    for form in FORMS
+        .iter()
+        .filter(|f| f.mnemonic.starts_with("cp.async.bulk"))
+    {
+        for variant in legal_variants(form) {
+            if variant.usability() != Usability::Yes {
+                continue;
+            }
+            let opcode = variant.opcode_text();
+            let to_global = variant.get(Slot::Dst) == Some("global");
+            let expected = match form.mnemonic {
+                "cp.async.bulk" if to_global => "BulkStore".to_string(),
+                "cp.async.bulk" => "BulkCopy".to_string(),
+                "cp.async.bulk.tensor" if to_global => "TensorStore".to_string(),
+                "cp.async.bulk.tensor" => "TensorCopy".to_string(),
+                "cp.async.bulk.commit_group" => "BulkCommit".to_string(),
+                "cp.async.bulk.wait_group" => format!(
+                    "{:?}",
+                    Semantics::BulkWait {
+                        read: variant.has(Slot::Read)
+                    }
+                ),
+                _ => continue,
+            };
+            match semantics(&variant) {
+                Ok(found) => assert_eq!(format!("{found:?}"), expected, "{opcode}"),
+                Err(error) => panic!("{opcode} ({}): {error}", form.id),
+            }
+            *seen.entry(expected).or_default() += 1;
+        }
+    }
+    println!("bulk variants: {seen:?}");
+    for kind in [
+        "BulkStore",
+        "BulkCopy",
+        "TensorStore",
+        "TensorCopy",
+        "BulkCommit",
+        "BulkWait { read: true }",
+        "BulkWait { read: false }",
+    ] {
+        assert!(
+            seen.contains_key(kind),
+            "no usable variant is {kind}: {seen:?}"
+        );
+    }
 }

@@ -91,12 +91,16 @@ fn every_usable_form_compiles_and_assembles() {
     let mut by_target: BTreeMap<Target, Vec<(String, String)>> = BTreeMap::new();
     let mut failures = Vec::new();
     let (mut forms, mut kernels) = (0, 0);
-    // mbarrier forms and the bulk copies that signal an mbarrier need a
-    // protocol around them (an init, arrivals before a wait):
-    // `tests/mbarriers.rs` and `tests/bulk_copies.rs` compile, assemble and
-    // run each usable spelling in kernels of their own.
+    // mbarrier forms, the bulk copies that signal an mbarrier and the bulk
+    // and tensor stores (whole views, completing in bulk groups) need a
+    // protocol around them (an init, arrivals before a wait; a proxy fence,
+    // a commit and a wait): `tests/mbarriers.rs`, `tests/bulk_copies.rs`,
+    // `tests/tensor_copies.rs` and `tests/async_stores.rs` compile, assemble
+    // and run each usable spelling in kernels of their own.
     for form in FORMS.iter().filter(|f| {
-        usable(f.usable) && f.effect != Effect::Mbarrier && !f.operands.iter().any(|o| o.mbarrier)
+        usable(f.usable)
+            && f.effect != Effect::Mbarrier
+            && !f.operands.iter().any(|o| o.mbarrier || o.whole)
     }) {
         forms += 1;
         for m in sample(form) {

@@ -12,8 +12,9 @@
 //! - destinations: every `Access::Write` register or predicate operand,
 //!   each of its lanes in order (`p|q` gives two, `d|p` gives `d` then `p`).
 //!
-//! Memory forms (`ld`, `st`, `ldu`, `prefetch`) move bytes and are run by the
-//! executor; atomics (`atom`, `red`) get their per-element update from
+//! Memory forms (`ld`, `st`, `ldu`, `prefetch`, the asynchronous copies
+//! and bulk stores with their groups and waits) move bytes and are run by
+//! the executor; atomics (`atom`, `red`) get their per-element update from
 //! [`atomic_update`]; mbarrier operations ([`MbarrierOp`]) change the state
 //! of an mbarrier object, which the executor keeps. Everything else is a
 //! [`Compute`].
@@ -264,6 +265,19 @@ pub enum Semantics {
     /// its tensor map, elements outside the tensor zero-filled, landing
     /// like a bulk copy.
     TensorCopy,
+    /// `cp.async.bulk.global.shared::cta.bulk_group [dst], [src], size`:
+    /// a run of `size` bytes from shared to global memory, completing in
+    /// a bulk group of its thread ([`Semantics::BulkCommit`],
+    /// [`Semantics::BulkWait`]). Its source is the store's to read (no
+    /// one may write it) until a bulk wait of its thread retires its
+    /// group.
+    BulkStore,
+    /// `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
+    /// [tensorMap, coords], [srcMem]{, policy}`: a box of shared memory
+    /// (row-major) to the tensor at the coordinates through its tensor
+    /// map, elements outside the tensor not written; completes like a
+    /// [`Semantics::BulkStore`].
+    TensorStore,
     /// A fence: the lockstep executor's accesses are already ordered; the
     /// proxy rules it makes hold are the checker's.
     Fence,
@@ -272,6 +286,14 @@ pub enum Semantics {
     /// `cp.async.wait_group n` (`all: false`, `n` its operand) or
     /// `cp.async.wait_all`.
     AsyncWait { all: bool },
+    /// `cp.async.bulk.commit_group`: the thread's bulk stores since its
+    /// last one form a bulk group (bulk groups are not `cp.async` groups).
+    BulkCommit,
+    /// `cp.async.bulk.wait_group{.read} n`: waits until at most the `n`
+    /// most recent of the thread's bulk groups are pending; `read`: only
+    /// until their sources have been read (their writes to global memory
+    /// may still be in flight).
+    BulkWait { read: bool },
     /// An operation on an mbarrier object in shared memory.
     Mbarrier(MbarrierOp),
 }
@@ -338,11 +360,26 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         Effect::Load { .. } if modelled => return Ok(Semantics::Load),
         Effect::Store if modelled => return Ok(Semantics::Store),
         Effect::Prefetch if modelled => return Ok(Semantics::Prefetch),
+        // A bulk copy into global memory is a store of the async proxy,
+        // completing in a bulk group; one into shared memory a load,
+        // completing on an mbarrier.
         Effect::AsyncCopy if modelled && variant.form.mnemonic == "cp.async.bulk" => {
-            return Ok(Semantics::BulkCopy);
+            return Ok(if to_global(variant) {
+                Semantics::BulkStore
+            } else {
+                Semantics::BulkCopy
+            });
         }
         Effect::AsyncCopy if modelled && variant.form.mnemonic == "cp.async.bulk.tensor" => {
-            return Ok(Semantics::TensorCopy);
+            // Tile mode only (`im2col` boxes are not modelled).
+            if !matches!(variant.get(Slot::LoadMode), None | Some("tile")) {
+                return Err(missing());
+            }
+            return Ok(if to_global(variant) {
+                Semantics::TensorStore
+            } else {
+                Semantics::TensorCopy
+            });
         }
         Effect::AsyncCopy if modelled => return Ok(Semantics::AsyncCopy),
         Effect::Fence if modelled => return Ok(Semantics::Fence),
@@ -351,6 +388,10 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
                 "cp.async.commit_group" => Ok(Semantics::AsyncCommit),
                 "cp.async.wait_group" => Ok(Semantics::AsyncWait { all: false }),
                 "cp.async.wait_all" => Ok(Semantics::AsyncWait { all: true }),
+                "cp.async.bulk.commit_group" => Ok(Semantics::BulkCommit),
+                "cp.async.bulk.wait_group" => Ok(Semantics::BulkWait {
+                    read: variant.has(Slot::Read),
+                }),
                 _ => Err(missing()),
             };
         }
@@ -375,6 +416,12 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         return Ok(Semantics::Collective(collective));
     }
     compute(variant).map(Semantics::Compute).ok_or_else(missing)
+}
+
+/// Whether an asynchronous copy writes global memory (its destination
+/// slot is `.global`): a bulk store of the async proxy.
+fn to_global(variant: &Modifiers) -> bool {
+    variant.get(Slot::Dst) == Some("global")
 }
 
 /// The register semantics of a non-memory variant, if it has one.

@@ -405,6 +405,14 @@ catalogue! {
         /// An async-proxy access (a bulk copy) without the proxy fence
         /// that orders the generic-proxy writes before it.
         PROXY_FENCE = 423, "async-proxy access without a proxy fence";
+        /// A bulk or tensor store to global bytes an earlier async store of
+        /// the same thread may still be writing (the async proxy does not
+        /// keep a thread's stores in order).
+        ASYNC_STORE_ORDER = 424, "async store to bytes an earlier async store may still be writing";
+        /// A tensor that bulk or tensor stores write is accessed some other
+        /// way in the kernel (the async proxy's writes are not ordered with
+        /// the generic proxy's accesses).
+        ASYNC_STORE_MIXED = 425, "tensor written by async stores also accessed another way";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

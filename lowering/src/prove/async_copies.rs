@@ -42,13 +42,30 @@
 //! are the accessing thread's own is the separation engine's question
 //! (`super::races`).
 //!
+//! **Stores to global memory** (`cp.async.bulk` and `cp.async.bulk.tensor`
+//! from `.shared::cta` to `.global`, completing in bulk groups) are two
+//! copies of the walk ([`Role`]): the shared source, owned against writes
+//! (not reads) until a `cp.async.bulk.wait_group` of the thread retires its
+//! bulk group (`.read` suffices), published to other threads by a CTA
+//! barrier after that wait, like a `cp.async` destination; and the global
+//! target, until a wait without `.read` retires it, against the thread's
+//! later async stores of the same bytes (TK0424; followed for
+//! [`SHIFT_LIMIT`] iterations of a loop, then dropped). Stores are usually
+//! issued and waited for by one thread (`if t == 0`): a commit or wait that
+//! every issuing thread runs moves the copy on that arm's path, which the
+//! join after an `if` on the thread's index keeps ([`join_arms`]). The
+//! generic writes a store's source needs ordered before it are the bulk
+//! copy's: a CTA barrier (TK0414) and a `fence.proxy.async` (TK0423).
+//!
 //! A copy's shared destination is not in the epochs of the shared race
 //! obligation (`super::shared_races`): it is written over an interval,
 //! which this walk follows. Guarantee: in a kernel this obligation
 //! accepts, no access meets a copy's destination bytes before the copy is
 //! retired for that thread (for other threads: and published by a
 //! barrier), no copy overwrites bytes another thread may still access, and
-//! no copy is pending when the kernel ends.
+//! no copy is pending when the kernel ends; no thread writes a store's
+//! source before the store's thread waited for it (others: and a barrier
+//! followed), and no store's source may still be read when the kernel ends.
 
 use crate::checked::{Apply, Loop, Node, Value};
 use crate::diag::{Code, Diagnostic, SpanId};
@@ -117,9 +134,43 @@ struct Copy {
     /// The mbarrier ticket a `cp.async.mbarrier.arrive` attached it to,
     /// or the one a bulk copy signals.
     attachment: Option<Attachment>,
-    /// A bulk copy (`cp.async.bulk`): only its mbarrier's phase retires
-    /// it, never a `cp.async` wait.
-    bulk: bool,
+    /// What kind of copy this is, and so what retires it.
+    role: Role,
+    /// The conditions on the thread where it was issued (`if t == 0`).
+    issuers: Vec<Fact>,
+    /// A commit or wait that all its issuing threads ran moved it since
+    /// the innermost `if` on the thread's index began: see [`join_arms`].
+    issuer_moved: bool,
+}
+
+/// The kinds of asynchronous copy the walk follows, by what retires them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    /// `cp.async` into shared memory: a `cp.async` wait (or the mbarrier
+    /// phase a `cp.async.mbarrier.arrive` attached it to).
+    CpAsync,
+    /// A bulk or tensor copy into shared memory: only its mbarrier's
+    /// phase, never a `cp.async` wait.
+    Bulk,
+    /// The shared bytes a bulk or tensor store to global memory reads: a
+    /// `cp.async.bulk.wait_group` (`.read` or not) that retires its bulk
+    /// group. Only writes meet it: reads of the source are no hazard.
+    StoreSource,
+    /// The global bytes a bulk or tensor store writes: a
+    /// `cp.async.bulk.wait_group` without `.read` that retires its bulk
+    /// group. Checked against the thread's later stores of those bytes
+    /// (two writes of one thread the async proxy may reorder); retired, it
+    /// is gone (no other thread reads a tensor async stores write: the
+    /// race obligation).
+    StoreTarget,
+}
+
+impl Role {
+    /// Whether `cp.async.bulk.commit_group` and `cp.async.bulk.wait_group`
+    /// count this copy (rather than the `cp.async` ones or an mbarrier).
+    fn in_bulk_group(self) -> bool {
+        matches!(self, Role::StoreSource | Role::StoreTarget)
+    }
 }
 
 impl Copy {
@@ -132,6 +183,7 @@ impl Copy {
             && self.loops == other.loops
             && self.shifts == other.shifts
             && self.attachment == other.attachment
+            && self.role == other.role
     }
 }
 
@@ -144,6 +196,8 @@ type Separated = (Vec<Vec<Separation>>, Vec<(Digit, i128)>);
 struct Touch {
     span: SpanId,
     buffer: usize,
+    /// A write (an async read of the bytes meets only writes).
+    write: bool,
     footprint: Footprint,
     separations: Vec<Vec<Separation>>,
     pinned: Vec<(Digit, i128)>,
@@ -175,6 +229,9 @@ struct State {
 #[derive(Debug, Clone, PartialEq)]
 struct GenericAccess {
     buffer: usize,
+    /// Whether any of the accesses wrote (an async read of the buffer
+    /// meets only writes).
+    written: bool,
     /// The conditions on the thread of the `fence.proxy.async` that ran
     /// after the last access (`None`: none ran): a bulk copy issued only
     /// by threads that ran it is ordered after the accesses.
@@ -185,8 +242,12 @@ struct GenericAccess {
 fn join_generic(a: &mut Vec<GenericAccess>, b: Vec<GenericAccess>) {
     for access in b {
         match a.iter_mut().find(|g| g.buffer == access.buffer) {
-            Some(found) if found.fenced_by != access.fenced_by => found.fenced_by = None,
-            Some(_) => {}
+            Some(found) => {
+                if found.fenced_by != access.fenced_by {
+                    found.fenced_by = None;
+                }
+                found.written |= access.written;
+            }
             None => a.push(access),
         }
     }
@@ -194,10 +255,28 @@ fn join_generic(a: &mut Vec<GenericAccess>, b: Vec<GenericAccess>) {
 
 /// Joins two paths' states: a copy pending on either is pending, with the
 /// commit ranges of both; the touches of both.
-fn join(mut a: State, b: State) -> State {
+fn join(a: State, b: State) -> State {
+    join_arms(a, b, false)
+}
+
+/// [`join`]; `divergent`: the two states are the arms of an `if` on the
+/// thread's index, so where a commit or wait that all of a copy's issuing
+/// threads ran moved it in one arm ([`Copy::issuer_moved`]), that arm is
+/// its issuers' path and its status there is the copy's (the other arm's
+/// threads did not issue it).
+fn join_arms(mut a: State, b: State, divergent: bool) -> State {
     for copy in b.copies {
         match a.copies.iter_mut().find(|c| c.same(&copy)) {
-            Some(found) => found.status = join_status(found.status, copy.status),
+            Some(found) if divergent && found.issuer_moved != copy.issuer_moved => {
+                if copy.issuer_moved {
+                    found.status = copy.status;
+                    found.issuer_moved = true;
+                }
+            }
+            Some(found) => {
+                found.status = join_status(found.status, copy.status);
+                found.issuer_moved |= copy.issuer_moved;
+            }
             None => a.copies.push(copy),
         }
     }
@@ -229,9 +308,11 @@ fn join_status(a: Status, b: Status) -> Status {
 fn subsumes(a: &State, b: &State) -> bool {
     a.rings == b.rings
         && b.generic.iter().all(|g| {
-            a.generic
-                .iter()
-                .any(|f| f.buffer == g.buffer && (f.fenced_by.is_none() || *f == *g))
+            a.generic.iter().any(|f| {
+                f.buffer == g.buffer
+                    && (f.fenced_by.is_none() || f.fenced_by == g.fenced_by)
+                    && (f.written || !g.written)
+            })
         })
         && b.touches.iter().all(|t| a.touches.contains(t))
         && b.copies.iter().all(|copy| {
@@ -290,7 +371,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
     let mut pending: Vec<&Copy> = end
         .copies
         .iter()
-        .filter(|c| matches!(c.status, Status::Pending { .. }))
+        .filter(|c| matches!(c.status, Status::Pending { .. }) && c.role != Role::StoreTarget)
         .collect();
     pending.sort_by_key(|c| c.number);
     pending.dedup_by_key(|c| c.number);
@@ -298,15 +379,22 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         let mut diag = Diagnostic::new(
             Code::ASYNC_NEVER_WAITED,
             first.span,
-            format!(
-                "this `{}` (statement {}) may still be in flight when the kernel ends",
-                first.opcode, first.number
-            ),
+            if first.role == Role::StoreSource {
+                format!(
+                    "this `{}` (statement {}) may still be reading its shared source when the kernel ends",
+                    first.opcode, first.number
+                )
+            } else {
+                format!(
+                    "this `{}` (statement {}) may still be in flight when the kernel ends",
+                    first.opcode, first.number
+                )
+            },
         )
-        .with_help(if first.bulk {
-            "wait for the mbarrier phase its bytes complete before the kernel ends: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)`"
-        } else {
-            "retire it before the kernel ends: `apply(ptx[\"cp.async.wait_all\"])`"
+        .with_help(match first.role {
+            Role::Bulk => "wait for the mbarrier phase its bytes complete before the kernel ends: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)`",
+            Role::StoreSource | Role::StoreTarget => "commit its bulk group and wait until its source was read before the kernel ends: `apply(ptx[\"cp.async.bulk.commit_group\"])`, then `apply(ptx[\"cp.async.bulk.wait_group.read\"], 0)`",
+            Role::CpAsync => "retire it before the kernel ends: `apply(ptx[\"cp.async.wait_all\"])`",
         });
         let others: Vec<String> = pending[1..].iter().map(|c| c.number.to_string()).collect();
         if !others.is_empty() {
@@ -418,6 +506,19 @@ impl Walk<'_, '_> {
                     // second; copies and accesses of either may be this
                     // thread's.
                     self.divergent += 1;
+                    // Which copies the issuers' group operations moved is
+                    // asked per `if`: the outer `if`'s answer comes back
+                    // after the join.
+                    let moved: Vec<Copy> = state
+                        .copies
+                        .iter()
+                        .filter(|c| c.issuer_moved)
+                        .cloned()
+                        .collect();
+                    let mut state = state;
+                    for copy in &mut state.copies {
+                        copy.issuer_moved = false;
+                    }
                     let then_state = self.block(then, state.clone());
                     let else_state = self.block(
                         otherwise,
@@ -428,10 +529,11 @@ impl Walk<'_, '_> {
                     );
                     self.divergent -= 1;
                     let rings = else_state.rings.clone();
-                    State {
-                        rings,
-                        ..join(then_state, else_state)
+                    let mut joined = join_arms(then_state, else_state, true);
+                    for copy in &mut joined.copies {
+                        copy.issuer_moved |= moved.iter().any(|m| m.same(copy));
                     }
+                    State { rings, ..joined }
                 }
                 Node::If {
                     cond: Some(_),
@@ -657,6 +759,12 @@ impl Walk<'_, '_> {
                 // accesses, where its thread's own bytes are told apart by
                 // the separation engine, not by its indices: forgetting
                 // them lets the copies of every iteration merge.
+                if copy.role == Role::StoreTarget && (copy.shifts > SHIFT_LIMIT || last) {
+                    // Followed for [`SHIFT_LIMIT`] iterations, then dropped
+                    // (module doc: a thread's stores of the same bytes
+                    // further apart are not reported).
+                    continue;
+                }
                 if copy.shifts > SHIFT_LIMIT || last || copy.status == Status::Retired {
                     copy = forget_copy(copy, first);
                 } else {
@@ -823,9 +931,17 @@ impl Walk<'_, '_> {
                         .flatten()
                         .is_none()
                     {
+                        // Earlier accesses, fenced or not, count as
+                        // unfenced with this one.
+                        let written = write
+                            || state
+                                .generic
+                                .iter()
+                                .any(|g| g.buffer == buffer.index && g.written);
                         state.generic.retain(|g| g.buffer != buffer.index);
                         state.generic.push(GenericAccess {
                             buffer: buffer.index,
+                            written,
                             fenced_by: None,
                         });
                     }
@@ -853,12 +969,11 @@ impl Walk<'_, '_> {
         }
         match effect {
             Effect::AsyncCopy => {
-                if let Some(copy) = self.issue(apply) {
-                    let bulk = copy.bulk;
-                    state.copies.push(copy);
-                    if bulk {
-                        self.bulk_copy(apply, &mut state);
-                    }
+                let copies = self.issue(apply);
+                let bulk = copies.iter().any(|c| c.role == Role::Bulk);
+                state.copies.extend(copies);
+                if bulk {
+                    self.bulk_copy(apply, &mut state);
                 }
             }
             Effect::AsyncGroup => self.group(apply, &mut state.copies),
@@ -903,7 +1018,10 @@ impl Walk<'_, '_> {
         access: &SharedOperand<'_>,
         generic: &[GenericAccess],
     ) {
-        let Some(found) = generic.iter().find(|g| g.buffer == access.buffer) else {
+        let Some(found) = generic
+            .iter()
+            .find(|g| g.buffer == access.buffer && (g.written || access.write))
+        else {
             return;
         };
         let copying = self.on_thread_facts(apply);
@@ -914,17 +1032,27 @@ impl Walk<'_, '_> {
         if fenced {
             return;
         }
-        self.report(
-            Diagnostic::new(
-                Code::PROXY_FENCE,
-                access.span,
+        let (message, help) = if access.write {
+            (
                 format!(
                     "this `{}` writes `{}` through the async proxy, but threads accessed that buffer through the generic proxy with no `fence.proxy.async` of the copying threads since: the copy may land before their accesses are done",
                     apply.opcode, access.name
                 ),
+                "run `apply(ptx[\"fence.proxy.async.shared::cta\"])` after the accesses: in the copying thread after it waited for them (or in every thread before it arrives)",
             )
-            .with_note("an mbarrier or CTA barrier orders generic accesses with generic ones only; the async proxy needs a proxy fence on top")
-            .with_help("run `apply(ptx[\"fence.proxy.async.shared::cta\"])` after the accesses: in the copying thread after it waited for them (or in every thread before it arrives)"),
+        } else {
+            (
+                format!(
+                    "this `{}` reads `{}` through the async proxy, but threads wrote that buffer through the generic proxy with no `fence.proxy.async` of the copying threads since: the copy may read bytes from before those writes",
+                    apply.opcode, access.name
+                ),
+                "run `apply(ptx[\"fence.proxy.async.shared::cta\"])` after the writes: in every thread before the CTA barrier that ends them (or in the copying thread after it)",
+            )
+        };
+        self.report(
+            Diagnostic::new(Code::PROXY_FENCE, access.span, message)
+                .with_note("an mbarrier or CTA barrier orders generic accesses with generic ones only; the async proxy needs a proxy fence on top")
+                .with_help(help),
         );
     }
 
@@ -982,6 +1110,7 @@ impl Walk<'_, '_> {
         Touch {
             span: access.span,
             buffer: access.buffer,
+            write: access.write,
             footprint: access.footprint.clone(),
             separations,
             pinned,
@@ -1000,7 +1129,10 @@ impl Walk<'_, '_> {
         access: &SharedOperand<'_>,
         touches: &[Touch],
     ) -> bool {
-        for touch in touches.iter().filter(|t| t.buffer == access.buffer) {
+        for touch in touches
+            .iter()
+            .filter(|t| t.buffer == access.buffer && (t.write || access.write))
+        {
             let here = self.at_iteration(access.footprint, &touch.loops);
             if self.apart(&touch.footprint, &here, &apply.facts)
                 || self.own_bytes(&touch.separations, &touch.pinned, apply, access.view)
@@ -1011,10 +1143,17 @@ impl Walk<'_, '_> {
                 Diagnostic::new(
                     Code::ASYNC_COPY_RACE,
                     access.span,
-                    format!(
-                        "this `{}` may overwrite bytes of `{}` that other threads access with no CTA barrier in between",
-                        apply.opcode, access.name
-                    ),
+                    if access.write {
+                        format!(
+                            "this `{}` may overwrite bytes of `{}` that other threads access with no CTA barrier in between",
+                            apply.opcode, access.name
+                        )
+                    } else {
+                        format!(
+                            "this `{}` may read bytes of `{}` that other threads write with no CTA barrier in between",
+                            apply.opcode, access.name
+                        )
+                    },
                 )
                 .with_help(if self.context.mbarriers.iter().any(Option::is_some) {
                     "put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` between the other threads' last access and this copy, or wait for an mbarrier phase every thread arrives on after that access"
@@ -1027,48 +1166,90 @@ impl Walk<'_, '_> {
         true
     }
 
-    /// The copy an async `apply` issues.
-    fn issue(&mut self, apply: &Apply) -> Option<Copy> {
+    /// The copies an async `apply` issues: one into shared memory, or for
+    /// a store to global memory its shared source and its global target.
+    fn issue(&mut self, apply: &Apply) -> Vec<Copy> {
         let mut dst = None;
+        let mut shared_source = None;
         let mut source = None;
         for operand in &apply.operands {
             if let Value::Memory { buffer, view, .. } = &operand.value {
                 if operand.slot.access == Access::Write {
-                    dst = Some((operand.span, buffer.index, view));
+                    dst = Some((operand.span, buffer.index, buffer.space, view));
                 } else if buffer.space == MemorySpace::Global {
                     source = Some((buffer.index, footprint(view)));
+                } else if operand.slot.whole {
+                    shared_source = Some((operand.span, buffer.index, view));
                 }
             }
         }
-        let (span, buffer, view) = dst?;
-        let (separations, pinned) = self.separated(apply, view);
-        Some(Copy {
-            number: apply.number,
-            opcode: apply.opcode.clone(),
-            span,
-            buffer,
-            footprint: footprint(view),
-            source,
-            separations,
-            pinned,
-            status: Status::Pending { lo: 0, hi: 0 },
-            loops: self.loops.clone(),
-            shifts: 0,
-            attachment: None,
-            bulk: apply.operands.iter().any(|o| o.slot.whole),
-        })
+        let Some((span, buffer, space, view)) = dst else {
+            return Vec::new();
+        };
+        let whole = apply.operands.iter().any(|o| o.slot.whole);
+        let copy = |walk: &mut Self, span, buffer, view: &Layout, role| {
+            let (separations, pinned) = walk.separated(apply, view);
+            Copy {
+                number: apply.number,
+                opcode: apply.opcode.clone(),
+                span,
+                buffer,
+                footprint: footprint(view),
+                source: None,
+                separations,
+                pinned,
+                status: Status::Pending { lo: 0, hi: 0 },
+                loops: walk.loops.clone(),
+                shifts: 0,
+                attachment: None,
+                role,
+                issuers: walk.on_thread_facts(apply),
+                issuer_moved: false,
+            }
+        };
+        if space == MemorySpace::Global {
+            let Some((source_span, source_buffer, source_view)) = shared_source else {
+                return Vec::new();
+            };
+            return vec![
+                copy(
+                    self,
+                    source_span,
+                    source_buffer,
+                    source_view,
+                    Role::StoreSource,
+                ),
+                copy(self, span, buffer, view, Role::StoreTarget),
+            ];
+        }
+        let role = if whole { Role::Bulk } else { Role::CpAsync };
+        let mut into_shared = copy(self, span, buffer, view, role);
+        into_shared.source = source;
+        vec![into_shared]
     }
 
-    /// `commit_group`, `wait_group n`, `wait_all`.
-    fn group(&mut self, apply: &Apply, copies: &mut [Copy]) {
+    /// `commit_group`, `wait_group n`, `wait_all`, of `cp.async` or of
+    /// bulk groups (`cp.async.bulk.*`, whose `wait_group.read` retires a
+    /// store's source but not its target). A retired store target is
+    /// gone: nothing else of the thread waits for it.
+    fn group(&mut self, apply: &Apply, copies: &mut Vec<Copy>) {
         let unconditional = apply.user_guard == Cond::Const(true);
         let mnemonic = apply.form.form.mnemonic;
-        for copy in copies.iter_mut().filter(|c| !c.bulk) {
+        let bulk_group = mnemonic.starts_with("cp.async.bulk.");
+        let read_only = apply.form.get(crate::ptx::Slot::Read).is_some();
+        let waiters = self.on_thread_facts(apply);
+        for copy in copies.iter_mut() {
+            if copy.role.in_bulk_group() != bulk_group
+                || copy.role == Role::Bulk
+                || (read_only && copy.role == Role::StoreTarget)
+            {
+                continue;
+            }
             let Status::Pending { lo, hi } = copy.status else {
                 continue;
             };
             copy.status = match mnemonic {
-                "cp.async.commit_group" => Status::Pending {
+                "cp.async.commit_group" | "cp.async.bulk.commit_group" => Status::Pending {
                     lo: if unconditional {
                         (lo + 1).min(COMMIT_CAP)
                     } else {
@@ -1077,20 +1258,31 @@ impl Walk<'_, '_> {
                     hi: (hi + 1).min(COMMIT_CAP),
                 },
                 "cp.async.wait_all" if unconditional => Status::Retired,
-                "cp.async.wait_group" if unconditional => {
+                "cp.async.wait_group" | "cp.async.bulk.wait_group" if unconditional => {
                     let n = wait_count(apply);
                     if lo > n { Status::Retired } else { copy.status }
                 }
                 _ => copy.status,
             };
+            copy.issuer_moved |= waiters.iter().all(|f| copy.issuers.contains(f));
         }
+        copies.retain(|c| !(c.role == Role::StoreTarget && c.status == Status::Retired));
     }
 
     /// An access to a shared buffer against the copies in flight or
     /// unpublished.
     fn shared_access(&mut self, apply: &Apply, access: &SharedOperand<'_>, copies: &[Copy]) {
         let (span, name, buffer, write) = (access.span, access.name, access.buffer, access.write);
-        for copy in copies.iter().filter(|c| c.buffer == buffer) {
+        // A store's source meets writes only; its target is global.
+        let meets = |c: &&Copy| {
+            c.buffer == buffer
+                && match c.role {
+                    Role::CpAsync | Role::Bulk => true,
+                    Role::StoreSource => write,
+                    Role::StoreTarget => false,
+                }
+        };
+        for copy in copies.iter().filter(meets) {
             let here = self.at_iteration(access.footprint, &copy.loops);
             if self.apart(&copy.footprint, &here, &apply.facts) {
                 continue;
@@ -1110,7 +1302,16 @@ impl Walk<'_, '_> {
                     if self.quiet == 0 {
                         self.reported_copies.push(copy.number);
                     }
-                    let help = if copy.bulk {
+                    let help = if copy.role == Role::StoreSource {
+                        if lo == 0 {
+                            "commit its bulk group (`cp.async.bulk.commit_group`) and wait until its source was read (`cp.async.bulk.wait_group.read`) before this statement".to_string()
+                        } else {
+                            format!(
+                                "wait until its bulk group's source was read before this statement: `apply(ptx[\"cp.async.bulk.wait_group.read\"], {})` retires it",
+                                lo - 1
+                            )
+                        }
+                    } else if copy.role == Role::Bulk {
                         format!(
                             "wait for the mbarrier phase the copy's bytes complete{}: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)` before this statement",
                             copy.attachment.as_ref().map_or(String::new(), |a| format!(
@@ -1136,8 +1337,14 @@ impl Walk<'_, '_> {
                             Code::ASYNC_IN_FLIGHT,
                             span,
                             format!(
-                                "`{name}` is {verb} here while the `{}` of statement {} may still be writing these bytes",
-                                copy.opcode, copy.number
+                                "`{name}` is {verb} here while the `{}` of statement {} may still be {} these bytes",
+                                copy.opcode,
+                                copy.number,
+                                if copy.role == Role::StoreSource {
+                                    "reading"
+                                } else {
+                                    "writing"
+                                }
                             ),
                         )
                         .with_help(help),
@@ -1153,8 +1360,14 @@ impl Walk<'_, '_> {
                             Code::ASYNC_UNPUBLISHED,
                             span,
                             format!(
-                                "`{name}` is {verb} here by threads other than the one whose `{}` (statement {}) wrote these bytes of `{shared}`, with no CTA barrier since its wait",
-                                copy.opcode, copy.number
+                                "`{name}` is {verb} here by threads other than the one whose `{}` (statement {}) {} these bytes of `{shared}`, with no CTA barrier since its wait",
+                                copy.opcode,
+                                copy.number,
+                                if copy.role == Role::StoreSource {
+                                    "read"
+                                } else {
+                                    "wrote"
+                                }
                             ),
                         )
                         .with_help(
@@ -1177,6 +1390,14 @@ impl Walk<'_, '_> {
         copies: &[Copy],
     ) {
         for copy in copies {
+            if copy.role == Role::StoreTarget {
+                // (A plain store to a tensor async stores write is the
+                // race obligation's error, TK0425.)
+                if apply.form.effect() == Effect::AsyncCopy {
+                    self.store_after_store(apply, span, name, param, access, copy);
+                }
+                continue;
+            }
             let Some((source, footprint)) = &copy.source else {
                 continue;
             };
@@ -1200,6 +1421,39 @@ impl Walk<'_, '_> {
                 .with_help("wait for the copy (`cp.async.wait_group`) before writing its source"),
             );
         }
+    }
+
+    /// A store to global tensor `param` against an earlier async store of
+    /// the thread whose writes no `cp.async.bulk.wait_group` (without
+    /// `.read`) has seen complete.
+    fn store_after_store(
+        &mut self,
+        apply: &Apply,
+        span: SpanId,
+        name: &str,
+        param: usize,
+        access: &Footprint,
+        earlier: &Copy,
+    ) {
+        if earlier.buffer != param {
+            return;
+        }
+        let access = self.at_iteration(access, &earlier.loops);
+        if self.apart(&earlier.footprint, &access, &apply.facts) {
+            return;
+        }
+        let tensor = &self.context.param_names[param];
+        self.report(
+            Diagnostic::new(
+                Code::ASYNC_STORE_ORDER,
+                span,
+                format!(
+                    "`{name}` is stored here while the `{}` of statement {} may still be writing these bytes of `{tensor}`: the async proxy does not keep a thread's stores in order",
+                    earlier.opcode, earlier.number
+                ),
+            )
+            .with_help("wait for the earlier store's bulk group before this statement: `apply(ptx[\"cp.async.bulk.wait_group\"], 0)` (without `.read`)"),
+        );
     }
 
     /// An access's footprint as compared with an earlier one made in the

@@ -57,6 +57,12 @@
 //! still be separated from each other (TK0408), and a `.cta` or `.cluster`
 //! atomic (a cluster is one CTA: launches have no cluster dims) must be
 //! separated across CTAs from every atomic of the tensor (TK0409).
+//!
+//! **Async stores.** A tensor a bulk or tensor store writes (through the
+//! async proxy, unordered with the generic proxy's accesses) is accessed
+//! by such stores only (TK0425); they are then held to the race rule like
+//! stores, a tensor store's box as the slice it is (its bytes outside the
+//! tensor are never written, so the slice over-approximates them).
 
 use std::cell::{OnceCell, RefCell};
 use std::collections::{BTreeSet, HashMap};
@@ -112,6 +118,9 @@ pub(crate) struct AccessRecord {
     /// the race rule does not follow element by element.
     pub non_coherent: bool,
     pub tensor_map: bool,
+    /// A bulk or tensor store (`cp.async.bulk(.tensor)` to global memory):
+    /// written through the async proxy.
+    pub async_store: bool,
     /// An atomic read-modify-write (`atom`, `red`), with its size and
     /// scope: atomics of one size and scope may meet (the module doc).
     pub atomic: Option<Atomic>,
@@ -898,7 +907,21 @@ impl<'a> Threads<'a> {
                 .cloned()
                 .collect();
             let name = declared.name.clone();
-            if let Some(load) = records.iter().find(|r| r.tensor_map) {
+            if records.iter().any(|r| r.async_store)
+                && let Some(other) = records.iter().find(|r| !r.async_store)
+            {
+                diags.push(
+                    Diagnostic::new(
+                        Code::ASYNC_STORE_MIXED,
+                        other.span,
+                        format!("`{name}` is {} here, but the kernel also writes it with an async store, whose writes are not ordered with this access", if other.store { "written" } else { "read" }),
+                    )
+                    .with_note("a bulk or tensor store writes through the async proxy, which the generic proxy's loads and stores are not ordered with")
+                    .with_help(format!("write `{name}` through async stores only, or through plain stores only")),
+                );
+                continue;
+            }
+            if let Some(load) = records.iter().find(|r| r.tensor_map && !r.store) {
                 diags.push(
                     Diagnostic::new(
                         Code::NC_OF_WRITTEN,
@@ -1391,13 +1414,10 @@ impl RaceWalk<'_, '_> {
                 continue;
             };
             let store = operand.slot.access == Access::Write;
-            // An asynchronous copy's shared destination is the async
-            // ownership obligation's (`async_copies`): its bytes are
-            // written between issue and wait, not in one epoch.
-            if store
-                && buffer.space == MemorySpace::Shared
-                && apply.form.effect() == Effect::AsyncCopy
-            {
+            // An asynchronous copy's shared destination or source is the
+            // async ownership obligation's (`async_copies`): its bytes are
+            // written or read between issue and wait, not in one epoch.
+            if buffer.space == MemorySpace::Shared && apply.form.effect() == Effect::AsyncCopy {
                 continue;
             }
             let atomic = atomic_of(&apply.form);
@@ -1424,8 +1444,9 @@ impl RaceWalk<'_, '_> {
                     store,
                     // `ldu` also needs data that stays read-only.
                     non_coherent: apply.form.effect() == Effect::Load { non_coherent: true }
-                        || operand.slot.kind == OperandKind::TensorCoords,
+                        || (operand.slot.kind == OperandKind::TensorCoords && !store),
                     tensor_map: operand.slot.kind == OperandKind::TensorCoords,
+                    async_store: store && apply.form.effect() == Effect::AsyncCopy,
                     atomic,
                     separations,
                     pinned,

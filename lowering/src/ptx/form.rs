@@ -434,7 +434,7 @@ impl Modifiers {
     /// the same space; every other address the form's [`Modifiers::space`].
     pub fn operand_space(&self, operand: &str) -> Space {
         match (self.get(Slot::Src), self.get(Slot::Dst)) {
-            (Some(src), _) if operand == "src" => Space::from_token(Some(src)),
+            (Some(src), _) if matches!(operand, "src" | "srcMem") => Space::from_token(Some(src)),
             (_, Some(dst)) if matches!(operand, "dst" | "dstMem" | "mbar") => {
                 Space::from_token(Some(dst))
             }

@@ -105,12 +105,15 @@ impl Checker<'_> {
         // arithmetic.
         let guarded = bounds::guard(&checked, &self.atoms, &self.proofs);
         let mut failed = false;
-        // A bulk copy cannot be guarded: skipped, its bytes would never
-        // reach the mbarrier that expects them.
+        // A bulk copy that signals an mbarrier cannot be guarded: skipped,
+        // its bytes would never reach the mbarrier that expects them (a
+        // store completing in a bulk group may be).
+        let signals_mbarrier =
+            checked.form.get(crate::ptx::Slot::Completion) == Some("mbarrier::complete_tx::bytes");
         if let Some((le0, span)) = guarded
             .bounds
             .first()
-            .filter(|_| checked.operands.iter().any(|o| o.slot.whole))
+            .filter(|_| signals_mbarrier && checked.operands.iter().any(|o| o.slot.whole))
         {
             let unproven = format!(
                 "the checker cannot prove `{} <= 0` here",

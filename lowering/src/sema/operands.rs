@@ -492,13 +492,16 @@ fn bulk_size_error(
         .zip(values)
         .zip(&apply.operands)
         .filter(|((slot, _), _)| slot.whole)
-        .filter_map(|((_, value), operand)| match value {
-            Value::Memory { layout, name, .. } => {
-                Some((view_bytes(layout), name.as_str(), operand.span()))
-            }
+        .filter_map(|((slot, value), operand)| match value {
+            Value::Memory { layout, name, .. } => Some((
+                view_bytes(layout),
+                name.as_str(),
+                operand.span(),
+                slot.kind == OperandKind::TensorCoords,
+            )),
             _ => None,
         });
-    let (bytes, first, first_span) = views.next()?;
+    let (bytes, first, first_span, first_is_box) = views.next()?;
     // One instruction: the other memory operands (its mbarrier) name one
     // element.
     if let Some((value, operand)) = slots
@@ -526,11 +529,15 @@ fn bulk_size_error(
         ));
     }
     let tensor_copy = slots.iter().any(|s| s.kind == OperandKind::TensorCoords);
-    if let Some((other, name, span)) = views.find(|(b, _, _)| *b != bytes) {
+    if let Some((other, name, span, _)) = views.find(|(b, _, _, _)| *b != bytes) {
         return Some(Diagnostic::new(
             Code::BULK_SIZE,
             span,
-            if tensor_copy {
+            if first_is_box {
+                format!(
+                    "`{name}` holds {other} bytes, but the box of `{first}` holds {bytes}: `{opcode}` stores its shared view into the box"
+                )
+            } else if tensor_copy {
                 format!(
                     "the box of `{name}` holds {other} bytes, but `{first}` holds {bytes}: `{opcode}` fills its shared view with the box"
                 )

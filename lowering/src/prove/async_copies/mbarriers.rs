@@ -202,6 +202,7 @@ impl Walk<'_, '_> {
                     let ticket = state.rings[index].completed.clone();
                     for copy in &mut state.copies {
                         if copy.attachment.is_none()
+                            && copy.role == Role::CpAsync
                             && matches!(copy.status, Status::Pending { .. })
                         {
                             copy.attachment = Some(Attachment {
