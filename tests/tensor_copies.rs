@@ -226,6 +226,102 @@ fn load_tile_evict_last(x: Tensor<f32, M, N>, tile: Tensor<f32, 2048>) {
     }
 }
 
+/// `y = 2 x` for rows of any length `N` (a multiple of 4: the tensor map
+/// needs 16-byte rows) through a 3-stage ring of tensor copies: chunk `k`
+/// is the box `[1, 256]` at column `256 k`, the last one partly outside
+/// the row (zeros there). The refill of chunk `k + 2` runs only where that
+/// chunk exists (`if k + 2 < chunks`), so the `full` ring completes a
+/// phase in every iteration but the last two: the checker counts its
+/// tickets as if it did, and proves that no wait is for a ticket past the
+/// last chunk.
+#[tile_kernel(grid = [M, 1, 1], block = [64, 1, 1], arch = "sm_90")]
+fn double_rows_tail_ring(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>) {
+    let t = thread_id(0);
+    let row = cta_id(0);
+    let chunks = ceil_div(N, 256);
+    let ring = alloc_shared::<f32>([3, 256]);
+    let full = alloc_shared::<Mbarrier>([3]);
+    let empty = alloc_shared::<Mbarrier>([3]);
+    let v = alloc_local::<f32>([1, 4]);
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..3]).reshape([3, 1]),
+            1,
+        );
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            empty.slice(s![0..3]).reshape([3, 1]),
+            64,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if t == 0 {
+        for s in 0..2 {
+            if s < chunks {
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full.slice(s![s..s + 1]),
+                    1024,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    ring.slice(s![s..s + 1, ..]),
+                    x.slice(s![row..row + 1, 256 * s..256 * s + 256]),
+                    full.slice(s![s..s + 1]),
+                );
+            }
+        }
+    }
+    for k in 0..chunks {
+        let stage = k % 3;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            full.slice(s![stage..stage + 1]),
+            (k / 3) % 2,
+        );
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            ring.slice(s![stage..stage + 1, 4 * t..4 * t + 4]),
+        );
+        apply(
+            ptx["mbarrier.arrive.shared::cta.b64"],
+            empty.slice(s![stage..stage + 1]),
+        );
+        if k + 2 < chunks {
+            if t == 0 {
+                let refill = (k + 2) % 3;
+                apply(
+                    ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                    empty.slice(s![refill..refill + 1]),
+                    ((k + 2) / 3 + 1) % 2,
+                );
+                apply(ptx["fence.proxy.async.shared::cta"]);
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full.slice(s![refill..refill + 1]),
+                    1024,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    ring.slice(s![refill..refill + 1, ..]),
+                    x.slice(s![row..row + 1, 256 * (k + 2)..256 * (k + 2) + 256]),
+                    full.slice(s![refill..refill + 1]),
+                );
+            }
+        }
+        let w = v.reshape([4, 1]);
+        apply(ptx["add.f32"], w, w, w);
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![row..row + 1, 256 * k + 4 * t..256 * k + 4 * t + 4]),
+            v,
+        );
+    }
+}
+
 #[test]
 fn the_map_is_a_hidden_parameter() {
     let ptx = load_tiles::PTX;
@@ -292,6 +388,7 @@ fn tensor_copy_kernels_assemble_without_spills() {
         ("load_halo", load_halo::PTX),
         ("load_5d", load_5d::PTX),
         ("load_tile_evict_last", load_tile_evict_last::PTX),
+        ("double_rows_tail_ring", double_rows_tail_ring::PTX),
     ]);
 }
 
@@ -303,8 +400,25 @@ mod twins {
         boxes_read_zeros_outside_the_tensor,
         one_and_five_dimensional_boxes,
         a_cache_policy_moves_no_value,
+        a_ring_with_a_guarded_tail,
         rows_of_other_than_16_bytes_are_refused
     );
+
+    fn a_ring_with_a_guarded_tail(dev: &Device) -> tile_kernel::Result<()> {
+        // 1, 2, 3 and 5 chunks, full and partial last ones: the prologue's
+        // second refill and the loop's last two are skipped.
+        for (m, n) in [(2, 4), (3, 256), (2, 300), (1, 512), (2, 1000), (3, 1280)] {
+            let host = inputs(m * n, 0x7a_0003 + n as u64);
+            let x = dev.upload(&host, [m, n])?;
+            let mut y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
+            double_rows_tail_ring(dev, &x, &mut y)?;
+            let got = y.download()?;
+            for (i, (g, h)) in got.iter().zip(&host).enumerate() {
+                assert_eq!(g.to_bits(), (h + h).to_bits(), "{m} x {n}: element {i}");
+            }
+        }
+        Ok(())
+    }
 
     fn a_cache_policy_moves_no_value(dev: &Device) -> tile_kernel::Result<()> {
         let (m, n) = (40, 72);

@@ -141,6 +141,9 @@ struct Copy {
     /// A commit or wait that all its issuing threads ran moved it since
     /// the innermost `if` on the thread's index began: see [`join_arms`].
     issuer_moved: bool,
+    /// Facts of the only paths it exists on (`p <= 0` each; empty: every
+    /// path): see [`Walk::tag_guarded_arms`].
+    exists_if: Vec<Fact>,
 }
 
 /// The kinds of asynchronous copy the walk follows, by what retires them.
@@ -206,6 +209,9 @@ struct Touch {
     /// Ordered before the waits on this mbarrier ticket (ring buffer,
     /// ticket): every thread arrived on it after the access.
     released: Option<(usize, Poly)>,
+    /// Facts of the only paths it exists on (`p <= 0` each; empty: every
+    /// path): see [`Walk::tag_guarded_arms`].
+    exists_if: Vec<Fact>,
 }
 
 /// What one thread may have outstanding at a point: its copies, and the
@@ -276,6 +282,7 @@ fn join_arms(mut a: State, b: State, divergent: bool) -> State {
             Some(found) => {
                 found.status = join_status(found.status, copy.status);
                 found.issuer_moved |= copy.issuer_moved;
+                found.exists_if.retain(|f| copy.exists_if.contains(f));
             }
             None => a.copies.push(copy),
         }
@@ -536,12 +543,17 @@ impl Walk<'_, '_> {
                     State { rings, ..joined }
                 }
                 Node::If {
-                    cond: Some(_),
+                    cond: Some(cond),
                     then,
                     otherwise,
                 } => {
-                    let then_state = self.block(then, state.clone());
-                    let else_state = self.block(otherwise, state);
+                    let mut then_state = self.block(then, state.clone());
+                    let mut else_state = self.block(otherwise, state);
+                    // A refill under a tail guard: its tickets counted on
+                    // both paths, those it may skip virtual.
+                    if self.virtual_join(&mut then_state.rings, &mut else_state.rings, cond) {
+                        tag_guarded_arms(&mut then_state, &mut else_state, cond);
+                    }
                     join(then_state, else_state)
                 }
                 Node::If {
@@ -609,7 +621,10 @@ impl Walk<'_, '_> {
     ) -> State {
         self.loops.push(looped.first_atom);
         let first = looped.first_atom;
+        // Not entered: where the range is empty.
         let mut exits = entry.clone();
+        let empty = header.end.sub(&header.start);
+        prune_copies_and_touches(self, &mut exits, &[empty]);
         let mut head = entry;
         let mut exact = true;
         for j in 0..ITERATION_LIMIT {
@@ -629,7 +644,10 @@ impl Walk<'_, '_> {
             if exact {
                 self.exact.pop();
             }
-            exits = join(exits, end.clone());
+            let mut leaving = end.clone();
+            let known = exact.then(|| header.start.add(&header.step.scale(i128::from(j))));
+            self.prune_at_exit(&mut leaving, header, known);
+            exits = join(exits, leaving);
             let next = self.back_edge(
                 end,
                 looped,
@@ -729,6 +747,13 @@ impl Walk<'_, '_> {
             ring.completed = ring
                 .completed
                 .and_then(|c| self.substitute(&c, var, &previous, first, false));
+            if let Some(from) = ring.virtual_from.take() {
+                // A bound the next iteration cannot name: not countable.
+                ring.virtual_from = self.substitute(&from, var, &previous, first, false);
+                if ring.virtual_from.is_none() {
+                    ring.completed = None;
+                }
+            }
             out.rings.push(ring);
         }
         for mut touch in end.touches {
@@ -738,9 +763,30 @@ impl Walk<'_, '_> {
                 // iteration's last epoch meet a copy in a ring; older
                 // ones (a loop without a barrier) are forgotten.
                 if touch.shifts > TOUCH_SHIFT_LIMIT || last {
+                    // Its path facts that stay true in later iterations
+                    // outlive its indices.
+                    let lasting: Vec<Fact> = touch
+                        .exists_if
+                        .iter()
+                        .filter(|f| !last && monotone_in(f, var, first))
+                        .cloned()
+                        .collect();
+                    // Its release ticket in this iteration's terms: kept
+                    // from now on as the loop variable grows, it only
+                    // overstates the ticket (a later wait acquires it
+                    // no sooner than it may).
+                    let released = touch.released.take().and_then(|(ring, ticket)| {
+                        let ticket = self.substitute(&ticket, var, &previous, first, true)?;
+                        Some((ring, ticket))
+                    });
                     touch = forget_touch(touch, first);
+                    touch.exists_if = lasting;
+                    if !last {
+                        touch.released = released;
+                    }
                 } else {
                     touch.footprint = self.shift_footprint(&touch.footprint, var, &previous, first);
+                    touch.exists_if = self.shift_facts(&touch.exists_if, var, &previous, first);
                     touch.released = touch.released.and_then(|(ring, ticket)| {
                         let ticket = self.substitute(&ticket, var, &previous, first, true)?;
                         Some((ring, ticket))
@@ -769,6 +815,7 @@ impl Walk<'_, '_> {
                     copy = forget_copy(copy, first);
                 } else {
                     copy.footprint = self.shift_footprint(&copy.footprint, var, &previous, first);
+                    copy.exists_if = self.shift_facts(&copy.exists_if, var, &previous, first);
                     if let Some((param, footprint)) = copy.source.take() {
                         let footprint = self.shift_footprint(&footprint, var, &previous, first);
                         copy.source = Some((param, footprint));
@@ -791,6 +838,52 @@ impl Walk<'_, '_> {
             );
         }
         out
+    }
+
+    /// Path facts as the next iteration sees them: a fact that only grows
+    /// truer as loop variable `var` grows ([`monotone_in`]: the guard of a
+    /// tail stays false) is kept as it is; another has `var` replaced by
+    /// `by`, or is dropped where it cannot be re-expressed (a weaker path
+    /// condition).
+    fn shift_facts(&mut self, facts: &[Fact], var: AtomId, by: &Poly, first: AtomId) -> Vec<Fact> {
+        facts
+            .iter()
+            .filter_map(|f| {
+                if monotone_in(f, var, first) {
+                    Some(f.clone())
+                } else {
+                    self.substitute(f, var, by, first, true)
+                }
+            })
+            .collect()
+    }
+
+    /// Whether `facts` prove one of `exists_if` false: what carries those
+    /// path facts does not exist where `facts` hold.
+    fn contradicts(&self, facts: &[Fact], exists_if: &[Fact]) -> bool {
+        exists_if
+            .iter()
+            .any(|f| self.prove_le0(facts, &Poly::constant(1).sub(f)))
+    }
+
+    /// The state after an iteration as the loop's exit sees it: the loop
+    /// leaves after this iteration only where `end <= k + step`, so what
+    /// exists only on paths that contradict it is dropped.
+    /// `known`: the loop variable's value in an iteration walked at a
+    /// known value.
+    fn prune_at_exit(
+        &mut self,
+        state: &mut State,
+        header: &crate::checked::LoopHeader,
+        known: Option<Poly>,
+    ) {
+        let var = Poly::atom(header.var);
+        let mut facts = vec![header.end.sub(&var).sub(&header.step)];
+        if let Some(value) = known {
+            facts.push(var.sub(&value));
+            facts.push(value.sub(&var));
+        }
+        prune_copies_and_touches(self, state, &facts);
     }
 
     /// `footprint` with loop variable `var` replaced by `by` (`None` where
@@ -1117,6 +1210,7 @@ impl Walk<'_, '_> {
             loops: self.loops.clone(),
             shifts: 0,
             released: None,
+            exists_if: Vec::new(),
         }
     }
 
@@ -1129,10 +1223,14 @@ impl Walk<'_, '_> {
         access: &SharedOperand<'_>,
         touches: &[Touch],
     ) -> bool {
+        let here_facts = self.facts_here(apply);
         for touch in touches
             .iter()
             .filter(|t| t.buffer == access.buffer && (t.write || access.write))
         {
+            if self.contradicts(&here_facts, &touch.exists_if) {
+                continue;
+            }
             let here = self.at_iteration(access.footprint, &touch.loops);
             if self.apart(&touch.footprint, &here, &apply.facts)
                 || self.own_bytes(&touch.separations, &touch.pinned, apply, access.view)
@@ -1205,6 +1303,7 @@ impl Walk<'_, '_> {
                 role,
                 issuers: walk.on_thread_facts(apply),
                 issuer_moved: false,
+                exists_if: Vec::new(),
             }
         };
         if space == MemorySpace::Global {
@@ -1542,6 +1641,62 @@ impl Walk<'_, '_> {
     }
 }
 
+/// After a virtual join of a uniform `if` (a refill under a tail guard,
+/// `crate::prove::async_copies` module doc): the copies and touches one
+/// arm has and the other does not exist only where that arm's condition
+/// holds. A later copy into the stage, proven to run only where the guard
+/// held (its ticket is real), does not meet the touches the skipped path
+/// left; a loop's exit does not see the copies of an iteration it could
+/// not have left after.
+fn tag_guarded_arms(then_state: &mut State, else_state: &mut State, cond: &Cond) {
+    let then_facts = cond.facts(true);
+    let else_facts = cond.facts(false);
+    let then_copies = then_state.copies.clone();
+    let else_copies = else_state.copies.clone();
+    for copy in &mut then_state.copies {
+        if !else_copies.iter().any(|c| c.same(copy)) {
+            copy.exists_if.extend(then_facts.iter().cloned());
+        }
+    }
+    for copy in &mut else_state.copies {
+        if !then_copies.iter().any(|c| c.same(copy)) {
+            copy.exists_if.extend(else_facts.iter().cloned());
+        }
+    }
+    let then_touches = then_state.touches.clone();
+    let else_touches = else_state.touches.clone();
+    for touch in &mut then_state.touches {
+        if !else_touches.contains(touch) {
+            touch.exists_if.extend(then_facts.iter().cloned());
+        }
+    }
+    for touch in &mut else_state.touches {
+        if !then_touches.contains(touch) {
+            touch.exists_if.extend(else_facts.iter().cloned());
+        }
+    }
+}
+
+/// Whether `fact <= 0` stays true as loop variable `var` grows (loops
+/// step up): its coefficient on `var` is a constant at most 0 and it names
+/// no other atom of the loop's body (`first` on).
+fn monotone_in(fact: &Fact, var: AtomId, first: AtomId) -> bool {
+    let (coefficient, rest) = fact.split_on(var);
+    coefficient.as_const().is_some_and(|c| c <= 0)
+        && rest.atoms().iter().all(|a| *a < first && *a != var)
+}
+
+/// Drops from `state` the copies and touches that cannot exist where
+/// `facts` hold.
+fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State, facts: &[Fact]) {
+    state
+        .copies
+        .retain(|c| !walk.contradicts(facts, &c.exists_if));
+    state
+        .touches
+        .retain(|t| !walk.contradicts(facts, &t.exists_if));
+}
+
 /// What is left of `state` after loop `first`: what depends on the loop
 /// forgotten, the copies and touches of its iterations merged.
 fn forget_state(state: State, first: AtomId) -> State {
@@ -1588,6 +1743,7 @@ fn forget_copy(mut copy: Copy, first: AtomId) -> Copy {
     }
     copy.loops.retain(|l| *l < first);
     copy.shifts = 0;
+    copy.exists_if.clear();
     copy
 }
 
@@ -1613,6 +1769,7 @@ fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
     }
     touch.loops.retain(|l| *l < first);
     touch.shifts = 0;
+    touch.exists_if.clear();
     touch
 }
 

@@ -1,6 +1,6 @@
 // An arrival under an `if` on a launch value completes the phase on one
-// path only: the phases completed before the wait cannot be counted
-// (TK0417).
+// path only: the checker counts it as a guarded (virtual) ticket, which
+// the unconditional wait may not be for (TK0418: it hangs where n <= 3).
 use tile_kernel::prelude::*;
 #[tile_kernel(grid = 1, block = 128, arch = "sm_90")]
 fn k(y: Tensor<u32, 128>, n: u32) {

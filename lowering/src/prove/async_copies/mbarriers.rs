@@ -28,6 +28,16 @@
 //! the walk measures it on a silent pass and counts `F = F0 + d * (k -
 //! start)`.
 //!
+//! **Tail guards.** A uniform `if` whose arms complete different numbers
+//! of tickets (a refill under `if k + 2 < chunks`) is counted as its fuller
+//! arm, the tickets from a bound `B` on *virtual* ([`Ring::virtual_from`],
+//! [`Walk::virtual_join`]): every ticket below `B` is real on both paths.
+//! Every wait must then be for a ticket below `B` (TK0418) and every
+//! arrival or signalling copy go to one (TK0419), proven from the facts
+//! where it runs; what exists only on one arm is tagged with that arm's
+//! facts (`exists_if`), so that later statements and a loop's exits
+//! contradicting them do not see it.
+//!
 //! **Rules.** A use of an object not initialized on every path (TK0415),
 //! an init of a live object (TK0416), a parity that is not the last
 //! completed phase's (TK0417), a wait no earlier arrival completes
@@ -53,6 +63,12 @@ pub(super) struct Ring {
     pub counts: Vec<Option<i128>>,
     /// Tickets completed so far (`None`: not countable here).
     pub completed: Option<Poly>,
+    /// Tickets from this one on may be *virtual*: counted in `completed`
+    /// although the refill that would complete them was skipped by a tail
+    /// guard (`if k + 2 < chunks`); `None`: every counted ticket is real.
+    /// No wait may acquire a virtual ticket and no arrival may go to one
+    /// (both proven where they run): see [`Walk::virtual_join`].
+    pub virtual_from: Option<Poly>,
     /// Arrivals toward ticket `completed` so far.
     pub arrivals: i128,
     /// Whether every thread of the CTA took part in those arrivals.
@@ -81,6 +97,7 @@ impl Ring {
             size,
             counts: vec![None; usize::try_from(size).unwrap_or(0)],
             completed: Some(Poly::constant(0)),
+            virtual_from: None,
             arrivals: 0,
             everyone: true,
             releasing: true,
@@ -132,6 +149,13 @@ pub(super) fn join_rings(a: &mut Vec<Ring>, b: Vec<Ring>) {
                 }
                 if found.completed != ring.completed || !found.same_progress(&ring) {
                     found.completed = None;
+                }
+                match (&found.virtual_from, ring.virtual_from) {
+                    (a, b) if *a == b => {}
+                    (None, b) => found.virtual_from = b,
+                    (Some(_), None) => {}
+                    // Two bounds: not countable (no `min` of them).
+                    (Some(_), Some(_)) => found.completed = None,
                 }
                 found.everyone &= ring.everyone;
                 found.releasing &= ring.releasing;
@@ -445,6 +469,8 @@ impl Walk<'_, '_> {
                 .with_help("arrive on the objects in turn: the `t`-th phase to complete on a ring of `S` is object `t % S`'s"),
             );
         }
+        // Counted as if real (reported otherwise): one mistake, one error.
+        self.real_ticket_in_progress(apply, operand, &state.rings[index]);
         let ring = &state.rings[index];
         let arrivals = ring.arrivals + running;
         if arrivals > count {
@@ -569,6 +595,130 @@ impl Walk<'_, '_> {
         ring.begin_phase();
     }
 
+    /// `apply`'s facts, with the values of the loop variables of the
+    /// iterations walked at a known value (`k = 1`).
+    pub(super) fn facts_here(&self, apply: &Apply) -> Vec<Fact> {
+        let mut facts = apply.facts.clone();
+        for (var, _, value) in &self.exact {
+            let var = Poly::atom(*var);
+            facts.push(var.sub(value));
+            facts.push(value.sub(&var));
+        }
+        facts
+    }
+
+    /// Checks that the ticket in progress on `ring` is a real one: below
+    /// its [`Ring::virtual_from`], proven from `apply`'s facts (reported
+    /// otherwise). An arrival on a virtual ticket would go, where a tail
+    /// guard skipped a refill, to an earlier ticket's object.
+    fn real_ticket_in_progress(
+        &mut self,
+        apply: &Apply,
+        operand: &BarrierOperand<'_>,
+        ring: &Ring,
+    ) {
+        let (Some(from), Some(completed)) = (&ring.virtual_from, &ring.completed) else {
+            return;
+        };
+        if self.le(&self.facts_here(apply), &completed.add_const(1), from) {
+            return;
+        }
+        let (from, completed) = (from.clone(), self.known(completed));
+        self.ring_error(
+            operand.buffer,
+            Diagnostic::new(
+                Code::MBARRIER_ARRIVALS,
+                operand.span,
+                format!(
+                    "this `{}` goes to ticket `{}` of `{}`, but the tickets from `{}` on are counted only where a guarded refill ran: where it was skipped, this would complete an earlier phase",
+                    apply.opcode,
+                    completed.display(&self.atoms),
+                    operand.name,
+                    from.display(&self.atoms)
+                ),
+            )
+            .with_note("the checker counts a refill under a tail guard (`if k + 2 < chunks`) as if it ran; arrivals after it must be under the same guard")
+            .with_help(format!(
+                "arrive only where `{} < {}` holds",
+                completed.display(&self.atoms),
+                from.display(&self.atoms)
+            )),
+        );
+    }
+
+    /// The rings after a uniform `if` whose arms complete different
+    /// numbers of tickets: where one arm (`more`) completes `d` tickets
+    /// more than the other (`fewer`, whose facts hold `e <= 0`), both
+    /// count `F_more`, the tickets from `B = F_fewer + e` on *virtual*
+    /// ([`Ring::virtual_from`]): on the `more` path they are real, on the
+    /// `fewer` path `B <= F_fewer`, so every ticket below `B` is real on
+    /// both. A tail guard `if k + 2 < chunks` around a refill gives `B =
+    /// chunks`. Rings left as they were where this does not apply (the
+    /// join makes them uncountable).
+    pub(super) fn virtual_join(
+        &mut self,
+        then_rings: &mut [Ring],
+        else_rings: &mut [Ring],
+        cond: &Cond,
+    ) -> bool {
+        let mut joined = false;
+        for then_ring in then_rings.iter_mut() {
+            let Some(else_ring) = else_rings.iter_mut().find(|r| r.buffer == then_ring.buffer)
+            else {
+                continue;
+            };
+            let (Some(ft), Some(fe)) = (&then_ring.completed, &else_ring.completed) else {
+                continue;
+            };
+            if ft == fe
+                || !then_ring.same_progress(else_ring)
+                || then_ring.counts != else_ring.counts
+            {
+                continue;
+            }
+            let (more, fewer, fewer_facts) = match ft.sub(fe).as_const() {
+                Some(d) if d > 0 => (&mut *then_ring, &mut *else_ring, cond.facts(false)),
+                Some(d) if d < 0 => (&mut *else_ring, &mut *then_ring, cond.facts(true)),
+                _ => continue,
+            };
+            // One fact of the fewer arm bounds the real tickets.
+            let [e] = fewer_facts.as_slice() else {
+                continue;
+            };
+            let bound = fewer.completed.as_ref().map(|f| f.add(e));
+            let Some(bound) = bound else { continue };
+            // With an earlier bound, the lower of the two: tickets below
+            // either are real where it holds, and the `fewer` path has
+            // `B <= F_fewer` for both.
+            let mut lowest = Some(bound);
+            for earlier in [more.virtual_from.clone(), fewer.virtual_from.clone()]
+                .into_iter()
+                .flatten()
+            {
+                lowest = lowest.and_then(|b| {
+                    if self.le(&[], &b, &earlier) {
+                        Some(b)
+                    } else if self.le(&[], &earlier, &b) {
+                        Some(earlier)
+                    } else {
+                        None
+                    }
+                });
+            }
+            match lowest {
+                Some(lowest) => more.virtual_from = Some(lowest),
+                // Two bounds, neither provably the lower: not countable.
+                None if self.quiet == 0 => continue,
+                // A pass that only measures tickets per iteration keeps
+                // the earlier bound (its loop variable is not in the count).
+                None => {}
+            }
+            *fewer = more.clone();
+            joined = true;
+        }
+        joined
+    }
+
     /// Whether `operand` names the object of ticket `completed`, `F % S`.
     fn names_ticket(
         &mut self,
@@ -662,7 +812,9 @@ impl Walk<'_, '_> {
                 )
                 .with_note("the checker follows the objects of an mbarrier buffer as a ring: their phases complete in turn, object `t % S` for the `t`-th completion"),
             );
-            return;
+            // Counted as if it went there (as an arrival is): a pass that
+            // only measures tickets per iteration does not know the
+            // object's index yet.
         }
         let bytes = apply
             .operands
@@ -674,6 +826,8 @@ impl Walk<'_, '_> {
                 _ => None,
             })
             .unwrap_or(0);
+        // Counted as if real (reported otherwise).
+        self.real_ticket_in_progress(apply, &operand, &state.rings[index]);
         if let Some(copy) = state.copies.last_mut() {
             copy.attachment = Some(Attachment {
                 ring: operand.buffer,
@@ -773,7 +927,7 @@ impl Walk<'_, '_> {
                     operand.name, apply.opcode
                 ),
             )
-            .with_note("phases are counted through `if`s whose arms complete the same phases, and through loops whose iterations complete the same number (with step 1)")
+            .with_note("phases are counted through `if`s whose arms complete the same phases (or, under a guard on launch values, one more on one arm), and through loops whose iterations complete the same number (with step 1)")
             .with_help("complete the same phases on every path: arrive unconditionally and let bounds guards skip the copies"),
         );
     }
@@ -934,6 +1088,32 @@ impl Walk<'_, '_> {
                 return;
             }
         };
+        if let Some(from) = state.rings[index].virtual_from.clone()
+            && !self.le(&self.facts_here(apply), &ticket.add_const(1), &from)
+        {
+            self.ring_error(
+                operand.buffer,
+                Diagnostic::new(
+                    Code::MBARRIER_NEVER_COMPLETES,
+                    operand.span,
+                    format!(
+                        "this wait on `{}` is for ticket `{}`, but the tickets of `{}` from `{}` on are completed only where a guarded refill ran: where it was skipped, the wait would wait forever",
+                        operand.name,
+                        ticket.display(&self.atoms),
+                        operand.name,
+                        from.display(&self.atoms)
+                    ),
+                )
+                .with_note("the checker counts a refill under a tail guard (`if k + 2 < chunks`) as if it ran, and proves that no wait is for a ticket it skipped")
+                .with_help(format!(
+                    "wait only where `{} < {}` holds (the chunk exists)",
+                    ticket.display(&self.atoms),
+                    from.display(&self.atoms)
+                )),
+            );
+            self.acquire_all(operand.buffer, state);
+            return;
+        }
         // A `.relaxed` wait acquires nothing: the phase is checked, but the
         // copies and accesses stay as they were; nor does a wait a `pred` or
         // a bounds guard may skip.
