@@ -16,9 +16,14 @@ const U32: TypeRef = TypeRef::Fixed(PtxType::U32);
 const B16: TypeRef = TypeRef::Fixed(PtxType::B16);
 const B64: TypeRef = TypeRef::Fixed(PtxType::B64);
 
-const FENCES: Usability = Usability::NotYet(
-    "a memory model for kernels: fences, their scopes and the orderings they give",
-);
+/// Memory fences (`fence.sc`/`.acq_rel` of a scope, `fence.proxy.alias`,
+/// `membar`): usable anywhere. They only add ordering: no proof of the
+/// checker relies on one (races are excluded by separation, CTA barriers
+/// and mbarrier phases, the async proxy by `fence.proxy.async`, which the
+/// ownership walk follows), so a fence never makes a kernel pass, and the
+/// interpreter, whose lock-step executor orders every access, runs it as
+/// nothing.
+const FENCES: Usability = Usability::Yes;
 const PROXIES: Usability =
     Usability::NotYet("asynchronous-proxy operations (bulk copies, tensor maps) to order against");
 const BARRIERS: Usability = Usability::NotYet(
