@@ -13,7 +13,8 @@
 //! the ring with bulk copies (`cp.async.bulk`) one thread issues, each
 //! completing on its stage's mbarrier by its byte count, and a fifth with
 //! tensor copies (TMA). A sixth takes rows of any length: its tensor-copy
-//! ring runs a runtime number of chunks, refilling under a tail guard.
+//! ring runs a runtime number of chunks, refilling under a tail guard; a
+//! seventh stores its output through tensor stores too.
 //! Checked bit for bit against the host; on a GPU, timed against a device
 //! copy of the same bytes.
 //!
@@ -557,6 +558,132 @@ fn scale_rows_tma_tail(x: Tensor<f32, M, N>, scale: Tensor<f32, M>, y: Tensor<f3
     }
 }
 
+/// `scale_rows_tma_tail` with tensor stores: each scaled chunk goes to a
+/// 2-stage output ring that one thread stores to `y` as a `[2, 256]` box
+/// (clipped to `y` by the hardware), after a proxy fence and a barrier;
+/// before a stage is rewritten, the store that read it two chunks ago must
+/// be done reading it (`cp.async.bulk.wait_group.read 1`, then a barrier).
+#[tile_kernel(grid = [ceil_div(M, 2), 1, 1], block = [64, 2, 1], arch = "sm_90")]
+fn scale_rows_tma_io(x: Tensor<f32, M, N>, scale: Tensor<f32, M>, y: Tensor<f32, M, N>) {
+    let tx = thread_id(0);
+    let ty = thread_id(1);
+    let rows = cta_id(0) * 2;
+    let row = rows + ty;
+    let col = tx * 4;
+    let chunks = ceil_div(N, 256);
+    let ring = alloc_shared::<f32>([4, 2, 256]);
+    let out = alloc_shared::<f32>([2, 2, 256]);
+    let full = alloc_shared::<Mbarrier>([4]);
+    let empty = alloc_shared::<Mbarrier>([4]);
+    let v = alloc_local::<f32>([1, 4]);
+    let f = alloc_local::<f32>([1, 1]);
+    if row < M {
+        apply(
+            ptx["ld.global.f32"],
+            f,
+            scale.slice(s![row..row + 1]).unsqueeze(0),
+        );
+    } else {
+        apply(ptx["mov.b32"], f, 0);
+    }
+    if tx == 0 && ty == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..4]).reshape([4, 1]),
+            1,
+        );
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            empty.slice(s![0..4]).reshape([4, 1]),
+            128,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if tx == 0 && ty == 0 {
+        for s in 0..3 {
+            if s < chunks {
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full.slice(s![s..s + 1]),
+                    2048,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    ring.slice(s![s..s + 1, .., ..]),
+                    x.slice(s![rows..rows + 2, 256 * s..256 * s + 256]),
+                    full.slice(s![s..s + 1]),
+                );
+            }
+        }
+    }
+    for k in 0..chunks {
+        let stage = k % 4;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            full.slice(s![stage..stage + 1]),
+            (k / 4) % 2,
+        );
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            ring.slice(s![stage..stage + 1, ty, col..col + 4]),
+        );
+        apply(
+            ptx["mbarrier.arrive.shared::cta.b64"],
+            empty.slice(s![stage..stage + 1]),
+        );
+        if k + 3 < chunks {
+            if tx == 0 && ty == 0 {
+                let refill = (k + 3) % 4;
+                apply(
+                    ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                    empty.slice(s![refill..refill + 1]),
+                    ((k + 3) / 4 + 1) % 2,
+                );
+                apply(ptx["fence.proxy.async.shared::cta"]);
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full.slice(s![refill..refill + 1]),
+                    2048,
+                );
+                let c = 256 * (k + 3);
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    ring.slice(s![refill..refill + 1, .., ..]),
+                    x.slice(s![rows..rows + 2, c..c + 256]),
+                    full.slice(s![refill..refill + 1]),
+                );
+            }
+        }
+        ewise(|a: f32, s: f32| a * s, v, v, f.broadcast([1, 4]));
+        let o = k % 2;
+        if tx == 0 && ty == 0 {
+            apply(ptx["cp.async.bulk.wait_group.read"], 1);
+        }
+        apply(ptx["bar.sync"], 0, scope = "cta");
+        apply(
+            ptx["st.shared.v4.f32"],
+            out.slice(s![o..o + 1, ty, col..col + 4]),
+            v,
+        );
+        apply(ptx["fence.proxy.async.shared::cta"]);
+        apply(ptx["bar.sync"], 0, scope = "cta");
+        if tx == 0 && ty == 0 {
+            let c = 256 * k;
+            apply(
+                ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
+                y.slice(s![rows..rows + 2, c..c + 256]),
+                out.slice(s![o..o + 1, .., ..]),
+            );
+            apply(ptx["cp.async.bulk.commit_group"]);
+        }
+    }
+    if tx == 0 && ty == 0 {
+        apply(ptx["cp.async.bulk.wait_group.read"], 0);
+    }
+}
+
 /// `scale_rows_tma4` on the `[M, N]` tensors of the other kernels: `x` as
 /// `[M, N / 256, 256]` (a view, no copy).
 fn scale_rows_tma4_rows(
@@ -593,7 +720,7 @@ fn reversed_groups(n: usize, c: usize) -> Option<usize> {
 }
 
 /// Each kernel, what it computes and the multiple of 4 its rows need.
-const KERNELS: [(&str, Kernel, Source, usize); 6] = [
+const KERNELS: [(&str, Kernel, Source, usize); 7] = [
     ("scale_rows_ring4", scale_rows_ring4, same_column, 4),
     ("scale_rows_ring8", scale_rows_ring8, same_column, 4),
     (
@@ -605,6 +732,7 @@ const KERNELS: [(&str, Kernel, Source, usize); 6] = [
     ("scale_rows_bulk4", scale_rows_bulk4, same_column, 4096),
     ("scale_rows_tma4", scale_rows_tma4_rows, same_column, 4096),
     ("scale_rows_tma_tail", scale_rows_tma_tail, same_column, 4),
+    ("scale_rows_tma_io", scale_rows_tma_io, same_column, 4),
 ];
 
 /// Deterministic values in (-8, 8).
@@ -691,6 +819,7 @@ fn main() -> Result<(), Error> {
             ("scale_rows_bulk4", scale_rows_bulk4::PTX),
             ("scale_rows_tma4", scale_rows_tma4::PTX),
             ("scale_rows_tma_tail", scale_rows_tma_tail::PTX),
+            ("scale_rows_tma_io", scale_rows_tma_io::PTX),
         ],
         &[(3, 1024), (2, 5000), (1, 8), (4, 12288)],
         &[(65536, 4096), (16384, 16384)],
