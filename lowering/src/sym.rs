@@ -88,8 +88,19 @@ impl Serialize for Poly {
 }
 
 impl PartialEq for Poly {
+    /// Term by term over the two vectors (the checker compares fact sets,
+    /// which are polynomials, at every cached proof).
     fn eq(&self, other: &Poly) -> bool {
-        self.terms.len() == other.terms.len() && self.terms().eq(other.terms())
+        if self.terms.len() != other.terms.len() {
+            return false;
+        }
+        for i in 0..self.terms.len() {
+            let (a, b) = (&self.terms[i], &other.terms[i]);
+            if a.coef != b.coef || self.monomial(a) != other.monomial(b) {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -110,12 +121,12 @@ impl Ord for Poly {
 impl std::hash::Hash for Poly {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_usize(self.terms.len());
-        for (m, c) in self.terms() {
-            state.write_usize(m.len());
-            for atom in m {
-                state.write_u32(*atom);
+        for term in &self.terms {
+            state.write_usize(term.len as usize);
+            for &atom in self.monomial(term) {
+                state.write_u32(atom);
             }
-            state.write_i128(c);
+            state.write_i128(term.coef);
         }
     }
 }
