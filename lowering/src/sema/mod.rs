@@ -1022,10 +1022,9 @@ impl<'k> Checker<'k> {
     /// unrolled loops check their body once per iteration, and resolving a
     /// misspelling (with its suggestions) is not cheap.
     fn resolved(&mut self, opcode: &str) -> &Result<Vec<Modifiers>, crate::ptx::OpcodeError> {
-        if !self.opcodes.contains_key(opcode) {
-            self.opcodes.insert(opcode.to_string(), resolve(opcode));
-        }
-        &self.opcodes[opcode]
+        self.opcodes
+            .entry(opcode.to_string())
+            .or_insert_with(|| resolve(opcode))
     }
 
     fn apply_statement(&mut self, apply: &ast::Apply) {
