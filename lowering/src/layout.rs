@@ -198,7 +198,10 @@ impl Layout {
         let mut stride = Poly::constant(dtype.size_bytes() as i128);
         for axis in (0..shape.len()).rev() {
             strides[axis] = stride.clone();
-            stride = stride.mul(&shape[axis]);
+            // (The whole extent's size is no stride.)
+            if axis > 0 {
+                stride = stride.mul(&shape[axis]);
+            }
         }
         Layout {
             dtype,

@@ -88,8 +88,19 @@ impl Serialize for Poly {
 }
 
 impl PartialEq for Poly {
+    /// Term by term over the two vectors (the checker compares fact sets,
+    /// which are polynomials, at every cached proof).
     fn eq(&self, other: &Poly) -> bool {
-        self.terms.len() == other.terms.len() && self.terms().eq(other.terms())
+        if self.terms.len() != other.terms.len() {
+            return false;
+        }
+        for i in 0..self.terms.len() {
+            let (a, b) = (&self.terms[i], &other.terms[i]);
+            if a.coef != b.coef || self.monomial(a) != other.monomial(b) {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -110,12 +121,12 @@ impl Ord for Poly {
 impl std::hash::Hash for Poly {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
         state.write_usize(self.terms.len());
-        for (m, c) in self.terms() {
-            state.write_usize(m.len());
-            for atom in m {
-                state.write_u32(*atom);
+        for term in &self.terms {
+            state.write_usize(term.len as usize);
+            for &atom in self.monomial(term) {
+                state.write_u32(atom);
             }
-            state.write_i128(c);
+            state.write_i128(term.coef);
         }
     }
 }
@@ -353,6 +364,14 @@ impl Poly {
     }
 
     pub fn mul(&self, other: &Poly) -> Poly {
+        // A constant factor scales each term (the same saturating products
+        // in the same order; strides and extents are mostly constants).
+        match (self.as_const(), other.as_const()) {
+            (Some(a), Some(b)) => return Poly::constant(a.saturating_mul(b)),
+            (Some(a), None) => return other.scale(a),
+            (None, Some(b)) => return self.scale(b),
+            (None, None) => {}
+        }
         let mut out = Poly::default();
         let mut m: Vec<AtomId> = Vec::new();
         for (m1, c1) in self.terms() {
@@ -1428,6 +1447,31 @@ mod tests {
         let end = base.add_const(8);
         assert_eq!(end.sub(&base).as_const(), Some(8));
         assert_eq!(base.mul(&Poly::constant(0)), Poly::default());
+    }
+
+    #[test]
+    fn constant_factors_multiply_each_term() {
+        let (_, tid, cta, _) = atoms();
+        let p = Poly::atom(cta)
+            .scale(3)
+            .add(&Poly::atom(tid).mul(&Poly::atom(cta)))
+            .add_const(-2);
+        for c in [0, 1, -3, i128::MAX, i128::MIN] {
+            let expected: Vec<(Vec<AtomId>, i128)> = p
+                .terms()
+                .map(|(m, k)| (m.to_vec(), k.saturating_mul(c)))
+                .filter(|(_, k)| *k != 0)
+                .collect();
+            for product in [p.mul(&Poly::constant(c)), Poly::constant(c).mul(&p)] {
+                let got: Vec<(Vec<AtomId>, i128)> =
+                    product.terms().map(|(m, k)| (m.to_vec(), k)).collect();
+                assert_eq!(got, expected, "times {c}");
+            }
+            assert_eq!(
+                Poly::constant(7).mul(&Poly::constant(c)),
+                Poly::constant(7i128.saturating_mul(c))
+            );
+        }
     }
 
     #[test]

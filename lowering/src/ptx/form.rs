@@ -325,9 +325,12 @@ impl Modifiers {
 
     /// The variant's position in this build of the table.
     pub fn id(&self) -> VariantId {
-        let form = super::table::FORMS
-            .iter()
-            .position(|f| f.id == self.form.id)
+        let form = table_position(self.form)
+            .or_else(|| {
+                super::table::FORMS
+                    .iter()
+                    .position(|f| f.id == self.form.id)
+            })
             .and_then(|i| u16::try_from(i).ok())
             .unwrap_or(u16::MAX);
         let tokens = self
@@ -360,21 +363,24 @@ impl Modifiers {
         self.form
             .operands
             .iter()
-            .map(|slot| ResolvedOperand {
-                name: slot.name,
-                access: slot.access,
-                kind: slot.kind,
-                ty: self.resolve_type(slot.ty),
-                lanes: self.resolve_lanes(slot.lanes),
-                braced: slot.braced,
-                imm: slot.imm && self.resolve_type(slot.ty).takes_immediates(),
-                sink: slot.sink,
-                piped: slot.piped,
-                after_pipe: slot.after_pipe,
-                own_braces: slot.own_braces,
-                whole: slot.whole,
-                mbarrier: slot.mbarrier,
-                whole_alignment: slot.whole_alignment,
+            .map(|slot| {
+                let ty = self.resolve_type(slot.ty);
+                ResolvedOperand {
+                    name: slot.name,
+                    access: slot.access,
+                    kind: slot.kind,
+                    ty,
+                    lanes: self.resolve_lanes(slot.lanes),
+                    braced: slot.braced,
+                    imm: slot.imm && ty.takes_immediates(),
+                    sink: slot.sink,
+                    piped: slot.piped,
+                    after_pipe: slot.after_pipe,
+                    own_braces: slot.own_braces,
+                    whole: slot.whole,
+                    mbarrier: slot.mbarrier,
+                    whole_alignment: slot.whole_alignment,
+                }
             })
             .collect()
     }
@@ -603,4 +609,32 @@ pub fn registers_text(names: &[String], piped: bool, own_braces: bool) -> String
 /// Always legal: the form's slot domains are exactly its syntax line.
 pub fn no_rule(_: &Modifiers) -> Result<(), Violation> {
     Ok(())
+}
+
+/// `form`'s position in [`super::table::FORMS`] when it is an element of
+/// that slice (every form the resolver hands out is), from its address:
+/// no scan of the table comparing ids.
+fn table_position(form: &'static InstructionForm) -> Option<usize> {
+    let forms = super::table::FORMS;
+    let size = std::mem::size_of::<InstructionForm>();
+    let offset = std::ptr::from_ref(form)
+        .addr()
+        .checked_sub(forms.as_ptr().addr())?;
+    let index = offset / size;
+    (offset % size == 0 && forms.get(index).is_some_and(|f| std::ptr::eq(f, form))).then_some(index)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn table_position_is_the_position_of_the_id() {
+        for (i, form) in super::super::table::FORMS.iter().enumerate() {
+            assert_eq!(table_position(form), Some(i), "{}", form.id);
+        }
+        // A copy outside the table has no address in it.
+        let copy: &'static InstructionForm = Box::leak(Box::new(super::super::table::FORMS[0]));
+        assert_eq!(table_position(copy), None);
+    }
 }

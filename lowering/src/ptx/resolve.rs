@@ -72,9 +72,19 @@ fn mnemonic_forms() -> &'static HashMap<&'static str, Vec<&'static InstructionFo
     })
 }
 
-/// Whether the table has forms of `mnemonic`.
+/// Whether the table has forms of `mnemonic`: a binary search of the
+/// sorted mnemonics (computed once per process), cheaper than hashing the
+/// text at opt-level 0; the opcode's prefixes are probed longest first.
 fn is_mnemonic(mnemonic: &str) -> bool {
-    mnemonic_forms().contains_key(mnemonic)
+    static SORTED: std::sync::OnceLock<Vec<&'static str>> = std::sync::OnceLock::new();
+    SORTED
+        .get_or_init(|| {
+            let mut sorted = known_mnemonics().to_vec();
+            sorted.sort_unstable();
+            sorted
+        })
+        .binary_search(&mnemonic)
+        .is_ok()
 }
 
 /// Every mnemonic in the table, deduplicated, in table order.
@@ -105,14 +115,11 @@ fn known_mnemonics() -> &'static [&'static str] {
 /// ([`crate::signature`]).
 pub fn memory_destinations(opcode: &str) -> Vec<usize> {
     let parts: Vec<&str> = opcode.split('.').collect();
-    let Some(mnemonic) = (1..=parts.len())
-        .rev()
-        .map(|k| parts[..k].join("."))
-        .find(|m| is_mnemonic(m))
-    else {
+    let Some(split) = mnemonic_parts(opcode, &parts) else {
         return Vec::new();
     };
-    let mut positions: Vec<usize> = forms_of(&mnemonic)
+    let mnemonic = dotted_prefix(opcode, &parts, split);
+    let mut positions: Vec<usize> = forms_of(mnemonic)
         .flat_map(|form| {
             form.operands.iter().enumerate().filter_map(|(i, o)| {
                 (o.access == Access::Write
@@ -136,15 +143,23 @@ fn match_tokens(
     let mut placed: Vec<usize> = Vec::with_capacity(tokens.len());
     let mut next_slot = 0;
     for (i, token) in tokens.iter().enumerate() {
-        let found = form.slots[next_slot..]
-            .iter()
-            .enumerate()
-            .find_map(|(j, s)| {
-                s.choices
-                    .iter()
-                    .find(|c| **c == *token)
-                    .map(|c| (next_slot + j, *c))
-            });
+        // The first later slot with the token among its choices (index
+        // loops: the checker resolves every opcode of a kernel against
+        // every form of its mnemonic).
+        let mut found = None;
+        let mut j = next_slot;
+        while found.is_none() && j < form.slots.len() {
+            let choices = form.slots[j].choices;
+            let mut c = 0;
+            while c < choices.len() {
+                if choices[c] == *token {
+                    found = Some((j, choices[c]));
+                    break;
+                }
+                c += 1;
+            }
+            j += 1;
+        }
         match found {
             Some((j, canonical)) => {
                 chosen[j] = Some(canonical);
@@ -211,10 +226,7 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
     }
     let parts: Vec<&str> = opcode.split('.').collect();
     let known = known_mnemonics();
-    let Some(split) = (1..=parts.len())
-        .rev()
-        .find(|k| is_mnemonic(dotted_prefix(opcode, &parts, *k)))
-    else {
+    let Some(split) = mnemonic_parts(opcode, &parts) else {
         let mut err = OpcodeError::new(
             Code::UNKNOWN_INSTRUCTION,
             format!("unknown PTX instruction `{}`", parts[0]),
@@ -270,6 +282,28 @@ pub fn resolve(opcode: &str) -> Result<Vec<Modifiers>, OpcodeError> {
         );
     }
     Err(err)
+}
+
+/// How many of `opcode`'s dot-separated `parts` its mnemonic takes: the
+/// longest prefix the table knows (none longer than the table's longest
+/// mnemonic is looked up).
+fn mnemonic_parts(opcode: &str, parts: &[&str]) -> Option<usize> {
+    (1..=parts.len().min(max_mnemonic_parts()))
+        .rev()
+        .find(|k| is_mnemonic(dotted_prefix(opcode, parts, *k)))
+}
+
+/// The most dot-separated parts of any mnemonic in the table, computed
+/// once per process.
+fn max_mnemonic_parts() -> usize {
+    static MAX: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *MAX.get_or_init(|| {
+        known_mnemonics()
+            .iter()
+            .map(|m| m.split('.').count())
+            .max()
+            .unwrap_or(1)
+    })
 }
 
 /// The first `k` of `opcode`'s dot-separated `parts`, joined by their dots
@@ -735,6 +769,20 @@ mod tests {
         }
         for other in ["", "cvt.rn", "ld.global", "xyz", "CVT"] {
             assert_eq!(is_mnemonic(other), mnemonics().contains(&other), "{other}");
+        }
+        // The longest known prefix, looked up only as long as mnemonics are.
+        for opcode in [
+            "bar.warp.sync",
+            "shfl.sync.bfly.b32",
+            "ld.global.v2.f32",
+            "a.b.c.d.e.f",
+            "ld",
+        ] {
+            let parts: Vec<&str> = opcode.split('.').collect();
+            let unbounded = (1..=parts.len())
+                .rev()
+                .find(|k| mnemonics().contains(&dotted_prefix(opcode, &parts, *k)));
+            assert_eq!(mnemonic_parts(opcode, &parts), unbounded, "{opcode}");
         }
     }
 

@@ -59,6 +59,9 @@ pub enum TypeClass {
     Predicate,
 }
 
+/// Every type, for the test that [`PtxType::from_token`] inverts
+/// [`PtxType::token`].
+#[cfg(test)]
 const ALL: [PtxType; 29] = [
     PtxType::B8,
     PtxType::B16,
@@ -128,7 +131,41 @@ impl PtxType {
     }
 
     pub fn from_token(token: &str) -> Option<PtxType> {
-        ALL.into_iter().find(|t| t.token() == token)
+        // A `match` rather than a scan of `ALL` comparing `token()`s (the
+        // checker asks per operand of every candidate form); the test
+        // `from_token_inverts_token` keeps the two in step.
+        Some(match token {
+            "b8" => PtxType::B8,
+            "b16" => PtxType::B16,
+            "b32" => PtxType::B32,
+            "b64" => PtxType::B64,
+            "b128" => PtxType::B128,
+            "u8" => PtxType::U8,
+            "u16" => PtxType::U16,
+            "u32" => PtxType::U32,
+            "u64" => PtxType::U64,
+            "s8" => PtxType::S8,
+            "s16" => PtxType::S16,
+            "s32" => PtxType::S32,
+            "s64" => PtxType::S64,
+            "f16" => PtxType::F16,
+            "bf16" => PtxType::Bf16,
+            "f32" => PtxType::F32,
+            "f64" => PtxType::F64,
+            "f16x2" => PtxType::F16x2,
+            "bf16x2" => PtxType::Bf16x2,
+            "tf32" => PtxType::Tf32,
+            "e4m3x2" => PtxType::E4m3x2,
+            "e5m2x2" => PtxType::E5m2x2,
+            "e2m1x2" => PtxType::E2m1x2,
+            "e2m3x2" => PtxType::E2m3x2,
+            "e3m2x2" => PtxType::E3m2x2,
+            "ue8m0x2" => PtxType::Ue8m0x2,
+            "u16x2" => PtxType::U16x2,
+            "s16x2" => PtxType::S16x2,
+            "pred" => PtxType::Pred,
+            _ => return None,
+        })
     }
 
     /// Whether PTX has immediate syntax for values of this type. The half
@@ -400,6 +437,15 @@ pub fn literal_bits(literal: LiteralValue, ty: PtxType) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn from_token_inverts_token() {
+        for t in ALL {
+            assert_eq!(PtxType::from_token(t.token()), Some(t));
+        }
+        assert_eq!(PtxType::from_token("f8"), None);
+        assert_eq!(PtxType::from_token(""), None);
+    }
 
     #[test]
     fn carriers_follow_the_spec() {

@@ -1022,10 +1022,9 @@ impl<'k> Checker<'k> {
     /// unrolled loops check their body once per iteration, and resolving a
     /// misspelling (with its suggestions) is not cheap.
     fn resolved(&mut self, opcode: &str) -> &Result<Vec<Modifiers>, crate::ptx::OpcodeError> {
-        if !self.opcodes.contains_key(opcode) {
-            self.opcodes.insert(opcode.to_string(), resolve(opcode));
-        }
-        &self.opcodes[opcode]
+        self.opcodes
+            .entry(opcode.to_string())
+            .or_insert_with(|| resolve(opcode))
     }
 
     fn apply_statement(&mut self, apply: &ast::Apply) {
@@ -1167,7 +1166,8 @@ impl<'k> Checker<'k> {
         let with_mask;
         let (apply, values) = if collective {
             let masked = candidates.iter().all(|m| {
-                m.operands()
+                m.form
+                    .operands
                     .last()
                     .is_some_and(|slot| slot.name == "membermask")
             });
@@ -1177,10 +1177,10 @@ impl<'k> Checker<'k> {
             let given = masked
                 && !candidates
                     .iter()
-                    .any(|m| m.operands().len() == values.len() + 1)
+                    .any(|m| m.form.operands.len() == values.len() + 1)
                 && candidates
                     .iter()
-                    .any(|m| m.operands().len() == values.len());
+                    .any(|m| m.form.operands.len() == values.len());
             if given {
                 let span = apply.operands.last().map_or(apply.span, ast::Operand::span);
                 self.diags.push(
@@ -1324,9 +1324,9 @@ impl<'k> Checker<'k> {
         values: &[Option<Value>],
     ) -> Result<Option<crate::checked::Implicit>, ()> {
         use crate::checked::Implicit;
+        // The slots' names, kinds and accesses: no types to resolve.
         let leading = |m: &Modifiers| {
-            let slots = m.operands();
-            let first = slots.first()?;
+            let first = m.form.operands.first()?;
             match (m.effect(), first.name, first.kind) {
                 (crate::ptx::Effect::Mbarrier, "state", crate::ptx::OperandKind::Register)
                     if first.access == Access::Write =>
@@ -1368,7 +1368,7 @@ impl<'k> Checker<'k> {
         }
         Ok(candidates
             .iter()
-            .filter(|m| m.operands().len() == values.len() + 1)
+            .filter(|m| m.form.operands.len() == values.len() + 1)
             .find_map(leading))
     }
 

@@ -46,31 +46,39 @@ impl Checker<'_> {
             }
             Operand::Place(place) => place,
         };
-        // A name of a compile-time integer (an unrolled loop's variable, a
-        // `let` of constants) is a literal operand.
-        if place.views.is_empty()
-            && let Some(Binding::Int(poly)) = self.lookup(&place.base)
-            && let Some(value) = poly.as_const()
-        {
-            return Some(Value::Literal(LiteralValue::Int(value)));
+        // A bare name that is no tile or tensor: one lookup, and only an
+        // integer's polynomial cloned (not a named view's layout).
+        enum Bare {
+            Runtime(Poly),
+            Param(usize),
         }
-        // A runtime integer by name: a size symbol, a `let` of one, a
-        // runtime loop variable.
-        if place.views.is_empty()
-            && let Some(Binding::Int(poly) | Binding::Symbol(poly)) =
-                self.lookup(&place.base).cloned()
-        {
-            return self.index_operand(poly, place.span);
-        }
-        if place.views.is_empty()
-            && let Some(Binding::Param(param)) = self.lookup(&place.base).cloned()
-            && let ParamKind::Scalar(dtype) = self.params[param].kind
-        {
-            return Some(Value::Scalar {
-                param,
-                name: place.base.clone(),
-                dtype,
-            });
+        if place.views.is_empty() {
+            let bare = match self.lookup(&place.base) {
+                // A name of a compile-time integer (an unrolled loop's
+                // variable, a `let` of constants) is a literal operand.
+                Some(Binding::Int(poly)) => match poly.as_const() {
+                    Some(value) => return Some(Value::Literal(LiteralValue::Int(value))),
+                    None => Some(Bare::Runtime(poly.clone())),
+                },
+                // A runtime integer by name: a size symbol, a `let` of one,
+                // a runtime loop variable.
+                Some(Binding::Symbol(poly)) => Some(Bare::Runtime(poly.clone())),
+                Some(Binding::Param(param)) => Some(Bare::Param(*param)),
+                _ => None,
+            };
+            match bare {
+                Some(Bare::Runtime(poly)) => return self.index_operand(poly, place.span),
+                Some(Bare::Param(param)) => {
+                    if let ParamKind::Scalar(dtype) = self.params[param].kind {
+                        return Some(Value::Scalar {
+                            param,
+                            name: place.base.clone(),
+                            dtype,
+                        });
+                    }
+                }
+                None => {}
+            }
         }
         let view = self.view(place)?;
         let view = self.bind_group(view, scope, place)?;

@@ -35,7 +35,7 @@ impl Checker<'_> {
         form: Modifiers,
         values: &[Value],
     ) -> Option<(Modifiers, Option<SourceBytesSlot>)> {
-        let given = form.operands().iter().position(|o| o.name == SRC_SIZE);
+        let given = form.form.operands.iter().position(|o| o.name == SRC_SIZE);
         if let Some(position) = given {
             let span = apply
                 .operands
