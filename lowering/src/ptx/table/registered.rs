@@ -25,7 +25,7 @@ const B64: TypeRef = TypeRef::Fixed(PtxType::B64);
 /// nothing.
 const FENCES: Usability = Usability::Yes;
 const PROXIES: Usability =
-    Usability::NotYet("asynchronous-proxy operations (bulk copies, tensor maps) to order against");
+    Usability::NotYet("tensor maps the kernel writes itself (the launcher builds every map)");
 const BARRIERS: Usability = Usability::NotYet(
     "barriers of a thread count or without a wait (`arrive`), whose convergence rules kernels lack",
 );
