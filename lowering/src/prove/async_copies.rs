@@ -759,6 +759,14 @@ impl Walk<'_, '_> {
         for mut touch in end.touches {
             if touch.loops.contains(&first) {
                 touch.shifts += 1;
+                // Its release ticket in the next iteration's terms. A
+                // forgotten touch keeps it from then on: as the loop
+                // variable grows it only overstates the ticket (a later
+                // wait acquires it no sooner than it may).
+                let released = touch.released.take().and_then(|(ring, ticket)| {
+                    let ticket = self.substitute(&ticket, var, &previous, first, true)?;
+                    Some((ring, ticket))
+                });
                 // A barrier clears touches: only those of the previous
                 // iteration's last epoch meet a copy in a ring; older
                 // ones (a loop without a barrier) are forgotten.
@@ -771,14 +779,6 @@ impl Walk<'_, '_> {
                         .filter(|f| !last && monotone_in(f, var, first))
                         .cloned()
                         .collect();
-                    // Its release ticket in this iteration's terms: kept
-                    // from now on as the loop variable grows, it only
-                    // overstates the ticket (a later wait acquires it
-                    // no sooner than it may).
-                    let released = touch.released.take().and_then(|(ring, ticket)| {
-                        let ticket = self.substitute(&ticket, var, &previous, first, true)?;
-                        Some((ring, ticket))
-                    });
                     touch = forget_touch(touch, first);
                     touch.exists_if = lasting;
                     if !last {
@@ -787,10 +787,7 @@ impl Walk<'_, '_> {
                 } else {
                     touch.footprint = self.shift_footprint(&touch.footprint, var, &previous, first);
                     touch.exists_if = self.shift_facts(&touch.exists_if, var, &previous, first);
-                    touch.released = touch.released.and_then(|(ring, ticket)| {
-                        let ticket = self.substitute(&ticket, var, &previous, first, true)?;
-                        Some((ring, ticket))
-                    });
+                    touch.released = released;
                     drop_stale_separations(&mut touch.separations, first);
                 }
             }
@@ -1649,30 +1646,51 @@ impl Walk<'_, '_> {
 /// left; a loop's exit does not see the copies of an iteration it could
 /// not have left after.
 fn tag_guarded_arms(then_state: &mut State, else_state: &mut State, cond: &Cond) {
-    let then_facts = cond.facts(true);
-    let else_facts = cond.facts(false);
-    let then_copies = then_state.copies.clone();
-    let else_copies = else_state.copies.clone();
-    for copy in &mut then_state.copies {
-        if !else_copies.iter().any(|c| c.same(copy)) {
-            copy.exists_if.extend(then_facts.iter().cloned());
-        }
-    }
-    for copy in &mut else_state.copies {
-        if !then_copies.iter().any(|c| c.same(copy)) {
-            copy.exists_if.extend(else_facts.iter().cloned());
-        }
-    }
-    let then_touches = then_state.touches.clone();
-    let else_touches = else_state.touches.clone();
-    for touch in &mut then_state.touches {
-        if !else_touches.contains(touch) {
-            touch.exists_if.extend(then_facts.iter().cloned());
-        }
-    }
-    for touch in &mut else_state.touches {
-        if !then_touches.contains(touch) {
-            touch.exists_if.extend(else_facts.iter().cloned());
+    let (then_facts, else_facts) = (cond.facts(true), cond.facts(false));
+    let (then_copies, else_copies) = (then_state.copies.clone(), else_state.copies.clone());
+    tag_own(
+        &mut then_state.copies,
+        &else_copies,
+        Copy::same,
+        |c| &mut c.exists_if,
+        &then_facts,
+    );
+    tag_own(
+        &mut else_state.copies,
+        &then_copies,
+        Copy::same,
+        |c| &mut c.exists_if,
+        &else_facts,
+    );
+    let (then_touches, else_touches) = (then_state.touches.clone(), else_state.touches.clone());
+    tag_own(
+        &mut then_state.touches,
+        &else_touches,
+        Touch::eq,
+        |t| &mut t.exists_if,
+        &then_facts,
+    );
+    tag_own(
+        &mut else_state.touches,
+        &then_touches,
+        Touch::eq,
+        |t| &mut t.exists_if,
+        &else_facts,
+    );
+}
+
+/// Adds `facts` to the path facts of each of `arm`'s items that `other`
+/// (the other arm) has no `same` of.
+fn tag_own<T>(
+    arm: &mut [T],
+    other: &[T],
+    same: impl Fn(&T, &T) -> bool,
+    exists_if: impl Fn(&mut T) -> &mut Vec<Fact>,
+    facts: &[Fact],
+) {
+    for item in arm.iter_mut() {
+        if !other.iter().any(|o| same(o, item)) {
+            exists_if(item).extend(facts.iter().cloned());
         }
     }
 }
