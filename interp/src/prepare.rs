@@ -409,6 +409,11 @@ pub(crate) enum AtomSource {
     WarpId,
     WarpInGroup,
     WarpgroupId,
+    /// Bits `shift..shift + bits` of the lane.
+    LaneField {
+        shift: u32,
+        bits: u32,
+    },
     Symbol(usize),
     /// An integer scalar parameter, extended as the emitter's `cvt.s64`.
     Param {
@@ -537,6 +542,10 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
             AtomKind::WarpId => AtomSource::WarpId,
             AtomKind::WarpInGroup => AtomSource::WarpInGroup,
             AtomKind::WarpgroupId => AtomSource::WarpgroupId,
+            AtomKind::LaneField { shift, bits } => AtomSource::LaneField {
+                shift: u32::from(*shift),
+                bits: u32::from(*bits),
+            },
             AtomKind::Symbol(index) => {
                 if *index >= program.symbols.len() {
                     return Err(error(format!(

@@ -994,7 +994,8 @@ impl Emitter<'_> {
                 AtomKind::LaneId
                 | AtomKind::WarpId
                 | AtomKind::WarpInGroup
-                | AtomKind::WarpgroupId => {
+                | AtomKind::WarpgroupId
+                | AtomKind::LaneField { .. } => {
                     // The linear thread index in the block, then % 32, / 32,
                     // / 32 % 4 or / 128.
                     let lin = self.staging();
@@ -1018,6 +1019,11 @@ impl Emitter<'_> {
                         }
                         AtomKind::WarpInGroup => {
                             let _ = writeln!(out, "\tbfe.u32 {w}, {lin}, 5, 2;");
+                        }
+                        // Bits of the lane, which are the linear index's
+                        // low five.
+                        AtomKind::LaneField { shift, bits } => {
+                            let _ = writeln!(out, "\tbfe.u32 {w}, {lin}, {shift}, {bits};");
                         }
                         _ => {
                             let _ = writeln!(out, "\tshr.u32 {w}, {lin}, 7;");

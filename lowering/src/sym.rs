@@ -554,6 +554,11 @@ pub enum AtomKind {
     /// `warp_id() / 4`: the warpgroup's index in the block (in blocks of
     /// more than one warpgroup).
     WarpgroupId,
+    /// `lane_id() / 2^shift` (`shift + bits == 5`) or `lane_id() % 2^bits`
+    /// (`shift == 0`): bits `shift..shift + bits` of the lane, the
+    /// "groupID" and "threadID_in_group" of the matrix fragment layouts
+    /// (`crate::ptx::fragments`). One atom each, digits of the race rule.
+    LaneField { shift: u8, bits: u8 },
     /// Hidden kernel parameter: symbol `index`'s value divided by its divisor.
     Symbol(usize),
     /// An integer scalar parameter, widened to 64 bits.

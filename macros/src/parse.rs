@@ -1853,6 +1853,10 @@ fn to_i64(value: i128, node: &impl ToTokens) -> Parsed<i64> {
 
 /// A dtype named by a Rust type (`f32`, `half::f16`, `tile_kernel::bf16`).
 pub(crate) fn dtype_of(ty: &Type) -> Parsed<DType> {
+    // A `$t:ty` fragment of `macro_rules!` arrives as an invisible group.
+    if let Type::Group(group) = ty {
+        return dtype_of(&group.elem);
+    }
     let name = match ty {
         Type::Path(path) if path.qself.is_none() => {
             path.path.segments.last().map(|s| s.ident.to_string())

@@ -38,6 +38,7 @@ mod data;
 mod float;
 mod half;
 mod integer;
+mod matrix;
 mod warp;
 
 /// One register lane's bits, zero-extended (predicates: 0 or 1).
@@ -411,6 +412,9 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
     }
     if let Some(barrier) = barrier(variant) {
         return Ok(Semantics::Barrier(barrier));
+    }
+    if let Some(collective) = matrix::collective(variant) {
+        return Ok(Semantics::Collective(collective));
     }
     if let Some(collective) = warp::collective(variant) {
         return Ok(Semantics::Collective(collective));

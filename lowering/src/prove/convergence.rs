@@ -60,7 +60,9 @@ impl Uniformities<'_> {
             AtomKind::WarpId | AtomKind::WarpInGroup => Uniformity::Warp,
             AtomKind::WarpgroupId => Uniformity::Warpgroup,
             // A value read from a register: any thread's own.
-            AtomKind::LaneId | AtomKind::Register { .. } => Uniformity::Thread,
+            AtomKind::LaneId | AtomKind::LaneField { .. } | AtomKind::Register { .. } => {
+                Uniformity::Thread
+            }
             // A warp lies inside one row of x when the row is whole warps.
             AtomKind::ThreadId(1) if bx % 32 == 0 => Uniformity::Warp,
             AtomKind::ThreadId(2) if (bx * by) % 32 == 0 => Uniformity::Warp,

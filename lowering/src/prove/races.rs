@@ -96,6 +96,13 @@ pub(crate) enum Digit {
     WarpInGroup,
     /// `warp_id() / 4` (blocks of several warpgroups).
     Warpgroup,
+    /// `lane_id() / 2^shift` or `lane_id() % 2^bits` (see
+    /// [`AtomKind::LaneField`]): with the other field, another name for
+    /// the lane.
+    LaneField {
+        shift: u8,
+        bits: u8,
+    },
 }
 
 /// Which threads a runtime loop variable belongs to: it is congruent to an
@@ -267,6 +274,8 @@ pub(crate) fn digit_name(digit: Digit) -> String {
         Digit::Warp => "warp_id()".to_string(),
         Digit::WarpInGroup => "warp_id() % 4".to_string(),
         Digit::Warpgroup => "warp_id() / 4".to_string(),
+        Digit::LaneField { shift: 0, bits } => format!("lane_id() % {}", 1 << bits),
+        Digit::LaneField { shift, .. } => format!("lane_id() / {}", 1 << shift),
     }
 }
 
@@ -307,6 +316,7 @@ impl<'a> Threads<'a> {
             AtomKind::WarpId => Some(Digit::Warp),
             AtomKind::WarpInGroup => Some(Digit::WarpInGroup),
             AtomKind::WarpgroupId => Some(Digit::Warpgroup),
+            AtomKind::LaneField { shift, bits } => Some(Digit::LaneField { shift, bits }),
             _ => None,
         }
     }
@@ -394,6 +404,7 @@ impl<'a> Threads<'a> {
                 Digit::Warp => l / 32,
                 Digit::WarpInGroup => (l / 32) % 4,
                 Digit::Warpgroup => l / 128,
+                Digit::LaneField { shift, bits } => (l % 32 >> shift) & ((1 << bits) - 1),
                 Digit::Cta(_) => 0,
             }
         };
@@ -527,6 +538,7 @@ impl<'a> Threads<'a> {
             | AtomKind::WarpId
             | AtomKind::WarpInGroup
             | AtomKind::WarpgroupId
+            | AtomKind::LaneField { .. }
             | AtomKind::LoopVar
             | AtomKind::Register { .. } => false,
         }
@@ -539,7 +551,8 @@ impl<'a> Threads<'a> {
             | AtomKind::LaneId
             | AtomKind::WarpId
             | AtomKind::WarpInGroup
-            | AtomKind::WarpgroupId => Some(Poly::constant(self.atoms.get(atom).hi)),
+            | AtomKind::WarpgroupId
+            | AtomKind::LaneField { .. } => Some(Poly::constant(self.atoms.get(atom).hi)),
             AtomKind::CtaId(axis) => match self.launch.grid[usize::from(axis)].as_const() {
                 Some(g) => Some(Poly::constant(i128::from(g) - 1)),
                 None => Some(match self.atoms.find(&AtomKind::GridDim(axis)) {

@@ -2,6 +2,7 @@
 //!
 //! - [`types`]: PTX operand types and which dtypes carry them.
 //! - [`form`]: the table's data model (forms, slots, operands).
+//! - [`fragments`]: which matrix element each lane of a warp matrix instruction holds.
 //! - [`table`]: the table itself, as data.
 //! - [`slot`]: the names of the modifier slots, as a type.
 //! - [`rules`]: cross-slot legality rules and target requirements.
@@ -10,6 +11,7 @@
 
 pub mod docs;
 pub mod form;
+pub mod fragments;
 pub mod resolve;
 pub mod rules;
 pub mod slot;

@@ -1354,6 +1354,39 @@ impl Checker<'_> {
                 ),
             });
         }
+        // `lane_id() / d` and `lane_id() % d` for d = 2, 4, 8, 16: fields
+        // of the lane's bits (the fragment layouts' group and index in
+        // it), digits of the race rule, so `8 * (lane_id() / 4) + 2 *
+        // (lane_id() % 4)` is an injective rank.
+        if matches!(op, ComputedOp::Div | ComputedOp::Rem)
+            && let Some(d) = b.as_const()
+            && matches!(d, 2 | 4 | 8 | 16)
+            && let [lane] = a.atoms()[..]
+            && a == Poly::atom(lane)
+            && self.atoms.get(lane).kind == AtomKind::LaneId
+        {
+            let low = d.trailing_zeros() as u8;
+            return Some(match op {
+                ComputedOp::Rem => self.special(
+                    AtomKind::LaneField {
+                        shift: 0,
+                        bits: low,
+                    },
+                    format!("lane_id() % {d}"),
+                    0,
+                    d - 1,
+                ),
+                _ => self.special(
+                    AtomKind::LaneField {
+                        shift: low,
+                        bits: 5 - low,
+                    },
+                    format!("lane_id() / {d}"),
+                    0,
+                    32 / d - 1,
+                ),
+            });
+        }
         if op == ComputedOp::Div
             && let Some(d) = b.as_const()
             && a.divisible_by(d)

@@ -42,7 +42,10 @@ const MATRIX_MOVES: Usability =
     Usability::NotYet("shared memory tiles and warp-collective matrix fragments");
 const MULTIMEM: Usability =
     Usability::NotYet("multicast memory objects (multimem addresses) shared by several GPUs");
-const MMA: Usability = Usability::NotYet("warp-collective matrix fragments");
+/// `mma.sync`: a warp collective of matrix fragments (`crate::ptx::fragments`):
+/// usable in a warp-scope `apply`, whose convergence rule is `.aligned`'s
+/// ("all threads in the warp must execute the same mma.sync").
+const MMA: Usability = Usability::NeedsScope;
 
 /// A fragment of `lanes` registers of type `ty`, always written `{..}`
 /// (also with one register). Multiplicand fragments take no immediates.

@@ -1,0 +1,525 @@
+//! Warp matrix multiply-accumulate (`mma.sync.aligned`): every shape and
+//! multiplicand type, on both devices.
+//!
+//! Each kernel runs one `mma` per warp (one warp per CTA, `W` warps): every
+//! lane loads its registers of A, B and C from its row of `[W, 32, regs]`
+//! tensors, the warp runs the instruction, and every lane stores its D.
+//! The host packs matrices into lanes with the fragment layouts of
+//! `tile_kernel::lowering::ptx::fragments` and unpacks D the same way, so:
+//!
+//! - against the host's own arithmetic (exact for integers and single bits;
+//!   for floats on values whose sums are exact, where every rounding model
+//!   agrees), a wrong layout fails on the GPU, which uses the hardware's;
+//! - `float_results_are_the_gpus` (random values of every exponent range,
+//!   where the tensor cores' truncation and rounding show) compares the GPU
+//!   with the interpreter bit for bit on the GPU, and on the CPU the
+//!   interpreter with results the H200 gave (`tests/data/mma/`).
+//!
+//! The mistakes (outside warp scope, under a lane-dependent branch) are
+//! compile errors: UI cases `mma_*`.
+#![cfg(feature = "runtime")]
+
+mod support;
+
+use tile_kernel::lowering::ptx::fragments::{self, FragmentLayout};
+use tile_kernel::prelude::*;
+use tile_kernel_testkit::Rng;
+
+/// The kernels (module `kernels`) and [`CASES`], one per `name: opcode, arch,
+/// A registers, B registers, C registers;` line.
+macro_rules! kernels {
+    ($($name:ident: $op:literal, $arch:literal, $ar:literal, $br:literal, $cr:literal;)*) => {
+        mod kernels {
+            use super::*;
+            $(mma_kernel_u32!($name, $op, $arch, $ar, $br, $cr);)*
+        }
+        /// Every variant: its opcode and a launcher over host bits.
+        const CASES: &[Case] = &[$(Case { opcode: $op, run: |dev, a, b, c, w| {
+            let a = dev.upload(a, [w, 32, $ar])?;
+            let b = dev.upload(b, [w, 32, $br])?;
+            let c = dev.upload(c, [w, 32, $cr])?;
+            let mut d = dev.zeros::<u32>([w, 32, $cr])?;
+            kernels::$name(dev, &a, &b, &c, &mut d)?;
+            d.download()
+        } },)*];
+    };
+}
+
+macro_rules! mma_kernel_u32 {
+    ($name:ident, $op:literal, $arch:literal, $ar:literal, $br:literal, $cr:literal) => {
+        #[tile_kernel(grid = W, block = 32, arch = $arch)]
+        pub fn $name(
+            a: Tensor<u32, W, 32, $ar>,
+            b: Tensor<u32, W, 32, $br>,
+            c: Tensor<u32, W, 32, $cr>,
+            d: Tensor<u32, W, 32, $cr>,
+        ) {
+            let w = cta_id(0);
+            let af = alloc_local::<u32>([32, $ar], scope = "warp");
+            let bf = alloc_local::<u32>([32, $br], scope = "warp");
+            let cf = alloc_local::<u32>([32, $cr], scope = "warp");
+            apply(
+                ptx["ld.global.b32"],
+                af.unsqueeze(-1),
+                a.slice(s![w, .., ..]).unsqueeze(-1),
+                scope = "warp",
+            );
+            apply(
+                ptx["ld.global.b32"],
+                bf.unsqueeze(-1),
+                b.slice(s![w, .., ..]).unsqueeze(-1),
+                scope = "warp",
+            );
+            apply(
+                ptx["ld.global.b32"],
+                cf.unsqueeze(-1),
+                c.slice(s![w, .., ..]).unsqueeze(-1),
+                scope = "warp",
+            );
+            apply(ptx[$op], cf, af, bf, cf, scope = "warp");
+            apply(
+                ptx["st.global.b32"],
+                d.slice(s![w, .., ..]).unsqueeze(-1),
+                cf.unsqueeze(-1),
+                scope = "warp",
+            );
+        }
+    };
+}
+
+/// One variant under test.
+struct Case {
+    opcode: &'static str,
+    /// Uploads A, B, C (`[W, 32, regs]` bits), runs the kernel, downloads D.
+    run: fn(&Device, &[u32], &[u32], &[u32], usize) -> tile_kernel::Result<Vec<u32>>,
+}
+
+kernels! {
+    m16n8k16_bf16: "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "sm_80", 4, 2, 4;
+    m16n8k16_f16: "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", "sm_80", 4, 2, 4;
+    m16n8k16_f16_acc16: "mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", "sm_80", 4, 2, 2;
+    m16n8k8_bf16: "mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", "sm_80", 2, 1, 4;
+    m16n8k8_f16: "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", "sm_80", 2, 1, 4;
+    m16n8k8_f16_acc16: "mma.sync.aligned.m16n8k8.row.col.f16.f16.f16.f16", "sm_80", 2, 1, 2;
+    m16n8k8_tf32: "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", "sm_80", 4, 2, 4;
+    m16n8k4_tf32: "mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32", "sm_80", 2, 1, 4;
+    m16n8k32_e4m3: "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", "sm_89", 4, 2, 4;
+    m16n8k32_e4m3_e5m2: "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", "sm_89", 4, 2, 4;
+    m16n8k32_e5m2_e4m3: "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", "sm_89", 4, 2, 4;
+    m16n8k32_e5m2: "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", "sm_89", 4, 2, 4;
+    m16n8k32_s8: "mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", "sm_80", 4, 2, 4;
+    m16n8k32_s8_u8_sat: "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.s8.u8.s32", "sm_80", 4, 2, 4;
+    m16n8k32_u8_s8: "mma.sync.aligned.m16n8k32.row.col.s32.u8.s8.s32", "sm_80", 4, 2, 4;
+    m16n8k32_u8_sat: "mma.sync.aligned.m16n8k32.row.col.satfinite.s32.u8.u8.s32", "sm_80", 4, 2, 4;
+    m16n8k16_s8_sat: "mma.sync.aligned.m16n8k16.row.col.satfinite.s32.s8.s8.s32", "sm_80", 2, 1, 4;
+    m16n8k16_u8: "mma.sync.aligned.m16n8k16.row.col.s32.u8.u8.s32", "sm_80", 2, 1, 4;
+    m16n8k64_s4: "mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32", "sm_80", 4, 2, 4;
+    m16n8k64_u4_s4_sat: "mma.sync.aligned.m16n8k64.row.col.satfinite.s32.u4.s4.s32", "sm_80", 4, 2, 4;
+    m16n8k32_s4_u4: "mma.sync.aligned.m16n8k32.row.col.s32.s4.u4.s32", "sm_80", 2, 1, 4;
+    m8n8k16_s8_u8: "mma.sync.aligned.m8n8k16.row.col.s32.s8.u8.s32", "sm_80", 1, 1, 2;
+    m8n8k32_u4_sat: "mma.sync.aligned.m8n8k32.row.col.satfinite.s32.u4.u4.s32", "sm_80", 1, 1, 2;
+    m16n8k256_b1_xor: "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.xor.popc", "sm_80", 4, 2, 4;
+    m16n8k256_b1_and: "mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc", "sm_80", 4, 2, 4;
+    m16n8k128_b1_and: "mma.sync.aligned.m16n8k128.row.col.s32.b1.b1.s32.and.popc", "sm_80", 2, 1, 4;
+    m8n8k128_b1_xor: "mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc", "sm_80", 1, 1, 2;
+}
+
+/// A multiplicand or accumulator type, from its PTX token.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Ty {
+    F16,
+    Bf16,
+    Tf32,
+    E4m3,
+    E5m2,
+    F32,
+    S32,
+    Int { bits: u32, signed: bool },
+    B1,
+}
+
+impl Ty {
+    fn of(token: &str) -> Ty {
+        match token {
+            "f16" => Ty::F16,
+            "bf16" => Ty::Bf16,
+            "tf32" => Ty::Tf32,
+            "e4m3" => Ty::E4m3,
+            "e5m2" => Ty::E5m2,
+            "f32" => Ty::F32,
+            "s32" => Ty::S32,
+            "s8" => Ty::Int {
+                bits: 8,
+                signed: true,
+            },
+            "u8" => Ty::Int {
+                bits: 8,
+                signed: false,
+            },
+            "s4" => Ty::Int {
+                bits: 4,
+                signed: true,
+            },
+            "u4" => Ty::Int {
+                bits: 4,
+                signed: false,
+            },
+            "b1" => Ty::B1,
+            other => panic!("type {other}"),
+        }
+    }
+
+    /// Bits of one element in its register.
+    fn width(self) -> u32 {
+        match self {
+            Ty::F16 | Ty::Bf16 => 16,
+            Ty::Tf32 | Ty::F32 | Ty::S32 => 32,
+            Ty::E4m3 | Ty::E5m2 => 8,
+            Ty::Int { bits, .. } => bits,
+            Ty::B1 => 1,
+        }
+    }
+
+    fn is_float(self) -> bool {
+        !matches!(self, Ty::Int { .. } | Ty::B1 | Ty::S32)
+    }
+
+    /// The bits of a small integer `v` (exact in every type used here).
+    fn encode(self, v: i64) -> u64 {
+        let x = v as f32;
+        match self {
+            Ty::F16 => u64::from(f16::from_f32(x).to_bits()),
+            Ty::Bf16 => u64::from(bf16::from_f32(x).to_bits()),
+            Ty::Tf32 | Ty::F32 => u64::from(x.to_bits()),
+            Ty::E4m3 => u64::from(float8::F8E4M3::from_f32(x).to_bits()),
+            Ty::E5m2 => u64::from(float8::F8E5M2::from_f32(x).to_bits()),
+            Ty::S32 => u64::from(v as i32 as u32),
+            Ty::Int { bits, .. } => (v as u64) & ((1 << bits) - 1),
+            Ty::B1 => (v & 1) as u64,
+        }
+    }
+
+    /// The value of bits `x` (finite floats only).
+    fn decode(self, x: u64) -> f64 {
+        match self {
+            Ty::F16 => f64::from(f16::from_bits(x as u16).to_f32()),
+            Ty::Bf16 => f64::from(bf16::from_bits(x as u16).to_f32()),
+            Ty::Tf32 | Ty::F32 => f64::from(f32::from_bits(x as u32)),
+            Ty::E4m3 => f64::from(float8::F8E4M3::from_bits(x as u8).to_f32()),
+            Ty::E5m2 => f64::from(float8::F8E5M2::from_bits(x as u8).to_f32()),
+            Ty::S32 => f64::from(x as u32 as i32),
+            Ty::Int { bits, signed } => {
+                if signed && x >> (bits - 1) & 1 == 1 {
+                    (x as i64 - (1 << bits)) as f64
+                } else {
+                    x as f64
+                }
+            }
+            Ty::B1 => x as f64,
+        }
+    }
+}
+
+/// A variant's shape and types, from its opcode.
+struct Variant {
+    layouts: &'static fragments::MmaLayouts,
+    a: Ty,
+    b: Ty,
+    c: Ty,
+    satfinite: bool,
+    xor: bool,
+}
+
+impl Variant {
+    fn of(opcode: &str) -> Variant {
+        let tokens: Vec<&str> = opcode.split('.').collect();
+        let shape = tokens[3];
+        let mut rest = tokens[6..].iter().copied().peekable();
+        let satfinite = rest.next_if_eq(&"satfinite").is_some();
+        let _d = rest.next();
+        let a = Ty::of(rest.next().unwrap());
+        let b = Ty::of(rest.next().unwrap());
+        let c = Ty::of(rest.next().unwrap());
+        let xor = rest.next() == Some("xor");
+        let layouts = fragments::mma(shape, a.width()).unwrap();
+        Variant {
+            layouts,
+            a,
+            b,
+            c,
+            satfinite,
+            xor,
+        }
+    }
+
+    /// 32-bit registers per lane of an operand.
+    fn registers(layout: &FragmentLayout, width: u32) -> usize {
+        ((layout.elements() * width).div_ceil(32)) as usize
+    }
+}
+
+/// Lane registers (`[W, 32, regs]`) of `w` matrices of element bits.
+fn pack(layout: &FragmentLayout, width: u32, matrices: &[Vec<u64>]) -> Vec<u32> {
+    let regs = Variant::registers(layout, width);
+    let mut out = vec![0u32; matrices.len() * 32 * regs];
+    for (w, m) in matrices.iter().enumerate() {
+        for lane in 0..32 {
+            for e in 0..layout.elements() {
+                let (row, col) = layout.coordinates(lane, e);
+                let bits = m[(row * layout.cols + col) as usize];
+                let at = e * width;
+                out[(w * 32 + lane as usize) * regs + (at / 32) as usize] |=
+                    (bits << (at % 32)) as u32;
+            }
+        }
+    }
+    out
+}
+
+/// The matrices (row-major element bits) of lane registers.
+fn unpack(layout: &FragmentLayout, width: u32, lanes: &[u32], w: usize) -> Vec<Vec<u64>> {
+    let regs = Variant::registers(layout, width);
+    (0..w)
+        .map(|w| {
+            let mut m = vec![0u64; (layout.rows * layout.cols) as usize];
+            for lane in 0..32 {
+                for e in 0..layout.elements() {
+                    let (row, col) = layout.coordinates(lane, e);
+                    let at = e * width;
+                    let reg = lanes[(w * 32 + lane as usize) * regs + (at / 32) as usize];
+                    m[(row * layout.cols + col) as usize] =
+                        u64::from(reg) >> (at % 32) & ((1u64 << width) - 1);
+                }
+            }
+            m
+        })
+        .collect()
+}
+
+/// Random matrices of one operand: `value` gives each element's bits.
+fn matrices(layout: &FragmentLayout, w: usize, mut value: impl FnMut() -> u64) -> Vec<Vec<u64>> {
+    (0..w)
+        .map(|_| (0..layout.rows * layout.cols).map(|_| value()).collect())
+        .collect()
+}
+
+/// D by the host: exact for integers and bits; for floats the exact sum
+/// (f64 holds it for the small values used), which must be representable.
+fn host_d(v: &Variant, a: &[u64], b: &[u64], c: &[u64]) -> Vec<u64> {
+    let l = v.layouts;
+    let (m, n, k) = (l.m as usize, l.n as usize, l.k as usize);
+    let mut d = vec![0; m * n];
+    for i in 0..m {
+        for j in 0..n {
+            let (x, y) = (|kk: usize| a[i * k + kk], |kk: usize| b[kk * n + j]);
+            d[i * n + j] = if v.a == Ty::B1 {
+                let ones = (0..k)
+                    .filter(|&kk| if v.xor { x(kk) ^ y(kk) } else { x(kk) & y(kk) } == 1)
+                    .count() as i64;
+                u64::from((i64::from(c[i * n + j] as u32 as i32) + ones) as i32 as u32)
+            } else if !v.a.is_float() {
+                let sum: i64 = (0..k)
+                    .map(|kk| v.a.decode(x(kk)) as i64 * v.b.decode(y(kk)) as i64)
+                    .sum::<i64>()
+                    + i64::from(c[i * n + j] as u32 as i32);
+                let sum = if v.satfinite {
+                    sum.clamp(i64::from(i32::MIN), i64::from(i32::MAX))
+                } else {
+                    sum
+                };
+                u64::from(sum as i32 as u32)
+            } else {
+                let sum: f64 = (0..k)
+                    .map(|kk| v.a.decode(x(kk)) * v.b.decode(y(kk)))
+                    .sum::<f64>()
+                    + v.c.decode(c[i * n + j]);
+                let bits = match v.c {
+                    Ty::F16 => u64::from(f16::from_f64(sum).to_bits()),
+                    _ => u64::from((sum as f32).to_bits()),
+                };
+                assert_eq!(v.c.decode(bits), sum, "the test's sums must be exact");
+                bits
+            };
+        }
+    }
+    d
+}
+
+/// Runs `case` on `w` instances from `gen` and returns (A, B, C, D) matrices.
+#[allow(clippy::type_complexity)]
+fn run_case(
+    dev: &Device,
+    case: &Case,
+    w: usize,
+    gen_ab: &mut dyn FnMut(Ty) -> u64,
+    gen_c: &mut dyn FnMut(Ty) -> u64,
+) -> tile_kernel::Result<(Vec<Vec<u64>>, Vec<Vec<u64>>, Vec<Vec<u64>>, Vec<Vec<u64>>)> {
+    let v = Variant::of(case.opcode);
+    let l = v.layouts;
+    let a = matrices(&l.a, w, || gen_ab(v.a));
+    let b = matrices(&l.b, w, || gen_ab(v.b));
+    let c = matrices(&l.c, w, || gen_c(v.c));
+    let lanes = (case.run)(
+        dev,
+        &pack(&l.a, v.a.width(), &a),
+        &pack(&l.b, v.b.width(), &b),
+        &pack(&l.c, v.c.width(), &c),
+        w,
+    )?;
+    let d = unpack(&l.c, v.c.width(), &lanes, w);
+    Ok((a, b, c, d))
+}
+
+mod twins {
+    use super::*;
+    use support::gpu::on_both_devices;
+
+    on_both_devices!(every_shape_multiplies_exact_values);
+
+    /// Integers of the full range (with accumulators near the s32 limits,
+    /// so wrapping and `.satfinite` show), random bits, and floats that
+    /// are small integers (exact sums): D equals the host's, bit for bit.
+    fn every_shape_multiplies_exact_values(dev: &Device) -> tile_kernel::Result<()> {
+        let mut rng = Rng::new(0x3a7_0001);
+        for case in CASES {
+            let v = Variant::of(case.opcode);
+            let w = 6;
+            let mut gen_ab = |t: Ty| match t {
+                Ty::Int { bits, .. } => rng.next_u64() & ((1 << bits) - 1),
+                Ty::B1 => rng.next_u64() & 1,
+                t => t.encode(rng.next_u64() as i64 % 5),
+            };
+            let mut rng_c = Rng::new(0x3a7_0002);
+            let mut gen_c = |t: Ty| match t {
+                Ty::S32 => match rng_c.next_u64() % 4 {
+                    0 => u64::from(i32::MAX as u32 - (rng_c.next_u64() % 1000) as u32),
+                    1 => u64::from(i32::MIN as u32 + (rng_c.next_u64() % 1000) as u32),
+                    _ => rng_c.next_u64() & 0xffff_ffff,
+                },
+                t => t.encode(rng_c.next_u64() as i64 % 64),
+            };
+            let (a, b, c, d) = run_case(dev, case, w, &mut gen_ab, &mut gen_c)?;
+            for i in 0..w {
+                let want = host_d(&v, &a[i], &b[i], &c[i]);
+                for (e, (got, want)) in d[i].iter().zip(&want).enumerate() {
+                    assert_eq!(
+                        got,
+                        want,
+                        "{}: instance {i}, D[{}, {}]",
+                        case.opcode,
+                        e / v.layouts.n as usize,
+                        e % v.layouts.n as usize
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The GPU and the interpreter give the same bits for random values of
+/// every exponent range (floats), where the tensor cores' alignment,
+/// truncation and rounding decide the result.
+#[test]
+#[ignore = "needs an NVIDIA GPU (run with --include-ignored)"]
+fn float_results_are_the_gpus() -> tile_kernel::Result<()> {
+    let gpu = support::gpu::gpu("float_results_are_the_gpus");
+    let cpu = Device::cpu();
+    let mut mismatches = Vec::new();
+    for case in CASES.iter().filter(|c| Variant::of(c.opcode).a.is_float()) {
+        let v = Variant::of(case.opcode);
+        for seed in 0..6u64 {
+            let w = 64;
+            let value = |rng: &mut Rng, t: Ty, spread: u32| -> u64 {
+                let bits = rng.next_u64();
+                match t {
+                    Ty::F16 | Ty::Bf16 | Ty::E4m3 | Ty::E5m2 | Ty::F32 | Ty::Tf32 => {
+                        random_float(t, bits, spread)
+                    }
+                    _ => unreachable!(),
+                }
+            };
+            let mut r1 = Rng::new(0x3a7_1000 + seed);
+            let mut r2 = Rng::new(0x3a7_2000 + seed);
+            let spread = [2, 6, 12, 30, 3, 1][seed as usize];
+            let mut gen_ab = |t: Ty| value(&mut r1, t, spread);
+            let mut gen_c = |t: Ty| {
+                if seed == 4 {
+                    0
+                } else {
+                    value(&mut r2, t, spread + 4)
+                }
+            };
+            let (_, _, _, d_gpu) = run_case(&gpu, case, w, &mut gen_ab, &mut gen_c)?;
+            let mut r1 = Rng::new(0x3a7_1000 + seed);
+            let mut r2 = Rng::new(0x3a7_2000 + seed);
+            let mut gen_ab = |t: Ty| value(&mut r1, t, spread);
+            let mut gen_c = |t: Ty| {
+                if seed == 4 {
+                    0
+                } else {
+                    value(&mut r2, t, spread + 4)
+                }
+            };
+            let (_, _, _, d_cpu) = run_case(&cpu, case, w, &mut gen_ab, &mut gen_c)?;
+            let differ = d_gpu
+                .iter()
+                .flatten()
+                .zip(d_cpu.iter().flatten())
+                .filter(|(g, c)| g != c)
+                .count();
+            if differ > 0 {
+                mismatches.push(format!(
+                    "{} (spread {spread}): {differ} of {} elements differ",
+                    case.opcode,
+                    w * (v.layouts.m * v.layouts.n) as usize
+                ));
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    Ok(())
+}
+
+/// Bits of a random finite value of type `t` whose exponent is within
+/// `spread` binades of 1 (clamped to the type's normal range; subnormals
+/// of narrow types show up at large spreads).
+fn random_float(t: Ty, bits: u64, spread: u32) -> u64 {
+    let (exp_bits, frac_bits, bias) = match t {
+        Ty::F16 => (5, 10, 15),
+        Ty::Bf16 => (8, 7, 127),
+        Ty::E4m3 => (4, 3, 7),
+        Ty::E5m2 => (5, 2, 15),
+        Ty::F32 | Ty::Tf32 => (8, 23, 127),
+        _ => unreachable!(),
+    };
+    let sign = bits >> 63;
+    let span = 2 * spread as i64 + 1;
+    let exp =
+        (bias + (bits >> 32 & 0xffff) as i64 % span - spread as i64).clamp(0, (1 << exp_bits) - 2);
+    let frac = bits & ((1 << frac_bits) - 1);
+    let word = sign << (exp_bits + frac_bits) | (exp as u64) << frac_bits | frac;
+    if t == Ty::Tf32 { word & !0x1fff } else { word }
+}
+
+#[test]
+fn mma_kernels_assemble_without_spills() {
+    support::assert_no_spills(&[
+        ("m16n8k16_bf16", kernels::m16n8k16_bf16::PTX),
+        ("m16n8k32_e4m3", kernels::m16n8k32_e4m3::PTX),
+        ("m16n8k256_b1_xor", kernels::m16n8k256_b1_xor::PTX),
+    ]);
+}
+
+#[test]
+fn the_instruction_takes_the_lanes_registers() {
+    let ptx = kernels::m16n8k16_bf16::PTX;
+    let lines = support::lines_starting(ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32");
+    assert_eq!(
+        lines,
+        [
+            "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%t2_cf_0, %t2_cf_1, %t2_cf_2, %t2_cf_3}, {%t0_af_0, %t0_af_1, %t0_af_2, %t0_af_3}, {%t1_bf_0, %t1_bf_1}, {%t2_cf_0, %t2_cf_1, %t2_cf_2, %t2_cf_3};"
+        ],
+        "{ptx}"
+    );
+}
