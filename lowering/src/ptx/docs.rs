@@ -33,7 +33,43 @@ pub fn table_reference() -> String {
             describe(form, &mut out);
         }
     }
+    fragment_layouts(&mut out);
     out
+}
+
+/// The lane-to-element maps of `mma.sync` (`crate::ptx::fragments`).
+fn fragment_layouts(out: &mut String) {
+    use super::fragments::{self, Axis, MMA_SHAPES};
+    let _ = writeln!(
+        out,
+        "# Matrix fragment layouts
+
+\
+         Which element of A (`M x K`), B (`K x N`) and C/D (`M x N`) lane `lane` holds as its \
+         element `i` (elements numbered register by register, the low bits of a register \
+         first), from `lowering/src/ptx/fragments.rs`. `/` and `%` are integer division and \
+         remainder.\n\n\
+         | shape | multiplicand bits | operand | elements per lane | row | column |\n\
+         |---|---|---|---|---|---|"
+    );
+    for &(shape, bits) in MMA_SHAPES {
+        let Some(layouts) = fragments::mma(shape, bits) else {
+            continue;
+        };
+        for (name, layout) in [("A", layouts.a), ("B", layouts.b), ("C/D", layouts.c)] {
+        let usable = forms
+            .iter()
+            .filter(|f| !matches!(f.usable, Usability::NotYet(_)))
+            .count();
+                out,
+                "| `{shape}` | {bits} | {name} | {} | `{}` | `{}` |",
+                layout.elements(),
+                layout.formula(Axis::Row),
+                layout.formula(Axis::Col)
+            );
+        }
+    }
+    out.push('\n');
 }
 
 fn capitalized(text: &str) -> String {
