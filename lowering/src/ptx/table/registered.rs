@@ -1,8 +1,8 @@
-//! Registered and certified, but not yet usable by kernels: fences and
-//! barriers, `cp.async.mbarrier.arrive`, bulk and tensor (TMA) copies and
-//! reductions, mbarriers, `multimem` accesses, matrix loads/stores,
-//! `mma.sync` and `wgmma` (sm_90a). Each form names what the language still
-//! lacks (TK0224).
+//! Fences, barriers, mbarriers, `cp.async.mbarrier.arrive`, bulk and
+//! tensor (TMA) copies and reductions, `multimem` accesses, matrix
+//! loads/stores, `mma.sync` and `wgmma` (sm_90a): registered and certified.
+//! Each form says whether kernels can use it (`usable`); one that cannot
+//! names what the language still lacks (TK0224).
 //!
 //! Not registered yet: `mbarrier.arrive{.sem}{.scope}.shared::cluster.b64 _, [addr]` (its
 //! destination must be the sink, which an operand slot cannot say), and a
