@@ -370,11 +370,119 @@ fn run_case(
     Ok((a, b, c, d))
 }
 
+/// A kernel staging `[32, 4]` words through shared memory and loading
+/// them back with `$op` (`$regs` registers a lane): lane `l` gives the
+/// address of row `l` (16 bytes).
+macro_rules! ldmatrix_kernel {
+    ($name:ident, $op:literal, $regs:literal) => {
+        #[tile_kernel(grid = 1, block = 32, arch = "sm_80")]
+        pub fn $name(src: Tensor<u32, 32, 4>, out: Tensor<u32, 32, $regs>) {
+            let tile = alloc_shared::<u32>([32, 4]);
+            let v = alloc_local::<u32>([32, 4], scope = "warp");
+            apply(ptx["ld.global.v4.b32"], v, src, scope = "warp");
+            apply(ptx["st.shared.v4.b32"], tile, v, scope = "warp");
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            let f = alloc_local::<u32>([32, $regs], scope = "warp");
+            apply(ptx[$op], f, tile.view::<u16>(), scope = "warp");
+            apply(
+                ptx["st.global.b32"],
+                out.unsqueeze(-1),
+                f.unsqueeze(-1),
+                scope = "warp",
+            );
+        }
+    };
+}
+
+mod matrix_loads {
+    use super::*;
+    ldmatrix_kernel!(x1, "ldmatrix.sync.aligned.m8n8.x1.shared.b16", 1);
+    ldmatrix_kernel!(x2, "ldmatrix.sync.aligned.m8n8.x2.shared.b16", 2);
+    ldmatrix_kernel!(x4, "ldmatrix.sync.aligned.m8n8.x4.shared.b16", 4);
+    ldmatrix_kernel!(
+        x1_trans,
+        "ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16",
+        1
+    );
+    ldmatrix_kernel!(
+        x2_trans,
+        "ldmatrix.sync.aligned.m8n8.x2.trans.shared::cta.b16",
+        2
+    );
+    ldmatrix_kernel!(
+        x4_trans,
+        "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+        4
+    );
+}
+
+/// What lane `l`'s register `i` holds after `ldmatrix` of the rows
+/// `rows[lane]` (8 halves each), by the ISA: row `l / 4` of matrix `i`
+/// (the row lane `8 i + l / 4` addressed), halves `2 (l % 4)` and `+1`; with
+/// `.trans` column `l / 4` of rows `2 (l % 4)` and `+1`.
+fn ldmatrix_want(rows: &[[u16; 8]; 32], lane: usize, i: usize, trans: bool) -> u32 {
+    let (g, q) = (lane / 4, lane % 4);
+    let (low, high) = if trans {
+        (rows[8 * i + 2 * q][g], rows[8 * i + 2 * q + 1][g])
+    } else {
+        (rows[8 * i + g][2 * q], rows[8 * i + g][2 * q + 1])
+    };
+    u32::from(low) | u32::from(high) << 16
+}
+
 mod twins {
     use super::*;
     use support::gpu::on_both_devices;
 
-    on_both_devices!(every_shape_multiplies_exact_values);
+    on_both_devices!(
+        every_shape_multiplies_exact_values,
+        matrix_loads_distribute_rows
+    );
+
+    /// Every `ldmatrix` shape, with and without `.trans`: each lane's
+    /// registers are the halves the ISA gives it.
+    fn matrix_loads_distribute_rows(dev: &Device) -> tile_kernel::Result<()> {
+        let mut rng = Rng::new(0x3a7_0003);
+        let host: Vec<u32> = (0..128).map(|_| rng.next_u32()).collect();
+        let mut rows = [[0u16; 8]; 32];
+        for (l, row) in rows.iter_mut().enumerate() {
+            for (j, half) in row.iter_mut().enumerate() {
+                *half = (host[l * 4 + j / 2] >> (16 * (j % 2))) as u16;
+            }
+        }
+        let src = dev.upload(&host, [32, 4])?;
+        type Launch =
+            fn(&Device, &DeviceTensor<u32>, &mut DeviceTensor<u32>) -> tile_kernel::Result<()>;
+        let cases: [(&str, usize, bool, Launch); 6] = [
+            ("x1", 1, false, |d, s, o| matrix_loads::x1(d, s, o)),
+            ("x2", 2, false, |d, s, o| matrix_loads::x2(d, s, o)),
+            ("x4", 4, false, |d, s, o| matrix_loads::x4(d, s, o)),
+            ("x1.trans", 1, true, |d, s, o| {
+                matrix_loads::x1_trans(d, s, o)
+            }),
+            ("x2.trans", 2, true, |d, s, o| {
+                matrix_loads::x2_trans(d, s, o)
+            }),
+            ("x4.trans", 4, true, |d, s, o| {
+                matrix_loads::x4_trans(d, s, o)
+            }),
+        ];
+        for (name, regs, trans, launch) in cases {
+            let mut out = dev.zeros::<u32>([32, regs])?;
+            launch(dev, &src, &mut out)?;
+            let got = out.download()?;
+            for lane in 0..32 {
+                for i in 0..regs {
+                    assert_eq!(
+                        got[lane * regs + i],
+                        ldmatrix_want(&rows, lane, i, trans),
+                        "ldmatrix {name}: lane {lane}, register {i}"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
 
     /// Integers of the full range (with accumulators near the s32 limits,
     /// so wrapping and `.satfinite` show), random bits, and floats that

@@ -1229,6 +1229,69 @@ impl GridRun<'_> {
         Ok(())
     }
 
+    /// An `ldmatrix` step: the 32 lanes of each warp read their rows (each
+    /// a 16-byte shared access of its own, checked and recorded like a
+    /// load), then every lane takes its pairs of the matrices.
+    fn matrix_load_step(
+        &self,
+        state: &mut BlockState,
+        step: &Step,
+        active: &[u32],
+        address: &Address,
+        transpose: bool,
+        destinations: &[Destination],
+    ) -> Run {
+        let statement = Some(step.statement);
+        let executing = self.executing(state, step, active)?;
+        for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
+            if warp.len() != 32 {
+                let first = warp[0] / 32 * 32;
+                let absent: Vec<String> = (first..first + 32)
+                    .filter(|t| !warp.contains(t))
+                    .map(|t| (t % 32).to_string())
+                    .collect();
+                return Err(Trap {
+                    statement,
+                    thread: warp[0],
+                    kind: FaultKind::Collective {
+                        message: format!(
+                            "ldmatrix: lanes {} of the warp do not execute it: `.aligned` needs \
+                             all 32 lanes (undefined behaviour)",
+                            absent.join(", ")
+                        ),
+                    },
+                });
+            }
+            let mut rows = [[0u16; 8]; 32];
+            for &t in warp {
+                let (target, at) =
+                    self.access(state, address, 16, t, Touch::Read)
+                        .map_err(|kind| Trap {
+                            statement,
+                            thread: t,
+                            kind,
+                        })?;
+                for (j, element) in rows[(t % 32) as usize].iter_mut().enumerate() {
+                    *element = read(state, target, at + 2 * j, 2) as u16;
+                }
+            }
+            for &t in warp {
+                state.instructions += 1;
+                state.clocks[t as usize] += 1;
+                let (g, q) = ((t % 32 / 4) as usize, (t % 4) as usize);
+                for (i, destination) in destinations.iter().enumerate() {
+                    let (low, high) = if transpose {
+                        (rows[8 * i + 2 * q][g], rows[8 * i + 2 * q + 1][g])
+                    } else {
+                        (rows[8 * i + g][2 * q], rows[8 * i + g][2 * q + 1])
+                    };
+                    state.write(t, *destination, u64::from(low) | u64::from(high) << 16);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A barrier step: every thread the barrier expects (all of the block,
     /// or `b` of them) must execute it here, in the same statement (the
     /// lockstep order makes "reaches it before any passes it" exactly
@@ -1352,6 +1415,14 @@ impl GridRun<'_> {
         } = &step.action
         {
             return self.barrier_step(state, step, active, *barrier, sources, destinations);
+        }
+        if let Action::MatrixLoad {
+            address,
+            transpose,
+            destinations,
+        } = &step.action
+        {
+            return self.matrix_load_step(state, step, active, address, *transpose, destinations);
         }
         // What each thread did before its arrival is in an earlier epoch
         // of the shared-memory shadows than what it does after.
@@ -1573,7 +1644,10 @@ impl GridRun<'_> {
                 Action::Mbarrier { address, op } => {
                     self.mbarrier(state, address, op, t).map_err(trap)?
                 }
-                Action::Nothing | Action::Collective { .. } | Action::Barrier { .. } => {}
+                Action::Nothing
+                | Action::Collective { .. }
+                | Action::MatrixLoad { .. }
+                | Action::Barrier { .. } => {}
             }
         }
         Ok(())

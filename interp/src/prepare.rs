@@ -245,6 +245,14 @@ pub(crate) enum Action {
         sources: Vec<Source>,
         destinations: Vec<Destination>,
     },
+    /// `ldmatrix`: every lane reads a 16-byte row at `address`; the warp
+    /// distributes them (one destination per matrix; see
+    /// [`crate::semantics::Semantics::MatrixLoad`]).
+    MatrixLoad {
+        address: Address,
+        transpose: bool,
+        destinations: Vec<Destination>,
+    },
     /// A CTA barrier: sources `a` (`b`, `c`), destination `d` for `bar.red`.
     Barrier {
         barrier: Barrier,
@@ -599,6 +607,7 @@ enum PreparedSemantics {
     Prefetch,
     Atomic(Arc<AtomicUpdate>, bool),
     Collective(Arc<Collective>),
+    MatrixLoad { matrices: usize, transpose: bool },
     Barrier(Barrier),
     AsyncCopy,
     BulkCopy,
@@ -758,6 +767,13 @@ impl Builder<'_> {
                 PreparedSemantics::Collective(Arc::new(collective))
             }
             Semantics::Barrier(barrier) => PreparedSemantics::Barrier(barrier),
+            Semantics::MatrixLoad {
+                matrices,
+                transpose,
+            } => PreparedSemantics::MatrixLoad {
+                matrices,
+                transpose,
+            },
             Semantics::AsyncCopy => PreparedSemantics::AsyncCopy,
             Semantics::BulkCopy => PreparedSemantics::BulkCopy,
             Semantics::TensorCopy => PreparedSemantics::TensorCopy,
@@ -1026,6 +1042,24 @@ impl Builder<'_> {
                     Action::Collective {
                         collective,
                         sources,
+                        destinations,
+                    }
+                }
+                PreparedSemantics::MatrixLoad {
+                    matrices,
+                    transpose,
+                } => {
+                    let address = address.ok_or("ldmatrix without an address")?;
+                    if destinations.len() != matrices {
+                        return Err(format!(
+                            "`{}` writes {matrices} registers, not {}",
+                            instruction.opcode,
+                            destinations.len()
+                        ));
+                    }
+                    Action::MatrixLoad {
+                        address,
+                        transpose,
                         destinations,
                     }
                 }

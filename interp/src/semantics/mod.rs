@@ -255,6 +255,17 @@ pub enum Semantics {
     },
     /// A warp collective: all executing lanes of a warp at once.
     Collective(Collective),
+    /// `ldmatrix.sync.aligned.m8n8.<num>{.trans}.shared.b16 d, [p]`
+    /// (ISA 9.7.14.5.15): a warp collective that reads memory. Every lane
+    /// reads the 16-byte row at its address (one row of an 8 x 8 matrix of
+    /// b16; rows `8 i .. 8 i + 8` of matrix `i` come from lanes `8 i ..
+    /// 8 i + 8`); lane `l`'s register `i` (`i < matrices`) holds matrix
+    /// `i`'s elements `[l / 4][2 (l % 4) ..+2]`, or with `.trans` the
+    /// elements `[2 (l % 4)][l / 4]` (low half) and `[2 (l % 4) + 1][l / 4]`.
+    /// `.aligned`: all 32 lanes execute it. Lanes whose rows the shape does
+    /// not use (above 8 for `.x1`, 16 for `.x2`) still read theirs, as the
+    /// checker proves them (sm_75 and below read them all).
+    MatrixLoad { matrices: usize, transpose: bool },
     /// A CTA barrier.
     Barrier(Barrier),
     /// `cp.async`: global to shared, landing at the thread's wait.
@@ -412,6 +423,18 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
     }
     if let Some(barrier) = barrier(variant) {
         return Ok(Semantics::Barrier(barrier));
+    }
+    if variant.form.mnemonic == "ldmatrix" {
+        let matrices = match variant.get(Slot::Num) {
+            Some("x1") => 1,
+            Some("x2") => 2,
+            Some("x4") => 4,
+            _ => return Err(missing()),
+        };
+        return Ok(Semantics::MatrixLoad {
+            matrices,
+            transpose: variant.get(Slot::Trans).is_some(),
+        });
     }
     if let Some(collective) = matrix::collective(variant) {
         return Ok(Semantics::Collective(collective));

@@ -323,7 +323,10 @@ pub static FAMILIES: &[(&str, &[InstructionForm])] = &[
     ("comparison and selection", compare::FORMS),
     ("warp-level", warp::FORMS),
     ("asynchronous copies", async_copy::FORMS),
-    ("fences, barriers, mbarriers, bulk copies and matrix instructions", registered::FORMS),
+    (
+        "fences, barriers, mbarriers, bulk copies and matrix instructions",
+        registered::FORMS,
+    ),
 ];
 
 const FORM_COUNT: usize = {

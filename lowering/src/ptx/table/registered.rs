@@ -46,6 +46,7 @@ const MULTIMEM: Usability =
 /// usable in a warp-scope `apply`, whose convergence rule is `.aligned`'s
 /// ("all threads in the warp must execute the same mma.sync").
 const MMA: Usability = Usability::NeedsScope;
+const LDMATRIX: Usability = Usability::NeedsScope;
 
 /// A fragment of `lanes` registers of type `ty`, always written `{..}`
 /// (also with one register). Multiplicand fragments take no immediates.
@@ -1273,7 +1274,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::ldmatrix_requires,
         "load one 8x8 b16 matrix from shared memory into a warp's registers (one per thread)",
-        MATRIX_MOVES,
+        LDMATRIX,
         Effect::Collective,
     ),
     form(
@@ -1284,7 +1285,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::ldmatrix_requires,
         "load two 8x8 b16 matrices from shared memory (two registers per thread)",
-        MATRIX_MOVES,
+        LDMATRIX,
         Effect::Collective,
     ),
     form(
@@ -1295,7 +1296,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::ldmatrix_requires,
         "load four 8x8 b16 matrices from shared memory (four registers per thread)",
-        MATRIX_MOVES,
+        LDMATRIX,
         Effect::Collective,
     ),
     form(
