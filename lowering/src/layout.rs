@@ -504,16 +504,6 @@ impl Layout {
                 "cannot reshape a view whose extents are not constants; slice the tensor first",
             ));
         };
-        if !self.is_contiguous() {
-            return Err(LayoutError::new(
-                Code::RESHAPE,
-                span,
-                format!(
-                    "cannot reshape a non-contiguous view of shape {}",
-                    shape_text(&current)
-                ),
-            ));
-        }
         let total = current.iter().fold(1usize, |acc, d| acc.saturating_mul(*d));
         let inferred: Vec<usize> = dims
             .iter()
@@ -564,6 +554,27 @@ impl Layout {
                     new_total.map_or("too many".to_string(), |n| n.to_string())
                 ),
             ));
+        }
+        if !self.is_contiguous() {
+            // Axes that are contiguous with each other merge and split;
+            // the others keep their strides (`[2, 2, 8, 8]` strides `(512,
+            // 128, 16, 2)` becomes `[2, 16, 8]`, strides `(512, 16, 2)`).
+            let Some(strides) = strided_reshape(&current, &self.strides, &shape) else {
+                return Err(LayoutError::new(
+                    Code::RESHAPE,
+                    span,
+                    format!(
+                        "cannot reshape this non-contiguous view of shape {} into {}: only axes that are contiguous with each other can merge",
+                        shape_text(&current),
+                        shape_text(&shape)
+                    ),
+                ));
+            };
+            let mut out = self.clone();
+            out.shape = shape.iter().map(|d| Poly::constant(*d as i128)).collect();
+            out.strides = strides;
+            out.region.axes = self.axes_through_unit_reshape(&shape);
+            return Ok(out);
         }
         let mut out = Layout::row_major_const(self.dtype, &shape);
         out.offset = self.offset.clone();
@@ -727,8 +738,70 @@ fn shape_text_i64(dims: &[i64]) -> String {
     format!("[{}]", dims.join(", "))
 }
 
+/// The strides of `new` over the elements of a view of shape `old` and
+/// strides `strides`, or `None` where an axis of `new` would span old axes
+/// that are not contiguous with each other (PyTorch's `view` rule: each
+/// run of old axes with `stride[i] == stride[i + 1] * old[i + 1]` is one
+/// chunk, and the new axes must split the chunks exactly).
+fn strided_reshape(old: &[usize], strides: &[Poly], new: &[usize]) -> Option<Vec<Poly>> {
+    let mut out = vec![Poly::default(); new.len()];
+    let mut view_axis = new.len() as isize - 1;
+    let mut base = strides.last().cloned().unwrap_or_default();
+    let (mut old_count, mut new_count) = (1usize, 1usize);
+    for axis in (0..old.len()).rev() {
+        old_count *= old[axis];
+        let chunk_ends =
+            axis == 0 || (old[axis - 1] != 1 && strides[axis - 1] != base.scale(old_count as i128));
+        if !chunk_ends {
+            continue;
+        }
+        while view_axis >= 0 && (new_count < old_count || new[view_axis as usize] == 1) {
+            out[view_axis as usize] = base.scale(new_count as i128);
+            new_count *= new[view_axis as usize];
+            view_axis -= 1;
+        }
+        if new_count != old_count {
+            return None;
+        }
+        if axis > 0 {
+            base = strides[axis - 1].clone();
+            old_count = 1;
+            new_count = 1;
+        }
+    }
+    (view_axis == -1).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
+    use super::strided_reshape;
+
+    /// Contiguous runs merge and split; a split across a gap fails.
+    #[test]
+    fn strided_reshapes_follow_contiguous_runs() {
+        let c = |v: &[i128]| v.iter().map(|x| Poly::constant(*x)).collect::<Vec<_>>();
+        // [2, 2, 8, 8] of 2-byte elements, the outer axis 512 bytes apart.
+        let strides = c(&[512, 128, 16, 2]);
+        assert_eq!(
+            strided_reshape(&[2, 2, 8, 8], &strides, &[2, 16, 8]),
+            Some(c(&[512, 16, 2]))
+        );
+        assert_eq!(
+            strided_reshape(&[2, 2, 8, 8], &strides, &[2, 2, 64]),
+            Some(c(&[512, 128, 2]))
+        );
+        assert_eq!(strided_reshape(&[2, 2, 8, 8], &strides, &[4, 64]), None);
+        assert_eq!(
+            strided_reshape(&[2, 2, 8, 8], &strides, &[2, 2, 8, 2, 4]),
+            Some(c(&[512, 128, 16, 8, 2]))
+        );
+        // Unit axes anywhere.
+        assert_eq!(
+            strided_reshape(&[2, 1, 16], &c(&[100, 7, 4]), &[2, 16, 1]),
+            Some(c(&[100, 4, 4]))
+        );
+    }
+
     use super::*;
 
     const S: SpanId = SpanId(0);

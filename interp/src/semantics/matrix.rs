@@ -11,9 +11,30 @@
 //! clamps to the s32 range, and without it the sum wraps modulo 2^32.
 //! Single-bit forms add `popc` of `a AND b` or `a XOR b` over k.
 //!
-//! Floating-point forms follow the H200's own arithmetic, established from
-//! differential data (`docs/interpreter.md`, "Tensor cores"): see
-//! [`Accumulation`].
+//! Floating-point forms follow the H200's own arithmetic, fitted to
+//! 2.6 million elements of differential data (every mode bit for bit;
+//! `docs/interpreter.md`, "Tensor cores"). The core is one *fused step*
+//! ([`fused_sum`]): every product is exact; each term (product or
+//! accumulator) is aligned at an exponent, the product's `ea + eb` (the
+//! inputs' exponents, a subnormal counting as the format's minimum), the
+//! accumulator's its own; each term's magnitude is truncated toward zero
+//! to a multiple of `2^(E - 25)`, `E` the largest of them (24 bits and two
+//! more below the largest); the truncated terms add exactly.
+//!
+//! - f16/bf16 with an f32 accumulator, and tf32: one step over all K
+//!   products and C, rounded toward zero to f32 (tf32 ignores the low 13
+//!   bits of its registers);
+//! - f16 with an f16 accumulator: the same step rounded to nearest-even
+//!   directly to f16 (overflow is infinity);
+//! - fp8 (e4m3/e5m2, as their exact f16 values): two steps from +0, over
+//!   the k with `k % 4` in {0, 1}, then {2, 3}, each rounded toward zero
+//!   to f32, and then `C + acc` as one f32 addition rounded to nearest-even.
+//!
+//! Exact zeros are +0. Not in the measured data, so modelled by IEEE 754
+//! and not yet confirmed: infinities and NaNs among the inputs (any NaN or
+//! an invalid operation gives the canonical NaN), f32 overflow (rounding
+//! toward zero gives the largest finite value), subnormal f16/bf16/tf32
+//! inputs and f32 C (taken exactly), and `-0` accumulators.
 
 use super::softfloat::{self, Exact, Format, RoundOptions, Rounding};
 use super::{Bits, Collective, CollectiveError};
@@ -116,19 +137,6 @@ impl Accumulator {
     }
 }
 
-/// How the tensor cores add the products of a row and column to the
-/// accumulator, as measured on the H200 (see the module documentation).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Accumulation {
-    /// Products added in one fused step (the rest of K in later steps).
-    pub block: usize,
-    /// Bits kept below the leading bit of the step's largest term (each
-    /// term's magnitude truncated there before the exact sum).
-    pub kept_bits: u32,
-    /// How a step's sum becomes the accumulator format.
-    pub rounding: Rounding,
-}
-
 /// The arithmetic of one variant.
 #[derive(Debug, Clone, Copy)]
 struct Mma {
@@ -139,7 +147,6 @@ struct Mma {
     satfinite: bool,
     /// Single-bit forms: XOR (else AND) before the population count.
     xor: bool,
-    accumulation: Accumulation,
 }
 
 /// The semantics of an `mma` variant, or `None` for other forms.
@@ -149,6 +156,10 @@ pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
     }
     let a = Element::of(variant.get(Slot::Atype)?)?;
     let b = Element::of(variant.get(Slot::Btype)?)?;
+    // f64 (`m8n8k4`) is not measured yet: the form is not usable.
+    if a == Element::Float(Format::F64) {
+        return None;
+    }
     let c = Accumulator::of(variant.get(Slot::Ctype)?)?;
     let layouts = fragments::mma(variant.get(Slot::Shape)?, a.width().min(64))?;
     let mma = Mma {
@@ -158,7 +169,6 @@ pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
         c,
         satfinite: variant.get(Slot::Satfinite).is_some(),
         xor: variant.get(Slot::Bitop) == Some("xor"),
-        accumulation: accumulation(a, c),
     };
     let name = variant.opcode_text();
     let registers = |layout: &FragmentLayout, width: u32| {
@@ -320,75 +330,190 @@ impl Mma {
                 u64::from(sum as i32 as u32)
             }
             (Element::Float(fa), Element::Float(fb), acc) => {
-                let products: Vec<Exact> = row
-                    .iter()
-                    .zip(col)
-                    .map(|(&x, &y)| {
-                        softfloat::mul(softfloat::decode(fa, x), softfloat::decode(fb, y))
-                    })
-                    .collect();
-                let c = softfloat::decode(acc.format(), c);
-                accumulate(&products, c, acc.format(), self.accumulation)
+                float_element(fa, fb, acc.format(), row, col, c)
             }
             _ => 0,
         }
     }
 }
 
-/// The measured accumulation of each multiplicand and accumulator type.
-fn accumulation(a: Element, c: Accumulator) -> Accumulation {
-    let _ = (a, c);
-    Accumulation {
-        block: usize::MAX,
-        kept_bits: 64,
-        rounding: Rounding::NearestEven,
+/// One element of D for floating-point multiplicands (see the module
+/// documentation): `row` and `col` are A's and B's element bits.
+fn float_element(fa: Format, fb: Format, acc: Format, row: &[u64], col: &[u64], c: u64) -> u64 {
+    let fp8 = fa.width() == 8;
+    let term = |(k, (&x, &y)): (usize, (&u64, &u64))| (k, product(fa, x, fb, y));
+    let products: Vec<(usize, Term)> = row.iter().zip(col).enumerate().map(term).collect();
+    let c_term = Term::of(acc, c);
+    // Infinities and NaNs: IEEE 754 over the exact terms.
+    let specials: Vec<&Term> = products.iter().map(|(_, t)| t).chain([&c_term]).collect();
+    if let Some(special) = special_result(&specials) {
+        return softfloat::round(acc, special, Rounding::NearestEven, RoundOptions::default());
+    }
+    if fp8 {
+        let mut sum = Exact::Zero { negative: false };
+        for half in [[0, 1], [2, 3]] {
+            let mut terms: Vec<Term> = products
+                .iter()
+                .filter(|(k, _)| half.contains(&(k % 4)))
+                .map(|(_, t)| *t)
+                .collect();
+            terms.push(Term::of_exact(sum, Format::F32));
+            let bits = softfloat::round(
+                Format::F32,
+                fused_sum(&terms),
+                Rounding::TowardZero,
+                RoundOptions::default(),
+            );
+            sum = softfloat::decode(Format::F32, bits);
+        }
+        let total = softfloat::add(
+            softfloat::decode(Format::F32, c),
+            sum,
+            Rounding::NearestEven,
+        );
+        return softfloat::round(
+            Format::F32,
+            total,
+            Rounding::NearestEven,
+            RoundOptions::default(),
+        );
+    }
+    let mut terms: Vec<Term> = products.into_iter().map(|(_, t)| t).collect();
+    terms.push(c_term);
+    let rounding = if acc == Format::F16 {
+        Rounding::NearestEven
+    } else {
+        Rounding::TowardZero
+    };
+    softfloat::round(acc, fused_sum(&terms), rounding, RoundOptions::default())
+}
+
+/// A term of a fused step: its exact value and the exponent it is aligned
+/// by (a product's `ea + eb`, not its leading bit's).
+#[derive(Debug, Clone, Copy)]
+struct Term {
+    value: Exact,
+    align: i32,
+}
+
+impl Term {
+    /// A value of `format` (an accumulator), aligned by its own exponent.
+    fn of(format: Format, bits: u64) -> Term {
+        Term {
+            value: softfloat::decode(format, bits),
+            align: exponent(format, bits),
+        }
+    }
+
+    /// A value exactly representable in `format`.
+    fn of_exact(value: Exact, format: Format) -> Term {
+        let bits = softfloat::round(format, value, Rounding::TowardZero, RoundOptions::default());
+        Term::of(format, bits)
     }
 }
 
-/// `c + sum(products)` in the tensor cores' arithmetic, as `format` bits.
-fn accumulate(products: &[Exact], c: Exact, format: Format, model: Accumulation) -> u64 {
-    let mut acc = c;
-    for block in products.chunks(model.block.max(1)) {
-        acc = fused_step(block, acc, model);
+/// The unbiased exponent of `bits` in `format` (a subnormal or zero: the
+/// format's minimum).
+fn exponent(format: Format, bits: u64) -> i32 {
+    let raw = (bits >> format.shift) & ((1u64 << format.width()) - 1);
+    let field = (raw >> format.fraction_bits) & ((1u64 << format.exponent_bits) - 1);
+    if field == 0 {
+        1 - format.bias
+    } else {
+        field as i32 - format.bias
     }
-    softfloat::round(format, acc, model.rounding, RoundOptions::default())
 }
 
-/// One fused step: the accumulator and a block of products added exactly
-/// after each term is truncated `kept_bits` below the leading bit of the
-/// largest, the sum rounded to the accumulator (here kept exact; the caller
-/// rounds the last step).
-fn fused_step(block: &[Exact], acc: Exact, model: Accumulation) -> Exact {
-    let mut terms: Vec<Exact> = Vec::with_capacity(block.len() + 1);
-    terms.push(acc);
-    terms.extend_from_slice(block);
-    // Specials: any NaN, or infinities of both signs, or an invalid
-    // product (carried as NaN by `mul`), give the canonical NaN.
-    if terms.iter().any(|t| matches!(t, Exact::NaN { .. })) {
-        return Exact::DEFAULT_NAN;
-    }
-    let positive_inf = terms
-        .iter()
-        .any(|t| matches!(t, Exact::Infinity { negative: false }));
-    let negative_inf = terms
-        .iter()
-        .any(|t| matches!(t, Exact::Infinity { negative: true }));
-    match (positive_inf, negative_inf) {
-        (true, true) => return Exact::DEFAULT_NAN,
-        (true, false) => return Exact::Infinity { negative: false },
-        (false, true) => return Exact::Infinity { negative: true },
-        _ => {}
-    }
-    let mut sum = Exact::Zero { negative: false };
-    let mut first = true;
-    for t in terms {
-        sum = if first {
-            first = false;
-            t
+/// The exact product of two multiplicands, aligned by the sum of their
+/// exponents. fp8 values enter as the f16 values they are (an e4m3
+/// subnormal is an f16 normal).
+fn product(fa: Format, a: u64, fb: Format, b: u64) -> Term {
+    let input = |format: Format, bits: u64| -> (Exact, i32) {
+        let value = softfloat::decode(format, bits);
+        if format.width() == 8 {
+            let half = softfloat::round(
+                Format::F16,
+                value,
+                Rounding::NearestEven,
+                RoundOptions::default(),
+            );
+            (value, exponent(Format::F16, half))
         } else {
-            softfloat::add(sum, t, Rounding::NearestEven)
-        };
+            (value, exponent(format, bits))
+        }
+    };
+    let ((x, ex), (y, ey)) = (input(fa, a), input(fb, b));
+    Term {
+        value: softfloat::mul(x, y),
+        align: ex + ey,
     }
-    let _ = model.kept_bits;
-    sum
+}
+
+/// The result when a term is infinite or NaN (IEEE 754: a NaN, or
+/// infinities of both signs, give NaN; `mul` already made `0 * inf` NaN).
+fn special_result(terms: &[&Term]) -> Option<Exact> {
+    let mut infinity: Option<bool> = None;
+    for term in terms {
+        match term.value {
+            Exact::NaN { .. } => return Some(Exact::DEFAULT_NAN),
+            Exact::Infinity { negative } => match infinity {
+                Some(sign) if sign != negative => return Some(Exact::DEFAULT_NAN),
+                _ => infinity = Some(negative),
+            },
+            _ => {}
+        }
+    }
+    infinity.map(|negative| Exact::Infinity { negative })
+}
+
+/// One fused step over finite terms: each magnitude truncated toward zero
+/// to a multiple of `2^(E - 25)` (`E` the largest alignment exponent of a
+/// nonzero term), then added exactly. An exact zero is +0.
+fn fused_sum(terms: &[Term]) -> Exact {
+    let nonzero: Vec<&Term> = terms
+        .iter()
+        .filter(|t| matches!(t.value, Exact::Finite { significand, .. } if significand != 0))
+        .collect();
+    let Some(top) = nonzero.iter().map(|t| t.align).max() else {
+        return Exact::Zero { negative: false };
+    };
+    let unit = top - 25;
+    let mut sum: i128 = 0;
+    for term in nonzero {
+        let Exact::Finite {
+            negative,
+            significand,
+            exponent,
+            ..
+        } = term.value
+        else {
+            continue;
+        };
+        // The magnitude in units of 2^unit, truncated toward zero. Terms
+        // far below the unit vanish; the largest is at most 2^28 units.
+        let shift = exponent - unit;
+        // (At most 27 places up for the multiplicand formats here; the
+        // bound only keeps 33 terms' sum inside an i128.)
+        const LIMIT: u128 = 1 << 100;
+        let magnitude = if shift >= 0 {
+            significand
+                .checked_shl(shift as u32)
+                .filter(|m| *m < LIMIT)
+                .unwrap_or(LIMIT)
+        } else if -shift >= 128 {
+            0
+        } else {
+            significand >> (-shift)
+        } as i128;
+        sum += if negative { -magnitude } else { magnitude };
+    }
+    if sum == 0 {
+        return Exact::Zero { negative: false };
+    }
+    Exact::Finite {
+        negative: sum < 0,
+        significand: sum.unsigned_abs(),
+        exponent: unit,
+        sticky: false,
+    }
 }

@@ -171,6 +171,26 @@ impl Checker<'_> {
         None
     }
 
+    /// A memory operand of a warp-scope `apply` may also split the lane
+    /// into two leading axes `[32 / b, b]` (powers of two): lane `l`
+    /// accesses `[l / b, l % b, ..]`. Matrix instructions need it:
+    /// `ldmatrix` rows of two 8-element halves of a 16-row tile are
+    /// `[2, 16]`, halves first.
+    fn split_lane_axes(scope: Scope, shape: &[usize]) -> Option<Vec<usize>> {
+        match shape {
+            [a, b, _, ..]
+                if scope == Scope::Warp
+                    && a * b == 32
+                    && *a > 1
+                    && *b > 1
+                    && b.is_power_of_two() =>
+            {
+                Some(vec![*a, *b])
+            }
+            _ => None,
+        }
+    }
+
     fn group_extent_error(
         &self,
         scope: Scope,
@@ -182,7 +202,9 @@ impl Checker<'_> {
         let first = shape
             .first()
             .map_or_else(|| "none".to_string(), ToString::to_string);
-        let forms = if scope == Scope::Warp || !size.is_multiple_of(32) {
+        let forms = if scope == Scope::Warp {
+            "`32` (one per lane), or for a tensor or shared view two axes `32 / b, b` (`lane_id() / b`, then `lane_id() % b`)".to_string()
+        } else if !size.is_multiple_of(32) {
             format!("`{size}`")
         } else {
             format!(
@@ -218,6 +240,20 @@ impl Checker<'_> {
         };
         match (scope, axes.len()) {
             (Scope::Thread, _) => Vec::new(),
+            (Scope::Warp, 2) => {
+                // `[32 / b, b]`: the lane's fields `lane_id() / b` and
+                // `lane_id() % b` (digits of the race rule).
+                let lane = self.builtin("lane_id");
+                let b = Poly::constant(axes[1] as i128);
+                let span = SpanId::default();
+                let high = self
+                    .computed(ComputedOp::Div, lane.clone(), b.clone(), span, span, span)
+                    .unwrap_or_default();
+                let low = self
+                    .computed(ComputedOp::Rem, lane, b, span, span, span)
+                    .unwrap_or_default();
+                vec![high, low]
+            }
             (Scope::Warpgroup, 2) => vec![warp_in_group(self), self.builtin("lane_id")],
             (_, 2) => vec![self.builtin("warp_id"), self.builtin("lane_id")],
             (Scope::Warp, _) => vec![self.builtin("lane_id")],
@@ -506,6 +542,7 @@ impl Checker<'_> {
             .collect();
         let Some(axes) = self
             .group_axes(scope, &shape)
+            .or_else(|| Self::split_lane_axes(scope, &shape))
             .filter(|a| shape.len() > a.len())
         else {
             self.diags.push(
