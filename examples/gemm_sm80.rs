@@ -14,6 +14,7 @@
 //! Run: `cargo run --release --example gemm_sm80 [M N K]` (default: small
 //! awkward shapes on the CPU interpreter or the GPU, then 4096^3 timed on a
 //! GPU). Checked against an f64 host reference with a K-scaled tolerance.
+//! `GEMM_SM80_PTX=1` prints the PTX instead.
 
 use std::time::Instant;
 use tile_kernel::prelude::*;
@@ -224,6 +225,11 @@ fn check(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
 }
 
 fn main() -> Result<(), Error> {
+    // `GEMM_SM80_PTX=1` prints the kernel's PTX (for `ptxas -v`).
+    if std::env::var_os("GEMM_SM80_PTX").is_some() {
+        print!("{}", gemm_bf16_nt::PTX);
+        return Ok(());
+    }
     let dev = Device::new(0)?;
     let args: Vec<usize> = std::env::args()
         .skip(1)
