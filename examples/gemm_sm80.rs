@@ -19,9 +19,11 @@
 use std::time::Instant;
 use tile_kernel::prelude::*;
 
-/// One CTA computes a 64 x 64 tile of `C` with 4 warps (`block = [32, 2,
-/// 2]`: warp `(ty, tz)` owns rows `32 tz ..+32` and columns `32 ty ..+32`
-/// of the tile, as 2 x 4 `m16n8` accumulators), walking K in steps of 32.
+/// `$name`: a `$bm x $bn` tile of `C` per CTA, `$wm x $wn` warps
+/// (`block = [32, $wn, $wm]`: warp `(ty, tz)` owns rows `$mi * 16 * tz`
+/// and columns `$nj * 8 * ty` of the tile, as `$mi x $nj` `m16n8`
+/// accumulators), `$threads` threads each copying `$copies` chunks of each
+/// operand per step; K in steps of 32.
 ///
 /// A stage holds each operand's 64 rows x 32 k as 256 chunks of 16 bytes
 /// (8 k of one row): A's as `[4, 64, 8]` (k-chunk, row), B's as `[8, 4, 8,
@@ -30,154 +32,182 @@ use tile_kernel::prelude::*;
 /// rows of an `ldmatrix` matrix are 128 contiguous bytes (no bank
 /// conflicts, no swizzle). The ring has 2 stages: step `k + 1` is copied
 /// while step `k` is multiplied.
-#[tile_kernel(grid = [ceil_div(N, 64), ceil_div(M, 64), 1], block = [32, 2, 2], arch = "sm_80")]
-fn gemm_bf16_nt(
-    a: Tensor<bf16, M, { 8 * K8 }>,
-    b: Tensor<bf16, N, { 8 * K8 }>,
-    c: Tensor<f32, M, N>,
-) {
-    let t = thread_id(0) + 32 * thread_id(1) + 64 * thread_id(2);
-    let m0 = cta_id(1) * 64;
-    let n0 = cta_id(0) * 64;
-    let wn = thread_id(1);
-    let wm = thread_id(2);
-    // Stages of 256 16-byte rows per operand (see the read views below).
-    let sa = alloc_shared::<bf16>([2, 256, 8]);
-    let sb = alloc_shared::<bf16>([2, 256, 8]);
-    // Lane parts: acc[mi, nj, 4] for the 2 x 4 m16n8 tiles of the warp;
-    // af[mi, 4] the A fragments of a k16 step; bq[p, 4] the B fragments of
-    // n-tiles 2p and 2p + 1 (registers b0, b1, then b0', b1').
-    let acc = alloc_local::<f32>([32, 2, 4, 4], scope = "warp");
-    let af = alloc_local::<u32>([32, 2, 4], scope = "warp");
-    let bq = alloc_local::<u32>([32, 2, 4], scope = "warp");
-    apply(ptx["mov.b32"], acc.reshape([32, 32, 1]), 0, scope = "warp");
-    let steps = ceil_div(8 * K8, 32);
-    // Thread t copies chunks t and t + 128 of each operand's stage: the
-    // stage's 16-byte rows in order, so its writes are disjoint by t.
-    // A's chunk q is row q % 64, k-chunk q / 64; B's is row
-    // 8 (q / 32) + q % 8, k-chunk q / 8 % 4.
-    // The prologue: step 0 into stage 0.
-    for j in 0..2 {
-        let q = t + 128 * j;
-        let ka = 8 * (q / 64);
-        let kb = 8 * (q / 8 % 4);
-        let rb = 8 * (q / 32) + q % 8;
-        apply(
-            ptx["cp.async.cg.shared.global"],
-            sa.slice(s![0, q, ..]).view::<u32>(),
-            a.slice(s![m0 + q % 64, ka..ka + 8]).view::<u32>(),
-            16,
-            zero_fill = true,
-        );
-        apply(
-            ptx["cp.async.cg.shared.global"],
-            sb.slice(s![0, q, ..]).view::<u32>(),
-            b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
-            16,
-            zero_fill = true,
-        );
-    }
-    apply(ptx["cp.async.commit_group"]);
-    for k in 0..steps {
-        let s = k % 2;
-        // Step k + 1 into the other stage, which every warp finished
-        // reading before the barrier that ended step k - 1 (after the last
-        // step: columns past K, zero-filled, never read).
-        let next = (k + 1) % 2;
-        for j in 0..2 {
-            let q = t + 128 * j;
-            let ka = (k + 1) * 32 + 8 * (q / 64);
-            let kb = (k + 1) * 32 + 8 * (q / 8 % 4);
-            let rb = 8 * (q / 32) + q % 8;
-            apply(
-                ptx["cp.async.cg.shared.global"],
-                sa.slice(s![next, q, ..]).view::<u32>(),
-                a.slice(s![m0 + q % 64, ka..ka + 8]).view::<u32>(),
-                16,
-                zero_fill = true,
-            );
-            apply(
-                ptx["cp.async.cg.shared.global"],
-                sb.slice(s![next, q, ..]).view::<u32>(),
-                b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
-                16,
-                zero_fill = true,
-            );
-        }
-        apply(ptx["cp.async.commit_group"]);
-        // Step k's copies (all but the newest group) are done, for this
-        // thread; the barrier makes every thread's visible.
-        apply(ptx["cp.async.wait_group"], 1);
-        apply(ptx["bar.sync"], 0, scope = "cta");
-        for kk in 0..2 {
-            // A: lane l gives row l % 16 of k-chunk 2 kk + l / 16: the
-            // four matrices are a0..a3 of the m16n8k16 A fragment.
-            for mi in 0..2 {
-                let r = wm * 32 + mi * 16;
+macro_rules! gemm_kernel {
+    ($name:ident, bm = $bm:literal, bn = $bn:literal, wm = $wm:literal, wn = $wn:literal,
+     mi = $mi:literal, nj = $nj:literal, threads = $threads:literal, copies = $copies:literal) => {
+        #[tile_kernel(grid = [ceil_div(N, $bn), ceil_div(M, $bm), 1], block = [32, $wn, $wm], arch = "sm_80")]
+                fn $name(
+            a: Tensor<bf16, M, { 8 * K8 }>,
+            b: Tensor<bf16, N, { 8 * K8 }>,
+            c: Tensor<f32, M, N>,
+        ) {
+            let t = thread_id(0) + 32 * thread_id(1) + 32 * $wn * thread_id(2);
+            let m0 = cta_id(1) * $bm;
+            let n0 = cta_id(0) * $bn;
+            let wn = thread_id(1);
+            let wm = thread_id(2);
+            // Stages of 256 16-byte rows per operand (see the read views below).
+            let sa = alloc_shared::<bf16>([2, $bm * 4, 8]);
+            let sb = alloc_shared::<bf16>([2, $bn * 4, 8]);
+            // Lane parts: acc[mi, nj, 4] for the 2 x 4 m16n8 tiles of the warp;
+            // af[mi, 4] the A fragments of a k16 step; bq[p, 4] the B fragments of
+            // n-tiles 2p and 2p + 1 (registers b0, b1, then b0', b1').
+            let acc = alloc_local::<f32>([32, $mi, $nj, 4], scope = "warp");
+            let af = alloc_local::<u32>([32, $mi, 4], scope = "warp");
+            let bq = alloc_local::<u32>([32, $nj / 2, 4], scope = "warp");
+            apply(ptx["mov.b32"], acc.reshape([32, $mi * $nj * 4, 1]), 0, scope = "warp");
+            let steps = ceil_div(8 * K8, 32);
+            // Thread t copies chunks t and t + 128 of each operand's stage: the
+            // stage's 16-byte rows in order, so its writes are disjoint by t.
+            // A's chunk q is row q % 64, k-chunk q / 64; B's is row
+            // 8 (q / 32) + q % 8, k-chunk q / 8 % 4.
+            // The prologue: step 0 into stage 0.
+            for j in 0..$copies {
+                let q = t + $threads * j;
+                let ka = 8 * (q / $bm);
+                let kb = 8 * (q / 8 % 4);
+                let rb = 8 * (q / 32) + q % 8;
                 apply(
-                    ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                    af.slice(s![.., mi, ..]),
-                    sa.slice(s![s, .., ..]).reshape([4, 64, 8]).slice(s![
-                        2 * kk..2 * kk + 2,
-                        r..r + 16,
-                        ..
-                    ]),
-                    scope = "warp",
+                    ptx["cp.async.cg.shared.global"],
+                    sa.slice(s![0, q, ..]).view::<u32>(),
+                    a.slice(s![m0 + q % $bm, ka..ka + 8]).view::<u32>(),
+                    16,
+                    zero_fill = true,
+                );
+                apply(
+                    ptx["cp.async.cg.shared.global"],
+                    sb.slice(s![0, q, ..]).view::<u32>(),
+                    b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
+                    16,
+                    zero_fill = true,
                 );
             }
-            // B (rows are n, in groups of 8): lane l gives row l % 8 of
-            // k-chunk 2 kk + l / 8 % 2 of n-group 4 wn + 2 p + l / 16: the
-            // matrices are b0, b1 of n-tile 2p, then of n-tile 2p + 1.
-            for p in 0..2 {
-                let ng = wn * 4 + p * 2;
-                apply(
-                    ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                    bq.slice(s![.., p, ..]),
-                    sb.slice(s![s, .., ..])
-                        .reshape([8, 4, 8, 8])
-                        .slice(s![ng..ng + 2, 2 * kk..2 * kk + 2, .., ..])
-                        .reshape([2, 16, 8]),
-                    scope = "warp",
-                );
-            }
-            for mi in 0..2 {
-                for nj in 0..4 {
-                    let p = nj / 2;
-                    let h = 2 * (nj % 2);
-                    let d = acc.slice(s![.., mi, nj, ..]);
+            apply(ptx["cp.async.commit_group"]);
+            for k in 0..steps {
+                let s = k % 2;
+                // Step k + 1 into the other stage, which every warp finished
+                // reading before the barrier that ended step k - 1 (after the last
+                // step: columns past K, zero-filled, never read).
+                let next = (k + 1) % 2;
+                for j in 0..$copies {
+                    let q = t + $threads * j;
+                    let ka = (k + 1) * 32 + 8 * (q / $bm);
+                    let kb = (k + 1) * 32 + 8 * (q / 8 % 4);
+                    let rb = 8 * (q / 32) + q % 8;
                     apply(
-                        ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
-                        d,
-                        af.slice(s![.., mi, ..]),
-                        bq.slice(s![.., p, h..h + 2]),
-                        d,
-                        scope = "warp",
+                        ptx["cp.async.cg.shared.global"],
+                        sa.slice(s![next, q, ..]).view::<u32>(),
+                        a.slice(s![m0 + q % $bm, ka..ka + 8]).view::<u32>(),
+                        16,
+                        zero_fill = true,
                     );
+                    apply(
+                        ptx["cp.async.cg.shared.global"],
+                        sb.slice(s![next, q, ..]).view::<u32>(),
+                        b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
+                        16,
+                        zero_fill = true,
+                    );
+                }
+                apply(ptx["cp.async.commit_group"]);
+                // Step k's copies (all but the newest group) are done, for this
+                // thread; the barrier makes every thread's visible.
+                apply(ptx["cp.async.wait_group"], 1);
+                apply(ptx["bar.sync"], 0, scope = "cta");
+                for kk in 0..2 {
+                    // A: lane l gives row l % 16 of k-chunk 2 kk + l / 16: the
+                    // four matrices are a0..a3 of the m16n8k16 A fragment.
+                    for mi in 0..$mi {
+                        let r = wm * ($mi * 16) + mi * 16;
+                        apply(
+                            ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                            af.slice(s![.., mi, ..]),
+                            sa.slice(s![s, .., ..]).reshape([4, $bm, 8]).slice(s![
+                                2 * kk..2 * kk + 2,
+                                r..r + 16,
+                                ..
+                            ]),
+                            scope = "warp",
+                        );
+                    }
+                    // B (rows are n, in groups of 8): lane l gives row l % 8 of
+                    // k-chunk 2 kk + l / 8 % 2 of n-group 4 wn + 2 p + l / 16: the
+                    // matrices are b0, b1 of n-tile 2p, then of n-tile 2p + 1.
+                    for p in 0..$nj / 2 {
+                        let ng = wn * $nj + p * 2;
+                        apply(
+                            ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                            bq.slice(s![.., p, ..]),
+                            sb.slice(s![s, .., ..])
+                                .reshape([$bn / 8, 4, 8, 8])
+                                .slice(s![ng..ng + 2, 2 * kk..2 * kk + 2, .., ..])
+                                .reshape([2, 16, 8]),
+                            scope = "warp",
+                        );
+                    }
+                    for mi in 0..$mi {
+                        for nj in 0..$nj {
+                            let p = nj / 2;
+                            let h = 2 * (nj % 2);
+                            let d = acc.slice(s![.., mi, nj, ..]);
+                            apply(
+                                ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
+                                d,
+                                af.slice(s![.., mi, ..]),
+                                bq.slice(s![.., p, h..h + 2]),
+                                d,
+                                scope = "warp",
+                            );
+                        }
+                    }
+                }
+                // Every warp is done with stage s before step k + 2 refills it.
+                apply(ptx["bar.sync"], 0, scope = "cta");
+            }
+            apply(ptx["cp.async.wait_all"]);
+            // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
+            let g = lane_id() / 4;
+            let tq = lane_id() % 4;
+            for mi in 0..$mi {
+                for nj in 0..$nj {
+                    for i in 0..4 {
+                        let row = m0 + wm * ($mi * 16) + mi * 16 + g + 8 * (i / 2);
+                        let col = n0 + wn * ($nj * 8) + nj * 8 + 2 * tq + i % 2;
+                        apply(
+                            ptx["st.global.f32"],
+                            c.slice(s![row, col..col + 1]),
+                            acc.slice(s![lane_id(), mi, nj, i..i + 1]),
+                            pred = row < M && col < N,
+                        );
+                    }
                 }
             }
         }
-        // Every warp is done with stage s before step k + 2 refills it.
-        apply(ptx["bar.sync"], 0, scope = "cta");
-    }
-    apply(ptx["cp.async.wait_all"]);
-    // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
-    let g = lane_id() / 4;
-    let tq = lane_id() % 4;
-    for mi in 0..2 {
-        for nj in 0..4 {
-            for i in 0..4 {
-                let row = m0 + wm * 32 + mi * 16 + g + 8 * (i / 2);
-                let col = n0 + wn * 32 + nj * 8 + 2 * tq + i % 2;
-                apply(
-                    ptx["st.global.f32"],
-                    c.slice(s![row, col..col + 1]),
-                    acc.slice(s![lane_id(), mi, nj, i..i + 1]),
-                    pred = row < M && col < N,
-                );
-            }
-        }
-    }
+    };
 }
+
+gemm_kernel!(
+    gemm_bf16_nt,
+    bm = 64,
+    bn = 64,
+    wm = 2,
+    wn = 2,
+    mi = 2,
+    nj = 4,
+    threads = 128,
+    copies = 2
+);
+gemm_kernel!(
+    gemm_bf16_nt_128,
+    bm = 128,
+    bn = 128,
+    wm = 2,
+    wn = 4,
+    mi = 4,
+    nj = 4,
+    threads = 256,
+    copies = 2
+);
 
 fn inputs(n: usize, seed: u64) -> Vec<bf16> {
     let mut state = seed;
@@ -191,16 +221,37 @@ fn inputs(n: usize, seed: u64) -> Vec<bf16> {
         .collect()
 }
 
-/// Runs `m x n x k` and checks every element against an f64 reference:
-/// |C - ref| <= 2^-20 * k * max|a| * max|b| (the f32 accumulation's bound;
-/// the inputs are exact bf16 values in [-1, 1)).
-fn check(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
+/// A kernel of this example and its name.
+type Gemm = (
+    &'static str,
+    fn(
+        &Device,
+        &DeviceTensor<bf16>,
+        &DeviceTensor<bf16>,
+        &mut DeviceTensor<f32>,
+    ) -> Result<(), Error>,
+);
+
+const KERNELS: [Gemm; 2] = [
+    ("gemm_bf16_nt (64 x 64 tiles)", |d, a, b, c| {
+        gemm_bf16_nt(d, a, b, c)
+    }),
+    ("gemm_bf16_nt_128 (128 x 128 tiles)", |d, a, b, c| {
+        gemm_bf16_nt_128(d, a, b, c)
+    }),
+];
+
+/// Runs `m x n x k` and checks every element against an f64 reference
+/// with a K-scaled tolerance, |C - ref| <= 2^-20 * k (the inputs are in
+/// [-1, 1); each of the K / 16 fused steps of the tensor cores truncates
+/// its terms 25 bits below the largest and rounds toward zero).
+fn check(dev: &Device, (name, gemm): Gemm, m: usize, n: usize, k: usize) -> Result<(), Error> {
     let ha = inputs(m * k, 0x6e11 + (m * n * k) as u64);
     let hb = inputs(n * k, 0x7e11 + (m * n * k) as u64);
     let a = dev.upload(&ha, [m, k])?;
     let b = dev.upload(&hb, [n, k])?;
     let mut c = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
-    gemm_bf16_nt(dev, &a, &b, &mut c)?;
+    gemm(dev, &a, &b, &mut c)?;
     let got = c.download()?;
     let bound = (k as f64) * 2f64.powi(-20);
     let mut worst = 0f64;
@@ -213,21 +264,21 @@ fn check(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
             worst = worst.max(err);
             assert!(
                 err <= bound,
-                "{m} x {n} x {k}: C[{i}, {j}] = {} but the reference is {want}",
+                "{name} {m} x {n} x {k}: C[{i}, {j}] = {} but the reference is {want}",
                 got[i * n + j]
             );
         }
     }
     println!(
-        "OK: gemm_bf16_nt {m} x {n} x {k} within {bound:.1e} of the f64 reference (worst {worst:.2e})"
+        "OK: {name} {m} x {n} x {k} within {bound:.1e} of the f64 reference (worst {worst:.2e})"
     );
     Ok(())
 }
 
 fn main() -> Result<(), Error> {
-    // `GEMM_SM80_PTX=1` prints the kernel's PTX (for `ptxas -v`).
+    // `GEMM_SM80_PTX=1` prints the kernels' PTX (for `ptxas -v`).
     if std::env::var_os("GEMM_SM80_PTX").is_some() {
-        print!("{}", gemm_bf16_nt::PTX);
+        print!("{}{}", gemm_bf16_nt::PTX, gemm_bf16_nt_128::PTX);
         return Ok(());
     }
     let dev = Device::new(0)?;
@@ -235,38 +286,44 @@ fn main() -> Result<(), Error> {
         .skip(1)
         .filter_map(|a| a.parse().ok())
         .collect();
-    if let [m, n, k] = args[..] {
-        check(&dev, m, n, k)?;
+    let shapes: Vec<(usize, usize, usize)> = match args[..] {
+        [m, n, k] => vec![(m, n, k)],
+        _ => vec![
+            (64, 64, 32),
+            (1, 1, 8),
+            (70, 33, 40),
+            (130, 200, 96),
+            (17, 129, 264),
+            (257, 131, 72),
+        ],
+    };
+    for gemm in KERNELS {
+        for &(m, n, k) in &shapes {
+            check(&dev, gemm, m, n, k)?;
+        }
+    }
+    if dev.is_cpu() || args.len() == 3 {
         return Ok(());
     }
-    for (m, n, k) in [
-        (64, 64, 32),
-        (1, 1, 8),
-        (70, 33, 40),
-        (130, 200, 96),
-        (17, 129, 264),
-    ] {
-        check(&dev, m, n, k)?;
-    }
-    if !dev.is_cpu() {
-        let (m, n, k) = (4096, 4096, 4096);
-        check(&dev, 512, 384, 1024)?;
-        let a = dev.upload(&inputs(m * k, 1), [m, k])?;
-        let b = dev.upload(&inputs(n * k, 2), [n, k])?;
-        let mut c = dev.zeros::<f32>([m, n])?;
+    let (m, n, k) = (4096, 4096, 4096);
+    let a = dev.upload(&inputs(m * k, 1), [m, k])?;
+    let b = dev.upload(&inputs(n * k, 2), [n, k])?;
+    let mut c = dev.zeros::<f32>([m, n])?;
+    for (name, gemm) in KERNELS {
+        check(&dev, (name, gemm), 512, 384, 1024)?;
         for _ in 0..3 {
-            gemm_bf16_nt(&dev, &a, &b, &mut c)?;
+            gemm(&dev, &a, &b, &mut c)?;
         }
         dev.synchronize()?;
         let runs = 20;
         let start = Instant::now();
         for _ in 0..runs {
-            gemm_bf16_nt(&dev, &a, &b, &mut c)?;
+            gemm(&dev, &a, &b, &mut c)?;
         }
         dev.synchronize()?;
         let seconds = start.elapsed().as_secs_f64() / f64::from(runs);
         println!(
-            "gemm_bf16_nt {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
+            "{name} {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
             seconds * 1e3,
             2.0 * (m * n * k) as f64 / seconds / 1e12
         );

@@ -33,6 +33,7 @@ pub struct GridExprs(pub Vec<Expr>);
 
 impl FromMeta for GridExprs {
     fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        let expr = unwrapped(expr);
         match expr {
             Expr::Array(ExprArray { elems, .. }) if (1..=3).contains(&elems.len()) => {
                 Ok(GridExprs(elems.iter().cloned().collect()))
@@ -56,16 +57,25 @@ impl FromMeta for GridExprs {
 #[derive(Debug, Clone, Copy)]
 pub struct Extent3(pub [u32; 3]);
 
+/// `expr` without the invisible groups `macro_rules!` fragments arrive in
+/// (`$n:literal`, `$e:expr`).
+fn unwrapped(expr: &Expr) -> &Expr {
+    match expr {
+        Expr::Group(group) => unwrapped(&group.expr),
+        other => other,
+    }
+}
+
 impl FromMeta for Extent3 {
     fn from_expr(expr: &Expr) -> darling::Result<Self> {
-        match expr {
+        match unwrapped(expr) {
             Expr::Lit(ExprLit {
                 lit: Lit::Int(int), ..
             }) => Ok(Extent3([extent(int)?, 1, 1])),
             Expr::Array(ExprArray { elems, .. }) if (1..=3).contains(&elems.len()) => {
                 let mut out = [1u32; 3];
                 for (slot, elem) in out.iter_mut().zip(elems) {
-                    match elem {
+                    match unwrapped(elem) {
                         Expr::Lit(ExprLit {
                             lit: Lit::Int(int), ..
                         }) => *slot = extent(int)?,
