@@ -15,10 +15,28 @@ macro_rules! narrow {
     };
 }
 
+// `$t:ty` and launch extents from fragments.
+macro_rules! copy {
+    ($name:ident, $t:ty, $threads:literal) => {
+        #[tile_kernel(grid = [ceil_div(N, $threads), 1, 1], block = [$threads, 1, 1])]
+        fn $name(a: Tensor<$t, N>, out: Tensor<$t, N>) {
+            let i = cta_id(0) * $threads + thread_id(0);
+            let v = alloc_local::<$t>([1, 1]);
+            if i < N {
+                apply(ptx["ld.global.b32"], v, a.slice(s![i..i + 1]).unsqueeze(0));
+                apply(ptx["st.global.b32"], out.slice(s![i..i + 1]).unsqueeze(0), v);
+            }
+        }
+    };
+}
+
+copy!(copy_u32, u32, 128);
+
 narrow!(to_f16_pairs, "cvt.rn.f16x2.f32", a);
 narrow!(to_bf16_pairs, "cvt.rn.bf16x2.f32", a.slice(s![.., ..]));
 
 fn main() {
     assert!(to_f16_pairs::PTX.contains("cvt.rn.f16x2.f32"));
     assert!(to_bf16_pairs::PTX.contains("cvt.rn.bf16x2.f32"));
+    assert!(copy_u32::PTX.contains(".reqntid 128, 1, 1"));
 }
