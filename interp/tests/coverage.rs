@@ -40,6 +40,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::TensorStore => "tensor store",
                         Semantics::BulkCommit | Semantics::BulkWait { .. } => "bulk group",
                         Semantics::Mbarrier(_) => "mbarrier",
+                        Semantics::MatrixLoad { .. } => "matrix load",
                     };
                     *counts.entry(kind).or_default() += 1;
                 }
@@ -76,7 +77,7 @@ fn every_warp_form_has_semantics() {
         for variant in legal_variants(form) {
             variants += 1;
             match semantics(&variant) {
-                Ok(Semantics::Collective(_)) => {}
+                Ok(Semantics::Collective(_) | Semantics::MatrixLoad { .. }) => {}
                 Ok(other) => missing.push(format!(
                     "{} ({}): not a collective: {other:?}",
                     variant.opcode_text(),
