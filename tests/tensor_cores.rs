@@ -394,6 +394,48 @@ macro_rules! ldmatrix_kernel {
     };
 }
 
+/// A kernel storing `[32, $regs]` lane registers with `$op` into a shared
+/// tile (lane `l` gives the address of row `l`), then copying the tile out.
+macro_rules! stmatrix_kernel {
+    ($name:ident, $op:literal, $regs:literal) => {
+        #[tile_kernel(grid = 1, block = 32, arch = "sm_90")]
+        pub fn $name(src: Tensor<u32, 32, $regs>, out: Tensor<u32, 32, 4>) {
+            let tile = alloc_shared::<u32>([32, 4]);
+            let f = alloc_local::<u32>([32, $regs], scope = "warp");
+            let v = alloc_local::<u32>([32, 4], scope = "warp");
+            apply(ptx["mov.b32"], v.unsqueeze(-1), 0, scope = "warp");
+            apply(ptx["st.shared.v4.b32"], tile, v, scope = "warp");
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            apply(
+                ptx["ld.global.b32"],
+                f.unsqueeze(-1),
+                src.unsqueeze(-1),
+                scope = "warp",
+            );
+            apply(ptx[$op], tile.view::<u16>(), f, scope = "warp");
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            apply(ptx["ld.shared.v4.b32"], v, tile, scope = "warp");
+            apply(ptx["st.global.v4.b32"], out, v, scope = "warp");
+        }
+    };
+}
+
+mod matrix_stores {
+    use super::*;
+    stmatrix_kernel!(x1, "stmatrix.sync.aligned.m8n8.x1.shared.b16", 1);
+    stmatrix_kernel!(
+        x2_trans,
+        "stmatrix.sync.aligned.m8n8.x2.trans.shared.b16",
+        2
+    );
+    stmatrix_kernel!(x4, "stmatrix.sync.aligned.m8n8.x4.shared::cta.b16", 4);
+    stmatrix_kernel!(
+        x4_trans,
+        "stmatrix.sync.aligned.m8n8.x4.trans.shared.b16",
+        4
+    );
+}
+
 mod matrix_loads {
     use super::*;
     ldmatrix_kernel!(x1, "ldmatrix.sync.aligned.m8n8.x1.shared.b16", 1);
@@ -436,8 +478,55 @@ mod twins {
 
     on_both_devices!(
         every_shape_multiplies_exact_values,
-        matrix_loads_distribute_rows
+        matrix_loads_distribute_rows,
+        matrix_stores_gather_rows
     );
+
+    /// `stmatrix` is `ldmatrix` backwards: the row lane `l` addresses holds
+    /// what `ldmatrix` of it would hand out; rows of matrices the shape
+    /// does not store keep their zeros.
+    fn matrix_stores_gather_rows(dev: &Device) -> tile_kernel::Result<()> {
+        let mut rng = Rng::new(0x3a7_0004);
+        type Launch =
+            fn(&Device, &DeviceTensor<u32>, &mut DeviceTensor<u32>) -> tile_kernel::Result<()>;
+        let cases: [(&str, usize, bool, Launch); 4] = [
+            ("x1", 1, false, |d, s, o| matrix_stores::x1(d, s, o)),
+            ("x2.trans", 2, true, |d, s, o| {
+                matrix_stores::x2_trans(d, s, o)
+            }),
+            ("x4", 4, false, |d, s, o| matrix_stores::x4(d, s, o)),
+            ("x4.trans", 4, true, |d, s, o| {
+                matrix_stores::x4_trans(d, s, o)
+            }),
+        ];
+        for (name, regs, trans, launch) in cases {
+            let host: Vec<u32> = (0..32 * regs).map(|_| rng.next_u32()).collect();
+            let src = dev.upload(&host, [32, regs])?;
+            let mut out = dev.zeros::<u32>([32, 4])?;
+            launch(dev, &src, &mut out)?;
+            let got = out.download()?;
+            let mut rows = [[0u16; 8]; 32];
+            for (l, row) in rows.iter_mut().enumerate() {
+                for (j, half) in row.iter_mut().enumerate() {
+                    *half = (got[l * 4 + j / 2] >> (16 * (j % 2))) as u16;
+                }
+            }
+            for lane in 0..32 {
+                for i in 0..regs {
+                    assert_eq!(
+                        ldmatrix_want(&rows, lane, i, trans),
+                        host[lane * regs + i],
+                        "stmatrix {name}: lane {lane}, register {i}"
+                    );
+                }
+            }
+            assert!(
+                rows[8 * regs..].iter().all(|r| r.iter().all(|&h| h == 0)),
+                "stmatrix {name}: rows past the stored matrices were written"
+            );
+        }
+        Ok(())
+    }
 
     /// Every `ldmatrix` shape, with and without `.trans`: each lane's
     /// registers are the halves the ISA gives it.

@@ -1292,6 +1292,80 @@ impl GridRun<'_> {
         Ok(())
     }
 
+    /// A `stmatrix` step: every lane's registers are read, then the lanes
+    /// whose rows the shape stores write them (each a 16-byte shared
+    /// access of its own, checked and recorded like a store).
+    fn matrix_store_step(
+        &self,
+        state: &mut BlockState,
+        step: &Step,
+        active: &[u32],
+        address: &Address,
+        transpose: bool,
+        sources: &[Source],
+    ) -> Run {
+        let statement = Some(step.statement);
+        let executing = self.executing(state, step, active)?;
+        let matrices = sources.len();
+        for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
+            if warp.len() != 32 {
+                let first = warp[0] / 32 * 32;
+                let absent: Vec<String> = (first..first + 32)
+                    .filter(|t| !warp.contains(t))
+                    .map(|t| (t % 32).to_string())
+                    .collect();
+                return Err(Trap {
+                    statement,
+                    thread: warp[0],
+                    kind: FaultKind::Collective {
+                        message: format!(
+                            "stmatrix: lanes {} of the warp do not execute it: `.aligned` needs \
+                             all 32 lanes (undefined behaviour)",
+                            absent.join(", ")
+                        ),
+                    },
+                });
+            }
+            let mut registers = vec![[0u32; 4]; 32];
+            for &t in warp {
+                for (i, source) in sources.iter().enumerate() {
+                    registers[(t % 32) as usize][i] =
+                        self.read(state, source, t, statement)? as u32;
+                }
+            }
+            let half = |lane: usize, i: usize, h: usize| (registers[lane][i] >> (16 * h)) as u16;
+            for &t in warp {
+                state.instructions += 1;
+                state.clocks[t as usize] += 1;
+                let lane = (t % 32) as usize;
+                let (i, r) = (lane / 8, lane % 8);
+                if i >= matrices {
+                    continue;
+                }
+                let (target, at) =
+                    self.access(state, address, 16, t, Touch::Write)
+                        .map_err(|kind| Trap {
+                            statement,
+                            thread: t,
+                            kind,
+                        })?;
+                let row: Vec<u16> = (0..8)
+                    .map(|j| {
+                        if transpose {
+                            half(4 * j + r / 2, i, r % 2)
+                        } else {
+                            half(4 * r + j / 2, i, j % 2)
+                        }
+                    })
+                    .collect();
+                for (j, value) in row.iter().enumerate() {
+                    write(state, target, at + 2 * j, 2, u64::from(*value));
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A barrier step: every thread the barrier expects (all of the block,
     /// or `b` of them) must execute it here, in the same statement (the
     /// lockstep order makes "reaches it before any passes it" exactly
@@ -1423,6 +1497,14 @@ impl GridRun<'_> {
         } = &step.action
         {
             return self.matrix_load_step(state, step, active, address, *transpose, destinations);
+        }
+        if let Action::MatrixStore {
+            address,
+            transpose,
+            sources,
+        } = &step.action
+        {
+            return self.matrix_store_step(state, step, active, address, *transpose, sources);
         }
         // What each thread did before its arrival is in an earlier epoch
         // of the shared-memory shadows than what it does after.
@@ -1647,6 +1729,7 @@ impl GridRun<'_> {
                 Action::Nothing
                 | Action::Collective { .. }
                 | Action::MatrixLoad { .. }
+                | Action::MatrixStore { .. }
                 | Action::Barrier { .. } => {}
             }
         }

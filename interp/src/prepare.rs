@@ -253,6 +253,14 @@ pub(crate) enum Action {
         transpose: bool,
         destinations: Vec<Destination>,
     },
+    /// `stmatrix`: the warp's registers (one source per matrix) as rows,
+    /// each written at its lane's `address` (see
+    /// [`crate::semantics::Semantics::MatrixStore`]).
+    MatrixStore {
+        address: Address,
+        transpose: bool,
+        sources: Vec<Source>,
+    },
     /// A CTA barrier: sources `a` (`b`, `c`), destination `d` for `bar.red`.
     Barrier {
         barrier: Barrier,
@@ -608,6 +616,7 @@ enum PreparedSemantics {
     Atomic(Arc<AtomicUpdate>, bool),
     Collective(Arc<Collective>),
     MatrixLoad { matrices: usize, transpose: bool },
+    MatrixStore { matrices: usize, transpose: bool },
     Barrier(Barrier),
     AsyncCopy,
     BulkCopy,
@@ -771,6 +780,13 @@ impl Builder<'_> {
                 matrices,
                 transpose,
             } => PreparedSemantics::MatrixLoad {
+                matrices,
+                transpose,
+            },
+            Semantics::MatrixStore {
+                matrices,
+                transpose,
+            } => PreparedSemantics::MatrixStore {
                 matrices,
                 transpose,
             },
@@ -1061,6 +1077,24 @@ impl Builder<'_> {
                         address,
                         transpose,
                         destinations,
+                    }
+                }
+                PreparedSemantics::MatrixStore {
+                    matrices,
+                    transpose,
+                } => {
+                    let address = address.ok_or("stmatrix without an address")?;
+                    if sources.len() != matrices {
+                        return Err(format!(
+                            "`{}` reads {matrices} registers, not {}",
+                            instruction.opcode,
+                            sources.len()
+                        ));
+                    }
+                    Action::MatrixStore {
+                        address,
+                        transpose,
+                        sources,
                     }
                 }
                 PreparedSemantics::Barrier(barrier) => {

@@ -41,6 +41,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::BulkCommit | Semantics::BulkWait { .. } => "bulk group",
                         Semantics::Mbarrier(_) => "mbarrier",
                         Semantics::MatrixLoad { .. } => "matrix load",
+                        Semantics::MatrixStore { .. } => "matrix store",
                     };
                     *counts.entry(kind).or_default() += 1;
                 }
@@ -77,7 +78,11 @@ fn every_warp_form_has_semantics() {
         for variant in legal_variants(form) {
             variants += 1;
             match semantics(&variant) {
-                Ok(Semantics::Collective(_) | Semantics::MatrixLoad { .. }) => {}
+                Ok(
+                    Semantics::Collective(_)
+                    | Semantics::MatrixLoad { .. }
+                    | Semantics::MatrixStore { .. },
+                ) => {}
                 Ok(other) => missing.push(format!(
                     "{} ({}): not a collective: {other:?}",
                     variant.opcode_text(),

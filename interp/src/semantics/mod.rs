@@ -266,6 +266,13 @@ pub enum Semantics {
     /// not use (above 8 for `.x1`, 16 for `.x2`) still read theirs, as the
     /// checker proves them (sm_75 and below read them all).
     MatrixLoad { matrices: usize, transpose: bool },
+    /// `stmatrix.sync.aligned.m8n8.<num>{.trans}.shared.b16 [p], r`
+    /// (sm_90): the inverse of [`Semantics::MatrixLoad`]. Row `r` of matrix
+    /// `i` goes to the address of lane `8 i + r`: its halves `j` come from
+    /// lane `4 r + j / 2`'s register `i` (half `j % 2`), or with `.trans`
+    /// from lane `4 j + r / 2` (half `r % 2`). Only the lanes whose rows
+    /// the shape stores write (8 for `.x1`, 16 for `.x2`).
+    MatrixStore { matrices: usize, transpose: bool },
     /// A CTA barrier.
     Barrier(Barrier),
     /// `cp.async`: global to shared, landing at the thread's wait.
@@ -424,16 +431,24 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
     if let Some(barrier) = barrier(variant) {
         return Ok(Semantics::Barrier(barrier));
     }
-    if variant.form.mnemonic == "ldmatrix" {
+    if matches!(variant.form.mnemonic, "ldmatrix" | "stmatrix") {
         let matrices = match variant.get(Slot::Num) {
             Some("x1") => 1,
             Some("x2") => 2,
             Some("x4") => 4,
             _ => return Err(missing()),
         };
-        return Ok(Semantics::MatrixLoad {
-            matrices,
-            transpose: variant.get(Slot::Trans).is_some(),
+        let transpose = variant.get(Slot::Trans).is_some();
+        return Ok(if variant.form.mnemonic == "ldmatrix" {
+            Semantics::MatrixLoad {
+                matrices,
+                transpose,
+            }
+        } else {
+            Semantics::MatrixStore {
+                matrices,
+                transpose,
+            }
         });
     }
     if let Some(collective) = matrix::collective(variant) {

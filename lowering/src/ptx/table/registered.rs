@@ -38,8 +38,6 @@ const MBARRIERS: Usability = Usability::NotYet("shared memory mbarrier objects a
 const COUNTED_COPY_ARRIVALS: Usability = Usability::NotYet(
     "a model of the pending-count increment (`cp.async.mbarrier.arrive.noinc` counts the copies as one of the phase's arrivals)",
 );
-const MATRIX_MOVES: Usability =
-    Usability::NotYet("shared memory tiles and warp-collective matrix fragments");
 const MULTIMEM: Usability =
     Usability::NotYet("multicast memory objects (multimem addresses) shared by several GPUs");
 /// `mma.sync`: a warp collective of matrix fragments (`crate::ptx::fragments`):
@@ -50,7 +48,11 @@ const MMA: Usability = Usability::NeedsScope;
 /// the interpreter has no bit-exact model of it.
 const MMA_F64: Usability =
     Usability::NotYet("a model of the H200's f64 tensor-core accumulation (not measured yet)");
+/// `ldmatrix`/`stmatrix`: warp collectives whose address operand is each
+/// lane's 16-byte row of shared memory, proven like an `ld.shared` or
+/// `st.shared` of that lane.
 const LDMATRIX: Usability = Usability::NeedsScope;
+const STMATRIX: Usability = Usability::NeedsScope;
 
 /// A fragment of `lanes` registers of type `ty`, always written `{..}`
 /// (also with one register). Multiplicand fragments take no immediates.
@@ -1314,7 +1316,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::stmatrix_requires,
         "store one 8x8 b16 matrix from a warp's registers to shared memory",
-        MATRIX_MOVES,
+        STMATRIX,
         Effect::Collective,
     ),
     form(
@@ -1328,7 +1330,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::stmatrix_requires,
         "store two 8x8 b16 matrices to shared memory",
-        MATRIX_MOVES,
+        STMATRIX,
         Effect::Collective,
     ),
     form(
@@ -1342,7 +1344,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::stmatrix_requires,
         "store four 8x8 b16 matrices to shared memory",
-        MATRIX_MOVES,
+        STMATRIX,
         Effect::Collective,
     ),
     // --------------------------------------------------------- mma.sync
