@@ -49,12 +49,13 @@ pub const BLOCK: u32 = 64;
 /// Lanes a warp.
 const LANES: usize = 32;
 
-/// The warp forms: those waiting for scopes. `mma`, a warp collective of
-/// matrix fragments, has a harness of its own (`tests/tensor_cores.rs`).
+/// The warp forms: those waiting for scopes. The matrix collectives
+/// (`mma`, `ldmatrix`, `stmatrix`) have a harness of their own
+/// (`tests/tensor_cores.rs`).
 pub fn forms() -> impl Iterator<Item = &'static InstructionForm> {
-    FORMS
-        .iter()
-        .filter(|f| f.usable == Usability::NeedsScope && f.mnemonic != "mma")
+    FORMS.iter().filter(|f| {
+        f.usable == Usability::NeedsScope && !matches!(f.mnemonic, "mma" | "ldmatrix" | "stmatrix")
+    })
 }
 
 /// A variant's opcode with its operands (`shfl.sync.up.b32 d|p, a, b,
