@@ -676,11 +676,11 @@ fn destination_widths(v: &Modifiers) -> Vec<usize> {
 fn every_warp_variant_has_a_collective_that_never_panics() {
     let mut rng = Rng::new(7);
     let mut variants = 0;
-    // `mma` (no membermask): `tests/mma_semantics.rs`.
-    for form in FORMS
-        .iter()
-        .filter(|f| f.usable == Usability::NeedsScope && f.mnemonic != "mma")
-    {
+    // The matrix collectives (no membermask): `tests/mma_semantics.rs`
+    // and `tests/tensor_cores.rs`.
+    for form in FORMS.iter().filter(|f| {
+        f.usable == Usability::NeedsScope && !matches!(f.mnemonic, "mma" | "ldmatrix" | "stmatrix")
+    }) {
         for v in legal_variants(form) {
             variants += 1;
             let name = v.opcode_text();
