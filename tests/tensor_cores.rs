@@ -87,11 +87,14 @@ macro_rules! mma_kernel_u32 {
     };
 }
 
+/// Uploads A, B, C (`[W, 32, regs]` bits, `W` instances), runs a kernel,
+/// downloads D.
+type Run = fn(&Device, &[u32], &[u32], &[u32], usize) -> tile_kernel::Result<Vec<u32>>;
+
 /// One variant under test.
 struct Case {
     opcode: &'static str,
-    /// Uploads A, B, C (`[W, 32, regs]` bits), runs the kernel, downloads D.
-    run: fn(&Device, &[u32], &[u32], &[u32], usize) -> tile_kernel::Result<Vec<u32>>,
+    run: Run,
 }
 
 kernels! {

@@ -293,7 +293,7 @@ impl GridRun<'_> {
                     AtomSource::WarpInGroup => (t / 32 % 4) as i64,
                     AtomSource::WarpgroupId => (t / 128) as i64,
                     AtomSource::LaneField { shift, bits } => {
-                        i64::from((t as u32 % 32 >> shift) & ((1 << bits) - 1))
+                        i64::from(((t as u32 % 32) >> shift) & ((1 << bits) - 1))
                     }
                     AtomSource::Symbol(index) => self.symbols[index],
                     AtomSource::Param { param, dtype } => extend(self.scalars[param], dtype),

@@ -115,14 +115,14 @@ fn an_identity_a_copies_b_and_adds_c() {
     // B: bf16 values k + n / 8 (exact); C: n - 3 as f32.
     let mut b = [[0u16; 8]; 16];
     let mut c = [[0u32; 8]; 16];
-    for k in 0..16 {
-        for n in 0..8 {
-            b[k][n] = (((k as f32) + (n as f32) / 8.0).to_bits() >> 16) as u16;
+    for (k, row) in b.iter_mut().enumerate() {
+        for (n, x) in row.iter_mut().enumerate() {
+            *x = (((k as f32) + (n as f32) / 8.0).to_bits() >> 16) as u16;
         }
     }
-    for (i, row) in c.iter_mut().enumerate() {
+    for row in c.iter_mut() {
         for (n, x) in row.iter_mut().enumerate() {
-            *x = (n as f32 - 3.0 + i as f32 * 0.0).to_bits();
+            *x = (n as f32 - 3.0).to_bits();
         }
     }
     let mma = collective(
@@ -133,10 +133,10 @@ fn an_identity_a_copies_b_and_adds_c() {
     mma.run(u32::MAX, &m16n8k16_sources(&a, &b, &c), &mut d)
         .unwrap();
     let d = m16n8_d(&d);
-    for i in 0..16 {
-        for n in 0..8 {
+    for (i, row) in d.iter().enumerate() {
+        for (n, x) in row.iter().enumerate() {
             let want = i as f32 + n as f32 / 8.0 + n as f32 - 3.0;
-            assert_eq!(f32::from_bits(d[i][n]), want, "D[{i}][{n}]");
+            assert_eq!(f32::from_bits(*x), want, "D[{i}][{n}]");
         }
     }
 }
@@ -281,7 +281,7 @@ fn the_h200_results_are_reproduced_bit_for_bit() {
             .map(|b| u32::from_le_bytes(b.try_into().unwrap()))
             .collect();
         let per = 16 * k + k * 8 + 128 + 128;
-        let layouts = fragments::mma(&opcode.split('.').nth(3).unwrap(), bits).unwrap();
+        let layouts = fragments::mma(opcode.split('.').nth(3).unwrap(), bits).unwrap();
         let mma = collective(form, opcode);
         let (a_regs, b_regs) = (
             (16 * k * bits as usize) / 32 / 32,

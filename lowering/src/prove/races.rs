@@ -404,7 +404,7 @@ impl<'a> Threads<'a> {
                 Digit::Warp => l / 32,
                 Digit::WarpInGroup => (l / 32) % 4,
                 Digit::Warpgroup => l / 128,
-                Digit::LaneField { shift, bits } => (l % 32 >> shift) & ((1 << bits) - 1),
+                Digit::LaneField { shift, bits } => ((l % 32) >> shift) & ((1 << bits) - 1),
                 Digit::Cta(_) => 0,
             }
         };
