@@ -23,18 +23,19 @@ use tile_kernel::prelude::*;
 /// (`block = [32, $wn, $wm]`: warp `(ty, tz)` owns rows `$mi * 16 * tz`
 /// and columns `$nj * 8 * ty` of the tile, as `$mi x $nj` `m16n8`
 /// accumulators), `$threads` threads each copying `$copies` chunks of each
-/// operand per step; K in steps of 32.
+/// operand per step; K in steps of 32 through a ring of `$stages` stages.
 ///
 /// A stage holds each operand's 64 rows x 32 k as 256 chunks of 16 bytes
 /// (8 k of one row): A's as `[4, 64, 8]` (k-chunk, row), B's as `[8, 4, 8,
 /// 8]` (row group of 8, k-chunk, row in the group), so a thread's
 /// `cp.async` writes one chunk, an `ldmatrix` row is one chunk and the 8
 /// rows of an `ldmatrix` matrix are 128 contiguous bytes (no bank
-/// conflicts, no swizzle). The ring has 2 stages: step `k + 1` is copied
+/// conflicts, no swizzle). Steps `k + 1 .. k + stages - 1` are copied
 /// while step `k` is multiplied.
 macro_rules! gemm_kernel {
     ($name:ident, bm = $bm:literal, bn = $bn:literal, wm = $wm:literal, wn = $wn:literal,
-     mi = $mi:literal, nj = $nj:literal, threads = $threads:literal, copies = $copies:literal) => {
+     mi = $mi:literal, nj = $nj:literal, threads = $threads:literal, copies = $copies:literal,
+     stages = $stages:literal) => {
         #[tile_kernel(grid = [ceil_div(N, $bn), ceil_div(M, $bm), 1], block = [32, $wn, $wm], arch = "sm_80")]
                 fn $name(
             a: Tensor<bf16, M, { 8 * K8 }>,
@@ -47,8 +48,8 @@ macro_rules! gemm_kernel {
             let wn = thread_id(1);
             let wm = thread_id(2);
             // Stages of 256 16-byte rows per operand (see the read views below).
-            let sa = alloc_shared::<bf16>([2, $bm * 4, 8]);
-            let sb = alloc_shared::<bf16>([2, $bn * 4, 8]);
+            let sa = alloc_shared::<bf16>([$stages, $bm * 4, 8]);
+            let sb = alloc_shared::<bf16>([$stages, $bn * 4, 8]);
             // Lane parts: acc[mi, nj, 4] for the 2 x 4 m16n8 tiles of the warp;
             // af[mi, 4] the A fragments of a k16 step; bq[p, 4] the B fragments of
             // n-tiles 2p and 2p + 1 (registers b0, b1, then b0', b1').
@@ -61,38 +62,41 @@ macro_rules! gemm_kernel {
             // stage's 16-byte rows in order, so its writes are disjoint by t.
             // A's chunk q is row q % 64, k-chunk q / 64; B's is row
             // 8 (q / 32) + q % 8, k-chunk q / 8 % 4.
-            // The prologue: step 0 into stage 0.
-            for j in 0..$copies {
-                let q = t + $threads * j;
-                let ka = 8 * (q / $bm);
-                let kb = 8 * (q / 8 % 4);
-                let rb = 8 * (q / 32) + q % 8;
-                apply(
-                    ptx["cp.async.cg.shared.global"],
-                    sa.slice(s![0, q, ..]).view::<u32>(),
-                    a.slice(s![m0 + q % $bm, ka..ka + 8]).view::<u32>(),
-                    16,
-                    zero_fill = true,
-                );
-                apply(
-                    ptx["cp.async.cg.shared.global"],
-                    sb.slice(s![0, q, ..]).view::<u32>(),
-                    b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
-                    16,
-                    zero_fill = true,
-                );
-            }
-            apply(ptx["cp.async.commit_group"]);
-            for k in 0..steps {
-                let s = k % 2;
-                // Step k + 1 into the other stage, which every warp finished
-                // reading before the barrier that ended step k - 1 (after the last
-                // step: columns past K, zero-filled, never read).
-                let next = (k + 1) % 2;
+            // The prologue: steps 0 .. stages - 1 into their stages, a group each.
+            for st in 0..$stages - 1 {
                 for j in 0..$copies {
                     let q = t + $threads * j;
-                    let ka = (k + 1) * 32 + 8 * (q / $bm);
-                    let kb = (k + 1) * 32 + 8 * (q / 8 % 4);
+                    let ka = st * 32 + 8 * (q / $bm);
+                    let kb = st * 32 + 8 * (q / 8 % 4);
+                    let rb = 8 * (q / 32) + q % 8;
+                    apply(
+                        ptx["cp.async.cg.shared.global"],
+                        sa.slice(s![st, q, ..]).view::<u32>(),
+                        a.slice(s![m0 + q % $bm, ka..ka + 8]).view::<u32>(),
+                        16,
+                        zero_fill = true,
+                    );
+                    apply(
+                        ptx["cp.async.cg.shared.global"],
+                        sb.slice(s![st, q, ..]).view::<u32>(),
+                        b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
+                        16,
+                        zero_fill = true,
+                    );
+                }
+                apply(ptx["cp.async.commit_group"]);
+            }
+            for k in 0..steps {
+                let s = k % $stages;
+                // Step k + stages - 1 into the stage step k - 1 used, which
+                // every warp finished reading before the barrier that ended
+                // step k - 1 (past the last step: columns past K,
+                // zero-filled, never read).
+                let next = (k + $stages - 1) % $stages;
+                for j in 0..$copies {
+                    let q = t + $threads * j;
+                    let ka = (k + $stages - 1) * 32 + 8 * (q / $bm);
+                    let kb = (k + $stages - 1) * 32 + 8 * (q / 8 % 4);
                     let rb = 8 * (q / 32) + q % 8;
                     apply(
                         ptx["cp.async.cg.shared.global"],
@@ -110,9 +114,10 @@ macro_rules! gemm_kernel {
                     );
                 }
                 apply(ptx["cp.async.commit_group"]);
-                // Step k's copies (all but the newest group) are done, for this
-                // thread; the barrier makes every thread's visible.
-                apply(ptx["cp.async.wait_group"], 1);
+                // Step k's copies (all but the stages - 1 newest groups) are
+                // done, for this thread; the barrier makes every thread's
+                // visible.
+                apply(ptx["cp.async.wait_group"], $stages - 1);
                 apply(ptx["bar.sync"], 0, scope = "cta");
                 for kk in 0..2 {
                     // A: lane l gives row l % 16 of k-chunk 2 kk + l / 16: the
@@ -195,7 +200,8 @@ gemm_kernel!(
     mi = 2,
     nj = 4,
     threads = 128,
-    copies = 2
+    copies = 2,
+    stages = 2
 );
 gemm_kernel!(
     gemm_bf16_nt_128,
@@ -206,7 +212,20 @@ gemm_kernel!(
     mi = 4,
     nj = 4,
     threads = 256,
-    copies = 2
+    copies = 2,
+    stages = 2
+);
+gemm_kernel!(
+    gemm_bf16_nt_128x3,
+    bm = 128,
+    bn = 128,
+    wm = 2,
+    wn = 4,
+    mi = 4,
+    nj = 4,
+    threads = 256,
+    copies = 2,
+    stages = 3
 );
 
 fn inputs(n: usize, seed: u64) -> Vec<bf16> {
@@ -232,13 +251,17 @@ type Gemm = (
     ) -> Result<(), Error>,
 );
 
-const KERNELS: [Gemm; 2] = [
+const KERNELS: [Gemm; 3] = [
     ("gemm_bf16_nt (64 x 64 tiles)", |d, a, b, c| {
         gemm_bf16_nt(d, a, b, c)
     }),
     ("gemm_bf16_nt_128 (128 x 128 tiles)", |d, a, b, c| {
         gemm_bf16_nt_128(d, a, b, c)
     }),
+    (
+        "gemm_bf16_nt_128x3 (128 x 128 tiles, 3 stages)",
+        |d, a, b, c| gemm_bf16_nt_128x3(d, a, b, c),
+    ),
 ];
 
 /// Runs `m x n x k` and checks every element against an f64 reference
@@ -278,7 +301,12 @@ fn check(dev: &Device, (name, gemm): Gemm, m: usize, n: usize, k: usize) -> Resu
 fn main() -> Result<(), Error> {
     // `GEMM_SM80_PTX=1` prints the kernels' PTX (for `ptxas -v`).
     if std::env::var_os("GEMM_SM80_PTX").is_some() {
-        print!("{}{}", gemm_bf16_nt::PTX, gemm_bf16_nt_128::PTX);
+        print!(
+            "{}{}{}",
+            gemm_bf16_nt::PTX,
+            gemm_bf16_nt_128::PTX,
+            gemm_bf16_nt_128x3::PTX
+        );
         return Ok(());
     }
     let dev = Device::new(0)?;
