@@ -34,7 +34,7 @@ use tile_kernel::prelude::*;
 /// while step `k` is multiplied.
 macro_rules! gemm_kernel {
     ($name:ident, bm = $bm:literal, bn = $bn:literal, wm = $wm:literal, wn = $wn:literal,
-     mi = $mi:literal, nj = $nj:literal, threads = $threads:literal, copies = $copies:literal,
+     mi = $mi:literal, nj = $nj:literal, threads = $threads:literal, copies = $copies:literal, copies_b = $copies_b:literal,
      stages = $stages:literal) => {
         #[tile_kernel(grid = [ceil_div(N, $bn), ceil_div(M, $bm), 1], block = [32, $wn, $wm], arch = "sm_80")]
                 fn $name(
@@ -67,8 +67,6 @@ macro_rules! gemm_kernel {
                 for j in 0..$copies {
                     let q = t + $threads * j;
                     let ka = st * 32 + 8 * (q / $bm);
-                    let kb = st * 32 + 8 * (q / 8 % 4);
-                    let rb = 8 * (q / 32) + q % 8;
                     apply(
                         ptx["cp.async.cg.shared.global"],
                         sa.slice(s![st, q, ..]).view::<u32>(),
@@ -76,6 +74,11 @@ macro_rules! gemm_kernel {
                         16,
                         zero_fill = true,
                     );
+                }
+                for j in 0..$copies_b {
+                    let q = t + $threads * j;
+                    let kb = st * 32 + 8 * (q / 8 % 4);
+                    let rb = 8 * (q / 32) + q % 8;
                     apply(
                         ptx["cp.async.cg.shared.global"],
                         sb.slice(s![st, q, ..]).view::<u32>(),
@@ -96,8 +99,6 @@ macro_rules! gemm_kernel {
                 for j in 0..$copies {
                     let q = t + $threads * j;
                     let ka = (k + $stages - 1) * 32 + 8 * (q / $bm);
-                    let kb = (k + $stages - 1) * 32 + 8 * (q / 8 % 4);
-                    let rb = 8 * (q / 32) + q % 8;
                     apply(
                         ptx["cp.async.cg.shared.global"],
                         sa.slice(s![next, q, ..]).view::<u32>(),
@@ -105,6 +106,11 @@ macro_rules! gemm_kernel {
                         16,
                         zero_fill = true,
                     );
+                }
+                for j in 0..$copies_b {
+                    let q = t + $threads * j;
+                    let kb = (k + $stages - 1) * 32 + 8 * (q / 8 % 4);
+                    let rb = 8 * (q / 32) + q % 8;
                     apply(
                         ptx["cp.async.cg.shared.global"],
                         sb.slice(s![next, q, ..]).view::<u32>(),
@@ -201,6 +207,7 @@ gemm_kernel!(
     nj = 4,
     threads = 128,
     copies = 2,
+    copies_b = 2,
     stages = 2
 );
 gemm_kernel!(
@@ -213,6 +220,7 @@ gemm_kernel!(
     nj = 4,
     threads = 256,
     copies = 2,
+    copies_b = 2,
     stages = 2
 );
 gemm_kernel!(
@@ -225,7 +233,21 @@ gemm_kernel!(
     nj = 4,
     threads = 256,
     copies = 2,
+    copies_b = 2,
     stages = 3
+);
+gemm_kernel!(
+    gemm_bf16_nt_128x256,
+    bm = 128,
+    bn = 256,
+    wm = 2,
+    wn = 4,
+    mi = 4,
+    nj = 8,
+    threads = 256,
+    copies = 2,
+    copies_b = 4,
+    stages = 2
 );
 
 fn inputs(n: usize, seed: u64) -> Vec<bf16> {
@@ -251,7 +273,7 @@ type Gemm = (
     ) -> Result<(), Error>,
 );
 
-const KERNELS: [Gemm; 3] = [
+const KERNELS: [Gemm; 4] = [
     ("gemm_bf16_nt (64 x 64 tiles)", |d, a, b, c| {
         gemm_bf16_nt(d, a, b, c)
     }),
@@ -262,6 +284,9 @@ const KERNELS: [Gemm; 3] = [
         "gemm_bf16_nt_128x3 (128 x 128 tiles, 3 stages)",
         |d, a, b, c| gemm_bf16_nt_128x3(d, a, b, c),
     ),
+    ("gemm_bf16_nt_128x256 (128 x 256 tiles)", |d, a, b, c| {
+        gemm_bf16_nt_128x256(d, a, b, c)
+    }),
 ];
 
 /// Runs `m x n x k` and checks every element against an f64 reference
@@ -301,12 +326,14 @@ fn check(dev: &Device, (name, gemm): Gemm, m: usize, n: usize, k: usize) -> Resu
 fn main() -> Result<(), Error> {
     // `GEMM_SM80_PTX=1` prints the kernels' PTX (for `ptxas -v`).
     if std::env::var_os("GEMM_SM80_PTX").is_some() {
-        print!(
-            "{}{}{}",
+        for ptx in [
             gemm_bf16_nt::PTX,
             gemm_bf16_nt_128::PTX,
-            gemm_bf16_nt_128x3::PTX
-        );
+            gemm_bf16_nt_128x3::PTX,
+            gemm_bf16_nt_128x256::PTX,
+        ] {
+            print!("{ptx}");
+        }
         return Ok(());
     }
     let dev = Device::new(0)?;
