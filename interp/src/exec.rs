@@ -1244,24 +1244,7 @@ impl GridRun<'_> {
         let statement = Some(step.statement);
         let executing = self.executing(state, step, active)?;
         for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
-            if warp.len() != 32 {
-                let first = warp[0] / 32 * 32;
-                let absent: Vec<String> = (first..first + 32)
-                    .filter(|t| !warp.contains(t))
-                    .map(|t| (t % 32).to_string())
-                    .collect();
-                return Err(Trap {
-                    statement,
-                    thread: warp[0],
-                    kind: FaultKind::Collective {
-                        message: format!(
-                            "ldmatrix: lanes {} of the warp do not execute it: `.aligned` needs \
-                             all 32 lanes (undefined behaviour)",
-                            absent.join(", ")
-                        ),
-                    },
-                });
-            }
+            whole_warp(warp, "ldmatrix", statement)?;
             let mut rows = [[0u16; 8]; 32];
             for &t in warp {
                 let (target, at) =
@@ -1308,24 +1291,7 @@ impl GridRun<'_> {
         let executing = self.executing(state, step, active)?;
         let matrices = sources.len();
         for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
-            if warp.len() != 32 {
-                let first = warp[0] / 32 * 32;
-                let absent: Vec<String> = (first..first + 32)
-                    .filter(|t| !warp.contains(t))
-                    .map(|t| (t % 32).to_string())
-                    .collect();
-                return Err(Trap {
-                    statement,
-                    thread: warp[0],
-                    kind: FaultKind::Collective {
-                        message: format!(
-                            "stmatrix: lanes {} of the warp do not execute it: `.aligned` needs \
-                             all 32 lanes (undefined behaviour)",
-                            absent.join(", ")
-                        ),
-                    },
-                });
-            }
+            whole_warp(warp, "stmatrix", statement)?;
             let mut registers = vec![[0u32; 4]; 32];
             for &t in warp {
                 for (i, source) in sources.iter().enumerate() {
@@ -1976,6 +1942,30 @@ impl BlockState {
 
 /// `size` bytes at `at` of a checked access's memory.
 #[inline]
+/// Fails unless `warp` (the executing threads of one warp) is all 32
+/// lanes, as the `.aligned` matrix moves (`name`) need.
+fn whole_warp(warp: &[u32], name: &str, statement: Option<usize>) -> Run {
+    if warp.len() == 32 {
+        return Ok(());
+    }
+    let first = warp[0] / 32 * 32;
+    let absent: Vec<String> = (first..first + 32)
+        .filter(|t| !warp.contains(t))
+        .map(|t| (t % 32).to_string())
+        .collect();
+    Err(Trap {
+        statement,
+        thread: warp[0],
+        kind: FaultKind::Collective {
+            message: format!(
+                "{name}: lanes {} of the warp do not execute it: `.aligned` needs all 32 lanes \
+                 (undefined behaviour)",
+                absent.join(", ")
+            ),
+        },
+    })
+}
+
 fn read(state: &BlockState, target: MemoryRef<'_>, at: usize, size: usize) -> Bits {
     match target {
         MemoryRef::Tensor(memory, _) => memory.read(at, size),
