@@ -62,6 +62,31 @@ fn divisions(out: Tensor<u32, 128, 8>) {
     );
 }
 
+/// `/`, `%` and `ceil_div` by constants of a value up to 2^43 (64-bit:
+/// a multiply-high by the divisor's reciprocal and a shift, not the
+/// software division `div.u64` calls).
+#[tile_kernel(grid = 1, block = 128)]
+fn wide_divisions(out: Tensor<u64, 128, 8>) {
+    let t = thread_id(0);
+    let v = t * 68_719_476_735 + 12_345_678_901;
+    let q = alloc_local::<u64>([8, 1]);
+    apply(ptx["mov.u64"], q.slice(s![0..1, ..]), v % 3);
+    apply(ptx["mov.u64"], q.slice(s![1..2, ..]), v / 7);
+    apply(ptx["mov.u64"], q.slice(s![2..3, ..]), ceil_div(v, 1000));
+    apply(ptx["mov.u64"], q.slice(s![3..4, ..]), v % 1_000_000_007);
+    apply(ptx["mov.u64"], q.slice(s![4..5, ..]), v / 1_000_000_007);
+    apply(ptx["mov.u64"], q.slice(s![5..6, ..]), ceil_div(v, 6));
+    apply(ptx["mov.u64"], q.slice(s![6..7, ..]), v / 3 % 641);
+    apply(ptx["mov.u64"], q.slice(s![7..8, ..]), v / 68_719_476_737);
+    for i in 0..4 {
+        apply(
+            ptx["st.global.v2.u64"],
+            out.slice(s![t..t + 1, 2 * i..2 * i + 2]),
+            q.slice(s![2 * i..2 * i + 2, ..]).reshape([1, 2]),
+        );
+    }
+}
+
 /// The maximum of each row of 4, from `-inf` (so a row of `-inf` gives
 /// `-inf`), and a NaN constant stored beside it.
 #[tile_kernel(grid = ceil_div(N, 128), block = 128)]
@@ -124,6 +149,20 @@ fn divisions_below_2_32_are_32_bit() {
 }
 
 #[test]
+fn wide_divisions_by_constants_multiply() {
+    let ptx = wide_divisions::PTX;
+    // Eight divisions (v / 3 % 641 is two): no software division.
+    assert_eq!(lines_starting(ptx, "mul.hi.u64").len(), 9, "{ptx}");
+    for op in [
+        "div.s64", "rem.s64", "div.u64", "rem.u64", "div.u32", "rem.u32",
+    ] {
+        assert!(lines_starting(ptx, op).is_empty(), "{op}: {ptx}");
+    }
+    // By 7: ceil(2^66 / 7), then a shift by 2.
+    assert!(ptx.contains(", 10540996613548315210;\n\tshr.u64 "), "{ptx}");
+}
+
+#[test]
 fn float_constants_are_their_exact_bits() {
     let ptx = row_max::PTX;
     // -inf and the canonical quiet NaN, materialised once at entry.
@@ -145,6 +184,7 @@ fn value_kernels_assemble_without_spills() {
         ("launch_values", launch_values::PTX),
         ("row_max", row_max::PTX),
         ("divisions", divisions::PTX),
+        ("wide_divisions", wide_divisions::PTX),
     ]);
 }
 
@@ -155,8 +195,32 @@ mod twins {
     on_both_devices!(
         launch_values_match_the_host,
         row_max_matches_the_host,
-        divisions_match_the_host
+        divisions_match_the_host,
+        wide_divisions_match_the_host
     );
+
+    fn wide_divisions_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
+        let mut out = dev.upload(&vec![u64::MAX; 128 * 8], [128, 8])?;
+        wide_divisions(dev, &mut out)?;
+        let got = out.download()?;
+        for t in 0..128u64 {
+            let v = t * 68_719_476_735 + 12_345_678_901;
+            let want = [
+                v % 3,
+                v / 7,
+                v.div_ceil(1000),
+                v % 1_000_000_007,
+                v / 1_000_000_007,
+                v.div_ceil(6),
+                v / 3 % 641,
+                v / 68_719_476_737,
+            ];
+            for (k, w) in want.iter().enumerate() {
+                assert_eq!(got[t as usize * 8 + k], *w, "thread {t}, value {k}");
+            }
+        }
+        Ok(())
+    }
 
     fn divisions_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
         let mut out = dev.upload(&vec![u32::MAX; 128 * 8], [128, 8])?;

@@ -20,10 +20,12 @@ use crate::checked::Implicit;
 use crate::dtype::DType;
 use crate::program::{
     CmpOp, Cond, Instruction, Lane, MemorySpace, Node, OperandValue, ParamKind, Program,
-    SharedBuffer,
+    SharedBuffer, SharedPlacement,
 };
 use crate::ptx::form::registers_text;
 use crate::sym::{AtomKind, ComputedOp, Poly, WordMap};
+
+mod division;
 
 /// Renders a program as one PTX module with one `.entry`.
 pub fn emit(program: &Program) -> String {
@@ -50,9 +52,25 @@ pub fn emit(program: &Program) -> String {
     let _ = writeln!(out, ".target {}", program.target);
     let _ = writeln!(out, ".address_size 64\n");
     // The dynamic buffer starts the CTA's dynamic shared memory, which an
-    // `.extern` array of unknown size names (at module scope).
+    // `.extern` array of unknown size names (at module scope). Static
+    // buffers over 48 KiB live there too, and then one array names it all.
+    let moved = program.static_buffers_in_dynamic_memory();
+    if moved {
+        let dynamic = program
+            .shared
+            .iter()
+            .find(|b| b.is_dynamic())
+            .map(|b| format!(" and `{}`", ptx_name(&b.name)))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            ".extern .shared .align {} .b8 {MOVED_SHARED_SYMBOL}[]; // the static buffers ({} bytes){dynamic}, sized at launch\n",
+            crate::memory::STATIC_SHARED_ALIGNMENT,
+            crate::program::static_shared_bytes(&program.shared),
+        );
+    }
     for (i, buffer) in program.shared.iter().enumerate() {
-        if buffer.is_dynamic() {
+        if buffer.is_dynamic() && !moved {
             let _ = writeln!(
                 out,
                 ".extern .shared .align 16 .b8 {}[]; // {}: {} {}, sized at launch\n",
@@ -120,7 +138,7 @@ pub fn emit(program: &Program) -> String {
         }
     }
     for (i, buffer) in program.shared.iter().enumerate() {
-        if let Some(bytes) = buffer.static_bytes() {
+        if let Some(bytes) = buffer.static_bytes().filter(|_| !moved) {
             let _ = writeln!(
                 out,
                 "\t.shared .align {} .b8 {}[{}]; // {}: {} {}",
@@ -215,13 +233,33 @@ pub fn emit(program: &Program) -> String {
             }
         }
     }
-    for (i, buffer) in program.shared.iter().enumerate() {
-        let _ = writeln!(
-            out,
-            "\tmov.u64 {}, {};",
-            shared_reg(i),
-            shared_symbol(i, &buffer.name)
-        );
+    for ((i, buffer), place) in program
+        .shared
+        .iter()
+        .enumerate()
+        .zip(program.shared_placement())
+    {
+        match place {
+            SharedPlacement::Dynamic { offset } if moved => {
+                let reg = shared_reg(i);
+                let _ = writeln!(
+                    out,
+                    "\tmov.u64 {reg}, {MOVED_SHARED_SYMBOL}; // {}",
+                    ptx_name(&buffer.name)
+                );
+                if offset > 0 {
+                    let _ = writeln!(out, "\tadd.s64 {reg}, {reg}, {offset};");
+                }
+            }
+            _ => {
+                let _ = writeln!(
+                    out,
+                    "\tmov.u64 {}, {};",
+                    shared_reg(i),
+                    shared_symbol(i, &buffer.name)
+                );
+            }
+        }
     }
     // A tensor copy takes its map's generic address.
     for (i, map) in program.tensor_maps.iter().enumerate() {
@@ -365,6 +403,11 @@ fn shared_shape_text(program: &Program, buffer: &SharedBuffer) -> String {
             .map_or_else(|| "?".into(), |symbol| symbol.name.clone())
     })
 }
+
+/// The dynamic shared memory's `.extern` array when the static buffers
+/// live there ([`crate::program::Program::shared_placement`]); no buffer's
+/// symbol ([`shared_symbol`]: `smem` and a digit) can take its name.
+const MOVED_SHARED_SYMBOL: &str = "smem_dynamic";
 
 /// The `.shared` variable of shared buffer `index`.
 fn shared_symbol(index: usize, name: &str) -> String {
@@ -843,6 +886,12 @@ impl Emitter<'_> {
             {
                 self.narrow_division(*op, &d, &a, &b, out)
             }
+            (ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv, None)
+                if self.constant_divisor(args, *op).is_some() =>
+            {
+                let (divisor, magic) = self.constant_divisor(args, *op).unwrap_or_default();
+                self.magic_division(*op, &d, &a, divisor, magic, out)
+            }
             (op, _) => self.general_op(*op, &d, &a, &b, args, out),
         };
         let _ = writeln!(out, "\t{line}");
@@ -862,6 +911,54 @@ impl Emitter<'_> {
             a.1
         };
         a.0 >= 0 && b.0 >= 1 && b.1 <= top && sum <= top
+    }
+
+    /// A divisor of `op(args)` known at compile time that is not a power
+    /// of two, with the multiplier that divides by it
+    /// ([`division::magic_u63`]), when the dividend (`ceil_div`'s
+    /// `a + b - 1`) is non-negative and below 2^63 by the atoms' ranges.
+    fn constant_divisor(&self, args: &[Poly], op: ComputedOp) -> Option<(u64, (u64, u32))> {
+        let divisor = u64::try_from(args[1].as_const()?).ok()?;
+        let magic = division::magic_u63(divisor)?;
+        let (lo, hi) = self.program.atoms.range(&args[0]);
+        let hi = if op == ComputedOp::CeilDiv {
+            hi.saturating_add(i128::from(divisor) - 1)
+        } else {
+            hi
+        };
+        (lo >= 0 && hi < 1 << 63).then_some((divisor, magic))
+    }
+
+    /// `/`, `%` or `ceil_div` by a constant as a multiply-high and a shift
+    /// (64-bit division is a software routine even by a constant).
+    fn magic_division(
+        &mut self,
+        op: ComputedOp,
+        d: &str,
+        a: &str,
+        divisor: u64,
+        (multiplier, shift): (u64, u32),
+        out: &mut String,
+    ) -> String {
+        let dividend = if op == ComputedOp::CeilDiv {
+            let t = self.value_reg();
+            let _ = writeln!(out, "	add.s64 {t}, {a}, {};", divisor - 1);
+            t
+        } else {
+            a.to_string()
+        };
+        let quotient = if op == ComputedOp::Rem {
+            self.value_reg()
+        } else {
+            d.to_string()
+        };
+        let _ = writeln!(out, "	mul.hi.u64 {quotient}, {dividend}, {multiplier};");
+        if op != ComputedOp::Rem {
+            return format!("shr.u64 {d}, {d}, {shift};");
+        }
+        let _ = writeln!(out, "	shr.u64 {quotient}, {quotient}, {shift};");
+        let _ = writeln!(out, "	mul.lo.s64 {quotient}, {quotient}, {divisor};");
+        format!("sub.s64 {d}, {dividend}, {quotient};")
     }
 
     /// `/`, `%` or `ceil_div` in 32-bit unsigned arithmetic (a divisor
