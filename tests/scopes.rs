@@ -658,6 +658,43 @@ fn shared_size_registers(x: Tensor<f32, N>, out: Tensor<u32, 32, 2>) {
     apply(ptx["st.global.v2.u32"], out.slice(s![t, ..]), sizes);
 }
 
+/// `shared_size_registers` with a static buffer of 12,289 u32 (49,156
+/// bytes, over the 48 KiB a kernel may declare): it lives in the dynamic
+/// shared memory with the dynamic buffer after it, at byte 49,280.
+#[tile_kernel(grid = 1, block = 32)]
+fn shared_size_registers_past_48_kib(x: Tensor<f32, N>, out: Tensor<u32, 32, 2>) {
+    let t = thread_id(0);
+    let fixed = alloc_shared::<u32>([12289]);
+    let dynamic = alloc_shared::<f32>([N]);
+    let v = alloc_local::<f32>([1]);
+    let sizes = alloc_local::<u32>([2]);
+    let first = t == 0 && N > 0;
+    apply(ptx["ld.global.f32"], v, x.slice(s![0..1]), pred = first);
+    apply(
+        ptx["st.shared.f32"],
+        dynamic.slice(s![0..1]),
+        v,
+        pred = first,
+    );
+    apply(
+        ptx["mov.u32"],
+        sizes.slice(s![0..1]),
+        sreg("%dynamic_smem_size"),
+    );
+    apply(
+        ptx["mov.u32"],
+        sizes.slice(s![1..2]),
+        sreg("%total_smem_size"),
+    );
+    apply(
+        ptx["st.shared.u32"],
+        fixed.slice(s![12288..12289]),
+        sizes.slice(s![0..1]),
+        pred = t == 0,
+    );
+    apply(ptx["st.global.v2.u32"], out.slice(s![t, ..]), sizes);
+}
+
 /// `a = x < 2^30` per thread; columns: bar.red.popc, bar.red.and, bar.red.or
 /// (as 0 or 1), all over the thread's CTA.
 #[tile_kernel(grid = 4, block = 256)]
@@ -947,8 +984,9 @@ mod devices {
     use super::{
         LANES, Lane, SHFL_CASES, SHFL_PRED_CASES, WARPS, active_and_elect, add_one_cyclic_pairs,
         at, atomic_sum_in_shared, barrier_reductions, matches, redux_all, reverse_cyclic,
-        reverse_rows_in_dynamic_shared, reverse_through_shared, shared_size_registers, shfl_source,
-        shuffles, votes, warp, warp_inputs, warpgroup_rows,
+        reverse_rows_in_dynamic_shared, reverse_through_shared, shared_size_registers,
+        shared_size_registers_past_48_kib, shfl_source, shuffles, votes, warp, warp_inputs,
+        warpgroup_rows,
     };
 
     on_both_devices!(
@@ -962,6 +1000,7 @@ mod devices {
         atom_shared_add_sums_a_cta_into_one_element,
         dynamic_shared_buffer_is_sized_at_launch_beyond_48_kib,
         shared_size_registers_count_the_dynamic_bytes,
+        static_buffers_past_48_kib_count_as_dynamic_bytes,
         cyclic_distribution_reverses_through_dynamic_shared,
         cyclic_pairs_cover_the_tensor_once,
         warpgroup_tiles_bind_rows_in_blocks_of_two_warpgroups,
@@ -1253,6 +1292,35 @@ mod devices {
         assert_eq!(
             err.to_string(),
             "kernel `shared_size_registers`: invalid launch size: the dynamic shared memory is `4 * N` bytes, which is 232420, above the 232416 bytes this device lets a block of this kernel have (N = 58105)"
+        );
+        Ok(())
+    }
+
+    fn static_buffers_past_48_kib_count_as_dynamic_bytes(dev: &Device) -> Result<()> {
+        // 49,156 static bytes moved to the dynamic shared memory, the
+        // dynamic buffer's 4N from byte 49,280: all of it dynamic.
+        for n in [1usize, 25, 1000, 45_792] {
+            let input = dev.zeros::<f32>([n])?;
+            let mut out = dev.zeros::<u32>([32, 2])?;
+            shared_size_registers_past_48_kib(dev, &input, &mut out)?;
+            let got = out.download()?;
+            let dynamic = 49_280 + 4 * n as u32;
+            let total = dynamic.next_multiple_of(128);
+            for t in 0..32 {
+                assert_eq!(
+                    [got[2 * t], got[2 * t + 1]],
+                    [dynamic, total],
+                    "N = {n}, thread {t}: [%dynamic_smem_size, %total_smem_size]"
+                );
+            }
+        }
+        // 49,280 + 4 * 45,792 = 232,448, the block's limit: one more is refused.
+        let input = dev.zeros::<f32>([45_793])?;
+        let mut out = dev.zeros::<u32>([32, 2])?;
+        let err = shared_size_registers_past_48_kib(dev, &input, &mut out).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "kernel `shared_size_registers_past_48_kib`: invalid launch size: the dynamic shared memory is `4 * N + 49280` bytes, which is 232452, above the 232448 bytes this device lets a block of this kernel have (N = 45793)"
         );
         Ok(())
     }

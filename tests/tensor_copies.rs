@@ -71,6 +71,65 @@ fn load_tiles(x: Tensor<f32, M, N>, tiles: Tensor<f32, GY, GX, 32, 64>) {
     }
 }
 
+/// `load_tiles` through the last of 7 stages of 8 KiB: 56 KiB of static
+/// buffers, more than a kernel may declare, live in dynamic shared memory
+/// (the launcher provides them), and the stage the box lands in starts
+/// 48 KiB in. A tensor copy faults on a shared address that is not
+/// 128-byte aligned, so this also checks where the buffers are placed.
+#[tile_kernel(grid = [GX, GY, 1], block = [128, 1, 1], arch = "sm_90")]
+fn load_tiles_past_48_kib(x: Tensor<f32, M, N>, tiles: Tensor<f32, GY, GX, 32, 64>) {
+    let t = thread_id(0);
+    let tx = cta_id(0);
+    let ty = cta_id(1);
+    let stages = alloc_shared::<f32>([7, 32, 64]);
+    let full = alloc_shared::<Mbarrier>([1]);
+    let v = alloc_local::<f32>([1, 4]);
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..1]).reshape([1, 1]),
+            1,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    if t == 0 {
+        apply(
+            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+            full.slice(s![0..1]),
+            8192,
+        );
+        apply(
+            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+            stages.slice(s![6, .., ..]),
+            x.slice(s![32 * ty..32 * ty + 32, 64 * tx..64 * tx + 64]),
+            full.slice(s![0..1]),
+        );
+    }
+    apply(
+        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+        full.slice(s![0..1]),
+        0,
+    );
+    let flat = stages.slice(s![6, .., ..]).reshape([2048]);
+    let out = tiles
+        .slice(s![ty..ty + 1, tx..tx + 1, .., ..])
+        .reshape([2048]);
+    for i in 0..4 {
+        let e = 512 * i + 4 * t;
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            flat.slice(s![e..e + 4]).reshape([1, 4]),
+        );
+        apply(
+            ptx["st.global.v4.f32"],
+            out.slice(s![e..e + 4]).reshape([1, 4]),
+            v,
+        );
+    }
+}
+
 /// `out[b] = v[b * 64 - 32 .. b * 64 + 32]`: 1-dimensional boxes of 64
 /// values starting half a box before each block's chunk (the first box
 /// starts at -32: zeros there). `u16` elements: 128-byte rows.
@@ -350,6 +409,35 @@ fn the_map_is_a_hidden_parameter() {
     assert!(ptx.contains(".shared .align 128 .b8"), "{ptx}");
 }
 
+/// 56 KiB of static buffers: one `.extern` array of dynamic shared
+/// memory, 128-byte aligned, holds them at constant offsets, and the spec
+/// asks the launcher for their bytes.
+#[test]
+fn static_buffers_over_48_kib_live_in_dynamic_shared_memory() {
+    use tile_kernel::__private::spec::LaunchOp;
+    let ptx = load_tiles_past_48_kib::PTX;
+    assert!(
+        ptx.contains(
+            ".extern .shared .align 128 .b8 smem_dynamic[]; // the static buffers (57352 bytes), sized at launch"
+        ),
+        "{ptx}"
+    );
+    assert!(!ptx.contains("\t.shared .align"), "{ptx}");
+    // The stages at 0, the mbarrier at 57344 (a multiple of 128).
+    assert!(
+        ptx.contains("mov.u64 %sh0, smem_dynamic; // stages\n"),
+        "{ptx}"
+    );
+    assert!(
+        ptx.contains("mov.u64 %sh1, smem_dynamic; // full\n\tadd.s64 %sh1, %sh1, 57344;"),
+        "{ptx}"
+    );
+    assert_eq!(
+        load_tiles_past_48_kib::SPEC.shared_mem_bytes.0,
+        [LaunchOp::Const(57352)]
+    );
+}
+
 /// A spec that leaves out the program's tensor map is refused before the
 /// interpreter runs it.
 #[test]
@@ -384,6 +472,7 @@ fn a_spec_without_the_programs_map_is_refused() {
 #[test]
 fn tensor_copy_kernels_assemble_without_spills() {
     support::assert_no_spills(&[
+        ("load_tiles_past_48_kib", load_tiles_past_48_kib::PTX),
         ("load_tiles", load_tiles::PTX),
         ("load_halo", load_halo::PTX),
         ("load_5d", load_5d::PTX),
@@ -490,25 +579,27 @@ mod twins {
             let host = inputs(m * n, 0x7a_0001 + (m * n) as u64);
             let x = dev.upload(&host, [m, n])?;
             let count = gy * gx * 32 * 64;
-            let mut tiles = dev.upload(&vec![f32::NAN; count], [gy, gx, 32, 64])?;
-            load_tiles(dev, &x, &mut tiles)?;
-            let got = tiles.download()?;
-            for ty in 0..gy {
-                for tx in 0..gx {
-                    for r in 0..32 {
-                        for c in 0..64 {
-                            let (row, col) = (32 * ty + r, 64 * tx + c);
-                            let want = if row < m && col < n {
-                                host[row * n + col]
-                            } else {
-                                0.0
-                            };
-                            let at = ((ty * gx + tx) * 32 + r) * 64 + c;
-                            assert_eq!(
-                                got[at].to_bits(),
-                                want.to_bits(),
-                                "{m} x {n}: tile [{ty}, {tx}] element [{r}, {c}]"
-                            );
+            for kernel in [load_tiles, load_tiles_past_48_kib] {
+                let mut tiles = dev.upload(&vec![f32::NAN; count], [gy, gx, 32, 64])?;
+                kernel(dev, &x, &mut tiles)?;
+                let got = tiles.download()?;
+                for ty in 0..gy {
+                    for tx in 0..gx {
+                        for r in 0..32 {
+                            for c in 0..64 {
+                                let (row, col) = (32 * ty + r, 64 * tx + c);
+                                let want = if row < m && col < n {
+                                    host[row * n + col]
+                                } else {
+                                    0.0
+                                };
+                                let at = ((ty * gx + tx) * 32 + r) * 64 + c;
+                                assert_eq!(
+                                    got[at].to_bits(),
+                                    want.to_bits(),
+                                    "{m} x {n}: tile [{ty}, {tx}] element [{r}, {c}]"
+                                );
+                            }
                         }
                     }
                 }

@@ -470,9 +470,9 @@ const MAX_FRAME_BYTES: usize = 1 << 16;
 
 /// Shared memory per block the interpreter accepts, static buffers (with
 /// the padding between them) and the dynamic buffer together: what an
-/// H100/H200 CTA may have at most (227 KiB), far above what the checker
-/// admits of static buffers (48 KiB).
-pub(crate) const DEVICE_SHARED_BYTES_PER_BLOCK: usize = 227 * 1024;
+/// H100/H200 CTA may have at most (227 KiB).
+pub(crate) const DEVICE_SHARED_BYTES_PER_BLOCK: usize =
+    tile_kernel_lowering::memory::MAX_SHARED_BYTES_PER_CTA;
 
 pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
     let error = |message: String| PrepareError {
@@ -602,7 +602,13 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
         body,
         statements,
         shared,
-        static_shared_bytes: total,
+        // Static buffers over 48 KiB live in the dynamic shared memory
+        // (`Program::shared_placement`): the launch provides their bytes.
+        static_shared_bytes: if program.static_buffers_in_dynamic_memory() {
+            0
+        } else {
+            total
+        },
     })
 }
 

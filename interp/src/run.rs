@@ -2,7 +2,7 @@
 
 use std::sync::atomic::AtomicU8;
 
-use tile_kernel_lowering::program::Program;
+use tile_kernel_lowering::program::{Program, eval_launch};
 
 use crate::prepare::DEVICE_SHARED_BYTES_PER_BLOCK;
 use crate::shared::SharedLayout;
@@ -92,12 +92,11 @@ impl Prepared {
 
     /// The block's shared buffers for a launch with these hidden symbol
     /// arguments (value / divisor), the dynamic buffer sized; and the
-    /// dynamic buffer's bytes (0 when there is none).
+    /// dynamic shared memory's bytes (the program's
+    /// `dynamic_shared_bytes`: the dynamic buffer's, and the static
+    /// buffers' where they live there; 0 without either).
     fn shared_layouts(&self, args: &[i64]) -> Result<(Vec<SharedLayout>, usize), FaultKind> {
         let mut layouts = self.plan.shared.clone();
-        let Some(index) = self.program.shared.iter().position(|b| b.is_dynamic()) else {
-            return Ok((layouts, 0));
-        };
         let values: Vec<u64> = self
             .program
             .symbols
@@ -105,20 +104,31 @@ impl Prepared {
             .zip(args)
             .map(|(symbol, arg)| (*arg as u64).saturating_mul(symbol.divisor))
             .collect();
-        let buffer = &self.program.shared[index];
-        let bytes = buffer
-            .bytes_for(&values)
+        let dynamic = self.program.shared.iter().position(|b| b.is_dynamic());
+        let too_large = || {
+            let limit = self.dynamic_shared_limit();
+            FaultKind::Arguments(match dynamic {
+                Some(index) => format!(
+                    "dynamic shared buffer `{}` needs more than the {limit} bytes a block may have beside the static buffers",
+                    self.program.shared[index].name
+                ),
+                None => format!(
+                    "the static shared buffers need more than the {limit} bytes a block may have"
+                ),
+            })
+        };
+        let total = eval_launch(&self.program.dynamic_shared_bytes().0, &values)
             .and_then(|b| usize::try_from(b).ok())
             .filter(|b| *b <= self.dynamic_shared_limit() as usize)
-            .ok_or_else(|| {
-                FaultKind::Arguments(format!(
-                    "dynamic shared buffer `{}` needs more than the {} bytes a block may have beside the static buffers",
-                    buffer.name,
-                    self.dynamic_shared_limit()
-                ))
-            })?;
-        layouts[index].bytes = bytes;
-        Ok((layouts, bytes))
+            .ok_or_else(too_large)?;
+        if let Some(index) = dynamic {
+            let bytes = self.program.shared[index]
+                .bytes_for(&values)
+                .and_then(|b| usize::try_from(b).ok())
+                .ok_or_else(too_large)?;
+            layouts[index].bytes = bytes;
+        }
+        Ok((layouts, total))
     }
 
     /// The program it runs.

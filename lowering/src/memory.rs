@@ -40,6 +40,13 @@ pub enum Sharers {
 /// limit; more needs dynamic shared memory).
 pub const MAX_STATIC_SHARED_BYTES: usize = 48 * 1024;
 
+/// Shared memory one CTA may have at most, in bytes: an H100/H200's 227
+/// KiB (`CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN`; the A100
+/// has 163 KiB, the sm_86/sm_89 parts 99 KiB, which the launcher checks
+/// on the device it launches on). Static buffers over
+/// [`MAX_STATIC_SHARED_BYTES`] live in dynamic shared memory.
+pub const MAX_SHARED_BYTES_PER_CTA: usize = 227 * 1024;
+
 /// The alignment of each static shared buffer's first byte (the emitter
 /// declares them `.align 128`): what a tensor copy's shared side needs
 /// ([`TENSOR_COPY_SHARED_ALIGNMENT`]).
@@ -77,12 +84,12 @@ impl MemorySpace {
         }
     }
 
-    /// The bytes a kernel may declare in this space (`None`: the caller
-    /// allocates it).
+    /// The bytes of constant-size buffers a kernel may declare in this
+    /// space (`None`: the caller allocates it).
     pub const fn static_budget(self) -> Option<usize> {
         match self {
             MemorySpace::Global => None,
-            MemorySpace::Shared => Some(MAX_STATIC_SHARED_BYTES),
+            MemorySpace::Shared => Some(MAX_SHARED_BYTES_PER_CTA),
         }
     }
 

@@ -70,10 +70,15 @@ pub struct TensorMap {
 
 /// A shared-memory buffer of the CTA: row-major elements of `dtype`,
 /// `shape` as allocated. A buffer whose dims are all constant is *static*
-/// (declared in the PTX); one with a symbolic dim is the kernel's *dynamic*
-/// buffer (at most one per kernel), sized at launch
-/// ([`Program::dynamic_shared_bytes`]) and placed at the start of the
-/// CTA's dynamic shared memory.
+/// (its size is known at compile time); one with a symbolic dim is the
+/// kernel's *dynamic* buffer (at most one per kernel), sized at launch
+/// ([`Program::dynamic_shared_bytes`]).
+///
+/// Where they live ([`Program::shared_placement`]): the static buffers are
+/// declared in the PTX while they take at most the 48 KiB PTX lets a
+/// kernel declare; beyond that, all of them move to the CTA's dynamic
+/// shared memory, at constant 128-byte aligned offsets, and the launcher
+/// provides their bytes. The dynamic buffer comes after them there.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct SharedBuffer {
     pub name: String,
@@ -163,19 +168,93 @@ pub fn static_shared_bytes<'a>(buffers: impl IntoIterator<Item = &'a SharedBuffe
         })
 }
 
+/// Where a shared buffer lives ([`Program::shared_placement`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SharedPlacement {
+    /// A `.shared` variable of the PTX.
+    Declared,
+    /// In the CTA's dynamic shared memory, this many bytes from its start.
+    Dynamic { offset: usize },
+}
+
 impl Program {
-    /// The static shared buffers' bytes together ([`static_shared_bytes`]).
+    /// Whether the static buffers live in dynamic shared memory: together
+    /// they take more than the 48 KiB a kernel may declare in its PTX
+    /// ([`crate::memory::MAX_STATIC_SHARED_BYTES`]).
+    pub fn static_buffers_in_dynamic_memory(&self) -> bool {
+        static_shared_bytes(&self.shared) > crate::memory::MAX_STATIC_SHARED_BYTES
+    }
+
+    /// Where each shared buffer lives, in the order of `self.shared`: the
+    /// static buffers declared in the PTX, or (over 48 KiB) at 128-byte
+    /// aligned offsets in declaration order from the start of the dynamic
+    /// shared memory; the dynamic buffer after them (offset 0 when the
+    /// static buffers are declared).
+    pub fn shared_placement(&self) -> Vec<SharedPlacement> {
+        let moved = self.static_buffers_in_dynamic_memory();
+        let mut offset = 0usize;
+        let mut placement: Vec<SharedPlacement> = self
+            .shared
+            .iter()
+            .map(|buffer| match buffer.static_bytes() {
+                Some(bytes) if moved => {
+                    let at = offset.next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT);
+                    offset = at.saturating_add(bytes);
+                    SharedPlacement::Dynamic { offset: at }
+                }
+                Some(_) => SharedPlacement::Declared,
+                None => SharedPlacement::Dynamic { offset: 0 },
+            })
+            .collect();
+        let after_static = offset.next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT);
+        for (buffer, place) in self.shared.iter().zip(&mut placement) {
+            if buffer.is_dynamic() && moved {
+                *place = SharedPlacement::Dynamic {
+                    offset: after_static,
+                };
+            }
+        }
+        placement
+    }
+
+    /// The bytes of the static buffers the PTX declares
+    /// ([`static_shared_bytes`]; 0 when they live in dynamic shared
+    /// memory).
     pub fn static_shared_bytes(&self) -> usize {
-        static_shared_bytes(&self.shared)
+        if self.static_buffers_in_dynamic_memory() {
+            0
+        } else {
+            static_shared_bytes(&self.shared)
+        }
     }
 
     /// The dynamic shared memory a launch must provide, in bytes, as a
-    /// formula over the symbols: the dynamic buffer's size, or 0.
+    /// formula over the symbols: the static buffers' bytes when they live
+    /// there (with the padding that aligns each, and the dynamic buffer's
+    /// start), plus the dynamic buffer's size; 0 without either.
     pub fn dynamic_shared_bytes(&self) -> LaunchFormula {
-        self.shared
-            .iter()
-            .find(|b| b.is_dynamic())
-            .map_or_else(|| LaunchFormula::constant(0), SharedBuffer::bytes_formula)
+        let dynamic = self.shared.iter().find(|b| b.is_dynamic());
+        let moved = if self.static_buffers_in_dynamic_memory() {
+            let bytes = static_shared_bytes(&self.shared);
+            if dynamic.is_some() {
+                bytes.next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT)
+            } else {
+                bytes
+            }
+        } else {
+            0
+        };
+        match (dynamic, moved) {
+            (None, moved) => LaunchFormula::constant(moved as u64),
+            (Some(buffer), 0) => buffer.bytes_formula(),
+            (Some(buffer), moved) => {
+                let mut formula = buffer.bytes_formula();
+                formula
+                    .0
+                    .extend([LaunchOp::Const(moved as u64), LaunchOp::Add]);
+                formula
+            }
+        }
     }
 }
 
@@ -658,12 +737,55 @@ mod tests {
             body: Vec::new(),
         };
         // 60 bytes, then 128-byte aligned: 128 + 60.
-        let both = program(vec![fixed.clone(), dynamic.clone(), fixed]);
+        let both = program(vec![fixed.clone(), dynamic.clone(), fixed.clone()]);
         assert_eq!(both.static_shared_bytes(), 188);
         assert_eq!(both.dynamic_shared_bytes(), dynamic.bytes_formula());
         assert_eq!(
             program(Vec::new()).dynamic_shared_bytes(),
             LaunchFormula::constant(0)
         );
+        assert_eq!(
+            both.shared_placement(),
+            [
+                SharedPlacement::Declared,
+                SharedPlacement::Dynamic { offset: 0 },
+                SharedPlacement::Declared
+            ]
+        );
+
+        // Over 48 KiB of static buffers: all of them move to the dynamic
+        // shared memory, 128-byte aligned, and the dynamic buffer follows.
+        let large = SharedBuffer {
+            shape: vec![DimSpec::Const(12289)],
+            ..fixed.clone()
+        };
+        let moved = program(vec![large.clone(), dynamic.clone(), fixed.clone()]);
+        assert!(moved.static_buffers_in_dynamic_memory());
+        assert_eq!(moved.static_shared_bytes(), 0);
+        // 49156 bytes, then 60 at 49280 (end 49340), the dynamic buffer at 49408.
+        assert_eq!(
+            moved.shared_placement(),
+            [
+                SharedPlacement::Dynamic { offset: 0 },
+                SharedPlacement::Dynamic { offset: 49408 },
+                SharedPlacement::Dynamic { offset: 49280 }
+            ]
+        );
+        assert_eq!(
+            eval_launch(&moved.dynamic_shared_bytes().0, &[7, 10]),
+            Some(49408 + 128)
+        );
+        let no_dynamic = program(vec![large, fixed.clone()]);
+        assert_eq!(
+            no_dynamic.dynamic_shared_bytes(),
+            LaunchFormula::constant(49340)
+        );
+        // Exactly 48 KiB stays declared.
+        let exact = program(vec![SharedBuffer {
+            shape: vec![DimSpec::Const(12288)],
+            ..fixed
+        }]);
+        assert!(!exact.static_buffers_in_dynamic_memory());
+        assert_eq!(exact.static_shared_bytes(), 49152);
     }
 }

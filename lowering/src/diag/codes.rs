@@ -452,7 +452,7 @@ catalogue! {
         /// warpgroups.
         PARTIAL_SCOPE = 611, "scope the block does not fill";
         /// Shared buffers over the 48 KiB a kernel may declare statically.
-        SHARED_TOO_LARGE = 612, "shared buffers over 48 KiB";
+        SHARED_TOO_LARGE = 612, "shared buffers over 227 KiB";
         /// A shared extent that is neither a constant nor a form of a size
         /// symbol the launcher knows.
         SHARED_EXTENT = 613, "shared extent not known at launch";

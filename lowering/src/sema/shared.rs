@@ -1,7 +1,9 @@
 //! Shared memory and CTA barriers (SPEC §7, `docs/scopes.md`).
 //!
 //! - `alloc_shared::<T>([..])` declares one buffer per CTA: with constant
-//!   extents a static buffer (at most [`crate::memory::MAX_STATIC_SHARED_BYTES`] of them in all),
+//!   extents a static buffer (at most [`crate::memory::MAX_SHARED_BYTES_PER_CTA`] of them in all;
+//!   over [`crate::memory::MAX_STATIC_SHARED_BYTES`] they live in dynamic
+//!   shared memory, [`crate::program::Program::shared_placement`]),
 //!   or, at most once per kernel, with extents that name a size symbol
 //!   (TK0613 otherwise), the dynamic buffer the launcher sizes (TK0614 for a
 //!   second one). Its views are memory operands of the `.shared` forms
@@ -71,12 +73,12 @@ impl Checker<'_> {
                         Code::SHARED_TOO_LARGE,
                         alloc.span,
                         format!(
-                            "shared buffer `{}` {} brings the CTA's static shared memory to {total} bytes, more than the {budget} a kernel may declare",
+                            "shared buffer `{}` {} brings the CTA's shared buffers to {total} bytes, more than the {budget} a CTA may have",
                             alloc.name,
                             self.shared_shape_text(&buffer)
                         ),
                     )
-                    .with_help("use smaller buffers, reuse one buffer across phases of the kernel, or size one buffer at launch with a size symbol (`alloc_shared::<f32>([N])`: dynamic shared memory, up to the device's limit)"),
+                    .with_help("use smaller buffers, or reuse one buffer across phases of the kernel"),
                 );
                 return;
             }
