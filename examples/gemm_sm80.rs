@@ -22,22 +22,25 @@ use tile_kernel::prelude::*;
 /// `$name`: a `$bm x $bn` tile of `C` per CTA, `$wm x $wn` warps
 /// (`block = [32, $wn, $wm]`: warp `(ty, tz)` owns rows `$mi * 16 * tz`
 /// and columns `$nj * 8 * ty` of the tile, as `$mi x $nj` `m16n8`
-/// accumulators), `$threads` threads each copying `$copies` chunks of each
-/// operand per step; K in steps of 32 through a ring of `$stages` stages.
+/// accumulators), `$threads` threads each copying `$copies` chunks of A
+/// and `$copies_b` of B per step; K in steps of `8 * $kc` through a ring
+/// of `$stages` stages.
 ///
-/// A stage holds each operand's 64 rows x 32 k as 256 chunks of 16 bytes
-/// (8 k of one row): A's as `[4, 64, 8]` (k-chunk, row), B's as `[8, 4, 8,
-/// 8]` (row group of 8, k-chunk, row in the group), so a thread's
-/// `cp.async` writes one chunk, an `ldmatrix` row is one chunk and the 8
-/// rows of an `ldmatrix` matrix are 128 contiguous bytes (no bank
-/// conflicts, no swizzle). Steps `k + 1 .. k + stages - 1` are copied
-/// while step `k` is multiplied.
+/// A stage holds each operand's rows x `8 * $kc` k as chunks of 16 bytes
+/// (8 k of one row): A's as `[$kc, $bm, 8]` (k-chunk, row), B's as
+/// `[$bn / 8, $kc, 8, 8]` (row group of 8, k-chunk, row in the group), so a
+/// thread's `cp.async` writes one chunk, an `ldmatrix` row is one chunk
+/// and the 8 rows of an `ldmatrix` matrix are 128 contiguous bytes (no
+/// bank conflicts, no swizzle). Steps `k + 1 .. k + stages - 1` are in
+/// flight while step `k` is multiplied; step `k + stages - 1` is issued
+/// halfway through step `k`'s multiplications, so that the copies' address
+/// arithmetic overlaps the tensor cores.
 macro_rules! gemm_kernel {
     ($name:ident, bm = $bm:literal, bn = $bn:literal, wm = $wm:literal, wn = $wn:literal,
-     mi = $mi:literal, nj = $nj:literal, threads = $threads:literal, copies = $copies:literal, copies_b = $copies_b:literal,
-     stages = $stages:literal) => {
+     mi = $mi:literal, nj = $nj:literal, kc = $kc:literal, threads = $threads:literal,
+     copies = $copies:literal, copies_b = $copies_b:literal, stages = $stages:literal) => {
         #[tile_kernel(grid = [ceil_div(N, $bn), ceil_div(M, $bm), 1], block = [32, $wn, $wm], arch = "sm_80")]
-                fn $name(
+        fn $name(
             a: Tensor<bf16, M, { 8 * K8 }>,
             b: Tensor<bf16, N, { 8 * K8 }>,
             c: Tensor<f32, M, N>,
@@ -47,26 +50,26 @@ macro_rules! gemm_kernel {
             let n0 = cta_id(0) * $bn;
             let wn = thread_id(1);
             let wm = thread_id(2);
-            // Stages of 256 16-byte rows per operand (see the read views below).
-            let sa = alloc_shared::<bf16>([$stages, $bm * 4, 8]);
-            let sb = alloc_shared::<bf16>([$stages, $bn * 4, 8]);
-            // Lane parts: acc[mi, nj, 4] for the 2 x 4 m16n8 tiles of the warp;
+            // Stages of 16-byte rows per operand (see the read views below).
+            let sa = alloc_shared::<bf16>([$stages, $bm * $kc, 8]);
+            let sb = alloc_shared::<bf16>([$stages, $bn * $kc, 8]);
+            // Lane parts: acc[mi, nj, 4] for the m16n8 tiles of the warp;
             // af[mi, 4] the A fragments of a k16 step; bq[p, 4] the B fragments of
             // n-tiles 2p and 2p + 1 (registers b0, b1, then b0', b1').
             let acc = alloc_local::<f32>([32, $mi, $nj, 4], scope = "warp");
             let af = alloc_local::<u32>([32, $mi, 4], scope = "warp");
             let bq = alloc_local::<u32>([32, $nj / 2, 4], scope = "warp");
             apply(ptx["mov.b32"], acc.reshape([32, $mi * $nj * 4, 1]), 0, scope = "warp");
-            let steps = ceil_div(8 * K8, 32);
-            // Thread t copies chunks t and t + 128 of each operand's stage: the
+            let steps = ceil_div(8 * K8, 8 * $kc);
+            // Thread t copies chunks t + threads j of each operand's stage: the
             // stage's 16-byte rows in order, so its writes are disjoint by t.
-            // A's chunk q is row q % 64, k-chunk q / 64; B's is row
-            // 8 (q / 32) + q % 8, k-chunk q / 8 % 4.
+            // A's chunk q is row q % bm, k-chunk q / bm; B's is row
+            // 8 (q / (8 kc)) + q % 8, k-chunk q / 8 % kc.
             // The prologue: steps 0 .. stages - 1 into their stages, a group each.
             for st in 0..$stages - 1 {
                 for j in 0..$copies {
                     let q = t + $threads * j;
-                    let ka = st * 32 + 8 * (q / $bm);
+                    let ka = st * (8 * $kc) + 8 * (q / $bm);
                     apply(
                         ptx["cp.async.cg.shared.global"],
                         sa.slice(s![st, q, ..]).view::<u32>(),
@@ -77,8 +80,8 @@ macro_rules! gemm_kernel {
                 }
                 for j in 0..$copies_b {
                     let q = t + $threads * j;
-                    let kb = st * 32 + 8 * (q / 8 % 4);
-                    let rb = 8 * (q / 32) + q % 8;
+                    let kb = st * (8 * $kc) + 8 * (q / 8 % $kc);
+                    let rb = 8 * (q / (8 * $kc)) + q % 8;
                     apply(
                         ptx["cp.async.cg.shared.global"],
                         sb.slice(s![st, q, ..]).view::<u32>(),
@@ -91,89 +94,91 @@ macro_rules! gemm_kernel {
             }
             for k in 0..steps {
                 let s = k % $stages;
-                // Step k + stages - 1 into the stage step k - 1 used, which
-                // every warp finished reading before the barrier that ended
-                // step k - 1 (past the last step: columns past K,
-                // zero-filled, never read).
-                let next = (k + $stages - 1) % $stages;
-                for j in 0..$copies {
-                    let q = t + $threads * j;
-                    let ka = (k + $stages - 1) * 32 + 8 * (q / $bm);
-                    apply(
-                        ptx["cp.async.cg.shared.global"],
-                        sa.slice(s![next, q, ..]).view::<u32>(),
-                        a.slice(s![m0 + q % $bm, ka..ka + 8]).view::<u32>(),
-                        16,
-                        zero_fill = true,
-                    );
-                }
-                for j in 0..$copies_b {
-                    let q = t + $threads * j;
-                    let kb = (k + $stages - 1) * 32 + 8 * (q / 8 % 4);
-                    let rb = 8 * (q / 32) + q % 8;
-                    apply(
-                        ptx["cp.async.cg.shared.global"],
-                        sb.slice(s![next, q, ..]).view::<u32>(),
-                        b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
-                        16,
-                        zero_fill = true,
-                    );
-                }
-                apply(ptx["cp.async.commit_group"]);
-                // Step k's copies (all but the stages - 1 newest groups) are
+                // Step k's copies (all but the stages - 2 newest groups) are
                 // done, for this thread; the barrier makes every thread's
-                // visible.
-                apply(ptx["cp.async.wait_group"], $stages - 1);
+                // visible, and ends every warp's reads of step k - 1.
+                apply(ptx["cp.async.wait_group"], $stages - 2);
                 apply(ptx["bar.sync"], 0, scope = "cta");
-                for kk in 0..2 {
-                    // A: lane l gives row l % 16 of k-chunk 2 kk + l / 16: the
-                    // four matrices are a0..a3 of the m16n8k16 A fragment.
-                    for mi in 0..$mi {
-                        let r = wm * ($mi * 16) + mi * 16;
-                        apply(
-                            ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                            af.slice(s![.., mi, ..]),
-                            sa.slice(s![s, .., ..]).reshape([4, $bm, 8]).slice(s![
-                                2 * kk..2 * kk + 2,
-                                r..r + 16,
-                                ..
-                            ]),
-                            scope = "warp",
-                        );
-                    }
-                    // B (rows are n, in groups of 8): lane l gives row l % 8 of
-                    // k-chunk 2 kk + l / 8 % 2 of n-group 4 wn + 2 p + l / 16: the
-                    // matrices are b0, b1 of n-tile 2p, then of n-tile 2p + 1.
-                    for p in 0..$nj / 2 {
-                        let ng = wn * $nj + p * 2;
-                        apply(
-                            ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                            bq.slice(s![.., p, ..]),
-                            sb.slice(s![s, .., ..])
-                                .reshape([$bn / 8, 4, 8, 8])
-                                .slice(s![ng..ng + 2, 2 * kk..2 * kk + 2, .., ..])
-                                .reshape([2, 16, 8]),
-                            scope = "warp",
-                        );
-                    }
-                    for mi in 0..$mi {
-                        for nj in 0..$nj {
-                            let p = nj / 2;
-                            let h = 2 * (nj % 2);
-                            let d = acc.slice(s![.., mi, nj, ..]);
+                for half in 0..2 {
+                    if half == 1 {
+                        // Step k + stages - 1 into the stage step k - 1 used
+                        // (past the last step: columns past K, zero-filled,
+                        // never read).
+                        let next = (k + $stages - 1) % $stages;
+                        for j in 0..$copies {
+                            let q = t + $threads * j;
+                            let ka = (k + $stages - 1) * (8 * $kc) + 8 * (q / $bm);
                             apply(
-                                ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
-                                d,
+                                ptx["cp.async.cg.shared.global"],
+                                sa.slice(s![next, q, ..]).view::<u32>(),
+                                a.slice(s![m0 + q % $bm, ka..ka + 8]).view::<u32>(),
+                                16,
+                                zero_fill = true,
+                            );
+                        }
+                        for j in 0..$copies_b {
+                            let q = t + $threads * j;
+                            let kb = (k + $stages - 1) * (8 * $kc) + 8 * (q / 8 % $kc);
+                            let rb = 8 * (q / (8 * $kc)) + q % 8;
+                            apply(
+                                ptx["cp.async.cg.shared.global"],
+                                sb.slice(s![next, q, ..]).view::<u32>(),
+                                b.slice(s![n0 + rb, kb..kb + 8]).view::<u32>(),
+                                16,
+                                zero_fill = true,
+                            );
+                        }
+                        apply(ptx["cp.async.commit_group"]);
+                    }
+                    for kh in 0..$kc / 4 {
+                        let kk = half * ($kc / 4) + kh;
+                        // A: lane l gives row l % 16 of k-chunk 2 kk + l / 16: the
+                        // four matrices are a0..a3 of the m16n8k16 A fragment.
+                        for mi in 0..$mi {
+                            let r = wm * ($mi * 16) + mi * 16;
+                            apply(
+                                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
                                 af.slice(s![.., mi, ..]),
-                                bq.slice(s![.., p, h..h + 2]),
-                                d,
+                                sa.slice(s![s, .., ..]).reshape([$kc, $bm, 8]).slice(s![
+                                    2 * kk..2 * kk + 2,
+                                    r..r + 16,
+                                    ..
+                                ]),
                                 scope = "warp",
                             );
                         }
+                        // B (rows are n, in groups of 8): lane l gives row l % 8 of
+                        // k-chunk 2 kk + l / 8 % 2 of n-group nj wn + 2 p + l / 16:
+                        // the matrices are b0, b1 of n-tile 2p, then of n-tile 2p + 1.
+                        for p in 0..$nj / 2 {
+                            let ng = wn * $nj + p * 2;
+                            apply(
+                                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                                bq.slice(s![.., p, ..]),
+                                sb.slice(s![s, .., ..])
+                                    .reshape([$bn / 8, $kc, 8, 8])
+                                    .slice(s![ng..ng + 2, 2 * kk..2 * kk + 2, .., ..])
+                                    .reshape([2, 16, 8]),
+                                scope = "warp",
+                            );
+                        }
+                        for mi in 0..$mi {
+                            for nj in 0..$nj {
+                                let p = nj / 2;
+                                let h = 2 * (nj % 2);
+                                let d = acc.slice(s![.., mi, nj, ..]);
+                                apply(
+                                    ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
+                                    d,
+                                    af.slice(s![.., mi, ..]),
+                                    bq.slice(s![.., p, h..h + 2]),
+                                    d,
+                                    scope = "warp",
+                                );
+                            }
+                        }
                     }
                 }
-                // Every warp is done with stage s before step k + 2 refills it.
-                apply(ptx["bar.sync"], 0, scope = "cta");
             }
             apply(ptx["cp.async.wait_all"]);
             // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
@@ -205,20 +210,8 @@ gemm_kernel!(
     wn = 2,
     mi = 2,
     nj = 4,
+    kc = 4,
     threads = 128,
-    copies = 2,
-    copies_b = 2,
-    stages = 2
-);
-gemm_kernel!(
-    gemm_bf16_nt_128,
-    bm = 128,
-    bn = 128,
-    wm = 2,
-    wn = 4,
-    mi = 4,
-    nj = 4,
-    threads = 256,
     copies = 2,
     copies_b = 2,
     stages = 2
@@ -231,23 +224,39 @@ gemm_kernel!(
     wn = 4,
     mi = 4,
     nj = 4,
+    kc = 4,
     threads = 256,
     copies = 2,
     copies_b = 2,
     stages = 3
 );
 gemm_kernel!(
-    gemm_bf16_nt_128x256,
+    gemm_bf16_nt_128x256x3,
     bm = 128,
     bn = 256,
     wm = 2,
     wn = 4,
     mi = 4,
     nj = 8,
+    kc = 4,
     threads = 256,
     copies = 2,
     copies_b = 4,
-    stages = 2
+    stages = 3
+);
+gemm_kernel!(
+    gemm_bf16_nt_128x256x4,
+    bm = 128,
+    bn = 256,
+    wm = 2,
+    wn = 4,
+    mi = 4,
+    nj = 8,
+    kc = 4,
+    threads = 256,
+    copies = 2,
+    copies_b = 4,
+    stages = 4
 );
 
 fn inputs(n: usize, seed: u64) -> Vec<bf16> {
@@ -274,19 +283,21 @@ type Gemm = (
 );
 
 const KERNELS: [Gemm; 4] = [
-    ("gemm_bf16_nt (64 x 64 tiles)", |d, a, b, c| {
+    ("gemm_bf16_nt (64 x 64 tiles, 2 stages)", |d, a, b, c| {
         gemm_bf16_nt(d, a, b, c)
-    }),
-    ("gemm_bf16_nt_128 (128 x 128 tiles)", |d, a, b, c| {
-        gemm_bf16_nt_128(d, a, b, c)
     }),
     (
         "gemm_bf16_nt_128x3 (128 x 128 tiles, 3 stages)",
         |d, a, b, c| gemm_bf16_nt_128x3(d, a, b, c),
     ),
-    ("gemm_bf16_nt_128x256 (128 x 256 tiles)", |d, a, b, c| {
-        gemm_bf16_nt_128x256(d, a, b, c)
-    }),
+    (
+        "gemm_bf16_nt_128x256x3 (128 x 256 tiles, 3 stages)",
+        |d, a, b, c| gemm_bf16_nt_128x256x3(d, a, b, c),
+    ),
+    (
+        "gemm_bf16_nt_128x256x4 (128 x 256 tiles, 4 stages)",
+        |d, a, b, c| gemm_bf16_nt_128x256x4(d, a, b, c),
+    ),
 ];
 
 /// Runs `m x n x k` and checks every element against an f64 reference
@@ -328,9 +339,9 @@ fn main() -> Result<(), Error> {
     if std::env::var_os("GEMM_SM80_PTX").is_some() {
         for ptx in [
             gemm_bf16_nt::PTX,
-            gemm_bf16_nt_128::PTX,
             gemm_bf16_nt_128x3::PTX,
-            gemm_bf16_nt_128x256::PTX,
+            gemm_bf16_nt_128x256x3::PTX,
+            gemm_bf16_nt_128x256x4::PTX,
         ] {
             print!("{ptx}");
         }
