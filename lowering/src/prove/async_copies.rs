@@ -67,6 +67,8 @@
 //! source before the store's thread waited for it (others: and a barrier
 //! followed), and no store's source may still be read when the kernel ends.
 
+use std::rc::Rc;
+
 use crate::checked::{Apply, Loop, Node, Value};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
@@ -124,7 +126,7 @@ struct Copy {
     source: Option<(usize, Footprint)>,
     /// How the destination separates threads (for [`Status::Retired`]):
     /// dropped where a back edge makes it stale.
-    separations: Vec<Vec<Separation>>,
+    separations: Rc<Vec<Vec<Separation>>>,
     pinned: Vec<(Digit, i128)>,
     status: Status,
     /// The runtime loops around its issue (their first atoms).
@@ -190,8 +192,9 @@ impl Copy {
     }
 }
 
-/// How an access separates threads, and the digits it pins.
-type Separated = (Vec<Vec<Separation>>, Vec<(Digit, i128)>);
+/// How an access separates threads, and the digits it pins (shared: the
+/// walk copies its state at every branch and iteration).
+type Separated = (Rc<Vec<Vec<Separation>>>, Vec<(Digit, i128)>);
 
 /// A shared access since the last CTA barrier: a copy issued now must not
 /// meet it unless it is the copying thread's own.
@@ -202,7 +205,7 @@ struct Touch {
     /// A write (an async read of the bytes meets only writes).
     write: bool,
     footprint: Footprint,
-    separations: Vec<Vec<Separation>>,
+    separations: Rc<Vec<Vec<Separation>>>,
     pinned: Vec<(Digit, i128)>,
     loops: Vec<AtomId>,
     shifts: u32,
@@ -640,7 +643,13 @@ impl Walk<'_, '_> {
                 let value = header.start.add(&header.step.scale(i128::from(j)));
                 self.exact.push((header.var, looped.first_atom, value));
             }
-            let end = self.block(&looped.body, head.clone());
+            // Walked at a known value, the next head is the back edge's
+            // alone: the body may take this one.
+            let end = if exact {
+                self.block(&looped.body, std::mem::take(&mut head))
+            } else {
+                self.block(&looped.body, head.clone())
+            };
             if exact {
                 self.exact.pop();
             }
@@ -1187,7 +1196,7 @@ impl Walk<'_, '_> {
         let threads = &self.context.threads;
         let facts = threads.under(&apply.facts);
         let found = (
-            threads.separations(view, &facts),
+            Rc::new(threads.separations(view, &facts)),
             threads.pinned_digits(&facts),
         );
         self.separations.insert(key, found.clone());
@@ -1828,15 +1837,20 @@ fn wait_count(apply: &Apply) -> u32 {
 
 /// Drops the separation candidates that name atoms of loop `first`'s body:
 /// another iteration's values.
-fn drop_stale_separations(separations: &mut [Vec<Separation>], first: AtomId) {
-    let stale = |p: &Poly| p.atoms().iter().any(|a| *a >= first);
-    for axis in separations.iter_mut() {
-        axis.retain(|s| {
-            !(stale(&s.rank)
-                || stale(&s.range)
-                || stale(&s.offset)
-                || s.period.as_ref().is_some_and(stale))
-        });
+fn drop_stale_separations(separations: &mut Rc<Vec<Vec<Separation>>>, first: AtomId) {
+    let stale = |s: &Separation| {
+        let stale = |p: &Poly| p.atoms().iter().any(|a| *a >= first);
+        stale(&s.rank)
+            || stale(&s.range)
+            || stale(&s.offset)
+            || s.period.as_ref().is_some_and(stale)
+    };
+    // Copied (from a state it shares) only where one is dropped.
+    if !separations.iter().flatten().any(stale) {
+        return;
+    }
+    for axis in Rc::make_mut(separations).iter_mut() {
+        axis.retain(|s| !stale(s));
     }
 }
 
