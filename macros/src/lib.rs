@@ -23,6 +23,8 @@ mod attr;
 mod expand;
 mod fast_parse;
 mod functions;
+#[cfg(test)]
+mod macro_kernels;
 mod parse;
 #[cfg(test)]
 mod pass_cases;

@@ -66,7 +66,7 @@ fn mentions_tile_kernel(tokens: TokenStream) -> bool {
 
 /// Collects the kernels among `items` (recursing into inline modules and fn
 /// bodies); returns whether a `macro_rules!` that emits `#[tile_kernel]` was seen.
-fn collect(file: &str, items: &[syn::Item], out: &mut Vec<Kernel>) -> bool {
+pub(crate) fn collect(file: &str, items: &[syn::Item], out: &mut Vec<Kernel>) -> bool {
     let mut macro_rules = false;
     for item in items {
         match item {
@@ -391,6 +391,47 @@ fn example_kernels() -> Vec<Kernel> {
     kernels
 }
 
+/// The kernels the `macro_rules!` of the files of `dir` (not recursing)
+/// generate ([`crate::macro_kernels`]).
+fn generated_in(dir: &Path) -> Vec<Kernel> {
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map(|entries| entries.filter_map(|e| e.ok().map(|e| e.path())).collect())
+        .unwrap_or_default();
+    paths.retain(|p| p.extension().is_some_and(|e| e == "rs"));
+    paths.sort();
+    let mut kernels = Vec::new();
+    for path in &paths {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(path).expect("read a source file");
+        if let Ok(file) = syn::parse_file(&text) {
+            kernels.extend(crate::macro_kernels::generated(&name, &file.items));
+        }
+    }
+    kernels
+}
+
+/// The example kernels the benchmark times: those written out and those
+/// their files' `macro_rules!` generate.
+fn benchmarked_examples() -> Vec<Kernel> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../examples");
+    let mut kernels = example_kernels();
+    kernels.extend(generated_in(&root));
+    kernels.extend(generated_in(&root.join("common")));
+    kernels
+}
+
+/// The shipped kernels the benchmark times: [`shipped_kernels`] and the
+/// kernels the `macro_rules!` of the same files generate.
+fn benchmarked_kernels() -> Vec<Kernel> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut kernels = shipped_kernels();
+    kernels.extend(generated_in(&pass_dir()));
+    kernels.extend(generated_in(&root.join("examples")));
+    kernels.extend(generated_in(&root.join("examples/common")));
+    kernels.extend(generated_in(&root.join("tests")));
+    kernels
+}
+
 /// The expansion benchmark (`scripts/expansion-times.sh` runs it at
 /// opt-level 0 and 3): the median time of one expansion of each example
 /// kernel, the way rustc runs the macro (attribute arguments and the fn),
@@ -423,7 +464,7 @@ fn expansion_times() {
             .ok()
             .and_then(|r| r.parse().ok())
             .unwrap_or(200);
-        let kernels: Vec<Kernel> = shipped_kernels()
+        let kernels: Vec<Kernel> = benchmarked_kernels()
             .into_iter()
             .filter(|k| k.name == only)
             .collect();
@@ -444,14 +485,14 @@ fn expansion_times() {
     }
     println!("expansion time per kernel (median of 15):");
     let mut seed = Duration::ZERO;
-    for kernel in &example_kernels() {
+    for kernel in &benchmarked_examples() {
         let time = median(kernel);
         if kernel.name == "narrow_pairs" {
             seed = seed.max(time);
         }
         println!("  {:>8.2} ms  {}: {}", ms(time), kernel.file, kernel.name);
     }
-    let mut all: Vec<(Duration, String)> = shipped_kernels()
+    let mut all: Vec<(Duration, String)> = benchmarked_kernels()
         .iter()
         .map(|k| (median(k), format!("{}: {}", k.file, k.name)))
         .collect();
@@ -483,4 +524,46 @@ fn expansion_times() {
             );
         }
     }
+}
+
+/// The kernels the shipped `macro_rules!` generate (which the benchmark
+/// times) are found and expand without errors: the benchmark measures
+/// real expansions.
+#[test]
+fn macro_generated_kernels_expand() {
+    let shipped = shipped_kernels().len();
+    let all = benchmarked_kernels();
+    let generated = &all[shipped..];
+    for name in [
+        "gemm_bf16_nt",
+        "gemm_bf16_nt_128x256",
+        "scale_rows_ring4",
+        "softmax_32k",
+    ] {
+        assert!(
+            generated.iter().any(|k| k.name == name),
+            "{name} not among the generated kernels"
+        );
+    }
+    // Kernels calling kernel fns expand to the fns' callback macro
+    // first (no PTX yet); the others to their module.
+    let mut with_ptx = 0;
+    for kernel in generated {
+        let expansion =
+            crate::expand::tile_kernel(kernel.args.clone(), kernel.item.to_token_stream());
+        let mut errors = Vec::new();
+        compile_errors(expansion, &mut errors);
+        assert!(
+            errors.is_empty(),
+            "{}: `{}`: {errors:?}",
+            kernel.file,
+            kernel.name
+        );
+        with_ptx += usize::from(expanded_ptx(kernel).is_ok());
+    }
+    assert!(
+        with_ptx >= 10,
+        "only {with_ptx} generated kernels expand to PTX"
+    );
+    println!("{} macro_rules!-generated kernels", generated.len());
 }

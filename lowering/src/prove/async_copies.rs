@@ -67,6 +67,8 @@
 //! source before the store's thread waited for it (others: and a barrier
 //! followed), and no store's source may still be read when the kernel ends.
 
+use std::rc::Rc;
+
 use crate::checked::{Apply, Loop, Node, Value};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
@@ -99,7 +101,9 @@ const COMMIT_CAP: u32 = 256;
 /// The bytes an access reaches, per axis of its buffer, then the flat byte
 /// offset: `[start, start + len)`, with `start` possibly differing between
 /// threads (its range bounds them all). `None`: anywhere.
-type Footprint = Vec<Option<(Poly, i128)>>;
+/// Shared: the walk copies its state (every copy's and touch's footprint)
+/// at each branch and iteration.
+type Footprint = Rc<Vec<Option<(Poly, i128)>>>;
 
 /// Where a copy stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -115,7 +119,7 @@ enum Status {
 struct Copy {
     /// The `apply`'s number, opcode and destination span.
     number: usize,
-    opcode: String,
+    opcode: Rc<str>,
     span: SpanId,
     buffer: usize,
     /// The destination's bytes, in the current iteration's atoms.
@@ -124,7 +128,7 @@ struct Copy {
     source: Option<(usize, Footprint)>,
     /// How the destination separates threads (for [`Status::Retired`]):
     /// dropped where a back edge makes it stale.
-    separations: Vec<Vec<Separation>>,
+    separations: Rc<Vec<Vec<Separation>>>,
     pinned: Vec<(Digit, i128)>,
     status: Status,
     /// The runtime loops around its issue (their first atoms).
@@ -137,7 +141,7 @@ struct Copy {
     /// What kind of copy this is, and so what retires it.
     role: Role,
     /// The conditions on the thread where it was issued (`if t == 0`).
-    issuers: Vec<Fact>,
+    issuers: Rc<Vec<Fact>>,
     /// A commit or wait that all its issuing threads ran moved it since
     /// the innermost `if` on the thread's index began: see [`join_arms`].
     issuer_moved: bool,
@@ -190,8 +194,9 @@ impl Copy {
     }
 }
 
-/// How an access separates threads, and the digits it pins.
-type Separated = (Vec<Vec<Separation>>, Vec<(Digit, i128)>);
+/// How an access separates threads, and the digits it pins (shared: the
+/// walk copies its state at every branch and iteration).
+type Separated = (Rc<Vec<Vec<Separation>>>, Vec<(Digit, i128)>);
 
 /// A shared access since the last CTA barrier: a copy issued now must not
 /// meet it unless it is the copying thread's own.
@@ -202,7 +207,7 @@ struct Touch {
     /// A write (an async read of the bytes meets only writes).
     write: bool,
     footprint: Footprint,
-    separations: Vec<Vec<Separation>>,
+    separations: Rc<Vec<Vec<Separation>>>,
     pinned: Vec<(Digit, i128)>,
     loops: Vec<AtomId>,
     shifts: u32,
@@ -640,7 +645,13 @@ impl Walk<'_, '_> {
                 let value = header.start.add(&header.step.scale(i128::from(j)));
                 self.exact.push((header.var, looped.first_atom, value));
             }
-            let end = self.block(&looped.body, head.clone());
+            // Walked at a known value, the next head is the back edge's
+            // alone: the body may take this one.
+            let end = if exact {
+                self.block(&looped.body, std::mem::take(&mut head))
+            } else {
+                self.block(&looped.body, head.clone())
+            };
             if exact {
                 self.exact.pop();
             }
@@ -895,7 +906,8 @@ impl Walk<'_, '_> {
         footprint
             .iter()
             .map(|axis| self.shift_axis(axis, var, by, first))
-            .collect()
+            .collect::<Vec<_>>()
+            .into()
     }
 
     fn shift_axis(
@@ -1187,7 +1199,7 @@ impl Walk<'_, '_> {
         let threads = &self.context.threads;
         let facts = threads.under(&apply.facts);
         let found = (
-            threads.separations(view, &facts),
+            Rc::new(threads.separations(view, &facts)),
             threads.pinned_digits(&facts),
         );
         self.separations.insert(key, found.clone());
@@ -1286,7 +1298,7 @@ impl Walk<'_, '_> {
             let (separations, pinned) = walk.separated(apply, view);
             Copy {
                 number: apply.number,
-                opcode: apply.opcode.clone(),
+                opcode: Rc::from(apply.opcode.as_str()),
                 span,
                 buffer,
                 footprint: footprint(view),
@@ -1298,7 +1310,7 @@ impl Walk<'_, '_> {
                 shifts: 0,
                 attachment: None,
                 role,
-                issuers: walk.on_thread_facts(apply),
+                issuers: Rc::new(walk.on_thread_facts(apply)),
                 issuer_moved: false,
                 exists_if: Vec::new(),
             }
@@ -1576,14 +1588,15 @@ impl Walk<'_, '_> {
                 }
                 Some((start, len))
             })
-            .collect()
+            .collect::<Vec<_>>()
+            .into()
     }
 
     /// Whether two footprints of one buffer are provably disjoint on some
     /// axis.
     fn apart(&mut self, a: &Footprint, b: &Footprint, facts: &[Fact]) -> bool {
         // The cheap tests first: the prover searches the facts.
-        let cheap = a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
+        let cheap = a.iter().zip(b.iter()).any(|(fa, fb)| match (fa, fb) {
             (Some((sa, la)), Some((sb, lb))) => {
                 ranges_apart(&self.atoms, (sa, *la), (sb, *lb))
                     || remainders_apart(&self.atoms, (sa, *la), (sb, *lb))
@@ -1593,7 +1606,7 @@ impl Walk<'_, '_> {
         if cheap {
             return true;
         }
-        a.iter().zip(b).any(|(fa, fb)| match (fa, fb) {
+        a.iter().zip(b.iter()).any(|(fa, fb)| match (fa, fb) {
             (Some((sa, la)), Some((sb, lb))) => {
                 self.le(facts, &sa.add_const(*la), sb) || self.le(facts, &sb.add_const(*lb), sa)
             }
@@ -1794,11 +1807,16 @@ fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
 /// The axes of `footprint` whose start names an atom of loop `first`'s
 /// body become "anywhere".
 fn forget_axes(footprint: &mut Footprint, first: AtomId) {
-    for axis in footprint.iter_mut() {
-        if axis
-            .as_ref()
+    let stale = |axis: &Option<(Poly, i128)>| {
+        axis.as_ref()
             .is_some_and(|(start, _)| start.atoms().iter().any(|a| *a >= first))
-        {
+    };
+    // Copied (from a state it shares) only where an axis is forgotten.
+    if !footprint.iter().any(stale) {
+        return;
+    }
+    for axis in Rc::make_mut(footprint).iter_mut() {
+        if stale(axis) {
             *axis = None;
         }
     }
@@ -1828,15 +1846,20 @@ fn wait_count(apply: &Apply) -> u32 {
 
 /// Drops the separation candidates that name atoms of loop `first`'s body:
 /// another iteration's values.
-fn drop_stale_separations(separations: &mut [Vec<Separation>], first: AtomId) {
-    let stale = |p: &Poly| p.atoms().iter().any(|a| *a >= first);
-    for axis in separations.iter_mut() {
-        axis.retain(|s| {
-            !(stale(&s.rank)
-                || stale(&s.range)
-                || stale(&s.offset)
-                || s.period.as_ref().is_some_and(stale))
-        });
+fn drop_stale_separations(separations: &mut Rc<Vec<Vec<Separation>>>, first: AtomId) {
+    let stale = |s: &Separation| {
+        let stale = |p: &Poly| p.atoms().iter().any(|a| *a >= first);
+        stale(&s.rank)
+            || stale(&s.range)
+            || stale(&s.offset)
+            || s.period.as_ref().is_some_and(stale)
+    };
+    // Copied (from a state it shares) only where one is dropped.
+    if !separations.iter().flatten().any(stale) {
+        return;
+    }
+    for axis in Rc::make_mut(separations).iter_mut() {
+        axis.retain(|s| !stale(s));
     }
 }
 
@@ -1844,7 +1867,7 @@ fn drop_stale_separations(separations: &mut [Vec<Separation>], first: AtomId) {
 /// then its bytes.
 fn footprint(view: &Layout) -> Footprint {
     let region = &view.region;
-    let mut out: Footprint = (0..region.starts.len())
+    let mut out: Vec<Option<(Poly, i128)>> = (0..region.starts.len())
         .map(|axis| {
             let count = region.counts[axis].as_const().filter(|c| *c >= 1)?;
             Some((
@@ -1854,7 +1877,7 @@ fn footprint(view: &Layout) -> Footprint {
         })
         .collect();
     out.push(byte_span(view).map(|span| (view.offset.clone(), span)));
-    out
+    Rc::new(out)
 }
 
 /// Whether the ranges of every thread's starts keep the intervals apart.

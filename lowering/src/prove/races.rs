@@ -279,6 +279,13 @@ pub(crate) fn digit_name(digit: Digit) -> String {
     }
 }
 
+/// [`Threads::radix`]'s comparisons of two digits' weights (`a <= b`),
+/// by the digits, the sign and the scale `c` the weights were divided by:
+/// for the subsets of one polynomial's digits, whose coefficients are
+/// fixed, these name the compared polynomials exactly.
+#[derive(Default)]
+struct WeightOrder(Vec<((AtomId, AtomId, i128, i128), bool)>);
+
 /// A set of digits weighted into an injective rank: `poly`'s digit terms
 /// are `sign * c * rank`.
 struct Radix {
@@ -469,6 +476,21 @@ impl<'a> Threads<'a> {
         if subset.is_empty() || !subset.iter().all(|(_, coef)| self.is_uniform(coef)) {
             return None;
         }
+        self.uniform_radix(subset, prover, &mut WeightOrder::default())
+    }
+
+    /// [`Self::radix`] of a subset whose coefficients are known uniform,
+    /// with the comparisons of its weights remembered in `order` (for the
+    /// subsets of one polynomial's digits: [`WeightOrder`]).
+    fn uniform_radix(
+        &self,
+        subset: &[(AtomId, Poly)],
+        prover: &impl crate::sym::Prove,
+        order: &mut WeightOrder,
+    ) -> Option<Radix> {
+        if subset.is_empty() {
+            return None;
+        }
         let constants: Vec<i128> = subset.iter().filter_map(|(_, k)| k.as_const()).collect();
         let sign = if constants.iter().all(|k| *k > 0) {
             1
@@ -492,9 +514,16 @@ impl<'a> Threads<'a> {
         let mut rank = Poly::default();
         while !remaining.is_empty() {
             let pick = (0..remaining.len()).find(|&i| {
-                remaining
-                    .iter()
-                    .all(|(_, other)| prover.le(&remaining[i].1, other))
+                remaining.iter().all(|(other_atom, other)| {
+                    let key = (remaining[i].0, *other_atom, sign, c);
+                    // A few digits, a few scales: a short list.
+                    if let Some((_, known)) = order.0.iter().find(|(k, _)| *k == key) {
+                        return *known;
+                    }
+                    let answer = prover.le(&remaining[i].1, other);
+                    order.0.push((key, answer));
+                    answer
+                })
             })?;
             let (atom, weight) = remaining.remove(pick);
             if !prover.le(&span.add_const(1), &weight) {
@@ -743,8 +772,11 @@ impl<'a> Threads<'a> {
                 })
                 .collect()
         };
+        // The digits' coefficients were found uniform above, and their
+        // weights are compared once per sign and scale.
+        let mut order = WeightOrder::default();
         for subset in subsets {
-            let Some(radix) = self.radix(&subset, prover) else {
+            let Some(radix) = self.uniform_radix(&subset, prover, &mut order) else {
                 continue;
             };
             let rest = poly.sub(&radix.rank.scale(radix.sign * radix.c));

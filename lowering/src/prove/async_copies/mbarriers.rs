@@ -882,12 +882,12 @@ impl Walk<'_, '_> {
     /// object other threads made since the last CTA barrier.
     fn overrun(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, touches: &[Touch]) {
         let Some(start) = &operand.start else { return };
-        let here: Footprint = vec![Some((start.clone(), 1))];
+        let here: Footprint = Rc::new(vec![Some((start.clone(), 1))]);
         for touch in touches
             .iter()
             .filter(|t| t.buffer == operand.buffer && t.released.is_none())
         {
-            let there: Footprint = touch.footprint.iter().take(1).cloned().collect();
+            let there: Footprint = Rc::new(touch.footprint.iter().take(1).cloned().collect());
             if self.apart(&there, &here, &apply.facts) {
                 continue;
             }
@@ -1354,7 +1354,7 @@ fn barrier_operand<'a>(apply: &'a Apply, mbarriers: &[Option<i128>]) -> Option<B
             return None;
         }
         mbarriers.get(buffer.index).copied().flatten()?;
-        let axis = footprint(view).into_iter().next().flatten();
+        let axis = footprint(view).first().cloned().flatten();
         Some(BarrierOperand {
             span: operand.span,
             name,
