@@ -475,6 +475,60 @@ fn ldmatrix_want(rows: &[[u16; 8]; 32], lane: usize, i: usize, trans: bool) -> u
     u32::from(low) | u32::from(high) << 16
 }
 
+/// `D = A B + C` by `mma.m8n8k4.f64` for `W` instances (A and B one f64 a
+/// lane, C and D two).
+#[tile_kernel(grid = W, block = 32, arch = "sm_80")]
+fn mma_f64(
+    a: Tensor<f64, W, 32, 1>,
+    b: Tensor<f64, W, 32, 1>,
+    c: Tensor<f64, W, 32, 2>,
+    d: Tensor<f64, W, 32, 2>,
+) {
+    let w = cta_id(0);
+    let af = alloc_local::<f64>([32, 1], scope = "warp");
+    let bf = alloc_local::<f64>([32, 1], scope = "warp");
+    let cf = alloc_local::<f64>([32, 2], scope = "warp");
+    apply(
+        ptx["ld.global.f64"],
+        af.unsqueeze(-1),
+        a.slice(s![w, .., ..]).unsqueeze(-1),
+        scope = "warp",
+    );
+    apply(
+        ptx["ld.global.f64"],
+        bf.unsqueeze(-1),
+        b.slice(s![w, .., ..]).unsqueeze(-1),
+        scope = "warp",
+    );
+    apply(
+        ptx["ld.global.v2.f64"],
+        cf,
+        c.slice(s![w, .., ..]),
+        scope = "warp",
+    );
+    apply(
+        ptx["mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64"],
+        cf,
+        af,
+        bf,
+        cf,
+        scope = "warp",
+    );
+    apply(
+        ptx["st.global.v2.f64"],
+        d.slice(s![w, .., ..]),
+        cf,
+        scope = "warp",
+    );
+}
+
+/// A random f64 within `spread` binades of `2^shift`.
+fn random_f64(rng: &mut Rng, spread: i32, shift: i32) -> f64 {
+    let unit = (rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0;
+    let e = (rng.next_u64() % (2 * spread as u64 + 1)) as i32 - spread;
+    unit * 2f64.powi(e + shift)
+}
+
 mod twins {
     use super::*;
     use support::gpu::on_both_devices;
@@ -482,8 +536,66 @@ mod twins {
     on_both_devices!(
         every_shape_multiplies_exact_values,
         matrix_loads_distribute_rows,
-        matrix_stores_gather_rows
+        matrix_stores_gather_rows,
+        f64_mma_is_a_chain_of_fused_multiply_adds
     );
+
+    /// Each element of `mma.m8n8k4.f64` is `fma(a3, b3, fma(a2, b2,
+    /// fma(a1, b1, fma(a0, b0, c))))`, rounded to nearest-even at every
+    /// step: values of wide exponent spreads (where the order and the
+    /// intermediate roundings show), near the subnormal range and near
+    /// overflow, against the host's `f64::mul_add`.
+    fn f64_mma_is_a_chain_of_fused_multiply_adds(dev: &Device) -> tile_kernel::Result<()> {
+        let layouts = fragments::mma("m8n8k4", 64).expect("the f64 shape");
+        let w = 64;
+        for (spread, shift) in [(0, 0), (20, 0), (60, 0), (30, -530), (10, 510)] {
+            let mut rng = Rng::new(0x3a7_0f64 + (spread * 1000 + shift) as u64);
+            let mut value = |s: i32| random_f64(&mut rng, spread, s);
+            let a: Vec<f64> = (0..w * 32).map(|_| value(shift)).collect();
+            let b: Vec<f64> = (0..w * 32).map(|_| value(shift)).collect();
+            let c: Vec<f64> = (0..w * 64).map(|_| value(2 * shift)).collect();
+            let (da, db, dc) = (
+                dev.upload(&a, [w, 32, 1])?,
+                dev.upload(&b, [w, 32, 1])?,
+                dev.upload(&c, [w, 32, 2])?,
+            );
+            let mut dd = dev.zeros::<f64>([w, 32, 2])?;
+            mma_f64(dev, &da, &db, &dc, &mut dd)?;
+            let got = dd.download()?;
+            for i in 0..w {
+                // The matrices from the lanes' registers, by the table's layouts.
+                let mut am = [[0f64; 4]; 8];
+                let mut bm = [[0f64; 8]; 4];
+                let mut cm = [[0f64; 8]; 8];
+                for lane in 0..32u32 {
+                    let (r, k) = layouts.a.coordinates(lane, 0);
+                    am[r as usize][k as usize] = a[i * 32 + lane as usize];
+                    let (k, col) = layouts.b.coordinates(lane, 0);
+                    bm[k as usize][col as usize] = b[i * 32 + lane as usize];
+                    for e in 0..2 {
+                        let (r, col) = layouts.c.coordinates(lane, e);
+                        cm[r as usize][col as usize] = c[(i * 32 + lane as usize) * 2 + e as usize];
+                    }
+                }
+                for lane in 0..32u32 {
+                    for e in 0..2 {
+                        let (r, col) = layouts.c.coordinates(lane, e);
+                        let mut want = cm[r as usize][col as usize];
+                        for k in 0..4 {
+                            want = am[r as usize][k].mul_add(bm[k][col as usize], want);
+                        }
+                        let g = got[(i * 32 + lane as usize) * 2 + e as usize];
+                        assert_eq!(
+                            g.to_bits(),
+                            want.to_bits(),
+                            "spread {spread}, 2^{shift}: instance {i}, D[{r}, {col}] = {g:e}, the fma chain gives {want:e}"
+                        );
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
 
     /// `stmatrix` is `ldmatrix` backwards: the row lane `l` addresses holds
     /// what `ldmatrix` of it would hand out; rows of matrices the shape
@@ -708,6 +820,7 @@ fn mma_kernels_assemble_without_spills() {
         ("m16n8k16_bf16", kernels::m16n8k16_bf16::PTX),
         ("m16n8k32_e4m3", kernels::m16n8k32_e4m3::PTX),
         ("m16n8k256_b1_xor", kernels::m16n8k256_b1_xor::PTX),
+        ("mma_f64", mma_f64::PTX),
     ]);
 }
 

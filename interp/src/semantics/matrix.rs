@@ -30,6 +30,9 @@
 //!   the k with `k % 4` in {0, 1}, then {2, 3}, each rounded toward zero
 //!   to f32, and then `C + acc` as one f32 addition rounded to nearest-even.
 //!
+//! - f64 (`m8n8k4`): IEEE 754 throughout, fused multiply-adds from C over
+//!   k = 0..3, each rounded to nearest-even ([`f64_element`]; measured).
+//!
 //! Exact zeros are +0. Not in the measured data, so modelled by IEEE 754
 //! and not yet confirmed: infinities and NaNs among the inputs (any NaN or
 //! an invalid operation gives the canonical NaN), f32 overflow (rounding
@@ -156,10 +159,6 @@ pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
     }
     let a = Element::of(variant.get(Slot::Atype)?)?;
     let b = Element::of(variant.get(Slot::Btype)?)?;
-    // f64 (`m8n8k4`) is not measured yet: the form is not usable.
-    if a == Element::Float(Format::F64) {
-        return None;
-    }
     let c = Accumulator::of(variant.get(Slot::Ctype)?)?;
     let layouts = fragments::mma(variant.get(Slot::Shape)?, a.width().min(64))?;
     let mma = Mma {
@@ -329,11 +328,30 @@ impl Mma {
                 };
                 u64::from(sum as i32 as u32)
             }
+            (Element::Float(Format::F64), Element::Float(Format::F64), _) => {
+                f64_element(row, col, c)
+            }
             (Element::Float(fa), Element::Float(fb), acc) => {
                 float_element(fa, fb, acc.format(), row, col, c)
             }
             _ => 0,
         }
+    }
+}
+
+/// One element of an `m8n8k4.f64` D: fused multiply-adds from C over
+/// k = 0, 1, 2, 3, each rounded to nearest-even (IEEE 754 binary64, as
+/// measured on the H200: `docs/interpreter.md`); a NaN is the canonical
+/// one.
+fn f64_element(row: &[u64], col: &[u64], c: u64) -> u64 {
+    let mut acc = f64::from_bits(c);
+    for (&a, &b) in row.iter().zip(col) {
+        acc = f64::from_bits(a).mul_add(f64::from_bits(b), acc);
+    }
+    if acc.is_nan() {
+        Format::F64.canonical_nan().unwrap_or(acc.to_bits())
+    } else {
+        acc.to_bits()
     }
 }
 

@@ -44,10 +44,6 @@ const MULTIMEM: Usability =
 /// usable in a warp-scope `apply`, whose convergence rule is `.aligned`'s
 /// ("all threads in the warp must execute the same mma.sync").
 const MMA: Usability = Usability::NeedsScope;
-/// `mma.m8n8k4.f64`: its accumulation on the H200 is not measured yet, so
-/// the interpreter has no bit-exact model of it.
-const MMA_F64: Usability =
-    Usability::NotYet("a model of the H200's f64 tensor-core accumulation (not measured yet)");
 /// `ldmatrix`/`stmatrix`: warp collectives whose address operand is each
 /// lane's 16-byte row of shared memory, proven like an `ld.shared` or
 /// `st.shared` of that lane.
@@ -1548,7 +1544,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::mma_sm80_requires,
         "D = A x B + C on an 8x8 f64 tile, k = 4",
-        MMA_F64,
+        MMA,
         Effect::Collective,
     ),
     form(
