@@ -536,7 +536,7 @@ fn macro_generated_kernels_expand() {
     let generated = &all[shipped..];
     for name in [
         "gemm_bf16_nt",
-        "gemm_bf16_nt_128x256",
+        "gemm_bf16_nt_128x256x4",
         "scale_rows_ring4",
         "softmax_32k",
     ] {
