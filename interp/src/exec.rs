@@ -51,6 +51,7 @@ use std::time::Instant;
 
 use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{CmpOp, DimSpec};
+use tile_kernel_lowering::ptx::fragments;
 use tile_kernel_lowering::sym::ComputedOp;
 
 use crate::fault::{FaultKind, ThreadId};
@@ -1275,6 +1276,163 @@ impl GridRun<'_> {
         Ok(())
     }
 
+    /// A `wgmma.mma_async` step, for each warpgroup whose 128 threads
+    /// execute it (a partial one is a fault: `.aligned`): the first thread
+    /// of the warpgroup reads the shared matrices (each row's two 16-byte
+    /// halves a shared access of its own, checked and recorded like a
+    /// load: another thread's write since the last barrier is a race),
+    /// every thread gives its part of A (register form) and C, and gets
+    /// its part of D ([`fragments::wgmma_accumulator`]).
+    fn warpgroup_mma_step(&self, state: &mut BlockState, step: &Step, active: &[u32]) -> Run {
+        let Action::WarpgroupMma {
+            mma,
+            a,
+            a_registers,
+            b,
+            accumulator,
+            scale_d,
+            negate_a,
+            negate_b,
+            destinations,
+        } = &step.action
+        else {
+            return Ok(());
+        };
+        let statement = Some(step.statement);
+        let executing = self.executing(state, step, active)?;
+        let (m, n, k) = (64usize, mma.n as usize, mma.k as usize);
+        let (a_bits, b_bits) = mma.element_bits();
+        for group in executing.chunk_by(|x, y| x / 128 == y / 128) {
+            if group.len() != 128 {
+                return Err(Trap {
+                    statement,
+                    thread: group[0],
+                    kind: FaultKind::Collective {
+                        message: format!(
+                            "wgmma: {} of the warpgroup's 128 threads execute it: `.aligned` needs all of them (undefined behaviour)",
+                            group.len()
+                        ),
+                    },
+                });
+            }
+            let first = group[0];
+            // A and B^T as rows of K element bits.
+            let read_matrix =
+                |state: &mut BlockState, rows: &[Address], bits: u32| -> Run<Vec<Vec<u64>>> {
+                    let per_row = 256 / bits as usize;
+                    let mut matrix = Vec::with_capacity(rows.len() / 2);
+                    for halves in rows.chunks(2) {
+                        let mut row = Vec::with_capacity(per_row);
+                        for half in halves {
+                            let (target, at) = self
+                                .access(state, half, 16, first, Touch::Read)
+                                .map_err(|kind| Trap {
+                                    statement,
+                                    thread: first,
+                                    kind,
+                                })?;
+                            let bytes = (bits / 8) as usize;
+                            for e in 0..16 / bytes {
+                                row.push(read(state, target, at + e * bytes, bytes));
+                            }
+                        }
+                        matrix.push(row);
+                    }
+                    Ok(matrix)
+                };
+            let a_rows = match a {
+                Some(rows) => read_matrix(state, rows, a_bits)?,
+                None => {
+                    let mut matrix = vec![vec![0u64; k]; m];
+                    let per_register = 32 / a_bits;
+                    for &t in group {
+                        let thread = t % 128;
+                        for (r, source) in a_registers.iter().enumerate() {
+                            let value = self.read(state, source, t, statement)?;
+                            for part in 0..per_register {
+                                let element = r as u32 * per_register + part;
+                                let Some((row, col)) = fragments::wgmma_a(a_bits, thread, element)
+                                else {
+                                    continue;
+                                };
+                                let bits = if a_bits == 32 {
+                                    value
+                                } else {
+                                    value >> (part * a_bits) & ((1 << a_bits) - 1)
+                                };
+                                matrix[row as usize][col as usize] = bits;
+                            }
+                        }
+                    }
+                    matrix
+                }
+            };
+            let b_rows = read_matrix(state, b, b_bits)?;
+            // C: each thread's accumulator registers, where `scale-d` holds.
+            let accumulate = self.test(state, scale_d, first, statement)?;
+            let mut c = vec![0u64; m * n];
+            for &t in group {
+                if self.test(state, scale_d, t, statement)? != accumulate {
+                    return Err(Trap {
+                        statement,
+                        thread: t,
+                        kind: FaultKind::Collective {
+                            message: "wgmma: `scale-d` differs within the warpgroup".into(),
+                        },
+                    });
+                }
+                if !accumulate {
+                    continue;
+                }
+                let thread = t % 128;
+                for (r, source) in accumulator.iter().enumerate() {
+                    let value = self.read(state, source, t, statement)?;
+                    let parts: &[(u32, u64)] = if mma.packed() {
+                        &[
+                            (2 * r as u32, value & 0xffff),
+                            (2 * r as u32 + 1, value >> 16 & 0xffff),
+                        ]
+                    } else {
+                        &[(r as u32, value)]
+                    };
+                    for &(element, bits) in parts {
+                        let (row, col) = fragments::wgmma_accumulator(thread, element);
+                        c[row as usize * n + col as usize] = bits;
+                    }
+                }
+            }
+            let mut d = vec![0u64; m * n];
+            for row in 0..m {
+                for col in 0..n {
+                    d[row * n + col] = mma.element(
+                        &a_rows[row],
+                        &b_rows[col],
+                        c[row * n + col],
+                        *negate_a,
+                        *negate_b,
+                    );
+                }
+            }
+            for &t in group {
+                state.instructions += 1;
+                state.clocks[t as usize] += 1;
+                let thread = t % 128;
+                for (r, destination) in destinations.iter().enumerate() {
+                    let value = if mma.packed() {
+                        let (r0, c0) = fragments::wgmma_accumulator(thread, 2 * r as u32);
+                        let (r1, c1) = fragments::wgmma_accumulator(thread, 2 * r as u32 + 1);
+                        d[r0 as usize * n + c0 as usize] | d[r1 as usize * n + c1 as usize] << 16
+                    } else {
+                        let (row, col) = fragments::wgmma_accumulator(thread, r as u32);
+                        d[row as usize * n + col as usize]
+                    };
+                    state.write(t, *destination, value);
+                }
+            }
+        }
+        Ok(())
+    }
+
     /// A `stmatrix` step: every lane's registers are read, then the lanes
     /// whose rows the shape stores write them (each a 16-byte shared
     /// access of its own, checked and recorded like a store).
@@ -1471,6 +1629,9 @@ impl GridRun<'_> {
         } = &step.action
         {
             return self.matrix_store_step(state, step, active, address, *transpose, sources);
+        }
+        if let Action::WarpgroupMma { .. } = &step.action {
+            return self.warpgroup_mma_step(state, step, active);
         }
         // What each thread did before its arrival is in an earlier epoch
         // of the shared-memory shadows than what it does after.
@@ -1695,6 +1856,7 @@ impl GridRun<'_> {
                 Action::Nothing
                 | Action::Collective { .. }
                 | Action::MatrixLoad { .. }
+                | Action::WarpgroupMma { .. }
                 | Action::MatrixStore { .. }
                 | Action::Barrier { .. } => {}
             }

@@ -25,9 +25,11 @@ use tile_kernel_lowering::program::{
     CmpOp, Cond, DimSpec, MemorySpace, Node, OperandValue, ParamKind, Program, Statement,
 };
 use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, VariantId};
+use tile_kernel_lowering::shared_layout::MatrixOperand;
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
 use crate::fault::PrepareError;
+use crate::semantics::matrix::Wgmma;
 use crate::semantics::{
     AtomicUpdate, Barrier, Bits, Collective, Compute, MbarrierOp, Semantics, mask, semantics,
 };
@@ -260,6 +262,21 @@ pub(crate) enum Action {
         address: Address,
         transpose: bool,
         sources: Vec<Source>,
+    },
+    /// `wgmma.mma_async` over each warpgroup: A from the shared rows `a`
+    /// (two 16-byte halves per row, [`Builder::matrix_rows`]) or the
+    /// registers `a_registers`, B from the rows `b`, C from `accumulator`
+    /// where `scale_d` holds (else 0), D to `destinations`.
+    WarpgroupMma {
+        mma: Wgmma,
+        a: Option<Vec<Address>>,
+        a_registers: Vec<Source>,
+        b: Vec<Address>,
+        accumulator: Vec<Source>,
+        scale_d: Test,
+        negate_a: bool,
+        negate_b: bool,
+        destinations: Vec<Destination>,
     },
     /// A CTA barrier: sources `a` (`b`, `c`), destination `d` for `bar.red`.
     Barrier {
@@ -635,6 +652,7 @@ enum PreparedSemantics {
     BulkCommit,
     BulkWait { read: bool },
     Mbarrier(MbarrierOp),
+    WarpgroupMma(Wgmma),
 }
 
 struct Builder<'p> {
@@ -725,6 +743,32 @@ impl Builder<'_> {
         Ok(out)
     }
 
+    /// The addresses of a `wgmma` shared matrix's rows: for each row, its
+    /// two 16-byte halves of K, at their logical offsets.
+    fn matrix_rows(
+        &self,
+        buffer: usize,
+        start: &Poly,
+        matrix: &MatrixOperand,
+    ) -> Result<Vec<Address>, String> {
+        match self.program.shared.get(buffer) {
+            Some(found) if !found.mbarrier && found.layout == matrix.layout => {}
+            _ => return Err(format!("a matrix descriptor of shared buffer {buffer}")),
+        }
+        let atoms = self.program.atoms.len();
+        let mut rows = Vec::with_capacity(2 * matrix.rows as usize);
+        for row in 0..matrix.rows {
+            for half in 0..2 {
+                let offset = start.add_const(i128::from(matrix.logical_offset(row, 16 * half)));
+                rows.push(Address {
+                    region: Region::Shared(buffer),
+                    offset: Linear::new(&offset, atoms)?,
+                });
+            }
+        }
+        Ok(rows)
+    }
+
     fn test(&self, cond: &Cond) -> Result<Test, String> {
         Ok(match cond {
             Cond::Const(value) => Test::Const(*value),
@@ -807,6 +851,7 @@ impl Builder<'_> {
             Semantics::BulkCommit => PreparedSemantics::BulkCommit,
             Semantics::BulkWait { read } => PreparedSemantics::BulkWait { read },
             Semantics::Mbarrier(op) => PreparedSemantics::Mbarrier(op),
+            Semantics::WarpgroupMma(mma) => PreparedSemantics::WarpgroupMma(mma),
         };
         self.semantics
             .insert(id.clone(), (variant.clone(), shared.clone()));
@@ -843,9 +888,37 @@ impl Builder<'_> {
             // The operands the compiler supplies (`_`, a retry predicate).
             let mut implicit: Vec<&str> = Vec::new();
             let is_mbarrier = matches!(shared, PreparedSemantics::Mbarrier(_));
+            // `wgmma`: its shared matrices, its accumulator as sources, and
+            // its `scale-d`.
+            let mut matrices: Vec<Vec<Address>> = Vec::new();
+            let mut accumulator: Vec<Source> = Vec::new();
+            let mut condition = None;
             for (slot, value) in slots.iter().zip(&instruction.operands) {
                 let width = slot.ty.carrier_bits();
                 match value {
+                    OperandValue::Descriptor {
+                        buffer,
+                        start,
+                        matrix,
+                    } => {
+                        matrices.push(self.matrix_rows(buffer.index, start, matrix)?);
+                        continue;
+                    }
+                    OperandValue::Condition(cond) => {
+                        condition = Some(self.test(cond)?);
+                        continue;
+                    }
+                    OperandValue::Registers { lanes, .. }
+                        if slot.access == Access::Write
+                            && matches!(shared, PreparedSemantics::WarpgroupMma(_)) =>
+                    {
+                        for lane in lanes {
+                            let (source, destination) = self.lane(lane)?;
+                            destinations.push(destination);
+                            accumulator.push(source);
+                        }
+                        continue;
+                    }
                     OperandValue::Memory { buffer, offset, .. } => {
                         let region = match buffer.space {
                             MemorySpace::Global => {
@@ -1007,7 +1080,9 @@ impl Builder<'_> {
                     )],
                     OperandValue::Memory { .. }
                     | OperandValue::Implicit(_)
-                    | OperandValue::TensorMap { .. } => {
+                    | OperandValue::TensorMap { .. }
+                    | OperandValue::Descriptor { .. }
+                    | OperandValue::Condition(_) => {
                         unreachable!("handled above")
                     }
                 };
@@ -1230,6 +1305,47 @@ impl Builder<'_> {
                     read,
                 },
                 PreparedSemantics::Fence => Action::Nothing,
+                PreparedSemantics::WarpgroupMma(mma) => {
+                    let (a, b) = match (mma.register_a, matrices.as_slice()) {
+                        (false, [a, b]) => (Some(a.clone()), b.clone()),
+                        (true, [b]) => (None, b.clone()),
+                        _ => {
+                            return Err(format!(
+                                "`{}` without its shared matrices",
+                                instruction.opcode
+                            ));
+                        }
+                    };
+                    let a_registers = operand_sources
+                        .iter()
+                        .find(|(name, _)| *name == "a")
+                        .map(|(_, lanes)| lanes.clone())
+                        .unwrap_or_default();
+                    let negate = |name: &str| {
+                        operand_sources.iter().any(|(n, lanes)| {
+                            *n == name && matches!(lanes.as_slice(), [Source::Value(v)] if *v as u32 == u32::MAX)
+                        })
+                    };
+                    if destinations.len() != mma.accumulator_registers()
+                        || (mma.register_a && a_registers.len() != 4)
+                    {
+                        return Err(format!(
+                            "`{}` with the wrong register counts",
+                            instruction.opcode
+                        ));
+                    }
+                    Action::WarpgroupMma {
+                        mma,
+                        a,
+                        a_registers,
+                        b,
+                        accumulator,
+                        scale_d: condition.unwrap_or(Test::Const(true)),
+                        negate_a: negate("imm-scale-a"),
+                        negate_b: negate("imm-scale-b"),
+                        destinations,
+                    }
+                }
                 PreparedSemantics::AsyncCommit => Action::AsyncCommit,
                 PreparedSemantics::AsyncWait { all: true } => Action::AsyncWait { pending: None },
                 PreparedSemantics::AsyncWait { all: false } => Action::AsyncWait {

@@ -42,6 +42,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::Mbarrier(_) => "mbarrier",
                         Semantics::MatrixLoad { .. } => "matrix load",
                         Semantics::MatrixStore { .. } => "matrix store",
+                        Semantics::WarpgroupMma(_) => "warpgroup mma",
                     };
                     *counts.entry(kind).or_default() += 1;
                 }
@@ -65,6 +66,29 @@ fn every_usable_variant_has_semantics() {
         missing.len(),
         report.join("\n")
     );
+}
+
+/// Every warpgroup form (`wgmma`) has semantics: the matrix multiply, or
+/// (fence, commit, wait) the lockstep executor's no-op.
+#[test]
+fn every_warpgroup_form_has_semantics() {
+    let mut missing: Vec<String> = Vec::new();
+    let mut variants = 0;
+    for form in FORMS.iter().filter(|f| f.usable == Usability::Warpgroup) {
+        for variant in legal_variants(form) {
+            variants += 1;
+            let wanted = if form.effect == Effect::WarpgroupMma {
+                matches!(semantics(&variant), Ok(Semantics::WarpgroupMma(_)))
+            } else {
+                matches!(semantics(&variant), Ok(Semantics::Fence))
+            };
+            if !wanted {
+                missing.push(format!("{} ({})", variant.opcode_text(), form.id));
+            }
+        }
+    }
+    assert!(variants > 1000, "only {variants} warpgroup variants");
+    assert!(missing.is_empty(), "{}", missing.join("\n"));
 }
 
 #[test]

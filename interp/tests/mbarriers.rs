@@ -66,6 +66,7 @@ fn mbarriers(name: &str, n: u64) -> Stmt {
         dtype_span: S,
         shape: vec![Dim::constant(n, S)],
         scope: None,
+        layout: None,
         space: AllocSpace::Mbarriers,
         span: S,
     })

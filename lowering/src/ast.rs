@@ -143,6 +143,9 @@ pub struct AllocLocal {
     pub shape: Vec<Dim>,
     /// `scope = ".."` as written (absent: a per-thread tile).
     pub scope: Option<(String, SpanId)>,
+    /// `layout = ".."` of a shared buffer as written (absent: row-major;
+    /// `crate::shared_layout`).
+    pub layout: Option<(String, SpanId)>,
     /// Registers (`alloc_local`) or the CTA's shared memory (`alloc_shared`).
     pub space: AllocSpace,
     pub span: SpanId,

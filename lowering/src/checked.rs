@@ -96,6 +96,8 @@ pub(crate) struct Operand {
     pub span: SpanId,
     pub slot: ResolvedOperand,
     pub value: Value,
+    /// A `wgmma` descriptor operand's matrix (`crate::sema::matrices`).
+    pub matrix: Option<crate::shared_layout::MatrixOperand>,
 }
 
 /// The register bytes one repeat coordinate reads and writes.
@@ -106,10 +108,12 @@ pub(crate) struct Coordinate {
 }
 
 impl Coordinate {
-    /// The lanes of operand `operand`, in lane order.
+    /// The lanes of operand `operand`, in lane order (an operand both
+    /// read and written, `wgmma`'s accumulating D, once).
     pub(crate) fn lanes_of(&self, operand: usize) -> impl Iterator<Item = Lane> + '_ {
-        self.reads
-            .iter()
+        let written = self.writes.iter().any(|(i, _)| *i == operand);
+        let reads = self.reads.iter().filter(move |_| !written);
+        reads
             .chain(&self.writes)
             .filter(move |(i, _)| *i == operand)
             .map(|(_, lane)| *lane)

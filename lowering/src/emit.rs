@@ -23,6 +23,7 @@ use crate::program::{
     SharedBuffer, SharedPlacement,
 };
 use crate::ptx::form::registers_text;
+use crate::shared_layout::{SharedLayout, swizzle_mask};
 use crate::sym::{AtomKind, ComputedOp, Poly, WordMap};
 
 mod division;
@@ -65,7 +66,7 @@ pub fn emit(program: &Program) -> String {
         let _ = writeln!(
             out,
             ".extern .shared .align {} .b8 {MOVED_SHARED_SYMBOL}[]; // the static buffers ({} bytes){dynamic}, sized at launch\n",
-            crate::memory::STATIC_SHARED_ALIGNMENT,
+            crate::program::shared_alignment(&program.shared),
             crate::program::static_shared_bytes(&program.shared),
         );
     }
@@ -142,7 +143,7 @@ pub fn emit(program: &Program) -> String {
             let _ = writeln!(
                 out,
                 "\t.shared .align {} .b8 {}[{}]; // {}: {} {}",
-                crate::memory::STATIC_SHARED_ALIGNMENT,
+                buffer.alignment(),
                 shared_symbol(i, &buffer.name),
                 bytes.max(1),
                 ptx_name(&buffer.name),
@@ -806,7 +807,106 @@ impl Emitter<'_> {
     /// `[%sh_i + offset]` for shared buffer `buffer` (whose shared-window
     /// address the prologue moves into its register).
     fn shared_address(&mut self, buffer: usize, offset: &Poly, out: &mut String) -> String {
-        self.based_address(shared_reg(buffer), AddressBase::Shared(buffer), offset, out)
+        let layout = self.program.shared[buffer].layout;
+        if layout == SharedLayout::Linear {
+            return self.based_address(
+                shared_reg(buffer),
+                AddressBase::Shared(buffer),
+                offset,
+                out,
+            );
+        }
+        if let Some(logical) = offset.as_const() {
+            let physical = Poly::constant(layout.physical(logical as u64) as i128);
+            return self.based_address(
+                shared_reg(buffer),
+                AddressBase::Shared(buffer),
+                &physical,
+                out,
+            );
+        }
+        format!("[{}]", self.laid_out_address(buffer, offset, out))
+    }
+
+    /// A `wgmma` matrix descriptor in a 64-bit register: bits 4-17 of the
+    /// shared-window address of the matrix's first byte, or-ed with the
+    /// layout's constant fields (`crate::shared_layout`).
+    fn descriptor(
+        &mut self,
+        buffer: usize,
+        start: &Poly,
+        matrix: &crate::shared_layout::MatrixOperand,
+        out: &mut String,
+    ) -> String {
+        let address = match start.as_const() {
+            Some(logical) => {
+                let physical = matrix.layout.physical(logical as u64);
+                let t = self.value_reg();
+                let _ = writeln!(out, "\tadd.s64 {t}, {}, {physical};", shared_reg(buffer));
+                t
+            }
+            None => self.laid_out_address(buffer, start, out),
+        };
+        let d = self.value_reg();
+        let _ = writeln!(out, "\tshr.u64 {d}, {address}, 4;");
+        let _ = writeln!(out, "\tand.b64 {d}, {d}, 16383;");
+        let _ = writeln!(out, "\tor.b64 {d}, {d}, {};", matrix.descriptor_bits());
+        d
+    }
+
+    /// The shared-window address of logical byte `offset` of laid-out
+    /// buffer `buffer` (its [`SharedLayout::physical`] place), in a 64-bit
+    /// register reused per distinct offset.
+    fn laid_out_address(&mut self, buffer: usize, offset: &Poly, out: &mut String) -> String {
+        let key = Key::Address(AddressBase::Shared(buffer), offset.clone());
+        if let Some(reg) = self.cached(&key) {
+            return reg;
+        }
+        let layout = self.program.shared[buffer].layout;
+        let logical = self.value_in_reg(offset, out);
+        let physical = self.value_reg();
+        match layout {
+            SharedLayout::Linear => {
+                let _ = writeln!(out, "\tmov.b64 {physical}, {logical};");
+            }
+            SharedLayout::Swizzle { span } => {
+                // Bits 4.. of the offset XOR bits 7.. (the buffer starts at
+                // a multiple of the atom, so offset and address agree).
+                let t = self.value_reg();
+                let _ = writeln!(out, "\tshr.u64 {t}, {logical}, 3;");
+                let _ = writeln!(out, "\tand.b64 {t}, {t}, {};", swizzle_mask(span));
+                let _ = writeln!(out, "\txor.b64 {physical}, {logical}, {t};");
+            }
+            SharedLayout::CoreMatrices { row_bytes } => {
+                // (offset - offset % 8W) + (column / 16) * 128 + row * 16 +
+                // offset % 16, with row = offset % 8W / W and column =
+                // offset % W; shared offsets fit 32 bits.
+                let w = row_bytes;
+                let (l, group, column, row, t) = (
+                    self.temp(32),
+                    self.temp(32),
+                    self.temp(32),
+                    self.temp(32),
+                    self.temp(32),
+                );
+                let _ = writeln!(out, "\tcvt.u32.u64 {l}, {logical};");
+                let _ = writeln!(out, "\trem.u32 {group}, {l}, {};", 8 * w);
+                let _ = writeln!(out, "\tsub.u32 {t}, {l}, {group};");
+                let _ = writeln!(out, "\tdiv.u32 {row}, {group}, {w};");
+                let _ = writeln!(out, "\trem.u32 {column}, {l}, {w};");
+                let _ = writeln!(out, "\tshr.u32 {group}, {column}, 4;");
+                let _ = writeln!(out, "\tmad.lo.u32 {t}, {group}, 128, {t};");
+                let _ = writeln!(out, "\tmad.lo.u32 {t}, {row}, 16, {t};");
+                let _ = writeln!(out, "\tand.b32 {column}, {column}, 15;");
+                let _ = writeln!(out, "\tadd.u32 {t}, {t}, {column};");
+                let _ = writeln!(out, "\tcvt.u64.u32 {physical}, {t};");
+            }
+        }
+        self.counters.addresses += 1;
+        let reg = format!("%ad{}", self.counters.addresses - 1);
+        let _ = writeln!(out, "\tadd.s64 {reg}, {}, {physical};", shared_reg(buffer));
+        self.remember(key, &reg);
+        reg
     }
 
     /// `[reg+constant]`: a non-negative constant term goes into the
@@ -1236,6 +1336,18 @@ impl Emitter<'_> {
                         (MemorySpace::Shared, _) => self.shared_address(buffer.index, offset, out),
                     };
                     rendered.push((text, Join::Alone));
+                }
+                OperandValue::Descriptor {
+                    buffer,
+                    start,
+                    matrix,
+                } => {
+                    let text = self.descriptor(buffer.index, start, matrix, out);
+                    rendered.push((text, Join::Alone));
+                }
+                OperandValue::Condition(cond) => {
+                    let p = self.cond(cond, out);
+                    rendered.push((p, Join::Alone));
                 }
                 OperandValue::TensorMap { map, coords } => {
                     // PTX lists the coordinates innermost first.

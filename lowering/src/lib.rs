@@ -61,6 +61,7 @@ pub mod prove;
 pub mod ptx;
 pub(crate) mod scope;
 pub mod sema;
+pub mod shared_layout;
 pub mod signature;
 pub mod spec;
 pub mod sym;

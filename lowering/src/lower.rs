@@ -16,9 +16,10 @@ use crate::ast::LiteralValue;
 use crate::checked::{self, Apply, Implicit, Value, operand_access};
 use crate::layout::Layout;
 use crate::memory::MemorySpace;
-use crate::program::{Instruction, Node, OperandValue, Program, Statement, TensorMap};
+use crate::program::{CmpOp, Cond, Instruction, Node, OperandValue, Program, Statement, TensorMap};
 use crate::ptx::types::literal_bits;
 use crate::ptx::{Access, OperandKind, Space};
+use crate::shared_layout::MatrixOperand;
 
 /// The program of a checked kernel; `program.body` is replaced by the
 /// lowered `body`, and `program.tensor_maps` lists the maps its tensor
@@ -115,12 +116,32 @@ fn statement(apply: &Apply, maps: &mut Vec<TensorMap>) -> Statement {
                                 coords: view.region.starts.clone(),
                             }
                         }
+                        Value::Memory { buffer, view, .. } if operand.matrix.is_some() => {
+                            OperandValue::Descriptor {
+                                buffer: *buffer,
+                                start: view.offset.clone(),
+                                matrix: operand.matrix.unwrap_or(MatrixOperand {
+                                    layout: Default::default(),
+                                    rows: 0,
+                                    row_bytes: 0,
+                                }),
+                            }
+                        }
                         Value::Memory { buffer, view, .. } => OperandValue::Memory {
                             buffer: *buffer,
                             offset: operand_access(slot, view, &index).1,
                             generic: buffer.space == MemorySpace::Global
                                 && apply.form.operand_space(slot.name) == Space::Generic,
                         },
+                        Value::Index { value, .. } if slot.kind == OperandKind::Predicate => {
+                            OperandValue::Condition(Cond::Cmp(CmpOp::Ne, value.clone()))
+                        }
+                        Value::Literal(literal) if slot.kind == OperandKind::Predicate => {
+                            OperandValue::Condition(Cond::Const(!matches!(
+                                literal,
+                                LiteralValue::Int(0) | LiteralValue::Bool(false)
+                            )))
+                        }
                         Value::Scalar { param, dtype, .. } => OperandValue::Param {
                             param: *param,
                             bits: dtype.bits(),

@@ -88,9 +88,18 @@ pub struct SharedBuffer {
     /// only by the `mbarrier` forms.
     #[serde(default)]
     pub mbarrier: bool,
+    /// Where its logical bytes lie (`layout = ".."`; row-major by default).
+    #[serde(default)]
+    pub layout: crate::shared_layout::SharedLayout,
 }
 
 impl SharedBuffer {
+    /// The alignment of its first byte: 128 bytes, or its layout's
+    /// (a swizzle atom) when larger.
+    pub fn alignment(&self) -> usize {
+        crate::memory::STATIC_SHARED_ALIGNMENT.max(self.layout.alignment())
+    }
+
     /// Whether a dim is symbolic (the buffer is sized at launch).
     pub fn is_dynamic(&self) -> bool {
         self.shape
@@ -155,17 +164,27 @@ impl SharedBuffer {
 }
 
 /// The bytes the static buffers among `buffers` take together, each
-/// 16-byte aligned after the one before it (what the PTX declares; the
-/// dynamic buffer is not counted).
+/// at its alignment ([`SharedBuffer::alignment`]) after the one before it
+/// (what the PTX declares; the dynamic buffer is not counted).
 pub fn static_shared_bytes<'a>(buffers: impl IntoIterator<Item = &'a SharedBuffer>) -> usize {
     buffers
         .into_iter()
-        .filter_map(SharedBuffer::static_bytes)
-        .fold(0usize, |total, bytes| {
-            total
-                .next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT)
-                .saturating_add(bytes)
+        .fold(0usize, |total, buffer| match buffer.static_bytes() {
+            Some(bytes) => total
+                .next_multiple_of(buffer.alignment())
+                .saturating_add(bytes),
+            None => total,
         })
+}
+
+/// The alignment the CTA's shared memory must start at: the largest of
+/// its buffers'.
+pub fn shared_alignment<'a>(buffers: impl IntoIterator<Item = &'a SharedBuffer>) -> usize {
+    buffers
+        .into_iter()
+        .map(SharedBuffer::alignment)
+        .max()
+        .unwrap_or(crate::memory::STATIC_SHARED_ALIGNMENT)
 }
 
 /// Where a shared buffer lives ([`Program::shared_placement`]).
@@ -192,29 +211,26 @@ impl Program {
     /// static buffers are declared).
     pub fn shared_placement(&self) -> Vec<SharedPlacement> {
         let moved = self.static_buffers_in_dynamic_memory();
+        // The dynamic buffer follows every moved static one.
+        let dynamic_at = if moved {
+            static_shared_bytes(&self.shared)
+                .next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT)
+        } else {
+            0
+        };
         let mut offset = 0usize;
-        let mut placement: Vec<SharedPlacement> = self
-            .shared
+        self.shared
             .iter()
             .map(|buffer| match buffer.static_bytes() {
                 Some(bytes) if moved => {
-                    let at = offset.next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT);
+                    let at = offset.next_multiple_of(buffer.alignment());
                     offset = at.saturating_add(bytes);
                     SharedPlacement::Dynamic { offset: at }
                 }
                 Some(_) => SharedPlacement::Declared,
-                None => SharedPlacement::Dynamic { offset: 0 },
+                None => SharedPlacement::Dynamic { offset: dynamic_at },
             })
-            .collect();
-        let after_static = offset.next_multiple_of(crate::memory::STATIC_SHARED_ALIGNMENT);
-        for (buffer, place) in self.shared.iter().zip(&mut placement) {
-            if buffer.is_dynamic() && moved {
-                *place = SharedPlacement::Dynamic {
-                    offset: after_static,
-                };
-            }
-        }
-        placement
+            .collect()
     }
 
     /// The bytes of the static buffers the PTX declares
@@ -666,6 +682,19 @@ pub enum OperandValue {
         remaining: Poly,
         size: u64,
     },
+    /// A `wgmma` shared-memory matrix descriptor: the operand `matrix`
+    /// of shared buffer `buffer` starting at logical byte `start`. The
+    /// emitter encodes the 64-bit descriptor (the physical address of
+    /// `start` and `matrix`'s constant bits); the interpreter reads the
+    /// matrix's elements at their logical offsets.
+    Descriptor {
+        buffer: Buffer,
+        start: Poly,
+        matrix: crate::shared_layout::MatrixOperand,
+    },
+    /// A predicate source computed from a condition (`wgmma`'s `scale-d`:
+    /// a literal or a runtime integer, non-zero to accumulate).
+    Condition(Cond),
     /// A destination the compiler supplies to an `mbarrier` form: the
     /// sink `_`, or a predicate the emitted code retries the instruction
     /// on until it is true (a blocking `try_wait`).
@@ -692,6 +721,7 @@ mod tests {
             dtype: DType::U32,
             shape: vec![DimSpec::Const(3), DimSpec::Const(5)],
             mbarrier: false,
+            layout: Default::default(),
         };
         assert!(!fixed.is_dynamic());
         assert_eq!(fixed.static_bytes(), Some(60));
@@ -710,6 +740,7 @@ mod tests {
                 },
             ],
             mbarrier: false,
+            layout: Default::default(),
         };
         assert!(dynamic.is_dynamic());
         assert_eq!(dynamic.static_bytes(), None);

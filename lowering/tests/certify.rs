@@ -1041,6 +1041,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             whole: false,
             mbarrier: false,
             whole_alignment: 0,
+            descriptor: false,
         },
         OperandSlot {
             name: "a",
@@ -1057,6 +1058,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             whole: false,
             mbarrier: false,
             whole_alignment: 0,
+            descriptor: false,
         },
     ];
     static TWINS: &[InstructionForm] = &[
@@ -1220,6 +1222,17 @@ fn effect_violations(form: &InstructionForm) -> Vec<String> {
         Effect::Fence => expect(!writes, "a fence writes no memory"),
         Effect::AsyncCopy => expect(reads && writes, "an async copy reads and writes memory"),
         Effect::Mbarrier => expect(reads || writes, "an mbarrier operation names its mbarrier"),
+        Effect::WarpgroupMma => {
+            expect(
+                !reads && !writes,
+                "a wgmma reads its matrices through descriptors",
+            );
+            expect(
+                form.operands.iter().any(|o| o.descriptor),
+                "a wgmma has a matrix descriptor",
+            );
+            expect(destinations, "a wgmma writes its accumulator");
+        }
     }
     // What kernels may use with a scope follows the effect.
     match form.usable {
@@ -1231,8 +1244,18 @@ fn effect_violations(form: &InstructionForm) -> Vec<String> {
             form.effect == (Effect::Barrier { waits: true }),
             "a form usable with a CTA scope is a waiting barrier",
         ),
+        Usability::Warpgroup => expect(
+            matches!(
+                form.effect,
+                Effect::WarpgroupMma | Effect::Fence | Effect::AsyncGroup
+            ) && form.mnemonic.starts_with("wgmma."),
+            "a form usable with a warpgroup scope is a wgmma operation",
+        ),
         Usability::Yes => expect(
-            !matches!(form.effect, Effect::Collective | Effect::Barrier { .. }),
+            !matches!(
+                form.effect,
+                Effect::Collective | Effect::Barrier { .. } | Effect::WarpgroupMma
+            ),
             "a collective or barrier needs a scope",
         ),
         Usability::NotYet(_) => {}

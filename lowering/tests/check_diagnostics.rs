@@ -73,6 +73,7 @@ impl Builder {
                 .map(|d| Dim::constant(*d, self.spans.next()))
                 .collect(),
             scope: None,
+            layout: None,
             space: AllocSpace::Registers,
             span: self.spans.next(),
         };

@@ -717,16 +717,19 @@ impl KernelParser<'_> {
         };
         let dtype_span = self.spans.id(elem);
         let args: Vec<&Expr> = call.args.iter().collect();
-        let (array, scope) = match args[..] {
-            [Expr::Array(array)] => (array, None),
+        let (array, scope, layout) = match args[..] {
+            [Expr::Array(array)] => (array, None, None),
             [Expr::Array(array), Expr::Assign(assign)] if space == AllocSpace::Registers => {
-                (array, Some(self.alloc_scope(assign)?))
+                (array, Some(self.alloc_scope(assign)?), None)
+            }
+            [Expr::Array(array), Expr::Assign(assign)] if space == AllocSpace::Shared => {
+                (array, None, Some(self.alloc_layout(assign)?))
             }
             [Expr::Array(_), extra] => {
                 return Err(err(
                     Code::MALFORMED_ALLOC,
                     extra,
-                    "`alloc_shared` takes only the buffer's shape: `alloc_shared::<f32>([256])` (one buffer per CTA)",
+                    "`alloc_shared` takes the buffer's shape and optionally its layout: `alloc_shared::<f32>([256])`, `alloc_shared::<bf16>([64, 64], layout = \"swizzle_128\")` (one buffer per CTA)",
                 ));
             }
             _ => {
@@ -762,6 +765,7 @@ impl KernelParser<'_> {
             dtype_span,
             shape,
             scope,
+            layout,
             space,
             span: self.spans.id(stmt),
         }))
@@ -785,6 +789,33 @@ impl KernelParser<'_> {
                 Code::KEYWORD_VALUE,
                 other,
                 "`scope` is a string: \"thread\", \"warp\", \"warpgroup\" or \"cta\"",
+            )),
+        }
+    }
+
+    /// `layout = "swizzle_128"` after a shared buffer's shape.
+    fn alloc_layout(&mut self, assign: &syn::ExprAssign) -> Parsed<(String, SpanId)> {
+        if !matches!(&*assign.left, Expr::Path(key) if key.path.is_ident("layout")) {
+            return Err(err(
+                Code::MALFORMED_ALLOC,
+                &assign.left,
+                "`alloc_shared` takes one keyword argument, `layout`: `alloc_shared::<bf16>([64, 64], layout = \"swizzle_128\")`",
+            ));
+        }
+        // A `macro_rules!` literal arrives in an invisible group.
+        let mut right = &*assign.right;
+        while let Expr::Group(group) = right {
+            right = &group.expr;
+        }
+        match right {
+            Expr::Lit(syn::ExprLit {
+                lit: Lit::Str(text),
+                ..
+            }) => Ok((text.value(), self.spans.id(text))),
+            other => Err(err(
+                Code::KEYWORD_VALUE,
+                other,
+                "`layout` is a string: \"core_matrices\", \"swizzle_32\", \"swizzle_64\" or \"swizzle_128\"",
             )),
         }
     }

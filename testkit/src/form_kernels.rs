@@ -137,6 +137,7 @@ pub fn alloc_group(name: &str, dtype: DType, threads: u32, lanes: u8, scope: &st
             Dim::constant(u64::from(lanes), S),
         ],
         scope: Some((scope.to_string(), S)),
+        layout: None,
         space: AllocSpace::Registers,
         span: S,
     })

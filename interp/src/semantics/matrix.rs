@@ -140,16 +140,22 @@ impl Accumulator {
     }
 }
 
-/// The arithmetic of one variant.
+/// The arithmetic of one element of D: the types and modes of a variant.
 #[derive(Debug, Clone, Copy)]
-struct Mma {
-    layouts: &'static MmaLayouts,
+struct Arithmetic {
     a: Element,
     b: Element,
     c: Accumulator,
     satfinite: bool,
     /// Single-bit forms: XOR (else AND) before the population count.
     xor: bool,
+}
+
+/// One `mma` variant: its fragment layouts and arithmetic.
+#[derive(Debug, Clone, Copy)]
+struct Mma {
+    layouts: &'static MmaLayouts,
+    arithmetic: Arithmetic,
 }
 
 /// The semantics of an `mma` variant, or `None` for other forms.
@@ -163,11 +169,13 @@ pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
     let layouts = fragments::mma(variant.get(Slot::Shape)?, a.width().min(64))?;
     let mma = Mma {
         layouts,
-        a,
-        b,
-        c,
-        satfinite: variant.get(Slot::Satfinite).is_some(),
-        xor: variant.get(Slot::Bitop) == Some("xor"),
+        arithmetic: Arithmetic {
+            a,
+            b,
+            c,
+            satfinite: variant.get(Slot::Satfinite).is_some(),
+            xor: variant.get(Slot::Bitop) == Some("xor"),
+        },
     };
     let name = variant.opcode_text();
     let registers = |layout: &FragmentLayout, width: u32| {
@@ -203,11 +211,11 @@ pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
                 });
             }
             let lane_sources = |lane: u32| &sources[lane as usize * inputs..][..inputs];
-            let a_elems = gather(&mma.layouts.a, mma.a, |lane| &lane_sources(lane)[..a_regs]);
-            let b_elems = gather(&mma.layouts.b, mma.b, |lane| {
+            let a_elems = gather(&mma.layouts.a, a, |lane| &lane_sources(lane)[..a_regs]);
+            let b_elems = gather(&mma.layouts.b, b, |lane| {
                 &lane_sources(lane)[a_regs..a_regs + b_regs]
             });
-            let c_elems = gather_accumulator(&mma.layouts.c, mma.c, |lane| {
+            let c_elems = gather_accumulator(&mma.layouts.c, c, |lane| {
                 &lane_sources(lane)[a_regs + b_regs..]
             });
             let (m, n, k) = (
@@ -220,13 +228,110 @@ pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
                 for j in 0..n {
                     let row: Vec<u64> = (0..k).map(|kk| a_elems[i * k + kk]).collect();
                     let col: Vec<u64> = (0..k).map(|kk| b_elems[kk * n + j]).collect();
-                    d[i * n + j] = mma.element(&row, &col, c_elems[i * n + j]);
+                    d[i * n + j] = mma.arithmetic.element(&row, &col, c_elems[i * n + j]);
                 }
             }
-            scatter(&mma.layouts.c, mma.c, &d, c_regs, destinations);
+            scatter(&mma.layouts.c, c, &d, c_regs, destinations);
             Ok(())
         },
     ))
+}
+
+/// The arithmetic of a `wgmma.mma_async` variant (PTX ISA 9.7.15): D (64
+/// x N) = A (64 x K) x B (K x N) (+ D), each element as the `mma` forms
+/// of the same types compute it (one fused step over the K products and
+/// the accumulator; see the module documentation). `imm-scale-a`/`-b` of
+/// -1 negate A or B.
+#[derive(Debug, Clone, Copy)]
+pub struct Wgmma {
+    pub n: u32,
+    pub k: u32,
+    a: Element,
+    b: Element,
+    c: Accumulator,
+    satfinite: bool,
+    /// A from registers (else from shared memory through a descriptor).
+    pub register_a: bool,
+}
+
+impl Wgmma {
+    /// The arithmetic of a `wgmma.mma_async` variant, or `None` for other
+    /// forms.
+    pub fn of(variant: &Modifiers) -> Option<Wgmma> {
+        if variant.form.mnemonic != "wgmma.mma_async" {
+            return None;
+        }
+        let shape = variant.get(Slot::Shape)?;
+        let (n, k) = shape.strip_prefix("m64n")?.split_once('k')?;
+        Some(Wgmma {
+            n: n.parse().ok()?,
+            k: k.parse().ok()?,
+            a: Element::of(variant.get(Slot::Atype)?)?,
+            b: Element::of(variant.get(Slot::Btype)?)?,
+            c: Accumulator::of(variant.get(Slot::Dtype)?)?,
+            satfinite: variant.get(Slot::Satfinite).is_some(),
+            register_a: variant.form.operands.get(1).is_some_and(|o| o.name == "a"),
+        })
+    }
+
+    /// Bits of one A element (16, 32 for tf32, 8) and of one B element.
+    pub fn element_bits(&self) -> (u32, u32) {
+        (self.a.width(), self.b.width())
+    }
+
+    /// D registers per thread: `N / 2`, or `N / 4` packed f16 pairs.
+    pub fn accumulator_registers(&self) -> usize {
+        if self.c == Accumulator::F16 {
+            self.n as usize / 4
+        } else {
+            self.n as usize / 2
+        }
+    }
+
+    /// Whether the accumulator packs two f16 per register.
+    pub fn packed(&self) -> bool {
+        self.c == Accumulator::F16
+    }
+
+    /// D's element `(m, n)` from row `m` of A, row `n` of B^T (both K
+    /// element bits, B^T's rows are B's columns) and C's element bits;
+    /// `negate_a`/`negate_b`: the `imm-scale` of -1.
+    pub fn element(&self, row: &[u64], col: &[u64], c: u64, negate_a: bool, negate_b: bool) -> u64 {
+        let flip = |bits: &[u64], element: Element, negate: bool| -> Vec<u64> {
+            match element {
+                Element::Float(_) if negate => {
+                    let sign = 1u64 << (element.width().min(32) - 1);
+                    // tf32 keeps its sign at bit 31 of the register.
+                    bits.iter().map(|b| b ^ sign).collect()
+                }
+                _ => bits.to_vec(),
+            }
+        };
+        if let (Element::Float(fa), Element::Float(fb)) = (self.a, self.b)
+            && fa.width() == 8
+        {
+            return wgmma_fp8(
+                fa,
+                fb,
+                self.c.format(),
+                &flip(row, self.a, negate_a),
+                &flip(col, self.b, negate_b),
+                c,
+            );
+        }
+        let arithmetic = Arithmetic {
+            a: self.a,
+            b: self.b,
+            c: self.c,
+            satfinite: self.satfinite,
+            xor: false,
+        };
+        arithmetic.element(
+            &flip(row, self.a, negate_a),
+            &flip(col, self.b, negate_b),
+            c,
+        )
+    }
 }
 
 /// The matrix (row-major) of a multiplicand from the lanes' registers.
@@ -301,7 +406,7 @@ fn softfloat_mask(width: u32) -> u64 {
     }
 }
 
-impl Mma {
+impl Arithmetic {
     /// One element of D from a row of A, a column of B and C's element.
     fn element(&self, row: &[u64], col: &[u64], c: u64) -> u64 {
         match (self.a, self.b, self.c) {
@@ -384,17 +489,10 @@ fn float_element(fa: Format, fb: Format, acc: Format, row: &[u64], col: &[u64], 
             );
             sum = softfloat::decode(Format::F32, bits);
         }
-        let total = softfloat::add(
-            softfloat::decode(Format::F32, c),
-            sum,
-            Rounding::NearestEven,
-        );
-        return softfloat::round(
-            Format::F32,
-            total,
-            Rounding::NearestEven,
-            RoundOptions::default(),
-        );
+        // C in its own format (an f16 D of `wgmma`'s fp8 forms: the same
+        // steps, the last rounded to f16).
+        let total = softfloat::add(softfloat::decode(acc, c), sum, Rounding::NearestEven);
+        return softfloat::round(acc, total, Rounding::NearestEven, RoundOptions::default());
     }
     let mut terms: Vec<Term> = products.into_iter().map(|(_, t)| t).collect();
     terms.push(c_term);
@@ -488,6 +586,11 @@ fn special_result(terms: &[&Term]) -> Option<Exact> {
 /// to a multiple of `2^(E - 25)` (`E` the largest alignment exponent of a
 /// nonzero term), then added exactly. An exact zero is +0.
 fn fused_sum(terms: &[Term]) -> Exact {
+    fused_sum_keeping(terms, 25)
+}
+
+/// [`fused_sum`] with the terms truncated to a multiple of `2^(E - keep)`.
+fn fused_sum_keeping(terms: &[Term], keep: i32) -> Exact {
     let nonzero: Vec<&Term> = terms
         .iter()
         .filter(|t| matches!(t.value, Exact::Finite { significand, .. } if significand != 0))
@@ -495,7 +598,7 @@ fn fused_sum(terms: &[Term]) -> Exact {
     let Some(top) = nonzero.iter().map(|t| t.align).max() else {
         return Exact::Zero { negative: false };
     };
-    let unit = top - 25;
+    let unit = top - keep;
     let mut sum: i128 = 0;
     for term in nonzero {
         let Exact::Finite {
@@ -534,4 +637,35 @@ fn fused_sum(terms: &[Term]) -> Exact {
         exponent: unit,
         sticky: false,
     }
+}
+
+/// One element of an fp8 `wgmma` D: NOT bit-exact with the H200 (see
+/// `docs/interpreter.md`). The closest of the models tried on 28,672
+/// measured elements: one fused step over the 32 products and C with the
+/// terms truncated to a multiple of `2^(E - 13)` (the tensor cores keep
+/// about 14 bits of an fp8 sum), rounded toward zero to f32, then to the
+/// accumulator's format. `tests/warpgroup_mma.rs` bounds the difference.
+fn wgmma_fp8(fa: Format, fb: Format, acc: Format, row: &[u64], col: &[u64], c: u64) -> u64 {
+    let mut terms: Vec<Term> = row
+        .iter()
+        .zip(col)
+        .map(|(&x, &y)| product(fa, x, fb, y))
+        .collect();
+    terms.push(Term::of(acc, c));
+    let all: Vec<&Term> = terms.iter().collect();
+    if let Some(special) = special_result(&all) {
+        return softfloat::round(acc, special, Rounding::NearestEven, RoundOptions::default());
+    }
+    let bits = softfloat::round(
+        Format::F32,
+        fused_sum_keeping(&terms, 13),
+        Rounding::TowardZero,
+        RoundOptions::default(),
+    );
+    softfloat::round(
+        acc,
+        softfloat::decode(Format::F32, bits),
+        Rounding::NearestEven,
+        RoundOptions::default(),
+    )
 }

@@ -38,7 +38,7 @@ mod data;
 mod float;
 mod half;
 mod integer;
-mod matrix;
+pub(crate) mod matrix;
 mod warp;
 
 /// One register lane's bits, zero-extended (predicates: 0 or 1).
@@ -298,8 +298,16 @@ pub enum Semantics {
     /// [`Semantics::BulkStore`].
     TensorStore,
     /// A fence: the lockstep executor's accesses are already ordered; the
-    /// proxy rules it makes hold are the checker's.
+    /// proxy rules it makes hold are the checker's. (`wgmma.fence`,
+    /// `wgmma.commit_group` and `wgmma.wait_group` too: a `wgmma` runs at
+    /// its issue, [`Semantics::WarpgroupMma`].)
     Fence,
+    /// `wgmma.mma_async`: the 128 threads of a warpgroup together compute D
+    /// from A (registers or a shared matrix), B (a shared matrix) and D.
+    /// Run at issue: the checker proves that nothing reads D or writes the
+    /// matrices before the `wgmma.wait_group` that retires it, so a legal
+    /// kernel cannot tell.
+    WarpgroupMma(matrix::Wgmma),
     /// `cp.async.commit_group`.
     AsyncCommit,
     /// `cp.async.wait_group n` (`all: false`, `n` its operand) or
@@ -411,6 +419,7 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
                 "cp.async.bulk.wait_group" => Ok(Semantics::BulkWait {
                     read: variant.has(Slot::Read),
                 }),
+                "wgmma.commit_group" | "wgmma.wait_group" => Ok(Semantics::Fence),
                 _ => Err(missing()),
             };
         }
@@ -420,6 +429,11 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
                 update,
                 returns_old,
             });
+        }
+        Effect::WarpgroupMma if modelled => {
+            return matrix::Wgmma::of(variant)
+                .map(Semantics::WarpgroupMma)
+                .ok_or_else(missing);
         }
         Effect::Mbarrier if modelled => {
             return mbarrier(variant)

@@ -108,6 +108,7 @@ fn allocation(name: &str, dtype: DType, shape: &[u64], space: AllocSpace) -> Stm
         dtype_span: SPAN,
         shape: shape.iter().map(|&d| Dim::constant(d, SPAN)).collect(),
         scope: None,
+        layout: None,
         space,
         span: SPAN,
     })

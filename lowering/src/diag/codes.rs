@@ -244,6 +244,9 @@ catalogue! {
         CALL_ARITY = 129, "kernel function called with the wrong number of arguments";
         /// A kernel function that calls itself, directly or through others.
         RECURSIVE_CALL = 130, "kernel function that calls itself";
+        /// A shared buffer's `layout = ".."` that is unknown or that its
+        /// shape does not admit.
+        SHARED_LAYOUT = 131, "shared layout the buffer cannot have";
     }
     Operands {
         MALFORMED_OPCODE = 201, "malformed opcode text";
@@ -335,6 +338,12 @@ catalogue! {
         /// A tensor-map operand that is not a slice of a tensor parameter
         /// with a box the hardware takes (rank, extents, 16-byte rows).
         TENSOR_BOX = 247, "tensor-map box that the hardware cannot copy";
+        /// A `wgmma` shared operand that no matrix descriptor describes (its
+        /// buffer's layout, its shape, its start), or a transpose operand
+        /// that contradicts it.
+        MATRIX_OPERAND = 248, "shared view that is not a wgmma matrix operand";
+        /// A bulk or tensor copy into or out of a laid-out shared buffer.
+        LAYOUT_COPY = 249, "bulk or tensor copy of a laid-out shared buffer";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
@@ -413,6 +422,14 @@ catalogue! {
         /// way in the kernel (the async proxy's writes are not ordered with
         /// the generic proxy's accesses).
         ASYNC_STORE_MIXED = 425, "tensor written by async stores also accessed another way";
+        /// A `wgmma.mma_async` whose registers other instructions accessed
+        /// with no `wgmma.fence` since.
+        WGMMA_FENCE = 426, "wgmma without a wgmma.fence after register accesses";
+        /// An access to the registers of a `wgmma.mma_async` before a
+        /// `wgmma.wait_group` retires it.
+        WGMMA_IN_FLIGHT = 427, "registers of an in-flight wgmma accessed";
+        /// A `wgmma.mma_async` still in flight where the kernel ends.
+        WGMMA_NEVER_WAITED = 428, "wgmma never waited for";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";
@@ -433,6 +450,9 @@ catalogue! {
         /// A collective under an `if`, runtime loop or `pred` that can
         /// differ between the threads of its scope.
         DIVERGENT_COLLECTIVE = 516, "collective under divergent control flow";
+        /// A `wgmma` operand (a shared matrix's start, `scale-d`) that may
+        /// differ between the threads of a warpgroup.
+        WARPGROUP_OPERAND = 517, "wgmma operand that differs within the warpgroup";
     }
     Launch {
         LAUNCH_EXTENT_ZERO = 601, "grid or block extent below 1";

@@ -100,6 +100,16 @@ impl Diagnostics {
         self.list
     }
 
+    /// Drops the diagnostics of `code` from the `from`-th on (follow-ups
+    /// of a mistake reported instead).
+    pub fn drop_from(&mut self, from: usize, code: Code) {
+        let mut index = 0;
+        self.list.retain(|d| {
+            index += 1;
+            index <= from || d.code != code
+        });
+    }
+
     /// Adds `note` to every diagnostic from the `from`-th on.
     pub fn note_from(&mut self, from: usize, note: &str) {
         for diagnostic in self.list.iter_mut().skip(from) {

@@ -82,6 +82,7 @@ use super::races::{Digit, Separation, Threads, byte_span};
 use crate::scope::Uniformity;
 
 mod mbarriers;
+mod wgmma;
 
 use mbarriers::{Attachment, Ring, join_rings};
 
@@ -159,6 +160,10 @@ enum Role {
     /// A bulk or tensor copy into shared memory: only its mbarrier's
     /// phase, never a `cp.async` wait.
     Bulk,
+    /// The shared bytes a `wgmma.mma_async` reads through its descriptors:
+    /// a `wgmma.wait_group` that retires its wgmma group. Only writes meet
+    /// it.
+    WgmmaSource,
     /// The shared bytes a bulk or tensor store to global memory reads: a
     /// `cp.async.bulk.wait_group` (`.read` or not) that retires its bulk
     /// group. Only writes meet it: reads of the source are no hazard.
@@ -177,6 +182,11 @@ impl Role {
     /// count this copy (rather than the `cp.async` ones or an mbarrier).
     fn in_bulk_group(self) -> bool {
         matches!(self, Role::StoreSource | Role::StoreTarget)
+    }
+
+    /// Whether only writes meet it (an asynchronous read of the bytes).
+    fn reads_only(self) -> bool {
+        matches!(self, Role::StoreSource | Role::WgmmaSource)
     }
 }
 
@@ -233,6 +243,8 @@ struct State {
     /// those accesses (a refill landing before an earlier read of the
     /// stage; seen on the H200).
     generic: Vec<GenericAccess>,
+    /// The registers of the `wgmma`s in flight, and the fence rule.
+    wgmma: wgmma::Registers,
 }
 
 /// A shared buffer's generic-proxy accesses, as a later bulk copy into it
@@ -299,6 +311,7 @@ fn join_arms(mut a: State, b: State, divergent: bool) -> State {
     }
     join_rings(&mut a.rings, b.rings);
     join_generic(&mut a.generic, b.generic);
+    a.wgmma.join(b.wgmma);
     a
 }
 
@@ -319,6 +332,7 @@ fn join_status(a: Status, b: Status) -> Status {
 /// Whether `a` holds everything `b` does (the loop head has converged).
 fn subsumes(a: &State, b: &State) -> bool {
     a.rings == b.rings
+        && a.wgmma.subsumes(&b.wgmma)
         && b.generic.iter().all(|g| {
             a.generic.iter().any(|f| {
                 f.buffer == g.buffer
@@ -356,9 +370,15 @@ pub(crate) struct Context<'a, 't> {
 
 /// The async-ownership obligation over the checked body (module doc).
 pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic> {
-    if !has_copies(body) && !any_effect(body, &|e| e == Effect::Mbarrier) {
+    if !has_copies(body)
+        && !any_effect(body, &|e| {
+            matches!(e, Effect::Mbarrier | Effect::WarpgroupMma)
+        })
+    {
         return Vec::new();
     }
+    let mut wgmma_tiles = Vec::new();
+    wgmma::wgmma_tiles(body, &mut wgmma_tiles);
     let mut walk = Walk {
         context,
         atoms: context.threads.atoms.clone(),
@@ -373,17 +393,25 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         reported_copies: Vec::new(),
         saw_failed: false,
         proofs: ProofMemo::default(),
+        wgmma_tiles,
     };
     let start = State {
         rings: walk.rings(),
+        wgmma: wgmma::Registers::at_entry(),
         ..State::default()
     };
     let end = walk.block(body, start);
+    if let Some(diag) = end.wgmma.never_waited() {
+        walk.report(diag);
+    }
     // One missing wait, one error: at the first copy still pending.
     let mut pending: Vec<&Copy> = end
         .copies
         .iter()
-        .filter(|c| matches!(c.status, Status::Pending { .. }) && c.role != Role::StoreTarget)
+        .filter(|c| {
+            matches!(c.status, Status::Pending { .. })
+                && !matches!(c.role, Role::StoreTarget | Role::WgmmaSource)
+        })
         .collect();
     pending.sort_by_key(|c| c.number);
     pending.dedup_by_key(|c| c.number);
@@ -405,7 +433,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         )
         .with_help(match first.role {
             Role::Bulk => "wait for the mbarrier phase its bytes complete before the kernel ends: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)`",
-            Role::StoreSource | Role::StoreTarget => "commit its bulk group and wait until its source was read before the kernel ends: `apply(ptx[\"cp.async.bulk.commit_group\"])`, then `apply(ptx[\"cp.async.bulk.wait_group.read\"], 0)`",
+            Role::StoreSource | Role::StoreTarget | Role::WgmmaSource => "commit its bulk group and wait until its source was read before the kernel ends: `apply(ptx[\"cp.async.bulk.commit_group\"])`, then `apply(ptx[\"cp.async.bulk.wait_group.read\"], 0)`",
             Role::CpAsync => "retire it before the kernel ends: `apply(ptx[\"cp.async.wait_all\"])`",
         });
         let others: Vec<String> = pending[1..].iter().map(|c| c.number.to_string()).collect();
@@ -423,7 +451,10 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
 /// Whether the body issues, commits or waits for an asynchronous copy.
 fn issues_or_waits(body: &[Node]) -> bool {
     any_effect(body, &|e| {
-        matches!(e, Effect::AsyncCopy | Effect::AsyncGroup | Effect::Mbarrier)
+        matches!(
+            e,
+            Effect::AsyncCopy | Effect::AsyncGroup | Effect::Mbarrier | Effect::WarpgroupMma
+        )
     })
 }
 
@@ -475,6 +506,8 @@ struct Walk<'c, 't> {
     saw_failed: bool,
     /// The prover's answers ([`Walk::prove_le0`]).
     proofs: ProofMemo,
+    /// The tiles the kernel's `wgmma`s use ([`wgmma::wgmma_tiles`]).
+    wgmma_tiles: Vec<usize>,
 }
 
 impl Walk<'_, '_> {
@@ -752,6 +785,7 @@ impl Walk<'_, '_> {
         let first = looped.first_atom;
         let mut out = State {
             generic: end.generic,
+            wgmma: end.wgmma,
             ..State::default()
         };
         for mut ring in end.rings {
@@ -999,6 +1033,18 @@ impl Walk<'_, '_> {
 
     fn apply(&mut self, apply: &Apply, mut state: State) -> State {
         let effect = apply.form.effect();
+        if !self.wgmma_tiles.is_empty() || effect == Effect::WarpgroupMma {
+            let mut found = Vec::new();
+            let mut step = wgmma::Step {
+                tiles: &self.wgmma_tiles,
+                report: &mut |diag| found.push(diag),
+            };
+            step.apply(apply, &mut state.wgmma);
+            for diag in found {
+                self.report(diag);
+            }
+        }
+        let mut matrix_reported = false;
         for operand in &apply.operands {
             let Value::Memory {
                 buffer, view, name, ..
@@ -1009,6 +1055,26 @@ impl Walk<'_, '_> {
             let write = operand.slot.access == Access::Write;
             let footprint = footprint(view);
             match buffer.space {
+                // A `wgmma`'s matrix: read through the async proxy from
+                // its issue to its wait (a copy of the walk, issued below).
+                MemorySpace::Shared if operand.slot.descriptor => {
+                    let access = SharedOperand {
+                        span: operand.span,
+                        name,
+                        buffer: buffer.index,
+                        view,
+                        footprint: &footprint,
+                        write: false,
+                    };
+                    self.shared_access(apply, &access, &state.copies);
+                    // One missing barrier or fence, one error: at the
+                    // first matrix it leaves unordered.
+                    let errors = self.diags.len();
+                    if !matrix_reported && self.copy_after_touches(apply, &access, &state.touches) {
+                        self.async_after_generic(apply, &access, &state.generic);
+                    }
+                    matrix_reported |= self.diags.len() > errors;
+                }
                 MemorySpace::Shared => {
                     let access = SharedOperand {
                         span: operand.span,
@@ -1070,6 +1136,10 @@ impl Walk<'_, '_> {
             }
         }
         match effect {
+            Effect::WarpgroupMma => {
+                let copies = self.issue_matrix_reads(apply);
+                state.copies.extend(copies);
+            }
             Effect::AsyncCopy => {
                 let copies = self.issue(apply);
                 let bulk = copies.iter().any(|c| c.role == Role::Bulk);
@@ -1336,6 +1406,40 @@ impl Walk<'_, '_> {
         vec![into_shared]
     }
 
+    /// The shared matrices a `wgmma.mma_async` reads, each owned against
+    /// writes until a `wgmma.wait_group` retires its group.
+    fn issue_matrix_reads(&mut self, apply: &Apply) -> Vec<Copy> {
+        let mut copies = Vec::new();
+        for operand in &apply.operands {
+            let Value::Memory { buffer, view, .. } = &operand.value else {
+                continue;
+            };
+            if !operand.slot.descriptor {
+                continue;
+            }
+            let (separations, pinned) = self.separated(apply, view);
+            copies.push(Copy {
+                number: apply.number,
+                opcode: Rc::from(apply.opcode.as_str()),
+                span: operand.span,
+                buffer: buffer.index,
+                footprint: footprint(view),
+                source: None,
+                separations,
+                pinned,
+                status: Status::Pending { lo: 0, hi: 0 },
+                loops: self.loops.clone(),
+                shifts: 0,
+                attachment: None,
+                role: Role::WgmmaSource,
+                issuers: Rc::new(self.on_thread_facts(apply)),
+                issuer_moved: false,
+                exists_if: Vec::new(),
+            });
+        }
+        copies
+    }
+
     /// `commit_group`, `wait_group n`, `wait_all`, of `cp.async` or of
     /// bulk groups (`cp.async.bulk.*`, whose `wait_group.read` retires a
     /// store's source but not its target). A retired store target is
@@ -1344,10 +1448,12 @@ impl Walk<'_, '_> {
         let unconditional = apply.user_guard == Cond::Const(true);
         let mnemonic = apply.form.form.mnemonic;
         let bulk_group = mnemonic.starts_with("cp.async.bulk.");
+        let wgmma_group = mnemonic.starts_with("wgmma.");
         let read_only = apply.form.get(crate::ptx::Slot::Read).is_some();
         let waiters = self.on_thread_facts(apply);
         for copy in copies.iter_mut() {
             if copy.role.in_bulk_group() != bulk_group
+                || (copy.role == Role::WgmmaSource) != wgmma_group
                 || copy.role == Role::Bulk
                 || (read_only && copy.role == Role::StoreTarget)
             {
@@ -1366,7 +1472,17 @@ impl Walk<'_, '_> {
                     hi: (hi + 1).min(COMMIT_CAP),
                 },
                 "cp.async.wait_all" if unconditional => Status::Retired,
-                "cp.async.wait_group" | "cp.async.bulk.wait_group" if unconditional => {
+                "wgmma.commit_group" => Status::Pending {
+                    lo: if unconditional {
+                        (lo + 1).min(COMMIT_CAP)
+                    } else {
+                        lo
+                    },
+                    hi: (hi + 1).min(COMMIT_CAP),
+                },
+                "cp.async.wait_group" | "cp.async.bulk.wait_group" | "wgmma.wait_group"
+                    if unconditional =>
+                {
                     let n = wait_count(apply);
                     if lo > n { Status::Retired } else { copy.status }
                 }
@@ -1386,7 +1502,7 @@ impl Walk<'_, '_> {
             c.buffer == buffer
                 && match c.role {
                     Role::CpAsync | Role::Bulk => true,
-                    Role::StoreSource => write,
+                    Role::StoreSource | Role::WgmmaSource => write,
                     Role::StoreTarget => false,
                 }
         };
@@ -1410,7 +1526,16 @@ impl Walk<'_, '_> {
                     if self.quiet == 0 {
                         self.reported_copies.push(copy.number);
                     }
-                    let help = if copy.role == Role::StoreSource {
+                    let help = if copy.role == Role::WgmmaSource {
+                        if lo == 0 {
+                            "commit its wgmma group (`wgmma.commit_group.sync.aligned`) and wait for it (`wgmma.wait_group.sync.aligned`) before this statement".to_string()
+                        } else {
+                            format!(
+                                "wait for its wgmma group before this statement: `apply(ptx[\"wgmma.wait_group.sync.aligned\"], {}, scope = \"warpgroup\")` retires it",
+                                lo - 1
+                            )
+                        }
+                    } else if copy.role == Role::StoreSource {
                         if lo == 0 {
                             "commit its bulk group (`cp.async.bulk.commit_group`) and wait until its source was read (`cp.async.bulk.wait_group.read`) before this statement".to_string()
                         } else {
@@ -1448,7 +1573,7 @@ impl Walk<'_, '_> {
                                 "`{name}` is {verb} here while the `{}` of statement {} may still be {} these bytes",
                                 copy.opcode,
                                 copy.number,
-                                if copy.role == Role::StoreSource {
+                                if copy.role.reads_only() {
                                     "reading"
                                 } else {
                                     "writing"
@@ -1471,7 +1596,7 @@ impl Walk<'_, '_> {
                                 "`{name}` is {verb} here by threads other than the one whose `{}` (statement {}) {} these bytes of `{shared}`, with no CTA barrier since its wait",
                                 copy.opcode,
                                 copy.number,
-                                if copy.role == Role::StoreSource {
+                                if copy.role.reads_only() {
                                     "read"
                                 } else {
                                     "wrote"
@@ -1748,6 +1873,7 @@ fn forget_state(state: State, first: AtomId) -> State {
             touches,
             rings: state.rings,
             generic: state.generic,
+            wgmma: state.wgmma,
         },
     )
 }

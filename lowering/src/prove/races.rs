@@ -1462,7 +1462,10 @@ impl RaceWalk<'_, '_> {
             // An asynchronous copy's shared destination or source is the
             // async ownership obligation's (`async_copies`): its bytes are
             // written or read between issue and wait, not in one epoch.
-            if buffer.space == MemorySpace::Shared && apply.form.effect() == Effect::AsyncCopy {
+            // So are a `wgmma`'s matrices, read from its issue to its wait.
+            if buffer.space == MemorySpace::Shared
+                && (apply.form.effect() == Effect::AsyncCopy || operand.slot.descriptor)
+            {
                 continue;
             }
             let atomic = atomic_of(&apply.form);

@@ -239,12 +239,16 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
         Effect::AsyncCopy => "asynchronous copy",
         Effect::AsyncGroup => "commits or waits for asynchronous operations",
         Effect::Mbarrier => "mbarrier operation",
+        Effect::WarpgroupMma => "asynchronous warpgroup matrix multiply-accumulate",
     };
     let _ = writeln!(out, "- effect: {effect}");
     let usable = match form.usable {
         Usability::Yes => "yes".to_string(),
         Usability::NeedsScope => "yes, with `scope = \"warp\"` (a warp collective)".to_string(),
         Usability::CtaBarrier => "yes, with `scope = \"cta\"` (a CTA barrier)".to_string(),
+        Usability::Warpgroup => {
+            "yes, with `scope = \"warpgroup\"` (a warpgroup collective)".to_string()
+        }
         Usability::NotYet(what) => format!("no: needs {what}"),
     };
     let _ = writeln!(out, "- usable: {usable}");

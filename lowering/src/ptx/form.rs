@@ -51,6 +51,10 @@ pub enum Usability {
     /// A barrier of the whole CTA: usable in an `apply` with
     /// `scope = "cta"` (every thread reaches it; convergence is checked).
     CtaBarrier,
+    /// A warpgroup collective (`wgmma`): usable in an `apply` with
+    /// `scope = "warpgroup"` (the 128 threads of a warpgroup issue it
+    /// together; convergence is checked).
+    Warpgroup,
     /// The language lacks what the form needs, named here ("shared memory
     /// tiles", "barriers"): it completes "`<form>` needs ...".
     NotYet(&'static str),
@@ -92,6 +96,12 @@ pub enum Effect {
     /// Commits or waits for a group of asynchronous operations
     /// (`cp.async.wait_group`, `wgmma.commit_group`).
     AsyncGroup,
+    /// `wgmma.mma_async`: a warpgroup's asynchronous matrix
+    /// multiply-accumulate. It reads its shared-memory operands (through
+    /// matrix descriptors) and its register operands, and writes its
+    /// accumulator registers, at some time between its issue and the
+    /// `wgmma.wait_group` that retires its group.
+    WarpgroupMma,
     /// An operation on an mbarrier object in shared memory.
     Mbarrier,
 }
@@ -254,6 +264,10 @@ pub struct OperandSlot {
     /// copy's, 128 for a tensor copy's shared side); 0: its element size
     /// (a tensor map's box, whose start the coordinates name).
     pub whole_alignment: usize,
+    /// A shared-memory matrix descriptor (`wgmma`'s `a-desc`, `b-desc`):
+    /// in PTX a `.b64` register, in a kernel a view of a shared buffer
+    /// whose layout the compiler encodes (`crate::ptx::matrix`).
+    pub descriptor: bool,
 }
 
 /// A rule violation: what is wrong and, where one token is to blame, which.
@@ -380,6 +394,7 @@ impl Modifiers {
                     whole: slot.whole,
                     mbarrier: slot.mbarrier,
                     whole_alignment: slot.whole_alignment,
+                    descriptor: slot.descriptor,
                 }
             })
             .collect()
@@ -566,6 +581,7 @@ pub struct ResolvedOperand {
     pub whole: bool,
     pub mbarrier: bool,
     pub whole_alignment: usize,
+    pub descriptor: bool,
 }
 
 impl ResolvedOperand {

@@ -313,9 +313,70 @@ pub const MMA_SHAPES: &[(&str, u32)] = &[
     ("m8n8k4", 64),
 ];
 
+/// `wgmma`'s register fragments (PTX ISA 9.7.15.5.1, "Register
+/// fragments"): over a warpgroup of 128 threads, warp `w = thread / 32`
+/// holds rows `16 w .. 16 w + 16` of the 64-row A and D in the layouts of
+/// the m16n8 `mma` shapes, D's columns in blocks of 8.
+///
+/// D (64 x N) element `i` of a thread (numbered as its `N / 2` f32 or s32
+/// registers; an f16 D packs elements `2 r`, `2 r + 1` into register `r`):
+/// column block `i / 4`, element `i % 4` of the m16n8 C layout.
+pub fn wgmma_accumulator(thread: u32, element: u32) -> (u32, u32) {
+    let (row, col) = C_M16N8.coordinates(thread % 32, element % 4);
+    (16 * (thread / 32) + row, 8 * (element / 4) + col)
+}
+
+/// A (64 x K) from registers: element `i` of a thread in the A layout of
+/// the m16n8 shape with the same K and element width (`bits`: 16 for
+/// f16/bf16 at K 16, 32 for tf32 at K 8, 8 for 8-bit types at K 32).
+pub fn wgmma_a(bits: u32, thread: u32, element: u32) -> Option<(u32, u32)> {
+    let shape = match bits {
+        16 => "m16n8k16",
+        32 => "m16n8k8",
+        8 => "m16n8k32",
+        _ => return None,
+    };
+    let (row, col) = mma(shape, bits)?.a.coordinates(thread % 32, element);
+    Some((16 * (thread / 32) + row, col))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The wgmma fragments cover D and A once over a warpgroup.
+    #[test]
+    fn wgmma_fragments_cover_their_matrices_once() {
+        let n = 24;
+        let mut seen = vec![false; 64 * n as usize];
+        for thread in 0..128 {
+            for i in 0..n / 2 {
+                let (row, col) = wgmma_accumulator(thread, i);
+                assert!(row < 64 && col < n);
+                assert!(!std::mem::replace(
+                    &mut seen[(row * n + col) as usize],
+                    true
+                ));
+            }
+        }
+        assert!(seen.iter().all(|s| *s));
+        for (bits, k) in [(16u32, 16u32), (32, 8), (8, 32)] {
+            let mut seen = vec![false; (64 * k) as usize];
+            for thread in 0..128 {
+                for i in 0..128 / bits {
+                    let (row, col) = wgmma_a(bits, thread, i).unwrap();
+                    assert!(!std::mem::replace(
+                        &mut seen[(row * k + col) as usize],
+                        true
+                    ));
+                }
+            }
+            assert!(seen.iter().all(|s| *s), "{bits}");
+        }
+        // The ISA's D: thread 37 (warp 1, lane 5) element 6 is row 16 + 1
+        // + 8, column 8 + 2 * 1.
+        assert_eq!(wgmma_accumulator(37, 6), (25, 10));
+    }
 
     /// Every layout is a bijection between (lane, element) and the matrix.
     #[test]

@@ -18,7 +18,8 @@ use crate::dtype::DType;
 use crate::program::{Cond, Lane};
 use crate::prove::{alignment, bounds, order};
 use crate::ptx::Modifiers;
-use crate::ptx::form::{Access, ResolvedOperand};
+use crate::ptx::form::{Access, Effect, ResolvedOperand};
+use crate::scope::Uniformity;
 
 use super::{Checker, MAX_INSTRUCTIONS, Value};
 
@@ -40,7 +41,7 @@ impl Checker<'_> {
         let repeat: Vec<usize> = slots
             .iter()
             .zip(&values)
-            .filter(|(slot, _)| !slot.whole)
+            .filter(|(slot, _)| !slot.whole && !slot.descriptor)
             .find_map(|(_, v)| v.layout().map(|l| l.shape[..l.shape.len() - 1].to_vec()))
             .unwrap_or_default();
         let count = repeat.iter().fold(1usize, |acc, d| acc.saturating_mul(*d));
@@ -76,10 +77,15 @@ impl Checker<'_> {
                         written.next()?
                     }
                 };
+                let matrix = slot
+                    .descriptor
+                    .then(|| self.matrix_operand(form, slot, &value).ok())
+                    .flatten();
                 Some(checked::Operand {
                     span,
                     slot: *slot,
                     value,
+                    matrix,
                 })
             })
             .collect();
@@ -105,6 +111,33 @@ impl Checker<'_> {
         // arithmetic.
         let guarded = bounds::guard(&checked, &self.atoms, &self.proofs);
         let mut failed = false;
+        if checked.form.effect() == Effect::WarpgroupMma && !self.warpgroup_operands(&checked) {
+            failed = true;
+        }
+        // A warpgroup's matrix multiply cannot be guarded: its operands are
+        // proven in their buffers, or it is an error.
+        if checked.form.effect() == Effect::WarpgroupMma
+            && let Some((le0, span)) = guarded.bounds.first()
+        {
+            self.diags.push(
+                crate::diag::Diagnostic::new(
+                    Code::MATRIX_OPERAND,
+                    *span,
+                    format!(
+                        "this `{}` is not provably inside its buffers, and a warpgroup's matrix multiply cannot be guarded",
+                        checked.opcode
+                    ),
+                )
+                .with_note(format!(
+                    "the checker cannot prove `{} <= 0` here",
+                    super::limits::poly_text(le0, &self.atoms)
+                ))
+                .with_help("slice the operands with indices whose range the enclosing loops and `if`s bound"),
+            );
+            self.note_register_accesses(&checked);
+            self.body.push(checked::Node::Apply(checked));
+            return;
+        }
         // A bulk copy that signals an mbarrier cannot be guarded: skipped,
         // its bytes would never reach the mbarrier that expects them (a
         // store completing in a bulk group may be).
@@ -185,6 +218,40 @@ impl Checker<'_> {
         self.body.push(checked::Node::Apply(checked));
     }
 
+    /// `wgmma`'s shared matrices and `scale-d` are the same for every
+    /// thread of the warpgroup (its descriptors are one instruction's);
+    /// whether they are (else reported).
+    fn warpgroup_operands(&mut self, apply: &checked::Apply) -> bool {
+        let uniformities = self.uniformities();
+        let mut diverging = None;
+        for operand in &apply.operands {
+            let value = match &operand.value {
+                Value::Memory { view, .. } if operand.slot.descriptor => &view.offset,
+                Value::Index { value, .. } => value,
+                _ => continue,
+            };
+            if uniformities.of_poly(value) < Uniformity::Warpgroup {
+                diverging = Some((operand.span, operand.slot.name));
+                break;
+            }
+        }
+        let Some((span, slot)) = diverging else {
+            return true;
+        };
+        self.diags.push(
+            crate::diag::Diagnostic::new(
+                Code::WARPGROUP_OPERAND,
+                span,
+                format!(
+                    "operand `{slot}` of `{}` may differ between the threads of a warpgroup, but the warpgroup issues one matrix multiply with one value of it",
+                    apply.opcode
+                ),
+            )
+            .with_help("compute it from values every thread of the warpgroup shares: loop variables, `cta_id`, `warp_id() / 4`"),
+        );
+        false
+    }
+
     /// Which tiles are ever read and written, and the new versions of the
     /// predicate registers the apply writes.
     fn note_register_accesses(&mut self, apply: &checked::Apply) {
@@ -239,7 +306,30 @@ fn register_accesses(apply: &checked::Apply) -> Vec<Coordinate> {
         }
         coordinates.push(coordinate);
     }
+    // `wgmma` reads its accumulator unless `scale-d` is a literal 0.
+    if apply.form.effect() == Effect::WarpgroupMma && accumulates(apply) {
+        for coordinate in &mut coordinates {
+            let reads: Vec<(usize, Lane)> = coordinate
+                .writes
+                .iter()
+                .filter(|(i, _)| *i == 0)
+                .copied()
+                .collect();
+            coordinate.reads.extend(reads);
+        }
+    }
     coordinates
+}
+
+/// Whether a `wgmma` adds into D: its `scale-d` is not a literal 0.
+pub(crate) fn accumulates(apply: &checked::Apply) -> bool {
+    !apply.operands.iter().any(|o| {
+        o.slot.name == "scale-d"
+            && matches!(
+                o.value,
+                Value::Literal(ast::LiteralValue::Int(0) | ast::LiteralValue::Bool(false))
+            )
+    })
 }
 
 fn lcm_u64(a: u64, b: u64) -> u64 {

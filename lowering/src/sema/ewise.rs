@@ -471,6 +471,7 @@ impl Checker<'_> {
                     .map(|d| ast::Dim::constant(*d as u64, span))
                     .collect(),
                 scope: (scope != Scope::Thread).then(|| (scope.name().to_string(), span)),
+                layout: None,
                 space: ast::AllocSpace::Registers,
                 span,
             };

@@ -44,6 +44,7 @@ mod calls;
 mod ewise;
 mod form_choice;
 pub mod limits;
+mod matrices;
 mod operands;
 mod scalar;
 mod scalar_ops;
@@ -1008,6 +1009,19 @@ impl<'k> Checker<'k> {
         }
     }
 
+    /// Whether an operand names a tensor parameter or a shared buffer (or
+    /// a view of one), not a tile.
+    fn names_memory(&self, operand: &ast::Operand) -> bool {
+        let ast::Operand::Place(place) = operand else {
+            return false;
+        };
+        match self.lookup(&place.base) {
+            Some(Binding::Shared(_) | Binding::Param(_)) => true,
+            Some(Binding::View(view)) => matches!(view.base, ViewBase::Memory(_)),
+            _ => false,
+        }
+    }
+
     /// Whether `opcode` names a waiting barrier of the CTA (`bar.sync`,
     /// `barrier.red`, ..).
     fn names_cta_barrier(&mut self, opcode: &str) -> bool {
@@ -1033,10 +1047,21 @@ impl<'k> Checker<'k> {
         // Resolve operands first so name and view errors are reported even
         // when the opcode is wrong. (With an unknown scope, as per thread.)
         let operand_scope = scope.unwrap_or(Scope::Thread);
+        let before_operands = self.diags.len();
+        // `wgmma`'s shared operands are whole matrices the warpgroup reads
+        // together (through descriptors), not one part per thread.
+        let matrices = apply.opcode.starts_with("wgmma.mma_async");
         let values: Vec<Option<Value>> = apply
             .operands
             .iter()
-            .map(|op| self.operand_value(op, operand_scope))
+            .map(|op| {
+                let scope = if matrices && self.names_memory(op) {
+                    Scope::Thread
+                } else {
+                    operand_scope
+                };
+                self.operand_value(op, scope)
+            })
             .collect();
         let guard = match &apply.pred {
             None => Some(Cond::Const(true)),
@@ -1074,6 +1099,7 @@ impl<'k> Checker<'k> {
                 Usability::Yes => true,
                 Usability::NeedsScope => scope == Scope::Warp,
                 Usability::CtaBarrier => scope == Scope::Cta,
+                Usability::Warpgroup => scope == Scope::Warpgroup,
                 Usability::NotYet(_) => false,
             });
         if usable.is_empty()
@@ -1086,6 +1112,10 @@ impl<'k> Checker<'k> {
                 Usability::CtaBarrier => Some((
                     "a CTA barrier: every thread of the CTA executes it together",
                     "cta",
+                )),
+                Usability::Warpgroup => Some((
+                    "a warpgroup collective: the 128 threads of a warpgroup execute it together",
+                    "warpgroup",
                 )),
                 _ => None,
             }
@@ -1109,6 +1139,11 @@ impl<'k> Checker<'k> {
             if own == "warp" {
                 diag = diag.with_note("in a warp-scope `apply` every tile operand is a warp tile, `alloc_local::<T>([32, ..], scope = \"warp\")`; lane `l` issues the instruction on its part `[l, ..]`");
             }
+            // Group tiles of the collective's own scope were the right
+            // operands: the missing scope is the one mistake.
+            if apply.scope.is_none() {
+                self.diags.drop_from(before_operands, Code::SCOPE_MISMATCH);
+            }
             self.diags
                 .push(diag.with_help(format!("add `scope = \"{own}\"` to the `apply`")));
             self.mark_destinations_written_best_effort(values.iter().flatten());
@@ -1119,7 +1154,10 @@ impl<'k> Checker<'k> {
         {
             let needs = match usability {
                 Usability::NotYet(what) => what.to_string(),
-                Usability::Yes | Usability::NeedsScope | Usability::CtaBarrier => String::new(),
+                Usability::Yes
+                | Usability::NeedsScope
+                | Usability::CtaBarrier
+                | Usability::Warpgroup => String::new(),
             };
             self.diags.push(
                 Diagnostic::new(
@@ -1159,9 +1197,13 @@ impl<'k> Checker<'k> {
         };
         // A collective's member mask comes from the scope: the whole warp
         // (whose lanes all run it: see `crate::prove::convergence`).
-        let collective = usabilities
-            .iter()
-            .any(|u| matches!(u, Usability::NeedsScope | Usability::CtaBarrier));
+        let collective = usabilities.iter().any(|u| {
+            matches!(
+                u,
+                Usability::NeedsScope | Usability::CtaBarrier | Usability::Warpgroup
+            )
+        });
+        let warpgroup = usabilities.contains(&Usability::Warpgroup);
         let barrier = usabilities.contains(&Usability::CtaBarrier);
         let with_mask;
         let (apply, values) = if collective {
@@ -1201,6 +1243,8 @@ impl<'k> Checker<'k> {
                 guard_span: apply.pred.as_ref().map_or(apply.span, ast::Expr::span),
                 what: if barrier {
                     "a CTA barrier"
+                } else if warpgroup {
+                    "a warpgroup collective"
                 } else {
                     "a warp collective"
                 },

@@ -122,6 +122,40 @@ impl Checker<'_> {
                     continue;
                 }
             }
+            // `wgmma`: shared matrices through descriptors, and the
+            // immediates the layout decides.
+            if slot.descriptor {
+                errors.extend(self.descriptor_errors(form, slot, value, span));
+                continue;
+            }
+            if let Some(message) = super::matrices::transpose_error(slot, value) {
+                errors.push(Diagnostic::new(Code::MATRIX_OPERAND, span, message));
+                continue;
+            }
+            if slot.name == "scale-d" && super::matrices::scale_d_value(value) {
+                continue;
+            }
+            // A bulk or tensor copy moves runs longer than one 16-byte
+            // chunk, which a laid-out buffer does not keep in order.
+            if slot.whole
+                && let Value::Memory { buffer, name, .. } = value
+                && buffer.space == MemorySpace::Shared
+                && let Some(layout) = self
+                    .shared
+                    .get(buffer.index)
+                    .map(|s| s.buffer.layout)
+                    .filter(|l| *l != crate::shared_layout::SharedLayout::Linear)
+            {
+                errors.push(Diagnostic::new(
+                    Code::LAYOUT_COPY,
+                    span,
+                    format!(
+                        "`{opcode}` copies `{name}` as runs of bytes in row-major order, but its buffer has layout `\"{}\"`, which places every 16 bytes elsewhere",
+                        layout.name()
+                    ),
+                ).with_help("copy into a laid-out buffer with `cp.async` (16 bytes at a time) or `st.shared`; tensor copies with a swizzled tensor map are not supported yet"));
+                continue;
+            }
             match (slot.kind, value) {
                 // The compiler's own destinations, never the user's.
                 (_, Value::SourceBytes { .. }) => {}

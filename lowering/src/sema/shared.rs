@@ -25,7 +25,8 @@
 use crate::ast;
 use crate::diag::{Code, Diagnostic};
 use crate::memory::MemorySpace;
-use crate::program::{SharedBuffer, static_shared_bytes};
+use crate::program::{DimSpec, SharedBuffer, static_shared_bytes};
+use crate::shared_layout::{LAYOUT_NAMES, SharedLayout};
 
 use super::{Binding, Checker};
 
@@ -47,6 +48,10 @@ impl Checker<'_> {
             dtype: alloc.dtype,
             shape,
             mbarrier: alloc.space == ast::AllocSpace::Mbarriers,
+            layout: SharedLayout::Linear,
+        };
+        let Some(buffer) = self.shared_layout(alloc, buffer) else {
+            return;
         };
         if buffer.is_dynamic() {
             if let Some(first) = self.shared.iter().find(|s| s.buffer.is_dynamic()) {
@@ -87,6 +92,77 @@ impl Checker<'_> {
         self.shared.push(SharedState { buffer });
     }
 
+    /// `layout = ".."`: the buffer's [`SharedLayout`], which its shape must
+    /// admit (constant extents; the row rule of the layout).
+    fn shared_layout(
+        &mut self,
+        alloc: &ast::AllocLocal,
+        mut buffer: SharedBuffer,
+    ) -> Option<SharedBuffer> {
+        let Some((name, span)) = &alloc.layout else {
+            return Some(buffer);
+        };
+        let extents: Option<Vec<u64>> = buffer
+            .shape
+            .iter()
+            .map(|d| match d {
+                DimSpec::Const(e) => Some(*e),
+                DimSpec::Symbolic { .. } => None,
+            })
+            .collect();
+        let element = buffer.dtype.size_bytes() as u64;
+        let row_bytes = extents
+            .as_ref()
+            .and_then(|e| e.last())
+            .map_or(0, |last| last.saturating_mul(element));
+        let Some(layout) = SharedLayout::named(name, u32::try_from(row_bytes).unwrap_or(0)) else {
+            let known = LAYOUT_NAMES
+                .iter()
+                .map(|n| format!("\"{n}\""))
+                .collect::<Vec<_>>()
+                .join(", ");
+            self.diags.push(
+                Diagnostic::new(
+                    Code::SHARED_LAYOUT,
+                    *span,
+                    format!("unknown shared layout `\"{name}\"`"),
+                )
+                .with_help(format!("the layouts are {known}")),
+            );
+            return None;
+        };
+        let problem = match &extents {
+            None => Some(
+                "its extents are sized at launch; a laid-out buffer has constant extents"
+                    .to_string(),
+            ),
+            Some(_) if buffer.mbarrier => Some("it holds mbarrier objects".to_string()),
+            Some(extents) => {
+                let rows = extents[..extents.len().saturating_sub(1)]
+                    .iter()
+                    .fold(1u64, |a, e| a.saturating_mul(*e));
+                layout.admits(row_bytes, rows).err()
+            }
+        };
+        if let Some(problem) = problem {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::SHARED_LAYOUT,
+                    *span,
+                    format!(
+                        "shared buffer `{}` {} cannot have layout `\"{name}\"`: {problem}",
+                        alloc.name,
+                        self.shared_shape_text(&buffer)
+                    ),
+                )
+                .with_note(layout_rule(layout)),
+            );
+            return None;
+        }
+        buffer.layout = layout;
+        Some(buffer)
+    }
+
     /// `[256, N]`: a buffer's shape as the kernel spells it.
     pub(super) fn shared_shape_text(&self, buffer: &SharedBuffer) -> String {
         buffer.shape_text(|s| {
@@ -94,5 +170,16 @@ impl Checker<'_> {
                 .get(usize::from(s))
                 .map_or_else(|| "?".into(), |st| st.symbol.name.clone())
         })
+    }
+}
+
+/// What a layout asks of a buffer's shape, for notes.
+fn layout_rule(layout: SharedLayout) -> String {
+    match layout {
+        SharedLayout::Swizzle { span } => format!(
+            "a `swizzle_{span}` buffer is rows of exactly {span} bytes (its last axis), in groups of 8 rows: `alloc_shared::<bf16>([64, {}], layout = \"swizzle_{span}\")`",
+            span / 2
+        ),
+        _ => "a `core_matrices` buffer is rows of a multiple of 16 bytes (its last axis), in groups of 8 rows: `alloc_shared::<bf16>([64, 32], layout = \"core_matrices\")`".to_string(),
     }
 }

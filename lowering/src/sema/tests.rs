@@ -19,6 +19,7 @@ fn alloc(name: &str, span: SpanId) -> Stmt {
         dtype_span: SpanId(10),
         shape: vec![Dim::constant(4, SpanId(11)), Dim::constant(1, SpanId(11))],
         scope: None,
+        layout: None,
         space: AllocSpace::Registers,
         span,
     })

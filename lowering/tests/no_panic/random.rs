@@ -382,6 +382,7 @@ pub(crate) fn stmt() -> impl Strategy<Value = Stmt> {
                 dtype_span: SpanId(8),
                 shape,
                 scope: scope.map(|s| (s.to_string(), SpanId(19))),
+                layout: None,
                 space,
                 span: SpanId(9),
             })

@@ -1335,6 +1335,7 @@ pub(crate) fn near_kernel_of(
                         dtype_span: SpanId(75),
                         shape: vec![Dim::constant(4, SpanId(76)), Dim::constant(1, SpanId(76))],
                         scope: None,
+                        layout: None,
                         space: AllocSpace::Registers,
                         span: SpanId(77),
                     })];
@@ -1490,6 +1491,7 @@ pub(crate) fn scoped_preamble(
                 })
                 .collect(),
             scope: scope.map(|s| (s.to_string(), SpanId(175))),
+            layout: None,
             space,
             span: SpanId(176),
         })
@@ -1840,6 +1842,7 @@ pub(crate) fn shared_alloc(name: &str, dtype: DType, extent: Expr) -> Stmt {
             span: SpanId(174),
         }],
         scope: None,
+        layout: None,
         space: AllocSpace::Shared,
         span: SpanId(176),
     })

@@ -111,6 +111,7 @@ const fn group(name: &'static str, access: Access, ty: TypeRef, lanes: Lanes) ->
         whole: false,
         mbarrier: false,
         whole_alignment: 0,
+        descriptor: false,
     }
 }
 
@@ -132,6 +133,7 @@ const fn address(name: &'static str, access: Access) -> OperandSlot {
         whole: false,
         mbarrier: false,
         whole_alignment: 0,
+        descriptor: false,
     }
 }
 
@@ -153,6 +155,7 @@ const fn pred(name: &'static str, access: Access) -> OperandSlot {
         whole: false,
         mbarrier: false,
         whole_alignment: 0,
+        descriptor: false,
     }
 }
 
@@ -174,6 +177,7 @@ const fn imm(name: &'static str, ty: PtxType, min: i64, max: i64) -> OperandSlot
         whole: false,
         mbarrier: false,
         whole_alignment: 0,
+        descriptor: false,
     }
 }
 
@@ -285,6 +289,7 @@ const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> Ope
         whole: false,
         mbarrier: false,
         whole_alignment: 0,
+        descriptor: false,
     }
 }
 

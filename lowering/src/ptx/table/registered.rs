@@ -211,9 +211,7 @@ const WGMMA_K32_F32: &[(&str, u8)] = wgmma_n!(wgmma_lanes!(32 / 2:));
 const WGMMA_K32_F16: &[(&str, u8)] = wgmma_n!(wgmma_lanes!(32 / 4:));
 const WGMMA_INT_S32: &[(&str, u8)] = wgmma_int_n!(wgmma_lanes!(32 / 2:));
 
-const WGMMA: Usability = Usability::NotYet(
-    "warpgroup-collective matrix fragments, shared memory matrix descriptors and wgmma groups",
-);
+const WGMMA: Usability = Usability::Warpgroup;
 
 /// `wgmma.mma_async.sync.aligned.<shape>.<d>.<a>.<b>`.
 const fn wgmma_slots(
@@ -258,9 +256,16 @@ const fn wgmma_d(ty: PtxType, lanes: &'static [(&'static str, u8)]) -> OperandSl
     )
 }
 
-/// Shared memory matrix descriptors (ptxas 12.9 also takes a literal).
-const A_DESC: OperandSlot = reg("a-desc", R, B64);
-const B_DESC: OperandSlot = reg("b-desc", R, B64);
+/// Shared memory matrix descriptors (ptxas 12.9 also takes a literal): in
+/// a kernel, a view of a shared buffer the compiler encodes.
+const A_DESC: OperandSlot = descriptor("a-desc");
+const B_DESC: OperandSlot = descriptor("b-desc");
+
+const fn descriptor(name: &'static str) -> OperandSlot {
+    let mut slot = reg(name, R, B64);
+    slot.descriptor = true;
+    slot
+}
 /// A from registers: four `.b32` per thread for every input type.
 const WGMMA_A: OperandSlot = group("a", R, TypeRef::Fixed(PtxType::B32), Lanes::Fixed(4)).no_imm();
 /// Whether D is accumulated into (false: D = A x B).
@@ -301,6 +306,7 @@ const fn tensor(access: Access) -> OperandSlot {
         whole: false,
         mbarrier: false,
         whole_alignment: 0,
+        descriptor: false,
     }
 }
 
@@ -1646,7 +1652,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile of a warpgroup, k = 16 halves, A and B in shared memory (descriptors)",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f32.f16-bf16.reg-a",
@@ -1665,7 +1671,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 16 halves, A from registers",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f16.f16",
@@ -1685,7 +1691,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile (packed pairs), k = 16, A and B in shared memory",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f16.f16.reg-a",
@@ -1704,7 +1710,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile (packed pairs), k = 16, A from registers",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f32.tf32",
@@ -1722,7 +1728,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 8 tf32, A and B in shared memory",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f32.tf32.reg-a",
@@ -1740,7 +1746,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 8 tf32, A from registers",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f32.fp8",
@@ -1758,7 +1764,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 32 fp8 (e4m3 and e5m2 may mix), A and B in shared memory",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f32.fp8.reg-a",
@@ -1776,7 +1782,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f32 tile, k = 32 fp8, A from registers",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f16.fp8",
@@ -1794,7 +1800,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile, k = 32 fp8 (e4m3 and e5m2 may mix), A and B in shared memory",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.f16.fp8.reg-a",
@@ -1812,7 +1818,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_requires,
         "D = A x B (+ D) on a 64xN f16 tile, k = 32 fp8, A from registers",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.s32.int8",
@@ -1828,7 +1834,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_int_requires,
         "D = A x B (+ D) on a 64xN s32 tile, k = 32 8-bit integers, A and B in shared memory (.satfinite clamps)",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.s32.int8.reg-a",
@@ -1844,7 +1850,7 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::wgmma_int_requires,
         "D = A x B (+ D) on a 64xN s32 tile, k = 32 8-bit integers, A from registers",
         WGMMA,
-        Effect::Collective,
+        Effect::WarpgroupMma,
     ),
     form(
         "wgmma.fence",
