@@ -812,9 +812,51 @@ impl<'a> Threads<'a> {
         if let Some(found) = facts.candidates.borrow().get(&key) {
             return found.clone();
         }
-        let found = self.new_separation_candidates(start, span, &facts.prover);
+        // Under only the facts its proofs can use: the same candidates
+        // ([`CachedProver::relevant_facts`]), found once for the fact sets
+        // that differ only in other facts (an unrolled loop's iterations,
+        // each with its own guard on another axis).
+        let found = match facts.prover.relevant_facts(&self.query_atoms(start)) {
+            Some(relevant) => self.separation_candidates(start, span, &self.under(&relevant)),
+            None => self.new_separation_candidates(start, span, &facts.prover),
+        };
         facts.candidates.borrow_mut().insert(key, found.clone());
         found
+    }
+
+    /// The atoms of every prover query of [`Self::new_separation_candidates`]
+    /// for `start`, and those of the definitions of their computed atoms
+    /// (sorted): `start`'s, its loop variables' ranks and periods, the
+    /// grid sizes its CTA digits' tops name, and the arguments of computed
+    /// atoms among them.
+    fn query_atoms(&self, start: &Poly) -> Vec<AtomId> {
+        let mut atoms = start.atoms();
+        let mut i = 0;
+        while i < atoms.len() {
+            let atom = atoms[i];
+            let mut more = Vec::new();
+            if let Some(class) = self.loop_classes.get(&atom) {
+                more.extend(class.rank.atoms());
+                more.extend(class.period.atoms());
+            }
+            match &self.atoms.get(atom).kind {
+                AtomKind::Computed(_, args) => {
+                    for arg in args {
+                        more.extend(arg.atoms());
+                    }
+                }
+                AtomKind::CtaId(axis) => more.extend(self.atoms.find(&AtomKind::GridDim(*axis))),
+                _ => {}
+            }
+            for atom in more {
+                if !atoms.contains(&atom) {
+                    atoms.push(atom);
+                }
+            }
+            i += 1;
+        }
+        atoms.sort_unstable();
+        atoms
     }
 
     /// [`Self::separation_candidates`], computed.
