@@ -1401,12 +1401,7 @@ impl CachedProver<'_> {
         if facts.is_empty() {
             return None;
         }
-        let table = self.table.get_or_init(|| FactTable::new(self.atoms, facts));
         let count = facts.len();
-        // The exact sums exist only within the limits.
-        if table.neg.len() != count {
-            return None;
-        }
         let fact_atoms: Vec<Vec<AtomId>> = facts.iter().map(Poly::atoms).collect();
         let meets = |a: &[AtomId], b: &[AtomId]| a.iter().any(|x| b.binary_search(x).is_ok());
         let first: Vec<bool> = fact_atoms.iter().map(|f| meets(f, atoms)).collect();
@@ -1416,6 +1411,13 @@ impl CachedProver<'_> {
             })
             .collect();
         if kept.iter().all(|k| *k) {
+            return None;
+        }
+        // The facts' table, built only where some fact would go (the
+        // prover builds it at its first query that needs the facts): the
+        // exact sums exist only within its limits.
+        let table = self.table.get_or_init(|| FactTable::new(self.atoms, facts));
+        if table.neg.len() != count {
             return None;
         }
         for f in (0..count).filter(|f| !kept[*f]) {
