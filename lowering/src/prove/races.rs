@@ -116,7 +116,7 @@ pub(crate) struct LoopClass {
 
 /// One global memory access, for the whole-kernel race analysis.
 #[derive(Debug, Clone)]
-pub(crate) struct AccessRecord {
+pub(crate) struct AccessRecord<'t> {
     pub param: usize,
     pub span: SpanId,
     pub store: bool,
@@ -132,8 +132,8 @@ pub(crate) struct AccessRecord {
     /// scope: atomics of one size and scope may meet (the module doc).
     pub atomic: Option<Atomic>,
     /// Per tensor axis, then the flat byte offset: the ways this access
-    /// separates threads.
-    pub separations: Vec<Vec<Separation>>,
+    /// separates threads (computed when the race rule reads them).
+    pub separations: Rc<LazySeparations<'t>>,
     /// Digits that have one value wherever the access runs (`pred =
     /// lane_id() == 0`), with that value.
     pub pinned: Vec<(Digit, i128)>,
@@ -172,6 +172,104 @@ pub(crate) struct FactSet<'a> {
 /// One access as the race rule reads it: its candidate separations per axis
 /// and the digits it pins to one value.
 pub(crate) type AccessParts<'a> = (&'a [Vec<Separation>], &'a [(Digit, i128)]);
+
+/// One access's candidate separations per axis, as
+/// [`Threads::separations`] lists them, each axis computed when the race
+/// rule first reads it ([`Threads::unseparated_by`]). The rule reads only
+/// the accesses of written tensors and buffers, and stops reading axes
+/// once the covered digits tell every two threads apart; the separation
+/// search (every subset of an index's digits ranked, offset and period
+/// proven) is most of a large kernel's expansion time, and a GEMM's loads
+/// of read-only operands and its byte offsets need none of it.
+pub(crate) struct LazySeparations<'t> {
+    facts: Rc<FactSet<'t>>,
+    /// Per axis: the start and span whose candidates it holds (`None`:
+    /// none, [`Threads::separation_inputs`]).
+    inputs: Vec<Option<(Poly, i128)>>,
+    axes: Vec<OnceCell<Vec<Separation>>>,
+}
+
+impl std::fmt::Debug for LazySeparations<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LazySeparations")
+            .field("inputs", &self.inputs)
+            .field("axes", &self.axes)
+            .finish()
+    }
+}
+
+impl LazySeparations<'_> {
+    /// The candidates on `axis`, computed now if they were not.
+    fn axis(&self, threads: &Threads<'_>, axis: usize) -> &[Separation] {
+        self.axes[axis].get_or_init(|| match &self.inputs[axis] {
+            Some((start, span)) => threads.separation_candidates(start, *span, &self.facts),
+            None => Vec::new(),
+        })
+    }
+
+    /// Every axis's candidates ([`Threads::separations`]).
+    pub(crate) fn all(&self, threads: &Threads<'_>) -> Vec<Vec<Separation>> {
+        (0..self.axes.len())
+            .map(|axis| self.axis(threads, axis).to_vec())
+            .collect()
+    }
+}
+
+/// One access's candidate separations per axis and pinned digits, as
+/// [`Threads::unseparated_by`] reads them: computed ([`AccessParts`]) or
+/// computed on demand ([`LazyParts`]).
+pub(crate) trait Candidates {
+    /// How many axes (each tensor axis, then the flat byte offset).
+    fn axis_count(&self) -> usize;
+    /// Whether `axis` is computed already.
+    fn ready(&self, axis: usize) -> bool;
+    /// The candidates on `axis`.
+    fn axis(&self, threads: &Threads<'_>, axis: usize) -> &[Separation];
+    /// The digits the access pins to one value.
+    fn pinned(&self) -> &[(Digit, i128)];
+}
+
+impl Candidates for AccessParts<'_> {
+    fn axis_count(&self) -> usize {
+        self.0.len()
+    }
+
+    fn ready(&self, _: usize) -> bool {
+        true
+    }
+
+    fn axis(&self, _: &Threads<'_>, axis: usize) -> &[Separation] {
+        &self.0[axis]
+    }
+
+    fn pinned(&self) -> &[(Digit, i128)] {
+        self.1
+    }
+}
+
+/// An access's [`LazySeparations`] and pinned digits.
+pub(crate) struct LazyParts<'r, 't> {
+    pub separations: &'r LazySeparations<'t>,
+    pub pinned: &'r [(Digit, i128)],
+}
+
+impl Candidates for LazyParts<'_, '_> {
+    fn axis_count(&self) -> usize {
+        self.separations.axes.len()
+    }
+
+    fn ready(&self, axis: usize) -> bool {
+        self.separations.axes[axis].get().is_some()
+    }
+
+    fn axis(&self, threads: &Threads<'_>, axis: usize) -> &[Separation] {
+        self.separations.axis(threads, axis)
+    }
+
+    fn pinned(&self) -> &[(Digit, i128)] {
+        self.pinned
+    }
+}
 
 /// The most digits whose subsets are tried as separated sets (a launch has
 /// at most 10 digits; typical accesses name 2 or 3).
@@ -621,17 +719,41 @@ impl<'a> Threads<'a> {
     /// related questions under them, and so do the other accesses under
     /// the same facts.
     pub(crate) fn separations(&self, view: &Layout, facts: &FactSet<'_>) -> Vec<Vec<Separation>> {
+        Self::separation_inputs(view)
+            .iter()
+            .map(|input| match input {
+                Some((start, span)) => self.separation_candidates(start, *span, facts),
+                None => Vec::new(),
+            })
+            .collect()
+    }
+
+    /// [`Self::separations`], each axis computed when first read.
+    pub(crate) fn lazy_separations(view: &Layout, facts: Rc<FactSet<'a>>) -> LazySeparations<'a> {
+        let inputs = Self::separation_inputs(view);
+        LazySeparations {
+            facts,
+            axes: inputs.iter().map(|_| OnceCell::new()).collect(),
+            inputs,
+        }
+    }
+
+    /// Per axis of [`Self::separations`]: the start and span of the
+    /// indices whose candidates it lists (`None`: none). The flat byte
+    /// axis: the bytes `[offset, offset + span)` that contain every byte
+    /// the view reaches (constant non-negative strides), exact where a
+    /// reshape or dtype view left the per-axis region a superset
+    /// (`buf.reshape([32, 4])` bound to the lanes of a warp).
+    fn separation_inputs(view: &Layout) -> Vec<Option<(Poly, i128)>> {
         let region = &view.region;
-        let mut axes: Vec<Vec<Separation>> = (0..region.starts.len())
+        let mut axes: Vec<Option<(Poly, i128)>> = (0..region.starts.len())
             .map(|axis| {
-                let Some(count) = region.counts[axis].as_const() else {
-                    return Vec::new();
-                };
+                let count = region.counts[axis].as_const()?;
                 let span = (count - 1).max(0) * region.steps[axis] + 1;
-                self.separation_candidates(&region.starts[axis], span, facts)
+                Some((region.starts[axis].clone(), span))
             })
             .collect();
-        axes.push(self.byte_separations(view, facts));
+        axes.push(byte_span(view).map(|span| (view.offset.clone(), span)));
         axes
     }
 
@@ -677,17 +799,6 @@ impl<'a> Threads<'a> {
             })
     }
 
-    /// The flat byte axis: the bytes `[offset, offset + span)` that contain
-    /// every byte the view reaches (constant non-negative strides). Exact
-    /// where a reshape or dtype view left the per-axis region a superset
-    /// (`buf.reshape([32, 4])` bound to the lanes of a warp).
-    fn byte_separations(&self, view: &Layout, facts: &FactSet<'_>) -> Vec<Separation> {
-        match byte_span(view) {
-            Some(span) => self.separation_candidates(&view.offset, span, facts),
-            None => Vec::new(),
-        }
-    }
-
     /// Every way the indices `start .. start + span` of one axis separate
     /// threads. A grid-stride loop variable `i = rank + p * m` is expanded
     /// into its rank and a multiple of `p` first. Remembered per fact set.
@@ -701,9 +812,51 @@ impl<'a> Threads<'a> {
         if let Some(found) = facts.candidates.borrow().get(&key) {
             return found.clone();
         }
-        let found = self.new_separation_candidates(start, span, &facts.prover);
+        // Under only the facts its proofs can use: the same candidates
+        // ([`CachedProver::relevant_facts`]), found once for the fact sets
+        // that differ only in other facts (an unrolled loop's iterations,
+        // each with its own guard on another axis).
+        let found = match facts.prover.relevant_facts(&self.query_atoms(start)) {
+            Some(relevant) => self.separation_candidates(start, span, &self.under(&relevant)),
+            None => self.new_separation_candidates(start, span, &facts.prover),
+        };
         facts.candidates.borrow_mut().insert(key, found.clone());
         found
+    }
+
+    /// The atoms of every prover query of [`Self::new_separation_candidates`]
+    /// for `start`, and those of the definitions of their computed atoms
+    /// (sorted): `start`'s, its loop variables' ranks and periods, the
+    /// grid sizes its CTA digits' tops name, and the arguments of computed
+    /// atoms among them.
+    fn query_atoms(&self, start: &Poly) -> Vec<AtomId> {
+        let mut atoms = start.atoms();
+        let mut i = 0;
+        while i < atoms.len() {
+            let atom = atoms[i];
+            let mut more = Vec::new();
+            if let Some(class) = self.loop_classes.get(&atom) {
+                more.extend(class.rank.atoms());
+                more.extend(class.period.atoms());
+            }
+            match &self.atoms.get(atom).kind {
+                AtomKind::Computed(_, args) => {
+                    for arg in args {
+                        more.extend(arg.atoms());
+                    }
+                }
+                AtomKind::CtaId(axis) => more.extend(self.atoms.find(&AtomKind::GridDim(*axis))),
+                _ => {}
+            }
+            for atom in more {
+                if !atoms.contains(&atom) {
+                    atoms.push(atom);
+                }
+            }
+            i += 1;
+        }
+        atoms.sort_unstable();
+        atoms
     }
 
     /// [`Self::separation_candidates`], computed.
@@ -903,29 +1056,64 @@ impl<'a> Threads<'a> {
         records: &[AccessParts<'_>],
         live: &BTreeSet<Digit>,
     ) -> Vec<Digit> {
-        let Some((first_axes, first_pinned)) = records.first() else {
+        self.unseparated_by(records, live)
+    }
+
+    /// [`Self::unseparated`] of accesses whose axes may be computed on
+    /// demand ([`LazySeparations`]): before an axis some access has not
+    /// computed, it stops when the digits covered so far already tell the
+    /// threads apart. The same answer as reading every axis: more covered
+    /// digits never make [`Self::covers`] miss more (a grid digit covered
+    /// stays covered; a thread digit determined by some covered digits is
+    /// determined by more).
+    pub(crate) fn unseparated_by<C: Candidates>(
+        &self,
+        records: &[C],
+        live: &BTreeSet<Digit>,
+    ) -> Vec<Digit> {
+        let Some(first) = records.first() else {
             return Vec::new();
         };
-        let axes = records.iter().map(|r| r.0.len()).min().unwrap_or(0);
+        let axes = records.iter().map(|r| r.axis_count()).min().unwrap_or(0);
+        // A digit every access fixes to the same value keeps threads
+        // that differ in it apart (only one value of it accesses).
+        let pinned: Vec<(Digit, i128)> = first
+            .pinned()
+            .iter()
+            .copied()
+            .filter(|p| records.iter().all(|r| r.pinned().contains(p)))
+            .collect();
         let mut covered = BTreeSet::new();
-        for (axis, candidates) in first_axes.iter().enumerate().take(axes) {
-            for candidate in candidates {
+        for axis in 0..axes {
+            if records.iter().any(|r| !r.ready(axis)) && self.separated(&covered, &pinned, live) {
+                return Vec::new();
+            }
+            for candidate in first.axis(self, axis) {
                 if covered.is_superset(&candidate.digits) {
                     continue;
                 }
-                if agree(records, axis, candidate) {
+                if agree(self, records, axis, candidate) {
                     covered.extend(candidate.digits.iter().copied());
                 }
             }
         }
-        // A digit every access fixes to the same value keeps threads
-        // that differ in it apart (only one value of it accesses).
-        let pinned: Vec<(Digit, i128)> = first_pinned
-            .iter()
-            .copied()
-            .filter(|p| records.iter().all(|r| r.1.contains(p)))
-            .collect();
         self.covers(&covered, &pinned, live)
+    }
+
+    /// Whether [`Self::covers`] misses no digit: at once where a live grid
+    /// digit is neither covered nor pinned (its first rule).
+    fn separated(
+        &self,
+        covered: &BTreeSet<Digit>,
+        pinned: &[(Digit, i128)],
+        live: &BTreeSet<Digit>,
+    ) -> bool {
+        let grid_missing = live.iter().any(|d| {
+            matches!(d, Digit::Cta(_))
+                && !covered.contains(d)
+                && !pinned.iter().any(|(p, _)| p == d)
+        });
+        !grid_missing && self.covers(covered, pinned, live).is_empty()
     }
 
     /// The race errors of the global tensors: every written tensor's
@@ -934,7 +1122,7 @@ impl<'a> Threads<'a> {
     pub(crate) fn global_races(
         &self,
         params: &[ProgramParam],
-        accesses: &[AccessRecord],
+        accesses: &[AccessRecord<'_>],
     ) -> Vec<Diagnostic> {
         let mut diags = Vec::new();
         let live = self.live_digits(MemorySpace::Global);
@@ -995,27 +1183,33 @@ impl<'a> Threads<'a> {
             // Mixed with plain loads or stores, every access is held to
             // the rule below (an atomic counts like a store), which keeps
             // any two threads' accesses apart whatever their kinds.
-            let atomics: Option<Vec<RaceAccess>> = records
-                .iter()
-                .map(|r| {
-                    Some(RaceAccess {
-                        span: r.span,
-                        atomic: r.atomic?,
-                        separations: &r.separations,
-                        pinned: &r.pinned,
-                        footprints: &r.footprints,
+            if records.iter().all(|r| r.atomic.is_some()) {
+                let separations: Vec<Vec<Vec<Separation>>> =
+                    records.iter().map(|r| r.separations.all(self)).collect();
+                let atomics: Vec<RaceAccess> = records
+                    .iter()
+                    .zip(&separations)
+                    .filter_map(|(r, separations)| {
+                        Some(RaceAccess {
+                            span: r.span,
+                            atomic: r.atomic?,
+                            separations,
+                            pinned: &r.pinned,
+                            footprints: &r.footprints,
+                        })
                     })
-                })
-                .collect();
-            if let Some(atomics) = atomics {
+                    .collect();
                 diags.extend(self.atomic_races(&name, "", &atomics, &live, true));
                 continue;
             }
             let parts: Vec<_> = records
                 .iter()
-                .map(|r| (r.separations.as_slice(), r.pinned.as_slice()))
+                .map(|r| LazyParts {
+                    separations: &r.separations,
+                    pinned: &r.pinned,
+                })
                 .collect();
-            let missing = self.unseparated(&parts, &live);
+            let missing = self.unseparated_by(&parts, &live);
             if missing.is_empty() {
                 continue;
             }
@@ -1203,10 +1397,16 @@ impl RaceAccess<'_> {
 /// such that the chosen candidates are pairwise compatible. Each access is
 /// given its exact form where it has one, else its periodic form, or the
 /// reverse (a sufficient choice, not a search).
-fn agree(records: &[AccessParts<'_>], axis: usize, candidate: &Separation) -> bool {
-    let mut options: Vec<Vec<&Separation>> = Vec::with_capacity(records.len());
-    for (axes, _) in records {
-        let same: Vec<&Separation> = axes[axis]
+fn agree<'r, C: Candidates>(
+    threads: &Threads<'_>,
+    records: &'r [C],
+    axis: usize,
+    candidate: &Separation,
+) -> bool {
+    let mut options: Vec<Vec<&'r Separation>> = Vec::with_capacity(records.len());
+    for record in records {
+        let same: Vec<&Separation> = record
+            .axis(threads, axis)
             .iter()
             .filter(|s| s.same_rank(candidate))
             .collect();
@@ -1403,8 +1603,8 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
 /// barrier epoch of each shared one.
 struct RaceWalk<'c, 't> {
     threads: &'c Threads<'t>,
-    global: Vec<AccessRecord>,
-    shared: Vec<SharedAccess>,
+    global: Vec<AccessRecord<'t>>,
+    shared: Vec<SharedAccess<'t>>,
     epochs: Epochs,
 }
 
@@ -1470,8 +1670,8 @@ impl RaceWalk<'_, '_> {
             }
             let atomic = atomic_of(&apply.form);
             let facts = self.threads.under(&apply.facts);
-            let separations = self.threads.separations(view, &facts);
             let pinned = self.threads.pinned_digits(&facts);
+            let separations = Rc::new(Threads::lazy_separations(view, facts));
             let footprints = self.threads.uniform_footprints(view);
             let data_index = data_index(self.threads.atoms, view);
             match buffer.space {
@@ -1509,6 +1709,147 @@ impl RaceWalk<'_, '_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// An access whose axes report ready only once read: the race rule's
+    /// early stop ([`Threads::unseparated_by`]) sees them as
+    /// [`LazySeparations`] it has not computed yet.
+    struct Unread {
+        axes: Vec<Vec<Separation>>,
+        pinned: Vec<(Digit, i128)>,
+        read: RefCell<Vec<bool>>,
+    }
+
+    impl Candidates for Unread {
+        fn axis_count(&self) -> usize {
+            self.axes.len()
+        }
+
+        fn ready(&self, axis: usize) -> bool {
+            self.read.borrow()[axis]
+        }
+
+        fn axis(&self, _: &Threads<'_>, axis: usize) -> &[Separation] {
+            self.read.borrow_mut()[axis] = true;
+            &self.axes[axis]
+        }
+
+        fn pinned(&self) -> &[(Digit, i128)] {
+            &self.pinned
+        }
+    }
+
+    /// Reading axes on demand and stopping once the covered digits tell
+    /// the threads apart answers as reading every axis does: 5000 random
+    /// sets of accesses (1 to 4 accesses, 1 to 4 axes, random candidates
+    /// over a block's and a grid's digits, random pinned digits), for
+    /// the digits of global and of shared memory.
+    #[test]
+    fn lazy_axes_answer_as_every_axis() {
+        use crate::program::LaunchFormula;
+        let atoms = Atoms::default();
+        let loop_classes = HashMap::new();
+        let launches = [
+            Launch {
+                grid: [
+                    LaunchFormula::constant(8),
+                    LaunchFormula::constant(1),
+                    LaunchFormula::constant(2),
+                ],
+                block: [32, 4, 2],
+            },
+            Launch {
+                grid: [
+                    LaunchFormula::constant(3),
+                    LaunchFormula::constant(5),
+                    LaunchFormula::constant(1),
+                ],
+                block: [64, 2, 1],
+            },
+        ];
+        let digits = [
+            Digit::Thread(0),
+            Digit::Thread(1),
+            Digit::Thread(2),
+            Digit::Cta(0),
+            Digit::Cta(1),
+            Digit::Cta(2),
+            Digit::Lane,
+            Digit::Warp,
+            Digit::LaneField { shift: 2, bits: 3 },
+            Digit::LaneField { shift: 0, bits: 2 },
+        ];
+        let mut rng = tile_kernel_testkit::Rng::new(0x6a09_e667_f3bc_c908);
+        let (mut stopped, mut races) = (0, 0);
+        for case in 0..5000 {
+            let launch = &launches[case % 2];
+            let threads = Threads {
+                atoms: &atoms,
+                launch,
+                loop_classes: &loop_classes,
+                fact_sets: RefCell::default(),
+            };
+            let live = threads.live_digits(if case % 4 < 2 {
+                MemorySpace::Global
+            } else {
+                MemorySpace::Shared
+            });
+            let axes = 1 + rng.below(4);
+            let candidate = |rng: &mut tile_kernel_testkit::Rng| {
+                let mut set = BTreeSet::new();
+                for _ in 0..1 + rng.below(3) {
+                    set.insert(rng.pick(&digits));
+                }
+                let rank = Poly::constant(set.len() as i128);
+                Separation {
+                    digits: set,
+                    rank,
+                    range: Poly::constant(rng.pick(&[4, 32, 64])),
+                    c: rng.pick(&[1, 2]),
+                    sign: 1,
+                    offset: Poly::constant(rng.pick(&[0, 0, 1])),
+                    period: rng
+                        .chance(30)
+                        .then(|| Poly::constant(rng.pick(&[32, 64, 128]))),
+                }
+            };
+            let records: Vec<Unread> = (0..1 + rng.below(4))
+                .map(|_| {
+                    let axes: Vec<Vec<Separation>> = (0..axes)
+                        .map(|_| (0..rng.below(4)).map(|_| candidate(&mut rng)).collect())
+                        .collect();
+                    let pinned = (0..rng.below(3))
+                        .map(|_| (rng.pick(&digits), rng.pick(&[0, 1]) as i128))
+                        .collect();
+                    Unread {
+                        read: RefCell::new(vec![false; axes.len()]),
+                        axes,
+                        pinned,
+                    }
+                })
+                .collect();
+            let every: Vec<AccessParts<'_>> = records
+                .iter()
+                .map(|r| (r.axes.as_slice(), r.pinned.as_slice()))
+                .collect();
+            let expected = threads.unseparated(&every, &live);
+            let got = threads.unseparated_by(&records, &live);
+            assert_eq!(got, expected, "case {case}");
+            if records
+                .iter()
+                .any(|r| r.read.borrow().iter().any(|read| !read))
+            {
+                stopped += 1;
+            }
+            if !expected.is_empty() {
+                races += 1;
+            }
+        }
+        // Both outcomes, and stops before the last axis, are common.
+        assert!(
+            stopped > 500 && races > 500,
+            "{stopped} stopped, {races} races"
+        );
+    }
 
     /// The primality test agrees with trial division.
     #[test]

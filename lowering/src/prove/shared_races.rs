@@ -18,28 +18,40 @@
 //! gets the separating index instead (no barrier can order it).
 
 use std::collections::BTreeSet;
+use std::rc::Rc;
 
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::memory::MemorySpace;
 use crate::sym::Poly;
 
-use super::races::{self, Digit, Separation, Threads};
+use super::races::{self, Digit, LazyParts, LazySeparations, Separation, Threads};
 
 /// One access to a shared buffer, for the per-epoch race analysis.
 #[derive(Debug, Clone)]
-pub(crate) struct SharedAccess {
+pub(crate) struct SharedAccess<'t> {
     pub buffer: usize,
     pub span: SpanId,
     pub store: bool,
     pub atomic: Option<races::Atomic>,
     /// The epoch (before merging) the access runs in.
     pub epoch: usize,
-    pub separations: Vec<Vec<Separation>>,
+    /// See `AccessRecord::separations`.
+    pub separations: Rc<LazySeparations<'t>>,
     pub pinned: Vec<(Digit, i128)>,
     /// See `AccessRecord::footprints`.
     pub footprints: Vec<Option<(Poly, i128)>>,
     /// See `AccessRecord::data_index`.
     pub data_index: Option<String>,
+}
+
+impl<'t> SharedAccess<'t> {
+    /// The access as the race rule reads it.
+    fn parts(&self) -> LazyParts<'_, 't> {
+        LazyParts {
+            separations: &self.separations,
+            pinned: &self.pinned,
+        }
+    }
 }
 
 /// Epochs and their merges (a union-find over epoch labels).
@@ -83,7 +95,7 @@ impl Epochs {
 /// `names[b]` is buffer `b`'s name.
 pub(crate) fn prove(
     threads: &Threads<'_>,
-    accesses: &[SharedAccess],
+    accesses: &[SharedAccess<'_>],
     epochs: &mut Epochs,
     names: &[String],
 ) -> Vec<Diagnostic> {
@@ -93,7 +105,7 @@ pub(crate) fn prove(
     if live.is_empty() {
         return diags;
     }
-    let mut groups: Vec<((usize, usize), Vec<&SharedAccess>)> = Vec::new();
+    let mut groups: Vec<((usize, usize), Vec<&SharedAccess<'_>>)> = Vec::new();
     for access in accesses {
         let key = (access.buffer, epochs.find(access.epoch));
         match groups.iter_mut().find(|(k, _)| *k == key) {
@@ -109,19 +121,22 @@ pub(crate) fn prove(
         let name = &names[buffer];
         // Only atomics (of one CTA, whatever their scope): held to the
         // rules of atomicity.
-        let atomics: Option<Vec<races::RaceAccess>> = records
-            .iter()
-            .map(|r| {
-                Some(races::RaceAccess {
-                    span: r.span,
-                    atomic: r.atomic?,
-                    separations: &r.separations,
-                    pinned: &r.pinned,
-                    footprints: &r.footprints,
+        if records.iter().all(|r| r.atomic.is_some()) {
+            let separations: Vec<Vec<Vec<Separation>>> =
+                records.iter().map(|r| r.separations.all(threads)).collect();
+            let atomics: Vec<races::RaceAccess> = records
+                .iter()
+                .zip(&separations)
+                .filter_map(|(r, separations)| {
+                    Some(races::RaceAccess {
+                        span: r.span,
+                        atomic: r.atomic?,
+                        separations,
+                        pinned: &r.pinned,
+                        footprints: &r.footprints,
+                    })
                 })
-            })
-            .collect();
-        if let Some(atomics) = atomics {
+                .collect();
             let found = threads.atomic_races(name, "shared buffer ", &atomics, &live, false);
             if !found.is_empty() {
                 reported.insert(buffer);
@@ -129,20 +144,15 @@ pub(crate) fn prove(
             diags.extend(found);
             continue;
         }
-        let parts: Vec<_> = records
-            .iter()
-            .map(|r| (r.separations.as_slice(), r.pinned.as_slice()))
-            .collect();
-        let missing = threads.unseparated(&parts, &live);
+        let all: Vec<_> = records.iter().map(|r| r.parts()).collect();
+        let missing = threads.unseparated_by(&all, &live);
         if missing.is_empty() {
             continue;
         }
         reported.insert(buffer);
         // A store that meets other threads' accesses of its own
         // instruction: no barrier can come between them.
-        let alone = |r: &SharedAccess| {
-            threads.unseparated(&[(r.separations.as_slice(), r.pinned.as_slice())], &live)
-        };
+        let alone = |r: &SharedAccess<'_>| threads.unseparated_by(&[r.parts()], &live);
         let self_racing = records
             .iter()
             .copied()
@@ -150,15 +160,9 @@ pub(crate) fn prove(
         // The first access that meets an earlier store of other threads is
         // the one to look at (a read of another thread's element), else the
         // first store.
-        let meets = |s: &SharedAccess, r: &SharedAccess| {
+        let meets = |s: &SharedAccess<'_>, r: &SharedAccess<'_>| {
             !threads
-                .unseparated(
-                    &[
-                        (s.separations.as_slice(), s.pinned.as_slice()),
-                        (r.separations.as_slice(), r.pinned.as_slice()),
-                    ],
-                    &live,
-                )
+                .unseparated_by(&[s.parts(), r.parts()], &live)
                 .is_empty()
         };
         let culprit = self_racing
