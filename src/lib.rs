@@ -163,10 +163,11 @@ macro_rules! __kernel_module {
         let _ = ($device, $($param),*);
         ::core::unreachable!("this tile kernel failed to compile")
     }};
-    (@maps [$(($param:literal [$($extent:literal)*]))*]) => {
+    (@maps [$(($param:literal [$($extent:literal)*] $swizzle:literal))*]) => {
         &[$($crate::__private::spec::TensorMapSpec {
             param: $param,
             box_dims: &[$($extent),*],
+            swizzle: $swizzle,
         }),*]
     };
     (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {

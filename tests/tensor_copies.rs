@@ -403,10 +403,37 @@ fn the_map_is_a_hidden_parameter() {
         load_tiles::SPEC.tensor_maps,
         &[tile_kernel::__private::spec::TensorMapSpec {
             param: 0,
-            box_dims: &[32, 64]
+            box_dims: &[32, 64],
+            swizzle: 0,
         }]
     );
     assert!(ptx.contains(".shared .align 128 .b8"), "{ptx}");
+}
+
+/// A swizzled buffer's copies read maps with its swizzle (one map per
+/// direction here: `x`'s and `y`'s), and the buffers start on their atoms.
+#[test]
+fn swizzled_maps_carry_the_buffers_swizzle() {
+    use tile_kernel::__private::spec::TensorMapSpec;
+    assert_eq!(
+        swizzle_128_round_trip::SPEC.tensor_maps,
+        &[
+            TensorMapSpec {
+                param: 0,
+                box_dims: &[64, 64],
+                swizzle: 128,
+            },
+            TensorMapSpec {
+                param: 2,
+                box_dims: &[64, 64],
+                swizzle: 128,
+            },
+        ]
+    );
+    assert_eq!(swizzle_32_round_trip::SPEC.tensor_maps[0].swizzle, 32);
+    assert_eq!(swizzle_64_round_trip::SPEC.tensor_maps[1].swizzle, 64);
+    let ptx = swizzle_128_round_trip::PTX;
+    assert!(ptx.contains(".shared .align 1024 .b8"), "{ptx}");
 }
 
 /// 56 KiB of static buffers: one `.extern` array of dynamic shared
@@ -469,6 +496,93 @@ fn a_spec_without_the_programs_map_is_refused() {
     );
 }
 
+/// Swizzled tensor maps, both directions: `tiles[ty, tx]` and `y` get the
+/// box `[64, W]` of `x` at `(64 ty, W tx)` (zeros outside `x` in `tiles`;
+/// `y` only inside it), with `W` `u16`s the swizzle span. The box lands
+/// in stage 1 of a `swizzle_S` buffer through a swizzled map and is read
+/// back logically (so the map's swizzle must be the buffer's layout), then
+/// written logically into a second swizzled buffer that a swizzled tensor
+/// store copies out (so must the store's).
+macro_rules! swizzled_round_trip {
+    ($name:ident, $layout:literal, $w:literal) => {
+        #[tile_kernel(grid = [GX, GY, 1], block = [128, 1, 1], arch = "sm_90")]
+        fn $name(x: Tensor<u16, M, N>, tiles: Tensor<u16, GY, GX, 64, $w>, y: Tensor<u16, M, N>) {
+            let t = thread_id(0);
+            let tx = cta_id(0);
+            let ty = cta_id(1);
+            let stages = alloc_shared::<u16>([2, 64, $w], layout = $layout);
+            let back = alloc_shared::<u16>([64, $w], layout = $layout);
+            let full = alloc_shared::<Mbarrier>([1]);
+            let v = alloc_local::<u16>([1, 4]);
+            if t == 0 {
+                apply(
+                    ptx["mbarrier.init.shared::cta.b64"],
+                    full.slice(s![0..1]).reshape([1, 1]),
+                    1,
+                );
+                apply(ptx["fence.mbarrier_init.release.cluster"]);
+            }
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            if t == 0 {
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full.slice(s![0..1]),
+                    128 * $w,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    stages.slice(s![1, .., ..]),
+                    x.slice(s![64 * ty..64 * ty + 64, $w * tx..$w * tx + $w]),
+                    full.slice(s![0..1]),
+                );
+            }
+            apply(
+                ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                full.slice(s![0..1]),
+                0,
+            );
+            let flat = stages.slice(s![1, .., ..]).reshape([64 * $w]);
+            let copy = back.reshape([64 * $w]);
+            let out = tiles
+                .slice(s![ty..ty + 1, tx..tx + 1, .., ..])
+                .reshape([64 * $w]);
+            for i in 0..$w / 8 {
+                let e = 512 * i + 4 * t;
+                apply(
+                    ptx["ld.shared.v4.u16"],
+                    v,
+                    flat.slice(s![e..e + 4]).reshape([1, 4]),
+                );
+                apply(
+                    ptx["st.global.v4.u16"],
+                    out.slice(s![e..e + 4]).reshape([1, 4]),
+                    v,
+                );
+                apply(
+                    ptx["st.shared.v4.u16"],
+                    copy.slice(s![e..e + 4]).reshape([1, 4]),
+                    v,
+                );
+            }
+            apply(ptx["fence.proxy.async.shared::cta"]);
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            if t == 0 {
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
+                    y.slice(s![64 * ty..64 * ty + 64, $w * tx..$w * tx + $w]),
+                    back,
+                );
+                apply(ptx["cp.async.bulk.commit_group"]);
+                apply(ptx["cp.async.bulk.wait_group.read"], 0);
+            }
+        }
+    };
+}
+
+swizzled_round_trip!(swizzle_32_round_trip, "swizzle_32", 16);
+swizzled_round_trip!(swizzle_64_round_trip, "swizzle_64", 32);
+swizzled_round_trip!(swizzle_128_round_trip, "swizzle_128", 64);
+
 #[test]
 fn tensor_copy_kernels_assemble_without_spills() {
     support::assert_no_spills(&[
@@ -478,6 +592,9 @@ fn tensor_copy_kernels_assemble_without_spills() {
         ("load_5d", load_5d::PTX),
         ("load_tile_evict_last", load_tile_evict_last::PTX),
         ("double_rows_tail_ring", double_rows_tail_ring::PTX),
+        ("swizzle_32_round_trip", swizzle_32_round_trip::PTX),
+        ("swizzle_64_round_trip", swizzle_64_round_trip::PTX),
+        ("swizzle_128_round_trip", swizzle_128_round_trip::PTX),
     ]);
 }
 
@@ -490,8 +607,56 @@ mod twins {
         one_and_five_dimensional_boxes,
         a_cache_policy_moves_no_value,
         a_ring_with_a_guarded_tail,
-        rows_of_other_than_16_bytes_are_refused
+        rows_of_other_than_16_bytes_are_refused,
+        swizzled_maps_are_the_buffers_layouts
     );
+
+    fn swizzled_maps_are_the_buffers_layouts(dev: &Device) -> tile_kernel::Result<()> {
+        type RoundTrip = fn(
+            &Device,
+            &DeviceTensor<u16>,
+            &mut DeviceTensor<u16>,
+            &mut DeviceTensor<u16>,
+        ) -> tile_kernel::Result<()>;
+        let kernels: [(RoundTrip, usize); 3] = [
+            (swizzle_32_round_trip, 16),
+            (swizzle_64_round_trip, 32),
+            (swizzle_128_round_trip, 64),
+        ];
+        for (kernel, w) in kernels {
+            // Exact boxes, and tails on both axes (boxes partly outside).
+            for (m, n, gy, gx) in [(64, w, 1, 1), (128, 4 * w, 2, 4), (70, 3 * w - 8, 2, 3)] {
+                let host: Vec<u16> = (0..m * n)
+                    .map(|i| (i as u16).wrapping_mul(40503) ^ 0x5a5a)
+                    .collect();
+                let x = dev.upload(&host, [m, n])?;
+                let mut tiles = dev.upload(&vec![0xffffu16; gy * gx * 64 * w], [gy, gx, 64, w])?;
+                let mut y = dev.upload(&vec![0xffffu16; m * n], [m, n])?;
+                kernel(dev, &x, &mut tiles, &mut y)?;
+                let (got_tiles, got_y) = (tiles.download()?, y.download()?);
+                for ty in 0..gy {
+                    for tx in 0..gx {
+                        for r in 0..64 {
+                            for c in 0..w {
+                                let (row, col) = (64 * ty + r, w * tx + c);
+                                let inside = row < m && col < n;
+                                let want = if inside { host[row * n + col] } else { 0 };
+                                let at = ((ty * gx + tx) * 64 + r) * w + c;
+                                assert_eq!(
+                                    got_tiles[at],
+                                    want,
+                                    "span {}: {m} x {n}: tile [{ty}, {tx}] element [{r}, {c}]",
+                                    2 * w
+                                );
+                            }
+                        }
+                    }
+                }
+                assert_eq!(got_y, host, "span {}: {m} x {n}: the tensor stores", 2 * w);
+            }
+        }
+        Ok(())
+    }
 
     fn a_ring_with_a_guarded_tail(dev: &Device) -> tile_kernel::Result<()> {
         // 1, 2, 3 and 5 chunks, full and partial last ones: the prologue's

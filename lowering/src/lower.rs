@@ -19,21 +19,31 @@ use crate::memory::MemorySpace;
 use crate::program::{CmpOp, Cond, Instruction, Node, OperandValue, Program, Statement, TensorMap};
 use crate::ptx::types::literal_bits;
 use crate::ptx::{Access, OperandKind, Space};
-use crate::shared_layout::MatrixOperand;
+use crate::shared_layout::SharedLayout;
 
 /// The program of a checked kernel; `program.body` is replaced by the
 /// lowered `body`, and `program.tensor_maps` lists the maps its tensor
 /// copies read (one per tensor and box, in order of first use).
 pub(crate) fn lower(mut program: Program, body: &[checked::Node]) -> Program {
     let mut out = Vec::new();
-    let mut maps = Vec::new();
+    let mut maps = Maps {
+        maps: Vec::new(),
+        shared_layouts: program.shared.iter().map(|b| b.layout).collect(),
+    };
     block(body, &mut out, &mut maps);
     program.body = out;
-    program.tensor_maps = maps;
+    program.tensor_maps = maps.maps;
     program
 }
 
-fn block(body: &[checked::Node], out: &mut Vec<Node>, maps: &mut Vec<TensorMap>) {
+/// The tensor maps found so far, and what decides a map's swizzle: the
+/// layout of the shared buffer its copy meets.
+struct Maps {
+    maps: Vec<TensorMap>,
+    shared_layouts: Vec<SharedLayout>,
+}
+
+fn block(body: &[checked::Node], out: &mut Vec<Node>, maps: &mut Maps) {
     for node in body {
         match node {
             checked::Node::Apply(apply) => out.push(Node::Statement(statement(apply, maps))),
@@ -78,7 +88,8 @@ fn block(body: &[checked::Node], out: &mut Vec<Node>, maps: &mut Vec<TensorMap>)
 }
 
 /// One instruction per repeat coordinate, in row-major order.
-fn statement(apply: &Apply, maps: &mut Vec<TensorMap>) -> Statement {
+fn statement(apply: &Apply, maps: &mut Maps) -> Statement {
+    let swizzle = copy_swizzle(apply, &maps.shared_layouts);
     let instructions = apply
         .indices()
         .zip(&apply.coordinates)
@@ -91,6 +102,16 @@ fn statement(apply: &Apply, maps: &mut Vec<TensorMap>) -> Statement {
                 .enumerate()
                 .map(|(i, operand)| {
                     let slot = &operand.slot;
+                    // A `wgmma` matrix: its descriptor, not an address.
+                    if let (Value::Memory { buffer, view, .. }, Some(matrix)) =
+                        (&operand.value, operand.matrix)
+                    {
+                        return OperandValue::Descriptor {
+                            buffer: *buffer,
+                            start: view.offset.clone(),
+                            matrix,
+                        };
+                    }
                     match &operand.value {
                         Value::Local { .. } => OperandValue::Registers {
                             lanes: coordinate.lanes_of(i).collect(),
@@ -112,19 +133,12 @@ fn statement(apply: &Apply, maps: &mut Vec<TensorMap>) -> Statement {
                             if slot.kind == OperandKind::TensorCoords =>
                         {
                             OperandValue::TensorMap {
-                                map: tensor_map(maps, buffer.index, view),
-                                coords: view.region.starts.clone(),
-                            }
-                        }
-                        Value::Memory { buffer, view, .. } if operand.matrix.is_some() => {
-                            OperandValue::Descriptor {
-                                buffer: *buffer,
-                                start: view.offset.clone(),
-                                matrix: operand.matrix.unwrap_or(MatrixOperand {
-                                    layout: Default::default(),
-                                    rows: 0,
-                                    row_bytes: 0,
+                                map: maps.index(TensorMap {
+                                    param: buffer.index,
+                                    box_dims: box_dims(view),
+                                    swizzle,
                                 }),
+                                coords: view.region.starts.clone(),
                             }
                         }
                         Value::Memory { buffer, view, .. } => OperandValue::Memory {
@@ -192,25 +206,49 @@ fn statement(apply: &Apply, maps: &mut Vec<TensorMap>) -> Statement {
     }
 }
 
-/// The index of the map of tensor `param` with the box `view` (a plain
-/// slice with constant extents: `crate::sema` checked it), added on first
-/// use.
-fn tensor_map(maps: &mut Vec<TensorMap>, param: usize, view: &Layout) -> usize {
-    let box_dims: Vec<u32> = view
-        .shape
+/// The extents of a tensor copy's box `view` (a plain slice with constant
+/// extents: `crate::sema` checked it).
+fn box_dims(view: &Layout) -> Vec<u32> {
+    view.shape
         .iter()
         .map(|e| {
             e.as_const()
                 .and_then(|e| u32::try_from(e).ok())
                 .unwrap_or(0)
         })
-        .collect();
-    let map = TensorMap { param, box_dims };
-    match maps.iter().position(|m| *m == map) {
-        Some(index) => index,
-        None => {
-            maps.push(map);
-            maps.len() - 1
+        .collect()
+}
+
+/// The swizzle span of the shared buffer a tensor copy meets (0 for a
+/// row-major one): its map writes or reads the box in that pattern, which
+/// `crate::sema` checked matches the box's rows.
+fn copy_swizzle(apply: &Apply, shared_layouts: &[SharedLayout]) -> u32 {
+    apply
+        .operands
+        .iter()
+        .find_map(|operand| match &operand.value {
+            Value::Memory { buffer, .. }
+                if operand.slot.whole && buffer.space == MemorySpace::Shared =>
+            {
+                match shared_layouts.get(buffer.index) {
+                    Some(SharedLayout::Swizzle { span }) => Some(*span),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .unwrap_or(0)
+}
+
+impl Maps {
+    /// The index of `map`, added on first use.
+    fn index(&mut self, map: TensorMap) -> usize {
+        match self.maps.iter().position(|m| *m == map) {
+            Some(index) => index,
+            None => {
+                self.maps.push(map);
+                self.maps.len() - 1
+            }
         }
     }
 }

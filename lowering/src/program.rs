@@ -56,9 +56,9 @@ pub struct Program {
 
 /// A tensor map (TMA descriptor) of a tensor parameter with one box: what
 /// the launcher passes to `cuTensorMapEncodeTiled` (tiled mode, no
-/// interleave, no swizzle, zero fill out of bounds). Its element type is
-/// the tensor's; its dims and strides come from the tensor's shape at
-/// launch.
+/// interleave, zero fill out of bounds, the swizzle of the shared buffer
+/// the copies meet). Its element type is the tensor's; its dims and
+/// strides come from the tensor's shape at launch.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TensorMap {
     /// The tensor parameter (a [`ParamKind::Tensor`]).
@@ -66,6 +66,11 @@ pub struct TensorMap {
     /// The box's extents, outermost axis first (as the kernel writes
     /// them), each in `1..=256`; the innermost is a multiple of 16 bytes.
     pub box_dims: Vec<u32>,
+    /// The swizzle span in bytes (32, 64 or 128) of the `swizzle_*`
+    /// shared buffer its copies fill or read, whose rows are the box's
+    /// innermost row; 0 for none (a row-major buffer).
+    #[serde(default)]
+    pub swizzle: u32,
 }
 
 /// A shared-memory buffer of the CTA: row-major elements of `dtype`,

@@ -105,13 +105,15 @@ pub enum Borrow {
 /// [`KernelSpec::params`]) with a box of `box_dims`, outermost axis first.
 /// The map's element type is the tensor's dtype (as unsigned integers of
 /// its width), its dims and strides the tensor's shape at launch
-/// (row-major), in tiled mode without interleave or swizzle, out-of-bounds
-/// elements zero-filled. The launcher refuses a tensor with a dim of 2^31
+/// (row-major), in tiled mode without interleave, with the swizzle
+/// `swizzle` (bytes: 0 none, 32, 64 or 128), out-of-bounds elements
+/// zero-filled. The launcher refuses a tensor with a dim of 2^31
 /// or more (the kernel's coordinates are clamped into `i32`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TensorMapSpec {
     pub param: usize,
     pub box_dims: &'static [u32],
+    pub swizzle: u32,
 }
 
 /// A size symbol of a kernel (`N` in `Tensor<f32, N>`), bound at launch from

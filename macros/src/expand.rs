@@ -340,12 +340,13 @@ fn symbols_tokens(symbols: &[Symbol]) -> TokenStream {
 }
 
 /// The tensor maps as the module template reads them:
-/// `[(param [box extents]) ..]`.
+/// `[(param [box extents] swizzle) ..]`.
 fn maps_tokens(maps: &[tile_kernel_lowering::program::TensorMap]) -> TokenStream {
     let maps = maps.iter().map(|m| {
         let param = m.param;
         let extents = &m.box_dims;
-        quote!((#param [#(#extents)*]))
+        let swizzle = m.swizzle;
+        quote!((#param [#(#extents)*] #swizzle))
     });
     quote!([#(#maps)*])
 }

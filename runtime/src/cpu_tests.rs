@@ -69,8 +69,8 @@ pub(crate) mod tk {
             let _ = ($device, $($param),*);
             ::core::unreachable!("this tile kernel failed to compile")
         }};
-        (@maps [$(($param:literal [$($extent:literal)*]))*]) => {
-            &[$($crate::cpu_tests::tk::__private::spec::TensorMapSpec { param: $param, box_dims: &[$($extent),*] }),*]
+        (@maps [$(($param:literal [$($extent:literal)*] $swizzle:literal))*]) => {
+            &[$($crate::cpu_tests::tk::__private::spec::TensorMapSpec { param: $param, box_dims: &[$($extent),*], swizzle: $swizzle }),*]
         };
         (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
             &[$($crate::cpu_tests::tk::__private::spec::SymbolSpec { name: $name, divisor: $divisor, multiple_of: $multiple_of }),*]

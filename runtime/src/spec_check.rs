@@ -104,7 +104,7 @@ pub(crate) fn matches_spec(
             .tensor_maps
             .iter()
             .zip(spec.tensor_maps)
-            .all(|(p, s)| p.param == s.param && p.box_dims == s.box_dims);
+            .all(|(p, s)| p.param == s.param && p.box_dims == s.box_dims && p.swizzle == s.swizzle);
     if !maps_match {
         return Err("the IR reads other tensor maps than the spec lists".to_string());
     }

@@ -9,7 +9,9 @@
 //! builds the driver's map. Guarantee: a map built here covers exactly its
 //! tensor argument's elements (dims and row-major strides of its shape at
 //! this launch, its start address), so the hardware's clipping to the
-//! map's dims keeps every tensor copy inside the tensor.
+//! map's dims keeps every tensor copy inside the tensor. A swizzled map's
+//! box rows are its swizzle span, so the swizzle permutes 16-byte chunks
+//! within the shared rows the box fills, never across the box.
 
 use tile_kernel_lowering::DType;
 
@@ -39,6 +41,8 @@ pub(crate) struct MapLayout {
     pub strides: [u64; 4],
     /// Box extents, innermost first.
     pub box_dims: [u32; 5],
+    /// The swizzle span in bytes (0: none, 32, 64, 128).
+    pub swizzle: u32,
 }
 
 /// The layout of map `map` of `spec` for a launch whose size symbols have
@@ -68,12 +72,22 @@ pub(crate) fn layout(spec: &KernelSpec, map: &TensorMapSpec, values: &[u64]) -> 
             map.box_dims.len()
         )));
     }
+    let inner_bytes = u64::from(map.box_dims[rank - 1]) * dtype.size_bytes() as u64;
+    if !matches!(map.swizzle, 0 | 32 | 64 | 128)
+        || (map.swizzle != 0 && inner_bytes != u64::from(map.swizzle))
+    {
+        return Err(fail(format!(
+            "tensor map of `{}`: a {}-byte swizzle with box rows of {inner_bytes} bytes (a swizzle is 32, 64 or 128 bytes, the box's row)",
+            param.name, map.swizzle
+        )));
+    }
     let mut out = MapLayout {
         rank,
         element: dtype,
         dims: [1; 5],
         strides: [0; 4],
         box_dims: [1; 5],
+        swizzle: map.swizzle,
     };
     let mut stride = dtype.size_bytes() as u64;
     for (axis, (dim, extent)) in shape.iter().zip(map.box_dims).rev().enumerate() {
@@ -135,6 +149,12 @@ pub(crate) fn encode(
         4 => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT32,
         _ => sys::CUtensorMapDataType::CU_TENSOR_MAP_DATA_TYPE_UINT64,
     };
+    let swizzle = match layout.swizzle {
+        32 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_32B,
+        64 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_64B,
+        128 => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_128B,
+        _ => sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+    };
     let mut map = sys::CUtensorMap { opaque: [0; 16] };
     let element_strides = [1u32; 5];
     // SAFETY: `map` is a writable CUtensorMap; `dims`, `strides`,
@@ -153,7 +173,7 @@ pub(crate) fn encode(
             layout.box_dims.as_ptr(),
             element_strides.as_ptr(),
             sys::CUtensorMapInterleave::CU_TENSOR_MAP_INTERLEAVE_NONE,
-            sys::CUtensorMapSwizzle::CU_TENSOR_MAP_SWIZZLE_NONE,
+            swizzle,
             sys::CUtensorMapL2promotion::CU_TENSOR_MAP_L2_PROMOTION_NONE,
             sys::CUtensorMapFloatOOBfill::CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE,
         )

@@ -282,8 +282,8 @@ mod ir {
                 let _ = ($device, $($param),*);
                 ::core::unreachable!("this tile kernel failed to compile")
             }};
-            (@maps [$(($param:literal [$($extent:literal)*]))*]) => {
-            &[$($crate::ir::tk::__private::spec::TensorMapSpec { param: $param, box_dims: &[$($extent),*] }),*]
+            (@maps [$(($param:literal [$($extent:literal)*] $swizzle:literal))*]) => {
+            &[$($crate::ir::tk::__private::spec::TensorMapSpec { param: $param, box_dims: &[$($extent),*], swizzle: $swizzle }),*]
         };
         (@symbols [$(($name:literal $divisor:literal $multiple_of:literal))*]) => {
                 &[$($crate::ir::tk::__private::spec::SymbolSpec { name: $name, divisor: $divisor, multiple_of: $multiple_of }),*]

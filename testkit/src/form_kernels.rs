@@ -941,6 +941,7 @@ pub fn spec_for(program: &Program, ptx: &str) -> KernelSpec {
                 .map(|m| TensorMapSpec {
                     param: m.param,
                     box_dims: leak(m.box_dims.clone()),
+                    swizzle: m.swizzle,
                 })
                 .collect(),
         ),

@@ -21,6 +21,7 @@ use crate::layout::{index_text, storage_index};
 use crate::memory::MemorySpace;
 use crate::program::{DimSpec, ParamKind, ProgramParam};
 use crate::sema::limits::poly_text;
+use crate::shared_layout::SharedLayout;
 use crate::sym::{AtomKind, Atoms, Poly, gcd};
 
 /// What a kernel's alignment proofs read.
@@ -31,6 +32,8 @@ pub(crate) struct Context<'a> {
     pub shared_dtype: &'a dyn Fn(usize) -> DType,
     /// The alignment of shared buffer `i`'s first byte.
     pub shared_alignment: &'a dyn Fn(usize) -> usize,
+    /// The layout of shared buffer `i`.
+    pub shared_layout: &'a dyn Fn(usize) -> SharedLayout,
 }
 
 /// A launch-time requirement: the user's value of size symbol `symbol`
@@ -65,6 +68,20 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
                 continue;
             }
             let (full, offset, _, size) = operand_access(&operand.slot, view, &index);
+            // A tensor copy meets a swizzled buffer in whole atoms: the
+            // hardware's swizzle is a function of the address, the
+            // buffer's of the offset from its atom-aligned start.
+            let atom = match buffer.space {
+                MemorySpace::Shared if operand.slot.whole => {
+                    match (cx.shared_layout)(buffer.index) {
+                        layout @ SharedLayout::Swizzle { .. } => Some(layout.alignment()),
+                        _ => None,
+                    }
+                }
+                _ => None,
+            }
+            .filter(|atom| *atom > size);
+            let size = atom.unwrap_or(size);
             // A multiple of the size is aligned only when the size divides
             // the buffer's own alignment.
             let base = match buffer.space {
@@ -72,14 +89,15 @@ pub(crate) fn prove(apply: &Apply, cx: &Context<'_>) -> Proof {
                 MemorySpace::Global => buffer.space.base_alignment(),
             };
             let divides_base = base % size == 0;
-            let need =
-                if operand.slot.whole_alignment == crate::memory::TENSOR_COPY_SHARED_ALIGNMENT {
-                    format!("the {size} bytes a tensor copy's shared address is aligned to")
-                } else if operand.slot.whole {
-                    format!("the {size} bytes a bulk copy's addresses are aligned to")
-                } else {
-                    format!("the {size}-byte access size")
-                };
+            let need = if atom.is_some() {
+                format!("the {size}-byte swizzle atom a tensor copy of a swizzled buffer starts on")
+            } else if operand.slot.whole_alignment == crate::memory::TENSOR_COPY_SHARED_ALIGNMENT {
+                format!("the {size} bytes a tensor copy's shared address is aligned to")
+            } else if operand.slot.whole {
+                format!("the {size} bytes a bulk copy's addresses are aligned to")
+            } else {
+                format!("the {size}-byte access size")
+            };
             match requirements(&offset, size, cx.atoms).filter(|_| divides_base) {
                 Some(requirements) => proof.requirements.extend(requirements),
                 None => {

@@ -193,12 +193,14 @@ impl Checker<'_> {
                 params: &self.params,
                 shared_dtype: &|buffer| self.shared[buffer].buffer.dtype,
                 shared_alignment: &|buffer| {
-                    if self.shared[buffer].buffer.is_dynamic() {
+                    let buffer = &self.shared[buffer].buffer;
+                    if buffer.is_dynamic() {
                         crate::memory::MemorySpace::Shared.base_alignment()
                     } else {
-                        crate::memory::STATIC_SHARED_ALIGNMENT
+                        buffer.alignment()
                     }
                 },
+                shared_layout: &|buffer| self.shared[buffer].buffer.layout,
             },
         );
         for diag in proof.diagnostics {

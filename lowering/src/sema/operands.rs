@@ -12,6 +12,7 @@ use crate::ptx::{Modifiers, PtxType, Slot};
 use super::{Checker, TileState, Value};
 use crate::checked::advance;
 use crate::memory::MemorySpace;
+use crate::shared_layout::SharedLayout;
 
 impl Checker<'_> {
     /// Rules 2-7 and 10 (shape parts) for one candidate form.
@@ -59,6 +60,7 @@ impl Checker<'_> {
             return errors;
         }
         let mut repeat: Option<(Vec<usize>, &str, SpanId)> = None;
+        let tensor_copy = slots.iter().any(|s| s.kind == OperandKind::TensorCoords);
         for ((slot, value), operand) in slots.iter().zip(values).zip(&apply.operands) {
             let span = operand.span();
             let role = if slot.access == Access::Write {
@@ -136,7 +138,9 @@ impl Checker<'_> {
                 continue;
             }
             // A bulk or tensor copy moves runs longer than one 16-byte
-            // chunk, which a laid-out buffer does not keep in order.
+            // chunk, which a laid-out buffer does not keep in order; a
+            // tensor copy with a swizzled map follows a swizzled buffer
+            // (its box rows are checked below, with the other operands).
             if slot.whole
                 && let Value::Memory { buffer, name, .. } = value
                 && buffer.space == MemorySpace::Shared
@@ -144,7 +148,8 @@ impl Checker<'_> {
                     .shared
                     .get(buffer.index)
                     .map(|s| s.buffer.layout)
-                    .filter(|l| *l != crate::shared_layout::SharedLayout::Linear)
+                    .filter(|l| *l != SharedLayout::Linear)
+                && !(tensor_copy && matches!(layout, SharedLayout::Swizzle { .. }))
             {
                 errors.push(Diagnostic::new(
                     Code::LAYOUT_COPY,
@@ -153,7 +158,7 @@ impl Checker<'_> {
                         "`{opcode}` copies `{name}` as runs of bytes in row-major order, but its buffer has layout `\"{}\"`, which places every 16 bytes elsewhere",
                         layout.name()
                     ),
-                ).with_help("copy into a laid-out buffer with `cp.async` (16 bytes at a time) or `st.shared`; tensor copies with a swizzled tensor map are not supported yet"));
+                ).with_help("copy into a laid-out buffer with `cp.async` (16 bytes at a time) or `st.shared`, or with a tensor copy into a `swizzle_*` buffer"));
                 continue;
             }
             match (slot.kind, value) {
@@ -483,7 +488,71 @@ impl Checker<'_> {
         if errors.is_empty() {
             errors.extend(bulk_size_error(apply, &opcode, slots.as_slice(), values));
         }
+        if errors.is_empty() && tensor_copy {
+            errors.extend(self.swizzled_box_error(apply, &opcode, slots.as_slice(), values));
+        }
         errors
+    }
+
+    /// A tensor copy meeting a `swizzle_S` buffer: its map swizzles each
+    /// box row as the buffer swizzles its rows only when the two are one
+    /// row, so the box's innermost row must be the buffer's `S` bytes.
+    /// (Its shared view starting on a swizzle atom is the alignment
+    /// proof's.)
+    fn swizzled_box_error(
+        &self,
+        apply: &ast::Apply,
+        opcode: &str,
+        slots: &[ResolvedOperand],
+        values: &[Value],
+    ) -> Option<Diagnostic> {
+        let (span, buffer_name) =
+            slots
+                .iter()
+                .zip(values)
+                .find_map(|(slot, value)| match value {
+                    Value::Memory { buffer, name, .. }
+                        if slot.whole && buffer.space == MemorySpace::Shared =>
+                    {
+                        match self.shared.get(buffer.index)?.buffer.layout {
+                            SharedLayout::Swizzle { span } => Some((span, name.as_str())),
+                            _ => None,
+                        }
+                    }
+                    _ => None,
+                })?;
+        let (index, (layout, box_name)) =
+            slots
+                .iter()
+                .zip(values)
+                .enumerate()
+                .find_map(|(i, (slot, value))| match value {
+                    Value::Memory { layout, name, .. }
+                        if slot.kind == OperandKind::TensorCoords =>
+                    {
+                        Some((i, (layout, name.as_str())))
+                    }
+                    _ => None,
+                })?;
+        let element = layout.dtype.size_bytes();
+        let row = layout.shape.last().copied().unwrap_or(0) * element;
+        if row == span as usize {
+            return None;
+        }
+        Some(
+            Diagnostic::new(
+                Code::LAYOUT_COPY,
+                apply.operands.get(index)?.span(),
+                format!(
+                    "the box of `{box_name}` has rows of {row} bytes, but `{opcode}` meets `{buffer_name}`, whose layout `\"swizzle_{span}\"` swizzles rows of {span} bytes"
+                ),
+            )
+            .with_note("the tensor map swizzles each box row in the buffer's pattern, so a box row must be one buffer row")
+            .with_help(format!(
+                "make the box's last extent {} elements; a wider tile is several boxes, one per {span}-byte column",
+                span as usize / element.max(1)
+            )),
+        )
     }
 }
 
