@@ -16,7 +16,10 @@
 //! GPU). Checked against an f64 host reference with a K-scaled tolerance.
 //! `GEMM_SM80_PTX=1` prints the PTX instead.
 
-use std::time::Instant;
+#[path = "common/gemm.rs"]
+mod gemm;
+
+use gemm::Gemm;
 use tile_kernel::prelude::*;
 
 /// `$name`: a `$bm x $bn` tile of `C` per CTA, `$wm x $wn` warps
@@ -259,29 +262,6 @@ gemm_kernel!(
     stages = 4
 );
 
-fn inputs(n: usize, seed: u64) -> Vec<bf16> {
-    let mut state = seed;
-    (0..n)
-        .map(|_| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            bf16::from_f32(((state >> 40) as f32 / (1u64 << 24) as f32) * 2.0 - 1.0)
-        })
-        .collect()
-}
-
-/// A kernel of this example and its name.
-type Gemm = (
-    &'static str,
-    fn(
-        &Device,
-        &DeviceTensor<bf16>,
-        &DeviceTensor<bf16>,
-        &mut DeviceTensor<f32>,
-    ) -> Result<(), Error>,
-);
-
 const KERNELS: [Gemm; 4] = [
     ("gemm_bf16_nt (64 x 64 tiles, 2 stages)", |d, a, b, c| {
         gemm_bf16_nt(d, a, b, c)
@@ -300,40 +280,6 @@ const KERNELS: [Gemm; 4] = [
     ),
 ];
 
-/// Runs `m x n x k` and checks every element against an f64 reference
-/// with a K-scaled tolerance, |C - ref| <= 2^-20 * k (the inputs are in
-/// [-1, 1); each of the K / 16 fused steps of the tensor cores truncates
-/// its terms 25 bits below the largest and rounds toward zero).
-fn check(dev: &Device, (name, gemm): Gemm, m: usize, n: usize, k: usize) -> Result<(), Error> {
-    let ha = inputs(m * k, 0x6e11 + (m * n * k) as u64);
-    let hb = inputs(n * k, 0x7e11 + (m * n * k) as u64);
-    let a = dev.upload(&ha, [m, k])?;
-    let b = dev.upload(&hb, [n, k])?;
-    let mut c = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
-    gemm(dev, &a, &b, &mut c)?;
-    let got = c.download()?;
-    let bound = (k as f64) * 2f64.powi(-20);
-    let mut worst = 0f64;
-    for i in 0..m {
-        for j in 0..n {
-            let want: f64 = (0..k)
-                .map(|kk| f64::from(ha[i * k + kk].to_f32()) * f64::from(hb[j * k + kk].to_f32()))
-                .sum();
-            let err = (f64::from(got[i * n + j]) - want).abs();
-            worst = worst.max(err);
-            assert!(
-                err <= bound,
-                "{name} {m} x {n} x {k}: C[{i}, {j}] = {} but the reference is {want}",
-                got[i * n + j]
-            );
-        }
-    }
-    println!(
-        "OK: {name} {m} x {n} x {k} within {bound:.1e} of the f64 reference (worst {worst:.2e})"
-    );
-    Ok(())
-}
-
 fn main() -> Result<(), Error> {
     // `GEMM_SM80_PTX=1` prints the kernels' PTX (for `ptxas -v`).
     if std::env::var_os("GEMM_SM80_PTX").is_some() {
@@ -347,52 +293,5 @@ fn main() -> Result<(), Error> {
         }
         return Ok(());
     }
-    let dev = Device::new(0)?;
-    let args: Vec<usize> = std::env::args()
-        .skip(1)
-        .filter_map(|a| a.parse().ok())
-        .collect();
-    let shapes: Vec<(usize, usize, usize)> = match args[..] {
-        [m, n, k] => vec![(m, n, k)],
-        _ => vec![
-            (64, 64, 32),
-            (1, 1, 8),
-            (70, 33, 40),
-            (130, 200, 96),
-            (17, 129, 264),
-            (257, 131, 72),
-        ],
-    };
-    for gemm in KERNELS {
-        for &(m, n, k) in &shapes {
-            check(&dev, gemm, m, n, k)?;
-        }
-    }
-    if dev.is_cpu() || args.len() == 3 {
-        return Ok(());
-    }
-    let (m, n, k) = (4096, 4096, 4096);
-    let a = dev.upload(&inputs(m * k, 1), [m, k])?;
-    let b = dev.upload(&inputs(n * k, 2), [n, k])?;
-    let mut c = dev.zeros::<f32>([m, n])?;
-    for (name, gemm) in KERNELS {
-        check(&dev, (name, gemm), 512, 384, 1024)?;
-        for _ in 0..3 {
-            gemm(&dev, &a, &b, &mut c)?;
-        }
-        dev.synchronize()?;
-        let runs = 20;
-        let start = Instant::now();
-        for _ in 0..runs {
-            gemm(&dev, &a, &b, &mut c)?;
-        }
-        dev.synchronize()?;
-        let seconds = start.elapsed().as_secs_f64() / f64::from(runs);
-        println!(
-            "{name} {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
-            seconds * 1e3,
-            2.0 * (m * n * k) as f64 / seconds / 1e12
-        );
-    }
-    Ok(())
+    gemm::run(&KERNELS)
 }

@@ -224,6 +224,10 @@ struct Touch {
     /// Ordered before the waits on this mbarrier ticket (ring buffer,
     /// ticket): every thread arrived on it after the access.
     released: Option<(usize, Poly)>,
+    /// The `wgmma` (statement number, opcode) whose retired read of
+    /// matrices this is: no other proof sees it, so the thread's generic
+    /// writes are checked against it here too.
+    wgmma_read: Option<(usize, Rc<str>)>,
     /// Facts of the only paths it exists on (`p <= 0` each; empty: every
     /// path): see [`Walk::tag_guarded_arms`].
     exists_if: Vec<Fact>,
@@ -1113,6 +1117,9 @@ impl Walk<'_, '_> {
                             fenced_by: None,
                         });
                     }
+                    if write && effect != Effect::AsyncCopy {
+                        self.write_after_matrix_reads(apply, &access, &state.touches);
+                    }
                     if effect == Effect::AsyncCopy && write {
                         if !operand.slot.whole {
                             self.copy_after_touches(apply, &access, &state.touches);
@@ -1148,7 +1155,10 @@ impl Walk<'_, '_> {
                     self.bulk_copy(apply, &mut state);
                 }
             }
-            Effect::AsyncGroup => self.group(apply, &mut state.copies),
+            Effect::AsyncGroup => {
+                self.group(apply, &mut state.copies);
+                retire_matrix_reads(&mut state);
+            }
             Effect::Mbarrier => self.mbarrier(apply, &mut state),
             Effect::Fence => self.fence(apply, &mut state),
             _ => {}
@@ -1289,6 +1299,7 @@ impl Walk<'_, '_> {
             loops: self.loops.clone(),
             shifts: 0,
             released: None,
+            wgmma_read: None,
             exists_if: Vec::new(),
         }
     }
@@ -1341,6 +1352,48 @@ impl Walk<'_, '_> {
             return false;
         }
         true
+    }
+
+    /// A generic write of shared bytes against the retired `wgmma` reads
+    /// no barrier or mbarrier phase has ordered before it (the shared race
+    /// obligation does not see `wgmma` reads): only the writing thread's
+    /// own bytes may meet one.
+    fn write_after_matrix_reads(
+        &mut self,
+        apply: &Apply,
+        access: &SharedOperand<'_>,
+        touches: &[Touch],
+    ) {
+        let here_facts = self.facts_here(apply);
+        for touch in touches.iter().filter(|t| t.buffer == access.buffer) {
+            let Some((number, opcode)) = &touch.wgmma_read else {
+                continue;
+            };
+            if self.contradicts(&here_facts, &touch.exists_if) {
+                continue;
+            }
+            let here = self.at_iteration(access.footprint, &touch.loops);
+            if self.apart(&touch.footprint, &here, &apply.facts)
+                || self.own_bytes(&touch.separations, &touch.pinned, apply, access.view)
+            {
+                continue;
+            }
+            let shared = &self.context.shared_names[access.buffer];
+            self.report(
+                Diagnostic::new(
+                    Code::ASYNC_UNPUBLISHED,
+                    access.span,
+                    format!(
+                        "`{}` is written here by threads other than the ones whose `{opcode}` (statement {number}) read these bytes of `{shared}`, with no CTA barrier since its wait",
+                        access.name
+                    ),
+                )
+                .with_help(
+                    "a wait retires a wgmma for its own warpgroup only: put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` after the wait, or wait for an mbarrier phase the readers arrive on after their wait",
+                ),
+            );
+            return;
+        }
     }
 
     /// The copies an async `apply` issues: one into shared memory, or for
@@ -1907,6 +1960,35 @@ fn forget_copy(mut copy: Copy, first: AtomId) -> Copy {
 /// Whether `p` names an atom of loop `first`'s body.
 fn names_loop(p: &Poly, first: AtomId) -> bool {
     p.atoms().iter().any(|a| *a >= first)
+}
+
+/// The `wgmma` matrix reads a wait retired become the thread's reads of
+/// those bytes: done, and ordered for other threads like any read (by a
+/// CTA barrier, or by an mbarrier phase the reader arrives on after the
+/// wait and the other thread waits for).
+fn retire_matrix_reads(state: &mut State) {
+    let (retired, kept): (Vec<Copy>, Vec<Copy>) = std::mem::take(&mut state.copies)
+        .into_iter()
+        .partition(|c| c.role == Role::WgmmaSource && c.status == Status::Retired);
+    state.copies = kept;
+    for copy in retired {
+        let touch = Touch {
+            span: copy.span,
+            buffer: copy.buffer,
+            write: false,
+            footprint: copy.footprint,
+            separations: copy.separations,
+            pinned: copy.pinned,
+            loops: copy.loops,
+            shifts: copy.shifts,
+            released: None,
+            wgmma_read: Some((copy.number, copy.opcode)),
+            exists_if: copy.exists_if,
+        };
+        if !state.touches.contains(&touch) {
+            state.touches.push(touch);
+        }
+    }
 }
 
 /// A touch of loop `first`'s body seen after the loop or past the shift
