@@ -26,10 +26,15 @@ use tile_kernel::prelude::*;
 /// `$name`: a `128 x $bn` tile of `C` per CTA, two warpgroups of 128
 /// threads, warpgroup `w` computing rows `64 w .. 64 w + 64` with
 /// `wgmma.m64n$bn k16` (`$op`); K in steps of 64 (one 128-byte swizzled
-/// row of bf16) through a ring of `$stages` stages. Thread 0 keeps
-/// `$stages - 1` steps in flight: it waits for a stage's empty barrier (all
-/// 256 threads arrived after their `wgmma`s of that stage retired), then
-/// expects the two boxes' bytes on its full barrier and issues the copies.
+/// row of bf16) through a ring of `$stages` stages.
+///
+/// Thread 0 fills every stage first, then refills stage `s` as soon as all
+/// 256 threads arrived on its empty barrier: a warpgroup arrives after the
+/// `wgmma.wait_group 1` that retires the stage's `wgmma`s, one step later,
+/// so that step `k`'s multiplications are issued before the warpgroup
+/// waits for step `k - 1`'s and the tensor cores never run dry. Each
+/// refill expects the two boxes' bytes on the stage's full barrier, whose
+/// phase the warpgroups wait for before multiplying.
 macro_rules! gemm_kernel {
     ($name:ident, $op:literal, bn = $bn:literal, stages = $stages:literal) => {
         #[tile_kernel(grid = [ceil_div(N, $bn), ceil_div(M, 128), 1], block = [256, 1, 1], arch = "sm_90a")]
@@ -38,6 +43,55 @@ macro_rules! gemm_kernel {
             b: Tensor<bf16, N, { 8 * K8 }>,
             c: Tensor<f32, M, N>,
         ) {
+            // One step: its 4 wgmmas of K = 16 into `acc`, as one group.
+            fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>) {
+                apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
+                for kk in 0..4 {
+                    apply(
+                        ptx[$op],
+                        acc,
+                        sa.slice(s![.., 16 * kk..16 * kk + 16]),
+                        sb.slice(s![.., 16 * kk..16 * kk + 16]),
+                        1,
+                        1,
+                        1,
+                        0,
+                        0,
+                        scope = "warpgroup",
+                    );
+                }
+                apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
+            }
+            // Step `step`'s boxes of A and B into stage `stage`, signalling
+            // its full barrier.
+            fn fill(
+                a: Tensor<bf16>,
+                b: Tensor<bf16>,
+                sa: Shared<bf16>,
+                sb: Shared<bf16>,
+                full: Shared,
+                m0: usize,
+                n0: usize,
+                step: usize,
+            ) {
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full,
+                    128 * (128 + $bn),
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sa,
+                    a.slice(s![m0..m0 + 128, 64 * step..64 * step + 64]),
+                    full,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sb,
+                    b.slice(s![n0..n0 + $bn, 64 * step..64 * step + 64]),
+                    full,
+                );
+            }
             let t = thread_id(0);
             let wg = warp_id() / 4;
             let m0 = cta_id(1) * 128;
@@ -65,85 +119,52 @@ macro_rules! gemm_kernel {
             let r = 32 * (warp_id() % 4) + lane_id();
             apply(ptx["mov.b32"], acc.slice(s![r, ..]).unsqueeze(-1), 0);
             apply(ptx["bar.sync"], 0, scope = "cta");
-            if t == 0 {
-                for s in 0..$stages - 1 {
-                    if s < steps {
-                        apply(
-                            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
-                            full.slice(s![s..s + 1]),
-                            128 * (128 + $bn),
-                        );
-                        apply(
-                            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-                            sa.slice(s![s, .., ..]),
-                            a.slice(s![m0..m0 + 128, 64 * s..64 * s + 64]),
-                            full.slice(s![s..s + 1]),
-                        );
-                        apply(
-                            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-                            sb.slice(s![s, .., ..]),
-                            b.slice(s![n0..n0 + $bn, 64 * s..64 * s + 64]),
-                            full.slice(s![s..s + 1]),
-                        );
+            // K is at least 8 where the launcher builds the maps, but the
+            // checker does not know it: the steps run where there are some.
+            if 0 < steps {
+                if t == 0 {
+                    fill(a, b, sa.slice(s![0, .., ..]), sb.slice(s![0, .., ..]), full.slice(s![0..1]), m0, n0, 0);
+                    for s in 1..$stages {
+                        if s < steps {
+                            fill(a, b, sa.slice(s![s, .., ..]), sb.slice(s![s, .., ..]), full.slice(s![s..s + 1]), m0, n0, s);
+                        }
                     }
                 }
-            }
-            for k in 0..steps {
-                let stage = k % $stages;
                 apply(
                     ptx["mbarrier.try_wait.parity.shared::cta.b64"],
-                    full.slice(s![stage..stage + 1]),
-                    (k / $stages) % 2,
+                    full.slice(s![0..1]),
+                    0,
                 );
-                apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
-                for kk in 0..4 {
+                multiply(acc, sa.slice(s![0, 64 * wg..64 * wg + 64, ..]), sb.slice(s![0, .., ..]));
+                for k in 1..steps {
+                    let stage = k % $stages;
                     apply(
-                        ptx[$op],
-                        acc,
-                        sa.slice(s![stage, 64 * wg..64 * wg + 64, 16 * kk..16 * kk + 16]),
-                        sb.slice(s![stage, .., 16 * kk..16 * kk + 16]),
-                        1,
-                        1,
-                        1,
-                        0,
-                        0,
-                        scope = "warpgroup",
+                        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                        full.slice(s![stage..stage + 1]),
+                        (k / $stages) % 2,
                     );
-                }
-                apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
-                apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-                apply(
-                    ptx["mbarrier.arrive.shared::cta.b64"],
-                    empty.slice(s![stage..stage + 1]),
-                );
-                if k + $stages - 1 < steps {
-                    if t == 0 {
-                        let next = k + $stages - 1;
-                        let refill = next % $stages;
-                        apply(
-                            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
-                            empty.slice(s![refill..refill + 1]),
-                            (next / $stages + 1) % 2,
-                        );
-                        apply(
-                            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
-                            full.slice(s![refill..refill + 1]),
-                            128 * (128 + $bn),
-                        );
-                        apply(
-                            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-                            sa.slice(s![refill, .., ..]),
-                            a.slice(s![m0..m0 + 128, 64 * next..64 * next + 64]),
-                            full.slice(s![refill..refill + 1]),
-                        );
-                        apply(
-                            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-                            sb.slice(s![refill, .., ..]),
-                            b.slice(s![n0..n0 + $bn, 64 * next..64 * next + 64]),
-                            full.slice(s![refill..refill + 1]),
-                        );
+                    multiply(acc, sa.slice(s![stage, 64 * wg..64 * wg + 64, ..]), sb.slice(s![stage, .., ..]));
+                    // Step k - 1's group is done: its stage is free, for
+                    // step `next`.
+                    apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                    let next = k + $stages - 1;
+                    let done = next % $stages;
+                    apply(
+                        ptx["mbarrier.arrive.shared::cta.b64"],
+                        empty.slice(s![done..done + 1]),
+                    );
+                    if next < steps {
+                        if t == 0 {
+                            apply(
+                                ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                                empty.slice(s![done..done + 1]),
+                                (next / $stages + 1) % 2,
+                            );
+                            fill(a, b, sa.slice(s![done, .., ..]), sb.slice(s![done, .., ..]), full.slice(s![done..done + 1]), m0, n0, next);
+                        }
                     }
                 }
+                apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
             }
             // D element i of thread 32 w + l of a warpgroup: row
             // 16 w + l / 4 + 8 (i % 4 / 2), column 8 (i / 4) + 2 (l % 4) + i % 2.
@@ -168,15 +189,28 @@ gemm_kernel!(
     stages = 4
 );
 
-const KERNELS: [Gemm; 1] = [(
-    "gemm_wgmma_128x128 (128 x 128 tiles, 4 stages, TMA + wgmma)",
-    |d, a, b, c| gemm_wgmma_128x128(d, a, b, c),
-)];
+gemm_kernel!(
+    gemm_wgmma_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+    bn = 256,
+    stages = 4
+);
+
+const KERNELS: [Gemm; 2] = [
+    (
+        "gemm_wgmma_128x128 (128 x 128 tiles, 4 stages, TMA + wgmma)",
+        |d, a, b, c| gemm_wgmma_128x128(d, a, b, c),
+    ),
+    (
+        "gemm_wgmma_128x256 (128 x 256 tiles, 4 stages, TMA + wgmma)",
+        |d, a, b, c| gemm_wgmma_128x256(d, a, b, c),
+    ),
+];
 
 fn main() -> Result<(), Error> {
     // `GEMM_SM90_PTX=1` prints the kernels' PTX (for `ptxas -v`).
     if std::env::var_os("GEMM_SM90_PTX").is_some() {
-        print!("{}", gemm_wgmma_128x128::PTX);
+        print!("{}{}", gemm_wgmma_128x128::PTX, gemm_wgmma_128x256::PTX);
         return Ok(());
     }
     gemm::run(&KERNELS)

@@ -739,7 +739,14 @@ impl Walk<'_, '_> {
                 } else {
                     self.computed(ComputedOp::Rem, vec![ticket.clone(), Poly::constant(size)])
                 };
-                remainder.is_some_and(|r| r == *o || self.equal(&r, o, facts))
+                // `x % S` with `x` the ticket plus a multiple of `S`
+                // (`(k + 3) % 4` for ticket `k - 1`): both non-negative
+                // (a ticket counts phases; `%` is defined only there).
+                let shifted = self
+                    .remainder_of(o, size)
+                    .and_then(|x| x.sub(&ticket).as_const())
+                    .is_some_and(|d| d % size == 0);
+                shifted || remainder.is_some_and(|r| r == *o || self.equal(&r, o, facts))
             }
             (None, _) => false,
         }
