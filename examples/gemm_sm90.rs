@@ -35,28 +35,34 @@ use tile_kernel::prelude::*;
 /// waits for step `k - 1`'s and the tensor cores never run dry. Each
 /// refill expects the two boxes' bytes on the stage's full barrier, whose
 /// phase the warpgroups wait for before multiplying.
+///
+/// The inputs are `$t` (bf16, or `u8` holding fp8 bits), `$e` elements to
+/// 16 bytes (so `K = 16 / size * KC`), a step is 128 bytes of K (`8 $e`
+/// elements) and a `wgmma` 32 bytes (`2 $e`). After the last step the
+/// block `$epilogue` stores `acc` (thread `32 w + l` of warpgroup `wg`
+/// holds its row `r`); `$params` are the kernel's parameters after `a` and
+/// `b`; `$tail` the `wgmma`'s operands after `scale-d` (scales, and for
+/// 16-bit inputs the transposes).
 macro_rules! gemm_kernel {
-    ($name:ident, $op:literal, bn = $bn:literal, stages = $stages:literal) => {
+    ($name:ident, $op:literal, $t:ty, e = $e:literal, bn = $bn:literal, stages = $stages:literal,
+     [$($tail:literal),*], [$($params:tt)*], {$($epilogue:tt)*}) => {
         #[tile_kernel(grid = [ceil_div(N, $bn), ceil_div(M, 128), 1], block = [256, 1, 1], arch = "sm_90a")]
         fn $name(
-            a: Tensor<bf16, M, { 8 * K8 }>,
-            b: Tensor<bf16, N, { 8 * K8 }>,
-            c: Tensor<f32, M, N>,
+            a: Tensor<$t, M, { $e * KC }>,
+            b: Tensor<$t, N, { $e * KC }>,
+            $($params)*
         ) {
-            // One step: its 4 wgmmas of K = 16 into `acc`, as one group.
-            fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>) {
+            // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one
+            // group.
+            fn multiply(acc: Tile<f32>, sa: Shared<$t>, sb: Shared<$t>) {
                 apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
                 for kk in 0..4 {
                     apply(
                         ptx[$op],
                         acc,
-                        sa.slice(s![.., 16 * kk..16 * kk + 16]),
-                        sb.slice(s![.., 16 * kk..16 * kk + 16]),
-                        1,
-                        1,
-                        1,
-                        0,
-                        0,
+                        sa.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
+                        sb.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
+                        $($tail),*,
                         scope = "warpgroup",
                     );
                 }
@@ -65,10 +71,10 @@ macro_rules! gemm_kernel {
             // Step `step`'s boxes of A and B into stage `stage`, signalling
             // its full barrier.
             fn fill(
-                a: Tensor<bf16>,
-                b: Tensor<bf16>,
-                sa: Shared<bf16>,
-                sb: Shared<bf16>,
+                a: Tensor<$t>,
+                b: Tensor<$t>,
+                sa: Shared<$t>,
+                sb: Shared<$t>,
                 full: Shared,
                 m0: usize,
                 n0: usize,
@@ -82,13 +88,13 @@ macro_rules! gemm_kernel {
                 apply(
                     ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
                     sa,
-                    a.slice(s![m0..m0 + 128, 64 * step..64 * step + 64]),
+                    a.slice(s![m0..m0 + 128, 8 * $e * step..8 * $e * step + 8 * $e]),
                     full,
                 );
                 apply(
                     ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
                     sb,
-                    b.slice(s![n0..n0 + $bn, 64 * step..64 * step + 64]),
+                    b.slice(s![n0..n0 + $bn, 8 * $e * step..8 * $e * step + 8 * $e]),
                     full,
                 );
             }
@@ -96,9 +102,9 @@ macro_rules! gemm_kernel {
             let wg = warp_id() / 4;
             let m0 = cta_id(1) * 128;
             let n0 = cta_id(0) * $bn;
-            let steps = ceil_div(K8, 8);
-            let sa = alloc_shared::<bf16>([$stages, 128, 64], layout = "swizzle_128");
-            let sb = alloc_shared::<bf16>([$stages, $bn, 64], layout = "swizzle_128");
+            let steps = ceil_div(KC, 8);
+            let sa = alloc_shared::<$t>([$stages, 128, 8 * $e], layout = "swizzle_128");
+            let sb = alloc_shared::<$t>([$stages, $bn, 8 * $e], layout = "swizzle_128");
             let full = alloc_shared::<Mbarrier>([$stages]);
             let empty = alloc_shared::<Mbarrier>([$stages]);
             let acc = alloc_local::<f32>([128, $bn / 2], scope = "warpgroup");
@@ -166,6 +172,15 @@ macro_rules! gemm_kernel {
                 }
                 apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
             }
+            $($epilogue)*
+        }
+    };
+}
+
+/// `C = A B^T` in f32.
+macro_rules! gemm_f32_out {
+    ($name:ident, $op:literal, bn = $bn:literal) => {
+        gemm_kernel!($name, $op, bf16, e = 8, bn = $bn, stages = 4, [1, 1, 1, 0, 0], [c: Tensor<f32, M, N>], {
             // D element i of thread 32 w + l of a warpgroup: row
             // 16 w + l / 4 + 8 (i % 4 / 2), column 8 (i / 4) + 2 (l % 4) + i % 2.
             for i in 0..$bn / 2 {
@@ -178,22 +193,102 @@ macro_rules! gemm_kernel {
                     pred = row < M && col < N,
                 );
             }
-        }
+        });
     };
 }
 
-gemm_kernel!(
+gemm_f32_out!(
     gemm_wgmma_128x128,
     "wgmma.mma_async.sync.aligned.m64n128k16.f32.bf16.bf16",
-    bn = 128,
-    stages = 4
+    bn = 128
 );
-
-gemm_kernel!(
+gemm_f32_out!(
     gemm_wgmma_128x256,
     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+    bn = 256
+);
+
+// A linear layer with its activation fused: `C = silu(A B^T + bias)` in
+// bf16, each group of 4 accumulators (rows g, g + 8 x columns c, c + 1)
+// at a time: the bias of its columns, one `ewise`, four stores.
+gemm_kernel!(
+    gemm_wgmma_silu_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+    bf16,
+    e = 8,
     bn = 256,
-    stages = 4
+    stages = 4,
+    [1, 1, 1, 0, 0],
+    [bias: Tensor<f32, N>, c: Tensor<bf16, M, N>],
+    {
+        let bias_q = alloc_local::<f32>([1, 4]);
+        let out_q = alloc_local::<bf16>([1, 4]);
+        apply(ptx["mov.b32"], bias_q.unsqueeze(-1), 0);
+        for j in 0..32 {
+            for q in 0..4 {
+                let col = n0 + 8 * j + 2 * (lane_id() % 4) + q % 2;
+                apply(
+                    ptx["ld.global.f32"],
+                    bias_q.slice(s![.., q..q + 1]),
+                    bias.slice(s![col..col + 1]).unsqueeze(0),
+                    pred = col < N,
+                );
+            }
+            ewise(
+                |v: f32, b: f32| {
+                    let x = v + b;
+                    (x * rcp_approx(1.0 + ex2_approx(-x * f32::consts::LOG2_E))) as bf16
+                },
+                out_q,
+                acc.slice(s![r, 4 * j..4 * j + 4]).unsqueeze(0),
+                bias_q,
+            );
+            for q in 0..4 {
+                let row = m0 + 64 * wg + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (q / 2);
+                let col = n0 + 8 * j + 2 * (lane_id() % 4) + q % 2;
+                apply(
+                    ptx["st.global.b16"],
+                    c.slice(s![row, col..col + 1]),
+                    out_q.slice(s![0, q..q + 1]),
+                    pred = row < M && col < N,
+                );
+            }
+        }
+    }
+);
+
+// fp8 e4m3 inputs (their bits in `u8` tensors), f32 accumulation, and the
+// product of the two tensors' scales applied on the way out to bf16 (what
+// `torch._scaled_mm` computes).
+gemm_kernel!(
+    gemm_fp8_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3",
+    u8,
+    e = 16,
+    bn = 256,
+    stages = 4,
+    [1, 1, 1],
+    [scale: f32, c: Tensor<bf16, M, N>],
+    {
+        let out_q = alloc_local::<bf16>([1, 4]);
+        for j in 0..32 {
+            ewise(
+                |v: f32| (v * scale) as bf16,
+                out_q,
+                acc.slice(s![r, 4 * j..4 * j + 4]).unsqueeze(0),
+            );
+            for q in 0..4 {
+                let row = m0 + 64 * wg + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (q / 2);
+                let col = n0 + 8 * j + 2 * (lane_id() % 4) + q % 2;
+                apply(
+                    ptx["st.global.b16"],
+                    c.slice(s![row, col..col + 1]),
+                    out_q.slice(s![0, q..q + 1]),
+                    pred = row < M && col < N,
+                );
+            }
+        }
+    }
 );
 
 const KERNELS: [Gemm; 2] = [
@@ -207,11 +302,159 @@ const KERNELS: [Gemm; 2] = [
     ),
 ];
 
+fn silu(x: f64) -> f64 {
+    x / (1.0 + (-x).exp())
+}
+
+/// `gemm_wgmma_silu_128x256` against `silu(A B^T + bias)` in f64: within
+/// the K-scaled bound of the product, then bf16's rounding (2^-8 relative)
+/// and the approximate exp2 and reciprocal (2^-20 relative).
+fn check_silu(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
+    let ha = gemm::inputs(m * k, 0x5111 + (m * n * k) as u64);
+    let hb = gemm::inputs(n * k, 0x5222 + (m * n * k) as u64);
+    let hbias: Vec<f32> = gemm::inputs(n, 0x5333 + n as u64)
+        .iter()
+        .map(|v| v.to_f32())
+        .collect();
+    let a = dev.upload(&ha, [m, k])?;
+    let b = dev.upload(&hb, [n, k])?;
+    let bias = dev.upload(&hbias, [n])?;
+    let mut c = dev.upload(&vec![bf16::NAN; m * n], [m, n])?;
+    gemm_wgmma_silu_128x256(dev, &a, &b, &bias, &mut c)?;
+    let got = c.download()?;
+    let product_bound = (k as f64) * 2f64.powi(-20);
+    for i in 0..m {
+        for j in 0..n {
+            let x: f64 = (0..k)
+                .map(|kk| f64::from(ha[i * k + kk].to_f32()) * f64::from(hb[j * k + kk].to_f32()))
+                .sum::<f64>()
+                + f64::from(hbias[j]);
+            let want = silu(x);
+            let g = f64::from(got[i * n + j].to_f32());
+            let bound = product_bound * 1.1 + want.abs() * (2f64.powi(-8) + 2f64.powi(-18)) + 1e-30;
+            assert!(
+                (g - want).abs() <= bound,
+                "silu {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
+            );
+        }
+    }
+    println!("OK: gemm_wgmma_silu_128x256 {m} x {n} x {k} (silu(A B^T + bias) in bf16)");
+    Ok(())
+}
+
+/// `n` random e4m3 values (bits), finite, magnitudes 2^-6 to 448.
+fn fp8_inputs(n: usize, seed: u64) -> Vec<u8> {
+    let mut state = seed;
+    (0..n)
+        .map(|_| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            let bits = (state >> 32) as u8;
+            // 0x7f / 0xff are NaN in e4m3: use the largest finite value.
+            if bits & 0x7f == 0x7f { bits - 1 } else { bits }
+        })
+        .collect()
+}
+
+/// `gemm_fp8_128x256` against `scale * A B^T` in f64: the tensor cores
+/// keep about 14 bits of an fp8 sum (docs/tensor-cores.md), so each
+/// 32-wide step may lose 2^-13 of its magnitude sum; then bf16 rounding.
+fn check_fp8(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
+    let ha = fp8_inputs(m * k, 0x8111 + (m * n * k) as u64);
+    let hb = fp8_inputs(n * k, 0x8222 + (m * n * k) as u64);
+    let scale = 0.001953125f32;
+    let a = dev.upload(&ha, [m, k])?;
+    let b = dev.upload(&hb, [n, k])?;
+    let mut c = dev.upload(&vec![bf16::NAN; m * n], [m, n])?;
+    gemm_fp8_128x256(dev, &a, &b, scale, &mut c)?;
+    let got = c.download()?;
+    let value = |bits: u8| f64::from(float8::F8E4M3::from_bits(bits).to_f32());
+    for i in 0..m {
+        for j in 0..n {
+            let terms = (0..k).map(|kk| value(ha[i * k + kk]) * value(hb[j * k + kk]));
+            let (sum, magnitude) = terms.fold((0.0, 0.0), |(s, m), t| (s + t, m + t.abs()));
+            let want = sum * f64::from(scale);
+            let g = f64::from(got[i * n + j].to_f32());
+            let bound = magnitude * f64::from(scale) * 2f64.powi(-11) + want.abs() * 2f64.powi(-8);
+            assert!(
+                (g - want).abs() <= bound,
+                "fp8 {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
+            );
+        }
+    }
+    println!("OK: gemm_fp8_128x256 {m} x {n} x {k} (scale A B^T from e4m3, bf16 out)");
+    Ok(())
+}
+
+/// The mean time of `runs` launches of `launch` after 3 warm-ups.
+fn time(dev: &Device, mut launch: impl FnMut() -> Result<(), Error>) -> Result<f64, Error> {
+    for _ in 0..3 {
+        launch()?;
+    }
+    dev.synchronize()?;
+    let runs = 20;
+    let start = std::time::Instant::now();
+    for _ in 0..runs {
+        launch()?;
+    }
+    dev.synchronize()?;
+    Ok(start.elapsed().as_secs_f64() / f64::from(runs))
+}
+
 fn main() -> Result<(), Error> {
     // `GEMM_SM90_PTX=1` prints the kernels' PTX (for `ptxas -v`).
     if std::env::var_os("GEMM_SM90_PTX").is_some() {
-        print!("{}{}", gemm_wgmma_128x128::PTX, gemm_wgmma_128x256::PTX);
+        for ptx in [
+            gemm_wgmma_128x128::PTX,
+            gemm_wgmma_128x256::PTX,
+            gemm_wgmma_silu_128x256::PTX,
+            gemm_fp8_128x256::PTX,
+        ] {
+            print!("{ptx}");
+        }
         return Ok(());
     }
-    gemm::run(&KERNELS)
+    let dev = Device::new(0)?;
+    let args: Vec<usize> = std::env::args()
+        .skip(1)
+        .filter_map(|a| a.parse().ok())
+        .collect();
+    let shapes: Vec<(usize, usize, usize)> = match args[..] {
+        [m, n, k] => vec![(m, n, k)],
+        _ => gemm::SHAPES.to_vec(),
+    };
+    for &(m, n, k) in &shapes {
+        check_silu(&dev, m, n, k)?;
+        // fp8 rows are 16-byte multiples: K a multiple of 16.
+        check_fp8(&dev, m, n, k.div_ceil(16) * 16)?;
+    }
+    gemm::run(&KERNELS)?;
+    if dev.is_cpu() || args.len() == 3 {
+        return Ok(());
+    }
+    let (m, n, k) = (4096, 4096, 4096);
+    check_silu(&dev, 512, 384, 1024)?;
+    check_fp8(&dev, 512, 384, 1024)?;
+    let a = dev.upload(&gemm::inputs(m * k, 1), [m, k])?;
+    let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
+    let bias = dev.upload(&vec![0.25f32; n], [n])?;
+    let mut c = dev.zeros::<bf16>([m, n])?;
+    let seconds = time(&dev, || {
+        gemm_wgmma_silu_128x256(&dev, &a, &b, &bias, &mut c)
+    })?;
+    println!(
+        "gemm_wgmma_silu_128x256 (silu(A B^T + bias), bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
+        seconds * 1e3,
+        2.0 * (m * n * k) as f64 / seconds / 1e12
+    );
+    let a8 = dev.upload(&fp8_inputs(m * k, 3), [m, k])?;
+    let b8 = dev.upload(&fp8_inputs(n * k, 4), [n, k])?;
+    let seconds = time(&dev, || gemm_fp8_128x256(&dev, &a8, &b8, 0.5, &mut c))?;
+    println!(
+        "gemm_fp8_128x256 (e4m3 in, scaled bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
+        seconds * 1e3,
+        2.0 * (m * n * k) as f64 / seconds / 1e12
+    );
+    Ok(())
 }

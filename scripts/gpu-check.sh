@@ -45,7 +45,7 @@ tests() {
 
 examples() {
   for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert quantize_e4m3 row_sumsq histogram embedding \
-           softmax layer_norm rms_norm quantize_per_token transpose scale_rows_async; do
+           softmax layer_norm rms_norm quantize_per_token transpose scale_rows_async gemm_sm80 gemm_sm90; do
     echo "== $e"
     ./$e >"/tmp/$e.log" 2>&1 || status=1
     grep -E "^OK|panicked|Error" "/tmp/$e.log" | head -5
@@ -58,6 +58,7 @@ sanitize() {
     for e in "quantize_e4m3 200000" "row_sumsq 512" "convert 100000" engine \
              "softmax 16 1000" "softmax 4 20000" "layer_norm 16 1000" "rms_norm 16 1000" \
              "quantize_per_token 16 1000" "transpose 300" "scale_rows_async 64 8200" \
+             "gemm_sm80 257 131 72" "gemm_sm90 257 131 72" \
              "scopes --include-ignored on_gpu --test-threads=1" \
              "guards --include-ignored on_gpu --test-threads=1" \
              "races --include-ignored on_gpu --test-threads=1" \
