@@ -1389,7 +1389,7 @@ impl Walk<'_, '_> {
                     ),
                 )
                 .with_help(
-                    "a wait retires a wgmma for its own warpgroup only: put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` after the wait, or wait for an mbarrier phase the readers arrive on after their wait",
+                    "a wait orders a wgmma's reads before its own thread only: put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\")` after the wait, or wait for an mbarrier phase the readers arrive on after their wait",
                 ),
             );
             return;
