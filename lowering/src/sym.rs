@@ -238,6 +238,21 @@ impl Poly {
         }
     }
 
+    /// Whether `self - other` is a constant: the same terms, but for the
+    /// constant term.
+    fn differs_by_constant(&self, other: &Poly) -> bool {
+        let variable_terms = |p: &Poly| {
+            let constant = p.terms.first().is_some_and(|t| t.len == 0);
+            usize::from(constant)..p.terms.len()
+        };
+        let (mine, theirs) = (variable_terms(self), variable_terms(other));
+        mine.len() == theirs.len()
+            && mine.zip(theirs).all(|(i, j)| {
+                let (a, b) = (&self.terms[i], &other.terms[j]);
+                a.coef == b.coef && self.monomial(a) == other.monomial(b)
+            })
+    }
+
     /// The polynomial without its constant term.
     pub fn without_constant(&self) -> Poly {
         let mut p = self.clone();
@@ -1257,7 +1272,7 @@ impl Prover<'_> {
     }
 
     fn prove_from(&self, p: &Poly, facts: &[Fact]) -> bool {
-        if self.atoms.range(p).1 <= 0 {
+        if self.atoms.range(p).1 <= 0 || restates_fact(p, facts) {
             return true;
         }
         // A false fact (`1 <= 0`, the arm of a condition that is constant
@@ -1285,6 +1300,19 @@ impl Prover<'_> {
     pub fn le(&self, a: &Poly, b: &Poly) -> bool {
         self.prove_le0(&a.sub(b))
     }
+}
+
+/// Whether `p <= 0` is one of `facts` weakened by a constant: `p = f + c`
+/// with `c <= 0`. Then `p - f` ranges to `c`, and `k * p - f` with `k = 1`
+/// is one of the combinations [`Prover::prove_from`] ranges (and the exact
+/// search finds every one of those that proves), so the answer is the
+/// search's without the search. An access guarded by its own bound
+/// (`pred = row < M` on a store to row `row`) asks exactly this.
+fn restates_fact(p: &Poly, facts: &[Fact]) -> bool {
+    let k = p.constant_term();
+    facts
+        .iter()
+        .any(|f| k <= f.constant_term() && p.differs_by_constant(f))
 }
 
 /// What the separation search asks of a prover: [`Prover`] itself, or a
@@ -1750,6 +1778,61 @@ mod tests {
         let p = Poly::atom(wide).scale(1 << 12).add_const(1);
         let flat = FlatTerms::new(&t, &p, std::slice::from_ref(&p));
         assert_eq!(flat.small_combinations(), None);
+    }
+
+    /// The shortcut for an obligation that restates a fact (`p = f + c`,
+    /// `c <= 0`, by `Poly` arithmetic) answers exactly for those, and the
+    /// combination search proves each of them from that fact alone and from
+    /// all the facts: large coefficients and wide ranges included, where
+    /// the search saturates.
+    #[test]
+    fn restated_facts_are_what_the_search_proves() {
+        let (mut t, mut ids) = symbol_atoms(&[(0, 7), (-3, 5), (0, 40), (2, 9)]);
+        ids.push(t.push(Atom {
+            kind: AtomKind::Symbol(4),
+            name: "w".into(),
+            lo: -(1 << 110),
+            hi: 1 << 110,
+        }));
+        let mut rng = tile_kernel_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let (mut restated, mut not_restated) = (0, 0);
+        for round in 0..3000 {
+            let mut p = random_poly(&ids, 4, &mut next);
+            if round % 3 == 0 {
+                p = p.scale(1 << 100);
+            }
+            let mut facts: Vec<Poly> = (0..next(3))
+                .map(|_| random_poly(&ids, 4, &mut next))
+                .collect();
+            // `p` shifted by a constant of either sign, among the others.
+            let at = next(facts.len() as u64 + 1) as usize;
+            facts.insert(at, p.add_const(next(21) as i128 - 10));
+            let restating: Vec<&Poly> = facts
+                .iter()
+                .filter(|f| p.sub(f).as_const().is_some_and(|c| c <= 0))
+                .collect();
+            assert_eq!(restates_fact(&p, &facts), !restating.is_empty());
+            let search = |facts: &[Poly]| {
+                let flat = FlatTerms::new(&t, &p, facts);
+                flat.small_combinations()
+                    .unwrap_or_else(|| flat.any_combination())
+                    || flat.ratio_combination()
+            };
+            if restating.is_empty() {
+                not_restated += 1;
+                continue;
+            }
+            restated += 1;
+            for f in restating {
+                assert!(search(std::slice::from_ref(f)), "{p:?} from {f:?}");
+            }
+            assert!(search(&facts), "{p:?} from {facts:?}");
+        }
+        assert!(
+            restated > 500 && not_restated > 500,
+            "{restated} / {not_restated}"
+        );
     }
 
     /// The term-vector polynomial computes what the map of monomials did

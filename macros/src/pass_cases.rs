@@ -526,6 +526,30 @@ fn expansion_times() {
     }
 }
 
+/// Writes the whole expansion of every benchmarked kernel (PTX, program
+/// bytes, `compile_error!`s) to `$TILE_KERNEL_EXPANSION_SNAPSHOT`, one
+/// kernel after another: two trees' snapshots are equal exactly when the
+/// macro emits the same tokens for every shipped kernel (a performance
+/// change's check that nothing it emits changed; docs/performance.md).
+#[test]
+#[ignore = "writes a file: TILE_KERNEL_EXPANSION_SNAPSHOT=path"]
+fn expansion_snapshot() {
+    let path = std::env::var("TILE_KERNEL_EXPANSION_SNAPSHOT")
+        .expect("TILE_KERNEL_EXPANSION_SNAPSHOT names the file to write");
+    let mut text = String::new();
+    let kernels = benchmarked_kernels();
+    for kernel in &kernels {
+        let expansion =
+            crate::expand::tile_kernel(kernel.args.clone(), kernel.item.to_token_stream());
+        text.push_str(&format!(
+            "== {}: {}\n{expansion}\n",
+            kernel.file, kernel.name
+        ));
+    }
+    std::fs::write(&path, text).expect("write the snapshot");
+    println!("{} kernels written to {path}", kernels.len());
+}
+
 /// The kernels the shipped `macro_rules!` generate (which the benchmark
 /// times) are found and expand without errors: the benchmark measures
 /// real expansions.

@@ -78,13 +78,15 @@ use crate::ptx::form::{Access, Effect};
 use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, ProofMemo, Prover};
 
 use super::convergence::{LoopUniformity, Uniformities};
-use super::races::{Digit, Separation, Threads, byte_span};
+use super::races::{Digit, Threads, byte_span};
 use crate::scope::Uniformity;
 
 mod mbarriers;
+mod separated;
 mod wgmma;
 
 use mbarriers::{Attachment, Ring, join_rings};
+use separated::{Separated, SeparationSource};
 
 /// Iterations of a runtime loop walked with the loop variable's value known.
 const EXACT_ITERATIONS: u32 = 10;
@@ -117,7 +119,7 @@ enum Status {
 
 /// A copy that may be in flight, or retired but not yet published.
 #[derive(Debug, Clone, PartialEq)]
-struct Copy {
+struct Copy<'c> {
     /// The `apply`'s number, opcode and destination span.
     number: usize,
     opcode: Rc<str>,
@@ -128,9 +130,8 @@ struct Copy {
     /// The global tensor it reads and the bytes there.
     source: Option<(usize, Footprint)>,
     /// How the destination separates threads (for [`Status::Retired`]):
-    /// dropped where a back edge makes it stale.
-    separations: Rc<Vec<Vec<Separation>>>,
-    pinned: Vec<(Digit, i128)>,
+    /// the candidates a back edge makes stale dropped.
+    separated: Separated<'c>,
     status: Status,
     /// The runtime loops around its issue (their first atoms).
     loops: Vec<AtomId>,
@@ -190,9 +191,9 @@ impl Role {
     }
 }
 
-impl Copy {
+impl Copy<'_> {
     /// The same copy on two paths (everything but its status).
-    fn same(&self, other: &Copy) -> bool {
+    fn same(&self, other: &Copy<'_>) -> bool {
         self.number == other.number
             && self.span == other.span
             && self.footprint == other.footprint
@@ -204,21 +205,16 @@ impl Copy {
     }
 }
 
-/// How an access separates threads, and the digits it pins (shared: the
-/// walk copies its state at every branch and iteration).
-type Separated = (Rc<Vec<Vec<Separation>>>, Vec<(Digit, i128)>);
-
 /// A shared access since the last CTA barrier: a copy issued now must not
 /// meet it unless it is the copying thread's own.
 #[derive(Debug, Clone, PartialEq)]
-struct Touch {
+struct Touch<'c> {
     span: SpanId,
     buffer: usize,
     /// A write (an async read of the bytes meets only writes).
     write: bool,
     footprint: Footprint,
-    separations: Rc<Vec<Vec<Separation>>>,
-    pinned: Vec<(Digit, i128)>,
+    separated: Separated<'c>,
     loops: Vec<AtomId>,
     shifts: u32,
     /// Ordered before the waits on this mbarrier ticket (ring buffer,
@@ -236,9 +232,9 @@ struct Touch {
 /// What one thread may have outstanding at a point: its copies, and the
 /// shared accesses of the CTA no barrier has ordered yet.
 #[derive(Debug, Clone, Default, PartialEq)]
-struct State {
-    copies: Vec<Copy>,
-    touches: Vec<Touch>,
+struct State<'c> {
+    copies: Vec<Copy<'c>>,
+    touches: Vec<Touch<'c>>,
     /// The mbarrier buffers' phases, counted in lock-step (`mbarriers`).
     rings: Vec<Ring>,
     /// Shared buffers accessed through the generic proxy (loads, stores,
@@ -282,7 +278,7 @@ fn join_generic(a: &mut Vec<GenericAccess>, b: Vec<GenericAccess>) {
 
 /// Joins two paths' states: a copy pending on either is pending, with the
 /// commit ranges of both; the touches of both.
-fn join(a: State, b: State) -> State {
+fn join<'c>(a: State<'c>, b: State<'c>) -> State<'c> {
     join_arms(a, b, false)
 }
 
@@ -291,7 +287,7 @@ fn join(a: State, b: State) -> State {
 /// threads ran moved it in one arm ([`Copy::issuer_moved`]), that arm is
 /// its issuers' path and its status there is the copy's (the other arm's
 /// threads did not issue it).
-fn join_arms(mut a: State, b: State, divergent: bool) -> State {
+fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
     for copy in b.copies {
         match a.copies.iter_mut().find(|c| c.same(&copy)) {
             Some(found) if divergent && found.issuer_moved != copy.issuer_moved => {
@@ -492,7 +488,7 @@ struct Walk<'c, 't> {
     /// How each memory operand (by its view's address in the checked
     /// body, which the walk does not change) separates threads: the loops
     /// walk a body many times.
-    separations: std::collections::HashMap<usize, Separated>,
+    separations: std::collections::HashMap<usize, Rc<SeparationSource<'c>>>,
     /// Each (span, code) reported once, whichever iteration found it.
     reported: Vec<(SpanId, Code)>,
     /// `if`s on the thread's index around the current point: their arms
@@ -514,7 +510,7 @@ struct Walk<'c, 't> {
     wgmma_tiles: Vec<usize>,
 }
 
-impl Walk<'_, '_> {
+impl<'c> Walk<'c, '_> {
     fn report(&mut self, diag: Diagnostic) {
         if self.quiet > 0 {
             return;
@@ -525,7 +521,7 @@ impl Walk<'_, '_> {
         }
     }
 
-    fn block(&mut self, body: &[Node], mut state: State) -> State {
+    fn block(&mut self, body: &[Node], mut state: State<'c>) -> State<'c> {
         for node in body {
             state = match node {
                 Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply, state),
@@ -616,7 +612,7 @@ impl Walk<'_, '_> {
     /// A runtime loop (module doc): iteration by iteration until the head
     /// converges; the state after it joins every iteration's exit (and the
     /// entry: the loop may not run).
-    fn looped(&mut self, looped: &Loop, entry: State) -> State {
+    fn looped(&mut self, looped: &Loop, entry: State<'c>) -> State<'c> {
         let Some(header) = &looped.header else {
             // Bounds that failed to check: one pass, its error is the one
             // to fix.
@@ -659,8 +655,8 @@ impl Walk<'_, '_> {
         &mut self,
         looped: &Loop,
         header: &crate::checked::LoopHeader,
-        entry: State,
-    ) -> State {
+        entry: State<'c>,
+    ) -> State<'c> {
         self.loops.push(looped.first_atom);
         let first = looped.first_atom;
         // Not entered: where the range is empty.
@@ -722,8 +718,8 @@ impl Walk<'_, '_> {
         &mut self,
         looped: &Loop,
         header: &crate::checked::LoopHeader,
-        mut entry: State,
-    ) -> (State, Vec<Ring>) {
+        mut entry: State<'c>,
+    ) -> (State<'c>, Vec<Ring>) {
         if !any_effect(&looped.body, &|e| e == Effect::Mbarrier) || entry.rings.is_empty() {
             let rings = entry.rings.clone();
             return (entry, rings);
@@ -779,12 +775,12 @@ impl Walk<'_, '_> {
     /// sees them.
     fn back_edge(
         &mut self,
-        end: State,
+        end: State<'c>,
         looped: &Loop,
         var: AtomId,
         step: &Poly,
         last: bool,
-    ) -> State {
+    ) -> State<'c> {
         let previous = Poly::atom(var).sub(step);
         let first = looped.first_atom;
         let mut out = State {
@@ -837,7 +833,7 @@ impl Walk<'_, '_> {
                     touch.footprint = self.shift_footprint(&touch.footprint, var, &previous, first);
                     touch.exists_if = self.shift_facts(&touch.exists_if, var, &previous, first);
                     touch.released = released;
-                    drop_stale_separations(&mut touch.separations, first);
+                    touch.separated.drop_stale(first);
                 }
             }
             if !out.touches.contains(&touch) {
@@ -872,7 +868,7 @@ impl Walk<'_, '_> {
                             .take()
                             .and_then(|t| self.substitute(&t, var, &previous, first, true));
                     }
-                    drop_stale_separations(&mut copy.separations, first);
+                    copy.separated.drop_stale(first);
                 }
             }
             out = join(
@@ -919,7 +915,7 @@ impl Walk<'_, '_> {
     /// known value.
     fn prune_at_exit(
         &mut self,
-        state: &mut State,
+        state: &mut State<'c>,
         header: &crate::checked::LoopHeader,
         known: Option<Poly>,
     ) {
@@ -1035,7 +1031,7 @@ impl Walk<'_, '_> {
         Some(Poly::atom(id))
     }
 
-    fn apply(&mut self, apply: &Apply, mut state: State) -> State {
+    fn apply(&mut self, apply: &Apply, mut state: State<'c>) -> State<'c> {
         let effect = apply.form.effect();
         if !self.wgmma_tiles.is_empty() || effect == Effect::WarpgroupMma {
             let mut found = Vec::new();
@@ -1170,7 +1166,7 @@ impl Walk<'_, '_> {
     /// writes before it with later async-proxy accesses; it and
     /// `fence.mbarrier_init` make the mbarrier inits its threads ran
     /// visible to the async proxy (`mbarriers`).
-    fn fence(&mut self, apply: &Apply, state: &mut State) {
+    fn fence(&mut self, apply: &Apply, state: &mut State<'c>) {
         let proxy_async = apply.form.form.mnemonic == "fence.proxy"
             && apply.form.get(crate::ptx::Slot::Proxy) == Some("async")
             && apply.form.get(crate::ptx::Slot::Space) != Some("global");
@@ -1270,32 +1266,33 @@ impl Walk<'_, '_> {
             .product()
     }
 
-    /// How `apply`'s memory operand `view` separates threads (cached).
-    fn separated(&mut self, apply: &Apply, view: &Layout) -> Separated {
+    /// How `apply`'s memory operand `view` separates threads, searched
+    /// when first read (one source per operand: the loops walk a body many
+    /// times).
+    fn separated(&mut self, apply: &Apply, view: &Layout) -> Separated<'c> {
         let key = view as *const Layout as usize;
         if let Some(found) = self.separations.get(&key) {
-            return found.clone();
+            return Separated::new(Rc::clone(found));
         }
-        let threads = &self.context.threads;
+        let threads: &'c Threads<'_> = self.context.threads;
         let facts = threads.under(&apply.facts);
-        let found = (
-            Rc::new(threads.separations(view, &facts)),
-            threads.pinned_digits(&facts),
-        );
-        self.separations.insert(key, found.clone());
-        found
+        let separations = Threads::separations(view, Rc::clone(&facts));
+        let found = SeparationSource::new(move || {
+            (separations.all(threads), threads.pinned_digits(&facts))
+        });
+        self.separations.insert(key, Rc::clone(&found));
+        Separated::new(found)
     }
 
     /// The touch a shared access leaves until the next barrier.
-    fn touch(&mut self, apply: &Apply, access: &SharedOperand<'_>) -> Touch {
-        let (separations, pinned) = self.separated(apply, access.view);
+    fn touch(&mut self, apply: &Apply, access: &SharedOperand<'_>) -> Touch<'c> {
+        let separated = self.separated(apply, access.view);
         Touch {
             span: access.span,
             buffer: access.buffer,
             write: access.write,
             footprint: access.footprint.clone(),
-            separations,
-            pinned,
+            separated,
             loops: self.loops.clone(),
             shifts: 0,
             released: None,
@@ -1311,7 +1308,7 @@ impl Walk<'_, '_> {
         &mut self,
         apply: &Apply,
         access: &SharedOperand<'_>,
-        touches: &[Touch],
+        touches: &[Touch<'c>],
     ) -> bool {
         let here_facts = self.facts_here(apply);
         for touch in touches
@@ -1323,7 +1320,7 @@ impl Walk<'_, '_> {
             }
             let here = self.at_iteration(access.footprint, &touch.loops);
             if self.apart(&touch.footprint, &here, &apply.facts)
-                || self.own_bytes(&touch.separations, &touch.pinned, apply, access.view)
+                || self.own_bytes(&touch.separated, apply, access.view)
             {
                 continue;
             }
@@ -1398,7 +1395,7 @@ impl Walk<'_, '_> {
 
     /// The copies an async `apply` issues: one into shared memory, or for
     /// a store to global memory its shared source and its global target.
-    fn issue(&mut self, apply: &Apply) -> Vec<Copy> {
+    fn issue(&mut self, apply: &Apply) -> Vec<Copy<'c>> {
         let mut dst = None;
         let mut shared_source = None;
         let mut source = None;
@@ -1418,7 +1415,7 @@ impl Walk<'_, '_> {
         };
         let whole = apply.operands.iter().any(|o| o.slot.whole);
         let copy = |walk: &mut Self, span, buffer, view: &Layout, role| {
-            let (separations, pinned) = walk.separated(apply, view);
+            let separated = walk.separated(apply, view);
             Copy {
                 number: apply.number,
                 opcode: Rc::from(apply.opcode.as_str()),
@@ -1426,8 +1423,7 @@ impl Walk<'_, '_> {
                 buffer,
                 footprint: footprint(view),
                 source: None,
-                separations,
-                pinned,
+                separated,
                 status: Status::Pending { lo: 0, hi: 0 },
                 loops: walk.loops.clone(),
                 shifts: 0,
@@ -1461,7 +1457,7 @@ impl Walk<'_, '_> {
 
     /// The shared matrices a `wgmma.mma_async` reads, each owned against
     /// writes until a `wgmma.wait_group` retires its group.
-    fn issue_matrix_reads(&mut self, apply: &Apply) -> Vec<Copy> {
+    fn issue_matrix_reads(&mut self, apply: &Apply) -> Vec<Copy<'c>> {
         let mut copies = Vec::new();
         for operand in &apply.operands {
             let Value::Memory { buffer, view, .. } = &operand.value else {
@@ -1470,7 +1466,7 @@ impl Walk<'_, '_> {
             if !operand.slot.descriptor {
                 continue;
             }
-            let (separations, pinned) = self.separated(apply, view);
+            let separated = self.separated(apply, view);
             copies.push(Copy {
                 number: apply.number,
                 opcode: Rc::from(apply.opcode.as_str()),
@@ -1478,8 +1474,7 @@ impl Walk<'_, '_> {
                 buffer: buffer.index,
                 footprint: footprint(view),
                 source: None,
-                separations,
-                pinned,
+                separated,
                 status: Status::Pending { lo: 0, hi: 0 },
                 loops: self.loops.clone(),
                 shifts: 0,
@@ -1497,7 +1492,7 @@ impl Walk<'_, '_> {
     /// bulk groups (`cp.async.bulk.*`, whose `wait_group.read` retires a
     /// store's source but not its target). A retired store target is
     /// gone: nothing else of the thread waits for it.
-    fn group(&mut self, apply: &Apply, copies: &mut Vec<Copy>) {
+    fn group(&mut self, apply: &Apply, copies: &mut Vec<Copy<'c>>) {
         let unconditional = apply.user_guard == Cond::Const(true);
         let mnemonic = apply.form.form.mnemonic;
         let bulk_group = mnemonic.starts_with("cp.async.bulk.");
@@ -1548,7 +1543,7 @@ impl Walk<'_, '_> {
 
     /// An access to a shared buffer against the copies in flight or
     /// unpublished.
-    fn shared_access(&mut self, apply: &Apply, access: &SharedOperand<'_>, copies: &[Copy]) {
+    fn shared_access(&mut self, apply: &Apply, access: &SharedOperand<'_>, copies: &[Copy<'c>]) {
         let (span, name, buffer, write) = (access.span, access.name, access.buffer, access.write);
         // A store's source meets writes only; its target is global.
         let meets = |c: &&Copy| {
@@ -1637,7 +1632,7 @@ impl Walk<'_, '_> {
                     );
                 }
                 Status::Retired => {
-                    if self.own_bytes(&copy.separations, &copy.pinned, apply, access.view) {
+                    if self.own_bytes(&copy.separated, apply, access.view) {
                         continue;
                     }
                     let shared = &self.context.shared_names[buffer];
@@ -1673,7 +1668,7 @@ impl Walk<'_, '_> {
         name: &str,
         param: usize,
         access: &Footprint,
-        copies: &[Copy],
+        copies: &[Copy<'c>],
     ) {
         for copy in copies {
             if copy.role == Role::StoreTarget {
@@ -1719,7 +1714,7 @@ impl Walk<'_, '_> {
         name: &str,
         param: usize,
         access: &Footprint,
-        earlier: &Copy,
+        earlier: &Copy<'c>,
     ) {
         if earlier.buffer != param {
             return;
@@ -1804,24 +1799,18 @@ impl Walk<'_, '_> {
         self.proofs.le(&self.atoms, facts, a, b)
     }
 
-    /// Whether every byte of an earlier access (its `separations` and
-    /// `pinned` digits) that `apply`'s operand `view` meets is the
-    /// accessing thread's own: the two accesses separate threads alike.
-    fn own_bytes(
-        &mut self,
-        earlier: &[Vec<Separation>],
-        earlier_pinned: &[(Digit, i128)],
-        apply: &Apply,
-        view: &Layout,
-    ) -> bool {
-        let (separations, pinned) = self.separated(apply, view);
+    /// Whether every byte of an `earlier` access that `apply`'s operand
+    /// `view` meets is the accessing thread's own: the two accesses
+    /// separate threads alike.
+    fn own_bytes(&mut self, earlier: &Separated<'c>, apply: &Apply, view: &Layout) -> bool {
+        let here = self.separated(apply, view);
         let threads = &self.context.threads;
         let live = threads.live_digits(MemorySpace::Shared);
         threads
             .unseparated(
                 &[
-                    (earlier, earlier_pinned),
-                    (separations.as_slice(), pinned.as_slice()),
+                    (&earlier.candidates(), earlier.pinned()),
+                    (&here.candidates(), here.pinned()),
                 ],
                 &live,
             )
@@ -1836,7 +1825,7 @@ impl Walk<'_, '_> {
 /// held (its ticket is real), does not meet the touches the skipped path
 /// left; a loop's exit does not see the copies of an iteration it could
 /// not have left after.
-fn tag_guarded_arms(then_state: &mut State, else_state: &mut State, cond: &Cond) {
+fn tag_guarded_arms<'c>(then_state: &mut State<'c>, else_state: &mut State<'c>, cond: &Cond) {
     let (then_facts, else_facts) = (cond.facts(true), cond.facts(false));
     let (then_copies, else_copies) = (then_state.copies.clone(), else_state.copies.clone());
     tag_own(
@@ -1897,7 +1886,7 @@ fn monotone_in(fact: &Fact, var: AtomId, first: AtomId) -> bool {
 
 /// Drops from `state` the copies and touches that cannot exist where
 /// `facts` hold.
-fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State, facts: &[Fact]) {
+fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State<'_>, facts: &[Fact]) {
     state
         .copies
         .retain(|c| !walk.contradicts(facts, &c.exists_if));
@@ -1908,7 +1897,7 @@ fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State, facts: &[Fac
 
 /// What is left of `state` after loop `first`: what depends on the loop
 /// forgotten, the copies and touches of its iterations merged.
-fn forget_state(state: State, first: AtomId) -> State {
+fn forget_state<'c>(state: State<'c>, first: AtomId) -> State<'c> {
     let copies = state
         .copies
         .into_iter()
@@ -1934,7 +1923,7 @@ fn forget_state(state: State, first: AtomId) -> State {
 /// A copy of loop `first`'s body, seen after the loop or past the shift
 /// limit: its loop-dependent indices become "anywhere", and it counts as
 /// issued once, outside the loop (so its copies merge).
-fn forget_copy(mut copy: Copy, first: AtomId) -> Copy {
+fn forget_copy<'c>(mut copy: Copy<'c>, first: AtomId) -> Copy<'c> {
     if !copy.loops.contains(&first) {
         return copy;
     }
@@ -1942,7 +1931,7 @@ fn forget_copy(mut copy: Copy, first: AtomId) -> Copy {
     if let Some((_, footprint)) = &mut copy.source {
         forget_axes(footprint, first);
     }
-    drop_stale_separations(&mut copy.separations, first);
+    copy.separated.drop_stale(first);
     if let Some(attachment) = &mut copy.attachment
         && attachment
             .ticket
@@ -1993,12 +1982,12 @@ fn retire_matrix_reads(state: &mut State) {
 
 /// A touch of loop `first`'s body seen after the loop or past the shift
 /// limit: its loop-dependent indices become "anywhere".
-fn forget_touch(mut touch: Touch, first: AtomId) -> Touch {
+fn forget_touch<'c>(mut touch: Touch<'c>, first: AtomId) -> Touch<'c> {
     if !touch.loops.contains(&first) {
         return touch;
     }
     forget_axes(&mut touch.footprint, first);
-    drop_stale_separations(&mut touch.separations, first);
+    touch.separated.drop_stale(first);
     if touch
         .released
         .as_ref()
@@ -2050,25 +2039,6 @@ fn wait_count(apply: &Apply) -> u32 {
             _ => None,
         })
         .unwrap_or(u32::MAX)
-}
-
-/// Drops the separation candidates that name atoms of loop `first`'s body:
-/// another iteration's values.
-fn drop_stale_separations(separations: &mut Rc<Vec<Vec<Separation>>>, first: AtomId) {
-    let stale = |s: &Separation| {
-        let stale = |p: &Poly| p.atoms().iter().any(|a| *a >= first);
-        stale(&s.rank)
-            || stale(&s.range)
-            || stale(&s.offset)
-            || s.period.as_ref().is_some_and(stale)
-    };
-    // Copied (from a state it shares) only where one is dropped.
-    if !separations.iter().flatten().any(stale) {
-        return;
-    }
-    for axis in Rc::make_mut(separations).iter_mut() {
-        axis.retain(|s| !stale(s));
-    }
 }
 
 /// The footprint of a view: per axis of its buffer the indices it reaches,

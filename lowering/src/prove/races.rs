@@ -714,22 +714,12 @@ impl<'a> Threads<'a> {
     }
 
     /// Per axis of `view`'s memory (each tensor axis of its region, then
-    /// the flat byte offset): the ways the access separates threads.
-    /// `facts` are the access's ([`Threads::under`]): one search asks many
-    /// related questions under them, and so do the other accesses under
-    /// the same facts.
-    pub(crate) fn separations(&self, view: &Layout, facts: &FactSet<'_>) -> Vec<Vec<Separation>> {
-        Self::separation_inputs(view)
-            .iter()
-            .map(|input| match input {
-                Some((start, span)) => self.separation_candidates(start, *span, facts),
-                None => Vec::new(),
-            })
-            .collect()
-    }
-
-    /// [`Self::separations`], each axis computed when first read.
-    pub(crate) fn lazy_separations(view: &Layout, facts: Rc<FactSet<'a>>) -> LazySeparations<'a> {
+    /// the flat byte offset): the ways the access separates threads, each
+    /// axis searched when first read ([`LazySeparations`]). `facts` are the
+    /// access's ([`Threads::under`]): one search asks many related
+    /// questions under them, and so do the other accesses under the same
+    /// facts.
+    pub(crate) fn separations(view: &Layout, facts: Rc<FactSet<'a>>) -> LazySeparations<'a> {
         let inputs = Self::separation_inputs(view);
         LazySeparations {
             facts,
@@ -1671,7 +1661,7 @@ impl RaceWalk<'_, '_> {
             let atomic = atomic_of(&apply.form);
             let facts = self.threads.under(&apply.facts);
             let pinned = self.threads.pinned_digits(&facts);
-            let separations = Rc::new(Threads::lazy_separations(view, facts));
+            let separations = Rc::new(Threads::separations(view, facts));
             let footprints = self.threads.uniform_footprints(view);
             let data_index = data_index(self.threads.atoms, view);
             match buffer.space {

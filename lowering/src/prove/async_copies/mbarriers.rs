@@ -187,7 +187,7 @@ pub(super) struct Attachment {
     pub ticket: Option<Poly>,
 }
 
-impl Walk<'_, '_> {
+impl<'c> Walk<'c, '_> {
     /// The rings of the kernel's mbarrier buffers, before any statement.
     pub(super) fn rings(&self) -> Vec<Ring> {
         self.context
@@ -199,7 +199,7 @@ impl Walk<'_, '_> {
     }
 
     /// An mbarrier `apply`: init, inval, an arrive (also a copy's), a wait.
-    pub(super) fn mbarrier(&mut self, apply: &Apply, state: &mut State) {
+    pub(super) fn mbarrier(&mut self, apply: &Apply, state: &mut State<'c>) {
         let Some(operand) = barrier_operand(apply, self.context.mbarriers) else {
             return;
         };
@@ -412,7 +412,7 @@ impl Walk<'_, '_> {
         apply: &Apply,
         operand: &BarrierOperand<'_>,
         index: usize,
-        state: &mut State,
+        state: &mut State<'c>,
     ) {
         let block: i128 = self.block_threads();
         let Some(running) = self.running(apply) else {
@@ -568,7 +568,7 @@ impl Walk<'_, '_> {
         apply: &Apply,
         operand: &BarrierOperand<'_>,
         index: usize,
-        state: &mut State,
+        state: &mut State<'c>,
     ) {
         let ring = &state.rings[index];
         let (expected, delivered) = (ring.expected, ring.delivered);
@@ -755,7 +755,7 @@ impl Walk<'_, '_> {
     /// A bulk copy (the last of `state.copies`) signalling its mbarrier:
     /// its bytes count toward the ring's ticket in progress, which must be
     /// its object's, and it lands when that ticket completes.
-    pub(super) fn bulk_copy(&mut self, apply: &Apply, state: &mut State) {
+    pub(super) fn bulk_copy(&mut self, apply: &Apply, state: &mut State<'c>) {
         let Some(operand) = barrier_operand(apply, self.context.mbarriers) else {
             return;
         };
@@ -877,7 +877,7 @@ impl Walk<'_, '_> {
 
     /// Touches of the CTA made before every thread's arrival on ticket
     /// `ticket`: acquired by a wait on it.
-    fn release(&self, touches: &mut [Touch], ring: usize, ticket: &Poly) {
+    fn release(&self, touches: &mut [Touch<'c>], ring: usize, ticket: &Poly) {
         for touch in touches.iter_mut() {
             if touch.released.is_none() {
                 touch.released = Some((ring, ticket.clone()));
@@ -887,7 +887,7 @@ impl Walk<'_, '_> {
 
     /// A phase completed by some threads only, against the waits on its
     /// object other threads made since the last CTA barrier.
-    fn overrun(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, touches: &[Touch]) {
+    fn overrun(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, touches: &[Touch<'c>]) {
         let Some(start) = &operand.start else { return };
         let here: Footprint = Rc::new(vec![Some((start.clone(), 1))]);
         for touch in touches
@@ -904,7 +904,7 @@ impl Walk<'_, '_> {
             }) else {
                 return;
             };
-            if self.own_bytes(&touch.separations, &touch.pinned, apply, view) {
+            if self.own_bytes(&touch.separated, apply, view) {
                 continue;
             }
             self.ring_error(
@@ -941,7 +941,7 @@ impl Walk<'_, '_> {
 
     /// After a wait the checker rejected: what it would have acquired is
     /// taken as acquired, so its mistake is reported once.
-    fn acquire_all(&mut self, ring: usize, state: &mut State) {
+    fn acquire_all(&mut self, ring: usize, state: &mut State<'c>) {
         state
             .touches
             .retain(|t| !matches!(&t.released, Some((r, _)) if *r == ring));
@@ -957,7 +957,7 @@ impl Walk<'_, '_> {
         apply: &Apply,
         operand: &BarrierOperand<'_>,
         index: usize,
-        state: &mut State,
+        state: &mut State<'c>,
     ) {
         let ring = &state.rings[index];
         let Some(completed) = ring.completed.clone() else {
