@@ -1359,7 +1359,7 @@ impl<'c> Walk<'c, '_> {
         &mut self,
         apply: &Apply,
         access: &SharedOperand<'_>,
-        touches: &[Touch],
+        touches: &[Touch<'c>],
     ) {
         let here_facts = self.facts_here(apply);
         for touch in touches.iter().filter(|t| t.buffer == access.buffer) {
@@ -1371,7 +1371,7 @@ impl<'c> Walk<'c, '_> {
             }
             let here = self.at_iteration(access.footprint, &touch.loops);
             if self.apart(&touch.footprint, &here, &apply.facts)
-                || self.own_bytes(&touch.separations, &touch.pinned, apply, access.view)
+                || self.own_bytes(&touch.separated, apply, access.view)
             {
                 continue;
             }
@@ -1955,7 +1955,7 @@ fn names_loop(p: &Poly, first: AtomId) -> bool {
 /// those bytes: done, and ordered for other threads like any read (by a
 /// CTA barrier, or by an mbarrier phase the reader arrives on after the
 /// wait and the other thread waits for).
-fn retire_matrix_reads(state: &mut State) {
+fn retire_matrix_reads(state: &mut State<'_>) {
     let (retired, kept): (Vec<Copy>, Vec<Copy>) = std::mem::take(&mut state.copies)
         .into_iter()
         .partition(|c| c.role == Role::WgmmaSource && c.status == Status::Retired);
@@ -1966,8 +1966,7 @@ fn retire_matrix_reads(state: &mut State) {
             buffer: copy.buffer,
             write: false,
             footprint: copy.footprint,
-            separations: copy.separations,
-            pinned: copy.pinned,
+            separated: copy.separated,
             loops: copy.loops,
             shifts: copy.shifts,
             released: None,
