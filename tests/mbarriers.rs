@@ -173,6 +173,109 @@ fn reverse_through_full_and_empty(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>) {
     apply(ptx["cp.async.wait_all"]);
 }
 
+/// `reverse_through_full_and_empty` arriving on `empty` one step late (as
+/// a pipelined GEMM does after `wgmma.wait_group 1`) and refilling the
+/// stage freed two steps back, whose readers' arrivals completed a step
+/// earlier. Chunk 0 is read before the loop and released inside it; the
+/// refill of its stage meets that read two iterations later: the walk
+/// re-expresses its release ticket in each iteration's terms.
+#[tile_kernel(grid = [M, 1, 1], block = [256, 1, 1], arch = "sm_90")]
+fn reverse_refilling_two_steps_back(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>) {
+    let t = thread_id(0);
+    let row = cta_id(0);
+    let ring = alloc_shared::<f32>([4, 1024]);
+    let full = alloc_shared::<Mbarrier>([4]);
+    let empty = alloc_shared::<Mbarrier>([4]);
+    let v = alloc_local::<f32>([1, 4]);
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..4]).reshape([4, 1]),
+            256,
+        );
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            empty.slice(s![0..4]).reshape([4, 1]),
+            256,
+        );
+    }
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    for s in 0..3 {
+        let c = s * 1024 + 4 * t;
+        apply(
+            ptx["cp.async.cg.shared.global"],
+            ring.slice(s![s..s + 1, 4 * t..4 * t + 4]),
+            x.slice(s![row..row + 1, c..c + 4]),
+            16,
+        );
+        apply(
+            ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"],
+            full.slice(s![s..s + 1]),
+        );
+    }
+    let back = 1020 - 4 * t;
+    apply(
+        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+        full.slice(s![0..1]),
+        0,
+    );
+    apply(
+        ptx["ld.shared.v4.f32"],
+        v,
+        ring.slice(s![0..1, back..back + 4]),
+    );
+    apply(
+        ptx["st.global.v4.f32"],
+        y.slice(s![row..row + 1, 4 * t..4 * t + 4]),
+        v,
+    );
+    for j in 1..N / 1024 {
+        let stage = j % 4;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            full.slice(s![stage..stage + 1]),
+            (j / 4) % 2,
+        );
+        apply(
+            ptx["ld.shared.v4.f32"],
+            v,
+            ring.slice(s![stage..stage + 1, back..back + 4]),
+        );
+        // Chunk `j - 1` is done with its stage.
+        let done = (j + 3) % 4;
+        apply(
+            ptx["mbarrier.arrive.shared::cta.b64"],
+            empty.slice(s![done..done + 1]),
+        );
+        // Chunk `j + 2` into the stage chunk `j - 2` left (at `j = 1` the
+        // stage no chunk used yet: ticket -1, complete from the start).
+        let refill = (j + 2) % 4;
+        apply(
+            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+            empty.slice(s![refill..refill + 1]),
+            ((j + 2) / 4 + 1) % 2,
+        );
+        let next = (j + 2) * 1024 + 4 * t;
+        apply(
+            ptx["cp.async.cg.shared.global"],
+            ring.slice(s![refill..refill + 1, 4 * t..4 * t + 4]),
+            x.slice(s![row..row + 1, next..next + 4]),
+            16,
+        );
+        apply(
+            ptx["cp.async.mbarrier.arrive.noinc.shared::cta.b64"],
+            full.slice(s![refill..refill + 1]),
+        );
+        let c = j * 1024 + 4 * t;
+        apply(
+            ptx["st.global.v4.f32"],
+            y.slice(s![row..row + 1, c..c + 4]),
+            v,
+        );
+    }
+    apply(ptx["cp.async.wait_all"]);
+}
+
 /// `y[row, t] = x[row, 127 - t] + 1` through a copy completed on an
 /// mbarrier phase, with the other usable spellings around it.
 #[tile_kernel(grid = [M, 1, 1], block = [128, 1, 1], arch = "sm_90")]
@@ -314,6 +417,10 @@ fn mbarrier_kernels_assemble_without_spills() {
             "reverse_through_full_and_empty",
             reverse_through_full_and_empty::PTX,
         ),
+        (
+            "reverse_refilling_two_steps_back",
+            reverse_refilling_two_steps_back::PTX,
+        ),
         ("spellings", spellings::PTX),
     ]);
 }
@@ -325,8 +432,20 @@ mod twins {
     on_both_devices!(
         full_barriers_publish_the_copies,
         full_and_empty_barriers_replace_the_cta_barrier,
+        a_stage_refilled_two_steps_back,
         every_spelling_runs
     );
+
+    fn a_stage_refilled_two_steps_back(dev: &Device) -> tile_kernel::Result<()> {
+        for (m, n) in [(1, 1024), (3, 2 * 1024), (2, 9 * 1024)] {
+            let host = inputs(m * n, 0x3ba7_0003 + n as u64);
+            let x = dev.upload(&host, [m, n])?;
+            let mut y = dev.upload(&vec![f32::NAN; m * n], [m, n])?;
+            reverse_refilling_two_steps_back(dev, &x, &mut y)?;
+            check_reversed(m, n, &host, &y.download()?);
+        }
+        Ok(())
+    }
 
     /// `y[1024 j + 4 t + i] = x[1024 j + 1020 - 4 t + i]`.
     fn check_reversed(m: usize, n: usize, host: &[f32], got: &[f32]) {

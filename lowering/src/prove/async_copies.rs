@@ -814,8 +814,16 @@ impl<'c> Walk<'c, '_> {
                 });
                 // A barrier clears touches: only those of the previous
                 // iteration's last epoch meet a copy in a ring; older
-                // ones (a loop without a barrier) are forgotten.
-                if touch.shifts > TOUCH_SHIFT_LIMIT || last {
+                // ones (a loop without a barrier) are forgotten. One an
+                // mbarrier phase released waits for its acquiring wait,
+                // a ring's depth of iterations later: followed as long as
+                // a copy.
+                let limit = if released.is_some() {
+                    SHIFT_LIMIT
+                } else {
+                    TOUCH_SHIFT_LIMIT
+                };
+                if touch.shifts > limit || last {
                     // Its path facts that stay true in later iterations
                     // outlive its indices.
                     let lasting: Vec<Fact> = touch
@@ -835,6 +843,17 @@ impl<'c> Walk<'c, '_> {
                     touch.released = released;
                     touch.separated.drop_stale(first);
                 }
+            } else if let Some((ring, ticket)) = touch.released.take() {
+                // A touch from before the loop released inside it: its
+                // ticket in the next iteration's terms too (at the exit
+                // it cannot be named: never acquired).
+                touch.released = if self.mentions(&ticket, var) {
+                    self.substitute(&ticket, var, &previous, first, true)
+                        .filter(|_| !last)
+                        .map(|t| (ring, t))
+                } else {
+                    Some((ring, ticket))
+                };
             }
             if !out.touches.contains(&touch) {
                 out.touches.push(touch);
