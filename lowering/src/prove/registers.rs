@@ -413,8 +413,15 @@ impl Walk<'_> {
         }
     }
 
+    /// Reports `diag` unless the same rule was already reported at its
+    /// span: the iterations of an unrolled loop are statements of one
+    /// span, and one mistake gets one error (at its first element).
     fn push(&mut self, diag: Diagnostic) {
-        if self.report {
+        let repeated = self
+            .diags
+            .iter()
+            .any(|d| d.code == diag.code && d.span == diag.span);
+        if self.report && !repeated {
             self.diags.push(diag);
         }
     }
