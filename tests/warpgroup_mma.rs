@@ -202,45 +202,31 @@ mod twins {
 /// A and B arrive as raw 32-byte rows (`[rows, 8]` u32), are stored into
 /// `swizzle_32` buffers of `$t` (rows of one instruction's K), and D's
 /// registers go out raw (`[128, $regs]` u32), so the host decodes them
-/// with the fragment table. `reg_a`: A from a `[128, 4]` u32 fragment.
+/// with the fragment table. `reg_a`: the register-A form, A's fragment
+/// arriving as `[128, 4]` u32.
 macro_rules! wgmma_raw_kernel {
     ($name:ident, $op:literal, $t:ty, $k:literal, n = $n:literal, regs = $regs:literal, $dt:ty, [$($tail:literal),*]) => {
-        #[tile_kernel(grid = 1, block = 128, arch = "sm_90a")]
-        pub fn $name(a: Tensor<u32, 64, 8>, b: Tensor<u32, $n, 8>, d: Tensor<u32, 128, $regs>) {
+        wgmma_raw_kernel!(@kernel $name, $op, $t, $k, $n, $regs, $dt, [$($tail),*], Tensor<u32, 64, 8>, sa, {
             let sa = alloc_shared::<$t>([64, $k], layout = "swizzle_32");
-            let sb = alloc_shared::<$t>([$n, $k], layout = "swizzle_32");
-            let acc = alloc_local::<$dt>([128, $regs], scope = "warpgroup");
-            let chunk = alloc_local::<u32>([4]);
-            let t = thread_id(0);
             apply(ptx["ld.global.v4.u32"], chunk, a.reshape([128, 4]).slice(s![t, ..]));
             apply(ptx["st.shared.v4.u32"], sa.view::<u32>().reshape([128, 4]).slice(s![t, ..]), chunk);
-            for j in 0..($n + 63) / 64 {
-                let q = t + 128 * j;
-                apply(ptx["ld.global.v4.u32"], chunk, b.reshape([2 * $n, 4]).slice(s![q, ..]), pred = q < 2 * $n);
-                apply(ptx["st.shared.v4.u32"], sb.view::<u32>().reshape([2 * $n, 4]).slice(s![q, ..]), chunk, pred = q < 2 * $n);
-            }
-            apply(ptx["fence.proxy.async.shared::cta"]);
-            apply(ptx["bar.sync"], 0, scope = "cta");
-            apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
-            apply(ptx[$op], acc, sa, sb, $($tail),*, scope = "warpgroup");
-            apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
-            apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-            apply(ptx["st.global.b32"], d.unsqueeze(-1), acc.unsqueeze(-1), scope = "warpgroup");
-        }
+        });
     };
-}
-
-/// The register-A form: A's fragment arrives as `[128, 4]` u32.
-macro_rules! wgmma_reg_a_kernel {
-    ($name:ident, $op:literal, $t:ty, $k:literal, n = $n:literal, regs = $regs:literal, $dt:ty, [$($tail:literal),*]) => {
-        #[tile_kernel(grid = 1, block = 128, arch = "sm_90a")]
-        pub fn $name(a: Tensor<u32, 128, 4>, b: Tensor<u32, $n, 8>, d: Tensor<u32, 128, $regs>) {
-            let sb = alloc_shared::<$t>([$n, $k], layout = "swizzle_32");
+    (reg_a $name:ident, $op:literal, $t:ty, $k:literal, n = $n:literal, regs = $regs:literal, $dt:ty, [$($tail:literal),*]) => {
+        wgmma_raw_kernel!(@kernel $name, $op, $t, $k, $n, $regs, $dt, [$($tail),*], Tensor<u32, 128, 4>, af, {
             let af = alloc_local::<u32>([128, 4], scope = "warpgroup");
+            apply(ptx["ld.global.v4.u32"], af, a, scope = "warpgroup");
+        });
+    };
+    (@kernel $name:ident, $op:literal, $t:ty, $k:literal, $n:literal, $regs:literal, $dt:ty, [$($tail:literal),*],
+     $a_ty:ty, $a:ident, {$($a_setup:tt)*}) => {
+        #[tile_kernel(grid = 1, block = 128, arch = "sm_90a")]
+        pub fn $name(a: $a_ty, b: Tensor<u32, $n, 8>, d: Tensor<u32, 128, $regs>) {
+            let sb = alloc_shared::<$t>([$n, $k], layout = "swizzle_32");
             let acc = alloc_local::<$dt>([128, $regs], scope = "warpgroup");
             let chunk = alloc_local::<u32>([4]);
             let t = thread_id(0);
-            apply(ptx["ld.global.v4.u32"], af, a, scope = "warpgroup");
+            $($a_setup)*
             for j in 0..($n + 63) / 64 {
                 let q = t + 128 * j;
                 apply(ptx["ld.global.v4.u32"], chunk, b.reshape([2 * $n, 4]).slice(s![q, ..]), pred = q < 2 * $n);
@@ -249,7 +235,7 @@ macro_rules! wgmma_reg_a_kernel {
             apply(ptx["fence.proxy.async.shared::cta"]);
             apply(ptx["bar.sync"], 0, scope = "cta");
             apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
-            apply(ptx[$op], acc, af, sb, $($tail),*, scope = "warpgroup");
+            apply(ptx[$op], acc, $a, sb, $($tail),*, scope = "warpgroup");
             apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
             apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
             apply(ptx["st.global.b32"], d.unsqueeze(-1), acc.unsqueeze(-1), scope = "warpgroup");
@@ -359,7 +345,8 @@ mod raw {
         i32,
         [0]
     );
-    wgmma_reg_a_kernel!(
+    wgmma_raw_kernel!(
+        reg_a
         bf16_reg_a_n32,
         "wgmma.mma_async.sync.aligned.m64n32k16.f32.bf16.bf16",
         bf16,
@@ -369,7 +356,8 @@ mod raw {
         f32,
         [0, 1, 1, 0]
     );
-    wgmma_reg_a_kernel!(
+    wgmma_raw_kernel!(
+        reg_a
         e4m3_reg_a_n32,
         "wgmma.mma_async.sync.aligned.m64n32k32.f32.e4m3.e4m3",
         u8,

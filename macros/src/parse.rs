@@ -158,6 +158,11 @@ impl KernelParser<'_> {
     }
 
     fn param_type(&mut self, ty: &Type) -> Parsed<ParamType> {
+        // A type from a `macro_rules!` fragment (`$t:ty`) arrives wrapped in
+        // an invisible group.
+        if let Type::Group(group) = ty {
+            return self.param_type(&group.elem);
+        }
         let Type::Path(path) = ty else {
             return Err(err(
                 Code::PARAM_TYPE,

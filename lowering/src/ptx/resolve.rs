@@ -107,6 +107,30 @@ fn known_mnemonics() -> &'static [&'static str] {
     })
 }
 
+/// The operand positions where some form of an opcode's mnemonic takes a
+/// shared-memory matrix descriptor (`wgmma`'s `a-desc`, `b-desc`): views
+/// a whole scope reads together, which the checker binds before it
+/// chooses the form. Read from the opcode text alone, like
+/// [`memory_destinations`].
+pub fn descriptor_operands(opcode: &str) -> Vec<usize> {
+    let parts: Vec<&str> = opcode.split('.').collect();
+    let Some(split) = mnemonic_parts(opcode, &parts) else {
+        return Vec::new();
+    };
+    let mnemonic = dotted_prefix(opcode, &parts, split);
+    let mut positions: Vec<usize> = forms_of(mnemonic)
+        .flat_map(|form| {
+            form.operands
+                .iter()
+                .enumerate()
+                .filter_map(|(i, o)| o.descriptor.then_some(i))
+        })
+        .collect();
+    positions.sort_unstable();
+    positions.dedup();
+    positions
+}
+
 /// The operand positions an opcode may store into: where any form of its
 /// mnemonic (the longest dotted prefix the table knows) has a memory
 /// destination. Read from the opcode text alone, so it holds for a

@@ -1048,14 +1048,15 @@ impl<'k> Checker<'k> {
         // when the opcode is wrong. (With an unknown scope, as per thread.)
         let operand_scope = scope.unwrap_or(Scope::Thread);
         let before_operands = self.diags.len();
-        // `wgmma`'s shared operands are whole matrices the warpgroup reads
-        // together (through descriptors), not one part per thread.
-        let matrices = apply.opcode.starts_with("wgmma.mma_async");
+        // A descriptor operand (`wgmma`'s shared matrices) is a whole view
+        // the warpgroup reads together, not one part per thread.
+        let descriptors = crate::ptx::resolve::descriptor_operands(&apply.opcode);
         let values: Vec<Option<Value>> = apply
             .operands
             .iter()
-            .map(|op| {
-                let scope = if matrices && self.names_memory(op) {
+            .enumerate()
+            .map(|(i, op)| {
+                let scope = if descriptors.contains(&i) && self.names_memory(op) {
                     Scope::Thread
                 } else {
                     operand_scope
