@@ -1,11 +1,13 @@
-//! `C = A B^T` on Hopper's tensor cores: bf16 inputs, f32 accumulation,
-//! tensor copies (TMA) through swizzled tensor maps feeding an mbarrier
-//! ring of shared stages, and `wgmma.mma_async` reading the stages through
-//! matrix descriptors. `A` is `[M, K]`, `B` is `[N, K]` (a linear layer's
-//! weight: both K-major), `C` is `[M, N]` f32; any `M` and `N`, `K` a
-//! multiple of 8 (a tensor map's rows are 16-byte multiples). The tensor
-//! maps zero-fill every box element outside `A` or `B`, so tails need no
-//! guard but the stores of `C`.
+//! `C = A B^T` on Hopper's tensor cores: bf16 or fp8 e4m3 inputs, f32
+//! accumulation, tensor copies (TMA) through swizzled tensor maps feeding
+//! an mbarrier ring of shared stages, and `wgmma.mma_async` reading the
+//! stages through matrix descriptors. `A` is `[M, K]`, `B` is `[N, K]` (a
+//! linear layer's weight: both K-major); any `M` and `N`, `K` a multiple of
+//! 8 for bf16 and 16 for fp8 (a tensor map's rows are 16-byte multiples).
+//! The tensor maps zero-fill every box element outside `A` or `B`, so tails
+//! need no guard but the stores of `C`. Four kernels: `C` in f32 on 128 x
+//! 128 and 128 x 256 tiles, `silu(A B^T + bias)` in bf16 (the epilogue
+//! fused), and fp8 with the product of the tensors' scales, in bf16.
 //!
 //! Every step is proven by the compiler: each stage is read by a `wgmma`
 //! only after the wait on its full barrier's phase, refilled only after
@@ -14,8 +16,9 @@
 //! touched while a `wgmma` owns them. The launcher is a safe fn.
 //!
 //! Run: `cargo run --release --example gemm_sm90 [M N K]` (default: small
-//! awkward shapes on the CPU interpreter or the GPU, then 4096^3 timed on a
-//! GPU). `GEMM_SM90_PTX=1` prints the PTX instead.
+//! awkward shapes on the CPU interpreter or the GPU, checked against f64,
+//! then 4096^3 timed on a GPU; `scripts/gemm_sm90_torch.py` times the
+//! PyTorch references). `GEMM_SM90_PTX=1` prints the PTX instead.
 
 #[path = "common/gemm.rs"]
 mod gemm;
