@@ -1334,13 +1334,7 @@ impl<'c> Walk<'c, '_> {
             .iter()
             .filter(|t| t.buffer == access.buffer && (t.write || access.write))
         {
-            if self.contradicts(&here_facts, &touch.exists_if) {
-                continue;
-            }
-            let here = self.at_iteration(access.footprint, &touch.loops);
-            if self.apart(&touch.footprint, &here, &apply.facts)
-                || self.own_bytes(&touch.separated, apply, access.view)
-            {
+            if !self.meets_touch(apply, access, touch, &here_facts) {
                 continue;
             }
             self.report(
@@ -1370,6 +1364,25 @@ impl<'c> Walk<'c, '_> {
         true
     }
 
+    /// Whether `access` (of `apply`, whose facts with the known loop
+    /// values are `here_facts`) may meet another thread's `touch` of the
+    /// same buffer: on a path where both exist, at bytes not provably
+    /// apart, and not the accessing thread's own.
+    fn meets_touch(
+        &mut self,
+        apply: &Apply,
+        access: &SharedOperand<'_>,
+        touch: &Touch<'c>,
+        here_facts: &[Fact],
+    ) -> bool {
+        if self.contradicts(here_facts, &touch.exists_if) {
+            return false;
+        }
+        let here = self.at_iteration(access.footprint, &touch.loops);
+        !(self.apart(&touch.footprint, &here, &apply.facts)
+            || self.own_bytes(&touch.separated, apply, access.view))
+    }
+
     /// A generic write of shared bytes against the retired `wgmma` reads
     /// no barrier or mbarrier phase has ordered before it (the shared race
     /// obligation does not see `wgmma` reads): only the writing thread's
@@ -1385,13 +1398,7 @@ impl<'c> Walk<'c, '_> {
             let Some((number, opcode)) = &touch.wgmma_read else {
                 continue;
             };
-            if self.contradicts(&here_facts, &touch.exists_if) {
-                continue;
-            }
-            let here = self.at_iteration(access.footprint, &touch.loops);
-            if self.apart(&touch.footprint, &here, &apply.facts)
-                || self.own_bytes(&touch.separated, apply, access.view)
-            {
+            if !self.meets_touch(apply, access, touch, &here_facts) {
                 continue;
             }
             let shared = &self.context.shared_names[access.buffer];
