@@ -611,6 +611,27 @@ pub enum ComputedOp {
     Xor,
 }
 
+impl ComputedOp {
+    /// The op over constant arguments, as the emitted code computes it
+    /// where the checker defines it (`None` outside: a negative dividend, a
+    /// zero divisor, a shift out of range, an overflow).
+    pub fn fold(self, a: i128, b: i128) -> Option<i128> {
+        match self {
+            ComputedOp::Div if a >= 0 && b >= 1 => Some(a / b),
+            ComputedOp::Rem if a >= 0 && b >= 1 => Some(a % b),
+            ComputedOp::CeilDiv if a >= 0 && b >= 1 => Some((a + b - 1) / b),
+            ComputedOp::Min => Some(a.min(b)),
+            ComputedOp::Max => Some(a.max(b)),
+            ComputedOp::Shl if (0..64).contains(&b) => a.checked_mul(1 << b),
+            ComputedOp::Shr if (0..64).contains(&b) && a >= 0 => Some(a >> b),
+            ComputedOp::And => Some(a & b),
+            ComputedOp::Or => Some(a | b),
+            ComputedOp::Xor => Some(a ^ b),
+            _ => None,
+        }
+    }
+}
+
 /// One opaque runtime value with its proven inclusive range.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Atom {
@@ -1558,6 +1579,20 @@ impl ProofMemo {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Folding follows the emitted code where the checker defines the op,
+    /// and refuses outside (no panic on a zero divisor or a wild shift).
+    #[test]
+    fn computed_ops_fold_where_defined() {
+        assert_eq!(ComputedOp::Div.fold(259, 128), Some(2));
+        assert_eq!(ComputedOp::Rem.fold(259, 128), Some(3));
+        assert_eq!(ComputedOp::CeilDiv.fold(257, 128), Some(3));
+        assert_eq!(ComputedOp::Shr.fold(300, 5), Some(9));
+        assert_eq!(ComputedOp::And.fold(300, 31), Some(12));
+        assert_eq!(ComputedOp::Div.fold(4, 0), None);
+        assert_eq!(ComputedOp::Rem.fold(-1, 4), None);
+        assert_eq!(ComputedOp::Shl.fold(1, 64), None);
+    }
 
     fn atoms() -> (Atoms, AtomId, AtomId, AtomId) {
         let mut t = Atoms::default();

@@ -83,10 +83,12 @@ use crate::scope::Uniformity;
 
 mod mbarriers;
 mod separated;
+mod thread_sets;
 mod wgmma;
 
 use mbarriers::{Attachment, Ring, join_rings};
 use separated::{Separated, SeparationSource};
+use thread_sets::{Meeters, ThreadSet, acquired_by, join_acquired, join_acquired_arms};
 
 /// Iterations of a runtime loop walked with the loop variable's value known.
 const EXACT_ITERATIONS: u32 = 10;
@@ -150,6 +152,15 @@ struct Copy<'c> {
     /// Facts of the only paths it exists on (`p <= 0` each; empty: every
     /// path): see [`Walk::tag_guarded_arms`].
     exists_if: Vec<Fact>,
+    /// The threads whose own mbarrier wait acquired its bytes (`None`:
+    /// none): complete for them, whatever its status says for the others
+    /// (a consumer warpgroup waited; the producer did not).
+    acquired: Option<ThreadSet>,
+    /// Ordered before the waits on this mbarrier ticket (ring buffer,
+    /// ticket): threads that had acquired it arrived on that ticket, so a
+    /// wait for it acquires the copy too (a producer's wait on the empty
+    /// barrier its consumers arrive on after reading the stage).
+    released: Option<(usize, Poly)>,
 }
 
 /// The kinds of asynchronous copy the walk follows, by what retires them.
@@ -202,6 +213,22 @@ impl Copy<'_> {
             && self.shifts == other.shifts
             && self.attachment == other.attachment
             && self.role == other.role
+            // Versions released at different tickets stay apart: each is
+            // acquired by the waits for its own.
+            && self.released == other.released
+    }
+
+    /// [`Copy::same`] but for its release, which the threads of one arm
+    /// of an `if` on the thread's index made for the CTA.
+    fn same_but_released(&self, other: &Copy<'_>) -> bool {
+        self.number == other.number
+            && self.span == other.span
+            && self.footprint == other.footprint
+            && self.source == other.source
+            && self.loops == other.loops
+            && self.shifts == other.shifts
+            && self.attachment == other.attachment
+            && self.role == other.role
     }
 }
 
@@ -227,6 +254,42 @@ struct Touch<'c> {
     /// Facts of the only paths it exists on (`p <= 0` each; empty: every
     /// path): see [`Walk::tag_guarded_arms`].
     exists_if: Vec<Fact>,
+    /// The threads that made it (`None`: not known, so no subset of the
+    /// CTA's arrivals releases it).
+    makers: Option<ThreadSet>,
+    /// The threads whose wait acquired its release (`None`: none): their
+    /// later accesses and copies are ordered after it.
+    acquired: Option<ThreadSet>,
+}
+
+impl Touch<'_> {
+    /// The same access on two paths (everything but its release and who
+    /// acquired it).
+    fn same_access(&self, other: &Touch<'_>) -> bool {
+        self.span == other.span
+            && self.buffer == other.buffer
+            && self.write == other.write
+            && self.footprint == other.footprint
+            && self.separated == other.separated
+            && self.loops == other.loops
+            && self.shifts == other.shifts
+            && self.wgmma_read == other.wgmma_read
+            && self.exists_if == other.exists_if
+            && self.makers == other.makers
+    }
+
+    /// Whether this version of an access says no more than `other` does
+    /// (released at the same ticket or not at all, acquired by no thread
+    /// `other` does not name): a loop head holding it has converged.
+    fn covers(&self, other: &Touch<'_>) -> bool {
+        self.same_access(other)
+            && (self.released.is_none() || self.released == other.released)
+            && match (&self.acquired, &other.acquired) {
+                (None, _) => true,
+                (Some(mine), Some(theirs)) => mine.within(theirs),
+                (Some(_), None) => false,
+            }
+    }
 }
 
 /// What one thread may have outstanding at a point: its copies, and the
@@ -289,30 +352,101 @@ fn join<'c>(a: State<'c>, b: State<'c>) -> State<'c> {
 /// threads did not issue it).
 fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
     for copy in b.copies {
-        match a.copies.iter_mut().find(|c| c.same(&copy)) {
+        let same = |c: &&mut Copy<'c>| {
+            if divergent {
+                c.same_but_released(&copy)
+                    && (c.released.is_none()
+                        || copy.released.is_none()
+                        || c.released == copy.released)
+            } else {
+                c.same(&copy)
+            }
+        };
+        match a.copies.iter_mut().find(same) {
             Some(found) if divergent && found.issuer_moved != copy.issuer_moved => {
                 if copy.issuer_moved {
                     found.status = copy.status;
                     found.issuer_moved = true;
                 }
+                found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
+                found.released = found.released.take().or(copy.released);
             }
             Some(found) => {
                 found.status = join_status(found.status, copy.status);
                 found.issuer_moved |= copy.issuer_moved;
                 found.exists_if.retain(|f| copy.exists_if.contains(f));
+                if divergent {
+                    found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
+                    found.released = found.released.take().or(copy.released);
+                } else {
+                    found.acquired = join_acquired(&found.acquired, &copy.acquired);
+                }
             }
             None => a.copies.push(copy),
         }
     }
     for touch in b.touches {
-        if !a.touches.contains(&touch) {
-            a.touches.push(touch);
-        }
+        join_touch(&mut a.touches, touch);
     }
     join_rings(&mut a.rings, b.rings);
     join_generic(&mut a.generic, b.generic);
     a.wgmma.join(b.wgmma);
     a
+}
+
+/// Adds `touch` to `touches`, as one entry with a version of the same
+/// access released at the same ticket: acquired by the threads both name
+/// (sound for two paths and for the arms of an `if` on the thread's index
+/// alike: it only weakens), which keeps the versions a loop's iterations
+/// make from piling up. Versions released at different tickets stay
+/// apart: each is acquired by the waits for its own.
+fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
+    match touches
+        .iter_mut()
+        .find(|t| t.same_access(&touch) && t.released == touch.released)
+    {
+        Some(found) => found.acquired = join_acquired(&found.acquired, &touch.acquired),
+        None => touches.push(touch),
+    }
+}
+
+/// The touches both arms of an `if` on the thread's index hold, one
+/// version each (those from before the `if`): whether a touch is released
+/// is its makers' doing, so the arm all its makers ran says; each arm's
+/// threads acquired what they acquired there. Both arms then hold the
+/// merged version, which the join keeps once.
+fn merge_role_touches<'c>(
+    then_touches: &mut [Touch<'c>],
+    else_touches: &mut [Touch<'c>],
+    then_threads: &Option<ThreadSet>,
+    else_threads: &Option<ThreadSet>,
+) {
+    let made_by = |touch: &Touch<'_>, arm: &Option<ThreadSet>| match (&touch.makers, arm) {
+        (Some(makers), Some(arm)) => makers.within(arm),
+        _ => false,
+    };
+    for mine in then_touches.iter_mut() {
+        let Some(theirs) = else_touches
+            .iter_mut()
+            .find(|t| t.same_access(mine) && *t != mine)
+        else {
+            continue;
+        };
+        let released = if made_by(mine, then_threads) {
+            mine.released.clone()
+        } else if made_by(theirs, else_threads) {
+            theirs.released.clone()
+        } else if mine.released == theirs.released {
+            mine.released.clone()
+        } else {
+            continue;
+        };
+        let acquired = join_acquired_arms(&mine.acquired, &theirs.acquired);
+        mine.released = released.clone();
+        mine.acquired = acquired.clone();
+        theirs.released = released;
+        theirs.acquired = acquired;
+    }
 }
 
 fn join_status(a: Status, b: Status) -> Status {
@@ -340,14 +474,23 @@ fn subsumes(a: &State, b: &State) -> bool {
                     && (f.written || !g.written)
             })
         })
-        && b.touches.iter().all(|t| a.touches.contains(t))
+        && b.touches
+            .iter()
+            .all(|t| a.touches.iter().any(|u| u.covers(t)))
         && b.copies.iter().all(|copy| {
             a.copies.iter().any(|c| {
                 c.same(copy)
+                    && (c.released.is_none() || c.released == copy.released)
+                    && match (&c.acquired, &copy.acquired) {
+                        (None, _) => true,
+                        (Some(mine), Some(theirs)) => mine.within(theirs),
+                        (Some(_), None) => false,
+                    }
                     && match (c.status, copy.status) {
-                        (Status::Pending { lo, hi }, Status::Pending { lo: l2, hi: h2 }) => {
-                            lo <= l2 && h2 <= hi
-                        }
+                        // Only `lo` decides (a wait retires what at least
+                        // `n + 1` commits followed): `hi` may grow with
+                        // every iteration without changing a verdict.
+                        (Status::Pending { lo, .. }, Status::Pending { lo: l2, .. }) => lo <= l2,
                         (Status::Pending { .. }, Status::Retired) => true,
                         (Status::Retired, Status::Retired) => true,
                         (Status::Retired, Status::Pending { .. }) => false,
@@ -394,7 +537,12 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         saw_failed: false,
         proofs: ProofMemo::default(),
         wgmma_tiles,
+        thread_sets: std::collections::HashMap::new(),
+        meeters: Vec::new(),
     };
+    let block = usize::try_from(walk.block_threads()).unwrap_or(0);
+    walk.meeters = vec![Meeters::empty(block); context.shared_names.len()];
+    walk.find_meeters(body);
     let start = State {
         rings: walk.rings(),
         wgmma: wgmma::Registers::at_entry(),
@@ -411,6 +559,10 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         .filter(|c| {
             matches!(c.status, Status::Pending { .. })
                 && !matches!(c.role, Role::StoreTarget | Role::WgmmaSource)
+                // A wait of some threads returned: its bytes are in.
+                && c.acquired.is_none()
+                // One missing wait, one error: reported at an access.
+                && !walk.reported_copies.contains(&c.number)
         })
         .collect();
     pending.sort_by_key(|c| c.number);
@@ -508,6 +660,12 @@ struct Walk<'c, 't> {
     proofs: ProofMemo,
     /// The tiles the kernel's `wgmma`s use ([`wgmma::wgmma_tiles`]).
     wgmma_tiles: Vec<usize>,
+    /// The threads each set of conditions on the thread admits
+    /// ([`Walk::threads_of`]).
+    thread_sets: std::collections::HashMap<Vec<Fact>, Option<ThreadSet>>,
+    /// Per shared buffer, the threads that may meet an access or a copy
+    /// of it later ([`Meeters`]).
+    meeters: Vec<Meeters>,
 }
 
 impl<'c> Walk<'c, '_> {
@@ -564,8 +722,8 @@ impl<'c> Walk<'c, '_> {
                     for copy in &mut state.copies {
                         copy.issuer_moved = false;
                     }
-                    let then_state = self.block(then, state.clone());
-                    let else_state = self.block(
+                    let mut then_state = self.block(then, state.clone());
+                    let mut else_state = self.block(
                         otherwise,
                         State {
                             rings: then_state.rings.clone(),
@@ -573,6 +731,18 @@ impl<'c> Walk<'c, '_> {
                         },
                     );
                     self.divergent -= 1;
+                    let then_threads = self.threads_of(&cond.facts(true));
+                    let else_threads = self.threads_of(&cond.facts(false));
+                    then_state.wgmma.keep_issued_by(&then_threads);
+                    else_state.wgmma.keep_issued_by(&else_threads);
+                    self.keep_matrix_reads_issued_by(&mut then_state, &then_threads);
+                    self.keep_matrix_reads_issued_by(&mut else_state, &else_threads);
+                    merge_role_touches(
+                        &mut then_state.touches,
+                        &mut else_state.touches,
+                        &then_threads,
+                        &else_threads,
+                    );
                     let rings = else_state.rings.clone();
                     let mut joined = join_arms(then_state, else_state, true);
                     for copy in &mut joined.copies {
@@ -855,11 +1025,21 @@ impl<'c> Walk<'c, '_> {
                     Some((ring, ticket))
                 };
             }
-            if !out.touches.contains(&touch) {
-                out.touches.push(touch);
-            }
+            join_touch(&mut out.touches, touch);
         }
         for mut copy in end.copies {
+            // Its release ticket in the next iteration's terms (kept when
+            // the copy is forgotten, like a touch's: it only overstates
+            // the ticket as the loop variable grows).
+            if let Some((ring, ticket)) = copy.released.take() {
+                copy.released = if self.mentions(&ticket, var) {
+                    self.substitute(&ticket, var, &previous, first, true)
+                        .filter(|_| !last)
+                        .map(|t| (ring, t))
+                } else {
+                    Some((ring, ticket))
+                };
+            }
             if copy.loops.contains(&first) {
                 copy.shifts += 1;
                 // A retired copy is only checked against other threads'
@@ -1054,9 +1234,15 @@ impl<'c> Walk<'c, '_> {
         let effect = apply.form.effect();
         if !self.wgmma_tiles.is_empty() || effect == Effect::WarpgroupMma {
             let mut found = Vec::new();
+            let issuers = if effect == Effect::WarpgroupMma {
+                self.threads_of(&apply.facts)
+            } else {
+                None
+            };
             let mut step = wgmma::Step {
                 tiles: &self.wgmma_tiles,
                 report: &mut |diag| found.push(diag),
+                issuers,
             };
             step.apply(apply, &mut state.wgmma);
             for diag in found {
@@ -1141,9 +1327,7 @@ impl<'c> Walk<'c, '_> {
                         }
                     } else {
                         let touch = self.touch(apply, &access);
-                        if !state.touches.contains(&touch) {
-                            state.touches.push(touch);
-                        }
+                        join_touch(&mut state.touches, touch);
                     }
                 }
                 MemorySpace::Global if write => self.global_store(
@@ -1172,7 +1356,7 @@ impl<'c> Walk<'c, '_> {
             }
             Effect::AsyncGroup => {
                 self.group(apply, &mut state.copies);
-                retire_matrix_reads(&mut state);
+                retire_matrix_reads(self, &mut state);
             }
             Effect::Mbarrier => self.mbarrier(apply, &mut state),
             Effect::Fence => self.fence(apply, &mut state),
@@ -1317,7 +1501,124 @@ impl<'c> Walk<'c, '_> {
             released: None,
             wgmma_read: None,
             exists_if: Vec::new(),
+            makers: self.threads_of(&apply.facts),
+            acquired: None,
         }
+    }
+
+    /// On the arm of an `if` on the thread's index that `arm`'s threads
+    /// run: the `wgmma` matrix reads none of them issued are not theirs to
+    /// retire (their issuers' arm holds them), so the join keeps that
+    /// arm's status.
+    fn keep_matrix_reads_issued_by(&mut self, state: &mut State<'c>, arm: &Option<ThreadSet>) {
+        let Some(arm) = arm else { return };
+        let mut kept = Vec::with_capacity(state.copies.len());
+        for copy in std::mem::take(&mut state.copies) {
+            let foreign = copy.role == Role::WgmmaSource
+                && self
+                    .threads_of(&copy.issuers)
+                    .is_some_and(|issuers| issuers.disjoint(arm));
+            if !foreign {
+                kept.push(copy);
+            }
+        }
+        state.copies = kept;
+    }
+
+    /// Fills [`Walk::meeters`] from every statement of `body`.
+    fn find_meeters(&mut self, body: &[Node]) {
+        for node in body {
+            match node {
+                Node::Apply(apply) => {
+                    let effect = apply.form.effect();
+                    let mnemonic = apply.form.form.mnemonic;
+                    let arrives = effect == Effect::Mbarrier && mnemonic.contains("arrive");
+                    let mut threads = None;
+                    for operand in &apply.operands {
+                        let Value::Memory { buffer, .. } = &operand.value else {
+                            continue;
+                        };
+                        if buffer.space != MemorySpace::Shared || buffer.index >= self.meeters.len()
+                        {
+                            continue;
+                        }
+                        let threads = threads
+                            .get_or_insert_with(|| self.threads_of(&apply.facts))
+                            .clone();
+                        let write = operand.slot.access == Access::Write;
+                        let meeters = &mut self.meeters[buffer.index];
+                        thread_sets::include(&mut meeters.accessors, &threads);
+                        if effect == Effect::AsyncCopy && write {
+                            thread_sets::include(&mut meeters.async_writers, &threads);
+                        } else if write
+                            && !matches!(effect, Effect::Mbarrier | Effect::WarpgroupMma)
+                        {
+                            thread_sets::include(&mut meeters.generic_writers, &threads);
+                        }
+                        if arrives {
+                            thread_sets::include(&mut meeters.arrivers, &threads);
+                        }
+                    }
+                }
+                Node::If {
+                    then, otherwise, ..
+                } => {
+                    self.find_meeters(then);
+                    self.find_meeters(otherwise);
+                }
+                Node::Loop(looped) => self.find_meeters(&looped.body),
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether every thread that could meet `touch` later acquired it.
+    fn touch_settled(&self, touch: &Touch<'_>) -> bool {
+        let Some(meeters) = self.meeters.get(touch.buffer) else {
+            return false;
+        };
+        let mut against = vec![&meeters.async_writers];
+        if touch.wgmma_read.is_some() {
+            against.push(&meeters.generic_writers);
+        }
+        if self
+            .context
+            .mbarriers
+            .get(touch.buffer)
+            .copied()
+            .flatten()
+            .is_some()
+        {
+            against.push(&meeters.arrivers);
+        }
+        thread_sets::covers_all(&touch.acquired, &against)
+    }
+
+    /// Whether every thread that accesses a copy's buffer acquired it.
+    fn copy_settled(&self, copy: &Copy<'_>) -> bool {
+        self.meeters
+            .get(copy.buffer)
+            .is_some_and(|m| thread_sets::covers_all(&copy.acquired, &[&m.accessors]))
+    }
+
+    /// The threads of the block that the conditions on the thread among
+    /// `facts` admit (`None`: not enumerable; see [`thread_sets`]).
+    fn threads_of(&mut self, facts: &[Fact]) -> Option<ThreadSet> {
+        let on_thread: Vec<Fact> = facts
+            .iter()
+            .filter(|f| self.differs_in_cta(f))
+            .cloned()
+            .collect();
+        if let Some(found) = self.thread_sets.get(&on_thread) {
+            return found.clone();
+        }
+        let block = usize::try_from(self.block_threads()).ok();
+        let found = block.and_then(|block| {
+            let members = self.context.threads.members(&on_thread)?;
+            Some(ThreadSet::of(&members, block))
+        });
+        self.thread_sets.insert(on_thread, found.clone());
+        found
     }
 
     /// A copy into shared bytes against the accesses no barrier has
@@ -1376,6 +1677,10 @@ impl<'c> Walk<'c, '_> {
         here_facts: &[Fact],
     ) -> bool {
         if self.contradicts(here_facts, &touch.exists_if) {
+            return false;
+        }
+        if touch.acquired.is_some() && acquired_by(&touch.acquired, &self.threads_of(&apply.facts))
+        {
             return false;
         }
         let here = self.at_iteration(access.footprint, &touch.loops);
@@ -1458,6 +1763,8 @@ impl<'c> Walk<'c, '_> {
                 issuers: Rc::new(walk.on_thread_facts(apply)),
                 issuer_moved: false,
                 exists_if: Vec::new(),
+                acquired: None,
+                released: None,
             }
         };
         if space == MemorySpace::Global {
@@ -1509,6 +1816,8 @@ impl<'c> Walk<'c, '_> {
                 issuers: Rc::new(self.on_thread_facts(apply)),
                 issuer_moved: false,
                 exists_if: Vec::new(),
+                acquired: None,
+                released: None,
             });
         }
         copies
@@ -1580,7 +1889,11 @@ impl<'c> Walk<'c, '_> {
                     Role::StoreTarget => false,
                 }
         };
+        let accessing = self.threads_of(&apply.facts);
         for copy in copies.iter().filter(meets) {
+            if acquired_by(&copy.acquired, &accessing) {
+                continue;
+            }
             let here = self.at_iteration(access.footprint, &copy.loops);
             if self.apart(&copy.footprint, &here, &apply.facts) {
                 continue;
@@ -1618,6 +1931,16 @@ impl<'c> Walk<'c, '_> {
                                 lo - 1
                             )
                         }
+                    } else if let Some(acquired) = &copy.acquired
+                        && !acquired.is_empty()
+                    {
+                        format!(
+                            "other threads waited for the copy{}, not these: before this statement, wait for its phase here too, or for an mbarrier phase those threads arrive on after their wait (a ring's empty barrier)",
+                            copy.attachment.as_ref().map_or(String::new(), |a| format!(
+                                " (on `{}`)",
+                                self.context.shared_names[a.ring]
+                            ))
+                        )
                     } else if copy.role == Role::Bulk {
                         format!(
                             "wait for the mbarrier phase the copy's bytes complete{}: `apply(ptx[\"mbarrier.try_wait.parity.shared::cta.b64\"], ..)` before this statement",
@@ -1872,14 +2195,14 @@ fn tag_guarded_arms<'c>(then_state: &mut State<'c>, else_state: &mut State<'c>, 
     tag_own(
         &mut then_state.touches,
         &else_touches,
-        Touch::eq,
+        Touch::same_access,
         |t| &mut t.exists_if,
         &then_facts,
     );
     tag_own(
         &mut else_state.touches,
         &then_touches,
-        Touch::eq,
+        Touch::same_access,
         |t| &mut t.exists_if,
         &else_facts,
     );
@@ -1896,7 +2219,12 @@ fn tag_own<T>(
 ) {
     for item in arm.iter_mut() {
         if !other.iter().any(|o| same(o, item)) {
-            exists_if(item).extend(facts.iter().cloned());
+            let tags = exists_if(item);
+            for fact in facts {
+                if !tags.contains(fact) {
+                    tags.push(fact.clone());
+                }
+            }
         }
     }
 }
@@ -1981,12 +2309,13 @@ fn names_loop(p: &Poly, first: AtomId) -> bool {
 /// those bytes: done, and ordered for other threads like any read (by a
 /// CTA barrier, or by an mbarrier phase the reader arrives on after the
 /// wait and the other thread waits for).
-fn retire_matrix_reads(state: &mut State<'_>) {
+fn retire_matrix_reads<'c>(walk: &mut Walk<'c, '_>, state: &mut State<'c>) {
     let (retired, kept): (Vec<Copy>, Vec<Copy>) = std::mem::take(&mut state.copies)
         .into_iter()
         .partition(|c| c.role == Role::WgmmaSource && c.status == Status::Retired);
     state.copies = kept;
     for copy in retired {
+        let makers = walk.threads_of(&copy.issuers);
         let touch = Touch {
             span: copy.span,
             buffer: copy.buffer,
@@ -1998,10 +2327,10 @@ fn retire_matrix_reads(state: &mut State<'_>) {
             released: None,
             wgmma_read: Some((copy.number, copy.opcode)),
             exists_if: copy.exists_if,
+            makers,
+            acquired: None,
         };
-        if !state.touches.contains(&touch) {
-            state.touches.push(touch);
-        }
+        join_touch(&mut state.touches, touch);
     }
 }
 

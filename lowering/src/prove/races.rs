@@ -500,19 +500,7 @@ impl<'a> Threads<'a> {
             missing.sort_unstable();
             return missing;
         }
-        let value = |digit: Digit, l: usize| -> usize {
-            match digit {
-                Digit::Thread(0) => l % bx,
-                Digit::Thread(1) => (l / bx) % by,
-                Digit::Thread(_) => l / (bx * by),
-                Digit::Lane => l % 32,
-                Digit::Warp => l / 32,
-                Digit::WarpInGroup => (l / 32) % 4,
-                Digit::Warpgroup => l / 128,
-                Digit::LaneField { shift, bits } => ((l % 32) >> shift) & ((1 << bits) - 1),
-                Digit::Cta(_) => 0,
-            }
-        };
+        let value = |digit: Digit, l: usize| digit_value(digit, l, bx, by);
         let members: Vec<usize> = (0..count)
             .filter(|l| {
                 pinned.iter().all(|(d, v)| {
@@ -537,6 +525,75 @@ impl<'a> Threads<'a> {
         }
         missing.sort_unstable();
         missing
+    }
+
+    /// The threads of a block (linear indices) that satisfy every fact of
+    /// `facts` which depends on the thread: `None` when one of those
+    /// depends on anything else too (`thread_id(0) < n`), which the block
+    /// alone cannot decide. Facts that hold or fail for the whole CTA are
+    /// the caller's context, not evaluated here.
+    pub(crate) fn members(&self, facts: &[Fact]) -> Option<Vec<usize>> {
+        let [bx, by, bz] = self
+            .launch
+            .block
+            .map(|b| usize::try_from(b).unwrap_or(1).max(1));
+        let count = bx.checked_mul(by)?.checked_mul(bz)?;
+        if count > 1 << 16 {
+            return None;
+        }
+        let on_thread: Vec<&Fact> = facts
+            .iter()
+            .filter(|f| f.atoms().iter().any(|a| self.on_thread(*a)))
+            .collect();
+        let mut members = Vec::new();
+        for l in 0..count {
+            let mut runs = true;
+            for fact in &on_thread {
+                if self.thread_value(fact, l, bx, by)? > 0 {
+                    runs = false;
+                    break;
+                }
+            }
+            if runs {
+                members.push(l);
+            }
+        }
+        Some(members)
+    }
+
+    /// Whether `atom` may differ between the threads of one CTA: a thread
+    /// digit, or a value computed from one.
+    fn on_thread(&self, atom: AtomId) -> bool {
+        match &self.atoms.get(atom).kind {
+            AtomKind::Computed(_, args) => args
+                .iter()
+                .any(|a| a.atoms().iter().any(|x| self.on_thread(*x))),
+            _ => matches!(self.digit_of(atom), Some(d) if !matches!(d, Digit::Cta(_))),
+        }
+    }
+
+    /// `poly` at thread `l` of a `[bx, by, _]` block, when it depends on
+    /// nothing but the thread.
+    fn thread_value(&self, poly: &Poly, l: usize, bx: usize, by: usize) -> Option<i128> {
+        let mut known = poly.clone();
+        for atom in poly.atoms() {
+            let value = match (&self.atoms.get(atom).kind, self.digit_of(atom)) {
+                (_, Some(Digit::Cta(_))) => return None,
+                (_, Some(digit)) => i128::try_from(digit_value(digit, l, bx, by)).ok()?,
+                (AtomKind::Computed(op, args), None) => {
+                    let [a, b] = args.as_slice() else {
+                        return None;
+                    };
+                    op.fold(
+                        self.thread_value(a, l, bx, by)?,
+                        self.thread_value(b, l, bx, by)?,
+                    )?
+                }
+                _ => return None,
+            };
+            known = known.substitute(atom, &Poly::constant(value));
+        }
+        known.as_const()
     }
 
     /// `poly = c * rank + r` with `rank` an injective mixed-radix number of
@@ -627,7 +684,7 @@ impl<'a> Threads<'a> {
             if !prover.le(&span.add_const(1), &weight) {
                 return None;
             }
-            let top = self.digit_top(atom)?;
+            let top = self.digit_top_under(atom, prover)?;
             span = span.add(&weight.mul(&top));
             rank = rank.add(&weight.mul(&Poly::atom(atom)));
         }
@@ -672,6 +729,45 @@ impl<'a> Threads<'a> {
     }
 
     /// The largest value of a digit atom, as a polynomial.
+    /// [`Self::digit_top`], lowered by the facts of the threads that run
+    /// the access (`if warp_id() / 4 < 2` in a block of three
+    /// warpgroups: the warpgroup digit is at most 1 there). Sound for the
+    /// rank of one access: only those threads reach its bytes.
+    fn digit_top_under(&self, atom: AtomId, prover: &impl crate::sym::Prove) -> Option<Poly> {
+        let top = self.digit_top(atom)?;
+        let (
+            Some(hi),
+            Some(
+                Digit::Thread(_)
+                | Digit::Lane
+                | Digit::Warp
+                | Digit::WarpInGroup
+                | Digit::Warpgroup
+                | Digit::LaneField { .. },
+            ),
+        ) = (top.as_const(), self.digit_of(atom))
+        else {
+            return Some(top);
+        };
+        let lo = self.atoms.get(atom).lo;
+        let at_most = |v: i128| prover.prove_le0(&Poly::atom(atom).add_const(-v));
+        if hi <= lo || !at_most(hi - 1) {
+            return Some(top);
+        }
+        // The least `v` the facts bound the digit by: `at_most` holds from
+        // it up.
+        let (mut below, mut bound) = (lo - 1, hi - 1);
+        while bound - below > 1 {
+            let mid = below + (bound - below) / 2;
+            if at_most(mid) {
+                bound = mid;
+            } else {
+                below = mid;
+            }
+        }
+        Some(Poly::constant(bound))
+    }
+
     fn digit_top(&self, atom: AtomId) -> Option<Poly> {
         match self.atoms.get(atom).kind {
             AtomKind::ThreadId(_)
@@ -1693,6 +1789,22 @@ impl RaceWalk<'_, '_> {
                 }),
             }
         }
+    }
+}
+
+/// The value of a thread digit at thread `l` (linear index) of a block
+/// `[bx, by, _]`.
+fn digit_value(digit: Digit, l: usize, bx: usize, by: usize) -> usize {
+    match digit {
+        Digit::Thread(0) => l % bx,
+        Digit::Thread(1) => (l / bx) % by,
+        Digit::Thread(_) => l / (bx * by),
+        Digit::Lane => l % 32,
+        Digit::Warp => l / 32,
+        Digit::WarpInGroup => (l / 32) % 4,
+        Digit::Warpgroup => l / 128,
+        Digit::LaneField { shift, bits } => ((l % 32) >> shift) & ((1 << bits) - 1),
+        Digit::Cta(_) => 0,
     }
 }
 

@@ -405,6 +405,21 @@ impl<'c> Walk<'c, '_> {
         Some(1)
     }
 
+    /// [`Self::running`], and where no thread index is pinned, the threads
+    /// the conditions on the thread admit, counted over the block (`if
+    /// warp_id() / 4 < 2`: the first two warpgroups). A count of zero is
+    /// no count: such an arm never runs.
+    pub(super) fn running_threads(&mut self, apply: &Apply) -> Option<i128> {
+        if let Some(count) = self.running(apply) {
+            return Some(count);
+        }
+        if apply.guard != Cond::Const(true) {
+            return None;
+        }
+        let members = self.context.threads.members(&apply.facts)?;
+        i128::try_from(members.len()).ok().filter(|n| *n > 0)
+    }
+
     /// The arrivals of `apply` on the ring's object: toward the ticket in
     /// progress, completing it at the init count.
     fn arrive(
@@ -415,7 +430,7 @@ impl<'c> Walk<'c, '_> {
         state: &mut State<'c>,
     ) {
         let block: i128 = self.block_threads();
-        let Some(running) = self.running(apply) else {
+        let Some(running) = self.running_threads(apply) else {
             self.ring_error(
                 operand.buffer,
                 Diagnostic::new(
@@ -432,7 +447,12 @@ impl<'c> Walk<'c, '_> {
         };
         let ring = &state.rings[index];
         let (Some(count), Some(completed)) = (ring.count(), ring.completed.clone()) else {
-            self.unknown_phases(apply, operand);
+            match ring.count() {
+                Some(count) if running < count && ring.completed.is_none() => {
+                    self.short_arrivals(operand, running, count);
+                }
+                _ => self.unknown_phases(apply, operand),
+            }
             return;
         };
         if operand.len != 1 {
@@ -547,13 +567,34 @@ impl<'c> Walk<'c, '_> {
         // after its wait for the object's previous phase), a waiter may
         // still be behind.
         let every_thread_arrived = everyone && !first;
+        let arrivers = self.threads_of(&apply.facts);
         if running != block && !every_thread_arrived {
-            self.overrun(apply, operand, &state.touches);
+            self.overrun(apply, operand, &state.touches, &arrivers);
         }
         // Every thread's accesses before its arrival are ordered before the
-        // waits for this ticket when every thread arrived once, releasing.
-        if running == block && first && releasing {
-            self.release(&mut state.touches, operand.buffer, &completed);
+        // waits for this ticket when every thread arrived once, releasing;
+        // where this one statement's threads complete the phase, theirs.
+        if first && releasing {
+            let makers = if running == block {
+                None
+            } else {
+                arrivers.as_ref()
+            };
+            if running == block || makers.is_some() {
+                self.release(&mut state.touches, operand.buffer, &completed, makers);
+            }
+            // The copies an arriving thread acquired are complete before
+            // the phase: a wait for it acquires them.
+            for copy in &mut state.copies {
+                let seen = match (&copy.acquired, &arrivers) {
+                    (Some(acquired), _) if running == block => !acquired.is_empty(),
+                    (Some(acquired), Some(arrivers)) => !acquired.disjoint(arrivers),
+                    _ => false,
+                };
+                if seen && copy.released.is_none() {
+                    copy.released = Some((operand.buffer, completed.clone()));
+                }
+            }
         }
         self.settle(apply, operand, index, state);
     }
@@ -781,7 +822,7 @@ impl<'c> Walk<'c, '_> {
             );
             // Counted on: what follows is checked as if it were there.
         }
-        let Some(running) = self.running(apply) else {
+        let Some(running) = self.running_threads(apply) else {
             self.ring_error(
                 operand.buffer,
                 Diagnostic::new(
@@ -876,10 +917,22 @@ impl<'c> Walk<'c, '_> {
     }
 
     /// Touches of the CTA made before every thread's arrival on ticket
-    /// `ticket`: acquired by a wait on it.
-    fn release(&self, touches: &mut [Touch<'c>], ring: usize, ticket: &Poly) {
+    /// `ticket` (`arrivers`: made by those threads, the only ones that
+    /// arrived toward it): acquired by a wait on it.
+    fn release(
+        &self,
+        touches: &mut [Touch<'c>],
+        ring: usize,
+        ticket: &Poly,
+        arrivers: Option<&ThreadSet>,
+    ) {
         for touch in touches.iter_mut() {
-            if touch.released.is_none() {
+            let theirs = match (arrivers, &touch.makers) {
+                (None, _) => true,
+                (Some(arrivers), Some(makers)) => makers.within(arrivers),
+                (Some(_), None) => false,
+            };
+            if touch.released.is_none() && theirs {
                 touch.released = Some((ring, ticket.clone()));
             }
         }
@@ -887,13 +940,28 @@ impl<'c> Walk<'c, '_> {
 
     /// A phase completed by some threads only, against the waits on its
     /// object other threads made since the last CTA barrier.
-    fn overrun(&mut self, apply: &Apply, operand: &BarrierOperand<'_>, touches: &[Touch<'c>]) {
+    fn overrun(
+        &mut self,
+        apply: &Apply,
+        operand: &BarrierOperand<'_>,
+        touches: &[Touch<'c>],
+        arrivers: &Option<ThreadSet>,
+    ) {
         let Some(start) = &operand.start else { return };
         let here: Footprint = Rc::new(vec![Some((start.clone(), 1))]);
-        for touch in touches
-            .iter()
-            .filter(|t| t.buffer == operand.buffer && t.released.is_none())
-        {
+        // A wait the arriving threads made themselves, or acquired
+        // (through a phase its threads released), is ordered before their
+        // arrival.
+        let own = |t: &Touch<'_>| match (&t.makers, arrivers) {
+            (Some(makers), Some(arrivers)) => makers.within(arrivers),
+            _ => false,
+        };
+        for touch in touches.iter().filter(|t| {
+            t.buffer == operand.buffer
+                && t.released.is_none()
+                && !own(t)
+                && !acquired_by(&t.acquired, arrivers)
+        }) {
             let there: Footprint = Rc::new(touch.footprint.iter().take(1).cloned().collect());
             if self.apart(&there, &here, &apply.facts) {
                 continue;
@@ -923,6 +991,26 @@ impl<'c> Walk<'c, '_> {
         }
     }
 
+    /// Phases a loop cannot count because its arrivals fall short of the
+    /// init count: most likely the count names threads that never arrive.
+    fn short_arrivals(&mut self, operand: &BarrierOperand<'_>, running: i128, count: i128) {
+        self.ring_error(
+            operand.buffer,
+            Diagnostic::new(
+                Code::MBARRIER_PHASE,
+                operand.span,
+                format!(
+                    "{running} threads arrive here on `{}`, initialized to complete a phase after {count} arrivals: no phase completes, so the checker cannot count them",
+                    operand.name
+                ),
+            )
+            .with_help(format!(
+                "initialize `{}` with the arrivals each phase gets ({running}), or arrive from the threads the count names",
+                operand.name
+            )),
+        );
+    }
+
     fn unknown_phases(&mut self, apply: &Apply, operand: &BarrierOperand<'_>) {
         self.ring_error(
             operand.buffer,
@@ -945,9 +1033,17 @@ impl<'c> Walk<'c, '_> {
         state
             .touches
             .retain(|t| !matches!(&t.released, Some((r, _)) if *r == ring));
-        state
-            .copies
-            .retain(|c| !matches!(&c.attachment, Some(a) if a.ring == ring));
+        state.copies.retain(|c| {
+            !matches!(&c.attachment, Some(a) if a.ring == ring)
+                && !matches!(&c.released, Some((r, _)) if *r == ring)
+        });
+        // A ring whose phases the walk lost (reported): whatever a phase
+        // of it could have passed on is taken as passed on, so the roles
+        // it orders report nothing more.
+        if self.failed_rings.contains(&ring) {
+            state.touches.clear();
+            state.copies.retain(|c| c.acquired.is_none());
+        }
     }
 
     /// `mbarrier.try_wait.parity`: acquires the last completed ticket of
@@ -962,6 +1058,7 @@ impl<'c> Walk<'c, '_> {
         let ring = &state.rings[index];
         let Some(completed) = ring.completed.clone() else {
             self.unknown_phases(apply, operand);
+            self.acquire_all(operand.buffer, state);
             return;
         };
         let size = ring.size;
@@ -1132,6 +1229,11 @@ impl<'c> Walk<'c, '_> {
         // What the arrivals of tickets up to this one released is ordered
         // before the waiting threads.
         let everyone = self.running(apply) == Some(self.block_threads());
+        let waiters = if everyone {
+            None
+        } else {
+            self.threads_of(&apply.facts)
+        };
         // Tickets as this iteration knows them (a loop walked at a known
         // iteration puts its variable's value in).
         let released: Vec<Option<Poly>> = state
@@ -1153,22 +1255,76 @@ impl<'c> Walk<'c, '_> {
                 _ => None,
             })
             .collect();
+        let copies_released: Vec<Option<Poly>> = state
+            .copies
+            .iter()
+            .map(|copy| match &copy.released {
+                Some((ring, t)) if *ring == operand.buffer => Some(self.known(t)),
+                _ => None,
+            })
+            .collect();
         let acquired = |t: &Option<Poly>| {
             t.as_ref()
                 .is_some_and(|t| self.le(&apply.facts, t, &ticket))
         };
-        let mut touches = released.iter();
-        state
-            .touches
-            .retain(|_| !touches.next().is_some_and(&acquired));
-        let mut kept = Vec::with_capacity(state.copies.len());
-        for (mut copy, ticket) in std::mem::take(&mut state.copies).into_iter().zip(&attached) {
-            if acquired(ticket) && matches!(copy.status, Status::Pending { .. }) {
+        // Every thread acquired what it released: nothing left to follow.
+        // Some threads (a role's `if`): the accesses are ordered before
+        // those threads' later ones only. Threads the checker cannot
+        // enumerate acquire nothing.
+        let block = usize::try_from(self.block_threads()).unwrap_or(0);
+        let mut kept = Vec::with_capacity(state.touches.len());
+        for (mut touch, ticket) in std::mem::take(&mut state.touches)
+            .into_iter()
+            .zip(&released)
+        {
+            if acquired(ticket) {
                 if everyone {
-                    // Every thread acquired it: nothing left to follow.
+                    continue;
+                }
+                if let Some(waiters) = &waiters {
+                    thread_sets::acquire(&mut touch.acquired, waiters);
+                    if touch.acquired.as_ref() == Some(&ThreadSet::all(block))
+                        || self.touch_settled(&touch)
+                    {
+                        continue;
+                    }
+                }
+            }
+            kept.push(touch);
+        }
+        state.touches = kept;
+        let mut kept = Vec::with_capacity(state.copies.len());
+        for ((mut copy, ticket), released) in std::mem::take(&mut state.copies)
+            .into_iter()
+            .zip(&attached)
+            .zip(&copies_released)
+        {
+            if acquired(released) {
+                if everyone {
+                    continue;
+                }
+                if let Some(waiters) = &waiters {
+                    thread_sets::acquire(&mut copy.acquired, waiters);
+                    if self.copy_settled(&copy) {
+                        continue;
+                    }
+                }
+            }
+            if acquired(ticket) && copy.status != Status::Retired {
+                if everyone {
                     continue;
                 }
                 copy.status = Status::Retired;
+                if let Some(waiters) = &waiters {
+                    thread_sets::acquire(&mut copy.acquired, waiters);
+                }
+            } else if acquired(ticket)
+                && let Some(waiters) = &waiters
+            {
+                thread_sets::acquire(&mut copy.acquired, waiters);
+            }
+            if acquired(ticket) && copy.acquired.is_some() && self.copy_settled(&copy) {
+                continue;
             }
             kept.push(copy);
         }
@@ -1217,10 +1373,15 @@ impl<'c> Walk<'c, '_> {
                 WaitError::Unknown
             });
         };
-        let Some(quotient) = self.find_computed(ComputedOp::Div, &x, size) else {
+        // The kernel may compute `x / size` more than once (one atom each).
+        let quotients = self.find_computed(ComputedOp::Div, &x, size);
+        if quotients.is_empty() {
             return Err(WaitError::Unknown);
-        };
-        match self.parity_offset(parity, &quotient) {
+        }
+        let offset = quotients
+            .iter()
+            .find_map(|quotient| self.parity_offset(parity, quotient));
+        match offset {
             Some(offset) if (offset - shift).rem_euclid(2) == 0 => Ok(ticket),
             _ => Err(WaitError::Parity(if shift == 0 {
                 format!("({} / {size}) % 2", x.display(&self.atoms))
@@ -1244,13 +1405,15 @@ impl<'c> Walk<'c, '_> {
         }
     }
 
-    /// The atom `op(x, divisor)` of the table, if the kernel computes it.
-    fn find_computed(&self, op: ComputedOp, x: &Poly, divisor: i128) -> Option<Poly> {
+    /// The atoms `op(x, divisor)` of the table, where the kernel computes
+    /// it.
+    fn find_computed(&self, op: ComputedOp, x: &Poly, divisor: i128) -> Vec<Poly> {
         let kind = AtomKind::Computed(op, vec![x.clone(), Poly::constant(divisor)]);
         self.atoms
             .iter()
-            .find(|(_, a)| a.kind == kind)
+            .filter(|(_, a)| a.kind == kind)
             .map(|(id, _)| Poly::atom(id))
+            .collect()
     }
 
     /// `c` such that `parity` is `(quotient + c) % 2` (also written with

@@ -35,6 +35,7 @@
 
 use std::rc::Rc;
 
+use super::thread_sets::ThreadSet;
 use super::{COMMIT_CAP, Status, join_status, wait_count};
 use crate::checked::{Apply, Node};
 use crate::diag::{Code, Diagnostic, SpanId};
@@ -57,6 +58,8 @@ pub(super) struct InFlight {
     /// An access to its registers was reported: its missing wait is not
     /// reported again where the kernel ends.
     reported: bool,
+    /// The threads that issued it (`None`: not known).
+    issuers: Option<ThreadSet>,
 }
 
 /// What one thread's path holds of the wgmma protocol.
@@ -142,6 +145,15 @@ impl Registers {
         self.unfenced |= other.unfenced;
     }
 
+    /// On the arm of an `if` on the thread's index that `arm`'s threads
+    /// run: the operations none of them issued are not theirs (the other
+    /// arm's threads hold them), so the join keeps the issuers' arm.
+    pub(super) fn keep_issued_by(&mut self, arm: &Option<ThreadSet>) {
+        let Some(arm) = arm else { return };
+        self.in_flight
+            .retain(|op| !op.issuers.as_ref().is_some_and(|i| i.disjoint(arm)));
+    }
+
     /// Whether `self` holds everything `other` does (a loop head has
     /// converged).
     pub(super) fn subsumes(&self, other: &Registers) -> bool {
@@ -151,8 +163,11 @@ impl Registers {
                 self.in_flight.iter().any(|o| {
                     o.number == op.number
                         && match (o.status, op.status) {
-                            (Status::Pending { lo, hi }, Status::Pending { lo: l2, hi: h2 }) => {
-                                lo <= l2 && h2 <= hi
+                            // Only `lo` decides (a wait retires what at least
+                            // `n + 1` commits followed): `hi` may grow with
+                            // every iteration without changing a verdict.
+                            (Status::Pending { lo, .. }, Status::Pending { lo: l2, .. }) => {
+                                lo <= l2
                             }
                             (Status::Pending { .. }, Status::Retired) => true,
                             (Status::Retired, Status::Retired) => true,
@@ -188,6 +203,8 @@ pub(super) struct Step<'a> {
     /// The tiles [`wgmma_tiles`] found.
     pub tiles: &'a [usize],
     pub report: &'a mut dyn FnMut(Diagnostic),
+    /// The threads that run the `apply` (for a `wgmma.mma_async`).
+    pub issuers: Option<ThreadSet>,
 }
 
 impl Step<'_> {
@@ -341,6 +358,7 @@ impl Step<'_> {
             inputs: Rc::new(inputs),
             status: Status::Pending { lo: 0, hi: 0 },
             reported: false,
+            issuers: self.issuers.clone(),
         };
         match state.in_flight.iter_mut().find(|o| o.number == op.number) {
             Some(found) => {
