@@ -184,7 +184,10 @@ mod tests {
         assert_eq!(join_acquired(&a, &b), Some(ThreadSet::of(&[1], 64)));
         assert_eq!(join_acquired(&a, &None), None);
         // Two arms run by different threads: each arm's acquirers.
-        assert_eq!(join_acquired_arms(&a, &b), Some(ThreadSet::of(&[0, 1, 2], 64)));
+        assert_eq!(
+            join_acquired_arms(&a, &b),
+            Some(ThreadSet::of(&[0, 1, 2], 64))
+        );
         assert_eq!(join_acquired_arms(&None, &b), b);
         assert!(acquired_by(&a, &Some(ThreadSet::of(&[1], 64))));
         assert!(!acquired_by(&a, &Some(ThreadSet::of(&[2], 64))));
