@@ -269,10 +269,10 @@ impl Touch<'_> {
         self.span == other.span
             && self.buffer == other.buffer
             && self.write == other.write
-            && self.footprint == other.footprint
+            && self.shifts == other.shifts
+            && (Rc::ptr_eq(&self.footprint, &other.footprint) || self.footprint == other.footprint)
             && self.separated == other.separated
             && self.loops == other.loops
-            && self.shifts == other.shifts
             && self.wgmma_read == other.wgmma_read
             && self.exists_if == other.exists_if
             && self.makers == other.makers
@@ -385,9 +385,7 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
             None => a.copies.push(copy),
         }
     }
-    for touch in b.touches {
-        join_touch(&mut a.touches, touch);
-    }
+    join_touches(&mut a.touches, b.touches);
     join_rings(&mut a.rings, b.rings);
     join_generic(&mut a.generic, b.generic);
     a.wgmma.join(b.wgmma);
@@ -403,10 +401,38 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
 fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
     match touches
         .iter_mut()
-        .find(|t| t.same_access(&touch) && t.released == touch.released)
+        .find(|t| t.released == touch.released && t.same_access(&touch))
     {
         Some(found) => found.acquired = join_acquired(&found.acquired, &touch.acquired),
         None => touches.push(touch),
+    }
+}
+
+/// [`join_touch`] of each of `more`, finding the versions to merge by the
+/// access's span (a large kernel's walk holds hundreds of touches, and
+/// joins them at every `if` and back edge).
+fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
+    let mut by_span: std::collections::HashMap<SpanId, Vec<usize>> =
+        std::collections::HashMap::with_capacity(touches.len());
+    for (i, touch) in touches.iter().enumerate() {
+        by_span.entry(touch.span).or_default().push(i);
+    }
+    for touch in more {
+        let found = by_span.get(&touch.span).and_then(|candidates| {
+            candidates
+                .iter()
+                .copied()
+                .find(|&i| touches[i].released == touch.released && touches[i].same_access(&touch))
+        });
+        match found {
+            Some(i) => {
+                touches[i].acquired = join_acquired(&touches[i].acquired, &touch.acquired);
+            }
+            None => {
+                by_span.entry(touch.span).or_default().push(touches.len());
+                touches.push(touch);
+            }
+        }
     }
 }
 
@@ -971,6 +997,7 @@ impl<'c> Walk<'c, '_> {
             }
             out.rings.push(ring);
         }
+        let mut shifted = Vec::with_capacity(end.touches.len());
         for mut touch in end.touches {
             if touch.loops.contains(&first) {
                 touch.shifts += 1;
@@ -1025,8 +1052,9 @@ impl<'c> Walk<'c, '_> {
                     Some((ring, ticket))
                 };
             }
-            join_touch(&mut out.touches, touch);
+            shifted.push(touch);
         }
+        join_touches(&mut out.touches, shifted);
         for mut copy in end.copies {
             // Its release ticket in the next iteration's terms (kept when
             // the copy is forgotten, like a touch's: it only overstates

@@ -1272,6 +1272,7 @@ impl<'c> Walk<'c, '_> {
         // those threads' later ones only. Threads the checker cannot
         // enumerate acquire nothing.
         let block = usize::try_from(self.block_threads()).unwrap_or(0);
+        let every_thread = Some(ThreadSet::all(block));
         let mut kept = Vec::with_capacity(state.touches.len());
         for (mut touch, ticket) in std::mem::take(&mut state.touches)
             .into_iter()
@@ -1283,9 +1284,7 @@ impl<'c> Walk<'c, '_> {
                 }
                 if let Some(waiters) = &waiters {
                     thread_sets::acquire(&mut touch.acquired, waiters);
-                    if touch.acquired.as_ref() == Some(&ThreadSet::all(block))
-                        || self.touch_settled(&touch)
-                    {
+                    if touch.acquired == every_thread || self.touch_settled(&touch) {
                         continue;
                     }
                 }
