@@ -1576,6 +1576,9 @@ impl<'c> Walk<'c, '_> {
                         let write = operand.slot.access == Access::Write;
                         let meeters = &mut self.meeters[buffer.index];
                         thread_sets::include(&mut meeters.accessors, &threads);
+                        if matches!(effect, Effect::AsyncCopy | Effect::WarpgroupMma) {
+                            thread_sets::include(&mut meeters.async_accessors, &threads);
+                        }
                         if effect == Effect::AsyncCopy && write {
                             thread_sets::include(&mut meeters.async_writers, &threads);
                         } else if write
@@ -1605,7 +1608,13 @@ impl<'c> Walk<'c, '_> {
         let Some(meeters) = self.meeters.get(touch.buffer) else {
             return false;
         };
-        let mut against = vec![&meeters.async_writers];
+        // A read meets async writes; a write meets async reads too (a
+        // bulk store's source, a wgmma's matrices).
+        let mut against = vec![if touch.write {
+            &meeters.async_accessors
+        } else {
+            &meeters.async_writers
+        }];
         if touch.wgmma_read.is_some() {
             against.push(&meeters.generic_writers);
         }

@@ -120,6 +120,9 @@ pub(super) struct Meeters {
     pub accessors: Option<ThreadSet>,
     /// Asynchronous copies into it (against any access).
     pub async_writers: Option<ThreadSet>,
+    /// Every async-proxy access of it: copies into or out of it, `wgmma`
+    /// matrix reads (against a generic write).
+    pub async_accessors: Option<ThreadSet>,
     /// Generic-proxy writes (against a `wgmma`'s retired reads).
     pub generic_writers: Option<ThreadSet>,
     /// Arrivals on its objects (an mbarrier buffer: against other
@@ -143,6 +146,7 @@ impl Meeters {
         Meeters {
             accessors: Some(none.clone()),
             async_writers: Some(none.clone()),
+            async_accessors: Some(none.clone()),
             generic_writers: Some(none.clone()),
             arrivers: Some(none),
         }
