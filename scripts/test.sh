@@ -6,8 +6,12 @@
 # counts them as "N ignored", never as passed. On a GPU machine set
 # TILE_KERNEL_REQUIRE_GPU=1: the test binaries then get --include-ignored,
 # so the GPU tests run and a missing GPU fails them. On a machine with one
-# GPU, skip the two-GPU test by name:
-#   TILE_KERNEL_REQUIRE_GPU=1 ./scripts/test.sh -- --skip tensors_of_another_gpu
+# GPU, skip the two-GPU test by name, and the interpreter twins of the
+# warp-specialised kernels, which --include-ignored would run (the
+# interpreter cannot run them yet: docs/async-copies.md, "Roles"):
+#   TILE_KERNEL_REQUIRE_GPU=1 ./scripts/test.sh -- --skip tensors_of_another_gpu \
+#     --skip a_ring_with_a_producer_warp::on_cpu \
+#     --skip a_producer_warpgroup_feeds_two_consumers::on_cpu
 # Arguments go to `cargo test` (after `--`: to the test binaries).
 #
 # The certification tests (lowering/tests/certify.rs) need exactly ptxas
