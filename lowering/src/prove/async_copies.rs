@@ -88,7 +88,9 @@ mod wgmma;
 
 use mbarriers::{Attachment, Ring, join_rings};
 use separated::{Separated, SeparationSource};
-use thread_sets::{Meeters, ThreadSet, acquired_by, join_acquired, join_acquired_arms};
+use thread_sets::{
+    Meeters, ThreadSet, acquired_by, acquired_no_more, join_acquired, join_acquired_arms,
+};
 
 /// Iterations of a runtime loop walked with the loop variable's value known.
 const EXACT_ITERATIONS: u32 = 10;
@@ -203,19 +205,30 @@ impl Role {
 }
 
 impl Copy<'_> {
-    /// The same copy on two paths (everything but its status).
+    /// The same copy on two paths (everything but its status). Versions
+    /// released at different tickets stay apart: each is acquired by the
+    /// waits for its own.
     fn same(&self, other: &Copy<'_>) -> bool {
-        self.number == other.number
-            && self.span == other.span
-            && self.footprint == other.footprint
-            && self.source == other.source
-            && self.loops == other.loops
-            && self.shifts == other.shifts
-            && self.attachment == other.attachment
-            && self.role == other.role
-            // Versions released at different tickets stay apart: each is
-            // acquired by the waits for its own.
-            && self.released == other.released
+        self.same_but_released(other) && self.released == other.released
+    }
+
+    /// Whether this version of a copy says no more than `other` does (its
+    /// status no further along, released at the same ticket or not at
+    /// all, acquired by no thread `other` does not name): a loop head
+    /// holding it has converged.
+    fn covers(&self, other: &Copy<'_>) -> bool {
+        self.same(other)
+            && (self.released.is_none() || self.released == other.released)
+            && acquired_no_more(&self.acquired, &other.acquired)
+            && match (self.status, other.status) {
+                // Only `lo` decides (a wait retires what at least `n + 1`
+                // commits followed): `hi` may grow with every iteration
+                // without changing a verdict.
+                (Status::Pending { lo, .. }, Status::Pending { lo: l2, .. }) => lo <= l2,
+                (Status::Pending { .. }, Status::Retired) => true,
+                (Status::Retired, Status::Retired) => true,
+                (Status::Retired, Status::Pending { .. }) => false,
+            }
     }
 
     /// [`Copy::same`] but for its release, which the threads of one arm
@@ -278,17 +291,25 @@ impl Touch<'_> {
             && self.makers == other.makers
     }
 
+    /// [`Touch::same_access`] released at the same ticket: one entry of a
+    /// touch set ([`join_touch`]).
+    fn same_version(&self, other: &Touch<'_>) -> bool {
+        self.released == other.released && self.same_access(other)
+    }
+
+    /// Whether the threads that made it are all in `threads` (`false`
+    /// where they are not known).
+    fn made_within(&self, threads: &ThreadSet) -> bool {
+        self.makers.as_ref().is_some_and(|m| m.within(threads))
+    }
+
     /// Whether this version of an access says no more than `other` does
     /// (released at the same ticket or not at all, acquired by no thread
     /// `other` does not name): a loop head holding it has converged.
     fn covers(&self, other: &Touch<'_>) -> bool {
         self.same_access(other)
             && (self.released.is_none() || self.released == other.released)
-            && match (&self.acquired, &other.acquired) {
-                (None, _) => true,
-                (Some(mine), Some(theirs)) => mine.within(theirs),
-                (Some(_), None) => false,
-            }
+            && acquired_no_more(&self.acquired, &other.acquired)
     }
 }
 
@@ -363,18 +384,17 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
             }
         };
         match a.copies.iter_mut().find(same) {
-            Some(found) if divergent && found.issuer_moved != copy.issuer_moved => {
-                if copy.issuer_moved {
-                    found.status = copy.status;
-                    found.issuer_moved = true;
-                }
-                found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
-                found.released = found.released.take().or(copy.released);
-            }
             Some(found) => {
-                found.status = join_status(found.status, copy.status);
-                found.issuer_moved |= copy.issuer_moved;
-                found.exists_if.retain(|f| copy.exists_if.contains(f));
+                if divergent && found.issuer_moved != copy.issuer_moved {
+                    if copy.issuer_moved {
+                        found.status = copy.status;
+                        found.issuer_moved = true;
+                    }
+                } else {
+                    found.status = join_status(found.status, copy.status);
+                    found.issuer_moved |= copy.issuer_moved;
+                    found.exists_if.retain(|f| copy.exists_if.contains(f));
+                }
                 if divergent {
                     found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
                     found.released = found.released.take().or(copy.released);
@@ -399,10 +419,7 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
 /// make from piling up. Versions released at different tickets stay
 /// apart: each is acquired by the waits for its own.
 fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
-    match touches
-        .iter_mut()
-        .find(|t| t.released == touch.released && t.same_access(&touch))
-    {
+    match touches.iter_mut().find(|t| t.same_version(&touch)) {
         Some(found) => found.acquired = join_acquired(&found.acquired, &touch.acquired),
         None => touches.push(touch),
     }
@@ -422,7 +439,7 @@ fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
             candidates
                 .iter()
                 .copied()
-                .find(|&i| touches[i].released == touch.released && touches[i].same_access(&touch))
+                .find(|&i| touches[i].same_version(&touch))
         });
         match found {
             Some(i) => {
@@ -447,9 +464,8 @@ fn merge_role_touches<'c>(
     then_threads: &Option<ThreadSet>,
     else_threads: &Option<ThreadSet>,
 ) {
-    let made_by = |touch: &Touch<'_>, arm: &Option<ThreadSet>| match (&touch.makers, arm) {
-        (Some(makers), Some(arm)) => makers.within(arm),
-        _ => false,
+    let made_by = |touch: &Touch<'_>, arm: &Option<ThreadSet>| {
+        arm.as_ref().is_some_and(|arm| touch.made_within(arm))
     };
     for mine in then_touches.iter_mut() {
         let Some(theirs) = else_touches
@@ -503,26 +519,9 @@ fn subsumes(a: &State, b: &State) -> bool {
         && b.touches
             .iter()
             .all(|t| a.touches.iter().any(|u| u.covers(t)))
-        && b.copies.iter().all(|copy| {
-            a.copies.iter().any(|c| {
-                c.same(copy)
-                    && (c.released.is_none() || c.released == copy.released)
-                    && match (&c.acquired, &copy.acquired) {
-                        (None, _) => true,
-                        (Some(mine), Some(theirs)) => mine.within(theirs),
-                        (Some(_), None) => false,
-                    }
-                    && match (c.status, copy.status) {
-                        // Only `lo` decides (a wait retires what at least
-                        // `n + 1` commits followed): `hi` may grow with
-                        // every iteration without changing a verdict.
-                        (Status::Pending { lo, .. }, Status::Pending { lo: l2, .. }) => lo <= l2,
-                        (Status::Pending { .. }, Status::Retired) => true,
-                        (Status::Retired, Status::Retired) => true,
-                        (Status::Retired, Status::Pending { .. }) => false,
-                    }
-            })
-        })
+        && b.copies
+            .iter()
+            .all(|copy| a.copies.iter().any(|c| c.covers(copy)))
 }
 
 /// What the obligation reads besides the checked body.

@@ -528,10 +528,11 @@ impl<'a> Threads<'a> {
     }
 
     /// The threads of a block (linear indices) that satisfy every fact of
-    /// `facts` which depends on the thread: `None` when one of those
-    /// depends on anything else too (`thread_id(0) < n`), which the block
-    /// alone cannot decide. Facts that hold or fail for the whole CTA are
-    /// the caller's context, not evaluated here.
+    /// `facts`, the conditions that differ between the threads of a CTA
+    /// (the caller leaves out those that hold or fail for the whole CTA):
+    /// `None` when one of them depends on anything but the thread
+    /// (`thread_id(0) < n`, a loop variable whose bounds differ between
+    /// threads), which the block alone cannot decide.
     pub(crate) fn members(&self, facts: &[Fact]) -> Option<Vec<usize>> {
         let [bx, by, bz] = self
             .launch
@@ -541,14 +542,10 @@ impl<'a> Threads<'a> {
         if count > 1 << 16 {
             return None;
         }
-        let on_thread: Vec<&Fact> = facts
-            .iter()
-            .filter(|f| f.atoms().iter().any(|a| self.on_thread(*a)))
-            .collect();
         let mut members = Vec::new();
         for l in 0..count {
             let mut runs = true;
-            for fact in &on_thread {
+            for fact in facts {
                 if self.thread_value(fact, l, bx, by)? > 0 {
                     runs = false;
                     break;
@@ -559,17 +556,6 @@ impl<'a> Threads<'a> {
             }
         }
         Some(members)
-    }
-
-    /// Whether `atom` may differ between the threads of one CTA: a thread
-    /// digit, or a value computed from one.
-    fn on_thread(&self, atom: AtomId) -> bool {
-        match &self.atoms.get(atom).kind {
-            AtomKind::Computed(_, args) => args
-                .iter()
-                .any(|a| a.atoms().iter().any(|x| self.on_thread(*x))),
-            _ => matches!(self.digit_of(atom), Some(d) if !matches!(d, Digit::Cta(_))),
-        }
     }
 
     /// `poly` at thread `l` of a `[bx, by, _]` block, when it depends on
@@ -728,7 +714,6 @@ impl<'a> Threads<'a> {
         }
     }
 
-    /// The largest value of a digit atom, as a polynomial.
     /// [`Self::digit_top`], lowered by the facts of the threads that run
     /// the access (`if warp_id() / 4 < 2` in a block of three
     /// warpgroups: the warpgroup digit is at most 1 there). Sound for the
@@ -768,6 +753,7 @@ impl<'a> Threads<'a> {
         Some(Poly::constant(bound))
     }
 
+    /// The largest value of a digit atom, as a polynomial.
     fn digit_top(&self, atom: AtomId) -> Option<Poly> {
         match self.atoms.get(atom).kind {
             AtomKind::ThreadId(_)

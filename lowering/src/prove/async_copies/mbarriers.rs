@@ -416,8 +416,8 @@ impl<'c> Walk<'c, '_> {
         if apply.guard != Cond::Const(true) {
             return None;
         }
-        let members = self.context.threads.members(&apply.facts)?;
-        i128::try_from(members.len()).ok().filter(|n| *n > 0)
+        let running = self.threads_of(&apply.facts)?;
+        i128::try_from(running.len()).ok().filter(|n| *n > 0)
     }
 
     /// The arrivals of `apply` on the ring's object: toward the ticket in
@@ -927,11 +927,7 @@ impl<'c> Walk<'c, '_> {
         arrivers: Option<&ThreadSet>,
     ) {
         for touch in touches.iter_mut() {
-            let theirs = match (arrivers, &touch.makers) {
-                (None, _) => true,
-                (Some(arrivers), Some(makers)) => makers.within(arrivers),
-                (Some(_), None) => false,
-            };
+            let theirs = arrivers.is_none_or(|arrivers| touch.made_within(arrivers));
             if touch.released.is_none() && theirs {
                 touch.released = Some((ring, ticket.clone()));
             }
@@ -952,10 +948,7 @@ impl<'c> Walk<'c, '_> {
         // A wait the arriving threads made themselves, or acquired
         // (through a phase its threads released), is ordered before their
         // arrival.
-        let own = |t: &Touch<'_>| match (&t.makers, arrivers) {
-            (Some(makers), Some(arrivers)) => makers.within(arrivers),
-            _ => false,
-        };
+        let own = |t: &Touch<'_>| arrivers.as_ref().is_some_and(|a| t.made_within(a));
         for touch in touches.iter().filter(|t| {
             t.buffer == operand.buffer
                 && t.released.is_none()
@@ -1298,31 +1291,24 @@ impl<'c> Walk<'c, '_> {
             .zip(&attached)
             .zip(&copies_released)
         {
-            if acquired(released) {
-                if everyone {
-                    continue;
-                }
-                if let Some(waiters) = &waiters {
-                    thread_sets::acquire(&mut copy.acquired, waiters);
-                    if self.copy_settled(&copy) {
-                        continue;
-                    }
-                }
+            // Through the phase an acquiring thread released it on, or
+            // through the ticket its bytes complete (which retires it).
+            let (by_release, by_ticket) = (acquired(released), acquired(ticket));
+            let retires = by_ticket && copy.status != Status::Retired;
+            if everyone && (by_release || retires) {
+                continue;
             }
-            if acquired(ticket) && copy.status != Status::Retired {
-                if everyone {
-                    continue;
-                }
+            if retires {
                 copy.status = Status::Retired;
-                if let Some(waiters) = &waiters {
-                    thread_sets::acquire(&mut copy.acquired, waiters);
-                }
-            } else if acquired(ticket)
+            }
+            if (by_release || by_ticket)
                 && let Some(waiters) = &waiters
             {
                 thread_sets::acquire(&mut copy.acquired, waiters);
             }
-            if acquired(ticket) && copy.acquired.is_some() && self.copy_settled(&copy) {
+            let settles =
+                (by_release && waiters.is_some()) || (by_ticket && copy.acquired.is_some());
+            if settles && self.copy_settled(&copy) {
                 continue;
             }
             kept.push(copy);

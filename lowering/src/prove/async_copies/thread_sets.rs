@@ -32,6 +32,11 @@ impl ThreadSet {
         ThreadSet::of(&(0..threads).collect::<Vec<_>>(), threads)
     }
 
+    /// How many threads it holds.
+    pub(super) fn len(&self) -> usize {
+        self.0.iter().map(|w| w.count_ones() as usize).sum()
+    }
+
     pub(super) fn is_empty(&self) -> bool {
         self.0.iter().all(|w| *w == 0)
     }
@@ -81,6 +86,16 @@ pub(super) fn acquired_by(acquired: &Option<ThreadSet>, threads: &Option<ThreadS
     match (acquired, threads) {
         (Some(acquired), Some(threads)) => threads.within(acquired),
         _ => false,
+    }
+}
+
+/// Whether acquirers `mine` name no thread `theirs` do not (one version
+/// of an item says no more than another).
+pub(super) fn acquired_no_more(mine: &Option<ThreadSet>, theirs: &Option<ThreadSet>) -> bool {
+    match (mine, theirs) {
+        (None, _) => true,
+        (Some(mine), Some(theirs)) => mine.within(theirs),
+        (Some(_), None) => false,
     }
 }
 
