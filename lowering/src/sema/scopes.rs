@@ -180,7 +180,7 @@ impl Checker<'_> {
         match shape {
             [a, b, _, ..]
                 if scope == Scope::Warp
-                    && a * b == 32
+                    && a.checked_mul(*b) == Some(32)
                     && *a > 1
                     && *b > 1
                     && b.is_power_of_two() =>
