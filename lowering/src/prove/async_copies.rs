@@ -17,16 +17,20 @@
 //! pending on either path is pending); a `pred` on a wait makes it retire
 //! nothing, on a commit it may or may not count. A runtime loop is walked
 //! iteration by iteration: while a copy from before the loop is pending (at
-//! most [`EXACT_ITERATIONS`]) with the loop variable known (`k = start + j
-//! * step`, so a prologue's stage `1` and the first iteration's `k % 3` are
-//! told apart), then until the state at the loop head stops changing; a
+//! most [`EXACT_ITERATIONS`]) with the loop variable known
+//! (`k = start + j * step`, so a prologue's stage `1` and the first
+//! iteration's `k % 3` are told apart), then until the state at the loop head stops changing; a
 //! loop that issues, commits and waits for nothing is walked once. At each
 //! back edge the pending copies and the accesses of the body are
 //! re-expressed in the next iteration's loop variable (`k % 3` of the
 //! previous iteration is `(k - 1) % 3`); what depends on the loop is
 //! forgotten after [`SHIFT_LIMIT`] back edges for a copy (at once for a
 //! retired one, whose own bytes the separation engine tells apart),
-//! [`TOUCH_SHIFT_LIMIT`] for an access, and at the loop's exit.
+//! [`TOUCH_SHIFT_LIMIT`] for an access, and at the loop's exit. The
+//! mbarrier ticket that released a copy or an access is re-expressed for
+//! [`SHIFT_LIMIT`] back edges, then kept as it is (overstated: tickets
+//! grow with the loop variable), so that the versions the iterations make
+//! become equal and the walk converges.
 //!
 //! **Rules.** An access to shared bytes that a pending copy may write is an
 //! error (TK0410: read before the wait, a refill of a stage in flight), as
@@ -91,6 +95,23 @@ use separated::{Separated, SeparationSource};
 use thread_sets::{
     Meeters, ThreadSet, acquired_by, acquired_no_more, join_acquired, join_acquired_arms,
 };
+
+thread_local! {
+    /// Runtime loops whose walk on this thread ran to [`ITERATION_LIMIT`]
+    /// instead of converging: see [`loops_walked_to_the_limit`].
+    static WALKED_TO_THE_LIMIT: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+/// How many runtime loops the async walk of this thread has walked to
+/// [`ITERATION_LIMIT`] since the thread started. The result is sound
+/// either way (past the limit everything of the body is forgotten), but
+/// each such loop is walked 64 times, the slowest part of expanding a
+/// kernel; a walk whose versions of a copy or an access keep differing
+/// between iterations ends there. Tests assert that no shipped kernel's
+/// loop does.
+pub fn loops_walked_to_the_limit() -> u64 {
+    WALKED_TO_THE_LIMIT.with(std::cell::Cell::get)
+}
 
 /// Iterations of a runtime loop walked with the loop variable's value known.
 const EXACT_ITERATIONS: u32 = 10;
@@ -163,6 +184,9 @@ struct Copy<'c> {
     /// wait for it acquires the copy too (a producer's wait on the empty
     /// barrier its consumers arrive on after reading the stage).
     released: Option<(usize, Poly)>,
+    /// Back edges its release ticket was carried across: see
+    /// [`Walk::carry_ticket`].
+    ticket_carried: u32,
 }
 
 /// The kinds of asynchronous copy the walk follows, by what retires them.
@@ -260,6 +284,9 @@ struct Touch<'c> {
     /// Ordered before the waits on this mbarrier ticket (ring buffer,
     /// ticket): every thread arrived on it after the access.
     released: Option<(usize, Poly)>,
+    /// Back edges its release ticket was carried across: see
+    /// [`Walk::carry_ticket`].
+    ticket_carried: u32,
     /// The `wgmma` (statement number, opcode) whose retired read of
     /// matrices this is: no other proof sees it, so the thread's generic
     /// writes are checked against it here too.
@@ -397,7 +424,10 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
                 }
                 if divergent {
                     found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
-                    found.released = found.released.take().or(copy.released);
+                    if found.released.is_none() {
+                        found.released = copy.released;
+                        found.ticket_carried = copy.ticket_carried;
+                    }
                 } else {
                     found.acquired = join_acquired(&found.acquired, &copy.acquired);
                 }
@@ -420,7 +450,10 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
 /// apart: each is acquired by the waits for its own.
 fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
     match touches.iter_mut().find(|t| t.same_version(&touch)) {
-        Some(found) => found.acquired = join_acquired(&found.acquired, &touch.acquired),
+        Some(found) => {
+            found.acquired = join_acquired(&found.acquired, &touch.acquired);
+            found.ticket_carried = found.ticket_carried.max(touch.ticket_carried);
+        }
         None => touches.push(touch),
     }
 }
@@ -443,7 +476,9 @@ fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
         });
         match found {
             Some(i) => {
-                touches[i].acquired = join_acquired(&touches[i].acquired, &touch.acquired);
+                let found = &mut touches[i];
+                found.acquired = join_acquired(&found.acquired, &touch.acquired);
+                found.ticket_carried = found.ticket_carried.max(touch.ticket_carried);
             }
             None => {
                 by_span.entry(touch.span).or_default().push(touches.len());
@@ -475,18 +510,21 @@ fn merge_role_touches<'c>(
             continue;
         };
         let released = if made_by(mine, then_threads) {
-            mine.released.clone()
+            (mine.released.clone(), mine.ticket_carried)
         } else if made_by(theirs, else_threads) {
-            theirs.released.clone()
+            (theirs.released.clone(), theirs.ticket_carried)
         } else if mine.released == theirs.released {
-            mine.released.clone()
+            (
+                mine.released.clone(),
+                mine.ticket_carried.max(theirs.ticket_carried),
+            )
         } else {
             continue;
         };
         let acquired = join_acquired_arms(&mine.acquired, &theirs.acquired);
-        mine.released = released.clone();
+        (mine.released, mine.ticket_carried) = released.clone();
         mine.acquired = acquired.clone();
-        theirs.released = released;
+        (theirs.released, theirs.ticket_carried) = released;
         theirs.acquired = acquired;
     }
 }
@@ -897,6 +935,9 @@ impl<'c> Walk<'c, '_> {
             if !exact && subsumes(&head, &next) {
                 break;
             }
+            if j + 1 == ITERATION_LIMIT {
+                WALKED_TO_THE_LIMIT.with(|hits| hits.set(hits.get() + 1));
+            }
             head = if exact { next } else { join(head, next) };
         }
         self.loops.pop();
@@ -998,16 +1039,10 @@ impl<'c> Walk<'c, '_> {
         }
         let mut shifted = Vec::with_capacity(end.touches.len());
         for mut touch in end.touches {
+            let released = touch.released.take();
+            let released = self.carry_ticket(released, &mut touch.ticket_carried, var, step, first);
             if touch.loops.contains(&first) {
                 touch.shifts += 1;
-                // Its release ticket in the next iteration's terms. A
-                // forgotten touch keeps it from then on: as the loop
-                // variable grows it only overstates the ticket (a later
-                // wait acquires it no sooner than it may).
-                let released = touch.released.take().and_then(|(ring, ticket)| {
-                    let ticket = self.substitute(&ticket, var, &previous, first, true)?;
-                    Some((ring, ticket))
-                });
                 // A barrier clears touches: only those of the previous
                 // iteration's last epoch meet a copy in a ring; older
                 // ones (a loop without a barrier) are forgotten. One an
@@ -1039,34 +1074,21 @@ impl<'c> Walk<'c, '_> {
                     touch.released = released;
                     touch.separated.drop_stale(first);
                 }
-            } else if let Some((ring, ticket)) = touch.released.take() {
-                // A touch from before the loop released inside it: its
-                // ticket in the next iteration's terms too (at the exit
-                // it cannot be named: never acquired).
-                touch.released = if self.mentions(&ticket, var) {
-                    self.substitute(&ticket, var, &previous, first, true)
-                        .filter(|_| !last)
-                        .map(|t| (ring, t))
-                } else {
-                    Some((ring, ticket))
-                };
+            } else {
+                // A touch from before the loop released inside it (at the
+                // exit its ticket cannot be named: never acquired).
+                touch.released = released.filter(|(_, t)| !last || !self.mentions(t, var));
             }
             shifted.push(touch);
         }
         join_touches(&mut out.touches, shifted);
         for mut copy in end.copies {
-            // Its release ticket in the next iteration's terms (kept when
-            // the copy is forgotten, like a touch's: it only overstates
-            // the ticket as the loop variable grows).
-            if let Some((ring, ticket)) = copy.released.take() {
-                copy.released = if self.mentions(&ticket, var) {
-                    self.substitute(&ticket, var, &previous, first, true)
-                        .filter(|_| !last)
-                        .map(|t| (ring, t))
-                } else {
-                    Some((ring, ticket))
-                };
-            }
+            // At the exit a ticket that names the loop's variable cannot
+            // be named: never acquired.
+            let released = copy.released.take();
+            copy.released = self
+                .carry_ticket(released, &mut copy.ticket_carried, var, step, first)
+                .filter(|(_, t)| !last || !self.mentions(t, var));
             if copy.loops.contains(&first) {
                 copy.shifts += 1;
                 // A retired copy is only checked against other threads'
@@ -1106,6 +1128,32 @@ impl<'c> Walk<'c, '_> {
             );
         }
         out
+    }
+
+    /// A release ticket (ring buffer, ticket) at the end of an iteration,
+    /// in the next iteration's terms: loop variable `var` replaced by `var
+    /// - step`. After [`SHIFT_LIMIT`] back edges (`carried` counts them) it
+    /// is kept as it is: the tickets of a ring only grow with the loop's
+    /// variable, so the kept ticket only overstates the phase that released
+    /// it (a later wait acquires it no sooner than it may), and the
+    /// versions the iterations make stop differing, so the loop's walk
+    /// converges. `None` where the ticket cannot be re-expressed.
+    fn carry_ticket(
+        &mut self,
+        released: Option<(usize, Poly)>,
+        carried: &mut u32,
+        var: AtomId,
+        step: &Poly,
+        first: AtomId,
+    ) -> Option<(usize, Poly)> {
+        let (ring, ticket) = released?;
+        if !self.mentions(&ticket, var) || *carried > SHIFT_LIMIT {
+            return Some((ring, ticket));
+        }
+        let previous = Poly::atom(var).sub(step);
+        let ticket = self.substitute(&ticket, var, &previous, first, true)?;
+        *carried += 1;
+        Some((ring, ticket))
     }
 
     /// Path facts as the next iteration sees them: a fact that only grows
@@ -1526,6 +1574,7 @@ impl<'c> Walk<'c, '_> {
             loops: self.loops.clone(),
             shifts: 0,
             released: None,
+            ticket_carried: 0,
             wgmma_read: None,
             exists_if: Vec::new(),
             makers: self.threads_of(&apply.facts),
@@ -1801,6 +1850,7 @@ impl<'c> Walk<'c, '_> {
                 exists_if: Vec::new(),
                 acquired: None,
                 released: None,
+                ticket_carried: 0,
             }
         };
         if space == MemorySpace::Global {
@@ -1854,6 +1904,7 @@ impl<'c> Walk<'c, '_> {
                 exists_if: Vec::new(),
                 acquired: None,
                 released: None,
+                ticket_carried: 0,
             });
         }
         copies
@@ -2361,6 +2412,7 @@ fn retire_matrix_reads<'c>(walk: &mut Walk<'c, '_>, state: &mut State<'c>) {
             loops: copy.loops,
             shifts: copy.shifts,
             released: None,
+            ticket_carried: 0,
             wgmma_read: Some((copy.number, copy.opcode)),
             exists_if: copy.exists_if,
             makers,

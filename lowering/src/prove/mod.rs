@@ -24,6 +24,8 @@ pub(crate) mod races;
 pub(crate) mod registers;
 pub(crate) mod shared_races;
 
+pub use async_copies::loops_walked_to_the_limit;
+
 /// A property every legal kernel has, and where it is proven.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Obligation {

@@ -593,6 +593,7 @@ impl<'c> Walk<'c, '_> {
                 };
                 if seen && copy.released.is_none() {
                     copy.released = Some((operand.buffer, completed.clone()));
+                    copy.ticket_carried = 0;
                 }
             }
         }
@@ -930,6 +931,7 @@ impl<'c> Walk<'c, '_> {
             let theirs = arrivers.is_none_or(|arrivers| touch.made_within(arrivers));
             if touch.released.is_none() && theirs {
                 touch.released = Some((ring, ticket.clone()));
+                touch.ticket_carried = 0;
             }
         }
     }
