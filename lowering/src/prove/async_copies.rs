@@ -318,12 +318,6 @@ impl Touch<'_> {
             && self.makers == other.makers
     }
 
-    /// [`Touch::same_access`] released at the same ticket: one entry of a
-    /// touch set ([`join_touch`]).
-    fn same_version(&self, other: &Touch<'_>) -> bool {
-        self.released == other.released && self.same_access(other)
-    }
-
     /// Whether the threads that made it are all in `threads` (`false`
     /// where they are not known).
     fn made_within(&self, threads: &ThreadSet) -> bool {
@@ -331,11 +325,11 @@ impl Touch<'_> {
     }
 
     /// Whether this version of an access says no more than `other` does
-    /// (released at the same ticket or not at all, acquired by no thread
-    /// `other` does not name): a loop head holding it has converged.
+    /// (released no sooner, or not at all; acquired by no thread `other`
+    /// does not name): a loop head holding it has converged.
     fn covers(&self, other: &Touch<'_>) -> bool {
         self.same_access(other)
-            && (self.released.is_none() || self.released == other.released)
+            && released_no_sooner(&self.released, &other.released)
             && acquired_no_more(&self.acquired, &other.acquired)
     }
 }
@@ -443,17 +437,22 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
 }
 
 /// Adds `touch` to `touches`, as one entry with a version of the same
-/// access released at the same ticket: acquired by the threads both name
-/// (sound for two paths and for the arms of an `if` on the thread's index
-/// alike: it only weakens), which keeps the versions a loop's iterations
-/// make from piling up. Versions released at different tickets stay
-/// apart: each is acquired by the waits for its own.
+/// access whose release it can share ([`later_release`]): released at the
+/// later of the two tickets, acquired by the threads both name. Sound for
+/// two paths and for the arms of an `if` on the thread's index alike: a
+/// touch is checked against an access only through the threads that
+/// acquired it, every version must be acquired before it stops meeting a
+/// thread's access, and the later ticket is the one the waits must reach
+/// (an earlier wait acquires only the earlier version, which the later
+/// one still holds back). This keeps the versions that the paths and the
+/// iterations of a loop make from piling up. Versions released on
+/// different rings, or at tickets no constant apart, stay apart.
 fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
-    match touches.iter_mut().find(|t| t.same_version(&touch)) {
-        Some(found) => {
-            found.acquired = join_acquired(&found.acquired, &touch.acquired);
-            found.ticket_carried = found.ticket_carried.max(touch.ticket_carried);
-        }
+    let found = touches.iter().position(|t| {
+        t.same_access(&touch) && later_release(&t.released, &touch.released).is_some()
+    });
+    match found {
+        Some(i) => merge_versions(&mut touches[i], touch),
         None => touches.push(touch),
     }
 }
@@ -469,23 +468,78 @@ fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
     }
     for touch in more {
         let found = by_span.get(&touch.span).and_then(|candidates| {
-            candidates
-                .iter()
-                .copied()
-                .find(|&i| touches[i].same_version(&touch))
+            candidates.iter().copied().find(|&i| {
+                touches[i].same_access(&touch)
+                    && later_release(&touches[i].released, &touch.released).is_some()
+            })
         });
         match found {
-            Some(i) => {
-                let found = &mut touches[i];
-                found.acquired = join_acquired(&found.acquired, &touch.acquired);
-                found.ticket_carried = found.ticket_carried.max(touch.ticket_carried);
-            }
+            Some(i) => merge_versions(&mut touches[i], touch),
             None => {
                 by_span.entry(touch.span).or_default().push(touches.len());
                 touches.push(touch);
             }
         }
     }
+}
+
+/// Which release a merge of two versions of one access keeps.
+#[derive(Debug, PartialEq)]
+enum Later {
+    /// Either is not released yet: the merge is not (the makers' next
+    /// arrival releases it, later than either).
+    Unreleased,
+    /// The first's ticket (on the same ring, a constant at or above the
+    /// second's).
+    First,
+    /// The second's ticket.
+    Second,
+}
+
+/// The release the merge of two versions released at `a` and `b` keeps;
+/// `None` where they cannot merge (different rings, or tickets not a
+/// constant apart).
+fn later_release(a: &Option<(usize, Poly)>, b: &Option<(usize, Poly)>) -> Option<Later> {
+    match (a, b) {
+        (None, _) | (_, None) => Some(Later::Unreleased),
+        (Some((ring_a, ticket_a)), Some((ring_b, ticket_b))) if ring_a == ring_b => {
+            Some(if ticket_a.sub(ticket_b).as_const()? >= 0 {
+                Later::First
+            } else {
+                Later::Second
+            })
+        }
+        _ => None,
+    }
+}
+
+/// Whether release `a` is no sooner than `b`: not released, or on `b`'s
+/// ring at a ticket a constant at or above `b`'s.
+fn released_no_sooner(a: &Option<(usize, Poly)>, b: &Option<(usize, Poly)>) -> bool {
+    match (a, b) {
+        (None, _) => true,
+        (Some((ring_a, ticket_a)), Some((ring_b, ticket_b))) => {
+            ring_a == ring_b && ticket_a.sub(ticket_b).as_const().is_some_and(|d| d >= 0)
+        }
+        (Some(_), None) => false,
+    }
+}
+
+/// Merges `other` into `version`, two versions of one access that
+/// [`later_release`] can merge.
+fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
+    match later_release(&version.released, &other.released) {
+        Some(Later::Unreleased) => {
+            version.released = None;
+            version.ticket_carried = 0;
+        }
+        Some(Later::Second) => {
+            version.released = other.released;
+            version.ticket_carried = other.ticket_carried;
+        }
+        Some(Later::First) | None => {}
+    }
+    version.acquired = join_acquired(&version.acquired, &other.acquired);
 }
 
 /// The touches both arms of an `if` on the thread's index hold, one
@@ -2648,6 +2702,45 @@ mod tests {
             join_status(Status::Retired, Status::Retired),
             Status::Retired
         );
+    }
+
+    /// Two versions of an access merge to the later release: not
+    /// released on either path is not released; tickets a constant apart
+    /// keep the higher; other rings or unrelated tickets stay apart. A
+    /// loop head's version covers one released no later.
+    #[test]
+    fn versions_merge_to_the_later_release() {
+        let (_, k, r0, _) = table();
+        let at = |ticket: Poly| Some((3, ticket));
+        let k1 = Poly::atom(k).add_const(-1);
+        let k2 = Poly::atom(k).add_const(-2);
+        assert_eq!(
+            later_release(&None, &at(k1.clone())),
+            Some(Later::Unreleased)
+        );
+        assert_eq!(
+            later_release(&at(k1.clone()), &None),
+            Some(Later::Unreleased)
+        );
+        assert_eq!(
+            later_release(&at(k1.clone()), &at(k2.clone())),
+            Some(Later::First)
+        );
+        assert_eq!(
+            later_release(&at(k2.clone()), &at(k1.clone())),
+            Some(Later::Second)
+        );
+        assert_eq!(
+            later_release(&at(k1.clone()), &at(k1.clone())),
+            Some(Later::First)
+        );
+        assert_eq!(later_release(&at(k1.clone()), &Some((4, k2.clone()))), None);
+        assert_eq!(later_release(&at(k1.clone()), &at(Poly::atom(r0))), None);
+        assert!(released_no_sooner(&None, &at(k2.clone())));
+        assert!(released_no_sooner(&at(k1.clone()), &at(k2.clone())));
+        assert!(!released_no_sooner(&at(k2.clone()), &at(k1.clone())));
+        assert!(!released_no_sooner(&at(k1.clone()), &None));
+        assert!(!released_no_sooner(&at(k1), &Some((4, k2))));
     }
 
     #[test]
