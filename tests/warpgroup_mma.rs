@@ -336,6 +336,54 @@ fn warp_specialised_gemm(
     }
 }
 
+/// Roles with their own register counts (`setmaxnreg`): warpgroup 2
+/// gives registers back (`.dec` to 40), warpgroups 0-1 take them (`.inc`
+/// to 232); each thread then copies its element of `x` to `y`, the
+/// consumers doubled. The kernel starts every thread with 168 registers
+/// (`.maxnreg`), and 128 x 40 + 256 x 232 is the CTA's 384 x 168.
+#[tile_kernel(grid = [ceil_div(N, 384), 1, 1], block = 384, arch = "sm_90a")]
+fn register_roles(x: Tensor<u32, N>, y: Tensor<u32, N>) {
+    let i = cta_id(0) * 384 + thread_id(0);
+    let v = alloc_local::<u32>([1, 1]);
+    if warp_id() / 4 == 2 {
+        apply(
+            ptx["setmaxnreg.dec.sync.aligned.u32"],
+            40,
+            scope = "warpgroup",
+        );
+        apply(ptx["ld.global.u32"], v, x.slice(s![i..i + 1]).unsqueeze(0));
+    } else {
+        apply(
+            ptx["setmaxnreg.inc.sync.aligned.u32"],
+            232,
+            scope = "warpgroup",
+        );
+        apply(ptx["ld.global.u32"], v, x.slice(s![i..i + 1]).unsqueeze(0));
+        apply(ptx["add.u32"], v, v, v);
+    }
+    apply(ptx["st.global.u32"], y.slice(s![i..i + 1]).unsqueeze(0), v);
+}
+
+/// The kernel states its count at entry, and ptxas honours both
+/// `setmaxnreg`s: it reports the entry count and no "'setmaxnreg'
+/// ignored" (it ignores one whose code after it needs more registers, or
+/// where it cannot tell the count at entry).
+#[test]
+fn setmaxnreg_starts_from_the_stated_count() {
+    let ptx = register_roles::PTX;
+    assert_eq!(support::lines_starting(ptx, ".maxnreg"), [".maxnreg 168"]);
+    assert_eq!(
+        support::lines_starting(ptx, "setmaxnreg."),
+        [
+            "setmaxnreg.dec.sync.aligned.u32 40;",
+            "setmaxnreg.inc.sync.aligned.u32 232;"
+        ]
+    );
+    let report = tile_kernel_testkit::ptxas::resource_usage(ptx, "sm_90a");
+    assert!(report.contains("Used 168 registers"), "{report}");
+    assert!(!report.contains("setmaxnreg"), "{report}");
+}
+
 /// bf16 bits of small multiples of 1/4 (products and sums of 16 of them
 /// are exact in f32, so every rounding model agrees).
 fn exact_bf16(rng: &mut Rng, count: usize) -> Vec<bf16> {
@@ -364,9 +412,33 @@ mod twins {
 
     on_both_devices!(
         every_layout_multiplies,
+        roles_keep_their_values,
         #[ignore = "the interpreter releases a phase's accesses only when every thread of the block arrives: the producer's refill after the consumers' arrivals is reported as a race there (the checker and the GPU accept it)"]
         a_producer_warpgroup_feeds_two_consumers
     );
+
+    /// Each role computes its part with the registers it asked for: the
+    /// consumers double their elements, the producer copies its own.
+    fn roles_keep_their_values(dev: &Device) -> tile_kernel::Result<()> {
+        for n in [1, 384, 1000, 4096] {
+            let x: Vec<u32> = (0..n as u32)
+                .map(|v| v.wrapping_mul(2_654_435_761))
+                .collect();
+            let dx = dev.upload(&x, [n])?;
+            let mut dy = dev.upload(&vec![0u32; n], [n])?;
+            register_roles(dev, &dx, &mut dy)?;
+            let got = dy.download()?;
+            for (i, (g, v)) in got.iter().zip(&x).enumerate() {
+                let want = if i % 384 >= 256 {
+                    *v
+                } else {
+                    v.wrapping_add(*v)
+                };
+                assert_eq!(*g, want, "n = {n}: y[{i}]");
+            }
+        }
+        Ok(())
+    }
 
     /// The warp-specialised GEMM against the host at awkward shapes
     /// (exact values: bit for bit).

@@ -109,9 +109,15 @@ pub fn emit(program: &Program) -> String {
         ));
     }
     let [bx, by, bz] = program.launch.block;
+    // A kernel that changes its register count states the count at entry.
+    let max_registers = program
+        .launch
+        .max_registers
+        .map(|n| format!(".maxnreg {n}\n"))
+        .unwrap_or_default();
     let _ = writeln!(
         out,
-        "{}\n)\n.reqntid {bx}, {by}, {bz}\n{{",
+        "{}\n)\n.reqntid {bx}, {by}, {bz}\n{max_registers}{{",
         params.join(",\n")
     );
 

@@ -285,6 +285,11 @@ pub struct Launch {
     /// Grid extents as formulas over symbols.
     pub grid: [LaunchFormula; 3],
     pub block: [u32; 3],
+    /// `.maxnreg`: the registers each thread starts with, fixed where the
+    /// kernel changes them with `setmaxnreg`
+    /// (`crate::prove::register_pool`); `None`: ptxas chooses.
+    #[serde(default)]
+    pub max_registers: Option<u32>,
 }
 
 /// A launch-size formula over symbols, in reverse Polish notation (the
@@ -763,6 +768,7 @@ mod tests {
                     LaunchFormula::constant(1),
                 ],
                 block: [1, 1, 1],
+                max_registers: None,
             },
             params: Vec::new(),
             symbols: Vec::new(),

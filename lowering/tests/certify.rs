@@ -1233,6 +1233,12 @@ fn effect_violations(form: &InstructionForm) -> Vec<String> {
             );
             expect(destinations, "a wgmma writes its accumulator");
         }
+        Effect::RegisterCount => {
+            expect(
+                !reads && !writes && !destinations,
+                "setmaxnreg names no memory and writes no register",
+            );
+        }
     }
     // What kernels may use with a scope follows the effect.
     match form.usable {
@@ -1247,9 +1253,9 @@ fn effect_violations(form: &InstructionForm) -> Vec<String> {
         Usability::Warpgroup => expect(
             matches!(
                 form.effect,
-                Effect::WarpgroupMma | Effect::Fence | Effect::AsyncGroup
-            ) && form.mnemonic.starts_with("wgmma."),
-            "a form usable with a warpgroup scope is a wgmma operation",
+                Effect::WarpgroupMma | Effect::Fence | Effect::AsyncGroup | Effect::RegisterCount
+            ) && (form.mnemonic.starts_with("wgmma.") || form.mnemonic == "setmaxnreg"),
+            "a form usable with a warpgroup scope is a wgmma operation or setmaxnreg",
         ),
         Usability::Yes => expect(
             !matches!(

@@ -300,7 +300,9 @@ pub enum Semantics {
     /// A fence: the lockstep executor's accesses are already ordered; the
     /// proxy rules it makes hold are the checker's. (`wgmma.fence`,
     /// `wgmma.commit_group` and `wgmma.wait_group` too: a `wgmma` runs at
-    /// its issue, [`Semantics::WarpgroupMma`].)
+    /// its issue, [`Semantics::WarpgroupMma`]; and `setmaxnreg`: the
+    /// interpreter's registers are not a pool, and the checker proved the
+    /// CTA's pool holds what the warpgroups ask for.)
     Fence,
     /// `wgmma.mma_async`: the 128 threads of a warpgroup together compute D
     /// from A (registers or a shared matrix), B (a shared matrix) and D.
@@ -410,6 +412,7 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         }
         Effect::AsyncCopy if modelled => return Ok(Semantics::AsyncCopy),
         Effect::Fence if modelled => return Ok(Semantics::Fence),
+        Effect::RegisterCount if modelled => return Ok(Semantics::Fence),
         Effect::AsyncGroup if modelled => {
             return match variant.form.mnemonic {
                 "cp.async.commit_group" => Ok(Semantics::AsyncCommit),

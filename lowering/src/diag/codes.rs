@@ -480,5 +480,10 @@ catalogue! {
         SECOND_DYNAMIC_SHARED = 614, "second dynamic shared buffer";
         /// A scalar function whose inlined calls expand past the limit.
         EWISE_TOO_LARGE = 615, "scalar function that expands to too many instructions";
+        /// `setmaxnreg` counts the CTA's registers cannot satisfy.
+        SETMAXNREG_POOL = 616, "setmaxnreg count the register pool cannot grant";
+        /// A `setmaxnreg` a warpgroup may run other than once, or after a
+        /// wait that can deadlock with an `.inc`.
+        SETMAXNREG_PLACEMENT = 617, "setmaxnreg its warpgroup may not run exactly once";
     }
 }

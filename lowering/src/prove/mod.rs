@@ -21,6 +21,7 @@ pub mod budget;
 pub(crate) mod convergence;
 pub(crate) mod order;
 pub(crate) mod races;
+pub(crate) mod register_pool;
 pub(crate) mod registers;
 pub(crate) mod shared_races;
 

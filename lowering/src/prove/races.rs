@@ -1844,6 +1844,7 @@ mod tests {
                     LaunchFormula::constant(2),
                 ],
                 block: [32, 4, 2],
+                max_registers: None,
             },
             Launch {
                 grid: [
@@ -1852,6 +1853,7 @@ mod tests {
                     LaunchFormula::constant(1),
                 ],
                 block: [64, 2, 1],
+                max_registers: None,
             },
         ];
         let digits = [

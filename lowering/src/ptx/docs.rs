@@ -240,6 +240,7 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
         Effect::AsyncGroup => "commits or waits for asynchronous operations",
         Effect::Mbarrier => "mbarrier operation",
         Effect::WarpgroupMma => "asynchronous warpgroup matrix multiply-accumulate",
+        Effect::RegisterCount => "changes the warp's register count (moves no value)",
     };
     let _ = writeln!(out, "- effect: {effect}");
     let usable = match form.usable {

@@ -104,6 +104,11 @@ pub enum Effect {
     WarpgroupMma,
     /// An operation on an mbarrier object in shared memory.
     Mbarrier,
+    /// Changes how many registers each thread of the executing warp owns
+    /// (`setmaxnreg`): moves no value and names no memory; the register
+    /// pool obligation (`crate::prove::register_pool`) decides whether the
+    /// CTA's registers suffice.
+    RegisterCount,
 }
 
 impl Effect {

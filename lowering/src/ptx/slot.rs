@@ -31,6 +31,7 @@ slots! {
     Abs = "abs",
     Abtype = "abtype",
     Acc = "acc",
+    Action = "action",
     Alayout = "alayout",
     Aligned = "aligned",
     Atype = "atype",

@@ -68,7 +68,7 @@ use crate::program::{
 };
 use crate::prove::convergence::{self, ControlFrame, LoopUniformity, Uniformities};
 use crate::prove::races::{self, LoopClass, Threads};
-use crate::prove::{async_copies, budget, registers};
+use crate::prove::{async_copies, budget, register_pool, registers};
 use crate::ptx::form::{Access, OperandKind, ResolvedOperand, Usability};
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
@@ -315,6 +315,7 @@ impl<'k> Checker<'k> {
             launch: Launch {
                 grid: [1, 1, 1].map(LaunchFormula::constant),
                 block: kernel.launch.block,
+                max_registers: None,
             },
             facts: Vec::new(),
             proofs: Default::default(),
@@ -1561,7 +1562,7 @@ impl<'k> Checker<'k> {
             })
             .collect();
         // One launch view for both obligations: they share its fact sets.
-        let (races, ownership) = {
+        let races = {
             let threads = self.threads();
             let races = races::prove(
                 &self.body,
@@ -1581,9 +1582,18 @@ impl<'k> Checker<'k> {
                     loop_uniformity: &self.loop_uniformity,
                 },
             );
-            (races, ownership)
+            let (pool, max_registers) = register_pool::prove(
+                &self.body,
+                &register_pool::Context {
+                    threads: &threads,
+                    loop_uniformity: &self.loop_uniformity,
+                },
+            );
+            (races, ownership, pool, max_registers)
         };
-        for diag in races.into_iter().chain(ownership) {
+        let (races, ownership, pool, max_registers) = races;
+        self.launch.max_registers = max_registers;
+        for diag in races.into_iter().chain(ownership).chain(pool) {
             self.diags.push(diag);
         }
         let tiles: Vec<(&Tile, SpanId)> = self.tiles.iter().map(|t| (&t.tile, t.span)).collect();

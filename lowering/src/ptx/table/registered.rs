@@ -50,6 +50,12 @@ const MMA: Usability = Usability::NeedsScope;
 const LDMATRIX: Usability = Usability::NeedsScope;
 const STMATRIX: Usability = Usability::NeedsScope;
 
+/// `setmaxnreg`: every warp of a warpgroup runs the same one ("The same
+/// setmaxnreg instruction must be executed by all warps in a warpgroup"),
+/// so it is a warpgroup collective; the register pool obligation proves
+/// the rest.
+const SETMAXNREG: Usability = Usability::Warpgroup;
+
 /// A fragment of `lanes` registers of type `ty`, always written `{..}`
 /// (also with one register). Multiplicand fragments take no immediates.
 const fn frag(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> OperandSlot {
@@ -1895,6 +1901,25 @@ pub static FORMS: &[InstructionForm] = &[
         WGMMA,
         Effect::AsyncGroup,
     ),
+    // ------------------------------------------------------------ setmaxnreg
+    form(
+        "setmaxnreg",
+        "setmaxnreg",
+        &[
+            slot(Slot::Action, &["inc", "dec"]),
+            slot(Slot::Sync, &["sync"]),
+            slot(Slot::Aligned, &["aligned"]),
+            slot(Slot::Type, &["u32"]),
+        ],
+        // A multiple of 8 (ptxas: "expected to be multiple of 8"), which
+        // the register pool obligation checks with its span.
+        &[imm("imm-reg-count", PtxType::U32, 24, 256)],
+        no_rule,
+        rules::registered::wgmma_requires,
+        "set the registers each thread of the warpgroup owns to imm-reg-count, releasing (.dec) or taking (.inc) them from the CTA's pool",
+        SETMAXNREG,
+        Effect::RegisterCount,
+    ),
     // ------------------------------------------- cp.async.bulk.tensor (TMA)
     form(
         "cp.async.bulk.tensor.load.tile",
@@ -2616,6 +2641,8 @@ mod tests {
         assert_eq!(count("wgmma.fence"), 1);
         assert_eq!(count("wgmma.commit_group"), 1);
         assert_eq!(count("wgmma.wait_group"), 1);
+        // setmaxnreg.{inc,dec}.sync.aligned.u32 imm-reg-count
+        assert_eq!(count("setmaxnreg"), 2);
         // cp.async.bulk.tensor.{1d..5d}.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes
         assert_eq!(count("cp.async.bulk.tensor.load.tile"), 10);
         // cp.async.bulk.tensor.{1d..5d}.shared::cluster.global{.tile}.mbarrier::complete_tx::bytes.L2::cache_hint
