@@ -369,7 +369,7 @@ fn register_roles(x: Tensor<u32, N>, y: Tensor<u32, N>) {
 /// ignored" (it ignores one whose code after it needs more registers, or
 /// where it cannot tell the count at entry).
 #[test]
-fn setmaxnreg_starts_from_the_stated_count() {
+fn setmaxnreg_assembles_from_the_stated_count() {
     let ptx = register_roles::PTX;
     assert_eq!(support::lines_starting(ptx, ".maxnreg"), [".maxnreg 168"]);
     assert_eq!(
