@@ -103,7 +103,7 @@ thread_local! {
 }
 
 /// How many runtime loops the async walk of this thread has walked to
-/// [`ITERATION_LIMIT`] since the thread started. The result is sound
+/// its iteration limit (64) since the thread started. The result is sound
 /// either way (past the limit everything of the body is forgotten), but
 /// each such loop is walked 64 times, the slowest part of expanding a
 /// kernel; a walk whose versions of a copy or an access keep differing
