@@ -655,6 +655,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         proofs: ProofMemo::default(),
         wgmma_tiles,
         thread_sets: std::collections::HashMap::new(),
+        substituted: std::collections::BTreeMap::new(),
         meeters: Vec::new(),
     };
     let block = usize::try_from(walk.block_threads()).unwrap_or(0);
@@ -780,6 +781,11 @@ struct Walk<'c, 't> {
     /// The threads each set of conditions on the thread admits
     /// ([`Walk::threads_of`]).
     thread_sets: std::collections::HashMap<Vec<Fact>, Option<ThreadSet>>,
+    /// [`Walk::substitute`]'s replacement of a body atom (the atom, the
+    /// loop variable, what replaces it, the loop's first atom, whether
+    /// other body atoms are stale): every back edge re-expresses the same
+    /// remainders (`k % 4` of each stage access) again.
+    substituted: std::collections::BTreeMap<(AtomId, AtomId, Poly, AtomId, bool), Option<Poly>>,
     /// Per shared buffer, the threads that may meet an access or a copy
     /// of it later ([`Meeters`]).
     meeters: Vec<Meeters>,
@@ -1303,16 +1309,22 @@ impl<'c> Walk<'c, '_> {
             if atom == var || atom < first {
                 continue;
             }
-            let replacement = match self.atoms.get(atom).kind.clone() {
-                AtomKind::Computed(op, args) if args.iter().any(|a| self.mentions(a, var)) => {
-                    let args = args
-                        .iter()
-                        .map(|a| self.substitute(a, var, by, first, stale_others))
-                        .collect::<Option<Vec<Poly>>>()?;
-                    self.computed(op, args)?
-                }
-                _ if stale_others => return None,
-                _ => continue,
+            let key = (atom, var, by.clone(), first, stale_others);
+            let replacement = if let Some(known) = self.substituted.get(&key) {
+                known.clone()?
+            } else {
+                let replacement = match self.atoms.get(atom).kind.clone() {
+                    AtomKind::Computed(op, args) if args.iter().any(|a| self.mentions(a, var)) => {
+                        args.iter()
+                            .map(|a| self.substitute(a, var, by, first, stale_others))
+                            .collect::<Option<Vec<Poly>>>()
+                            .and_then(|args| self.computed(op, args))
+                    }
+                    _ if stale_others => None,
+                    _ => continue,
+                };
+                self.substituted.insert(key, replacement.clone());
+                replacement?
             };
             out = out.substitute(atom, &replacement);
         }
