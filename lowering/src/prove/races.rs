@@ -75,7 +75,7 @@ use crate::ptx::form::{Access, Effect, OperandKind};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
 use crate::memory::{MemorySpace, Sharers};
-use crate::program::{Borrow, Launch, ParamKind, ProgramParam};
+use crate::program::{Borrow, CmpOp, Cond, Launch, ParamKind, ProgramParam};
 use crate::ptx::Modifiers;
 use crate::sym::{AtomId, AtomKind, Atoms, CachedProver, Fact, Poly, Prover, WordMap, gcd};
 
@@ -556,6 +556,44 @@ impl<'a> Threads<'a> {
             }
         }
         Some(members)
+    }
+
+    /// The threads of the block (by linear index) where `cond` holds, when
+    /// it depends on nothing but the thread (`None` otherwise): exact, where
+    /// a condition's facts are not (`!=` states none where it holds, so it
+    /// is the complement of `==`; `||` combines the sets).
+    pub(crate) fn where_holds(&self, cond: &Cond) -> Option<Vec<bool>> {
+        let block: usize = self
+            .launch
+            .block
+            .iter()
+            .map(|b| usize::try_from(*b).unwrap_or(0))
+            .product();
+        let set = |facts: &[Fact]| -> Option<Vec<bool>> {
+            let mut set = vec![false; block];
+            for t in self.members(facts)? {
+                set[t] = true;
+            }
+            Some(set)
+        };
+        let combine = |a: Vec<bool>, b: Vec<bool>, both: bool| -> Vec<bool> {
+            a.iter()
+                .zip(b)
+                .map(|(x, y)| if both { *x && y } else { *x || y })
+                .collect()
+        };
+        match cond {
+            Cond::Const(value) => Some(vec![*value; block]),
+            Cond::Cmp(CmpOp::Ne, _) => {
+                let equal = set(&cond.facts(false))?;
+                Some(equal.iter().map(|e| !e).collect())
+            }
+            Cond::Cmp(..) => set(&cond.facts(true)),
+            Cond::Not(inner) => Some(self.where_holds(inner)?.iter().map(|h| !h).collect()),
+            Cond::And(a, b) => Some(combine(self.where_holds(a)?, self.where_holds(b)?, true)),
+            Cond::Or(a, b) => Some(combine(self.where_holds(a)?, self.where_holds(b)?, false)),
+            Cond::Param(_) | Cond::Register { .. } => None,
+        }
     }
 
     /// `poly` at thread `l` of a `[bx, by, _]` block, when it depends on

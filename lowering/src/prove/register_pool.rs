@@ -38,7 +38,6 @@ use crate::program::{Cond, Launch};
 use crate::ptx::Slot;
 use crate::ptx::form::Effect;
 use crate::scope::Uniformity;
-use crate::sym::Fact;
 
 use super::convergence::{LoopUniformity, Uniformities};
 use super::races::Threads;
@@ -181,7 +180,7 @@ impl Walk<'_, '_, '_> {
                     let holds = cond
                         .as_ref()
                         .filter(|_| on_thread)
-                        .and_then(|c| self.threads_where(c));
+                        .and_then(|c| self.context.threads.where_holds(c));
                     let arm = |value: bool| -> Option<Vec<bool>> {
                         let (here, holds) = (here.as_ref()?, holds.as_ref()?);
                         Some(
@@ -402,58 +401,6 @@ impl Walk<'_, '_, '_> {
                 "lower the `.inc` counts, or the `.dec` counts further, so that the final counts sum to at most {pool}"
             )),
         );
-    }
-
-    /// The threads of the block where `cond`, a condition on the thread's
-    /// index, holds (`None`: it reads something else).
-    fn threads_where(&self, cond: &Cond) -> Option<Vec<bool>> {
-        let block: usize = self
-            .context
-            .threads
-            .launch
-            .block
-            .iter()
-            .map(|b| usize::try_from(*b).unwrap_or(0))
-            .product();
-        let set = |facts: &[Fact]| -> Option<Vec<bool>> {
-            let mut set = vec![false; block];
-            for t in self.context.threads.members(facts)? {
-                set[t] = true;
-            }
-            Some(set)
-        };
-        let combine = |a: Vec<bool>, b: Vec<bool>, both: bool| -> Vec<bool> {
-            a.iter()
-                .zip(b)
-                .map(|(x, y)| if both { *x && y } else { *x || y })
-                .collect()
-        };
-        match cond {
-            Cond::Const(value) => Some(vec![*value; block]),
-            Cond::Cmp(..) => set(&cond.facts(true)).and_then(|holds| {
-                // `!=` states no fact where it holds: the complement of
-                // where `==` does.
-                match cond {
-                    Cond::Cmp(crate::program::CmpOp::Ne, _) => {
-                        let fails = set(&cond.facts(false))?;
-                        Some(fails.iter().map(|f| !f).collect())
-                    }
-                    _ => Some(holds),
-                }
-            }),
-            Cond::Not(inner) => Some(self.threads_where(inner)?.iter().map(|h| !h).collect()),
-            Cond::And(a, b) => Some(combine(
-                self.threads_where(a)?,
-                self.threads_where(b)?,
-                true,
-            )),
-            Cond::Or(a, b) => Some(combine(
-                self.threads_where(a)?,
-                self.threads_where(b)?,
-                false,
-            )),
-            Cond::Param(_) | Cond::Register { .. } => None,
-        }
     }
 
     fn uniformities(&self) -> Uniformities<'_> {
