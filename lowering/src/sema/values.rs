@@ -1278,7 +1278,10 @@ impl Checker<'_> {
             };
             prover.prove_le0(&b.scale(-1).add_const(1))
         };
-        if divides && blo < 1 && !positive(self) {
+        // A constant divisor below 1 is an error even where the facts
+        // contradict (an arm that never runs): they would prove anything.
+        let constant_below_one = b.as_const().is_some_and(|c| c < 1);
+        if divides && blo < 1 && (constant_below_one || !positive(self)) {
             self.diags.push(Diagnostic::new(
                 Code::DIVISOR_NOT_POSITIVE,
                 rhs_span,
