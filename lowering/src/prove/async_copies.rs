@@ -300,6 +300,10 @@ struct Touch<'c> {
     /// The threads whose wait acquired its release (`None`: none): their
     /// later accesses and copies are ordered after it.
     acquired: Option<ThreadSet>,
+    /// The makers' warps ran a `bar.warp.sync` after the access: it is
+    /// ordered before every later action of each of those warps' lanes,
+    /// so one lane's arrival releases it ([`Touch::made_within`]).
+    warp_synced: bool,
 }
 
 impl Touch<'_> {
@@ -321,7 +325,9 @@ impl Touch<'_> {
     /// Whether the threads that made it are all in `threads` (`false`
     /// where they are not known).
     fn made_within(&self, threads: &ThreadSet) -> bool {
-        self.makers.as_ref().is_some_and(|m| m.within(threads))
+        self.makers
+            .as_ref()
+            .is_some_and(|m| m.within(threads) || (self.warp_synced && m.warps_meet(threads)))
     }
 
     /// Whether this version of an access says no more than `other` does
@@ -331,6 +337,7 @@ impl Touch<'_> {
         self.same_access(other)
             && released_no_sooner(&self.released, &other.released)
             && acquired_no_more(&self.acquired, &other.acquired)
+            && (!self.warp_synced || other.warp_synced)
     }
 }
 
@@ -540,6 +547,58 @@ fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
         Some(Later::First) | None => {}
     }
     version.acquired = join_acquired(&version.acquired, &other.acquired);
+    version.warp_synced &= other.warp_synced;
+}
+
+/// What one arm of an `if` on the thread's index dropped of the copies
+/// into shared memory and the touches from before the `if` (`before`):
+/// the items of `before` that `arm` no longer holds. An arm drops such an
+/// item only when its threads acquired it and every thread that may meet
+/// it had (settled), when every thread did, or where it cannot exist on
+/// the arm's path (its facts contradict the arm's), and, after a mistake
+/// already reported, what its wait would have acquired.
+fn dropped<'c>(
+    before: &(Vec<Copy<'c>>, Vec<Touch<'c>>),
+    arm: &State<'c>,
+) -> (Vec<Copy<'c>>, Vec<Touch<'c>>) {
+    let copies = before
+        .0
+        .iter()
+        .filter(|c| matches!(c.role, Role::Bulk | Role::CpAsync))
+        .filter(|c| !arm.copies.iter().any(|a| a.same_but_released(c)))
+        .cloned()
+        .collect();
+    let touches = before
+        .1
+        .iter()
+        .filter(|t| !arm.touches.iter().any(|a| a.same_access(t)))
+        .cloned()
+        .collect();
+    (copies, touches)
+}
+
+/// The other arm's versions of what an arm `dropped` count as acquired
+/// by that arm's `threads` too: at the join, each arm's threads acquired
+/// what they acquired on their arm ([`join_acquired_arms`]); without this
+/// the join would keep the other arm's version alone, as if the dropping
+/// arm's threads had not acquired it (a producer warp's wait that settled
+/// a stage's copy, before its lane 0 refills the stage).
+fn acquire_dropped<'c>(
+    keeping: &mut State<'c>,
+    dropped: &(Vec<Copy<'c>>, Vec<Touch<'c>>),
+    threads: &Option<ThreadSet>,
+) {
+    let Some(threads) = threads else { return };
+    for copy in &mut keeping.copies {
+        if dropped.0.iter().any(|d| d.same_but_released(copy)) {
+            thread_sets::acquire(&mut copy.acquired, threads);
+        }
+    }
+    for touch in &mut keeping.touches {
+        if dropped.1.iter().any(|d| d.same_access(touch)) {
+            thread_sets::acquire(&mut touch.acquired, threads);
+        }
+    }
 }
 
 /// The touches both arms of an `if` on the thread's index hold, one
@@ -845,6 +904,7 @@ impl<'c> Walk<'c, '_> {
                     for copy in &mut state.copies {
                         copy.issuer_moved = false;
                     }
+                    let before = (state.copies.clone(), state.touches.clone());
                     let mut then_state = self.block(then, state.clone());
                     let mut else_state = self.block(
                         otherwise,
@@ -856,6 +916,10 @@ impl<'c> Walk<'c, '_> {
                     self.divergent -= 1;
                     let then_threads = self.threads_of(&cond.facts(true));
                     let else_threads = self.threads_of(&cond.facts(false));
+                    let then_dropped = dropped(&before, &then_state);
+                    let else_dropped = dropped(&before, &else_state);
+                    acquire_dropped(&mut else_state, &then_dropped, &then_threads);
+                    acquire_dropped(&mut then_state, &else_dropped, &else_threads);
                     then_state.wgmma.keep_issued_by(&then_threads);
                     else_state.wgmma.keep_issued_by(&else_threads);
                     self.keep_matrix_reads_issued_by(&mut then_state, &then_threads);
@@ -1501,9 +1565,35 @@ impl<'c> Walk<'c, '_> {
             }
             Effect::Mbarrier => self.mbarrier(apply, &mut state),
             Effect::Fence => self.fence(apply, &mut state),
+            Effect::Collective if apply.form.form.mnemonic == "bar.warp.sync" => {
+                self.warp_sync(apply, &mut state);
+            }
             _ => {}
         }
         state
+    }
+
+    /// `bar.warp.sync` over whole warps (its convergence proven): it
+    /// orders each participating lane's earlier accesses before every
+    /// lane's later ones ("bar.warp.sync also guarantees memory ordering
+    /// among threads participating in barrier", PTX ISA), so a touch its
+    /// warps made is released by the later arrival of any of their lanes.
+    fn warp_sync(&mut self, apply: &Apply, state: &mut State<'c>) {
+        if apply.user_guard != Cond::Const(true) {
+            return;
+        }
+        let Some(threads) = self.threads_of(&apply.facts) else {
+            return;
+        };
+        let block = ThreadSet::all(usize::try_from(self.block_threads()).unwrap_or(0));
+        if threads.warps(&block) != threads {
+            return;
+        }
+        for touch in &mut state.touches {
+            if touch.made_within(&threads) {
+                touch.warp_synced = true;
+            }
+        }
     }
 
     /// A fence: `fence.proxy.async` run by every thread orders the generic
@@ -1645,6 +1735,7 @@ impl<'c> Walk<'c, '_> {
             exists_if: Vec::new(),
             makers: self.threads_of(&apply.facts),
             acquired: None,
+            warp_synced: false,
         }
     }
 
@@ -2483,6 +2574,7 @@ fn retire_matrix_reads<'c>(walk: &mut Walk<'c, '_>, state: &mut State<'c>) {
             exists_if: copy.exists_if,
             makers,
             acquired: None,
+            warp_synced: false,
         };
         join_touch(&mut state.touches, touch);
     }

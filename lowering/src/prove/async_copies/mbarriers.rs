@@ -980,7 +980,7 @@ impl<'c> Walk<'c, '_> {
                         operand.name
                     ),
                 )
-                .with_help("order the other threads' wait before this arrival: a CTA barrier (`bar.sync`) or an mbarrier they arrive on after waiting, waited for here"),
+                .with_help("order the other threads' wait before this arrival: a CTA barrier (`bar.sync`), or an mbarrier they arrive on after waiting, waited for here (lanes of one warp: a `bar.warp.sync` after their wait, before one lane's arrival)"),
             );
             return;
         }

@@ -61,6 +61,33 @@ impl ThreadSet {
         )
     }
 
+    /// The whole warps (32 consecutive threads, a half of a word) that
+    /// hold a thread of `self`, within `block` (every thread of the block).
+    pub(super) fn warps(&self, block: &ThreadSet) -> ThreadSet {
+        const LOW: u64 = 0xffff_ffff;
+        ThreadSet(
+            self.0
+                .iter()
+                .zip(block.0.iter())
+                .map(|(w, b)| {
+                    let low = if w & LOW != 0 { LOW } else { 0 };
+                    let high = if w & !LOW != 0 { !LOW } else { 0 };
+                    (low | high) & b
+                })
+                .collect(),
+        )
+    }
+
+    /// Whether every warp that holds a thread of `self` holds one of
+    /// `other` too.
+    pub(super) fn warps_meet(&self, other: &ThreadSet) -> bool {
+        const LOW: u64 = 0xffff_ffff;
+        self.0
+            .iter()
+            .zip(other.0.iter())
+            .all(|(a, b)| (a & LOW == 0 || b & LOW != 0) && (a & !LOW == 0 || b & !LOW != 0))
+    }
+
     pub(super) fn intersection(&self, other: &ThreadSet) -> ThreadSet {
         ThreadSet(
             self.0
@@ -222,5 +249,31 @@ mod tests {
         include(&mut set, &None);
         assert_eq!(set, None);
         assert!(!covers_all(&Some(ThreadSet::all(64)), &[&set]));
+    }
+
+    /// A set's warps are the whole warps (clipped to the block) holding
+    /// one of its threads; a warp-synced touch is released by a lane of
+    /// each of its warps.
+    #[test]
+    fn warps_are_whole_and_meet_by_any_lane() {
+        let block = ThreadSet::all(96);
+        let lane = ThreadSet::of(&[64], 96);
+        let warp = ThreadSet::of(&(64..96).collect::<Vec<_>>(), 96);
+        assert_eq!(lane.warps(&block), warp);
+        assert_eq!(warp.warps(&block), warp);
+        let two = ThreadSet::of(&[3, 40], 96);
+        assert_eq!(
+            two.warps(&block),
+            ThreadSet::of(&(0..64).collect::<Vec<_>>(), 96)
+        );
+        // A partial last warp stays inside the block.
+        let small = ThreadSet::all(48);
+        assert_eq!(
+            ThreadSet::of(&[33], 48).warps(&small),
+            ThreadSet::of(&(32..48).collect::<Vec<_>>(), 48)
+        );
+        assert!(warp.warps_meet(&lane));
+        assert!(!two.warps_meet(&ThreadSet::of(&[5], 96)));
+        assert!(two.warps_meet(&ThreadSet::of(&[5, 63], 96)));
     }
 }
