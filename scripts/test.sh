@@ -11,6 +11,7 @@
 # interpreter cannot run them yet: docs/async-copies.md, "Roles"):
 #   TILE_KERNEL_REQUIRE_GPU=1 ./scripts/test.sh -- --skip tensors_of_another_gpu \
 #     --skip a_ring_with_a_producer_warp::on_cpu \
+#     --skip a_ring_with_a_synced_producer_warp::on_cpu \
 #     --skip a_producer_warpgroup_feeds_two_consumers::on_cpu
 # Arguments go to `cargo test` (after `--`: to the test binaries).
 #
