@@ -534,14 +534,11 @@ impl<'a> Threads<'a> {
     /// (`thread_id(0) < n`, a loop variable whose bounds differ between
     /// threads), which the block alone cannot decide.
     pub(crate) fn members(&self, facts: &[Fact]) -> Option<Vec<usize>> {
-        let [bx, by, bz] = self
+        let [bx, by, _] = self
             .launch
             .block
             .map(|b| usize::try_from(b).unwrap_or(1).max(1));
-        let count = bx.checked_mul(by)?.checked_mul(bz)?;
-        if count > 1 << 16 {
-            return None;
-        }
+        let count = self.enumerable_block()?;
         let mut members = Vec::new();
         for l in 0..count {
             let mut runs = true;
@@ -558,17 +555,25 @@ impl<'a> Threads<'a> {
         Some(members)
     }
 
+    /// The threads of a block small enough to enumerate (at most 2^16; a
+    /// larger one is reported elsewhere, TK0602), each extent at least 1:
+    /// the linear indices [`Threads::members`] and
+    /// [`Threads::where_holds`] range over.
+    pub(crate) fn enumerable_block(&self) -> Option<usize> {
+        let [bx, by, bz] = self
+            .launch
+            .block
+            .map(|b| usize::try_from(b).unwrap_or(1).max(1));
+        let count = bx.checked_mul(by)?.checked_mul(bz)?;
+        (count <= 1 << 16).then_some(count)
+    }
+
     /// The threads of the block (by linear index) where `cond` holds, when
     /// it depends on nothing but the thread (`None` otherwise): exact, where
     /// a condition's facts are not (`!=` states none where it holds, so it
     /// is the complement of `==`; `||` combines the sets).
     pub(crate) fn where_holds(&self, cond: &Cond) -> Option<Vec<bool>> {
-        let block: usize = self
-            .launch
-            .block
-            .iter()
-            .map(|b| usize::try_from(*b).unwrap_or(0))
-            .product();
+        let block = self.enumerable_block()?;
         let set = |facts: &[Fact]| -> Option<Vec<bool>> {
             let mut set = vec![false; block];
             for t in self.members(facts)? {

@@ -52,9 +52,15 @@ const MOST_PER_THREAD: u32 = 248;
 /// (its `.maxnreg`): the register file shared by the block's warps, down
 /// to a multiple of 8, at most [`MOST_PER_THREAD`].
 pub(crate) fn entry_registers(launch: &Launch) -> u32 {
-    let threads: u32 = launch.block.iter().product();
-    let lanes = threads.div_ceil(32).max(1) * 32;
-    (REGISTER_FILE / lanes / 8 * 8).min(MOST_PER_THREAD)
+    // Saturating: a block past the hardware's limit is reported elsewhere
+    // (TK0602), and the count only has to stay defined for it.
+    let threads = launch
+        .block
+        .iter()
+        .fold(1u64, |n, b| n.saturating_mul(u64::from(*b)));
+    let lanes = threads.div_ceil(32).max(1).saturating_mul(32);
+    let entry = u64::from(REGISTER_FILE) / lanes / 8 * 8;
+    u32::try_from(entry).map_or(MOST_PER_THREAD, |e| e.min(MOST_PER_THREAD))
 }
 
 /// What the obligation reads besides the checked body.
@@ -79,14 +85,14 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> (Vec<Diagnostic
         return (Vec::new(), None);
     }
     let launch = context.threads.launch;
-    let block: usize = launch
-        .block
-        .iter()
-        .map(|b| usize::try_from(*b).unwrap_or(0))
-        .product();
+    let entry = entry_registers(launch);
+    // A block too large to enumerate is reported elsewhere (TK0602).
+    let Some(block) = context.threads.enumerable_block() else {
+        return (Vec::new(), Some(entry));
+    };
     let mut walk = Walk {
         context,
-        entry: entry_registers(launch),
+        entry,
         requests: Vec::new(),
         diags: Vec::new(),
         prologue: true,
@@ -94,7 +100,6 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> (Vec<Diagnostic
     let mut ran = vec![false; block];
     let everyone = Some(vec![true; block]);
     walk.block(body, &mut ran, &everyone, Placement::default());
-    let entry = walk.entry;
     if walk.diags.is_empty() {
         walk.check_pool(block);
     }
@@ -450,5 +455,8 @@ mod tests {
         assert_eq!(entry_registers(&launch([1024, 1, 1])), 64);
         // A partial warp holds a whole warp's registers.
         assert_eq!(entry_registers(&launch([330, 1, 1])), 184);
+        // Past the hardware's limits (reported elsewhere): defined, no panic.
+        assert_eq!(entry_registers(&launch([u32::MAX, u32::MAX, 1024])), 0);
+        assert_eq!(entry_registers(&launch([0, 1, 1])), 248);
     }
 }
