@@ -306,27 +306,38 @@ impl Separation {
             && self.sign == other.sign
     }
 
-    /// Whether threads with different ranks stay apart across the two
-    /// (same-rank) accesses: their `v` agree only for equal ranks.
-    fn compatible(&self, other: &Separation) -> bool {
-        match (&self.period, &other.period) {
-            // Shifted by the same amount: `v1 = v2` is `rank1 = rank2`.
-            (None, None) => self.offset == other.offset,
-            // `rank1 = rank2 + q * m` with both ranks below `q`.
-            (None, Some(_)) => self.offset == Poly::default(),
-            (Some(_), None) => other.offset == Poly::default(),
-            // `rank1 = rank2 (mod g)` for a common divisor `g` of the two
-            // periods (the content of a polynomial divides each of its
-            // values), with both ranks below `g`.
-            (Some(p), Some(q)) => {
-                p == q
-                    || self
-                        .range
-                        .as_const()
-                        .is_some_and(|range| gcd(p.content(), q.content()) >= range)
+    /// Whether this access's blocks are `v = sign * rank + m * M` (some
+    /// integer `M`) with its ranks below `m`: two such accesses of one rank
+    /// meet only at equal ranks (`rank1 = rank2 (mod m)`, both below `m`).
+    /// The facts of each access bound its own range, so the bound is read
+    /// per access: a period found under narrow facts (one thread pinned:
+    /// range 1, any period) says nothing about another access's threads.
+    fn within_modulus(&self, m: &Poly) -> bool {
+        // A period is at least its own access's range (`period_of`).
+        let below = at_most(&self.range, m) || self.period.as_ref() == Some(m);
+        let congruent = match (&self.period, m.as_const()) {
+            // `offset = c * m * M`.
+            (None, Some(k)) => {
+                k > 0
+                    && self
+                        .c
+                        .checked_mul(k)
+                        .is_some_and(|ck| self.offset.divisible_by(ck))
             }
-        }
+            (None, None) => self.offset == Poly::default(),
+            // `v = rank (mod q)` with `m` dividing `q` (the content of a
+            // polynomial divides each of its values).
+            (Some(q), Some(k)) => k > 0 && q.divisible_by(k),
+            (Some(q), None) => q == m,
+        };
+        below && congruent
     }
+}
+
+/// Whether `range <= bound` for every value of their atoms, read off their
+/// difference (a non-negative constant; equal polynomials differ by 0).
+fn at_most(range: &Poly, bound: &Poly) -> bool {
+    bound.sub(range).as_const().is_some_and(|d| d >= 0)
 }
 
 /// An atomic read-modify-write as the race rule reads it.
@@ -1508,17 +1519,18 @@ impl RaceAccess<'_> {
     }
 }
 
-/// Whether every access has a candidate on `axis` with `candidate`'s rank,
-/// such that the chosen candidates are pairwise compatible. Each access is
-/// given its exact form where it has one, else its periodic form, or the
-/// reverse (a sufficient choice, not a search).
-fn agree<'r, C: Candidates>(
+/// Whether every access has a candidate on `axis` with `candidate`'s rank
+/// that keeps threads of different ranks apart from the others': all in
+/// their exact form shifted by one offset, or all within one modulus
+/// ([`Separation::within_modulus`]) taken from their periods, their
+/// constant ranges and the common divisors of two periods.
+fn agree<C: Candidates>(
     threads: &Threads<'_>,
-    records: &'r [C],
+    records: &[C],
     axis: usize,
     candidate: &Separation,
 ) -> bool {
-    let mut options: Vec<Vec<&'r Separation>> = Vec::with_capacity(records.len());
+    let mut options: Vec<Vec<&Separation>> = Vec::with_capacity(records.len());
     for record in records {
         let same: Vec<&Separation> = record
             .axis(threads, axis)
@@ -1530,24 +1542,43 @@ fn agree<'r, C: Candidates>(
         }
         options.push(same);
     }
-    [true, false].into_iter().any(|exact| {
-        let mut chosen: Vec<&Separation> = Vec::new();
-        for same in &options {
-            let pick = same
-                .iter()
-                .find(|s| s.period.is_none() == exact)
-                .unwrap_or(&same[0]);
-            if !chosen
-                .iter()
-                .any(|c| c.offset == pick.offset && c.period == pick.period)
-            {
-                chosen.push(pick);
+    let one_offset = options[0]
+        .iter()
+        .filter(|s| s.period.is_none())
+        .any(|first| {
+            options[1..].iter().all(|same| {
+                same.iter()
+                    .any(|s| s.period.is_none() && s.offset == first.offset)
+            })
+        });
+    if one_offset {
+        return true;
+    }
+    let mut moduli: Vec<Poly> = Vec::new();
+    let mut contents: Vec<i128> = Vec::new();
+    for s in options.iter().flatten() {
+        if let Some(q) = &s.period {
+            contents.push(q.content());
+        }
+        let range = s.range.as_const().map(Poly::constant);
+        for m in s.period.iter().cloned().chain(range) {
+            if !moduli.contains(&m) {
+                moduli.push(m);
             }
         }
-        chosen
+    }
+    for (i, a) in contents.iter().enumerate() {
+        for b in &contents[..i] {
+            let m = Poly::constant(gcd(*a, *b));
+            if !moduli.contains(&m) {
+                moduli.push(m);
+            }
+        }
+    }
+    moduli.iter().any(|m| {
+        options
             .iter()
-            .enumerate()
-            .all(|(i, a)| chosen[..i].iter().all(|b| a.compatible(b)))
+            .all(|same| same.iter().any(|s| s.within_modulus(m)))
     })
 }
 
@@ -1981,6 +2012,99 @@ mod tests {
         assert!(
             stopped > 500 && races > 500,
             "{stopped} stopped, {races} races"
+        );
+    }
+
+    /// Whenever [`agree`] accepts a set of accesses of one rank, no two
+    /// threads of different ranks reach a common block through them: 20000
+    /// random sets of 1 to 3 accesses, each either at a fixed block offset
+    /// `k` (`v = rank + k`; its candidates the exact form and/or periods
+    /// that divide `k`) or in a loop (`v = rank + q * M`, `M` over -3..=3;
+    /// its candidate that period), every period at least its own access's
+    /// range as `period_of` gives them. A period found under facts that
+    /// narrow one access's range says nothing about another's ranks.
+    #[test]
+    fn agreed_accesses_never_meet() {
+        let atoms = Atoms::default();
+        let loop_classes = HashMap::new();
+        let launch = Launch {
+            grid: [1, 1, 1].map(crate::program::LaunchFormula::constant),
+            block: [32, 1, 1],
+            max_registers: None,
+        };
+        let threads = Threads {
+            atoms: &atoms,
+            launch: &launch,
+            loop_classes: &loop_classes,
+            fact_sets: RefCell::default(),
+        };
+        let mut rng = tile_kernel_testkit::Rng::new(0xbb67_ae85_84ca_a73b);
+        let (mut agreed, mut refused) = (0, 0);
+        for case in 0..20_000 {
+            let c = rng.pick(&[1, 2, 4]);
+            let form = |range: i128, offset: i128, period: Option<i128>| Separation {
+                digits: BTreeSet::from([Digit::Thread(0)]),
+                rank: Poly::constant(1),
+                range: Poly::constant(range),
+                c,
+                sign: 1,
+                offset: Poly::constant(c * offset),
+                period: period.map(Poly::constant),
+            };
+            // Per access: its candidates, its range and its blocks per rank.
+            let mut accesses: Vec<(Vec<Separation>, i128, Vec<i128>)> = Vec::new();
+            for _ in 0..1 + rng.below(3) {
+                let range = rng.pick(&[1, 2, 3, 4, 8]);
+                let multiple = rng.pick(&[1, 2, 4]);
+                if rng.chance(30) {
+                    let q = range * multiple;
+                    let moves = (-3..=3).map(|m| q * m).collect();
+                    accesses.push((vec![form(range, 0, Some(q))], range, moves));
+                    continue;
+                }
+                let k = rng.pick(&[0, 1, 2, 3, 4, 8, 16]);
+                let mut candidates = Vec::new();
+                if rng.chance(70) {
+                    candidates.push(form(range, k, None));
+                }
+                let q = range * multiple;
+                if k % q == 0 && (candidates.is_empty() || rng.chance(50)) {
+                    candidates.push(form(range, 0, Some(q)));
+                }
+                if candidates.is_empty() {
+                    candidates.push(form(range, k, None));
+                }
+                accesses.push((candidates, range, vec![k]));
+            }
+            let records: Vec<AccessParts<'_>> = accesses
+                .iter()
+                .map(|(axis, _, _)| (std::slice::from_ref(axis), &[][..]))
+                .collect();
+            if !agree(&threads, &records, 0, &accesses[0].0[0]) {
+                refused += 1;
+                continue;
+            }
+            agreed += 1;
+            for (i, (_, range_a, moves_a)) in accesses.iter().enumerate() {
+                for (_, range_b, moves_b) in &accesses[i..] {
+                    for r1 in 0..*range_a {
+                        for r2 in (0..*range_b).filter(|r2| *r2 != r1) {
+                            let meets = moves_a
+                                .iter()
+                                .any(|x| moves_b.iter().any(|y| r1 + x == r2 + y));
+                            assert!(
+                                !meets,
+                                "case {case}: ranks {r1} and {r2} meet: {:?}",
+                                accesses
+                            );
+                        }
+                    }
+                }
+            }
+        }
+        assert!(
+            agreed > 2000 && refused > 2000,
+            "{agreed} agreed, {refused} refused"
         );
     }
 
