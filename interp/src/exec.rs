@@ -44,6 +44,13 @@
 //! not write the same bytes (the async proxy may complete the two in
 //! either order). A thread may end with writes not completed (the
 //! kernel's end completes them), not with a source still being read.
+//!
+//! A bulk reduction (`cp.reduce.async.bulk` into global memory) is a bulk
+//! store that updates each element of its destination atomically (`red`'s
+//! update, under the atomic locks) instead of overwriting it: its accesses
+//! are atomics of its thread for race detection, and its pending writes
+//! may overlap the same thread's earlier pending reductions (atomic
+//! updates complete in any order), not its pending stores.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::ops::Range;
@@ -60,7 +67,7 @@ use crate::prepare::{
     Action, Address, AtomSource, Block, Destination, Linear, MbarrierAction, Plan, Region, Source,
     Special, Step, Test,
 };
-use crate::semantics::{Barrier, BarrierReduction, Bits, mask};
+use crate::semantics::{AtomicUpdate, Barrier, BarrierReduction, Bits, mask};
 use crate::shared::{Arriving, Issue, Phase, SharedFault, SharedLayout, SharedMemory};
 
 /// Everything a launch shares between the host threads running its blocks.
@@ -151,9 +158,25 @@ struct ThreadCopies {
     /// retired the sources of (their writes still pending).
     read_groups: usize,
     /// The global bytes its bulk stores wrote that no bulk wait without
-    /// `.read` has completed yet: `(param, start) -> (end, statement
-    /// number of the store)`, disjoint ranges.
-    store_writes: BTreeMap<(usize, usize), (usize, usize)>,
+    /// `.read` has completed yet: `(param, start, store id)` -> the write.
+    /// A store's ranges are disjoint from every other pending range; a
+    /// reduction's may overlap other reductions'.
+    store_writes: BTreeMap<(usize, usize, u64), PendingWrite>,
+    /// At least the length of every range in [`Self::store_writes`] (back
+    /// to 0 when it empties): a pending range that meets bytes starts at
+    /// most this far before them.
+    longest_write: usize,
+    /// How many bulk stores it has issued: the next one's id.
+    stores_issued: u64,
+}
+
+/// Global bytes a bulk store (or reduction) wrote, not yet completed.
+struct PendingWrite {
+    end: usize,
+    /// The statement number of the store.
+    store: usize,
+    /// Whether it is a reduction's (atomic updates).
+    reduce: bool,
 }
 
 /// A bulk store to global memory not yet completed by a bulk wait without
@@ -168,6 +191,11 @@ struct PendingStore {
     /// (each non-empty).
     param: usize,
     writes: Vec<Range<usize>>,
+    /// Its id among its thread's stores (its writes' key in
+    /// [`ThreadCopies::store_writes`]).
+    id: u64,
+    /// Whether it is a bulk reduction (its writes are atomic updates).
+    reduce: bool,
 }
 
 /// The alignment of a bulk copy's or bulk store's addresses and size.
@@ -720,24 +748,41 @@ impl GridRun<'_> {
     /// aligned) are read now and are the store's source until a bulk wait
     /// of `t` retires its group ([`SharedMemory::begin_store_source`]);
     /// they are written at `dst` (a tensor, in bounds, 16-byte aligned)
-    /// now ([`Self::write_store`]). The store joins `t`'s uncommitted bulk
-    /// stores.
+    /// now ([`Self::write_store`]), or with `reduce` (a bulk reduction)
+    /// each element there is updated with them. The store joins `t`'s
+    /// uncommitted bulk stores.
     fn issue_bulk_store(
         &self,
         state: &mut BlockState,
         (dst, src, bytes): (&Address, &Address, usize),
+        reduce: Option<&AtomicUpdate>,
         t: u32,
         statement: usize,
     ) -> Result<(), FaultKind> {
+        let what = if reduce.is_some() {
+            "bulk reduction"
+        } else {
+            "bulk store"
+        };
         if bytes == 0 || !bytes.is_multiple_of(BULK_ALIGNMENT) {
             return Err(FaultKind::Arguments(format!(
-                "a bulk store of {bytes} bytes (not a non-zero multiple of 16)"
+                "a {what} of {bytes} bytes (not a non-zero multiple of 16)"
+            )));
+        }
+        // Elements must tile the 16-byte-aligned runs (never a panic on a
+        // hand-built update).
+        if let Some(update) = reduce
+            && !matches!(update.bits, 8 | 16 | 32 | 64)
+        {
+            return Err(FaultKind::Arguments(format!(
+                "a {what} of {}-bit elements",
+                update.bits
             )));
         }
         let Region::Shared(buffer) = src.region else {
-            return Err(FaultKind::Arguments(
-                "a bulk store from a tensor, not shared memory".into(),
-            ));
+            return Err(FaultKind::Arguments(format!(
+                "a {what} from a tensor, not shared memory"
+            )));
         };
         let offset = src.offset.eval(state.atoms_of(t));
         let number = self.plan.statements[statement].0;
@@ -751,16 +796,20 @@ impl GridRun<'_> {
                 number,
             )
             .map_err(|fault| self.shared_fault(state, fault))?;
-        let data = state.shared.bytes(buffer, at, bytes).to_vec();
-        let (param, to) = self.tensor_range(state, dst, bytes, BULK_ALIGNMENT, t, Touch::Write)?;
-        let writes = self.write_store(state, param, &[(to..to + bytes, 0)], &data, t, number)?;
-        state.copies[t as usize].stores.push(PendingStore {
+        let touch = if reduce.is_some() {
+            Touch::Atomic
+        } else {
+            Touch::Write
+        };
+        let (param, to) = self.tensor_range(state, dst, bytes, BULK_ALIGNMENT, t, touch)?;
+        self.write_store(
+            state,
+            (param, &[(to..to + bytes, 0)]),
+            (buffer, at, bytes),
+            reduce,
+            t,
             statement,
-            source: Some((buffer, at, bytes)),
-            param,
-            writes,
-        });
-        Ok(())
+        )
     }
 
     /// `cp.async.bulk.tensor` to global memory (tile mode) of thread `t`:
@@ -824,9 +873,8 @@ impl GridRun<'_> {
                 number,
             )
             .map_err(|fault| self.shared_fault(state, fault))?;
-        let data = state.shared.bytes(buffer, at, bytes).to_vec();
         // The box's rows (along the innermost axis), each clipped to the
-        // tensor's innermost extent: `(tensor bytes, start in data)`.
+        // tensor's innermost extent: `(tensor bytes, start in the source)`.
         let inner_dim = dims[outer.len()];
         let inner_start = starts[outer.len()];
         let first = inner_start.max(0);
@@ -874,69 +922,120 @@ impl GridRun<'_> {
                 }
             }
         }
-        let writes = self.write_store(state, param, &runs, &data, t, number)?;
-        state.copies[t as usize].stores.push(PendingStore {
+        self.write_store(
+            state,
+            (param, &runs),
+            (buffer, at, bytes),
+            None,
+            t,
             statement,
-            source: Some((buffer, at, bytes)),
-            param,
-            writes,
-        });
-        Ok(())
+        )
     }
 
-    /// The global writes of a bulk store (statement number `number`) of
-    /// thread `t` to tensor `param`: each of `runs` (tensor bytes, in
-    /// bounds, and where in `data` they start) must not meet the bytes of
-    /// an earlier store of `t` that no bulk wait without `.read` has
+    /// The global writes of a bulk store (statement `statement`) of
+    /// thread `t` to tensor `param`, from its shared source `(buffer,
+    /// start, bytes)` (read now): each of `runs` (tensor bytes, in bounds,
+    /// and where in the source they start) must not meet the bytes of an
+    /// earlier store of `t` that no bulk wait without `.read` has
     /// completed ([`FaultKind::AsyncStoreOverlap`]: the async proxy may
-    /// complete the two in either order); then they are recorded as
-    /// writes of `t` and written, and held against `t`'s later stores
-    /// until such a wait. Returns the tensor bytes written.
+    /// complete the two in either order), unless both are reductions
+    /// (atomic updates, whose order changes nothing `red`'s would not);
+    /// then they are recorded as writes (a reduction's: atomics) of `t`
+    /// and written (a reduction's: each element of `reduce.bits` updated
+    /// under its atomic lock, as [`Action::Atomic`] does, since other
+    /// blocks' reductions may update it on other host threads), and held
+    /// against `t`'s later stores until such a wait. The store joins
+    /// `t`'s uncommitted ones.
     fn write_store(
         &self,
         state: &mut BlockState,
-        param: usize,
-        runs: &[(Range<usize>, usize)],
-        data: &[u8],
+        (param, runs): (usize, &[(Range<usize>, usize)]),
+        (buffer, at, bytes): (usize, usize, usize),
+        reduce: Option<&AtomicUpdate>,
         t: u32,
-        number: usize,
-    ) -> Result<Vec<Range<usize>>, FaultKind> {
+        statement: usize,
+    ) -> Result<(), FaultKind> {
         let Some(memory) = self.memories[param].as_ref() else {
             return Err(FaultKind::Arguments(format!(
                 "`{}` is not a tensor",
                 self.names[param]
             )));
         };
-        let pending = &state.copies[t as usize].store_writes;
+        let number = self.plan.statements[statement].0;
+        let reducing = reduce.is_some();
+        let copies = &state.copies[t as usize];
         for (range, _) in runs {
-            // The pending ranges are disjoint: only the last one starting
-            // before this range's end can meet it.
-            if let Some((&(p, start), &(end, store))) =
-                pending.range(..(param, range.end)).next_back()
-                && p == param
-                && end > range.start
-            {
+            // A pending range that meets this one starts at most
+            // `longest_write` bytes before it.
+            let from = (param, range.start.saturating_sub(copies.longest_write), 0);
+            let met = copies
+                .store_writes
+                .range(from..(param, range.end, 0))
+                .find(|(_, write)| write.end > range.start && !(reducing && write.reduce));
+            if let Some((&(_, start, _), write)) = met {
                 return Err(FaultKind::AsyncStoreOverlap {
                     param: self.names[param].clone(),
                     offset: start.max(range.start),
-                    store,
+                    store: write.store,
                 });
             }
         }
+        let touch = if reducing {
+            Touch::Atomic
+        } else {
+            Touch::Write
+        };
+        let data = state.shared.bytes(buffer, at, bytes);
         let mut writes = Vec::with_capacity(runs.len());
         for (range, from) in runs {
             if range.is_empty() {
                 continue;
             }
-            self.touch_tensor(state, memory, param, range.clone(), t, Touch::Write)?;
-            memory.write_bytes(range.start, &data[*from..*from + range.len()]);
+            self.touch_tensor(state, memory, param, range.clone(), t, touch)?;
+            let source = &data[*from..*from + range.len()];
+            match reduce {
+                None => memory.write_bytes(range.start, source),
+                Some(update) => {
+                    let element = update.bits / 8;
+                    for (i, chunk) in source.chunks_exact(element).enumerate() {
+                        let byte = range.start + i * element;
+                        let b = chunk
+                            .iter()
+                            .rev()
+                            .fold(0, |value, byte| value << 8 | Bits::from(*byte));
+                        self.locks.with(param, byte, || {
+                            let old = memory.read(byte, element);
+                            let new = mask(update.apply(old, &[b]), update.bits);
+                            memory.write(byte, element, new);
+                        });
+                    }
+                }
+            }
             writes.push(range.clone());
         }
-        let pending = &mut state.copies[t as usize].store_writes;
+        let copies = &mut state.copies[t as usize];
+        let id = copies.stores_issued;
+        copies.stores_issued += 1;
         for range in &writes {
-            pending.insert((param, range.start), (range.end, number));
+            copies.longest_write = copies.longest_write.max(range.len());
+            copies.store_writes.insert(
+                (param, range.start, id),
+                PendingWrite {
+                    end: range.end,
+                    store: number,
+                    reduce: reducing,
+                },
+            );
         }
-        Ok(writes)
+        copies.stores.push(PendingStore {
+            statement,
+            source: Some((buffer, at, bytes)),
+            param,
+            writes,
+            id,
+            reduce: reducing,
+        });
+        Ok(())
     }
 
     /// `cp.async.bulk.wait_group pending` (`.read`: `read`) of thread `t`:
@@ -977,8 +1076,13 @@ impl GridRun<'_> {
         };
         for store in &completed {
             for range in &store.writes {
-                copies.store_writes.remove(&(store.param, range.start));
+                copies
+                    .store_writes
+                    .remove(&(store.param, range.start, store.id));
             }
+        }
+        if copies.store_writes.is_empty() {
+            copies.longest_write = 0;
         }
         for ((buffer, at, bytes), statement) in sources {
             let number = self.plan.statements[statement].0;
@@ -991,8 +1095,15 @@ impl GridRun<'_> {
             let Some(memory) = self.memories[store.param].as_ref() else {
                 continue;
             };
+            // A reduction's completed updates are still atomics: other
+            // threads' reductions of the bytes do not race with them.
+            let touch = if store.reduce {
+                Touch::Atomic
+            } else {
+                Touch::Write
+            };
             for range in store.writes {
-                self.touch_tensor(state, memory, store.param, range, t, Touch::Write)?;
+                self.touch_tensor(state, memory, store.param, range, t, touch)?;
             }
         }
         Ok(())
@@ -1821,10 +1932,21 @@ impl GridRun<'_> {
                     copies.closed += 1;
                 }
                 Action::AsyncWait { pending } => self.retire(state, *pending, t).map_err(trap)?,
-                Action::BulkStore { dst, src, size } => {
+                Action::BulkStore {
+                    dst,
+                    src,
+                    size,
+                    reduce,
+                } => {
                     let bytes = self.read(state, size, t, statement)? as usize;
-                    self.issue_bulk_store(state, (dst, src, bytes), t, step.statement)
-                        .map_err(trap)?
+                    self.issue_bulk_store(
+                        state,
+                        (dst, src, bytes),
+                        reduce.as_deref(),
+                        t,
+                        step.statement,
+                    )
+                    .map_err(trap)?
                 }
                 Action::TensorStore {
                     src,
@@ -2872,6 +2994,7 @@ mod tests {
             dst: at(Region::Tensor(Y), dst, 0),
             src: at(Region::Shared(S), src, 0),
             size: Source::Value(bytes),
+            reduce: None,
         }
     }
 
@@ -3236,6 +3359,301 @@ mod tests {
         // The full wait before the barrier orders them.
         steps[4] = first(bulk_wait(0, false));
         assert_eq!(run_store(steps), Ok(zeros_but(&[(0, &filled(0, 32))])));
+    }
+
+    // ------------------------------------------------ bulk reductions
+
+    /// The update of `cp.reduce.async.bulk.global.shared::cta.bulk_group`
+    /// with `op_type` (say `add.u32`), from the PTX table's variant.
+    fn reduction(op_type: &str) -> std::sync::Arc<crate::semantics::AtomicUpdate> {
+        let opcode = format!("cp.reduce.async.bulk.global.shared::cta.bulk_group.{op_type}");
+        let variant = tile_kernel_lowering::ptx::resolve(&opcode)
+            .unwrap_or_else(|e| panic!("{opcode}: {e:?}"))
+            .into_iter()
+            .find(|m| m.bulk_reduction())
+            .unwrap_or_else(|| panic!("{opcode}: not a bulk reduction"));
+        let update = crate::semantics::atomic_update(&variant)
+            .unwrap_or_else(|| panic!("{opcode}: no update"));
+        std::sync::Arc::new(update)
+    }
+
+    /// `cp.reduce.async.bulk...{op_type}` of `bytes` bytes from `s[src..]`
+    /// into `y[dst..]`.
+    fn bulk_reduce(op_type: &str, dst: i64, src: i64, bytes: u64) -> Action {
+        Action::BulkStore {
+            dst: at(Region::Tensor(Y), dst, 0),
+            src: at(Region::Shared(S), src, 0),
+            size: Source::Value(bytes),
+            reduce: Some(reduction(op_type)),
+        }
+    }
+
+    /// The little-endian bytes of `words`.
+    fn word_bytes(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    /// `y` of [`STORE_BYTES`] holding `words` from byte `from`, zeros
+    /// elsewhere.
+    fn y_words(from: usize, words: &[u32]) -> Vec<u8> {
+        zeros_but(&[(from, &word_bytes(words))])
+    }
+
+    /// Thread 0 writes `words` to `s` from byte 0; a barrier.
+    fn s_words(words: &[u32]) -> Vec<(Test, Action)> {
+        let mut steps: Vec<_> = words
+            .iter()
+            .enumerate()
+            .map(|(i, w)| first(store_s(4 * i as i64, u64::from(*w))))
+            .collect();
+        steps.push(all(bar_sync()));
+        steps
+    }
+
+    /// Runs `steps` after `s` is set to `s` (words) and `y` to `y` (bytes).
+    fn run_reduce(s: &[u32], steps: &[(Test, Action)], y: Vec<u8>) -> Result<Vec<u8>, Failed> {
+        let mut all_steps = s_words(s);
+        all_steps.extend(steps.iter().cloned());
+        run_sized(all_steps, STORE_BYTES, y)
+    }
+
+    /// Thread 0 issues `action`, commits and waits for its group.
+    fn issued_and_waited(action: Action) -> [(Test, Action); 3] {
+        [
+            first(action),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+        ]
+    }
+
+    #[test]
+    fn a_bulk_add_reduction_adds_the_shared_words_into_global_memory() {
+        let s = [1, 2, 0x20, 0xffff_ffff];
+        let y = y_words(16, &[100, 200, 0xffff_fff0, 7]);
+        let steps = issued_and_waited(bulk_reduce("add.u32", 16, 0, 16));
+        // `y[4..8] += s[0..4]`, wrapping; the rest of `y` untouched.
+        assert_eq!(
+            run_reduce(&s, &steps, y.clone()),
+            Ok(y_words(16, &[101, 202, 0x10, 6]))
+        );
+        // A plain bulk store overwrites instead.
+        let steps = issued_and_waited(bulk_store(16, 0, 16));
+        assert_eq!(run_reduce(&s, &steps, y), Ok(y_words(16, &s)));
+    }
+
+    #[test]
+    fn a_bulk_f32_add_reduction_adds_exactly_representable_values() {
+        let bits = |v: &[f32]| v.iter().map(|x| x.to_bits()).collect::<Vec<u32>>();
+        let s = bits(&[2.25, 0.5, 0.25, -1.0e6]);
+        let y = y_words(0, &bits(&[1.5, -2.0, 0.25, 1.0e6]));
+        let steps = issued_and_waited(bulk_reduce("add.f32", 0, 0, 16));
+        assert_eq!(
+            run_reduce(&s, &steps, y),
+            Ok(y_words(0, &bits(&[3.75, -1.5, 0.5, 0.0])))
+        );
+    }
+
+    #[test]
+    fn a_bulk_signed_min_reduction_orders_negative_numbers_below_positive_ones() {
+        let words = |v: &[i32]| v.iter().map(|x| *x as u32).collect::<Vec<u32>>();
+        let s = words(&[-7, -1, 5, i32::MAX]);
+        let y = y_words(32, &words(&[-5, 3, i32::MIN, 0]));
+        let steps = issued_and_waited(bulk_reduce("min.s32", 32, 0, 16));
+        // Unsigned, `min(3, -1)` would be 3.
+        assert_eq!(
+            run_reduce(&s, &steps, y),
+            Ok(y_words(32, &words(&[-7, -1, i32::MIN, 0])))
+        );
+    }
+
+    #[test]
+    fn reductions_of_the_same_bytes_combine_without_a_fault() {
+        let s = [1, 2, 3, 4];
+        let times = |k: u32| y_words(0, &s.map(|w| 10 + k * w));
+        let y = y_words(0, &[10; 4]);
+        // Threads 0 and 1, unordered: atomics do not race.
+        let mut steps = vec![
+            first(bulk_reduce("add.u32", 0, 0, 16)),
+            second(bulk_reduce("add.u32", 0, 0, 16)),
+            all(Action::BulkCommit),
+            all(bulk_wait(0, false)),
+        ];
+        assert_eq!(run_reduce(&s, &steps, y.clone()), Ok(times(2)));
+        // Thread 0's full wait records its completed updates as atomics
+        // again: thread 1's later reduction does not race with them.
+        steps.splice(
+            2..,
+            [
+                first(Action::BulkCommit),
+                first(bulk_wait(0, false)),
+                second(bulk_reduce("add.u32", 0, 0, 16)),
+                second(Action::BulkCommit),
+                second(bulk_wait(0, false)),
+            ],
+        );
+        assert_eq!(run_reduce(&s, &steps, y.clone()), Ok(times(3)));
+        // The same thread twice before any wait, in one group or two.
+        let twice = [
+            first(bulk_reduce("add.u32", 0, 0, 16)),
+            first(bulk_reduce("add.u32", 0, 0, 16)),
+            first(Action::BulkCommit),
+            first(bulk_reduce("add.u32", 0, 0, 16)),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+        ];
+        assert_eq!(run_reduce(&s, &twice, y.clone()), Ok(times(3)));
+        // Another thread's plain store or load of the bytes still races.
+        let load_y = Action::Load {
+            address: at(Region::Tensor(Y), 4, 0),
+            element_bytes: 4,
+            signed: false,
+            destinations: vec![register()],
+        };
+        for other in [store_y(4, 9), load_y] {
+            let steps = [first(bulk_reduce("add.u32", 0, 0, 16)), second(other)];
+            assert_eq!(
+                run_reduce(&s, &steps, y.clone()),
+                Err((
+                    Some(7),
+                    1,
+                    FaultKind::Race {
+                        param: "y".into(),
+                        offset: 4,
+                        other: thread(0),
+                    }
+                ))
+            );
+        }
+    }
+
+    #[test]
+    fn a_reduction_and_a_store_of_one_thread_may_not_overlap_before_a_full_wait() {
+        let s = [1, 2, 3, 4, 5, 6, 7, 8];
+        let overlap = |statement, offset, store| {
+            Err((
+                Some(statement),
+                0,
+                FaultKind::AsyncStoreOverlap {
+                    param: "y".into(),
+                    offset,
+                    store,
+                },
+            ))
+        };
+        // Statements 1..=8 set `s`, 9 is the barrier.
+        let reduce = bulk_reduce("add.u32", 16, 0, 32);
+        for (earlier, later) in [
+            (reduce.clone(), bulk_store(0, 0, 32)),
+            (bulk_store(0, 0, 32), reduce.clone()),
+        ] {
+            let steps = [
+                first(earlier.clone()),
+                first(Action::BulkCommit),
+                // Sources read, writes still in flight.
+                first(bulk_wait(0, true)),
+                first(later.clone()),
+                first(Action::BulkCommit),
+                first(bulk_wait(0, false)),
+            ];
+            assert_eq!(
+                run_reduce(&s, &steps, vec![0; STORE_BYTES]),
+                overlap(13, 16, 10)
+            );
+            // A full wait completes the earlier writes.
+            let mut waited = steps.clone();
+            waited[2] = first(bulk_wait(0, false));
+            assert!(run_reduce(&s, &waited, vec![0; STORE_BYTES]).is_ok());
+        }
+        // Two reductions may overlap.
+        let steps = [
+            first(reduce),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, true)),
+            first(bulk_reduce("add.u32", 0, 0, 32)),
+            first(Action::BulkCommit),
+            first(bulk_wait(0, false)),
+        ];
+        assert_eq!(
+            run_reduce(&s, &steps, vec![0; STORE_BYTES]),
+            Ok(y_words(0, &[1, 2, 3, 4, 6, 8, 10, 12, 5, 6, 7, 8]))
+        );
+        // A store overlapping a pending reduction that starts before it,
+        // behind a later one of the same start that does not meet it.
+        let steps = [
+            first(bulk_reduce("add.u32", 0, 0, 32)),
+            first(bulk_reduce("add.u32", 0, 0, 16)),
+            first(bulk_store(16, 0, 16)),
+        ];
+        assert_eq!(
+            run_reduce(&s, &steps, vec![0; STORE_BYTES]),
+            overlap(12, 16, 10)
+        );
+    }
+
+    #[test]
+    fn writing_a_bulk_reductions_source_before_its_read_wait_is_a_fault() {
+        let s = [1, 2, 3, 4];
+        let mut steps = vec![
+            first(bulk_reduce("add.u32", 0, 0, 16)),
+            first(Action::BulkCommit),
+            first(store_s(4, 9)),
+        ];
+        assert_eq!(
+            run_reduce(&s, &steps, vec![0; STORE_BYTES]),
+            Err((Some(8), 0, source_written(4, 6)))
+        );
+        // `wait_group.read` retires the source; the writes were done.
+        steps.insert(2, first(bulk_wait(0, true)));
+        assert_eq!(
+            run_reduce(&s, &steps, vec![0; STORE_BYTES]),
+            Ok(y_words(0, &s))
+        );
+    }
+
+    #[test]
+    fn a_bulk_reduction_is_a_non_zero_multiple_of_16_aligned_bytes() {
+        let s = [1, 2, 3, 4, 5, 6, 7, 8];
+        let bad = |action, kind| {
+            let steps = issued_and_waited(action);
+            assert_eq!(
+                run_reduce(&s, &steps, vec![0; STORE_BYTES]),
+                Err((Some(10), 0, kind))
+            );
+        };
+        for bytes in [0, 8, 24] {
+            bad(
+                bulk_reduce("add.u32", 0, 0, bytes),
+                FaultKind::Arguments(format!(
+                    "a bulk reduction of {bytes} bytes (not a non-zero multiple of 16)"
+                )),
+            );
+        }
+        bad(
+            bulk_reduce("add.u32", 8, 0, 16),
+            FaultKind::Misaligned {
+                param: "y".into(),
+                offset: 8,
+                bytes: 16,
+            },
+        );
+        bad(
+            bulk_reduce("add.u32", 0, 4, 16),
+            FaultKind::SharedMisaligned {
+                buffer: "s".into(),
+                offset: 4,
+                bytes: 16,
+            },
+        );
+        // Into a tensor the kernel only reads.
+        bad(
+            Action::BulkStore {
+                dst: at(Region::Tensor(X), 0, 0),
+                src: at(Region::Shared(S), 0, 0),
+                size: Source::Value(16),
+                reduce: Some(reduction("add.u32")),
+            },
+            FaultKind::ReadOnlyWrite { param: "x".into() },
+        );
     }
 
     /// `y[offset..offset + 4] = value`.

@@ -329,11 +329,16 @@ pub(crate) enum Action {
     /// `src` (shared, read-owned by the store until a bulk wait of its
     /// thread retires its bulk group) to `dst` (global), both 16-byte
     /// aligned; joins its thread's next bulk group
-    /// ([`Action::BulkCommit`]).
+    /// ([`Action::BulkCommit`]). With `reduce`, the bulk reduction
+    /// `cp.reduce.async.bulk.global.shared::cta.bulk_group.op.type`: each
+    /// element of `dst` (`reduce.bits` wide) is updated atomically with
+    /// its element of `src` instead of overwritten; everything else is the
+    /// store's.
     BulkStore {
         dst: Address,
         src: Address,
         size: Source,
+        reduce: Option<Arc<AtomicUpdate>>,
     },
     /// `cp.async.bulk.tensor` to global memory (tile mode): the box of
     /// `box_dims` at `src` (shared, 128-byte aligned, row-major, read-owned
@@ -647,7 +652,8 @@ enum PreparedSemantics {
     Fence,
     AsyncCommit,
     AsyncWait { all: bool },
-    BulkStore,
+    // A bulk store, or (with the update) a bulk reduction.
+    BulkStore(Option<Arc<AtomicUpdate>>),
     TensorStore,
     BulkCommit,
     BulkWait { read: bool },
@@ -846,7 +852,8 @@ impl Builder<'_> {
             Semantics::Fence => PreparedSemantics::Fence,
             Semantics::AsyncCommit => PreparedSemantics::AsyncCommit,
             Semantics::AsyncWait { all } => PreparedSemantics::AsyncWait { all },
-            Semantics::BulkStore => PreparedSemantics::BulkStore,
+            Semantics::BulkStore => PreparedSemantics::BulkStore(None),
+            Semantics::BulkReduce(update) => PreparedSemantics::BulkStore(Some(Arc::new(update))),
             Semantics::TensorStore => PreparedSemantics::TensorStore,
             Semantics::BulkCommit => PreparedSemantics::BulkCommit,
             Semantics::BulkWait { read } => PreparedSemantics::BulkWait { read },
@@ -1251,7 +1258,7 @@ impl Builder<'_> {
                         barrier,
                     }
                 }
-                PreparedSemantics::BulkStore => {
+                PreparedSemantics::BulkStore(reduce) => {
                     let (Some(dst), Some(src)) = copy_ends else {
                         return Err(format!(
                             "`{}` without its two addresses",
@@ -1271,7 +1278,12 @@ impl Builder<'_> {
                         Some((_, lanes)) if lanes.len() == 1 => lanes[0].clone(),
                         _ => return Err(format!("`{}` without its size", instruction.opcode)),
                     };
-                    Action::BulkStore { dst, src, size }
+                    Action::BulkStore {
+                        dst,
+                        src,
+                        size,
+                        reduce,
+                    }
                 }
                 PreparedSemantics::TensorStore => {
                     let (Some(src), Some(((param, element), dims, box_dims, coords))) =

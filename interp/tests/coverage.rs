@@ -37,6 +37,7 @@ fn every_usable_variant_has_semantics() {
                         Semantics::Fence => "fence",
                         Semantics::AsyncCommit | Semantics::AsyncWait { .. } => "async group",
                         Semantics::BulkStore => "bulk store",
+                        Semantics::BulkReduce(_) => "bulk reduction",
                         Semantics::TensorStore => "tensor store",
                         Semantics::BulkCommit | Semantics::BulkWait { .. } => "bulk group",
                         Semantics::Mbarrier(_) => "mbarrier",

@@ -623,9 +623,11 @@ pub(crate) fn compute(m: &Modifiers) -> Option<Compute> {
 /// `.noftz` half-precision adds round to nearest without flushing, NaN
 /// results canonical. Vector `min`/`max` on the half types follow `min`/
 /// `max` without flags. The update of a pair (`.f16x2`, `.bf16x2`) works on
-/// each half.
+/// each half. A bulk reduction (`cp.reduce.async.bulk...global`: `add`
+/// on f32/f64, `add.noftz` and `min`/`max` on f16/bf16) gets the update of
+/// its `red.global` twin, element by element.
 pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
-    if !matches!(m.effect(), Effect::Atomic { .. }) {
+    if !matches!(m.effect(), Effect::Atomic { .. }) && !m.bulk_reduction() {
         return None;
     }
     let ty = m.ty(Slot::Type)?;
@@ -637,8 +639,10 @@ pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
             // The PTX ISA: `atom`/`red.add.f32` on global memory flushes
             // subnormal inputs and results to sign-preserving zero; on
             // shared memory it keeps them. (Generic addresses are global
-            // tensors' in kernels.)
-            let shared = matches!(m.space(), Space::Shared { .. });
+            // tensors' in kernels.) A bulk reduction names its spaces in
+            // its `dst`/`src` slots, not the `space` one: it writes global
+            // memory.
+            let shared = !m.bulk_reduction() && matches!(m.space(), Space::Shared { .. });
             let op = Arith {
                 kind,
                 rounding: Rounding::NearestEven,

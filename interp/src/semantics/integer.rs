@@ -354,10 +354,11 @@ fn mad24(m: &Modifiers) -> Option<Compute> {
 
 /// The update of an integer `atom`/`red` variant (`and`, `or`, `xor`,
 /// `exch`, `add`, `inc`, `dec`, `min`, `max` on 32/64-bit integer or bit
-/// types, `cas` on `.b16`/`.b32`/`.b64`), or `None` for the float types
-/// and the forms of other families.
+/// types, `cas` on `.b16`/`.b32`/`.b64`) or bulk reduction (a subset of
+/// the same operations and types, element by element), or `None` for the
+/// float types and the forms of other families.
 pub(crate) fn atomic_update(m: &Modifiers) -> Option<AtomicUpdate> {
-    if !matches!(m.effect(), Effect::Atomic { .. }) {
+    if !matches!(m.effect(), Effect::Atomic { .. }) && !m.bulk_reduction() {
         return None;
     }
     let int = Int::of(m.ty(Slot::Type)?)?;

@@ -15,9 +15,10 @@
 //! Memory forms (`ld`, `st`, `ldu`, `prefetch`, the asynchronous copies
 //! and bulk stores with their groups and waits) move bytes and are run by
 //! the executor; atomics (`atom`, `red`) get their per-element update from
-//! [`atomic_update`]; mbarrier operations ([`MbarrierOp`]) change the state
-//! of an mbarrier object, which the executor keeps. Everything else is a
-//! [`Compute`].
+//! [`atomic_update`], and so do bulk reductions (`cp.reduce.async.bulk`
+//! into global memory: [`Semantics::BulkReduce`]); mbarrier operations
+//! ([`MbarrierOp`]) change the state of an mbarrier object, which the
+//! executor keeps. Everything else is a [`Compute`].
 //!
 //! Guarantee: a [`Compute`] never panics for any input bits, writes exactly
 //! [`Compute::outputs`] lanes, each masked to its carrier width, and is the
@@ -291,6 +292,13 @@ pub enum Semantics {
     /// one may write it) until a bulk wait of its thread retires its
     /// group.
     BulkStore,
+    /// `cp.reduce.async.bulk.global.shared::cta.bulk_group.op.type [dst],
+    /// [src], size`: a [`Semantics::BulkStore`] whose every element (of
+    /// the update's `bits`) updates global memory atomically instead of
+    /// overwriting it, `dst[i] = update(dst[i], src[i])`, with the update
+    /// `red.global.op.type` would do (relaxed, `.gpu` scope: PTX gives the
+    /// reduction `red`'s per-element semantics).
+    BulkReduce(AtomicUpdate),
     /// `cp.async.bulk.tensor.Nd.global.shared::cta{.tile}.bulk_group
     /// [tensorMap, coords], [srcMem]{, policy}`: a box of shared memory
     /// (row-major) to the tensor at the coordinates through its tensor
@@ -389,6 +397,19 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         Effect::Load { .. } if modelled => return Ok(Semantics::Load),
         Effect::Store if modelled => return Ok(Semantics::Store),
         Effect::Prefetch if modelled => return Ok(Semantics::Prefetch),
+        // A bulk reduction into global memory is a bulk store that updates
+        // each element; tensor reductions (and reductions into another
+        // CTA's shared memory) are not modelled.
+        Effect::AsyncCopy if variant.form.mnemonic.starts_with("cp.reduce") => {
+            if !modelled
+                || !variant.bulk_reduction()
+                || variant.form.mnemonic != "cp.reduce.async.bulk"
+            {
+                return Err(missing());
+            }
+            let update = atomic_update(variant).ok_or_else(missing)?;
+            return Ok(Semantics::BulkReduce(update));
+        }
         // A bulk copy into global memory is a store of the async proxy,
         // completing in a bulk group; one into shared memory a load,
         // completing on an mbarrier.
@@ -562,7 +583,10 @@ pub fn mbarrier(variant: &Modifiers) -> Option<MbarrierOp> {
     })
 }
 
-/// The per-element update of an `atom`/`red` variant.
+/// The per-element update of an `atom`/`red` variant, or of a bulk
+/// reduction into global memory ([`Modifiers::bulk_reduction`]), whose
+/// every source element is the `b` of one update: the same function as
+/// the `red.global` variant of its operation and type.
 pub fn atomic_update(variant: &Modifiers) -> Option<AtomicUpdate> {
     integer::atomic_update(variant).or_else(|| float::atomic_update(variant))
 }
@@ -593,5 +617,119 @@ pub fn mask(value: Bits, bits: usize) -> Bits {
         value
     } else {
         value & ((1u64 << bits) - 1)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tile_kernel_lowering::ptx::resolve;
+
+    /// The variant of `mnemonic` an opcode names (panics if none is legal).
+    fn variant(opcode: &str, mnemonic: &str) -> Modifiers {
+        resolve(opcode)
+            .unwrap_or_else(|e| panic!("{opcode}: {e:?}"))
+            .into_iter()
+            .find(|m| m.form.mnemonic == mnemonic)
+            .unwrap_or_else(|| panic!("{opcode}: not a {mnemonic} form"))
+    }
+
+    /// A bulk reduction's per-element update is its `red.global` twin's:
+    /// on every pair of `inputs` (old, source element), the same bits.
+    /// Subnormal f32 inputs tell the global twin (flushing) from the
+    /// shared one, and NaN f64 ones tell which NaN the sum keeps.
+    #[test]
+    fn a_bulk_reduction_updates_each_element_as_red_global_does() {
+        let f32s = [
+            0x3f80_0000,
+            0xc040_0000,
+            0x0000_0001,
+            0x8040_0000,
+            0x7fc0_1234,
+        ];
+        let f64s = [
+            1.5f64.to_bits(),
+            (-0.25f64).to_bits(),
+            0x7ff0_0000_0000_0001,
+            0x7ff8_0000_0000_0002,
+            1,
+        ];
+        let halves = [0x3c00, 0xbc00, 0x0001, 0x7e01, 0x8000, 0x3f80, 0xffc1];
+        let ints = [0, 1, 7, 0x7fff_ffff, 0x8000_0000, 0xffff_ffff, u64::MAX];
+        let cases: [(&str, &[u64]); 14] = [
+            ("add.u32", &ints),
+            ("add.s32", &ints),
+            ("add.u64", &ints),
+            ("and.b32", &ints),
+            ("xor.b64", &ints),
+            ("inc.u32", &ints),
+            ("dec.u32", &ints),
+            ("min.s32", &ints),
+            ("max.s64", &ints),
+            ("min.u64", &ints),
+            ("add.f32", &f32s),
+            ("add.f64", &f64s),
+            ("add.noftz.f16", &halves),
+            ("add.noftz.bf16", &halves),
+        ];
+        for (op, inputs) in cases {
+            let bulk = variant(
+                &format!("cp.reduce.async.bulk.global.shared::cta.bulk_group.{op}"),
+                "cp.reduce.async.bulk",
+            );
+            let red = variant(&format!("red.global.{op}"), "red");
+            assert!(bulk.bulk_reduction(), "{op}");
+            let (Some(bulk), Some(red)) = (atomic_update(&bulk), atomic_update(&red)) else {
+                panic!("{op}: no update");
+            };
+            assert_eq!(bulk.bits, red.bits, "{op}");
+            for &old in inputs {
+                for &b in inputs {
+                    let (old, b) = (mask(old, bulk.bits), mask(b, bulk.bits));
+                    assert_eq!(
+                        bulk.apply(old, &[b]),
+                        red.apply(old, &[b]),
+                        "{op}: {old:#x}, {b:#x}"
+                    );
+                }
+            }
+        }
+        // Exact values: the global f32 add flushes a subnormal input.
+        let add = atomic_update(&variant(
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.f32",
+            "cp.reduce.async.bulk",
+        ))
+        .expect("an update");
+        assert_eq!(add.apply(0x3f80_0000, &[0x4000_0000]), 0x4040_0000);
+        assert_eq!(add.apply(0, &[1]), 0);
+    }
+
+    /// Every bulk reduction into global memory a kernel may use is one,
+    /// with an update of its type's width.
+    #[test]
+    fn every_usable_bulk_reduction_has_an_update() {
+        use tile_kernel_lowering::ptx::resolve::legal_variants;
+        use tile_kernel_lowering::ptx::table::FORMS;
+        let mut seen = 0;
+        for form in FORMS
+            .iter()
+            .filter(|f| f.mnemonic == "cp.reduce.async.bulk" && f.usable == Usability::Yes)
+        {
+            for variant in legal_variants(form)
+                .into_iter()
+                .filter(|v| v.bulk_reduction())
+            {
+                let opcode = variant.opcode_text();
+                match semantics(&variant) {
+                    Ok(Semantics::BulkReduce(update)) => {
+                        let ty = variant.ty(Slot::Type).expect("a type");
+                        assert_eq!(update.bits, ty.carrier_bits(), "{opcode}");
+                    }
+                    other => panic!("{opcode}: {other:?}"),
+                }
+                seen += 1;
+            }
+        }
+        assert!(seen >= 25, "only {seen} bulk reductions");
     }
 }

@@ -2309,7 +2309,12 @@ impl<'c> Walk<'c, '_> {
         access: &Footprint,
         earlier: &Copy<'c>,
     ) {
-        if earlier.buffer != param {
+        // Two bulk reductions update each element atomically, in either
+        // order (`cp.reduce.async.bulk`: the mnemonic is the opcode's
+        // start): no write is lost.
+        if earlier.buffer != param
+            || (apply.form.bulk_reduction() && earlier.opcode.starts_with("cp.reduce."))
+        {
             return;
         }
         let access = self.at_iteration(access, &earlier.loops);
@@ -2322,7 +2327,8 @@ impl<'c> Walk<'c, '_> {
                 Code::ASYNC_STORE_ORDER,
                 span,
                 format!(
-                    "`{name}` is stored here while the `{}` of statement {} may still be writing these bytes of `{tensor}`: the async proxy does not keep a thread's stores in order",
+                    "`{name}` is {} here while the `{}` of statement {} may still be writing these bytes of `{tensor}`: the async proxy does not keep a thread's stores in order",
+                    if apply.form.bulk_reduction() { "updated" } else { "stored" },
                     earlier.opcode, earlier.number
                 ),
             )

@@ -361,9 +361,10 @@ impl Atomic {
 }
 
 /// The atomic a form performs, if it is one (`atom`, `red`: its table
-/// effect).
+/// effect; a bulk reduction into global memory, each element of which is
+/// a relaxed `.gpu` atomic update).
 pub(crate) fn atomic_of(form: &Modifiers) -> Option<Atomic> {
-    if !matches!(form.effect(), crate::ptx::form::Effect::Atomic { .. }) {
+    if !matches!(form.effect(), crate::ptx::form::Effect::Atomic { .. }) && !form.bulk_reduction() {
         return None;
     }
     let ty = form.get(Slot::Type).unwrap_or("");
@@ -1266,17 +1267,22 @@ impl<'a> Threads<'a> {
                 .cloned()
                 .collect();
             let name = declared.name.clone();
-            if records.iter().any(|r| r.async_store)
+            if let Some(async_write) = records.iter().find(|r| r.async_store)
                 && let Some(other) = records.iter().find(|r| !r.async_store)
             {
+                let (what, kind) = if async_write.atomic.is_some() {
+                    ("an async bulk reduction", "bulk reductions")
+                } else {
+                    ("an async store", "async stores")
+                };
                 diags.push(
                     Diagnostic::new(
                         Code::ASYNC_STORE_MIXED,
                         other.span,
-                        format!("`{name}` is {} here, but the kernel also writes it with an async store, whose writes are not ordered with this access", if other.store { "written" } else { "read" }),
+                        format!("`{name}` is {} here, but the kernel also writes it with {what}, whose writes are not ordered with this access", if other.store { "written" } else { "read" }),
                     )
-                    .with_note("a bulk or tensor store writes through the async proxy, which the generic proxy's loads and stores are not ordered with")
-                    .with_help(format!("write `{name}` through async stores only, or through plain stores only")),
+                    .with_note(format!("a bulk or tensor {} writes through the async proxy, which the generic proxy's loads and stores are not ordered with", if async_write.atomic.is_some() { "reduction" } else { "store" }))
+                    .with_help(format!("write `{name}` through {kind} only, or through plain stores only")),
                 );
                 continue;
             }

@@ -448,6 +448,17 @@ impl Modifiers {
         }
     }
 
+    /// Whether this variant is a bulk reduction into global memory
+    /// (`cp.reduce.async.bulk{.tensor}...global.shared::cta.bulk_group.op.type`):
+    /// a bulk store whose every element is an atomic update (`.op`) of the
+    /// destination, each with relaxed `.gpu` semantics, as `red` would do.
+    pub fn bulk_reduction(&self) -> bool {
+        matches!(
+            self.form.mnemonic,
+            "cp.reduce.async.bulk" | "cp.reduce.async.bulk.tensor"
+        ) && self.get(Slot::Dst) == Some("global")
+    }
+
     /// The state space of the form's address operands (its `space` slot).
     pub fn space(&self) -> Space {
         Space::from_token(self.get(Slot::Space))

@@ -61,6 +61,7 @@ impl Checker<'_> {
         }
         let mut repeat: Option<(Vec<usize>, &str, SpanId)> = None;
         let tensor_copy = slots.iter().any(|s| s.kind == OperandKind::TensorCoords);
+        let mut whole_type_reported = false;
         for ((slot, value), operand) in slots.iter().zip(values).zip(&apply.operands) {
             let span = operand.span();
             let role = if slot.access == Access::Write {
@@ -229,7 +230,16 @@ impl Checker<'_> {
                 }
                 // A bulk copy's run of bytes: the whole view, contiguous.
                 (OperandKind::Address, Value::Memory { layout, name, .. }) if slot.whole => {
-                    if let Some(axis) = gap_axis(layout) {
+                    // A bulk reduction's runs are elements of its `.type`
+                    // (a bulk copy's are bytes of any dtype).
+                    // One `.type` for both runs: a mismatch is one
+                    // mistake, reported at the first operand it shows in.
+                    if slot.ty != PtxType::B8 && !slot.ty.accepts(layout.dtype) {
+                        if !whole_type_reported {
+                            errors.push(dtype_error(slot, layout, span, &opcode));
+                        }
+                        whole_type_reported = true;
+                    } else if let Some(axis) = gap_axis(layout) {
                         errors.push(
                             Diagnostic::new(
                                 Code::MEMORY_NOT_CONTIGUOUS,

@@ -309,6 +309,15 @@ const fn bytes(name: &'static str, access: Access) -> OperandSlot {
     slot
 }
 
+/// An address of a run of elements of the form's `.type` as long as the
+/// operand view (a bulk reduction's `[dst]`, `[src]`): a [`bytes`] run
+/// whose view must hold that type, as a load's or store's address does.
+const fn typed_bytes(name: &'static str, access: Access) -> OperandSlot {
+    let mut slot = bytes(name, access);
+    slot.ty = TypeRef::Slot(Slot::Type);
+    slot
+}
+
 /// The shared side of a tensor copy: a run of bytes as long as the box,
 /// aligned to [`crate::memory::TENSOR_COPY_SHARED_ALIGNMENT`].
 const fn box_bytes(name: &'static str, access: Access) -> OperandSlot {
