@@ -468,12 +468,24 @@ fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
 /// access's span (a large kernel's walk holds hundreds of touches, and
 /// joins them at every `if` and back edge).
 fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
+    // The two paths mostly hold the same touches from before they split,
+    // in the same order: a version already held as it is needs no merge
+    // (the join holds it for both paths).
+    let common = touches
+        .iter()
+        .zip(&more)
+        .take_while(|(held, touch)| held == touch)
+        .count();
+    let mut rest = more.into_iter().skip(common).peekable();
+    if rest.peek().is_none() {
+        return;
+    }
     let mut by_span: std::collections::HashMap<SpanId, Vec<usize>> =
         std::collections::HashMap::with_capacity(touches.len());
     for (i, touch) in touches.iter().enumerate() {
         by_span.entry(touch.span).or_default().push(i);
     }
-    for touch in more {
+    for touch in rest {
         let found = by_span.get(&touch.span).and_then(|candidates| {
             candidates.iter().copied().find(|&i| {
                 touches[i].same_access(&touch)
@@ -568,10 +580,19 @@ fn dropped<'c>(
         .filter(|c| !arm.copies.iter().any(|a| a.same_but_released(c)))
         .cloned()
         .collect();
+    let mut by_span: std::collections::HashMap<SpanId, Vec<&Touch<'c>>> =
+        std::collections::HashMap::with_capacity(arm.touches.len());
+    for touch in &arm.touches {
+        by_span.entry(touch.span).or_default().push(touch);
+    }
     let touches = before
         .1
         .iter()
-        .filter(|t| !arm.touches.iter().any(|a| a.same_access(t)))
+        .filter(|t| {
+            !by_span
+                .get(&t.span)
+                .is_some_and(|held| held.iter().any(|a| a.same_access(t)))
+        })
         .cloned()
         .collect();
     (copies, touches)
