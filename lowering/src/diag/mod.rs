@@ -96,6 +96,12 @@ impl Diagnostics {
         self.list.len()
     }
 
+    /// Whether an error (not a lint) is among the diagnostics from the
+    /// `from`-th on.
+    pub fn has_error_from(&self, from: usize) -> bool {
+        self.list.iter().skip(from).any(|d| !d.code.is_lint())
+    }
+
     pub fn into_vec(self) -> Vec<Diagnostic> {
         self.list
     }

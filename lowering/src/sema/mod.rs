@@ -267,6 +267,8 @@ struct Checker<'k> {
     /// the error is reported once and later statements are not checked,
     /// which keeps the compile bounded and adds no follow-up errors.
     halted: bool,
+    /// The statements whose check reported an error ([`Self::unless_failed`]).
+    failed_statements: std::collections::HashSet<SpanId>,
 }
 
 /// Every `apply` in `body` (nested ones included) numbered in source
@@ -343,6 +345,7 @@ impl<'k> Checker<'k> {
             inlining: Vec::new(),
             lookup_floor: None,
             halted: false,
+            failed_statements: std::collections::HashSet::new(),
         }
     }
 
@@ -478,19 +481,37 @@ impl<'k> Checker<'k> {
             }
             match stmt {
                 Stmt::AllocLocal(alloc) => self.alloc(alloc),
-                Stmt::Apply(apply) => self.apply(apply),
+                Stmt::Apply(apply) => self.unless_failed(apply.span, |c| c.apply(apply)),
                 Stmt::Let(binding) => self.let_binding(binding),
                 Stmt::For(for_loop) => self.for_loop(for_loop),
                 Stmt::If(branch) => self.if_branch(branch),
-                Stmt::Ewise(ewise) => {
-                    self.as_statement(std::ptr::from_ref(ewise).cast(), |c| c.ewise(ewise));
-                }
+                Stmt::Ewise(ewise) => self.unless_failed(ewise.span, |c| {
+                    c.as_statement(std::ptr::from_ref(ewise).cast(), |c| c.ewise(ewise));
+                }),
                 Stmt::Function(def) => self.function_def(def),
                 // Bound before the block's statements (above).
                 Stmt::KernelFunction(_) => {}
-                Stmt::Call(call) => self.call(call),
+                Stmt::Call(call) => self.unless_failed(call.span, |c| c.call(call)),
                 Stmt::Invalid(invalid) => self.invalid(invalid),
             }
+        }
+    }
+
+    /// Checks a statement that binds no name (an `apply`, an `ewise`, a
+    /// kernel-function call) unless an earlier check of it (an earlier
+    /// unrolled iteration, an earlier call of the kernel function around
+    /// it) reported an error. That error fails the kernel already and is
+    /// reported once; checking the statement again would only repeat it,
+    /// once per iteration of a loop nest (a mistake inside a
+    /// `for j in 0..4096 { for k in 0..4096 { .. } }` took a minute).
+    fn unless_failed(&mut self, span: SpanId, check: impl FnOnce(&mut Self)) {
+        if self.failed_statements.contains(&span) {
+            return;
+        }
+        let before = self.diags.len();
+        check(self);
+        if self.diags.has_error_from(before) {
+            self.failed_statements.insert(span);
         }
     }
 

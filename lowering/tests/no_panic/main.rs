@@ -315,6 +315,35 @@ fn huge_unrolling() {
         &[Code::UNROLL_LIMIT],
         t,
     );
+    // A nest of 409,600 iterations (within the statement budget) around
+    // a statement with a mistake: its error is found once, not once per
+    // iteration (found by the long tier: a minute in a release build).
+    let (codes, t) = compile_on(STACK, || {
+        let nest = |var: &str, end: i128, body| {
+            Stmt::For(For {
+                var: var.into(),
+                var_span: SpanId(107),
+                start: int(0),
+                end: int(end),
+                step: None,
+                body: vec![body],
+                span: SpanId(108),
+            })
+        };
+        let wrong = plain_apply(
+            "shfl.sync.idx.b32",
+            vec![whole("x")],
+            Some(binary(BinOp::Lt, name("n"), int(7))),
+        );
+        let inner = nest("k", 100, wrong);
+        huge_kernel(DType::F32, &[4], 1, vec![nest("j", MAX_UNROLL, inner)])
+    });
+    check_huge(
+        "a mistake in a 4096 x 100 loop nest",
+        &codes,
+        &[Code::COLLECTIVE_SCOPE],
+        t,
+    );
     const { assert!(MAX_CHECKED_STATEMENTS >= 1 << 20) };
 }
 
