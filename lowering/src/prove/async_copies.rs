@@ -79,7 +79,7 @@ use crate::layout::Layout;
 use crate::memory::MemorySpace;
 use crate::program::Cond;
 use crate::ptx::form::{Access, Effect};
-use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, ProofMemo, Prover};
+use crate::sym::{AtomId, AtomKind, Atoms, ComputedOp, Fact, Poly, ProofMemo, Prover, WordMap};
 
 use super::convergence::{LoopUniformity, Uniformities};
 use super::races::{Digit, Threads, byte_span};
@@ -480,8 +480,8 @@ fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
     if rest.peek().is_none() {
         return;
     }
-    let mut by_span: std::collections::HashMap<SpanId, Vec<usize>> =
-        std::collections::HashMap::with_capacity(touches.len());
+    let mut by_span: WordMap<SpanId, Vec<usize>> =
+        WordMap::with_capacity_and_hasher(touches.len(), Default::default());
     for (i, touch) in touches.iter().enumerate() {
         by_span.entry(touch.span).or_default().push(i);
     }
@@ -580,8 +580,8 @@ fn dropped<'c>(
         .filter(|c| !arm.copies.iter().any(|a| a.same_but_released(c)))
         .cloned()
         .collect();
-    let mut by_span: std::collections::HashMap<SpanId, Vec<&Touch<'c>>> =
-        std::collections::HashMap::with_capacity(arm.touches.len());
+    let mut by_span: WordMap<SpanId, Vec<&Touch<'c>>> =
+        WordMap::with_capacity_and_hasher(arm.touches.len(), Default::default());
     for touch in &arm.touches {
         by_span.entry(touch.span).or_default().push(touch);
     }
@@ -726,7 +726,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         loops: Vec::new(),
         diags: Vec::new(),
         reported: Vec::new(),
-        separations: std::collections::HashMap::new(),
+        separations: WordMap::default(),
         divergent: 0,
         quiet: 0,
         failed_rings: Vec::new(),
@@ -734,8 +734,9 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         saw_failed: false,
         proofs: ProofMemo::default(),
         wgmma_tiles,
-        thread_sets: std::collections::HashMap::new(),
-        substituted: std::collections::BTreeMap::new(),
+        thread_sets: WordMap::default(),
+        thread_sets_by_facts: WordMap::default(),
+        substituted: WordMap::default(),
         meeters: Vec::new(),
     };
     let block = usize::try_from(walk.block_threads()).unwrap_or(0);
@@ -838,7 +839,7 @@ struct Walk<'c, 't> {
     /// How each memory operand (by its view's address in the checked
     /// body, which the walk does not change) separates threads: the loops
     /// walk a body many times.
-    separations: std::collections::HashMap<usize, Rc<SeparationSource<'c>>>,
+    separations: WordMap<usize, Rc<SeparationSource<'c>>>,
     /// Each (span, code) reported once, whichever iteration found it.
     reported: Vec<(SpanId, Code)>,
     /// `if`s on the thread's index around the current point: their arms
@@ -860,12 +861,14 @@ struct Walk<'c, 't> {
     wgmma_tiles: Vec<usize>,
     /// The threads each set of conditions on the thread admits
     /// ([`Walk::threads_of`]).
-    thread_sets: std::collections::HashMap<Vec<Fact>, Option<ThreadSet>>,
+    thread_sets: WordMap<Vec<Fact>, Option<ThreadSet>>,
+    /// [`Walk::threads_of`] by all the facts it was asked with.
+    thread_sets_by_facts: WordMap<Vec<Fact>, Option<ThreadSet>>,
     /// [`Walk::substitute`]'s replacement of a body atom (the atom, the
     /// loop variable, what replaces it, the loop's first atom, whether
     /// other body atoms are stale): every back edge re-expresses the same
     /// remainders (`k % 4` of each stage access) again.
-    substituted: std::collections::BTreeMap<(AtomId, AtomId, Poly, AtomId, bool), Option<Poly>>,
+    substituted: WordMap<(AtomId, AtomId, Poly, AtomId, bool), Option<Poly>>,
     /// Per shared buffer, the threads that may meet an access or a copy
     /// of it later ([`Meeters`]).
     meeters: Vec<Meeters>,
@@ -1867,20 +1870,30 @@ impl<'c> Walk<'c, '_> {
     /// The threads of the block that the conditions on the thread among
     /// `facts` admit (`None`: not enumerable; see [`thread_sets`]).
     fn threads_of(&mut self, facts: &[Fact]) -> Option<ThreadSet> {
+        // Asked per access, mostly under a few fact sets: remembered by
+        // all the facts, then by those on the thread (the enumeration).
+        if let Some(found) = self.thread_sets_by_facts.get(facts) {
+            return found.clone();
+        }
         let on_thread: Vec<Fact> = facts
             .iter()
             .filter(|f| self.differs_in_cta(f))
             .cloned()
             .collect();
-        if let Some(found) = self.thread_sets.get(&on_thread) {
-            return found.clone();
-        }
-        let block = usize::try_from(self.block_threads()).ok();
-        let found = block.and_then(|block| {
-            let members = self.context.threads.members(&on_thread)?;
-            Some(ThreadSet::of(&members, block))
-        });
-        self.thread_sets.insert(on_thread, found.clone());
+        let found = match self.thread_sets.get(&on_thread) {
+            Some(found) => found.clone(),
+            None => {
+                let block = usize::try_from(self.block_threads()).ok();
+                let found = block.and_then(|block| {
+                    let members = self.context.threads.members(&on_thread)?;
+                    Some(ThreadSet::of(&members, block))
+                });
+                self.thread_sets.insert(on_thread, found.clone());
+                found
+            }
+        };
+        self.thread_sets_by_facts
+            .insert(facts.to_vec(), found.clone());
         found
     }
 

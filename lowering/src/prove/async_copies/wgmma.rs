@@ -137,7 +137,16 @@ impl Registers {
                 None => self.in_flight.push(op),
             }
         }
-        for touch in other.touched {
+        // Both paths mostly touched the same registers first (a
+        // warpgroup's whole accumulator), in the same order: those are
+        // held already.
+        let common = self
+            .touched
+            .iter()
+            .zip(&other.touched)
+            .take_while(|(a, b)| a == b)
+            .count();
+        for touch in other.touched.into_iter().skip(common) {
             if !self.touched.contains(&touch) {
                 self.touched.push(touch);
             }
@@ -158,7 +167,8 @@ impl Registers {
     /// converged).
     pub(super) fn subsumes(&self, other: &Registers) -> bool {
         (self.unfenced || !other.unfenced)
-            && other.touched.iter().all(|t| self.touched.contains(t))
+            && (self.touched == other.touched
+                || other.touched.iter().all(|t| self.touched.contains(t)))
             && other.in_flight.iter().all(|op| {
                 self.in_flight.iter().any(|o| {
                     o.number == op.number
