@@ -1573,6 +1573,9 @@ fn agree<C: Candidates>(
             }
         }
     }
+    // Unrolled accesses repeat a few periods: pair each distinct one once.
+    contents.sort_unstable();
+    contents.dedup();
     for (i, a) in contents.iter().enumerate() {
         for b in &contents[..i] {
             let m = Poly::constant(gcd(*a, *b));
