@@ -198,6 +198,13 @@ struct PendingStore {
     reduce: bool,
 }
 
+/// How a bulk store's global writes count for race detection: a bulk
+/// reduction's as atomics (other threads' reductions of the same bytes are
+/// no race), a plain store's as writes.
+fn store_touch(reduce: bool) -> Touch {
+    if reduce { Touch::Atomic } else { Touch::Write }
+}
+
 /// The alignment of a bulk copy's or bulk store's addresses and size.
 const BULK_ALIGNMENT: usize = 16;
 
@@ -796,11 +803,7 @@ impl GridRun<'_> {
                 number,
             )
             .map_err(|fault| self.shared_fault(state, fault))?;
-        let touch = if reduce.is_some() {
-            Touch::Atomic
-        } else {
-            Touch::Write
-        };
+        let touch = store_touch(reduce.is_some());
         let (param, to) = self.tensor_range(state, dst, bytes, BULK_ALIGNMENT, t, touch)?;
         self.write_store(
             state,
@@ -980,11 +983,7 @@ impl GridRun<'_> {
                 });
             }
         }
-        let touch = if reducing {
-            Touch::Atomic
-        } else {
-            Touch::Write
-        };
+        let touch = store_touch(reducing);
         let data = state.shared.bytes(buffer, at, bytes);
         let mut writes = Vec::with_capacity(runs.len());
         for (range, from) in runs {
@@ -998,16 +997,11 @@ impl GridRun<'_> {
                 Some(update) => {
                     let element = update.bits / 8;
                     for (i, chunk) in source.chunks_exact(element).enumerate() {
-                        let byte = range.start + i * element;
                         let b = chunk
                             .iter()
                             .rev()
                             .fold(0, |value, byte| value << 8 | Bits::from(*byte));
-                        self.locks.with(param, byte, || {
-                            let old = memory.read(byte, element);
-                            let new = mask(update.apply(old, &[b]), update.bits);
-                            memory.write(byte, element, new);
-                        });
+                        self.update_tensor(memory, param, range.start + i * element, update, &[b]);
                     }
                 }
             }
@@ -1036,6 +1030,30 @@ impl GridRun<'_> {
             reduce: reducing,
         });
         Ok(())
+    }
+
+    /// One atomic update of the element at `byte` of tensor `param` with
+    /// `operands`, under that element's lock (other blocks update it on
+    /// other host threads); returns the old value. An `atom`'s or `red`'s
+    /// element, and each element of a bulk reduction.
+    fn update_tensor(
+        &self,
+        memory: &TensorMemory<'_>,
+        param: usize,
+        byte: usize,
+        update: &AtomicUpdate,
+        operands: &[Bits],
+    ) -> Bits {
+        let element = update.bits / 8;
+        self.locks.with(param, byte, || {
+            let old = memory.read(byte, element);
+            memory.write(
+                byte,
+                element,
+                mask(update.apply(old, operands), update.bits),
+            );
+            old
+        })
     }
 
     /// `cp.async.bulk.wait_group pending` (`.read`: `read`) of thread `t`:
@@ -1097,11 +1115,7 @@ impl GridRun<'_> {
             };
             // A reduction's completed updates are still atomics: other
             // threads' reductions of the bytes do not race with them.
-            let touch = if store.reduce {
-                Touch::Atomic
-            } else {
-                Touch::Write
-            };
+            let touch = store_touch(store.reduce);
             for range in store.writes {
                 self.touch_tensor(state, memory, store.param, range, t, touch)?;
             }
@@ -1862,12 +1876,7 @@ impl GridRun<'_> {
                         let byte = at + e * element_bytes;
                         let old = match target {
                             MemoryRef::Tensor(memory, param) => {
-                                self.locks.with(param, byte, || {
-                                    let old = memory.read(byte, element_bytes);
-                                    let new = mask(update.apply(old, lanes), update.bits);
-                                    memory.write(byte, element_bytes, new);
-                                    old
-                                })
+                                self.update_tensor(memory, param, byte, update, lanes)
                             }
                             // The block's threads run on this host thread
                             // alone: nothing interleaves.
