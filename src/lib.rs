@@ -180,7 +180,8 @@ macro_rules! __kernel_module {
     (
         $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
         target $sm:literal $arch_specific:literal
-        grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
+        grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal]
+        cluster [$cx:literal $cy:literal $cz:literal] shared $shared:tt
         params [$($param:tt)*] symbols $symbols:tt maps $maps:tt
         $(twin $twin_entry:literal ptx $twin_ptx:literal program $twin_program:literal
             grid [$($twin_grid:tt)*] shared $twin_shared:tt symbols $twin_symbols:tt
@@ -212,6 +213,7 @@ macro_rules! __kernel_module {
                 },
                 grid: [$($crate::__kernel_module!(@formula $grid)),*],
                 block: [$bx, $by, $bz],
+                cluster: [$cx, $cy, $cz],
                 shared_mem_bytes: $crate::__kernel_module!(@formula $shared),
                 params: &[$($crate::__kernel_module!(@param $param)),*],
                 symbols: $crate::__kernel_module!(@symbols $symbols),
@@ -239,6 +241,7 @@ macro_rules! __kernel_module {
                     target: SPEC.target,
                     grid: [$($crate::__kernel_module!(@formula $twin_grid)),*],
                     block: SPEC.block,
+                    cluster: SPEC.cluster,
                     shared_mem_bytes: $crate::__kernel_module!(@formula $twin_shared),
                     params: SPEC.params,
                     symbols: $crate::__kernel_module!(@symbols $twin_symbols),

@@ -268,6 +268,7 @@ mod tests {
         },
         grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
+        cluster: [1, 1, 1],
         shared_mem_bytes: LaunchFormulaSpec(&[]),
         params: &[
             tensor("x", DType::F32, &[symbolic(0, 1, 1, 1)], Borrow::Shared),

@@ -324,6 +324,9 @@ impl GridRun<'_> {
                     AtomSource::ThreadId(axis) => i64::from(tid[axis]),
                     AtomSource::CtaId(axis) => i64::from(cta[axis]),
                     AtomSource::GridDim(axis) => i64::from(self.grid[axis]),
+                    // The CTAs of a cluster are consecutive along each axis.
+                    AtomSource::ClusterCtaId { axis, cluster } => i64::from(cta[axis] % cluster),
+                    AtomSource::ClusterId { axis, cluster } => i64::from(cta[axis] / cluster),
                     AtomSource::LaneId => (t % 32) as i64,
                     AtomSource::WarpId => (t / 32) as i64,
                     AtomSource::WarpInGroup => (t / 32 % 4) as i64,

@@ -443,6 +443,16 @@ pub(crate) enum AtomSource {
     ThreadId(usize),
     CtaId(usize),
     GridDim(usize),
+    /// `cta_id(axis) % cluster`.
+    ClusterCtaId {
+        axis: usize,
+        cluster: u32,
+    },
+    /// `cta_id(axis) / cluster`.
+    ClusterId {
+        axis: usize,
+        cluster: u32,
+    },
     LaneId,
     WarpId,
     WarpInGroup,
@@ -576,6 +586,20 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
             AtomKind::ThreadId(axis) => AtomSource::ThreadId(usize::from(*axis).min(2)),
             AtomKind::CtaId(axis) => AtomSource::CtaId(usize::from(*axis).min(2)),
             AtomKind::GridDim(axis) => AtomSource::GridDim(usize::from(*axis).min(2)),
+            AtomKind::ClusterCtaId(axis) => {
+                let axis = usize::from(*axis).min(2);
+                AtomSource::ClusterCtaId {
+                    axis,
+                    cluster: program.launch.cluster[axis].max(1),
+                }
+            }
+            AtomKind::ClusterId(axis) => {
+                let axis = usize::from(*axis).min(2);
+                AtomSource::ClusterId {
+                    axis,
+                    cluster: program.launch.cluster[axis].max(1),
+                }
+            }
             AtomKind::LaneId => AtomSource::LaneId,
             AtomKind::WarpId => AtomSource::WarpId,
             AtomKind::WarpInGroup => AtomSource::WarpInGroup,

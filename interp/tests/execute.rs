@@ -66,6 +66,8 @@ fn copy_kernel() -> Kernel {
             grid: [call("ceil_div", vec![name("N"), int(4)]), int(1), int(1)],
             block: [4, 1, 1],
             span: S,
+            cluster: [1, 1, 1],
+            cluster_span: S,
         },
         target: Target::SM_90,
         params: vec![
@@ -464,6 +466,8 @@ fn exchange_kernel() -> Kernel {
             grid: [int(1), int(1), int(1)],
             block: [64, 1, 1],
             span: S,
+            cluster: [1, 1, 1],
+            cluster_span: S,
         },
         target: Target::SM_90,
         params: ["x", "y", "w", "z"]
@@ -730,6 +734,8 @@ fn blocks_of_64(name: &str, params: Vec<Param>, body: Vec<Stmt>) -> Kernel {
             grid: [self::name("B"), int(1), int(1)],
             block: [64, 1, 1],
             span: S,
+            cluster: [1, 1, 1],
+            cluster_span: S,
         },
         target: Target::SM_90,
         params,

@@ -161,6 +161,8 @@ fn reverse_kernel(wait: bool) -> Kernel {
             grid: [name("B"), int(1), int(1)],
             block: [64, 1, 1],
             span: S,
+            cluster: [1, 1, 1],
+            cluster_span: S,
         },
         target: Target::SM_90,
         params: vec![rows("x"), rows("y")],

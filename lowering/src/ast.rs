@@ -34,6 +34,12 @@ pub struct LaunchDims {
     pub block: [u32; 3],
     /// Where errors about the launch size point.
     pub span: SpanId,
+    /// `cluster = [x, y, z]`: CTAs per thread-block cluster along each grid
+    /// axis (`[1, 1, 1]`: no cluster declared), declared with
+    /// `.reqnctapercluster`.
+    pub cluster: [u32; 3],
+    /// Where errors about the cluster shape point.
+    pub cluster_span: SpanId,
 }
 
 impl LaunchDims {
@@ -43,6 +49,8 @@ impl LaunchDims {
             grid: grid.map(|g| Expr::Int(i128::from(g), SpanId::default())),
             block,
             span: SpanId::default(),
+            cluster: [1, 1, 1],
+            cluster_span: SpanId::default(),
         }
     }
 }

@@ -115,9 +115,16 @@ pub fn emit(program: &Program) -> String {
         .max_registers
         .map(|n| format!(".maxnreg {n}\n"))
         .unwrap_or_default();
+    // A declared cluster: the launch must use exactly this shape.
+    let cluster = if program.launch.clustered() {
+        let [cx, cy, cz] = program.launch.cluster;
+        format!(".reqnctapercluster {cx}, {cy}, {cz}\n")
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "{}\n)\n.reqntid {bx}, {by}, {bz}\n{max_registers}{{",
+        "{}\n)\n.reqntid {bx}, {by}, {bz}\n{cluster}{max_registers}{{",
         params.join(",\n")
     );
 
@@ -1183,10 +1190,16 @@ impl Emitter<'_> {
         for (id, atom) in program.atoms.iter() {
             let d = format!("%i{id}");
             match &atom.kind {
-                AtomKind::ThreadId(axis) | AtomKind::CtaId(axis) | AtomKind::GridDim(axis) => {
+                AtomKind::ThreadId(axis)
+                | AtomKind::CtaId(axis)
+                | AtomKind::GridDim(axis)
+                | AtomKind::ClusterCtaId(axis)
+                | AtomKind::ClusterId(axis) => {
                     let register = match atom.kind {
                         AtomKind::ThreadId(_) => "%tid",
                         AtomKind::CtaId(_) => "%ctaid",
+                        AtomKind::ClusterCtaId(_) => "%cluster_ctaid",
+                        AtomKind::ClusterId(_) => "%clusterid",
                         _ => "%nctaid",
                     };
                     let w = self.staging();

@@ -290,6 +290,22 @@ pub struct Launch {
     /// (`crate::prove::register_pool`); `None`: ptxas chooses.
     #[serde(default)]
     pub max_registers: Option<u32>,
+    /// CTAs per thread-block cluster along each grid axis (`[1, 1, 1]`:
+    /// none declared). Each grid extent is a multiple of it (checked at
+    /// compile time for constants, by the launcher otherwise).
+    #[serde(default = "no_cluster")]
+    pub cluster: [u32; 3],
+}
+
+fn no_cluster() -> [u32; 3] {
+    [1, 1, 1]
+}
+
+impl Launch {
+    /// Whether the kernel declares a cluster of more than one CTA.
+    pub fn clustered(&self) -> bool {
+        self.cluster != [1, 1, 1]
+    }
 }
 
 /// A launch-size formula over symbols, in reverse Polish notation (the
@@ -769,6 +785,7 @@ mod tests {
                 ],
                 block: [1, 1, 1],
                 max_registers: None,
+                cluster: [1, 1, 1],
             },
             params: Vec::new(),
             symbols: Vec::new(),

@@ -39,6 +39,11 @@ pub struct KernelSpec {
     pub grid: [LaunchFormulaSpec; 3],
     /// Block size in threads, `[x, y, z]`.
     pub block: [u32; 3],
+    /// CTAs per thread-block cluster, `[x, y, z]` (`[1, 1, 1]`: no
+    /// cluster). The PTX declares it (`.reqnctapercluster`); the launcher
+    /// refuses a grid that is not a whole number of clusters along each
+    /// axis and launches with the cluster dimension attribute.
+    pub cluster: [u32; 3],
     /// Dynamic shared memory per block, in bytes: a formula over the size
     /// symbols evaluated at launch ([`LaunchFormulaSpec::ZERO`] for none). The
     /// launcher refuses a launch whose value is above what the device lets

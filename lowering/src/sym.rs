@@ -558,6 +558,13 @@ pub enum AtomKind {
     CtaId(u8),
     /// `%nctaid.{x,y,z}` (only when the grid extent is not a constant).
     GridDim(u8),
+    /// `%cluster_ctaid.{x,y,z}`: the CTA's index in its thread-block
+    /// cluster (only along an axis a declared cluster spans).
+    ClusterCtaId(u8),
+    /// `%clusterid.{x,y,z}`: the cluster's index in the grid (only along an
+    /// axis a declared cluster spans; `cta_id` is `cluster_dim *
+    /// cluster_id + cluster_ctaid` there).
+    ClusterId(u8),
     /// The linear thread index in the block modulo 32.
     LaneId,
     /// The linear thread index in the block divided by 32 (not `%warpid`,

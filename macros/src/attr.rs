@@ -14,6 +14,8 @@ pub struct KernelArgs {
     /// Optional here only so a missing one gets our own message (see [`parse`]).
     pub grid: Option<GridExprs>,
     pub block: Option<Extent3>,
+    /// `cluster = [x, y, z]`: the CTAs of one thread-block cluster (sm_90).
+    pub cluster: Option<ClusterExtent>,
     pub arch: Option<LitStr>,
     /// `crate = "path"`: where the generated code finds `tile_kernel`, for
     /// use through a re-export (default `::tile_kernel`).
@@ -97,6 +99,16 @@ impl FromMeta for Extent3 {
     }
 }
 
+/// `cluster = 2` or `[2, 1, 1]`: [`Extent3`] and where it is written.
+#[derive(Debug, Clone)]
+pub struct ClusterExtent(pub [u32; 3], pub Expr);
+
+impl FromMeta for ClusterExtent {
+    fn from_expr(expr: &Expr) -> darling::Result<Self> {
+        Ok(ClusterExtent(Extent3::from_expr(expr)?.0, expr.clone()))
+    }
+}
+
 fn extent(int: &syn::LitInt) -> darling::Result<u32> {
     int.base10_parse::<u32>().map_err(|_| {
         darling::Error::custom(Code::LAUNCH_EXTENT_SYNTAX.tag("extent must fit in u32"))
@@ -151,7 +163,7 @@ fn darling_error(error: darling::Error) -> syn::Error {
             // darling says only "Unexpected type `int`": name the legal kinds.
             Code::ATTRIBUTE_VALUE_KIND.tag(format!(
                 "{text}\n  = help: write `key = value`: `grid = ceil_div(N, 256)` or `grid = [x, y, z]`, \
-                 `block = 256` or `block = [32, 4, 1]`, `arch = \"sm_90\"`, `crate = \"my_engine::tile_kernel\"`"
+                 `block = 256` or `block = [32, 4, 1]`, `cluster = [2, 1, 1]`, `arch = \"sm_90\"`, `crate = \"my_engine::tile_kernel\"`"
             ))
         }
     })

@@ -233,10 +233,16 @@ pub fn read_kernel(args: TokenStream, item: TokenStream) -> Result<ReadKernel, T
                 Some(exprs) => parser.spans.id(&exprs.0[0]),
                 None => parser.spans.id(&item.sig.ident),
             };
+            let (cluster, cluster_span) = match &a.cluster {
+                Some(c) => (c.0, parser.spans.id(&c.1)),
+                None => ([1, 1, 1], span),
+            };
             LaunchDims {
                 grid,
                 block: a.block.map_or([1, 1, 1], |b| b.0),
                 span,
+                cluster,
+                cluster_span,
             }
         }
         None => LaunchDims::default(),
@@ -418,6 +424,7 @@ fn public_surface(
     let entry = kernel_name(name);
     let docs = item.attrs.iter().filter(|a| a.path().is_ident("doc"));
     let [bx, by, bz] = kernel.launch.block;
+    let [cx, cy, cz] = kernel.launch.cluster;
     let arch = kernel.target.to_string();
     let (target_sm, target_specific) = (kernel.target.sm, kernel.target.arch_specific);
     let symbol_names: Vec<String> = program
@@ -637,7 +644,7 @@ fn public_surface(
         #krate::__kernel_module! {
             #vis #name #entry ptx #ptx program #program
             target #target_sm #target_specific
-            grid [#(#grid_tokens)*] block [#bx #by #bz] shared #shared_tokens
+            grid [#(#grid_tokens)*] block [#bx #by #bz] cluster [#cx #cy #cz] shared #shared_tokens
             params [#(#specs)*] symbols #symbol_tokens maps #map_tokens
             #twin_items
             // SAFETY: the #[tile_kernel] compiler produced SPEC and PTX
@@ -1096,8 +1103,14 @@ mod tests {
                     2 | 3 => self.rng.pick(NAMES).to_string(),
                     4 => format!(
                         "{}({})",
-                        self.rng
-                            .pick(&["thread_id", "cta_id", "block_dim", "grid_dim"]),
+                        self.rng.pick(&[
+                            "thread_id",
+                            "cta_id",
+                            "block_dim",
+                            "grid_dim",
+                            "cluster_ctaid",
+                            "cluster_id"
+                        ]),
                         self.rng.pick(&["0", "1", "2", "3", "", "0, 1", "x"])
                     ),
                     _ => self

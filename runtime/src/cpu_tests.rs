@@ -78,7 +78,8 @@ pub(crate) mod tk {
         (
             $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
             target $sm:literal $arch_specific:literal
-            grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
+            grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal]
+            cluster [$cx:literal $cy:literal $cz:literal] shared $shared:tt
             params [$($param:tt)*] symbols $symbols:tt maps $maps:tt
             kernel $kernel:expr;
             launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
@@ -94,6 +95,7 @@ pub(crate) mod tk {
                     target: $crate::cpu_tests::tk::__private::spec::Target { sm: $sm, arch_specific: $arch_specific },
                     grid: [$($crate::cpu_tests::tk::__kernel_module!(@formula $grid)),*],
                     block: [$bx, $by, $bz],
+                    cluster: [$cx, $cy, $cz],
                     shared_mem_bytes: $crate::cpu_tests::tk::__kernel_module!(@formula $shared),
                     params: &[$($crate::cpu_tests::tk::__kernel_module!(@param $param)),*],
                     symbols: $crate::cpu_tests::tk::__kernel_module!(@symbols $symbols),
@@ -494,6 +496,7 @@ fn kernels_without_a_usable_program_are_refused() {
         target: crate::Target::SM_90,
         grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
+        cluster: [1, 1, 1],
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[X],
         symbols: &[],

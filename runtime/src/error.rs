@@ -98,8 +98,9 @@ pub enum Error {
     },
 
     /// The grid size computed from the size symbols has no value (a
-    /// subtraction below zero, an overflow, a division by zero) or exceeds
-    /// CUDA's limits (x at most 2^31 - 1, y and z at most 65535).
+    /// subtraction below zero, an overflow, a division by zero), exceeds
+    /// CUDA's limits (x at most 2^31 - 1, y and z at most 65535), or is not
+    /// a whole number of the kernel's clusters along an axis.
     #[error("kernel `{kernel}`: invalid launch size: {detail}")]
     LaunchSize {
         kernel: &'static str,

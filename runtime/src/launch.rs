@@ -455,15 +455,29 @@ impl<'a> LaunchBuilder<'a> {
         // uses of every tensor on other streams (cudarc's events, checked
         // just above, or the joins in `order_after`), and `finish` below
         // makes later uses and the tensors' frees wait for this launch.
+        // A kernel with a cluster also launches with its cluster shape
+        // (`plan_launch` checked the grid is whole clusters).
         unsafe {
-            cudarc::driver::result::launch_kernel(
-                function.cu_function(),
-                (gx, gy, gz),
-                spec.block.into(),
-                plan.shared_bytes,
-                stream.cu_stream(),
-                &mut self.params[..total],
-            )
+            if spec.cluster == [1, 1, 1] {
+                cudarc::driver::result::launch_kernel(
+                    function.cu_function(),
+                    (gx, gy, gz),
+                    spec.block.into(),
+                    plan.shared_bytes,
+                    stream.cu_stream(),
+                    &mut self.params[..total],
+                )
+            } else {
+                launch_with_cluster(
+                    function.cu_function(),
+                    plan.grid,
+                    spec.block,
+                    spec.cluster,
+                    plan.shared_bytes,
+                    stream.cu_stream(),
+                    &mut self.params[..total],
+                )
+            }
         }
         .map_err(Error::driver("launching a kernel"))?;
         self.finish(stream)
@@ -598,6 +612,62 @@ impl<'a> LaunchBuilder<'a> {
     }
 }
 
+/// `cuLaunchKernelEx` with the cluster dimension attribute: what
+/// `launch_kernel` does for a kernel declared with a cluster shape.
+///
+/// # Safety
+///
+/// As `cudarc::driver::result::launch_kernel`: `function` is a loaded
+/// kernel whose parameters `params` point at, alive until the launch is
+/// enqueued, and `stream` belongs to the current context.
+unsafe fn launch_with_cluster(
+    function: cudarc::driver::sys::CUfunction,
+    grid: [u32; 3],
+    block: [u32; 3],
+    cluster: [u32; 3],
+    shared_bytes: u32,
+    stream: cudarc::driver::sys::CUstream,
+    params: &mut [*mut std::ffi::c_void],
+) -> std::result::Result<(), cudarc::driver::DriverError> {
+    use cudarc::driver::sys;
+    let mut attribute = sys::CUlaunchAttribute {
+        id: sys::CUlaunchAttributeID::CU_LAUNCH_ATTRIBUTE_CLUSTER_DIMENSION,
+        pad: [0; 4],
+        value: sys::CUlaunchAttributeValue {
+            clusterDim: sys::CUlaunchAttributeValue_union__bindgen_ty_1 {
+                x: cluster[0],
+                y: cluster[1],
+                z: cluster[2],
+            },
+        },
+    };
+    let config = sys::CUlaunchConfig {
+        gridDimX: grid[0],
+        gridDimY: grid[1],
+        gridDimZ: grid[2],
+        blockDimX: block[0],
+        blockDimY: block[1],
+        blockDimZ: block[2],
+        sharedMemBytes: shared_bytes,
+        hStream: stream,
+        attrs: &raw mut attribute,
+        numAttrs: 1,
+    };
+    // SAFETY: `config` and its one attribute live on this frame until the
+    // call returns (the driver copies them when it enqueues the launch);
+    // the function, parameters and stream are valid per this function's
+    // contract, which the caller upholds.
+    unsafe {
+        sys::cuLaunchKernelEx(
+            &raw const config,
+            function,
+            params.as_mut_ptr(),
+            std::ptr::null_mut(),
+        )
+        .result()
+    }
+}
+
 /// What [`LaunchBuilder::run`] hands the driver once every check passed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct LaunchPlan {
@@ -629,6 +699,18 @@ fn plan_launch(
     let grid = grid_size(spec.name, &spec.grid, spec.symbols, &values)?;
     if grid.contains(&0) {
         return Ok(None);
+    }
+    // A grid is made of whole clusters (the driver would refuse the
+    // launch; the kernel's cluster ids assume it).
+    for ((axis, extent), cluster) in ["x", "y", "z"].iter().zip(grid).zip(spec.cluster) {
+        if cluster == 0 || extent % cluster != 0 {
+            return Err(Error::LaunchSize {
+                kernel: spec.name,
+                detail: format!(
+                    "grid {axis} is {extent}, which is not a multiple of the kernel's cluster extent {cluster} along {axis}"
+                ),
+            });
+        }
     }
     let shared_bytes = dynamic_shared_size(
         spec.name,

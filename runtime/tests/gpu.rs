@@ -291,7 +291,8 @@ mod ir {
             (
                 $vis:vis $name:ident $entry:literal ptx $ptx:literal program $program:literal
                 target $sm:literal $arch_specific:literal
-                grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal] shared $shared:tt
+                grid [$($grid:tt)*] block [$bx:literal $by:literal $bz:literal]
+            cluster [$cx:literal $cy:literal $cz:literal] shared $shared:tt
                 params [$($param:tt)*] symbols $symbols:tt maps $maps:tt
                 kernel $kernel:expr;
                 launcher [$($attr:tt)*] $inputs:tt $body:ident $device:ident $pushes:tt
@@ -307,6 +308,7 @@ mod ir {
                         target: $crate::ir::tk::__private::spec::Target { sm: $sm, arch_specific: $arch_specific },
                         grid: [$($crate::ir::tk::__kernel_module!(@formula $grid)),*],
                         block: [$bx, $by, $bz],
+                        cluster: [$cx, $cy, $cz],
                         shared_mem_bytes: $crate::ir::tk::__kernel_module!(@formula $shared),
                         params: &[$($crate::ir::tk::__kernel_module!(@param $param)),*],
                         symbols: $crate::ir::tk::__kernel_module!(@symbols $symbols),
@@ -418,6 +420,7 @@ const ADD4: KernelSpec = KernelSpec {
     target: Target::SM_90,
     grid: [LaunchFormulaSpec(&[LaunchOp::Const(1)]); 3],
     block: [1, 1, 1],
+    cluster: [1, 1, 1],
     shared_mem_bytes: LaunchFormulaSpec::ZERO,
     params: ADD4_PARAMS,
     symbols: &[],
@@ -638,6 +641,7 @@ static BROKEN: Kernel = unsafe {
 ",
         grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
+        cluster: [1, 1, 1],
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
@@ -694,6 +698,7 @@ static MISSING_ENTRY: Kernel = unsafe {
 ",
         grid: [LaunchFormulaSpec::ONE; 3],
         block: [1, 1, 1],
+        cluster: [1, 1, 1],
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
@@ -739,6 +744,7 @@ static NOP: Kernel = unsafe {
             LaunchFormulaSpec::ONE,
         ],
         block: [32, 1, 1],
+        cluster: [1, 1, 1],
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[],
         symbols: &[],
@@ -830,6 +836,7 @@ static ADD_ONE: Kernel = unsafe {
             LaunchFormulaSpec::ONE,
         ],
         block: [256, 1, 1],
+        cluster: [1, 1, 1],
         shared_mem_bytes: LaunchFormulaSpec::ZERO,
         params: &[
             ParamSpec {

@@ -209,6 +209,8 @@ pub fn per_thread_launch(rows: &str, block: u32) -> LaunchDims {
         ],
         block: [block, 1, 1],
         span: S,
+        cluster: [1, 1, 1],
+        cluster_span: S,
     }
 }
 
@@ -931,6 +933,7 @@ pub fn spec_for(program: &Program, ptx: &str) -> KernelSpec {
             formula(&program.launch.grid[2]),
         ],
         block: program.launch.block,
+        cluster: [1, 1, 1],
         shared_mem_bytes: formula(&program.dynamic_shared_bytes()),
         params: leak(params),
         symbols: leak(symbols),

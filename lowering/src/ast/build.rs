@@ -165,6 +165,8 @@ pub fn kernel(
             grid,
             block,
             span: SPAN,
+            cluster: [1, 1, 1],
+            cluster_span: SPAN,
         },
         target: Target::SM_90,
         params,

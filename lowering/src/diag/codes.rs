@@ -485,5 +485,10 @@ catalogue! {
         /// A `setmaxnreg` a warpgroup may run other than once, or after a
         /// wait that can deadlock with an `.inc`.
         SETMAXNREG_PLACEMENT = 617, "setmaxnreg its warpgroup may not run exactly once";
+        /// `cluster = ..` on a target without thread-block clusters.
+        CLUSTER_TARGET = 618, "cluster on a target before sm_90";
+        /// A cluster of more than 8 CTAs, or one a constant grid extent is
+        /// not a multiple of.
+        CLUSTER_SHAPE = 619, "cluster shape the launch cannot have";
     }
 }

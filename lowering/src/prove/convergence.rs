@@ -56,7 +56,9 @@ impl Uniformities<'_> {
         let [bx, by, _] = self.block;
         match &self.atoms.get(atom).kind {
             AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => Uniformity::Grid,
-            AtomKind::CtaId(_) => Uniformity::Cta,
+            AtomKind::CtaId(_) | AtomKind::ClusterId(_) | AtomKind::ClusterCtaId(_) => {
+                Uniformity::Cta
+            }
             AtomKind::WarpId | AtomKind::WarpInGroup => Uniformity::Warp,
             AtomKind::WarpgroupId => Uniformity::Warpgroup,
             // A value read from a register: any thread's own.

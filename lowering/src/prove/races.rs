@@ -16,7 +16,10 @@
 //! **Races.** A thread is identified by its *digits*: `thread_id(a)` for each
 //! block axis of extent > 1 and `cta_id(a)` for each grid axis that may
 //! exceed 1 (and `lane_id()`, `warp_id()`, which name a thread of the block
-//! too). Along one *axis* of the accessed memory (each axis of the tensor,
+//! too). Along a grid axis a declared cluster spans, `cta_id(a)` is
+//! `cluster_dim(a) * cluster_id(a) + cluster_ctaid(a)` (sema builds it so),
+//! and its digits are `cluster_id(a)` and `cluster_ctaid(a)`: a
+//! mixed-radix rank over them is one over `cta_id(a)`. Along one *axis* of the accessed memory (each axis of the tensor,
 //! and the flat byte offset), an access *separates* the threads that differ
 //! in a set of digits when the indices one thread reaches there are
 //! `sign * c * v + offset + r` with `0 <= r` and `r + span <= c`, where
@@ -54,9 +57,11 @@
 //! makes indivisible against each other: the same size at the same address
 //! (alignment makes equal-size accesses either equal or disjoint) and a
 //! scope that contains both threads. So atomics of different sizes must
-//! still be separated from each other (TK0408), and a `.cta` or `.cluster`
-//! atomic (a cluster is one CTA: launches have no cluster dims) must be
-//! separated across CTAs from every atomic of the tensor (TK0409).
+//! still be separated from each other (TK0408), and a `.cta` atomic must be
+//! separated across CTAs from every atomic of the tensor (TK0409); a
+//! `.cluster` one across clusters: by every grid digit but the
+//! `cluster_ctaid`s (in a kernel without a declared cluster, every grid
+//! digit: each cluster is one CTA).
 //!
 //! **Async stores.** A tensor a bulk or tensor store writes (through the
 //! async proxy, unordered with the generic proxy's accesses) is accessed
@@ -87,6 +92,12 @@ use super::shared_races::{self, Epochs, SharedAccess};
 pub(crate) enum Digit {
     Thread(u8),
     Cta(u8),
+    /// `cluster_id(a)`: along a grid axis a declared cluster spans, which
+    /// cluster the CTA is in (with `ClusterCta(a)`, another name for
+    /// `cta_id(a)`).
+    Cluster(u8),
+    /// `cluster_ctaid(a)`: where in its cluster the CTA is.
+    ClusterCta(u8),
     /// `lane_id()`: with `Warp`, another name for the thread in its block.
     Lane,
     /// `warp_id()`.
@@ -103,6 +114,17 @@ pub(crate) enum Digit {
         shift: u8,
         bits: u8,
     },
+}
+
+impl Digit {
+    /// Whether the digit names the CTA in the grid (one value for every
+    /// thread of a CTA), rather than the thread in its CTA.
+    pub(crate) fn in_grid(self) -> bool {
+        matches!(
+            self,
+            Digit::Cta(_) | Digit::Cluster(_) | Digit::ClusterCta(_)
+        )
+    }
 }
 
 /// Which threads a runtime loop variable belongs to: it is congruent to an
@@ -354,7 +376,8 @@ pub(crate) struct Atomic {
 
 impl Atomic {
     /// Whether the atomic is indivisible only against threads of its own
-    /// CTA (a cluster is one CTA: launches declare no cluster dims).
+    /// CTA or cluster (a kernel without a declared cluster runs clusters
+    /// of one CTA).
     fn narrow(&self) -> bool {
         matches!(self.scope, Some("cta" | "cluster"))
     }
@@ -380,6 +403,8 @@ pub(crate) fn digit_name(digit: Digit) -> String {
     match digit {
         Digit::Thread(a) => format!("thread_id({a})"),
         Digit::Cta(a) => format!("cta_id({a})"),
+        Digit::Cluster(a) => format!("cluster_id({a})"),
+        Digit::ClusterCta(a) => format!("cluster_ctaid({a})"),
         Digit::Lane => "lane_id()".to_string(),
         Digit::Warp => "warp_id()".to_string(),
         Digit::WarpInGroup => "warp_id() % 4".to_string(),
@@ -416,9 +441,17 @@ impl<'a> Threads<'a> {
             if self.launch.block[usize::from(axis)] > 1 {
                 digits.insert(Digit::Thread(axis));
             }
-            if space.shared_by() == Sharers::Grid
-                && self.launch.grid[usize::from(axis)].as_const() != Some(1)
-            {
+            let grid = self.launch.grid[usize::from(axis)].as_const();
+            let cluster = u64::from(self.launch.cluster[usize::from(axis)]);
+            if space.shared_by() != Sharers::Grid || grid == Some(1) {
+                continue;
+            }
+            if cluster > 1 {
+                digits.insert(Digit::ClusterCta(axis));
+                if grid != Some(cluster) {
+                    digits.insert(Digit::Cluster(axis));
+                }
+            } else {
                 digits.insert(Digit::Cta(axis));
             }
         }
@@ -429,6 +462,8 @@ impl<'a> Threads<'a> {
         match self.atoms.get(atom).kind {
             AtomKind::ThreadId(a) => Some(Digit::Thread(a)),
             AtomKind::CtaId(a) => Some(Digit::Cta(a)),
+            AtomKind::ClusterId(a) => Some(Digit::Cluster(a)),
+            AtomKind::ClusterCtaId(a) => Some(Digit::ClusterCta(a)),
             AtomKind::LaneId => Some(Digit::Lane),
             AtomKind::WarpId => Some(Digit::Warp),
             AtomKind::WarpInGroup => Some(Digit::WarpInGroup),
@@ -490,7 +525,7 @@ impl<'a> Threads<'a> {
         let mut missing: Vec<Digit> = live
             .iter()
             .copied()
-            .filter(|d| matches!(d, Digit::Cta(_)) && !covered.contains(d) && !fixed(d))
+            .filter(|d| d.in_grid() && !covered.contains(d) && !fixed(d))
             .collect();
         let threads: Vec<Digit> = live
             .iter()
@@ -515,16 +550,12 @@ impl<'a> Threads<'a> {
         let value = |digit: Digit, l: usize| digit_value(digit, l, bx, by);
         let members: Vec<usize> = (0..count)
             .filter(|l| {
-                pinned.iter().all(|(d, v)| {
-                    matches!(d, Digit::Cta(_)) || i128::try_from(value(*d, *l)).ok() == Some(*v)
-                })
+                pinned
+                    .iter()
+                    .all(|(d, v)| d.in_grid() || i128::try_from(value(*d, *l)).ok() == Some(*v))
             })
             .collect();
-        let keyed: Vec<Digit> = covered
-            .iter()
-            .copied()
-            .filter(|d| !matches!(d, Digit::Cta(_)))
-            .collect();
+        let keyed: Vec<Digit> = covered.iter().copied().filter(|d| !d.in_grid()).collect();
         for digit in threads {
             let mut seen: HashMap<Vec<usize>, usize> = HashMap::new();
             let determined = members.iter().all(|l| {
@@ -619,7 +650,7 @@ impl<'a> Threads<'a> {
         let mut known = poly.clone();
         for atom in poly.atoms() {
             let value = match (&self.atoms.get(atom).kind, self.digit_of(atom)) {
-                (_, Some(Digit::Cta(_))) => return None,
+                (_, Some(digit)) if digit.in_grid() => return None,
                 (_, Some(digit)) => i128::try_from(digit_value(digit, l, bx, by)).ok()?,
                 (AtomKind::Computed(op, args), None) => {
                     let [a, b] = args.as_slice() else {
@@ -759,6 +790,8 @@ impl<'a> Threads<'a> {
             AtomKind::Computed(_, args) => args.iter().all(|a| self.is_uniform(a)),
             AtomKind::ThreadId(_)
             | AtomKind::CtaId(_)
+            | AtomKind::ClusterId(_)
+            | AtomKind::ClusterCtaId(_)
             | AtomKind::LaneId
             | AtomKind::WarpId
             | AtomKind::WarpInGroup
@@ -816,7 +849,11 @@ impl<'a> Threads<'a> {
             | AtomKind::WarpId
             | AtomKind::WarpInGroup
             | AtomKind::WarpgroupId
-            | AtomKind::LaneField { .. } => Some(Poly::constant(self.atoms.get(atom).hi)),
+            | AtomKind::LaneField { .. }
+            | AtomKind::ClusterCtaId(_) => Some(Poly::constant(self.atoms.get(atom).hi)),
+            // At most the grid's clusters less one (the atom's range: exact
+            // for a constant grid, a bound of the hardware's otherwise).
+            AtomKind::ClusterId(_) => Some(Poly::constant(self.atoms.get(atom).hi)),
             AtomKind::CtaId(axis) => match self.launch.grid[usize::from(axis)].as_const() {
                 Some(g) => Some(Poly::constant(i128::from(g) - 1)),
                 None => Some(match self.atoms.find(&AtomKind::GridDim(axis)) {
@@ -1235,11 +1272,9 @@ impl<'a> Threads<'a> {
         pinned: &[(Digit, i128)],
         live: &BTreeSet<Digit>,
     ) -> bool {
-        let grid_missing = live.iter().any(|d| {
-            matches!(d, Digit::Cta(_))
-                && !covered.contains(d)
-                && !pinned.iter().any(|(p, _)| p == d)
-        });
+        let grid_missing = live
+            .iter()
+            .any(|d| d.in_grid() && !covered.contains(d) && !pinned.iter().any(|(p, _)| p == d));
         !grid_missing && self.covers(covered, pinned, live).is_empty()
     }
 
@@ -1377,7 +1412,10 @@ impl<'a> Threads<'a> {
             let block = self.launch.block[usize::from(axis)];
             // A missing grid digit needs the rank over the grid; a missing
             // thread digit alone, the rank within the CTA's part.
-            if missing.contains(&Digit::Cta(axis)) {
+            if missing.contains(&Digit::Cta(axis))
+                || missing.contains(&Digit::Cluster(axis))
+                || missing.contains(&Digit::ClusterCta(axis))
+            {
                 ranks.push(match block {
                     1 => format!("`cta_id({axis})`"),
                     b => format!("`cta_id({axis}) * {b} + thread_id({axis})`"),
@@ -1461,25 +1499,29 @@ impl<'a> Threads<'a> {
             return diags;
         }
         // Narrow scopes: atomicity holds only between threads inside the
-        // scope of both atomics, here one CTA.
-        let ctas: BTreeSet<Digit> = live
+        // scope of both atomics: one CTA, or one cluster for `.cluster`
+        // (whose CTAs differ only in their `cluster_ctaid`).
+        let ctas: BTreeSet<Digit> = live.iter().copied().filter(|d| d.in_grid()).collect();
+        let clusters: BTreeSet<Digit> = ctas
             .iter()
             .copied()
-            .filter(|d| matches!(d, Digit::Cta(_)))
+            .filter(|d| !matches!(d, Digit::ClusterCta(_)))
             .collect();
-        if ctas.is_empty() {
-            return diags;
-        }
         'scopes: for a in unique.iter().filter(|r| r.atomic.narrow()) {
+            let scope = a.atomic.scope.unwrap_or("cta");
+            let cluster = scope == "cluster" && self.launch.clustered();
+            let apart_in = if cluster { &clusters } else { &ctas };
+            if apart_in.is_empty() {
+                continue;
+            }
             for b in &unique {
                 if self.apart(a, b) {
                     continue;
                 }
-                let missing = pair(a, b, &ctas);
+                let missing = pair(a, b, apart_in);
                 if missing.is_empty() {
                     continue;
                 }
-                let scope = a.atomic.scope.unwrap_or("cta");
                 let names: Vec<String> = missing
                     .iter()
                     .map(|d| format!("`{}`", digit_name(*d)))
@@ -1489,13 +1531,19 @@ impl<'a> Threads<'a> {
                         Code::ATOMIC_SCOPE,
                         a.span,
                         format!(
-                            "this `.{scope}` atomic on `{name}` is atomic only among the threads of one CTA, but threads of different CTAs (differing in {}) can reach the same element of `{name}`",
-                            names.join(" and ")
+                            "this `.{scope}` atomic on `{name}` is atomic only among the threads of one {unit}, but threads of different {unit}s (differing in {}) can reach the same element of `{name}`",
+                            names.join(" and "),
+                            unit = if cluster { "cluster" } else { "CTA" },
                         ),
                     )
-                    .with_note("a scope narrower than the threads that reach an element makes their atomics a data race; launches declare no clusters, so a cluster is one CTA and `.cluster` is as narrow as `.cta`")
+                    .with_note(if cluster || scope == "cta" {
+                        "a scope narrower than the threads that reach an element makes their atomics a data race"
+                    } else {
+                        "a scope narrower than the threads that reach an element makes their atomics a data race; this kernel declares no cluster (`cluster = [..]` in the attribute), so each cluster is one CTA and `.cluster` is as narrow as `.cta`"
+                    })
                     .with_help(format!(
-                        "drop `.{scope}` (the default scope, `.gpu`, covers every CTA of the launch), or give each CTA its own elements, indexed by {}",
+                        "drop `.{scope}` (the default scope, `.gpu`, covers every CTA of the launch), or give each {} its own elements, indexed by {}",
+                        if cluster { "cluster" } else { "CTA" },
                         names.join(" and ")
                     )),
                 );
@@ -1873,7 +1921,7 @@ fn digit_value(digit: Digit, l: usize, bx: usize, by: usize) -> usize {
         Digit::WarpInGroup => (l / 32) % 4,
         Digit::Warpgroup => l / 128,
         Digit::LaneField { shift, bits } => ((l % 32) >> shift) & ((1 << bits) - 1),
-        Digit::Cta(_) => 0,
+        Digit::Cta(_) | Digit::Cluster(_) | Digit::ClusterCta(_) => 0,
     }
 }
 
@@ -1928,6 +1976,7 @@ mod tests {
                 ],
                 block: [32, 4, 2],
                 max_registers: None,
+                cluster: [1, 1, 1],
             },
             Launch {
                 grid: [
@@ -1937,6 +1986,7 @@ mod tests {
                 ],
                 block: [64, 2, 1],
                 max_registers: None,
+                cluster: [1, 1, 1],
             },
         ];
         let digits = [
@@ -2040,6 +2090,7 @@ mod tests {
             grid: [1, 1, 1].map(crate::program::LaunchFormula::constant),
             block: [32, 1, 1],
             max_registers: None,
+            cluster: [1, 1, 1],
         };
         let threads = Threads {
             atoms: &atoms,

@@ -441,6 +441,7 @@ mod tests {
             grid: [1, 1, 1].map(LaunchFormula::constant),
             block,
             max_registers: None,
+            cluster: [1, 1, 1],
         }
     }
 

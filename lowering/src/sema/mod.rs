@@ -318,6 +318,7 @@ impl<'k> Checker<'k> {
                 grid: [1, 1, 1].map(LaunchFormula::constant),
                 block: kernel.launch.block,
                 max_registers: None,
+                cluster: kernel.launch.cluster,
             },
             facts: Vec::new(),
             proofs: Default::default(),

@@ -330,6 +330,7 @@ impl Checker<'_> {
                 ),
             );
         }
+        self.check_cluster();
         for axis in 0..3 {
             let expr = &self.kernel.launch.grid[axis];
             let mut ops = Vec::new();
@@ -353,11 +354,72 @@ impl Checker<'_> {
                         ),
                     );
                 }
+                let cluster = self.launch.cluster[axis];
+                if let Some(extent) = formula.as_const()
+                    && cluster > 1
+                    && extent % u64::from(cluster) != 0
+                {
+                    // Checked on as a kernel without a cluster: one error.
+                    self.launch.cluster = [1, 1, 1];
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::CLUSTER_SHAPE,
+                            self.kernel.launch.cluster_span,
+                            format!("grid extent {extent} of axis {axis} is not a multiple of the cluster's {cluster}: a grid is made of whole clusters"),
+                        )
+                        .with_help(format!("make the grid extent of axis {axis} a multiple of {cluster}")),
+                    );
+                }
+                // Set first: `cta_id` reads whether the extent is known.
+                self.launch.grid[axis] = formula.clone();
                 if formula.as_const().is_none() {
                     self.grid_fact(axis, &formula);
                 }
-                self.launch.grid[axis] = formula;
             }
+        }
+    }
+
+    /// `cluster = [x, y, z]`: a Hopper feature, of at most 8 CTAs (the
+    /// portable cluster size every sm_90 device launches).
+    fn check_cluster(&mut self) {
+        let launch = &self.kernel.launch;
+        if launch.cluster == [1, 1, 1] {
+            return;
+        }
+        let span = launch.cluster_span;
+        let ctas: u64 = launch.cluster.iter().map(|c| u64::from(*c)).product();
+        // A shape with a mistake: the body is checked as without one.
+        let legal = !launch.cluster.contains(&0) && self.kernel.target.sm >= 90 && ctas <= 8;
+        if !legal {
+            self.launch.cluster = [1, 1, 1];
+        }
+        if launch.cluster.contains(&0) {
+            self.diags.error(
+                Code::LAUNCH_EXTENT_ZERO,
+                span,
+                "cluster extents must be at least 1",
+            );
+        } else if self.kernel.target.sm < 90 {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::CLUSTER_TARGET,
+                    span,
+                    format!(
+                        "thread-block clusters need sm_90 or newer, but this kernel targets {}",
+                        self.kernel.target
+                    ),
+                )
+                .with_help("target `arch = \"sm_90\"` (or newer), or remove `cluster`"),
+            );
+        } else if ctas > 8 {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::CLUSTER_SHAPE,
+                    span,
+                    format!("a cluster may hold at most 8 CTAs, but cluster = {:?} has {ctas}", launch.cluster),
+                )
+                .with_note("8 is the portable cluster size: larger clusters need an opt-in at launch and do not fit every device"),
+            );
         }
     }
 
@@ -398,13 +460,7 @@ impl Checker<'_> {
         let Some((extent, divisor)) = stack.pop() else {
             return;
         };
-        let axis = axis as u8;
-        let cta = self.special(
-            AtomKind::CtaId(axis),
-            format!("cta_id({axis})"),
-            0,
-            MAX_GRID_X - 1,
-        );
+        let cta = self.cta_id(axis as u8);
         // cta < extent, or c * cta < n for ceil_div(n, c).
         let c = divisor.unwrap_or(1);
         self.facts.push(cta.scale(c).sub(&extent).add_const(1));
@@ -1008,16 +1064,82 @@ impl Checker<'_> {
         Poly::atom(atom)
     }
 
+    /// `cta_id(axis)`: the special register's atom, or, along an axis the
+    /// cluster spans, `cluster_dim * cluster_id + cluster_ctaid` (the
+    /// CTAs of a cluster are consecutive along each axis), so that the
+    /// proofs see which cluster a CTA is in and where in it.
+    pub(super) fn cta_id(&mut self, axis: u8) -> Poly {
+        let cluster = i128::from(self.launch.cluster[usize::from(axis)]);
+        if cluster > 1 {
+            let id = self.cluster_id(axis);
+            return id.scale(cluster).add(&self.cluster_ctaid(axis));
+        }
+        let grid = self.launch.grid[usize::from(axis)]
+            .as_const()
+            .map(i128::from);
+        if grid == Some(1) {
+            return Poly::default();
+        }
+        let hi = grid.map_or(MAX_GRID_X - 1, |g| g - 1);
+        self.special(AtomKind::CtaId(axis), format!("cta_id({axis})"), 0, hi)
+    }
+
+    /// `cluster_ctaid(axis)` (`%cluster_ctaid`): the CTA's index in its
+    /// cluster; 0 along an axis the cluster does not span.
+    fn cluster_ctaid(&mut self, axis: u8) -> Poly {
+        let cluster = i128::from(self.launch.cluster[usize::from(axis)]);
+        if cluster <= 1 {
+            return Poly::default();
+        }
+        self.special(
+            AtomKind::ClusterCtaId(axis),
+            format!("cluster_ctaid({axis})"),
+            0,
+            cluster - 1,
+        )
+    }
+
+    /// `cluster_id(axis)` (`%clusterid`): the cluster's index in the grid;
+    /// `cta_id(axis)` along an axis the cluster does not span.
+    fn cluster_id(&mut self, axis: u8) -> Poly {
+        let cluster = i128::from(self.launch.cluster[usize::from(axis)]);
+        if cluster <= 1 {
+            return self.cta_id(axis);
+        }
+        let clusters = self.launch.grid[usize::from(axis)]
+            .as_const()
+            .map(|g| i128::from(g) / cluster);
+        if clusters == Some(1) {
+            return Poly::default();
+        }
+        let hi = clusters.map_or((MAX_GRID_X - 1) / cluster, |c| c - 1);
+        self.special(
+            AtomKind::ClusterId(axis),
+            format!("cluster_id({axis})"),
+            0,
+            hi,
+        )
+    }
+
     fn eval_call(&mut self, func: &str, args: &[Expr], span: SpanId) -> Option<ExprValue> {
-        let axis_builtin = matches!(func, "thread_id" | "cta_id" | "block_dim" | "grid_dim");
+        let axis_builtin = matches!(
+            func,
+            "thread_id"
+                | "cta_id"
+                | "block_dim"
+                | "grid_dim"
+                | "cluster_ctaid"
+                | "cluster_id"
+                | "cluster_dim"
+        );
         let arity = match func {
-            "thread_id" | "cta_id" | "block_dim" | "grid_dim" => 1,
-            "lane_id" | "warp_id" => 0,
+            _ if axis_builtin => 1,
+            "lane_id" | "warp_id" | "cluster_ctarank" => 0,
             "min" | "max" | "ceil_div" => 2,
             _ => {
                 self.diags.push(
                     Diagnostic::new(Code::UNKNOWN_FUNCTION, span, format!("unknown function `{func}`"))
-                        .with_help("the built-ins are `thread_id(axis)`, `cta_id(axis)`, `block_dim(axis)`, `grid_dim(axis)`, `lane_id()`, `warp_id()`, `min(a, b)`, `max(a, b)`, `ceil_div(a, b)`"),
+                        .with_help("the built-ins are `thread_id(axis)`, `cta_id(axis)`, `block_dim(axis)`, `grid_dim(axis)`, `lane_id()`, `warp_id()`, `cluster_ctaid(axis)`, `cluster_id(axis)`, `cluster_dim(axis)`, `cluster_ctarank()`, `min(a, b)`, `max(a, b)`, `ceil_div(a, b)`"),
                 );
                 return None;
             }
@@ -1059,11 +1181,10 @@ impl Checker<'_> {
                     block - 1,
                 ),
                 "block_dim" => Poly::constant(block),
-                "cta_id" if grid == Some(1) => Poly::default(),
-                "cta_id" => {
-                    let hi = grid.map_or(MAX_GRID_X - 1, |g| g - 1);
-                    self.special(AtomKind::CtaId(axis), format!("cta_id({axis})"), 0, hi)
-                }
+                "cta_id" => self.cta_id(axis),
+                "cluster_ctaid" => self.cluster_ctaid(axis),
+                "cluster_id" => self.cluster_id(axis),
+                "cluster_dim" => Poly::constant(i128::from(self.launch.cluster[usize::from(axis)])),
                 _ => match grid {
                     Some(g) => Poly::constant(g),
                     None => self.special(
@@ -1086,6 +1207,15 @@ impl Checker<'_> {
                 .map(|b| i128::from(*b))
                 .product();
             let poly = match func {
+                "cluster_ctarank" => {
+                    // The CTA's linear rank in its cluster, x fastest.
+                    let [cx, cy, _] = self.launch.cluster.map(i128::from);
+                    let mut rank = Poly::default();
+                    for (axis, weight) in [(0, 1), (1, cx), (2, cx * cy)] {
+                        rank = rank.add(&self.cluster_ctaid(axis).scale(weight));
+                    }
+                    rank
+                }
                 "lane_id" if threads <= 1 => Poly::default(),
                 "lane_id" => {
                     self.special(AtomKind::LaneId, "lane_id()".into(), 0, 31.min(threads - 1))

@@ -585,18 +585,33 @@ pub(crate) fn kernel() -> impl Strategy<Value = Kernel> {
             [grid_expr(), grid_expr(), grid_expr()],
             target(),
             prop::sample::select(vec!["k", "ké", "kernel_1"]),
+            // Mostly no cluster; some legal shapes and some illegal ones
+            // (a zero extent, more than 8 CTAs).
+            prop::sample::select(vec![
+                [1, 1, 1],
+                [1, 1, 1],
+                [2, 1, 1],
+                [1, 2, 1],
+                [2, 2, 2],
+                [0, 1, 1],
+                [16, 1, 1],
+            ]),
         ),
     )
-        .prop_map(|((params, body), (block, grid, target, name))| Kernel {
-            name: name.to_string(),
-            name_span: SpanId(0),
-            launch: LaunchDims {
-                grid,
-                block,
-                span: SpanId(18),
+        .prop_map(
+            |((params, body), (block, grid, target, name, cluster))| Kernel {
+                name: name.to_string(),
+                name_span: SpanId(0),
+                launch: LaunchDims {
+                    grid,
+                    block,
+                    span: SpanId(18),
+                    cluster,
+                    cluster_span: SpanId(19),
+                },
+                target,
+                params,
+                body,
             },
-            target,
-            params,
-            body,
-        })
+        )
 }

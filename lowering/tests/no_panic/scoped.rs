@@ -1419,6 +1419,8 @@ pub(crate) fn near_kernel_of(
                             grid,
                             block,
                             span: SpanId(84),
+                            cluster: [1, 1, 1],
+                            cluster_span: SpanId(84),
                         },
                         target: Target::SM_90,
                         params: vec![

@@ -1,5 +1,5 @@
-// Launches declare no clusters, so a cluster is one CTA and a `.cluster`
-// atomic is as narrow as a `.cta` one: this counter is reached from the
+// The kernel declares no cluster, so each cluster is one CTA and a
+// `.cluster` atomic is as narrow as a `.cta` one: this counter is reached from the
 // CTAs along `cta_id(1)` (each CTA of a row adds into its own slot, but
 // the rows meet), TK0409.
 use tile_kernel::prelude::*;

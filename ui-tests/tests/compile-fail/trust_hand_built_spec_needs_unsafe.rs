@@ -8,6 +8,7 @@ static HAND_BUILT: Kernel = Kernel::new(KernelSpec {
     target: Target::SM_90,
     grid: [LaunchFormulaSpec::ONE; 3],
     block: [1, 1, 1],
+    cluster: [1, 1, 1],
     shared_mem_bytes: LaunchFormulaSpec::ZERO,
     params: &[],
     symbols: &[],
