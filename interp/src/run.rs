@@ -249,6 +249,16 @@ impl Prepared {
                 self.program.symbols.len()
             )));
         }
+        // The cluster ids assume whole clusters (the launcher refuses
+        // other grids before it gets here).
+        for (extent, cluster) in grid.iter().zip(self.program.launch.cluster) {
+            if cluster == 0 || extent % cluster != 0 {
+                return Err(FaultKind::Arguments(format!(
+                    "a grid of {grid:?} CTAs is not whole clusters of {:?}",
+                    self.program.launch.cluster
+                )));
+            }
+        }
         let block_threads = self
             .program
             .launch

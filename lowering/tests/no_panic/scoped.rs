@@ -1419,7 +1419,13 @@ pub(crate) fn near_kernel_of(
                             grid,
                             block,
                             span: SpanId(84),
-                            cluster: [1, 1, 1],
+                            // Sometimes CTAs in clusters of 2 or 4 (a
+                            // grid of another size is refused at launch).
+                            cluster: match setup[9] % 8 {
+                                0 => [2, 1, 1],
+                                1 => [4, 1, 1],
+                                _ => [1, 1, 1],
+                            },
                             cluster_span: SpanId(84),
                         },
                         target: Target::SM_90,
