@@ -66,6 +66,44 @@ fn count_per_cluster(counts: Tensor<u32, { M / 2 }>) {
     );
 }
 
+/// Each thread writes its element of a shared buffer, the cluster barrier
+/// (arrive, a register computation, wait) orders the writes before the
+/// reads of the block's other threads (it is also a barrier of the CTA's
+/// threads), and each thread stores its neighbour's element times its
+/// CTA's rank in the cluster plus one.
+#[tile_kernel(grid = [M, 1, 1], block = [128, 1, 1], cluster = [2, 1, 1], arch = "sm_90")]
+fn rotate_after_cluster_barrier(x: Tensor<u32, M, 128>, y: Tensor<u32, M, 128>) {
+    let t = thread_id(0);
+    let r = cta_id(0);
+    let sh = alloc_shared::<u32>([128]);
+    let v = alloc_local::<u32>([1]);
+    let scale = alloc_local::<u32>([1]);
+    apply(ptx["ld.global.u32"], v, x.slice(s![r, t..t + 1]));
+    apply(ptx["st.shared.u32"], sh.slice(s![t..t + 1]), v);
+    apply(ptx["barrier.cluster.arrive.aligned"], scope = "cluster");
+    apply(ptx["add.u32"], scale, cluster_ctarank(), 1);
+    apply(ptx["barrier.cluster.wait.aligned"], scope = "cluster");
+    let n = (t + 1) % 128;
+    apply(ptx["ld.shared.u32"], v, sh.slice(s![n..n + 1]));
+    apply(ptx["mul.lo.u32"], v, v, scale);
+    apply(ptx["st.global.u32"], y.slice(s![r, t..t + 1]), v);
+}
+
+#[test]
+fn the_cluster_barrier_is_its_two_halves() {
+    let ptx = rotate_after_cluster_barrier::PTX;
+    assert_eq!(
+        support::lines_starting(ptx, "barrier.cluster.arrive.aligned ;").len(),
+        1,
+        "{ptx}"
+    );
+    assert_eq!(
+        support::lines_starting(ptx, "barrier.cluster.wait.aligned ;").len(),
+        1,
+        "{ptx}"
+    );
+}
+
 #[test]
 fn a_cluster_is_declared_and_its_ids_read_from_their_registers() {
     let ptx = cluster_ids::PTX;
@@ -103,6 +141,10 @@ fn cluster_kernels_assemble_without_spills() {
     support::assert_no_spills(&[
         ("cluster_ids", cluster_ids::PTX),
         ("count_per_cluster", count_per_cluster::PTX),
+        (
+            "rotate_after_cluster_barrier",
+            rotate_after_cluster_barrier::PTX,
+        ),
     ]);
 }
 
@@ -113,8 +155,27 @@ mod twins {
     on_both_devices!(
         ids_follow_the_cluster_shape,
         cluster_atomics_count_each_cluster,
-        a_grid_of_partial_clusters_is_refused
+        a_grid_of_partial_clusters_is_refused,
+        the_cluster_barrier_orders_shared_memory
     );
+
+    fn the_cluster_barrier_orders_shared_memory(dev: &Device) -> tile_kernel::Result<()> {
+        let m = 4;
+        let host: Vec<u32> = (0..m * 128)
+            .map(|i| (i * 2_654_435_761usize % 1000) as u32)
+            .collect();
+        let x = dev.upload(&host, [m, 128])?;
+        let mut y = dev.zeros::<u32>([m, 128])?;
+        rotate_after_cluster_barrier(dev, &x, &mut y)?;
+        let got = y.download()?;
+        for r in 0..m {
+            for t in 0..128 {
+                let want = host[r * 128 + (t + 1) % 128].wrapping_mul((r % 2 + 1) as u32);
+                assert_eq!(got[r * 128 + t], want, "row {r}, thread {t}");
+            }
+        }
+        Ok(())
+    }
 
     fn ids_follow_the_cluster_shape(dev: &Device) -> tile_kernel::Result<()> {
         // 3 x 64 columns: the last CTA column is partial (the `pred`).

@@ -1651,8 +1651,9 @@ impl GridRun<'_> {
             }
             values.push(lanes);
         }
-        let id = values[0][0];
-        if let Some(i) = values.iter().position(|v| v[0] != id) {
+        // The cluster barrier has no number: barrier 0 stands for it.
+        let id = if barrier.numbered { values[0][0] } else { 0 };
+        if let Some(i) = values.iter().position(|v| barrier.numbered && v[0] != id) {
             return Err(trap(
                 executing[i],
                 format!(
@@ -2447,6 +2448,7 @@ mod tests {
     fn bar_sync() -> Action {
         Action::Barrier {
             barrier: Barrier {
+                numbered: true,
                 count: false,
                 reduction: None,
             },

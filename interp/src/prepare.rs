@@ -1212,7 +1212,10 @@ impl Builder<'_> {
                 PreparedSemantics::Barrier(barrier) => {
                     // `a` (`b`, `c`) in, `d` out for `bar.red`.
                     let reduces = usize::from(barrier.reduction.is_some());
-                    let lanes = (1 + usize::from(barrier.count) + reduces, reduces);
+                    let lanes = (
+                        usize::from(barrier.numbered) + usize::from(barrier.count) + reduces,
+                        reduces,
+                    );
                     lanes_fit(&instruction.opcode, &sources, &destinations, lanes)?;
                     Action::Barrier {
                         barrier,

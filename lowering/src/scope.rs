@@ -10,6 +10,9 @@ pub(crate) enum Scope {
     Warp,
     Warpgroup,
     Cta,
+    /// Every thread of a thread-block cluster: the scope of a cluster
+    /// barrier's `apply` only (the threads of a cluster share no tiles).
+    Cluster,
 }
 
 impl Scope {
@@ -19,6 +22,7 @@ impl Scope {
             "warp" => Scope::Warp,
             "warpgroup" => Scope::Warpgroup,
             "cta" => Scope::Cta,
+            "cluster" => Scope::Cluster,
             _ => return None,
         })
     }
@@ -29,6 +33,7 @@ impl Scope {
             Scope::Warp => "warp",
             Scope::Warpgroup => "warpgroup",
             Scope::Cta => "cta",
+            Scope::Cluster => "cluster",
         }
     }
 
@@ -38,7 +43,8 @@ impl Scope {
             Scope::Thread => 1,
             Scope::Warp => 32,
             Scope::Warpgroup => 128,
-            Scope::Cta => threads,
+            // A CTA's part of its cluster (no tile has this scope).
+            Scope::Cta | Scope::Cluster => threads,
         }
     }
 
@@ -50,6 +56,7 @@ impl Scope {
             Scope::Warp => Uniformity::Warp,
             Scope::Warpgroup => Uniformity::Warpgroup,
             Scope::Cta => Uniformity::Cta,
+            Scope::Cluster => Uniformity::Cluster,
         }
     }
 
@@ -81,6 +88,9 @@ pub(crate) enum Uniformity {
     Warpgroup,
     /// The same for every thread of a CTA.
     Cta,
+    /// The same for every thread of a thread-block cluster (a CTA's
+    /// `cta_id` where no cluster spans its axis, `cluster_id`).
+    Cluster,
     /// The same for every thread of the launch.
     Grid,
 }

@@ -1257,6 +1257,12 @@ fn effect_violations(form: &InstructionForm) -> Vec<String> {
             ) && (form.mnemonic.starts_with("wgmma.") || form.mnemonic == "setmaxnreg"),
             "a form usable with a warpgroup scope is a wgmma operation or setmaxnreg",
         ),
+        Usability::ClusterBarrier => expect(
+            matches!(form.effect, Effect::Barrier { .. })
+                && form.mnemonic == "barrier"
+                && form.operands.is_empty(),
+            "a form usable with a cluster scope is a half of the cluster barrier",
+        ),
         Usability::Yes => expect(
             !matches!(
                 form.effect,

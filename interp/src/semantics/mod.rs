@@ -233,6 +233,9 @@ pub enum BarrierReduction {
 /// reduction's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Barrier {
+    /// The form names its barrier `a` (else it is the cluster barrier,
+    /// `barrier.cluster.wait`, which takes no operand).
+    pub numbered: bool,
     /// The form takes a thread count `b` (else: all threads of the block).
     pub count: bool,
     pub reduction: Option<BarrierReduction>,
@@ -433,6 +436,16 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         }
         Effect::AsyncCopy if modelled => return Ok(Semantics::AsyncCopy),
         Effect::Fence if modelled => return Ok(Semantics::Fence),
+        // The arrival half of the cluster barrier: the lockstep executor
+        // runs one CTA's threads together, so the wait (a barrier of the
+        // CTA's threads, below) is where the phase completes.
+        Effect::Barrier { waits: false }
+            if modelled
+                && variant.form.mnemonic == "barrier"
+                && variant.get(Slot::Scope) == Some("cluster") =>
+        {
+            return Ok(Semantics::Fence);
+        }
         Effect::RegisterCount if modelled => return Ok(Semantics::Fence),
         Effect::AsyncGroup if modelled => {
             return match variant.form.mnemonic {
@@ -536,7 +549,12 @@ pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
         return None;
     }
     let reduction = match variant.get(Slot::Op)? {
-        "sync" => None,
+        // `barrier.cluster.wait`: the CTAs of a cluster run one after
+        // another here, and what the checker accepts reaches no memory of
+        // another CTA between a cluster barrier's phases (global accesses
+        // are race-free without one; shared memory is the CTA's own), so
+        // the wait is the CTA barrier of its threads.
+        "sync" | "wait" => None,
         "red" => Some(match variant.get(Slot::Redop)? {
             "popc" => BarrierReduction::Popc,
             "and" => BarrierReduction::And,
@@ -546,6 +564,7 @@ pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
         _ => return None,
     };
     Some(Barrier {
+        numbered: variant.form.operands.iter().any(|o| o.name == "a"),
         count: variant.form.operands.iter().any(|o| o.name == "b"),
         reduction,
     })

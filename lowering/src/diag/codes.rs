@@ -430,6 +430,10 @@ catalogue! {
         WGMMA_IN_FLIGHT = 427, "registers of an in-flight wgmma accessed";
         /// A `wgmma.mma_async` still in flight where the kernel ends.
         WGMMA_NEVER_WAITED = 428, "wgmma never waited for";
+        /// A `barrier.cluster.wait` without its `barrier.cluster.arrive`
+        /// just before in the same block (or the reverse), or a memory
+        /// access or barrier between the two.
+        CLUSTER_BARRIER_PAIRING = 429, "cluster barrier halves not paired";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

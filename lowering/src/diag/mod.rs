@@ -96,6 +96,11 @@ impl Diagnostics {
         self.list.len()
     }
 
+    /// Whether a diagnostic of `code` at `span` was reported already.
+    pub fn reported_at(&self, code: Code, span: SpanId) -> bool {
+        self.list.iter().any(|d| d.code == code && d.span == span)
+    }
+
     /// Whether an error (not a lint) is among the diagnostics from the
     /// `from`-th on.
     pub fn has_error_from(&self, from: usize) -> bool {

@@ -56,9 +56,10 @@ impl Uniformities<'_> {
         let [bx, by, _] = self.block;
         match &self.atoms.get(atom).kind {
             AtomKind::Symbol(_) | AtomKind::Param(_) | AtomKind::GridDim(_) => Uniformity::Grid,
-            AtomKind::CtaId(_) | AtomKind::ClusterId(_) | AtomKind::ClusterCtaId(_) => {
-                Uniformity::Cta
-            }
+            // A `CtaId` atom exists only along axes no cluster spans, where
+            // the CTAs of a cluster share it.
+            AtomKind::CtaId(_) | AtomKind::ClusterId(_) => Uniformity::Cluster,
+            AtomKind::ClusterCtaId(_) => Uniformity::Cta,
             AtomKind::WarpId | AtomKind::WarpInGroup => Uniformity::Warp,
             AtomKind::WarpgroupId => Uniformity::Warpgroup,
             // A value read from a register: any thread's own.
@@ -132,13 +133,20 @@ pub(crate) fn prove(
                 scope.prose()
             ),
         )
-        .with_note(format!(
-            "values the same across a {}: symbols, scalar parameters, `cta_id`, `grid_dim`{}, loop variables of such bounds",
-            scope.prose(),
-            if scope == Scope::Warp { ", `warp_id()`" } else { "" }
-        ))
-        .with_help(if scope == Scope::Cta {
-            "move the barrier out of the branch or loop, where every thread of the CTA reaches it".to_string()
+        .with_note(if scope == Scope::Cluster {
+            "values the same across a cluster: symbols, scalar parameters, `cluster_id`, `grid_dim`, loop variables of such bounds".to_string()
+        } else {
+            format!(
+                "values the same across a {}: symbols, scalar parameters, `cta_id`, `grid_dim`{}, loop variables of such bounds",
+                scope.prose(),
+                if scope == Scope::Warp { ", `warp_id()`" } else { "" }
+            )
+        })
+        .with_help(if matches!(scope, Scope::Cta | Scope::Cluster) {
+            format!(
+                "move the barrier out of the branch or loop, where every thread of the {} reaches it",
+                scope.prose()
+            )
         } else {
             format!(
                 "run the collective unconditionally and predicate what uses its result, or make the condition the same for the whole {}",

@@ -247,6 +247,9 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
         Usability::Yes => "yes".to_string(),
         Usability::NeedsScope => "yes, with `scope = \"warp\"` (a warp collective)".to_string(),
         Usability::CtaBarrier => "yes, with `scope = \"cta\"` (a CTA barrier)".to_string(),
+        Usability::ClusterBarrier => {
+            "yes, with `scope = \"cluster\"` (half of the cluster barrier)".to_string()
+        }
         Usability::Warpgroup => {
             "yes, with `scope = \"warpgroup\"` (a warpgroup collective)".to_string()
         }

@@ -55,6 +55,12 @@ pub enum Usability {
     /// `scope = "warpgroup"` (the 128 threads of a warpgroup issue it
     /// together; convergence is checked).
     Warpgroup,
+    /// A half of the cluster barrier (`barrier.cluster.arrive`,
+    /// `barrier.cluster.wait`): usable in an `apply` with
+    /// `scope = "cluster"` (every thread of the cluster reaches it;
+    /// convergence over the cluster and the pairing of the halves are
+    /// checked).
+    ClusterBarrier,
     /// The language lacks what the form needs, named here ("shared memory
     /// tiles", "barriers"): it completes "`<form>` needs ...".
     NotYet(&'static str),

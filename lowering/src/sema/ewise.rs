@@ -114,7 +114,7 @@ impl Checker<'_> {
 
     /// Checks the statement and expands it; `None` after an error.
     fn ewise_checked(&mut self, ewise: &ast::Ewise) -> Option<()> {
-        let scope = self.scope_of(ewise.scope.as_ref())?;
+        let scope = self.tile_scope(ewise.scope.as_ref())?;
         let dst_operand = Operand::Place(ewise.dst.clone());
         let group = match self.view(&ewise.dst)? {
             view if matches!(view.base, ViewBase::Tile(_)) => view.group,

@@ -253,6 +253,12 @@ struct Checker<'k> {
     shared: Vec<shared::SharedState>,
     /// TK0611 was reported (once per kernel: the block shape is the mistake).
     partial_scope_reported: bool,
+    /// A `barrier.cluster.arrive` whose `barrier.cluster.wait` has not come
+    /// yet in the current block (`cluster_barrier`).
+    cluster_arrive: Option<SpanId>,
+    /// An arrive was reported without its wait: the next wait without an
+    /// arrive is its follow-up, not a mistake of its own.
+    cluster_arrive_unpaired: bool,
     /// The temporary tiles of `ewise` expansions.
     ewise_temps: ewise::TempPool,
     /// The number of the `ewise` being expanded, or of the kernel-function
@@ -341,6 +347,8 @@ impl<'k> Checker<'k> {
             current_statement: 0,
             shared: Vec::new(),
             partial_scope_reported: false,
+            cluster_arrive: None,
+            cluster_arrive_unpaired: false,
             ewise_temps: ewise::TempPool::default(),
             inline_statement: 0,
             inlining: Vec::new(),
@@ -550,12 +558,19 @@ impl<'k> Checker<'k> {
     /// Runs `f` in a new name scope and a new output block; returns the
     /// block.
     fn nested(&mut self, facts: Vec<Fact>, f: impl FnOnce(&mut Self)) -> Vec<checked::Node> {
+        // The halves of a cluster barrier pair up inside one block.
+        if let Some(arrive) = self.cluster_arrive.take() {
+            self.unpaired_cluster_arrive(arrive, "an `if` or loop comes first");
+        }
         let outer = std::mem::take(&mut self.body);
         let fact_count = self.facts.len();
         self.facts.extend(facts);
         self.scopes.push(HashMap::new());
         self.index_reads.push(HashMap::new());
         f(self);
+        if let Some(arrive) = self.cluster_arrive.take() {
+            self.unpaired_cluster_arrive(arrive, "the block ends first");
+        }
         self.index_reads.pop();
         self.scopes.pop();
         self.facts.truncate(fact_count);
@@ -941,7 +956,7 @@ impl<'k> Checker<'k> {
             }
         }
         // A group tile: the program holds one thread's part.
-        let Some(scope) = self.scope_of(alloc.scope.as_ref()) else {
+        let Some(scope) = self.tile_scope(alloc.scope.as_ref()) else {
             return;
         };
         let group = self.alloc_group(scope, &shape, alloc);
@@ -1020,6 +1035,18 @@ impl<'k> Checker<'k> {
 
     fn apply(&mut self, apply: &ast::Apply) {
         let errors = self.diags.len();
+        let half = self.cluster_barrier_half(&apply.opcode);
+        if half.is_none() && self.cluster_arrive.is_some() && self.orders_or_accesses(apply) {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::CLUSTER_BARRIER_PAIRING,
+                    apply.opcode_span,
+                    format!("`{}` runs between `barrier.cluster.arrive` and its `barrier.cluster.wait`", apply.opcode),
+                )
+                .with_note("an access after a thread's arrival is not ordered before other threads' accesses after the wait: between the two halves a kernel may only compute in registers")
+                .with_help("move it before the arrive or after the wait"),
+            );
+        }
         self.apply_statement(apply);
         // A CTA barrier ends an epoch of the shared race analysis, also
         // when the statement was rejected (its error is the one to fix:
@@ -1027,9 +1054,108 @@ impl<'k> Checker<'k> {
         // under a `pred` (uniform, else rejected) may not run at all: like
         // a barrier in one arm of an `if`, it ends no epoch.
         let rejected = self.diags.len() > errors;
+        if let Some(half) = half {
+            self.cluster_barrier(apply, half, rejected);
+        }
         if self.names_cta_barrier(&apply.opcode) && (apply.pred.is_none() || rejected) {
             self.body.push(checked::Node::CtaBarrier);
         }
+    }
+
+    /// Which half of the cluster barrier `opcode` is (`Some(true)`: the
+    /// wait), if it is one.
+    fn cluster_barrier_half(&mut self, opcode: &str) -> Option<bool> {
+        let candidates = self.resolved(opcode).as_ref().ok()?;
+        let form = candidates.first()?;
+        (form.form.mnemonic == "barrier" && form.get(crate::ptx::Slot::Scope) == Some("cluster"))
+            .then(|| form.effect() == crate::ptx::Effect::Barrier { waits: true })
+    }
+
+    /// Whether `apply` accesses memory or synchronizes (what may not come
+    /// between the halves of a cluster barrier).
+    fn orders_or_accesses(&mut self, apply: &ast::Apply) -> bool {
+        if apply.operands.iter().any(|op| self.names_memory(op)) {
+            return true;
+        }
+        self.resolved(&apply.opcode)
+            .as_ref()
+            .is_ok_and(|candidates| {
+                candidates.iter().any(|m| {
+                    use crate::ptx::Effect;
+                    matches!(
+                        m.effect(),
+                        Effect::Barrier { .. }
+                            | Effect::Mbarrier
+                            | Effect::AsyncCopy
+                            | Effect::AsyncGroup
+                            | Effect::WarpgroupMma
+                    )
+                })
+            })
+    }
+
+    /// The pairing of the cluster barrier's halves (TK0429): each
+    /// `barrier.cluster.wait` follows a `barrier.cluster.arrive` of the same
+    /// block with only register work between, and neither runs under a
+    /// `pred`. So every thread's arrivals and waits alternate (a wait
+    /// without an arrival would never complete), and the wait ends an epoch
+    /// of the race rule like a CTA barrier: what a thread did before its
+    /// arrival is ordered before what any thread does after its wait.
+    /// `rejected`: the statement had an error of its own (the pairing is
+    /// still followed, not reported).
+    fn cluster_barrier(&mut self, apply: &ast::Apply, wait: bool, rejected: bool) {
+        if let Some(pred) = apply.pred.as_ref().filter(|_| !rejected) {
+            self.diags.push(
+                Diagnostic::new(
+                    Code::CLUSTER_BARRIER_PAIRING,
+                    pred.span(),
+                    format!("`{}` runs under a `pred`: a half of the cluster barrier runs in every thread of the cluster, unconditionally", apply.opcode),
+                )
+                .with_help("remove the `pred`, or put both halves inside an `if` whose condition is the same for the whole cluster"),
+            );
+        }
+        let pending = if wait {
+            self.cluster_arrive.take()
+        } else {
+            self.cluster_arrive.replace(apply.opcode_span)
+        };
+        let orphan = std::mem::take(&mut self.cluster_arrive_unpaired);
+        if rejected || (wait && pending.is_none() && orphan) {
+            return;
+        }
+        match (wait, pending) {
+            (true, None) => self.diags.push(
+                Diagnostic::new(
+                    Code::CLUSTER_BARRIER_PAIRING,
+                    apply.opcode_span,
+                    "this `barrier.cluster.wait` has no `barrier.cluster.arrive` before it in its block: the thread never arrives, so the barrier never completes",
+                )
+                .with_help("put `apply(ptx[\"barrier.cluster.arrive\"], scope = \"cluster\");` before it, in the same block"),
+            ),
+            (false, Some(_)) => self.diags.push(
+                Diagnostic::new(
+                    Code::CLUSTER_BARRIER_PAIRING,
+                    apply.opcode_span,
+                    "a second `barrier.cluster.arrive` before the first one's `barrier.cluster.wait`: a thread arrives once per phase",
+                )
+                .with_help("put `apply(ptx[\"barrier.cluster.wait\"], scope = \"cluster\");` between the two"),
+            ),
+            _ => {}
+        }
+    }
+
+    /// TK0429 at a `barrier.cluster.arrive` whose wait does not follow in
+    /// its block (`why`: what comes first).
+    fn unpaired_cluster_arrive(&mut self, arrive: SpanId, why: &str) {
+        self.cluster_arrive_unpaired = true;
+        self.diags.push(
+            Diagnostic::new(
+                Code::CLUSTER_BARRIER_PAIRING,
+                arrive,
+                format!("this `barrier.cluster.arrive` needs its `barrier.cluster.wait` later in the same block, but {why}"),
+            )
+            .with_help("put `apply(ptx[\"barrier.cluster.wait\"], scope = \"cluster\");` after it, before the block ends"),
+        );
     }
 
     /// Whether an operand names a tensor parameter or a shared buffer (or
@@ -1046,7 +1172,8 @@ impl<'k> Checker<'k> {
     }
 
     /// Whether `opcode` names a waiting barrier of the CTA (`bar.sync`,
-    /// `barrier.red`, ..).
+    /// `barrier.red`, .., and `barrier.cluster.wait`, whose threads include
+    /// the CTA's).
     fn names_cta_barrier(&mut self, opcode: &str) -> bool {
         self.resolved(opcode).as_ref().is_ok_and(|candidates| {
             candidates
@@ -1069,7 +1196,11 @@ impl<'k> Checker<'k> {
         let scope = self.scope_of(apply.scope.as_ref());
         // Resolve operands first so name and view errors are reported even
         // when the opcode is wrong. (With an unknown scope, as per thread.)
-        let operand_scope = scope.unwrap_or(Scope::Thread);
+        // (A cluster's threads share no tiles: its operands are per thread.)
+        let operand_scope = match scope {
+            Some(Scope::Cluster) | None => Scope::Thread,
+            Some(scope) => scope,
+        };
         let before_operands = self.diags.len();
         // A descriptor operand (`wgmma`'s shared matrices) is a whole view
         // the warpgroup reads together, not one part per thread.
@@ -1124,6 +1255,7 @@ impl<'k> Checker<'k> {
                 Usability::NeedsScope => scope == Scope::Warp,
                 Usability::CtaBarrier => scope == Scope::Cta,
                 Usability::Warpgroup => scope == Scope::Warpgroup,
+                Usability::ClusterBarrier => scope == Scope::Cluster,
                 Usability::NotYet(_) => false,
             });
         if usable.is_empty()
@@ -1140,6 +1272,10 @@ impl<'k> Checker<'k> {
                 Usability::Warpgroup => Some((
                     "a warpgroup collective: the 128 threads of a warpgroup execute it together",
                     "warpgroup",
+                )),
+                Usability::ClusterBarrier => Some((
+                    "half of the cluster barrier: every thread of the cluster executes it",
+                    "cluster",
                 )),
                 _ => None,
             }
@@ -1181,7 +1317,8 @@ impl<'k> Checker<'k> {
                 Usability::Yes
                 | Usability::NeedsScope
                 | Usability::CtaBarrier
-                | Usability::Warpgroup => String::new(),
+                | Usability::Warpgroup
+                | Usability::ClusterBarrier => String::new(),
             };
             self.diags.push(
                 Diagnostic::new(
@@ -1196,6 +1333,22 @@ impl<'k> Checker<'k> {
         }
         let (candidates, usabilities): (Vec<Modifiers>, Vec<Usability>) =
             usable.into_iter().unzip();
+        if scope == Scope::Cluster && !usabilities.contains(&Usability::ClusterBarrier) {
+            let at = apply
+                .scope
+                .as_ref()
+                .map_or(apply.opcode_span, |(_, span)| *span);
+            self.diags.push(
+                Diagnostic::new(
+                    Code::UNKNOWN_SCOPE,
+                    at,
+                    format!("`scope = \"cluster\"` is the scope of the cluster barrier's halves only (`barrier.cluster.arrive`, `barrier.cluster.wait`), not of `{}`", apply.opcode),
+                )
+                .with_help("remove `scope = \"cluster\"`, or name a scope whose threads share the operands: \"warp\", \"warpgroup\" or \"cta\""),
+            );
+            self.mark_destinations_written_best_effort(values.iter().flatten());
+            return;
+        }
         // An mbarrier form's leading `state` or `done` is the compiler's.
         let with_implicit;
         let (apply, values) = match self.implicit_destination(apply, &candidates, &values) {
@@ -1224,11 +1377,15 @@ impl<'k> Checker<'k> {
         let collective = usabilities.iter().any(|u| {
             matches!(
                 u,
-                Usability::NeedsScope | Usability::CtaBarrier | Usability::Warpgroup
+                Usability::NeedsScope
+                    | Usability::CtaBarrier
+                    | Usability::Warpgroup
+                    | Usability::ClusterBarrier
             )
         });
         let warpgroup = usabilities.contains(&Usability::Warpgroup);
         let barrier = usabilities.contains(&Usability::CtaBarrier);
+        let cluster_barrier = usabilities.contains(&Usability::ClusterBarrier);
         let with_mask;
         let (apply, values) = if collective {
             let masked = candidates.iter().all(|m| {
@@ -1267,6 +1424,8 @@ impl<'k> Checker<'k> {
                 guard_span: apply.pred.as_ref().map_or(apply.span, ast::Expr::span),
                 what: if barrier {
                     "a CTA barrier"
+                } else if cluster_barrier {
+                    "half of the cluster barrier"
                 } else if warpgroup {
                     "a warpgroup collective"
                 } else {
@@ -1275,7 +1434,10 @@ impl<'k> Checker<'k> {
             };
             if let Some(diag) = convergence::prove(&collective, &self.control, &self.uniformities())
             {
-                self.diags.push(diag);
+                // Two collectives under one divergent `if`: its one error.
+                if !self.diags.reported_at(diag.code, diag.span) {
+                    self.diags.push(diag);
+                }
                 self.mark_destinations_written_best_effort(values.iter().flatten());
                 return;
             }
@@ -1570,6 +1732,9 @@ impl<'k> Checker<'k> {
     }
 
     fn finish(mut self) -> Checked {
+        if let Some(arrive) = self.cluster_arrive.take() {
+            self.unpaired_cluster_arrive(arrive, "the kernel ends first");
+        }
         self.check_registers_defined();
         let shared_names: Vec<String> = self.shared.iter().map(|s| s.buffer.name.clone()).collect();
         let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();

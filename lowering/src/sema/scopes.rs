@@ -67,11 +67,30 @@ impl Checker<'_> {
                         *span,
                         format!("unknown scope `\"{text}\"`"),
                     )
-                    .with_help("the scopes are \"thread\", \"warp\", \"warpgroup\" and \"cta\""),
+                    .with_help("the scopes are \"thread\", \"warp\", \"warpgroup\", \"cta\" and \"cluster\" (cluster barriers only)"),
                 );
                 None
             }
         }
+    }
+
+    /// The scope of a tile (`alloc_local`, `ewise`): any but a cluster's,
+    /// whose threads share no registers; `None` after an error.
+    pub(super) fn tile_scope(&mut self, scope: Option<&(String, SpanId)>) -> Option<Scope> {
+        let parsed = self.scope_of(scope)?;
+        if parsed != Scope::Cluster {
+            return Some(parsed);
+        }
+        let span = scope.map_or(SpanId::default(), |(_, span)| *span);
+        self.diags.push(
+            Diagnostic::new(
+                Code::UNKNOWN_SCOPE,
+                span,
+                "`scope = \"cluster\"` is the scope of a cluster barrier's `apply` only: the threads of a cluster share no tiles",
+            )
+            .with_help("the scopes of tiles are \"thread\", \"warp\", \"warpgroup\" and \"cta\""),
+        );
+        None
     }
 
     /// A warp or warpgroup scope needs the block to consist of whole ones.
@@ -79,7 +98,7 @@ impl Checker<'_> {
         let threads = self.block_threads();
         let size = match scope {
             Scope::Warp | Scope::Warpgroup => scope.size(threads),
-            Scope::Thread | Scope::Cta => return true,
+            Scope::Thread | Scope::Cta | Scope::Cluster => return true,
         };
         if threads.is_multiple_of(size) {
             return true;
@@ -239,7 +258,8 @@ impl Checker<'_> {
                 .unwrap_or_default()
         };
         match (scope, axes.len()) {
-            (Scope::Thread, _) => Vec::new(),
+            // No tile has the cluster's scope (`Checker::tile_scope`).
+            (Scope::Thread | Scope::Cluster, _) => Vec::new(),
             (Scope::Warp, 2) => {
                 // `[32 / b, b]`: the lane's fields `lane_id() / b` and
                 // `lane_id() % b` (digits of the race rule).

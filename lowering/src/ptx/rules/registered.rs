@@ -52,6 +52,16 @@ pub fn barrier_requires(m: &Modifiers, _: Target) -> Requirement {
     }
 }
 
+/// `barrier.cluster`: PTX ISA 7.8, sm_90; an explicit `.release`,
+/// `.relaxed` or `.acquire` PTX 8.0.
+pub fn barrier_cluster_requires(m: &Modifiers, _: Target) -> Requirement {
+    if m.has(Slot::Sem) {
+        Requirement::new(90, 8, 0)
+    } else {
+        Requirement::new(90, 7, 8)
+    }
+}
+
 /// `cp.async`: PTX ISA 7.0, sm_80; an L2 prefetch size or `.L2::cache_hint`
 /// PTX 7.4. (ptxas 12.9 takes `.shared::cta` here from PTX 7.0 on, measured.)
 pub fn cp_async_requires(m: &Modifiers, _: Target) -> Requirement {
