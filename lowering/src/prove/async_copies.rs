@@ -159,7 +159,7 @@ struct Copy<'c> {
     separated: Separated<'c>,
     status: Status,
     /// The runtime loops around its issue (their first atoms).
-    loops: Vec<AtomId>,
+    loops: Rc<[AtomId]>,
     /// Back edges crossed since its issue.
     shifts: u32,
     /// The mbarrier ticket a `cp.async.mbarrier.arrive` attached it to,
@@ -174,7 +174,7 @@ struct Copy<'c> {
     issuer_moved: bool,
     /// Facts of the only paths it exists on (`p <= 0` each; empty: every
     /// path): see [`Walk::tag_guarded_arms`].
-    exists_if: Vec<Fact>,
+    exists_if: Rc<Vec<Fact>>,
     /// The threads whose own mbarrier wait acquired its bytes (`None`:
     /// none): complete for them, whatever its status says for the others
     /// (a consumer warpgroup waited; the producer did not).
@@ -183,7 +183,7 @@ struct Copy<'c> {
     /// ticket): threads that had acquired it arrived on that ticket, so a
     /// wait for it acquires the copy too (a producer's wait on the empty
     /// barrier its consumers arrive on after reading the stage).
-    released: Option<(usize, Poly)>,
+    released: Option<(usize, Rc<Poly>)>,
     /// Back edges its release ticket was carried across: see
     /// [`Walk::carry_ticket`].
     ticket_carried: u32,
@@ -233,7 +233,7 @@ impl Copy<'_> {
     /// released at different tickets stay apart: each is acquired by the
     /// waits for its own.
     fn same(&self, other: &Copy<'_>) -> bool {
-        self.same_but_released(other) && self.released == other.released
+        self.released == other.released && self.same_but_released(other)
     }
 
     /// Whether this version of a copy says no more than `other` does (its
@@ -253,6 +253,13 @@ impl Copy<'_> {
                 (Status::Retired, Status::Retired) => true,
                 (Status::Retired, Status::Pending { .. }) => false,
             }
+    }
+
+    /// What every version of this copy that [`Copy::same_but_released`]
+    /// (and so [`Copy::same`]) matches shares: the joins find the
+    /// versions to compare by it.
+    fn key(&self) -> (usize, u32) {
+        (self.number, self.shifts)
     }
 
     /// [`Copy::same`] but for its release, which the threads of one arm
@@ -279,11 +286,11 @@ struct Touch<'c> {
     write: bool,
     footprint: Footprint,
     separated: Separated<'c>,
-    loops: Vec<AtomId>,
+    loops: Rc<[AtomId]>,
     shifts: u32,
     /// Ordered before the waits on this mbarrier ticket (ring buffer,
     /// ticket): every thread arrived on it after the access.
-    released: Option<(usize, Poly)>,
+    released: Option<(usize, Rc<Poly>)>,
     /// Back edges its release ticket was carried across: see
     /// [`Walk::carry_ticket`].
     ticket_carried: u32,
@@ -293,7 +300,7 @@ struct Touch<'c> {
     wgmma_read: Option<(usize, Rc<str>)>,
     /// Facts of the only paths it exists on (`p <= 0` each; empty: every
     /// path): see [`Walk::tag_guarded_arms`].
-    exists_if: Vec<Fact>,
+    exists_if: Rc<Vec<Fact>>,
     /// The threads that made it (`None`: not known, so no subset of the
     /// CTA's arrivals releases it).
     makers: Option<ThreadSet>,
@@ -320,6 +327,12 @@ impl Touch<'_> {
             && self.wgmma_read == other.wgmma_read
             && self.exists_if == other.exists_if
             && self.makers == other.makers
+    }
+
+    /// What every version of this access that [`Touch::same_access`]
+    /// matches shares: the joins find the versions to compare by it.
+    fn key(&self) -> (SpanId, u32) {
+        (self.span, self.shifts)
     }
 
     /// Whether the threads that made it are all in `threads` (`false`
@@ -400,8 +413,25 @@ fn join<'c>(a: State<'c>, b: State<'c>) -> State<'c> {
 /// its issuers' path and its status there is the copy's (the other arm's
 /// threads did not issue it).
 fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
-    for copy in b.copies {
-        let same = |c: &&mut Copy<'c>| {
+    join_copies(&mut a.copies, b.copies, divergent);
+    join_touches(&mut a.touches, b.touches);
+    join_rings(&mut a.rings, b.rings);
+    join_generic(&mut a.generic, b.generic);
+    a.wgmma.join(b.wgmma);
+    a
+}
+
+/// The copies of [`join_arms`]: each of `more` merged into the first
+/// version of `copies` it is the same copy as (found by the copy's
+/// statement number), or added.
+fn join_copies<'c>(copies: &mut Vec<Copy<'c>>, more: Vec<Copy<'c>>, divergent: bool) {
+    let mut by_key: WordMap<(usize, u32), Vec<usize>> =
+        WordMap::with_capacity_and_hasher(copies.len(), Default::default());
+    for (i, copy) in copies.iter().enumerate() {
+        by_key.entry(copy.key()).or_default().push(i);
+    }
+    for copy in more {
+        let same = |c: &Copy<'c>| {
             if divergent {
                 c.same_but_released(&copy)
                     && (c.released.is_none()
@@ -411,7 +441,10 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
                 c.same(&copy)
             }
         };
-        match a.copies.iter_mut().find(same) {
+        let found = by_key
+            .get(&copy.key())
+            .and_then(|candidates| candidates.iter().copied().find(|&i| same(&copies[i])));
+        match found.map(|i| &mut copies[i]) {
             Some(found) => {
                 if divergent && found.issuer_moved != copy.issuer_moved {
                     if copy.issuer_moved {
@@ -421,7 +454,9 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
                 } else {
                     found.status = join_status(found.status, copy.status);
                     found.issuer_moved |= copy.issuer_moved;
-                    found.exists_if.retain(|f| copy.exists_if.contains(f));
+                    if found.exists_if != copy.exists_if {
+                        Rc::make_mut(&mut found.exists_if).retain(|f| copy.exists_if.contains(f));
+                    }
                 }
                 if divergent {
                     found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
@@ -433,14 +468,12 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
                     found.acquired = join_acquired(&found.acquired, &copy.acquired);
                 }
             }
-            None => a.copies.push(copy),
+            None => {
+                by_key.entry(copy.key()).or_default().push(copies.len());
+                copies.push(copy);
+            }
         }
     }
-    join_touches(&mut a.touches, b.touches);
-    join_rings(&mut a.rings, b.rings);
-    join_generic(&mut a.generic, b.generic);
-    a.wgmma.join(b.wgmma);
-    a
 }
 
 /// Adds `touch` to `touches`, as one entry with a version of the same
@@ -480,13 +513,13 @@ fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
     if rest.peek().is_none() {
         return;
     }
-    let mut by_span: WordMap<SpanId, Vec<usize>> =
+    let mut by_key: WordMap<(SpanId, u32), Vec<usize>> =
         WordMap::with_capacity_and_hasher(touches.len(), Default::default());
     for (i, touch) in touches.iter().enumerate() {
-        by_span.entry(touch.span).or_default().push(i);
+        by_key.entry(touch.key()).or_default().push(i);
     }
     for touch in rest {
-        let found = by_span.get(&touch.span).and_then(|candidates| {
+        let found = by_key.get(&touch.key()).and_then(|candidates| {
             candidates.iter().copied().find(|&i| {
                 touches[i].same_access(&touch)
                     && later_release(&touches[i].released, &touch.released).is_some()
@@ -495,7 +528,7 @@ fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
         match found {
             Some(i) => merge_versions(&mut touches[i], touch),
             None => {
-                by_span.entry(touch.span).or_default().push(touches.len());
+                by_key.entry(touch.key()).or_default().push(touches.len());
                 touches.push(touch);
             }
         }
@@ -518,27 +551,29 @@ enum Later {
 /// The release the merge of two versions released at `a` and `b` keeps;
 /// `None` where they cannot merge (different rings, or tickets not a
 /// constant apart).
-fn later_release(a: &Option<(usize, Poly)>, b: &Option<(usize, Poly)>) -> Option<Later> {
+fn later_release(a: &Option<(usize, Rc<Poly>)>, b: &Option<(usize, Rc<Poly>)>) -> Option<Later> {
     match (a, b) {
         (None, _) | (_, None) => Some(Later::Unreleased),
-        (Some((ring_a, ticket_a)), Some((ring_b, ticket_b))) if ring_a == ring_b => {
-            Some(if ticket_a.sub(ticket_b).as_const()? >= 0 {
+        (Some((ring_a, ticket_a)), Some((ring_b, ticket_b))) if ring_a == ring_b => Some(
+            if ticket_a == ticket_b || ticket_a.sub(ticket_b).as_const()? >= 0 {
                 Later::First
             } else {
                 Later::Second
-            })
-        }
+            },
+        ),
         _ => None,
     }
 }
 
 /// Whether release `a` is no sooner than `b`: not released, or on `b`'s
 /// ring at a ticket a constant at or above `b`'s.
-fn released_no_sooner(a: &Option<(usize, Poly)>, b: &Option<(usize, Poly)>) -> bool {
+fn released_no_sooner(a: &Option<(usize, Rc<Poly>)>, b: &Option<(usize, Rc<Poly>)>) -> bool {
     match (a, b) {
         (None, _) => true,
         (Some((ring_a, ticket_a)), Some((ring_b, ticket_b))) => {
-            ring_a == ring_b && ticket_a.sub(ticket_b).as_const().is_some_and(|d| d >= 0)
+            ring_a == ring_b
+                && (ticket_a == ticket_b
+                    || ticket_a.sub(ticket_b).as_const().is_some_and(|d| d >= 0))
         }
         (Some(_), None) => false,
     }
@@ -547,6 +582,18 @@ fn released_no_sooner(a: &Option<(usize, Poly)>, b: &Option<(usize, Poly)>) -> b
 /// Merges `other` into `version`, two versions of one access that
 /// [`later_release`] can merge.
 fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
+    if version.released == other.released
+        && version.acquired == other.acquired
+        && version.acquired.as_ref().is_none_or(|a| !a.is_empty())
+        && version.warp_synced == other.warp_synced
+    {
+        // Nothing to merge: the same release (or none: `Unreleased`
+        // keeps none), the same acquirers, the same sync.
+        if version.released.is_none() {
+            version.ticket_carried = 0;
+        }
+        return;
+    }
     match later_release(&version.released, &other.released) {
         Some(Later::Unreleased) => {
             version.released = None;
@@ -573,27 +620,31 @@ fn dropped<'c>(
     before: &(Vec<Copy<'c>>, Vec<Touch<'c>>),
     arm: &State<'c>,
 ) -> (Vec<Copy<'c>>, Vec<Touch<'c>>) {
+    let copies_held = held_in(
+        &before.0,
+        &arm.copies,
+        |c| c.key(),
+        |a, c| a.same_but_released(c),
+    );
     let copies = before
         .0
         .iter()
-        .filter(|c| matches!(c.role, Role::Bulk | Role::CpAsync))
-        .filter(|c| !arm.copies.iter().any(|a| a.same_but_released(c)))
-        .cloned()
+        .zip(copies_held)
+        .filter(|(c, held)| matches!(c.role, Role::Bulk | Role::CpAsync) && !held)
+        .map(|(c, _)| c.clone())
         .collect();
-    let mut by_span: WordMap<SpanId, Vec<&Touch<'c>>> =
-        WordMap::with_capacity_and_hasher(arm.touches.len(), Default::default());
-    for touch in &arm.touches {
-        by_span.entry(touch.span).or_default().push(touch);
-    }
+    let touches_held = held_in(
+        &before.1,
+        &arm.touches,
+        |t| t.key(),
+        |a, t| a.same_access(t),
+    );
     let touches = before
         .1
         .iter()
-        .filter(|t| {
-            !by_span
-                .get(&t.span)
-                .is_some_and(|held| held.iter().any(|a| a.same_access(t)))
-        })
-        .cloned()
+        .zip(touches_held)
+        .filter(|(_, held)| !held)
+        .map(|(t, _)| t.clone())
         .collect();
     (copies, touches)
 }
@@ -610,14 +661,34 @@ fn acquire_dropped<'c>(
     threads: &Option<ThreadSet>,
 ) {
     let Some(threads) = threads else { return };
-    for copy in &mut keeping.copies {
-        if dropped.0.iter().any(|d| d.same_but_released(copy)) {
-            thread_sets::acquire(&mut copy.acquired, threads);
+    if !dropped.0.is_empty() {
+        let mut by_key: WordMap<(usize, u32), Vec<&Copy<'c>>> =
+            WordMap::with_capacity_and_hasher(dropped.0.len(), Default::default());
+        for copy in &dropped.0 {
+            by_key.entry(copy.key()).or_default().push(copy);
+        }
+        for copy in &mut keeping.copies {
+            if by_key
+                .get(&copy.key())
+                .is_some_and(|d| d.iter().any(|d| d.same_but_released(copy)))
+            {
+                thread_sets::acquire(&mut copy.acquired, threads);
+            }
         }
     }
-    for touch in &mut keeping.touches {
-        if dropped.1.iter().any(|d| d.same_access(touch)) {
-            thread_sets::acquire(&mut touch.acquired, threads);
+    if !dropped.1.is_empty() {
+        let mut by_key: WordMap<(SpanId, u32), Vec<&Touch<'c>>> =
+            WordMap::with_capacity_and_hasher(dropped.1.len(), Default::default());
+        for touch in &dropped.1 {
+            by_key.entry(touch.key()).or_default().push(touch);
+        }
+        for touch in &mut keeping.touches {
+            if by_key
+                .get(&touch.key())
+                .is_some_and(|d| d.iter().any(|d| d.same_access(touch)))
+            {
+                thread_sets::acquire(&mut touch.acquired, threads);
+            }
         }
     }
 }
@@ -636,13 +707,21 @@ fn merge_role_touches<'c>(
     let made_by = |touch: &Touch<'_>, arm: &Option<ThreadSet>| {
         arm.as_ref().is_some_and(|arm| touch.made_within(arm))
     };
+    let mut by_key: WordMap<(SpanId, u32), Vec<usize>> =
+        WordMap::with_capacity_and_hasher(else_touches.len(), Default::default());
+    for (i, touch) in else_touches.iter().enumerate() {
+        by_key.entry(touch.key()).or_default().push(i);
+    }
     for mine in then_touches.iter_mut() {
-        let Some(theirs) = else_touches
-            .iter_mut()
-            .find(|t| t.same_access(mine) && *t != mine)
-        else {
+        let Some(found) = by_key.get(&mine.key()).and_then(|candidates| {
+            candidates.iter().copied().find(|&i| {
+                let t = &else_touches[i];
+                t.same_access(mine) && t != mine
+            })
+        }) else {
             continue;
         };
+        let theirs = &mut else_touches[found];
         let released = if made_by(mine, then_threads) {
             (mine.released.clone(), mine.ticket_carried)
         } else if made_by(theirs, else_threads) {
@@ -688,12 +767,12 @@ fn subsumes(a: &State, b: &State) -> bool {
                     && (f.written || !g.written)
             })
         })
-        && b.touches
-            .iter()
-            .all(|t| a.touches.iter().any(|u| u.covers(t)))
-        && b.copies
-            .iter()
-            .all(|copy| a.copies.iter().any(|c| c.covers(copy)))
+        && held_in(&b.touches, &a.touches, |t| t.key(), |u, t| u.covers(t))
+            .into_iter()
+            .all(|held| held)
+        && held_in(&b.copies, &a.copies, |c| c.key(), |c, copy| c.covers(copy))
+            .into_iter()
+            .all(|held| held)
 }
 
 /// What the obligation reads besides the checked body.
@@ -736,10 +815,17 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         wgmma_tiles,
         thread_sets: WordMap::default(),
         thread_sets_by_facts: WordMap::default(),
+        apply_threads: WordMap::default(),
+        arm_threads: WordMap::default(),
+        issuer_facts: WordMap::default(),
+        issuer_threads: WordMap::default(),
         substituted: WordMap::default(),
+        rewrites: Vec::new(),
         meeters: Vec::new(),
+        every_thread: ThreadSet::all(0),
     };
     let block = usize::try_from(walk.block_threads()).unwrap_or(0);
+    walk.every_thread = ThreadSet::all(block);
     walk.meeters = vec![Meeters::empty(block); context.shared_names.len()];
     walk.find_meeters(body);
     let start = State {
@@ -864,17 +950,83 @@ struct Walk<'c, 't> {
     thread_sets: WordMap<Vec<Fact>, Option<ThreadSet>>,
     /// [`Walk::threads_of`] by all the facts it was asked with.
     thread_sets_by_facts: WordMap<Vec<Fact>, Option<ThreadSet>>,
+    /// [`Walk::threads_of_apply`] by the `apply`'s address in the checked
+    /// body (which the walk does not change): asked at every access to
+    /// compare with each touch, the facts need no hashing.
+    apply_threads: WordMap<usize, Option<ThreadSet>>,
+    /// [`Walk::threads_of_arm`] by the condition's address in the checked
+    /// body and the arm.
+    arm_threads: WordMap<(usize, bool), Option<ThreadSet>>,
+    /// [`Walk::issuers`] by the `apply`'s address: one shared list per
+    /// statement.
+    issuer_facts: WordMap<usize, Rc<Vec<Fact>>>,
+    /// [`Walk::threads_of_issuers`] by the list's address, the list held
+    /// (so that no other list takes its address).
+    issuer_threads: WordMap<usize, (Rc<Vec<Fact>>, Option<ThreadSet>)>,
     /// [`Walk::substitute`]'s replacement of a body atom (the atom, the
     /// loop variable, what replaces it, the loop's first atom, whether
     /// other body atoms are stale): every back edge re-expresses the same
     /// remainders (`k % 4` of each stage access) again.
     substituted: WordMap<(AtomId, AtomId, Poly, AtomId, bool), Option<Poly>>,
+    /// [`Walk::substitute`]'s and [`Walk::shift_footprint`]'s answers per
+    /// replacement (loop variable, what replaces it, the loop's first
+    /// atom, whether other body atoms are stale): every back edge shifts
+    /// the same indices, tickets and footprints again (a footprint `k % 4`
+    /// is `(k - 1) % 4` at every iteration's back edge).
+    rewrites: Vec<Rewrites>,
     /// Per shared buffer, the threads that may meet an access or a copy
     /// of it later ([`Meeters`]).
     meeters: Vec<Meeters>,
+    /// Every thread of the block.
+    every_thread: ThreadSet,
+}
+
+/// [`Walk::carry_ticket`]'s answers over one back edge, by the ticket's
+/// address: the ticket, whether it names the loop variable, and (once
+/// asked) its re-expression.
+type CarriedTickets = WordMap<usize, (Rc<Poly>, bool, Option<Option<Rc<Poly>>>)>;
+
+/// The remembered rewrites of one replacement ([`Walk::rewrites`]).
+struct Rewrites {
+    var: AtomId,
+    by: Poly,
+    first: AtomId,
+    stale_others: bool,
+    /// [`Walk::substitute`] of a polynomial.
+    polys: WordMap<Poly, Option<Poly>>,
+    /// [`Walk::shift_footprint`] of a footprint (by its axes): one shared
+    /// result, so that the versions of an access shifted alike keep
+    /// sharing it.
+    footprints: WordMap<Footprint, Footprint>,
+    /// [`Rewrites::footprints`] by the footprint's address (the footprint
+    /// held, so that no other takes its address): the versions of an
+    /// access share theirs.
+    footprints_at: WordMap<usize, (Footprint, Footprint)>,
+    /// [`Walk::shift_facts`] of a list of path facts.
+    facts: WordMap<Rc<Vec<Fact>>, Rc<Vec<Fact>>>,
 }
 
 impl<'c> Walk<'c, '_> {
+    /// The index in [`Walk::rewrites`] of one replacement's answers.
+    fn rewrites_of(&mut self, var: AtomId, by: &Poly, first: AtomId, stale_others: bool) -> usize {
+        if let Some(i) = self.rewrites.iter().position(|r| {
+            r.var == var && r.first == first && r.stale_others == stale_others && r.by == *by
+        }) {
+            return i;
+        }
+        self.rewrites.push(Rewrites {
+            var,
+            by: by.clone(),
+            first,
+            stale_others,
+            polys: WordMap::default(),
+            footprints: WordMap::default(),
+            footprints_at: WordMap::default(),
+            facts: WordMap::default(),
+        });
+        self.rewrites.len() - 1
+    }
+
     fn report(&mut self, diag: Diagnostic) {
         if self.quiet > 0 {
             return;
@@ -938,8 +1090,8 @@ impl<'c> Walk<'c, '_> {
                         },
                     );
                     self.divergent -= 1;
-                    let then_threads = self.threads_of(&cond.facts(true));
-                    let else_threads = self.threads_of(&cond.facts(false));
+                    let then_threads = self.threads_of_arm(cond, true);
+                    let else_threads = self.threads_of_arm(cond, false);
                     let then_dropped = dropped(&before, &then_state);
                     let else_dropped = dropped(&before, &else_state);
                     acquire_dropped(&mut else_state, &then_dropped, &then_threads);
@@ -1185,10 +1337,16 @@ impl<'c> Walk<'c, '_> {
             }
             out.rings.push(ring);
         }
+        let mut carried = WordMap::default();
         let mut shifted = Vec::with_capacity(end.touches.len());
         for mut touch in end.touches {
             let released = touch.released.take();
-            let released = self.carry_ticket(released, &mut touch.ticket_carried, var, step, first);
+            let released = self.carry_ticket(
+                released,
+                &mut touch.ticket_carried,
+                (var, step, first),
+                &mut carried,
+            );
             if touch.loops.contains(&first) {
                 touch.shifts += 1;
                 // A barrier clears touches: only those of the previous
@@ -1212,13 +1370,15 @@ impl<'c> Walk<'c, '_> {
                         .cloned()
                         .collect();
                     touch = forget_touch(touch, first);
-                    touch.exists_if = lasting;
+                    touch.exists_if = Rc::new(lasting);
                     if !last {
                         touch.released = released;
                     }
                 } else {
                     touch.footprint = self.shift_footprint(&touch.footprint, var, &previous, first);
-                    touch.exists_if = self.shift_facts(&touch.exists_if, var, &previous, first);
+                    if !touch.exists_if.is_empty() {
+                        touch.exists_if = self.shift_facts(&touch.exists_if, var, &previous, first);
+                    }
                     touch.released = released;
                     touch.separated.drop_stale(first);
                 }
@@ -1230,12 +1390,18 @@ impl<'c> Walk<'c, '_> {
             shifted.push(touch);
         }
         join_touches(&mut out.touches, shifted);
+        let mut copies = Vec::with_capacity(end.copies.len());
         for mut copy in end.copies {
             // At the exit a ticket that names the loop's variable cannot
             // be named: never acquired.
             let released = copy.released.take();
             copy.released = self
-                .carry_ticket(released, &mut copy.ticket_carried, var, step, first)
+                .carry_ticket(
+                    released,
+                    &mut copy.ticket_carried,
+                    (var, step, first),
+                    &mut carried,
+                )
                 .filter(|(_, t)| !last || !self.mentions(t, var));
             if copy.loops.contains(&first) {
                 copy.shifts += 1;
@@ -1253,7 +1419,9 @@ impl<'c> Walk<'c, '_> {
                     copy = forget_copy(copy, first);
                 } else {
                     copy.footprint = self.shift_footprint(&copy.footprint, var, &previous, first);
-                    copy.exists_if = self.shift_facts(&copy.exists_if, var, &previous, first);
+                    if !copy.exists_if.is_empty() {
+                        copy.exists_if = self.shift_facts(&copy.exists_if, var, &previous, first);
+                    }
                     if let Some((param, footprint)) = copy.source.take() {
                         let footprint = self.shift_footprint(&footprint, var, &previous, first);
                         copy.source = Some((param, footprint));
@@ -1267,14 +1435,11 @@ impl<'c> Walk<'c, '_> {
                     copy.separated.drop_stale(first);
                 }
             }
-            out = join(
-                out,
-                State {
-                    copies: vec![copy],
-                    ..State::default()
-                },
-            );
+            copies.push(copy);
         }
+        // Each merged into the first version it is the same copy as
+        // (what joining them in one at a time gives).
+        join_copies(&mut out.copies, copies, false);
         out
     }
 
@@ -1288,18 +1453,44 @@ impl<'c> Walk<'c, '_> {
     /// converges. `None` where the ticket cannot be re-expressed.
     fn carry_ticket(
         &mut self,
-        released: Option<(usize, Poly)>,
+        released: Option<(usize, Rc<Poly>)>,
         carried: &mut u32,
-        var: AtomId,
-        step: &Poly,
-        first: AtomId,
-    ) -> Option<(usize, Poly)> {
+        (var, step, first): (AtomId, &Poly, AtomId),
+        tickets: &mut CarriedTickets,
+    ) -> Option<(usize, Rc<Poly>)> {
         let (ring, ticket) = released?;
-        if !self.mentions(&ticket, var) || *carried > SHIFT_LIMIT {
+        // The versions share their tickets: each is asked once per back
+        // edge (the ticket held, so that no other takes its address).
+        let key = Rc::as_ptr(&ticket) as usize;
+        let known = match tickets.get(&key) {
+            Some((held, mentions, shifted)) if Rc::ptr_eq(held, &ticket) => {
+                Some((*mentions, shifted.clone()))
+            }
+            _ => None,
+        };
+        let (mentions, shifted) = match known {
+            Some(known) => known,
+            None => {
+                let mentions = self.mentions(&ticket, var);
+                tickets.insert(key, (Rc::clone(&ticket), mentions, None));
+                (mentions, None)
+            }
+        };
+        if !mentions || *carried > SHIFT_LIMIT {
             return Some((ring, ticket));
         }
-        let previous = Poly::atom(var).sub(step);
-        let ticket = self.substitute(&ticket, var, &previous, first, true)?;
+        let shifted = match shifted {
+            Some(shifted) => shifted,
+            None => {
+                let previous = Poly::atom(var).sub(step);
+                let shifted = self
+                    .substitute(&ticket, var, &previous, first, true)
+                    .map(Rc::new);
+                tickets.insert(key, (Rc::clone(&ticket), mentions, Some(shifted.clone())));
+                shifted
+            }
+        };
+        let ticket = shifted?;
         *carried += 1;
         Some((ring, ticket))
     }
@@ -1309,8 +1500,18 @@ impl<'c> Walk<'c, '_> {
     /// tail stays false) is kept as it is; another has `var` replaced by
     /// `by`, or is dropped where it cannot be re-expressed (a weaker path
     /// condition).
-    fn shift_facts(&mut self, facts: &[Fact], var: AtomId, by: &Poly, first: AtomId) -> Vec<Fact> {
-        facts
+    fn shift_facts(
+        &mut self,
+        facts: &Rc<Vec<Fact>>,
+        var: AtomId,
+        by: &Poly,
+        first: AtomId,
+    ) -> Rc<Vec<Fact>> {
+        let memo = self.rewrites_of(var, by, first, true);
+        if let Some(found) = self.rewrites[memo].facts.get(facts) {
+            return Rc::clone(found);
+        }
+        let shifted: Vec<Fact> = facts
             .iter()
             .filter_map(|f| {
                 if monotone_in(f, var, first) {
@@ -1319,7 +1520,16 @@ impl<'c> Walk<'c, '_> {
                     self.substitute(f, var, by, first, true)
                 }
             })
-            .collect()
+            .collect();
+        let shifted = if shifted == **facts {
+            Rc::clone(facts)
+        } else {
+            Rc::new(shifted)
+        };
+        self.rewrites[memo]
+            .facts
+            .insert(Rc::clone(facts), Rc::clone(&shifted));
+        shifted
     }
 
     /// Whether `facts` prove one of `exists_if` false: what carries those
@@ -1359,11 +1569,31 @@ impl<'c> Walk<'c, '_> {
         by: &Poly,
         first: AtomId,
     ) -> Footprint {
-        footprint
-            .iter()
-            .map(|axis| self.shift_axis(axis, var, by, first))
-            .collect::<Vec<_>>()
-            .into()
+        let memo = self.rewrites_of(var, by, first, true);
+        let at = Rc::as_ptr(footprint) as usize;
+        if let Some((held, found)) = self.rewrites[memo].footprints_at.get(&at)
+            && Rc::ptr_eq(held, footprint)
+        {
+            return Rc::clone(found);
+        }
+        let shifted = match self.rewrites[memo].footprints.get(footprint) {
+            Some(found) => Rc::clone(found),
+            None => {
+                let shifted: Footprint = footprint
+                    .iter()
+                    .map(|axis| self.shift_axis(axis, var, by, first))
+                    .collect::<Vec<_>>()
+                    .into();
+                self.rewrites[memo]
+                    .footprints
+                    .insert(Rc::clone(footprint), Rc::clone(&shifted));
+                shifted
+            }
+        };
+        self.rewrites[memo]
+            .footprints_at
+            .insert(at, (Rc::clone(footprint), Rc::clone(&shifted)));
+        shifted
     }
 
     fn shift_axis(
@@ -1385,6 +1615,24 @@ impl<'c> Walk<'c, '_> {
     /// another iteration's values, so `p` cannot be re-expressed (`None`);
     /// otherwise they are kept.
     fn substitute(
+        &mut self,
+        p: &Poly,
+        var: AtomId,
+        by: &Poly,
+        first: AtomId,
+        stale_others: bool,
+    ) -> Option<Poly> {
+        let memo = self.rewrites_of(var, by, first, stale_others);
+        if let Some(found) = self.rewrites[memo].polys.get(p) {
+            return found.clone();
+        }
+        let out = self.substitute_atoms(p, var, by, first, stale_others);
+        self.rewrites[memo].polys.insert(p.clone(), out.clone());
+        out
+    }
+
+    /// [`Walk::substitute`], not remembered.
+    fn substitute_atoms(
         &mut self,
         p: &Poly,
         var: AtomId,
@@ -1464,7 +1712,7 @@ impl<'c> Walk<'c, '_> {
         if !self.wgmma_tiles.is_empty() || effect == Effect::WarpgroupMma {
             let mut found = Vec::new();
             let issuers = if effect == Effect::WarpgroupMma {
-                self.threads_of(&apply.facts)
+                self.threads_of_apply(apply)
             } else {
                 None
             };
@@ -1606,10 +1854,10 @@ impl<'c> Walk<'c, '_> {
         if apply.user_guard != Cond::Const(true) {
             return;
         }
-        let Some(threads) = self.threads_of(&apply.facts) else {
+        let Some(threads) = self.threads_of_apply(apply) else {
             return;
         };
-        let block = ThreadSet::all(usize::try_from(self.block_threads()).unwrap_or(0));
+        let block = self.every_thread.clone();
         if threads.warps(&block) != threads {
             return;
         }
@@ -1751,13 +1999,13 @@ impl<'c> Walk<'c, '_> {
             write: access.write,
             footprint: access.footprint.clone(),
             separated,
-            loops: self.loops.clone(),
+            loops: self.loops.as_slice().into(),
             shifts: 0,
             released: None,
             ticket_carried: 0,
             wgmma_read: None,
-            exists_if: Vec::new(),
-            makers: self.threads_of(&apply.facts),
+            exists_if: Rc::default(),
+            makers: self.threads_of_apply(apply),
             acquired: None,
             warp_synced: false,
         }
@@ -1773,7 +2021,7 @@ impl<'c> Walk<'c, '_> {
         for copy in std::mem::take(&mut state.copies) {
             let foreign = copy.role == Role::WgmmaSource
                 && self
-                    .threads_of(&copy.issuers)
+                    .threads_of_issuers(&copy.issuers)
                     .is_some_and(|issuers| issuers.disjoint(arm));
             if !foreign {
                 kept.push(copy);
@@ -1800,7 +2048,7 @@ impl<'c> Walk<'c, '_> {
                             continue;
                         }
                         let threads = threads
-                            .get_or_insert_with(|| self.threads_of(&apply.facts))
+                            .get_or_insert_with(|| self.threads_of_apply(apply))
                             .clone();
                         let write = operand.slot.access == Access::Write;
                         let meeters = &mut self.meeters[buffer.index];
@@ -1837,27 +2085,26 @@ impl<'c> Walk<'c, '_> {
         let Some(meeters) = self.meeters.get(touch.buffer) else {
             return false;
         };
+        // `thread_sets::covers_all` of the sets below, without a list.
+        let Some(acquired) = &touch.acquired else {
+            return false;
+        };
+        let covered = |m: &Option<ThreadSet>| m.as_ref().is_some_and(|m| m.within(acquired));
         // A read meets async writes; a write meets async reads too (a
         // bulk store's source, a wgmma's matrices).
-        let mut against = vec![if touch.write {
+        covered(if touch.write {
             &meeters.async_accessors
         } else {
             &meeters.async_writers
-        }];
-        if touch.wgmma_read.is_some() {
-            against.push(&meeters.generic_writers);
-        }
-        if self
-            .context
-            .mbarriers
-            .get(touch.buffer)
-            .copied()
-            .flatten()
-            .is_some()
-        {
-            against.push(&meeters.arrivers);
-        }
-        thread_sets::covers_all(&touch.acquired, &against)
+        }) && (touch.wgmma_read.is_none() || covered(&meeters.generic_writers))
+            && (self
+                .context
+                .mbarriers
+                .get(touch.buffer)
+                .copied()
+                .flatten()
+                .is_none()
+                || covered(&meeters.arrivers))
     }
 
     /// Whether every thread that accesses a copy's buffer acquired it.
@@ -1865,6 +2112,55 @@ impl<'c> Walk<'c, '_> {
         self.meeters
             .get(copy.buffer)
             .is_some_and(|m| thread_sets::covers_all(&copy.acquired, &[&m.accessors]))
+    }
+
+    /// [`Walk::threads_of`] the facts of one arm of `cond` (an `if` of
+    /// the checked body, by its address), remembered per arm.
+    fn threads_of_arm(&mut self, cond: &Cond, holds: bool) -> Option<ThreadSet> {
+        let key = (cond as *const Cond as usize, holds);
+        if let Some(found) = self.arm_threads.get(&key) {
+            return found.clone();
+        }
+        let found = self.threads_of(&cond.facts(holds));
+        self.arm_threads.insert(key, found.clone());
+        found
+    }
+
+    /// [`Walk::threads_of`] `apply`'s facts, remembered per statement.
+    fn threads_of_apply(&mut self, apply: &Apply) -> Option<ThreadSet> {
+        let key = apply as *const Apply as usize;
+        if let Some(found) = self.apply_threads.get(&key) {
+            return found.clone();
+        }
+        let found = self.threads_of(&apply.facts);
+        self.apply_threads.insert(key, found.clone());
+        found
+    }
+
+    /// The conditions on the thread of `apply` ([`Walk::on_thread_facts`])
+    /// as its copies' [`Copy::issuers`], one list per statement.
+    fn issuers(&mut self, apply: &Apply) -> Rc<Vec<Fact>> {
+        let key = apply as *const Apply as usize;
+        if let Some(found) = self.issuer_facts.get(&key) {
+            return Rc::clone(found);
+        }
+        let found = Rc::new(self.on_thread_facts(apply));
+        self.issuer_facts.insert(key, Rc::clone(&found));
+        found
+    }
+
+    /// [`Walk::threads_of`] a copy's issuers, remembered per list.
+    fn threads_of_issuers(&mut self, issuers: &Rc<Vec<Fact>>) -> Option<ThreadSet> {
+        let key = Rc::as_ptr(issuers) as usize;
+        if let Some((held, found)) = self.issuer_threads.get(&key)
+            && Rc::ptr_eq(held, issuers)
+        {
+            return found.clone();
+        }
+        let found = self.threads_of(issuers);
+        self.issuer_threads
+            .insert(key, (Rc::clone(issuers), found.clone()));
+        found
     }
 
     /// The threads of the block that the conditions on the thread among
@@ -1955,8 +2251,7 @@ impl<'c> Walk<'c, '_> {
         if self.contradicts(here_facts, &touch.exists_if) {
             return false;
         }
-        if touch.acquired.is_some() && acquired_by(&touch.acquired, &self.threads_of(&apply.facts))
-        {
+        if touch.acquired.is_some() && acquired_by(&touch.acquired, &self.threads_of_apply(apply)) {
             return false;
         }
         let here = self.at_iteration(access.footprint, &touch.loops);
@@ -2032,13 +2327,13 @@ impl<'c> Walk<'c, '_> {
                 source: None,
                 separated,
                 status: Status::Pending { lo: 0, hi: 0 },
-                loops: walk.loops.clone(),
+                loops: walk.loops.as_slice().into(),
                 shifts: 0,
                 attachment: None,
                 role,
-                issuers: Rc::new(walk.on_thread_facts(apply)),
+                issuers: walk.issuers(apply),
                 issuer_moved: false,
-                exists_if: Vec::new(),
+                exists_if: Rc::default(),
                 acquired: None,
                 released: None,
                 ticket_carried: 0,
@@ -2086,13 +2381,13 @@ impl<'c> Walk<'c, '_> {
                 source: None,
                 separated,
                 status: Status::Pending { lo: 0, hi: 0 },
-                loops: self.loops.clone(),
+                loops: self.loops.as_slice().into(),
                 shifts: 0,
                 attachment: None,
                 role: Role::WgmmaSource,
-                issuers: Rc::new(self.on_thread_facts(apply)),
+                issuers: self.issuers(apply),
                 issuer_moved: false,
-                exists_if: Vec::new(),
+                exists_if: Rc::default(),
                 acquired: None,
                 released: None,
                 ticket_carried: 0,
@@ -2167,7 +2462,7 @@ impl<'c> Walk<'c, '_> {
                     Role::StoreTarget => false,
                 }
         };
-        let accessing = self.threads_of(&apply.facts);
+        let accessing = self.threads_of_apply(apply);
         for copy in copies.iter().filter(meets) {
             if acquired_by(&copy.acquired, &accessing) {
                 continue;
@@ -2460,49 +2755,92 @@ impl<'c> Walk<'c, '_> {
 /// not have left after.
 fn tag_guarded_arms<'c>(then_state: &mut State<'c>, else_state: &mut State<'c>, cond: &Cond) {
     let (then_facts, else_facts) = (cond.facts(true), cond.facts(false));
-    let (then_copies, else_copies) = (then_state.copies.clone(), else_state.copies.clone());
+    // Which items each arm has a `same` of in the other, both asked before
+    // either arm is tagged.
+    let copy_key = |c: &Copy<'_>| c.key();
+    let then_copies = held_in(&then_state.copies, &else_state.copies, copy_key, Copy::same);
+    let else_copies = held_in(&else_state.copies, &then_state.copies, copy_key, Copy::same);
+    let touch_key = |t: &Touch<'_>| t.key();
+    let then_touches = held_in(
+        &then_state.touches,
+        &else_state.touches,
+        touch_key,
+        Touch::same_access,
+    );
+    let else_touches = held_in(
+        &else_state.touches,
+        &then_state.touches,
+        touch_key,
+        Touch::same_access,
+    );
     tag_own(
         &mut then_state.copies,
-        &else_copies,
-        Copy::same,
-        |c| &mut c.exists_if,
+        &then_copies,
+        |c| Rc::make_mut(&mut c.exists_if),
         &then_facts,
     );
     tag_own(
         &mut else_state.copies,
-        &then_copies,
-        Copy::same,
-        |c| &mut c.exists_if,
+        &else_copies,
+        |c| Rc::make_mut(&mut c.exists_if),
         &else_facts,
     );
-    let (then_touches, else_touches) = (then_state.touches.clone(), else_state.touches.clone());
     tag_own(
         &mut then_state.touches,
-        &else_touches,
-        Touch::same_access,
-        |t| &mut t.exists_if,
+        &then_touches,
+        |t| Rc::make_mut(&mut t.exists_if),
         &then_facts,
     );
     tag_own(
         &mut else_state.touches,
-        &then_touches,
-        Touch::same_access,
-        |t| &mut t.exists_if,
+        &else_touches,
+        |t| Rc::make_mut(&mut t.exists_if),
         &else_facts,
     );
 }
 
-/// Adds `facts` to the path facts of each of `arm`'s items that `other`
-/// (the other arm) has no `same` of.
+/// Per item of `arm`, whether `other` holds a `same` of it (`same(other's,
+/// arm's)`), the candidates found by `key` (which `same` items share).
+fn held_in<T, K: std::hash::Hash + Eq>(
+    arm: &[T],
+    other: &[T],
+    key: impl Fn(&T) -> K,
+    same: impl Fn(&T, &T) -> bool,
+) -> Vec<bool> {
+    // The two lists mostly hold the same items first, in the same order:
+    // those are held without a search.
+    let common = arm
+        .iter()
+        .zip(other)
+        .take_while(|(item, o)| same(o, item))
+        .count();
+    let mut held = vec![true; common];
+    if common == arm.len() {
+        return held;
+    }
+    let mut by_key: WordMap<K, Vec<&T>> =
+        WordMap::with_capacity_and_hasher(other.len(), Default::default());
+    for item in other {
+        by_key.entry(key(item)).or_default().push(item);
+    }
+    held.extend(arm[common..].iter().map(|item| {
+        by_key
+            .get(&key(item))
+            .is_some_and(|found| found.iter().any(|o| same(o, item)))
+    }));
+    held
+}
+
+/// Adds `facts` to the path facts of each of `arm`'s items that the other
+/// arm has no `same` of (`held`: [`held_in`]).
 fn tag_own<T>(
     arm: &mut [T],
-    other: &[T],
-    same: impl Fn(&T, &T) -> bool,
+    held: &[bool],
     exists_if: impl Fn(&mut T) -> &mut Vec<Fact>,
     facts: &[Fact],
 ) {
-    for item in arm.iter_mut() {
-        if !other.iter().any(|o| same(o, item)) {
+    for (item, held) in arm.iter_mut().zip(held) {
+        if !held {
             let tags = exists_if(item);
             for fact in facts {
                 if !tags.contains(fact) {
@@ -2525,12 +2863,20 @@ fn monotone_in(fact: &Fact, var: AtomId, first: AtomId) -> bool {
 /// Drops from `state` the copies and touches that cannot exist where
 /// `facts` hold.
 fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State<'_>, facts: &[Fact]) {
-    state
-        .copies
-        .retain(|c| !walk.contradicts(facts, &c.exists_if));
-    state
-        .touches
-        .retain(|t| !walk.contradicts(facts, &t.exists_if));
+    // Each path fact asked once: the items mostly share a few.
+    let mut refuted: WordMap<Fact, bool> = WordMap::default();
+    let mut contradicts = |exists_if: &[Fact]| {
+        exists_if.iter().any(|f| {
+            if let Some(known) = refuted.get(f) {
+                return *known;
+            }
+            let known = walk.prove_le0(facts, &Poly::constant(1).sub(f));
+            refuted.insert(f.clone(), known);
+            known
+        })
+    };
+    state.copies.retain(|c| !contradicts(&c.exists_if));
+    state.touches.retain(|t| !contradicts(&t.exists_if));
 }
 
 /// What is left of `state` after loop `first`: what depends on the loop
@@ -2578,9 +2924,9 @@ fn forget_copy<'c>(mut copy: Copy<'c>, first: AtomId) -> Copy<'c> {
     {
         attachment.ticket = None;
     }
-    copy.loops.retain(|l| *l < first);
+    copy.loops = copy.loops.iter().copied().filter(|l| *l < first).collect();
     copy.shifts = 0;
-    copy.exists_if.clear();
+    copy.exists_if = Rc::default();
     copy
 }
 
@@ -2599,7 +2945,7 @@ fn retire_matrix_reads<'c>(walk: &mut Walk<'c, '_>, state: &mut State<'c>) {
         .partition(|c| c.role == Role::WgmmaSource && c.status == Status::Retired);
     state.copies = kept;
     for copy in retired {
-        let makers = walk.threads_of(&copy.issuers);
+        let makers = walk.threads_of_issuers(&copy.issuers);
         let touch = Touch {
             span: copy.span,
             buffer: copy.buffer,
@@ -2635,9 +2981,9 @@ fn forget_touch<'c>(mut touch: Touch<'c>, first: AtomId) -> Touch<'c> {
     {
         touch.released = None;
     }
-    touch.loops.retain(|l| *l < first);
+    touch.loops = touch.loops.iter().copied().filter(|l| *l < first).collect();
     touch.shifts = 0;
-    touch.exists_if.clear();
+    touch.exists_if = Rc::default();
     touch
 }
 
@@ -2855,7 +3201,7 @@ mod tests {
     #[test]
     fn versions_merge_to_the_later_release() {
         let (_, k, r0, _) = table();
-        let at = |ticket: Poly| Some((3, ticket));
+        let at = |ticket: Poly| Some((3, Rc::new(ticket)));
         let k1 = Poly::atom(k).add_const(-1);
         let k2 = Poly::atom(k).add_const(-2);
         assert_eq!(
@@ -2878,13 +3224,16 @@ mod tests {
             later_release(&at(k1.clone()), &at(k1.clone())),
             Some(Later::First)
         );
-        assert_eq!(later_release(&at(k1.clone()), &Some((4, k2.clone()))), None);
+        assert_eq!(
+            later_release(&at(k1.clone()), &Some((4, Rc::new(k2.clone())))),
+            None
+        );
         assert_eq!(later_release(&at(k1.clone()), &at(Poly::atom(r0))), None);
         assert!(released_no_sooner(&None, &at(k2.clone())));
         assert!(released_no_sooner(&at(k1.clone()), &at(k2.clone())));
         assert!(!released_no_sooner(&at(k2.clone()), &at(k1.clone())));
         assert!(!released_no_sooner(&at(k1.clone()), &None));
-        assert!(!released_no_sooner(&at(k1), &Some((4, k2))));
+        assert!(!released_no_sooner(&at(k1), &Some((4, Rc::new(k2)))));
     }
 
     #[test]

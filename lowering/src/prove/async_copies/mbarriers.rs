@@ -416,7 +416,7 @@ impl<'c> Walk<'c, '_> {
         if apply.guard != Cond::Const(true) {
             return None;
         }
-        let running = self.threads_of(&apply.facts)?;
+        let running = self.threads_of_apply(apply)?;
         i128::try_from(running.len()).ok().filter(|n| *n > 0)
     }
 
@@ -567,7 +567,7 @@ impl<'c> Walk<'c, '_> {
         // after its wait for the object's previous phase), a waiter may
         // still be behind.
         let every_thread_arrived = everyone && !first;
-        let arrivers = self.threads_of(&apply.facts);
+        let arrivers = self.threads_of_apply(apply);
         if running != block && !every_thread_arrived {
             self.overrun(apply, operand, &state.touches, &arrivers);
         }
@@ -592,7 +592,7 @@ impl<'c> Walk<'c, '_> {
                     _ => false,
                 };
                 if seen && copy.released.is_none() {
-                    copy.released = Some((operand.buffer, completed.clone()));
+                    copy.released = Some((operand.buffer, Rc::new(completed.clone())));
                     copy.ticket_carried = 0;
                 }
             }
@@ -927,10 +927,11 @@ impl<'c> Walk<'c, '_> {
         ticket: &Poly,
         arrivers: Option<&ThreadSet>,
     ) {
+        let ticket = Rc::new(ticket.clone());
         for touch in touches.iter_mut() {
             let theirs = arrivers.is_none_or(|arrivers| touch.made_within(arrivers));
             if touch.released.is_none() && theirs {
-                touch.released = Some((ring, ticket.clone()));
+                touch.released = Some((ring, Rc::clone(&ticket)));
                 touch.ticket_carried = 0;
             }
         }
@@ -1227,53 +1228,79 @@ impl<'c> Walk<'c, '_> {
         let waiters = if everyone {
             None
         } else {
-            self.threads_of(&apply.facts)
+            self.threads_of_apply(apply)
         };
         // Tickets as this iteration knows them (a loop walked at a known
         // iteration puts its variable's value in).
-        let released: Vec<Option<Poly>> = state
+        // Tickets as this iteration knows them (a loop walked at a known
+        // iteration puts its variable's value in), each put in once (the
+        // versions of the touches and copies share a few tickets), in the
+        // order of the items.
+        let mut distinct: Vec<Poly> = Vec::new();
+        let mut index_of: WordMap<Poly, usize> = WordMap::default();
+        // The last ticket asked, by address: borrowed from the state,
+        // which holds every ticket through the three passes (no other
+        // takes a held one's address).
+        let mut last: Option<(*const Poly, usize)> = None;
+        let mut index = |walk: &mut Self, t: &Poly| -> usize {
+            if let Some((at, i)) = last
+                && std::ptr::eq(at, t)
+            {
+                return i;
+            }
+            let i = match index_of.get(t) {
+                Some(i) => *i,
+                None => {
+                    distinct.push(walk.known(t));
+                    index_of.insert(t.clone(), distinct.len() - 1);
+                    distinct.len() - 1
+                }
+            };
+            last = Some((t as *const Poly, i));
+            i
+        };
+        let released: Vec<Option<usize>> = state
             .touches
             .iter()
             .map(|touch| match &touch.released {
-                Some((ring, t)) if *ring == operand.buffer => Some(self.known(t)),
+                Some((ring, t)) if *ring == operand.buffer => Some(index(self, t)),
                 _ => None,
             })
             .collect();
-        let attached: Vec<Option<Poly>> = state
+        let attached: Vec<Option<usize>> = state
             .copies
             .iter()
             .map(|copy| match &copy.attachment {
                 Some(Attachment {
                     ring,
                     ticket: Some(t),
-                }) if *ring == operand.buffer => Some(self.known(t)),
+                }) if *ring == operand.buffer => Some(index(self, t)),
                 _ => None,
             })
             .collect();
-        let copies_released: Vec<Option<Poly>> = state
+        let copies_released: Vec<Option<usize>> = state
             .copies
             .iter()
             .map(|copy| match &copy.released {
-                Some((ring, t)) if *ring == operand.buffer => Some(self.known(t)),
+                Some((ring, t)) if *ring == operand.buffer => Some(index(self, t)),
                 _ => None,
             })
             .collect();
-        let acquired = |t: &Option<Poly>| {
-            t.as_ref()
-                .is_some_and(|t| self.le(&apply.facts, t, &ticket))
+        // Each known ticket's verdict asked once, when first needed.
+        let mut verdicts: Vec<Option<bool>> = vec![None; distinct.len()];
+        let mut acquired = |walk: &Self, t: Option<usize>| {
+            t.is_some_and(|i| {
+                *verdicts[i].get_or_insert_with(|| walk.le(&apply.facts, &distinct[i], &ticket))
+            })
         };
         // Every thread acquired what it released: nothing left to follow.
         // Some threads (a role's `if`): the accesses are ordered before
         // those threads' later ones only. Threads the checker cannot
         // enumerate acquire nothing.
-        let block = usize::try_from(self.block_threads()).unwrap_or(0);
-        let every_thread = Some(ThreadSet::all(block));
+        let every_thread = Some(self.every_thread.clone());
         let mut kept = Vec::with_capacity(state.touches.len());
-        for (mut touch, ticket) in std::mem::take(&mut state.touches)
-            .into_iter()
-            .zip(&released)
-        {
-            if acquired(ticket) {
+        for (mut touch, ticket) in std::mem::take(&mut state.touches).into_iter().zip(released) {
+            if acquired(self, ticket) {
                 if everyone {
                     continue;
                 }
@@ -1290,12 +1317,12 @@ impl<'c> Walk<'c, '_> {
         let mut kept = Vec::with_capacity(state.copies.len());
         for ((mut copy, ticket), released) in std::mem::take(&mut state.copies)
             .into_iter()
-            .zip(&attached)
-            .zip(&copies_released)
+            .zip(attached)
+            .zip(copies_released)
         {
             // Through the phase an acquiring thread released it on, or
             // through the ticket its bytes complete (which retires it).
-            let (by_release, by_ticket) = (acquired(released), acquired(ticket));
+            let (by_release, by_ticket) = (acquired(self, released), acquired(self, ticket));
             let retires = by_ticket && copy.status != Status::Retired;
             if everyone && (by_release || retires) {
                 continue;
@@ -1443,11 +1470,11 @@ impl<'c> Walk<'c, '_> {
     /// `p` with the loop variables of the iterations walked at a known
     /// value put in.
     pub(super) fn known(&mut self, p: &Poly) -> Poly {
-        let exact = self.exact.clone();
         let mut out = p.clone();
-        for (var, first, value) in &exact {
+        for i in 0..self.exact.len() {
+            let (var, first, value) = self.exact[i].clone();
             out = self
-                .substitute(&out, *var, value, *first, false)
+                .substitute(&out, var, &value, first, false)
                 .unwrap_or(out);
         }
         out
