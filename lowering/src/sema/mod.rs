@@ -1071,8 +1071,9 @@ impl<'k> Checker<'k> {
             .then(|| form.effect() == crate::ptx::Effect::Barrier { waits: true })
     }
 
-    /// Whether `apply` accesses memory or synchronizes (what may not come
-    /// between the halves of a cluster barrier).
+    /// Whether `apply` accesses memory, orders it or synchronizes (what may
+    /// not come between the halves of a cluster barrier: a fence there,
+    /// say a `fence.proxy.async` after the arrival, is not released by it).
     fn orders_or_accesses(&mut self, apply: &ast::Apply) -> bool {
         if apply.operands.iter().any(|op| self.names_memory(op)) {
             return true;
@@ -1085,6 +1086,7 @@ impl<'k> Checker<'k> {
                     matches!(
                         m.effect(),
                         Effect::Barrier { .. }
+                            | Effect::Fence
                             | Effect::Mbarrier
                             | Effect::AsyncCopy
                             | Effect::AsyncGroup
