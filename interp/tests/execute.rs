@@ -136,6 +136,38 @@ fn a_guarded_copy_over_a_grid_copies_exactly_n_elements() {
     }
 }
 
+/// The copy kernel in clusters of two CTAs: it copies as without them
+/// where the grid is whole clusters, and a grid that is not is refused
+/// before any block runs (as the launcher refuses it).
+#[test]
+fn a_grid_of_partial_clusters_is_refused_before_anything_runs() {
+    let mut kernel = copy_kernel();
+    kernel.launch.cluster = [2, 1, 1];
+    let prepared = Prepared::new(program(&kernel)).expect("prepares");
+    for n in [8u32, 12] {
+        let x: Vec<u32> = (0..n).map(|i| i + 1).collect();
+        let xb = bytes_of(&x);
+        let yb = bytes_of(&vec![0; n as usize]);
+        let result = prepared.run(
+            [n.div_ceil(4), 1, 1],
+            &[Arg::Tensor(&xb), Arg::Tensor(&yb)],
+            &[u64::from(n)],
+            &RunOptions::default(),
+        );
+        if n == 8 {
+            result.expect("two CTAs: one whole cluster");
+            assert_eq!(words_of(&yb), x);
+        } else {
+            let fault = result.expect_err("three CTAs: not whole clusters of two");
+            assert!(
+                matches!(&fault.kind, FaultKind::Arguments(m) if m == "a grid of [3, 1, 1] CTAs is not whole clusters of [2, 1, 1]"),
+                "{fault}"
+            );
+            assert!(words_of(&yb).iter().all(|w| *w == 0));
+        }
+    }
+}
+
 /// The program with every memory offset shifted by `delta` bytes: what a
 /// checker bug would look like.
 fn shifted(mut program: Program, delta: i128) -> Program {
