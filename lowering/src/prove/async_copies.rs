@@ -662,31 +662,27 @@ fn acquire_dropped<'c>(
 ) {
     let Some(threads) = threads else { return };
     if !dropped.0.is_empty() {
-        let mut by_key: WordMap<(usize, u32), Vec<&Copy<'c>>> =
-            WordMap::with_capacity_and_hasher(dropped.0.len(), Default::default());
-        for copy in &dropped.0 {
-            by_key.entry(copy.key()).or_default().push(copy);
-        }
-        for copy in &mut keeping.copies {
-            if by_key
-                .get(&copy.key())
-                .is_some_and(|d| d.iter().any(|d| d.same_but_released(copy)))
-            {
+        let held = held_in(
+            &keeping.copies,
+            &dropped.0,
+            |c| c.key(),
+            |d, c| d.same_but_released(c),
+        );
+        for (copy, held) in keeping.copies.iter_mut().zip(held) {
+            if held {
                 thread_sets::acquire(&mut copy.acquired, threads);
             }
         }
     }
     if !dropped.1.is_empty() {
-        let mut by_key: WordMap<(SpanId, u32), Vec<&Touch<'c>>> =
-            WordMap::with_capacity_and_hasher(dropped.1.len(), Default::default());
-        for touch in &dropped.1 {
-            by_key.entry(touch.key()).or_default().push(touch);
-        }
-        for touch in &mut keeping.touches {
-            if by_key
-                .get(&touch.key())
-                .is_some_and(|d| d.iter().any(|d| d.same_access(touch)))
-            {
+        let held = held_in(
+            &keeping.touches,
+            &dropped.1,
+            |t| t.key(),
+            |d, t| d.same_access(t),
+        );
+        for (touch, held) in keeping.touches.iter_mut().zip(held) {
+            if held {
                 thread_sets::acquire(&mut touch.acquired, threads);
             }
         }
