@@ -45,6 +45,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use tile_kernel_lowering::program::{Borrow, ParamKind};
+use tile_kernel_lowering::spec::partial_cluster_axis;
 
 use crate::exec::{BlockState, GridRun, Trap, coordinates};
 use crate::fault::{Fault, FaultKind, PrepareError};
@@ -249,15 +250,12 @@ impl Prepared {
                 self.program.symbols.len()
             )));
         }
-        // The cluster ids assume whole clusters (the launcher refuses
-        // other grids before it gets here).
-        for (extent, cluster) in grid.iter().zip(self.program.launch.cluster) {
-            if cluster == 0 || extent % cluster != 0 {
-                return Err(FaultKind::Arguments(format!(
-                    "a grid of {grid:?} CTAs is not whole clusters of {:?}",
-                    self.program.launch.cluster
-                )));
-            }
+        // The launcher refuses such a grid before it gets here.
+        if partial_cluster_axis(grid, self.program.launch.cluster).is_some() {
+            return Err(FaultKind::Arguments(format!(
+                "a grid of {grid:?} CTAs is not whole clusters of {:?}",
+                self.program.launch.cluster
+            )));
         }
         let block_threads = self
             .program

@@ -70,6 +70,14 @@ pub struct KernelSpec {
     pub program: &'static [u8],
 }
 
+/// The first grid axis along which `grid` is not a whole number of
+/// `cluster`s (a cluster extent of 0 is never whole), if any: such a grid
+/// cannot launch (the driver refuses it), and a kernel's cluster ids
+/// assume whole clusters (`cluster_id = cta_id / cluster_dim`).
+pub fn partial_cluster_axis(grid: [u32; 3], cluster: [u32; 3]) -> Option<usize> {
+    (0..3).find(|&axis| cluster[axis] == 0 || !grid[axis].is_multiple_of(cluster[axis]))
+}
+
 /// One kernel parameter.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ParamSpec {

@@ -30,7 +30,7 @@ use tile_kernel_interp::{Arg, Prepared, RunOptions};
 use crate::copy::{after_ordering_failure, check_recorded, needs_join, record_use, take_event};
 use crate::device::CudaDevice;
 use crate::module::LoadedFunction;
-use crate::spec::{Borrow, KernelSpec};
+use crate::spec::{Borrow, KernelSpec, partial_cluster_axis};
 use crate::spec_check::{check_memory, check_scalar, check_tensor};
 use crate::symbols::{Bindings, MAX_SYMBOLS, check_symbols, dynamic_shared_size, grid_size};
 use crate::tensor_maps::{self, MAX_TENSOR_MAPS, MapLayout};
@@ -700,17 +700,14 @@ fn plan_launch(
     if grid.contains(&0) {
         return Ok(None);
     }
-    // A grid is made of whole clusters (the driver would refuse the
-    // launch; the kernel's cluster ids assume it).
-    for ((axis, extent), cluster) in ["x", "y", "z"].iter().zip(grid).zip(spec.cluster) {
-        if cluster == 0 || extent % cluster != 0 {
-            return Err(Error::LaunchSize {
-                kernel: spec.name,
-                detail: format!(
-                    "grid {axis} is {extent}, which is not a multiple of the kernel's cluster extent {cluster} along {axis}"
-                ),
-            });
-        }
+    if let Some(axis) = partial_cluster_axis(grid, spec.cluster) {
+        let (name, extent, cluster) = (["x", "y", "z"][axis], grid[axis], spec.cluster[axis]);
+        return Err(Error::LaunchSize {
+            kernel: spec.name,
+            detail: format!(
+                "grid {name} is {extent}, which is not a multiple of the kernel's cluster extent {cluster} along {name}"
+            ),
+        });
     }
     let shared_bytes = dynamic_shared_size(
         spec.name,

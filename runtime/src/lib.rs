@@ -158,7 +158,7 @@ pub use cudarc;
 pub mod spec {
     pub use tile_kernel_lowering::spec::{
         Borrow, DimSpec, KernelSpec, LaunchFormulaSpec, LaunchOp, MAX_SYMBOL_VALUE, ParamKindSpec,
-        ParamSpec, SymbolSpec, Target, TensorMapSpec,
+        ParamSpec, SymbolSpec, Target, TensorMapSpec, partial_cluster_axis,
     };
 }
 

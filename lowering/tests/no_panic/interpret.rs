@@ -150,11 +150,10 @@ pub(crate) fn run_on_interpreter(
             return Ok(Launch::Skipped);
         };
         grid[axis] = u32::try_from(extent).map_err(|_| "grid too large")?;
-        // Not whole clusters: the runtime refuses the launch.
-        let cluster = u64::from(program.launch.cluster[axis]);
-        if cluster == 0 || extent % cluster != 0 {
-            return Ok(Launch::Skipped);
-        }
+    }
+    // Not whole clusters: the runtime refuses the launch.
+    if tile_kernel_lowering::spec::partial_cluster_axis(grid, program.launch.cluster).is_some() {
+        return Ok(Launch::Skipped);
     }
     let threads = grid
         .iter()
