@@ -1,4 +1,5 @@
-//! Execute: one block of the grid, its threads in lockstep.
+//! Execute: one cluster of the grid (one block, in a kernel without a
+//! cluster), the threads of its blocks in lockstep.
 //!
 //! The threads of a block walk the structured body together, each node
 //! once for the whole block: a statement runs for every *active* thread
@@ -9,6 +10,39 @@
 //! will need: every thread of a block reaches a statement before any thread
 //! passes it.
 //!
+//! **Clusters.** A kernel that declares a cluster of more than one CTA
+//! (`Launch::cluster`; the CTAs of a cluster are consecutive along each
+//! grid axis) runs each cluster as one lockstep unit: the threads of all
+//! its CTAs walk the body together, a statement running for the active
+//! threads of the CTA of rank 0 (`%cluster_ctarank`), then of rank 1, and
+//! so on, before the next starts. Threads are numbered by their *cluster
+//! index*, `rank * block threads + index in the block` ([`ClusterState`]).
+//! Everything of a CTA stays its own: `%tid`, `%ctaid`, `%cluster_ctaid`,
+//! `%clusterid` and the lane, warp and warpgroup ids (a warp never spans
+//! two CTAs, so warp collectives, `ldmatrix`, `stmatrix` and `wgmma`
+//! group the threads of one CTA, even when its size is not a multiple of
+//! 32); its CTA barriers (`bar.sync` and the like involve its threads
+//! alone, and every one of them must reach it: `if cluster_ctarank() == 0
+//! { bar.sync }` is CTA 0's barrier); its copy of the shared buffers, with
+//! its mbarrier objects, asynchronous copies and bulk stores; its work
+//! limit; and the thread and CTA a fault names. The cluster barrier
+//! (`barrier.cluster.wait`; its arrival, `barrier.cluster.arrive`, is a
+//! fence) involves every thread of the cluster: all of them must execute
+//! it in one statement, else a fault; it is then every CTA's barrier too.
+//! A plain `.shared::cluster` access (`ld`, `st`, `atom`, `red`) may name
+//! another CTA's copy of a shared buffer by its rank ([`Address::cta`],
+//! evaluated per thread): a rank outside the cluster, or any rank in a
+//! kernel without a cluster, is a fault, and so is such an access before
+//! the cluster's first cluster barrier (that CTA may not have started) or
+//! with no cluster barrier after it (that CTA may exit first, which is
+//! reported when the cluster ends). How shared accesses of different CTAs
+//! are ordered: [`crate::shared`]. In global memory a barrier, the cluster
+//! barrier included, orders the accesses of each CTA's threads among
+//! themselves only, as without a cluster: two CTAs' accesses to the same
+//! bytes race unless both are atomic (a race the GPU would order through
+//! the cluster barrier is still reported; the checker's race rule for
+//! global memory never relies on barriers).
+//!
 //! Every register byte carries a "defined" bit. A pure instruction that
 //! reads an undefined byte (say, the result of a predicated instruction
 //! whose predicate was false) leaves its destinations undefined, as the
@@ -16,7 +50,7 @@
 //! collective, barrier or condition that reads one is a fault, not a
 //! silent zero (the checker proves no legal kernel does).
 //! Every memory access is bounds-, alignment- and race-checked
-//! ([`crate::memory`] for tensors, [`crate::shared`] for the block's
+//! ([`crate::memory`] for tensors, [`crate::shared`] for the CTAs'
 //! shared buffers, which also check that a read byte was written).
 //!
 //! Asynchronous copies (`cp.async`) read their source at issue and land
@@ -70,7 +104,8 @@ use crate::prepare::{
 use crate::semantics::{AtomicUpdate, Barrier, BarrierReduction, Bits, mask};
 use crate::shared::{Arriving, Issue, Phase, SharedFault, SharedLayout, SharedMemory};
 
-/// Everything a launch shares between the host threads running its blocks.
+/// Everything a launch shares between the host threads running its
+/// clusters.
 pub(crate) struct GridRun<'a> {
     pub plan: &'a Plan,
     /// The block's shared buffers, the dynamic one sized for this launch.
@@ -81,34 +116,49 @@ pub(crate) struct GridRun<'a> {
     pub tile_names: &'a [String],
     pub grid: [u32; 3],
     pub block: [u32; 3],
+    /// CTAs per cluster along each axis (`[1, 1, 1]`: no cluster, each
+    /// block its own); the grid is whole clusters.
+    pub cluster: [u32; 3],
     /// Per parameter: its memory (tensors) or `None` (scalars).
     pub memories: Vec<Option<TensorMemory<'a>>>,
     /// Per parameter: its bits (scalars) or 0.
     pub scalars: Vec<u64>,
     pub symbols: Vec<i64>,
     pub locks: AtomicLocks,
-    /// Host threads running blocks (`%nsmid`).
+    /// Host threads running clusters (`%nsmid`).
     pub workers: u32,
     /// A process-wide launch number (`%gridid`).
     pub launch_id: u64,
-    /// Instructions and loop iterations a block may run (`None`: no limit).
+    /// Instructions and loop iterations a block may run, its threads
+    /// together (`None`: no limit).
     pub work_limit: Option<u64>,
     /// Launch start (`%globaltimer` counts nanoseconds from `timer_base`).
     pub started: Instant,
     pub timer_base: u64,
 }
 
-/// A fault inside a block, before it is named with the kernel's words.
+/// A fault inside a cluster, before it is named with the kernel's words.
 pub(crate) struct Trap {
     pub statement: Option<usize>,
+    /// The faulting thread's cluster index ([`ClusterState`]).
     pub thread: u32,
     pub kind: FaultKind,
 }
 
 type Run<T = ()> = Result<T, Trap>;
 
-/// The state of one block's threads; reused from block to block.
-pub(crate) struct BlockState {
+/// The state of one cluster's threads (of one block's, in a kernel
+/// without a cluster); reused from cluster to cluster.
+///
+/// The threads of the cluster's CTAs are numbered by *cluster index*:
+/// thread `t` (linear, x fastest) of the CTA of rank `r` in the cluster
+/// (`%cluster_ctarank`) is `r * cta_threads + t` ([`Placement`]). Every
+/// per-thread vector, the lockstep walk's active sets and [`Trap::thread`]
+/// use it.
+pub(crate) struct ClusterState {
+    /// Where each thread is.
+    placement: Placement,
+    /// Threads of the cluster, all CTAs together.
     threads: usize,
     frame: usize,
     atom_count: usize,
@@ -116,23 +166,54 @@ pub(crate) struct BlockState {
     defined: Vec<bool>,
     atoms: Vec<i64>,
     clocks: Vec<u64>,
-    cta: [u32; 3],
-    /// Global linear index of thread 0 of this block.
-    first_thread: u64,
+    /// Per CTA of the current cluster, by rank.
+    ctas: Vec<CtaState>,
+    /// The statement running (index into the plan's statements).
+    statement: usize,
+    /// Cluster barriers the current cluster has passed.
+    cluster_barriers: u64,
+    /// The first access to another CTA's copy of a shared buffer since the
+    /// cluster's last barrier: a cluster barrier must follow it before the
+    /// CTAs exit.
+    unordered_remote: Option<RemoteAccess>,
     worker: u32,
     pub instructions: u64,
-    /// Instructions and loop iterations of the current block, against
-    /// [`GridRun::work_limit`].
-    work: u64,
-    /// Barriers the current block has passed: its memory accesses' phase.
-    epoch: u64,
-    /// The current block's shared buffers.
+    /// The current cluster's shared buffers, each CTA's copy.
     shared: SharedMemory,
     inputs: Vec<Bits>,
     outputs: Vec<Bits>,
     /// Per thread: its asynchronous copies and bulk stores not yet
     /// retired.
     copies: Vec<ThreadCopies>,
+}
+
+/// One CTA of the current cluster. Aligned to a cache line pair, so that
+/// the counters of two host workers' CTAs (their vectors allocated one
+/// after the other) never share one.
+#[derive(Debug, Clone, Copy, Default)]
+#[repr(align(128))]
+struct CtaState {
+    /// Its `%ctaid`.
+    id: [u32; 3],
+    /// The global linear index of its thread 0 (its threads' identities in
+    /// the race shadows of global memory).
+    first_thread: u64,
+    /// The instructions and loop iterations of its threads, against
+    /// [`GridRun::work_limit`].
+    work: u64,
+    /// The barriers it has passed (its CTA barriers and the cluster's):
+    /// its global memory accesses' phase.
+    epoch: u64,
+}
+
+/// An access of thread `thread` (statement `statement`) to the copy of
+/// shared buffer `buffer` of the CTA of rank `rank`, another CTA's.
+#[derive(Debug, Clone, Copy)]
+struct RemoteAccess {
+    statement: usize,
+    thread: u32,
+    buffer: usize,
+    rank: usize,
 }
 
 /// One thread's `cp.async` operations: those issued since its last
@@ -227,15 +308,80 @@ struct PendingCopy {
     attached: Vec<Phase>,
 }
 
-impl BlockState {
-    /// A host worker's block state; a fault when the host cannot allocate
-    /// the blocks' shared memory.
-    pub fn new(launch: &GridRun<'_>) -> Result<BlockState, FaultKind> {
-        let threads = launch.block.iter().map(|d| *d as usize).product::<usize>();
+/// Where the threads of a cluster are: thread `u` (its cluster index) is
+/// thread `u % cta_threads` of the CTA of rank `u / cta_threads`. Warps
+/// and warpgroups are a CTA's (`%laneid`, `%warpid` count from the CTA's
+/// thread 0; a CTA whose size is not a multiple of 32 ends with a partial
+/// warp, which the next CTA's threads do not join).
+#[derive(Debug, Clone, Copy)]
+struct Placement {
+    cta_threads: u32,
+    /// The cluster has more than one CTA (else every thread is in CTA 0,
+    /// and the divisions are skipped).
+    clustered: bool,
+}
+
+impl Placement {
+    /// The rank in the cluster of thread `u`'s CTA.
+    #[inline]
+    fn rank(self, u: u32) -> usize {
+        if self.clustered {
+            (u / self.cta_threads) as usize
+        } else {
+            0
+        }
+    }
+
+    /// Thread `u`'s linear index in its CTA.
+    #[inline]
+    fn local(self, u: u32) -> u32 {
+        if self.clustered {
+            u % self.cta_threads
+        } else {
+            u
+        }
+    }
+
+    /// Thread `u`'s CTA and warp in it.
+    #[inline]
+    fn warp(self, u: u32) -> (usize, u32) {
+        (self.rank(u), self.local(u) / 32)
+    }
+
+    /// Thread `u`'s CTA and warpgroup (4 warps) in it.
+    #[inline]
+    fn warpgroup(self, u: u32) -> (usize, u32) {
+        (self.rank(u), self.local(u) / 128)
+    }
+
+    /// Thread `u`'s lane in its warp.
+    #[inline]
+    fn lane(self, u: u32) -> u32 {
+        self.local(u) % 32
+    }
+
+    /// The cluster index of the thread of CTA `rank` with index `local`.
+    #[inline]
+    fn thread(self, rank: usize, local: u32) -> u32 {
+        rank as u32 * self.cta_threads + local
+    }
+}
+
+impl ClusterState {
+    /// A host worker's cluster state; a fault when the host cannot
+    /// allocate the cluster's shared memory.
+    pub fn new(launch: &GridRun<'_>) -> Result<ClusterState, FaultKind> {
+        let cta_threads = launch.block.iter().map(|d| *d as usize).product::<usize>();
+        let ctas = launch.cluster_ctas();
+        let threads = cta_threads * ctas;
         let frame = launch.plan.frame.bytes;
         let atom_count = launch.plan.atoms.len();
-        let shared = SharedMemory::new(&launch.shared, threads as u64)?;
-        Ok(BlockState {
+        let shared = SharedMemory::new(&launch.shared, cta_threads as u64, ctas)?;
+        Ok(ClusterState {
+            placement: Placement {
+                cta_threads: cta_threads as u32,
+                clustered: ctas > 1,
+            },
             threads,
             frame,
             atom_count,
@@ -243,12 +389,12 @@ impl BlockState {
             defined: vec![false; threads * frame],
             atoms: vec![0; threads * atom_count],
             clocks: vec![0; threads],
-            cta: [0; 3],
-            first_thread: 0,
+            ctas: vec![CtaState::default(); ctas],
+            statement: 0,
+            cluster_barriers: 0,
+            unordered_remote: None,
             worker: 0,
             instructions: 0,
-            work: 0,
-            epoch: 0,
             shared,
             inputs: Vec::new(),
             outputs: Vec::new(),
@@ -262,13 +408,16 @@ impl BlockState {
 enum MemoryRef<'m> {
     /// A tensor (its parameter, for the atomic locks).
     Tensor(&'m TensorMemory<'m>, usize),
-    /// A shared buffer of the current block.
-    Shared(usize),
+    /// The copy of a shared buffer of the CTA of rank `cta` in the
+    /// current cluster.
+    Shared { cta: usize, buffer: usize },
 }
 
 /// The `[x, y, z]` coordinates of linear index `linear` in `extent`
-/// (x fastest): a thread in its block (`%tid`) or a block in the grid
-/// (`%ctaid`).
+/// (x fastest): a thread in its block (`%tid`), a block in the grid
+/// (`%ctaid`), a cluster among the grid's clusters (`%clusterid`) or a
+/// CTA in its cluster (`%cluster_ctaid`, whose linear index is
+/// `%cluster_ctarank`).
 pub(crate) fn coordinates(linear: u64, extent: [u32; 3]) -> [u32; 3] {
     let [x, y, _] = extent.map(|e| u64::from(e).max(1));
     [
@@ -278,16 +427,61 @@ pub(crate) fn coordinates(linear: u64, extent: [u32; 3]) -> [u32; 3] {
     ]
 }
 
+/// The linear index (x fastest) of coordinates `at` in `extent`.
+fn linear(at: [u32; 3], extent: [u32; 3]) -> u64 {
+    let [x, y, _] = extent.map(u64::from);
+    u64::from(at[0]) + x * (u64::from(at[1]) + y * u64::from(at[2]))
+}
+
 impl GridRun<'_> {
-    /// Thread `t` of the current block, as reports name it.
-    pub fn thread_id(&self, cta: [u32; 3], t: u32) -> ThreadId {
+    /// CTAs per cluster (1 without a cluster).
+    pub fn cluster_ctas(&self) -> usize {
+        self.cluster.iter().map(|d| (*d).max(1) as usize).product()
+    }
+
+    /// Clusters along each axis of the grid (the grid's blocks without a
+    /// cluster).
+    pub fn clusters(&self) -> [u32; 3] {
+        std::array::from_fn(|axis| self.grid[axis] / self.cluster[axis].max(1))
+    }
+
+    /// `%ctaid` of the CTA of rank `rank` in cluster `cluster` (its linear
+    /// index among the grid's clusters, x fastest: `%clusterid`): the
+    /// CTAs of a cluster are consecutive along each axis.
+    pub fn cta_in_cluster(&self, cluster: u64, rank: usize) -> [u32; 3] {
+        let origin = coordinates(cluster, self.clusters());
+        let offset = coordinates(rank as u64, self.cluster);
+        std::array::from_fn(|axis| origin[axis] * self.cluster[axis].max(1) + offset[axis])
+    }
+
+    /// Thread `u` (its cluster index) of cluster `cluster`, as reports
+    /// name it.
+    pub fn cluster_thread(&self, cluster: u64, u: u32) -> ThreadId {
+        let threads = self
+            .block
+            .iter()
+            .map(|d| u64::from(*d))
+            .product::<u64>()
+            .max(1);
+        let rank = u64::from(u) / threads;
         ThreadId {
-            cta,
-            thread: coordinates(u64::from(t), self.block),
+            cta: self.cta_in_cluster(cluster, rank as usize),
+            thread: coordinates(u64::from(u) % threads, self.block),
         }
     }
 
-    /// The thread of global linear index `global`.
+    /// Thread `u` (its cluster index) of the current cluster, as reports
+    /// name it.
+    fn thread_id(&self, state: &ClusterState, u: u32) -> ThreadId {
+        let placement = state.placement;
+        ThreadId {
+            cta: state.ctas[placement.rank(u)].id,
+            thread: coordinates(u64::from(placement.local(u)), self.block),
+        }
+    }
+
+    /// The thread of global linear index `global` (its block's linear
+    /// index times the block's threads, plus its index in the block).
     pub fn global_thread(&self, global: u64) -> ThreadId {
         let per_block = self
             .block
@@ -296,29 +490,40 @@ impl GridRun<'_> {
             .product::<u64>()
             .max(1);
         let cta = coordinates(global / per_block, self.grid);
-        self.thread_id(cta, (global % per_block) as u32)
+        ThreadId {
+            cta,
+            thread: coordinates(global % per_block, self.block),
+        }
     }
 
-    /// Runs block `cta` (linear index `linear`) on `state`.
-    pub fn run_block(
-        &self,
-        state: &mut BlockState,
-        cta: [u32; 3],
-        linear: u64,
-        worker: u32,
-    ) -> Run {
-        state.cta = cta;
-        state.first_thread = linear * state.threads as u64;
+    /// Runs cluster `cluster` (its linear index among the grid's clusters,
+    /// x fastest; without a cluster, the block of that linear index) on
+    /// `state`: the threads of all its CTAs in lockstep.
+    pub fn run_cluster(&self, state: &mut ClusterState, cluster: u64, worker: u32) -> Run {
+        let cta_threads = u64::from(state.placement.cta_threads);
+        for (rank, cta) in state.ctas.iter_mut().enumerate() {
+            let id = self.cta_in_cluster(cluster, rank);
+            *cta = CtaState {
+                id,
+                first_thread: linear(id, self.grid) * cta_threads,
+                work: 0,
+                epoch: 0,
+            };
+        }
         state.worker = worker;
+        state.cluster_barriers = 0;
+        state.unordered_remote = None;
         state.defined.fill(false);
         state.registers.fill(0);
         state.clocks.fill(0);
-        state.work = 0;
-        state.epoch = 0;
         state.shared.reset();
-        for t in 0..state.threads {
-            let tid = coordinates(t as u64, self.block);
-            let atoms = &mut state.atoms[t * state.atom_count..(t + 1) * state.atom_count];
+        let placement = state.placement;
+        for u in 0..state.threads as u32 {
+            let t = placement.local(u);
+            let tid = coordinates(u64::from(t), self.block);
+            let cta = state.ctas[placement.rank(u)].id;
+            let start = u as usize * state.atom_count;
+            let atoms = &mut state.atoms[start..start + state.atom_count];
             for (value, source) in atoms.iter_mut().zip(&self.plan.atoms) {
                 *value = match *source {
                     AtomSource::ThreadId(axis) => i64::from(tid[axis]),
@@ -327,12 +532,12 @@ impl GridRun<'_> {
                     // The CTAs of a cluster are consecutive along each axis.
                     AtomSource::ClusterCtaId { axis, cluster } => i64::from(cta[axis] % cluster),
                     AtomSource::ClusterId { axis, cluster } => i64::from(cta[axis] / cluster),
-                    AtomSource::LaneId => (t % 32) as i64,
-                    AtomSource::WarpId => (t / 32) as i64,
-                    AtomSource::WarpInGroup => (t / 32 % 4) as i64,
-                    AtomSource::WarpgroupId => (t / 128) as i64,
+                    AtomSource::LaneId => i64::from(t % 32),
+                    AtomSource::WarpId => i64::from(t / 32),
+                    AtomSource::WarpInGroup => i64::from(t / 32 % 4),
+                    AtomSource::WarpgroupId => i64::from(t / 128),
                     AtomSource::LaneField { shift, bits } => {
-                        i64::from(((t as u32 % 32) >> shift) & ((1 << bits) - 1))
+                        i64::from(((t % 32) >> shift) & ((1 << bits) - 1))
                     }
                     AtomSource::Symbol(index) => self.symbols[index],
                     AtomSource::Param { param, dtype } => extend(self.scalars[param], dtype),
@@ -346,7 +551,7 @@ impl GridRun<'_> {
         let active: Vec<u32> = (0..state.threads as u32).collect();
         self.blocks(state, &self.plan.body, &active)?;
         // A thread may not end with a copy in flight: its bytes would land
-        // in whatever block reuses the shared memory.
+        // in whatever cluster reuses the shared memory.
         for (t, copies) in state.copies.iter().enumerate() {
             if let Some(copy) = copies
                 .uncommitted
@@ -381,6 +586,19 @@ impl GridRun<'_> {
                 });
             }
         }
+        // Nor with another CTA's shared memory accessed after the last
+        // cluster barrier: that CTA may have exited before the access.
+        if let Some(access) = state.unordered_remote {
+            return Err(Trap {
+                statement: Some(access.statement),
+                thread: access.thread,
+                kind: FaultKind::RemoteSharedLifetime {
+                    buffer: self.plan.shared[access.buffer].name.clone(),
+                    rank: access.rank as u32,
+                    before_first_barrier: false,
+                },
+            });
+        }
         Ok(())
     }
 
@@ -389,7 +607,7 @@ impl GridRun<'_> {
     /// owns its destination bytes until [`Self::retire`].
     fn issue_copy(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         (dst, src, bytes): (&Address, &Address, usize),
         read_bytes: usize,
         t: u32,
@@ -434,7 +652,7 @@ impl GridRun<'_> {
     /// `cp.async` waits retire nothing of it).
     fn issue_bulk_copy(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         (dst, src, bytes): (&Address, &Address, usize),
         barrier: &Address,
         t: u32,
@@ -460,7 +678,7 @@ impl GridRun<'_> {
     /// at `dst` like a bulk copy.
     fn issue_tensor_copy(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         (dst, param, element): (&Address, usize, usize),
         (dims, box_dims, coords): (&[DimSpec], &[u32], &[Linear]),
         barrier: &Address,
@@ -521,7 +739,7 @@ impl GridRun<'_> {
     /// landing when that phase completes ([`Self::land_phase`]).
     fn land_with_phase(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         dst: &Address,
         (data, align): (Vec<u8>, usize),
         barrier: &Address,
@@ -537,10 +755,11 @@ impl GridRun<'_> {
         let offset = dst.offset.eval(state.atoms_of(t));
         let mbar_offset = barrier.offset.eval(state.atoms_of(t));
         let number = self.plan.statements[statement].0;
-        let fault = |state: &BlockState, f| self.shared_fault(state, f);
+        let fault = |state: &ClusterState, f| self.shared_fault(state, f);
+        let cta = state.placement.rank(t);
         let phase = state
             .shared
-            .mbarrier_phase(mbar, mbar_offset)
+            .mbarrier_phase(cta, mbar, mbar_offset)
             .map_err(|f| fault(state, f))?;
         let at = state
             .shared
@@ -557,7 +776,7 @@ impl GridRun<'_> {
         });
         let completed = state
             .shared
-            .mbarrier_complete_tx(mbar, mbar_offset, bytes as u64)
+            .mbarrier_complete_tx(cta, mbar, mbar_offset, bytes as u64)
             .map_err(|f| fault(state, f))?;
         if let Some(phase) = completed {
             self.land_phase(state, phase)?;
@@ -569,7 +788,7 @@ impl GridRun<'_> {
     /// ([`SharedMemory`] keeps the objects and checks each use).
     fn mbarrier(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         address: &Address,
         op: &MbarrierAction,
         t: u32,
@@ -581,7 +800,7 @@ impl GridRun<'_> {
         };
         let offset = address.offset.eval(state.atoms_of(t));
         let thread = u64::from(t);
-        let fault = |state: &BlockState, fault| self.shared_fault(state, fault);
+        let fault = |state: &ClusterState, fault| self.shared_fault(state, fault);
         match op {
             MbarrierAction::Init { count } => {
                 let count = self.source(state, count, t)?;
@@ -688,7 +907,7 @@ impl GridRun<'_> {
     /// the phases that track it (and by its group, which its thread's
     /// wait may retire), and leaves its thread's groups (a later wait has
     /// nothing of it to land; the group still counts).
-    fn land_phase(&self, state: &mut BlockState, phase: Phase) -> Result<(), FaultKind> {
+    fn land_phase(&self, state: &mut ClusterState, phase: Phase) -> Result<(), FaultKind> {
         let mut landing = Vec::new();
         for (t, copies) in state.copies.iter_mut().enumerate() {
             for list in [&mut copies.uncommitted, &mut copies.bulk]
@@ -725,7 +944,7 @@ impl GridRun<'_> {
     /// are `t`'s to touch from now on.
     fn retire(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         pending: Option<usize>,
         t: u32,
     ) -> Result<(), FaultKind> {
@@ -763,7 +982,7 @@ impl GridRun<'_> {
     /// uncommitted bulk stores.
     fn issue_bulk_store(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         (dst, src, bytes): (&Address, &Address, usize),
         reduce: Option<&AtomicUpdate>,
         t: u32,
@@ -827,7 +1046,7 @@ impl GridRun<'_> {
     /// hardware clips the box: any coordinates are legal).
     fn issue_tensor_store(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         (src, param, element): (&Address, usize, usize),
         (dims, box_dims, coords): (&[DimSpec], &[u32], &[Linear]),
         t: u32,
@@ -954,7 +1173,7 @@ impl GridRun<'_> {
     /// `t`'s uncommitted ones.
     fn write_store(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         (param, runs): (usize, &[(Range<usize>, usize)]),
         (buffer, at, bytes): (usize, usize, usize),
         reduce: Option<&AtomicUpdate>,
@@ -987,7 +1206,9 @@ impl GridRun<'_> {
             }
         }
         let touch = store_touch(reducing);
-        let data = state.shared.bytes(buffer, at, bytes);
+        let data = state
+            .shared
+            .bytes(state.placement.rank(t), buffer, at, bytes);
         let mut writes = Vec::with_capacity(runs.len());
         for (range, from) in runs {
             if range.is_empty() {
@@ -1069,7 +1290,7 @@ impl GridRun<'_> {
     /// and the groups are gone. Stores not yet committed stay pending.
     fn retire_stores(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         pending: usize,
         read: bool,
         t: u32,
@@ -1127,7 +1348,7 @@ impl GridRun<'_> {
     }
 
     /// A shared-memory fault with the other thread named.
-    fn shared_fault(&self, state: &BlockState, fault: SharedFault) -> FaultKind {
+    fn shared_fault(&self, state: &ClusterState, fault: SharedFault) -> FaultKind {
         match fault {
             SharedFault::Kind(kind) => kind,
             SharedFault::Race {
@@ -1138,12 +1359,12 @@ impl GridRun<'_> {
                 offset: byte,
                 other: u32::try_from(other)
                     .ok()
-                    .map(|other| self.thread_id(state.cta, other)),
+                    .map(|other| self.thread_id(state, other)),
             },
         }
     }
 
-    fn blocks(&self, state: &mut BlockState, blocks: &[Block], active: &[u32]) -> Run {
+    fn blocks(&self, state: &mut ClusterState, blocks: &[Block], active: &[u32]) -> Run {
         if active.is_empty() {
             return Ok(());
         }
@@ -1218,7 +1439,7 @@ impl GridRun<'_> {
                             break;
                         }
                         let running: Vec<u32> = bounds.iter().map(|b| b.0).collect();
-                        self.charge(state, running.len() as u64, None)?;
+                        self.charge(state, &running, None)?;
                         self.blocks(state, body, &running)?;
                         for &(t, _, d) in &bounds {
                             let value = &mut state.atoms_of_mut(t)[var];
@@ -1231,7 +1452,13 @@ impl GridRun<'_> {
         Ok(())
     }
 
-    fn test(&self, state: &BlockState, test: &Test, t: u32, statement: Option<usize>) -> Run<bool> {
+    fn test(
+        &self,
+        state: &ClusterState,
+        test: &Test,
+        t: u32,
+        statement: Option<usize>,
+    ) -> Run<bool> {
         Ok(match test {
             Test::Const(value) => *value,
             Test::Cmp(op, linear) => {
@@ -1272,21 +1499,39 @@ impl GridRun<'_> {
         })
     }
 
-    /// Counts `work` more instructions or iterations against the limit.
-    fn charge(&self, state: &mut BlockState, work: u64, statement: Option<usize>) -> Run {
-        state.work += work;
-        match self.work_limit {
-            Some(limit) if state.work > limit => Err(Trap {
-                statement,
-                thread: 0,
-                kind: FaultKind::WorkLimit { limit },
-            }),
-            _ => Ok(()),
+    /// Counts an instruction or iteration of each of `threads` (in
+    /// ascending order) against the limit of its CTA; over it, a fault of
+    /// the CTA's thread 0.
+    fn charge(&self, state: &mut ClusterState, threads: &[u32], statement: Option<usize>) -> Run {
+        let placement = state.placement;
+        let mut rest = threads;
+        while let Some(&first) = rest.first() {
+            let rank = placement.rank(first);
+            // The threads of the CTA come together (ascending order).
+            let count = if placement.clustered {
+                let next = placement.thread(rank + 1, 0);
+                rest.partition_point(|u| *u < next)
+            } else {
+                rest.len()
+            };
+            rest = &rest[count..];
+            let work = &mut state.ctas[rank].work;
+            *work += count as u64;
+            if let Some(limit) = self.work_limit
+                && *work > limit
+            {
+                return Err(Trap {
+                    statement,
+                    thread: placement.thread(rank, 0),
+                    kind: FaultKind::WorkLimit { limit },
+                });
+            }
         }
+        Ok(())
     }
 
     /// The active threads whose guard of `step` holds, in order.
-    fn executing(&self, state: &BlockState, step: &Step, active: &[u32]) -> Run<Vec<u32>> {
+    fn executing(&self, state: &ClusterState, step: &Step, active: &[u32]) -> Run<Vec<u32>> {
         let mut executing = Vec::with_capacity(active.len());
         for &t in active {
             if self.test(state, &step.guard, t, Some(step.statement))? {
@@ -1299,7 +1544,7 @@ impl GridRun<'_> {
     /// Thread `t`'s value of `source`, a fault located at `statement`.
     fn read(
         &self,
-        state: &BlockState,
+        state: &ClusterState,
         source: &Source,
         t: u32,
         statement: Option<usize>,
@@ -1315,7 +1560,7 @@ impl GridRun<'_> {
     /// here and under the guard) run it together.
     fn collective_step(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         step: &Step,
         active: &[u32],
         collective: &crate::semantics::Collective,
@@ -1327,11 +1572,12 @@ impl GridRun<'_> {
         let executing = self.executing(state, step, active)?;
         let mut lane_sources = vec![0; 32 * inputs];
         let mut lane_destinations = vec![0; 32 * outputs];
-        for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
+        let placement = state.placement;
+        for warp in executing.chunk_by(|a, b| placement.warp(*a) == placement.warp(*b)) {
             let mut mask = 0u32;
             lane_sources.fill(0);
             for &t in warp {
-                let lane = (t % 32) as usize;
+                let lane = placement.lane(t) as usize;
                 mask |= 1 << lane;
                 for (i, source) in sources.iter().enumerate() {
                     lane_sources[lane * inputs + i] = self.read(state, source, t, statement)?;
@@ -1341,7 +1587,7 @@ impl GridRun<'_> {
                 .run(mask, &lane_sources, &mut lane_destinations)
                 .map_err(|error| Trap {
                     statement,
-                    thread: warp[0] / 32 * 32 + error.lane,
+                    thread: warp[0] - placement.lane(warp[0]) + error.lane,
                     kind: FaultKind::Collective {
                         message: error.message,
                     },
@@ -1349,7 +1595,7 @@ impl GridRun<'_> {
             for &t in warp {
                 state.instructions += 1;
                 state.clocks[t as usize] += 1;
-                let lane = (t % 32) as usize;
+                let lane = placement.lane(t) as usize;
                 for (o, destination) in destinations.iter().enumerate() {
                     state.write(t, *destination, lane_destinations[lane * outputs + o]);
                 }
@@ -1363,7 +1609,7 @@ impl GridRun<'_> {
     /// load), then every lane takes its pairs of the matrices.
     fn matrix_load_step(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         step: &Step,
         active: &[u32],
         address: &Address,
@@ -1372,8 +1618,9 @@ impl GridRun<'_> {
     ) -> Run {
         let statement = Some(step.statement);
         let executing = self.executing(state, step, active)?;
-        for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
-            whole_warp(warp, "ldmatrix", statement)?;
+        let placement = state.placement;
+        for warp in executing.chunk_by(|a, b| placement.warp(*a) == placement.warp(*b)) {
+            whole_warp(placement, warp, "ldmatrix", statement)?;
             let mut rows = [[0u16; 8]; 32];
             for &t in warp {
                 let (target, at) =
@@ -1383,14 +1630,15 @@ impl GridRun<'_> {
                             thread: t,
                             kind,
                         })?;
-                for (j, element) in rows[(t % 32) as usize].iter_mut().enumerate() {
+                for (j, element) in rows[placement.lane(t) as usize].iter_mut().enumerate() {
                     *element = read(state, target, at + 2 * j, 2) as u16;
                 }
             }
             for &t in warp {
                 state.instructions += 1;
                 state.clocks[t as usize] += 1;
-                let (g, q) = ((t % 32 / 4) as usize, (t % 4) as usize);
+                let lane = placement.lane(t);
+                let (g, q) = ((lane / 4) as usize, (lane % 4) as usize);
                 for (i, destination) in destinations.iter().enumerate() {
                     let (low, high) = if transpose {
                         (rows[8 * i + 2 * q][g], rows[8 * i + 2 * q + 1][g])
@@ -1411,7 +1659,7 @@ impl GridRun<'_> {
     /// load: another thread's write since the last barrier is a race),
     /// every thread gives its part of A (register form) and C, and gets
     /// its part of D ([`fragments::wgmma_accumulator`]).
-    fn warpgroup_mma_step(&self, state: &mut BlockState, step: &Step, active: &[u32]) -> Run {
+    fn warpgroup_mma_step(&self, state: &mut ClusterState, step: &Step, active: &[u32]) -> Run {
         let Action::WarpgroupMma {
             mma,
             a,
@@ -1430,7 +1678,8 @@ impl GridRun<'_> {
         let executing = self.executing(state, step, active)?;
         let (m, n, k) = (64usize, mma.n as usize, mma.k as usize);
         let (a_bits, b_bits) = mma.element_bits();
-        for group in executing.chunk_by(|x, y| x / 128 == y / 128) {
+        let placement = state.placement;
+        for group in executing.chunk_by(|x, y| placement.warpgroup(*x) == placement.warpgroup(*y)) {
             if group.len() != 128 {
                 return Err(Trap {
                     statement,
@@ -1446,7 +1695,7 @@ impl GridRun<'_> {
             let first = group[0];
             // A and B^T as rows of K element bits.
             let read_matrix =
-                |state: &mut BlockState, rows: &[Address], bits: u32| -> Run<Vec<Vec<u64>>> {
+                |state: &mut ClusterState, rows: &[Address], bits: u32| -> Run<Vec<Vec<u64>>> {
                     let per_row = 256 / bits as usize;
                     let mut matrix = Vec::with_capacity(rows.len() / 2);
                     for halves in rows.chunks(2) {
@@ -1474,7 +1723,7 @@ impl GridRun<'_> {
                     let mut matrix = vec![vec![0u64; k]; m];
                     let per_register = 32 / a_bits;
                     for &t in group {
-                        let thread = t % 128;
+                        let thread = placement.local(t) % 128;
                         for (r, source) in a_registers.iter().enumerate() {
                             let value = self.read(state, source, t, statement)?;
                             for part in 0..per_register {
@@ -1512,7 +1761,7 @@ impl GridRun<'_> {
                 if !accumulate {
                     continue;
                 }
-                let thread = t % 128;
+                let thread = placement.local(t) % 128;
                 for (r, source) in accumulator.iter().enumerate() {
                     let value = self.read(state, source, t, statement)?;
                     let parts: &[(u32, u64)] = if mma.packed() {
@@ -1544,7 +1793,7 @@ impl GridRun<'_> {
             for &t in group {
                 state.instructions += 1;
                 state.clocks[t as usize] += 1;
-                let thread = t % 128;
+                let thread = placement.local(t) % 128;
                 for (r, destination) in destinations.iter().enumerate() {
                     let value = if mma.packed() {
                         let (r0, c0) = fragments::wgmma_accumulator(thread, 2 * r as u32);
@@ -1566,7 +1815,7 @@ impl GridRun<'_> {
     /// access of its own, checked and recorded like a store).
     fn matrix_store_step(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         step: &Step,
         active: &[u32],
         address: &Address,
@@ -1576,12 +1825,13 @@ impl GridRun<'_> {
         let statement = Some(step.statement);
         let executing = self.executing(state, step, active)?;
         let matrices = sources.len();
-        for warp in executing.chunk_by(|a, b| a / 32 == b / 32) {
-            whole_warp(warp, "stmatrix", statement)?;
+        let placement = state.placement;
+        for warp in executing.chunk_by(|a, b| placement.warp(*a) == placement.warp(*b)) {
+            whole_warp(placement, warp, "stmatrix", statement)?;
             let mut registers = vec![[0u32; 4]; 32];
             for &t in warp {
                 for (i, source) in sources.iter().enumerate() {
-                    registers[(t % 32) as usize][i] =
+                    registers[placement.lane(t) as usize][i] =
                         self.read(state, source, t, statement)? as u32;
                 }
             }
@@ -1589,7 +1839,7 @@ impl GridRun<'_> {
             for &t in warp {
                 state.instructions += 1;
                 state.clocks[t as usize] += 1;
-                let lane = (t % 32) as usize;
+                let lane = placement.lane(t) as usize;
                 let (i, r) = (lane / 8, lane % 8);
                 if i >= matrices {
                     continue;
@@ -1618,40 +1868,69 @@ impl GridRun<'_> {
         Ok(())
     }
 
-    /// A barrier step: every thread the barrier expects (all of the block,
-    /// or `b` of them) must execute it here, in the same statement (the
-    /// lockstep order makes "reaches it before any passes it" exactly
-    /// that); then the block's memory phase advances. Fewer threads would
-    /// hang the GPU; a barrier the block's threads reach in different
-    /// branches is undefined: both are faults.
+    /// A barrier step. The cluster barrier of a cluster of several CTAs
+    /// ([`Self::cluster_barrier`]) involves every thread of the cluster;
+    /// a CTA barrier (or the cluster barrier without a cluster) the
+    /// executing threads of each CTA, each CTA's its own barrier
+    /// ([`Self::cta_barrier`]).
     fn barrier_step(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         step: &Step,
         active: &[u32],
         barrier: Barrier,
         sources: &[Source],
         destinations: &[Destination],
     ) -> Run {
-        let statement = Some(step.statement);
         let executing = self.executing(state, step, active)?;
-        let Some(&first) = executing.first() else {
+        if executing.is_empty() {
             return Ok(());
-        };
+        }
+        if barrier.cluster && state.placement.clustered {
+            return self.cluster_barrier(state, step, &executing);
+        }
+        let placement = state.placement;
+        for cta in executing.chunk_by(|a, b| placement.rank(*a) == placement.rank(*b)) {
+            self.cta_barrier(state, step, cta, barrier, (sources, destinations))?;
+        }
+        Ok(())
+    }
+
+    /// A CTA barrier that the threads `executing` of one CTA execute: every
+    /// thread the barrier expects (all of the CTA, or `b` of them) must
+    /// execute it here, in the same statement (the lockstep order makes
+    /// "reaches it before any passes it" exactly that); then the CTA's
+    /// memory phase advances. Fewer threads would hang the GPU; a barrier
+    /// the CTA's threads reach in different branches is undefined: both
+    /// are faults. Other CTAs' threads are not involved (in a cluster,
+    /// `if cluster_ctarank() == 0 { bar.sync }` is a barrier of CTA 0).
+    fn cta_barrier(
+        &self,
+        state: &mut ClusterState,
+        step: &Step,
+        executing: &[u32],
+        barrier: Barrier,
+        (sources, destinations): (&[Source], &[Destination]),
+    ) -> Run {
+        let statement = Some(step.statement);
+        let first = executing[0];
+        let placement = state.placement;
+        let cta_threads = placement.cta_threads as usize;
         let trap = |thread, message: String| Trap {
             statement,
             thread,
             kind: FaultKind::Barrier { message },
         };
         let mut values: Vec<Vec<Bits>> = Vec::with_capacity(executing.len());
-        for &t in &executing {
+        for &t in executing {
             let mut lanes = Vec::with_capacity(sources.len());
             for source in sources {
                 lanes.push(self.read(state, source, t, statement)?);
             }
             values.push(lanes);
         }
-        // The cluster barrier has no number: barrier 0 stands for it.
+        // The cluster barrier (here: of a kernel without a cluster) has no
+        // number: barrier 0 stands for it.
         let id = if barrier.numbered { values[0][0] } else { 0 };
         if let Some(i) = values.iter().position(|v| barrier.numbered && v[0] != id) {
             return Err(trap(
@@ -1673,7 +1952,7 @@ impl GridRun<'_> {
                     ),
                 ));
             }
-            if !count.is_multiple_of(32) || count > state.threads.next_multiple_of(32) as u64 {
+            if !count.is_multiple_of(32) || count > cta_threads.next_multiple_of(32) as u64 {
                 return Err(trap(
                     first,
                     format!(
@@ -1683,11 +1962,11 @@ impl GridRun<'_> {
             }
             count
         } else {
-            state.threads as u64
+            cta_threads as u64
         };
         // Threads of a warp arrive together (the count is in whole warps).
         let arriving = if barrier.count {
-            let mut warps: Vec<u32> = executing.iter().map(|t| t / 32).collect();
+            let mut warps: Vec<u32> = executing.iter().map(|t| placement.local(*t) / 32).collect();
             warps.dedup();
             32 * warps.len() as u64
         } else {
@@ -1709,24 +1988,74 @@ impl GridRun<'_> {
                 BarrierReduction::And => u64::from(count == executing.len() as u64),
                 BarrierReduction::Or => u64::from(count > 0),
             };
-            for &t in &executing {
+            for &t in executing {
                 for destination in destinations {
                     state.write(t, *destination, result);
                 }
             }
         }
-        for &t in &executing {
+        for &t in executing {
             state.instructions += 1;
             state.clocks[t as usize] += 1;
         }
-        state.epoch += 1;
-        state.shared.barrier();
+        let rank = placement.rank(first);
+        state.ctas[rank].epoch += 1;
+        if barrier.cluster {
+            // A cluster of one CTA: its barrier is the cluster's.
+            state.shared.cluster_barrier();
+        } else {
+            state.shared.cta_barrier(rank);
+        }
         Ok(())
     }
 
-    fn step(&self, state: &mut BlockState, step: &Step, active: &[u32]) -> Run {
+    /// The cluster barrier's wait (`barrier.cluster.wait`, its arrival
+    /// before it a fence) in a cluster of several CTAs: every thread of
+    /// the cluster must execute it here, in the same statement, else a
+    /// fault (on the GPU the cluster would hang, or the barrier is
+    /// undefined); then it is every CTA's barrier, and every memory access
+    /// of any thread of the cluster before it is ordered before every
+    /// access after it (the arrival releases, the wait acquires).
+    fn cluster_barrier(&self, state: &mut ClusterState, step: &Step, executing: &[u32]) -> Run {
+        if executing.len() != state.threads {
+            // The first thread of the cluster that does not execute it
+            // (`executing` ascends).
+            let absent = executing
+                .iter()
+                .zip(0..)
+                .find(|(t, u)| **t != *u)
+                .map_or(executing.len() as u32, |(_, u)| u);
+            let ctas = state.ctas.len();
+            return Err(Trap {
+                statement: Some(step.statement),
+                thread: executing[0],
+                kind: FaultKind::Barrier {
+                    message: format!(
+                        "the cluster barrier (`barrier.cluster.wait`) expects all {} threads of the cluster's {ctas} CTAs, but {} reach it here, {} not among them (a cluster barrier in divergent control flow, or one some CTA of the cluster does not reach)",
+                        state.threads,
+                        executing.len(),
+                        self.thread_id(state, absent),
+                    ),
+                },
+            });
+        }
+        for &t in executing {
+            state.instructions += 1;
+            state.clocks[t as usize] += 1;
+        }
+        for cta in &mut state.ctas {
+            cta.epoch += 1;
+        }
+        state.cluster_barriers += 1;
+        state.unordered_remote = None;
+        state.shared.cluster_barrier();
+        Ok(())
+    }
+
+    fn step(&self, state: &mut ClusterState, step: &Step, active: &[u32]) -> Run {
         let statement = Some(step.statement);
-        self.charge(state, active.len() as u64, statement)?;
+        state.statement = step.statement;
+        self.charge(state, active, statement)?;
         if let Action::Collective {
             collective,
             sources,
@@ -1882,12 +2211,12 @@ impl GridRun<'_> {
                             MemoryRef::Tensor(memory, param) => {
                                 self.update_tensor(memory, param, byte, update, lanes)
                             }
-                            // The block's threads run on this host thread
+                            // The cluster's threads run on this host thread
                             // alone: nothing interleaves.
-                            MemoryRef::Shared(buffer) => {
-                                let old = state.shared.read(buffer, byte, element_bytes);
+                            MemoryRef::Shared { cta, buffer } => {
+                                let old = state.shared.read(cta, buffer, byte, element_bytes);
                                 let new = mask(update.apply(old, lanes), update.bits);
-                                state.shared.write(buffer, byte, element_bytes, new);
+                                state.shared.write(cta, buffer, byte, element_bytes, new);
                                 old
                             }
                         };
@@ -2003,7 +2332,7 @@ impl GridRun<'_> {
     /// goes and its start byte.
     fn access(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         address: &Address,
         size: usize,
         t: u32,
@@ -2016,7 +2345,7 @@ impl GridRun<'_> {
     /// copy's source that `src-size` reads: the copy's alignment).
     fn access_aligned(
         &self,
-        state: &mut BlockState,
+        state: &mut ClusterState,
         address: &Address,
         size: usize,
         align: usize,
@@ -2024,16 +2353,24 @@ impl GridRun<'_> {
         touch: Touch,
     ) -> Result<(MemoryRef<'_>, usize), FaultKind> {
         if let Region::Shared(buffer) = address.region {
-            // Shared memory is the block's own: threads by their index in
-            // the block.
-            let offset = address.offset.eval(state.atoms_of(t));
-            return match state
-                .shared
-                .access(buffer, offset, size, u64::from(t), touch)
-            {
-                Ok(at) => Ok((MemoryRef::Shared(buffer), at)),
-                Err(fault) => Err(self.shared_fault(state, fault)),
+            // Shared memory is the cluster's: threads by their cluster
+            // index, the copy of the thread's CTA or the one its address
+            // names.
+            let atoms = state.atoms_of(t);
+            let offset = address.offset.eval(atoms);
+            let own = state.placement.rank(t);
+            let cta = match &address.cta {
+                None => own,
+                Some(rank) => self.remote_cta(state, buffer, rank.eval(atoms))?,
             };
+            let at = state
+                .shared
+                .access_in(cta, buffer, offset, size, u64::from(t), touch)
+                .map_err(|fault| self.shared_fault(state, fault))?;
+            if cta != own {
+                self.remote_lifetime(state, buffer, cta, t)?;
+            }
+            return Ok((MemoryRef::Shared { cta, buffer }, at));
         }
         let (param, at) = self.tensor_range(state, address, size, align, t, touch)?;
         let Some(memory) = self.memories[param].as_ref() else {
@@ -2046,13 +2383,61 @@ impl GridRun<'_> {
         Ok((MemoryRef::Tensor(memory, param), at))
     }
 
+    /// The CTA whose copy of shared buffer `buffer` an address with the
+    /// cluster rank `rank` (`buf.in_cta(rank)`) names: a fault unless the
+    /// kernel declares a cluster and `0 <= rank <` its CTAs.
+    fn remote_cta(
+        &self,
+        state: &ClusterState,
+        buffer: usize,
+        rank: i64,
+    ) -> Result<usize, FaultKind> {
+        let ctas = state.ctas.len();
+        match usize::try_from(rank) {
+            Ok(cta) if cta < ctas && state.placement.clustered => Ok(cta),
+            _ => Err(FaultKind::ClusterRank {
+                buffer: self.plan.shared[buffer].name.clone(),
+                rank,
+                cluster: ctas as u32,
+            }),
+        }
+    }
+
+    /// Thread `t` accessed the copy of shared buffer `buffer` of another
+    /// CTA (of rank `rank`), which exists only while that CTA runs: a
+    /// cluster barrier must come before the access (every CTA of the
+    /// cluster has started) and after it (no CTA exits before it), else a
+    /// fault (the later one at the cluster's end).
+    fn remote_lifetime(
+        &self,
+        state: &mut ClusterState,
+        buffer: usize,
+        rank: usize,
+        t: u32,
+    ) -> Result<(), FaultKind> {
+        if state.cluster_barriers == 0 {
+            return Err(FaultKind::RemoteSharedLifetime {
+                buffer: self.plan.shared[buffer].name.clone(),
+                rank: rank as u32,
+                before_first_barrier: true,
+            });
+        }
+        state.unordered_remote.get_or_insert(RemoteAccess {
+            statement: state.statement,
+            thread: t,
+            buffer,
+            rank,
+        });
+        Ok(())
+    }
+
     /// The tensor and start byte of `size` bytes at `address` (a tensor)
     /// for thread `t`, checked for a `touch` (not recorded): the tensor is
     /// written by the kernel if `touch` writes, the bytes are in bounds and
     /// aligned to `align`.
     fn tensor_range(
         &self,
-        state: &BlockState,
+        state: &ClusterState,
         address: &Address,
         size: usize,
         align: usize,
@@ -2094,20 +2479,23 @@ impl GridRun<'_> {
     }
 
     /// Records thread `t`'s `touch` of the `bytes` of tensor `param`
-    /// (`memory`) in its race shadow, in the block's current barrier
-    /// phase: a race is a fault.
+    /// (`memory`) in its race shadow, as its global thread index, in its
+    /// CTA's current barrier phase: a race is a fault.
     fn touch_tensor(
         &self,
-        state: &BlockState,
+        state: &ClusterState,
         memory: &TensorMemory<'_>,
         param: usize,
         bytes: Range<usize>,
         t: u32,
         touch: Touch,
     ) -> Result<(), FaultKind> {
-        let thread = state.first_thread + u64::from(t);
+        let placement = state.placement;
+        let rank = placement.rank(t);
+        let cta = &state.ctas[rank];
+        let thread = cta.first_thread + u64::from(placement.local(t));
         memory
-            .touch(bytes.start, bytes.len(), thread, state.epoch, touch)
+            .touch(bytes.start, bytes.len(), thread, cta.epoch, touch)
             .map_err(|RaceAt { byte, other }| FaultKind::Race {
                 param: self.names[param].clone(),
                 offset: byte,
@@ -2115,7 +2503,7 @@ impl GridRun<'_> {
             })
     }
 
-    fn source(&self, state: &BlockState, source: &Source, t: u32) -> Result<Bits, FaultKind> {
+    fn source(&self, state: &ClusterState, source: &Source, t: u32) -> Result<Bits, FaultKind> {
         Ok(match *source {
             Source::Register {
                 offset,
@@ -2157,14 +2545,15 @@ impl GridRun<'_> {
         })
     }
 
-    fn special(&self, state: &BlockState, special: Special, t: u32) -> Bits {
+    fn special(&self, state: &ClusterState, special: Special, u: u32) -> Bits {
+        let t = state.placement.local(u);
         let tid = coordinates(u64::from(t), self.block);
         let lane = t % 32;
         let below = (1u32 << lane) - 1;
         match special {
             Special::Tid(axis) => u64::from(tid[axis]),
             Special::Ntid(axis) => u64::from(self.block[axis]),
-            Special::Ctaid(axis) => u64::from(state.cta[axis]),
+            Special::Ctaid(axis) => u64::from(state.ctas[state.placement.rank(u)].id[axis]),
             Special::Nctaid(axis) => u64::from(self.grid[axis]),
             Special::LaneId => u64::from(lane),
             Special::WarpId => u64::from(t / 32),
@@ -2177,8 +2566,8 @@ impl GridRun<'_> {
             Special::LaneMaskLe => u64::from(below | (1 << lane)),
             Special::LaneMaskGe => u64::from(!below),
             Special::LaneMaskGt => u64::from(!(below | (1 << lane))),
-            Special::Clock => state.clocks[t as usize] & 0xffff_ffff,
-            Special::Clock64 => state.clocks[t as usize],
+            Special::Clock => state.clocks[u as usize] & 0xffff_ffff,
+            Special::Clock64 => state.clocks[u as usize],
             Special::GlobalTimer => self.timer_base + self.started.elapsed().as_nanos() as u64,
             Special::GridId => self.launch_id,
             // Static shared memory, then the dynamic from the next 16-byte
@@ -2192,7 +2581,7 @@ impl GridRun<'_> {
     }
 }
 
-impl BlockState {
+impl ClusterState {
     #[inline]
     fn atoms_of(&self, t: u32) -> &[i64] {
         let start = t as usize * self.atom_count;
@@ -2237,18 +2626,15 @@ impl BlockState {
     }
 }
 
-/// `size` bytes at `at` of a checked access's memory.
-#[inline]
 /// Fails unless `warp` (the executing threads of one warp) is all 32
 /// lanes, as the `.aligned` matrix moves (`name`) need.
-fn whole_warp(warp: &[u32], name: &str, statement: Option<usize>) -> Run {
+fn whole_warp(placement: Placement, warp: &[u32], name: &str, statement: Option<usize>) -> Run {
     if warp.len() == 32 {
         return Ok(());
     }
-    let first = warp[0] / 32 * 32;
-    let absent: Vec<String> = (first..first + 32)
-        .filter(|t| !warp.contains(t))
-        .map(|t| (t % 32).to_string())
+    let absent: Vec<String> = (0..32)
+        .filter(|lane| !warp.iter().any(|t| placement.lane(*t) == *lane))
+        .map(|lane| lane.to_string())
         .collect();
     Err(Trap {
         statement,
@@ -2263,20 +2649,22 @@ fn whole_warp(warp: &[u32], name: &str, statement: Option<usize>) -> Run {
     })
 }
 
-fn read(state: &BlockState, target: MemoryRef<'_>, at: usize, size: usize) -> Bits {
+/// `size` bytes at `at` of a checked access's memory.
+#[inline]
+fn read(state: &ClusterState, target: MemoryRef<'_>, at: usize, size: usize) -> Bits {
     match target {
         MemoryRef::Tensor(memory, _) => memory.read(at, size),
-        MemoryRef::Shared(buffer) => state.shared.read(buffer, at, size),
+        MemoryRef::Shared { cta, buffer } => state.shared.read(cta, buffer, at, size),
     }
 }
 
 /// Writes the low `size` bytes of `value` at `at` of a checked access's
 /// memory.
 #[inline]
-fn write(state: &mut BlockState, target: MemoryRef<'_>, at: usize, size: usize, value: Bits) {
+fn write(state: &mut ClusterState, target: MemoryRef<'_>, at: usize, size: usize, value: Bits) {
     match target {
         MemoryRef::Tensor(memory, _) => memory.write(at, size, value),
-        MemoryRef::Shared(buffer) => state.shared.write(buffer, at, size, value),
+        MemoryRef::Shared { cta, buffer } => state.shared.write(cta, buffer, at, size, value),
     }
 }
 
@@ -2375,6 +2763,7 @@ mod tests {
                 constant,
                 terms: vec![(per_thread, vec![0])],
             },
+            cta: None,
         }
     }
 
@@ -2449,6 +2838,7 @@ mod tests {
         Action::Barrier {
             barrier: Barrier {
                 numbered: true,
+                cluster: false,
                 count: false,
                 reduction: None,
             },
@@ -2503,10 +2893,63 @@ mod tests {
 
     /// [`run`] with `s` of `s_bytes` bytes and `y` of the bytes `y` (its
     /// bytes after the block).
+    ///
+    /// The steps also run in a cluster of two such blocks, each with its
+    /// part of a `y` twice as long (every address of `y` moved by the
+    /// block's part): each block must do what the one block does (its
+    /// copies, mbarriers, stores and faults are its own), and the first
+    /// block fault as it does (its threads come first in the lockstep
+    /// order).
     fn run_sized(
         steps: Vec<(Test, Action)>,
         s_bytes: usize,
         y: Vec<u8>,
+    ) -> Result<Vec<u8>, Failed> {
+        let single = run_in_cluster(steps.clone(), s_bytes, y.clone(), 1);
+        let y_bytes = y.len() as i64;
+        let steps = steps
+            .into_iter()
+            .map(|(guard, mut action)| {
+                move_y(&mut action, y_bytes);
+                (guard, action)
+            })
+            .collect();
+        let cluster = run_in_cluster(steps, s_bytes, y.repeat(2), 2);
+        let expected = match &single {
+            Ok(y) => Ok(y.repeat(2)),
+            // Past the end of its part of `y`, a block reaches the next
+            // block's part.
+            Err((_, _, FaultKind::OutOfBounds { .. })) => return single,
+            Err(failed) => Err(failed.clone()),
+        };
+        assert_eq!(cluster, expected, "in a cluster of two blocks");
+        single
+    }
+
+    /// The action with its addresses of `y` moved by `y_bytes` times the
+    /// block's `%ctaid.x` (atom 1). Tensor stores, whose coordinates
+    /// address `y`, are not moved.
+    fn move_y(action: &mut Action, y_bytes: i64) {
+        let address = match action {
+            Action::Load { address, .. }
+            | Action::Store { address, .. }
+            | Action::Atomic { address, .. } => address,
+            Action::BulkStore { dst, .. } => dst,
+            _ => return,
+        };
+        if address.region == Region::Tensor(Y) {
+            address.offset.terms.push((y_bytes, vec![1]));
+        }
+    }
+
+    /// Runs the steps (statement `i + 1` each) on `x = [10, 11, 12, 13]`
+    /// in one cluster of `ctas` blocks of 4 threads along x (atoms:
+    /// `%tid.x`, `%ctaid.x`, `%cluster_ctarank`); `y` after the run.
+    fn run_in_cluster(
+        steps: Vec<(Test, Action)>,
+        s_bytes: usize,
+        y: Vec<u8>,
+        ctas: u32,
     ) -> Result<Vec<u8>, Failed> {
         let x: Vec<AtomicU8> = [10u32, 11, 12, 13]
             .iter()
@@ -2536,7 +2979,14 @@ mod tests {
                 offsets: vec![0],
                 bytes: 4,
             },
-            atoms: vec![AtomSource::ThreadId(0)],
+            atoms: vec![
+                AtomSource::ThreadId(0),
+                AtomSource::CtaId(0),
+                AtomSource::ClusterCtaId {
+                    axis: 0,
+                    cluster: ctas,
+                },
+            ],
             body: vec![Block::Steps(steps)],
             statements,
             shared: vec![layout("s", false), layout("bar", true)],
@@ -2550,8 +3000,9 @@ mod tests {
             dynamic_shared_bytes: 0,
             names: &names,
             tile_names: &tile_names,
-            grid: [1, 1, 1],
+            grid: [ctas, 1, 1],
             block: [4, 1, 1],
+            cluster: [ctas, 1, 1],
             memories: vec![
                 TensorMemory::new(&x, false, 4),
                 TensorMemory::new(&y, true, 4),
@@ -2566,13 +3017,11 @@ mod tests {
             timer_base: 0,
         };
         let mut state =
-            BlockState::new(&launch).unwrap_or_else(|kind| panic!("block state: {kind:?}"));
-        launch
-            .run_block(&mut state, [0, 0, 0], 0, 0)
-            .map_err(|trap| {
-                let number = trap.statement.map(|s| plan.statements[s].0);
-                (number, trap.thread, trap.kind)
-            })?;
+            ClusterState::new(&launch).unwrap_or_else(|kind| panic!("cluster state: {kind:?}"));
+        launch.run_cluster(&mut state, 0, 0).map_err(|trap| {
+            let number = trap.statement.map(|s| plan.statements[s].0);
+            (number, trap.thread, trap.kind)
+        })?;
         Ok(y.iter().map(|b| b.load(Ordering::Relaxed)).collect())
     }
 
@@ -2952,6 +3401,245 @@ mod tests {
         );
         others.insert(5, all(bar_sync()));
         assert_eq!(run(others), Ok(MIRRORED.to_vec()));
+    }
+
+    // -------------------------------------------- clusters of two blocks
+
+    /// The word of `s` at `offset` of the block of rank `rank` (a constant
+    /// and a multiple of the thread's own rank, atom 2).
+    fn in_cta(offset: i64, (constant, per_rank): (i64, i64)) -> Address {
+        Address {
+            cta: Some(Linear {
+                constant,
+                terms: vec![(per_rank, vec![2])],
+            }),
+            ..at(Region::Shared(S), offset, 0)
+        }
+    }
+
+    /// A step only thread `t` of the block of rank `rank` runs.
+    fn only(rank: i64, t: i64, action: Action) -> (Test, Action) {
+        let is = |atom: tile_kernel_lowering::sym::AtomId, value: i64| {
+            Box::new(Test::Cmp(
+                CmpOp::Eq,
+                Linear {
+                    constant: -value,
+                    terms: vec![(1, vec![atom])],
+                },
+            ))
+        };
+        (Test::And(is(2, rank), is(0, t)), action)
+    }
+
+    fn load_from(address: Address) -> Action {
+        Action::Load {
+            address,
+            element_bytes: 4,
+            signed: false,
+            destinations: vec![register()],
+        }
+    }
+
+    fn store_to(address: Address, value: u64) -> Action {
+        Action::Store {
+            address,
+            element_bytes: 4,
+            sources: vec![Source::Value(value)],
+        }
+    }
+
+    fn cluster_wait() -> Action {
+        Action::Barrier {
+            barrier: Barrier {
+                numbered: false,
+                cluster: true,
+                count: false,
+                reduction: None,
+            },
+            sources: Vec::new(),
+            destinations: Vec::new(),
+        }
+    }
+
+    /// Runs the steps in a cluster of two blocks (`y` of 32 bytes),
+    /// between two cluster barriers (statement 1 and the last: another
+    /// block's shared memory exists only between them), so that the
+    /// steps are statements `2..`.
+    fn run_pair(steps: Vec<(Test, Action)>) -> Result<Vec<u8>, Failed> {
+        let mut all_steps = vec![all(cluster_wait())];
+        all_steps.extend(steps);
+        all_steps.push(all(cluster_wait()));
+        run_in_cluster(all_steps, 16, vec![0; 32], 2)
+    }
+
+    /// Thread `t` of the block of rank `rank`.
+    fn of_cta(rank: u32, t: u32) -> Option<ThreadId> {
+        Some(ThreadId {
+            cta: [rank, 0, 0],
+            thread: [t, 0, 0],
+        })
+    }
+
+    #[test]
+    fn a_remote_read_races_with_a_write_only_its_owners_barrier_ordered() {
+        let steps = vec![
+            only(1, 1, store_s(0, 7)),
+            all(bar_sync()),
+            // Ordered after the write for block 1's threads: the shadow
+            // of block 1's accesses forgets the write...
+            only(1, 2, load_from(at(Region::Shared(S), 0, 0))),
+            // ...which block 0's thread still races with.
+            only(0, 0, load_from(in_cta(0, (1, 0)))),
+        ];
+        let race = |statement| {
+            Err((
+                Some(statement),
+                0,
+                FaultKind::SharedRace {
+                    buffer: "s".into(),
+                    offset: 0,
+                    other: of_cta(1, 1),
+                },
+            ))
+        };
+        assert_eq!(run_pair(steps.clone()), race(5));
+        // The cluster barrier orders it.
+        let mut ordered = steps;
+        ordered.insert(3, all(cluster_wait()));
+        assert_eq!(run_pair(ordered), Ok(vec![0; 32]));
+    }
+
+    #[test]
+    fn remote_accesses_of_one_block_are_ordered_by_its_own_barrier() {
+        let steps = vec![
+            only(0, 0, store_to(in_cta(0, (1, 0)), 7)),
+            all(bar_sync()),
+            only(0, 1, load_from(in_cta(0, (1, 0)))),
+        ];
+        assert_eq!(run_pair(steps.clone()), Ok(vec![0; 32]));
+        // Not by the target block's barrier: without block 0's, block 0's
+        // threads race.
+        let mut unordered = steps.clone();
+        unordered[1] = only(1, 0, Action::Nothing);
+        let mut racing = steps.clone();
+        racing[1] = (
+            Test::Cmp(
+                CmpOp::Eq,
+                Linear {
+                    constant: -1,
+                    terms: vec![(1, vec![2])],
+                },
+            ),
+            bar_sync(),
+        );
+        for steps in [unordered, racing] {
+            assert_eq!(
+                run_pair(steps),
+                Err((
+                    Some(4),
+                    1,
+                    FaultKind::SharedRace {
+                        buffer: "s".into(),
+                        offset: 0,
+                        other: of_cta(0, 0),
+                    }
+                ))
+            );
+        }
+        // Block 1's own thread is not ordered after block 0's write.
+        let mut owner = steps;
+        owner.push(only(1, 3, load_from(at(Region::Shared(S), 0, 0))));
+        assert_eq!(
+            run_pair(owner),
+            Err((
+                Some(5),
+                7,
+                FaultKind::SharedRace {
+                    buffer: "s".into(),
+                    offset: 0,
+                    other: of_cta(0, 0),
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn the_races_of_one_blocks_remote_accesses_name_a_racing_thread() {
+        // Every thread writes its word; the cluster barrier; thread 0 of
+        // block 0 reads block 1's word 0.
+        let mut steps = vec![
+            all(store_own(7)),
+            all(cluster_wait()),
+            only(0, 0, load_from(in_cta(0, (1, 0)))),
+        ];
+        let write = only(0, 1, store_to(in_cta(0, (1, 0)), 9));
+        // Thread 1 of block 0 writes it: a race with thread 0's read.
+        let mut same_block = steps.clone();
+        same_block.push(write.clone());
+        let race = |other| {
+            Err((
+                Some(5),
+                1,
+                FaultKind::SharedRace {
+                    buffer: "s".into(),
+                    offset: 0,
+                    other,
+                },
+            ))
+        };
+        assert_eq!(run_pair(same_block), race(of_cta(0, 0)));
+        // Block 1's thread 0 reads it between: the write races with both
+        // reads, and the report names block 1's.
+        steps.push(only(1, 0, load_own()));
+        steps.push(write);
+        let race = |other| {
+            Err((
+                Some(6),
+                1,
+                FaultKind::SharedRace {
+                    buffer: "s".into(),
+                    offset: 0,
+                    other,
+                },
+            ))
+        };
+        assert_eq!(run_pair(steps), race(of_cta(1, 0)));
+    }
+
+    #[test]
+    fn a_rank_past_the_cluster_or_negative_is_a_fault() {
+        for rank in [2, -1] {
+            let steps = vec![
+                all(store_own(1)),
+                only(0, 0, load_from(in_cta(0, (rank, 0)))),
+            ];
+            assert_eq!(
+                run_pair(steps),
+                Err((
+                    Some(3),
+                    0,
+                    FaultKind::ClusterRank {
+                        buffer: "s".into(),
+                        rank,
+                        cluster: 2,
+                    }
+                ))
+            );
+        }
+        // Without a cluster, any rank.
+        let steps = vec![all(store_own(1)), all(load_from(in_cta(0, (0, 0))))];
+        assert_eq!(
+            run_in_cluster(steps, 16, vec![0; 16], 1),
+            Err((
+                Some(2),
+                0,
+                FaultKind::ClusterRank {
+                    buffer: "s".into(),
+                    rank: 0,
+                    cluster: 1,
+                }
+            ))
+        );
     }
 
     // ---------------------------------------------------- bulk stores
@@ -3703,6 +4391,8 @@ mod tests {
         }
     }
 
+    /// (In one block: the tensor stores address `y` by coordinates, which
+    /// [`run_sized`] does not move block by block.)
     #[test]
     fn a_tensor_store_writes_the_part_of_its_box_inside_the_tensor() {
         let mut steps = fill();
@@ -3726,13 +4416,13 @@ mod tests {
         word(0, 6);
         word(1, 7);
         assert_eq!(
-            run_sized(steps.clone(), STORE_BYTES, vec![0xee; STORE_BYTES]),
+            run_in_cluster(steps.clone(), STORE_BYTES, vec![0xee; STORE_BYTES], 1),
             Ok(expected)
         );
         // The elements it writes count against the thread's later stores.
         steps.insert(3, first(tensor_store([3, 3])));
         assert_eq!(
-            run_sized(steps.clone(), STORE_BYTES, vec![0xee; STORE_BYTES]),
+            run_in_cluster(steps.clone(), STORE_BYTES, vec![0xee; STORE_BYTES], 1),
             Err((
                 Some(4),
                 0,
@@ -3747,7 +4437,7 @@ mod tests {
         let mut steps = fill();
         steps.push(first(tensor_store_from(16, [0, 0])));
         assert_eq!(
-            run_store(steps),
+            run_in_cluster(steps, STORE_BYTES, vec![0; STORE_BYTES], 1),
             Err((
                 Some(3),
                 0,
@@ -3764,6 +4454,9 @@ mod tests {
             first(Action::BulkCommit),
             first(store_s(28, 9)),
         ]);
-        assert_eq!(run_store(steps), Err((Some(5), 0, source_written(28, 3))));
+        assert_eq!(
+            run_in_cluster(steps, STORE_BYTES, vec![0; STORE_BYTES], 1),
+            Err((Some(5), 0, source_written(28, 3)))
+        );
     }
 }

@@ -70,10 +70,12 @@ pub enum FaultKind {
     Collective { message: String },
     /// A barrier the block's threads do not all reach together (divergent
     /// control flow, a count that does not match), or reach with different
-    /// barrier numbers or counts.
+    /// barrier numbers or counts; or a cluster barrier
+    /// (`barrier.cluster.wait`) the threads of the cluster's blocks do not
+    /// all reach together.
     Barrier { message: String },
-    /// The block ran past `RunOptions::work_limit` instructions and loop
-    /// iterations.
+    /// The block (its threads together, in a cluster too) ran past
+    /// `RunOptions::work_limit` instructions and loop iterations.
     WorkLimit { limit: u64 },
     /// An access outside its shared buffer (`alloc_shared`).
     SharedOutOfBounds {
@@ -92,7 +94,10 @@ pub enum FaultKind {
         bytes: usize,
     },
     /// Two threads of a block touched the same bytes of a shared buffer
-    /// between two barriers, at least one writing, and not both atomically.
+    /// between two barriers, at least one writing, and not both atomically
+    /// (or two threads of different blocks of a cluster, one or both
+    /// through a `.shared::cluster` address of another block's buffer,
+    /// between two cluster barriers).
     SharedRace {
         buffer: String,
         offset: usize,
@@ -100,8 +105,8 @@ pub enum FaultKind {
         other: Option<ThreadId>,
     },
     /// A read (a load, or an atomic's read of the old value) of a shared
-    /// byte no thread of the block has written: shared memory starts
-    /// undefined.
+    /// byte no thread has written (in the copy of the block it belongs
+    /// to): shared memory starts undefined.
     UninitializedShared { buffer: String, offset: usize },
     /// An access to shared bytes an asynchronous copy (`cp.async`,
     /// statement `copy`) owns: issued by some thread and not yet retired
@@ -204,6 +209,27 @@ pub enum FaultKind {
     /// The host cannot allocate what the run needs (a block's shared
     /// memory with its bookkeeping).
     HostMemory { what: String, bytes: usize },
+    /// An access to the copy of shared buffer `buffer` of the CTA of rank
+    /// `rank` in the thread's cluster (a `.shared::cluster` address,
+    /// `buf.in_cta(rank)`), where no CTA has that rank: it is outside `0`
+    /// to `cluster - 1`, or the kernel declares no cluster (`cluster` is
+    /// 1).
+    ClusterRank {
+        buffer: String,
+        rank: i64,
+        cluster: u32,
+    },
+    /// An access to the copy of shared buffer `buffer` of another CTA of
+    /// the cluster (of rank `rank`) that no cluster barrier
+    /// (`barrier.cluster.wait`) orders after that CTA's start
+    /// (`before_first_barrier`: the cluster has passed none) or before its
+    /// exit (none follows the access): that CTA may not have started yet,
+    /// or may have exited, and its shared memory need not exist then.
+    RemoteSharedLifetime {
+        buffer: String,
+        rank: u32,
+        before_first_barrier: bool,
+    },
 }
 
 impl fmt::Display for Fault {
@@ -391,6 +417,39 @@ impl fmt::Display for Fault {
             FaultKind::HostMemory { what, bytes } => write!(
                 f,
                 "the host cannot allocate the {bytes} bytes that {what} takes in the interpreter"
+            ),
+            FaultKind::ClusterRank {
+                buffer,
+                rank,
+                cluster: 1,
+            } => write!(
+                f,
+                "addresses shared buffer `{buffer}` of the CTA of rank {rank} in its cluster, but the kernel declares no cluster (each CTA is a cluster of 1: `cluster = [..]` in the attribute declares one)"
+            ),
+            FaultKind::ClusterRank {
+                buffer,
+                rank,
+                cluster,
+            } => write!(
+                f,
+                "addresses shared buffer `{buffer}` of the CTA of rank {rank} in its cluster, but the cluster has {cluster} CTAs (ranks 0 to {})",
+                cluster.saturating_sub(1)
+            ),
+            FaultKind::RemoteSharedLifetime {
+                buffer,
+                rank,
+                before_first_barrier: true,
+            } => write!(
+                f,
+                "accesses shared buffer `{buffer}` of the CTA of rank {rank} in its cluster before the cluster's first cluster barrier (`barrier.cluster.wait`): that CTA may not have started, and its shared memory may not exist yet"
+            ),
+            FaultKind::RemoteSharedLifetime {
+                buffer,
+                rank,
+                before_first_barrier: false,
+            } => write!(
+                f,
+                "accesses shared buffer `{buffer}` of the CTA of rank {rank} in its cluster with no cluster barrier (`barrier.cluster.wait`) after it: that CTA may exit, and its shared memory cease to exist, before the access"
             ),
         }
     }

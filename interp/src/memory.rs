@@ -16,7 +16,11 @@
 //! has passed since (the GPU orders those; nothing else orders threads of
 //! a launch). The shadow ([`Shadow`]) is also the race detector of each
 //! block's shared memory ([`crate::shared`]), where mbarrier phases order
-//! accesses too: there each thread has its own *floor* ([`Order`]).
+//! accesses too: there each thread has its own *floor* ([`Order`]). (In a
+//! cluster, the accesses of each block's threads: [`Shadow::per_cta`].)
+//! Threads of one cluster run together, but their global accesses are
+//! ordered as those of separate blocks: by their own block's barriers
+//! only.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU8, AtomicU64, Ordering};
@@ -98,6 +102,10 @@ pub(crate) struct Shadow {
     words: Box<[AtomicU64]>,
     /// Threads per block: which block a thread belongs to.
     block_threads: u64,
+    /// An access of a thread of another block than the recorded ones'
+    /// replaces the word instead of being checked against it
+    /// ([`Shadow::per_cta`]).
+    forget_other_blocks: bool,
 }
 
 /// A detected race: the byte and the other thread (global linear index;
@@ -184,7 +192,27 @@ impl Shadow {
         Some(Shadow {
             words: words.into_boxed_slice(),
             block_threads: block_threads.max(1),
+            forget_other_blocks: false,
         })
+    }
+
+    /// A shadow that checks the accesses of each block (CTA) of
+    /// `block_threads` threads against those of the same CTA only: an
+    /// access of a thread of another CTA than the recorded accesses'
+    /// forgets them and records itself alone. For a CTA's shared buffer in
+    /// a cluster of several CTAs, whose races across CTAs the caller finds
+    /// otherwise, exactly (`crate::shared`'s `ClusterTouches`). Nothing is
+    /// missed: if a later access of the forgotten accesses' CTA races with
+    /// one of them (nothing orders the two; no cluster barrier came
+    /// between), the forgetting access, of another CTA and between them,
+    /// did not race with it (else that was reported), and a case analysis
+    /// of the ways of touching (read, write, atomic) shows that the later
+    /// access conflicts with the forgetting one, which nothing orders
+    /// before it either: that race across CTAs is reported.
+    pub fn per_cta(len: usize, block_threads: u64) -> Option<Shadow> {
+        let mut shadow = Shadow::new(len, block_threads)?;
+        shadow.forget_other_blocks = true;
+        Some(shadow)
     }
 
     /// Forgets every access to the bytes of `range` (they are untouched
@@ -228,6 +256,9 @@ impl Shadow {
                 let seen = (current >> KIND_BITS) & EPOCH_MASK;
                 let mut kind = current & ((1 << KIND_BITS) - 1);
                 let same_block = owner != 0 && (owner - 1) / self.block_threads == block;
+                if !same_block && self.forget_other_blocks {
+                    kind = 0;
+                }
                 // Accesses of this block below this thread's floor.
                 let ordered = same_block
                     && seen < floor

@@ -13,7 +13,9 @@
 //! address nothing else; a parity wait is the blocking one (its `done` the
 //! compiler's retry predicate); a bulk store (plain or tensor) reads a
 //! shared buffer and writes a tensor; the shared buffers fit a CTA's
-//! shared memory. A program that does not
+//! shared memory; only a `.shared::cluster` `ld`, `st`, `atom` or `red`
+//! addresses another CTA's copy of a shared buffer; a cluster has at most
+//! 16 CTAs. A program that does not
 //! satisfy this (hand-built or corrupt IR) is a [`PrepareError`], never a
 //! panic later.
 
@@ -24,7 +26,7 @@ use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{
     CmpOp, Cond, DimSpec, MemorySpace, Node, OperandValue, ParamKind, Program, Statement,
 };
-use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, VariantId};
+use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Space, VariantId};
 use tile_kernel_lowering::shared_layout::MatrixOperand;
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
@@ -217,6 +219,11 @@ pub(crate) enum Region {
 pub(crate) struct Address {
     pub region: Region,
     pub offset: Linear,
+    /// For a shared buffer, the rank in the cluster (`%cluster_ctarank`)
+    /// of the CTA whose copy of the buffer it addresses, per thread
+    /// (`buf.in_cta(rank)`); `None`: the executing thread's CTA's. Only a
+    /// plain `.shared::cluster` access (`ld`, `st`, `atom`, `red`) has one.
+    pub cta: Option<Linear>,
 }
 
 /// What one instruction does.
@@ -500,6 +507,10 @@ pub(crate) struct Plan {
 /// a block's frames (up to 1,024 threads) stay within 64 MiB.
 const MAX_FRAME_BYTES: usize = 1 << 16;
 
+/// CTAs per cluster the interpreter accepts: the most PTX allows (16, with
+/// the non-portable cluster size opt-in; the checker admits 8).
+const MAX_CLUSTER_CTAS: u64 = 16;
+
 /// Shared memory per block the interpreter accepts, static buffers (with
 /// the padding between them) and the dynamic buffer together: what an
 /// H100/H200 CTA may have at most (227 KiB).
@@ -520,6 +531,17 @@ pub(crate) fn plan(program: &Program) -> Result<Plan, PrepareError> {
     if threads > 1024 {
         return Err(error(format!(
             "its block of {threads} threads exceeds CUDA's 1024"
+        )));
+    }
+    let cluster_ctas = program
+        .launch
+        .cluster
+        .iter()
+        .map(|d| u64::from(*d))
+        .product::<u64>();
+    if cluster_ctas > MAX_CLUSTER_CTAS {
+        return Err(error(format!(
+            "its cluster of {cluster_ctas} CTAs exceeds the {MAX_CLUSTER_CTAS} a cluster may hold"
         )));
     }
     let mut offsets = Vec::with_capacity(program.tiles.len());
@@ -793,6 +815,7 @@ impl Builder<'_> {
                 rows.push(Address {
                     region: Region::Shared(buffer),
                     offset: Linear::new(&offset, atoms)?,
+                    cta: None,
                 });
             }
         }
@@ -950,7 +973,12 @@ impl Builder<'_> {
                         }
                         continue;
                     }
-                    OperandValue::Memory { buffer, offset, .. } => {
+                    OperandValue::Memory {
+                        buffer,
+                        offset,
+                        cta,
+                        ..
+                    } => {
                         let region = match buffer.space {
                             MemorySpace::Global => {
                                 let param = buffer.index;
@@ -1005,9 +1033,39 @@ impl Builder<'_> {
                                 buffer.space.noun()
                             ));
                         }
+                        let cta = match cta {
+                            None => None,
+                            Some(rank) => {
+                                // Another CTA's copy of a shared buffer:
+                                // through a `.shared::cluster` address, by
+                                // a plain access.
+                                let plain = matches!(
+                                    shared,
+                                    PreparedSemantics::Load
+                                        | PreparedSemantics::Store
+                                        | PreparedSemantics::Atomic(..)
+                                );
+                                let cluster_space = variant.operand_space(slot.name)
+                                    == Space::Shared { cluster: true };
+                                let Region::Shared(index) = region else {
+                                    return Err(format!(
+                                        "`{}` addresses another CTA's copy of a tensor",
+                                        instruction.opcode
+                                    ));
+                                };
+                                if !plain || !cluster_space {
+                                    return Err(format!(
+                                        "`{}` addresses another CTA's copy of shared buffer `{}`, which only the `.shared::cluster` forms of `ld`, `st`, `atom` and `red` may",
+                                        instruction.opcode, self.program.shared[index].name
+                                    ));
+                                }
+                                Some(Linear::new(rank, self.program.atoms.len())?)
+                            }
+                        };
                         let at = Address {
                             region,
                             offset: Linear::new(offset, self.program.atoms.len())?,
+                            cta,
                         };
                         if slot.mbarrier && !is_mbarrier {
                             barrier = Some(at);

@@ -1,4 +1,14 @@
 //! The interpreter's entry point: a prepared kernel and its launches.
+//!
+//! A launch runs the grid's clusters (in a kernel without a cluster, its
+//! blocks: clusters of one CTA) on host threads: each host thread takes
+//! whole clusters, a few at a time, and runs the threads of all the CTAs
+//! of a cluster together in lockstep ([`crate::exec`]), with one copy of
+//! the shared buffers per CTA ([`crate::shared`]). The CTAs of a cluster
+//! are consecutive along each grid axis: CTA `(x, y, z)` of a cluster of
+//! `[cx, cy, cz]` CTAs has `%cluster_ctaid` `(x % cx, y % cy, z % cz)` and
+//! `%clusterid` `(x / cx, y / cy, z / cz)`; a grid that is not whole
+//! clusters is refused before anything runs.
 
 use std::sync::atomic::AtomicU8;
 
@@ -25,9 +35,10 @@ pub struct RunOptions {
     /// Host threads to spread blocks over; 0 means all available cores.
     pub threads: usize,
     /// Stop a block once its threads together have executed this many
-    /// instructions and loop iterations ([`FaultKind::WorkLimit`]); `None`
-    /// runs to completion. For tests and fuzzers whose kernels may loop
-    /// for a very long time.
+    /// instructions and loop iterations ([`FaultKind::WorkLimit`]; each
+    /// CTA of a cluster counts its own threads); `None` runs to
+    /// completion. For tests and fuzzers whose kernels may loop for a very
+    /// long time.
     pub work_limit: Option<u64>,
 }
 
@@ -47,7 +58,7 @@ use std::time::{Instant, SystemTime, UNIX_EPOCH};
 use tile_kernel_lowering::program::{Borrow, ParamKind};
 use tile_kernel_lowering::spec::partial_cluster_axis;
 
-use crate::exec::{BlockState, GridRun, Trap, coordinates};
+use crate::exec::{ClusterState, GridRun, Trap};
 use crate::fault::{Fault, FaultKind, PrepareError};
 
 use crate::memory::{AtomicLocks, TensorMemory};
@@ -65,7 +76,7 @@ pub struct Prepared {
 /// Numbers launches for `%gridid`.
 static LAUNCHES: AtomicU64 = AtomicU64::new(1);
 
-/// Blocks a host thread takes at a time.
+/// Clusters (blocks, without a cluster) a host thread takes at a time.
 const CHUNK: u64 = 4;
 
 impl Prepared {
@@ -144,11 +155,13 @@ impl Prepared {
     /// The fault is boxed: it carries names, and the happy path should not
     /// pay for moving them.
     ///
-    /// Blocks run in parallel on `options.threads` host threads. On a
-    /// fault, the one reported is the fault of the lowest-numbered block
-    /// that has one (blocks are numbered x fastest, as `%ctaid` is), and
-    /// within it the first in execution order; memory then holds a partial
-    /// result.
+    /// Clusters (without a cluster, blocks) run in parallel on
+    /// `options.threads` host threads. On a fault, the one reported is the
+    /// fault of the lowest-numbered cluster that has one (clusters are
+    /// numbered x fastest, as `%clusterid` is; without a cluster, blocks as
+    /// `%ctaid` is), and within it the first in lockstep execution order
+    /// (each statement runs for the CTA of rank 0 first); memory then
+    /// holds a partial result.
     pub fn run(
         &self,
         grid: [u32; 3],
@@ -169,31 +182,37 @@ impl Prepared {
         if blocks == 0 || launch.block.contains(&0) {
             return Ok(RunReport::default());
         }
+        // The lockstep units: the grid's clusters (its blocks, without a
+        // cluster), numbered x fastest (`%clusterid`).
+        let clusters = launch
+            .clusters()
+            .iter()
+            .map(|d| u64::from(*d))
+            .product::<u64>();
         let next = AtomicU64::new(0);
         let stop = AtomicBool::new(false);
         let first_fault: Mutex<Option<(u64, Trap)>> = Mutex::new(None);
         let instructions = AtomicU64::new(0);
-        let workers = launch.workers.min(blocks.div_ceil(CHUNK) as u32).max(1);
-        // Each worker's block state (its blocks' shared memory included),
-        // allocated before any block runs.
+        let workers = launch.workers.min(clusters.div_ceil(CHUNK) as u32).max(1);
+        // Each worker's cluster state (its clusters' shared memory
+        // included), allocated before any cluster runs.
         let mut states = Vec::with_capacity(workers as usize);
         for _ in 0..workers {
-            states.push(BlockState::new(&launch).map_err(|kind| Box::new(fault(kind)))?);
+            states.push(ClusterState::new(&launch).map_err(|kind| Box::new(fault(kind)))?);
         }
-        let work = |worker: u32, mut state: BlockState| {
+        let work = |worker: u32, mut state: ClusterState| {
             'chunks: loop {
                 let start = next.fetch_add(CHUNK, Ordering::Relaxed);
-                if start >= blocks || stop.load(Ordering::Relaxed) {
+                if start >= clusters || stop.load(Ordering::Relaxed) {
                     break;
                 }
-                for linear in start..(start + CHUNK).min(blocks) {
-                    let cta = coordinates(linear, grid);
-                    if let Err(trap) = launch.run_block(&mut state, cta, linear, worker) {
+                for cluster in start..(start + CHUNK).min(clusters) {
+                    if let Err(trap) = launch.run_cluster(&mut state, cluster, worker) {
                         let mut slot = first_fault.lock().unwrap_or_else(|e| e.into_inner());
-                        if slot.as_ref().is_none_or(|(at, _)| linear < *at) {
-                            *slot = Some((linear, trap));
+                        if slot.as_ref().is_none_or(|(at, _)| cluster < *at) {
+                            *slot = Some((cluster, trap));
                         }
-                        // Later blocks cannot hold an earlier fault.
+                        // Later clusters cannot hold an earlier fault.
                         stop.store(true, Ordering::Relaxed);
                         break 'chunks;
                     }
@@ -212,12 +231,11 @@ impl Prepared {
             });
         }
         let first = first_fault.into_inner().unwrap_or_else(|e| e.into_inner());
-        if let Some((linear, trap)) = first {
-            let cta = coordinates(linear, grid);
+        if let Some((cluster, trap)) = first {
             return Err(Box::new(Fault {
                 kernel: self.program.name.clone(),
                 statement: trap.statement.map(|s| self.plan.statements[s].clone()),
-                thread: Some(launch.thread_id(cta, trap.thread)),
+                thread: Some(launch.cluster_thread(cluster, trap.thread)),
                 kind: trap.kind,
             }));
         }
@@ -310,6 +328,7 @@ impl Prepared {
             tile_names: &self.tile_names,
             grid,
             block: self.program.launch.block,
+            cluster: self.program.launch.cluster,
             memories,
             scalars,
             symbols,

@@ -1,6 +1,12 @@
-//! Shared memory as one block sees it: the bytes of each shared buffer of
-//! the program (`alloc_shared`), one instance per block, every access
-//! bounds-, alignment-, definedness- and race-checked.
+//! Shared memory as one cluster's CTAs see it (one block's, in a kernel
+//! without a cluster): the bytes of each shared buffer of the program
+//! (`alloc_shared`), one copy per CTA, every access bounds-, alignment-,
+//! definedness- and race-checked. A thread reaches its own CTA's copy,
+//! and with a plain `.shared::cluster` access (`ld`, `st`, `atom`, `red`)
+//! any CTA's of its cluster ([`SharedMemory::access_in`]); everything
+//! else (copies, bulk stores, mbarrier objects) is its own CTA's. Threads
+//! are named by their cluster index (`rank * block threads + index in the
+//! block`; the block's index without a cluster).
 //!
 //! - **Bounds and alignment.** An access's offset is relative to its
 //!   buffer's start and must lie inside the buffer (its elements, not the
@@ -9,23 +15,25 @@
 //!   address's alignment).
 //! - **Definedness.** Shared memory starts undefined on the GPU (whatever
 //!   an earlier block left there): every byte remembers whether a thread
-//!   of this block has written it (a store, or an atomic), and a read (a
+//!   of the cluster has written it (a store, or an atomic), and a read (a
 //!   load, or an atomic reading the old value) of a byte none has written
 //!   is a fault, not a silent zero.
 //! - **Races.** Every byte has the race shadow of global memory
 //!   ([`crate::memory::Shadow`]): a plain access that meets another
 //!   thread's write (or a write that meets another thread's read, or a
 //!   plain access that meets an atomic one) is a race unless the earlier
-//!   access is ordered before it. Only the block's threads reach its
-//!   buffers. The shadow's phases (*epochs*) are cut by the block's CTA
-//!   barriers and by every statement that arrives on an mbarrier; each
-//!   thread has a *floor*, and the accesses of epochs below it are ordered
-//!   before its own:
-//!   - a CTA barrier starts an epoch and raises every thread's floor to it
-//!     (what any thread did before the barrier is ordered before what any
-//!     thread does after it);
-//!   - a phase of an mbarrier object toward which every thread of the
-//!     block arrived exactly once, each with a releasing arrival
+//!   access is ordered before it. The shadow's phases (*epochs*) are cut
+//!   by the CTA barriers of the cluster's CTAs, by cluster barriers and by
+//!   every statement that arrives on an mbarrier; each thread has a
+//!   *floor*, and the accesses of its own CTA's threads in epochs below it
+//!   are ordered before its own:
+//!   - a CTA barrier starts an epoch and raises the floor of every thread
+//!     of its CTA to it (what any thread of the CTA did before the barrier
+//!     is ordered before what any thread of the CTA does after it, in
+//!     every CTA's buffers);
+//!   - the cluster barrier is every CTA's barrier;
+//!   - a phase of an mbarrier object toward which every thread of its
+//!     CTA arrived exactly once, each with a releasing arrival
 //!     (`mbarrier.arrive` not `.relaxed`, or `cp.async.mbarrier.arrive.noinc`),
 //!     *releases* the epochs below that of its first arrival: each
 //!     arriving statement starts an epoch, so an access of an epoch below
@@ -38,18 +46,32 @@
 //!   - a phase that only some threads arrive on releases nothing for
 //!     plain accesses (its landed copies are gated instead, below).
 //!
-//!   The shadow forgets an access only once it is below every thread's
-//!   floor; one below some floors only stays recorded (folded into the
-//!   later access's word, [`Shadow::touch`]). When epochs run out, they
-//!   are renumbered keeping only the cuts that still matter (the floors,
-//!   the pending releases, the current epoch), which keeps every
-//!   comparison the shadow makes.
+//!   The shadow forgets an access only once it is below the floor of
+//!   every thread of its CTA; one below some floors only stays recorded
+//!   (folded into the later access's word, [`Shadow::touch`]). When
+//!   epochs run out, they are renumbered keeping only the cuts that still
+//!   matter (the floors, the pending releases, the current epoch), which
+//!   keeps every comparison the shadow makes.
 //!
-//! The threads of a block run on one host thread, so the bytes are plain
-//! bytes and an atomic's read-modify-write needs no lock. A host worker
-//! allocates its blocks' shared memory once (fallibly: a host that cannot
-//! is reported, not an abort) and resets it between blocks, only the bytes
-//! the previous block touched.
+//!   In a cluster of several CTAs, nothing but the cluster barrier orders
+//!   the accesses of threads of different CTAs (to any CTA's buffers; a
+//!   CTA barrier or an mbarrier phase orders its own CTA's threads), so
+//!   two such accesses race exactly when they conflict and no cluster
+//!   barrier falls between them. Each byte's shadow then keeps the
+//!   accesses of one CTA's threads ([`Shadow::per_cta`]: an access of
+//!   another CTA's thread replaces them), and beside it a
+//!   `ClusterTouches` records every access since the cluster's last
+//!   barrier by CTA, which finds the races across CTAs, naming a thread
+//!   that made the access raced with. (An access the shadow forgot that
+//!   way, and that a later access of its own CTA would race with, is one
+//!   the replacing access of another CTA, unordered with the later one
+//!   too, conflicts with: the race is found there.)
+//!
+//! The threads of a cluster run on one host thread, so the bytes are
+//! plain bytes and an atomic's read-modify-write needs no lock. A host
+//! worker allocates its clusters' shared memory once (fallibly: a host
+//! that cannot is reported, not an abort) and resets it between clusters,
+//! only the bytes the previous cluster touched.
 //!
 //! - **Asynchronous copies.** The bytes a `cp.async` writes belong to the
 //!   copy from its issue until it lands: any access to them meanwhile is a
@@ -61,7 +83,9 @@
 //!   `cp.async.wait_group`/`wait_all` of its has retired the copy's group
 //!   ([`SharedMemory::retire_groups`]); a CTA barrier after some thread
 //!   observed the phase (or after the issuer's retiring wait, for its
-//!   copy's bytes) makes them ordinary bytes again.
+//!   copy's bytes) makes them ordinary bytes again. A copy lands in its
+//!   issuer's CTA's buffers, gated by that CTA's mbarrier objects; for
+//!   races across CTAs, its landing is a write of its issuer.
 //! - **Bulk stores.** The source bytes of a bulk store to global memory
 //!   (`cp.async.bulk.global.shared::cta`, `cp.async.bulk.tensor` to
 //!   global) are read by the async proxy at some point between the
@@ -84,16 +108,17 @@
 //!   store's bytes do).
 //!
 //! Guarantee: a value read from shared memory was written by a thread of
-//! the same block, inside the buffer, at an aligned offset, and ordered
-//! before the read by a barrier, or by an mbarrier phase every thread
-//! arrived on (releasing) after the write and the reader waited for
-//! (acquiring), unless the same thread wrote it (or both accesses were
-//! atomic), or landed with a copy the reading thread has waited for (its
-//! own `cp.async` wait, or a phase it observed); no byte is written while
-//! a bulk store may still read it as its source; anything else is a
-//! [`FaultKind`]. An mbarrier object is used only initialized, initialized
-//! only when it is not, and a phase completes exactly when its expected
-//! arrivals have arrived.
+//! the same cluster into the same CTA's copy, inside the buffer, at an
+//! aligned offset, and ordered before the read by a cluster barrier, or
+//! (writer and reader threads of one CTA) by a CTA barrier of theirs or by
+//! an mbarrier phase every thread of the CTA arrived on (releasing) after
+//! the write and the reader waited for (acquiring), unless the same
+//! thread wrote it (or both accesses were atomic), or landed with a copy
+//! the reading thread has waited for (its own `cp.async` wait, or a phase
+//! it observed); no byte is written while a bulk store may still read it
+//! as its source; anything else is a [`FaultKind`]. An mbarrier object is
+//! used only initialized, initialized only when it is not, and a phase
+//! completes exactly when its expected arrivals have arrived.
 
 use std::collections::HashMap;
 use std::ops::Range;
@@ -110,10 +135,10 @@ pub(crate) struct SharedLayout {
     pub mbarrier: bool,
 }
 
-/// One shared buffer of the current block.
+/// One CTA's copy of a shared buffer.
 struct Buffer {
     bytes: Vec<u8>,
-    /// Written by a thread of this block.
+    /// Written by a thread of the cluster.
     defined: Vec<bool>,
     /// Per byte: 0 (free), the statement number + 1 (below [`GATED`]) of
     /// the asynchronous copy that owns it until it lands, or [`GATED`] +
@@ -121,7 +146,7 @@ struct Buffer {
     in_flight: Vec<u32>,
     /// Per byte: 0, or the statement number + 1 of a bulk store that reads
     /// it as its source (of the last one to claim it, when several do;
-    /// [`SharedMemory::sources`] has them all).
+    /// [`CtaShared::sources`] has them all).
     sourced: Vec<u32>,
     shadow: Shadow,
     /// The bytes accessed since the last reset (empty when none).
@@ -129,6 +154,84 @@ struct Buffer {
     /// Per 8 bytes of an mbarrier buffer: its object (`None`: not
     /// initialized); empty for other buffers.
     objects: Vec<Option<Object>>,
+    /// Per byte, when the cluster has several CTAs: the accesses since the
+    /// cluster's last barrier, for races across its CTAs; empty otherwise.
+    cluster_touches: Vec<ClusterTouches>,
+}
+
+/// The accesses of one shared byte since the cluster's last barrier, for
+/// races between threads of different CTAs: per way of touching it (a
+/// read, a write, an atomic), up to two of the threads that did (their
+/// cluster index + 1; 0: none), of different CTAs.
+///
+/// Nothing but the cluster barrier orders the accesses of threads of
+/// different CTAs (a CTA barrier or an mbarrier phase orders its own CTA's
+/// threads), so two such accesses race exactly when they conflict (not
+/// both reads, not both atomics) and no cluster barrier falls between
+/// them: exactly when the later one meets the earlier one here. Of two
+/// recorded threads of different CTAs, one is of another CTA than any
+/// thread that comes next, so a race is always found, and it names a
+/// thread that made the access it races with.
+#[derive(Debug, Clone, Copy, Default)]
+struct ClusterTouches {
+    /// [`SharedMemory::cluster_phase`] when the accesses were recorded
+    /// (0: never); older accesses are ordered before every access now.
+    phase: u32,
+    /// Indexed by [`way`].
+    threads: [[u16; 2]; 3],
+}
+
+/// The index of a way of touching memory in [`ClusterTouches::threads`].
+fn way(touch: Touch) -> usize {
+    match touch {
+        Touch::Read => 0,
+        Touch::Write => 1,
+        Touch::Atomic => 2,
+    }
+}
+
+impl ClusterTouches {
+    /// The thread of another CTA than `thread`'s (their cluster indices;
+    /// `cta_threads` threads per CTA) whose access since the cluster's
+    /// last barrier (`phase`) conflicts with `thread` touching the byte as
+    /// `touch`, if any.
+    fn race(&self, phase: u32, thread: u64, cta_threads: u64, touch: Touch) -> Option<u64> {
+        if self.phase != phase {
+            return None;
+        }
+        let conflicting: &[Touch] = match touch {
+            Touch::Read => &[Touch::Write, Touch::Atomic],
+            Touch::Write => &[Touch::Read, Touch::Write, Touch::Atomic],
+            Touch::Atomic => &[Touch::Read, Touch::Write],
+        };
+        let cta = thread / cta_threads;
+        conflicting
+            .iter()
+            .flat_map(|touch| self.threads[way(*touch)])
+            .find(|entry| *entry != 0 && u64::from(*entry - 1) / cta_threads != cta)
+            .map(|entry| u64::from(entry - 1))
+    }
+
+    /// Records `thread` touching the byte as `touch` in `phase` (the
+    /// accesses of earlier phases are forgotten first).
+    fn record(&mut self, phase: u32, thread: u64, cta_threads: u64, touch: Touch) {
+        if self.phase != phase {
+            *self = ClusterTouches {
+                phase,
+                threads: [[0; 2]; 3],
+            };
+        }
+        // Cluster indices fit (`SharedMemory::new` refuses larger
+        // clusters).
+        let me = u16::try_from(thread + 1).unwrap_or(u16::MAX);
+        let entries = &mut self.threads[way(touch)];
+        if entries[0] == 0 {
+            entries[0] = me;
+        } else if entries[1] == 0 && u64::from(entries[0] - 1) / cta_threads != thread / cta_threads
+        {
+            entries[1] = me;
+        }
+    }
 }
 
 /// The owner word of a byte gated by a landed copy: this bit, and the
@@ -171,17 +274,18 @@ struct Object {
     tx: i64,
 }
 
-/// One `mbarrier.init` of the block: which object, and what its waiters
-/// have seen. Phases of different initializations of one object are told
-/// apart by it.
+/// One `mbarrier.init` in the cluster: which object (of which CTA's
+/// buffers), and what its waiters have seen. Phases of different
+/// initializations of one object are told apart by it; incarnations are
+/// numbered across the cluster's CTAs.
 struct Incarnation {
     buffer: usize,
     index: usize,
-    /// The most completed phases a thread of the block has observed.
+    /// The most completed phases a thread of the CTA has observed.
     observed: u64,
     /// The floor an acquiring wait that returns now raises its thread's
     /// to: the epoch of the first arrival of the last completed phase
-    /// that every thread of the block arrived toward (0: none).
+    /// that every thread of the object's CTA arrived toward (0: none).
     release: u64,
     /// The arrivals of the current phase so far.
     arrivals: Arrivals,
@@ -194,7 +298,8 @@ struct Arrivals {
     first: Option<u64>,
     /// One was `.relaxed` (releases nothing).
     relaxed: bool,
-    /// Per thread of the block: it arrived (empty until an arrival).
+    /// Per thread of the object's CTA (by its index in the CTA): it
+    /// arrived (empty until an arrival).
     threads: Vec<bool>,
     /// Distinct threads that arrived.
     distinct: u64,
@@ -279,149 +384,266 @@ pub(crate) enum SharedFault {
     Race { buffer: String, at: RaceAt },
 }
 
-/// The shared memory of one block.
+/// The shared memory of one cluster (of one block, in a kernel without a
+/// cluster): each CTA's copy of the buffers, and what orders the accesses
+/// of the cluster's threads.
+///
+/// Threads are named by their *cluster index*: thread `t` of the CTA of
+/// rank `r` in the cluster is `r * cta_threads + t`. Every operation
+/// addresses the buffers of the acting thread's own CTA, but
+/// [`Self::access_in`], a plain access through a `.shared::cluster`
+/// address (which may name another CTA's copy), and the operations that
+/// take a CTA explicitly.
 pub(crate) struct SharedMemory {
     names: Vec<String>,
-    buffers: Vec<Buffer>,
-    /// The epoch of the accesses, for the shadows: CTA barriers passed and
-    /// arriving statements run since the block began (renumbered when
-    /// they run out).
+    /// Per CTA of the cluster, by rank: its copy of the buffers.
+    ctas: Vec<CtaShared>,
+    /// Threads per CTA.
+    cta_threads: u64,
+    /// The epoch of the accesses, for the shadows: CTA barriers passed (by
+    /// any CTA of the cluster), cluster barriers passed and arriving
+    /// statements run since the cluster began (renumbered when they run
+    /// out). Epochs order only the accesses of one CTA's threads.
     epoch: u64,
-    /// Per thread of the block: its floor (accesses of epochs below it are
-    /// ordered before its own).
+    /// Per thread of the cluster: its floor (the accesses of its CTA's
+    /// threads in epochs below it are ordered before its own).
     floors: Vec<u64>,
-    /// The lowest floor, and how many threads have it.
-    settled: u64,
-    at_settled: usize,
+    /// Per CTA: the lowest floor of its threads, and how many have it.
+    settled: Vec<u64>,
+    at_settled: Vec<usize>,
     /// Per thread: its `cp.async` groups numbered below this have been
     /// retired by its waits.
     retired: Vec<u64>,
-    /// The block's mbarrier initializations, in order.
+    /// The cluster's mbarrier initializations, in order.
     incarnations: Vec<Incarnation>,
     /// Per (incarnation, thread): the completed phases the thread has
     /// observed (absent: none).
     observed: HashMap<(usize, u64), u64>,
-    /// The gates of landed copies ([`GATED`] owners index it).
+    /// Cluster barriers passed since the cluster began, plus one: the
+    /// phase of the [`ClusterTouches`] (which wrap around to 1, forgetting
+    /// every recorded access, when it runs out).
+    cluster_phase: u32,
+}
+
+/// One CTA's part of its cluster's shared memory.
+struct CtaShared {
+    buffers: Vec<Buffer>,
+    /// The gates of copies landed in these buffers ([`GATED`] owners
+    /// index it).
     gates: Vec<Gate>,
     /// The gate of each (copy, phases).
     gate_of: HashMap<(usize, Vec<Phase>), usize>,
-    /// The sources of the bulk stores not yet retired, in issue order
-    /// (the bytes' [`Buffer::sourced`] marks name one of them).
+    /// The sources of the bulk stores from these buffers not yet retired,
+    /// in issue order (the bytes' [`Buffer::sourced`] marks name one of
+    /// them).
     sources: Vec<StoreSource>,
 }
 
 /// Bytes of host memory one shared byte takes: the byte, its defined
-/// flag, its in-flight owner, its bulk store and its shadow word.
+/// flag, its in-flight owner, its bulk store and its shadow word (and in
+/// a cluster of several CTAs its [`ClusterTouches`]).
 const HOST_BYTES_PER_BYTE: usize = 1 + 1 + 4 + 4 + 8;
 
+/// A vector of `len` copies of `value`, or `None` when the host cannot
+/// allocate it.
+fn try_filled<T: Clone>(len: usize, value: T) -> Option<Vec<T>> {
+    let mut v = Vec::new();
+    v.try_reserve_exact(len).ok()?;
+    v.resize(len, value);
+    Some(v)
+}
+
 impl SharedMemory {
-    /// Storage for the buffers of `layouts`, in blocks of `block_threads`
-    /// threads; a [`FaultKind::HostMemory`] when the host cannot allocate it.
-    pub fn new(layouts: &[SharedLayout], block_threads: u64) -> Result<SharedMemory, FaultKind> {
-        let mut buffers = Vec::with_capacity(layouts.len());
-        for layout in layouts {
-            let refused = || FaultKind::HostMemory {
-                what: format!("shared buffer `{}`", layout.name),
-                bytes: layout.bytes.saturating_mul(HOST_BYTES_PER_BYTE),
-            };
-            let mut bytes = Vec::new();
-            bytes
-                .try_reserve_exact(layout.bytes)
-                .map_err(|_| refused())?;
-            bytes.resize(layout.bytes, 0);
-            let mut defined = Vec::new();
-            defined
-                .try_reserve_exact(layout.bytes)
-                .map_err(|_| refused())?;
-            defined.resize(layout.bytes, false);
-            let shadow = Shadow::new(layout.bytes, block_threads).ok_or_else(refused)?;
-            let mut in_flight = Vec::new();
-            in_flight
-                .try_reserve_exact(layout.bytes)
-                .map_err(|_| refused())?;
-            in_flight.resize(layout.bytes, 0);
-            let mut sourced = Vec::new();
-            sourced
-                .try_reserve_exact(layout.bytes)
-                .map_err(|_| refused())?;
-            sourced.resize(layout.bytes, 0);
-            let mut objects = Vec::new();
-            if layout.mbarrier {
-                let count = layout.bytes / MBARRIER_BYTES;
-                objects.try_reserve_exact(count).map_err(|_| refused())?;
-                objects.resize(count, None);
-            }
-            buffers.push(Buffer {
-                bytes,
-                defined,
-                in_flight,
-                sourced,
-                shadow,
-                touched: 0..0,
-                objects,
+    /// Storage for the buffers of `layouts` in each of the `ctas` CTAs of
+    /// a cluster (1 without one), of `cta_threads` threads each; a
+    /// [`FaultKind::HostMemory`] when the host cannot allocate it.
+    pub fn new(
+        layouts: &[SharedLayout],
+        cta_threads: u64,
+        ctas: usize,
+    ) -> Result<SharedMemory, FaultKind> {
+        let cta_threads = cta_threads.max(1);
+        let ctas = ctas.max(1);
+        let clustered = ctas > 1;
+        let cluster_threads = cta_threads.saturating_mul(ctas as u64);
+        if clustered && cluster_threads >= u64::from(u16::MAX) {
+            return Err(FaultKind::Arguments(format!(
+                "a cluster of {cluster_threads} threads (the interpreter runs clusters of fewer than 65535)"
+            )));
+        }
+        let mut instances = Vec::new();
+        instances
+            .try_reserve_exact(ctas)
+            .map_err(|_| FaultKind::HostMemory {
+                what: "the shared memory of a cluster's CTAs".into(),
+                bytes: ctas.saturating_mul(std::mem::size_of::<CtaShared>()),
+            })?;
+        for _ in 0..ctas {
+            instances.push(CtaShared {
+                buffers: Self::buffers(layouts, cta_threads, clustered)?,
+                gates: Vec::new(),
+                gate_of: HashMap::new(),
+                sources: Vec::new(),
             });
         }
-        let threads = usize::try_from(block_threads).unwrap_or(usize::MAX);
+        let threads = usize::try_from(cluster_threads).unwrap_or(usize::MAX);
         let per_thread = |what: &str| -> Result<Vec<u64>, FaultKind> {
-            let mut v = Vec::new();
-            v.try_reserve_exact(threads)
-                .map_err(|_| FaultKind::HostMemory {
-                    what: format!("the {what} of a block's threads"),
-                    bytes: threads.saturating_mul(8),
-                })?;
-            v.resize(threads, 0);
-            Ok(v)
+            try_filled(threads, 0).ok_or_else(|| FaultKind::HostMemory {
+                what: format!("the {what} of a cluster's threads"),
+                bytes: threads.saturating_mul(8),
+            })
         };
         Ok(SharedMemory {
             names: layouts.iter().map(|l| l.name.clone()).collect(),
-            buffers,
+            ctas: instances,
+            cta_threads,
             epoch: 0,
             floors: per_thread("shared-memory floors")?,
-            settled: 0,
-            at_settled: threads,
+            settled: vec![0; ctas],
+            at_settled: vec![cta_threads as usize; ctas],
             retired: per_thread("retired `cp.async` groups")?,
             incarnations: Vec::new(),
             observed: HashMap::new(),
-            gates: Vec::new(),
-            gate_of: HashMap::new(),
-            sources: Vec::new(),
+            cluster_phase: 1,
         })
     }
 
-    /// A new block: every byte undefined and untouched again (no copy's
+    /// One CTA's copy of the buffers of `layouts` (with the bookkeeping of
+    /// races across CTAs when `clustered`).
+    fn buffers(
+        layouts: &[SharedLayout],
+        cta_threads: u64,
+        clustered: bool,
+    ) -> Result<Vec<Buffer>, FaultKind> {
+        let mut buffers = Vec::with_capacity(layouts.len());
+        for layout in layouts {
+            let per_byte = HOST_BYTES_PER_BYTE
+                + if clustered {
+                    std::mem::size_of::<ClusterTouches>()
+                } else {
+                    0
+                };
+            let refused = || FaultKind::HostMemory {
+                what: format!("shared buffer `{}`", layout.name),
+                bytes: layout.bytes.saturating_mul(per_byte),
+            };
+            let len = layout.bytes;
+            // In a cluster, the shadow orders one CTA's accesses; the
+            // `cluster_touches` find the races across CTAs.
+            let shadow = if clustered {
+                Shadow::per_cta(len, cta_threads)
+            } else {
+                Shadow::new(len, cta_threads)
+            };
+            let objects = if layout.mbarrier {
+                try_filled(len / MBARRIER_BYTES, None)
+            } else {
+                Some(Vec::new())
+            };
+            let cluster_touches = if clustered {
+                try_filled(len, ClusterTouches::default())
+            } else {
+                Some(Vec::new())
+            };
+            buffers.push(Buffer {
+                bytes: try_filled(len, 0).ok_or_else(refused)?,
+                defined: try_filled(len, false).ok_or_else(refused)?,
+                in_flight: try_filled(len, 0).ok_or_else(refused)?,
+                sourced: try_filled(len, 0).ok_or_else(refused)?,
+                shadow: shadow.ok_or_else(refused)?,
+                touched: 0..0,
+                objects: objects.ok_or_else(refused)?,
+                cluster_touches: cluster_touches.ok_or_else(refused)?,
+            });
+        }
+        Ok(buffers)
+    }
+
+    /// A new cluster: every byte undefined and untouched again (no copy's
     /// and no store's), every mbarrier object uninitialized.
     pub fn reset(&mut self) {
-        for buffer in &mut self.buffers {
-            let touched = std::mem::replace(&mut buffer.touched, 0..0);
-            buffer.defined[touched.clone()].fill(false);
-            buffer.in_flight[touched.clone()].fill(0);
-            buffer.sourced[touched.clone()].fill(0);
-            buffer.shadow.clear(touched);
-            buffer.objects.fill(None);
+        for cta in &mut self.ctas {
+            for buffer in &mut cta.buffers {
+                let touched = std::mem::replace(&mut buffer.touched, 0..0);
+                buffer.defined[touched.clone()].fill(false);
+                buffer.in_flight[touched.clone()].fill(0);
+                buffer.sourced[touched.clone()].fill(0);
+                if !buffer.cluster_touches.is_empty() {
+                    buffer.cluster_touches[touched.clone()].fill(ClusterTouches::default());
+                }
+                buffer.shadow.clear(touched);
+                buffer.objects.fill(None);
+            }
+            cta.gates.clear();
+            cta.gate_of.clear();
+            cta.sources.clear();
         }
         self.epoch = 0;
         self.floors.fill(0);
-        self.settled = 0;
-        self.at_settled = self.floors.len();
+        self.settled.fill(0);
+        self.at_settled.fill(self.cta_threads as usize);
         self.retired.fill(0);
         self.incarnations.clear();
         self.observed.clear();
-        self.gates.clear();
-        self.gate_of.clear();
-        self.sources.clear();
+        self.cluster_phase = 1;
     }
 
-    /// The block passed a barrier: a new epoch, every thread's floor (so
-    /// earlier accesses are ordered before later ones), and the bytes of
-    /// copies that landed with a phase some thread has observed (or whose
-    /// issuer has retired them) are ordinary bytes: the observer's wait,
-    /// then the barrier, order the landing before every later access.
-    pub fn barrier(&mut self) {
-        self.lift_gates();
+    /// The rank in the cluster of the CTA of thread `thread` (a cluster
+    /// index).
+    #[inline]
+    fn cta_of(&self, thread: u64) -> usize {
+        if self.ctas.len() == 1 {
+            return 0;
+        }
+        usize::try_from(thread / self.cta_threads)
+            .unwrap_or(usize::MAX)
+            .min(self.ctas.len() - 1)
+    }
+
+    /// The cluster indices of the threads of CTA `cta`.
+    fn threads_of(&self, cta: usize) -> Range<usize> {
+        let threads = self.cta_threads as usize;
+        cta * threads..(cta + 1) * threads
+    }
+
+    /// CTA `cta` passed a CTA barrier: a new epoch, its threads' floors
+    /// (so their earlier accesses are ordered before their later ones),
+    /// and the bytes of copies that landed in its buffers with a phase
+    /// some thread has observed (or whose issuer has retired them) are
+    /// ordinary bytes: the observer's wait, then the barrier, order the
+    /// landing before every later access of the CTA's threads.
+    pub fn cta_barrier(&mut self, cta: usize) {
+        self.lift_gates(cta);
+        self.advance();
+        let threads = self.threads_of(cta);
+        self.floors[threads.clone()].fill(self.epoch);
+        self.settled[cta] = self.epoch;
+        self.at_settled[cta] = threads.len();
+    }
+
+    /// The cluster passed a cluster barrier (`barrier.cluster.wait`, its
+    /// arrival releasing, the wait acquiring): every CTA's barrier, and
+    /// every access of any thread before it is ordered before every access
+    /// after it (the [`ClusterTouches`] start a new phase).
+    pub fn cluster_barrier(&mut self) {
+        for cta in 0..self.ctas.len() {
+            self.lift_gates(cta);
+        }
         self.advance();
         self.floors.fill(self.epoch);
-        self.settled = self.epoch;
-        self.at_settled = self.floors.len();
+        self.settled.fill(self.epoch);
+        self.at_settled.fill(self.cta_threads as usize);
+        if self.cluster_phase == u32::MAX {
+            for buffer in self.ctas.iter_mut().flat_map(|cta| &mut cta.buffers) {
+                if !buffer.cluster_touches.is_empty() {
+                    let touched = buffer.touched.clone();
+                    buffer.cluster_touches[touched].fill(ClusterTouches::default());
+                }
+            }
+            self.cluster_phase = 1;
+        } else {
+            self.cluster_phase += 1;
+        }
     }
 
     /// A statement that arrives on an mbarrier starts: a new epoch, so
@@ -443,7 +665,7 @@ impl SharedMemory {
         self.epoch = (self.epoch + 1).min(MAX_EPOCH);
     }
 
-    /// Renumbers every epoch the block remembers by the cuts that still
+    /// Renumbers every epoch the cluster remembers by the cuts that still
     /// matter: the floors, the releases of the live mbarrier objects and
     /// the first arrivals of their current phases (a later release), and
     /// the current epoch. Epoch `e` becomes the number of cuts at or below
@@ -452,7 +674,7 @@ impl SharedMemory {
     /// object no longer initialized releases nothing any more.
     fn renumber(&mut self) {
         let mut live = vec![false; self.incarnations.len()];
-        for buffer in &self.buffers {
+        for buffer in self.ctas.iter().flat_map(|cta| &cta.buffers) {
             for object in buffer.objects.iter().flatten() {
                 if let Some(l) = live.get_mut(object.incarnation) {
                     *l = true;
@@ -473,14 +695,16 @@ impl SharedMemory {
         cuts.sort_unstable();
         cuts.dedup();
         let renumber = |epoch: u64| cuts.partition_point(|cut| *cut <= epoch) as u64;
-        for buffer in &mut self.buffers {
+        for buffer in self.ctas.iter_mut().flat_map(|cta| &mut cta.buffers) {
             let touched = buffer.touched.clone();
             buffer.shadow.renumber(touched, renumber);
         }
         for floor in &mut self.floors {
             *floor = renumber(*floor);
         }
-        self.settled = renumber(self.settled);
+        for settled in &mut self.settled {
+            *settled = renumber(*settled);
+        }
         for incarnation in &mut self.incarnations {
             incarnation.release = renumber(incarnation.release);
             if let Some(first) = &mut incarnation.arrivals.first {
@@ -502,26 +726,31 @@ impl SharedMemory {
             return;
         }
         let was = std::mem::replace(current, floor);
-        if was == self.settled {
-            self.at_settled -= 1;
-            if self.at_settled == 0 {
-                self.settled = self.floors.iter().copied().min().unwrap_or(self.epoch);
-                self.at_settled = self.floors.iter().filter(|f| **f == self.settled).count();
+        let cta = self.cta_of(thread);
+        if was == self.settled[cta] {
+            self.at_settled[cta] -= 1;
+            if self.at_settled[cta] == 0 {
+                let floors = &self.floors[self.threads_of(cta)];
+                let settled = floors.iter().copied().min().unwrap_or(self.epoch);
+                self.settled[cta] = settled;
+                self.at_settled[cta] = floors.iter().filter(|f| **f == settled).count();
             }
         }
     }
 
-    /// When an access of `thread` now happens ([`Order`]).
+    /// When an access of `thread` now happens ([`Order`]): what orders
+    /// the accesses of its CTA's threads before it.
     fn order(&self, thread: u64) -> Order {
+        let settled = self.settled[self.cta_of(thread)];
         let floor = usize::try_from(thread)
             .ok()
             .and_then(|t| self.floors.get(t))
             .copied()
-            .unwrap_or(self.settled);
+            .unwrap_or(settled);
         Order {
             epoch: self.epoch,
             floor,
-            settled: self.settled,
+            settled,
         }
     }
 
@@ -547,13 +776,14 @@ impl SharedMemory {
                 .is_some_and(|below| landed.group < *below)
     }
 
-    /// Lifts every live gate one of whose phases a thread has observed:
-    /// its bytes are ordinary from the barrier on; of the other live
-    /// gates, the bytes whose issuer has retired them. When no gate is
-    /// left live, the gates are forgotten (their indices are free again).
-    fn lift_gates(&mut self) {
+    /// Lifts every live gate of CTA `cta` one of whose phases a thread
+    /// has observed: its bytes are ordinary from the CTA's barrier on; of
+    /// the other live gates, the bytes whose issuer has retired them. When
+    /// no gate of the CTA is left live, its gates are forgotten (their
+    /// indices are free again).
+    fn lift_gates(&mut self, cta: usize) {
         let mut live = false;
-        let mut gates = std::mem::take(&mut self.gates);
+        let mut gates = std::mem::take(&mut self.ctas[cta].gates);
         for (g, gate) in gates.iter_mut().enumerate() {
             if !gate.live {
                 continue;
@@ -570,7 +800,8 @@ impl SharedMemory {
                     kept.push(landed);
                     continue;
                 }
-                for byte in &mut self.buffers[landed.buffer].in_flight[landed.range] {
+                let in_flight = &mut self.ctas[cta].buffers[landed.buffer].in_flight;
+                for byte in &mut in_flight[landed.range] {
                     if *byte == owner {
                         *byte = 0;
                     }
@@ -580,15 +811,17 @@ impl SharedMemory {
             gate.live = !gate.landed.is_empty();
             live |= gate.live;
         }
-        self.gates = gates;
+        let shared = &mut self.ctas[cta];
+        shared.gates = gates;
         if !live {
-            self.gates.clear();
-            self.gate_of.clear();
+            shared.gates.clear();
+            shared.gate_of.clear();
         }
     }
 
-    /// The start byte of `size` bytes at byte `offset` of buffer `buffer`:
-    /// inside the buffer and aligned to `size`.
+    /// The start byte of `size` bytes at byte `offset` of buffer `buffer`
+    /// (of any CTA: the copies have the same size): inside the buffer and
+    /// aligned to `size`.
     fn place(&self, buffer: usize, offset: i64, size: usize) -> Result<usize, SharedFault> {
         self.place_aligned(buffer, offset, size, size)
     }
@@ -601,7 +834,7 @@ impl SharedMemory {
         size: usize,
         align: usize,
     ) -> Result<usize, SharedFault> {
-        let len = self.buffers[buffer].bytes.len();
+        let len = self.ctas[0].buffers[buffer].bytes.len();
         let in_bounds = offset >= 0 && (offset as u128) + (size as u128) <= len as u128;
         if !in_bounds {
             return Err(SharedFault::Kind(FaultKind::SharedOutOfBounds {
@@ -631,11 +864,17 @@ impl SharedMemory {
         })
     }
 
-    /// Checks that no copy owns the `size` bytes at `at` of `buffer`
-    /// against `thread`: none in flight, and every gated byte's phase
-    /// observed by `thread`.
-    fn owned(&self, buffer: usize, at: usize, size: usize, thread: u64) -> Result<(), SharedFault> {
-        let owners = &self.buffers[buffer].in_flight[at..at + size];
+    /// Checks that no copy owns the `size` bytes at `at` of CTA `cta`'s
+    /// `buffer` against `thread`: none in flight, and every gated byte's
+    /// phase observed by `thread`.
+    fn owned(
+        &self,
+        (cta, buffer): (usize, usize),
+        at: usize,
+        size: usize,
+        thread: u64,
+    ) -> Result<(), SharedFault> {
+        let owners = &self.ctas[cta].buffers[buffer].in_flight[at..at + size];
         let Some(first) = owners.iter().position(|o| *o != 0) else {
             return Ok(());
         };
@@ -650,7 +889,7 @@ impl SharedMemory {
                     }));
                 }
                 gated => {
-                    let Some(gate) = self.gates.get((gated & !GATED) as usize) else {
+                    let Some(gate) = self.ctas[cta].gates.get((gated & !GATED) as usize) else {
                         continue;
                     };
                     if self.sees(gate, thread) {
@@ -684,13 +923,19 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// Checks that no bulk store reads the `size` bytes at `at` of
-    /// `buffer` as its source (they may not be written).
-    fn unsourced(&self, buffer: usize, at: usize, size: usize) -> Result<(), SharedFault> {
-        if self.sources.is_empty() {
+    /// Checks that no bulk store reads the `size` bytes at `at` of CTA
+    /// `cta`'s `buffer` as its source (they may not be written).
+    fn unsourced(
+        &self,
+        (cta, buffer): (usize, usize),
+        at: usize,
+        size: usize,
+    ) -> Result<(), SharedFault> {
+        let shared = &self.ctas[cta];
+        if shared.sources.is_empty() {
             return Ok(());
         }
-        let marks = &self.buffers[buffer].sourced[at..at + size];
+        let marks = &shared.buffers[buffer].sourced[at..at + size];
         match marks.iter().position(|m| *m != 0) {
             None => Ok(()),
             Some(i) => Err(SharedFault::Kind(FaultKind::AsyncStoreSourceWritten {
@@ -710,8 +955,8 @@ impl SharedMemory {
         }
     }
 
-    /// Checks that `thread` (its linear index in the block) may access
-    /// `size` bytes at byte `offset` of buffer `buffer` as `touch`, records
+    /// Checks that `thread` (its cluster index) may access `size` bytes at
+    /// byte `offset` of its own CTA's buffer `buffer` as `touch`, records
     /// the access, and returns its start byte.
     pub fn access(
         &mut self,
@@ -721,26 +966,44 @@ impl SharedMemory {
         thread: u64,
         touch: Touch,
     ) -> Result<usize, SharedFault> {
-        self.access_aligned(buffer, offset, (size, size), thread, touch)
+        let cta = self.cta_of(thread);
+        self.access_aligned((cta, buffer), offset, (size, size), thread, touch)
     }
 
-    /// [`Self::access`] of `size` bytes aligned to `align`.
+    /// [`Self::access`] of the copy of `buffer` of the CTA of rank `cta`
+    /// in the cluster (in range: the caller checked it), which need not be
+    /// `thread`'s own: a plain access through a `.shared::cluster`
+    /// address.
+    pub fn access_in(
+        &mut self,
+        cta: usize,
+        buffer: usize,
+        offset: i64,
+        size: usize,
+        thread: u64,
+        touch: Touch,
+    ) -> Result<usize, SharedFault> {
+        self.access_aligned((cta, buffer), offset, (size, size), thread, touch)
+    }
+
+    /// [`Self::access_in`] of `size` bytes aligned to `align`.
     fn access_aligned(
         &mut self,
-        buffer: usize,
+        (cta, buffer): (usize, usize),
         offset: i64,
         (size, align): (usize, usize),
         thread: u64,
         touch: Touch,
     ) -> Result<usize, SharedFault> {
         let at = self.place_aligned(buffer, offset, size, align)?;
-        self.owned(buffer, at, size, thread)?;
+        self.owned((cta, buffer), at, size, thread)?;
         if touch != Touch::Read {
-            self.unsourced(buffer, at, size)?;
+            self.unsourced((cta, buffer), at, size)?;
         }
         let order = self.order(thread);
+        let (phase, cta_threads) = (self.cluster_phase, self.cta_threads);
         let name = || self.names[buffer].clone();
-        let memory = &mut self.buffers[buffer];
+        let memory = &mut self.ctas[cta].buffers[buffer];
         memory.touched = if memory.touched.is_empty() {
             at..at + size
         } else {
@@ -750,6 +1013,20 @@ impl SharedMemory {
             .shadow
             .touch(at, size, thread, order, touch)
             .map_err(|at| SharedFault::Race { buffer: name(), at })?;
+        if !memory.cluster_touches.is_empty() {
+            for (i, word) in memory.cluster_touches[at..at + size].iter_mut().enumerate() {
+                if let Some(other) = word.race(phase, thread, cta_threads, touch) {
+                    return Err(SharedFault::Race {
+                        buffer: name(),
+                        at: RaceAt {
+                            byte: at + i,
+                            other,
+                        },
+                    });
+                }
+                word.record(phase, thread, cta_threads, touch);
+            }
+        }
         if touch != Touch::Write
             && let Some(i) = memory.defined[at..at + size].iter().position(|d| !d)
         {
@@ -762,9 +1039,9 @@ impl SharedMemory {
     }
 
     /// An asynchronous copy (of statement number `statement`) into `size`
-    /// bytes at `offset`: checked and recorded as a write of `thread` now,
-    /// its bytes owned by the copy (any access faults) until
-    /// [`Self::complete_copy`].
+    /// bytes at `offset` of `thread`'s CTA's `buffer`: checked and recorded
+    /// as a write of `thread` now, its bytes owned by the copy (any access
+    /// faults) until [`Self::complete_copy`].
     pub fn begin_copy(
         &mut self,
         buffer: usize,
@@ -773,18 +1050,19 @@ impl SharedMemory {
         thread: u64,
         statement: usize,
     ) -> Result<usize, SharedFault> {
-        let at = self.access_aligned(buffer, offset, (size, align), thread, Touch::Write)?;
+        let cta = self.cta_of(thread);
+        let at = self.access_aligned((cta, buffer), offset, (size, align), thread, Touch::Write)?;
         let owner = u32::try_from(statement + 1)
             .ok()
             .filter(|owner| *owner < GATED)
             .unwrap_or(GATED - 1);
         // The owner's number names the copy in a fault (`copy`, below).
-        self.buffers[buffer].in_flight[at..at + size].fill(owner);
+        self.ctas[cta].buffers[buffer].in_flight[at..at + size].fill(owner);
         Ok(at)
     }
 
     /// A bulk store (of statement number `store`) by `thread` from `size`
-    /// bytes at `offset` of `buffer`, aligned to `align`: checked and
+    /// bytes at `offset` of its CTA's `buffer`, aligned to `align`: checked and
     /// recorded as a read of `thread` now (bounds, alignment, definedness,
     /// races, no copy owning them); from now on the bytes are the store's
     /// source until [`Self::end_store_source`]: any thread may read them,
@@ -798,14 +1076,16 @@ impl SharedMemory {
         thread: u64,
         store: usize,
     ) -> Result<usize, SharedFault> {
-        let at = self.access_aligned(buffer, offset, (size, align), thread, Touch::Read)?;
-        self.sources.push(StoreSource {
+        let cta = self.cta_of(thread);
+        let at = self.access_aligned((cta, buffer), offset, (size, align), thread, Touch::Read)?;
+        let shared = &mut self.ctas[cta];
+        shared.sources.push(StoreSource {
             buffer,
             range: at..at + size,
             store,
             thread,
         });
-        self.buffers[buffer].sourced[at..at + size].fill(source_mark(store));
+        shared.buffers[buffer].sourced[at..at + size].fill(source_mark(store));
         Ok(at)
     }
 
@@ -824,15 +1104,17 @@ impl SharedMemory {
         store: usize,
     ) -> Result<(), SharedFault> {
         let range = at..at + size;
-        if let Some(i) = self.sources.iter().position(|s| {
+        let cta = self.cta_of(thread);
+        let shared = &mut self.ctas[cta];
+        if let Some(i) = shared.sources.iter().position(|s| {
             s.buffer == buffer && s.range == range && s.store == store && s.thread == thread
         }) {
-            self.sources.remove(i);
+            shared.sources.remove(i);
         }
-        let memory = &mut self.buffers[buffer];
+        let memory = &mut shared.buffers[buffer];
         memory.sourced[range.clone()].fill(0);
         // The other stores' sources among these bytes stay marked.
-        for other in self.sources.iter().filter(|s| s.buffer == buffer) {
+        for other in shared.sources.iter().filter(|s| s.buffer == buffer) {
             let overlap = other.range.start.max(range.start)..other.range.end.min(range.end);
             if !overlap.is_empty() {
                 memory.sourced[overlap].fill(source_mark(other.store));
@@ -842,15 +1124,15 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// The `size` bytes at `at` of buffer `buffer` (checked by
-    /// [`Self::access`]).
-    pub fn bytes(&self, buffer: usize, at: usize, size: usize) -> &[u8] {
-        &self.buffers[buffer].bytes[at..at + size]
+    /// The `size` bytes at `at` of CTA `cta`'s buffer `buffer` (checked
+    /// by [`Self::access_in`]).
+    pub fn bytes(&self, cta: usize, buffer: usize, at: usize, size: usize) -> &[u8] {
+        &self.ctas[cta].buffers[buffer].bytes[at..at + size]
     }
 
-    /// The copy into `data.len()` bytes at `at` lands (its thread's wait):
-    /// a write of `thread` in the current phase, so other threads see it
-    /// only after a barrier.
+    /// The copy into `data.len()` bytes at `at` of `thread`'s CTA's
+    /// `buffer` lands (its thread's wait): a write of `thread` in the
+    /// current phase, so other threads see it only after a barrier.
     pub fn complete_copy(
         &mut self,
         buffer: usize,
@@ -859,21 +1141,25 @@ impl SharedMemory {
         thread: u64,
     ) -> Result<(), SharedFault> {
         let size = data.len();
-        self.buffers[buffer].in_flight[at..at + size].fill(0);
+        let cta = self.cta_of(thread);
+        self.ctas[cta].buffers[buffer].in_flight[at..at + size].fill(0);
         self.access(buffer, at as i64, size, thread, Touch::Write)?;
-        let memory = &mut self.buffers[buffer];
+        let memory = &mut self.ctas[cta].buffers[buffer];
         memory.bytes[at..at + size].copy_from_slice(data);
         memory.defined[at..at + size].fill(true);
         Ok(())
     }
 
-    /// The copy `issue` into `data.len()` bytes at `at` lands because
-    /// phase `phases[0]` (or another of the phases that track it)
-    /// completed: its bytes are written and gated, touched only by threads
-    /// that observe one of `phases` and by the issuer once it retired the
-    /// copy's group (until a barrier after one of those). The race shadow
-    /// forgets the issue's write: the gate orders every access after it,
-    /// and nothing touched the bytes in between.
+    /// The copy `issue` into `data.len()` bytes at `at` of its issuer's
+    /// CTA's `buffer` lands because phase `phases[0]` (or another of the
+    /// phases that track it) completed: its bytes are written and gated,
+    /// touched only by threads that observe one of `phases` and by the
+    /// issuer once it retired the copy's group (until a barrier of the CTA
+    /// after one of those). The race shadow forgets the issue's write: the
+    /// gate orders every access of the CTA's threads after it, and nothing
+    /// touched the bytes in between. For races across the cluster's CTAs
+    /// the landing is a write of the issuer: only a cluster barrier orders
+    /// it before another CTA's access.
     pub fn land_gated(
         &mut self,
         buffer: usize,
@@ -885,27 +1171,30 @@ impl SharedMemory {
         let size = data.len();
         let copy = issue.copy;
         let key = (copy, phases.to_vec());
-        let g = match self.gate_of.get(&key) {
+        let (phase, cta_threads) = (self.cluster_phase, self.cta_threads);
+        let cta = self.cta_of(issue.issuer);
+        let shared = &mut self.ctas[cta];
+        let g = match shared.gate_of.get(&key) {
             Some(g) => *g,
             None => {
-                let g = self.gates.len();
+                let g = shared.gates.len();
                 if u32::try_from(g).map_or(true, |g| g >= GATED) {
                     return Err(SharedFault::Kind(FaultKind::HostMemory {
                         what: "the gates of copies landed with mbarrier phases".into(),
                         bytes: g.saturating_mul(std::mem::size_of::<Gate>()),
                     }));
                 }
-                self.gates.push(Gate {
+                shared.gates.push(Gate {
                     copy,
                     phases: phases.to_vec(),
                     landed: Vec::new(),
                     live: true,
                 });
-                self.gate_of.insert(key, g);
+                shared.gate_of.insert(key, g);
                 g
             }
         };
-        let gate = &mut self.gates[g];
+        let gate = &mut shared.gates[g];
         gate.live = true;
         match gate.landed.last_mut() {
             Some(last)
@@ -923,11 +1212,16 @@ impl SharedMemory {
                 range: at..at + size,
             }),
         }
-        let memory = &mut self.buffers[buffer];
+        let memory = &mut shared.buffers[buffer];
         memory.bytes[at..at + size].copy_from_slice(data);
         memory.defined[at..at + size].fill(true);
         memory.in_flight[at..at + size].fill(GATED | g as u32);
         memory.shadow.clear(at..at + size);
+        if !memory.cluster_touches.is_empty() {
+            for word in &mut memory.cluster_touches[at..at + size] {
+                word.record(phase, issue.issuer, cta_threads, Touch::Write);
+            }
+        }
         Ok(())
     }
 
@@ -937,7 +1231,7 @@ impl SharedMemory {
     fn object_at(&self, buffer: usize, offset: i64) -> Result<usize, SharedFault> {
         let at = self.place(buffer, offset, MBARRIER_BYTES)?;
         let index = at / MBARRIER_BYTES;
-        if index >= self.buffers[buffer].objects.len() {
+        if index >= self.ctas[0].buffers[buffer].objects.len() {
             return Err(SharedFault::Kind(FaultKind::Arguments(format!(
                 "an mbarrier operation on shared buffer `{}`, which holds no mbarrier objects",
                 self.names[buffer]
@@ -946,9 +1240,9 @@ impl SharedMemory {
         Ok(index)
     }
 
-    /// The initialized object `index` of `buffer`.
-    fn object(&self, buffer: usize, index: usize) -> Result<Object, SharedFault> {
-        self.buffers[buffer].objects[index].ok_or_else(|| {
+    /// The initialized object `index` of CTA `cta`'s `buffer`.
+    fn object(&self, (cta, buffer): (usize, usize), index: usize) -> Result<Object, SharedFault> {
+        self.ctas[cta].buffers[buffer].objects[index].ok_or_else(|| {
             SharedFault::Kind(FaultKind::MbarrierUninitialized {
                 buffer: self.names[buffer].clone(),
                 index,
@@ -967,8 +1261,9 @@ impl SharedMemory {
         count: u64,
     ) -> Result<(), SharedFault> {
         let index = self.object_at(buffer, offset)?;
+        let cta = self.cta_of(thread);
         let fault = |kind| Err(SharedFault::Kind(kind));
-        if self.buffers[buffer].objects[index].is_some() {
+        if self.ctas[cta].buffers[buffer].objects[index].is_some() {
             return fault(FaultKind::MbarrierReinitialized {
                 buffer: self.names[buffer].clone(),
                 index,
@@ -990,14 +1285,14 @@ impl SharedMemory {
             release: 0,
             arrivals: Arrivals::default(),
         });
-        self.buffers[buffer].objects[index] = Some(Object {
+        self.ctas[cta].buffers[buffer].objects[index] = Some(Object {
             incarnation,
             count,
             pending: count,
             phases: 0,
             tx: 0,
         });
-        self.write(buffer, at, MBARRIER_BYTES, count);
+        self.write(cta, buffer, at, MBARRIER_BYTES, count);
         Ok(())
     }
 
@@ -1012,9 +1307,10 @@ impl SharedMemory {
         thread: u64,
     ) -> Result<Phase, SharedFault> {
         let index = self.object_at(buffer, offset)?;
-        let object = self.object(buffer, index)?;
+        let cta = self.cta_of(thread);
+        let object = self.object((cta, buffer), index)?;
         self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Write)?;
-        self.buffers[buffer].objects[index] = None;
+        self.ctas[cta].buffers[buffer].objects[index] = None;
         Ok(Phase {
             incarnation: object.incarnation,
             phase: object.phases,
@@ -1037,7 +1333,8 @@ impl SharedMemory {
         expect_tx: u64,
     ) -> Result<Arrival, SharedFault> {
         let index = self.object_at(buffer, offset)?;
-        let mut object = self.object(buffer, index)?;
+        let cta = self.cta_of(thread);
+        let mut object = self.object((cta, buffer), index)?;
         self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Atomic)?;
         let phase = Phase {
             incarnation: object.incarnation,
@@ -1055,7 +1352,8 @@ impl SharedMemory {
             }
             object.tx = self.raised_tx(buffer, index, object.tx, i128::from(expect_tx))?;
             object.pending -= 1;
-            let threads = self.floors.len();
+            let threads = self.cta_threads as usize;
+            let local = thread - self.threads_of(cta).start as u64;
             let epoch = self.epoch;
             if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
                 let arrivals = &mut incarnation.arrivals;
@@ -1064,7 +1362,7 @@ impl SharedMemory {
                 if arrivals.threads.len() != threads {
                     arrivals.threads = vec![false; threads];
                 }
-                match usize::try_from(thread)
+                match usize::try_from(local)
                     .ok()
                     .and_then(|t| arrivals.threads.get_mut(t))
                 {
@@ -1080,7 +1378,7 @@ impl SharedMemory {
                 completed = true;
             }
         }
-        self.buffers[buffer].objects[index] = Some(object);
+        self.ctas[cta].buffers[buffer].objects[index] = Some(object);
         Ok(Arrival { phase, completed })
     }
 
@@ -1110,7 +1408,7 @@ impl SharedMemory {
     /// an epoch, [`Self::begin_arrivals`]); the next phase expects `count`
     /// arrivals and no bytes.
     fn complete_phase(&mut self, object: &mut Object) {
-        let threads = self.floors.len();
+        let threads = self.cta_threads as usize;
         if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
             let arrivals = &mut incarnation.arrivals;
             let everyone =
@@ -1131,10 +1429,16 @@ impl SharedMemory {
     }
 
     /// The current phase of the initialized object at byte `offset` of
-    /// `buffer` (what a bulk copy issued now signals).
-    pub fn mbarrier_phase(&self, buffer: usize, offset: i64) -> Result<Phase, SharedFault> {
+    /// CTA `cta`'s `buffer` (what a bulk copy issued now by a thread of the
+    /// CTA signals).
+    pub fn mbarrier_phase(
+        &self,
+        cta: usize,
+        buffer: usize,
+        offset: i64,
+    ) -> Result<Phase, SharedFault> {
         let index = self.object_at(buffer, offset)?;
-        let object = self.object(buffer, index)?;
+        let object = self.object((cta, buffer), index)?;
         Ok(Phase {
             incarnation: object.incarnation,
             phase: object.phases,
@@ -1147,12 +1451,13 @@ impl SharedMemory {
     /// the phase it completed.
     pub fn mbarrier_complete_tx(
         &mut self,
+        cta: usize,
         buffer: usize,
         offset: i64,
         bytes: u64,
     ) -> Result<Option<Phase>, SharedFault> {
         let index = self.object_at(buffer, offset)?;
-        let mut object = self.object(buffer, index)?;
+        let mut object = self.object((cta, buffer), index)?;
         let phase = Phase {
             incarnation: object.incarnation,
             phase: object.phases,
@@ -1162,7 +1467,7 @@ impl SharedMemory {
         if completed {
             self.complete_phase(&mut object);
         }
-        self.buffers[buffer].objects[index] = Some(object);
+        self.ctas[cta].buffers[buffer].objects[index] = Some(object);
         Ok(completed.then_some(phase))
     }
 
@@ -1183,7 +1488,7 @@ impl SharedMemory {
         acquire: bool,
     ) -> Result<(), SharedFault> {
         let index = self.object_at(buffer, offset)?;
-        let object = self.object(buffer, index)?;
+        let object = self.object((self.cta_of(thread), buffer), index)?;
         let fault = |kind| Err(SharedFault::Kind(kind));
         if parity > 1 {
             return fault(FaultKind::MbarrierParity {
@@ -1216,22 +1521,26 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// `size` bytes at `at` of buffer `buffer`, little-endian (checked by
-    /// [`Self::access`]).
+    /// `size` bytes at `at` of CTA `cta`'s buffer `buffer`, little-endian
+    /// (checked by [`Self::access_in`]).
     #[inline]
-    pub fn read(&self, buffer: usize, at: usize, size: usize) -> u64 {
+    pub fn read(&self, cta: usize, buffer: usize, at: usize, size: usize) -> u64 {
         let mut value = 0u64;
-        for (i, byte) in self.buffers[buffer].bytes[at..at + size].iter().enumerate() {
+        for (i, byte) in self.ctas[cta].buffers[buffer].bytes[at..at + size]
+            .iter()
+            .enumerate()
+        {
             value |= u64::from(*byte) << (8 * i);
         }
         value
     }
 
-    /// Writes the low `size` bytes of `value` at `at` of buffer `buffer`
-    /// (checked by [`Self::access`]); they are defined from now on.
+    /// Writes the low `size` bytes of `value` at `at` of CTA `cta`'s
+    /// buffer `buffer` (checked by [`Self::access_in`]); they are defined
+    /// from now on.
     #[inline]
-    pub fn write(&mut self, buffer: usize, at: usize, size: usize, value: u64) {
-        let memory = &mut self.buffers[buffer];
+    pub fn write(&mut self, cta: usize, buffer: usize, at: usize, size: usize, value: u64) {
+        let memory = &mut self.ctas[cta].buffers[buffer];
         for (i, byte) in memory.bytes[at..at + size].iter_mut().enumerate() {
             *byte = (value >> (8 * i)) as u8;
         }
@@ -1252,6 +1561,7 @@ mod tests {
                 mbarrier: false,
             }],
             4,
+            1,
         )
         .unwrap_or_else(|_| panic!("16 bytes"))
     }
@@ -1275,14 +1585,14 @@ mod tests {
         );
         m.reset();
         assert_eq!(fault(m.access(0, 4, 2, 0, Touch::Write)), "ok 4");
-        m.write(0, 4, 2, 0xbeef);
+        m.write(0, 0, 4, 2, 0xbeef);
         // Bytes 6 and 7 are still undefined.
         assert_eq!(
             fault(m.access(0, 4, 4, 0, Touch::Read)),
             "UninitializedShared { buffer: \"s\", offset: 6 }"
         );
         assert_eq!(fault(m.access(0, 4, 2, 0, Touch::Read)), "ok 4");
-        assert_eq!(m.read(0, 4, 2), 0xbeef);
+        assert_eq!(m.read(0, 0, 4, 2), 0xbeef);
         // The next block starts undefined again.
         m.reset();
         assert_eq!(
@@ -1313,12 +1623,12 @@ mod tests {
     fn a_barrier_orders_the_threads_of_the_block() {
         let mut m = memory();
         assert_eq!(fault(m.access(0, 0, 4, 1, Touch::Write)), "ok 0");
-        m.write(0, 0, 4, 7);
+        m.write(0, 0, 0, 4, 7);
         assert_eq!(
             fault(m.access(0, 0, 4, 2, Touch::Read)),
             "race s byte 0 other 1"
         );
-        m.barrier();
+        m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 0, 4, 2, Touch::Read)), "ok 0");
         assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Read)), "ok 0");
         assert_eq!(
@@ -1332,9 +1642,9 @@ mod tests {
         let mut m = memory();
         m.access(0, 0, 4, 1, Touch::Write)
             .unwrap_or_else(|_| panic!("a write"));
-        m.write(0, 0, 4, 7);
+        m.write(0, 0, 0, 4, 7);
         for _ in 0..MAX_EPOCH + 5 {
-            m.barrier();
+            m.cta_barrier(0);
         }
         assert!(m.epoch < 10, "{}", m.epoch);
         // Ordered by the barriers; still defined.
@@ -1343,6 +1653,88 @@ mod tests {
             fault(m.access(0, 0, 4, 3, Touch::Write)),
             "race s byte 0 other 2"
         );
+    }
+
+    // ------------------------------------------------------- clusters
+
+    /// One buffer `s` of 16 bytes in each CTA of a cluster of two CTAs of
+    /// 4 threads: threads 0..4 are CTA 0's, 4..8 CTA 1's.
+    fn pair() -> SharedMemory {
+        SharedMemory::new(
+            &[SharedLayout {
+                name: "s".into(),
+                bytes: 16,
+                mbarrier: false,
+            }],
+            4,
+            2,
+        )
+        .unwrap_or_else(|_| panic!("2 x 16 bytes"))
+    }
+
+    #[test]
+    fn each_cta_has_its_copy_which_its_barrier_orders_for_its_threads() {
+        let mut m = pair();
+        assert_eq!(fault(m.access(0, 0, 4, 1, Touch::Write)), "ok 0");
+        m.write(0, 0, 0, 4, 7);
+        // CTA 1's barrier orders nothing of CTA 0's.
+        m.cta_barrier(1);
+        assert_eq!(
+            fault(m.access(0, 0, 4, 2, Touch::Read)),
+            "race s byte 0 other 1"
+        );
+        m.cta_barrier(0);
+        assert_eq!(fault(m.access(0, 0, 4, 2, Touch::Read)), "ok 0");
+        // Thread 5 (CTA 1) reads CTA 0's copy: CTA 0's barrier does not
+        // order it after thread 1's write.
+        assert_eq!(
+            fault(m.access_in(0, 0, 0, 4, 5, Touch::Read)),
+            "race s byte 0 other 1"
+        );
+        m.cluster_barrier();
+        assert_eq!(fault(m.access_in(0, 0, 0, 4, 5, Touch::Read)), "ok 0");
+        assert_eq!(m.read(0, 0, 0, 4), 7);
+        // CTA 1's own copy was never written.
+        assert_eq!(
+            fault(m.access(0, 0, 4, 5, Touch::Read)),
+            "UninitializedShared { buffer: \"s\", offset: 0 }"
+        );
+        // Atomics of both CTAs do not race; a plain access of either
+        // races with the other's.
+        m.cluster_barrier();
+        assert_eq!(fault(m.access_in(0, 0, 0, 4, 6, Touch::Atomic)), "ok 0");
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Atomic)), "ok 0");
+        assert_eq!(
+            fault(m.access(0, 0, 4, 0, Touch::Read)),
+            "race s byte 0 other 3"
+        );
+        assert_eq!(
+            fault(m.access_in(0, 0, 0, 4, 5, Touch::Read)),
+            "race s byte 0 other 3"
+        );
+        // A new cluster starts with every copy undefined.
+        m.reset();
+        assert_eq!(
+            fault(m.access_in(0, 0, 0, 4, 5, Touch::Read)),
+            "UninitializedShared { buffer: \"s\", offset: 0 }"
+        );
+    }
+
+    #[test]
+    fn running_out_of_epochs_in_a_cluster_keeps_each_ctas_order() {
+        let mut m = pair();
+        ok(m.access(0, 0, 4, 1, Touch::Write));
+        m.write(0, 0, 0, 4, 7);
+        for _ in 0..MAX_EPOCH + 5 {
+            m.cta_barrier(1);
+        }
+        assert!(m.epoch < 10, "{}", m.epoch);
+        assert_eq!(
+            fault(m.access(0, 0, 4, 2, Touch::Read)),
+            "race s byte 0 other 1"
+        );
+        m.cta_barrier(0);
+        assert_eq!(fault(m.access(0, 0, 4, 2, Touch::Read)), "ok 0");
     }
 
     // ------------------------------------------------------ mbarriers
@@ -1364,6 +1756,7 @@ mod tests {
                 },
             ],
             4,
+            1,
         )
         .unwrap_or_else(|_| panic!("32 bytes"))
     }
@@ -1387,7 +1780,7 @@ mod tests {
     fn initialized(object: i64, count: u64) -> SharedMemory {
         let mut m = with_barriers();
         ok(m.mbarrier_init(BAR, 8 * object, 0, count));
-        m.barrier();
+        m.cta_barrier(0);
         m
     }
 
@@ -1410,12 +1803,12 @@ mod tests {
             outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)),
             "MbarrierWaitNeverCompletes { buffer: \"bar\", index: 0, parity: 0, phases: 0 }"
         );
-        assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 16)), None);
-        assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 16)), Some(phase(0)));
+        assert_eq!(ok(m.mbarrier_complete_tx(0, BAR, 0, 16)), None);
+        assert_eq!(ok(m.mbarrier_complete_tx(0, BAR, 0, 16)), Some(phase(0)));
         assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)), "ok ()");
         // Bytes that land before their expectation: the count goes below
         // zero, the arrival's expectation brings it back.
-        assert_eq!(ok(m.mbarrier_complete_tx(BAR, 0, 48)), None);
+        assert_eq!(ok(m.mbarrier_complete_tx(0, BAR, 0, 48)), None);
         assert!(ok(m.mbarrier_arrive(BAR, 0, 0, Arriving::Release, 48)).completed);
         // A further arrival while the bytes are missing counts toward no
         // phase.
@@ -1425,9 +1818,12 @@ mod tests {
             "MbarrierExtraArrival { buffer: \"bar\", index: 0 }"
         );
         // The count stays within 2^20 - 1 either way.
-        assert_eq!(outcome(m.mbarrier_complete_tx(BAR, 0, 1 << 20)), "ok None");
         assert_eq!(
-            outcome(m.mbarrier_complete_tx(BAR, 0, 16)),
+            outcome(m.mbarrier_complete_tx(0, BAR, 0, 1 << 20)),
+            "ok None"
+        );
+        assert_eq!(
+            outcome(m.mbarrier_complete_tx(0, BAR, 0, 16)),
             "MbarrierTxCount { buffer: \"bar\", index: 0, tx: -1048576 }"
         );
     }
@@ -1640,7 +2036,7 @@ mod tests {
         assert_eq!(fault(m.access(0, 8, 4, 0, Touch::Write)), "ok 8");
         ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), "ok 4");
-        assert_eq!(m.read(0, 4, 4), 0x0403_0201);
+        assert_eq!(m.read(0, 0, 4, 4), 0x0403_0201);
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
         // A relaxed wait returns but orders no memory.
         ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, false));
@@ -1666,42 +2062,42 @@ mod tests {
         );
         ok(m.complete_copy(0, 4, &[5, 6, 7, 8], 2));
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), "ok 4");
-        assert_eq!(m.read(0, 4, 4), 0x0807_0605);
+        assert_eq!(m.read(0, 0, 4, 4), 0x0807_0605);
     }
 
     #[test]
     fn a_barrier_lifts_the_gates_of_observed_phases_only() {
         let mut m = landed();
         // Nobody observed phase 0: the barrier leaves the bytes gated.
-        m.barrier();
+        m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
         ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
         assert_eq!(fault(m.access(0, 4, 4, 0, Touch::Read)), "ok 4");
         // Thread 0 observed it: after the barrier the bytes are ordinary
         // for every thread, ordered after the landing and thread 0's read.
-        m.barrier();
+        m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Write)), "ok 4");
-        m.barrier();
+        m.cta_barrier(0);
         for t in 0..4 {
             assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), "ok 4");
         }
-        assert!(m.gates.is_empty());
+        assert!(m.ctas[0].gates.is_empty());
     }
 
     #[test]
     fn phases_of_a_reinitialized_mbarrier_are_new_phases() {
         let mut m = landed();
-        m.barrier();
+        m.cta_barrier(0);
         ok(m.mbarrier_inval(BAR, 0, 0));
-        m.barrier();
+        m.cta_barrier(0);
         ok(m.mbarrier_init(BAR, 0, 0, 1));
-        m.barrier();
+        m.cta_barrier(0);
         assert!(arrive(&mut m, 2));
         // Thread 2 observed phase 0 of the new initialization, not of the
         // one the copy landed with.
         ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
-        m.barrier();
+        m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
         // A new block starts without gates.
         m.reset();
@@ -1715,8 +2111,8 @@ mod tests {
     fn read_by_2(count: u64) -> SharedMemory {
         let mut m = initialized(0, count);
         ok(m.access(0, 0, 4, 1, Touch::Write));
-        m.write(0, 0, 4, 7);
-        m.barrier();
+        m.write(0, 0, 0, 4, 7);
+        m.cta_barrier(0);
         ok(m.access(0, 0, 4, 2, Touch::Read));
         m
     }
@@ -1841,7 +2237,7 @@ mod tests {
             fault(m.access(0, 0, 4, 1, Touch::Read)),
             "race s byte 0 other 3"
         );
-        m.barrier();
+        m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 0, 4, 1, Touch::Write)), "ok 0");
     }
 
@@ -1859,7 +2255,7 @@ mod tests {
         }
         m.retire_groups(1, 1);
         assert_eq!(fault(m.access(0, 4, 4, 1, Touch::Read)), "ok 4");
-        assert_eq!(m.read(0, 4, 4), 0x0403_0201);
+        assert_eq!(m.read(0, 0, 4, 4), 0x0403_0201);
         assert_eq!(fault(m.access(0, 4, 4, 1, Touch::Write)), "ok 4");
         // The other threads still need the phase...
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
@@ -1875,14 +2271,14 @@ mod tests {
     fn a_barrier_after_the_issuers_wait_lifts_its_copys_gate() {
         let mut m = landed();
         // Before the issuer's wait, a barrier lifts nothing.
-        m.barrier();
+        m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
         m.retire_groups(1, 1);
-        m.barrier();
+        m.cta_barrier(0);
         for t in 0..4 {
             assert_eq!(fault(m.access(0, 4, 4, t, Touch::Read)), "ok 4");
         }
-        assert!(m.gates.is_empty());
+        assert!(m.ctas[0].gates.is_empty());
     }
 
     // ---------------------------------------------------- bulk stores
@@ -1891,13 +2287,13 @@ mod tests {
     fn a_bulk_stores_source_is_read_not_written_until_it_ends() {
         let mut m = memory();
         ok(m.access(0, 0, 16, 0, Touch::Write));
-        m.write(0, 0, 8, 0x0807_0605_0403_0201);
-        m.write(0, 8, 8, 0x100f_0e0d_0c0b_0a09);
-        m.barrier();
+        m.write(0, 0, 0, 8, 0x0807_0605_0403_0201);
+        m.write(0, 0, 8, 8, 0x100f_0e0d_0c0b_0a09);
+        m.cta_barrier(0);
         // Stores 7 (thread 0, bytes 0..16) and 9 (thread 1, bytes 0..8).
         assert_eq!(outcome(m.begin_store_source(0, 0, (16, 16), 0, 7)), "ok 0");
         assert_eq!(outcome(m.begin_store_source(0, 0, (8, 8), 1, 9)), "ok 0");
-        assert_eq!(m.bytes(0, 4, 4), &[5, 6, 7, 8]);
+        assert_eq!(m.bytes(0, 0, 4, 4), &[5, 6, 7, 8]);
         let written = |offset, store| {
             format!("AsyncStoreSourceWritten {{ buffer: \"s\", offset: {offset}, store: {store} }}")
         };
@@ -1915,7 +2311,7 @@ mod tests {
             fault(m.access(0, 12, 4, 3, Touch::Write)),
             "race s byte 12 other 0"
         );
-        m.barrier();
+        m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 12, 4, 3, Touch::Write)), "ok 12");
     }
 }

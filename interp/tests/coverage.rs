@@ -157,6 +157,7 @@ fn every_barrier_form_but_arrive_has_semantics() {
             }
             let Ok(Semantics::Barrier(Barrier {
                 numbered,
+                cluster: cluster_barrier,
                 count,
                 reduction,
             })) = found
@@ -164,6 +165,7 @@ fn every_barrier_form_but_arrive_has_semantics() {
                 panic!("{}: no barrier semantics", variant.opcode_text());
             };
             assert_eq!(numbered, !cluster, "{}", variant.opcode_text());
+            assert_eq!(cluster_barrier, cluster, "{}", variant.opcode_text());
             assert_eq!(count, form.id.ends_with("-count"), "{}", form.id);
             let expected = match variant.get(Slot::Redop) {
                 None => None,

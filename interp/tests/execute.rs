@@ -1140,6 +1140,7 @@ fn corrupt_shared_memory_programs_are_refused_when_prepared() {
                                 },
                                 offset,
                                 generic: false,
+                                cta: None,
                             },
                             other => other,
                         };

@@ -375,6 +375,10 @@ pub enum ViewKind {
     /// `.broadcast([..])`: repeat axes of extent 1 read at every index of
     /// the given extent (stride 0); read-only.
     Broadcast(Vec<i64>),
+    /// `.in_cta(rank)`: the same view of the copy of a shared buffer that
+    /// the CTA of rank `rank` in the thread's cluster holds (distributed
+    /// shared memory); the shape and offsets do not change.
+    InCta(Expr),
 }
 
 /// One item of `s![..]`, in ndarray's convention (negative constants count

@@ -56,7 +56,12 @@ pub(crate) enum Node {
     /// one that was rejected (its error is the one to fix: it still counts,
     /// so no race is reported that the barrier would have prevented). Ends
     /// an epoch of the shared race obligation; lowering emits nothing.
-    CtaBarrier,
+    /// `cluster`: the barrier is a `barrier.cluster.wait` (after its
+    /// arrive): every thread of the cluster waits here, which also ends an
+    /// epoch of the buffers other CTAs reach (`.in_cta`).
+    CtaBarrier {
+        cluster: bool,
+    },
 }
 
 /// One `apply` that passed rules 1-7: its form and resolved operands.
@@ -280,7 +285,7 @@ fn collect_writes(body: &[Node], out: &mut BTreeSet<(usize, usize)>) {
             }
             // Already collected when the inner loop was recorded.
             Node::Loop(inner) => out.extend(inner.writes.iter().copied()),
-            Node::Define(_) | Node::CondRead(_) | Node::CtaBarrier => {}
+            Node::Define(_) | Node::CondRead(_) | Node::CtaBarrier { .. } => {}
         }
     }
 }
@@ -318,12 +323,17 @@ pub(crate) enum Value {
     /// A view of a buffer in a memory space: a global tensor or a shared
     /// buffer. `layout` is its static shape for the operand rules; `view`
     /// its runtime layout, `bounds` what keeps it in the buffer.
+    ///
+    /// `cta`: the rank in the cluster of the CTA whose copy of a shared
+    /// buffer the view addresses (`buf.in_cta(rank)`; `bounds` keep it in
+    /// the cluster), `None` for the executing CTA's own (and tensors).
     Memory {
         buffer: Buffer,
         name: String,
         layout: StaticLayout,
         view: Layout,
         bounds: Vec<Bound>,
+        cta: Option<Poly>,
     },
     Scalar {
         param: usize,

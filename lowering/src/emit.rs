@@ -841,6 +841,49 @@ impl Emitter<'_> {
         format!("[{}]", self.laid_out_address(buffer, offset, out))
     }
 
+    /// The `.shared::cluster` address, in CTA `rank` of the cluster, of
+    /// the executing CTA's shared address `own` (`[reg]` or `[reg+c]`):
+    /// `mapa`. Where the rank may leave the cluster (the instruction's
+    /// guard then fails), it is clamped into it first, so `mapa` never
+    /// names a CTA the cluster does not have.
+    fn remote_address(&mut self, own: &str, rank: &Poly, out: &mut String) -> String {
+        let inner = own.trim_start_matches('[').trim_end_matches(']');
+        let address = match inner.split_once('+') {
+            Some((register, constant)) => {
+                let t = self.value_reg();
+                let _ = writeln!(out, "	add.s64 {t}, {register}, {constant};");
+                t
+            }
+            None => inner.to_string(),
+        };
+        let last: i128 = self
+            .program
+            .launch
+            .cluster
+            .iter()
+            .map(|c| i128::from(*c))
+            .product::<i128>()
+            - 1;
+        let (lo, hi) = self.program.atoms.range(rank);
+        let rank = if lo >= 0 && hi <= last {
+            self.index_operand(rank, 32, out)
+        } else {
+            let wide = self.value_in_reg(rank, out);
+            let clamped = self.value_reg();
+            let _ = writeln!(out, "	max.s64 {clamped}, {wide}, 0;");
+            let _ = writeln!(out, "	min.s64 {clamped}, {clamped}, {last};");
+            let narrow = self.temp(32);
+            let _ = writeln!(out, "	cvt.u32.s64 {narrow}, {clamped};");
+            narrow
+        };
+        let mapped = self.value_reg();
+        let _ = writeln!(
+            out,
+            "	mapa.shared::cluster.u64 {mapped}, {address}, {rank};"
+        );
+        format!("[{mapped}]")
+    }
+
     /// A `wgmma` matrix descriptor in a 64-bit register: bits 4-17 of the
     /// shared-window address of the matrix's first byte, or-ed with the
     /// layout's constant fields (`crate::shared_layout`).
@@ -1344,6 +1387,7 @@ impl Emitter<'_> {
                     buffer,
                     offset,
                     generic,
+                    cta,
                 } => {
                     let text = match (buffer.space, &source_bytes) {
                         (MemorySpace::Global, Some(bytes)) => {
@@ -1352,7 +1396,13 @@ impl Emitter<'_> {
                         (MemorySpace::Global, None) => {
                             self.address(buffer.index, offset, *generic, out)
                         }
-                        (MemorySpace::Shared, _) => self.shared_address(buffer.index, offset, out),
+                        (MemorySpace::Shared, _) => {
+                            let own = self.shared_address(buffer.index, offset, out);
+                            match cta {
+                                Some(rank) => self.remote_address(&own, rank, out),
+                                None => own,
+                            }
+                        }
                     };
                     rendered.push((text, Join::Alone));
                 }

@@ -64,6 +64,9 @@ pub enum BoundKind {
     Start,
     /// The last index is below the extent.
     End,
+    /// The CTA rank of an `.in_cta(rank)` view lies in the cluster
+    /// (`0 <= rank` or `rank < ` the cluster's size; `axis` is 0).
+    ClusterRank,
 }
 
 /// A view operation that cannot be applied; `span` names the offending token.

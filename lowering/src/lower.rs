@@ -82,7 +82,9 @@ fn block(body: &[checked::Node], out: &mut Vec<Node>, maps: &mut Maps) {
                     });
                 }
             }
-            checked::Node::Havoc(_) | checked::Node::CondRead(_) | checked::Node::CtaBarrier => {}
+            checked::Node::Havoc(_)
+            | checked::Node::CondRead(_)
+            | checked::Node::CtaBarrier { .. } => {}
         }
     }
 }
@@ -141,11 +143,14 @@ fn statement(apply: &Apply, maps: &mut Maps) -> Statement {
                                 coords: view.region.starts.clone(),
                             }
                         }
-                        Value::Memory { buffer, view, .. } => OperandValue::Memory {
+                        Value::Memory {
+                            buffer, view, cta, ..
+                        } => OperandValue::Memory {
                             buffer: *buffer,
                             offset: operand_access(slot, view, &index).1,
                             generic: buffer.space == MemorySpace::Global
                                 && apply.form.operand_space(slot.name) == Space::Generic,
+                            cta: cta.clone(),
                         },
                         Value::Index { value, .. } if slot.kind == OperandKind::Predicate => {
                             OperandValue::Condition(Cond::Cmp(CmpOp::Ne, value.clone()))

@@ -674,10 +674,18 @@ pub enum OperandValue {
     /// ([`crate::memory::MemorySpace::addressed_by`]). `generic`: the form
     /// takes a generic address (no state space), so a tensor's base is its
     /// generic pointer, not its global one.
+    ///
+    /// `cta`: for a shared buffer, the rank in the cluster
+    /// (`%cluster_ctarank`) of the CTA whose copy of the buffer is
+    /// addressed (`buf.in_cta(rank)`), `None` for the executing CTA's own.
+    /// The checker proves `0 <= cta < ` the cluster's size for every thread
+    /// that runs the instruction, and gives such operands only to
+    /// `.shared::cluster` forms; the emitter maps the address with `mapa`.
     Memory {
         buffer: Buffer,
         offset: Poly,
         generic: bool,
+        cta: Option<Poly>,
     },
     /// A scalar parameter's value (loaded once at entry).
     Param { param: usize, bits: usize },

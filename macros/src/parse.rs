@@ -1250,12 +1250,20 @@ impl KernelParser<'_> {
                             "`.unsqueeze` takes one axis, like `.unsqueeze(-1)`",
                         ));
                     }
+                    ("in_cta", [rank]) => ViewKind::InCta(self.expr(rank)),
+                    ("in_cta", _) => {
+                        return Err(err(
+                            Code::MALFORMED_VIEW,
+                            call,
+                            "`.in_cta` takes the rank of a CTA in the cluster, like `.in_cta(cluster_ctarank() ^ 1)`",
+                        ));
+                    }
                     _ => {
                         return Err(err(
                             Code::UNKNOWN_VIEW,
                             &call.method,
                             format!(
-                                "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)` or `.broadcast([..])`"
+                                "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)`, `.broadcast([..])` or `.in_cta(rank)`"
                             ),
                         ));
                     }

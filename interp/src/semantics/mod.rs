@@ -226,16 +226,21 @@ pub enum BarrierReduction {
 /// A CTA barrier (`bar.sync`, `barrier.sync`, `bar.red`, with or without
 /// a thread count): every expected thread of the block reaches it before
 /// any passes it, and memory accesses before it are ordered before the
-/// accesses after it for the threads of the block.
+/// accesses after it for the threads of the block. Or the cluster barrier
+/// (`barrier.cluster.wait`, `cluster`): the same for every thread of the
+/// cluster (in a kernel without a cluster, the block's).
 ///
 /// Sources, in [`Compute`]'s order: the barrier number `a`, the count `b`
 /// (`count`), the predicate `c` (`reduction`); the destination `d` is the
 /// reduction's result.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Barrier {
-    /// The form names its barrier `a` (else it is the cluster barrier,
-    /// `barrier.cluster.wait`, which takes no operand).
+    /// The form names its barrier `a` (the cluster barrier takes no
+    /// operand).
     pub numbered: bool,
+    /// `barrier.cluster.wait`: the cluster barrier, whose arrival half
+    /// (`barrier.cluster.arrive`) is a fence ([`Semantics::Fence`]).
+    pub cluster: bool,
     /// The form takes a thread count `b` (else: all threads of the block).
     pub count: bool,
     pub reduction: Option<BarrierReduction>,
@@ -277,7 +282,7 @@ pub enum Semantics {
     /// from lane `4 j + r / 2` (half `r % 2`). Only the lanes whose rows
     /// the shape stores write (8 for `.x1`, 16 for `.x2`).
     MatrixStore { matrices: usize, transpose: bool },
-    /// A CTA barrier.
+    /// A CTA barrier, or the cluster barrier.
     Barrier(Barrier),
     /// `cp.async`: global to shared, landing at the thread's wait.
     AsyncCopy,
@@ -437,8 +442,9 @@ pub fn semantics(variant: &Modifiers) -> Result<Semantics, NoSemantics> {
         Effect::AsyncCopy if modelled => return Ok(Semantics::AsyncCopy),
         Effect::Fence if modelled => return Ok(Semantics::Fence),
         // The arrival half of the cluster barrier: the lockstep executor
-        // runs one CTA's threads together, so the wait (a barrier of the
-        // CTA's threads, below) is where the phase completes.
+        // runs the threads of a cluster's CTAs together, so the wait (a
+        // barrier of the cluster's threads, below) is where the phase
+        // completes.
         Effect::Barrier { waits: false }
             if modelled
                 && variant.form.mnemonic == "barrier"
@@ -549,11 +555,8 @@ pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
         return None;
     }
     let reduction = match variant.get(Slot::Op)? {
-        // `barrier.cluster.wait`: the CTAs of a cluster run one after
-        // another here, and what the checker accepts reaches no memory of
-        // another CTA between a cluster barrier's phases (global accesses
-        // are race-free without one; shared memory is the CTA's own), so
-        // the wait is the CTA barrier of its threads.
+        // `barrier.cluster.wait`: the barrier of the cluster's threads
+        // (the executor runs a cluster's CTAs together in lockstep).
         "sync" | "wait" => None,
         "red" => Some(match variant.get(Slot::Redop)? {
             "popc" => BarrierReduction::Popc,
@@ -565,6 +568,7 @@ pub fn barrier(variant: &Modifiers) -> Option<Barrier> {
     };
     Some(Barrier {
         numbered: variant.form.operands.iter().any(|o| o.name == "a"),
+        cluster: variant.get(Slot::Scope) == Some("cluster"),
         count: variant.form.operands.iter().any(|o| o.name == "b"),
         reduction,
     })

@@ -247,6 +247,9 @@ catalogue! {
         /// A shared buffer's `layout = ".."` that is unknown or that its
         /// shape does not admit.
         SHARED_LAYOUT = 131, "shared layout the buffer cannot have";
+        /// `.in_cta(rank)` on something other than a shared buffer, in a
+        /// kernel without a cluster, or twice in one view.
+        IN_CTA = 132, "`.in_cta` where no other CTA's buffer can be named";
     }
     Operands {
         MALFORMED_OPCODE = 201, "malformed opcode text";
@@ -344,6 +347,10 @@ catalogue! {
         MATRIX_OPERAND = 248, "shared view that is not a wgmma matrix operand";
         /// A bulk or tensor copy into or out of a laid-out shared buffer.
         LAYOUT_COPY = 249, "bulk or tensor copy of a laid-out shared buffer";
+        /// A view of another CTA's shared buffer (`.in_cta`) given to a
+        /// form that cannot address it: anything but a `.shared::cluster`
+        /// load, store or atomic.
+        REMOTE_SHARED_FORM = 250, "another CTA's shared buffer in a form that cannot address it";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
@@ -434,6 +441,14 @@ catalogue! {
         /// just before in the same block (or the reverse), or a memory
         /// access or barrier between the two.
         CLUSTER_BARRIER_PAIRING = 429, "cluster barrier halves not paired";
+        /// An access to another CTA's shared buffer that a cluster
+        /// barrier does not follow on some path from the kernel's start
+        /// (the other CTA may not have started).
+        REMOTE_BEFORE_CLUSTER_BARRIER = 430, "another CTA's shared memory accessed before a cluster barrier";
+        /// An access to another CTA's shared buffer after which the
+        /// kernel can end without a cluster barrier (the other CTA may
+        /// have exited).
+        REMOTE_AFTER_CLUSTER_BARRIER = 431, "another CTA's shared memory accessed after the last cluster barrier";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

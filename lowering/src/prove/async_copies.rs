@@ -1041,7 +1041,7 @@ impl<'c> Walk<'c, '_> {
                     self.saw_failed = true;
                     state
                 }
-                Node::CtaBarrier => {
+                Node::CtaBarrier { .. } => {
                     state.copies.retain(|c| c.status != Status::Retired);
                     state.touches.clear();
                     state

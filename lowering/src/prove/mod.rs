@@ -23,6 +23,7 @@ pub(crate) mod order;
 pub(crate) mod races;
 pub(crate) mod register_pool;
 pub(crate) mod registers;
+pub(crate) mod remote_lifetime;
 pub(crate) mod shared_races;
 
 pub use async_copies::loops_walked_to_the_limit;
@@ -50,7 +51,10 @@ pub enum Obligation {
     /// `.nc` loads read only tensors the kernel does not write: `races`
     /// (the walk over the checked kernel, the separation engine and the
     /// rule for global tensors) and `shared_races` (shared buffers, by
-    /// barrier epoch, over the same engine).
+    /// barrier epoch, over the same engine; a buffer other CTAs of the
+    /// cluster reach by cluster barrier epoch, over the cluster's
+    /// threads), and every access to another CTA's shared memory runs
+    /// while that CTA does (`remote_lifetime`).
     RaceFree,
     /// The shared bytes an asynchronous copy (`cp.async`) writes are
     /// touched by nothing from its issue until a wait retires its group,

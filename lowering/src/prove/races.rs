@@ -84,7 +84,7 @@ use crate::program::{Borrow, CmpOp, Cond, Launch, ParamKind, ProgramParam};
 use crate::ptx::Modifiers;
 use crate::sym::{AtomId, AtomKind, Atoms, CachedProver, Fact, Poly, Prover, WordMap, gcd};
 
-use super::shared_races::{self, Epochs, SharedAccess};
+use super::shared_races::{self, Domain, Epochs, SharedAccess};
 
 /// What a thread's identity is made of: the axes along which two threads of
 /// one launch can differ.
@@ -456,6 +456,14 @@ impl<'a> Threads<'a> {
             }
         }
         digits
+    }
+
+    /// `cluster_ctaid(a)` for each axis a declared cluster spans: what
+    /// tells the CTAs of one cluster apart.
+    pub(crate) fn cluster_cta_digits(&self) -> impl Iterator<Item = Digit> + '_ {
+        (0..3u8)
+            .filter(|a| self.launch.cluster[usize::from(*a)] > 1)
+            .map(Digit::ClusterCta)
     }
 
     fn digit_of(&self, atom: AtomId) -> Option<Digit> {
@@ -1778,6 +1786,10 @@ pub(crate) struct Context<'a, 't> {
     pub params: &'a [ProgramParam],
     /// The name of each shared buffer, by index.
     pub shared_names: &'a [String],
+    /// In a kernel with a cluster, the executing CTA's rank in it
+    /// (`cluster_ctarank()`): where its own shared accesses land among
+    /// the cluster's copies of a buffer.
+    pub cluster_rank: Option<&'a Poly>,
 }
 
 /// The race obligation over the checked body: global tensors
@@ -1785,21 +1797,70 @@ pub(crate) struct Context<'a, 't> {
 /// (`shared_races`). An apply whose own obligations failed is skipped (its
 /// error is the one to fix).
 pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic> {
+    let mut remote = BTreeSet::new();
+    remote_buffers(body, &mut remote);
     let mut walk = RaceWalk {
         threads: context.threads,
         global: Vec::new(),
         shared: Vec::new(),
         epochs: Epochs::default(),
+        remote,
+        cluster_rank: context.cluster_rank,
+        cluster_shared: Vec::new(),
+        cluster_epochs: Epochs::default(),
+        diags: Vec::new(),
+        shared_names: context.shared_names,
     };
     walk.block(body);
-    let mut diags = context.threads.global_races(context.params, &walk.global);
+    let mut diags = std::mem::take(&mut walk.diags);
+    diags.extend(context.threads.global_races(context.params, &walk.global));
     diags.extend(shared_races::prove(
         context.threads,
         &walk.shared,
         &mut walk.epochs,
         context.shared_names,
+        Domain::Cta,
     ));
+    diags.extend(shared_races::prove(
+        context.threads,
+        &walk.cluster_shared,
+        &mut walk.cluster_epochs,
+        context.shared_names,
+        Domain::Cluster,
+    ));
+    if !walk.remote.is_empty() {
+        diags.extend(super::remote_lifetime::prove(body));
+    }
     diags
+}
+
+/// The shared buffers some access of `nodes` reaches in another CTA
+/// (`.in_cta`).
+fn remote_buffers(nodes: &[Node], out: &mut BTreeSet<usize>) {
+    for node in nodes {
+        match node {
+            Node::Apply(apply) => {
+                for operand in &apply.operands {
+                    if let Value::Memory {
+                        buffer,
+                        cta: Some(_),
+                        ..
+                    } = &operand.value
+                    {
+                        out.insert(buffer.index);
+                    }
+                }
+            }
+            Node::If {
+                then, otherwise, ..
+            } => {
+                remote_buffers(then, out);
+                remote_buffers(otherwise, out);
+            }
+            Node::Loop(looped) => remote_buffers(&looped.body, out),
+            Node::Define(_) | Node::Havoc(_) | Node::CondRead(_) | Node::CtaBarrier { .. } => {}
+        }
+    }
 }
 
 /// Collects every memory access with the ways it separates threads, and the
@@ -1809,6 +1870,15 @@ struct RaceWalk<'c, 't> {
     global: Vec<AccessRecord<'t>>,
     shared: Vec<SharedAccess<'t>>,
     epochs: Epochs,
+    /// The shared buffers other CTAs reach ([`remote_buffers`]): their
+    /// accesses are held to the cluster's rule (`cluster_shared`, by
+    /// cluster barrier epoch), not the CTA's.
+    remote: BTreeSet<usize>,
+    cluster_rank: Option<&'c Poly>,
+    cluster_shared: Vec<SharedAccess<'t>>,
+    cluster_epochs: Epochs,
+    diags: Vec<Diagnostic>,
+    shared_names: &'c [String],
 }
 
 impl RaceWalk<'_, '_> {
@@ -1816,20 +1886,30 @@ impl RaceWalk<'_, '_> {
         for node in body {
             match node {
                 Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply),
-                Node::CtaBarrier => self.epochs.barrier(),
+                Node::CtaBarrier { cluster } => {
+                    self.epochs.barrier();
+                    if *cluster {
+                        self.cluster_epochs.barrier();
+                    }
+                }
                 Node::If {
                     cond: Some(_),
                     then,
                     otherwise,
                 } => {
                     let start = self.epochs.current;
+                    let cluster_start = self.cluster_epochs.current;
                     self.block(then);
                     let then_end = self.epochs.current;
+                    let cluster_then_end = self.cluster_epochs.current;
                     self.epochs.current = start;
+                    self.cluster_epochs.current = cluster_start;
                     self.block(otherwise);
                     // One epoch from the join on.
                     let current = self.epochs.current;
                     self.epochs.merge(then_end, current);
+                    let current = self.cluster_epochs.current;
+                    self.cluster_epochs.merge(cluster_then_end, current);
                 }
                 // A condition that failed to check: both arms in sequence.
                 Node::If {
@@ -1842,6 +1922,7 @@ impl RaceWalk<'_, '_> {
                 }
                 Node::Loop(looped) => {
                     let start = self.epochs.current;
+                    let cluster_start = self.cluster_epochs.current;
                     self.block(&looped.body);
                     // The last segment of an iteration runs before the next
                     // one's first barrier, and the code after the loop
@@ -1849,6 +1930,8 @@ impl RaceWalk<'_, '_> {
                     if looped.header.is_some() {
                         let current = self.epochs.current;
                         self.epochs.merge(start, current);
+                        let current = self.cluster_epochs.current;
+                        self.cluster_epochs.merge(cluster_start, current);
                     }
                 }
                 Node::Apply(_) | Node::Define(_) | Node::Havoc(_) | Node::CondRead(_) => {}
@@ -1858,26 +1941,64 @@ impl RaceWalk<'_, '_> {
 
     fn apply(&mut self, apply: &Apply) {
         for operand in &apply.operands {
-            let Value::Memory { buffer, view, .. } = &operand.value else {
+            let Value::Memory {
+                buffer, view, cta, ..
+            } = &operand.value
+            else {
                 continue;
             };
             let store = operand.slot.access == Access::Write;
+            let reached_remotely =
+                buffer.space == MemorySpace::Shared && self.remote.contains(&buffer.index);
             // An asynchronous copy's shared destination or source is the
             // async ownership obligation's (`async_copies`): its bytes are
             // written or read between issue and wait, not in one epoch.
             // So are a `wgmma`'s matrices, read from its issue to its wait.
+            // That walk follows one CTA's threads: a buffer other CTAs
+            // reach may not be one.
             if buffer.space == MemorySpace::Shared
-                && (apply.form.effect() == Effect::AsyncCopy || operand.slot.descriptor)
+                && (apply.form.effect() == Effect::AsyncCopy
+                    || operand.slot.descriptor
+                    || operand.slot.mbarrier)
             {
+                if reached_remotely {
+                    let name = &self.shared_names[buffer.index];
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::REMOTE_SHARED_FORM,
+                            operand.span,
+                            format!("`{}` cannot reach shared buffer `{name}`, which other CTAs of the cluster reach (`.in_cta`)", apply.opcode),
+                        )
+                        .with_note("asynchronous copies, mbarriers and wgmma matrices are proven for the threads of one CTA: a buffer they use is the CTA's own")
+                        .with_help(format!("copy into a buffer no other CTA reaches, and share another one through `.in_cta`, not `{name}`")),
+                    );
+                }
                 continue;
             }
             let atomic = atomic_of(&apply.form);
             let facts = self.threads.under(&apply.facts);
             let pinned = self.threads.pinned_digits(&facts);
+            // A cluster buffer's access lands at its target CTA's copy.
+            let placed = match (reached_remotely, cta.as_ref().or(self.cluster_rank)) {
+                (true, Some(rank)) => Some(shared_races::cluster_view(view, rank)),
+                _ => None,
+            };
+            let view = placed.as_ref().unwrap_or(view);
             let separations = Rc::new(Threads::separations(view, facts));
             let footprints = self.threads.uniform_footprints(view);
             let data_index = data_index(self.threads.atoms, view);
             match buffer.space {
+                MemorySpace::Shared if reached_remotely => self.cluster_shared.push(SharedAccess {
+                    buffer: buffer.index,
+                    span: operand.span,
+                    store,
+                    atomic,
+                    epoch: self.cluster_epochs.current,
+                    separations,
+                    pinned,
+                    footprints,
+                    data_index,
+                }),
                 MemorySpace::Shared => self.shared.push(SharedAccess {
                     buffer: buffer.index,
                     span: operand.span,

@@ -161,7 +161,7 @@ impl Walk<'_, '_, '_> {
                 Node::Apply(apply) if waits(apply) => {
                     at.waited |= at.on_thread || !self.prologue;
                 }
-                Node::CtaBarrier => at.waited |= at.on_thread || !self.prologue,
+                Node::CtaBarrier { .. } => at.waited |= at.on_thread || !self.prologue,
                 Node::If {
                     cond: Some(Cond::Const(holds)),
                     then,

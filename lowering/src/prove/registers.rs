@@ -132,7 +132,7 @@ impl Walk<'_> {
                     }
                 }
                 Node::CondRead(read) => self.cond_read(read),
-                Node::Define(_) | Node::CtaBarrier => {}
+                Node::Define(_) | Node::CtaBarrier { .. } => {}
             }
         }
     }

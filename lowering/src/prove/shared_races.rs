@@ -21,6 +21,7 @@ use std::collections::BTreeSet;
 use std::rc::Rc;
 
 use crate::diag::{Code, Diagnostic, SpanId};
+use crate::layout::{Layout, NO_TENSOR_AXIS};
 use crate::memory::MemorySpace;
 use crate::sym::Poly;
 
@@ -91,6 +92,52 @@ impl Epochs {
     }
 }
 
+/// Which threads reach a shared buffer, and which barriers end its epochs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Domain {
+    /// The threads of one CTA (its own copy); every CTA barrier ends an
+    /// epoch.
+    Cta,
+    /// The threads of the whole cluster: a buffer some access reaches in
+    /// another CTA (`.in_cta`). Its accesses are placed at their target
+    /// CTA's rank ([`cluster_view`]), and only the cluster barrier's wait
+    /// ends an epoch (a CTA barrier orders no other CTA's accesses).
+    Cluster,
+}
+
+impl Domain {
+    /// The barrier that orders the domain's threads, for messages.
+    fn barrier(self) -> &'static str {
+        match self {
+            Domain::Cta => "CTA barrier",
+            Domain::Cluster => "cluster barrier",
+        }
+    }
+}
+
+/// Where a cluster buffer's bytes lie for the race rule: each CTA's copy
+/// `CTA_WINDOW` bytes after the previous rank's (more than a CTA's shared
+/// memory), so the accesses of different CTAs' copies are disjoint.
+const CTA_WINDOW: i128 = 1 << 20;
+
+/// `view` of the copy of its buffer that CTA `rank` of the cluster holds:
+/// a leading buffer axis indexed by the rank, and the byte offset moved by
+/// the rank's window.
+pub(crate) fn cluster_view(view: &Layout, rank: &Poly) -> Layout {
+    let mut placed = view.clone();
+    placed.offset = placed.offset.add(&rank.scale(CTA_WINDOW));
+    let region = &mut placed.region;
+    region.starts.insert(0, rank.clone());
+    region.counts.insert(0, Poly::constant(1));
+    region.steps.insert(0, 1);
+    if let Some(axes) = &mut region.axes {
+        for axis in axes.iter_mut().filter(|a| **a != NO_TENSOR_AXIS) {
+            *axis += 1;
+        }
+    }
+    placed
+}
+
 /// Within each epoch, a written shared buffer is accessed per thread.
 /// `names[b]` is buffer `b`'s name.
 pub(crate) fn prove(
@@ -98,10 +145,14 @@ pub(crate) fn prove(
     accesses: &[SharedAccess<'_>],
     epochs: &mut Epochs,
     names: &[String],
+    domain: Domain,
 ) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    // The digits two threads of one CTA can differ in.
-    let live = threads.live_digits(MemorySpace::Shared);
+    // The digits two threads that reach the buffer can differ in.
+    let mut live = threads.live_digits(MemorySpace::Shared);
+    if domain == Domain::Cluster {
+        live.extend(threads.cluster_cta_digits());
+    }
     if live.is_empty() {
         return diags;
     }
@@ -137,7 +188,10 @@ pub(crate) fn prove(
                     })
                 })
                 .collect();
-            let found = threads.atomic_races(name, "shared buffer ", &atomics, &live, false);
+            // Across CTAs, a `.cta` atomic is indivisible only against
+            // its own CTA's atomics.
+            let across_ctas = domain == Domain::Cluster;
+            let found = threads.atomic_races(name, "shared buffer ", &atomics, &live, across_ctas);
             if !found.is_empty() {
                 reported.insert(buffer);
             }
@@ -185,8 +239,9 @@ pub(crate) fn prove(
             Code::SHARED_RACE,
             culprit.span,
             format!(
-                "this access to shared buffer `{name}` may race: threads that differ only in {} can reach the same element of `{name}` with no CTA barrier in between, and one of them writes it",
-                digit_names.join(" and ")
+                "this access to shared buffer `{name}` may race: threads that differ only in {} can reach the same element of `{name}` with no {} in between, and one of them writes it",
+                digit_names.join(" and "),
+                domain.barrier()
             ),
         )
         .with_note("accesses between two barriers are unordered between threads: each thread must stay inside its own part of a buffer that some thread writes there");
@@ -197,6 +252,9 @@ pub(crate) fn prove(
             // between its accesses.
             diag.with_note("a barrier orders one statement's accesses against another's, but here the threads of this one statement meet each other")
                 .with_help(separating_help(name, &missing))
+        } else if domain == Domain::Cluster {
+            diag.with_note(format!("other CTAs of the cluster reach `{name}` (`.in_cta`): only a cluster barrier orders their accesses"))
+                .with_help("put a cluster barrier (`barrier.cluster.arrive` then `barrier.cluster.wait`, `scope = \"cluster\"`) between the writes and the other threads' accesses")
         } else {
             diag.with_help("put `apply(ptx[\"bar.sync\"], 0, scope = \"cta\");` between the writes and the reads of other threads' elements")
         };

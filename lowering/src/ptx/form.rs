@@ -525,10 +525,9 @@ impl Modifiers {
         }
         match self.space() {
             Space::Generic | Space::Global => Usability::Yes,
-            Space::Shared { cluster: false } => Usability::Yes,
-            Space::Shared { cluster: true } => {
-                Usability::NotYet("the distributed shared memory of a thread-block cluster")
-            }
+            // `.shared::cluster`: the executing CTA's buffers, or another
+            // CTA's through `.in_cta` (the checker's cluster rules).
+            Space::Shared { .. } => Usability::Yes,
             Space::Local => Usability::NotYet(
                 "local memory, which kernels do not address (local tiles live in registers)",
             ),

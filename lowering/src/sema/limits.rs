@@ -199,16 +199,20 @@ fn children(expr: &Expr) -> Vec<&Expr> {
 fn place_children(place: &PlaceExpr) -> Vec<&Expr> {
     let mut out = Vec::new();
     for view in &place.views {
-        if let ViewKind::Slice(items) = &view.kind {
-            for item in items {
-                match item {
-                    SliceItem::Index { index, .. } => out.push(index),
-                    SliceItem::Range { start, end, .. } => {
-                        out.extend(start.iter());
-                        out.extend(end.iter());
+        match &view.kind {
+            ViewKind::Slice(items) => {
+                for item in items {
+                    match item {
+                        SliceItem::Index { index, .. } => out.push(index),
+                        SliceItem::Range { start, end, .. } => {
+                            out.extend(start.iter());
+                            out.extend(end.iter());
+                        }
                     }
                 }
             }
+            ViewKind::InCta(rank) => out.push(rank),
+            _ => {}
         }
     }
     out

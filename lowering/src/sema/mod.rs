@@ -167,6 +167,9 @@ struct View {
     /// Leading group axes in front of `layout` (a view of a group tile
     /// that still covers the whole scope); `layout` is one thread's part.
     group: Option<scopes::Group>,
+    /// `.in_cta(rank)`: the rank in the cluster of the CTA whose copy of
+    /// the shared buffer the view addresses (`None`: the thread's own).
+    cta: Option<Poly>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -1058,7 +1061,9 @@ impl<'k> Checker<'k> {
             self.cluster_barrier(apply, half, rejected);
         }
         if self.names_cta_barrier(&apply.opcode) && (apply.pred.is_none() || rejected) {
-            self.body.push(checked::Node::CtaBarrier);
+            self.body.push(checked::Node::CtaBarrier {
+                cluster: half == Some(true),
+            });
         }
     }
 
@@ -1750,6 +1755,8 @@ impl<'k> Checker<'k> {
                     .flatten()
             })
             .collect();
+        // Where the CTA's own shared accesses land among a cluster's copies.
+        let cluster_rank = self.launch.clustered().then(|| self.cluster_rank());
         // One launch view for both obligations: they share its fact sets.
         let races = {
             let threads = self.threads();
@@ -1759,6 +1766,7 @@ impl<'k> Checker<'k> {
                     threads: &threads,
                     params: &self.params,
                     shared_names: &shared_names,
+                    cluster_rank: cluster_rank.as_ref(),
                 },
             );
             let ownership = async_copies::prove(

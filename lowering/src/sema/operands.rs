@@ -5,7 +5,7 @@ use crate::ast::{self, LiteralValue, Operand};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::dtype::DType;
 use crate::layout::{StaticLayout as Layout, shape_text};
-use crate::ptx::form::{Access, OperandKind, ResolvedOperand};
+use crate::ptx::form::{Access, Effect, OperandKind, ResolvedOperand, Space};
 use crate::ptx::types::literal_bits;
 use crate::ptx::{Modifiers, PtxType, Slot};
 
@@ -88,6 +88,16 @@ impl Checker<'_> {
                     .with_note("a broadcast view is read-only: its repeat axes of stride 0 read one element everywhere")
                     .with_help("write into a view whose every coordinate is its own element, and broadcast it where it is read"),
                 );
+                continue;
+            }
+            // Another CTA's buffer (`.in_cta`): only a `.shared::cluster`
+            // load, store or atomic maps its address (`mapa`).
+            if let Value::Memory {
+                cta: Some(_), name, ..
+            } = value
+                && let Some(diag) = remote_form_error(form, slot, name, &opcode, span)
+            {
+                errors.push(diag);
                 continue;
             }
             // Mbarrier objects: reached by the forms' barrier operands
@@ -1028,6 +1038,64 @@ fn space_name(space: crate::ptx::Space) -> &'static str {
 }
 
 /// `opcode` with its state space spelled `.shared` (for a help line).
+/// Why operand `slot` of `form` cannot be `name`, a view of another CTA's
+/// shared buffer (`None`: it can).
+fn remote_form_error(
+    form: &Modifiers,
+    slot: &ResolvedOperand,
+    name: &str,
+    opcode: &str,
+    span: SpanId,
+) -> Option<Diagnostic> {
+    let plain = matches!(
+        form.effect(),
+        Effect::Load {
+            non_coherent: false
+        } | Effect::Store
+            | Effect::Atomic { .. }
+    ) && slot.kind == OperandKind::Address
+        && !slot.mbarrier
+        && !slot.descriptor
+        && !slot.whole;
+    if plain && form.operand_space(slot.name) == (Space::Shared { cluster: true }) {
+        return None;
+    }
+    let diag = if plain {
+        Diagnostic::new(
+            Code::REMOTE_SHARED_FORM,
+            span,
+            format!(
+                "`{name}` is another CTA's shared buffer, but `{opcode}` addresses the executing CTA's shared memory"
+            ),
+        )
+        .with_help(format!(
+            "use the `.shared::cluster` form: `{}`",
+            cluster_spelling(opcode)
+        ))
+    } else {
+        Diagnostic::new(
+            Code::REMOTE_SHARED_FORM,
+            span,
+            format!("`{opcode}` cannot reach another CTA's shared buffer (`{name}`)"),
+        )
+        .with_note("another CTA's shared memory is reached by `.shared::cluster` loads, stores and atomics (`ld`, `st`, `atom`, `red`)")
+    };
+    Some(diag)
+}
+
+/// `opcode` with its state space `.shared::cluster`.
+fn cluster_spelling(opcode: &str) -> String {
+    let mut parts: Vec<&str> = opcode.split('.').collect();
+    match parts
+        .iter()
+        .position(|p| matches!(*p, "global" | "shared" | "shared::cta"))
+    {
+        Some(i) => parts[i] = "shared::cluster",
+        None => parts.insert(1, "shared::cluster"),
+    }
+    parts.join(".")
+}
+
 fn shared_spelling(opcode: &str) -> String {
     let mut parts: Vec<&str> = opcode.split('.').collect();
     match parts

@@ -1064,6 +1064,17 @@ impl Checker<'_> {
         Poly::atom(atom)
     }
 
+    /// `cluster_ctarank()`: the CTA's linear rank in its cluster, x
+    /// fastest (0 without a cluster).
+    pub(super) fn cluster_rank(&mut self) -> Poly {
+        let [cx, cy, _] = self.launch.cluster.map(i128::from);
+        let mut rank = Poly::default();
+        for (axis, weight) in [(0, 1), (1, cx), (2, cx * cy)] {
+            rank = rank.add(&self.cluster_ctaid(axis).scale(weight));
+        }
+        rank
+    }
+
     /// `cta_id(axis)`: the special register's atom, or, along an axis the
     /// cluster spans, `cluster_dim * cluster_id + cluster_ctaid` (the
     /// CTAs of a cluster are consecutive along each axis), so that the
@@ -1207,15 +1218,7 @@ impl Checker<'_> {
                 .map(|b| i128::from(*b))
                 .product();
             let poly = match func {
-                "cluster_ctarank" => {
-                    // The CTA's linear rank in its cluster, x fastest.
-                    let [cx, cy, _] = self.launch.cluster.map(i128::from);
-                    let mut rank = Poly::default();
-                    for (axis, weight) in [(0, 1), (1, cx), (2, cx * cy)] {
-                        rank = rank.add(&self.cluster_ctaid(axis).scale(weight));
-                    }
-                    rank
-                }
+                "cluster_ctarank" => self.cluster_rank(),
                 "lane_id" if threads <= 1 => Poly::default(),
                 "lane_id" => {
                     self.special(AtomKind::LaneId, "lane_id()".into(), 0, 31.min(threads - 1))

@@ -8,7 +8,7 @@
 use crate::ast::{self, LiteralValue, Operand, PlaceExpr, SliceItem, ViewKind};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::{Bound, BoundKind, Layout, SliceBound, StaticLayout, shape_text};
-use crate::memory::Buffer;
+use crate::memory::{Buffer, MemorySpace};
 use crate::program::ParamKind;
 use crate::ptx::resolve::nearest;
 use crate::sym::{Poly, Prover};
@@ -118,6 +118,7 @@ impl Checker<'_> {
                 layout,
                 view: view.layout,
                 bounds: view.bounds,
+                cta: view.cta,
             },
         })
     }
@@ -152,6 +153,7 @@ impl Checker<'_> {
                     layout: Layout::row_major_const(t.dtype, &t.shape),
                     bounds: Vec::new(),
                     group: self.tiles[tile].group.clone(),
+                    cta: None,
                 }
             }
             Binding::View(view) => view,
@@ -164,6 +166,7 @@ impl Checker<'_> {
                     layout: Layout::row_major(b.dtype, &shape),
                     bounds: Vec::new(),
                     group: None,
+                    cta: None,
                 }
             }
             Binding::Param(param) => match self.params[param].kind.clone() {
@@ -187,6 +190,7 @@ impl Checker<'_> {
                         layout: Layout::row_major(dtype, &shape),
                         bounds: Vec::new(),
                         group: None,
+                        cta: None,
                     }
                 }
             },
@@ -231,10 +235,15 @@ impl Checker<'_> {
             }
         };
         for op in &place.views {
+            if let ViewKind::InCta(rank) = &op.kind {
+                self.in_cta(&mut view, rank, op.span)?;
+                continue;
+            }
             // On a view with group axes an operation applies to the thread's
             // part; a slice's leading items select the group axes first.
             let grouped = view.group.is_some();
             let result = match &op.kind {
+                ViewKind::InCta(_) => continue,
                 ViewKind::Reshape(dims) if grouped => {
                     let dims =
                         self.group_part_dims(&view, dims, op.span, Code::RESHAPE, "reshape")?;
@@ -290,6 +299,92 @@ impl Checker<'_> {
             }
         }
         Some(view)
+    }
+
+    /// `.in_cta(rank)` on `view`: the same view of the copy of its shared
+    /// buffer that the CTA of rank `rank` in the cluster holds. The rank
+    /// must lie in the cluster: a bound like a slice's (proven or guarded
+    /// where the view is accessed), and an error where it never can.
+    fn in_cta(&mut self, view: &mut View, rank: &ast::Expr, span: SpanId) -> Option<()> {
+        let ctas: i128 = self.launch.cluster.iter().map(|c| i128::from(*c)).product();
+        let problem = match view.base {
+            _ if view.cta.is_some() => Some((
+                format!("`{}` already names another CTA's buffer", view.name),
+                "use one `.in_cta(rank)` per view".to_string(),
+            )),
+            ViewBase::Memory(buffer) if buffer.space == MemorySpace::Shared => (ctas <= 1).then(|| {
+                (
+                    format!(
+                        "`.in_cta` names a buffer of another CTA of the cluster, but kernel `{}` declares no cluster",
+                        self.kernel.name
+                    ),
+                    "declare one in the attribute, like `cluster = [2, 1, 1]` (sm_90 or newer)".to_string(),
+                )
+            }),
+            ViewBase::Memory(buffer) => Some((
+                format!(
+                    "`{}` is a {}; `.in_cta` selects another CTA's copy of a shared buffer",
+                    view.name,
+                    buffer.space.noun()
+                ),
+                "every CTA sees the same global tensors: use the view without `.in_cta`".to_string(),
+            )),
+            ViewBase::Tile(_) => Some((
+                format!(
+                    "`{}` is a register tile; `.in_cta` selects another CTA's copy of a shared buffer",
+                    view.name
+                ),
+                "registers are the thread's own: exchange values through a shared buffer".to_string(),
+            )),
+        };
+        if let Some((message, help)) = problem {
+            self.diags
+                .push(Diagnostic::new(Code::IN_CTA, span, message).with_help(help));
+            return None;
+        }
+        let rank_poly = self.eval_int(rank)?;
+        let last = Poly::constant(ctas - 1);
+        let bounds = [
+            Bound {
+                le0: rank_poly.scale(-1),
+                span: rank.span(),
+                what: BoundKind::ClusterRank,
+                axis: 0,
+            },
+            Bound {
+                le0: rank_poly.sub(&last),
+                span: rank.span(),
+                what: BoundKind::ClusterRank,
+                axis: 0,
+            },
+        ];
+        let prover = Prover {
+            atoms: &self.atoms,
+            facts: &[],
+        };
+        if bounds.iter().any(|b| prover.refute_le0(&b.le0)) {
+            let value = rank_poly
+                .as_const()
+                .map_or_else(|| "the rank".to_string(), |v| format!("rank {v}"));
+            self.diags.push(
+                Diagnostic::new(
+                    Code::OUT_OF_BOUNDS,
+                    rank.span(),
+                    format!(
+                        "{value} is never a CTA of the cluster, whose ranks are 0 to {}",
+                        ctas - 1
+                    ),
+                )
+                .with_note(format!(
+                    "cluster = {:?} holds {ctas} CTAs",
+                    self.launch.cluster
+                )),
+            );
+            return None;
+        }
+        view.bounds.extend(bounds);
+        view.cta = Some(rank_poly);
+        Some(())
     }
 
     /// Evaluates the items of `s![..]` against the current view.
@@ -443,7 +538,8 @@ impl Checker<'_> {
                     "this slice starts before index 0 of axis {} of `{}`",
                     bound.axis, view.name
                 ),
-                (_, BoundKind::End) => format!(
+                // Slices make no rank bounds (`in_cta` checks its own).
+                (_, BoundKind::End | BoundKind::ClusterRank) => format!(
                     "this slice ends past the extent {len} of axis {} of `{}`",
                     bound.axis, view.name
                 ),

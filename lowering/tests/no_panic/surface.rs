@@ -56,6 +56,7 @@ pub(crate) fn show_place(p: &PlaceExpr) -> String {
             ViewKind::Reshape(d) => s += &format!(".reshape({d:?})"),
             ViewKind::Unsqueeze(a) => s += &format!(".unsqueeze({a})"),
             ViewKind::Broadcast(d) => s += &format!(".broadcast({d:?})"),
+            ViewKind::InCta(rank) => s += &format!(".in_cta({})", show_expr(rank)),
         }
     }
     s
