@@ -364,6 +364,45 @@ fn register_roles(x: Tensor<u32, N>, y: Tensor<u32, N>) {
     apply(ptx["st.global.u32"], y.slice(s![i..i + 1]).unsqueeze(0), v);
 }
 
+/// The bodies of the runtime loops of `ptx`: the lines from each
+/// `$L<n>_head:` label to its back edge.
+fn loop_bodies(ptx: &str) -> Vec<Vec<&str>> {
+    let lines: Vec<&str> = ptx.lines().map(str::trim).collect();
+    let mut bodies = Vec::new();
+    for (at, line) in lines.iter().enumerate() {
+        if let Some(label) = line.strip_suffix(':').filter(|l| l.ends_with("_head")) {
+            let back = format!("bra.uni {label};");
+            let end = lines[at..]
+                .iter()
+                .position(|l| *l == back)
+                .map_or(lines.len(), |e| at + e);
+            bodies.push(lines[at + 1..end].to_vec());
+        }
+    }
+    bodies
+}
+
+/// The K loop of a warp-specialised kernel is emitted once per role
+/// (`lowering/src/roles.rs`): the consumers' copy issues the `wgmma`s and
+/// no tensor copy, the producer's copy the tensor copies and no `wgmma`,
+/// so ptxas sees no other role's divergent code in a loop of `wgmma`s.
+#[test]
+fn each_role_runs_its_own_copy_of_the_k_loop() {
+    let ptx = warp_specialised_gemm::PTX;
+    let holds = |body: &[&str], what: &str| body.iter().any(|l| l.contains(what));
+    let roles: Vec<(bool, bool)> = loop_bodies(ptx)
+        .iter()
+        .map(|b| {
+            (
+                holds(b, "wgmma.mma_async"),
+                holds(b, "cp.async.bulk.tensor"),
+            )
+        })
+        .filter(|(mma, copy)| *mma || *copy)
+        .collect();
+    assert_eq!(roles, [(true, false), (false, true)], "{ptx}");
+}
+
 /// The kernel states its count at entry, and ptxas honours both
 /// `setmaxnreg`s: it reports the entry count and no "'setmaxnreg'
 /// ignored" (it ignores one whose code after it needs more registers, or

@@ -41,7 +41,8 @@ pub fn emit(program: &Program) -> String {
         generic: BTreeSet::new(),
     };
     let mut body = String::new();
-    emitter.nodes(&program.body, &mut body);
+    // Each role's loop its own (`crate::roles`): the PTX only.
+    emitter.nodes(&crate::roles::split(program), &mut body);
 
     let mut out = String::new();
     let _ = writeln!(

@@ -59,6 +59,7 @@ pub mod memory;
 pub mod program;
 pub mod prove;
 pub mod ptx;
+mod roles;
 pub(crate) mod scope;
 pub mod sema;
 pub mod shared_layout;
