@@ -26,32 +26,29 @@ use crate::checked::{Node, Value};
 use crate::diag::{Code, Diagnostic, SpanId};
 
 /// What the walk knows at a point of the body.
-#[derive(Debug, Clone, Copy)]
+#[derive(Debug, Clone)]
 struct State {
     /// Every path from the kernel's start to here passed a cluster wait.
     synced: bool,
-    /// A remote access some path reached here from with no cluster wait
-    /// after it.
-    pending: Option<SpanId>,
+    /// A remote access (its operand's span and buffer) some path reached
+    /// here from with no cluster wait after it.
+    pending: Option<(SpanId, String)>,
 }
 
 /// TK0430 and TK0431 for `body` (see the module doc).
 pub(crate) fn prove(body: &[Node]) -> Vec<Diagnostic> {
     let mut diags = Vec::new();
-    let end = walk(
-        body,
-        State {
-            synced: false,
-            pending: None,
-        },
-        &mut diags,
-    );
-    if let Some(span) = end.pending {
+    let start = State {
+        synced: false,
+        pending: None,
+    };
+    let end = walk(body, start, &mut diags);
+    if let Some((span, name)) = end.pending {
         diags.push(
             Diagnostic::new(
                 Code::REMOTE_AFTER_CLUSTER_BARRIER,
                 span,
-                "the kernel can end after this access to another CTA's shared memory with no cluster barrier in between: that CTA may have exited, and its shared memory with it",
+                format!("the kernel can end after this access to another CTA's copy of `{name}` with no cluster barrier in between: that CTA may have exited, and its shared memory with it"),
             )
             .with_help("end the kernel with a cluster barrier after the last access (`barrier.cluster.arrive` then `barrier.cluster.wait`, `scope = \"cluster\"`)"),
         );
@@ -63,22 +60,26 @@ fn walk(nodes: &[Node], mut state: State, diags: &mut Vec<Diagnostic>) -> State 
     for node in nodes {
         match node {
             Node::Apply(apply) => {
-                let remote = apply
-                    .operands
-                    .iter()
-                    .find(|o| matches!(&o.value, Value::Memory { cta: Some(_), .. }));
-                let Some(operand) = remote else { continue };
+                let remote = apply.operands.iter().find_map(|o| match &o.value {
+                    Value::Memory {
+                        cta: Some(_), name, ..
+                    } => Some((o.span, name)),
+                    _ => None,
+                });
+                let Some((span, name)) = remote else { continue };
                 if !state.synced && diags.is_empty() {
                     diags.push(
                         Diagnostic::new(
                             Code::REMOTE_BEFORE_CLUSTER_BARRIER,
-                            operand.span,
-                            "this access to another CTA's shared memory can run before any cluster barrier: that CTA may not have started yet",
+                            span,
+                            format!("this access to another CTA's copy of `{name}` can run before any cluster barrier: that CTA may not have started yet"),
                         )
                         .with_help("put a cluster barrier before it (`barrier.cluster.arrive` then `barrier.cluster.wait`, `scope = \"cluster\"`)"),
                     );
                 }
-                state.pending = state.pending.or(Some(operand.span));
+                if state.pending.is_none() {
+                    state.pending = Some((span, name.clone()));
+                }
             }
             Node::CtaBarrier { cluster: true } => {
                 state.synced = true;
@@ -87,7 +88,7 @@ fn walk(nodes: &[Node], mut state: State, diags: &mut Vec<Diagnostic>) -> State 
             Node::If {
                 then, otherwise, ..
             } => {
-                let a = walk(then, state, diags);
+                let a = walk(then, state.clone(), diags);
                 let b = walk(otherwise, state, diags);
                 state = State {
                     synced: a.synced && b.synced,
@@ -99,7 +100,7 @@ fn walk(nodes: &[Node], mut state: State, diags: &mut Vec<Diagnostic>) -> State 
             // iteration ends, which is at least as synchronized, and its
             // pending access is the one that survives the last.
             Node::Loop(looped) => {
-                let end = walk(&looped.body, state, diags);
+                let end = walk(&looped.body, state.clone(), diags);
                 state.pending = state.pending.or(end.pending);
             }
             Node::CtaBarrier { cluster: false }
