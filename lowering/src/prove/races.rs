@@ -1821,16 +1821,24 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         context.shared_names,
         Domain::Cta,
     ));
-    diags.extend(shared_races::prove(
-        context.threads,
-        &walk.cluster_shared,
-        &mut walk.cluster_epochs,
-        context.shared_names,
-        Domain::Cluster,
-    ));
-    if !walk.remote.is_empty() {
-        diags.extend(super::remote_lifetime::prove(body));
+    // A remote access with no cluster barrier before or after it is the
+    // mistake to fix first: the races across CTAs it makes are its
+    // consequences (one mistake, one error).
+    let lifetime = if walk.remote.is_empty() {
+        Vec::new()
+    } else {
+        super::remote_lifetime::prove(body)
+    };
+    if lifetime.is_empty() {
+        diags.extend(shared_races::prove(
+            context.threads,
+            &walk.cluster_shared,
+            &mut walk.cluster_epochs,
+            context.shared_names,
+            Domain::Cluster,
+        ));
     }
+    diags.extend(lifetime);
     diags
 }
 

@@ -49,6 +49,7 @@
 //! `huge.rs` (the huge kernels) and `surface.rs` (kernels printed as Rust,
 //! for failure messages); the tests are here.
 
+mod distributed;
 mod harness;
 mod huge;
 mod interpret;
@@ -225,6 +226,49 @@ fn near_legal_kernels_that_compile_run_without_faults() {
     assert!(
         dynamic_ran >= 1 || !long_tier(),
         "none of {ran} near-legal kernels with a dynamic shared buffer compiled and ran"
+    );
+}
+
+/// Distributed shared memory (`distributed.rs`): every kernel of a
+/// cluster that compiles runs on the interpreter without a fault, which
+/// checks at run time what the checker proved about other CTAs' buffers
+/// (ranks in the cluster, races across CTAs by cluster barrier, remote
+/// accesses between the first and the last cluster barrier).
+#[test]
+fn distributed_kernels_that_compile_run_without_faults() {
+    let remote = AtomicUsize::new(0);
+    let (ran, compiled) = fuzz(
+        "distributed_kernels_run",
+        "compiled and ran on the interpreter",
+        SMALL_TIER,
+        distributed::distributed_kernel(),
+        |k| {
+            let out = compile(k);
+            outcome(k, &out)?;
+            let Some(program) = out.program else {
+                return Ok(false);
+            };
+            for size in [1u64, 100, 1029].map(Size::Near) {
+                if let Err(fault) = run_on_interpreter(&program, size) {
+                    return Err(TestCaseError::fail(format!(
+                        "a compiled kernel faults on the interpreter (size {size:?}): {fault}\n{}",
+                        surface(k)
+                    )));
+                }
+            }
+            if out.ptx.as_deref().is_some_and(|p| p.contains("mapa.")) {
+                remote.fetch_add(1, Ordering::Relaxed);
+            }
+            Ok(true)
+        },
+    );
+    let remote = remote.into_inner();
+    report(&format!(
+        "no_panic: distributed_kernels_run: {remote} of the {compiled} run reach another CTA's buffer"
+    ));
+    assert!(
+        remote >= 1,
+        "none of {ran} distributed kernels with a remote access compiled"
     );
 }
 
