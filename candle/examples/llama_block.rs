@@ -7,7 +7,8 @@
 //! runs on candle's CPU device (the kernels on tile-kernel's interpreter;
 //! default 64 x 1000 and 3 x 8192). With `--features cuda` and
 //! `TILE_KERNEL_CANDLE_DEVICE=cuda` it runs on candle's CUDA device 0
-//! (default 16384 x 4096 and 8192 x 8192) and prints the times.
+//! (default 16384 x 4096, 8192 x 8192, 64 x 4096 and 1 x 4096) and prints
+//! the times, and the op's time against the same kernel launched directly.
 
 #[path = "../../examples/common/cta.rs"]
 mod cta;
@@ -133,8 +134,77 @@ fn check(dev: &Device, m: usize, n: usize) -> candle::Result<()> {
             composite / fused,
             rms_candle / rms_only
         );
+        #[cfg(feature = "cuda")]
+        raw::compare(dev, &x, &w, &rms)?;
     }
     Ok(())
+}
+
+/// The op's overhead over launching the same kernel directly.
+#[cfg(feature = "cuda")]
+mod raw {
+    use candle::{Device, Storage, Tensor};
+    use tile_kernel::{TensorView, TensorViewMut};
+    use tile_kernel_candle::CandleOp;
+
+    use super::llama::{RmsNorm, rms_norm_4k, rms_norm_8k};
+    use super::time;
+
+    /// Times RMSNorm launched through tile-kernel's own launcher on the
+    /// stream of candle's device, into an output allocated (zeroed) through
+    /// candle's device as the op does (`raw`), and into one allocated once
+    /// (`launch only`); prints the op's time (allocation included)
+    /// against both.
+    pub fn compare(
+        dev: &Device,
+        x: &Tensor,
+        w: &Tensor,
+        rms: &CandleOp<RmsNorm>,
+    ) -> candle::Result<()> {
+        let Device::Cuda(cuda) = dev else {
+            return Ok(());
+        };
+        let (m, n) = x.dims2()?;
+        let tk =
+            tile_kernel::Device::from_stream(cuda.cuda_stream()).map_err(candle::Error::wrap)?;
+        let (xs, _) = x.storage_and_layout();
+        let (ws, _) = w.storage_and_layout();
+        let (Storage::Cuda(xs), Storage::Cuda(ws)) = (&*xs, &*ws) else {
+            candle::bail!("the inputs are not on candle's CUDA device");
+        };
+        let xv = TensorView::from_slice(xs.as_cuda_slice::<half::bf16>()?, [m, n])
+            .map_err(candle::Error::wrap)?;
+        let wv = TensorView::from_slice(ws.as_cuda_slice::<half::bf16>()?, [n])
+            .map_err(candle::Error::wrap)?;
+        let eps = rms.0.eps;
+        // The kernels' own launchers, as a tile-kernel user calls them.
+        let launch = |y: &mut candle::cuda_backend::cudarc::driver::CudaSlice<half::bf16>| {
+            let mut yv = TensorViewMut::from_slice_mut(y, [m, n]).map_err(candle::Error::wrap)?;
+            if n <= 4096 {
+                rms_norm_4k(&tk, &xv, &wv, &mut yv, eps)
+            } else {
+                rms_norm_8k(&tk, &xv, &wv, &mut yv, eps)
+            }
+            .map_err(candle::Error::wrap)
+        };
+        // Alternated, three times each, the fastest kept: at small sizes
+        // the host's time per launch is what is compared.
+        let (mut op, mut raw) = (f64::INFINITY, f64::INFINITY);
+        for _ in 0..3 {
+            op = op.min(time(dev, 200, || x.apply_op2_no_bwd(w, rms).map(drop))?);
+            raw = raw.min(time(dev, 200, || {
+                let mut y = cuda.alloc_zeros::<half::bf16>(m * n)?;
+                launch(&mut y)
+            })?);
+        }
+        let mut y = cuda.alloc_zeros::<half::bf16>(m * n)?;
+        let launch_only = time(dev, 200, || launch(&mut y))?;
+        println!(
+            "{m} x {n}: RMSNorm as a candle op {op:.4} ms, launched directly into a fresh zeroed output {raw:.4} ms (op / direct {:.3}x), into one output allocated once {launch_only:.4} ms",
+            op / raw
+        );
+        Ok(())
+    }
 }
 
 fn main() -> candle::Result<()> {
@@ -148,7 +218,7 @@ fn main() -> candle::Result<()> {
         .collect();
     let sizes = match args[..] {
         [m, n] => vec![(m, n)],
-        _ if dev.is_cuda() => vec![(16384, 4096), (8192, 8192)],
+        _ if dev.is_cuda() => vec![(16384, 4096), (8192, 8192), (64, 4096), (1, 4096)],
         _ => vec![(64, 1000), (3, 8192)],
     };
     for (m, n) in sizes {

@@ -26,9 +26,22 @@ const FALLBACK_NOTICE: &str =
 /// the CPU interpreter device; tests use this to skip GPU work.
 pub fn driver_available() -> bool {
     static AVAILABLE: OnceLock<bool> = OnceLock::new();
+    *AVAILABLE.get_or_init(driver_library_present)
+}
+
+/// Whether libcuda can be loaded, where cudarc loads it at run time.
+#[cfg(not(feature = "linked-driver"))]
+fn driver_library_present() -> bool {
     // SAFETY: this only tries to dlopen libcuda, running its initialisers,
     // which every cudarc driver call would do anyway.
-    *AVAILABLE.get_or_init(|| unsafe { cudarc::driver::sys::is_culib_present() })
+    unsafe { cudarc::driver::sys::is_culib_present() }
+}
+
+/// With `linked-driver` libcuda is a library the binary links: the process
+/// could not have started without it.
+#[cfg(feature = "linked-driver")]
+fn driver_library_present() -> bool {
+    true
 }
 
 /// Which kind of device [`Device::new`] opens.
