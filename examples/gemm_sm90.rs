@@ -294,189 +294,199 @@ gemm_kernel!(
     }
 );
 
-/// `C = A B^T` in f32 on 128 x 256 tiles, warp-specialised: a block of
+/// `$name`: `C = A B^T` on 128 x 256 tiles, warp-specialised: a block of
 /// 384 threads, warpgroups 0-1 the consumers (wait for a stage's full
 /// barrier, `wgmma.m64n256k16`, arrive on its empty barrier after the
 /// `wgmma.wait_group 1` of the next step), warp 8 the producer: the whole
 /// warp waits for a stage's empty barrier (a wait in a branch one lane
 /// takes makes ptxas serialize the consumers' `wgmma`s, C7518) and
 /// synchronizes (`bar.warp.sync`, which orders the other lanes' waits
-/// before lane 0's refill), lane 0 (thread 256) refills it. GPU only: the
-/// interpreter releases a phase's accesses only when every thread of the
-/// block arrived.
-#[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 128), 1], block = [384, 1, 1], arch = "sm_90a")]
-fn gemm_ws_128x256(
-    a: Tensor<bf16, M, { 8 * KC }>,
-    b: Tensor<bf16, N, { 8 * KC }>,
-    c: Tensor<f32, M, N>,
-) {
-    // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one
-    // group.
-    fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>) {
-        apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
-        for kk in 0..4 {
-            apply(
-                ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
-                acc,
-                sa.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
-                sb.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
-                1,
-                1,
-                1,
-                0,
-                0,
-                scope = "warpgroup",
-            );
-        }
-        apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
-    }
-    // Step `step`'s boxes of A and B into stage `stage`, signalling
-    // its full barrier.
-    fn fill(
-        a: Tensor<bf16>,
-        b: Tensor<bf16>,
-        sa: Shared<bf16>,
-        sb: Shared<bf16>,
-        full: Shared,
-        m0: usize,
-        n0: usize,
-        step: usize,
-    ) {
-        apply(
-            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
-            full,
-            128 * (128 + 256),
-        );
-        apply(
-            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-            sa,
-            a.slice(s![m0..m0 + 128, 8 * 8 * step..8 * 8 * step + 8 * 8]),
-            full,
-        );
-        apply(
-            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-            sb,
-            b.slice(s![n0..n0 + 256, 8 * 8 * step..8 * 8 * step + 8 * 8]),
-            full,
-        );
-    }
-    let t = thread_id(0);
-    let wg = warp_id() / 4;
-    let m0 = cta_id(1) * 128;
-    let n0 = cta_id(0) * 256;
-    let steps = ceil_div(KC, 8);
-    let sa = alloc_shared::<bf16>([4, 128, 8 * 8], layout = "swizzle_128");
-    let sb = alloc_shared::<bf16>([4, 256, 8 * 8], layout = "swizzle_128");
-    let full = alloc_shared::<Mbarrier>([4]);
-    let empty = alloc_shared::<Mbarrier>([4]);
-    let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
-    if t == 0 {
-        apply(
-            ptx["mbarrier.init.shared::cta.b64"],
-            full.slice(s![0..4]).reshape([4, 1]),
-            1,
-        );
-        apply(
-            ptx["mbarrier.init.shared::cta.b64"],
-            empty.slice(s![0..4]).reshape([4, 1]),
-            256,
-        );
-        apply(ptx["fence.mbarrier_init.release.cluster"]);
-    }
-    // Thread 32 w + l of a warpgroup holds row 32 w + l of `acc`.
-    let r = 32 * (warp_id() % 4) + lane_id();
-    apply(ptx["mov.b32"], acc.slice(s![r, ..]).unsqueeze(-1), 0);
-    apply(ptx["bar.sync"], 0, scope = "cta");
-    // K is at least 8 where the launcher builds the maps, but the
-    // checker does not know it: the steps run where there are some.
-    let cw = wg;
-    if 0 < steps {
-        if t == 256 {
-            fill(
-                a,
-                b,
-                sa.slice(s![0, .., ..]),
-                sb.slice(s![0, .., ..]),
-                full.slice(s![0..1]),
-                m0,
-                n0,
-                0,
-            );
-            for s in 1..4 {
-                if s < steps {
-                    fill(
-                        a,
-                        b,
-                        sa.slice(s![s, .., ..]),
-                        sb.slice(s![s, .., ..]),
-                        full.slice(s![s..s + 1]),
-                        m0,
-                        n0,
-                        s,
-                    );
-                }
-            }
-        }
-        if wg < 2 {
-            apply(
-                ptx["mbarrier.try_wait.parity.shared::cta.b64"],
-                full.slice(s![0..1]),
-                0,
-            );
-            multiply(
-                acc,
-                sa.slice(s![0, 64 * cw..64 * cw + 64, ..]),
-                sb.slice(s![0, .., ..]),
-            );
-        }
-        for k in 1..steps {
-            let stage = k % 4;
-            let next = k + 4 - 1;
-            let done = next % 4;
-            if wg < 2 {
-                apply(
-                    ptx["mbarrier.try_wait.parity.shared::cta.b64"],
-                    full.slice(s![stage..stage + 1]),
-                    (k / 4) % 2,
-                );
-                multiply(
-                    acc,
-                    sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]),
-                    sb.slice(s![stage, .., ..]),
-                );
-                apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
-                apply(
-                    ptx["mbarrier.arrive.shared::cta.b64"],
-                    empty.slice(s![done..done + 1]),
-                );
-            }
-            if next < steps {
-                if warp_id() == 8 {
+/// before lane 0's refill), lane 0 (thread 256) refills it. After the
+/// last step the block `$epilogue` stores `acc` (thread `32 w + l` of
+/// consumer warpgroup `cw` holds its row `r`); `$params` are the kernel's
+/// parameters after `a` and `b`. GPU only: the interpreter releases a
+/// phase's accesses only when every thread of the block arrived.
+macro_rules! ws_kernel {
+    ($name:ident, [$($params:tt)*], {$($epilogue:tt)*}) => {
+        #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 128), 1], block = [384, 1, 1], arch = "sm_90a")]
+        fn $name(
+            a: Tensor<bf16, M, { 8 * KC }>,
+            b: Tensor<bf16, N, { 8 * KC }>,
+            $($params)*
+        ) {
+            // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one
+            // group.
+            fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>) {
+                apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
+                for kk in 0..4 {
                     apply(
-                        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
-                        empty.slice(s![done..done + 1]),
-                        (next / 4 + 1) % 2,
+                        ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
+                        acc,
+                        sa.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
+                        sb.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
+                        1,
+                        1,
+                        1,
+                        0,
+                        0,
+                        scope = "warpgroup",
                     );
-                    apply(ptx["bar.warp.sync"], scope = "warp");
                 }
+                apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
+            }
+            // Step `step`'s boxes of A and B into stage `stage`, signalling
+            // its full barrier.
+            fn fill(
+                a: Tensor<bf16>,
+                b: Tensor<bf16>,
+                sa: Shared<bf16>,
+                sb: Shared<bf16>,
+                full: Shared,
+                m0: usize,
+                n0: usize,
+                step: usize,
+            ) {
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full,
+                    128 * (128 + 256),
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sa,
+                    a.slice(s![m0..m0 + 128, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    full,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sb,
+                    b.slice(s![n0..n0 + 256, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    full,
+                );
+            }
+            let t = thread_id(0);
+            let wg = warp_id() / 4;
+            let m0 = cta_id(1) * 128;
+            let n0 = cta_id(0) * 256;
+            let steps = ceil_div(KC, 8);
+            let sa = alloc_shared::<bf16>([4, 128, 8 * 8], layout = "swizzle_128");
+            let sb = alloc_shared::<bf16>([4, 256, 8 * 8], layout = "swizzle_128");
+            let full = alloc_shared::<Mbarrier>([4]);
+            let empty = alloc_shared::<Mbarrier>([4]);
+            let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
+            if t == 0 {
+                apply(
+                    ptx["mbarrier.init.shared::cta.b64"],
+                    full.slice(s![0..4]).reshape([4, 1]),
+                    1,
+                );
+                apply(
+                    ptx["mbarrier.init.shared::cta.b64"],
+                    empty.slice(s![0..4]).reshape([4, 1]),
+                    256,
+                );
+                apply(ptx["fence.mbarrier_init.release.cluster"]);
+            }
+            // Thread 32 w + l of a warpgroup holds row 32 w + l of `acc`.
+            let r = 32 * (warp_id() % 4) + lane_id();
+            apply(ptx["mov.b32"], acc.slice(s![r, ..]).unsqueeze(-1), 0);
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            // K is at least 8 where the launcher builds the maps, but the
+            // checker does not know it: the steps run where there are some.
+            let cw = wg;
+            if 0 < steps {
                 if t == 256 {
                     fill(
                         a,
                         b,
-                        sa.slice(s![done, .., ..]),
-                        sb.slice(s![done, .., ..]),
-                        full.slice(s![done..done + 1]),
+                        sa.slice(s![0, .., ..]),
+                        sb.slice(s![0, .., ..]),
+                        full.slice(s![0..1]),
                         m0,
                         n0,
-                        next,
+                        0,
+                    );
+                    for s in 1..4 {
+                        if s < steps {
+                            fill(
+                                a,
+                                b,
+                                sa.slice(s![s, .., ..]),
+                                sb.slice(s![s, .., ..]),
+                                full.slice(s![s..s + 1]),
+                                m0,
+                                n0,
+                                s,
+                            );
+                        }
+                    }
+                }
+                if wg < 2 {
+                    apply(
+                        ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                        full.slice(s![0..1]),
+                        0,
+                    );
+                    multiply(
+                        acc,
+                        sa.slice(s![0, 64 * cw..64 * cw + 64, ..]),
+                        sb.slice(s![0, .., ..]),
                     );
                 }
+                for k in 1..steps {
+                    let stage = k % 4;
+                    let next = k + 4 - 1;
+                    let done = next % 4;
+                    if wg < 2 {
+                        apply(
+                            ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                            full.slice(s![stage..stage + 1]),
+                            (k / 4) % 2,
+                        );
+                        multiply(
+                            acc,
+                            sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]),
+                            sb.slice(s![stage, .., ..]),
+                        );
+                        apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                        apply(
+                            ptx["mbarrier.arrive.shared::cta.b64"],
+                            empty.slice(s![done..done + 1]),
+                        );
+                    }
+                    if next < steps {
+                        if warp_id() == 8 {
+                            apply(
+                                ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                                empty.slice(s![done..done + 1]),
+                                (next / 4 + 1) % 2,
+                            );
+                            apply(ptx["bar.warp.sync"], scope = "warp");
+                        }
+                        if t == 256 {
+                            fill(
+                                a,
+                                b,
+                                sa.slice(s![done, .., ..]),
+                                sb.slice(s![done, .., ..]),
+                                full.slice(s![done..done + 1]),
+                                m0,
+                                n0,
+                                next,
+                            );
+                        }
+                    }
+                }
+                if wg < 2 {
+                    apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                }
             }
+            $($epilogue)*
         }
-        if wg < 2 {
-            apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-        }
-    }
+    };
+}
+
+ws_kernel!(gemm_ws_128x256, [c: Tensor<f32, M, N>], {
     if wg < 2 {
         for i in 0..128 {
             let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
@@ -489,7 +499,33 @@ fn gemm_ws_128x256(
             );
         }
     }
-}
+});
+
+// The same with C in bf16 (what `torch.matmul` returns for bf16 inputs):
+// columns `2j` and `2j + 1` of a thread's row packed into one bf16x2 word
+// and stored as 32 bits (N even: a launch-time requirement).
+ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
+    if wg < 2 {
+        let pair = alloc_local::<u32>([1, 1]);
+        for j in 0..64 {
+            let i = 2 * j;
+            let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+            let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+            apply(
+                ptx["cvt.rn.bf16x2.f32"],
+                pair,
+                acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
+                acc.slice(s![r, i..i + 1]).unsqueeze(0),
+            );
+            apply(
+                ptx["st.global.b32"],
+                c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                pair,
+                pred = row < M && col + 2 <= N,
+            );
+        }
+    }
+});
 
 const KERNELS: [Gemm; 2] = [
     (
@@ -539,6 +575,35 @@ fn check_silu(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
         }
     }
     println!("OK: gemm_wgmma_silu_128x256 {m} x {n} x {k} (silu(A B^T + bias) in bf16)");
+    Ok(())
+}
+
+/// `gemm_ws_bf16_128x256` against `A B^T` in f64: within the K-scaled
+/// bound of the product (as `gemm::check`), then bf16's rounding (2^-9
+/// relative, round to nearest).
+fn check_ws_bf16(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
+    let ha = gemm::inputs(m * k, 0x6e21 + (m * n * k) as u64);
+    let hb = gemm::inputs(n * k, 0x7e21 + (m * n * k) as u64);
+    let a = dev.upload(&ha, [m, k])?;
+    let b = dev.upload(&hb, [n, k])?;
+    let mut c = dev.upload(&vec![bf16::NAN; m * n], [m, n])?;
+    gemm_ws_bf16_128x256(dev, &a, &b, &mut c)?;
+    let got = c.download()?;
+    let product_bound = (k as f64) * 2f64.powi(-20);
+    for i in 0..m {
+        for j in 0..n {
+            let want: f64 = (0..k)
+                .map(|kk| f64::from(ha[i * k + kk].to_f32()) * f64::from(hb[j * k + kk].to_f32()))
+                .sum();
+            let g = f64::from(got[i * n + j].to_f32());
+            let bound = product_bound * (1.0 + 2f64.powi(-8)) + want.abs() * 2f64.powi(-9);
+            assert!(
+                (g - want).abs() <= bound,
+                "gemm_ws_bf16_128x256 {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
+            );
+        }
+    }
+    println!("OK: gemm_ws_bf16_128x256 {m} x {n} x {k} (A B^T, bf16 out)");
     Ok(())
 }
 
@@ -611,6 +676,7 @@ fn main() -> Result<(), Error> {
             gemm_wgmma_silu_128x256::PTX,
             gemm_fp8_128x256::PTX,
             gemm_ws_128x256::PTX,
+            gemm_ws_bf16_128x256::PTX,
         ] {
             print!("{ptx}");
         }
@@ -631,6 +697,17 @@ fn main() -> Result<(), Error> {
         check_fp8(&dev, m, n, k.div_ceil(16) * 16)?;
     }
     gemm::run(&KERNELS)?;
+    // An odd N would misalign the bf16 pairs' 32-bit stores: the launcher
+    // refuses it on either device.
+    let a = dev.upload(&gemm::inputs(8, 9), [1, 8])?;
+    let b = dev.upload(&gemm::inputs(24, 10), [3, 8])?;
+    let mut c = dev.zeros::<bf16>([1, 3])?;
+    match gemm_ws_bf16_128x256(&dev, &a, &b, &mut c) {
+        Err(Error::SymbolRequirement { symbol: "N", .. }) => {
+            println!("OK: gemm_ws_bf16_128x256 refuses N = 3 (its 32-bit stores need N even)")
+        }
+        other => panic!("gemm_ws_bf16_128x256 with N = 3: {other:?}"),
+    }
     let ws: gemm::Gemm = (
         "gemm_ws_128x256 (warp-specialised: producer warp, 128 x 256 tiles)",
         |d, a, b, c| gemm_ws_128x256(d, a, b, c),
@@ -638,6 +715,8 @@ fn main() -> Result<(), Error> {
     if !dev.is_cpu() {
         for &(m, n, k) in &shapes {
             gemm::check(&dev, ws, m, n, k)?;
+            // bf16 pairs are stored as 32-bit words: N even.
+            check_ws_bf16(&dev, m, n.div_ceil(2) * 2, k)?;
         }
     }
     if dev.is_cpu() || args.len() == 3 {
@@ -651,6 +730,13 @@ fn main() -> Result<(), Error> {
     let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
     let bias = dev.upload(&vec![0.25f32; n], [n])?;
     let mut c = dev.zeros::<bf16>([m, n])?;
+    check_ws_bf16(&dev, 512, 384, 1024)?;
+    let seconds = time(&dev, || gemm_ws_bf16_128x256(&dev, &a, &b, &mut c))?;
+    println!(
+        "gemm_ws_bf16_128x256 (warp-specialised, bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
+        seconds * 1e3,
+        2.0 * (m * n * k) as f64 / seconds / 1e12
+    );
     let seconds = time(&dev, || {
         gemm_wgmma_silu_128x256(&dev, &a, &b, &bias, &mut c)
     })?;
