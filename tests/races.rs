@@ -14,6 +14,11 @@
 //!   condition, `i % N < N` from the remainder's definition);
 //! - (f) a warp-scope access ranked by `thread_id(1)` and the lane in a
 //!   `[32, 2]` block (`lane_id()` is `thread_id(0)` there);
+//! - (g) a persistent kernel's tiles: CTA row `y` of a grid of height `G =
+//!   ceil_div(M, 64)` copies rows `16 (y + G t) ..` for its tiles `t` in
+//!   0..4 (`y + G t` is `y` modulo `G`), and the same with the tile read
+//!   from a runtime loop's ticket (`min(s / 16, 3)`), as the persistent
+//!   GEMM of `examples/gemm_sm90.rs` does;
 //! - `.cta`-scoped atomics on counters each CTA has to itself, of two sizes
 //!   on disjoint bytes (what TK0408 and TK0409 still accept).
 //!
@@ -212,6 +217,64 @@ fn xor_rows_of_two_warps(x: Tensor<u32, 3, 2, 32, 1>, y: Tensor<u32, 3, 2, 32, 1
     );
 }
 
+/// (g) `y = x + 1` by tiles of 16 rows x 32 columns, 4 tiles per CTA
+/// along M: CTA `(x, y)` takes tile rows `y + G t`, `G` the grid's height,
+/// unrolled over `t`; rows past M (a CTA's last tiles) are not stored.
+#[tile_kernel(grid = [ceil_div(N, 32), ceil_div(M, 64), 1], block = 32)]
+fn add_one_persistent_tiles(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>) {
+    let g = ceil_div(M, 64);
+    let col = cta_id(0) * 32 + thread_id(0);
+    let v = alloc_local::<f32>([1, 1]);
+    for t in 0..4 {
+        for r in 0..16 {
+            let row = (cta_id(1) + g * t) * 16 + r;
+            let inside = row < M && col < N;
+            apply(
+                ptx["ld.global.f32"],
+                v,
+                x.slice(s![row..row + 1, col..col + 1]),
+                pred = inside,
+            );
+            ewise(|a: f32| a + 1.0, v, v);
+            apply(
+                ptx["st.global.f32"],
+                y.slice(s![row..row + 1, col..col + 1]),
+                v,
+                pred = inside,
+            );
+        }
+    }
+}
+
+/// (g) the same through one runtime loop over the CTA's 64 rows: ticket
+/// `s` is row `s % 16` of tile `min(s / 16, 3)`.
+#[tile_kernel(grid = [ceil_div(N, 32), ceil_div(M, 64), 1], block = 32)]
+fn add_one_persistent_ticket_loop(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>, rows: u32) {
+    let g = ceil_div(M, 64);
+    let col = cta_id(0) * 32 + thread_id(0);
+    let v = alloc_local::<f32>([1, 1]);
+    let per_tile = min(rows, 16);
+    if 0 < per_tile {
+        for s in 0..4 * per_tile {
+            let row = (cta_id(1) + g * min(s / per_tile, 3)) * 16 + s % per_tile;
+            let inside = row < M && col < N;
+            apply(
+                ptx["ld.global.f32"],
+                v,
+                x.slice(s![row..row + 1, col..col + 1]),
+                pred = inside,
+            );
+            ewise(|a: f32| a + 1.0, v, v);
+            apply(
+                ptx["st.global.f32"],
+                y.slice(s![row..row + 1, col..col + 1]),
+                v,
+                pred = inside,
+            );
+        }
+    }
+}
+
 /// `.cta` atomics where each CTA has counters of its own: `sums[c, 0]` is
 /// the (wrapping) sum of CTA `c`'s `x`, added by its threads with
 /// `red.cta.global.add.u32`, and `sums[c, 2..4]` (a u64) counts them with
@@ -266,7 +329,8 @@ mod devices {
     use crate::support::gpu::on_both_devices;
 
     use super::{
-        XorShift, add_one_unrolled_grid_stride, cta_sums_with_cta_scoped_atomics,
+        XorShift, add_one_persistent_ticket_loop, add_one_persistent_tiles,
+        add_one_unrolled_grid_stride, cta_sums_with_cta_scoped_atomics,
         mirror_lanes_through_reshaped_shared, mirror_lanes_through_viewed_shared, reverse_global,
         shift_by_three, tile_by_remainder, transpose_tiled, xor_rows_of_two_warps,
     };
@@ -281,7 +345,27 @@ mod devices {
         remainder_index_tiles_the_input,
         warp_rows_ranked_by_thread_id_1_stay_per_warp,
         cta_scoped_atomics_sum_each_ctas_own_counters,
+        persistent_tiles_add_one_to_each_element_once,
     );
+
+    fn persistent_tiles_add_one_to_each_element_once(dev: &Device) -> Result<()> {
+        let mut rng = XorShift(0x9e75_1575);
+        // One tile; whole CTAs' worth; rows past M in the last tiles.
+        for (m, n) in [(1usize, 1usize), (64, 32), (200, 40), (130, 70)] {
+            let host: Vec<f32> = (0..m * n).map(|_| rng.float()).collect();
+            let x = dev.upload(&host, [m, n])?;
+            let want: Vec<u32> = host.iter().map(|h| (h + 1.0).to_bits()).collect();
+            let mut y = dev.zeros::<f32>([m, n])?;
+            add_one_persistent_tiles(dev, &x, &mut y)?;
+            let got: Vec<u32> = y.download()?.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(got, want, "{m}x{n}, unrolled tiles");
+            let mut y = dev.zeros::<f32>([m, n])?;
+            add_one_persistent_ticket_loop(dev, &x, &mut y, 16)?;
+            let got: Vec<u32> = y.download()?.iter().map(|v| v.to_bits()).collect();
+            assert_eq!(got, want, "{m}x{n}, tickets of one loop");
+        }
+        Ok(())
+    }
 
     fn unrolled_offsets_of_a_grid_stride_loop_touch_each_element_once(dev: &Device) -> Result<()> {
         let mut rng = XorShift(0x0a11_ce55);
@@ -470,6 +554,11 @@ fn race_pattern_kernels_assemble_without_spills() {
         ("reverse_global", reverse_global::PTX),
         ("tile_by_remainder", tile_by_remainder::PTX),
         ("xor_rows_of_two_warps", xor_rows_of_two_warps::PTX),
+        ("add_one_persistent_tiles", add_one_persistent_tiles::PTX),
+        (
+            "add_one_persistent_ticket_loop",
+            add_one_persistent_ticket_loop::PTX,
+        ),
         (
             "cta_sums_with_cta_scoped_atomics",
             cta_sums_with_cta_scoped_atomics::PTX,

@@ -80,9 +80,11 @@ use crate::ptx::form::{Access, Effect, OperandKind};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::layout::Layout;
 use crate::memory::{MemorySpace, Sharers};
-use crate::program::{Borrow, CmpOp, Cond, Launch, ParamKind, ProgramParam};
+use crate::program::{Borrow, CmpOp, Cond, Launch, LaunchOp, ParamKind, ProgramParam};
 use crate::ptx::Modifiers;
-use crate::sym::{AtomId, AtomKind, Atoms, CachedProver, Fact, Poly, Prover, WordMap, gcd};
+use crate::sym::{
+    AtomId, AtomKind, Atoms, CachedProver, ComputedOp, Fact, Poly, Prover, WordMap, gcd,
+};
 
 use super::shared_races::{self, Domain, Epochs, SharedAccess};
 
@@ -1119,13 +1121,30 @@ impl<'a> Threads<'a> {
             {
                 let zero = offset == Poly::default();
                 out.push(separation(offset, None));
-                // Offset 0 is compatible with whatever a period would be.
+                // Offset 0 is compatible with whatever a period would be:
+                // with an atom's period too, where the rank is below it
+                // (the ranges of the other accesses' candidates are that
+                // atom, `atom_period`).
                 if zero {
+                    for x in self.grid_extent_atoms(&radix.rank) {
+                        if self.below_multiple(&radix.rank, x, 1, prover) {
+                            let q = Poly::atom(x);
+                            out.push(Separation {
+                                range: q.clone(),
+                                ..separation(Poly::default(), Some(q))
+                            });
+                        }
+                    }
                     continue;
                 }
             }
             if let Some(q) = self.period_of(&rest, multiple, &radix, span, prover) {
-                out.push(separation(Poly::default(), Some(q)));
+                let mut candidate = separation(Poly::default(), Some(q.clone()));
+                // An atom's period bounds the rank itself (`atom_period`).
+                if !q.is_const() && multiple.is_none() {
+                    candidate.range = q;
+                }
+                out.push(candidate);
             }
         }
     }
@@ -1150,6 +1169,128 @@ impl<'a> Threads<'a> {
         fits(prover, &r, c, span).then(|| uniform.add_const(rest.constant_term() - r0))
     }
 
+    /// A period that is a multiple `k X` of a uniform atom `X` of `rest`, above
+    /// every rank under the access's facts (`rank < k X`, which
+    /// [`Self::push_candidates`] records as the candidate's range), whose
+    /// terms are `c * k X * M` (their coefficient over `X` a multiple of
+    /// `c k`) while the other terms, constant included, fit `r`: a
+    /// persistent kernel's tiles `128 * (cta_id(1) + G * t) + r`, with `G`
+    /// the grid's height and `t` any tile count, are `v = cta_id(1) + G *
+    /// t`, the rank modulo `G` (and `64 * (2 cta_id(1) + w + 2 G t) + r`
+    /// the rank `2 cta_id(1) + w` modulo `2 G`). `M` is a polynomial in
+    /// the atoms with integer coefficients: an integer whatever their
+    /// values.
+    fn atom_period(
+        &self,
+        rest: &Poly,
+        multiple: Option<&Poly>,
+        radix: &Radix,
+        span: i128,
+        prover: &CachedProver<'_>,
+    ) -> Option<Poly> {
+        if multiple.is_some() {
+            return None;
+        }
+        // `X` must be one value for every thread of the launch (a symbol,
+        // parameter, grid size or a value of those): a loop variable's
+        // atom is no common modulus of two threads in different iterations.
+        for x in rest.without_constant().atoms() {
+            if !self.is_uniform_atom(x) {
+                continue;
+            }
+            let (coef, others) = rest.split_on(x);
+            if !coef.divisible_by(radix.c) || !fits(prover, &others, radix.c, span) {
+                continue;
+            }
+            let mut ks = divisors(coef.content() / radix.c);
+            ks.sort_unstable();
+            for k in ks.into_iter().take(MAX_PERIODS) {
+                let Some(ck) = radix.c.checked_mul(k) else {
+                    continue;
+                };
+                if coef.divisible_by(ck) && self.below_multiple(&radix.rank, x, k, prover) {
+                    return Some(Poly::atom(x).scale(k));
+                }
+            }
+        }
+        None
+    }
+
+    /// For a rank of CTA digits only, the atoms `ceil_div(a, d)` of the
+    /// kernel whose divisor `d` is that of a grid extent computed at launch
+    /// (`grid = [ceil_div(N, 64), ceil_div(M, 256), 1]`): the moduli a
+    /// persistent kernel's other accesses may take as their period
+    /// (`cta_id(1) + ceil_div(M, 256) * t`), for which an access of the
+    /// plain rank needs a candidate of that period too.
+    fn grid_extent_atoms(&self, rank: &Poly) -> Vec<AtomId> {
+        let only_ctas = rank
+            .atoms()
+            .iter()
+            .all(|a| matches!(self.atoms.get(*a).kind, AtomKind::CtaId(_)));
+        if !only_ctas {
+            return Vec::new();
+        }
+        let divisors: Vec<i128> = self
+            .launch
+            .grid
+            .iter()
+            .filter_map(|formula| match formula.0.as_slice() {
+                [.., LaunchOp::Const(d), LaunchOp::CeilDiv] => Some(i128::from(*d)),
+                _ => None,
+            })
+            .collect();
+        if divisors.is_empty() {
+            return Vec::new();
+        }
+        self.atoms
+            .iter()
+            .filter(|(_, atom)| match &atom.kind {
+                AtomKind::Computed(ComputedOp::CeilDiv, args) => {
+                    args.get(1)
+                        .and_then(Poly::as_const)
+                        .is_some_and(|d| divisors.contains(&d))
+                        && args.iter().all(|a| self.is_uniform(a))
+                }
+                _ => false,
+            })
+            .map(|(id, _)| id)
+            .collect()
+    }
+
+    /// Whether `rank < k x` for every thread. For `x = ceil_div(a, d)`
+    /// with `d` a constant, each digit `δ` of the rank with `d δ < a`
+    /// (how the launch shape states a grid extent `ceil_div(M, 512)`:
+    /// `512 * cta_id(1) < M`) is below `x`, so `δ <= x - 1` in integers
+    /// (the prover, reasoning over the rationals, would not derive that
+    /// from `ceil_div`'s definition): such a digit of a constant positive
+    /// weight is replaced by `x - 1`, which only raises the rank.
+    fn below_multiple(&self, rank: &Poly, x: AtomId, k: i128, prover: &CachedProver<'_>) -> bool {
+        let bound = Poly::atom(x).scale(k);
+        if prover.le(&rank.add_const(1), &bound) {
+            return true;
+        }
+        let AtomKind::Computed(ComputedOp::CeilDiv, args) = &self.atoms.get(x).kind else {
+            return false;
+        };
+        let [a, d] = args.as_slice() else {
+            return false;
+        };
+        let Some(d) = d.as_const().filter(|d| *d > 0) else {
+            return false;
+        };
+        let below_x = Poly::atom(x).add_const(-1);
+        let mut raised = rank.clone();
+        for digit in rank.atoms() {
+            let (weight, _) = rank.split_on(digit);
+            let atom = Poly::atom(digit);
+            if weight.as_const().is_some_and(|w| w > 0) && prover.le(&atom.scale(d).add_const(1), a)
+            {
+                raised = raised.substitute(digit, &below_x);
+            }
+        }
+        raised != *rank && prover.le(&raised.add_const(1), &bound)
+    }
+
     /// The smallest period `q >= range` with `rest + multiple * m = c * q *
     /// M + r` (`M` any integer, `0 <= r`, `r + span <= c`): the terms whose
     /// coefficients `c * q` divides go to `M`, the others and the
@@ -1171,6 +1312,9 @@ impl<'a> Threads<'a> {
             if prover.le(&radix.range, &q) && fits(prover, rest, c, span) {
                 return Some(q);
             }
+        }
+        if let Some(q) = self.atom_period(rest, multiple, radix, span, prover) {
+            return Some(q);
         }
         // Candidate periods: divisors of the coefficients (over `c`) that
         // could go to `M`, and the range itself.
