@@ -527,6 +527,223 @@ ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
     }
 });
 
+/// `$name`: the warp-specialised kernel made persistent along M: a CTA
+/// computes 4 tiles of 128 x 256, rows `128 (cta_id(1) + G i)` for `i` in
+/// 0..4 with `G = ceil_div(M, 512)` the grid's height, through one ring
+/// whose tickets run on across the tiles (ticket `g` is step `g % steps`
+/// of tile `g / steps`): the producer fills the next tile's first stages
+/// while the consumers store the tile they finished, so the ring never
+/// drains and the tensor cores wait only for the stores. The consumers
+/// store a tile at the first step of the next one (after retiring every
+/// group), through the kernel function `store` of `$store` (`C` of element
+/// `$c`); the last tile after the loop. Tiles past M are computed from the
+/// tensor map's zero fill and not stored.
+macro_rules! persistent_kernel {
+    ($name:ident, $c:ty, {$($store:tt)*}) => {
+        #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 512), 1], block = [384, 1, 1], arch = "sm_90a")]
+        fn $name(
+            a: Tensor<bf16, M, { 8 * KC }>,
+            b: Tensor<bf16, N, { 8 * KC }>,
+            c: Tensor<$c, M, N>,
+        ) {
+            // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one
+            // group.
+            // One step, its first wgmma with `scale-d` `add` (0 at a
+            // tile's first step: D = A B, so the accumulator needs no
+            // zeroing between tiles, an instruction defining it inside the
+            // pipeline that would make ptxas serialize every wgmma, C7515).
+            fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>, add: usize) {
+                apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
+                apply(
+                    ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
+                    acc,
+                    sa.slice(s![.., 0..2 * 8]),
+                    sb.slice(s![.., 0..2 * 8]),
+                    add,
+                    1,
+                    1,
+                    0,
+                    0,
+                    scope = "warpgroup",
+                );
+                for kk in 1..4 {
+                    apply(
+                        ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
+                        acc,
+                        sa.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
+                        sb.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
+                        1,
+                        1,
+                        1,
+                        0,
+                        0,
+                        scope = "warpgroup",
+                    );
+                }
+                apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
+            }
+            // Step `step`'s boxes of A and B into stage `stage`, signalling
+            // its full barrier.
+            fn fill(
+                a: Tensor<bf16>,
+                b: Tensor<bf16>,
+                sa: Shared<bf16>,
+                sb: Shared<bf16>,
+                full: Shared,
+                m0: usize,
+                n0: usize,
+                step: usize,
+            ) {
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full,
+                    128 * (128 + 256),
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sa,
+                    a.slice(s![m0..m0 + 128, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    full,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sb,
+                    b.slice(s![n0..n0 + 256, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    full,
+                );
+            }
+            // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
+            // n0 .. (thread 32 w + l holds row r of `acc`).
+            $($store)*
+            let t = thread_id(0);
+            let wg = warp_id() / 4;
+            let n0 = cta_id(0) * 256;
+            let steps = ceil_div(KC, 8);
+            let sa = alloc_shared::<bf16>([4, 128, 8 * 8], layout = "swizzle_128");
+            let sb = alloc_shared::<bf16>([4, 256, 8 * 8], layout = "swizzle_128");
+            let full = alloc_shared::<Mbarrier>([4]);
+            let empty = alloc_shared::<Mbarrier>([4]);
+            let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
+            if t == 0 {
+                apply(ptx["mbarrier.init.shared::cta.b64"], full.slice(s![0..4]).reshape([4, 1]), 1);
+                apply(ptx["mbarrier.init.shared::cta.b64"], empty.slice(s![0..4]).reshape([4, 1]), 256);
+                apply(ptx["fence.mbarrier_init.release.cluster"]);
+            }
+            let r = 32 * (warp_id() % 4) + lane_id();
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            let cw = wg;
+            let tiles_y = ceil_div(M, 512);
+            if 0 < steps {
+                // The CTA's 4 tiles, rows `128 (cta_id(1) + tiles_y i)`, one after
+                // the other through one ring: ticket g is step `g % steps` of tile
+                // `g / steps`; the producer runs 3 tickets ahead, across tiles.
+                let tickets = 4 * steps;
+                if t == 256 {
+                    for s in 0..4 {
+                        if s < tickets {
+                            let tm = (cta_id(1) + tiles_y * min(s / steps, 3)) * 128;
+                            fill(a, b, sa.slice(s![s, .., ..]), sb.slice(s![s, .., ..]), full.slice(s![s..s + 1]), tm, n0, s % steps);
+                        }
+                    }
+                }
+                if wg < 2 {
+                    apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![0..1]), 0);
+                    multiply(acc, sa.slice(s![0, 64 * cw..64 * cw + 64, ..]), sb.slice(s![0, .., ..]), 0);
+                }
+                for g in 1..tickets {
+                    let stage = g % 4;
+                    if wg < 2 {
+                        // Ticket g - 1 ended tile (g - 1) / steps: store it.
+                        if g % steps == 0 {
+                            apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                            store(acc, c, (cta_id(1) + tiles_y * min((g - 1) / steps, 3)) * 128 + 64 * cw, n0, r, M, N);
+                        }
+                        apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                        multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), g % steps);
+                        apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                        let done = (g + 3) % 4;
+                        apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
+                    }
+                    let next = g + 3;
+                    let refill = next % 4;
+                    if next < tickets {
+                        if warp_id() == 8 {
+                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], empty.slice(s![refill..refill + 1]), (next / 4 + 1) % 2);
+                            apply(ptx["bar.warp.sync"], scope = "warp");
+                        }
+                        if t == 256 {
+                            let tm = (cta_id(1) + tiles_y * min(next / steps, 3)) * 128;
+                            fill(a, b, sa.slice(s![refill, .., ..]), sb.slice(s![refill, .., ..]), full.slice(s![refill..refill + 1]), tm, n0, next % steps);
+                        }
+                    }
+                }
+                if wg < 2 {
+                    apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                    store(acc, c, (cta_id(1) + tiles_y * 3) * 128 + 64 * cw, n0, r, M, N);
+                }
+            }
+        }
+    };
+}
+
+persistent_kernel!(gemm_persistent_128x256, f32, {
+    // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
+    // n0 .. (thread 32 w + l holds row r of `acc`).
+    fn store(
+        acc: Tile<f32>,
+        c: Tensor<f32>,
+        m0: usize,
+        n0: usize,
+        r: usize,
+        rows: usize,
+        cols: usize,
+    ) {
+        for j in 0..128 {
+            let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 4 / 2);
+            let col = n0 + 8 * (j / 4) + 2 * (lane_id() % 4) + j % 2;
+            apply(
+                ptx["st.global.f32"],
+                c.slice(s![row, col..col + 1]),
+                acc.slice(s![r, j..j + 1]),
+                pred = row < rows && col < cols,
+            );
+        }
+    }
+});
+
+// The same with C in bf16, pairs of columns packed into 32-bit stores as
+// in `gemm_ws_bf16_128x256` (N even).
+persistent_kernel!(gemm_persistent_bf16_128x256, bf16, {
+    fn store(
+        acc: Tile<f32>,
+        c: Tensor<bf16>,
+        m0: usize,
+        n0: usize,
+        r: usize,
+        rows: usize,
+        cols: usize,
+    ) {
+        let pair = alloc_local::<u32>([1, 1]);
+        for j in 0..64 {
+            let i = 2 * j;
+            let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+            let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+            apply(
+                ptx["cvt.rn.bf16x2.f32"],
+                pair,
+                acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
+                acc.slice(s![r, i..i + 1]).unsqueeze(0),
+            );
+            apply(
+                ptx["st.global.b32"],
+                c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                pair,
+                pred = row < rows && col + 2 <= cols,
+            );
+        }
+    }
+});
+
 const KERNELS: [Gemm; 2] = [
     (
         "gemm_wgmma_128x128 (128 x 128 tiles, 4 stages, TMA + wgmma)",
@@ -578,16 +795,40 @@ fn check_silu(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
     Ok(())
 }
 
-/// `gemm_ws_bf16_128x256` against `A B^T` in f64: within the K-scaled
-/// bound of the product (as `gemm::check`), then bf16's rounding (2^-9
+/// A kernel `C = A B^T` with C in bf16, and its name.
+type GemmBf16 = (
+    &'static str,
+    fn(
+        &Device,
+        &DeviceTensor<bf16>,
+        &DeviceTensor<bf16>,
+        &mut DeviceTensor<bf16>,
+    ) -> Result<(), Error>,
+);
+
+const WS_BF16: GemmBf16 = ("gemm_ws_bf16_128x256", |d, a, b, c| {
+    gemm_ws_bf16_128x256(d, a, b, c)
+});
+const PERSISTENT_BF16: GemmBf16 = ("gemm_persistent_bf16_128x256", |d, a, b, c| {
+    gemm_persistent_bf16_128x256(d, a, b, c)
+});
+
+/// A bf16-output kernel against `A B^T` in f64: within the K-scaled bound
+/// of the product (as `gemm::check`), then bf16's rounding (2^-9
 /// relative, round to nearest).
-fn check_ws_bf16(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
+fn check_bf16_out(
+    dev: &Device,
+    (name, gemm): GemmBf16,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<(), Error> {
     let ha = gemm::inputs(m * k, 0x6e21 + (m * n * k) as u64);
     let hb = gemm::inputs(n * k, 0x7e21 + (m * n * k) as u64);
     let a = dev.upload(&ha, [m, k])?;
     let b = dev.upload(&hb, [n, k])?;
     let mut c = dev.upload(&vec![bf16::NAN; m * n], [m, n])?;
-    gemm_ws_bf16_128x256(dev, &a, &b, &mut c)?;
+    gemm(dev, &a, &b, &mut c)?;
     let got = c.download()?;
     let product_bound = (k as f64) * 2f64.powi(-20);
     for i in 0..m {
@@ -599,11 +840,11 @@ fn check_ws_bf16(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error
             let bound = product_bound * (1.0 + 2f64.powi(-8)) + want.abs() * 2f64.powi(-9);
             assert!(
                 (g - want).abs() <= bound,
-                "gemm_ws_bf16_128x256 {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
+                "{name} {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
             );
         }
     }
-    println!("OK: gemm_ws_bf16_128x256 {m} x {n} x {k} (A B^T, bf16 out)");
+    println!("OK: {name} {m} x {n} x {k} (A B^T, bf16 out)");
     Ok(())
 }
 
@@ -677,6 +918,8 @@ fn main() -> Result<(), Error> {
             gemm_fp8_128x256::PTX,
             gemm_ws_128x256::PTX,
             gemm_ws_bf16_128x256::PTX,
+            gemm_persistent_128x256::PTX,
+            gemm_persistent_bf16_128x256::PTX,
         ] {
             print!("{ptx}");
         }
@@ -712,17 +955,27 @@ fn main() -> Result<(), Error> {
         "gemm_ws_128x256 (warp-specialised: producer warp, 128 x 256 tiles)",
         |d, a, b, c| gemm_ws_128x256(d, a, b, c),
     );
+    let persistent: gemm::Gemm = (
+        "gemm_persistent_128x256 (warp-specialised, 4 tiles a CTA through one ring)",
+        |d, a, b, c| gemm_persistent_128x256(d, a, b, c),
+    );
     if !dev.is_cpu() {
         for &(m, n, k) in &shapes {
             gemm::check(&dev, ws, m, n, k)?;
+            gemm::check(&dev, persistent, m, n, k)?;
             // bf16 pairs are stored as 32-bit words: N even.
-            check_ws_bf16(&dev, m, n.div_ceil(2) * 2, k)?;
+            check_bf16_out(&dev, WS_BF16, m, n.div_ceil(2) * 2, k)?;
+            check_bf16_out(&dev, PERSISTENT_BF16, m, n.div_ceil(2) * 2, k)?;
         }
+        // Tiles past M (a CTA's fourth tile at M = 1100), and M, N, K
+        // that are not multiples of anything.
+        gemm::check(&dev, persistent, 1100, 520, 200)?;
+        check_bf16_out(&dev, PERSISTENT_BF16, 1100, 520, 200)?;
     }
     if dev.is_cpu() || args.len() == 3 {
         return Ok(());
     }
-    gemm::time_kernels(&[ws])?;
+    gemm::time_kernels(&[ws, persistent])?;
     let (m, n, k) = (4096, 4096, 4096);
     check_silu(&dev, 512, 384, 1024)?;
     check_fp8(&dev, 512, 384, 1024)?;
@@ -730,13 +983,16 @@ fn main() -> Result<(), Error> {
     let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
     let bias = dev.upload(&vec![0.25f32; n], [n])?;
     let mut c = dev.zeros::<bf16>([m, n])?;
-    check_ws_bf16(&dev, 512, 384, 1024)?;
-    let seconds = time(&dev, || gemm_ws_bf16_128x256(&dev, &a, &b, &mut c))?;
-    println!(
-        "gemm_ws_bf16_128x256 (warp-specialised, bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
-        seconds * 1e3,
-        2.0 * (m * n * k) as f64 / seconds / 1e12
-    );
+    for kernel in [WS_BF16, PERSISTENT_BF16] {
+        check_bf16_out(&dev, kernel, 512, 384, 1024)?;
+        let seconds = time(&dev, || (kernel.1)(&dev, &a, &b, &mut c))?;
+        println!(
+            "{} (bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
+            kernel.0,
+            seconds * 1e3,
+            2.0 * (m * n * k) as f64 / seconds / 1e12
+        );
+    }
     let seconds = time(&dev, || {
         gemm_wgmma_silu_128x256(&dev, &a, &b, &bias, &mut c)
     })?;
@@ -745,6 +1001,23 @@ fn main() -> Result<(), Error> {
         seconds * 1e3,
         2.0 * (m * n * k) as f64 / seconds / 1e12
     );
+    {
+        // The bf16-output kernels at 8192^3 too (the other size of the
+        // comparison with cuBLAS).
+        let s = 8192;
+        let a = dev.upload(&gemm::inputs(s * s, 5), [s, s])?;
+        let b = dev.upload(&gemm::inputs(s * s, 6), [s, s])?;
+        let mut c = dev.zeros::<bf16>([s, s])?;
+        for kernel in [WS_BF16, PERSISTENT_BF16] {
+            let seconds = time(&dev, || (kernel.1)(&dev, &a, &b, &mut c))?;
+            println!(
+                "{} (bf16 out) {s} x {s} x {s}: {:.3} ms, {:.1} TFLOP/s",
+                kernel.0,
+                seconds * 1e3,
+                2.0 * (s * s * s) as f64 / seconds / 1e12
+            );
+        }
+    }
     let a8 = dev.upload(&fp8_inputs(m * k, 3), [m, k])?;
     let b8 = dev.upload(&fp8_inputs(n * k, 4), [n, k])?;
     let seconds = time(&dev, || gemm_fp8_128x256(&dev, &a8, &b8, 0.5, &mut c))?;

@@ -1,4 +1,4 @@
-# References for examples/gemm_sm90.rs, 4096^3, timed like the example
+# References for examples/gemm_sm90.rs, 4096^3 (and bf16 at 8192^3), timed like the example
 # (3 warm-ups, the mean of 20 launches): cuBLAS bf16 (torch.matmul),
 # cuBLAS + the epilogue as separate ops (F.silu(torch.addmm(bias, ..))),
 # cuBLASLt fp8 e4m3 with scales (torch._scaled_mm, bf16 out).
@@ -34,3 +34,9 @@ timed(
     "torch._scaled_mm (cuBLASLt) e4m3 (scaled, bf16 out)",
     lambda: torch._scaled_mm(a8, b8.t(), scale_a=one, scale_b=one, out_dtype=torch.bfloat16),
 )
+
+# bf16 at 8192^3 (the example's bf16-output kernels are timed there too).
+m = n = k = 8192
+a = torch.randn(m, k, device="cuda", dtype=torch.bfloat16)
+b = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
+timed("torch.matmul (cuBLAS) bf16 (A B^T, bf16 out)", lambda: torch.matmul(a, b.t()))
