@@ -1046,8 +1046,15 @@ impl Checker<'_> {
                 );
                 let names = self.names_in_scope();
                 if let Some(near) = nearest(name, names.iter().map(String::as_str)) {
-                    diag =
-                        diag.with_help(format!("a name with a similar spelling exists: `{near}`"));
+                    // The name itself, seen from a kernel function: the
+                    // kernel's, which the function cannot reach.
+                    diag = if near == name {
+                        diag.with_help(format!(
+                            "`{name}` is the kernel's: a kernel function sees only its parameters and its own `let`s; pass `{name}` as an argument"
+                        ))
+                    } else {
+                        diag.with_help(format!("a name with a similar spelling exists: `{near}`"))
+                    };
                 }
                 self.diags.push(diag);
                 None
