@@ -5,9 +5,12 @@
 //! linear layer's weight: both K-major); any `M` and `N`, `K` a multiple of
 //! 8 for bf16 and 16 for fp8 (a tensor map's rows are 16-byte multiples).
 //! The tensor maps zero-fill every box element outside `A` or `B`, so tails
-//! need no guard but the stores of `C`. Four kernels: `C` in f32 on 128 x
+//! need no guard but the stores of `C`. The kernels: `C` in f32 on 128 x
 //! 128 and 128 x 256 tiles, `silu(A B^T + bias)` in bf16 (the epilogue
-//! fused), and fp8 with the product of the tensors' scales, in bf16.
+//! fused), and fp8 with the product of the tensors' scales, in bf16; the
+//! warp-specialised 128 x 256 kernel (a producer warp), with `C` in f32 or
+//! bf16; and persistent kernels, 4 tiles a CTA through one ring (with and
+//! without a producer warp; only the latter runs on the CPU interpreter).
 //!
 //! Every step is proven by the compiler: each stage is read by a `wgmma`
 //! only after the wait on its full barrier's phase, refilled only after
@@ -539,8 +542,8 @@ ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
 /// `$c`); the last tile after the loop. Tiles past M are computed from the
 /// tensor map's zero fill and not stored.
 macro_rules! persistent_kernel {
-    ($name:ident, $c:ty, {$($store:tt)*}) => {
-        #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 512), 1], block = [384, 1, 1], arch = "sm_90a")]
+    ($name:ident, $c:ty, threads = $threads:literal, producer_warp = $pw:literal, {$($store:tt)*}) => {
+        #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 512), 1], block = [$threads, 1, 1], arch = "sm_90a")]
         fn $name(
             a: Tensor<bf16, M, { 8 * KC }>,
             b: Tensor<bf16, N, { 8 * KC }>,
@@ -638,7 +641,7 @@ macro_rules! persistent_kernel {
                 // the other through one ring: ticket g is step `g % steps` of tile
                 // `g / steps`; the producer runs 3 tickets ahead, across tiles.
                 let tickets = 4 * steps;
-                if t == 256 {
+                if t == 32 * $pw {
                     for s in 0..4 {
                         if s < tickets {
                             let tm = (cta_id(1) + tiles_y * min(s / steps, 3)) * 128;
@@ -667,11 +670,11 @@ macro_rules! persistent_kernel {
                     let next = g + 3;
                     let refill = next % 4;
                     if next < tickets {
-                        if warp_id() == 8 {
+                        if warp_id() == $pw {
                             apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], empty.slice(s![refill..refill + 1]), (next / 4 + 1) % 2);
                             apply(ptx["bar.warp.sync"], scope = "warp");
                         }
-                        if t == 256 {
+                        if t == 32 * $pw {
                             let tm = (cta_id(1) + tiles_y * min(next / steps, 3)) * 128;
                             fill(a, b, sa.slice(s![refill, .., ..]), sb.slice(s![refill, .., ..]), full.slice(s![refill..refill + 1]), tm, n0, next % steps);
                         }
@@ -686,65 +689,113 @@ macro_rules! persistent_kernel {
     };
 }
 
-persistent_kernel!(gemm_persistent_128x256, f32, {
-    // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
-    // n0 .. (thread 32 w + l holds row r of `acc`).
-    fn store(
-        acc: Tile<f32>,
-        c: Tensor<f32>,
-        m0: usize,
-        n0: usize,
-        r: usize,
-        rows: usize,
-        cols: usize,
-    ) {
-        for j in 0..128 {
-            let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 4 / 2);
-            let col = n0 + 8 * (j / 4) + 2 * (lane_id() % 4) + j % 2;
-            apply(
-                ptx["st.global.f32"],
-                c.slice(s![row, col..col + 1]),
-                acc.slice(s![r, j..j + 1]),
-                pred = row < rows && col < cols,
-            );
+persistent_kernel!(
+    gemm_persistent_128x256,
+    f32,
+    threads = 384,
+    producer_warp = 8,
+    {
+        // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
+        // n0 .. (thread 32 w + l holds row r of `acc`).
+        fn store(
+            acc: Tile<f32>,
+            c: Tensor<f32>,
+            m0: usize,
+            n0: usize,
+            r: usize,
+            rows: usize,
+            cols: usize,
+        ) {
+            for j in 0..128 {
+                let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 4 / 2);
+                let col = n0 + 8 * (j / 4) + 2 * (lane_id() % 4) + j % 2;
+                apply(
+                    ptx["st.global.f32"],
+                    c.slice(s![row, col..col + 1]),
+                    acc.slice(s![r, j..j + 1]),
+                    pred = row < rows && col < cols,
+                );
+            }
         }
     }
-});
+);
 
 // The same with C in bf16, pairs of columns packed into 32-bit stores as
 // in `gemm_ws_bf16_128x256` (N even).
-persistent_kernel!(gemm_persistent_bf16_128x256, bf16, {
-    fn store(
-        acc: Tile<f32>,
-        c: Tensor<bf16>,
-        m0: usize,
-        n0: usize,
-        r: usize,
-        rows: usize,
-        cols: usize,
-    ) {
-        let pair = alloc_local::<u32>([1, 1]);
-        for j in 0..64 {
-            let i = 2 * j;
-            let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
-            let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
-            apply(
-                ptx["cvt.rn.bf16x2.f32"],
-                pair,
-                acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
-                acc.slice(s![r, i..i + 1]).unsqueeze(0),
-            );
-            apply(
-                ptx["st.global.b32"],
-                c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
-                pair,
-                pred = row < rows && col + 2 <= cols,
-            );
+persistent_kernel!(
+    gemm_persistent_bf16_128x256,
+    bf16,
+    threads = 384,
+    producer_warp = 8,
+    {
+        fn store(
+            acc: Tile<f32>,
+            c: Tensor<bf16>,
+            m0: usize,
+            n0: usize,
+            r: usize,
+            rows: usize,
+            cols: usize,
+        ) {
+            let pair = alloc_local::<u32>([1, 1]);
+            for j in 0..64 {
+                let i = 2 * j;
+                let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+                let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+                apply(
+                    ptx["cvt.rn.bf16x2.f32"],
+                    pair,
+                    acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
+                    acc.slice(s![r, i..i + 1]).unsqueeze(0),
+                );
+                apply(
+                    ptx["st.global.b32"],
+                    c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                    pair,
+                    pred = row < rows && col + 2 <= cols,
+                );
+            }
         }
     }
-});
+);
 
-const KERNELS: [Gemm; 2] = [
+// The same schedule with no producer warp: 256 threads, all of them
+// consumers, warp 0 waiting for a stage's empty phase and thread 0
+// refilling it. Every thread arrives on the empty barrier, which the CPU
+// interpreter's race check needs to order the consumers' reads before a
+// refill (docs/interpreter.md): this one checks the persistent schedule
+// (tickets across tiles, the stores between tiles, `scale-d` resetting the
+// accumulator) on the CPU too.
+persistent_kernel!(
+    gemm_persistent_plain_128x256,
+    f32,
+    threads = 256,
+    producer_warp = 0,
+    {
+        fn store(
+            acc: Tile<f32>,
+            c: Tensor<f32>,
+            m0: usize,
+            n0: usize,
+            r: usize,
+            rows: usize,
+            cols: usize,
+        ) {
+            for j in 0..128 {
+                let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 4 / 2);
+                let col = n0 + 8 * (j / 4) + 2 * (lane_id() % 4) + j % 2;
+                apply(
+                    ptx["st.global.f32"],
+                    c.slice(s![row, col..col + 1]),
+                    acc.slice(s![r, j..j + 1]),
+                    pred = row < rows && col < cols,
+                );
+            }
+        }
+    }
+);
+
+const KERNELS: [Gemm; 3] = [
     (
         "gemm_wgmma_128x128 (128 x 128 tiles, 4 stages, TMA + wgmma)",
         |d, a, b, c| gemm_wgmma_128x128(d, a, b, c),
@@ -753,7 +804,13 @@ const KERNELS: [Gemm; 2] = [
         "gemm_wgmma_128x256 (128 x 256 tiles, 4 stages, TMA + wgmma)",
         |d, a, b, c| gemm_wgmma_128x256(d, a, b, c),
     ),
+    PERSISTENT_PLAIN,
 ];
+
+const PERSISTENT_PLAIN: Gemm = (
+    "gemm_persistent_plain_128x256 (4 tiles a CTA through one ring, no producer warp)",
+    |d, a, b, c| gemm_persistent_plain_128x256(d, a, b, c),
+);
 
 fn silu(x: f64) -> f64 {
     x / (1.0 + (-x).exp())
@@ -920,6 +977,7 @@ fn main() -> Result<(), Error> {
             gemm_ws_bf16_128x256::PTX,
             gemm_persistent_128x256::PTX,
             gemm_persistent_bf16_128x256::PTX,
+            gemm_persistent_plain_128x256::PTX,
         ] {
             print!("{ptx}");
         }
@@ -940,6 +998,10 @@ fn main() -> Result<(), Error> {
         check_fp8(&dev, m, n, k.div_ceil(16) * 16)?;
     }
     gemm::run(&KERNELS)?;
+    // Several tiles a CTA (M = 600: a grid of height 2, CTA 0 tiles 0, 2,
+    // 4 and CTA 1 tiles 1, 3, the rest past M), several steps a tile, on
+    // either device.
+    gemm::check(&dev, PERSISTENT_PLAIN, 600, 40, 72)?;
     // An odd N would misalign the bf16 pairs' 32-bit stores: the launcher
     // refuses it on either device.
     let a = dev.upload(&gemm::inputs(8, 9), [1, 8])?;
