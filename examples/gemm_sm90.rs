@@ -542,12 +542,14 @@ ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
 /// `$c`); the last tile after the loop. Tiles past M are computed from the
 /// tensor map's zero fill and not stored.
 macro_rules! persistent_kernel {
-    ($name:ident, $c:ty, threads = $threads:literal, producer_warp = $pw:literal, {$($store:tt)*}) => {
+    ($name:ident, $c:ty, threads = $threads:literal, producer_warp = $pw:literal,
+     [$($params:tt)*], [$($args:tt)*], {$($store:tt)*}) => {
         #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 512), 1], block = [$threads, 1, 1], arch = "sm_90a")]
         fn $name(
             a: Tensor<bf16, M, { 8 * KC }>,
             b: Tensor<bf16, N, { 8 * KC }>,
             c: Tensor<$c, M, N>,
+            $($params)*
         ) {
             // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one
             // group.
@@ -659,7 +661,7 @@ macro_rules! persistent_kernel {
                         // Ticket g - 1 ended tile (g - 1) / steps: store it.
                         if g % steps == 0 {
                             apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-                            store(acc, c, (cta_id(1) + tiles_y * min((g - 1) / steps, 3)) * 128 + 64 * cw, n0, r, M, N);
+                            store(acc, c, (cta_id(1) + tiles_y * min((g - 1) / steps, 3)) * 128 + 64 * cw, n0, r, M, N $($args)*);
                         }
                         apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
                         multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), g % steps);
@@ -682,7 +684,7 @@ macro_rules! persistent_kernel {
                 }
                 if wg < 2 {
                     apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-                    store(acc, c, (cta_id(1) + tiles_y * 3) * 128 + 64 * cw, n0, r, M, N);
+                    store(acc, c, (cta_id(1) + tiles_y * 3) * 128 + 64 * cw, n0, r, M, N $($args)*);
                 }
             }
         }
@@ -694,6 +696,8 @@ persistent_kernel!(
     f32,
     threads = 384,
     producer_warp = 8,
+    [],
+    [],
     {
         // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
         // n0 .. (thread 32 w + l holds row r of `acc`).
@@ -727,6 +731,8 @@ persistent_kernel!(
     bf16,
     threads = 384,
     producer_warp = 8,
+    [],
+    [],
     {
         fn store(
             acc: Tile<f32>,
@@ -771,6 +777,8 @@ persistent_kernel!(
     f32,
     threads = 256,
     producer_warp = 0,
+    [],
+    [],
     {
         fn store(
             acc: Tile<f32>,
@@ -793,6 +801,77 @@ persistent_kernel!(
             }
         }
     }
+);
+
+/// `$name`: `silu(A B^T + bias)` in bf16, persistent (`persistent_kernel!`
+/// with `$threads` threads, the producer warp `$pw`): the fused epilogue of
+/// `gemm_wgmma_silu_128x256`, each consumer warpgroup's part of a tile
+/// stored with its column pairs packed into 32-bit stores (N even).
+macro_rules! persistent_silu_kernel {
+    ($name:ident, threads = $threads:literal, producer_warp = $pw:literal) => {
+        persistent_kernel!(
+            $name,
+            bf16,
+            threads = $threads,
+            producer_warp = $pw,
+            [bias: Tensor<f32, N>,],
+            [, bias],
+            {
+                fn store(
+                    acc: Tile<f32>,
+                    c: Tensor<bf16>,
+                    m0: usize,
+                    n0: usize,
+                    r: usize,
+                    rows: usize,
+                    cols: usize,
+                    bias: Tensor<f32>,
+                ) {
+                    let bias_pair = alloc_local::<f32>([1, 2]);
+                    let out = alloc_local::<bf16>([1, 2]);
+                    apply(ptx["mov.b32"], bias_pair.unsqueeze(-1), 0);
+                    for j in 0..64 {
+                        let i = 2 * j;
+                        let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+                        let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+                        apply(
+                            ptx["ld.global.v2.f32"],
+                            bias_pair,
+                            bias.slice(s![col..col + 2]).unsqueeze(0),
+                            pred = col + 2 <= cols,
+                        );
+                        ewise(
+                            |v: f32, b: f32| {
+                                let x = v + b;
+                                (x * rcp_approx(1.0 + ex2_approx(-x * f32::consts::LOG2_E))) as bf16
+                            },
+                            out,
+                            acc.slice(s![r, i..i + 2]).unsqueeze(0),
+                            bias_pair,
+                        );
+                        apply(
+                            ptx["st.global.b32"],
+                            c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                            out.view::<u32>(),
+                            pred = row < rows && col + 2 <= cols,
+                        );
+                    }
+                }
+            }
+        );
+    };
+}
+
+persistent_silu_kernel!(
+    gemm_persistent_silu_128x256,
+    threads = 384,
+    producer_warp = 8
+);
+// Without a producer warp: the CPU interpreter runs it.
+persistent_silu_kernel!(
+    gemm_persistent_silu_plain_128x256,
+    threads = 256,
+    producer_warp = 0
 );
 
 const KERNELS: [Gemm; 3] = [
@@ -819,7 +898,36 @@ fn silu(x: f64) -> f64 {
 /// `gemm_wgmma_silu_128x256` against `silu(A B^T + bias)` in f64: within
 /// the K-scaled bound of the product, then bf16's rounding (2^-8 relative)
 /// and the approximate exp2 and reciprocal (2^-20 relative).
-fn check_silu(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
+/// A kernel `C = silu(A B^T + bias)` in bf16, and its name.
+type SiluGemm = (
+    &'static str,
+    fn(
+        &Device,
+        &DeviceTensor<bf16>,
+        &DeviceTensor<bf16>,
+        &DeviceTensor<f32>,
+        &mut DeviceTensor<bf16>,
+    ) -> Result<(), Error>,
+);
+
+const SILU: SiluGemm = ("gemm_wgmma_silu_128x256", |d, a, b, bias, c| {
+    gemm_wgmma_silu_128x256(d, a, b, bias, c)
+});
+const PERSISTENT_SILU: SiluGemm = ("gemm_persistent_silu_128x256", |d, a, b, bias, c| {
+    gemm_persistent_silu_128x256(d, a, b, c, bias)
+});
+const PERSISTENT_SILU_PLAIN: SiluGemm =
+    ("gemm_persistent_silu_plain_128x256", |d, a, b, bias, c| {
+        gemm_persistent_silu_plain_128x256(d, a, b, c, bias)
+    });
+
+fn check_silu(
+    dev: &Device,
+    (name, gemm): SiluGemm,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<(), Error> {
     let ha = gemm::inputs(m * k, 0x5111 + (m * n * k) as u64);
     let hb = gemm::inputs(n * k, 0x5222 + (m * n * k) as u64);
     let hbias: Vec<f32> = gemm::inputs(n, 0x5333 + n as u64)
@@ -830,7 +938,7 @@ fn check_silu(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
     let b = dev.upload(&hb, [n, k])?;
     let bias = dev.upload(&hbias, [n])?;
     let mut c = dev.upload(&vec![bf16::NAN; m * n], [m, n])?;
-    gemm_wgmma_silu_128x256(dev, &a, &b, &bias, &mut c)?;
+    gemm(dev, &a, &b, &bias, &mut c)?;
     let got = c.download()?;
     let product_bound = (k as f64) * 2f64.powi(-20);
     for i in 0..m {
@@ -844,11 +952,11 @@ fn check_silu(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
             let bound = product_bound * 1.1 + want.abs() * (2f64.powi(-8) + 2f64.powi(-18)) + 1e-30;
             assert!(
                 (g - want).abs() <= bound,
-                "silu {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
+                "{name} {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
             );
         }
     }
-    println!("OK: gemm_wgmma_silu_128x256 {m} x {n} x {k} (silu(A B^T + bias) in bf16)");
+    println!("OK: {name} {m} x {n} x {k} (silu(A B^T + bias) in bf16)");
     Ok(())
 }
 
@@ -978,6 +1086,8 @@ fn main() -> Result<(), Error> {
             gemm_persistent_128x256::PTX,
             gemm_persistent_bf16_128x256::PTX,
             gemm_persistent_plain_128x256::PTX,
+            gemm_persistent_silu_128x256::PTX,
+            gemm_persistent_silu_plain_128x256::PTX,
         ] {
             print!("{ptx}");
         }
@@ -993,7 +1103,7 @@ fn main() -> Result<(), Error> {
         _ => gemm::SHAPES.to_vec(),
     };
     for &(m, n, k) in &shapes {
-        check_silu(&dev, m, n, k)?;
+        check_silu(&dev, SILU, m, n, k)?;
         // fp8 rows are 16-byte multiples: K a multiple of 16.
         check_fp8(&dev, m, n, k.div_ceil(16) * 16)?;
     }
@@ -1002,6 +1112,10 @@ fn main() -> Result<(), Error> {
     // 4 and CTA 1 tiles 1, 3, the rest past M), several steps a tile, on
     // either device.
     gemm::check(&dev, PERSISTENT_PLAIN, 600, 40, 72)?;
+    // The persistent SiLU epilogue (bias pairs, packed bf16 stores) on
+    // either device, through its form without a producer warp.
+    check_silu(&dev, PERSISTENT_SILU_PLAIN, 130, 200, 96)?;
+    check_silu(&dev, PERSISTENT_SILU_PLAIN, 600, 40, 72)?;
     // An odd N would misalign the bf16 pairs' 32-bit stores: the launcher
     // refuses it on either device.
     let a = dev.upload(&gemm::inputs(8, 9), [1, 8])?;
@@ -1032,6 +1146,9 @@ fn main() -> Result<(), Error> {
         // Tiles past M (a CTA's fourth tile at M = 1100), and M, N, K
         // that are not multiples of anything.
         gemm::check(&dev, persistent, 1100, 520, 200)?;
+        for &(m, n, k) in &shapes {
+            check_silu(&dev, PERSISTENT_SILU, m, n.div_ceil(2) * 2, k)?;
+        }
         check_bf16_out(&dev, PERSISTENT_BF16, 1100, 520, 200)?;
     }
     if dev.is_cpu() || args.len() == 3 {
@@ -1039,7 +1156,7 @@ fn main() -> Result<(), Error> {
     }
     gemm::time_kernels(&[ws, persistent])?;
     let (m, n, k) = (4096, 4096, 4096);
-    check_silu(&dev, 512, 384, 1024)?;
+    check_silu(&dev, SILU, 512, 384, 1024)?;
     check_fp8(&dev, 512, 384, 1024)?;
     let a = dev.upload(&gemm::inputs(m * k, 1), [m, k])?;
     let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
@@ -1055,14 +1172,15 @@ fn main() -> Result<(), Error> {
             2.0 * (m * n * k) as f64 / seconds / 1e12
         );
     }
-    let seconds = time(&dev, || {
-        gemm_wgmma_silu_128x256(&dev, &a, &b, &bias, &mut c)
-    })?;
-    println!(
-        "gemm_wgmma_silu_128x256 (silu(A B^T + bias), bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
-        seconds * 1e3,
-        2.0 * (m * n * k) as f64 / seconds / 1e12
-    );
+    check_silu(&dev, PERSISTENT_SILU, 512, 384, 1024)?;
+    for (name, gemm) in [SILU, PERSISTENT_SILU] {
+        let seconds = time(&dev, || gemm(&dev, &a, &b, &bias, &mut c))?;
+        println!(
+            "{name} (silu(A B^T + bias), bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
+            seconds * 1e3,
+            2.0 * (m * n * k) as f64 / seconds / 1e12
+        );
+    }
     {
         // The bf16-output kernels at 8192^3 too (the other size of the
         // comparison with cuBLAS).
