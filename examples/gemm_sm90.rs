@@ -691,38 +691,46 @@ macro_rules! persistent_kernel {
     };
 }
 
-persistent_kernel!(
-    gemm_persistent_128x256,
-    f32,
-    threads = 384,
-    producer_warp = 8,
-    [],
-    [],
-    {
-        // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
-        // n0 .. (thread 32 w + l holds row r of `acc`).
-        fn store(
-            acc: Tile<f32>,
-            c: Tensor<f32>,
-            m0: usize,
-            n0: usize,
-            r: usize,
-            rows: usize,
-            cols: usize,
-        ) {
-            for j in 0..128 {
-                let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 4 / 2);
-                let col = n0 + 8 * (j / 4) + 2 * (lane_id() % 4) + j % 2;
-                apply(
-                    ptx["st.global.f32"],
-                    c.slice(s![row, col..col + 1]),
-                    acc.slice(s![r, j..j + 1]),
-                    pred = row < rows && col < cols,
-                );
+/// `$name`: `C = A B^T` in f32, persistent (`persistent_kernel!` with
+/// `$threads` threads, the producer warp `$pw`).
+macro_rules! persistent_f32_kernel {
+    ($name:ident, threads = $threads:literal, producer_warp = $pw:literal) => {
+        persistent_kernel!(
+            $name,
+            f32,
+            threads = $threads,
+            producer_warp = $pw,
+            [],
+            [],
+            {
+                // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
+                // n0 .. (thread 32 w + l holds row r of `acc`).
+                fn store(
+                    acc: Tile<f32>,
+                    c: Tensor<f32>,
+                    m0: usize,
+                    n0: usize,
+                    r: usize,
+                    rows: usize,
+                    cols: usize,
+                ) {
+                    for j in 0..128 {
+                        let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 4 / 2);
+                        let col = n0 + 8 * (j / 4) + 2 * (lane_id() % 4) + j % 2;
+                        apply(
+                            ptx["st.global.f32"],
+                            c.slice(s![row, col..col + 1]),
+                            acc.slice(s![r, j..j + 1]),
+                            pred = row < rows && col < cols,
+                        );
+                    }
+                }
             }
-        }
-    }
-);
+        );
+    };
+}
+
+persistent_f32_kernel!(gemm_persistent_128x256, threads = 384, producer_warp = 8);
 
 // The same with C in bf16, pairs of columns packed into 32-bit stores as
 // in `gemm_ws_bf16_128x256` (N even).
@@ -772,35 +780,10 @@ persistent_kernel!(
 // refill (docs/interpreter.md): this one checks the persistent schedule
 // (tickets across tiles, the stores between tiles, `scale-d` resetting the
 // accumulator) on the CPU too.
-persistent_kernel!(
+persistent_f32_kernel!(
     gemm_persistent_plain_128x256,
-    f32,
     threads = 256,
-    producer_warp = 0,
-    [],
-    [],
-    {
-        fn store(
-            acc: Tile<f32>,
-            c: Tensor<f32>,
-            m0: usize,
-            n0: usize,
-            r: usize,
-            rows: usize,
-            cols: usize,
-        ) {
-            for j in 0..128 {
-                let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 4 / 2);
-                let col = n0 + 8 * (j / 4) + 2 * (lane_id() % 4) + j % 2;
-                apply(
-                    ptx["st.global.f32"],
-                    c.slice(s![row, col..col + 1]),
-                    acc.slice(s![r, j..j + 1]),
-                    pred = row < rows && col < cols,
-                );
-            }
-        }
-    }
+    producer_warp = 0
 );
 
 /// `$name`: `silu(A B^T + bias)` in bf16, persistent (`persistent_kernel!`

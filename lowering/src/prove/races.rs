@@ -1116,6 +1116,12 @@ impl<'a> Threads<'a> {
                 offset,
                 period,
             };
+            // A period `q` of atoms the rank is proven below: `q` is its
+            // range too (`atom_period`, `below_multiple`).
+            let below_atom = |q: Poly| Separation {
+                range: q.clone(),
+                ..separation(Poly::default(), Some(q))
+            };
             if multiple.is_none()
                 && let Some(offset) = self.exact_offset(&rest, radix.c, span, prover)
             {
@@ -1128,23 +1134,16 @@ impl<'a> Threads<'a> {
                 if zero {
                     for x in self.grid_extent_atoms(&radix.rank) {
                         if self.below_multiple(&radix.rank, x, 1, prover) {
-                            let q = Poly::atom(x);
-                            out.push(Separation {
-                                range: q.clone(),
-                                ..separation(Poly::default(), Some(q))
-                            });
+                            out.push(below_atom(Poly::atom(x)));
                         }
                     }
                     continue;
                 }
             }
-            if let Some(q) = self.period_of(&rest, multiple, &radix, span, prover) {
-                let mut candidate = separation(Poly::default(), Some(q.clone()));
-                // An atom's period bounds the rank itself (`atom_period`).
-                if !q.is_const() && multiple.is_none() {
-                    candidate.range = q;
-                }
-                out.push(candidate);
+            if let Some(q) = self.atom_period(&rest, multiple, &radix, span, prover) {
+                out.push(below_atom(q));
+            } else if let Some(q) = self.period_of(&rest, multiple, &radix, span, prover) {
+                out.push(separation(Poly::default(), Some(q)));
             }
         }
     }
@@ -1312,9 +1311,6 @@ impl<'a> Threads<'a> {
             if prover.le(&radix.range, &q) && fits(prover, rest, c, span) {
                 return Some(q);
             }
-        }
-        if let Some(q) = self.atom_period(rest, multiple, radix, span, prover) {
-            return Some(q);
         }
         // Candidate periods: divisors of the coefficients (over `c`) that
         // could go to `M`, and the range itself.
