@@ -292,8 +292,11 @@ const BULK_ALIGNMENT: usize = 16;
 /// The alignment of a tensor copy's or tensor store's shared address.
 const TENSOR_COPY_ALIGNMENT: usize = 128;
 
-/// A copy in flight: the source bytes (read at issue) and where they land.
+/// A copy in flight: the source bytes (read at issue) and where they land
+/// (the copy of `buffer` of the CTA of rank `cta`: its issuer's, or
+/// another's for a multicast copy).
 struct PendingCopy {
+    cta: usize,
     buffer: usize,
     at: usize,
     data: Vec<u8>,
@@ -631,8 +634,10 @@ impl GridRun<'_> {
             .shared
             .begin_copy(buffer, offset, (bytes, bytes), u64::from(t), number)
             .map_err(|fault| self.shared_fault(state, fault))?;
+        let cta = state.placement.rank(t);
         let copies = &mut state.copies[t as usize];
         copies.uncommitted.push(PendingCopy {
+            cta,
             buffer,
             at,
             data,
@@ -669,23 +674,57 @@ impl GridRun<'_> {
         for (i, byte) in data.iter_mut().enumerate() {
             *byte = read(state, source, from + i, 1) as u8;
         }
-        self.land_with_phase(state, dst, (data, BULK_ALIGNMENT), barrier, t, statement)
+        let cta = state.placement.rank(t);
+        self.land_with_phase(
+            state,
+            (cta, dst),
+            (data, BULK_ALIGNMENT),
+            barrier,
+            t,
+            statement,
+        )
     }
 
     /// `cp.async.bulk.tensor` of thread `t`: reads the box at `coords` of
     /// tensor `param` now, elements outside the tensor as zeros (the
     /// hardware's zero fill; coordinates may be anywhere), and lands it
-    /// at `dst` like a bulk copy.
+    /// at `dst` like a bulk copy. With `multicast` (`.multicast::cluster`,
+    /// its `ctaMask`), the box read once lands at the same offset of
+    /// `dst`'s buffer in every CTA whose rank's bit is set, each signalling
+    /// its own CTA's object at `barrier`'s offset ([`Self::land_with_phase`]
+    /// per CTA, in rank order); a mask of 0, or with a bit of no CTA of the
+    /// cluster, is a fault.
     fn issue_tensor_copy(
         &self,
         state: &mut ClusterState,
         (dst, param, element): (&Address, usize, usize),
         (dims, box_dims, coords): (&[DimSpec], &[u32], &[Linear]),
-        barrier: &Address,
+        (barrier, multicast): (&Address, Option<&Source>),
         t: u32,
         statement: usize,
     ) -> Result<(), FaultKind> {
         let name = &self.names[param];
+        let own = state.placement.rank(t);
+        let ctas = state.ctas.len();
+        let mask = match multicast {
+            None => 1u64 << own,
+            Some(source) => {
+                let mask = self.source(state, source, t)? & 0xffff;
+                if mask == 0 || mask >> ctas != 0 {
+                    return Err(FaultKind::Arguments(format!(
+                        "a multicast tensor copy with ctaMask {mask:#06x}, {} (the cluster has {ctas} CTA{}, ranks 0 to {})",
+                        if mask == 0 {
+                            "which names no CTA"
+                        } else {
+                            "which names a CTA outside the cluster"
+                        },
+                        if ctas == 1 { "" } else { "s" },
+                        ctas - 1
+                    )));
+                }
+                mask
+            }
+        };
         let Some(memory) = self.memories[param].as_ref() else {
             return Err(FaultKind::Arguments(format!("`{name}` is not a tensor")));
         };
@@ -722,25 +761,32 @@ impl GridRun<'_> {
                 index[axis] = 0;
             }
         }
-        self.land_with_phase(
-            state,
-            dst,
-            (data, TENSOR_COPY_ALIGNMENT),
-            barrier,
-            t,
-            statement,
-        )
+        for cta in (0..ctas).filter(|c| mask >> c & 1 != 0) {
+            self.land_with_phase(
+                state,
+                (cta, dst),
+                (data.clone(), TENSOR_COPY_ALIGNMENT),
+                barrier,
+                t,
+                statement,
+            )?;
+        }
+        Ok(())
     }
 
     /// An asynchronous-proxy copy's `data` (read at issue) owning its
-    /// bytes at `dst` (aligned to `align`) from now, signalling the current
-    /// phase of the mbarrier object at `barrier` with their count
-    /// (`complete_tx`: counted now, the earliest the hardware may), and
-    /// landing when that phase completes ([`Self::land_phase`]).
+    /// bytes at `dst` (aligned to `align`) of the CTA of rank `cta` from
+    /// now, signalling the current phase of that CTA's mbarrier object at
+    /// `barrier` with their count (`complete_tx`: counted now, the earliest
+    /// the hardware may), and landing when that phase completes
+    /// ([`Self::land_phase`]). Into another CTA than `t`'s (a multicast
+    /// copy), that CTA's object is touched atomically by `t` first (its
+    /// `init` must be ordered before, by a cluster barrier), and the CTA
+    /// must run on ([`Self::remote_lifetime`]).
     fn land_with_phase(
         &self,
         state: &mut ClusterState,
-        dst: &Address,
+        (cta, dst): (usize, &Address),
         (data, align): (Vec<u8>, usize),
         barrier: &Address,
         t: u32,
@@ -756,16 +802,26 @@ impl GridRun<'_> {
         let mbar_offset = barrier.offset.eval(state.atoms_of(t));
         let number = self.plan.statements[statement].0;
         let fault = |state: &ClusterState, f| self.shared_fault(state, f);
-        let cta = state.placement.rank(t);
+        let remote = cta != state.placement.rank(t);
+        if remote {
+            self.remote_lifetime(state, buffer, cta, t)?;
+        }
         let phase = state
             .shared
             .mbarrier_phase(cta, mbar, mbar_offset)
             .map_err(|f| fault(state, f))?;
+        if remote {
+            state
+                .shared
+                .access_in(cta, mbar, mbar_offset, 8, u64::from(t), Touch::Atomic)
+                .map_err(|f| fault(state, f))?;
+        }
         let at = state
             .shared
-            .begin_copy(buffer, offset, (bytes, align), u64::from(t), number)
+            .begin_copy_in((cta, buffer), offset, (bytes, align), u64::from(t), number)
             .map_err(|f| fault(state, f))?;
         state.copies[t as usize].bulk.push(PendingCopy {
+            cta,
             buffer,
             at,
             data,
@@ -800,6 +856,21 @@ impl GridRun<'_> {
         };
         let offset = address.offset.eval(state.atoms_of(t));
         let thread = u64::from(t);
+        let own = state.placement.rank(t);
+        // `mbarrier.arrive.shared::cluster` on `buf.in_cta(rank)`: the
+        // object of that CTA.
+        let cta = match &address.cta {
+            None => own,
+            Some(rank) => {
+                let rank = rank.eval(state.atoms_of(t));
+                self.remote_cta(state, buffer, rank)?
+            }
+        };
+        if cta != own && !matches!(op, MbarrierAction::Arrive { .. }) {
+            return Err(FaultKind::Arguments(
+                "an mbarrier operation other than an arrival on another CTA's object".into(),
+            ));
+        }
         let fault = |state: &ClusterState, fault| self.shared_fault(state, fault);
         match op {
             MbarrierAction::Init { count } => {
@@ -841,19 +912,25 @@ impl GridRun<'_> {
                 state: destination,
                 release,
                 expect_tx,
+                cluster_scope,
             } => {
-                let arriving = if *release {
+                // A `.cta`-scoped release orders nothing for another CTA's
+                // threads.
+                let arriving = if *release && (cta == own || *cluster_scope) {
                     Arriving::Release
                 } else {
                     Arriving::Relaxed
                 };
+                if cta != own {
+                    self.remote_lifetime(state, buffer, cta, t)?;
+                }
                 let expect = match expect_tx {
                     Some(bytes) => self.source(state, bytes, t)?,
                     None => 0,
                 };
                 let arrival = state
                     .shared
-                    .mbarrier_arrive(buffer, offset, thread, arriving, expect)
+                    .mbarrier_arrive_in((cta, buffer), offset, thread, arriving, expect)
                     .map_err(|f| fault(state, f))?;
                 // The state is opaque to kernels: the phase's number.
                 if let Some(destination) = destination {
@@ -931,7 +1008,13 @@ impl GridRun<'_> {
             };
             state
                 .shared
-                .land_gated(copy.buffer, copy.at, &copy.data, issue, &copy.attached)
+                .land_gated(
+                    (copy.cta, copy.buffer),
+                    copy.at,
+                    &copy.data,
+                    issue,
+                    &copy.attached,
+                )
                 .map_err(|fault| self.shared_fault(state, fault))?;
         }
         Ok(())
@@ -2257,12 +2340,13 @@ impl GridRun<'_> {
                     box_dims,
                     coords,
                     barrier,
+                    multicast,
                 } => self
                     .issue_tensor_copy(
                         state,
                         (dst, *param, *element),
                         (dims, box_dims, coords),
-                        barrier,
+                        (barrier, multicast.as_ref()),
                         t,
                         step.statement,
                     )
@@ -2827,6 +2911,7 @@ mod tests {
             state: None,
             release: true,
             expect_tx: None,
+            cluster_scope: false,
         })
     }
 
@@ -3190,11 +3275,13 @@ mod tests {
                 state: Some(register()),
                 release: true,
                 expect_tx: None,
+                cluster_scope: false,
             })),
             all(mbarrier(MbarrierAction::Arrive {
                 state: Some(register()),
                 release: true,
                 expect_tx: None,
+                cluster_scope: false,
             })),
         ]);
         steps.push(gather()[1].clone());
@@ -3335,6 +3422,7 @@ mod tests {
             state: None,
             release: false,
             expect_tx: None,
+            cluster_scope: false,
         });
         assert_eq!(
             run(read_arrive_refill(4, all(relaxed), true)),
@@ -4457,6 +4545,666 @@ mod tests {
         assert_eq!(
             run_in_cluster(steps, STORE_BYTES, vec![0; STORE_BYTES], 1),
             Err((Some(5), 0, source_written(28, 3)))
+        );
+    }
+
+    // ------------------------------------- multicast and remote arrivals
+
+    /// How a [`ring`] goes wrong (or not).
+    #[derive(Clone, Copy, Default)]
+    struct Ring {
+        /// Thread 0 refills a stage without waiting on `empty`.
+        skip_empty_wait: bool,
+        /// The consumers arrive on their own CTA's `empty` only.
+        own_empty_only: bool,
+        /// No cluster barrier at the end.
+        no_final_barrier: bool,
+        /// No cluster barrier between the `init`s and the first copy
+        /// (one before them instead).
+        no_barrier_after_init: bool,
+        /// `expect_tx` of one box's bytes instead of both CTAs' boxes.
+        one_box_expected: bool,
+        /// The consumers' arrivals on the peer's `empty` are `.cta`-scoped.
+        cta_scoped_remote: bool,
+    }
+
+    /// Buffers of [`run_ring`]: the stages, `full[s]`, `empty[s]`.
+    const STAGE: usize = 0;
+    const FULL: usize = 1;
+    const EMPTY: usize = 2;
+    /// Bytes of one CTA's box (32 `u32`s); a stage holds both CTAs'.
+    const BOX: i64 = 128;
+    const STAGES: i64 = 2;
+    /// Words of `y` each CTA writes per iteration.
+    const RING_WORDS: i64 = 8;
+
+    /// A buffer address with `constant` bytes and `per_rank` bytes per
+    /// `%cluster_ctarank` (atom 2).
+    fn ranked(buffer: usize, constant: i64, per_rank: i64) -> Address {
+        Address {
+            region: Region::Shared(buffer),
+            offset: Linear {
+                constant,
+                terms: vec![(per_rank, vec![2])],
+            },
+            cta: None,
+        }
+    }
+
+    /// `full[stage]`/`empty[stage]`.
+    fn slot(buffer: usize, stage: i64) -> Address {
+        at(Region::Shared(buffer), 8 * stage, 0)
+    }
+
+    fn on(address: Address, op: MbarrierAction) -> Action {
+        Action::Mbarrier { address, op }
+    }
+
+    fn wait_on(address: Address, parity: u64) -> Action {
+        on(
+            address,
+            MbarrierAction::WaitParity {
+                parity: Source::Value(parity),
+                acquire: true,
+            },
+        )
+    }
+
+    fn arrive_on(address: Address, expect_tx: Option<u64>, cluster_scope: bool) -> Action {
+        on(
+            address,
+            MbarrierAction::Arrive {
+                state: None,
+                release: true,
+                expect_tx: expect_tx.map(Source::Value),
+                cluster_scope,
+            },
+        )
+    }
+
+    /// The multicast copy of CTA `rank`'s half of iteration `k`'s tile:
+    /// `x[(2 k + rank) * 32..][..32]` to byte `rank * BOX` of `stage`,
+    /// signalling `full[stage]`, to the CTAs of `mask`.
+    fn multicast(k: i64, stage: i64, mask: u64) -> Action {
+        Action::TensorCopy {
+            dst: ranked(STAGE, stage * 2 * BOX, BOX),
+            param: X,
+            element: 4,
+            dims: vec![DimSpec::Const(1024)],
+            box_dims: vec![32],
+            coords: vec![Linear {
+                constant: 64 * k,
+                terms: vec![(32, vec![2])],
+            }],
+            barrier: slot(FULL, stage),
+            multicast: Some(Source::Value(mask)),
+        }
+    }
+
+    /// The streaming ring of a cluster GEMM with multicast, `iterations`
+    /// iterations over [`STAGES`] stages, in a cluster of 2 CTAs of 4
+    /// threads: thread 0 of each CTA initializes `full[s]` (1 arrival) and
+    /// `empty[s]` (both CTAs' 8 threads); then per iteration `k` thread 0
+    /// waits for `empty[stage]` to be released (from the second round
+    /// on), expects both boxes' bytes on its `full[stage]` and multicasts
+    /// its half to both CTAs; every thread waits for `full[stage]`, reads
+    /// a word of each half (thread `t`: word `t`), stores them to `y`, and
+    /// arrives on `empty[stage]` of both CTAs.
+    fn ring(iterations: i64, how: Ring) -> Vec<(Test, Action)> {
+        let mut steps = Vec::new();
+        if how.no_barrier_after_init {
+            steps.push(all(cluster_wait()));
+        }
+        for stage in 0..STAGES {
+            steps.push(first(on(
+                slot(FULL, stage),
+                MbarrierAction::Init {
+                    count: Source::Value(1),
+                },
+            )));
+            steps.push(first(on(
+                slot(EMPTY, stage),
+                MbarrierAction::Init {
+                    count: Source::Value(8),
+                },
+            )));
+        }
+        if !how.no_barrier_after_init {
+            steps.push(all(cluster_wait()));
+        }
+        for k in 0..iterations {
+            let stage = k % STAGES;
+            let round = (k / STAGES) as u64;
+            if round > 0 && !how.skip_empty_wait {
+                steps.push(first(wait_on(slot(EMPTY, stage), (round - 1) % 2)));
+            }
+            let expected = if how.one_box_expected { BOX } else { 2 * BOX };
+            steps.push(first(arrive_on(
+                slot(FULL, stage),
+                Some(expected as u64),
+                false,
+            )));
+            steps.push(first(multicast(k, stage, 0b11)));
+            steps.push(all(wait_on(slot(FULL, stage), round % 2)));
+            for half in 0..2 {
+                steps.push(all(load_from(at(
+                    Region::Shared(STAGE),
+                    stage * 2 * BOX + half * BOX,
+                    4,
+                ))));
+                // y[rank * iterations * 8 + k * 8 + half * 4 + t]
+                steps.push(all(Action::Store {
+                    address: Address {
+                        region: Region::Tensor(Y),
+                        offset: Linear {
+                            constant: 4 * (k * RING_WORDS + half * 4),
+                            terms: vec![(4, vec![0]), (4 * iterations * RING_WORDS, vec![2])],
+                        },
+                        cta: None,
+                    },
+                    element_bytes: 4,
+                    sources: vec![Source::Register {
+                        offset: 0,
+                        bytes: 4,
+                        tile: 0,
+                        element: 0,
+                    }],
+                }));
+            }
+            // `empty.in_cta(cluster_ctarank())`, `empty.in_cta(1 - cluster_ctarank())`.
+            let own = Address {
+                cta: Some(Linear {
+                    constant: 0,
+                    terms: vec![(1, vec![2])],
+                }),
+                ..slot(EMPTY, stage)
+            };
+            let peer = Address {
+                cta: Some(Linear {
+                    constant: 1,
+                    terms: vec![(-1, vec![2])],
+                }),
+                ..slot(EMPTY, stage)
+            };
+            steps.push(all(arrive_on(own, None, true)));
+            if !how.own_empty_only {
+                steps.push(all(arrive_on(peer, None, !how.cta_scoped_remote)));
+            }
+        }
+        if !how.no_final_barrier {
+            steps.push(all(cluster_wait()));
+        }
+        steps
+    }
+
+    /// Runs steps in one cluster of 2 CTAs of 4 threads with the ring's
+    /// buffers, `x[i] = 1000 + i` (1024 words), `y` of `y_words` words;
+    /// `y` after the run.
+    fn run_ring_steps(steps: Vec<(Test, Action)>, y_words: usize) -> Result<Vec<u32>, Failed> {
+        let x: Vec<AtomicU8> = (0..1024u32)
+            .flat_map(|i| (1000 + i).to_le_bytes())
+            .map(AtomicU8::new)
+            .collect();
+        let y: Vec<AtomicU8> = (0..4 * y_words).map(|_| AtomicU8::new(0)).collect();
+        let statements = (0..steps.len())
+            .map(|i| (i + 1, format!("op{}", i + 1)))
+            .collect();
+        let steps = steps
+            .into_iter()
+            .enumerate()
+            .map(|(statement, (guard, action))| Step {
+                statement,
+                guard,
+                action,
+            })
+            .collect();
+        let layout = |name: &str, bytes: i64, mbarrier| SharedLayout {
+            name: name.into(),
+            bytes: bytes as usize,
+            mbarrier,
+        };
+        let plan = Plan {
+            frame: Frame {
+                offsets: vec![0],
+                bytes: 4,
+            },
+            atoms: vec![
+                AtomSource::ThreadId(0),
+                AtomSource::CtaId(0),
+                AtomSource::ClusterCtaId {
+                    axis: 0,
+                    cluster: 2,
+                },
+            ],
+            body: vec![Block::Steps(steps)],
+            statements,
+            shared: vec![
+                layout("stage", STAGES * 2 * BOX, false),
+                layout("full", 8 * STAGES, true),
+                layout("empty", 8 * STAGES, true),
+            ],
+            static_shared_bytes: (STAGES * 2 * BOX + 16 * STAGES) as usize,
+        };
+        let names = ["x".to_string(), "y".to_string()];
+        let tile_names = ["r".to_string()];
+        let launch = GridRun {
+            plan: &plan,
+            shared: plan.shared.clone(),
+            dynamic_shared_bytes: 0,
+            names: &names,
+            tile_names: &tile_names,
+            grid: [2, 1, 1],
+            block: [4, 1, 1],
+            cluster: [2, 1, 1],
+            memories: vec![
+                TensorMemory::new(&x, false, 4),
+                TensorMemory::new(&y, true, 4),
+            ],
+            scalars: vec![0, 0],
+            symbols: Vec::new(),
+            locks: AtomicLocks::new(),
+            workers: 1,
+            launch_id: 1,
+            work_limit: Some(100_000),
+            started: Instant::now(),
+            timer_base: 0,
+        };
+        let mut state =
+            ClusterState::new(&launch).unwrap_or_else(|kind| panic!("cluster state: {kind:?}"));
+        launch.run_cluster(&mut state, 0, 0).map_err(|trap| {
+            let number = trap.statement.map(|s| plan.statements[s].0);
+            (number, trap.thread, trap.kind)
+        })?;
+        Ok(y.chunks(4)
+            .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c[i].load(Ordering::Relaxed))))
+            .collect())
+    }
+
+    fn run_ring(iterations: i64, how: Ring) -> Result<Vec<u32>, Failed> {
+        run_ring_steps(
+            ring(iterations, how),
+            (2 * iterations * RING_WORDS) as usize,
+        )
+    }
+
+    /// The statement number (from 1) of the first step of `steps` that
+    /// `is` picks, from `from` on.
+    fn statement_of(
+        steps: &[(Test, Action)],
+        from: usize,
+        is: impl Fn(&Action) -> bool,
+    ) -> Option<usize> {
+        (from..steps.len())
+            .find(|i| is(&steps[*i].1))
+            .map(|i| i + 1)
+    }
+
+    #[test]
+    fn a_multicast_ring_with_remote_arrivals_runs_without_a_fault() {
+        let iterations = 6;
+        let y = run_ring(iterations, Ring::default()).unwrap_or_else(|f| panic!("{f:?}"));
+        // Thread t of either CTA read word t of CTA 0's box and of CTA
+        // 1's, each iteration.
+        for rank in 0..2 {
+            for k in 0..iterations {
+                for half in 0..2 {
+                    for t in 0..4 {
+                        let at = (rank * iterations * RING_WORDS + k * RING_WORDS + half * 4 + t)
+                            as usize;
+                        assert_eq!(
+                            y[at],
+                            (1000 + (2 * k + half) * 32 + t) as u32,
+                            "rank {rank} k {k} half {half} thread {t}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn refilling_a_stage_without_waiting_for_the_peers_release_is_a_race() {
+        let how = Ring {
+            skip_empty_wait: true,
+            ..Ring::default()
+        };
+        let steps = ring(4, how);
+        // The first refill: iteration 2's copy (the third copy statement).
+        let copies: Vec<usize> = (0..steps.len())
+            .filter(|i| matches!(steps[*i].1, Action::TensorCopy { .. }))
+            .map(|i| i + 1)
+            .collect();
+        let (statement, thread, kind) = run_ring_steps(steps, 64).expect_err("a race");
+        assert_eq!((statement, thread), (Some(copies[2]), 0));
+        assert!(
+            matches!(&kind, FaultKind::SharedRace { buffer, .. } if buffer == "stage"),
+            "{kind:?}"
+        );
+    }
+
+    #[test]
+    fn consumers_that_release_only_their_own_ctas_stage_hang_the_peers_producer() {
+        let how = Ring {
+            own_empty_only: true,
+            ..Ring::default()
+        };
+        let steps = ring(4, how);
+        // The first wait on `empty`: each CTA's `empty` counts 4 of its 8
+        // arrivals.
+        let wait = statement_of(&steps, 0, |a| {
+            matches!(a, Action::Mbarrier { address, op: MbarrierAction::WaitParity { .. } }
+                if address.region == Region::Shared(EMPTY))
+        });
+        assert_eq!(
+            run_ring_steps(steps, 64),
+            Err((
+                wait,
+                0,
+                FaultKind::MbarrierWaitNeverCompletes {
+                    buffer: "empty".into(),
+                    index: 0,
+                    parity: 0,
+                    phases: 0,
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn a_cta_may_not_exit_while_its_peer_arrives_on_its_objects() {
+        let how = Ring {
+            no_final_barrier: true,
+            ..Ring::default()
+        };
+        let (_, _, kind) = run_ring(4, how).expect_err("no final cluster barrier");
+        assert!(
+            matches!(
+                &kind,
+                FaultKind::RemoteSharedLifetime {
+                    before_first_barrier: false,
+                    ..
+                }
+            ),
+            "{kind:?}"
+        );
+    }
+
+    #[test]
+    fn a_multicast_before_the_peers_init_is_ordered_is_a_fault() {
+        let how = Ring {
+            no_barrier_after_init: true,
+            ..Ring::default()
+        };
+        let steps = ring(2, how);
+        let copy = statement_of(&steps, 0, |a| matches!(a, Action::TensorCopy { .. }));
+        // CTA 0's copy touches CTA 1's `full[0]`, which CTA 1's thread 0
+        // initialized with no cluster barrier since.
+        assert_eq!(
+            run_ring_steps(steps, 32),
+            Err((
+                copy,
+                0,
+                FaultKind::SharedRace {
+                    buffer: "full".into(),
+                    offset: 0,
+                    other: of_cta(1, 0),
+                }
+            ))
+        );
+        // With no cluster barrier at all, the peer may not have started.
+        let mut steps = ring(2, Ring::default());
+        steps.retain(|(_, action)| !matches!(action, Action::Barrier { .. }));
+        let (_, _, kind) = run_ring_steps(steps, 32).expect_err("no cluster barrier");
+        assert!(
+            matches!(
+                &kind,
+                FaultKind::RemoteSharedLifetime {
+                    before_first_barrier: true,
+                    ..
+                }
+            ),
+            "{kind:?}"
+        );
+    }
+
+    #[test]
+    fn expecting_one_boxs_bytes_lets_the_phase_complete_before_the_peers_half_lands() {
+        let how = Ring {
+            one_box_expected: true,
+            ..Ring::default()
+        };
+        let steps = ring(2, how);
+        // CTA 0's own box completes its `full[0]`; CTA 1's box, signalled
+        // next, counts toward the next phase, and lands with it: the
+        // read of that half meets the copy in flight.
+        let copy = statement_of(&steps, 0, |a| matches!(a, Action::TensorCopy { .. })).unwrap_or(0);
+        let read =
+            statement_of(&steps, copy, |a| matches!(a, Action::Load { .. })).map(|first| first + 2);
+        assert_eq!(
+            run_ring_steps(steps, 32),
+            Err((
+                read,
+                0,
+                FaultKind::AsyncCopyInFlight {
+                    buffer: "stage".into(),
+                    offset: BOX as usize,
+                    copy: copy - 1 + 1,
+                }
+            ))
+        );
+    }
+
+    #[test]
+    fn a_cta_scoped_remote_release_orders_nothing_for_the_peer() {
+        let how = Ring {
+            cta_scoped_remote: true,
+            ..Ring::default()
+        };
+        // CTA 0's refill of CTA 1's stage (iteration 2) is not ordered
+        // after CTA 1's threads' reads of it, nor after the landing they
+        // observed.
+        let steps = ring(4, how);
+        let copy = (0..steps.len())
+            .filter(|i| matches!(steps[*i].1, Action::TensorCopy { .. }))
+            .nth(2)
+            .map(|i| i + 1);
+        let (statement, thread, kind) = run_ring_steps(steps, 64).expect_err("unordered");
+        assert_eq!((statement, thread), (copy, 0));
+        assert!(
+            matches!(&kind, FaultKind::AsyncCopyUnobserved { buffer, offset: 0, .. } if buffer == "stage"),
+            "{kind:?}"
+        );
+    }
+
+    #[test]
+    fn a_multicast_lands_in_each_cta_of_its_mask_and_signals_each_ones_barrier() {
+        // Only CTA 1's thread 0 copies, to CTA 0 alone (mask 0b01); each
+        // CTA's thread 0 expects one box on its own `full[0]`.
+        let store = Action::Store {
+            address: at(Region::Tensor(Y), 0, 0),
+            element_bytes: 4,
+            sources: vec![Source::Register {
+                offset: 0,
+                bytes: 4,
+                tile: 0,
+                element: 0,
+            }],
+        };
+        let mut steps = vec![first(on(
+            slot(FULL, 0),
+            MbarrierAction::Init {
+                count: Source::Value(1),
+            },
+        ))];
+        steps.extend([
+            all(cluster_wait()),
+            only(1, 0, multicast(0, 0, 0b01)),
+            only(0, 0, arrive_on(slot(FULL, 0), Some(BOX as u64), false)),
+            all(wait_on(slot(FULL, 0), 0)),
+            only(0, 3, load_from(at(Region::Shared(STAGE), BOX + 4, 0))),
+            only(0, 3, store.clone()),
+            all(cluster_wait()),
+        ]);
+        // CTA 1's `full[0]` saw no arrival: its wait never returns.
+        assert_eq!(
+            run_ring_steps(steps.clone(), 1),
+            Err((
+                Some(5),
+                4,
+                FaultKind::MbarrierWaitNeverCompletes {
+                    buffer: "full".into(),
+                    index: 0,
+                    parity: 0,
+                    phases: 0,
+                }
+            ))
+        );
+        // Only CTA 0 waits: x[32 + 1] landed at CTA 1's half of CTA 0's
+        // stage (the issuer's rank places it).
+        steps[4] = only(0, 3, wait_on(slot(FULL, 0), 0));
+        assert_eq!(run_ring_steps(steps.clone(), 1), Ok(vec![1000 + 33]));
+        // To both CTAs (0b11): CTA 1's phase expects no bytes, so its
+        // count goes below zero, and the box lands when its thread 0
+        // arrives expecting it.
+        steps[2] = only(1, 0, multicast(0, 0, 0b11));
+        steps[3] = first(arrive_on(slot(FULL, 0), Some(BOX as u64), false));
+        steps[4] = all(wait_on(slot(FULL, 0), 0));
+        steps[5] = all(load_from(at(Region::Shared(STAGE), BOX, 4)));
+        assert_eq!(run_ring_steps(steps.clone(), 1), Ok(vec![1000 + 32 + 3]));
+        // A thread of CTA 1 that waited reads its own copy of the box.
+        steps[6] = only(1, 2, store);
+        assert_eq!(run_ring_steps(steps, 1), Ok(vec![1000 + 34]));
+    }
+
+    #[test]
+    fn a_multicast_mask_names_ctas_of_the_cluster_only() {
+        for (mask, what) in [
+            (0b100, "which names a CTA outside the cluster"),
+            (0, "which names no CTA"),
+        ] {
+            let steps = vec![
+                first(on(
+                    slot(FULL, 0),
+                    MbarrierAction::Init {
+                        count: Source::Value(1),
+                    },
+                )),
+                all(cluster_wait()),
+                first(multicast(0, 0, mask)),
+                all(cluster_wait()),
+            ];
+            assert_eq!(
+                run_ring_steps(steps, 1),
+                Err((
+                    Some(3),
+                    0,
+                    FaultKind::Arguments(format!(
+                        "a multicast tensor copy with ctaMask {mask:#06x}, {what} (the cluster has 2 CTAs, ranks 0 to 1)"
+                    ))
+                ))
+            );
+        }
+    }
+
+    #[test]
+    fn a_remote_arrival_counts_toward_the_peers_phase() {
+        // CTA 1's `empty[0]` expects 2 arrivals: thread 1 of CTA 0 arrives
+        // remotely, then thread 2 of CTA 1 locally.
+        let peer = Address {
+            cta: Some(Linear {
+                constant: 1,
+                terms: vec![],
+            }),
+            ..slot(EMPTY, 0)
+        };
+        let steps = vec![
+            only(
+                1,
+                0,
+                on(
+                    slot(EMPTY, 0),
+                    MbarrierAction::Init {
+                        count: Source::Value(2),
+                    },
+                ),
+            ),
+            all(cluster_wait()),
+            only(0, 1, arrive_on(peer.clone(), None, true)),
+            only(1, 3, wait_on(slot(EMPTY, 0), 0)),
+            all(cluster_wait()),
+        ];
+        assert_eq!(
+            run_ring_steps(steps.clone(), 1),
+            Err((
+                Some(4),
+                7,
+                FaultKind::MbarrierWaitNeverCompletes {
+                    buffer: "empty".into(),
+                    index: 0,
+                    parity: 0,
+                    phases: 0,
+                }
+            ))
+        );
+        let mut completed = steps.clone();
+        completed.insert(3, only(1, 2, arrive_on(slot(EMPTY, 0), None, false)));
+        assert_eq!(run_ring_steps(completed, 1), Ok(vec![0]));
+        // An arrival on an object the peer never initialized, or past the
+        // cluster's ranks.
+        let mut uninitialized = steps.clone();
+        uninitialized[2] = only(
+            0,
+            1,
+            arrive_on(
+                Address {
+                    cta: Some(Linear {
+                        constant: 0,
+                        terms: vec![],
+                    }),
+                    ..slot(EMPTY, 0)
+                },
+                None,
+                true,
+            ),
+        );
+        assert_eq!(
+            run_ring_steps(uninitialized, 1),
+            Err((
+                Some(3),
+                1,
+                FaultKind::MbarrierUninitialized {
+                    buffer: "empty".into(),
+                    index: 0,
+                }
+            ))
+        );
+        let mut outside = steps;
+        outside[2] = only(
+            0,
+            1,
+            arrive_on(
+                Address {
+                    cta: Some(Linear {
+                        constant: 2,
+                        terms: vec![],
+                    }),
+                    ..slot(EMPTY, 0)
+                },
+                None,
+                true,
+            ),
+        );
+        assert_eq!(
+            run_ring_steps(outside, 1),
+            Err((
+                Some(3),
+                1,
+                FaultKind::ClusterRank {
+                    buffer: "empty".into(),
+                    rank: 2,
+                    cluster: 2,
+                }
+            ))
         );
     }
 }

@@ -26,7 +26,7 @@ use tile_kernel_lowering::DType;
 use tile_kernel_lowering::program::{
     CmpOp, Cond, DimSpec, MemorySpace, Node, OperandValue, ParamKind, Program, Statement,
 };
-use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Space, VariantId};
+use tile_kernel_lowering::ptx::{Access, Modifiers, OperandKind, Slot, Space, VariantId};
 use tile_kernel_lowering::shared_layout::MatrixOperand;
 use tile_kernel_lowering::sym::{AtomId, AtomKind, ComputedOp, Poly};
 
@@ -222,7 +222,8 @@ pub(crate) struct Address {
     /// For a shared buffer, the rank in the cluster (`%cluster_ctarank`)
     /// of the CTA whose copy of the buffer it addresses, per thread
     /// (`buf.in_cta(rank)`); `None`: the executing thread's CTA's. Only a
-    /// plain `.shared::cluster` access (`ld`, `st`, `atom`, `red`) has one.
+    /// plain `.shared::cluster` access (`ld`, `st`, `atom`, `red`) and the
+    /// remote arrival `mbarrier.arrive.shared::cluster` have one.
     pub cta: Option<Linear>,
 }
 
@@ -331,6 +332,11 @@ pub(crate) enum Action {
         box_dims: Vec<u32>,
         coords: Vec<Linear>,
         barrier: Address,
+        /// `.multicast::cluster`: its `ctaMask` (bit `i`: the CTA of rank
+        /// `i` in the cluster), the box landing at `dst`'s offset in each
+        /// of those CTAs' copy of its buffer, signalling each one's object
+        /// at `barrier`'s offset.
+        multicast: Option<Source>,
     },
     /// `cp.async.bulk.global.shared::cta.bulk_group`: `size` bytes from
     /// `src` (shared, read-owned by the store until a bulk wait of its
@@ -391,11 +397,14 @@ pub(crate) enum MbarrierAction {
     Inval,
     /// `mbarrier.arrive state, [addr]`; `state` is `None` for the sink `_`;
     /// `release` unless `.relaxed`; `expect_tx`: its `txCount` (the
-    /// `arrive.expect_tx` form).
+    /// `arrive.expect_tx` form); `cluster_scope`: `.cluster` (a `.cta`
+    /// release on another CTA's object, `mbarrier.arrive.shared::cluster`
+    /// with an [`Address::cta`], releases nothing to its threads).
     Arrive {
         state: Option<Destination>,
         release: bool,
         expect_tx: Option<Source>,
+        cluster_scope: bool,
     },
     /// `cp.async.mbarrier.arrive{.noinc} [addr]`.
     CopyArrive { noinc: bool },
@@ -1044,6 +1053,10 @@ impl Builder<'_> {
                                     PreparedSemantics::Load
                                         | PreparedSemantics::Store
                                         | PreparedSemantics::Atomic(..)
+                                        | PreparedSemantics::Mbarrier(MbarrierOp::Arrive {
+                                            expect_tx: false,
+                                            ..
+                                        })
                                 );
                                 let cluster_space = variant.operand_space(slot.name)
                                     == Space::Shared { cluster: true };
@@ -1055,7 +1068,7 @@ impl Builder<'_> {
                                 };
                                 if !plain || !cluster_space {
                                     return Err(format!(
-                                        "`{}` addresses another CTA's copy of shared buffer `{}`, which only the `.shared::cluster` forms of `ld`, `st`, `atom` and `red` may",
+                                        "`{}` addresses another CTA's copy of shared buffer `{}`, which only the `.shared::cluster` forms of `ld`, `st`, `atom`, `red` and `mbarrier.arrive` may",
                                         instruction.opcode, self.program.shared[index].name
                                     ));
                                 }
@@ -1333,6 +1346,16 @@ impl Builder<'_> {
                             instruction.opcode
                         ));
                     };
+                    let multicast = match operand_sources.iter().find(|(n, _)| *n == "ctaMask") {
+                        None => None,
+                        Some((_, lanes)) if lanes.len() == 1 => Some(lanes[0].clone()),
+                        Some(_) => {
+                            return Err(format!(
+                                "`{}`: a ctaMask of several lanes",
+                                instruction.opcode
+                            ));
+                        }
+                    };
                     Action::TensorCopy {
                         dst,
                         param,
@@ -1341,6 +1364,7 @@ impl Builder<'_> {
                         box_dims,
                         coords,
                         barrier,
+                        multicast,
                     }
                 }
                 PreparedSemantics::BulkStore(reduce) => {
@@ -1468,6 +1492,7 @@ impl Builder<'_> {
                             }
                             MbarrierAction::Arrive {
                                 state: destinations.first().copied(),
+                                cluster_scope: variant.get(Slot::Scope) == Some("cluster"),
                                 release,
                                 expect_tx: if expect_tx {
                                     Some(lane("txCount")?)

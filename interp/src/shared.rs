@@ -54,10 +54,25 @@
 //!   keeps every comparison the shadow makes.
 //!
 //!   In a cluster of several CTAs, nothing but the cluster barrier orders
-//!   the accesses of threads of different CTAs (to any CTA's buffers; a
-//!   CTA barrier or an mbarrier phase orders its own CTA's threads), so
-//!   two such accesses race exactly when they conflict and no cluster
-//!   barrier falls between them. Each byte's shadow then keeps the
+//!   a plain access after an access of another CTA's thread (to any CTA's
+//!   buffers; a CTA barrier orders its own CTA's threads), so two such
+//!   accesses race exactly when they conflict and no cluster barrier
+//!   falls between them. An asynchronous copy's write at its issue
+//!   ([`Via::AsyncWrite`]) is also ordered after CTA `c`'s accesses by an
+//!   mbarrier phase every thread of `c` arrived toward, releasing (at
+//!   cluster scope, for an object of another CTA:
+//!   `mbarrier.arrive.shared::cluster`), that its thread acquired: a
+//!   phase's arrivals count per arriving thread's CTA, a phase releases
+//!   for each CTA all of whose threads arrived the epochs below that
+//!   CTA's first arrival, and the wait raises the waiter's floor for that
+//!   CTA ([`SharedMemory::cross`]) — unless a plain access of another CTA
+//!   touched the copy's destination buffer since the last cluster barrier
+//!   (the per-CTA shadow below may then have forgotten an access for a
+//!   non-conflicting one of another CTA), when only the cluster barrier
+//!   orders it. A copy landed in another CTA than its issuer's (a
+//!   multicast) is gated by that CTA's phase; another CTA's copy may
+//!   write its bytes once a thread of that CTA observed the phase below
+//!   the copy thread's floor for that CTA. Each byte's shadow then keeps the
 //!   accesses of one CTA's threads ([`Shadow::per_cta`]: an access of
 //!   another CTA's thread replaces them), and beside it a
 //!   `ClusterTouches` records every access since the cluster's last
@@ -157,21 +172,34 @@ struct Buffer {
     /// Per byte, when the cluster has several CTAs: the accesses since the
     /// cluster's last barrier, for races across its CTAs; empty otherwise.
     cluster_touches: Vec<ClusterTouches>,
+    /// [`SharedMemory::cluster_phase`] when a thread of another CTA last
+    /// touched this copy with a plain access (0: never). Until the next
+    /// cluster barrier, the copy's race shadow may have forgotten accesses
+    /// of one CTA for another's that did not conflict with them
+    /// ([`Shadow::per_cta`]), which only the cluster barrier then orders:
+    /// an asynchronous copy's write into it is ordered after other CTAs'
+    /// accesses by the cluster barrier alone ([`Via`]).
+    remote: u32,
 }
 
 /// The accesses of one shared byte since the cluster's last barrier, for
 /// races between threads of different CTAs: per way of touching it (a
-/// read, a write, an atomic), up to two of the threads that did (their
-/// cluster index + 1; 0: none), of different CTAs.
+/// read, a write, an atomic), up to two CTAs' latest such access (the
+/// first thread to make one in its epoch, its cluster index + 1, 0: none;
+/// and that epoch).
 ///
-/// Nothing but the cluster barrier orders the accesses of threads of
-/// different CTAs (a CTA barrier or an mbarrier phase orders its own CTA's
-/// threads), so two such accesses race exactly when they conflict (not
-/// both reads, not both atomics) and no cluster barrier falls between
-/// them: exactly when the later one meets the earlier one here. Of two
-/// recorded threads of different CTAs, one is of another CTA than any
-/// thread that comes next, so a race is always found, and it names a
-/// thread that made the access it races with.
+/// A plain access is ordered after another CTA's only by a cluster
+/// barrier between them (a CTA barrier or an mbarrier phase orders its own
+/// CTA's threads), so it races exactly when it conflicts (not both reads,
+/// not both atomics) with an access recorded here. An asynchronous copy's
+/// write ([`Via::AsyncWrite`]) is also ordered after the accesses of a CTA
+/// in epochs below its thread's floor for that CTA
+/// ([`SharedMemory::cross`]): each CTA's latest access decides. When a
+/// third CTA touches the byte one way, that way is *crowded*: the
+/// access is not recorded, and the way orders nothing but the cluster
+/// barrier any more (of two recorded threads of different CTAs, one is of
+/// another CTA than any thread that comes next, so a race is still found,
+/// naming a thread that made the access it races with).
 #[derive(Debug, Clone, Copy, Default)]
 struct ClusterTouches {
     /// [`SharedMemory::cluster_phase`] when the accesses were recorded
@@ -179,6 +207,10 @@ struct ClusterTouches {
     phase: u32,
     /// Indexed by [`way`].
     threads: [[u16; 2]; 3],
+    /// The epochs of the accesses of [`Self::threads`].
+    epochs: [[u32; 2]; 3],
+    /// Bit [`way`]: a third CTA touched the byte that way.
+    crowded: u8,
 }
 
 /// The index of a way of touching memory in [`ClusterTouches::threads`].
@@ -194,8 +226,18 @@ impl ClusterTouches {
     /// The thread of another CTA than `thread`'s (their cluster indices;
     /// `cta_threads` threads per CTA) whose access since the cluster's
     /// last barrier (`phase`) conflicts with `thread` touching the byte as
-    /// `touch`, if any.
-    fn race(&self, phase: u32, thread: u64, cta_threads: u64, touch: Touch) -> Option<u64> {
+    /// `touch` and is not ordered before it, if any. `cross`: per CTA,
+    /// the floor below which that CTA's accesses are ordered before this
+    /// one (an asynchronous copy's write); `None`: only the cluster
+    /// barrier orders them.
+    fn race(
+        &self,
+        phase: u32,
+        thread: u64,
+        cta_threads: u64,
+        touch: Touch,
+        cross: Option<&[u64]>,
+    ) -> Option<u64> {
         if self.phase != phase {
             return None;
         }
@@ -205,33 +247,89 @@ impl ClusterTouches {
             Touch::Atomic => &[Touch::Read, Touch::Write],
         };
         let cta = thread / cta_threads;
-        conflicting
-            .iter()
-            .flat_map(|touch| self.threads[way(*touch)])
-            .find(|entry| *entry != 0 && u64::from(*entry - 1) / cta_threads != cta)
-            .map(|entry| u64::from(entry - 1))
+        for touch in conflicting {
+            let w = way(*touch);
+            let crowded = self.crowded & (1 << w) != 0;
+            for (entry, epoch) in self.threads[w].iter().zip(self.epochs[w]) {
+                if *entry == 0 {
+                    continue;
+                }
+                let other = u64::from(*entry - 1);
+                let other_cta = other / cta_threads;
+                if other_cta == cta {
+                    continue;
+                }
+                let ordered = !crowded
+                    && cross
+                        .and_then(|floors| floors.get(other_cta as usize))
+                        .is_some_and(|floor| u64::from(epoch) < *floor);
+                if !ordered {
+                    return Some(other);
+                }
+            }
+        }
+        None
     }
 
-    /// Records `thread` touching the byte as `touch` in `phase` (the
-    /// accesses of earlier phases are forgotten first).
-    fn record(&mut self, phase: u32, thread: u64, cta_threads: u64, touch: Touch) {
+    /// Records `thread` touching the byte as `touch` in `phase`, at
+    /// `epoch` (the accesses of earlier phases are forgotten first): the
+    /// latest access of its CTA that way.
+    fn record(&mut self, phase: u32, thread: u64, cta_threads: u64, touch: Touch, epoch: u64) {
         if self.phase != phase {
             *self = ClusterTouches {
                 phase,
-                threads: [[0; 2]; 3],
+                ..ClusterTouches::default()
             };
         }
         // Cluster indices fit (`SharedMemory::new` refuses larger
-        // clusters).
+        // clusters); epochs are below `MAX_EPOCH`.
         let me = u16::try_from(thread + 1).unwrap_or(u16::MAX);
-        let entries = &mut self.threads[way(touch)];
-        if entries[0] == 0 {
-            entries[0] = me;
-        } else if entries[1] == 0 && u64::from(entries[0] - 1) / cta_threads != thread / cta_threads
-        {
-            entries[1] = me;
+        let epoch = u32::try_from(epoch).unwrap_or(u32::MAX);
+        let w = way(touch);
+        let cta = thread / cta_threads;
+        let entries = &mut self.threads[w];
+        let slot = entries
+            .iter()
+            .position(|e| *e != 0 && u64::from(*e - 1) / cta_threads == cta)
+            .or_else(|| entries.iter().position(|e| *e == 0));
+        match slot {
+            // The first thread of the latest epoch names the CTA's accesses
+            // that way (an access of that epoch is ordered before exactly
+            // what any other of that epoch is).
+            Some(i) if entries[i] == 0 || epoch > self.epochs[w][i] => {
+                entries[i] = me;
+                self.epochs[w][i] = epoch;
+            }
+            Some(_) => {}
+            None => self.crowded |= 1 << w,
         }
     }
+
+    /// The accesses recorded in `phase` with their epochs renumbered.
+    fn renumber(&mut self, phase: u32, renumber: &impl Fn(u64) -> u64) {
+        if self.phase != phase {
+            return;
+        }
+        for (entries, epochs) in self.threads.iter().zip(&mut self.epochs) {
+            for (entry, epoch) in entries.iter().zip(epochs) {
+                if *entry != 0 {
+                    *epoch = u32::try_from(renumber(u64::from(*epoch))).unwrap_or(u32::MAX);
+                }
+            }
+        }
+    }
+}
+
+/// How an access is ordered after the accesses of other CTAs' threads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Via {
+    /// A thread's own access: after them only by a cluster barrier.
+    Plain,
+    /// An asynchronous copy's write into shared memory (at its issue):
+    /// also by an mbarrier phase that every thread of their CTA arrived
+    /// on, releasing at cluster scope, and that the copy's thread waited
+    /// for before ([`SharedMemory::cross`]).
+    AsyncWrite,
 }
 
 /// The owner word of a byte gated by a landed copy: this bit, and the
@@ -283,23 +381,29 @@ struct Incarnation {
     index: usize,
     /// The most completed phases a thread of the CTA has observed.
     observed: u64,
-    /// The floor an acquiring wait that returns now raises its thread's
-    /// to: the epoch of the first arrival of the last completed phase
-    /// that every thread of the object's CTA arrived toward (0: none).
-    release: u64,
-    /// The arrivals of the current phase so far.
-    arrivals: Arrivals,
+    /// Per CTA of the cluster (by rank): the floor for that CTA's
+    /// accesses an acquiring wait that returns now raises its thread's
+    /// to: the epoch of the CTA's first arrival toward the last completed
+    /// phase that every thread of that CTA arrived toward, releasing
+    /// (0: none). The object's own CTA's is the waiter's own floor; the
+    /// others' its [`SharedMemory::cross`] floors.
+    release: Vec<u64>,
+    /// The arrivals of the current phase so far, per arriving thread's
+    /// CTA (empty until one arrives).
+    arrivals: Vec<Arrivals>,
 }
 
-/// The arrivals toward an mbarrier phase, for what it releases.
+/// The arrivals of one CTA's threads toward an mbarrier phase, for what
+/// it releases.
 #[derive(Default)]
 struct Arrivals {
     /// The epoch of the first.
     first: Option<u64>,
-    /// One was `.relaxed` (releases nothing).
+    /// One released nothing (`.relaxed`, or another CTA's `.cta`-scoped
+    /// arrival).
     relaxed: bool,
-    /// Per thread of the object's CTA (by its index in the CTA): it
-    /// arrived (empty until an arrival).
+    /// Per thread of the CTA (by its index in the CTA): it arrived (empty
+    /// until an arrival).
     threads: Vec<bool>,
     /// Distinct threads that arrived.
     distinct: u64,
@@ -347,6 +451,12 @@ struct Gate {
     landed: Vec<Landed>,
     /// Some bytes may still name it (not lifted by a barrier).
     live: bool,
+    /// The epoch of the first acquiring wait of a thread of its CTA that
+    /// observed one of its phases (`None`: none yet). An asynchronous
+    /// copy of another CTA's thread whose floor for this CTA is above it
+    /// is ordered after the landing (the observer's wait came before its
+    /// CTA's releasing arrivals).
+    observed_at: Option<u64>,
 }
 
 /// A `cp.async` landing with an mbarrier phase: the statement number of
@@ -411,6 +521,14 @@ pub(crate) struct SharedMemory {
     /// Per CTA: the lowest floor of its threads, and how many have it.
     settled: Vec<u64>,
     at_settled: Vec<usize>,
+    /// Per thread and CTA of the cluster (`thread * ctas + cta`), in a
+    /// cluster of several CTAs (else empty): the accesses of that CTA's
+    /// threads in epochs below it are ordered before the thread's
+    /// asynchronous copies' writes ([`Via::AsyncWrite`]): raised by its
+    /// acquiring waits on phases every thread of that CTA arrived toward
+    /// (releasing, at cluster scope for another CTA's object), and by
+    /// cluster barriers. (The own CTA's entry is unused: [`Self::floors`].)
+    cross: Vec<u64>,
     /// Per thread: its `cp.async` groups numbered below this have been
     /// retired by its waits.
     retired: Vec<u64>,
@@ -433,6 +551,8 @@ struct CtaShared {
     gates: Vec<Gate>,
     /// The gate of each (copy, phases).
     gate_of: HashMap<(usize, Vec<Phase>), usize>,
+    /// The gates no acquiring wait has observed a phase of yet.
+    unobserved: Vec<usize>,
     /// The sources of the bulk stores from these buffers not yet retired,
     /// in issue order (the bytes' [`Buffer::sourced`] marks name one of
     /// them).
@@ -441,7 +561,7 @@ struct CtaShared {
 
 /// Bytes of host memory one shared byte takes: the byte, its defined
 /// flag, its in-flight owner, its bulk store and its shadow word (and in
-/// a cluster of several CTAs its [`ClusterTouches`]).
+/// a cluster of several CTAs its [`ClusterTouches`], 44 bytes).
 const HOST_BYTES_PER_BYTE: usize = 1 + 1 + 4 + 4 + 8;
 
 /// A vector of `len` copies of `value`, or `None` when the host cannot
@@ -483,14 +603,16 @@ impl SharedMemory {
                 buffers: Self::buffers(layouts, cta_threads, clustered)?,
                 gates: Vec::new(),
                 gate_of: HashMap::new(),
+                unobserved: Vec::new(),
                 sources: Vec::new(),
             });
         }
         let threads = usize::try_from(cluster_threads).unwrap_or(usize::MAX);
-        let per_thread = |what: &str| -> Result<Vec<u64>, FaultKind> {
-            try_filled(threads, 0).ok_or_else(|| FaultKind::HostMemory {
+        let per_thread = |what: &str, each: usize| -> Result<Vec<u64>, FaultKind> {
+            let len = threads.saturating_mul(each);
+            try_filled(len, 0).ok_or_else(|| FaultKind::HostMemory {
                 what: format!("the {what} of a cluster's threads"),
-                bytes: threads.saturating_mul(8),
+                bytes: len.saturating_mul(8),
             })
         };
         Ok(SharedMemory {
@@ -498,10 +620,14 @@ impl SharedMemory {
             ctas: instances,
             cta_threads,
             epoch: 0,
-            floors: per_thread("shared-memory floors")?,
+            floors: per_thread("shared-memory floors", 1)?,
             settled: vec![0; ctas],
             at_settled: vec![cta_threads as usize; ctas],
-            retired: per_thread("retired `cp.async` groups")?,
+            cross: per_thread(
+                "shared-memory floors for other CTAs",
+                if clustered { ctas } else { 0 },
+            )?,
+            retired: per_thread("retired `cp.async` groups", 1)?,
             incarnations: Vec::new(),
             observed: HashMap::new(),
             cluster_phase: 1,
@@ -554,6 +680,7 @@ impl SharedMemory {
                 touched: 0..0,
                 objects: objects.ok_or_else(refused)?,
                 cluster_touches: cluster_touches.ok_or_else(refused)?,
+                remote: 0,
             });
         }
         Ok(buffers)
@@ -573,15 +700,18 @@ impl SharedMemory {
                 }
                 buffer.shadow.clear(touched);
                 buffer.objects.fill(None);
+                buffer.remote = 0;
             }
             cta.gates.clear();
             cta.gate_of.clear();
+            cta.unobserved.clear();
             cta.sources.clear();
         }
         self.epoch = 0;
         self.floors.fill(0);
         self.settled.fill(0);
         self.at_settled.fill(self.cta_threads as usize);
+        self.cross.fill(0);
         self.retired.fill(0);
         self.incarnations.clear();
         self.observed.clear();
@@ -633,12 +763,14 @@ impl SharedMemory {
         self.floors.fill(self.epoch);
         self.settled.fill(self.epoch);
         self.at_settled.fill(self.cta_threads as usize);
+        self.cross.fill(self.epoch);
         if self.cluster_phase == u32::MAX {
             for buffer in self.ctas.iter_mut().flat_map(|cta| &mut cta.buffers) {
                 if !buffer.cluster_touches.is_empty() {
                     let touched = buffer.touched.clone();
                     buffer.cluster_touches[touched].fill(ClusterTouches::default());
                 }
+                buffer.remote = 0;
             }
             self.cluster_phase = 1;
         } else {
@@ -682,32 +814,45 @@ impl SharedMemory {
             }
         }
         let mut cuts: Vec<u64> = self.floors.clone();
+        cuts.extend_from_slice(&self.cross);
         cuts.push(self.epoch);
         for (incarnation, live) in self.incarnations.iter_mut().zip(&live) {
             if !live {
-                incarnation.release = 0;
-                incarnation.arrivals.first = None;
+                incarnation.release.fill(0);
+                incarnation.arrivals.iter_mut().for_each(|a| a.first = None);
                 continue;
             }
-            cuts.push(incarnation.release);
-            cuts.extend(incarnation.arrivals.first);
+            cuts.extend_from_slice(&incarnation.release);
+            cuts.extend(incarnation.arrivals.iter().filter_map(|a| a.first));
         }
         cuts.sort_unstable();
         cuts.dedup();
         let renumber = |epoch: u64| cuts.partition_point(|cut| *cut <= epoch) as u64;
+        let phase = self.cluster_phase;
         for buffer in self.ctas.iter_mut().flat_map(|cta| &mut cta.buffers) {
             let touched = buffer.touched.clone();
+            if !buffer.cluster_touches.is_empty() {
+                for word in &mut buffer.cluster_touches[touched.clone()] {
+                    word.renumber(phase, &renumber);
+                }
+            }
             buffer.shadow.renumber(touched, renumber);
         }
-        for floor in &mut self.floors {
+        for floor in self.floors.iter_mut().chain(&mut self.cross) {
             *floor = renumber(*floor);
         }
         for settled in &mut self.settled {
             *settled = renumber(*settled);
         }
         for incarnation in &mut self.incarnations {
-            incarnation.release = renumber(incarnation.release);
-            if let Some(first) = &mut incarnation.arrivals.first {
+            for release in &mut incarnation.release {
+                *release = renumber(*release);
+            }
+            for first in incarnation
+                .arrivals
+                .iter_mut()
+                .filter_map(|a| a.first.as_mut())
+            {
                 *first = renumber(*first);
             }
         }
@@ -735,6 +880,18 @@ impl SharedMemory {
                 self.settled[cta] = settled;
                 self.at_settled[cta] = floors.iter().filter(|f| **f == settled).count();
             }
+        }
+    }
+
+    /// Raises the floor of `thread` for the accesses of CTA `from`'s
+    /// threads ([`Self::cross`]) to `floor` (an acquiring wait).
+    fn raise_cross(&mut self, thread: u64, from: usize, floor: u64) {
+        let ctas = self.ctas.len();
+        if let Some(current) = usize::try_from(thread)
+            .ok()
+            .and_then(|t| self.cross.get_mut(t * ctas + from))
+        {
+            *current = (*current).max(floor);
         }
     }
 
@@ -816,6 +973,7 @@ impl SharedMemory {
         if !live {
             shared.gates.clear();
             shared.gate_of.clear();
+            shared.unobserved.clear();
         }
     }
 
@@ -866,14 +1024,20 @@ impl SharedMemory {
 
     /// Checks that no copy owns the `size` bytes at `at` of CTA `cta`'s
     /// `buffer` against `thread`: none in flight, and every gated byte's
-    /// phase observed by `thread`.
+    /// phase observed by `thread`, or (`thread` of another CTA, with its
+    /// floors `cross` for an asynchronous copy's write) observed by a
+    /// thread of `cta` below `thread`'s floor for `cta`.
     fn owned(
         &self,
         (cta, buffer): (usize, usize),
         at: usize,
         size: usize,
-        thread: u64,
+        (thread, cross): (u64, Option<&[u64]>),
     ) -> Result<(), SharedFault> {
+        let floor = match cross {
+            Some(floors) if self.cta_of(thread) != cta => floors.get(cta).copied(),
+            _ => None,
+        };
         let owners = &self.ctas[cta].buffers[buffer].in_flight[at..at + size];
         let Some(first) = owners.iter().position(|o| *o != 0) else {
             return Ok(());
@@ -892,7 +1056,12 @@ impl SharedMemory {
                     let Some(gate) = self.ctas[cta].gates.get((gated & !GATED) as usize) else {
                         continue;
                     };
-                    if self.sees(gate, thread) {
+                    if self.sees(gate, thread)
+                        || gate
+                            .observed_at
+                            .zip(floor)
+                            .is_some_and(|(observed, floor)| observed < floor)
+                    {
                         continue;
                     }
                     let byte = at + i;
@@ -967,7 +1136,13 @@ impl SharedMemory {
         touch: Touch,
     ) -> Result<usize, SharedFault> {
         let cta = self.cta_of(thread);
-        self.access_aligned((cta, buffer), offset, (size, size), thread, touch)
+        self.access_aligned(
+            (cta, buffer),
+            offset,
+            (size, size),
+            thread,
+            (touch, Via::Plain),
+        )
     }
 
     /// [`Self::access`] of the copy of `buffer` of the CTA of rank `cta`
@@ -983,27 +1158,50 @@ impl SharedMemory {
         thread: u64,
         touch: Touch,
     ) -> Result<usize, SharedFault> {
-        self.access_aligned((cta, buffer), offset, (size, size), thread, touch)
+        self.access_aligned(
+            (cta, buffer),
+            offset,
+            (size, size),
+            thread,
+            (touch, Via::Plain),
+        )
     }
 
-    /// [`Self::access_in`] of `size` bytes aligned to `align`.
+    /// [`Self::access_in`] of `size` bytes aligned to `align`, ordered
+    /// after other CTAs' accesses as `via` says.
     fn access_aligned(
         &mut self,
         (cta, buffer): (usize, usize),
         offset: i64,
         (size, align): (usize, usize),
         thread: u64,
-        touch: Touch,
+        (touch, via): (Touch, Via),
     ) -> Result<usize, SharedFault> {
         let at = self.place_aligned(buffer, offset, size, align)?;
-        self.owned((cta, buffer), at, size, thread)?;
+        let (phase, cta_threads) = (self.cluster_phase, self.cta_threads);
+        let epoch = self.epoch;
+        let ctas = self.ctas.len();
+        let remote = self.ctas[cta].buffers[buffer].remote == phase;
+        // The floors of an asynchronous copy's write for the other CTAs'
+        // accesses, unless a plain access of another CTA since the last
+        // cluster barrier may have displaced some from the shadow.
+        let cross = match via {
+            Via::AsyncWrite if !remote && ctas > 1 => usize::try_from(thread)
+                .ok()
+                .and_then(|t| self.cross.get(t * ctas..(t + 1) * ctas)),
+            _ => None,
+        };
+        self.owned((cta, buffer), at, size, (thread, cross))?;
         if touch != Touch::Read {
             self.unsourced((cta, buffer), at, size)?;
         }
         let order = self.order(thread);
-        let (phase, cta_threads) = (self.cluster_phase, self.cta_threads);
         let name = || self.names[buffer].clone();
+        let own = self.cta_of(thread);
         let memory = &mut self.ctas[cta].buffers[buffer];
+        if via == Via::Plain && cta != own {
+            memory.remote = phase;
+        }
         memory.touched = if memory.touched.is_empty() {
             at..at + size
         } else {
@@ -1015,7 +1213,7 @@ impl SharedMemory {
             .map_err(|at| SharedFault::Race { buffer: name(), at })?;
         if !memory.cluster_touches.is_empty() {
             for (i, word) in memory.cluster_touches[at..at + size].iter_mut().enumerate() {
-                if let Some(other) = word.race(phase, thread, cta_threads, touch) {
+                if let Some(other) = word.race(phase, thread, cta_threads, touch, cross) {
                     return Err(SharedFault::Race {
                         buffer: name(),
                         at: RaceAt {
@@ -1024,7 +1222,7 @@ impl SharedMemory {
                         },
                     });
                 }
-                word.record(phase, thread, cta_threads, touch);
+                word.record(phase, thread, cta_threads, touch, epoch);
             }
         }
         if touch != Touch::Write
@@ -1051,7 +1249,28 @@ impl SharedMemory {
         statement: usize,
     ) -> Result<usize, SharedFault> {
         let cta = self.cta_of(thread);
-        let at = self.access_aligned((cta, buffer), offset, (size, align), thread, Touch::Write)?;
+        self.begin_copy_in((cta, buffer), offset, (size, align), thread, statement)
+    }
+
+    /// [`Self::begin_copy`] into the copy of `buffer` of CTA `cta` (in
+    /// range: the caller checked it), which need not be `thread`'s own: a
+    /// multicast copy. Its write is ordered after another CTA's accesses
+    /// also by the mbarrier phases `thread` acquired ([`Via::AsyncWrite`]).
+    pub fn begin_copy_in(
+        &mut self,
+        (cta, buffer): (usize, usize),
+        offset: i64,
+        (size, align): (usize, usize),
+        thread: u64,
+        statement: usize,
+    ) -> Result<usize, SharedFault> {
+        let at = self.access_aligned(
+            (cta, buffer),
+            offset,
+            (size, align),
+            thread,
+            (Touch::Write, Via::AsyncWrite),
+        )?;
         let owner = u32::try_from(statement + 1)
             .ok()
             .filter(|owner| *owner < GATED)
@@ -1077,7 +1296,13 @@ impl SharedMemory {
         store: usize,
     ) -> Result<usize, SharedFault> {
         let cta = self.cta_of(thread);
-        let at = self.access_aligned((cta, buffer), offset, (size, align), thread, Touch::Read)?;
+        let at = self.access_aligned(
+            (cta, buffer),
+            offset,
+            (size, align),
+            thread,
+            (Touch::Read, Via::Plain),
+        )?;
         let shared = &mut self.ctas[cta];
         shared.sources.push(StoreSource {
             buffer,
@@ -1150,19 +1375,24 @@ impl SharedMemory {
         Ok(())
     }
 
-    /// The copy `issue` into `data.len()` bytes at `at` of its issuer's
-    /// CTA's `buffer` lands because phase `phases[0]` (or another of the
-    /// phases that track it) completed: its bytes are written and gated,
+    /// The copy `issue` into `data.len()` bytes at `at` of CTA `cta`'s
+    /// `buffer` (its issuer's, or another's for a multicast copy) lands
+    /// because phase `phases[0]` (or another of the phases that track it,
+    /// all of objects of `cta`) completed: its bytes are written and gated,
     /// touched only by threads that observe one of `phases` and by the
     /// issuer once it retired the copy's group (until a barrier of the CTA
     /// after one of those). The race shadow forgets the issue's write: the
     /// gate orders every access of the CTA's threads after it, and nothing
     /// touched the bytes in between. For races across the cluster's CTAs
-    /// the landing is a write of the issuer: only a cluster barrier orders
-    /// it before another CTA's access.
+    /// the landing is a write of the issuer in its own CTA; in another
+    /// CTA, a write of that CTA's thread with the issuer's index in its
+    /// CTA, which replaces every access recorded before (the issue's write
+    /// was checked against them, and the landing is ordered after the
+    /// issue): either way, only a cluster barrier orders it before another
+    /// CTA's plain access.
     pub fn land_gated(
         &mut self,
-        buffer: usize,
+        (cta, buffer): (usize, usize),
         at: usize,
         data: &[u8],
         issue: Issue,
@@ -1171,8 +1401,13 @@ impl SharedMemory {
         let size = data.len();
         let copy = issue.copy;
         let key = (copy, phases.to_vec());
-        let (phase, cta_threads) = (self.cluster_phase, self.cta_threads);
-        let cta = self.cta_of(issue.issuer);
+        let (phase, cta_threads, epoch) = (self.cluster_phase, self.cta_threads, self.epoch);
+        let remote = cta != self.cta_of(issue.issuer);
+        let writer = if remote {
+            cta as u64 * cta_threads + issue.issuer % cta_threads
+        } else {
+            issue.issuer
+        };
         let shared = &mut self.ctas[cta];
         let g = match shared.gate_of.get(&key) {
             Some(g) => *g,
@@ -1189,8 +1424,10 @@ impl SharedMemory {
                     phases: phases.to_vec(),
                     landed: Vec::new(),
                     live: true,
+                    observed_at: None,
                 });
                 shared.gate_of.insert(key, g);
+                shared.unobserved.push(g);
                 g
             }
         };
@@ -1219,7 +1456,10 @@ impl SharedMemory {
         memory.shadow.clear(at..at + size);
         if !memory.cluster_touches.is_empty() {
             for word in &mut memory.cluster_touches[at..at + size] {
-                word.record(phase, issue.issuer, cta_threads, Touch::Write);
+                if remote {
+                    *word = ClusterTouches::default();
+                }
+                word.record(phase, writer, cta_threads, Touch::Write, epoch);
             }
         }
         Ok(())
@@ -1282,8 +1522,8 @@ impl SharedMemory {
             buffer,
             index,
             observed: 0,
-            release: 0,
-            arrivals: Arrivals::default(),
+            release: vec![0; self.ctas.len()],
+            arrivals: Vec::new(),
         });
         self.ctas[cta].buffers[buffer].objects[index] = Some(Object {
             incarnation,
@@ -1332,10 +1572,31 @@ impl SharedMemory {
         arriving: Arriving,
         expect_tx: u64,
     ) -> Result<Arrival, SharedFault> {
-        let index = self.object_at(buffer, offset)?;
         let cta = self.cta_of(thread);
+        self.mbarrier_arrive_in((cta, buffer), offset, thread, arriving, expect_tx)
+    }
+
+    /// [`Self::mbarrier_arrive`] on the object of CTA `cta`'s `buffer` (in
+    /// range: the caller checked it), which need not be `thread`'s own
+    /// (`mbarrier.arrive.shared::cluster`, a remote arrival: a plain
+    /// atomic access of another CTA's copy, ordered after its `init` only
+    /// by a cluster barrier). Its arrivals count per arriving thread's
+    /// CTA: a phase every thread of a CTA arrived toward, each releasing,
+    /// releases that CTA's accesses before its first arrival to the
+    /// object's waiters ([`Self::complete_phase`]); the caller passes a
+    /// `.cta`-scoped release on another CTA's object as
+    /// [`Arriving::Relaxed`].
+    pub fn mbarrier_arrive_in(
+        &mut self,
+        (cta, buffer): (usize, usize),
+        offset: i64,
+        thread: u64,
+        arriving: Arriving,
+        expect_tx: u64,
+    ) -> Result<Arrival, SharedFault> {
+        let index = self.object_at(buffer, offset)?;
         let mut object = self.object((cta, buffer), index)?;
-        self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Atomic)?;
+        self.access_in(cta, buffer, offset, MBARRIER_BYTES, thread, Touch::Atomic)?;
         let phase = Phase {
             incarnation: object.incarnation,
             phase: object.phases,
@@ -1353,10 +1614,15 @@ impl SharedMemory {
             object.tx = self.raised_tx(buffer, index, object.tx, i128::from(expect_tx))?;
             object.pending -= 1;
             let threads = self.cta_threads as usize;
-            let local = thread - self.threads_of(cta).start as u64;
+            let from = self.cta_of(thread);
+            let ctas = self.ctas.len();
+            let local = thread - self.threads_of(from).start as u64;
             let epoch = self.epoch;
             if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
-                let arrivals = &mut incarnation.arrivals;
+                if incarnation.arrivals.len() != ctas {
+                    incarnation.arrivals.resize_with(ctas, Arrivals::default);
+                }
+                let arrivals = &mut incarnation.arrivals[from];
                 arrivals.first.get_or_insert(epoch);
                 arrivals.relaxed |= arriving == Arriving::Relaxed;
                 if arrivals.threads.len() != threads {
@@ -1402,26 +1668,29 @@ impl SharedMemory {
         Ok(raised as i64)
     }
 
-    /// The phase of `object` completes: a phase every thread of the block
-    /// arrived toward once, each releasing, releases the epochs below its
-    /// first arrival's (see the module doc; the arriving statement began
-    /// an epoch, [`Self::begin_arrivals`]); the next phase expects `count`
-    /// arrivals and no bytes.
+    /// The phase of `object` completes: for each CTA every thread of which
+    /// arrived toward it once, each releasing, it releases that CTA's
+    /// epochs below the CTA's first arrival's (see the module doc; the
+    /// arriving statement began an epoch, [`Self::begin_arrivals`]); the
+    /// next phase expects `count` arrivals and no bytes.
     fn complete_phase(&mut self, object: &mut Object) {
-        let threads = self.cta_threads as usize;
+        let threads = self.cta_threads;
         if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
-            let arrivals = &mut incarnation.arrivals;
-            let everyone =
-                !arrivals.relaxed && !arrivals.repeated && arrivals.distinct == threads as u64;
-            if let (true, Some(first)) = (everyone, arrivals.first) {
-                incarnation.release = incarnation.release.max(first);
+            for (from, arrivals) in incarnation.arrivals.iter_mut().enumerate() {
+                let everyone =
+                    !arrivals.relaxed && !arrivals.repeated && arrivals.distinct == threads;
+                if let (true, Some(first), Some(release)) =
+                    (everyone, arrivals.first, incarnation.release.get_mut(from))
+                {
+                    *release = (*release).max(first);
+                }
+                let mut seen = std::mem::take(&mut arrivals.threads);
+                seen.fill(false);
+                *arrivals = Arrivals {
+                    threads: seen,
+                    ..Arrivals::default()
+                };
             }
-            let mut seen = std::mem::take(&mut arrivals.threads);
-            seen.fill(false);
-            *arrivals = Arrivals {
-                threads: seen,
-                ..Arrivals::default()
-            };
         }
         object.phases += 1;
         object.pending = object.count;
@@ -1507,15 +1776,38 @@ impl SharedMemory {
             });
         }
         if acquire && object.phases > 0 {
+            let (cta, epoch) = (self.cta_of(thread), self.epoch);
+            let shared = &mut self.ctas[cta];
+            let gates = &mut shared.gates;
+            shared.unobserved.retain(|g| {
+                let Some(gate) = gates.get_mut(*g) else {
+                    return false;
+                };
+                let observed = gate
+                    .phases
+                    .iter()
+                    .any(|p| p.incarnation == object.incarnation && p.phase < object.phases);
+                if observed {
+                    gate.observed_at = Some(epoch);
+                }
+                !observed
+            });
             let seen = self
                 .observed
                 .entry((object.incarnation, thread))
                 .or_insert(0);
             *seen = (*seen).max(object.phases);
+            let cta = self.cta_of(thread);
             if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
                 incarnation.observed = incarnation.observed.max(object.phases);
-                let release = incarnation.release;
-                self.raise_floor(thread, release);
+                let releases = incarnation.release.clone();
+                for (from, release) in releases.into_iter().enumerate() {
+                    if from == cta {
+                        self.raise_floor(thread, release);
+                    } else {
+                        self.raise_cross(thread, from, release);
+                    }
+                }
             }
         }
         Ok(())
@@ -2004,7 +2296,7 @@ mod tests {
         let arrival = ok(m.mbarrier_arrive(BAR, 0, 1, Arriving::Release, 0));
         assert!(arrival.completed);
         ok(m.land_gated(
-            0,
+            (0, 0),
             4,
             &[1, 2, 3, 4],
             Issue {
@@ -2313,5 +2605,180 @@ mod tests {
         );
         m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 12, 4, 3, Touch::Write)), "ok 12");
+    }
+
+    // ------------------------------- releases across a cluster's CTAs
+
+    /// Buffer 0 `s` (16 bytes), buffer 1 `bar` (2 objects) in each CTA of
+    /// a cluster of two CTAs of 4 threads; CTA 0's `bar[0]` expects all 8
+    /// threads' arrivals; a cluster barrier; then thread 5 (CTA 1) read
+    /// CTA 1's `s[0..4]`, which thread 4 wrote before the barrier.
+    fn pair_read() -> SharedMemory {
+        let mut m = SharedMemory::new(
+            &[
+                SharedLayout {
+                    name: "s".into(),
+                    bytes: 16,
+                    mbarrier: false,
+                },
+                SharedLayout {
+                    name: "bar".into(),
+                    bytes: 16,
+                    mbarrier: true,
+                },
+            ],
+            4,
+            2,
+        )
+        .unwrap_or_else(|_| panic!("2 x 32 bytes"));
+        ok(m.mbarrier_init(BAR, 0, 0, 8));
+        ok(m.access(0, 0, 4, 4, Touch::Write));
+        m.write(1, 0, 0, 4, 7);
+        m.cluster_barrier();
+        ok(m.access(0, 0, 4, 5, Touch::Read));
+        m
+    }
+
+    /// One arriving statement: `threads` arrive on CTA 0's `bar[0]`.
+    fn arrive_at_0(m: &mut SharedMemory, threads: &[u64], arriving: Arriving) -> bool {
+        m.begin_arrivals();
+        let mut completed = false;
+        for &t in threads {
+            completed = ok(m.mbarrier_arrive_in((0, BAR), 0, t, arriving, 0)).completed;
+        }
+        completed
+    }
+
+    #[test]
+    fn a_phase_every_thread_of_another_cta_arrived_on_orders_its_reads_before_a_copy() {
+        let mut m = pair_read();
+        assert!(!arrive_at_0(&mut m, &[0, 1, 2, 3], Arriving::Release));
+        assert!(arrive_at_0(&mut m, &[4, 5, 6, 7], Arriving::Release));
+        // Thread 0 has not waited: its copy into CTA 1's `s` races with
+        // thread 5's read.
+        assert_eq!(
+            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
+            "race s byte 0 other 5"
+        );
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert_eq!(fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)), "ok 0");
+        // A plain store of thread 1 into CTA 1's copy is ordered only by
+        // a cluster barrier (thread 1 waited too).
+        ok(m.mbarrier_wait_parity(BAR, 0, 1, 0, true));
+        assert_eq!(fault(m.access_in(1, 0, 8, 4, 1, Touch::Write)), "ok 8");
+        assert_eq!(
+            fault(m.access_in(1, 0, 0, 4, 1, Touch::Write)),
+            "AsyncCopyInFlight { buffer: \"s\", offset: 0, copy: 9 }"
+        );
+    }
+
+    #[test]
+    fn a_phase_some_thread_of_another_cta_missed_or_relaxed_orders_nothing() {
+        // Thread 7 never arrives (thread 0 twice).
+        let mut m = pair_read();
+        arrive_at_0(&mut m, &[0, 1, 2, 3, 0], Arriving::Release);
+        assert!(arrive_at_0(&mut m, &[4, 5, 6], Arriving::Release));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert_eq!(
+            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
+            "race s byte 0 other 5"
+        );
+        // One of CTA 1's arrivals released nothing (`.relaxed`, or a
+        // `.cta`-scoped release on CTA 0's object).
+        let mut m = pair_read();
+        arrive_at_0(&mut m, &[0, 1, 2, 3, 4, 5, 6], Arriving::Release);
+        assert!(arrive_at_0(&mut m, &[7], Arriving::Relaxed));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert_eq!(
+            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
+            "race s byte 0 other 5"
+        );
+        // A read after CTA 1's first arrival is not released.
+        let mut m = pair_read();
+        arrive_at_0(&mut m, &[0, 1, 2, 3, 4], Arriving::Release);
+        ok(m.access(0, 0, 4, 6, Touch::Read));
+        assert!(arrive_at_0(&mut m, &[5, 6, 7], Arriving::Release));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert_eq!(
+            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
+            "race s byte 0 other 6"
+        );
+    }
+
+    #[test]
+    fn a_plain_access_of_another_cta_leaves_copies_ordered_by_cluster_barriers_alone() {
+        // Thread 2 (CTA 0) also read CTA 1's `s[0..4]` remotely: CTA 1's
+        // shadow may have forgotten thread 5's read for it.
+        let mut m = pair_read();
+        ok(m.access_in(1, 0, 0, 4, 2, Touch::Read));
+        arrive_at_0(&mut m, &[0, 1, 2, 3], Arriving::Release);
+        assert!(arrive_at_0(&mut m, &[4, 5, 6, 7], Arriving::Release));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert_eq!(
+            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
+            "race s byte 0 other 5"
+        );
+        m.cluster_barrier();
+        assert_eq!(fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)), "ok 0");
+    }
+
+    #[test]
+    fn a_remote_arrival_needs_the_init_ordered_by_a_cluster_barrier() {
+        let mut m = pair_read();
+        // CTA 1's thread 4 initializes its `bar[1]`; thread 0 arrives on
+        // it with no cluster barrier between.
+        ok(m.mbarrier_init(BAR, 8, 4, 1));
+        assert_eq!(
+            outcome(m.mbarrier_arrive_in((1, BAR), 8, 0, Arriving::Release, 0)),
+            "race bar byte 8 other 4"
+        );
+        m.cluster_barrier();
+        assert_eq!(
+            outcome(m.mbarrier_arrive_in((1, BAR), 8, 0, Arriving::Release, 0)),
+            "ok Arrival { phase: Phase { incarnation: 1, phase: 0 }, completed: true }"
+        );
+        // CTA 0's `bar[1]` was never initialized.
+        assert_eq!(
+            outcome(m.mbarrier_arrive_in((0, BAR), 8, 4, Arriving::Release, 0)),
+            "MbarrierUninitialized { buffer: \"bar\", index: 1 }"
+        );
+    }
+
+    #[test]
+    fn a_copy_landed_in_another_cta_is_gated_by_that_ctas_phase() {
+        let mut m = pair_read();
+        ok(m.mbarrier_init(BAR, 8, 4, 1));
+        m.cluster_barrier();
+        // Thread 0's copy into CTA 1's `s[8..12]`, landing with CTA 1's
+        // `bar[1]`, which thread 4's arrival completes.
+        ok(m.begin_copy_in((1, 0), 8, (4, 4), 0, 9));
+        let arrival = ok(m.mbarrier_arrive_in((1, BAR), 8, 4, Arriving::Release, 0));
+        ok(m.land_gated(
+            (1, 0),
+            8,
+            &[1, 2, 3, 4],
+            Issue {
+                copy: 9,
+                issuer: 0,
+                group: u64::MAX,
+            },
+            &[arrival.phase],
+        ));
+        let unobserved = "AsyncCopyUnobserved { buffer: \"s\", offset: 8, copy: 9, mbarrier: \"bar\", index: 1, phase: 0 }";
+        assert_eq!(fault(m.access(0, 8, 4, 5, Touch::Read)), unobserved);
+        ok(m.mbarrier_wait_parity(BAR, 8, 5, 0, true));
+        assert_eq!(fault(m.access(0, 8, 4, 5, Touch::Read)), "ok 8");
+        assert_eq!(m.read(1, 0, 8, 4), 0x0403_0201);
+        // CTA 0's own copy was not written; its threads do not see CTA
+        // 1's (a remote read needs a cluster barrier after an observer's
+        // CTA barrier).
+        assert_eq!(fault(m.access_in(1, 0, 8, 4, 1, Touch::Read)), unobserved);
+        m.cta_barrier(1);
+        assert_eq!(
+            fault(m.access_in(1, 0, 8, 4, 1, Touch::Read)),
+            "race s byte 8 other 4"
+        );
+        m.cluster_barrier();
+        assert_eq!(fault(m.access_in(1, 0, 8, 4, 1, Touch::Read)), "ok 8");
     }
 }

@@ -448,7 +448,8 @@ fn corrupt_cluster_programs_are_refused_when_prepared() {
     assert_eq!(
         refused(remote(program.clone(), "st.shared", &peer)),
         "kernel `exchange` cannot be interpreted: `st.shared.u32` addresses another CTA's copy of \
-         shared buffer `s`, which only the `.shared::cluster` forms of `ld`, `st`, `atom` and `red` may"
+         shared buffer `s`, which only the `.shared::cluster` forms of `ld`, `st`, `atom`, `red` and \
+         `mbarrier.arrive` may"
     );
     // Tensors have no per-CTA copies.
     assert_eq!(

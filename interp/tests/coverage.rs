@@ -313,7 +313,9 @@ fn every_usable_mbarrier_variant_has_mbarrier_semantics() {
             let expected = match form.id {
                 "mbarrier.init" => MbarrierOp::Init,
                 "mbarrier.inval" => MbarrierOp::Inval,
-                "mbarrier.arrive" => MbarrierOp::Arrive {
+                // The remote arrival (`.shared::cluster`) is a single
+                // arrival too; its address names the CTA.
+                "mbarrier.arrive" | "mbarrier.arrive.remote" => MbarrierOp::Arrive {
                     release: variant.get(Slot::Sem) != Some("relaxed"),
                     expect_tx: false,
                 },

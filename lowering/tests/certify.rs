@@ -196,6 +196,7 @@ fn instruction_with(
         .map(|(i, op)| {
             let text = match (op.kind, substitute) {
                 (_, Some((j, Substitute::Sink))) if i == j => "_".to_string(),
+                _ if op.sink_only => "_".to_string(),
                 (_, Some((j, Substitute::Immediate))) if i == j => {
                     let lanes: Vec<&str> = (0..op.lanes).map(|_| immediate_text(op.ty)).collect();
                     if lanes.len() > 1 || op.own_braces {
@@ -1042,6 +1043,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             mbarrier: false,
             whole_alignment: 0,
             descriptor: false,
+            sink_only: false,
         },
         OperandSlot {
             name: "a",
@@ -1059,6 +1061,7 @@ fn dispatch_check_catches_a_duplicate_form() {
             mbarrier: false,
             whole_alignment: 0,
             descriptor: false,
+            sink_only: false,
         },
     ];
     static TWINS: &[InstructionForm] = &[

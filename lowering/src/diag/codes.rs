@@ -351,6 +351,10 @@ catalogue! {
         /// form that cannot address it: anything but a `.shared::cluster`
         /// load, store or atomic.
         REMOTE_SHARED_FORM = 250, "another CTA's shared buffer in a form that cannot address it";
+        /// A destination written for an operand the instruction takes only
+        /// as the sink `_` (the `state` of an arrive on another CTA's
+        /// mbarrier).
+        SINK_ONLY_GIVEN = 251, "destination given where the instruction takes only the sink `_`";
     }
     DataFlow {
         OVERLAPPING_DESTINATIONS = 301, "destination register written twice by one `apply`";
@@ -449,6 +453,21 @@ catalogue! {
         /// kernel can end without a cluster barrier (the other CTA may
         /// have exited).
         REMOTE_AFTER_CLUSTER_BARRIER = 431, "another CTA's shared memory accessed after the last cluster barrier";
+        /// A multicast copy, an arrival on another CTA's mbarrier, or an
+        /// operation on a ring either signals, under an `if`, loop or
+        /// `pred` that may differ between the CTAs of a cluster (the ring
+        /// proof assumes every CTA runs them alike).
+        CLUSTER_RING_ASYMMETRIC = 432, "cluster ring operation that may run differently in the CTAs of a cluster";
+        /// A multicast tensor copy whose CTA mask is not every CTA of the
+        /// cluster, or whose CTAs' destinations overlap.
+        MULTICAST_COPY = 433, "multicast copy that does not give each CTA of the cluster its own bytes";
+        /// An arrival on another CTA's mbarrier whose CTA is not one fixed
+        /// permutation of the cluster's ranks, or that does not release at
+        /// cluster scope.
+        REMOTE_ARRIVAL = 434, "arrival on another CTA's mbarrier that the ring proof cannot follow";
+        /// A wait on a ring other CTAs arrive on that does not acquire at
+        /// cluster scope.
+        CLUSTER_WAIT_SCOPE = 435, "wait on a ring other CTAs arrive on without `.acquire.cluster`";
     }
     Values {
         NOT_BOOL = 501, "condition that is not a bool";

@@ -384,6 +384,10 @@ struct GenericAccess {
     /// after the last access (`None`: none ran): a bulk copy issued only
     /// by threads that ran it is ordered after the accesses.
     fenced_by: Option<Vec<Fact>>,
+    /// Whether that fence covers the cluster's shared memory (no state
+    /// space, or `.shared::cluster`): a multicast copy writes other CTAs'
+    /// copies of the buffer, which a `.shared::cta` fence leaves out.
+    fenced_cluster: bool,
 }
 
 /// The accesses of both paths: unfenced on either, unfenced.
@@ -394,6 +398,7 @@ fn join_generic(a: &mut Vec<GenericAccess>, b: Vec<GenericAccess>) {
                 if found.fenced_by != access.fenced_by {
                     found.fenced_by = None;
                 }
+                found.fenced_cluster &= access.fenced_cluster;
                 found.written |= access.written;
             }
             None => a.push(access),
@@ -760,6 +765,7 @@ fn subsumes(a: &State, b: &State) -> bool {
             a.generic.iter().any(|f| {
                 f.buffer == g.buffer
                     && (f.fenced_by.is_none() || f.fenced_by == g.fenced_by)
+                    && (!f.fenced_cluster || g.fenced_cluster)
                     && (f.written || !g.written)
             })
         })
@@ -819,6 +825,14 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         rewrites: Vec::new(),
         meeters: Vec::new(),
         every_thread: ThreadSet::all(0),
+        cluster: super::cluster_rings::ClusterRings::of(
+            body,
+            context.threads.atoms,
+            context.threads.launch.cluster,
+        ),
+        multicast_views: WordMap::default(),
+        cluster_barrier_seen: false,
+        unpublished_reported: false,
     };
     let block = usize::try_from(walk.block_threads()).unwrap_or(0);
     walk.every_thread = ThreadSet::all(block);
@@ -975,6 +989,17 @@ struct Walk<'c, 't> {
     meeters: Vec<Meeters>,
     /// Every thread of the block.
     every_thread: ThreadSet,
+    /// The kernel's rings that cross CTAs (`super::cluster_rings`).
+    cluster: super::cluster_rings::ClusterRings,
+    /// Per multicast copy (by its address): its destination as each
+    /// CTA of the cluster writes it, by rank ([`Walk::multicast_views`]),
+    /// held so that their addresses key [`Walk::separations`].
+    multicast_views: WordMap<usize, Option<Rc<[Layout]>>>,
+    /// A cluster barrier came before the current point in the walk.
+    cluster_barrier_seen: bool,
+    /// A ring other CTAs signal before its inits were published to them
+    /// was reported: one mistake (the missing barrier), one error.
+    unpublished_reported: bool,
 }
 
 /// [`Walk::carry_ticket`]'s answers over one back edge, by the ticket's
@@ -1041,9 +1066,17 @@ impl<'c> Walk<'c, '_> {
                     self.saw_failed = true;
                     state
                 }
-                Node::CtaBarrier { .. } => {
+                Node::CtaBarrier { cluster } => {
                     state.copies.retain(|c| c.status != Status::Retired);
                     state.touches.clear();
+                    if *cluster {
+                        self.cluster_barrier_seen = true;
+                        // Every CTA passed its fenced inits: other CTAs
+                        // may signal those objects from here on.
+                        for ring in &mut state.rings {
+                            ring.cluster_published |= ring.init_fenced_for_cluster;
+                        }
+                    }
                     state
                 }
                 // A constant condition: only its arm runs (lowering
@@ -1723,6 +1756,7 @@ impl<'c> Walk<'c, '_> {
             }
         }
         let mut matrix_reported = false;
+        let multicast = super::cluster_rings::is_multicast(apply);
         for operand in &apply.operands {
             let Value::Memory {
                 buffer, view, name, ..
@@ -1752,6 +1786,9 @@ impl<'c> Walk<'c, '_> {
                         self.async_after_generic(apply, &access, &state.generic);
                     }
                     matrix_reported |= self.diags.len() > errors;
+                }
+                MemorySpace::Shared if multicast && write => {
+                    self.multicast_destination(apply, (operand.span, name, buffer.index), view, &state);
                 }
                 MemorySpace::Shared => {
                     let access = SharedOperand {
@@ -1789,6 +1826,7 @@ impl<'c> Walk<'c, '_> {
                             buffer: buffer.index,
                             written,
                             fenced_by: None,
+                            fenced_cluster: false,
                         });
                     }
                     if write && effect != Effect::AsyncCopy {
@@ -1877,12 +1915,14 @@ impl<'c> Walk<'c, '_> {
             return;
         }
         if proxy_async && apply.guard == Cond::Const(true) {
-            if self.running(apply) == Some(self.block_threads()) {
+            let cluster_wide = apply.form.get(crate::ptx::Slot::Space) != Some("shared::cta");
+            if cluster_wide && self.running(apply) == Some(self.block_threads()) {
                 state.generic.clear();
             } else {
                 let threads = self.on_thread_facts(apply);
                 for access in &mut state.generic {
                     access.fenced_by = Some(threads.clone());
+                    access.fenced_cluster = cluster_wide;
                 }
             }
         }
@@ -1905,14 +1945,24 @@ impl<'c> Walk<'c, '_> {
             return;
         };
         let copying = self.on_thread_facts(apply);
+        let multicast = super::cluster_rings::is_multicast(apply);
         let fenced = found
             .fenced_by
             .as_ref()
-            .is_some_and(|fence| fence.iter().all(|f| copying.contains(f)));
+            .is_some_and(|fence| fence.iter().all(|f| copying.contains(f)))
+            && (found.fenced_cluster || !multicast);
         if fenced {
             return;
         }
-        let (message, help) = if access.write {
+        let (message, help) = if multicast {
+            (
+                format!(
+                    "this `{}` writes every CTA's copy of `{}` through the async proxy, but threads accessed that buffer through the generic proxy with no `fence.proxy.async.shared::cluster` of the copying threads since: the copy may land before their accesses are done",
+                    apply.opcode, access.name
+                ),
+                "run `apply(ptx[\"fence.proxy.async.shared::cluster\"])` in the copying thread after it waited for the accesses (a `.shared::cta` fence covers only its own CTA's memory)",
+            )
+        } else if access.write {
             (
                 format!(
                     "this `{}` writes `{}` through the async proxy, but threads accessed that buffer through the generic proxy with no `fence.proxy.async` of the copying threads since: the copy may land before their accesses are done",
@@ -2350,10 +2400,140 @@ impl<'c> Walk<'c, '_> {
                 copy(self, span, buffer, view, Role::StoreTarget),
             ];
         }
+        if super::cluster_rings::is_multicast(apply) {
+            // One copy per CTA's box, each landing in this CTA's copy of
+            // the destination where that CTA's slice of it lies.
+            let Some(views) = self.multicast_views(apply, view) else {
+                return Vec::new();
+            };
+            return views
+                .iter()
+                .map(|view| {
+                    let mut box_of_rank = copy(self, span, buffer, view, Role::Bulk);
+                    box_of_rank.source = source.clone();
+                    box_of_rank
+                })
+                .collect();
+        }
         let role = if whole { Role::Bulk } else { Role::CpAsync };
         let mut into_shared = copy(self, span, buffer, view, role);
         into_shared.source = source;
         vec![into_shared]
+    }
+
+    /// The destination of multicast copy `apply` (`view` as written) as
+    /// each CTA of the cluster writes it, by rank: `view` with the CTA's
+    /// cluster index put in (`None`: it depends on the index in a way the
+    /// walk cannot re-express; reported).
+    fn multicast_views(&mut self, apply: &Apply, view: &Layout) -> Option<Rc<[Layout]>> {
+        // By the apply's address in the checked body (which the walk does
+        // not change): a kernel function's statement numbers repeat at
+        // each of its calls.
+        let key = apply as *const Apply as usize;
+        if let Some(found) = self.multicast_views.get(&key) {
+            return found.clone();
+        }
+        let shape = self.cluster.shape;
+        let axes: Vec<(usize, AtomId)> = (0..3u8)
+            .filter_map(|axis| {
+                self.atoms
+                    .find(&AtomKind::ClusterCtaId(axis))
+                    .map(|atom| (usize::from(axis), atom))
+            })
+            .collect();
+        let size = super::cluster_rings::cluster_size(shape);
+        let mut views = Vec::new();
+        for rank in 0..size {
+            let coordinates = super::cluster_rings::cluster_coordinates(shape, rank);
+            let mut at_rank = Some(view.clone());
+            for (axis, atom) in &axes {
+                let by = Poly::constant(coordinates[*axis]);
+                at_rank = at_rank.and_then(|v| self.substitute_layout(&v, *atom, &by));
+            }
+            views.push(at_rank);
+        }
+        let views: Option<Rc<[Layout]>> = views.into_iter().collect::<Option<Vec<_>>>().map(Rc::from);
+        if views.is_none() {
+            let span = apply
+                .operands
+                .iter()
+                .find(|o| o.slot.access == Access::Write)
+                .map_or_else(SpanId::default, |o| o.span);
+            self.report(
+                Diagnostic::new(
+                    Code::MULTICAST_COPY,
+                    span,
+                    "the checker cannot tell where each CTA's box of this multicast lands: its slice must be computed from `cluster_ctarank()` with `+`, `*` and constants",
+                )
+                .with_help("slice the destination at `cluster_ctarank() * extent`"),
+            );
+        }
+        self.multicast_views.insert(key, views.clone());
+        views
+    }
+
+    /// `view` with atom `atom` replaced by `by` (`None`: a value computed
+    /// from it that the walk cannot re-express).
+    fn substitute_layout(&mut self, view: &Layout, atom: AtomId, by: &Poly) -> Option<Layout> {
+        let mut out = view.clone();
+        let put = |walk: &mut Self, p: &mut Poly| -> Option<()> {
+            *p = walk.substitute(p, atom, by, 0, false)?;
+            Some(())
+        };
+        for p in out.shape.iter_mut().chain(out.strides.iter_mut()) {
+            put(self, p)?;
+        }
+        put(self, &mut out.offset)?;
+        for p in out.region.starts.iter_mut().chain(out.region.counts.iter_mut()) {
+            put(self, p)?;
+        }
+        Some(out)
+    }
+
+    /// The checks of a multicast copy's destination: each CTA's box lands
+    /// in this CTA's copy of the buffer, apart from the others' (TK0433),
+    /// and meets no pending copy, unordered access or unfenced generic
+    /// write, as any copy's destination.
+    fn multicast_destination(
+        &mut self,
+        apply: &Apply,
+        (span, name, buffer): (SpanId, &str, usize),
+        view: &Layout,
+        state: &State<'c>,
+    ) {
+        let Some(views) = self.multicast_views(apply, view) else {
+            return;
+        };
+        let footprints: Vec<Footprint> = views.iter().map(footprint).collect();
+        for (i, a) in footprints.iter().enumerate() {
+            for (j, b) in footprints.iter().enumerate().skip(i + 1) {
+                if !self.apart(a, b, &apply.facts) {
+                    self.report(
+                        Diagnostic::new(
+                            Code::MULTICAST_COPY,
+                            span,
+                            format!("the CTAs of the cluster multicast their boxes into overlapping bytes of `{name}`: the boxes of ranks {i} and {j} meet in every CTA's copy"),
+                        )
+                        .with_help("give each CTA its own part of the destination: a slice that starts at `cluster_ctarank()` times its extent"),
+                    );
+                    return;
+                }
+            }
+        }
+        for (view, footprint) in views.iter().zip(&footprints) {
+            let access = SharedOperand {
+                span,
+                name,
+                buffer,
+                view,
+                footprint,
+                write: true,
+            };
+            self.shared_access(apply, &access, &state.copies);
+            if self.copy_after_touches(apply, &access, &state.touches) {
+                self.async_after_generic(apply, &access, &state.generic);
+            }
+        }
     }
 
     /// The shared matrices a `wgmma.mma_async` reads, each owned against

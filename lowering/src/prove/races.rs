@@ -1964,7 +1964,8 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
     // A remote access with no cluster barrier before or after it is the
     // mistake to fix first: the races across CTAs it makes are its
     // consequences (one mistake, one error).
-    let lifetime = if walk.remote.is_empty() {
+    let multicast = context.cluster_rank.is_some() && super::cluster_rings::has_multicast(body);
+    let lifetime = if walk.remote.is_empty() && !multicast {
         Vec::new()
     } else {
         super::remote_lifetime::prove(body)
@@ -2109,7 +2110,9 @@ impl RaceWalk<'_, '_> {
                     || operand.slot.descriptor
                     || operand.slot.mbarrier)
             {
-                if reached_remotely {
+                // mbarrier objects other CTAs arrive on are the cluster
+                // ring proof's (`super::cluster_rings`).
+                if reached_remotely && !operand.slot.mbarrier {
                     let name = &self.shared_names[buffer.index];
                     self.diags.push(
                         Diagnostic::new(

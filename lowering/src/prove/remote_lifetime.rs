@@ -60,19 +60,32 @@ fn walk(nodes: &[Node], mut state: State, diags: &mut Vec<Diagnostic>) -> State 
     for node in nodes {
         match node {
             Node::Apply(apply) => {
+                // A multicast copy writes every CTA's copy of its
+                // destination and signals every CTA's mbarrier.
+                let multicast = super::cluster_rings::is_multicast(apply);
                 let remote = apply.operands.iter().find_map(|o| match &o.value {
                     Value::Memory {
                         cta: Some(_), name, ..
                     } => Some((o.span, name)),
+                    Value::Memory { name, .. }
+                        if multicast && o.slot.access == crate::ptx::Access::Write =>
+                    {
+                        Some((o.span, name))
+                    }
                     _ => None,
                 });
                 let Some((span, name)) = remote else { continue };
                 if !state.synced && diags.is_empty() {
+                    let what = if multicast {
+                        format!("this multicast into the other CTAs' copies of `{name}`")
+                    } else {
+                        format!("this access to another CTA's copy of `{name}`")
+                    };
                     diags.push(
                         Diagnostic::new(
                             Code::REMOTE_BEFORE_CLUSTER_BARRIER,
                             span,
-                            format!("this access to another CTA's copy of `{name}` can run before any cluster barrier: that CTA may not have started yet"),
+                            format!("{what} can run before any cluster barrier: that CTA may not have started yet"),
                         )
                         .with_help("put a cluster barrier before it (`barrier.cluster.arrive` then `barrier.cluster.wait`, `scope = \"cluster\"`)"),
                     );

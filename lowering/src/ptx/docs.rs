@@ -182,7 +182,9 @@ fn describe(form: &'static InstructionForm, out: &mut String) {
             if o.imm && o.access == Access::Read && o.kind == OperandKind::Register {
                 extras.push_str(", or immediate");
             }
-            if o.sink {
+            if o.sink_only {
+                extras.push_str(", always `_`");
+            } else if o.sink {
                 extras.push_str(", or `_`");
             }
             if o.whole && o.kind == OperandKind::TensorCoords {

@@ -279,6 +279,9 @@ pub struct OperandSlot {
     /// in PTX a `.b64` register, in a kernel a view of a shared buffer
     /// whose layout the compiler encodes (`crate::ptx::matrix`).
     pub descriptor: bool,
+    /// A destination that is only ever the sink `_` (the `state` of an
+    /// arrive on another CTA's mbarrier: ptxas takes no register there).
+    pub sink_only: bool,
 }
 
 /// A rule violation: what is wrong and, where one token is to blame, which.
@@ -406,6 +409,7 @@ impl Modifiers {
                     mbarrier: slot.mbarrier,
                     whole_alignment: slot.whole_alignment,
                     descriptor: slot.descriptor,
+                    sink_only: slot.sink_only,
                 }
             })
             .collect()
@@ -603,6 +607,9 @@ pub struct ResolvedOperand {
     pub mbarrier: bool,
     pub whole_alignment: usize,
     pub descriptor: bool,
+    /// A destination that is only ever the sink `_` (the `state` of an
+    /// arrive on another CTA's mbarrier: ptxas takes no register there).
+    pub sink_only: bool,
 }
 
 impl ResolvedOperand {

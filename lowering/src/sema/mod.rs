@@ -1600,6 +1600,28 @@ impl<'k> Checker<'k> {
             );
             return Err(());
         }
+        let sink_only = |m: &Modifiers| {
+            m.form.operands.first().is_some_and(|first| first.sink_only)
+                && m.form.operands.len() == values.len()
+        };
+        if given && candidates.iter().any(sink_only) {
+            let span = apply
+                .operands
+                .first()
+                .map_or(apply.opcode_span, ast::Operand::span);
+            self.diags.push(
+                Diagnostic::new(
+                    Code::SINK_ONLY_GIVEN,
+                    span,
+                    format!(
+                        "`{}` takes no destination: its `state` is the sink `_`, which the compiler writes",
+                        apply.opcode
+                    ),
+                )
+                .with_help("remove this operand: the arrive's only operand is the mbarrier object"),
+            );
+            return Err(());
+        }
         if given {
             return Ok(None);
         }
@@ -1769,7 +1791,18 @@ impl<'k> Checker<'k> {
                     cluster_rank: cluster_rank.as_ref(),
                 },
             );
-            let ownership = async_copies::prove(
+            let cluster_rings = crate::prove::cluster_rings::prove(
+                &self.body,
+                &crate::prove::cluster_rings::Context {
+                    atoms: threads.atoms,
+                    cluster: self.launch.cluster,
+                    shared_names: &shared_names,
+                },
+            );
+            // The ring walk counts for every CTA what one does: only where
+            // they all run the ring alike.
+            let ownership = if cluster_rings.is_empty() {
+                async_copies::prove(
                 &self.body,
                 &async_copies::Context {
                     threads: &threads,
@@ -1778,7 +1811,10 @@ impl<'k> Checker<'k> {
                     mbarriers: &mbarriers,
                     loop_uniformity: &self.loop_uniformity,
                 },
-            );
+            )
+            } else {
+                cluster_rings
+            };
             let (pool, max_registers) = register_pool::prove(
                 &self.body,
                 &register_pool::Context {

@@ -1060,6 +1060,11 @@ fn remote_form_error(
     if plain && form.operand_space(slot.name) == (Space::Shared { cluster: true }) {
         return None;
     }
+    // An arrive on another CTA's mbarrier: the ring proof follows it
+    // (`crate::prove::cluster_rings`).
+    if form.form.id == crate::prove::cluster_rings::REMOTE_ARRIVE_FORM && slot.mbarrier {
+        return None;
+    }
     let diag = if plain {
         Diagnostic::new(
             Code::REMOTE_SHARED_FORM,

@@ -88,6 +88,21 @@ pub(super) struct Ring {
     /// The conditions on the thread under which the inits ran (`None`:
     /// inits under different ones).
     pub init_threads: Option<Vec<Fact>>,
+    /// Whether a `fence.mbarrier_init.release.cluster` of the init
+    /// threads followed the inits: a cluster barrier after it publishes
+    /// them to the other CTAs.
+    pub init_fenced_for_cluster: bool,
+    /// Whether a cluster barrier followed that fence: other CTAs may
+    /// signal the objects (multicast copies, remote arrivals).
+    pub cluster_published: bool,
+    /// For a ring that crosses CTAs (`cluster_rings`): per rank, the
+    /// CTAs whose object that rank's arrivals toward the ticket in
+    /// progress reached (a bit per rank), and whether the phase's
+    /// arrival statements all ran on the same threads.
+    pub coverage: Vec<u32>,
+    pub same_arrivers: bool,
+    /// The conditions on the thread of the phase's first arrival statement.
+    pub phase_arrivers: Vec<Fact>,
 }
 
 impl Ring {
@@ -105,6 +120,11 @@ impl Ring {
             delivered: 0,
             fenced: false,
             init_threads: Some(Vec::new()),
+            init_fenced_for_cluster: false,
+            cluster_published: false,
+            coverage: Vec::new(),
+            same_arrivers: true,
+            phase_arrivers: Vec::new(),
         }
     }
 
@@ -115,6 +135,9 @@ impl Ring {
         self.releasing = true;
         self.expected = 0;
         self.delivered = 0;
+        self.coverage.clear();
+        self.same_arrivers = true;
+        self.phase_arrivers.clear();
     }
 
     /// Whether `other` has made the same progress toward its ticket in
@@ -123,6 +146,7 @@ impl Ring {
         self.arrivals == other.arrivals
             && self.expected == other.expected
             && self.delivered == other.delivered
+            && self.coverage == other.coverage
     }
 
     /// The count every object was initialized with, when they agree.
@@ -160,6 +184,9 @@ pub(super) fn join_rings(a: &mut Vec<Ring>, b: Vec<Ring>) {
                 found.everyone &= ring.everyone;
                 found.releasing &= ring.releasing;
                 found.fenced &= ring.fenced;
+                found.init_fenced_for_cluster &= ring.init_fenced_for_cluster;
+                found.cluster_published &= ring.cluster_published;
+                found.same_arrivers &= ring.same_arrivers;
                 if found.init_threads != ring.init_threads {
                     found.init_threads = None;
                 }
@@ -314,6 +341,8 @@ impl<'c> Walk<'c, '_> {
         }
         let threads = self.on_thread_facts(apply);
         ring.fenced = false;
+        ring.init_fenced_for_cluster = false;
+        ring.cluster_published = false;
         ring.init_threads = match &ring.init_threads {
             Some(before) if !first_init && *before != threads => None,
             None if !first_init => None,
@@ -559,8 +588,58 @@ impl<'c> Walk<'c, '_> {
             ring.releasing = releasing;
             ring.expected = expected;
         }
+        // A ring that crosses CTAs: what the phase's plain arrivals
+        // release is the cluster's only when they reach every CTA from
+        // every CTA (`cluster_rings`); they release it from the first one.
+        let crosses = self.crosses_ctas(operand.buffer)
+            && apply.form.form.mnemonic == "mbarrier.arrive";
+        if crosses {
+            let permutation = self.arrival_permutation(apply);
+            let remote = permutation.iter().enumerate().any(|(r, q)| *q != r as i128);
+            if remote {
+                // Reported where not; counted as if it were.
+                self.published_to_cluster(apply, operand, &state.rings[index]);
+            }
+            let facts = self.on_thread_facts(apply);
+            let ring = &mut state.rings[index];
+            if first {
+                ring.coverage = vec![0; permutation.len()];
+                ring.phase_arrivers = facts;
+            } else if ring.phase_arrivers != facts {
+                ring.same_arrivers = false;
+            }
+            for (covered, q) in ring.coverage.iter_mut().zip(&permutation) {
+                *covered |= 1 << q;
+            }
+            if first && releasing && arrivals < count {
+                let arrivers = self.threads_of_apply(apply);
+                self.release_phase(operand.buffer, &completed, (running, block), &arrivers, state);
+            }
+        }
         if arrivals < count {
             return;
+        }
+        if crosses && releasing {
+            let ring = &state.rings[index];
+            let every = (1u32 << ring.coverage.len()) - 1;
+            let covered = ring.same_arrivers && ring.coverage.iter().all(|c| *c == every);
+            // Reported where not; released as if it were (one mistake,
+            // one error).
+            if !covered {
+                self.ring_error(
+                    operand.buffer,
+                    Diagnostic::new(
+                        Code::REMOTE_ARRIVAL,
+                        operand.span,
+                        format!(
+                            "this phase of `{}` completes, but its arrivals do not reach every CTA's object from the same threads of every CTA: another CTA's refill of this CTA's bytes (a multicast) would not be ordered after these threads' accesses",
+                            operand.name
+                        ),
+                    )
+                    .with_note("in a cluster, each CTA's producer refills every CTA's stage: it must wait for the arrivals of every CTA's readers")
+                    .with_help("after their reads, the same threads arrive on the object in every CTA: `.in_cta((cluster_ctarank() + d) % n)` for each `d` in `0..n`, with `mbarrier.arrive.release.cluster.shared::cluster.b64`"),
+                );
+            }
         }
         // The arrivals are in: the phase completes once its transaction
         // bytes are. Unless every thread took part in its arrivals (each
@@ -575,29 +654,101 @@ impl<'c> Walk<'c, '_> {
         // waits for this ticket when every thread arrived once, releasing;
         // where this one statement's threads complete the phase, theirs.
         if first && releasing {
-            let makers = if running == block {
-                None
-            } else {
-                arrivers.as_ref()
-            };
-            if running == block || makers.is_some() {
-                self.release(&mut state.touches, operand.buffer, &completed, makers);
-            }
-            // The copies an arriving thread acquired are complete before
-            // the phase: a wait for it acquires them.
-            for copy in &mut state.copies {
-                let seen = match (&copy.acquired, &arrivers) {
-                    (Some(acquired), _) if running == block => !acquired.is_empty(),
-                    (Some(acquired), Some(arrivers)) => !acquired.disjoint(arrivers),
-                    _ => false,
-                };
-                if seen && copy.released.is_none() {
-                    copy.released = Some((operand.buffer, Rc::new(completed.clone())));
-                    copy.ticket_carried = 0;
-                }
-            }
+            self.release_phase(operand.buffer, &completed, (running, block), &arrivers, state);
         }
         self.settle(apply, operand, index, state);
+    }
+
+    /// What the arrivals of `running` threads (`arrivers`, of the
+    /// `block`'s) toward ticket `ticket` of `ring` release: their accesses
+    /// before, and the copies they had acquired.
+    fn release_phase(
+        &mut self,
+        ring: usize,
+        ticket: &Poly,
+        (running, block): (i128, i128),
+        arrivers: &Option<ThreadSet>,
+        state: &mut State<'c>,
+    ) {
+        let makers = if running == block {
+            None
+        } else {
+            arrivers.as_ref()
+        };
+        if running == block || makers.is_some() {
+            self.release(&mut state.touches, ring, ticket, makers);
+        }
+        // The copies an arriving thread acquired are complete before
+        // the phase: a wait for it acquires them.
+        for copy in &mut state.copies {
+            let seen = match (&copy.acquired, arrivers) {
+                (Some(acquired), _) if running == block => !acquired.is_empty(),
+                (Some(acquired), Some(arrivers)) => !acquired.disjoint(arrivers),
+                _ => false,
+            };
+            if seen && copy.released.is_none() {
+                copy.released = Some((ring, Rc::new(ticket.clone())));
+                copy.ticket_carried = 0;
+            }
+        }
+    }
+
+    /// Whether ring `ring` crosses CTAs: other CTAs arrive on it, or the
+    /// kernel multicasts (every ring that orders a refill then orders
+    /// other CTAs' refills too).
+    fn crosses_ctas(&self, ring: usize) -> bool {
+        self.cluster.multicast || self.cluster.reached.contains(&ring)
+    }
+
+    /// Per rank of the cluster, the rank whose object an arrival statement
+    /// reaches (`cluster_rings` proved it a permutation; the identity for
+    /// the CTA's own object).
+    fn arrival_permutation(&self, apply: &Apply) -> Vec<i128> {
+        let size = super::super::cluster_rings::cluster_size(self.cluster.shape);
+        let named = apply.operands.iter().find_map(|o| match &o.value {
+            Value::Memory { cta: Some(q), .. } if o.slot.mbarrier => Some(q),
+            _ => None,
+        });
+        named
+            .and_then(|q| {
+                super::super::cluster_rings::rank_permutation(&self.atoms, self.cluster.shape, q)
+            })
+            .unwrap_or_else(|| (0..size).collect())
+    }
+
+    /// Whether other CTAs may signal `ring` here: its inits were fenced
+    /// with `fence.mbarrier_init.release.cluster` and a cluster barrier
+    /// followed (reported otherwise, TK0415; where no cluster barrier ran
+    /// at all, the lifetime rule's TK0430 is the one error).
+    fn published_to_cluster(
+        &mut self,
+        apply: &Apply,
+        operand: &BarrierOperand<'_>,
+        ring: &Ring,
+    ) -> bool {
+        if ring.cluster_published {
+            return true;
+        }
+        if !self.cluster_barrier_seen || self.unpublished_reported {
+            return false;
+        }
+        if self.quiet == 0 {
+            self.unpublished_reported = true;
+        }
+        self.ring_error(
+            operand.buffer,
+            Diagnostic::new(
+                Code::MBARRIER_UNINITIALIZED,
+                operand.span,
+                format!(
+                    "other CTAs of the cluster signal `{}` here, but its inits may not be visible to them yet",
+                    operand.name
+                ),
+            )
+            .with_note(format!("`{}` reaches every CTA's objects; a CTA's init is seen by the others only after a fence and a cluster barrier", apply.opcode))
+            .with_help("after the inits, run `apply(ptx[\"fence.mbarrier_init.release.cluster\"])` and then a cluster barrier (`barrier.cluster.arrive` + `barrier.cluster.wait`)"),
+        );
+        false
     }
 
     /// The ticket in progress of a ring whose arrivals are all in:
@@ -877,13 +1028,25 @@ impl<'c> Walk<'c, '_> {
             .unwrap_or(0);
         // Counted as if real (reported otherwise).
         self.real_ticket_in_progress(apply, &operand, &state.rings[index]);
-        if let Some(copy) = state.copies.last_mut() {
+        // A multicast copy is every CTA's (`cluster_rings`): each CTA's
+        // object receives the box of each, which lands in each CTA's
+        // copy of the destination (one copy of the walk per CTA's box).
+        let boxes = if super::super::cluster_rings::is_multicast(apply) {
+            // Reported where not; counted as if it were.
+            self.published_to_cluster(apply, &operand, &state.rings[index]);
+            super::super::cluster_rings::cluster_size(self.cluster.shape)
+        } else {
+            1
+        };
+        let issued = usize::try_from(boxes).unwrap_or(1);
+        let first = state.copies.len().saturating_sub(issued);
+        for copy in &mut state.copies[first..] {
             copy.attachment = Some(Attachment {
                 ring: operand.buffer,
-                ticket: Some(completed),
+                ticket: Some(completed.clone()),
             });
         }
-        state.rings[index].delivered += i128::try_from(bytes).unwrap_or(0) * running;
+        state.rings[index].delivered += i128::try_from(bytes).unwrap_or(0) * running * boxes;
         self.settle(apply, &operand, index, state);
     }
 
@@ -902,6 +1065,7 @@ impl<'c> Walk<'c, '_> {
             };
             if covers {
                 ring.fenced = true;
+                ring.init_fenced_for_cluster |= apply.form.form.mnemonic == "fence.mbarrier_init";
             }
         }
     }

@@ -132,6 +132,13 @@ pub fn mbarrier_sm90_requires(m: &Modifiers, _: Target) -> Requirement {
     Requirement::new(90, 7, 8).max(mbarrier_order(m))
 }
 
+/// An arrive on a `.shared::cluster` object (another CTA's): sm_90; the
+/// sink `state` it takes needs PTX ISA 8.0 in ptxas 12.9 (7.8's syntax
+/// has it, ptxas rejects it there).
+pub fn mbarrier_remote_requires(m: &Modifiers, _: Target) -> Requirement {
+    Requirement::new(90, 8, 0).max(mbarrier_order(m))
+}
+
 /// `ldmatrix`: PTX ISA 6.5, sm_75; `.shared::cta` PTX 7.8.
 pub fn ldmatrix_requires(m: &Modifiers, _: Target) -> Requirement {
     if m.get(Slot::Space) == Some("shared::cta") {

@@ -112,6 +112,7 @@ const fn group(name: &'static str, access: Access, ty: TypeRef, lanes: Lanes) ->
         mbarrier: false,
         whole_alignment: 0,
         descriptor: false,
+        sink_only: false,
     }
 }
 
@@ -134,6 +135,7 @@ const fn address(name: &'static str, access: Access) -> OperandSlot {
         mbarrier: false,
         whole_alignment: 0,
         descriptor: false,
+        sink_only: false,
     }
 }
 
@@ -156,6 +158,7 @@ const fn pred(name: &'static str, access: Access) -> OperandSlot {
         mbarrier: false,
         whole_alignment: 0,
         descriptor: false,
+        sink_only: false,
     }
 }
 
@@ -178,6 +181,7 @@ const fn imm(name: &'static str, ty: PtxType, min: i64, max: i64) -> OperandSlot
         mbarrier: false,
         whole_alignment: 0,
         descriptor: false,
+        sink_only: false,
     }
 }
 
@@ -192,6 +196,13 @@ impl OperandSlot {
     /// A destination that may be the sink `_`.
     const fn or_sink(mut self) -> Self {
         self.sink = true;
+        self
+    }
+
+    /// A destination that is always the sink `_`.
+    const fn only_sink(mut self) -> Self {
+        self.sink = true;
+        self.sink_only = true;
         self
     }
 
@@ -290,6 +301,7 @@ const fn addr(name: &'static str, access: Access, ty: PtxType, lanes: u8) -> Ope
         mbarrier: false,
         whole_alignment: 0,
         descriptor: false,
+        sink_only: false,
     }
 }
 

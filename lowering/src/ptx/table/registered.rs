@@ -78,6 +78,8 @@ const C: OperandSlot = pred("c", R);
 const CTA: ModifierSlot = opt(Slot::Scope, &["cta"]);
 const ALIGNED: ModifierSlot = opt(Slot::Aligned, &["aligned"]);
 const SHARED: ModifierSlot = opt(Slot::Space, &["shared", "shared::cta"]);
+/// The `.shared::cluster` window: an object of any CTA of the cluster.
+const CLUSTER_SHARED: ModifierSlot = slot(Slot::Space, &["shared::cluster"]);
 const B64_TYPE: ModifierSlot = slot(Slot::Type, &["b64"]);
 /// mbarrier memory ordering (PTX 8.0): `.sem` and `.scope` both or neither.
 const ARRIVE_SEM: ModifierSlot = opt(Slot::Sem, &["release", "relaxed"]);
@@ -313,6 +315,7 @@ const fn tensor(access: Access) -> OperandSlot {
         mbarrier: false,
         whole_alignment: 0,
         descriptor: false,
+        sink_only: false,
     }
 }
 
@@ -1115,6 +1118,17 @@ pub static FORMS: &[InstructionForm] = &[
         rules::registered::mbarrier_sm90_requires,
         "arrive count times on the mbarrier at addr",
         MBARRIERS,
+        Effect::Mbarrier,
+    ),
+    form(
+        "mbarrier.arrive.remote",
+        "mbarrier.arrive",
+        &[ARRIVE_SEM, MBAR_SCOPE, CLUSTER_SHARED, B64_TYPE],
+        &[reg("state", W, B64).only_sink(), barrier("addr", R)],
+        rules::registered::sem_with_scope,
+        rules::registered::mbarrier_remote_requires,
+        "arrive on the mbarrier at addr in a CTA of the cluster (the state is the sink `_`)",
+        Usability::Yes,
         Effect::Mbarrier,
     ),
     form(
@@ -2005,15 +2019,15 @@ pub static FORMS: &[InstructionForm] = &[
             slot(Slot::Multicast, &["multicast::cluster"]),
         ],
         &[
-            addr("dstMem", W, PtxType::B8, 1),
-            tensor(R),
+            box_bytes("dstMem", W),
+            tensor_box(R),
             barrier("mbar", R),
             CTA_MASK,
         ],
         no_rule,
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask",
-        TMA,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
@@ -2029,8 +2043,8 @@ pub static FORMS: &[InstructionForm] = &[
             slot(Slot::Hint, &["L2::cache_hint"]),
         ],
         &[
-            addr("dstMem", W, PtxType::B8, 1),
-            tensor(R),
+            box_bytes("dstMem", W),
+            tensor_box(R),
             barrier("mbar", R),
             CTA_MASK,
             POLICY,
@@ -2038,7 +2052,7 @@ pub static FORMS: &[InstructionForm] = &[
         no_rule,
         rules::registered::async_proxy_requires,
         "copy a box of the tensor at the coordinates into shared memory, completing on an mbarrier, multicast to the CTAs in ctaMask (L2 cache policy)",
-        TMA,
+        Usability::Yes,
         Effect::AsyncCopy,
     ),
     form(
