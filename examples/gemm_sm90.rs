@@ -530,6 +530,217 @@ ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
     }
 });
 
+/// `gemm_ws_cluster_128x256`: `gemm_ws_128x256` in clusters of two CTAs
+/// along M that share the B tile: each CTA loads half of a stage's 256
+/// rows of B and multicasts it to both (`.multicast::cluster`), so B is
+/// read from L2 once per pair. Each CTA's `full` then expects its A box
+/// and both halves of B; each consumer thread arrives on the `empty`
+/// object of both CTAs (512 arrivals a phase), so a producer refills a
+/// stage only after both CTAs' consumers are done with it. The grid's
+/// height is even (whole clusters): a pair's second tile past M is
+/// computed from the map's zero fill and not stored. GPU only (as
+/// `ws_kernel!`).
+#[tile_kernel(grid = [ceil_div(N, 256), 2 * ceil_div(M, 256), 1], block = [384, 1, 1], cluster = [1, 2, 1], arch = "sm_90a")]
+fn gemm_ws_cluster_128x256(
+    a: Tensor<bf16, M, { 8 * KC }>,
+    b: Tensor<bf16, N, { 8 * KC }>,
+    c: Tensor<f32, M, N>,
+) {
+    // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one group.
+    fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>) {
+        apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
+        for kk in 0..4 {
+            apply(
+                ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
+                acc,
+                sa.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
+                sb.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
+                1,
+                1,
+                1,
+                0,
+                0,
+                scope = "warpgroup",
+            );
+        }
+        apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
+    }
+    // Step `step`'s A box and this CTA's half of the B box into stage
+    // `stage` (the half multicast to both CTAs), signalling its full
+    // barrier with the bytes of A and both halves of B.
+    fn fill(
+        a: Tensor<bf16>,
+        b: Tensor<bf16>,
+        sa: Shared<bf16>,
+        sb_half: Shared<bf16>,
+        full: Shared,
+        m0: usize,
+        n_half: usize,
+        step: usize,
+    ) {
+        apply(
+            ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+            full,
+            128 * (128 + 256),
+        );
+        apply(
+            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+            sa,
+            a.slice(s![m0..m0 + 128, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+            full,
+        );
+        apply(
+            ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"],
+            sb_half,
+            b.slice(s![n_half..n_half + 128, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+            full,
+            3,
+        );
+    }
+    let t = thread_id(0);
+    let wg = warp_id() / 4;
+    let rank = cluster_ctarank();
+    let m0 = cta_id(1) * 128;
+    let n0 = cta_id(0) * 256;
+    // This CTA's half of the B tile, and where it lands in every CTA.
+    let n_half = n0 + 128 * rank;
+    let half = 128 * rank;
+    let steps = ceil_div(KC, 8);
+    let sa = alloc_shared::<bf16>([4, 128, 8 * 8], layout = "swizzle_128");
+    let sb = alloc_shared::<bf16>([4, 256, 8 * 8], layout = "swizzle_128");
+    let full = alloc_shared::<Mbarrier>([4]);
+    let empty = alloc_shared::<Mbarrier>([4]);
+    let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
+    if t == 0 {
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            full.slice(s![0..4]).reshape([4, 1]),
+            1,
+        );
+        apply(
+            ptx["mbarrier.init.shared::cta.b64"],
+            empty.slice(s![0..4]).reshape([4, 1]),
+            512,
+        );
+        apply(ptx["fence.mbarrier_init.release.cluster"]);
+    }
+    // Thread 32 w + l of a warpgroup holds row 32 w + l of `acc`.
+    let r = 32 * (warp_id() % 4) + lane_id();
+    apply(ptx["mov.b32"], acc.slice(s![r, ..]).unsqueeze(-1), 0);
+    // Both CTAs' barriers are initialized before either signals the other's.
+    apply(ptx["barrier.cluster.arrive"], scope = "cluster");
+    apply(ptx["barrier.cluster.wait"], scope = "cluster");
+    let cw = wg;
+    if 0 < steps {
+        if t == 256 {
+            fill(
+                a,
+                b,
+                sa.slice(s![0, .., ..]),
+                sb.slice(s![0, half..half + 128, ..]),
+                full.slice(s![0..1]),
+                m0,
+                n_half,
+                0,
+            );
+            for s in 1..4 {
+                if s < steps {
+                    fill(
+                        a,
+                        b,
+                        sa.slice(s![s, .., ..]),
+                        sb.slice(s![s, half..half + 128, ..]),
+                        full.slice(s![s..s + 1]),
+                        m0,
+                        n_half,
+                        s,
+                    );
+                }
+            }
+        }
+        if wg < 2 {
+            apply(
+                ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                full.slice(s![0..1]),
+                0,
+            );
+            multiply(
+                acc,
+                sa.slice(s![0, 64 * cw..64 * cw + 64, ..]),
+                sb.slice(s![0, .., ..]),
+            );
+        }
+        for k in 1..steps {
+            let stage = k % 4;
+            let next = k + 4 - 1;
+            let done = next % 4;
+            if wg < 2 {
+                apply(
+                    ptx["mbarrier.try_wait.parity.shared::cta.b64"],
+                    full.slice(s![stage..stage + 1]),
+                    (k / 4) % 2,
+                );
+                multiply(
+                    acc,
+                    sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]),
+                    sb.slice(s![stage, .., ..]),
+                );
+                apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                // Stage `done` is free in both CTAs once both CTAs'
+                // consumers arrived on its `empty` in each.
+                apply(
+                    ptx["mbarrier.arrive.release.cluster.shared::cta.b64"],
+                    empty.slice(s![done..done + 1]),
+                );
+                apply(
+                    ptx["mbarrier.arrive.release.cluster.shared::cluster.b64"],
+                    empty.in_cta(1 - rank).slice(s![done..done + 1]),
+                );
+            }
+            if next < steps {
+                if warp_id() == 8 {
+                    apply(
+                        ptx["mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"],
+                        empty.slice(s![done..done + 1]),
+                        (next / 4 + 1) % 2,
+                    );
+                    apply(ptx["bar.warp.sync"], scope = "warp");
+                }
+                if t == 256 {
+                    fill(
+                        a,
+                        b,
+                        sa.slice(s![done, .., ..]),
+                        sb.slice(s![done, half..half + 128, ..]),
+                        full.slice(s![done..done + 1]),
+                        m0,
+                        n_half,
+                        next,
+                    );
+                }
+            }
+        }
+        if wg < 2 {
+            apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+        }
+    }
+    if wg < 2 {
+        for i in 0..128 {
+            let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+            let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4) + i % 2;
+            apply(
+                ptx["st.global.f32"],
+                c.slice(s![row, col..col + 1]),
+                acc.slice(s![r, i..i + 1]),
+                pred = row < M && col < N,
+            );
+        }
+    }
+    // No CTA exits while the other may still arrive on its `empty`.
+    apply(ptx["barrier.cluster.arrive"], scope = "cluster");
+    apply(ptx["barrier.cluster.wait"], scope = "cluster");
+}
+
 /// `$name`: the warp-specialised kernel made persistent along M: a CTA
 /// computes 4 tiles of 128 x 256, rows `128 (cta_id(1) + G i)` for `i` in
 /// 0..4 with `G = ceil_div(M, 512)` the grid's height, through one ring
@@ -1066,6 +1277,7 @@ fn main() -> Result<(), Error> {
             gemm_fp8_128x256::PTX,
             gemm_ws_128x256::PTX,
             gemm_ws_bf16_128x256::PTX,
+            gemm_ws_cluster_128x256::PTX,
             gemm_persistent_128x256::PTX,
             gemm_persistent_bf16_128x256::PTX,
             gemm_persistent_plain_128x256::PTX,
@@ -1118,9 +1330,14 @@ fn main() -> Result<(), Error> {
         "gemm_persistent_128x256 (warp-specialised, 4 tiles a CTA through one ring)",
         |d, a, b, c| gemm_persistent_128x256(d, a, b, c),
     );
+    let ws_cluster: gemm::Gemm = (
+        "gemm_ws_cluster_128x256 (warp-specialised, pairs of CTAs multicasting B)",
+        |d, a, b, c| gemm_ws_cluster_128x256(d, a, b, c),
+    );
     if !dev.is_cpu() {
         for &(m, n, k) in &shapes {
             gemm::check(&dev, ws, m, n, k)?;
+            gemm::check(&dev, ws_cluster, m, n, k)?;
             gemm::check(&dev, persistent, m, n, k)?;
             // bf16 pairs are stored as 32-bit words: N even.
             check_bf16_out(&dev, WS_BF16, m, n.div_ceil(2) * 2, k)?;
@@ -1137,7 +1354,7 @@ fn main() -> Result<(), Error> {
     if dev.is_cpu() || args.len() == 3 {
         return Ok(());
     }
-    gemm::time_kernels(&[ws, persistent])?;
+    gemm::time_kernels(&[ws, ws_cluster, persistent])?;
     let (m, n, k) = (4096, 4096, 4096);
     check_silu(&dev, SILU, 512, 384, 1024)?;
     check_fp8(&dev, 512, 384, 1024)?;

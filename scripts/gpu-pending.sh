@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # What is built but has not run on a GPU yet, in one device command (one
-# machine start): candle's CUDA half (tests and timings), the GEMM example
+# machine start): the multicast ring (with the sanitizers), candle's CUDA half (tests and timings), the GEMM example
 # with its persistent, bf16-output and SiLU kernels and the cuBLAS
 # references, memcheck on candle's GPU twins, the wgmma tests (the role
 # split), racecheck on the GEMM example. Build here, carry the folder:
@@ -10,11 +10,11 @@
 #       | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/candle_ops &&
 #     cargo build --release -p tile-kernel-candle --features cuda --example llama_block &&
 #     cp "$CARGO_TARGET_DIR"/release/examples/llama_block gpu-bin/candle_llama_block)
-#   cargo test --release --no-run --test warpgroup_mma 2>&1 \
-#     | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/warpgroup_mma
+#   for t in warpgroup_mma multicast; do cargo test --release --no-run --test $t 2>&1 \
+#     | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/$t; done
 #   cargo build --release --example gemm_sm90 && cp target/release/examples/gemm_sm90 gpu-bin/
 #   cp scripts/gemm_sm90_torch.py scripts/candle-gpu.sh scripts/gpu-pending.sh gpu-bin/
-#   strip gpu-bin/*_ops gpu-bin/candle_llama_block gpu-bin/warpgroup_mma gpu-bin/gemm_sm90
+#   strip gpu-bin/*_ops gpu-bin/candle_llama_block gpu-bin/warpgroup_mma gpu-bin/multicast gpu-bin/gemm_sm90
 #   mkdir -p gpu-exp && tar cJf gpu-exp/bins.tar.xz gpu-bin      # about 11 MB
 #
 # and run `tar xJf gpu-exp/bins.tar.xz && bash gpu-bin/gpu-pending.sh` with
@@ -23,6 +23,10 @@ set -u
 cd "$(dirname "$0")"
 nvidia-smi --query-gpu=name,driver_version,clocks.max.sm --format=csv,noheader
 export TILE_KERNEL_PTXAS=$(command -v ptxas || ls /usr/local/cuda/bin/ptxas)
+echo "== multicast"; TILE_KERNEL_REQUIRE_GPU=1 timeout 60 ./multicast --include-ignored 2>&1 | tail -6
+for tool in memcheck racecheck synccheck; do
+  echo "== $tool multicast"; timeout 60 compute-sanitizer --tool $tool ./multicast --include-ignored on_gpu 2>&1 | tail -3
+done
 echo "== candle"; BIN=. timeout 120 bash ./candle-gpu.sh 2>&1 | tail -40
 echo "== gemm_sm90"; timeout 240 ./gemm_sm90 2>&1 | tail -70
 echo "== torch"; timeout 60 python3 gemm_sm90_torch.py 2>&1 | tail -8
