@@ -61,7 +61,11 @@ pub enum Obligation {
     /// touched by nothing from its issue until a wait retires its group,
     /// and by other threads only after a CTA barrier that follows the
     /// wait; no store meets the global bytes a pending copy reads, and no
-    /// copy is pending where the kernel ends: `async_copies`.
+    /// copy is pending where the kernel ends: `async_copies`. A ring the
+    /// CTAs of a cluster signal for each other (multicast copies, arrivals
+    /// on another CTA's mbarrier) is proven there for one CTA, counting
+    /// what every CTA does, after `cluster_rings` proved that every CTA
+    /// runs it alike.
     AsyncOwnership,
     /// Every collective and barrier is reached by all threads of its scope
     /// together: `convergence`.
