@@ -10,11 +10,11 @@
 #       | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/candle_ops &&
 #     cargo build --release -p tile-kernel-candle --features cuda --example llama_block &&
 #     cp "$CARGO_TARGET_DIR"/release/examples/llama_block gpu-bin/candle_llama_block)
-#   for t in warpgroup_mma multicast; do cargo test --release --no-run --test $t 2>&1 \
+#   for t in tensor_copies warpgroup_mma multicast; do cargo test --release --no-run --test $t 2>&1 \
 #     | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/$t; done
 #   cargo build --release --example gemm_sm90 && cp target/release/examples/gemm_sm90 gpu-bin/
 #   cp scripts/gemm_sm90_torch.py scripts/candle-gpu.sh scripts/gpu-pending.sh gpu-bin/
-#   strip gpu-bin/*_ops gpu-bin/candle_llama_block gpu-bin/warpgroup_mma gpu-bin/multicast gpu-bin/gemm_sm90
+#   strip gpu-bin/*_ops gpu-bin/candle_llama_block gpu-bin/tensor_copies gpu-bin/warpgroup_mma gpu-bin/multicast gpu-bin/gemm_sm90
 #   mkdir -p gpu-exp && tar cJf gpu-exp/bins.tar.xz gpu-bin      # about 11 MB
 #
 # and run `tar xJf gpu-exp/bins.tar.xz && bash gpu-bin/gpu-pending.sh` with
@@ -27,6 +27,7 @@ echo "== multicast"; TILE_KERNEL_REQUIRE_GPU=1 timeout 60 ./multicast --include-
 for tool in memcheck racecheck synccheck; do
   echo "== $tool multicast"; timeout 60 compute-sanitizer --tool $tool ./multicast --include-ignored on_gpu 2>&1 | tail -3
 done
+echo "== tensor_copies"; TILE_KERNEL_REQUIRE_GPU=1 timeout 60 ./tensor_copies --include-ignored 2>&1 | tail -4
 echo "== candle"; BIN=. timeout 120 bash ./candle-gpu.sh 2>&1 | tail -40
 echo "== gemm_sm90"; timeout 240 ./gemm_sm90 2>&1 | tail -70
 echo "== torch"; timeout 60 python3 gemm_sm90_torch.py 2>&1 | tail -8

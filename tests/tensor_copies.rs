@@ -805,9 +805,7 @@ mod twins {
         one_and_five_dimensional_boxes,
         a_cache_policy_moves_no_value,
         a_ring_with_a_guarded_tail,
-        #[ignore = "the interpreter releases a phase's accesses only when every thread of the block arrives: a producer warp's refill after the consumers' arrivals is reported as a race there (the checker and the GPU accept it)"]
         a_ring_with_a_producer_warp,
-        #[ignore = "the interpreter releases a phase's accesses only when every thread of the block arrives: a producer warp's refill after the consumers' arrivals is reported as a race there (the checker and the GPU accept it)"]
         a_ring_with_a_synced_producer_warp,
         rows_of_other_than_16_bytes_are_refused,
         swizzled_maps_are_the_buffers_layouts

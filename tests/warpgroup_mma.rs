@@ -452,7 +452,6 @@ mod twins {
     on_both_devices!(
         every_layout_multiplies,
         roles_keep_their_values,
-        #[ignore = "the interpreter releases a phase's accesses only when every thread of the block arrives: the producer's refill after the consumers' arrivals is reported as a race there (the checker and the GPU accept it)"]
         a_producer_warpgroup_feeds_two_consumers
     );
 

@@ -1683,6 +1683,25 @@ impl GridRun<'_> {
                     state.write(t, *destination, lane_destinations[lane * outputs + o]);
                 }
             }
+            if collective.fences() {
+                // Each group of one membermask (its last source lane;
+                // checked above: every member executes it, with that mask)
+                // orders its lanes' shared-memory accesses.
+                let mut masks: Vec<u32> = warp
+                    .iter()
+                    .map(|&t| lane_sources[placement.lane(t) as usize * inputs + inputs - 1] as u32)
+                    .collect();
+                masks.sort_unstable();
+                masks.dedup();
+                for mask in masks {
+                    let lanes: Vec<u64> = warp
+                        .iter()
+                        .filter(|&&t| mask & (1 << placement.lane(t)) != 0)
+                        .map(|&t| u64::from(t))
+                        .collect();
+                    state.shared.warp_sync(&lanes);
+                }
+            }
         }
         Ok(())
     }

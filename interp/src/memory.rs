@@ -52,6 +52,14 @@ const ATOMIC_ANY: u64 = 6;
 /// Atomics of several threads, all of one block (the owner's).
 const ATOMIC_BLOCK: u64 = 7;
 
+/// In a [`Shadow::ranged`] shadow, a word of several threads' reads or
+/// atomics names them as `(lowest + 1) | highest << OWNER_BITS`.
+const OWNER_BITS: u32 = 20;
+const OWNER_MASK: u64 = (1 << OWNER_BITS) - 1;
+
+/// The thread indices a [`Shadow::ranged`] shadow can name.
+pub(crate) const RANGED_THREADS: u64 = OWNER_MASK;
+
 /// The last barrier phase shadows can tell apart (later ones count as it).
 pub(crate) const MAX_EPOCH: u64 = EPOCH_MASK;
 
@@ -62,6 +70,11 @@ pub(crate) const MAX_EPOCH: u64 = EPOCH_MASK;
 ///   phase below it are ordered before this access (a CTA barrier since,
 ///   or an mbarrier phase every thread of the block arrived on, which this
 ///   thread has waited for);
+/// - `clock`: per thread of the block, a phase below which that thread's
+///   accesses are ordered before this one too (an mbarrier phase it
+///   arrived toward, releasing, that this thread waited for; a
+///   `bar.warp.sync` of both): the accessing thread's vector clock above
+///   its floor ([`Clock`]; empty in global memory);
 /// - `settled`: those below it are ordered before every later access of
 ///   any thread of the block (the lowest floor of the block's threads), so
 ///   the shadow may forget them.
@@ -69,21 +82,157 @@ pub(crate) const MAX_EPOCH: u64 = EPOCH_MASK;
 /// `settled <= floor <= epoch`. In global memory all three are the
 /// block's barrier count ([`Order::barriers`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Order {
+pub(crate) struct Order<'a> {
     pub epoch: u64,
     pub floor: u64,
     pub settled: u64,
+    pub clock: &'a Clock,
 }
 
-impl Order {
+/// The clock of a thread that acquired nothing but floors.
+static NO_CLOCK: Clock = Clock { runs: Vec::new() };
+
+impl Order<'static> {
     /// Phase `epoch`, with everything of earlier phases ordered before it
     /// for every thread (phases cut by CTA barriers alone).
-    pub fn barriers(epoch: u64) -> Order {
+    pub fn barriers(epoch: u64) -> Order<'static> {
         Order {
             epoch,
             floor: epoch,
             settled: epoch,
+            clock: &NO_CLOCK,
         }
+    }
+}
+
+/// The most runs a [`Clock`] keeps: beyond it, neighbouring runs merge
+/// into their lower epoch (which orders less: never a missed race), so a
+/// clock takes at most 512 bytes of host memory whatever the block size.
+const CLOCK_RUNS: usize = 64;
+
+/// A vector clock over the threads of a block (their cluster indices in
+/// shared memory): for each thread, the epoch below which its accesses
+/// are ordered before the clock's owner's. Piecewise constant, as runs of
+/// threads (a phase's arrivers, a warp) share their epochs: `(first
+/// thread, epoch)` by first thread, each run lasting until the next one's
+/// first thread; threads before the first run have epoch 0 (nothing
+/// ordered).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(crate) struct Clock {
+    runs: Vec<(u32, u32)>,
+}
+
+impl Clock {
+    /// Every entry 0.
+    pub fn is_empty(&self) -> bool {
+        self.runs.is_empty()
+    }
+
+    pub fn clear(&mut self) {
+        self.runs.clear();
+    }
+
+    /// The entry of `thread`.
+    pub fn get(&self, thread: u64) -> u64 {
+        let i = self.runs.partition_point(|r| u64::from(r.0) <= thread);
+        i.checked_sub(1).map_or(0, |i| u64::from(self.runs[i].1))
+    }
+
+    /// The lowest entry of the threads `lo..=hi`.
+    pub fn min_over(&self, lo: u64, hi: u64) -> u64 {
+        let i = self.runs.partition_point(|r| u64::from(r.0) <= lo);
+        let mut min = i.checked_sub(1).map_or(0, |i| u64::from(self.runs[i].1));
+        for run in &self.runs[i..] {
+            if u64::from(run.0) > hi || min == 0 {
+                break;
+            }
+            min = min.min(u64::from(run.1));
+        }
+        min
+    }
+
+    /// The clock from its per-thread entries, thread `first + i` having
+    /// `epochs[i]`.
+    pub fn from_entries(first: u64, epochs: &[u32]) -> Clock {
+        let mut clock = Clock::default();
+        for (i, epoch) in epochs.iter().enumerate() {
+            let thread = u32::try_from(first + i as u64).unwrap_or(u32::MAX);
+            clock.push(thread, *epoch);
+        }
+        clock.push(
+            u32::try_from(first + epochs.len() as u64).unwrap_or(u32::MAX),
+            0,
+        );
+        clock.coarsen();
+        clock
+    }
+
+    /// Appends a run (a new first thread, above the last run's).
+    fn push(&mut self, thread: u32, epoch: u32) {
+        let last = self.runs.last().map_or(0, |r| r.1);
+        if last != epoch {
+            self.runs.push((thread, epoch));
+        }
+    }
+
+    /// Raises every entry to `other`'s where that is higher (the owner
+    /// acquired what `other` orders).
+    pub fn join(&mut self, other: &Clock) {
+        if other.runs.is_empty() {
+            return;
+        }
+        let mut starts: Vec<u32> = self.runs.iter().chain(&other.runs).map(|r| r.0).collect();
+        starts.sort_unstable();
+        starts.dedup();
+        let mut joined = Clock {
+            runs: Vec::with_capacity(starts.len()),
+        };
+        for start in starts {
+            let epoch = self.get(u64::from(start)).max(other.get(u64::from(start)));
+            joined.push(start, epoch as u32);
+        }
+        *self = joined;
+        self.coarsen();
+    }
+
+    /// Raises the entries of the threads `threads` to at least `epoch`.
+    pub fn raise(&mut self, threads: std::ops::Range<u64>, epoch: u64) {
+        if threads.is_empty() || epoch == 0 {
+            return;
+        }
+        let bound = |t: u64| u32::try_from(t).unwrap_or(u32::MAX);
+        let epoch = u32::try_from(epoch.min(MAX_EPOCH)).unwrap_or(u32::MAX);
+        self.join(&Clock {
+            runs: vec![(bound(threads.start), epoch), (bound(threads.end), 0)],
+        });
+    }
+
+    /// At most [`CLOCK_RUNS`] runs: pairs of runs merge into the lower
+    /// epoch of the two until it fits.
+    fn coarsen(&mut self) {
+        while self.runs.len() > CLOCK_RUNS {
+            let mut merged = Clock::default();
+            for pair in self.runs.chunks(2) {
+                let low = pair.iter().map(|r| r.1).min().unwrap_or(0);
+                merged.push(pair[0].0, low);
+            }
+            self.runs = merged.runs;
+        }
+    }
+
+    /// Each nonzero entry renumbered by `renumber` (monotonic).
+    pub fn renumber(&mut self, renumber: &impl Fn(u64) -> u64) {
+        for run in &mut self.runs {
+            if run.1 != 0 {
+                run.1 =
+                    u32::try_from(renumber(u64::from(run.1)).min(MAX_EPOCH)).unwrap_or(u32::MAX);
+            }
+        }
+    }
+
+    /// Its nonzero entries.
+    pub fn epochs(&self) -> impl Iterator<Item = u64> + '_ {
+        self.runs.iter().map(|r| u64::from(r.1)).filter(|e| *e != 0)
     }
 }
 
@@ -106,6 +255,9 @@ pub(crate) struct Shadow {
     /// replaces the word instead of being checked against it
     /// ([`Shadow::per_cta`]).
     forget_other_blocks: bool,
+    /// A word of several threads of one block names the range of them
+    /// ([`Shadow::ranged`]).
+    ranged: bool,
 }
 
 /// A detected race: the byte and the other thread (global linear index;
@@ -193,7 +345,18 @@ impl Shadow {
             words: words.into_boxed_slice(),
             block_threads: block_threads.max(1),
             forget_other_blocks: false,
+            ranged: false,
         })
+    }
+
+    /// The shadow with the threads of a word of several readers (or
+    /// atomics) of one block kept as a range (their lowest and highest
+    /// index, below [`RANGED_THREADS`]), so that a thread whose
+    /// [`Order::clock`] orders each of them is ordered after all: for
+    /// shared memory, whose threads are a cluster's.
+    pub fn ranged(mut self) -> Shadow {
+        self.ranged = true;
+        self
     }
 
     /// A shadow that checks the accesses of each block (CTA) of
@@ -249,23 +412,51 @@ impl Shadow {
         let settled = order.settled.min(floor);
         let block = thread / self.block_threads;
         let me = thread + 1;
+        let ranged = self.ranged;
+        // A word of several threads of one block, of `lo..=hi`.
+        let several = |lo: u64, hi: u64, epoch: u64, kind: u64| {
+            if ranged {
+                word((lo + 1) | (hi << OWNER_BITS), epoch, kind)
+            } else {
+                word(lo + 1, epoch, kind)
+            }
+        };
         for (i, cell) in self.words[at..at + size].iter().enumerate() {
             let mut current = cell.load(Ordering::Relaxed);
             loop {
-                let owner = current >> (EPOCH_BITS + KIND_BITS);
+                let field = current >> (EPOCH_BITS + KIND_BITS);
                 let seen = (current >> KIND_BITS) & EPOCH_MASK;
                 let mut kind = current & ((1 << KIND_BITS) - 1);
-                let same_block = owner != 0 && (owner - 1) / self.block_threads == block;
+                let multi = matches!(kind, READ_BLOCK | ATOMIC_BLOCK);
+                // The (first) thread of the word, and the range of its
+                // threads (unknown: `None`).
+                let (owner, hi) = if ranged {
+                    let owner = field & OWNER_MASK;
+                    let hi = if multi {
+                        field >> OWNER_BITS
+                    } else {
+                        owner.wrapping_sub(1)
+                    };
+                    (owner, Some(hi))
+                } else {
+                    (field, (!multi).then(|| field.wrapping_sub(1)))
+                };
+                let lo = owner.wrapping_sub(1);
+                let same_block = owner != 0 && lo / self.block_threads == block;
                 if !same_block && self.forget_other_blocks {
                     kind = 0;
                 }
-                // Accesses of this block below this thread's floor.
+                // Accesses of this block below this thread's floor, or
+                // below its clock's entry for each of their threads.
                 let ordered = same_block
-                    && seen < floor
                     && matches!(
                         kind,
                         READ_ONE | READ_BLOCK | WRITTEN | ATOMIC_ONE | ATOMIC_BLOCK
-                    );
+                    )
+                    && (seen < floor
+                        || hi.is_some_and(|hi| {
+                            !order.clock.is_empty() && order.clock.min_over(lo, hi) > seen
+                        }));
                 if ordered && seen < settled {
                     kind = 0;
                 }
@@ -274,6 +465,8 @@ impl Shadow {
                     byte: at + i,
                     other,
                 };
+                // The word's threads and this one.
+                let (lo_me, hi_me) = (lo.min(thread), hi.unwrap_or(lo).max(thread));
                 let next = match (touch, kind) {
                     (Touch::Read, 0) => word(me, epoch, READ_ONE),
                     (Touch::Write, 0) => word(me, epoch, WRITTEN),
@@ -282,10 +475,12 @@ impl Shadow {
                     // thread's: keep both (see above).
                     _ if ordered => match (touch, kind) {
                         (Touch::Read, READ_ONE) if owner == me => word(me, latest, READ_ONE),
-                        (Touch::Read, READ_ONE | READ_BLOCK) => word(owner, latest, READ_BLOCK),
+                        (Touch::Read, READ_ONE | READ_BLOCK) => {
+                            several(lo_me, hi_me, latest, READ_BLOCK)
+                        }
                         (Touch::Atomic, ATOMIC_ONE) if owner == me => word(me, latest, ATOMIC_ONE),
                         (Touch::Atomic, ATOMIC_ONE | ATOMIC_BLOCK) => {
-                            word(owner, latest, ATOMIC_BLOCK)
+                            several(lo_me, hi_me, latest, ATOMIC_BLOCK)
                         }
                         _ => word(me, latest, WRITTEN),
                     },
@@ -301,11 +496,11 @@ impl Shadow {
                         }
                     }
                     (Touch::Read, READ_ONE | READ_BLOCK) if same_block => {
-                        word(owner, latest, READ_BLOCK)
+                        several(lo_me, hi_me, latest, READ_BLOCK)
                     }
                     (Touch::Read, READ_ONE | READ_BLOCK | READ_ANY) => word(0, 0, READ_ANY),
                     (Touch::Atomic, ATOMIC_ONE | ATOMIC_BLOCK) if same_block => {
-                        word(owner, latest, ATOMIC_BLOCK)
+                        several(lo_me, hi_me, latest, ATOMIC_BLOCK)
                     }
                     (Touch::Atomic, ATOMIC_ONE | ATOMIC_BLOCK | ATOMIC_ANY) => {
                         word(0, 0, ATOMIC_ANY)
@@ -314,7 +509,7 @@ impl Shadow {
                     (_, READ_BLOCK | READ_ANY | ATOMIC_BLOCK | ATOMIC_ANY) => {
                         return Err(race(u64::MAX));
                     }
-                    _ => return Err(race(owner.wrapping_sub(1))),
+                    _ => return Err(race(lo)),
                 };
                 if next == current {
                     break;
@@ -447,11 +642,12 @@ mod tests {
     }
 
     /// Phase `epoch`, `floor` for the accessing thread, `settled` for all.
-    fn at(epoch: u64, floor: u64, settled: u64) -> Order {
+    fn at(epoch: u64, floor: u64, settled: u64) -> Order<'static> {
         Order {
             epoch,
             floor,
             settled,
+            clock: &NO_CLOCK,
         }
     }
 

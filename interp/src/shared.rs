@@ -43,8 +43,27 @@
 //!     the release of the object's last completed phase that released
 //!     one (the arrivals are read-modify-writes of one object, so the
 //!     wait synchronizes with every earlier releasing arrival);
-//!   - a phase that only some threads arrive on releases nothing for
-//!     plain accesses (its landed copies are gated instead, below).
+//!   - besides, every phase releases *per arriving thread* of the object's
+//!     CTA: each thread that arrived toward it releasing, whoever else
+//!     arrived, releases its own accesses in epochs below its first such
+//!     arrival's. A thread's *clock* ([`Clock`], a vector clock above its
+//!     floor over its CTA's threads, kept as runs of threads with one
+//!     epoch) holds what it acquired that way: an acquiring wait joins
+//!     the object's accumulated per-thread release into it, and an access
+//!     of another thread `u` of the CTA in an epoch below the clock's entry
+//!     for `u` is ordered before the thread's (a word of several readers
+//!     or atomics keeps the range of their threads: each must be ordered,
+//!     [`Shadow::ranged`]). So the consumers of a warp-specialised ring
+//!     release their reads of a stage through its `empty` barrier to the
+//!     producer, and the arrivals of a phase completed by fewer threads
+//!     than those that read order the arrivers' reads only. A `.relaxed`
+//!     arrival releases nothing; barriers clear the clocks (they raise
+//!     the floors above them);
+//!   - `bar.warp.sync` starts an epoch, and each group of lanes running it
+//!     with one membermask orders its lanes' earlier accesses before every
+//!     lane's later ones: every lane's clock becomes the join of the
+//!     lanes' clocks (and floors) raised to the new epoch for the lanes
+//!     ([`SharedMemory::warp_sync`]).
 //!
 //!   The shadow forgets an access only once it is below the floor of
 //!   every thread of its CTA; one below some floors only stays recorded
@@ -96,7 +115,11 @@
 //!   only a thread that has observed the phase (an acquiring wait that
 //!   returned after it) may touch them, and the copy's own thread once a
 //!   `cp.async.wait_group`/`wait_all` of its has retired the copy's group
-//!   ([`SharedMemory::retire_groups`]); a CTA barrier after some thread
+//!   ([`SharedMemory::retire_groups`]), and a thread of the CTA that
+//!   acquired an access of the first thread that observed it made after
+//!   that observation (its clock or floor for that thread above the
+//!   observing wait's epoch: the producer of a ring refilling a stage its
+//!   consumers observed and released); a CTA barrier after some thread
 //!   observed the phase (or after the issuer's retiring wait, for its
 //!   copy's bytes) makes them ordinary bytes again. A copy lands in its
 //!   issuer's CTA's buffers, gated by that CTA's mbarrier objects; for
@@ -125,9 +148,10 @@
 //! Guarantee: a value read from shared memory was written by a thread of
 //! the same cluster into the same CTA's copy, inside the buffer, at an
 //! aligned offset, and ordered before the read by a cluster barrier, or
-//! (writer and reader threads of one CTA) by a CTA barrier of theirs or by
-//! an mbarrier phase every thread of the CTA arrived on (releasing) after
-//! the write and the reader waited for (acquiring), unless the same
+//! (writer and reader threads of one CTA) by a CTA barrier of theirs, by
+//! an mbarrier phase the writer arrived on (releasing) after the write and
+//! the reader waited for (acquiring), or by a chain of those and
+//! `bar.warp.sync`s, unless the same
 //! thread wrote it (or both accesses were atomic), or landed with a copy
 //! the reading thread has waited for (its own `cp.async` wait, or a phase
 //! it observed); no byte is written while a bulk store may still read it
@@ -139,7 +163,7 @@ use std::collections::HashMap;
 use std::ops::Range;
 
 use crate::fault::FaultKind;
-use crate::memory::{MAX_EPOCH, Order, RaceAt, Shadow, Touch};
+use crate::memory::{Clock, MAX_EPOCH, Order, RANGED_THREADS, RaceAt, Shadow, Touch};
 
 /// A shared buffer as the plan describes it.
 #[derive(Debug, Clone)]
@@ -377,6 +401,8 @@ struct Object {
 /// initializations of one object are told apart by it; incarnations are
 /// numbered across the cluster's CTAs.
 struct Incarnation {
+    /// The object: its CTA's rank, buffer and index.
+    cta: usize,
     buffer: usize,
     index: usize,
     /// The most completed phases a thread of the CTA has observed.
@@ -391,6 +417,13 @@ struct Incarnation {
     /// The arrivals of the current phase so far, per arriving thread's
     /// CTA (empty until one arrives).
     arrivals: Vec<Arrivals>,
+    /// Per thread of the object's CTA (by cluster index): the epoch of
+    /// its first releasing arrival toward a completed phase, the latest
+    /// such phase's (0: none). An acquiring wait that returns now joins
+    /// it into its thread's [`SharedMemory::clocks`]: each arriving
+    /// thread's accesses before its arrival are ordered before the
+    /// waiter's later ones, whoever else arrived.
+    partial: Clock,
 }
 
 /// The arrivals of one CTA's threads toward an mbarrier phase, for what
@@ -409,6 +442,10 @@ struct Arrivals {
     distinct: u64,
     /// A thread arrived twice.
     repeated: bool,
+    /// Per thread of the CTA, for arrivals on an object of the same CTA:
+    /// the epoch of its first releasing arrival (0: none; empty until
+    /// one).
+    released: Vec<u32>,
 }
 
 /// How an mbarrier operation arrives on its object.
@@ -457,6 +494,11 @@ struct Gate {
     /// is ordered after the landing (the observer's wait came before its
     /// CTA's releasing arrivals).
     observed_at: Option<u64>,
+    /// That wait's thread and epoch: a thread of the CTA whose clock
+    /// orders that thread's accesses of the epoch (or a later one) before
+    /// its own is ordered after the landing too (the observer's wait came
+    /// before its release).
+    observer: Option<(u64, u64)>,
 }
 
 /// A `cp.async` landing with an mbarrier phase: the statement number of
@@ -529,6 +571,12 @@ pub(crate) struct SharedMemory {
     /// (releasing, at cluster scope for another CTA's object), and by
     /// cluster barriers. (The own CTA's entry is unused: [`Self::floors`].)
     cross: Vec<u64>,
+    /// Per thread of the cluster: its vector clock above its floor, for
+    /// its own CTA's threads ([`Clock`]): raised by the acquiring waits on
+    /// phases some of them arrived toward, releasing, and by
+    /// `bar.warp.sync` ([`Self::warp_sync`]); cleared by barriers (which
+    /// raise the floor above it).
+    clocks: Vec<Clock>,
     /// Per thread: its `cp.async` groups numbered below this have been
     /// retired by its waits.
     retired: Vec<u64>,
@@ -586,6 +634,11 @@ impl SharedMemory {
         let ctas = ctas.max(1);
         let clustered = ctas > 1;
         let cluster_threads = cta_threads.saturating_mul(ctas as u64);
+        if cluster_threads >= RANGED_THREADS {
+            return Err(FaultKind::Arguments(format!(
+                "a block of {cluster_threads} threads (the interpreter runs blocks of fewer than {RANGED_THREADS})"
+            )));
+        }
         if clustered && cluster_threads >= u64::from(u16::MAX) {
             return Err(FaultKind::Arguments(format!(
                 "a cluster of {cluster_threads} threads (the interpreter runs clusters of fewer than 65535)"
@@ -628,6 +681,17 @@ impl SharedMemory {
                 if clustered { ctas } else { 0 },
             )?,
             retired: per_thread("retired `cp.async` groups", 1)?,
+            clocks: {
+                let mut clocks = Vec::new();
+                clocks
+                    .try_reserve_exact(threads)
+                    .map_err(|_| FaultKind::HostMemory {
+                        what: "the vector clocks of a cluster's threads".into(),
+                        bytes: threads.saturating_mul(std::mem::size_of::<Clock>()),
+                    })?;
+                clocks.resize(threads, Clock::default());
+                clocks
+            },
             incarnations: Vec::new(),
             observed: HashMap::new(),
             cluster_phase: 1,
@@ -660,7 +724,8 @@ impl SharedMemory {
                 Shadow::per_cta(len, cta_threads)
             } else {
                 Shadow::new(len, cta_threads)
-            };
+            }
+            .map(Shadow::ranged);
             let objects = if layout.mbarrier {
                 try_filled(len / MBARRIER_BYTES, None)
             } else {
@@ -713,6 +778,7 @@ impl SharedMemory {
         self.at_settled.fill(self.cta_threads as usize);
         self.cross.fill(0);
         self.retired.fill(0);
+        self.clocks.iter_mut().for_each(Clock::clear);
         self.incarnations.clear();
         self.observed.clear();
         self.cluster_phase = 1;
@@ -747,6 +813,9 @@ impl SharedMemory {
         self.advance();
         let threads = self.threads_of(cta);
         self.floors[threads.clone()].fill(self.epoch);
+        self.clocks[threads.clone()]
+            .iter_mut()
+            .for_each(Clock::clear);
         self.settled[cta] = self.epoch;
         self.at_settled[cta] = threads.len();
     }
@@ -761,6 +830,7 @@ impl SharedMemory {
         }
         self.advance();
         self.floors.fill(self.epoch);
+        self.clocks.iter_mut().for_each(Clock::clear);
         self.settled.fill(self.epoch);
         self.at_settled.fill(self.cta_threads as usize);
         self.cross.fill(self.epoch);
@@ -815,15 +885,33 @@ impl SharedMemory {
         }
         let mut cuts: Vec<u64> = self.floors.clone();
         cuts.extend_from_slice(&self.cross);
+        cuts.extend(self.clocks.iter().flat_map(Clock::epochs));
+        for gate in self.ctas.iter().flat_map(|cta| &cta.gates) {
+            cuts.extend(gate.observed_at);
+            cuts.extend(gate.observer.map(|(_, epoch)| epoch));
+        }
         cuts.push(self.epoch);
         for (incarnation, live) in self.incarnations.iter_mut().zip(&live) {
             if !live {
                 incarnation.release.fill(0);
-                incarnation.arrivals.iter_mut().for_each(|a| a.first = None);
+                incarnation.partial.clear();
+                for arrivals in &mut incarnation.arrivals {
+                    arrivals.first = None;
+                    arrivals.released.fill(0);
+                }
                 continue;
             }
             cuts.extend_from_slice(&incarnation.release);
+            cuts.extend(incarnation.partial.epochs());
             cuts.extend(incarnation.arrivals.iter().filter_map(|a| a.first));
+            cuts.extend(
+                incarnation
+                    .arrivals
+                    .iter()
+                    .flat_map(|a| &a.released)
+                    .filter(|e| **e != 0)
+                    .map(|e| u64::from(*e)),
+            );
         }
         cuts.sort_unstable();
         cuts.dedup();
@@ -841,6 +929,15 @@ impl SharedMemory {
         for floor in self.floors.iter_mut().chain(&mut self.cross) {
             *floor = renumber(*floor);
         }
+        for clock in &mut self.clocks {
+            clock.renumber(&renumber);
+        }
+        for gate in self.ctas.iter_mut().flat_map(|cta| &mut cta.gates) {
+            gate.observed_at = gate.observed_at.map(renumber);
+            if let Some((_, epoch)) = &mut gate.observer {
+                *epoch = renumber(*epoch);
+            }
+        }
         for settled in &mut self.settled {
             *settled = renumber(*settled);
         }
@@ -854,6 +951,15 @@ impl SharedMemory {
                 .filter_map(|a| a.first.as_mut())
             {
                 *first = renumber(*first);
+            }
+            incarnation.partial.renumber(&renumber);
+            for released in incarnation
+                .arrivals
+                .iter_mut()
+                .flat_map(|a| &mut a.released)
+                .filter(|e| **e != 0)
+            {
+                *released = u32::try_from(renumber(u64::from(*released))).unwrap_or(u32::MAX);
             }
         }
         self.epoch = renumber(self.epoch);
@@ -896,18 +1002,72 @@ impl SharedMemory {
     }
 
     /// When an access of `thread` now happens ([`Order`]): what orders
-    /// the accesses of its CTA's threads before it.
-    fn order(&self, thread: u64) -> Order {
-        let settled = self.settled[self.cta_of(thread)];
-        let floor = usize::try_from(thread)
-            .ok()
-            .and_then(|t| self.floors.get(t))
-            .copied()
-            .unwrap_or(settled);
+    /// the accesses of its CTA's threads before it. (A function of the
+    /// fields it reads, so that the buffers may be borrowed meanwhile.)
+    fn order<'a>(
+        (floors, settled, clocks): (&[u64], &[u64], &'a [Clock]),
+        epoch: u64,
+        cta: usize,
+        thread: u64,
+    ) -> Order<'a> {
+        let settled = settled[cta];
+        let t = usize::try_from(thread).ok();
+        let floor = t.and_then(|t| floors.get(t)).copied().unwrap_or(settled);
+        let clock = t
+            .and_then(|t| clocks.get(t))
+            .unwrap_or(Order::barriers(0).clock);
         Order {
-            epoch: self.epoch,
+            epoch,
             floor,
             settled,
+            clock,
+        }
+    }
+
+    /// The epoch below which `thread` has acquired the accesses of
+    /// `other`, a thread of its CTA: its floor, or its clock's entry.
+    fn acquired(&self, thread: u64, other: u64) -> u64 {
+        let Some(t) = usize::try_from(thread)
+            .ok()
+            .filter(|t| *t < self.floors.len())
+        else {
+            return 0;
+        };
+        if self.cta_of(thread) != self.cta_of(other) {
+            return 0;
+        }
+        self.floors[t].max(self.clocks[t].get(other))
+    }
+
+    /// A `bar.warp.sync` of the lanes `lanes` (cluster indices of one
+    /// warp, one membermask group): a new epoch, and each lane's accesses
+    /// before it are ordered before every lane's after it; each lane also
+    /// acquires what any of them had acquired (the barrier orders their
+    /// earlier waits too).
+    pub fn warp_sync(&mut self, lanes: &[u64]) {
+        if lanes.is_empty() {
+            return;
+        }
+        self.advance();
+        let epoch = self.epoch;
+        let threads = self.floors.len();
+        let known = |t: &u64| usize::try_from(*t).ok().filter(|t| *t < threads);
+        let mut joined = Clock::default();
+        let mut floor = 0;
+        for t in lanes.iter().filter_map(known) {
+            joined.join(&self.clocks[t]);
+            floor = floor.max(self.floors[t]);
+        }
+        let mut members = lanes.to_vec();
+        members.sort_unstable();
+        for run in members.chunk_by(|a, b| a + 1 == *b) {
+            joined.raise(run[0]..run[run.len() - 1] + 1, epoch);
+        }
+        for &t in lanes {
+            self.raise_floor(t, floor);
+            if let Some(t) = known(&t) {
+                self.clocks[t] = joined.clone();
+            }
         }
     }
 
@@ -1061,6 +1221,9 @@ impl SharedMemory {
                             .observed_at
                             .zip(floor)
                             .is_some_and(|(observed, floor)| observed < floor)
+                        || gate.observer.is_some_and(|(observer, epoch)| {
+                            self.cta_of(observer) == cta && self.acquired(thread, observer) > epoch
+                        })
                     {
                         continue;
                     }
@@ -1195,9 +1358,14 @@ impl SharedMemory {
         if touch != Touch::Read {
             self.unsourced((cta, buffer), at, size)?;
         }
-        let order = self.order(thread);
-        let name = || self.names[buffer].clone();
         let own = self.cta_of(thread);
+        let order = Self::order(
+            (&self.floors, &self.settled, &self.clocks),
+            epoch,
+            own,
+            thread,
+        );
+        let name = || self.names[buffer].clone();
         let memory = &mut self.ctas[cta].buffers[buffer];
         if via == Via::Plain && cta != own {
             memory.remote = phase;
@@ -1425,6 +1593,7 @@ impl SharedMemory {
                     landed: Vec::new(),
                     live: true,
                     observed_at: None,
+                    observer: None,
                 });
                 shared.gate_of.insert(key, g);
                 shared.unobserved.push(g);
@@ -1519,11 +1688,13 @@ impl SharedMemory {
         let at = self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Write)?;
         let incarnation = self.incarnations.len();
         self.incarnations.push(Incarnation {
+            cta,
             buffer,
             index,
             observed: 0,
             release: vec![0; self.ctas.len()],
             arrivals: Vec::new(),
+            partial: Clock::default(),
         });
         self.ctas[cta].buffers[buffer].objects[index] = Some(Object {
             incarnation,
@@ -1622,11 +1793,24 @@ impl SharedMemory {
                 if incarnation.arrivals.len() != ctas {
                     incarnation.arrivals.resize_with(ctas, Arrivals::default);
                 }
+                let own = incarnation.cta == from;
                 let arrivals = &mut incarnation.arrivals[from];
                 arrivals.first.get_or_insert(epoch);
                 arrivals.relaxed |= arriving == Arriving::Relaxed;
                 if arrivals.threads.len() != threads {
                     arrivals.threads = vec![false; threads];
+                }
+                if own && arriving == Arriving::Release {
+                    if arrivals.released.len() != threads {
+                        arrivals.released = vec![0; threads];
+                    }
+                    if let Some(released) = usize::try_from(local)
+                        .ok()
+                        .and_then(|t| arrivals.released.get_mut(t))
+                        .filter(|r| **r == 0)
+                    {
+                        *released = u32::try_from(epoch).unwrap_or(u32::MAX);
+                    }
                 }
                 match usize::try_from(local)
                     .ok()
@@ -1676,6 +1860,18 @@ impl SharedMemory {
     fn complete_phase(&mut self, object: &mut Object) {
         let threads = self.cta_threads;
         if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
+            let own = incarnation.cta;
+            if let Some(arrivals) = incarnation
+                .arrivals
+                .get_mut(own)
+                .filter(|a| !a.released.is_empty())
+            {
+                let first = own as u64 * threads;
+                incarnation
+                    .partial
+                    .join(&Clock::from_entries(first, &arrivals.released));
+                arrivals.released.fill(0);
+            }
             for (from, arrivals) in incarnation.arrivals.iter_mut().enumerate() {
                 let everyone =
                     !arrivals.relaxed && !arrivals.repeated && arrivals.distinct == threads;
@@ -1688,6 +1884,7 @@ impl SharedMemory {
                 seen.fill(false);
                 *arrivals = Arrivals {
                     threads: seen,
+                    released: std::mem::take(&mut arrivals.released),
                     ..Arrivals::default()
                 };
             }
@@ -1789,6 +1986,7 @@ impl SharedMemory {
                     .any(|p| p.incarnation == object.incarnation && p.phase < object.phases);
                 if observed {
                     gate.observed_at = Some(epoch);
+                    gate.observer = Some((thread, epoch));
                 }
                 !observed
             });
@@ -1801,6 +1999,13 @@ impl SharedMemory {
             if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
                 incarnation.observed = incarnation.observed.max(object.phases);
                 let releases = incarnation.release.clone();
+                if incarnation.cta == cta
+                    && let Some(clock) = usize::try_from(thread)
+                        .ok()
+                        .and_then(|t| self.clocks.get_mut(t))
+                {
+                    clock.join(&incarnation.partial);
+                }
                 for (from, release) in releases.into_iter().enumerate() {
                     if from == cta {
                         self.raise_floor(thread, release);
@@ -2454,24 +2659,32 @@ mod tests {
     }
 
     #[test]
-    fn a_phase_only_some_threads_arrive_on_orders_nothing() {
-        // Two of the four threads, the reader among them.
+    fn a_phase_orders_the_accesses_of_the_threads_that_arrived_on_it() {
+        // Two of the four threads, not the reader: its read stays unordered.
+        let mut m = read_by_2(2);
+        arrive_all(&mut m, &[0, 1], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // Two of the four threads, the reader among them: its read is
+        // ordered before the waiter.
         let mut m = read_by_2(2);
         arrive_all(&mut m, &[2, 0], Arriving::Release);
         ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
+        // Not before a thread that has not waited.
         assert_eq!(
-            fault(m.access(0, 0, 4, 3, Touch::Write)),
-            "race s byte 0 other 2"
+            fault(m.access(0, 0, 4, 1, Touch::Read)),
+            "race s byte 0 other 3"
         );
-        // Four arrivals, but thread 2 twice and thread 3 never.
+        // Four arrivals, thread 2 twice and thread 3 never: the reader's.
         let mut m = read_by_2(4);
         arrive_all(&mut m, &[0, 1, 2, 2], Arriving::Release);
         ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
-        assert_eq!(
-            fault(m.access(0, 0, 4, 3, Touch::Write)),
-            "race s byte 0 other 2"
-        );
-        // Every thread, one of them relaxed.
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
+        // Every thread, the reader relaxed: its read stays unordered.
         let mut m = read_by_2(4);
         arrive_all(&mut m, &[0, 1, 3], Arriving::Release);
         arrive_all(&mut m, &[2], Arriving::Relaxed);
@@ -2484,11 +2697,11 @@ mod tests {
 
     #[test]
     fn a_phase_releases_only_what_came_before_its_first_arrival() {
-        // Threads 0 and 1 arrive; thread 2 reads again; then 2 and 3
-        // arrive. The second read is after the first arrival's epoch: a
+        // Threads 0, 1 and 2 arrive; thread 2 reads again; then 2 and 3
+        // arrive. The second read is after thread 2's first arrival: a
         // wait does not order it.
-        let mut m = read_by_2(4);
-        arrive_all(&mut m, &[0, 1], Arriving::Release);
+        let mut m = read_by_2(5);
+        arrive_all(&mut m, &[0, 1, 2], Arriving::Release);
         ok(m.access(0, 0, 4, 2, Touch::Read));
         arrive_all(&mut m, &[2, 3], Arriving::Release);
         ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
@@ -2498,7 +2711,7 @@ mod tests {
         );
         // A later phase of the object, every thread arriving after the
         // read, orders it (the wait acquires the last release).
-        arrive_all(&mut m, &[0, 1, 2, 3], Arriving::Release);
+        arrive_all(&mut m, &[0, 1, 2, 3, 0], Arriving::Release);
         ok(m.mbarrier_wait_parity(BAR, 0, 3, 1, true));
         assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
     }
@@ -2780,5 +2993,238 @@ mod tests {
         );
         m.cluster_barrier();
         assert_eq!(fault(m.access_in(1, 0, 8, 4, 1, Touch::Read)), "ok 8");
+    }
+
+    // ----------------------------- warp-specialised rings (per-thread release)
+
+    /// A two-stage ring in a block of 12 threads: consumers 0..8 read each
+    /// stage after waiting on its `full` barrier (`bar[stage]`, count 1)
+    /// and arrive on its `empty` barrier (`bar[2 + stage]`); the producer
+    /// lanes 8..12 (a "warp") wait on `empty`, and lane 8 refills the
+    /// stage with a copy counted on `full` (`complete_tx`, as a tensor
+    /// copy). What each variant changes is a mistake the ring must catch.
+    struct Ring {
+        /// The expected arrivals of each `empty` phase.
+        empty_count: u64,
+        /// The consumers that arrive on `empty`.
+        arrivers: Range<u64>,
+        /// How they arrive.
+        arriving: Arriving,
+        /// The producer lanes that wait on `empty` before a refill.
+        producer_waits: Vec<u64>,
+        /// The producer lanes then run `bar.warp.sync` (empty: none).
+        warp_sync: Vec<u64>,
+        /// The consumers wait on `full` before reading.
+        consumers_wait: bool,
+    }
+
+    impl Ring {
+        /// The correct ring with one producer thread.
+        fn producer_thread() -> Ring {
+            Ring {
+                empty_count: 8,
+                arrivers: 0..8,
+                arriving: Arriving::Release,
+                producer_waits: vec![8],
+                warp_sync: Vec::new(),
+                consumers_wait: true,
+            }
+        }
+
+        /// Runs `iterations` stages through the ring: `Ok`, or the first
+        /// fault as text.
+        fn run(&self, iterations: u64) -> Result<(), String> {
+            let layouts = [
+                SharedLayout {
+                    name: "s".into(),
+                    bytes: 32,
+                    mbarrier: false,
+                },
+                SharedLayout {
+                    name: "bar".into(),
+                    bytes: 32,
+                    mbarrier: true,
+                },
+            ];
+            let mut m = SharedMemory::new(&layouts, 12, 1).map_err(|k| format!("{k:?}"))?;
+            let text = |fault: SharedFault| self::fault(Err(fault));
+            let full = |stage: u64| 8 * stage as i64;
+            let empty = |stage: u64| 8 * (2 + stage) as i64;
+            for stage in 0..2 {
+                m.mbarrier_init(BAR, full(stage), 0, 1).map_err(text)?;
+                m.mbarrier_init(BAR, empty(stage), 0, self.empty_count)
+                    .map_err(text)?;
+            }
+            m.cta_barrier(0);
+            let fill = |m: &mut SharedMemory, k: u64| -> Result<(), SharedFault> {
+                let stage = k % 2;
+                m.begin_arrivals();
+                m.mbarrier_arrive(BAR, full(stage), 8, Arriving::Release, 16)?;
+                let at = m.begin_copy(0, 16 * stage as i64, (16, 16), 8, 7)?;
+                let phase = m.mbarrier_complete_tx(0, BAR, full(stage), 16)?;
+                let phase = phase.expect("the copy completes the phase");
+                let data = [k as u8; 16];
+                let issue = Issue {
+                    copy: 7,
+                    issuer: 8,
+                    group: 0,
+                };
+                m.land_gated((0, 0), at, &data, issue, &[phase])
+            };
+            for k in 0..iterations.min(2) {
+                fill(&mut m, k).map_err(text)?;
+            }
+            for k in 0..iterations {
+                let (stage, round) = (k % 2, k / 2);
+                if self.consumers_wait {
+                    for t in 0..8 {
+                        m.mbarrier_wait_parity(BAR, full(stage), t, round % 2, true)
+                            .map_err(text)?;
+                    }
+                }
+                // Each byte is read by two consumers.
+                for t in 0..8 {
+                    let at = m
+                        .access(0, (16 * stage + 4 * (t % 4)) as i64, 4, t, Touch::Read)
+                        .map_err(text)?;
+                    assert_eq!(m.read(0, 0, at, 4), u64::from_le_bytes([k as u8; 8]) >> 32);
+                }
+                m.begin_arrivals();
+                for t in self.arrivers.clone() {
+                    m.mbarrier_arrive(BAR, empty(stage), t, self.arriving, 0)
+                        .map_err(text)?;
+                }
+                if k + 2 < iterations {
+                    for &t in &self.producer_waits {
+                        m.mbarrier_wait_parity(BAR, empty(stage), t, round % 2, true)
+                            .map_err(text)?;
+                    }
+                    m.warp_sync(&self.warp_sync);
+                    fill(&mut m, k + 2).map_err(text)?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_ring_with_a_producer_thread_runs_clean() {
+        assert_eq!(Ring::producer_thread().run(8), Ok(()));
+    }
+
+    #[test]
+    fn a_ring_with_a_producer_warp_runs_clean() {
+        // The whole warp waits, then synchronizes; lane 8 refills.
+        let ring = Ring {
+            producer_waits: (8..12).collect(),
+            warp_sync: (8..12).collect(),
+            ..Ring::producer_thread()
+        };
+        assert_eq!(ring.run(8), Ok(()));
+        // One lane waits, the warp synchronizes, another lane refills:
+        // the barrier orders the wait before the refill.
+        let ring = Ring {
+            producer_waits: vec![9],
+            warp_sync: (8..12).collect(),
+            ..Ring::producer_thread()
+        };
+        assert_eq!(ring.run(8), Ok(()));
+    }
+
+    /// Whether `result` is a fault (a race or a read of a copy's bytes
+    /// without observing its phase).
+    fn faults(result: Result<(), String>) -> bool {
+        match result {
+            Ok(()) => false,
+            Err(fault) => {
+                assert!(
+                    fault.starts_with("race s") || fault.starts_with("AsyncCopyUnobserved"),
+                    "{fault}"
+                );
+                true
+            }
+        }
+    }
+
+    #[test]
+    fn a_producer_that_refills_without_waiting_on_empty_faults() {
+        let ring = Ring {
+            producer_waits: Vec::new(),
+            ..Ring::producer_thread()
+        };
+        assert!(faults(ring.run(3)));
+        // Another lane waited, but no `bar.warp.sync` orders its wait
+        // before the refill.
+        let ring = Ring {
+            producer_waits: vec![9],
+            ..Ring::producer_thread()
+        };
+        assert!(faults(ring.run(3)));
+        // Lanes 10 and 11 synchronize; the refilling lane 8 is not among them.
+        let ring = Ring {
+            producer_waits: vec![10],
+            warp_sync: vec![10, 11],
+            ..Ring::producer_thread()
+        };
+        assert!(faults(ring.run(3)));
+    }
+
+    #[test]
+    fn consumers_that_read_before_waiting_on_full_fault() {
+        let ring = Ring {
+            consumers_wait: false,
+            ..Ring::producer_thread()
+        };
+        assert!(faults(ring.run(1)));
+    }
+
+    #[test]
+    fn a_phase_completed_by_fewer_threads_than_read_orders_only_its_arrivers() {
+        // Eight consumers read, four arrive (and complete the phase): the
+        // others' reads race with the refill.
+        let ring = Ring {
+            empty_count: 4,
+            arrivers: 0..4,
+            ..Ring::producer_thread()
+        };
+        assert_eq!(
+            ring.run(3),
+            Err("race s byte 0 other 18446744073709551615".into())
+        );
+        let ring = Ring {
+            empty_count: 4,
+            arrivers: 4..8,
+            ..Ring::producer_thread()
+        };
+        assert!(faults(ring.run(3)));
+    }
+
+    #[test]
+    fn relaxed_arrivals_on_empty_order_nothing() {
+        let ring = Ring {
+            arriving: Arriving::Relaxed,
+            ..Ring::producer_thread()
+        };
+        assert!(faults(ring.run(3)));
+    }
+
+    #[test]
+    fn clocks_stay_small_and_exact_for_runs_of_threads() {
+        let mut clock = Clock::default();
+        clock.raise(0..256, 5);
+        clock.raise(256..257, 9);
+        assert_eq!(clock.min_over(0, 255), 5);
+        assert_eq!(clock.min_over(0, 256), 5);
+        assert_eq!(clock.min_over(256, 256), 9);
+        assert_eq!(clock.min_over(200, 300), 0);
+        assert_eq!(clock.get(257), 0);
+        // Alternating entries past the limit coarsen to lower ones, never
+        // higher.
+        let epochs: Vec<u32> = (0..1024).map(|t| 1 + t % 2).collect();
+        let coarse = Clock::from_entries(0, &epochs);
+        for t in 0..1024u64 {
+            assert!(coarse.get(t) <= u64::from(epochs[t as usize]));
+        }
+        assert!(coarse.get(0) >= 1);
     }
 }

@@ -164,6 +164,9 @@ pub struct Collective {
     inputs: usize,
     outputs: usize,
     function: Box<CollectiveFn>,
+    /// It orders memory among the lanes of each membermask group
+    /// (`bar.warp.sync`): [`Self::fencing`].
+    fences: bool,
 }
 
 impl Collective {
@@ -179,7 +182,22 @@ impl Collective {
             inputs,
             outputs,
             function: Box::new(function),
+            fences: false,
         }
+    }
+
+    /// The collective also orders the shared-memory accesses of each
+    /// group of lanes that run it with one membermask: each member's
+    /// earlier accesses before every member's later ones (`bar.warp.sync`;
+    /// the other `.sync` collectives order nothing).
+    pub fn fencing(mut self) -> Collective {
+        self.fences = true;
+        self
+    }
+
+    /// Whether it orders memory ([`Self::fencing`]).
+    pub fn fences(&self) -> bool {
+        self.fences
     }
 
     /// Source lanes per thread.

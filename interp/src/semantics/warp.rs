@@ -57,7 +57,8 @@ pub(crate) fn collective(variant: &Modifiers) -> Option<Collective> {
         }),
         "bar.warp.sync" => Collective::new(1, 0, move |executing, s, _| {
             members(&name, executing, s, 1).map(|_| ())
-        }),
+        })
+        .fencing(),
         _ => return None,
     };
     debug_assert_eq!(
