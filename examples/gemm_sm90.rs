@@ -310,28 +310,25 @@ gemm_kernel!(
 /// parameters after `a` and `b`. The interpreter runs it too (it orders
 /// each consumer's reads before the refill through its own arrival).
 macro_rules! ws_kernel {
-    ($name:ident, [$($params:tt)*], {$($epilogue:tt)*}) => {
+    ($name:ident, $op:literal, $t:ty, e = $e:literal, [$($tail:literal),*],
+     [$($params:tt)*], {$($epilogue:tt)*}) => {
         #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 128), 1], block = [384, 1, 1], arch = "sm_90a")]
         fn $name(
-            a: Tensor<bf16, M, { 8 * KC }>,
-            b: Tensor<bf16, N, { 8 * KC }>,
+            a: Tensor<$t, M, { $e * KC }>,
+            b: Tensor<$t, N, { $e * KC }>,
             $($params)*
         ) {
             // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one
             // group.
-            fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>) {
+            fn multiply(acc: Tile<f32>, sa: Shared<$t>, sb: Shared<$t>) {
                 apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
                 for kk in 0..4 {
                     apply(
-                        ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
+                        ptx[$op],
                         acc,
-                        sa.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
-                        sb.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
-                        1,
-                        1,
-                        1,
-                        0,
-                        0,
+                        sa.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
+                        sb.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
+                        $($tail),*,
                         scope = "warpgroup",
                     );
                 }
@@ -340,10 +337,10 @@ macro_rules! ws_kernel {
             // Step `step`'s boxes of A and B into stage `stage`, signalling
             // its full barrier.
             fn fill(
-                a: Tensor<bf16>,
-                b: Tensor<bf16>,
-                sa: Shared<bf16>,
-                sb: Shared<bf16>,
+                a: Tensor<$t>,
+                b: Tensor<$t>,
+                sa: Shared<$t>,
+                sb: Shared<$t>,
                 full: Shared,
                 m0: usize,
                 n0: usize,
@@ -357,13 +354,13 @@ macro_rules! ws_kernel {
                 apply(
                     ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
                     sa,
-                    a.slice(s![m0..m0 + 128, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    a.slice(s![m0..m0 + 128, 8 * $e * step..8 * $e * step + 8 * $e]),
                     full,
                 );
                 apply(
                     ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
                     sb,
-                    b.slice(s![n0..n0 + 256, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    b.slice(s![n0..n0 + 256, 8 * $e * step..8 * $e * step + 8 * $e]),
                     full,
                 );
             }
@@ -372,8 +369,8 @@ macro_rules! ws_kernel {
             let m0 = cta_id(1) * 128;
             let n0 = cta_id(0) * 256;
             let steps = ceil_div(KC, 8);
-            let sa = alloc_shared::<bf16>([4, 128, 8 * 8], layout = "swizzle_128");
-            let sb = alloc_shared::<bf16>([4, 256, 8 * 8], layout = "swizzle_128");
+            let sa = alloc_shared::<$t>([4, 128, 8 * $e], layout = "swizzle_128");
+            let sb = alloc_shared::<$t>([4, 256, 8 * $e], layout = "swizzle_128");
             let full = alloc_shared::<Mbarrier>([4]);
             let empty = alloc_shared::<Mbarrier>([4]);
             let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
@@ -489,7 +486,14 @@ macro_rules! ws_kernel {
     };
 }
 
-ws_kernel!(gemm_ws_128x256, [c: Tensor<f32, M, N>], {
+ws_kernel!(
+    gemm_ws_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+    bf16,
+    e = 8,
+    [1, 1, 1, 0, 0],
+    [c: Tensor<f32, M, N>],
+    {
     if wg < 2 {
         for i in 0..128 {
             let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
@@ -507,7 +511,14 @@ ws_kernel!(gemm_ws_128x256, [c: Tensor<f32, M, N>], {
 // The same with C in bf16 (what `torch.matmul` returns for bf16 inputs):
 // columns `2j` and `2j + 1` of a thread's row packed into one bf16x2 word
 // and stored as 32 bits (N even: a launch-time requirement).
-ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
+ws_kernel!(
+    gemm_ws_bf16_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+    bf16,
+    e = 8,
+    [1, 1, 1, 0, 0],
+    [c: Tensor<bf16, M, N>],
+    {
     if wg < 2 {
         let pair = alloc_local::<u32>([1, 1]);
         for j in 0..64 {
@@ -530,6 +541,42 @@ ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
     }
 });
 
+// fp8 e4m3 inputs (K steps of 128 bytes, `wgmma` k32), warp-specialised,
+// `scale * A B^T` stored in bf16 as packed column pairs (N even): what
+// `torch._scaled_mm` computes, on `gemm_fp8_128x256`'s tile.
+ws_kernel!(
+    gemm_ws_fp8_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3",
+    u8,
+    e = 16,
+    [1, 1, 1],
+    [scale: f32, c: Tensor<bf16, M, N>],
+    {
+        if wg < 2 {
+            let scaled = alloc_local::<f32>([1, 2]);
+            let pair = alloc_local::<u32>([1, 1]);
+            for j in 0..64 {
+                let i = 2 * j;
+                let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+                let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+                ewise(|v: f32| v * scale, scaled, acc.slice(s![r, i..i + 2]).unsqueeze(0));
+                apply(
+                    ptx["cvt.rn.bf16x2.f32"],
+                    pair,
+                    scaled.slice(s![0, 1..2]).unsqueeze(0),
+                    scaled.slice(s![0, 0..1]).unsqueeze(0),
+                );
+                apply(
+                    ptx["st.global.b32"],
+                    c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                    pair,
+                    pred = row < M && col + 2 <= N,
+                );
+            }
+        }
+    }
+);
+
 /// `gemm_ws_cluster_128x256`: `gemm_ws_128x256` in clusters of two CTAs
 /// along M that share the B tile: each CTA loads half of a stage's 256
 /// rows of B and multicasts it to both (`.multicast::cluster`), so B is
@@ -538,9 +585,10 @@ ws_kernel!(gemm_ws_bf16_128x256, [c: Tensor<bf16, M, N>], {
 /// object of both CTAs (512 arrivals a phase), so a producer refills a
 /// stage only after both CTAs' consumers are done with it. The grid's
 /// height is even (whole clusters): a pair's second tile past M is
-/// computed from the map's zero fill and not stored. GPU only: across
-/// CTAs the interpreter orders a CTA's reads only when every thread of it
-/// arrived, and here only the consumers do.
+/// computed from the map's zero fill and not stored. The interpreter runs
+/// it too: each consumer's cluster-scoped arrival on the peer's `empty`
+/// orders its reads before the peer producer's multicast refill, which
+/// waits on `empty` with `.acquire.cluster` (docs/interpreter.md).
 #[tile_kernel(grid = [ceil_div(N, 256), 2 * ceil_div(M, 256), 1], block = [384, 1, 1], cluster = [1, 2, 1], arch = "sm_90a")]
 fn gemm_ws_cluster_128x256(
     a: Tensor<bf16, M, { 8 * KC }>,
@@ -1228,14 +1276,27 @@ fn fp8_inputs(n: usize, seed: u64) -> Vec<u8> {
 /// `gemm_fp8_128x256` against `scale * A B^T` in f64: the tensor cores
 /// keep about 14 bits of an fp8 sum (docs/tensor-cores.md), so each
 /// 32-wide step may lose 2^-13 of its magnitude sum; then bf16 rounding.
-fn check_fp8(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
+/// A kernel `C = scale A B^T` from e4m3 inputs with C in bf16, and its name.
+type Fp8Gemm = (
+    &'static str,
+    fn(&Device, &DeviceTensor<u8>, &DeviceTensor<u8>, f32, &mut DeviceTensor<bf16>) -> Result<(), Error>,
+);
+
+const FP8: Fp8Gemm = ("gemm_fp8_128x256", |d, a, b, scale, c| {
+    gemm_fp8_128x256(d, a, b, scale, c)
+});
+const WS_FP8: Fp8Gemm = ("gemm_ws_fp8_128x256", |d, a, b, scale, c| {
+    gemm_ws_fp8_128x256(d, a, b, scale, c)
+});
+
+fn check_fp8(dev: &Device, (name, gemm): Fp8Gemm, m: usize, n: usize, k: usize) -> Result<(), Error> {
     let ha = fp8_inputs(m * k, 0x8111 + (m * n * k) as u64);
     let hb = fp8_inputs(n * k, 0x8222 + (m * n * k) as u64);
     let scale = 0.001953125f32;
     let a = dev.upload(&ha, [m, k])?;
     let b = dev.upload(&hb, [n, k])?;
     let mut c = dev.upload(&vec![bf16::NAN; m * n], [m, n])?;
-    gemm_fp8_128x256(dev, &a, &b, scale, &mut c)?;
+    gemm(dev, &a, &b, scale, &mut c)?;
     let got = c.download()?;
     let value = |bits: u8| f64::from(float8::F8E4M3::from_bits(bits).to_f32());
     for i in 0..m {
@@ -1247,11 +1308,11 @@ fn check_fp8(dev: &Device, m: usize, n: usize, k: usize) -> Result<(), Error> {
             let bound = magnitude * f64::from(scale) * 2f64.powi(-11) + want.abs() * 2f64.powi(-8);
             assert!(
                 (g - want).abs() <= bound,
-                "fp8 {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
+                "{name} {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
             );
         }
     }
-    println!("OK: gemm_fp8_128x256 {m} x {n} x {k} (scale A B^T from e4m3, bf16 out)");
+    println!("OK: {name} {m} x {n} x {k} (scale A B^T from e4m3, bf16 out)");
     Ok(())
 }
 
@@ -1280,6 +1341,7 @@ fn main() -> Result<(), Error> {
             gemm_fp8_128x256::PTX,
             gemm_ws_128x256::PTX,
             gemm_ws_bf16_128x256::PTX,
+            gemm_ws_fp8_128x256::PTX,
             gemm_ws_cluster_128x256::PTX,
             gemm_persistent_128x256::PTX,
             gemm_persistent_bf16_128x256::PTX,
@@ -1303,7 +1365,7 @@ fn main() -> Result<(), Error> {
     for &(m, n, k) in &shapes {
         check_silu(&dev, SILU, m, n, k)?;
         // fp8 rows are 16-byte multiples: K a multiple of 16.
-        check_fp8(&dev, m, n, k.div_ceil(16) * 16)?;
+        check_fp8(&dev, FP8, m, n, k.div_ceil(16) * 16)?;
     }
     gemm::run(&KERNELS)?;
     // Several tiles a CTA (M = 600: a grid of height 2, CTA 0 tiles 0, 2,
@@ -1341,10 +1403,17 @@ fn main() -> Result<(), Error> {
     // each consumer's reads before the producer's refill through that
     // consumer's own arrival, and the producer warp's lanes through their
     // `bar.warp.sync` (docs/interpreter.md).
-    gemm::check(&dev, ws, 130, 200, 96)?;
+    // K = 392 is 7 steps of 64: the producers refill stages (4 of them),
+    // so the consumers' releases are what orders each refill; the
+    // persistent kernels' tickets run on across tiles at any K.
+    gemm::check(&dev, ws, 130, 200, 392)?;
     gemm::check(&dev, persistent, 600, 40, 72)?;
-    check_bf16_out(&dev, WS_BF16, 130, 200, 96)?;
+    check_bf16_out(&dev, WS_BF16, 130, 200, 392)?;
     check_silu(&dev, PERSISTENT_SILU, 130, 200, 96)?;
+    gemm::check(&dev, ws_cluster, 130, 200, 392)?;
+    // fp8 rows are 16-byte multiples (K a multiple of 16), bf16 pairs
+    // 32-bit words (N even); K = 784 is 7 steps of 128 bytes.
+    check_fp8(&dev, WS_FP8, 130, 200, 784)?;
     if !dev.is_cpu() {
         for &(m, n, k) in &shapes {
             gemm::check(&dev, ws, m, n, k)?;
@@ -1352,6 +1421,7 @@ fn main() -> Result<(), Error> {
             gemm::check(&dev, persistent, m, n, k)?;
             // bf16 pairs are stored as 32-bit words: N even.
             check_bf16_out(&dev, WS_BF16, m, n.div_ceil(2) * 2, k)?;
+            check_fp8(&dev, WS_FP8, m, n.div_ceil(2) * 2, k.div_ceil(16) * 16)?;
             check_bf16_out(&dev, PERSISTENT_BF16, m, n.div_ceil(2) * 2, k)?;
         }
         // Tiles past M (a CTA's fourth tile at M = 1100), and M, N, K
@@ -1368,7 +1438,8 @@ fn main() -> Result<(), Error> {
     gemm::time_kernels(&[ws, ws_cluster, persistent])?;
     let (m, n, k) = (4096, 4096, 4096);
     check_silu(&dev, SILU, 512, 384, 1024)?;
-    check_fp8(&dev, 512, 384, 1024)?;
+    check_fp8(&dev, FP8, 512, 384, 1024)?;
+    check_fp8(&dev, WS_FP8, 512, 384, 1024)?;
     let a = dev.upload(&gemm::inputs(m * k, 1), [m, k])?;
     let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
     let bias = dev.upload(&vec![0.25f32; n], [n])?;
@@ -1411,11 +1482,13 @@ fn main() -> Result<(), Error> {
     }
     let a8 = dev.upload(&fp8_inputs(m * k, 3), [m, k])?;
     let b8 = dev.upload(&fp8_inputs(n * k, 4), [n, k])?;
-    let seconds = time(&dev, || gemm_fp8_128x256(&dev, &a8, &b8, 0.5, &mut c))?;
-    println!(
-        "gemm_fp8_128x256 (e4m3 in, scaled bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
-        seconds * 1e3,
-        2.0 * (m * n * k) as f64 / seconds / 1e12
-    );
+    for (name, gemm) in [FP8, WS_FP8] {
+        let seconds = time(&dev, || gemm(&dev, &a8, &b8, 0.5, &mut c))?;
+        println!(
+            "{name} (e4m3 in, scaled bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
+            seconds * 1e3,
+            2.0 * (m * n * k) as f64 / seconds / 1e12
+        );
+    }
     Ok(())
 }

@@ -102,7 +102,7 @@ use crate::prepare::{
     Special, Step, Test,
 };
 use crate::semantics::{AtomicUpdate, Barrier, BarrierReduction, Bits, mask};
-use crate::shared::{Arriving, Issue, Phase, SharedFault, SharedLayout, SharedMemory};
+use crate::shared::{Acquiring, Arriving, Issue, Phase, SharedFault, SharedLayout, SharedMemory};
 
 /// Everything a launch shares between the host threads running its
 /// clusters.
@@ -970,11 +970,20 @@ impl GridRun<'_> {
                 }
                 Ok(())
             }
-            MbarrierAction::WaitParity { parity, acquire } => {
+            MbarrierAction::WaitParity {
+                parity,
+                acquire,
+                cluster_scope,
+            } => {
                 let parity = self.source(state, parity, t)?;
+                let acquiring = match (acquire, cluster_scope) {
+                    (false, _) => Acquiring::Relaxed,
+                    (true, false) => Acquiring::Cta,
+                    (true, true) => Acquiring::Cluster,
+                };
                 state
                     .shared
-                    .mbarrier_wait_parity(buffer, offset, thread, parity, *acquire)
+                    .mbarrier_wait_parity(buffer, offset, thread, parity, acquiring)
                     .map_err(|f| fault(state, f))
             }
         }
@@ -2922,6 +2931,7 @@ mod tests {
         mbarrier(MbarrierAction::WaitParity {
             parity: Source::Value(parity),
             acquire: true,
+            cluster_scope: false,
         })
     }
 
@@ -4625,6 +4635,7 @@ mod tests {
             MbarrierAction::WaitParity {
                 parity: Source::Value(parity),
                 acquire: true,
+                cluster_scope: true,
             },
         )
     }

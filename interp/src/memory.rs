@@ -110,8 +110,8 @@ impl Order<'static> {
 /// clock takes at most 512 bytes of host memory whatever the block size.
 const CLOCK_RUNS: usize = 64;
 
-/// A vector clock over the threads of a block (their cluster indices in
-/// shared memory): for each thread, the epoch below which its accesses
+/// A vector clock over the threads of a block (in shared memory, over a
+/// cluster's threads, by their cluster indices): for each thread, the epoch below which its accesses
 /// are ordered before the clock's owner's. Piecewise constant, as runs of
 /// threads (a phase's arrivers, a warp) share their epochs: `(first
 /// thread, epoch)` by first thread, each run lasting until the next one's
@@ -205,6 +205,36 @@ impl Clock {
         self.join(&Clock {
             runs: vec![(bound(threads.start), epoch), (bound(threads.end), 0)],
         });
+    }
+
+    /// The clock with the entries of the threads outside `threads` 0.
+    pub fn within(&self, threads: std::ops::Range<u64>) -> Clock {
+        let bound = |t: u64| u32::try_from(t).unwrap_or(u32::MAX);
+        let mut within = Clock::default();
+        within.push(bound(threads.start), self.get(threads.start) as u32);
+        for run in &self.runs {
+            let first = u64::from(run.0);
+            if first > threads.start && first < threads.end {
+                within.push(run.0, run.1);
+            }
+        }
+        within.push(bound(threads.end), 0);
+        within
+    }
+
+    /// The clock with the entries of the threads of `threads` 0.
+    pub fn without(&self, threads: std::ops::Range<u64>) -> Clock {
+        let bound = |t: u64| u32::try_from(t).unwrap_or(u32::MAX);
+        let mut without = Clock::default();
+        for run in self.runs.iter().filter(|r| u64::from(r.0) < threads.start) {
+            without.push(run.0, run.1);
+        }
+        without.push(bound(threads.start), 0);
+        without.push(bound(threads.end), self.get(threads.end) as u32);
+        for run in self.runs.iter().filter(|r| u64::from(r.0) > threads.end) {
+            without.push(run.0, run.1);
+        }
+        without
     }
 
     /// At most [`CLOCK_RUNS`] runs: pairs of runs merge into the lower

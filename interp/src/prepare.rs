@@ -409,8 +409,13 @@ pub(crate) enum MbarrierAction {
     /// `cp.async.mbarrier.arrive{.noinc} [addr]`.
     CopyArrive { noinc: bool },
     /// `mbarrier.try_wait.parity` retried until done: `parity` its
-    /// operand; `acquire` unless `.relaxed`.
-    WaitParity { parity: Source, acquire: bool },
+    /// operand; `acquire` unless `.relaxed`; `cluster_scope`: `.cluster`
+    /// (it acquires other CTAs' cluster-scoped releases too).
+    WaitParity {
+        parity: Source,
+        acquire: bool,
+        cluster_scope: bool,
+    },
 }
 
 /// One instruction of the plan.
@@ -1514,6 +1519,7 @@ impl Builder<'_> {
                             MbarrierAction::WaitParity {
                                 parity: lane("parity")?,
                                 acquire,
+                                cluster_scope: variant.get(Slot::Scope) == Some("cluster"),
                             }
                         }
                     };

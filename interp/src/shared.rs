@@ -47,7 +47,7 @@
 //!     CTA: each thread that arrived toward it releasing, whoever else
 //!     arrived, releases its own accesses in epochs below its first such
 //!     arrival's. A thread's *clock* ([`Clock`], a vector clock above its
-//!     floor over its CTA's threads, kept as runs of threads with one
+//!     floor over the cluster's threads, kept as runs of threads with one
 //!     epoch) holds what it acquired that way: an acquiring wait joins
 //!     the object's accumulated per-thread release into it, and an access
 //!     of another thread `u` of the CTA in an epoch below the clock's entry
@@ -57,8 +57,10 @@
 //!     release their reads of a stage through its `empty` barrier to the
 //!     producer, and the arrivals of a phase completed by fewer threads
 //!     than those that read order the arrivers' reads only. A `.relaxed`
-//!     arrival releases nothing; barriers clear the clocks (they raise
-//!     the floors above them);
+//!     arrival releases nothing; barriers raise the floors above the
+//!     clocks' entries for their CTA's threads (a CTA barrier gives each
+//!     of its threads the join of their entries for other CTAs' threads;
+//!     a cluster barrier clears the clocks);
 //!   - `bar.warp.sync` starts an epoch, and each group of lanes running it
 //!     with one membermask orders its lanes' earlier accesses before every
 //!     lane's later ones: every lane's clock becomes the join of the
@@ -91,7 +93,16 @@
 //!   orders it. A copy landed in another CTA than its issuer's (a
 //!   multicast) is gated by that CTA's phase; another CTA's copy may
 //!   write its bytes once a thread of that CTA observed the phase below
-//!   the copy thread's floor for that CTA. Each byte's shadow then keeps the
+//!   the copy thread's floor for that CTA. Per-thread releases cross CTAs
+//!   too: a remote arrival releasing at cluster scope releases its
+//!   thread's accesses (to any CTA's buffers) to the object's waits that
+//!   acquire at cluster scope ([`Acquiring::Cluster`]; a `.cta`-scoped
+//!   wait joins its own CTA's entries only), so a copy's write is also
+//!   ordered after a CTA's accesses of one way below its clock's entry for
+//!   every thread of their range, and, on bytes a landed copy's gate still
+//!   holds, after that landing once it passed the gate (the warp-specialised
+//!   multicast ring: consumers only arrive on the peer's `empty`). Each
+//!   byte's shadow then keeps the
 //!   accesses of one CTA's threads ([`Shadow::per_cta`]: an access of
 //!   another CTA's thread replaces them), and beside it a
 //!   `ClusterTouches` records every access since the cluster's last
@@ -208,9 +219,9 @@ struct Buffer {
 
 /// The accesses of one shared byte since the cluster's last barrier, for
 /// races between threads of different CTAs: per way of touching it (a
-/// read, a write, an atomic), up to two CTAs' latest such access (the
-/// first thread to make one in its epoch, its cluster index + 1, 0: none;
-/// and that epoch).
+/// read, a write, an atomic), up to two CTAs' such accesses (the range of
+/// the threads that made them, their cluster indices, the lowest + 1 in
+/// [`Self::threads`], 0: none; and the latest epoch among them).
 ///
 /// A plain access is ordered after another CTA's only by a cluster
 /// barrier between them (a CTA barrier or an mbarrier phase orders its own
@@ -218,23 +229,33 @@ struct Buffer {
 /// not both atomics) with an access recorded here. An asynchronous copy's
 /// write ([`Via::AsyncWrite`]) is also ordered after the accesses of a CTA
 /// in epochs below its thread's floor for that CTA
-/// ([`SharedMemory::cross`]): each CTA's latest access decides. When a
-/// third CTA touches the byte one way, that way is *crowded*: the
-/// access is not recorded, and the way orders nothing but the cluster
-/// barrier any more (of two recorded threads of different CTAs, one is of
-/// another CTA than any thread that comes next, so a race is still found,
-/// naming a thread that made the access it races with).
+/// ([`SharedMemory::cross`]), or below its clock's entry for each thread
+/// of the range (each CTA's accesses that way decide together: the
+/// latest epoch, every thread of the range), or, a copy's landing alone
+/// ([`Self::landing`]) on a byte its gate still holds, once the access
+/// passed the gate. When a third CTA touches the byte one way, that way is
+/// *crowded*: the access is not recorded, and the way orders nothing but
+/// the cluster barrier any more (of two recorded threads of different
+/// CTAs, one is of another CTA than any thread that comes next, so a race
+/// is still found, naming a thread that made the access it races with).
 #[derive(Debug, Clone, Copy, Default)]
 struct ClusterTouches {
     /// [`SharedMemory::cluster_phase`] when the accesses were recorded
     /// (0: never); older accesses are ordered before every access now.
     phase: u32,
-    /// Indexed by [`way`].
+    /// Indexed by [`way`]: the lowest thread + 1 of each slot.
     threads: [[u16; 2]; 3],
-    /// The epochs of the accesses of [`Self::threads`].
+    /// The highest thread of each slot of [`Self::threads`].
+    last: [[u16; 2]; 3],
+    /// The latest epoch of the accesses of each slot.
     epochs: [[u32; 2]; 3],
     /// Bit [`way`]: a third CTA touched the byte that way.
     crowded: u8,
+    /// Bit `2 * way + slot`: the slot is a copy's landing alone
+    /// ([`SharedMemory::land_gated`]; its CTA's earlier accesses were
+    /// ordered before the copy's issue), which an access that passed the
+    /// byte's gate is ordered after.
+    landing: u8,
 }
 
 /// The index of a way of touching memory in [`ClusterTouches::threads`].
@@ -246,21 +267,32 @@ fn way(touch: Touch) -> usize {
     }
 }
 
+/// What orders an asynchronous copy's write after other CTAs' accesses
+/// ([`Via::AsyncWrite`]): its thread's floors per CTA
+/// ([`SharedMemory::cross`]) and its clock ([`SharedMemory::clocks`]),
+/// and whether the byte is gated by a landed copy whose gate the write
+/// passed ([`SharedMemory::owned`]).
+#[derive(Clone, Copy)]
+struct Cross<'a> {
+    floors: &'a [u64],
+    clock: &'a Clock,
+    gated: bool,
+}
+
 impl ClusterTouches {
-    /// The thread of another CTA than `thread`'s (their cluster indices;
+    /// A thread of another CTA than `thread`'s (their cluster indices;
     /// `cta_threads` threads per CTA) whose access since the cluster's
     /// last barrier (`phase`) conflicts with `thread` touching the byte as
-    /// `touch` and is not ordered before it, if any. `cross`: per CTA,
-    /// the floor below which that CTA's accesses are ordered before this
-    /// one (an asynchronous copy's write); `None`: only the cluster
-    /// barrier orders them.
+    /// `touch` and is not ordered before it, if any. `cross`: what orders
+    /// other CTAs' accesses before this one (an asynchronous copy's
+    /// write); `None`: only the cluster barrier.
     fn race(
         &self,
         phase: u32,
         thread: u64,
         cta_threads: u64,
         touch: Touch,
-        cross: Option<&[u64]>,
+        cross: Option<Cross>,
     ) -> Option<u64> {
         if self.phase != phase {
             return None;
@@ -274,21 +306,29 @@ impl ClusterTouches {
         for touch in conflicting {
             let w = way(*touch);
             let crowded = self.crowded & (1 << w) != 0;
-            for (entry, epoch) in self.threads[w].iter().zip(self.epochs[w]) {
-                if *entry == 0 {
+            for slot in 0..2 {
+                let entry = self.threads[w][slot];
+                if entry == 0 {
                     continue;
                 }
-                let other = u64::from(*entry - 1);
-                let other_cta = other / cta_threads;
+                let (lo, hi) = (u64::from(entry - 1), u64::from(self.last[w][slot]));
+                let epoch = u64::from(self.epochs[w][slot]);
+                let other_cta = lo / cta_threads;
                 if other_cta == cta {
                     continue;
                 }
+                let landing = self.landing & (1 << (2 * w + slot)) != 0;
                 let ordered = !crowded
-                    && cross
-                        .and_then(|floors| floors.get(other_cta as usize))
-                        .is_some_and(|floor| u64::from(epoch) < *floor);
+                    && cross.is_some_and(|cross| {
+                        cross
+                            .floors
+                            .get(other_cta as usize)
+                            .is_some_and(|floor| epoch < *floor)
+                            || cross.clock.min_over(lo, hi) > epoch
+                            || (landing && cross.gated)
+                    });
                 if !ordered {
-                    return Some(other);
+                    return Some(lo);
                 }
             }
         }
@@ -296,9 +336,18 @@ impl ClusterTouches {
     }
 
     /// Records `thread` touching the byte as `touch` in `phase`, at
-    /// `epoch` (the accesses of earlier phases are forgotten first): the
-    /// latest access of its CTA that way.
-    fn record(&mut self, phase: u32, thread: u64, cta_threads: u64, touch: Touch, epoch: u64) {
+    /// `epoch` (the accesses of earlier phases are forgotten first): its
+    /// CTA's accesses that way now range over it too, up to the latest
+    /// epoch. `landing`: a copy's landing, which replaces its CTA's writes
+    /// (ordered before the copy's issue, which was checked against them).
+    fn record(
+        &mut self,
+        phase: u32,
+        (thread, cta_threads): (u64, u64),
+        touch: Touch,
+        epoch: u64,
+        landing: bool,
+    ) {
         if self.phase != phase {
             *self = ClusterTouches {
                 phase,
@@ -307,25 +356,33 @@ impl ClusterTouches {
         }
         // Cluster indices fit (`SharedMemory::new` refuses larger
         // clusters); epochs are below `MAX_EPOCH`.
-        let me = u16::try_from(thread + 1).unwrap_or(u16::MAX);
+        let me = u16::try_from(thread).unwrap_or(u16::MAX - 1);
         let epoch = u32::try_from(epoch).unwrap_or(u32::MAX);
         let w = way(touch);
         let cta = thread / cta_threads;
-        let entries = &mut self.threads[w];
+        let entries = &self.threads[w];
         let slot = entries
             .iter()
             .position(|e| *e != 0 && u64::from(*e - 1) / cta_threads == cta)
             .or_else(|| entries.iter().position(|e| *e == 0));
-        match slot {
-            // The first thread of the latest epoch names the CTA's accesses
-            // that way (an access of that epoch is ordered before exactly
-            // what any other of that epoch is).
-            Some(i) if entries[i] == 0 || epoch > self.epochs[w][i] => {
-                entries[i] = me;
-                self.epochs[w][i] = epoch;
-            }
-            Some(_) => {}
-            None => self.crowded |= 1 << w,
+        let Some(i) = slot else {
+            self.crowded |= 1 << w;
+            return;
+        };
+        let bit = 1 << (2 * w + i);
+        if self.threads[w][i] == 0 || landing {
+            self.threads[w][i] = me + 1;
+            self.last[w][i] = me;
+            self.epochs[w][i] = epoch;
+        } else {
+            self.threads[w][i] = self.threads[w][i].min(me + 1);
+            self.last[w][i] = self.last[w][i].max(me);
+            self.epochs[w][i] = self.epochs[w][i].max(epoch);
+        }
+        if landing {
+            self.landing |= bit;
+        } else {
+            self.landing &= !bit;
         }
     }
 
@@ -401,8 +458,7 @@ struct Object {
 /// initializations of one object are told apart by it; incarnations are
 /// numbered across the cluster's CTAs.
 struct Incarnation {
-    /// The object: its CTA's rank, buffer and index.
-    cta: usize,
+    /// The object: its buffer and index (in its CTA's buffers).
     buffer: usize,
     index: usize,
     /// The most completed phases a thread of the CTA has observed.
@@ -417,12 +473,15 @@ struct Incarnation {
     /// The arrivals of the current phase so far, per arriving thread's
     /// CTA (empty until one arrives).
     arrivals: Vec<Arrivals>,
-    /// Per thread of the object's CTA (by cluster index): the epoch of
-    /// its first releasing arrival toward a completed phase, the latest
-    /// such phase's (0: none). An acquiring wait that returns now joins
-    /// it into its thread's [`SharedMemory::clocks`]: each arriving
-    /// thread's accesses before its arrival are ordered before the
-    /// waiter's later ones, whoever else arrived.
+    /// Per thread of the cluster (by cluster index): the epoch of its
+    /// first releasing arrival toward a completed phase, the latest such
+    /// phase's (0: none); another CTA's thread's only from a
+    /// cluster-scoped release (`mbarrier.arrive.release.cluster`, remote).
+    /// An acquiring wait that returns now joins it into its thread's
+    /// [`SharedMemory::clocks`] (a `.cta`-scoped wait, its own CTA's
+    /// entries only): each arriving thread's accesses before its arrival
+    /// (to any CTA's buffers) are ordered before the waiter's later ones,
+    /// whoever else arrived.
     partial: Clock,
 }
 
@@ -442,9 +501,8 @@ struct Arrivals {
     distinct: u64,
     /// A thread arrived twice.
     repeated: bool,
-    /// Per thread of the CTA, for arrivals on an object of the same CTA:
-    /// the epoch of its first releasing arrival (0: none; empty until
-    /// one).
+    /// Per thread of the CTA: the epoch of its first releasing arrival
+    /// (0: none; empty until one).
     released: Vec<u32>,
 }
 
@@ -459,6 +517,20 @@ pub(crate) enum Arriving {
     /// `mbarrier.arrive` (`.release`) or
     /// `cp.async.mbarrier.arrive.noinc`.
     Release,
+}
+
+/// How a parity wait that returns acquires what the phases it observes
+/// release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Acquiring {
+    /// `.relaxed`: nothing (it observes no phase either).
+    Relaxed,
+    /// `.acquire.cta` (the default): the releases of its own CTA's
+    /// threads.
+    Cta,
+    /// `.acquire.cluster`: also the cluster-scoped releases of other
+    /// CTAs' threads (their remote arrivals on the object).
+    Cluster,
 }
 
 /// Phase `phase` of incarnation `incarnation` of an mbarrier object.
@@ -567,15 +639,20 @@ pub(crate) struct SharedMemory {
     /// cluster of several CTAs (else empty): the accesses of that CTA's
     /// threads in epochs below it are ordered before the thread's
     /// asynchronous copies' writes ([`Via::AsyncWrite`]): raised by its
-    /// acquiring waits on phases every thread of that CTA arrived toward
-    /// (releasing, at cluster scope for another CTA's object), and by
-    /// cluster barriers. (The own CTA's entry is unused: [`Self::floors`].)
+    /// cluster-scoped acquiring waits on phases every thread of that CTA
+    /// arrived toward (releasing, at cluster scope for another CTA's
+    /// object), and by cluster barriers. (The own CTA's entry is unused:
+    /// [`Self::floors`].)
     cross: Vec<u64>,
-    /// Per thread of the cluster: its vector clock above its floor, for
-    /// its own CTA's threads ([`Clock`]): raised by the acquiring waits on
-    /// phases some of them arrived toward, releasing, and by
-    /// `bar.warp.sync` ([`Self::warp_sync`]); cleared by barriers (which
-    /// raise the floor above it).
+    /// Per thread of the cluster: its vector clock above its floor, over
+    /// the cluster's threads ([`Clock`]): raised by the acquiring waits on
+    /// phases some of them arrived toward, releasing (another CTA's
+    /// threads: at cluster scope, both), and by `bar.warp.sync`
+    /// ([`Self::warp_sync`]); a CTA barrier raises the floor above the
+    /// entries of its CTA's threads and joins its threads' other entries,
+    /// a cluster barrier clears it. Entries for another CTA's threads
+    /// order only asynchronous copies' writes ([`ClusterTouches`]) and
+    /// gates ([`Self::owned`]).
     clocks: Vec<Clock>,
     /// Per thread: its `cp.async` groups numbered below this have been
     /// retired by its waits.
@@ -609,7 +686,7 @@ struct CtaShared {
 
 /// Bytes of host memory one shared byte takes: the byte, its defined
 /// flag, its in-flight owner, its bulk store and its shadow word (and in
-/// a cluster of several CTAs its [`ClusterTouches`], 44 bytes).
+/// a cluster of several CTAs its [`ClusterTouches`], 56 bytes).
 const HOST_BYTES_PER_BYTE: usize = 1 + 1 + 4 + 4 + 8;
 
 /// A vector of `len` copies of `value`, or `None` when the host cannot
@@ -813,9 +890,18 @@ impl SharedMemory {
         self.advance();
         let threads = self.threads_of(cta);
         self.floors[threads.clone()].fill(self.epoch);
+        // The floor orders the CTA's own threads; what any thread of the
+        // CTA acquired of other CTAs' threads, each has acquired now.
+        let own = threads.start as u64..threads.end as u64;
+        let mut joined = Clock::default();
+        for clock in &self.clocks[threads.clone()] {
+            if !clock.is_empty() {
+                joined.join(&clock.without(own.clone()));
+            }
+        }
         self.clocks[threads.clone()]
             .iter_mut()
-            .for_each(Clock::clear);
+            .for_each(|clock| clock.clone_from(&joined));
         self.settled[cta] = self.epoch;
         self.at_settled[cta] = threads.len();
     }
@@ -1025,7 +1111,8 @@ impl SharedMemory {
     }
 
     /// The epoch below which `thread` has acquired the accesses of
-    /// `other`, a thread of its CTA: its floor, or its clock's entry.
+    /// `other`: its floor (for a thread of another CTA, its floor for that
+    /// CTA), or its clock's entry.
     fn acquired(&self, thread: u64, other: u64) -> u64 {
         let Some(t) = usize::try_from(thread)
             .ok()
@@ -1033,10 +1120,14 @@ impl SharedMemory {
         else {
             return 0;
         };
-        if self.cta_of(thread) != self.cta_of(other) {
-            return 0;
-        }
-        self.floors[t].max(self.clocks[t].get(other))
+        let from = self.cta_of(other);
+        let floor = if self.cta_of(thread) == from {
+            self.floors[t]
+        } else {
+            let ctas = self.ctas.len();
+            self.cross.get(t * ctas + from).copied().unwrap_or(0)
+        };
+        floor.max(self.clocks[t].get(other))
     }
 
     /// A `bar.warp.sync` of the lanes `lanes` (cluster indices of one
@@ -1355,6 +1446,11 @@ impl SharedMemory {
             _ => None,
         };
         self.owned((cta, buffer), at, size, (thread, cross))?;
+        let clock = cross.and_then(|_| {
+            usize::try_from(thread)
+                .ok()
+                .and_then(|t| self.clocks.get(t))
+        });
         if touch != Touch::Read {
             self.unsourced((cta, buffer), at, size)?;
         }
@@ -1381,6 +1477,13 @@ impl SharedMemory {
             .map_err(|at| SharedFault::Race { buffer: name(), at })?;
         if !memory.cluster_touches.is_empty() {
             for (i, word) in memory.cluster_touches[at..at + size].iter_mut().enumerate() {
+                // Having passed `owned`, the access is ordered after the
+                // landing of a copy whose gate still holds the byte.
+                let cross = cross.zip(clock).map(|(floors, clock)| Cross {
+                    floors,
+                    clock,
+                    gated: memory.in_flight[at + i] & GATED != 0,
+                });
                 if let Some(other) = word.race(phase, thread, cta_threads, touch, cross) {
                     return Err(SharedFault::Race {
                         buffer: name(),
@@ -1390,7 +1493,7 @@ impl SharedMemory {
                         },
                     });
                 }
-                word.record(phase, thread, cta_threads, touch, epoch);
+                word.record(phase, (thread, cta_threads), touch, epoch, false);
             }
         }
         if touch != Touch::Write
@@ -1628,7 +1731,7 @@ impl SharedMemory {
                 if remote {
                     *word = ClusterTouches::default();
                 }
-                word.record(phase, writer, cta_threads, Touch::Write, epoch);
+                word.record(phase, (writer, cta_threads), Touch::Write, epoch, true);
             }
         }
         Ok(())
@@ -1688,7 +1791,6 @@ impl SharedMemory {
         let at = self.access(buffer, offset, MBARRIER_BYTES, thread, Touch::Write)?;
         let incarnation = self.incarnations.len();
         self.incarnations.push(Incarnation {
-            cta,
             buffer,
             index,
             observed: 0,
@@ -1793,14 +1895,13 @@ impl SharedMemory {
                 if incarnation.arrivals.len() != ctas {
                     incarnation.arrivals.resize_with(ctas, Arrivals::default);
                 }
-                let own = incarnation.cta == from;
                 let arrivals = &mut incarnation.arrivals[from];
                 arrivals.first.get_or_insert(epoch);
                 arrivals.relaxed |= arriving == Arriving::Relaxed;
                 if arrivals.threads.len() != threads {
                     arrivals.threads = vec![false; threads];
                 }
-                if own && arriving == Arriving::Release {
+                if arriving == Arriving::Release {
                     if arrivals.released.len() != threads {
                         arrivals.released = vec![0; threads];
                     }
@@ -1860,17 +1961,14 @@ impl SharedMemory {
     fn complete_phase(&mut self, object: &mut Object) {
         let threads = self.cta_threads;
         if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
-            let own = incarnation.cta;
-            if let Some(arrivals) = incarnation
-                .arrivals
-                .get_mut(own)
-                .filter(|a| !a.released.is_empty())
-            {
-                let first = own as u64 * threads;
-                incarnation
-                    .partial
-                    .join(&Clock::from_entries(first, &arrivals.released));
-                arrivals.released.fill(0);
+            for (from, arrivals) in incarnation.arrivals.iter_mut().enumerate() {
+                if arrivals.released.iter().any(|r| *r != 0) {
+                    let first = from as u64 * threads;
+                    incarnation
+                        .partial
+                        .join(&Clock::from_entries(first, &arrivals.released));
+                    arrivals.released.fill(0);
+                }
             }
             for (from, arrivals) in incarnation.arrivals.iter_mut().enumerate() {
                 let everyone =
@@ -1951,7 +2049,7 @@ impl SharedMemory {
         offset: i64,
         thread: u64,
         parity: u64,
-        acquire: bool,
+        acquiring: Acquiring,
     ) -> Result<(), SharedFault> {
         let index = self.object_at(buffer, offset)?;
         let object = self.object((self.cta_of(thread), buffer), index)?;
@@ -1972,7 +2070,7 @@ impl SharedMemory {
                 phases: object.phases,
             });
         }
-        if acquire && object.phases > 0 {
+        if acquiring != Acquiring::Relaxed && object.phases > 0 {
             let (cta, epoch) = (self.cta_of(thread), self.epoch);
             let shared = &mut self.ctas[cta];
             let gates = &mut shared.gates;
@@ -1996,20 +2094,27 @@ impl SharedMemory {
                 .or_insert(0);
             *seen = (*seen).max(object.phases);
             let cta = self.cta_of(thread);
+            let own = self.threads_of(cta);
+            let clustered = self.ctas.len() > 1;
             if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
                 incarnation.observed = incarnation.observed.max(object.phases);
                 let releases = incarnation.release.clone();
-                if incarnation.cta == cta
-                    && let Some(clock) = usize::try_from(thread)
-                        .ok()
-                        .and_then(|t| self.clocks.get_mut(t))
+                if let Some(clock) = usize::try_from(thread)
+                    .ok()
+                    .and_then(|t| self.clocks.get_mut(t))
                 {
-                    clock.join(&incarnation.partial);
+                    // A `.cta`-scoped wait acquires its own CTA's releases
+                    // only.
+                    if acquiring == Acquiring::Cluster || !clustered {
+                        clock.join(&incarnation.partial);
+                    } else {
+                        clock.join(&incarnation.partial.within(own.start as u64..own.end as u64));
+                    }
                 }
                 for (from, release) in releases.into_iter().enumerate() {
                     if from == cta {
                         self.raise_floor(thread, release);
-                    } else {
+                    } else if acquiring == Acquiring::Cluster {
                         self.raise_cross(thread, from, release);
                     }
                 }
@@ -2297,12 +2402,15 @@ mod tests {
         let arrival = ok(m.mbarrier_arrive(BAR, 0, 0, Arriving::Release, 32));
         assert!(!arrival.completed);
         assert_eq!(
-            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)),
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, Acquiring::Cluster)),
             "MbarrierWaitNeverCompletes { buffer: \"bar\", index: 0, parity: 0, phases: 0 }"
         );
         assert_eq!(ok(m.mbarrier_complete_tx(0, BAR, 0, 16)), None);
         assert_eq!(ok(m.mbarrier_complete_tx(0, BAR, 0, 16)), Some(phase(0)));
-        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)), "ok ()");
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, Acquiring::Cluster)),
+            "ok ()"
+        );
         // Bytes that land before their expectation: the count goes below
         // zero, the arrival's expectation brings it back.
         assert_eq!(ok(m.mbarrier_complete_tx(0, BAR, 0, 48)), None);
@@ -2373,7 +2481,7 @@ mod tests {
             uninitialized
         );
         assert_eq!(
-            outcome(m.mbarrier_wait_parity(BAR, 8, 0, 1, true)),
+            outcome(m.mbarrier_wait_parity(BAR, 8, 0, 1, Acquiring::Cluster)),
             uninitialized
         );
         assert_eq!(outcome(m.mbarrier_inval(BAR, 8, 0)), uninitialized);
@@ -2403,7 +2511,7 @@ mod tests {
         // Arrivals and waits are atomic: no race among them.
         assert!(!arrive(&mut m, 1));
         assert!(arrive(&mut m, 2));
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         // An invalidation is a write: it races with them.
         assert_eq!(
             outcome(m.mbarrier_inval(BAR, 0, 0)),
@@ -2456,31 +2564,40 @@ mod tests {
         };
         // A fresh object is in phase 0: parity 1 names the phase "before"
         // it, complete; parity 0 the current one.
-        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 0, 1, true)), "ok ()");
         assert_eq!(
-            outcome(m.mbarrier_wait_parity(BAR, 0, 0, 0, true)),
+            outcome(m.mbarrier_wait_parity(BAR, 0, 0, 1, Acquiring::Cluster)),
+            "ok ()"
+        );
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster)),
             never(0, 0)
         );
         arrive(&mut m, 0);
         assert_eq!(
-            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)),
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, Acquiring::Cluster)),
             never(0, 0)
         );
         assert!(arrive(&mut m, 1));
-        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, true)), "ok ()");
         assert_eq!(
-            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 1, true)),
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 0, Acquiring::Cluster)),
+            "ok ()"
+        );
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 1, Acquiring::Cluster)),
             never(1, 1)
         );
         assert_eq!(
-            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 2, true)),
+            outcome(m.mbarrier_wait_parity(BAR, 0, 1, 2, Acquiring::Cluster)),
             "MbarrierParity { buffer: \"bar\", index: 0, parity: 2 }"
         );
         arrive(&mut m, 2);
         assert!(arrive(&mut m, 3));
-        assert_eq!(outcome(m.mbarrier_wait_parity(BAR, 0, 2, 1, true)), "ok ()");
         assert_eq!(
-            outcome(m.mbarrier_wait_parity(BAR, 0, 2, 0, true)),
+            outcome(m.mbarrier_wait_parity(BAR, 0, 2, 1, Acquiring::Cluster)),
+            "ok ()"
+        );
+        assert_eq!(
+            outcome(m.mbarrier_wait_parity(BAR, 0, 2, 0, Acquiring::Cluster)),
             never(0, 2)
         );
     }
@@ -2531,14 +2648,14 @@ mod tests {
         }
         // Bytes beside the copy are ordinary.
         assert_eq!(fault(m.access(0, 8, 4, 0, Touch::Write)), "ok 8");
-        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), "ok 4");
         assert_eq!(m.read(0, 0, 4, 4), 0x0403_0201);
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
         // A relaxed wait returns but orders no memory.
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, false));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Relaxed));
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), "ok 4");
         // Observers race with each other as usual: two readers, then a
         // writer among the observers.
@@ -2551,7 +2668,7 @@ mod tests {
     #[test]
     fn an_observer_may_copy_into_landed_bytes_again() {
         let mut m = landed();
-        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, Acquiring::Cluster));
         assert_eq!(fault(m.begin_copy(0, 4, (4, 4), 2, 9)), "ok 4");
         assert_eq!(
             fault(m.access(0, 4, 4, 2, Touch::Read)),
@@ -2568,7 +2685,7 @@ mod tests {
         // Nobody observed phase 0: the barrier leaves the bytes gated.
         m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 4, 4, 3, Touch::Read)), unobserved(4));
-        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 4, 4, 0, Touch::Read)), "ok 4");
         // Thread 0 observed it: after the barrier the bytes are ordinary
         // for every thread, ordered after the landing and thread 0's read.
@@ -2592,7 +2709,7 @@ mod tests {
         assert!(arrive(&mut m, 2));
         // Thread 2 observed phase 0 of the new initialization, not of the
         // one the copy landed with.
-        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
         m.cta_barrier(0);
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
@@ -2626,7 +2743,7 @@ mod tests {
     fn a_phase_every_thread_arrived_on_orders_the_reads_before_it() {
         let mut m = read_by_2(4);
         arrive_all(&mut m, &[0, 1, 2, 3], Arriving::Release);
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
         // Thread 0 has not waited: its write races with thread 3's.
         assert_eq!(
@@ -2635,7 +2752,7 @@ mod tests {
         );
         // Waiting, it is ordered after the read, not after thread 3's
         // write (made after thread 3's arrival).
-        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.access(0, 0, 4, 0, Touch::Write)),
             "race s byte 0 other 3"
@@ -2651,7 +2768,7 @@ mod tests {
             "race s byte 0 other 2"
         );
         // A relaxed wait orders nothing either.
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, false));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Relaxed));
         assert_eq!(
             fault(m.access(0, 0, 4, 3, Touch::Write)),
             "race s byte 0 other 2"
@@ -2663,7 +2780,7 @@ mod tests {
         // Two of the four threads, not the reader: its read stays unordered.
         let mut m = read_by_2(2);
         arrive_all(&mut m, &[0, 1], Arriving::Release);
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.access(0, 0, 4, 3, Touch::Write)),
             "race s byte 0 other 2"
@@ -2672,7 +2789,7 @@ mod tests {
         // ordered before the waiter.
         let mut m = read_by_2(2);
         arrive_all(&mut m, &[2, 0], Arriving::Release);
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
         // Not before a thread that has not waited.
         assert_eq!(
@@ -2682,13 +2799,13 @@ mod tests {
         // Four arrivals, thread 2 twice and thread 3 never: the reader's.
         let mut m = read_by_2(4);
         arrive_all(&mut m, &[0, 1, 2, 2], Arriving::Release);
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
         // Every thread, the reader relaxed: its read stays unordered.
         let mut m = read_by_2(4);
         arrive_all(&mut m, &[0, 1, 3], Arriving::Release);
         arrive_all(&mut m, &[2], Arriving::Relaxed);
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.access(0, 0, 4, 3, Touch::Write)),
             "race s byte 0 other 2"
@@ -2704,7 +2821,7 @@ mod tests {
         arrive_all(&mut m, &[0, 1, 2], Arriving::Release);
         ok(m.access(0, 0, 4, 2, Touch::Read));
         arrive_all(&mut m, &[2, 3], Arriving::Release);
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.access(0, 0, 4, 3, Touch::Write)),
             "race s byte 0 other 2"
@@ -2712,7 +2829,7 @@ mod tests {
         // A later phase of the object, every thread arriving after the
         // read, orders it (the wait acquires the last release).
         arrive_all(&mut m, &[0, 1, 2, 3, 0], Arriving::Release);
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 1, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 1, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
     }
 
@@ -2730,7 +2847,7 @@ mod tests {
             "race s byte 0 other 2"
         );
         // The phase's release survived: thread 3's wait orders the read.
-        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
         // Renumbered again with thread 3's floor above the others'.
         for _ in 0..MAX_EPOCH + 5 {
@@ -2764,7 +2881,7 @@ mod tests {
         assert_eq!(fault(m.access(0, 4, 4, 1, Touch::Write)), "ok 4");
         // The other threads still need the phase...
         assert_eq!(fault(m.access(0, 4, 4, 2, Touch::Read)), unobserved(4));
-        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 2, 0, Acquiring::Cluster));
         // ...and race with the issuer's accesses as usual.
         assert_eq!(
             fault(m.access(0, 4, 4, 2, Touch::Read)),
@@ -2873,11 +2990,11 @@ mod tests {
             fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
             "race s byte 0 other 5"
         );
-        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
         assert_eq!(fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)), "ok 0");
         // A plain store of thread 1 into CTA 1's copy is ordered only by
         // a cluster barrier (thread 1 waited too).
-        ok(m.mbarrier_wait_parity(BAR, 0, 1, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 1, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access_in(1, 0, 8, 4, 1, Touch::Write)), "ok 8");
         assert_eq!(
             fault(m.access_in(1, 0, 0, 4, 1, Touch::Write)),
@@ -2887,34 +3004,50 @@ mod tests {
 
     #[test]
     fn a_phase_some_thread_of_another_cta_missed_or_relaxed_orders_nothing() {
-        // Thread 7 never arrives (thread 0 twice).
+        // The reader, thread 5, never arrives (thread 0 twice).
+        let mut m = pair_read();
+        arrive_at_0(&mut m, &[0, 1, 2, 3, 0], Arriving::Release);
+        assert!(arrive_at_0(&mut m, &[4, 6, 7], Arriving::Release));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
+        assert_eq!(
+            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
+            "race s byte 0 other 5"
+        );
+        // Thread 7, which did not read, never arrives: the reader's own
+        // arrival orders its read.
         let mut m = pair_read();
         arrive_at_0(&mut m, &[0, 1, 2, 3, 0], Arriving::Release);
         assert!(arrive_at_0(&mut m, &[4, 5, 6], Arriving::Release));
-        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
-        assert_eq!(
-            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
-            "race s byte 0 other 5"
-        );
-        // One of CTA 1's arrivals released nothing (`.relaxed`, or a
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
+        assert_eq!(fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)), "ok 0");
+        // The reader's arrival released nothing (`.relaxed`, or a
         // `.cta`-scoped release on CTA 0's object).
         let mut m = pair_read();
-        arrive_at_0(&mut m, &[0, 1, 2, 3, 4, 5, 6], Arriving::Release);
-        assert!(arrive_at_0(&mut m, &[7], Arriving::Relaxed));
-        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        arrive_at_0(&mut m, &[0, 1, 2, 3, 4, 6, 7], Arriving::Release);
+        assert!(arrive_at_0(&mut m, &[5], Arriving::Relaxed));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
             "race s byte 0 other 5"
         );
-        // A read after CTA 1's first arrival is not released.
+        // A read after the reader's own arrival is not released.
         let mut m = pair_read();
-        arrive_at_0(&mut m, &[0, 1, 2, 3, 4], Arriving::Release);
+        arrive_at_0(&mut m, &[0, 1, 2, 3, 4, 6], Arriving::Release);
         ok(m.access(0, 0, 4, 6, Touch::Read));
-        assert!(arrive_at_0(&mut m, &[5, 6, 7], Arriving::Release));
-        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        assert!(arrive_at_0(&mut m, &[5, 7], Arriving::Release));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
-            "race s byte 0 other 6"
+            "race s byte 0 other 5"
+        );
+        // A `.cta`-scoped wait acquires no other CTA's release.
+        let mut m = pair_read();
+        arrive_at_0(&mut m, &[0, 1, 2, 3], Arriving::Release);
+        assert!(arrive_at_0(&mut m, &[4, 5, 6, 7], Arriving::Release));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cta));
+        assert_eq!(
+            fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
+            "race s byte 0 other 5"
         );
     }
 
@@ -2926,7 +3059,7 @@ mod tests {
         ok(m.access_in(1, 0, 0, 4, 2, Touch::Read));
         arrive_at_0(&mut m, &[0, 1, 2, 3], Arriving::Release);
         assert!(arrive_at_0(&mut m, &[4, 5, 6, 7], Arriving::Release));
-        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 0, 0, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.begin_copy_in((1, 0), 0, (4, 4), 0, 9)),
             "race s byte 0 other 5"
@@ -2979,7 +3112,7 @@ mod tests {
         ));
         let unobserved = "AsyncCopyUnobserved { buffer: \"s\", offset: 8, copy: 9, mbarrier: \"bar\", index: 1, phase: 0 }";
         assert_eq!(fault(m.access(0, 8, 4, 5, Touch::Read)), unobserved);
-        ok(m.mbarrier_wait_parity(BAR, 8, 5, 0, true));
+        ok(m.mbarrier_wait_parity(BAR, 8, 5, 0, Acquiring::Cluster));
         assert_eq!(fault(m.access(0, 8, 4, 5, Touch::Read)), "ok 8");
         assert_eq!(m.read(1, 0, 8, 4), 0x0403_0201);
         // CTA 0's own copy was not written; its threads do not see CTA
@@ -3078,7 +3211,7 @@ mod tests {
                 let (stage, round) = (k % 2, k / 2);
                 if self.consumers_wait {
                     for t in 0..8 {
-                        m.mbarrier_wait_parity(BAR, full(stage), t, round % 2, true)
+                        m.mbarrier_wait_parity(BAR, full(stage), t, round % 2, Acquiring::Cluster)
                             .map_err(text)?;
                     }
                 }
@@ -3096,7 +3229,7 @@ mod tests {
                 }
                 if k + 2 < iterations {
                     for &t in &self.producer_waits {
-                        m.mbarrier_wait_parity(BAR, empty(stage), t, round % 2, true)
+                        m.mbarrier_wait_parity(BAR, empty(stage), t, round % 2, Acquiring::Cluster)
                             .map_err(text)?;
                     }
                     m.warp_sync(&self.warp_sync);
@@ -3204,6 +3337,244 @@ mod tests {
         let ring = Ring {
             arriving: Arriving::Relaxed,
             ..Ring::producer_thread()
+        };
+        assert!(faults(ring.run(3)));
+    }
+
+    // ------------------ a warp-specialised multicast ring across 2 CTAs
+
+    /// A two-stage ring in a cluster of two CTAs of 12 threads: in each
+    /// CTA, consumers 0..8 wait on the stage's `full` (`bar[stage]`, count
+    /// 1), read both halves of the stage, and arrive on the stage's
+    /// `empty` (`bar[2 + stage]`) of their own CTA and of the peer
+    /// (remotely); producer lanes 8..12 wait on their own `empty`, and
+    /// lane 8 refills: its CTA's half of the stage (8 bytes) multicast to
+    /// both CTAs, each copy counted on the destination's `full`, which the
+    /// producer of that CTA expects 16 bytes on. What each variant changes
+    /// is a mistake the ring must catch.
+    struct ClusterRing {
+        /// The expected arrivals of each `empty` phase.
+        empty_count: u64,
+        /// The consumers also arrive on the peer's `empty`.
+        remote_arrivals: bool,
+        /// How the consumers arrive on the peer's `empty` (the executor
+        /// passes a `.cta`-scoped release there as relaxed).
+        remote_arriving: Arriving,
+        /// The producer lanes (in their CTA) that wait on `empty` before a
+        /// refill, and how.
+        producer_waits: Vec<u64>,
+        producer_acquiring: Acquiring,
+        /// The producer lanes (in their CTA) then run `bar.warp.sync`.
+        warp_sync: Vec<u64>,
+    }
+
+    impl ClusterRing {
+        fn correct() -> ClusterRing {
+            ClusterRing {
+                empty_count: 16,
+                remote_arrivals: true,
+                remote_arriving: Arriving::Release,
+                producer_waits: vec![8],
+                producer_acquiring: Acquiring::Cluster,
+                warp_sync: Vec::new(),
+            }
+        }
+
+        /// Runs `iterations` stages through the ring: `Ok`, or the first
+        /// fault as text.
+        fn run(&self, iterations: u64) -> Result<(), String> {
+            const THREADS: u64 = 12;
+            let layouts = [
+                SharedLayout {
+                    name: "s".into(),
+                    bytes: 32,
+                    mbarrier: false,
+                },
+                SharedLayout {
+                    name: "bar".into(),
+                    bytes: 32,
+                    mbarrier: true,
+                },
+            ];
+            let mut m = SharedMemory::new(&layouts, THREADS, 2).map_err(|k| format!("{k:?}"))?;
+            let text = |fault: SharedFault| self::fault(Err(fault));
+            let full = |stage: u64| 8 * stage as i64;
+            let empty = |stage: u64| 8 * (2 + stage) as i64;
+            let thread = |cta: u64, t: u64| cta * THREADS + t;
+            for cta in 0..2 {
+                for stage in 0..2 {
+                    m.mbarrier_init(BAR, full(stage), thread(cta, 0), 1)
+                        .map_err(text)?;
+                    m.mbarrier_init(BAR, empty(stage), thread(cta, 0), self.empty_count)
+                        .map_err(text)?;
+                }
+            }
+            m.cluster_barrier();
+            // Both producers fill stage `k % 2` with step `k`.
+            let fill = |m: &mut SharedMemory, k: u64| -> Result<(), SharedFault> {
+                let stage = k % 2;
+                m.begin_arrivals();
+                for cta in 0..2 {
+                    m.mbarrier_arrive(BAR, full(stage), thread(cta, 8), Arriving::Release, 16)?;
+                }
+                let mut copies = Vec::new();
+                for from in 0..2u64 {
+                    for to in 0..2usize {
+                        let offset = 16 * stage as i64 + 8 * from as i64;
+                        let at = m.begin_copy_in((to, 0), offset, (8, 8), thread(from, 8), 7)?;
+                        copies.push((from, to, at));
+                    }
+                }
+                for to in 0..2usize {
+                    let phase = m.mbarrier_phase(to, BAR, full(stage))?;
+                    m.mbarrier_complete_tx(to, BAR, full(stage), 8)?;
+                    let completed = m.mbarrier_complete_tx(to, BAR, full(stage), 8)?;
+                    assert_eq!(completed, Some(phase));
+                    for &(from, _, at) in copies.iter().filter(|c| c.1 == to) {
+                        let issue = Issue {
+                            copy: 7,
+                            issuer: thread(from, 8),
+                            group: u64::MAX,
+                        };
+                        let data = [(2 * k + from) as u8; 8];
+                        m.land_gated((to, 0), at, &data, issue, &[phase])?;
+                    }
+                }
+                Ok(())
+            };
+            for k in 0..iterations.min(2) {
+                fill(&mut m, k).map_err(text)?;
+            }
+            for k in 0..iterations {
+                let (stage, round) = (k % 2, k / 2);
+                for cta in 0..2 {
+                    for t in (0..8).map(|t| thread(cta, t)) {
+                        m.mbarrier_wait_parity(BAR, full(stage), t, round % 2, Acquiring::Cta)
+                            .map_err(text)?;
+                    }
+                    // Each byte is read by two consumers.
+                    for t in (0..8).map(|t| thread(cta, t)) {
+                        let offset = 16 * stage + 4 * (t % 4);
+                        let at = m
+                            .access(0, offset as i64, 4, t, Touch::Read)
+                            .map_err(text)?;
+                        let half = (t % 4) / 2;
+                        let value = (2 * k + half) as u8;
+                        assert_eq!(
+                            m.read(cta as usize, 0, at, 4),
+                            u64::from(u32::from_le_bytes([value; 4]))
+                        );
+                    }
+                }
+                m.begin_arrivals();
+                for cta in 0..2u64 {
+                    for t in (0..8).map(|t| thread(cta, t)) {
+                        m.mbarrier_arrive(BAR, empty(stage), t, Arriving::Release, 0)
+                            .map_err(text)?;
+                        if self.remote_arrivals {
+                            let peer = (1 - cta) as usize;
+                            m.mbarrier_arrive_in(
+                                (peer, BAR),
+                                empty(stage),
+                                t,
+                                self.remote_arriving,
+                                0,
+                            )
+                            .map_err(text)?;
+                        }
+                    }
+                }
+                if k + 2 < iterations {
+                    for cta in 0..2 {
+                        for &t in &self.producer_waits {
+                            let t = thread(cta, t);
+                            m.mbarrier_wait_parity(
+                                BAR,
+                                empty(stage),
+                                t,
+                                round % 2,
+                                self.producer_acquiring,
+                            )
+                            .map_err(text)?;
+                        }
+                        let lanes: Vec<u64> =
+                            self.warp_sync.iter().map(|t| thread(cta, *t)).collect();
+                        m.warp_sync(&lanes);
+                    }
+                    fill(&mut m, k + 2).map_err(text)?;
+                }
+            }
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn a_multicast_ring_across_two_ctas_runs_clean() {
+        assert_eq!(ClusterRing::correct().run(8), Ok(()));
+        // The producer warp: lane 9 waits, the warp synchronizes, lane 8
+        // refills.
+        let ring = ClusterRing {
+            producer_waits: vec![9],
+            warp_sync: (8..12).collect(),
+            ..ClusterRing::correct()
+        };
+        assert_eq!(ring.run(8), Ok(()));
+    }
+
+    #[test]
+    fn a_multicast_refill_without_waiting_on_empty_faults() {
+        let ring = ClusterRing {
+            producer_waits: Vec::new(),
+            ..ClusterRing::correct()
+        };
+        assert!(faults(ring.run(3)));
+        // Lane 9 waits, no `bar.warp.sync` orders its wait before lane
+        // 8's refill.
+        let ring = ClusterRing {
+            producer_waits: vec![9],
+            ..ClusterRing::correct()
+        };
+        assert!(faults(ring.run(3)));
+    }
+
+    #[test]
+    fn consumers_that_arrive_only_on_their_own_empty_hang_or_race() {
+        // `empty` still expects both CTAs' consumers: the producers wait
+        // for a phase that never completes.
+        let ring = ClusterRing {
+            remote_arrivals: false,
+            ..ClusterRing::correct()
+        };
+        assert_eq!(
+            ring.run(3),
+            Err(
+                "MbarrierWaitNeverCompletes { buffer: \"bar\", index: 2, parity: 0, phases: 0 }"
+                    .into()
+            )
+        );
+        // It expects the own CTA's consumers only: the refill of the
+        // peer's half races with (or writes unobserved) its reads.
+        let ring = ClusterRing {
+            empty_count: 8,
+            remote_arrivals: false,
+            ..ClusterRing::correct()
+        };
+        assert!(faults(ring.run(3)));
+    }
+
+    #[test]
+    fn cta_scoped_remote_arrivals_or_waits_order_nothing_across_ctas() {
+        // A `.cta`-scoped release on the peer's object (the executor
+        // passes it as relaxed).
+        let ring = ClusterRing {
+            remote_arriving: Arriving::Relaxed,
+            ..ClusterRing::correct()
+        };
+        assert!(faults(ring.run(3)));
+        // A `.cta`-scoped wait of the producer.
+        let ring = ClusterRing {
+            producer_acquiring: Acquiring::Cta,
+            ..ClusterRing::correct()
         };
         assert!(faults(ring.run(3)));
     }
