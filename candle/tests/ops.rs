@@ -178,7 +178,13 @@ fn quantize_matches_candle(dev: &Device) -> candle::Result<()> {
         let want_scales = absmax
             .broadcast_div(&Tensor::new(448f32, dev)?)?
             .maximum(floor)?;
-        let want_q = xf.broadcast_div(&want_scales)?.to_dtype(DType::F8E4M3)?;
+        // candle 0.11.1's CUDA device cannot convert to F8E4M3 (it looks up
+        // `cast_f32_f8e4m3`, its kernels name it `cast_f32_f8_e4m3`): the
+        // divided values convert on candle's CPU device.
+        let want_q = xf
+            .broadcast_div(&want_scales)?
+            .to_device(&candle::Device::Cpu)?
+            .to_dtype(DType::F8E4M3)?;
         let want_scales: Vec<u32> = want_scales
             .flatten_all()?
             .to_vec1::<f32>()?
