@@ -581,9 +581,10 @@ ws_kernel!(
 /// along M that share the B tile: each CTA loads half of a stage's 256
 /// rows of B and multicasts it to both (`.multicast::cluster`), so B is
 /// read from L2 once per pair. Each CTA's `full` then expects its A box
-/// and both halves of B; each consumer thread arrives on the `empty`
-/// object of both CTAs (512 arrivals a phase), so a producer refills a
-/// stage only after both CTAs' consumers are done with it. The grid's
+/// and both halves of B; lane 0 of each consumer warp arrives on the
+/// `empty` object of both CTAs after a `bar.warp.sync` (16 arrivals a
+/// phase), so a producer refills a stage only after both CTAs' consumers
+/// are done with it. The grid's
 /// height is even (whole clusters): a pair's second tile past M is
 /// computed from the map's zero fill and not stored. The interpreter runs
 /// it too: each consumer's cluster-scoped arrival on the peer's `empty`
@@ -669,7 +670,7 @@ fn gemm_ws_cluster_128x256(
         apply(
             ptx["mbarrier.init.shared::cta.b64"],
             empty.slice(s![0..4]).reshape([4, 1]),
-            512,
+            16,
         );
         apply(ptx["fence.mbarrier_init.release.cluster"]);
     }
@@ -736,15 +737,21 @@ fn gemm_ws_cluster_128x256(
                 );
                 apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
                 // Stage `done` is free in both CTAs once both CTAs'
-                // consumers arrived on its `empty` in each.
-                apply(
-                    ptx["mbarrier.arrive.release.cluster.shared::cta.b64"],
-                    empty.slice(s![done..done + 1]),
-                );
-                apply(
-                    ptx["mbarrier.arrive.release.cluster.shared::cluster.b64"],
-                    empty.in_cta(1 - rank).slice(s![done..done + 1]),
-                );
+                // consumers arrived on its `empty` in each: one lane per
+                // warp, after `bar.warp.sync` orders its lanes' reads
+                // before that lane's arrival (a cluster-scope release per
+                // thread would cost every thread a cluster fence).
+                apply(ptx["bar.warp.sync"], scope = "warp");
+                if lane_id() == 0 {
+                    apply(
+                        ptx["mbarrier.arrive.release.cluster.shared::cta.b64"],
+                        empty.slice(s![done..done + 1]),
+                    );
+                    apply(
+                        ptx["mbarrier.arrive.release.cluster.shared::cluster.b64"],
+                        empty.in_cta(1 - rank).slice(s![done..done + 1]),
+                    );
+                }
             }
             if next < steps {
                 if warp_id() == 8 {

@@ -483,6 +483,12 @@ struct Incarnation {
     /// (to any CTA's buffers) are ordered before the waiter's later ones,
     /// whoever else arrived.
     partial: Clock,
+    /// The clocks of the threads that arrived releasing toward the
+    /// current phase, joined (a release is cumulative: what the arriving
+    /// thread had acquired, such as its warp's lanes' accesses after a
+    /// `bar.warp.sync`, is ordered before the waiters too); joined into
+    /// `partial` when the phase completes.
+    carried: Clock,
 }
 
 /// The arrivals of one CTA's threads toward an mbarrier phase, for what
@@ -981,6 +987,7 @@ impl SharedMemory {
             if !live {
                 incarnation.release.fill(0);
                 incarnation.partial.clear();
+                incarnation.carried.clear();
                 for arrivals in &mut incarnation.arrivals {
                     arrivals.first = None;
                     arrivals.released.fill(0);
@@ -989,6 +996,7 @@ impl SharedMemory {
             }
             cuts.extend_from_slice(&incarnation.release);
             cuts.extend(incarnation.partial.epochs());
+            cuts.extend(incarnation.carried.epochs());
             cuts.extend(incarnation.arrivals.iter().filter_map(|a| a.first));
             cuts.extend(
                 incarnation
@@ -1039,6 +1047,7 @@ impl SharedMemory {
                 *first = renumber(*first);
             }
             incarnation.partial.renumber(&renumber);
+            incarnation.carried.renumber(&renumber);
             for released in incarnation
                 .arrivals
                 .iter_mut()
@@ -1797,6 +1806,7 @@ impl SharedMemory {
             release: vec![0; self.ctas.len()],
             arrivals: Vec::new(),
             partial: Clock::default(),
+            carried: Clock::default(),
         });
         self.ctas[cta].buffers[buffer].objects[index] = Some(Object {
             incarnation,
@@ -1891,7 +1901,16 @@ impl SharedMemory {
             let ctas = self.ctas.len();
             let local = thread - self.threads_of(from).start as u64;
             let epoch = self.epoch;
+            // What the arriving thread acquired so far is released with it.
+            let carried = (arriving == Arriving::Release)
+                .then(|| usize::try_from(thread).ok().and_then(|t| self.clocks.get(t)))
+                .flatten()
+                .filter(|clock| !clock.is_empty())
+                .cloned();
             if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
+                if let Some(carried) = &carried {
+                    incarnation.carried.join(carried);
+                }
                 if incarnation.arrivals.len() != ctas {
                     incarnation.arrivals.resize_with(ctas, Arrivals::default);
                 }
@@ -1961,6 +1980,8 @@ impl SharedMemory {
     fn complete_phase(&mut self, object: &mut Object) {
         let threads = self.cta_threads;
         if let Some(incarnation) = self.incarnations.get_mut(object.incarnation) {
+            let carried = std::mem::take(&mut incarnation.carried);
+            incarnation.partial.join(&carried);
             for (from, arrivals) in incarnation.arrivals.iter_mut().enumerate() {
                 if arrivals.released.iter().any(|r| *r != 0) {
                     let first = from as u64 * threads;
@@ -2805,6 +2826,45 @@ mod tests {
         let mut m = read_by_2(4);
         arrive_all(&mut m, &[0, 1, 3], Arriving::Release);
         arrive_all(&mut m, &[2], Arriving::Relaxed);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+    }
+
+    #[test]
+    fn an_arrival_releases_what_its_thread_acquired_at_a_warp_sync() {
+        // Thread 2 reads, threads 0..3 synchronize (not the waiter, 3),
+        // thread 0 alone arrives (count 1): the release is cumulative, the
+        // read is ordered before the waiter.
+        let mut m = read_by_2(1);
+        m.warp_sync(&[0, 1, 2]);
+        arrive_all(&mut m, &[0], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
+        assert_eq!(fault(m.access(0, 0, 4, 3, Touch::Write)), "ok 0");
+        // Without the warp sync thread 0's arrival orders only its own
+        // accesses.
+        let mut m = read_by_2(1);
+        arrive_all(&mut m, &[0], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // A sync that leaves the reader out orders nothing of it.
+        let mut m = read_by_2(1);
+        m.warp_sync(&[0, 1]);
+        arrive_all(&mut m, &[0], Arriving::Release);
+        ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
+        assert_eq!(
+            fault(m.access(0, 0, 4, 3, Touch::Write)),
+            "race s byte 0 other 2"
+        );
+        // A relaxed arrival carries nothing.
+        let mut m = read_by_2(1);
+        m.warp_sync(&[0, 1, 2]);
+        arrive_all(&mut m, &[0], Arriving::Relaxed);
         ok(m.mbarrier_wait_parity(BAR, 0, 3, 0, Acquiring::Cluster));
         assert_eq!(
             fault(m.access(0, 0, 4, 3, Touch::Write)),
