@@ -1286,7 +1286,13 @@ fn fp8_inputs(n: usize, seed: u64) -> Vec<u8> {
 /// A kernel `C = scale A B^T` from e4m3 inputs with C in bf16, and its name.
 type Fp8Gemm = (
     &'static str,
-    fn(&Device, &DeviceTensor<u8>, &DeviceTensor<u8>, f32, &mut DeviceTensor<bf16>) -> Result<(), Error>,
+    fn(
+        &Device,
+        &DeviceTensor<u8>,
+        &DeviceTensor<u8>,
+        f32,
+        &mut DeviceTensor<bf16>,
+    ) -> Result<(), Error>,
 );
 
 const FP8: Fp8Gemm = ("gemm_fp8_128x256", |d, a, b, scale, c| {
@@ -1296,7 +1302,13 @@ const WS_FP8: Fp8Gemm = ("gemm_ws_fp8_128x256", |d, a, b, scale, c| {
     gemm_ws_fp8_128x256(d, a, b, scale, c)
 });
 
-fn check_fp8(dev: &Device, (name, gemm): Fp8Gemm, m: usize, n: usize, k: usize) -> Result<(), Error> {
+fn check_fp8(
+    dev: &Device,
+    (name, gemm): Fp8Gemm,
+    m: usize,
+    n: usize,
+    k: usize,
+) -> Result<(), Error> {
     let ha = fp8_inputs(m * k, 0x8111 + (m * n * k) as u64);
     let hb = fp8_inputs(n * k, 0x8222 + (m * n * k) as u64);
     let scale = 0.001953125f32;

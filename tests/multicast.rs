@@ -103,17 +103,25 @@ fn the_copy_is_multicast_to_every_cta_and_the_peer_is_arrived_on_remotely() {
         "cp.async.bulk.tensor.3d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster",
     );
     assert_eq!(copies.len(), 1, "{ptx}");
-    let remote = support::lines_starting(ptx, "mbarrier.arrive.release.cluster.shared::cluster.b64");
+    let remote =
+        support::lines_starting(ptx, "mbarrier.arrive.release.cluster.shared::cluster.b64");
     assert_eq!(remote.len(), 1, "{ptx}");
-    assert!(remote[0].contains("_, ["), "the state is the sink: {}", remote[0]);
+    assert!(
+        remote[0].contains("_, ["),
+        "the state is the sink: {}",
+        remote[0]
+    );
     assert_eq!(
         support::lines_starting(ptx, "mapa.shared::cluster.u64").len(),
         1,
         "{ptx}"
     );
     assert_eq!(
-        support::lines_starting(ptx, "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64")
-            .len(),
+        support::lines_starting(
+            ptx,
+            "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64"
+        )
+        .len(),
         1,
         "{ptx}"
     );

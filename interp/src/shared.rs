@@ -1903,7 +1903,11 @@ impl SharedMemory {
             let epoch = self.epoch;
             // What the arriving thread acquired so far is released with it.
             let carried = (arriving == Arriving::Release)
-                .then(|| usize::try_from(thread).ok().and_then(|t| self.clocks.get(t)))
+                .then(|| {
+                    usize::try_from(thread)
+                        .ok()
+                        .and_then(|t| self.clocks.get(t))
+                })
                 .flatten()
                 .filter(|clock| !clock.is_empty())
                 .cloned();

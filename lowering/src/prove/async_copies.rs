@@ -1788,7 +1788,12 @@ impl<'c> Walk<'c, '_> {
                     matrix_reported |= self.diags.len() > errors;
                 }
                 MemorySpace::Shared if multicast && write => {
-                    self.multicast_destination(apply, (operand.span, name, buffer.index), view, &state);
+                    self.multicast_destination(
+                        apply,
+                        (operand.span, name, buffer.index),
+                        view,
+                        &state,
+                    );
                 }
                 MemorySpace::Shared => {
                     let access = SharedOperand {
@@ -2452,7 +2457,8 @@ impl<'c> Walk<'c, '_> {
             }
             views.push(at_rank);
         }
-        let views: Option<Rc<[Layout]>> = views.into_iter().collect::<Option<Vec<_>>>().map(Rc::from);
+        let views: Option<Rc<[Layout]>> =
+            views.into_iter().collect::<Option<Vec<_>>>().map(Rc::from);
         if views.is_none() {
             let span = apply
                 .operands
@@ -2484,7 +2490,12 @@ impl<'c> Walk<'c, '_> {
             put(self, p)?;
         }
         put(self, &mut out.offset)?;
-        for p in out.region.starts.iter_mut().chain(out.region.counts.iter_mut()) {
+        for p in out
+            .region
+            .starts
+            .iter_mut()
+            .chain(out.region.counts.iter_mut())
+        {
             put(self, p)?;
         }
         Some(out)

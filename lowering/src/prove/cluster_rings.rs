@@ -376,9 +376,8 @@ impl Check<'_, '_> {
             match node {
                 Node::Apply(apply) if self.on_cluster_ring(apply) => {
                     self.wait_scope(apply);
-                    let guard = (!self.symmetric_cond(&apply.user_guard)).then_some(
-                        "its `pred` may differ between the CTAs of a cluster",
-                    );
+                    let guard = (!self.symmetric_cond(&apply.user_guard))
+                        .then_some("its `pred` may differ between the CTAs of a cluster");
                     let why = match (&asymmetry, guard) {
                         (Some(a), _) if !a.reported => Some(a.why),
                         (Some(_), _) => None,

@@ -17,8 +17,8 @@
 pub(crate) mod alignment;
 pub(crate) mod async_copies;
 pub(crate) mod bounds;
-pub(crate) mod cluster_rings;
 pub mod budget;
+pub(crate) mod cluster_rings;
 pub(crate) mod convergence;
 pub(crate) mod order;
 pub(crate) mod races;

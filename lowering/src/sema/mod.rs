@@ -1803,15 +1803,15 @@ impl<'k> Checker<'k> {
             // they all run the ring alike.
             let ownership = if cluster_rings.is_empty() {
                 async_copies::prove(
-                &self.body,
-                &async_copies::Context {
-                    threads: &threads,
-                    shared_names: &shared_names,
-                    param_names: &param_names,
-                    mbarriers: &mbarriers,
-                    loop_uniformity: &self.loop_uniformity,
-                },
-            )
+                    &self.body,
+                    &async_copies::Context {
+                        threads: &threads,
+                        shared_names: &shared_names,
+                        param_names: &param_names,
+                        mbarriers: &mbarriers,
+                        loop_uniformity: &self.loop_uniformity,
+                    },
+                )
             } else {
                 cluster_rings
             };

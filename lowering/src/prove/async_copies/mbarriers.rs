@@ -591,8 +591,8 @@ impl<'c> Walk<'c, '_> {
         // A ring that crosses CTAs: what the phase's plain arrivals
         // release is the cluster's only when they reach every CTA from
         // every CTA (`cluster_rings`); they release it from the first one.
-        let crosses = self.crosses_ctas(operand.buffer)
-            && apply.form.form.mnemonic == "mbarrier.arrive";
+        let crosses =
+            self.crosses_ctas(operand.buffer) && apply.form.form.mnemonic == "mbarrier.arrive";
         if crosses {
             let permutation = self.arrival_permutation(apply);
             let remote = permutation.iter().enumerate().any(|(r, q)| *q != r as i128);
@@ -613,7 +613,13 @@ impl<'c> Walk<'c, '_> {
             }
             if first && releasing && arrivals < count {
                 let arrivers = self.threads_of_apply(apply);
-                self.release_phase(operand.buffer, &completed, (running, block), &arrivers, state);
+                self.release_phase(
+                    operand.buffer,
+                    &completed,
+                    (running, block),
+                    &arrivers,
+                    state,
+                );
             }
         }
         if arrivals < count {
@@ -654,7 +660,13 @@ impl<'c> Walk<'c, '_> {
         // waits for this ticket when every thread arrived once, releasing;
         // where this one statement's threads complete the phase, theirs.
         if first && releasing {
-            self.release_phase(operand.buffer, &completed, (running, block), &arrivers, state);
+            self.release_phase(
+                operand.buffer,
+                &completed,
+                (running, block),
+                &arrivers,
+                state,
+            );
         }
         self.settle(apply, operand, index, state);
     }
