@@ -3071,6 +3071,29 @@ mod tests {
             .map(AtomicU8::new)
             .collect();
         let y: Vec<AtomicU8> = y.into_iter().map(AtomicU8::new).collect();
+        let layout = |name: &str, mbarrier| SharedLayout {
+            name: name.into(),
+            bytes: if mbarrier { 8 } else { s_bytes },
+            mbarrier,
+        };
+        let shared = vec![layout("s", false), layout("bar", true)];
+        let static_shared_bytes = s_bytes.next_multiple_of(16) + 8;
+        run_cluster_plan(steps, (shared, static_shared_bytes), ctas, (&x, &y), 10_000)?;
+        Ok(y.iter().map(|b| b.load(Ordering::Relaxed)).collect())
+    }
+
+    /// Runs the steps (statement `i + 1` each) in one cluster of `ctas`
+    /// blocks of 4 threads along x (atoms: `%tid.x`, `%ctaid.x`,
+    /// `%cluster_ctarank`) with the shared buffers `shared` (and their
+    /// static bytes), tensors `x` (read) and `y` (written) of 4-byte
+    /// elements, within `work_limit` steps.
+    fn run_cluster_plan(
+        steps: Vec<(Test, Action)>,
+        (shared, static_shared_bytes): (Vec<SharedLayout>, usize),
+        ctas: u32,
+        (x, y): (&[AtomicU8], &[AtomicU8]),
+        work_limit: u64,
+    ) -> Result<(), Failed> {
         let statements = (0..steps.len())
             .map(|i| (i + 1, format!("op{}", i + 1)))
             .collect();
@@ -3083,11 +3106,6 @@ mod tests {
                 action,
             })
             .collect();
-        let layout = |name: &str, mbarrier| SharedLayout {
-            name: name.into(),
-            bytes: if mbarrier { 8 } else { s_bytes },
-            mbarrier,
-        };
         let plan = Plan {
             frame: Frame {
                 offsets: vec![0],
@@ -3103,8 +3121,8 @@ mod tests {
             ],
             body: vec![Block::Steps(steps)],
             statements,
-            shared: vec![layout("s", false), layout("bar", true)],
-            static_shared_bytes: s_bytes.next_multiple_of(16) + 8,
+            shared,
+            static_shared_bytes,
         };
         let names = ["x".to_string(), "y".to_string()];
         let tile_names = ["r".to_string()];
@@ -3118,15 +3136,15 @@ mod tests {
             block: [4, 1, 1],
             cluster: [ctas, 1, 1],
             memories: vec![
-                TensorMemory::new(&x, false, 4),
-                TensorMemory::new(&y, true, 4),
+                TensorMemory::new(x, false, 4),
+                TensorMemory::new(y, true, 4),
             ],
             scalars: vec![0, 0],
             symbols: Vec::new(),
             locks: AtomicLocks::new(),
             workers: 1,
             launch_id: 1,
-            work_limit: Some(10_000),
+            work_limit: Some(work_limit),
             started: Instant::now(),
             timer_base: 0,
         };
@@ -3135,8 +3153,7 @@ mod tests {
         launch.run_cluster(&mut state, 0, 0).map_err(|trap| {
             let number = trap.statement.map(|s| plan.statements[s].0);
             (number, trap.thread, trap.kind)
-        })?;
-        Ok(y.iter().map(|b| b.load(Ordering::Relaxed)).collect())
+        })
     }
 
     /// Thread 0 initializes `bar` to expect `count` arrivals; a barrier.
@@ -4776,75 +4793,18 @@ mod tests {
             .map(AtomicU8::new)
             .collect();
         let y: Vec<AtomicU8> = (0..4 * y_words).map(|_| AtomicU8::new(0)).collect();
-        let statements = (0..steps.len())
-            .map(|i| (i + 1, format!("op{}", i + 1)))
-            .collect();
-        let steps = steps
-            .into_iter()
-            .enumerate()
-            .map(|(statement, (guard, action))| Step {
-                statement,
-                guard,
-                action,
-            })
-            .collect();
         let layout = |name: &str, bytes: i64, mbarrier| SharedLayout {
             name: name.into(),
             bytes: bytes as usize,
             mbarrier,
         };
-        let plan = Plan {
-            frame: Frame {
-                offsets: vec![0],
-                bytes: 4,
-            },
-            atoms: vec![
-                AtomSource::ThreadId(0),
-                AtomSource::CtaId(0),
-                AtomSource::ClusterCtaId {
-                    axis: 0,
-                    cluster: 2,
-                },
-            ],
-            body: vec![Block::Steps(steps)],
-            statements,
-            shared: vec![
-                layout("stage", STAGES * 2 * BOX, false),
-                layout("full", 8 * STAGES, true),
-                layout("empty", 8 * STAGES, true),
-            ],
-            static_shared_bytes: (STAGES * 2 * BOX + 16 * STAGES) as usize,
-        };
-        let names = ["x".to_string(), "y".to_string()];
-        let tile_names = ["r".to_string()];
-        let launch = GridRun {
-            plan: &plan,
-            shared: plan.shared.clone(),
-            dynamic_shared_bytes: 0,
-            names: &names,
-            tile_names: &tile_names,
-            grid: [2, 1, 1],
-            block: [4, 1, 1],
-            cluster: [2, 1, 1],
-            memories: vec![
-                TensorMemory::new(&x, false, 4),
-                TensorMemory::new(&y, true, 4),
-            ],
-            scalars: vec![0, 0],
-            symbols: Vec::new(),
-            locks: AtomicLocks::new(),
-            workers: 1,
-            launch_id: 1,
-            work_limit: Some(100_000),
-            started: Instant::now(),
-            timer_base: 0,
-        };
-        let mut state =
-            ClusterState::new(&launch).unwrap_or_else(|kind| panic!("cluster state: {kind:?}"));
-        launch.run_cluster(&mut state, 0, 0).map_err(|trap| {
-            let number = trap.statement.map(|s| plan.statements[s].0);
-            (number, trap.thread, trap.kind)
-        })?;
+        let shared = vec![
+            layout("stage", STAGES * 2 * BOX, false),
+            layout("full", 8 * STAGES, true),
+            layout("empty", 8 * STAGES, true),
+        ];
+        let static_shared_bytes = (STAGES * 2 * BOX + 16 * STAGES) as usize;
+        run_cluster_plan(steps, (shared, static_shared_bytes), 2, (&x, &y), 100_000)?;
         Ok(y.chunks(4)
             .map(|c| u32::from_le_bytes(std::array::from_fn(|i| c[i].load(Ordering::Relaxed))))
             .collect())
