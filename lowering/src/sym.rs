@@ -427,6 +427,34 @@ impl Poly {
         out
     }
 
+    /// The polynomial's value with every atom replaced by `value(atom)`,
+    /// when no arithmetic on the way can overflow: `None` where the bound
+    /// `sum |coef| * prod max(|value|, 1)` (over each term, each atom
+    /// occurrence a factor) leaves `i128`.
+    ///
+    /// Under that bound every partial product of a term and every sum of
+    /// such products has magnitude at most the bound, so substituting the
+    /// atoms one at a time ([`Poly::substitute`] with constants, in any
+    /// order, then [`Poly::as_const`]) never saturates either and gives
+    /// this same exact value: a caller may use this first and fall back
+    /// to the substitutions on `None` without changing any answer.
+    pub(crate) fn value_at(&self, value: impl Fn(AtomId) -> i128) -> Option<i128> {
+        let mut bound: i128 = 0;
+        let mut sum: i128 = 0;
+        for (monomial, coef) in self.terms() {
+            let mut term_bound = coef.checked_abs()?;
+            let mut term = coef;
+            for atom in monomial {
+                let v = value(*atom);
+                term_bound = term_bound.checked_mul(v.checked_abs()?.max(1))?;
+                term = term.checked_mul(v)?;
+            }
+            bound = bound.checked_add(term_bound)?;
+            sum = sum.checked_add(term)?;
+        }
+        Some(sum)
+    }
+
     /// The part of the polynomial made of monomials that contain `atom`,
     /// divided by `atom` (its "coefficient"), and the rest.
     pub fn split_on(&self, atom: AtomId) -> (Poly, Poly) {
@@ -1782,6 +1810,44 @@ mod tests {
             p.add_term(&m, next(41) as i128 - 20);
         }
         p
+    }
+
+    /// `Poly::value_at` answers what substituting every atom's value and
+    /// reading the constant answers, wherever it answers (random
+    /// polynomials and values, some large enough to saturate, which it
+    /// must leave to the substitutions).
+    #[test]
+    fn value_at_is_the_substituted_constant() {
+        let (_, ids) = symbol_atoms(&[(0, 7), (-3, 5), (0, 40), (2, 9)]);
+        let mut rng = tile_kernel_testkit::Rng::new(0x3c6e_f372_fe94_f82b);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let (mut answered, mut declined) = (0, 0);
+        for round in 0..5000 {
+            let mut p = random_poly(&ids, 5, &mut next);
+            if round % 4 == 0 {
+                p = p.scale(1 << (60 + next(40)));
+            }
+            let values: Vec<i128> = ids
+                .iter()
+                .map(|_| match next(4) {
+                    0 => (next(1 << 20) as i128 - (1 << 19)) << next(60),
+                    _ => next(41) as i128 - 20,
+                })
+                .collect();
+            let mut substituted = p.clone();
+            for (id, value) in ids.iter().zip(&values) {
+                substituted = substituted.substitute(*id, &Poly::constant(*value));
+            }
+            let value_of = |atom: AtomId| values[ids.iter().position(|i| *i == atom).unwrap()];
+            match p.value_at(value_of) {
+                Some(value) => {
+                    assert_eq!(Some(value), substituted.as_const(), "{p:?} at {values:?}");
+                    answered += 1;
+                }
+                None => declined += 1,
+            }
+        }
+        assert!(answered > 1000 && declined > 100, "{answered} / {declined}");
     }
 
     /// The dense exact path gives the saturating path's answer wherever it

@@ -191,6 +191,11 @@ pub(crate) struct FactSet<'a> {
     pinned: OnceCell<Vec<(Digit, i128)>>,
     /// [`Threads::separation_candidates`] per index and span.
     candidates: RefCell<WordMap<(Poly, i128), Vec<Separation>>>,
+    /// [`Threads::members`] of these facts: the enumeration of the block
+    /// depends on nothing else (the atoms and the launch are the
+    /// `Threads`'), and the walks and the role split ask it again for
+    /// each access and `if` under the same conditions.
+    members: OnceCell<Option<Vec<usize>>>,
 }
 
 /// One access as the race rule reads it: its candidate separations per axis
@@ -492,6 +497,7 @@ impl<'a> Threads<'a> {
         let found = Rc::new(FactSet {
             prover: CachedProver::new(self.atoms, facts),
             pinned: OnceCell::new(),
+            members: OnceCell::new(),
             candidates: RefCell::default(),
         });
         self.fact_sets
@@ -587,6 +593,14 @@ impl<'a> Threads<'a> {
     /// (`thread_id(0) < n`, a loop variable whose bounds differ between
     /// threads), which the block alone cannot decide.
     pub(crate) fn members(&self, facts: &[Fact]) -> Option<Vec<usize>> {
+        self.under(facts)
+            .members
+            .get_or_init(|| self.enumerate_members(facts))
+            .clone()
+    }
+
+    /// [`Threads::members`], by evaluating the facts at every thread.
+    fn enumerate_members(&self, facts: &[Fact]) -> Option<Vec<usize>> {
         let [bx, by, _] = self
             .launch
             .block
@@ -657,8 +671,9 @@ impl<'a> Threads<'a> {
     /// `poly` at thread `l` of a `[bx, by, _]` block, when it depends on
     /// nothing but the thread.
     fn thread_value(&self, poly: &Poly, l: usize, bx: usize, by: usize) -> Option<i128> {
-        let mut known = poly.clone();
-        for atom in poly.atoms() {
+        let atoms = poly.atoms();
+        let mut values = Vec::with_capacity(atoms.len());
+        for &atom in &atoms {
             let value = match (&self.atoms.get(atom).kind, self.digit_of(atom)) {
                 (_, Some(digit)) if digit.in_grid() => return None,
                 (_, Some(digit)) => i128::try_from(digit_value(digit, l, bx, by)).ok()?,
@@ -673,6 +688,21 @@ impl<'a> Threads<'a> {
                 }
                 _ => return None,
             };
+            values.push(value);
+        }
+        // `atoms` is sorted: each atom's value by a binary search.
+        let value_of = |atom: AtomId| {
+            values[atoms
+                .binary_search(&atom)
+                .expect("every atom of `poly` has a value")]
+        };
+        if let Some(exact) = poly.value_at(value_of) {
+            return Some(exact);
+        }
+        // Where arithmetic may saturate, the substitutions themselves (what
+        // `value_at` equals wherever it answers).
+        let mut known = poly.clone();
+        for (&atom, &value) in atoms.iter().zip(&values) {
             known = known.substitute(atom, &Poly::constant(value));
         }
         known.as_const()
