@@ -383,7 +383,7 @@ macro_rules! ws_kernel {
                 apply(
                     ptx["mbarrier.init.shared::cta.b64"],
                     empty.slice(s![0..4]).reshape([4, 1]),
-                    256,
+                    8,
                 );
                 apply(ptx["fence.mbarrier_init.release.cluster"]);
             }
@@ -449,10 +449,16 @@ macro_rules! ws_kernel {
                             sb.slice(s![stage, .., ..]),
                         );
                         apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
-                        apply(
-                            ptx["mbarrier.arrive.shared::cta.b64"],
-                            empty.slice(s![done..done + 1]),
-                        );
+                        // One arrival per consumer warp (8 a phase): lane 0
+                        // after `bar.warp.sync` orders its lanes' reads
+                        // before the arrival.
+                        apply(ptx["bar.warp.sync"], scope = "warp");
+                        if lane_id() == 0 {
+                            apply(
+                                ptx["mbarrier.arrive.shared::cta.b64"],
+                                empty.slice(s![done..done + 1]),
+                            );
+                        }
                     }
                     if next < steps {
                         if warp_id() == 8 {
@@ -577,8 +583,8 @@ ws_kernel!(
     }
 );
 
-/// `gemm_ws_cluster_128x256`: `gemm_ws_128x256` in clusters of two CTAs
-/// along M that share the B tile: each CTA loads half of a stage's 256
+/// `$name`: `gemm_ws_128x256` in clusters of two CTAs along M that share
+/// the B tile (C of element `$c`, stored by `$epilogue`): each CTA loads half of a stage's 256
 /// rows of B and multicasts it to both (`.multicast::cluster`), so B is
 /// read from L2 once per pair. Each CTA's `full` then expects its A box
 /// and both halves of B; lane 0 of each consumer warp arrives on the
@@ -590,11 +596,13 @@ ws_kernel!(
 /// it too: each consumer's cluster-scoped arrival on the peer's `empty`
 /// orders its reads before the peer producer's multicast refill, which
 /// waits on `empty` with `.acquire.cluster` (docs/interpreter.md).
+macro_rules! ws_cluster_kernel {
+    ($name:ident, $c:ty, {$($epilogue:tt)*}) => {
 #[tile_kernel(grid = [ceil_div(N, 256), 2 * ceil_div(M, 256), 1], block = [384, 1, 1], cluster = [1, 2, 1], arch = "sm_90a")]
-fn gemm_ws_cluster_128x256(
+fn $name(
     a: Tensor<bf16, M, { 8 * KC }>,
     b: Tensor<bf16, N, { 8 * KC }>,
-    c: Tensor<f32, M, N>,
+    c: Tensor<$c, M, N>,
 ) {
     // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one group.
     fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>) {
@@ -780,6 +788,15 @@ fn gemm_ws_cluster_128x256(
             apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
         }
     }
+    $($epilogue)*
+    // No CTA exits while the other may still arrive on its `empty`.
+    apply(ptx["barrier.cluster.arrive"], scope = "cluster");
+    apply(ptx["barrier.cluster.wait"], scope = "cluster");
+}
+    };
+}
+
+ws_cluster_kernel!(gemm_ws_cluster_128x256, f32, {
     if wg < 2 {
         for i in 0..128 {
             let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
@@ -792,10 +809,31 @@ fn gemm_ws_cluster_128x256(
             );
         }
     }
-    // No CTA exits while the other may still arrive on its `empty`.
-    apply(ptx["barrier.cluster.arrive"], scope = "cluster");
-    apply(ptx["barrier.cluster.wait"], scope = "cluster");
-}
+});
+
+// The same with C in bf16, packed column pairs stored as 32 bits (N even).
+ws_cluster_kernel!(gemm_ws_cluster_bf16_128x256, bf16, {
+    if wg < 2 {
+        let pair = alloc_local::<u32>([1, 1]);
+        for j in 0..64 {
+            let i = 2 * j;
+            let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+            let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+            apply(
+                ptx["cvt.rn.bf16x2.f32"],
+                pair,
+                acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
+                acc.slice(s![r, i..i + 1]).unsqueeze(0),
+            );
+            apply(
+                ptx["st.global.b32"],
+                c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                pair,
+                pred = row < M && col + 2 <= N,
+            );
+        }
+    }
+});
 
 /// `$name`: the warp-specialised kernel made persistent along M: a CTA
 /// computes 4 tiles of 128 x 256, rows `128 (cta_id(1) + G i)` for `i` in
@@ -884,6 +922,31 @@ macro_rules! persistent_kernel {
                     full,
                 );
             }
+            // Ticket `g`'s fill: step `g - tile steps` of tile `tile`, found
+            // by comparisons (a division by `steps` is a 64-bit subroutine
+            // call, slow on the producer's path). `g < 4 steps`.
+            fn fill_ticket(
+                a: Tensor<bf16>,
+                b: Tensor<bf16>,
+                sa: Shared<bf16>,
+                sb: Shared<bf16>,
+                full: Shared,
+                row0: usize,
+                tiles_y: usize,
+                n0: usize,
+                steps: usize,
+                g: usize,
+            ) {
+                if g < steps {
+                    fill(a, b, sa, sb, full, row0, n0, g);
+                } else if g < 2 * steps {
+                    fill(a, b, sa, sb, full, row0 + 128 * tiles_y, n0, g - steps);
+                } else if g < 3 * steps {
+                    fill(a, b, sa, sb, full, row0 + 256 * tiles_y, n0, g - 2 * steps);
+                } else {
+                    fill(a, b, sa, sb, full, row0 + 384 * tiles_y, n0, g - 3 * steps);
+                }
+            }
             // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
             // n0 .. (thread 32 w + l holds row r of `acc`).
             $($store)*
@@ -898,7 +961,7 @@ macro_rules! persistent_kernel {
             let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
             if t == 0 {
                 apply(ptx["mbarrier.init.shared::cta.b64"], full.slice(s![0..4]).reshape([4, 1]), 1);
-                apply(ptx["mbarrier.init.shared::cta.b64"], empty.slice(s![0..4]).reshape([4, 1]), 256);
+                apply(ptx["mbarrier.init.shared::cta.b64"], empty.slice(s![0..4]).reshape([4, 1]), 8);
                 apply(ptx["fence.mbarrier_init.release.cluster"]);
             }
             let r = 32 * (warp_id() % 4) + lane_id();
@@ -913,8 +976,7 @@ macro_rules! persistent_kernel {
                 if t == 32 * $pw {
                     for s in 0..4 {
                         if s < tickets {
-                            let tm = (cta_id(1) + tiles_y * min(s / steps, 3)) * 128;
-                            fill(a, b, sa.slice(s![s, .., ..]), sb.slice(s![s, .., ..]), full.slice(s![s..s + 1]), tm, n0, s % steps);
+                            fill_ticket(a, b, sa.slice(s![s, .., ..]), sb.slice(s![s, .., ..]), full.slice(s![s..s + 1]), cta_id(1) * 128, tiles_y, n0, steps, s);
                         }
                     }
                 }
@@ -925,16 +987,28 @@ macro_rules! persistent_kernel {
                 for g in 1..tickets {
                     let stage = g % 4;
                     if wg < 2 {
-                        // Ticket g - 1 ended tile (g - 1) / steps: store it.
-                        if g % steps == 0 {
+                        // Ticket g - 1 ended tile (g - 1) / steps: store it,
+                        // and start the next with `scale-d` 0 (D = A B).
+                        // Tile ends are found by comparisons: a division by
+                        // `steps` (a 64-bit subroutine call) on every step
+                        // starved the tensor cores.
+                        if g == steps || g == 2 * steps || g == 3 * steps {
                             apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
                             store(acc, c, (cta_id(1) + tiles_y * min((g - 1) / steps, 3)) * 128 + 64 * cw, n0, r, M, N $($args)*);
+                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                            multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 0);
+                        } else {
+                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                            multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
                         }
-                        apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
-                        multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), g % steps);
                         apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                        // One arrival per consumer warp (8 a phase), lane 0's
+                        // after `bar.warp.sync` orders its lanes' reads.
                         let done = (g + 3) % 4;
-                        apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
+                        apply(ptx["bar.warp.sync"], scope = "warp");
+                        if lane_id() == 0 {
+                            apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
+                        }
                     }
                     let next = g + 3;
                     let refill = next % 4;
@@ -944,8 +1018,7 @@ macro_rules! persistent_kernel {
                             apply(ptx["bar.warp.sync"], scope = "warp");
                         }
                         if t == 32 * $pw {
-                            let tm = (cta_id(1) + tiles_y * min(next / steps, 3)) * 128;
-                            fill(a, b, sa.slice(s![refill, .., ..]), sb.slice(s![refill, .., ..]), full.slice(s![refill..refill + 1]), tm, n0, next % steps);
+                            fill_ticket(a, b, sa.slice(s![refill, .., ..]), sb.slice(s![refill, .., ..]), full.slice(s![refill..refill + 1]), cta_id(1) * 128, tiles_y, n0, steps, next);
                         }
                     }
                 }
@@ -1227,6 +1300,9 @@ const WS_BF16: GemmBf16 = ("gemm_ws_bf16_128x256", |d, a, b, c| {
 const PERSISTENT_BF16: GemmBf16 = ("gemm_persistent_bf16_128x256", |d, a, b, c| {
     gemm_persistent_bf16_128x256(d, a, b, c)
 });
+const WS_CLUSTER_BF16: GemmBf16 = ("gemm_ws_cluster_bf16_128x256", |d, a, b, c| {
+    gemm_ws_cluster_bf16_128x256(d, a, b, c)
+});
 
 /// A bf16-output kernel against `A B^T` in f64: within the K-scaled bound
 /// of the product (as `gemm::check`), then bf16's rounding (2^-9
@@ -1362,6 +1438,7 @@ fn main() -> Result<(), Error> {
             gemm_ws_bf16_128x256::PTX,
             gemm_ws_fp8_128x256::PTX,
             gemm_ws_cluster_128x256::PTX,
+            gemm_ws_cluster_bf16_128x256::PTX,
             gemm_persistent_128x256::PTX,
             gemm_persistent_bf16_128x256::PTX,
             gemm_persistent_plain_128x256::PTX,
@@ -1373,6 +1450,25 @@ fn main() -> Result<(), Error> {
         return Ok(());
     }
     let dev = Device::new(0)?;
+    // `GEMM_SM90_PROFILE=name` launches only that bf16-output kernel, 3
+    // times at 4096^3 with no checks (for ncu or nsys).
+    if let Ok(name) = std::env::var("GEMM_SM90_PROFILE") {
+        let Some(kernel) = [WS_BF16, WS_CLUSTER_BF16, PERSISTENT_BF16]
+            .into_iter()
+            .find(|kernel| kernel.0 == name)
+        else {
+            panic!("GEMM_SM90_PROFILE={name}: not a bf16-output kernel of this example");
+        };
+        let s = 4096;
+        let a = dev.upload(&gemm::inputs(s * s, 1), [s, s])?;
+        let b = dev.upload(&gemm::inputs(s * s, 2), [s, s])?;
+        let mut c = dev.zeros::<bf16>([s, s])?;
+        for _ in 0..3 {
+            (kernel.1)(&dev, &a, &b, &mut c)?;
+        }
+        dev.synchronize()?;
+        return Ok(());
+    }
     let args: Vec<usize> = std::env::args()
         .skip(1)
         .filter_map(|a| a.parse().ok())
@@ -1428,6 +1524,7 @@ fn main() -> Result<(), Error> {
     gemm::check(&dev, ws, 130, 200, 392)?;
     gemm::check(&dev, persistent, 600, 40, 72)?;
     check_bf16_out(&dev, WS_BF16, 130, 200, 392)?;
+    check_bf16_out(&dev, WS_CLUSTER_BF16, 130, 200, 392)?;
     check_silu(&dev, PERSISTENT_SILU, 130, 200, 96)?;
     gemm::check(&dev, ws_cluster, 130, 200, 392)?;
     // fp8 rows are 16-byte multiples (K a multiple of 16), bf16 pairs
@@ -1440,6 +1537,7 @@ fn main() -> Result<(), Error> {
             gemm::check(&dev, persistent, m, n, k)?;
             // bf16 pairs are stored as 32-bit words: N even.
             check_bf16_out(&dev, WS_BF16, m, n.div_ceil(2) * 2, k)?;
+            check_bf16_out(&dev, WS_CLUSTER_BF16, m, n.div_ceil(2) * 2, k)?;
             check_fp8(&dev, WS_FP8, m, n.div_ceil(2) * 2, k.div_ceil(16) * 16)?;
             check_bf16_out(&dev, PERSISTENT_BF16, m, n.div_ceil(2) * 2, k)?;
         }
@@ -1463,7 +1561,7 @@ fn main() -> Result<(), Error> {
     let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
     let bias = dev.upload(&vec![0.25f32; n], [n])?;
     let mut c = dev.zeros::<bf16>([m, n])?;
-    for kernel in [WS_BF16, PERSISTENT_BF16] {
+    for kernel in [WS_BF16, WS_CLUSTER_BF16, PERSISTENT_BF16] {
         check_bf16_out(&dev, kernel, 512, 384, 1024)?;
         let seconds = time(&dev, || (kernel.1)(&dev, &a, &b, &mut c))?;
         println!(
@@ -1489,7 +1587,7 @@ fn main() -> Result<(), Error> {
         let a = dev.upload(&gemm::inputs(s * s, 5), [s, s])?;
         let b = dev.upload(&gemm::inputs(s * s, 6), [s, s])?;
         let mut c = dev.zeros::<bf16>([s, s])?;
-        for kernel in [WS_BF16, PERSISTENT_BF16] {
+        for kernel in [WS_BF16, WS_CLUSTER_BF16, PERSISTENT_BF16] {
             let seconds = time(&dev, || (kernel.1)(&dev, &a, &b, &mut c))?;
             println!(
                 "{} (bf16 out) {s} x {s} x {s}: {:.3} ms, {:.1} TFLOP/s",
