@@ -808,6 +808,9 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         diags: Vec::new(),
         reported: Vec::new(),
         separations: WordMap::default(),
+        footprints: WordMap::default(),
+        loop_list: Rc::from([]),
+        apart_at: WordMap::default(),
         divergent: 0,
         quiet: 0,
         failed_rings: Vec::new(),
@@ -936,6 +939,22 @@ struct Walk<'c, 't> {
     /// body, which the walk does not change) separates threads: the loops
     /// walk a body many times.
     separations: WordMap<usize, Rc<SeparationSource<'c>>>,
+    /// [`footprint`] of each memory operand's view, by the view's address
+    /// (as [`Walk::separations`]): every walk of a loop body meets the
+    /// same views, and one shared footprint per view lets the versions of
+    /// an access compare, and shift ([`Rewrites::footprints_at`]), by
+    /// pointer rather than by their polynomials.
+    footprints: WordMap<usize, Footprint>,
+    /// [`Walk::loops`] as the last touch or copy made took it
+    /// ([`Walk::loops_here`]): those made under the same loops share one
+    /// list, which compares by pointer.
+    loop_list: Rc<[AtomId]>,
+    /// [`Walk::apart`] of a copy's footprint and an access's under an
+    /// `apply`'s facts ([`Walk::shared_access`]), by the addresses of the
+    /// `apply` (in the checked body) and of the two footprints (both held,
+    /// so that no other takes their address): each walk of a loop body
+    /// asks it again of the same, shared, footprints.
+    apart_at: WordMap<(usize, usize, usize), (Footprint, Footprint, bool)>,
     /// Each (span, code) reported once, whichever iteration found it.
     reported: Vec<(SpanId, Code)>,
     /// `if`s on the thread's index around the current point: their arms
@@ -1765,7 +1784,7 @@ impl<'c> Walk<'c, '_> {
                 continue;
             };
             let write = operand.slot.access == Access::Write;
-            let footprint = footprint(view);
+            let footprint = self.footprint_of(view);
             match buffer.space {
                 // A `wgmma`'s matrix: read through the async proxy from
                 // its issue to its wait (a copy of the walk, issued below).
@@ -2026,6 +2045,27 @@ impl<'c> Walk<'c, '_> {
     /// How `apply`'s memory operand `view` separates threads, searched
     /// when first read (one source per operand: the loops walk a body many
     /// times).
+    /// [`footprint`] of `view`, an operand's view in the checked body (or
+    /// a multicast copy's per-rank view, [`Walk::multicast_views`]),
+    /// remembered by its address.
+    fn footprint_of(&mut self, view: &Layout) -> Footprint {
+        let key = view as *const Layout as usize;
+        Rc::clone(
+            self.footprints
+                .entry(key)
+                .or_insert_with(|| footprint(view)),
+        )
+    }
+
+    /// The runtime loops around the current point ([`Walk::loops`]), one
+    /// list shared with every touch and copy made under the same loops.
+    fn loops_here(&mut self) -> Rc<[AtomId]> {
+        if *self.loop_list != *self.loops {
+            self.loop_list = self.loops.as_slice().into();
+        }
+        Rc::clone(&self.loop_list)
+    }
+
     fn separated(&mut self, apply: &Apply, view: &Layout) -> Separated<'c> {
         let key = view as *const Layout as usize;
         if let Some(found) = self.separations.get(&key) {
@@ -2050,7 +2090,7 @@ impl<'c> Walk<'c, '_> {
             write: access.write,
             footprint: access.footprint.clone(),
             separated,
-            loops: self.loops.as_slice().into(),
+            loops: self.loops_here(),
             shifts: 0,
             released: None,
             ticket_carried: 0,
@@ -2357,7 +2397,7 @@ impl<'c> Walk<'c, '_> {
                 if operand.slot.access == Access::Write {
                     dst = Some((operand.span, buffer.index, buffer.space, view));
                 } else if buffer.space == MemorySpace::Global {
-                    source = Some((buffer.index, footprint(view)));
+                    source = Some((buffer.index, self.footprint_of(view)));
                 } else if operand.slot.whole {
                     shared_source = Some((operand.span, buffer.index, view));
                 }
@@ -2374,11 +2414,11 @@ impl<'c> Walk<'c, '_> {
                 opcode: Rc::from(apply.opcode.as_str()),
                 span,
                 buffer,
-                footprint: footprint(view),
+                footprint: walk.footprint_of(view),
                 source: None,
                 separated,
                 status: Status::Pending { lo: 0, hi: 0 },
-                loops: walk.loops.as_slice().into(),
+                loops: walk.loops_here(),
                 shifts: 0,
                 attachment: None,
                 role,
@@ -2564,11 +2604,11 @@ impl<'c> Walk<'c, '_> {
                 opcode: Rc::from(apply.opcode.as_str()),
                 span: operand.span,
                 buffer: buffer.index,
-                footprint: footprint(view),
+                footprint: self.footprint_of(view),
                 source: None,
                 separated,
                 status: Status::Pending { lo: 0, hi: 0 },
-                loops: self.loops.as_slice().into(),
+                loops: self.loops_here(),
                 shifts: 0,
                 attachment: None,
                 role: Role::WgmmaSource,
@@ -2655,7 +2695,7 @@ impl<'c> Walk<'c, '_> {
                 continue;
             }
             let here = self.at_iteration(access.footprint, &copy.loops);
-            if self.apart(&copy.footprint, &here, &apply.facts) {
+            if self.apart_at(apply, &copy.footprint, &here) {
                 continue;
             }
             let verb = if apply.form.effect() == Effect::AsyncCopy {
@@ -2878,6 +2918,28 @@ impl<'c> Walk<'c, '_> {
             })
             .collect::<Vec<_>>()
             .into()
+    }
+
+    /// [`Walk::apart`] of `copy`'s footprint and `here`, an access's,
+    /// under `apply`'s facts, remembered ([`Walk::apart_at`]). The answer
+    /// depends on nothing else: the footprints' atoms keep their ranges
+    /// and definitions while the walk adds atoms.
+    fn apart_at(&mut self, apply: &Apply, copy: &Footprint, here: &Footprint) -> bool {
+        let key = (
+            apply as *const Apply as usize,
+            Rc::as_ptr(copy) as usize,
+            Rc::as_ptr(here) as usize,
+        );
+        if let Some((held_copy, held_here, apart)) = self.apart_at.get(&key)
+            && Rc::ptr_eq(held_copy, copy)
+            && Rc::ptr_eq(held_here, here)
+        {
+            return *apart;
+        }
+        let apart = self.apart(copy, here, &apply.facts);
+        self.apart_at
+            .insert(key, (Rc::clone(copy), Rc::clone(here), apart));
+        apart
     }
 
     /// Whether two footprints of one buffer are provably disjoint on some
