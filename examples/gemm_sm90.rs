@@ -849,44 +849,53 @@ ws_cluster_kernel!(gemm_ws_cluster_bf16_128x256, bf16, {
 macro_rules! persistent_kernel {
     ($name:ident, $c:ty, threads = $threads:literal, producer_warp = $pw:literal,
      [$($params:tt)*], [$($args:tt)*], {$($store:tt)*}) => {
+        persistent_kernel!(
+            $name,
+            "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+            bf16,
+            e = 8,
+            [1, 1, 0, 0],
+            $c,
+            threads = $threads,
+            producer_warp = $pw,
+            [$($params)*],
+            [$($args)*],
+            {$($store)*}
+        );
+    };
+    ($name:ident, $op:literal, $t:ty, e = $e:literal, [$($tail:literal),*], $c:ty,
+     threads = $threads:literal, producer_warp = $pw:literal,
+     [$($params:tt)*], [$($args:tt)*], {$($store:tt)*}) => {
         #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 512), 1], block = [$threads, 1, 1], arch = "sm_90a")]
         fn $name(
-            a: Tensor<bf16, M, { 8 * KC }>,
-            b: Tensor<bf16, N, { 8 * KC }>,
+            a: Tensor<$t, M, { $e * KC }>,
+            b: Tensor<$t, N, { $e * KC }>,
             c: Tensor<$c, M, N>,
             $($params)*
         ) {
-            // One step: its 4 wgmmas of 32 bytes of K into `acc`, as one
-            // group.
             // One step, its first wgmma with `scale-d` `add` (0 at a
             // tile's first step: D = A B, so the accumulator needs no
             // zeroing between tiles, an instruction defining it inside the
             // pipeline that would make ptxas serialize every wgmma, C7515).
-            fn multiply(acc: Tile<f32>, sa: Shared<bf16>, sb: Shared<bf16>, add: usize) {
+            fn multiply(acc: Tile<f32>, sa: Shared<$t>, sb: Shared<$t>, add: usize) {
                 apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
                 apply(
-                    ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
+                    ptx[$op],
                     acc,
-                    sa.slice(s![.., 0..2 * 8]),
-                    sb.slice(s![.., 0..2 * 8]),
+                    sa.slice(s![.., 0..2 * $e]),
+                    sb.slice(s![.., 0..2 * $e]),
                     add,
-                    1,
-                    1,
-                    0,
-                    0,
+                    $($tail),*,
                     scope = "warpgroup",
                 );
                 for kk in 1..4 {
                     apply(
-                        ptx["wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16"],
+                        ptx[$op],
                         acc,
-                        sa.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
-                        sb.slice(s![.., 2 * 8 * kk..2 * 8 * kk + 2 * 8]),
+                        sa.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
+                        sb.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
                         1,
-                        1,
-                        1,
-                        0,
-                        0,
+                        $($tail),*,
                         scope = "warpgroup",
                     );
                 }
@@ -895,10 +904,10 @@ macro_rules! persistent_kernel {
             // Step `step`'s boxes of A and B into stage `stage`, signalling
             // its full barrier.
             fn fill(
-                a: Tensor<bf16>,
-                b: Tensor<bf16>,
-                sa: Shared<bf16>,
-                sb: Shared<bf16>,
+                a: Tensor<$t>,
+                b: Tensor<$t>,
+                sa: Shared<$t>,
+                sb: Shared<$t>,
                 full: Shared,
                 m0: usize,
                 n0: usize,
@@ -912,13 +921,13 @@ macro_rules! persistent_kernel {
                 apply(
                     ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
                     sa,
-                    a.slice(s![m0..m0 + 128, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    a.slice(s![m0..m0 + 128, 8 * $e * step..8 * $e * step + 8 * $e]),
                     full,
                 );
                 apply(
                     ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
                     sb,
-                    b.slice(s![n0..n0 + 256, 8 * 8 * step..8 * 8 * step + 8 * 8]),
+                    b.slice(s![n0..n0 + 256, 8 * $e * step..8 * $e * step + 8 * $e]),
                     full,
                 );
             }
@@ -926,10 +935,10 @@ macro_rules! persistent_kernel {
             // by comparisons (a division by `steps` is a 64-bit subroutine
             // call, slow on the producer's path). `g < 4 steps`.
             fn fill_ticket(
-                a: Tensor<bf16>,
-                b: Tensor<bf16>,
-                sa: Shared<bf16>,
-                sb: Shared<bf16>,
+                a: Tensor<$t>,
+                b: Tensor<$t>,
+                sa: Shared<$t>,
+                sb: Shared<$t>,
                 full: Shared,
                 row0: usize,
                 tiles_y: usize,
@@ -954,8 +963,8 @@ macro_rules! persistent_kernel {
             let wg = warp_id() / 4;
             let n0 = cta_id(0) * 256;
             let steps = ceil_div(KC, 8);
-            let sa = alloc_shared::<bf16>([4, 128, 8 * 8], layout = "swizzle_128");
-            let sb = alloc_shared::<bf16>([4, 256, 8 * 8], layout = "swizzle_128");
+            let sa = alloc_shared::<$t>([4, 128, 8 * $e], layout = "swizzle_128");
+            let sb = alloc_shared::<$t>([4, 256, 8 * $e], layout = "swizzle_128");
             let full = alloc_shared::<Mbarrier>([4]);
             let empty = alloc_shared::<Mbarrier>([4]);
             let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
@@ -1124,6 +1133,60 @@ persistent_f32_kernel!(
     gemm_persistent_plain_128x256,
     threads = 256,
     producer_warp = 0
+);
+
+// fp8 e4m3 inputs on the persistent schedule (K steps of 128 bytes,
+// `wgmma` k32): `scale * A B^T` in bf16 as packed column pairs (N even),
+// what `torch._scaled_mm` computes; a tile's stores overlap the producer's
+// loads of the next tile.
+persistent_kernel!(
+    gemm_persistent_fp8_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3",
+    u8,
+    e = 16,
+    [1, 1],
+    bf16,
+    threads = 384,
+    producer_warp = 8,
+    [scale: f32,],
+    [, factor],
+    {
+        fn store(
+            acc: Tile<f32>,
+            c: Tensor<bf16>,
+            m0: usize,
+            n0: usize,
+            r: usize,
+            rows: usize,
+            cols: usize,
+            factor: Tile<f32>,
+        ) {
+            let scaled = alloc_local::<f32>([1, 2]);
+            let pair = alloc_local::<u32>([1, 1]);
+            for j in 0..64 {
+                let i = 2 * j;
+                let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+                let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+                ewise(|v: f32, f: f32| v * f, scaled, acc.slice(s![r, i..i + 2]).unsqueeze(0), factor);
+                apply(
+                    ptx["cvt.rn.bf16x2.f32"],
+                    pair,
+                    scaled.slice(s![0, 1..2]).unsqueeze(0),
+                    scaled.slice(s![0, 0..1]).unsqueeze(0),
+                );
+                apply(
+                    ptx["st.global.b32"],
+                    c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                    pair,
+                    pred = row < rows && col + 2 <= cols,
+                );
+            }
+        }
+        // The scale as a register tile (a kernel function takes tiles,
+        // tensors and indices).
+        let factor = alloc_local::<f32>([1, 2]);
+        apply(ptx["mov.f32"], factor.unsqueeze(-1), scale);
+    }
 );
 
 /// `$name`: `silu(A B^T + bias)` in bf16, persistent (`persistent_kernel!`
@@ -1374,6 +1437,9 @@ type Fp8Gemm = (
 const FP8: Fp8Gemm = ("gemm_fp8_128x256", |d, a, b, scale, c| {
     gemm_fp8_128x256(d, a, b, scale, c)
 });
+const PERSISTENT_FP8: Fp8Gemm = ("gemm_persistent_fp8_128x256", |d, a, b, scale, c| {
+    gemm_persistent_fp8_128x256(d, a, b, c, scale)
+});
 const WS_FP8: Fp8Gemm = ("gemm_ws_fp8_128x256", |d, a, b, scale, c| {
     gemm_ws_fp8_128x256(d, a, b, scale, c)
 });
@@ -1400,7 +1466,14 @@ fn check_fp8(
             let (sum, magnitude) = terms.fold((0.0, 0.0), |(s, m), t| (s + t, m + t.abs()));
             let want = sum * f64::from(scale);
             let g = f64::from(got[i * n + j].to_f32());
-            let bound = magnitude * f64::from(scale) * 2f64.powi(-11) + want.abs() * 2f64.powi(-8);
+            // Each k32 wgmma keeps about 14 bits of its sum (terms
+            // truncated to a multiple of 2^(E - 13), E the largest
+            // exponent among them and the accumulator:
+            // docs/interpreter.md), so the error grows with the number of
+            // wgmmas chained into one element; then bf16's rounding.
+            let chained = k.div_ceil(32) as f64;
+            let bound = magnitude * f64::from(scale) * 2f64.powi(-11) * chained
+                + want.abs() * 2f64.powi(-8);
             assert!(
                 (g - want).abs() <= bound,
                 "{name} {m} x {n} x {k}: C[{i}, {j}] = {g} but the reference is {want}"
@@ -1444,6 +1517,7 @@ fn main() -> Result<(), Error> {
             gemm_persistent_plain_128x256::PTX,
             gemm_persistent_silu_128x256::PTX,
             gemm_persistent_silu_plain_128x256::PTX,
+            gemm_persistent_fp8_128x256::PTX,
         ] {
             print!("{ptx}");
         }
@@ -1530,6 +1604,7 @@ fn main() -> Result<(), Error> {
     // fp8 rows are 16-byte multiples (K a multiple of 16), bf16 pairs
     // 32-bit words (N even); K = 784 is 7 steps of 128 bytes.
     check_fp8(&dev, WS_FP8, 130, 200, 784)?;
+    check_fp8(&dev, PERSISTENT_FP8, 600, 40, 272)?;
     if !dev.is_cpu() {
         for &(m, n, k) in &shapes {
             gemm::check(&dev, ws, m, n, k)?;
@@ -1539,6 +1614,13 @@ fn main() -> Result<(), Error> {
             check_bf16_out(&dev, WS_BF16, m, n.div_ceil(2) * 2, k)?;
             check_bf16_out(&dev, WS_CLUSTER_BF16, m, n.div_ceil(2) * 2, k)?;
             check_fp8(&dev, WS_FP8, m, n.div_ceil(2) * 2, k.div_ceil(16) * 16)?;
+            check_fp8(
+                &dev,
+                PERSISTENT_FP8,
+                m,
+                n.div_ceil(2) * 2,
+                k.div_ceil(16) * 16,
+            )?;
             check_bf16_out(&dev, PERSISTENT_BF16, m, n.div_ceil(2) * 2, k)?;
         }
         // Tiles past M (a CTA's fourth tile at M = 1100), and M, N, K
@@ -1557,6 +1639,7 @@ fn main() -> Result<(), Error> {
     check_silu(&dev, SILU, 512, 384, 1024)?;
     check_fp8(&dev, FP8, 512, 384, 1024)?;
     check_fp8(&dev, WS_FP8, 512, 384, 1024)?;
+    check_fp8(&dev, PERSISTENT_FP8, 512, 384, 1024)?;
     let a = dev.upload(&gemm::inputs(m * k, 1), [m, k])?;
     let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
     let bias = dev.upload(&vec![0.25f32; n], [n])?;
@@ -1599,7 +1682,7 @@ fn main() -> Result<(), Error> {
     }
     let a8 = dev.upload(&fp8_inputs(m * k, 3), [m, k])?;
     let b8 = dev.upload(&fp8_inputs(n * k, 4), [n, k])?;
-    for (name, gemm) in [FP8, WS_FP8] {
+    for (name, gemm) in [FP8, WS_FP8, PERSISTENT_FP8] {
         let seconds = time(&dev, || gemm(&dev, &a8, &b8, 0.5, &mut c))?;
         println!(
             "{name} (e4m3 in, scaled bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
