@@ -48,7 +48,7 @@ use crate::checked::{Apply, CondRead, Loop, Node, Reader};
 use crate::diag::{Code, Diagnostic};
 use crate::layout::storage_index;
 use crate::program::{CmpOp, Cond, Lane, Tile};
-use crate::sym::{Atoms, Fact, Poly, Prover};
+use crate::sym::{Atoms, Fact, Poly, ProofMemo, Prover};
 
 /// Where one register byte holds a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -92,6 +92,7 @@ pub(crate) fn prove(
         report: true,
         diags: Vec::new(),
         budget: WALK_BUDGET,
+        proofs: ProofMemo::default(),
     };
     walk.block(flow);
     walk.diags
@@ -111,6 +112,10 @@ struct Walk<'a> {
     report: bool,
     diags: Vec<Diagnostic>,
     budget: usize,
+    /// The prover's answers ([`Walk::implied`]): an unrolled loop's
+    /// statements, and a runtime loop's passes, ask the same conditions
+    /// under the same facts again. Exactly [`Prover::prove_le0`]'s.
+    proofs: ProofMemo,
 }
 
 impl Walk<'_> {
@@ -144,7 +149,9 @@ impl Walk<'_> {
     }
 
     fn implied(&self, cond: &Cond, guard: &Cond) -> bool {
-        implied(cond, guard, &self.facts, &self.path, self.atoms)
+        implied_by(cond, guard, &self.facts, &self.path, |facts, p| {
+            self.proofs.prove_le0(self.atoms, facts, p)
+        })
     }
 
     /// [`Self::implied`] for the bytes of one statement, which share their
@@ -684,6 +691,20 @@ pub(crate) fn implied(
     path: &[Cond],
     atoms: &Atoms,
 ) -> bool {
+    implied_by(cond, guard, facts, path, |facts, p| {
+        Prover { atoms, facts }.prove_le0(p)
+    })
+}
+
+/// [`implied`], each `p <= 0` proven from all the facts by `prove_le0`
+/// (a [`Prover`], or a [`ProofMemo`] of its answers).
+fn implied_by(
+    cond: &Cond,
+    guard: &Cond,
+    facts: &[Fact],
+    path: &[Cond],
+    prove_le0: impl Fn(&[Fact], &Poly) -> bool,
+) -> bool {
     let known: Vec<&Cond> = conjuncts(guard)
         .into_iter()
         .chain(path.iter().flat_map(conjuncts))
@@ -693,25 +714,21 @@ pub(crate) fn implied(
     for c in path {
         all_facts.extend(c.facts(true));
     }
-    let prover = Prover {
-        atoms,
-        facts: &all_facts,
-    };
-    holds(cond, &known, &prover)
+    holds(cond, &known, &|p| prove_le0(&all_facts, p))
 }
 
-fn holds(cond: &Cond, known: &[&Cond], prover: &Prover<'_>) -> bool {
+fn holds(cond: &Cond, known: &[&Cond], prove_le0: &dyn Fn(&Poly) -> bool) -> bool {
     if known.contains(&cond) {
         return true;
     }
     match cond {
         Cond::Const(value) => *value,
-        Cond::And(a, b) => holds(a, known, prover) && holds(b, known, prover),
-        Cond::Or(a, b) => holds(a, known, prover) || holds(b, known, prover),
+        Cond::And(a, b) => holds(a, known, prove_le0) && holds(b, known, prove_le0),
+        Cond::Or(a, b) => holds(a, known, prove_le0) || holds(b, known, prove_le0),
         Cond::Cmp(..) | Cond::Not(_) => {
             let needed = cond.facts(true);
             // `!=` states no fact: only the same condition proves it.
-            !needed.is_empty() && needed.iter().all(|f| prover.prove_le0(f))
+            !needed.is_empty() && needed.iter().all(|f| prove_le0(f))
         }
         Cond::Param(_) | Cond::Register { .. } => false,
     }
