@@ -87,6 +87,33 @@ fn wide_divisions(out: Tensor<u64, 128, 8>) {
     }
 }
 
+/// `/`, `%` and `ceil_div` by divisors known only at launch (from scalar
+/// parameters): 32-bit division where the dividend and the divisor are
+/// both below 2^32 when the kernel runs, the 64-bit software division
+/// otherwise. By `d`, the dividend `v` passes 2^32 from thread 64 on, so
+/// one statement takes both paths; `wide` is above 2^32.
+#[tile_kernel(grid = 1, block = 128)]
+fn runtime_divisions(out: Tensor<u64, 128, 6>, small: u32, scale: u32) {
+    let t = thread_id(0);
+    let v = t * 67_108_864 + 12_345;
+    let d = max(small, 1);
+    let wide = (min(scale, 1023) + 1) * 4_294_967_296 + 5;
+    let q = alloc_local::<u64>([6, 1]);
+    apply(ptx["mov.u64"], q.slice(s![0..1, ..]), v / d);
+    apply(ptx["mov.u64"], q.slice(s![1..2, ..]), v % d);
+    apply(ptx["mov.u64"], q.slice(s![2..3, ..]), ceil_div(v, d));
+    apply(ptx["mov.u64"], q.slice(s![3..4, ..]), (v * 1024 + t) / wide);
+    apply(ptx["mov.u64"], q.slice(s![4..5, ..]), (v * 1024 + t) % wide);
+    apply(ptx["mov.u64"], q.slice(s![5..6, ..]), ceil_div(t, d));
+    for i in 0..3 {
+        apply(
+            ptx["st.global.v2.u64"],
+            out.slice(s![t..t + 1, 2 * i..2 * i + 2]),
+            q.slice(s![2 * i..2 * i + 2, ..]).reshape([1, 2]),
+        );
+    }
+}
+
 /// The maximum of each row of 4, from `-inf` (so a row of `-inf` gives
 /// `-inf`), and a NaN constant stored beside it.
 #[tile_kernel(grid = ceil_div(N, 128), block = 128)]
@@ -163,6 +190,33 @@ fn wide_divisions_by_constants_multiply() {
 }
 
 #[test]
+fn runtime_divisions_take_32_bits_where_the_values_fit() {
+    let ptx = runtime_divisions::PTX;
+    // Each of the six: a test of both operands against 2^32, the 32-bit
+    // division under it, the 64-bit one under its negation.
+    assert_eq!(
+        lines_starting(ptx, "setp.lt.u64")
+            .iter()
+            .filter(|l| l.ends_with(", 4294967296;"))
+            .count(),
+        6,
+        "{ptx}"
+    );
+    let guarded = |guard: &str, op: &str| {
+        ptx.lines()
+            .filter(|l| l.trim_start().starts_with(guard) && l.contains(op))
+            .count()
+    };
+    assert_eq!(guarded("@%q", " div.u32 "), 4, "{ptx}");
+    assert_eq!(guarded("@%q", " rem.u32 "), 2, "{ptx}");
+    assert_eq!(guarded("@!%q", " div.s64 "), 4, "{ptx}");
+    assert_eq!(guarded("@!%q", " rem.s64 "), 2, "{ptx}");
+    // No unguarded 64-bit division.
+    assert!(lines_starting(ptx, "div.s64").is_empty(), "{ptx}");
+    assert!(lines_starting(ptx, "rem.s64").is_empty(), "{ptx}");
+}
+
+#[test]
 fn float_constants_are_their_exact_bits() {
     let ptx = row_max::PTX;
     // -inf and the canonical quiet NaN, materialised once at entry.
@@ -185,6 +239,7 @@ fn value_kernels_assemble_without_spills() {
         ("row_max", row_max::PTX),
         ("divisions", divisions::PTX),
         ("wide_divisions", wide_divisions::PTX),
+        ("runtime_divisions", runtime_divisions::PTX),
     ]);
 }
 
@@ -196,8 +251,39 @@ mod twins {
         launch_values_match_the_host,
         row_max_matches_the_host,
         divisions_match_the_host,
-        wide_divisions_match_the_host
+        wide_divisions_match_the_host,
+        runtime_divisions_match_the_host
     );
+
+    fn runtime_divisions_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
+        for (small, scale) in [(7u32, 2u32), (1, 0), (u32::MAX, 1023), (0, u32::MAX)] {
+            let mut out = dev.upload(&vec![u64::MAX; 128 * 6], [128, 6])?;
+            runtime_divisions(dev, &mut out, small, scale)?;
+            let got = out.download()?;
+            let d = u64::from(small.max(1));
+            let wide = (u64::from(scale.min(1023)) + 1) * (1 << 32) + 5;
+            for t in 0..128u64 {
+                let v = t * 67_108_864 + 12_345;
+                let big = v * 1024 + t;
+                let want = [
+                    v / d,
+                    v % d,
+                    v.div_ceil(d),
+                    big / wide,
+                    big % wide,
+                    t.div_ceil(d),
+                ];
+                for (k, w) in want.iter().enumerate() {
+                    assert_eq!(
+                        got[t as usize * 6 + k],
+                        *w,
+                        "small {small}, scale {scale}: thread {t}, value {k}"
+                    );
+                }
+            }
+        }
+        Ok(())
+    }
 
     fn wide_divisions_match_the_host(dev: &Device) -> tile_kernel::Result<()> {
         let mut out = dev.upload(&vec![u64::MAX; 128 * 8], [128, 8])?;

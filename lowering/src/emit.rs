@@ -433,6 +433,16 @@ fn scalar_reg(index: usize, name: &str) -> String {
     format!("%s{index}_{}", ptx_name(name))
 }
 
+/// Whether a divisor operand can take the 32-bit path of
+/// [`Emitter::runtime_division`]: a register, or an immediate below 2^32
+/// (a wider immediate would not assemble as a 32-bit operand).
+fn narrow_operand(operand: &str) -> bool {
+    operand.starts_with('%')
+        || operand
+            .parse::<u64>()
+            .is_ok_and(|v| v <= u64::from(u32::MAX))
+}
+
 fn predicate_reg(index: usize, name: &str) -> String {
     format!("%p{index}_{}", ptx_name(name))
 }
@@ -1049,6 +1059,11 @@ impl Emitter<'_> {
                 let (divisor, magic) = self.constant_divisor(args, *op).unwrap_or_default();
                 self.magic_division(*op, &d, &a, divisor, magic, out)
             }
+            (ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv, None)
+                if narrow_operand(&b) =>
+            {
+                self.runtime_division(*op, &d, &a, &b, out)
+            }
             (op, _) => self.general_op(*op, &d, &a, &b, args, out),
         };
         let _ = writeln!(out, "\t{line}");
@@ -1150,6 +1165,55 @@ impl Emitter<'_> {
         };
         let _ = writeln!(out, "\t{line}");
         format!("cvt.u64.u32 {d}, {wd};")
+    }
+
+    /// `/`, `%` or `ceil_div` whose operands' ranges may exceed 32 bits
+    /// (a divisor known only at run time, such as a launch size): 32-bit
+    /// unsigned division where the dividend (`ceil_div`'s `a + b - 1`) and
+    /// the divisor are both below 2^32 at run time, 64-bit otherwise. A
+    /// 64-bit division is a call of a software routine on the GPU, several
+    /// times slower than the 32-bit sequence ptxas inlines; for the
+    /// non-negative values the checker proves these operators take
+    /// (TK0511) both give the same value (a negative operand, as an
+    /// unsigned number, is never below 2^32 and takes the 64-bit path).
+    fn runtime_division(
+        &mut self,
+        op: ComputedOp,
+        d: &str,
+        a: &str,
+        b: &str,
+        out: &mut String,
+    ) -> String {
+        let dividend = if op == ComputedOp::CeilDiv {
+            let t = self.value_reg();
+            let _ = writeln!(out, "\tadd.s64 {t}, {a}, {b};");
+            let _ = writeln!(out, "\tsub.s64 {t}, {t}, 1;");
+            t
+        } else {
+            a.to_string()
+        };
+        let both = self.value_reg();
+        let narrow = self.predicate();
+        let _ = writeln!(out, "\tor.b64 {both}, {dividend}, {b};");
+        let _ = writeln!(out, "\tsetp.lt.u64 {narrow}, {both}, 4294967296;");
+        let wa = self.staging();
+        let _ = writeln!(out, "\tcvt.u32.u64 {wa}, {dividend};");
+        let wb = if b.starts_with('%') {
+            let wb = self.staging();
+            let _ = writeln!(out, "\tcvt.u32.u64 {wb}, {b};");
+            wb
+        } else {
+            b.to_string()
+        };
+        let wd = self.staging();
+        let (narrow_op, wide_op) = if op == ComputedOp::Rem {
+            ("rem.u32", "rem.s64")
+        } else {
+            ("div.u32", "div.s64")
+        };
+        let _ = writeln!(out, "\t@{narrow} {narrow_op} {wd}, {wa}, {wb};");
+        let _ = writeln!(out, "\t@{narrow} cvt.u64.u32 {d}, {wd};");
+        format!("@!{narrow} {wide_op} {d}, {dividend}, {b};")
     }
 
     /// The PTX of computed op `op` (`d = op(a, b)`) for any operands.
