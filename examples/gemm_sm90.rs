@@ -1525,7 +1525,8 @@ fn main() -> Result<(), Error> {
     }
     let dev = Device::new(0)?;
     // `GEMM_SM90_PROFILE=name` launches only that bf16-output kernel, 3
-    // times at 4096^3 with no checks (for ncu or nsys).
+    // times at 4096^3 (or `GEMM_SM90_PROFILE_SIZE`^3) with no checks (for
+    // ncu or nsys).
     if let Ok(name) = std::env::var("GEMM_SM90_PROFILE") {
         let Some(kernel) = [WS_BF16, WS_CLUSTER_BF16, PERSISTENT_BF16]
             .into_iter()
@@ -1533,7 +1534,10 @@ fn main() -> Result<(), Error> {
         else {
             panic!("GEMM_SM90_PROFILE={name}: not a bf16-output kernel of this example");
         };
-        let s = 4096;
+        let s = std::env::var("GEMM_SM90_PROFILE_SIZE")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(4096);
         let a = dev.upload(&gemm::inputs(s * s, 1), [s, s])?;
         let b = dev.upload(&gemm::inputs(s * s, 2), [s, s])?;
         let mut c = dev.zeros::<bf16>([s, s])?;
