@@ -1220,31 +1220,35 @@ macro_rules! persistent_silu_kernel {
                     let bias_pair = alloc_local::<f32>([1, 2]);
                     let out = alloc_local::<bf16>([1, 2]);
                     apply(ptx["mov.b32"], bias_pair.unsqueeze(-1), 0);
-                    for j in 0..64 {
-                        let i = 2 * j;
-                        let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
-                        let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+                    // Per group of 8 columns, the thread's bias pair once,
+                    // then its two rows.
+                    for group in 0..32 {
+                        let col = n0 + 8 * group + 2 * (lane_id() % 4);
                         apply(
                             ptx["ld.global.v2.f32"],
                             bias_pair,
                             bias.slice(s![col..col + 2]).unsqueeze(0),
                             pred = col + 2 <= cols,
                         );
-                        ewise(
-                            |v: f32, b: f32| {
-                                let x = v + b;
-                                (x * rcp_approx(1.0 + ex2_approx(-x * f32::consts::LOG2_E))) as bf16
-                            },
-                            out,
-                            acc.slice(s![r, i..i + 2]).unsqueeze(0),
-                            bias_pair,
-                        );
-                        apply(
-                            ptx["st.global.b32"],
-                            c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
-                            out.view::<u32>(),
-                            pred = row < rows && col + 2 <= cols,
-                        );
+                        for half in 0..2 {
+                            let i = 4 * group + 2 * half;
+                            let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * half;
+                            ewise(
+                                |v: f32, b: f32| {
+                                    let x = v + b;
+                                    (x * rcp_approx(1.0 + ex2_approx(-x * f32::consts::LOG2_E))) as bf16
+                                },
+                                out,
+                                acc.slice(s![r, i..i + 2]).unsqueeze(0),
+                                bias_pair,
+                            );
+                            apply(
+                                ptx["st.global.b32"],
+                                c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                                out.view::<u32>(),
+                                pred = row < rows && col + 2 <= cols,
+                            );
+                        }
                     }
                 }
             }
