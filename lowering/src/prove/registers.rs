@@ -48,7 +48,7 @@ use crate::checked::{Apply, CondRead, Loop, Node, Reader};
 use crate::diag::{Code, Diagnostic};
 use crate::layout::storage_index;
 use crate::program::{CmpOp, Cond, Lane, Tile};
-use crate::sym::{Atoms, Fact, Poly, ProofMemo, Prover};
+use crate::sym::{Atoms, Fact, Poly, ProofMemo};
 
 /// Where one register byte holds a value.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,7 +114,7 @@ struct Walk<'a> {
     budget: usize,
     /// The prover's answers ([`Walk::implied`]): an unrolled loop's
     /// statements, and a runtime loop's passes, ask the same conditions
-    /// under the same facts again. Exactly [`Prover::prove_le0`]'s.
+    /// under the same facts again. Exactly [`Prover::prove_le0`](crate::sym::Prover::prove_le0)'s.
     proofs: ProofMemo,
 }
 
@@ -683,7 +683,9 @@ fn conjoin(a: &Cond, b: &Cond) -> Cond {
 /// Whether `cond` holds wherever an instruction under `guard` runs, with
 /// `facts` and the enclosing arms' conditions `path` in scope: each
 /// conjunct is one of the guard's or the path's, or follows from the facts
-/// (linear conditions, by [`Prover`]).
+/// (linear conditions, by [`Prover`](crate::sym::Prover)). The walk asks through a
+/// [`ProofMemo`]; the tests ask this form.
+#[cfg(test)]
 pub(crate) fn implied(
     cond: &Cond,
     guard: &Cond,
@@ -692,12 +694,12 @@ pub(crate) fn implied(
     atoms: &Atoms,
 ) -> bool {
     implied_by(cond, guard, facts, path, |facts, p| {
-        Prover { atoms, facts }.prove_le0(p)
+        crate::sym::Prover { atoms, facts }.prove_le0(p)
     })
 }
 
 /// [`implied`], each `p <= 0` proven from all the facts by `prove_le0`
-/// (a [`Prover`], or a [`ProofMemo`] of its answers).
+/// (a [`Prover`](crate::sym::Prover), or a [`ProofMemo`] of its answers).
 fn implied_by(
     cond: &Cond,
     guard: &Cond,
@@ -728,7 +730,7 @@ fn holds(cond: &Cond, known: &[&Cond], prove_le0: &dyn Fn(&Poly) -> bool) -> boo
         Cond::Cmp(..) | Cond::Not(_) => {
             let needed = cond.facts(true);
             // `!=` states no fact: only the same condition proves it.
-            !needed.is_empty() && needed.iter().all(|f| prove_le0(f))
+            !needed.is_empty() && needed.iter().all(prove_le0)
         }
         Cond::Param(_) | Cond::Register { .. } => false,
     }
