@@ -492,6 +492,43 @@ macro_rules! ws_kernel {
     };
 }
 
+/// A consumer warpgroup's 64 x 256 part of a tile in bf16: rows `m0 ..`
+/// (thread `32 w + l` holds row `r` of `acc`, the `wgmma.m64n256`
+/// accumulator), columns `n0 ..`, each thread's columns `2j` and `2j + 1`
+/// packed into one bf16x2 word and stored as 32 bits; what lies past
+/// `rows` x `cols` is not stored (`cols` even: a launch requirement of the
+/// kernels). Shared by the warp-specialised, cluster and persistent
+/// kernels with bf16 output.
+#[tile_kernel::function]
+fn store_bf16_pairs(
+    acc: Tile<f32>,
+    c: Tensor<bf16>,
+    m0: usize,
+    n0: usize,
+    r: usize,
+    rows: usize,
+    cols: usize,
+) {
+    let pair = alloc_local::<u32>([1, 1]);
+    for j in 0..64 {
+        let i = 2 * j;
+        let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
+        let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
+        apply(
+            ptx["cvt.rn.bf16x2.f32"],
+            pair,
+            acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
+            acc.slice(s![r, i..i + 1]).unsqueeze(0),
+        );
+        apply(
+            ptx["st.global.b32"],
+            c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+            pair,
+            pred = row < rows && col + 2 <= cols,
+        );
+    }
+}
+
 ws_kernel!(
     gemm_ws_128x256,
     "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
@@ -526,24 +563,7 @@ ws_kernel!(
     [c: Tensor<bf16, M, N>],
     {
     if wg < 2 {
-        let pair = alloc_local::<u32>([1, 1]);
-        for j in 0..64 {
-            let i = 2 * j;
-            let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
-            let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
-            apply(
-                ptx["cvt.rn.bf16x2.f32"],
-                pair,
-                acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
-                acc.slice(s![r, i..i + 1]).unsqueeze(0),
-            );
-            apply(
-                ptx["st.global.b32"],
-                c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
-                pair,
-                pred = row < M && col + 2 <= N,
-            );
-        }
+        store_bf16_pairs(acc, c, m0 + 64 * cw, n0, r, M, N);
     }
 });
 
@@ -814,24 +834,7 @@ ws_cluster_kernel!(gemm_ws_cluster_128x256, f32, {
 // The same with C in bf16, packed column pairs stored as 32 bits (N even).
 ws_cluster_kernel!(gemm_ws_cluster_bf16_128x256, bf16, {
     if wg < 2 {
-        let pair = alloc_local::<u32>([1, 1]);
-        for j in 0..64 {
-            let i = 2 * j;
-            let row = m0 + 64 * cw + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
-            let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
-            apply(
-                ptx["cvt.rn.bf16x2.f32"],
-                pair,
-                acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
-                acc.slice(s![r, i..i + 1]).unsqueeze(0),
-            );
-            apply(
-                ptx["st.global.b32"],
-                c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
-                pair,
-                pred = row < M && col + 2 <= N,
-            );
-        }
+        store_bf16_pairs(acc, c, m0 + 64 * cw, n0, r, M, N);
     }
 });
 
@@ -1104,35 +1107,15 @@ persistent_kernel!(
             rows: usize,
             cols: usize,
         ) {
-            let pair = alloc_local::<u32>([1, 1]);
-            for j in 0..64 {
-                let i = 2 * j;
-                let row = m0 + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (i % 4 / 2);
-                let col = n0 + 8 * (i / 4) + 2 * (lane_id() % 4);
-                apply(
-                    ptx["cvt.rn.bf16x2.f32"],
-                    pair,
-                    acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
-                    acc.slice(s![r, i..i + 1]).unsqueeze(0),
-                );
-                apply(
-                    ptx["st.global.b32"],
-                    c.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
-                    pair,
-                    pred = row < rows && col + 2 <= cols,
-                );
-            }
+            store_bf16_pairs(acc, c, m0, n0, r, rows, cols);
         }
     }
 );
 
 // The same schedule with no producer warp: 256 threads, all of them
 // consumers, warp 0 waiting for a stage's empty phase and thread 0
-// refilling it. Every thread arrives on the empty barrier, which the CPU
-// interpreter's race check needs to order the consumers' reads before a
-// refill (docs/interpreter.md): this one checks the persistent schedule
-// (tickets across tiles, the stores between tiles, `scale-d` resetting the
-// accumulator) on the CPU too.
+// refilling it (a warp that both consumes and produces): the example checks
+// it on the CPU beside the producer-warp form.
 persistent_f32_kernel!(
     gemm_persistent_plain_128x256,
     threads = 256,
