@@ -1133,6 +1133,21 @@ impl Emitter<'_> {
         format!("sub.s64 {d}, {dividend}, {quotient};")
     }
 
+    /// The low 32 bits of the dividend `a` and the divisor `b` in staging
+    /// registers, for 32-bit division (an immediate divisor stays itself).
+    fn low_words(&mut self, a: &str, b: &str, out: &mut String) -> (String, String) {
+        let wa = self.staging();
+        let _ = writeln!(out, "\tcvt.u32.u64 {wa}, {a};");
+        let wb = if b.starts_with('%') {
+            let wb = self.staging();
+            let _ = writeln!(out, "\tcvt.u32.u64 {wb}, {b};");
+            wb
+        } else {
+            b.to_string()
+        };
+        (wa, wb)
+    }
+
     /// `/`, `%` or `ceil_div` in 32-bit unsigned arithmetic (a divisor
     /// known at compile time becomes a multiply-high in ptxas; 64-bit
     /// division is a long software sequence).
@@ -1144,15 +1159,7 @@ impl Emitter<'_> {
         b: &str,
         out: &mut String,
     ) -> String {
-        let wa = self.staging();
-        let _ = writeln!(out, "\tcvt.u32.u64 {wa}, {a};");
-        let wb = if b.starts_with('%') {
-            let wb = self.staging();
-            let _ = writeln!(out, "\tcvt.u32.u64 {wb}, {b};");
-            wb
-        } else {
-            b.to_string()
-        };
+        let (wa, wb) = self.low_words(a, b, out);
         let wd = self.staging();
         let line = match op {
             ComputedOp::Rem => format!("rem.u32 {wd}, {wa}, {wb};"),
@@ -1196,15 +1203,7 @@ impl Emitter<'_> {
         let narrow = self.predicate();
         let _ = writeln!(out, "\tor.b64 {both}, {dividend}, {b};");
         let _ = writeln!(out, "\tsetp.lt.u64 {narrow}, {both}, 4294967296;");
-        let wa = self.staging();
-        let _ = writeln!(out, "\tcvt.u32.u64 {wa}, {dividend};");
-        let wb = if b.starts_with('%') {
-            let wb = self.staging();
-            let _ = writeln!(out, "\tcvt.u32.u64 {wb}, {b};");
-            wb
-        } else {
-            b.to_string()
-        };
+        let (wa, wb) = self.low_words(&dividend, b, out);
         let wd = self.staging();
         let (narrow_op, wide_op) = if op == ComputedOp::Rem {
             ("rem.u32", "rem.s64")
