@@ -24,6 +24,7 @@
 //! 12.9.86 that `scripts/install-ptxas.sh` installs into `.tools/`. A missing
 //! ptxas fails the test.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use proc_macro2::{TokenStream, TokenTree};
@@ -345,7 +346,86 @@ pub(crate) fn shipped_kernels() -> Vec<Kernel> {
     let mut kernels = pass_kernels().0;
     kernels.extend(example_kernels());
     kernels.extend(kernels_in(&root.join("tests")));
+    with_functions(kernels)
+}
+
+/// The `#[tile_kernel::function]`s of the source files the kernels come
+/// from, by file name.
+fn kernel_functions() -> HashMap<String, Vec<syn::ItemFn>> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let dirs = [
+        pass_dir(),
+        root.join("examples"),
+        root.join("examples/common"),
+        root.join("tests"),
+    ];
+    let mut functions: HashMap<String, Vec<syn::ItemFn>> = HashMap::new();
+    for dir in &dirs {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            continue;
+        };
+        for path in entries.filter_map(|e| e.ok().map(|e| e.path())) {
+            if path.extension().is_none_or(|e| e != "rs") {
+                continue;
+            }
+            let name = path.file_name().unwrap().to_string_lossy().into_owned();
+            let Ok(text) = std::fs::read_to_string(&path) else {
+                continue;
+            };
+            let Ok(file) = syn::parse_file(&text) else {
+                continue;
+            };
+            for item in &file.items {
+                if let syn::Item::Fn(f) = item
+                    && f.attrs.iter().any(|a| {
+                        a.path()
+                            .segments
+                            .last()
+                            .is_some_and(|s| s.ident == "function")
+                    })
+                {
+                    let mut bare = f.clone();
+                    bare.attrs.clear();
+                    bare.vis = syn::Visibility::Inherited;
+                    functions.entry(name.clone()).or_default().push(bare);
+                }
+            }
+        }
+    }
+    functions
+}
+
+/// `kernels` with the `#[tile_kernel::function]`s each calls put first
+/// in its body, as the functions' macros do when rustc expands the kernel
+/// (`crate::functions`): the kernel as its second, checked expansion
+/// sees it, rather than the first, which only finds a function missing.
+fn with_functions(kernels: Vec<Kernel>) -> Vec<Kernel> {
+    let functions = kernel_functions();
     kernels
+        .into_iter()
+        .map(|mut kernel| {
+            let Some(defined) = functions.get(&kernel.file) else {
+                return kernel;
+            };
+            // Each round defines one more of the file's functions.
+            for _ in 0..=defined.len() {
+                let Ok(read) =
+                    crate::expand::read_kernel(kernel.args.clone(), kernel.item.to_token_stream())
+                else {
+                    break;
+                };
+                let Some((name, _)) = crate::functions::first_missing(&read.kernel) else {
+                    break;
+                };
+                let Some(function) = defined.iter().find(|f| f.sig.ident == name) else {
+                    break;
+                };
+                let stmt = syn::Stmt::Item(syn::Item::Fn(function.clone()));
+                kernel.item.block.stmts.insert(0, stmt);
+            }
+            kernel
+        })
+        .collect()
 }
 
 /// The launcher's `&mut` parameters come from the syntax
@@ -444,7 +524,7 @@ fn benchmarked_examples() -> Vec<Kernel> {
     let mut kernels = example_kernels();
     kernels.extend(generated_in(&root));
     kernels.extend(generated_in(&root.join("common")));
-    kernels
+    with_functions(kernels)
 }
 
 /// The shipped kernels the benchmark times: [`shipped_kernels`] and the
@@ -452,10 +532,11 @@ fn benchmarked_examples() -> Vec<Kernel> {
 fn benchmarked_kernels() -> Vec<Kernel> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut kernels = shipped_kernels();
-    kernels.extend(generated_in(&pass_dir()));
-    kernels.extend(generated_in(&root.join("examples")));
-    kernels.extend(generated_in(&root.join("examples/common")));
-    kernels.extend(generated_in(&root.join("tests")));
+    let mut generated = generated_in(&pass_dir());
+    generated.extend(generated_in(&root.join("examples")));
+    generated.extend(generated_in(&root.join("examples/common")));
+    generated.extend(generated_in(&root.join("tests")));
+    kernels.extend(with_functions(generated));
     kernels
 }
 
