@@ -147,6 +147,140 @@ fn store_tile_evict_first(x: Tensor<f32, 256>, out: Tensor<f32, M, N>) {
     }
 }
 
+/// `y = x` for bf16 `[M, 256 T]`, the shape of the persistent GEMMs'
+/// epilogue (`examples/gemm_sm90.rs`): a CTA's 128 rows go out a tile of
+/// 256 columns after another (a runtime loop), each tile in 4 passes of 64
+/// columns through two `swizzle_128` staging buffers, stored by thread 288
+/// (an idle warp's lane, not thread 0) through the tensor map of `y`,
+/// which clips rows past `M`. Before pass 0 of a tile the last tile's
+/// stores are complete (`wait_group`), so buffer 1 is free for pass 1
+/// too; before passes 2 and 3 the store two passes back has read its
+/// buffer (`wait_group.read 1`).
+#[tile_kernel(grid = [1, ceil_div(M, 128), 1], block = [384, 1, 1], arch = "sm_90")]
+fn copy_tiles_in_passes(x: Tensor<bf16, M, { 256 * T }>, y: Tensor<bf16, M, { 256 * T }>) {
+    let t = thread_id(0);
+    let wg = warp_id() / 4;
+    let m0 = cta_id(1) * 128;
+    let so = alloc_shared::<bf16>([2, 128, 64], layout = "swizzle_128");
+    let pair = alloc_local::<u32>([1, 1]);
+    for tile in 0..T {
+        for p in 0..4 {
+            if p == 0 && t == 288 {
+                apply(ptx["cp.async.bulk.wait_group"], 0);
+            }
+            if p >= 2 && t == 288 {
+                apply(ptx["cp.async.bulk.wait_group.read"], 1);
+            }
+            if p != 1 {
+                apply(ptx["bar.sync"], 0, scope = "cta");
+            }
+            if wg < 2 {
+                for j in 0..16 {
+                    let row = 64 * wg + 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 2);
+                    let col = 8 * (j / 2) + 2 * (lane_id() % 4);
+                    let from = 256 * tile + 64 * p + col;
+                    if m0 + row < M {
+                        apply(
+                            ptx["ld.global.b32"],
+                            pair,
+                            x.slice(s![m0 + row, from..from + 2])
+                                .view::<u32>()
+                                .unsqueeze(0),
+                        );
+                    } else {
+                        apply(ptx["mov.b32"], pair, 0);
+                    }
+                    apply(
+                        ptx["st.shared.b32"],
+                        so.slice(s![p % 2, row, col..col + 2])
+                            .view::<u32>()
+                            .unsqueeze(0),
+                        pair,
+                    );
+                }
+            }
+            apply(ptx["fence.proxy.async.shared::cta"]);
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            if t == 288 {
+                let n0 = 256 * tile + 64 * p;
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
+                    y.slice(s![m0..m0 + 128, n0..n0 + 64]),
+                    so.slice(s![p % 2, .., ..]),
+                );
+                apply(ptx["cp.async.bulk.commit_group"]);
+            }
+        }
+    }
+    if t == 288 {
+        apply(ptx["cp.async.bulk.wait_group"], 0);
+    }
+}
+
+/// `y = R x` in f32 `[M, 64]` as a running sum written out after every
+/// round (a runtime loop of `R`), in 2 passes of 32 columns through two
+/// `swizzle_128` staging buffers, stored by thread 288 through the tensor
+/// map of `y`. Every round stores the same bytes: the async proxy keeps
+/// no order between a thread's stores, so before a round's first pass
+/// the last round's stores are complete (`wait_group`, not `.read`),
+/// which also frees both buffers.
+#[tile_kernel(grid = [1, ceil_div(M, 128), 1], block = [384, 1, 1], arch = "sm_90")]
+fn running_sum_in_passes(x: Tensor<f32, M, 64>, y: Tensor<f32, M, 64>, rounds: Tensor<u32, R>) {
+    let t = thread_id(0);
+    let m0 = cta_id(1) * 128;
+    let row = 32 * (warp_id() % 4) + lane_id();
+    let half = 16 * (warp_id() / 4);
+    let so = alloc_shared::<f32>([2, 128, 32], layout = "swizzle_128");
+    let acc = alloc_local::<f32>([2, 16]);
+    let v = alloc_local::<f32>([1, 4]);
+    apply(ptx["mov.b32"], acc.reshape([32, 1]), 0);
+    for round in 0..R {
+        for p in 0..2 {
+            if p == 0 && t == 288 {
+                apply(ptx["cp.async.bulk.wait_group"], 0);
+            }
+            if p == 0 {
+                apply(ptx["bar.sync"], 0, scope = "cta");
+            }
+            if warp_id() < 8 {
+                for q in 0..4 {
+                    let col = 32 * p + half + 4 * q;
+                    if m0 + row < M {
+                        apply(
+                            ptx["ld.global.v4.f32"],
+                            v,
+                            x.slice(s![m0 + row, col..col + 4]).unsqueeze(0),
+                        );
+                    } else {
+                        apply(ptx["mov.b32"], v.reshape([4, 1]), 0);
+                    }
+                    let a = acc.slice(s![p, 4 * q..4 * q + 4]).unsqueeze(0);
+                    ewise(|s: f32, e: f32| s + e, a, a, v);
+                    apply(
+                        ptx["st.shared.v4.f32"],
+                        so.slice(s![p, row, half + 4 * q..half + 4 * q + 4])
+                            .unsqueeze(0),
+                        a,
+                    );
+                }
+            }
+            apply(ptx["fence.proxy.async.shared::cta"]);
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            if t == 288 {
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
+                    y.slice(s![m0..m0 + 128, 32 * p..32 * p + 32]),
+                    so.slice(s![p, .., ..]),
+                );
+                apply(ptx["cp.async.bulk.commit_group"]);
+            }
+        }
+    }
+    if t == 288 {
+        apply(ptx["cp.async.bulk.wait_group"], 0);
+    }
+}
+
 #[test]
 fn the_store_forms_take_a_map_and_a_bulk_group() {
     let ptx = transpose_tma::PTX;
@@ -204,6 +338,8 @@ fn async_store_kernels_assemble_without_spills() {
         ("transpose_tma", transpose_tma::PTX),
         ("double_rows_bulk", double_rows_bulk::PTX),
         ("store_tile_evict_first", store_tile_evict_first::PTX),
+        ("copy_tiles_in_passes", copy_tiles_in_passes::PTX),
+        ("running_sum_in_passes", running_sum_in_passes::PTX),
     ]);
 }
 
@@ -214,8 +350,49 @@ mod twins {
     on_both_devices!(
         tensor_stores_are_clipped_to_the_tensor,
         bulk_stores_drain_a_ring,
-        a_cache_policy_moves_no_value
+        a_cache_policy_moves_no_value,
+        tiles_go_out_in_passes,
+        a_running_sum_goes_out_every_round
     );
+
+    fn a_running_sum_goes_out_every_round(dev: &Device) -> tile_kernel::Result<()> {
+        for (m, r) in [(130, 3), (64, 1)] {
+            let host = inputs(m * 64, 0x57_0005 + (m * r) as u64);
+            let x = dev.upload(&host, [m, 64])?;
+            let rounds = dev.zeros::<u32>([r])?;
+            let mut y = dev.upload(&vec![f32::NAN; m * 64], [m, 64])?;
+            running_sum_in_passes(dev, &x, &mut y, &rounds)?;
+            let got = y.download()?;
+            for (i, (g, h)) in got.iter().zip(&host).enumerate() {
+                let want = (0..r).fold(0f32, |s, _| s + h);
+                assert_eq!(
+                    g.to_bits(),
+                    want.to_bits(),
+                    "{m} x 64, {r} rounds: element {i}"
+                );
+            }
+        }
+        Ok(())
+    }
+
+    fn tiles_go_out_in_passes(dev: &Device) -> tile_kernel::Result<()> {
+        // Rows past M in the second row block; one tile and three.
+        for (m, tiles) in [(130, 3), (64, 1)] {
+            let n = 256 * tiles;
+            let host: Vec<bf16> = inputs(m * n, 0x57_0004 + n as u64)
+                .into_iter()
+                .map(bf16::from_f32)
+                .collect();
+            let x = dev.upload(&host, [m, n])?;
+            let mut y = dev.upload(&vec![bf16::NAN; m * n], [m, n])?;
+            copy_tiles_in_passes(dev, &x, &mut y)?;
+            let got = y.download()?;
+            for (i, (g, h)) in got.iter().zip(&host).enumerate() {
+                assert_eq!(g.to_bits(), h.to_bits(), "{m} x {n}: element {i}");
+            }
+        }
+        Ok(())
+    }
 
     fn a_cache_policy_moves_no_value(dev: &Device) -> tile_kernel::Result<()> {
         let (m, n) = (20, 24);

@@ -1428,6 +1428,11 @@ impl<'a> CachedProver<'a> {
 }
 
 impl CachedProver<'_> {
+    /// The facts it proves from.
+    pub(crate) fn facts(&self) -> &[Fact] {
+        &self.facts
+    }
+
     /// [`Prover::prove_le0`].
     pub(crate) fn prove_le0(&self, p: &Poly) -> bool {
         // A constant at most 0: its range proves it (as

@@ -619,8 +619,9 @@ fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
 /// the items of `before` that `arm` no longer holds. An arm drops such an
 /// item only when its threads acquired it and every thread that may meet
 /// it had (settled), when every thread did, or where it cannot exist on
-/// the arm's path (its facts contradict the arm's), and, after a mistake
-/// already reported, what its wait would have acquired.
+/// the arm's path (its facts contradict the arm's), after a mistake
+/// already reported, what its wait would have acquired, and an async
+/// store's writes its issuer waited for.
 fn dropped<'c>(
     before: &(Vec<Copy<'c>>, Vec<Touch<'c>>),
     arm: &State<'c>,
@@ -635,7 +636,9 @@ fn dropped<'c>(
         .0
         .iter()
         .zip(copies_held)
-        .filter(|(c, held)| matches!(c.role, Role::Bulk | Role::CpAsync) && !held)
+        .filter(|(c, held)| {
+            matches!(c.role, Role::Bulk | Role::CpAsync | Role::StoreTarget) && !held
+        })
         .map(|(c, _)| c.clone())
         .collect();
     let touches_held = held_in(
@@ -665,8 +668,20 @@ fn acquire_dropped<'c>(
     dropped: &(Vec<Copy<'c>>, Vec<Touch<'c>>),
     threads: &Option<ThreadSet>,
 ) {
+    // An async store's writes the other arm no longer holds: its issuer
+    // waited for them (`cp.async.bulk.wait_group` without `.read`), so
+    // they are complete for every thread.
+    if dropped.0.iter().any(|c| c.role == Role::StoreTarget) {
+        keeping.copies.retain(|c| {
+            c.role != Role::StoreTarget
+                || !dropped
+                    .0
+                    .iter()
+                    .any(|d| d.role == Role::StoreTarget && d.same_but_released(c))
+        });
+    }
     let Some(threads) = threads else { return };
-    if !dropped.0.is_empty() {
+    if dropped.0.iter().any(|c| c.role != Role::StoreTarget) {
         let held = held_in(
             &keeping.copies,
             &dropped.0,

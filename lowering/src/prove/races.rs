@@ -506,8 +506,10 @@ impl<'a> Threads<'a> {
         found
     }
 
-    /// The digits that `facts` fix to one value (`lane_id() == 0`), with
-    /// that value: only threads with that digit run the access.
+    /// The digits that `facts` fix to one value (`lane_id() == 0`,
+    /// `thread_id(0) == 288`), with that value: only threads with that
+    /// digit run the access. The value is the digit's least, or a bound
+    /// one of the facts puts on the digit alone; both bounds are proven.
     pub(crate) fn pinned_digits(&self, facts: &FactSet<'_>) -> Vec<(Digit, i128)> {
         let pinned = facts.pinned.get_or_init(|| {
             self.atoms
@@ -515,8 +517,30 @@ impl<'a> Threads<'a> {
                 .filter_map(|(id, atom)| {
                     let digit = self.digit_of(id)?;
                     let value = Poly::atom(id);
-                    let lo = atom.lo;
-                    (facts.prover.prove_le0(&value.add_const(-lo))).then_some((digit, lo))
+                    let pins = |v: i128| {
+                        facts.prover.prove_le0(&value.add_const(-v))
+                            && facts.prover.prove_le0(&Poly::constant(v).sub(&value))
+                    };
+                    if facts.prover.prove_le0(&value.add_const(-atom.lo)) {
+                        return Some((digit, atom.lo));
+                    }
+                    // `d + k <= 0` or `k - d <= 0`: the bound `-k` or `k`.
+                    facts
+                        .prover
+                        .facts()
+                        .iter()
+                        .filter_map(|fact| {
+                            let mut terms = fact
+                                .without_constant()
+                                .terms()
+                                .map(|(t, c)| (t.to_vec(), c))
+                                .collect::<Vec<_>>();
+                            let (term, coefficient) = terms.pop()?;
+                            (terms.is_empty() && term == [id] && coefficient.abs() == 1)
+                                .then(|| -fact.constant_term() * coefficient)
+                        })
+                        .find(|v| *v > atom.lo && pins(*v))
+                        .map(|v| (digit, v))
                 })
                 .collect()
         });
