@@ -10,7 +10,10 @@
 //! fused), and fp8 with the product of the tensors' scales, in bf16; the
 //! warp-specialised 128 x 256 kernel (a producer warp), with `C` in f32 or
 //! bf16; and persistent kernels, 4 tiles a CTA through one ring (with and
-//! without a producer warp; only the latter runs on the CPU interpreter).
+//! without a producer warp; only the latter runs on the CPU interpreter),
+//! the fastest of them (`gemm_persistent_tma_*`: bf16, fp8 and the SiLU
+//! epilogue) storing each tile through shared memory and tensor stores
+//! (N a multiple of 8), which run on under the next tile's K loop.
 //!
 //! Every step is proven by the compiler: each stage is read by a `wgmma`
 //! only after the wait on its full barrier's phase, refilled only after
@@ -21,7 +24,10 @@
 //! Run: `cargo run --release --example gemm_sm90 [M N K]` (default: small
 //! awkward shapes on the CPU interpreter or the GPU, checked against f64,
 //! then 4096^3 timed on a GPU; `scripts/gemm_sm90_torch.py` times the
-//! PyTorch references). `GEMM_SM90_PTX=1` prints the PTX instead.
+//! PyTorch references). `GEMM_SM90_PTX=1` prints the PTX instead;
+//! `GEMM_SM90_SWEEP_K=k,..` (with `GEMM_SM90_SWEEP_MN`) times the
+//! persistent kernels over K (`scripts/gemm_sweep_torch.py MN k,..` the
+//! references); `GEMM_SM90_PROFILE=name` runs one kernel for ncu.
 
 #[path = "common/gemm.rs"]
 mod gemm;
@@ -1175,6 +1181,373 @@ persistent_kernel!(
     }
 );
 
+/// `$name`: the persistent kernel of `persistent_kernel!` with its
+/// epilogue through shared memory and tensor stores: at a tile's end the
+/// consumers write the tile (bf16, `$stage`) into one of two 128 x 64
+/// `swizzle_128` staging buffers, 64 columns a pass, and thread 288 stores
+/// each pass through the tensor map of C (which clips rows past M and
+/// columns past N), so the last passes' stores run on under the next
+/// tile's K loop instead of 64 scattered 4-byte stores a thread. C's rows
+/// are 16-byte multiples (the map's stride): N a multiple of 8.
+macro_rules! persistent_tma_kernel {
+    ($name:ident, $op:literal, $t:ty, e = $e:literal, [$($tail:literal),*],
+     [$($params:tt)*], [$($fparams:tt)*], [$($args:tt)*], [$($inner:tt)*], {$($stage:tt)*}) => {
+        #[tile_kernel(grid = [ceil_div(8 * NC, 1024), ceil_div(M, 128), 1], block = [384, 1, 1], arch = "sm_90a")]
+        fn $name(
+            a: Tensor<$t, M, { $e * KC }>,
+            b: Tensor<$t, { 8 * NC }, { $e * KC }>,
+            c: Tensor<bf16, M, { 8 * NC }>,
+            $($params)*
+        ) {
+            // One step, its first wgmma with `scale-d` `add` (0 at a
+            // tile's first step: D = A B, so the accumulator needs no
+            // zeroing between tiles, an instruction defining it inside the
+            // pipeline that would make ptxas serialize every wgmma, C7515).
+            fn multiply(acc: Tile<f32>, sa: Shared<$t>, sb: Shared<$t>, add: usize) {
+                apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
+                apply(
+                    ptx[$op],
+                    acc,
+                    sa.slice(s![.., 0..2 * $e]),
+                    sb.slice(s![.., 0..2 * $e]),
+                    add,
+                    $($tail),*,
+                    scope = "warpgroup",
+                );
+                for kk in 1..4 {
+                    apply(
+                        ptx[$op],
+                        acc,
+                        sa.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
+                        sb.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
+                        1,
+                        $($tail),*,
+                        scope = "warpgroup",
+                    );
+                }
+                apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
+            }
+            // Step `step`'s boxes of A and B into stage `stage`, signalling
+            // its full barrier.
+            fn fill(
+                a: Tensor<$t>,
+                b: Tensor<$t>,
+                sa: Shared<$t>,
+                sb: Shared<$t>,
+                full: Shared,
+                m0: usize,
+                n0: usize,
+                step: usize,
+            ) {
+                apply(
+                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
+                    full,
+                    128 * (128 + 256),
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sa,
+                    a.slice(s![m0..m0 + 128, 8 * $e * step..8 * $e * step + 8 * $e]),
+                    full,
+                );
+                apply(
+                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
+                    sb,
+                    b.slice(s![n0..n0 + 256, 8 * $e * step..8 * $e * step + 8 * $e]),
+                    full,
+                );
+            }
+            // Ticket `g`'s fill: step `g - tile steps` of tile `tile`
+            // (`g < 4 steps`), the tile counted as the clamped differences
+            // `min(max(g + 1 - j steps, 0), 1)` of the 3 tile ends below
+            // `g`. Neither a division by `steps` (a 64-bit subroutine call
+            // on the producer's path, 8% slower on the H100) nor one fill
+            // per tile in `if` arms (as fast, but the checker walks each
+            // arm: 1.8x the expansion time).
+            fn fill_ticket(
+                a: Tensor<$t>,
+                b: Tensor<$t>,
+                sa: Shared<$t>,
+                sb: Shared<$t>,
+                full: Shared,
+                m0: usize,
+                tiles_x: usize,
+                col0: usize,
+                steps: usize,
+                g: usize,
+            ) {
+                let tile = min(max(g + 1 - steps, 0), 1)
+                    + min(max(g + 1 - 2 * steps, 0), 1)
+                    + min(max(g + 1 - 3 * steps, 0), 1);
+                fill(a, b, sa, sb, full, m0, col0 + 256 * tiles_x * tile, g - steps * tile);
+            }
+            // `stage_pass`: pass `p` of a consumer warpgroup's 64 x 256 part
+            // of a tile (its columns 64 p .., `col0` .. of C) into its 64
+            // rows of a staging buffer (thread 32 w + l holds row r of
+            // `acc`).
+            $($stage)*
+            // The tile at rows m0, columns n0 through the staging buffers
+            // `so`: 4 passes of 64 columns, two buffers in turn. Thread 288
+            // (an idle warp's) stores each pass through the tensor map of C
+            // once every thread wrote it, and before a buffer is written
+            // again waits until the store two passes back has read it; the
+            // last two passes' stores run on under the next tile's loop.
+            fn drain(acc: Tile<f32>, so: Shared<bf16>, c: Tensor<bf16>, m0: usize, n0: usize, r: usize, wg: usize $($fparams)*) {
+                for p in 0..4 {
+                    // Pass 0: the last tile's stores are complete (their
+                    // bytes may be this tile's, as far as anything proves),
+                    // so buffer 1 is free too; passes 2 and 3: the store of
+                    // pass p - 2 has read its buffer.
+                    if p == 0 && thread_id(0) == 288 {
+                        apply(ptx["cp.async.bulk.wait_group"], 0);
+                    }
+                    if p >= 2 && thread_id(0) == 288 {
+                        apply(ptx["cp.async.bulk.wait_group.read"], 1);
+                    }
+                    if p != 1 {
+                        apply(ptx["bar.sync"], 0, scope = "cta");
+                    }
+                    if wg < 2 {
+                        stage_pass(acc, so.slice(s![p % 2, 64 * wg..64 * wg + 64, ..]), p, r, n0 + 64 * p $($inner)*);
+                    }
+                    apply(ptx["fence.proxy.async.shared::cta"]);
+                    apply(ptx["bar.sync"], 0, scope = "cta");
+                    if thread_id(0) == 288 {
+                        apply(
+                            ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
+                            c.slice(s![m0..m0 + 128, n0 + 64 * p..n0 + 64 * p + 64]),
+                            so.slice(s![p % 2, .., ..]),
+                        );
+                        apply(ptx["cp.async.bulk.commit_group"]);
+                    }
+                }
+            }
+            let t = thread_id(0);
+            let wg = warp_id() / 4;
+            let m0 = cta_id(1) * 128;
+            let steps = ceil_div(KC, 8);
+            let sa = alloc_shared::<$t>([4, 128, 8 * $e], layout = "swizzle_128");
+            let sb = alloc_shared::<$t>([4, 256, 8 * $e], layout = "swizzle_128");
+            let full = alloc_shared::<Mbarrier>([4]);
+            let empty = alloc_shared::<Mbarrier>([4]);
+            let so = alloc_shared::<bf16>([2, 128, 64], layout = "swizzle_128");
+            let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
+            if t == 0 {
+                apply(ptx["mbarrier.init.shared::cta.b64"], full.slice(s![0..4]).reshape([4, 1]), 1);
+                apply(ptx["mbarrier.init.shared::cta.b64"], empty.slice(s![0..4]).reshape([4, 1]), 8);
+                apply(ptx["fence.mbarrier_init.release.cluster"]);
+            }
+            let r = 32 * (warp_id() % 4) + lane_id();
+            apply(ptx["bar.sync"], 0, scope = "cta");
+            let cw = wg;
+            let tiles_x = ceil_div(8 * NC, 1024);
+            if 0 < steps {
+                // The CTA's 4 tiles, columns `256 (cta_id(0) + tiles_x i)`, one
+                // after the other through one ring: ticket g is step `g % steps`
+                // of tile `g / steps`; the producer runs 3 tickets ahead.
+                let tickets = 4 * steps;
+                if t == 256 {
+                    for s in 0..4 {
+                        if s < tickets {
+                            fill_ticket(a, b, sa.slice(s![s, .., ..]), sb.slice(s![s, .., ..]), full.slice(s![s..s + 1]), m0, tiles_x, cta_id(0) * 256, steps, s);
+                        }
+                    }
+                }
+                if wg < 2 {
+                    apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![0..1]), 0);
+                    multiply(acc, sa.slice(s![0, 64 * cw..64 * cw + 64, ..]), sb.slice(s![0, .., ..]), 0);
+                }
+                for g in 1..tickets {
+                    let stage = g % 4;
+                    // Ticket g - 1 ended tile (g - 1) / steps: drain it (every
+                    // thread: the passes' barriers), and start the next with
+                    // `scale-d` 0 (D = A B). Tile ends are found by
+                    // comparisons: a division by `steps` (a 64-bit subroutine
+                    // call) on every step starved the tensor cores.
+                    if g == steps || g == 2 * steps || g == 3 * steps {
+                        // Every warpgroup (the producer's has nothing in
+                        // flight): a wait under `wg < 2` would not dominate
+                        // the reads of `acc` under another `wg < 2` for
+                        // ptxas, which then serializes every wgmma (C7514).
+                        apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                        drain(acc, so, c, m0, (cta_id(0) + tiles_x * min((g - 1) / steps, 3)) * 256, r, wg $($args)*);
+                        if wg < 2 {
+                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                            multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 0);
+                        }
+                    } else if wg < 2 {
+                        apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                        multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
+                    }
+                    if wg < 2 {
+                        apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                        // One arrival per consumer warp (8 a phase), lane 0's
+                        // after `bar.warp.sync` orders its lanes' reads.
+                        let done = (g + 3) % 4;
+                        apply(ptx["bar.warp.sync"], scope = "warp");
+                        if lane_id() == 0 {
+                            apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
+                        }
+                    }
+                    let next = g + 3;
+                    let refill = next % 4;
+                    if next < tickets {
+                        if warp_id() == 8 {
+                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], empty.slice(s![refill..refill + 1]), (next / 4 + 1) % 2);
+                            apply(ptx["bar.warp.sync"], scope = "warp");
+                        }
+                        if t == 256 {
+                            fill_ticket(a, b, sa.slice(s![refill, .., ..]), sb.slice(s![refill, .., ..]), full.slice(s![refill..refill + 1]), m0, tiles_x, cta_id(0) * 256, steps, next);
+                        }
+                    }
+                }
+                apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                drain(acc, so, c, m0, (cta_id(0) + tiles_x * 3) * 256, r, wg $($args)*);
+                if t == 288 {
+                    apply(ptx["cp.async.bulk.wait_group"], 0);
+                }
+            }
+        }
+    };
+}
+
+persistent_tma_kernel!(
+    gemm_persistent_tma_bf16_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+    bf16,
+    e = 8,
+    [1, 1, 0, 0],
+    [],
+    [],
+    [],
+    [],
+    {
+        fn stage_pass(acc: Tile<f32>, so: Shared<bf16>, p: usize, r: usize, col0: usize) {
+            let pair = alloc_local::<u32>([1, 1]);
+            for j in 0..16 {
+                let i = 32 * p + 2 * j;
+                let row = 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 2);
+                let col = 8 * (j / 2) + 2 * (lane_id() % 4);
+                apply(
+                    ptx["cvt.rn.bf16x2.f32"],
+                    pair,
+                    acc.slice(s![r, i + 1..i + 2]).unsqueeze(0),
+                    acc.slice(s![r, i..i + 1]).unsqueeze(0),
+                );
+                apply(
+                    ptx["st.shared.b32"],
+                    so.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                    pair,
+                );
+            }
+        }
+    }
+);
+persistent_tma_kernel!(
+    gemm_persistent_tma_fp8_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e4m3",
+    u8,
+    e = 16,
+    [1, 1],
+    [scale: f32,],
+    [, factor: Tile<f32>],
+    [, factor],
+    [, factor],
+    {
+        fn stage_pass(
+            acc: Tile<f32>,
+            so: Shared<bf16>,
+            p: usize,
+            r: usize,
+            col0: usize,
+            factor: Tile<f32>,
+        ) {
+            let scaled = alloc_local::<f32>([1, 2]);
+            let pair = alloc_local::<u32>([1, 1]);
+            for j in 0..16 {
+                let i = 32 * p + 2 * j;
+                let row = 16 * (warp_id() % 4) + lane_id() / 4 + 8 * (j % 2);
+                let col = 8 * (j / 2) + 2 * (lane_id() % 4);
+                ewise(|v: f32, f: f32| v * f, scaled, acc.slice(s![r, i..i + 2]).unsqueeze(0), factor);
+                apply(
+                    ptx["cvt.rn.bf16x2.f32"],
+                    pair,
+                    scaled.slice(s![0, 1..2]).unsqueeze(0),
+                    scaled.slice(s![0, 0..1]).unsqueeze(0),
+                );
+                apply(
+                    ptx["st.shared.b32"],
+                    so.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                    pair,
+                );
+            }
+        }
+        // The scale as a register tile (a kernel function takes tiles,
+        // tensors and indices).
+        let factor = alloc_local::<f32>([1, 2]);
+        apply(ptx["mov.f32"], factor.unsqueeze(-1), scale);
+    }
+);
+
+persistent_tma_kernel!(
+    gemm_persistent_tma_silu_128x256,
+    "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
+    bf16,
+    e = 8,
+    [1, 1, 0, 0],
+    [bias: Tensor<f32, { 8 * NC }>,],
+    [, bias: Tensor<f32>, cols: usize],
+    [, bias, 8 * NC],
+    [, bias, cols],
+    {
+        // `silu(acc + bias)`: per group of 8 columns the thread's bias
+        // pair once (zero past N, where the tensor store clips), then its
+        // two rows.
+        fn stage_pass(
+            acc: Tile<f32>,
+            so: Shared<bf16>,
+            p: usize,
+            r: usize,
+            col0: usize,
+            bias: Tensor<f32>,
+            cols: usize,
+        ) {
+            let bias_pair = alloc_local::<f32>([1, 2]);
+            let out = alloc_local::<bf16>([1, 2]);
+            for group in 0..8 {
+                let col = 8 * group + 2 * (lane_id() % 4);
+                if col0 + col + 2 <= cols {
+                    apply(
+                        ptx["ld.global.v2.f32"],
+                        bias_pair,
+                        bias.slice(s![col0 + col..col0 + col + 2]).unsqueeze(0),
+                    );
+                } else {
+                    apply(ptx["mov.b32"], bias_pair.unsqueeze(-1), 0);
+                }
+                for half in 0..2 {
+                    let i = 32 * p + 4 * group + 2 * half;
+                    let row = 16 * (warp_id() % 4) + lane_id() / 4 + 8 * half;
+                    ewise(
+                        |v: f32, b: f32| {
+                            let x = v + b;
+                            (x * rcp_approx(1.0 + ex2_approx(-x * f32::consts::LOG2_E))) as bf16
+                        },
+                        out,
+                        acc.slice(s![r, i..i + 2]).unsqueeze(0),
+                        bias_pair,
+                    );
+                    apply(
+                        ptx["st.shared.b32"],
+                        so.slice(s![row, col..col + 2]).view::<u32>().unsqueeze(0),
+                        out.view::<u32>(),
+                    );
+                }
+            }
+        }
+    }
+);
+
 /// `$name`: `silu(A B^T + bias)` in bf16, persistent (`persistent_kernel!`
 /// with `$threads` threads, the producer warp `$pw`): the fused epilogue of
 /// `gemm_wgmma_silu_128x256`, each consumer warpgroup's part of a tile
@@ -1292,6 +1665,9 @@ const SILU: SiluGemm = ("gemm_wgmma_silu_128x256", |d, a, b, bias, c| {
 const PERSISTENT_SILU: SiluGemm = ("gemm_persistent_silu_128x256", |d, a, b, bias, c| {
     gemm_persistent_silu_128x256(d, a, b, c, bias)
 });
+const PERSISTENT_TMA_SILU: SiluGemm = ("gemm_persistent_tma_silu_128x256", |d, a, b, bias, c| {
+    gemm_persistent_tma_silu_128x256(d, a, b, c, bias)
+});
 const PERSISTENT_SILU_PLAIN: SiluGemm =
     ("gemm_persistent_silu_plain_128x256", |d, a, b, bias, c| {
         gemm_persistent_silu_plain_128x256(d, a, b, c, bias)
@@ -1355,6 +1731,9 @@ const PERSISTENT_BF16: GemmBf16 = ("gemm_persistent_bf16_128x256", |d, a, b, c| 
 });
 const WS_CLUSTER_BF16: GemmBf16 = ("gemm_ws_cluster_bf16_128x256", |d, a, b, c| {
     gemm_ws_cluster_bf16_128x256(d, a, b, c)
+});
+const PERSISTENT_TMA_BF16: GemmBf16 = ("gemm_persistent_tma_bf16_128x256", |d, a, b, c| {
+    gemm_persistent_tma_bf16_128x256(d, a, b, c)
 });
 
 /// A bf16-output kernel against `A B^T` in f64: within the K-scaled bound
@@ -1429,6 +1808,9 @@ const FP8: Fp8Gemm = ("gemm_fp8_128x256", |d, a, b, scale, c| {
 });
 const PERSISTENT_FP8: Fp8Gemm = ("gemm_persistent_fp8_128x256", |d, a, b, scale, c| {
     gemm_persistent_fp8_128x256(d, a, b, c, scale)
+});
+const PERSISTENT_TMA_FP8: Fp8Gemm = ("gemm_persistent_tma_fp8_128x256", |d, a, b, scale, c| {
+    gemm_persistent_tma_fp8_128x256(d, a, b, c, scale)
 });
 const WS_FP8: Fp8Gemm = ("gemm_ws_fp8_128x256", |d, a, b, scale, c| {
     gemm_ws_fp8_128x256(d, a, b, scale, c)
@@ -1508,6 +1890,9 @@ fn main() -> Result<(), Error> {
             gemm_persistent_silu_128x256::PTX,
             gemm_persistent_silu_plain_128x256::PTX,
             gemm_persistent_fp8_128x256::PTX,
+            gemm_persistent_tma_bf16_128x256::PTX,
+            gemm_persistent_tma_fp8_128x256::PTX,
+            gemm_persistent_tma_silu_128x256::PTX,
         ] {
             print!("{ptx}");
         }
@@ -1518,10 +1903,14 @@ fn main() -> Result<(), Error> {
     // times at 4096^3 (or `GEMM_SM90_PROFILE_SIZE`^3, K from
     // `GEMM_SM90_PROFILE_K`) with no checks (for ncu or nsys).
     if let Ok(name) = std::env::var("GEMM_SM90_PROFILE") {
-        let Some(kernel) = [WS_BF16, WS_CLUSTER_BF16, PERSISTENT_BF16]
-            .into_iter()
-            .find(|kernel| kernel.0 == name)
-        else {
+        let Some(kernel) = [
+            WS_BF16,
+            WS_CLUSTER_BF16,
+            PERSISTENT_BF16,
+            PERSISTENT_TMA_BF16,
+        ]
+        .into_iter()
+        .find(|kernel| kernel.0 == name) else {
             panic!("GEMM_SM90_PROFILE={name}: not a bf16-output kernel of this example");
         };
         let s = std::env::var("GEMM_SM90_PROFILE_SIZE")
@@ -1543,10 +1932,16 @@ fn main() -> Result<(), Error> {
         return Ok(());
     }
     // `GEMM_SM90_SWEEP_K=k,..` times the persistent bf16 and fp8 kernels
-    // at 4096 x 4096 x k for each k (no checks): how a tile's fixed costs
+    // (per-thread stores, then tensor stores)
+    // at M x N x k for each k, M = N = 4096 (no checks): how a tile's fixed costs
     // (its epilogue) weigh against its K loop.
     if let Ok(ks) = std::env::var("GEMM_SM90_SWEEP_K") {
-        let (m, n) = (4096, 4096);
+        // `GEMM_SM90_SWEEP_MN`: M = N other than 4096.
+        let mn = std::env::var("GEMM_SM90_SWEEP_MN")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(4096);
+        let (m, n) = (mn, mn);
         for k in ks.split(',').filter_map(|k| k.trim().parse::<usize>().ok()) {
             let a = dev.upload(&gemm::inputs(m * k, 1), [m, k])?;
             let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
@@ -1556,12 +1951,18 @@ fn main() -> Result<(), Error> {
             let flop = 2.0 * (m * n * k) as f64;
             let bf = time(&dev, || (PERSISTENT_BF16.1)(&dev, &a, &b, &mut c))?;
             let f8 = time(&dev, || (PERSISTENT_FP8.1)(&dev, &a8, &b8, 0.5, &mut c))?;
+            let bf_tma = time(&dev, || (PERSISTENT_TMA_BF16.1)(&dev, &a, &b, &mut c))?;
+            let f8_tma = time(&dev, || (PERSISTENT_TMA_FP8.1)(&dev, &a8, &b8, 0.5, &mut c))?;
             println!(
-                "sweep {m} x {n} x {k}: {} {:.1} TFLOP/s, {} {:.1} TFLOP/s",
+                "sweep {m} x {n} x {k}: {} {:.1} TFLOP/s, {} {:.1} TFLOP/s, {} {:.1} TFLOP/s, {} {:.1} TFLOP/s",
                 PERSISTENT_BF16.0,
                 flop / bf / 1e12,
                 PERSISTENT_FP8.0,
-                flop / f8 / 1e12
+                flop / f8 / 1e12,
+                PERSISTENT_TMA_BF16.0,
+                flop / bf_tma / 1e12,
+                PERSISTENT_TMA_FP8.0,
+                flop / f8_tma / 1e12
             );
         }
         return Ok(());
@@ -1628,6 +2029,14 @@ fn main() -> Result<(), Error> {
     // 32-bit words (N even); K = 784 is 7 steps of 128 bytes.
     check_fp8(&dev, WS_FP8, 130, 200, 784)?;
     check_fp8(&dev, PERSISTENT_FP8, 40, 2100, 272)?;
+    // The tensor-store epilogue: C's rows are 16-byte multiples (N a
+    // multiple of 8); CTA 2's tiles are columns 512 .., 1280 .., 2048 ..
+    // (past N from 2104) and 2816 .. (wholly past N).
+    check_bf16_out(&dev, PERSISTENT_TMA_BF16, 130, 200, 392)?;
+    check_bf16_out(&dev, PERSISTENT_TMA_BF16, 40, 2104, 72)?;
+    check_fp8(&dev, PERSISTENT_TMA_FP8, 40, 2104, 272)?;
+    check_silu(&dev, PERSISTENT_TMA_SILU, 130, 200, 96)?;
+    check_silu(&dev, PERSISTENT_TMA_SILU, 40, 2104, 72)?;
     if !dev.is_cpu() {
         for &(m, n, k) in &shapes {
             gemm::check(&dev, ws, m, n, k)?;
@@ -1645,14 +2054,24 @@ fn main() -> Result<(), Error> {
                 k.div_ceil(16) * 16,
             )?;
             check_bf16_out(&dev, PERSISTENT_BF16, m, n.div_ceil(2) * 2, k)?;
+            check_bf16_out(&dev, PERSISTENT_TMA_BF16, m, n.div_ceil(8) * 8, k)?;
+            check_fp8(
+                &dev,
+                PERSISTENT_TMA_FP8,
+                m,
+                n.div_ceil(8) * 8,
+                k.div_ceil(16) * 16,
+            )?;
         }
         // Tiles past N (a CTA's fourth tile at N = 1100), and M, N, K
         // that are not multiples of anything.
         gemm::check(&dev, persistent, 520, 1100, 200)?;
         for &(m, n, k) in &shapes {
             check_silu(&dev, PERSISTENT_SILU, m, n.div_ceil(2) * 2, k)?;
+            check_silu(&dev, PERSISTENT_TMA_SILU, m, n.div_ceil(8) * 8, k)?;
         }
         check_bf16_out(&dev, PERSISTENT_BF16, 520, 1100, 200)?;
+        check_bf16_out(&dev, PERSISTENT_TMA_BF16, 520, 1104, 200)?;
     }
     if dev.is_cpu() || args.len() == 3 {
         return Ok(());
@@ -1663,11 +2082,17 @@ fn main() -> Result<(), Error> {
     check_fp8(&dev, FP8, 512, 384, 1024)?;
     check_fp8(&dev, WS_FP8, 512, 384, 1024)?;
     check_fp8(&dev, PERSISTENT_FP8, 512, 384, 1024)?;
+    check_fp8(&dev, PERSISTENT_TMA_FP8, 512, 384, 1024)?;
     let a = dev.upload(&gemm::inputs(m * k, 1), [m, k])?;
     let b = dev.upload(&gemm::inputs(n * k, 2), [n, k])?;
     let bias = dev.upload(&vec![0.25f32; n], [n])?;
     let mut c = dev.zeros::<bf16>([m, n])?;
-    for kernel in [WS_BF16, WS_CLUSTER_BF16, PERSISTENT_BF16] {
+    for kernel in [
+        WS_BF16,
+        WS_CLUSTER_BF16,
+        PERSISTENT_BF16,
+        PERSISTENT_TMA_BF16,
+    ] {
         check_bf16_out(&dev, kernel, 512, 384, 1024)?;
         let seconds = time(&dev, || (kernel.1)(&dev, &a, &b, &mut c))?;
         println!(
@@ -1678,7 +2103,8 @@ fn main() -> Result<(), Error> {
         );
     }
     check_silu(&dev, PERSISTENT_SILU, 512, 384, 1024)?;
-    for (name, gemm) in [SILU, PERSISTENT_SILU] {
+    check_silu(&dev, PERSISTENT_TMA_SILU, 512, 384, 1024)?;
+    for (name, gemm) in [SILU, PERSISTENT_SILU, PERSISTENT_TMA_SILU] {
         let seconds = time(&dev, || gemm(&dev, &a, &b, &bias, &mut c))?;
         println!(
             "{name} (silu(A B^T + bias), bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
@@ -1693,7 +2119,12 @@ fn main() -> Result<(), Error> {
         let a = dev.upload(&gemm::inputs(s * s, 5), [s, s])?;
         let b = dev.upload(&gemm::inputs(s * s, 6), [s, s])?;
         let mut c = dev.zeros::<bf16>([s, s])?;
-        for kernel in [WS_BF16, WS_CLUSTER_BF16, PERSISTENT_BF16] {
+        for kernel in [
+            WS_BF16,
+            WS_CLUSTER_BF16,
+            PERSISTENT_BF16,
+            PERSISTENT_TMA_BF16,
+        ] {
             let seconds = time(&dev, || (kernel.1)(&dev, &a, &b, &mut c))?;
             println!(
                 "{} (bf16 out) {s} x {s} x {s}: {:.3} ms, {:.1} TFLOP/s",
@@ -1705,7 +2136,7 @@ fn main() -> Result<(), Error> {
     }
     let a8 = dev.upload(&fp8_inputs(m * k, 3), [m, k])?;
     let b8 = dev.upload(&fp8_inputs(n * k, 4), [n, k])?;
-    for (name, gemm) in [FP8, WS_FP8, PERSISTENT_FP8] {
+    for (name, gemm) in [FP8, WS_FP8, PERSISTENT_FP8, PERSISTENT_TMA_FP8] {
         let seconds = time(&dev, || gemm(&dev, &a8, &b8, 0.5, &mut c))?;
         println!(
             "{name} (e4m3 in, scaled bf16 out) {m} x {n} x {k}: {:.3} ms, {:.1} TFLOP/s",
