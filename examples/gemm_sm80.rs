@@ -262,7 +262,222 @@ gemm_kernel!(
     stages = 4
 );
 
-const KERNELS: [Gemm; 4] = [
+/// `gemm_bf16_nt_128x256_db`: the 128 x 256 tile of 8 warps (64 x 64 a
+/// warp) through a 4-stage ring, with every fragment loaded one k16 ahead
+/// of the `mma.sync`s that use it (two fragment buffers): a step loads its
+/// second k16's fragments while its first k16 multiplies, then passes the
+/// step's one barrier (which frees the stage every warp has now read and
+/// publishes the next step's copies), loads the next step's first
+/// fragments, refills the freed stage and multiplies its second k16, so
+/// the tensor cores are fed across the barrier.
+///
+/// On Hopper the copies are what bounds an sm_80-style GEMM: with
+/// `cp.async.cg` every 16-byte copy went to L2 as its own one-sector
+/// request (L2 tag lookups 92% busy, ncu, whatever the lanes' pattern),
+/// so the copies here are `cp.async.ca`, which L1 merges into line
+/// requests (2 sectors each; L2 30% busy, L1 88%). Four lanes copy a row
+/// of A's stage (its 64 bytes), as they do B's.
+#[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 128), 1], block = [32, 4, 2], arch = "sm_80")]
+fn gemm_bf16_nt_128x256_db(
+    a: Tensor<bf16, M, { 8 * K8 }>,
+    b: Tensor<bf16, N, { 8 * K8 }>,
+    c: Tensor<f32, M, N>,
+) {
+    // Step `st`'s copies into stage `s`: thread t copies stage rows t and
+    // t + 256 of A (row `t % 128`, k-chunks `t / 128`, `t / 128 + 2`) and
+    // t + 256 j of B (rows `8 (t / 32) + t % 8 + 64 j`, k-chunk `t / 8 % 4`).
+    fn fill(
+        a: Tensor<bf16>,
+        b: Tensor<bf16>,
+        sa: Shared<bf16>,
+        sb: Shared<bf16>,
+        t: usize,
+        m0: usize,
+        n0: usize,
+        st: usize,
+    ) {
+        // Four lanes a row (its 64 bytes: whole sectors a request).
+        let row = thread_id(0) / 4 + 8 * thread_id(1) + 32 * thread_id(2);
+        let chunk = thread_id(0) % 4;
+        let ra = m0 + row;
+        let ka = 32 * st + 8 * chunk;
+        for j in 0..2 {
+            apply(
+                ptx["cp.async.ca.shared.global"],
+                sa.slice(s![128 * chunk + row + 64 * j, ..]).view::<u32>(),
+                a.slice(s![ra + 64 * j, ka..ka + 8]).view::<u32>(),
+                16,
+                zero_fill = true,
+            );
+        }
+        let rb = n0 + 8 * (t / 32) + t % 8;
+        let kb = 32 * st + 8 * (t / 8 % 4);
+        for j in 0..4 {
+            apply(
+                ptx["cp.async.ca.shared.global"],
+                sb.slice(s![t + 256 * j, ..]).view::<u32>(),
+                b.slice(s![rb + 64 * j, kb..kb + 8]).view::<u32>(),
+                16,
+                zero_fill = true,
+            );
+        }
+        apply(ptx["cp.async.commit_group"]);
+    }
+    // The fragments of k16 `kk` (0 or 1) of stage `sa`/`sb` into buffer
+    // `fa`/`fb`: A's lane l gives row l % 16 of k-chunk 2 kk + l / 16; B's
+    // row l % 8 of k-chunk 2 kk + l / 8 % 2 of n-group 2 p + l / 16.
+    fn fragments(
+        fa: Tile<u32>,
+        fb: Tile<u32>,
+        sa: Shared<bf16>,
+        sb: Shared<bf16>,
+        wm: usize,
+        wn: usize,
+        kk: usize,
+    ) {
+        for mi in 0..4 {
+            let r = wm * 64 + mi * 16;
+            apply(
+                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                fa.slice(s![.., mi, ..]),
+                sa.reshape([4, 128, 8])
+                    .slice(s![2 * kk..2 * kk + 2, r..r + 16, ..]),
+                scope = "warp",
+            );
+        }
+        for p in 0..4 {
+            let ng = wn * 8 + p * 2;
+            apply(
+                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                fb.slice(s![.., p, ..]),
+                sb.reshape([32, 4, 8, 8])
+                    .slice(s![ng..ng + 2, 2 * kk..2 * kk + 2, .., ..])
+                    .reshape([2, 16, 8]),
+                scope = "warp",
+            );
+        }
+    }
+    fn multiply(acc: Tile<f32>, fa: Tile<u32>, fb: Tile<u32>) {
+        for mi in 0..4 {
+            for nj in 0..8 {
+                let d = acc.slice(s![.., mi, nj, ..]);
+                let h = 2 * (nj % 2);
+                apply(
+                    ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
+                    d,
+                    fa.slice(s![.., mi, ..]),
+                    fb.slice(s![.., nj / 2, h..h + 2]),
+                    d,
+                    scope = "warp",
+                );
+            }
+        }
+    }
+    let t = thread_id(0) + 32 * thread_id(1) + 128 * thread_id(2);
+    let m0 = cta_id(1) * 128;
+    let n0 = cta_id(0) * 256;
+    let wn = thread_id(1);
+    let wm = thread_id(2);
+    let sa = alloc_shared::<bf16>([4, 512, 8]);
+    let sb = alloc_shared::<bf16>([4, 1024, 8]);
+    let acc = alloc_local::<f32>([32, 4, 8, 4], scope = "warp");
+    let fa = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
+    let fb = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
+    apply(ptx["mov.b32"], acc.reshape([32, 128, 1]), 0, scope = "warp");
+    let steps = ceil_div(8 * K8, 32);
+    for st in 0..3 {
+        fill(
+            a,
+            b,
+            sa.slice(s![st, .., ..]),
+            sb.slice(s![st, .., ..]),
+            t,
+            m0,
+            n0,
+            st,
+        );
+    }
+    apply(ptx["cp.async.wait_group"], 2);
+    apply(ptx["bar.sync"], 0, scope = "cta");
+    fragments(
+        fa.slice(s![.., 0, .., ..]),
+        fb.slice(s![.., 0, .., ..]),
+        sa.slice(s![0, .., ..]),
+        sb.slice(s![0, .., ..]),
+        wm,
+        wn,
+        0,
+    );
+    for k in 0..steps {
+        let s0 = k % 4;
+        let s1 = (k + 1) % 4;
+        fragments(
+            fa.slice(s![.., 1, .., ..]),
+            fb.slice(s![.., 1, .., ..]),
+            sa.slice(s![s0, .., ..]),
+            sb.slice(s![s0, .., ..]),
+            wm,
+            wn,
+            1,
+        );
+        multiply(
+            acc,
+            fa.slice(s![.., 0, .., ..]),
+            fb.slice(s![.., 0, .., ..]),
+        );
+        // Step k + 1's copies are done (for this thread; the barrier makes
+        // every thread's visible), and every warp has read stage k.
+        apply(ptx["cp.async.wait_group"], 1);
+        apply(ptx["bar.sync"], 0, scope = "cta");
+        fragments(
+            fa.slice(s![.., 0, .., ..]),
+            fb.slice(s![.., 0, .., ..]),
+            sa.slice(s![s1, .., ..]),
+            sb.slice(s![s1, .., ..]),
+            wm,
+            wn,
+            0,
+        );
+        // Step k + 3 into the stage step k - 1 used (past the last step:
+        // columns past K, zero-filled).
+        let refill = (k + 3) % 4;
+        fill(
+            a,
+            b,
+            sa.slice(s![refill, .., ..]),
+            sb.slice(s![refill, .., ..]),
+            t,
+            m0,
+            n0,
+            k + 3,
+        );
+        multiply(
+            acc,
+            fa.slice(s![.., 1, .., ..]),
+            fb.slice(s![.., 1, .., ..]),
+        );
+    }
+    apply(ptx["cp.async.wait_all"]);
+    // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
+    let g = lane_id() / 4;
+    let tq = lane_id() % 4;
+    for mi in 0..4 {
+        for nj in 0..8 {
+            for i in 0..4 {
+                let row = m0 + wm * 64 + mi * 16 + g + 8 * (i / 2);
+                let col = n0 + wn * 64 + nj * 8 + 2 * tq + i % 2;
+                apply(
+                    ptx["st.global.f32"],
+                    c.slice(s![row, col..col + 1]),
+                    acc.slice(s![lane_id(), mi, nj, i..i + 1]),
+                    pred = row < M && col < N,
+                );
+            }
+        }
+    }
+}
+
+const KERNELS: [Gemm; 5] = [
     ("gemm_bf16_nt (64 x 64 tiles, 2 stages)", |d, a, b, c| {
         gemm_bf16_nt(d, a, b, c)
     }),
@@ -278,6 +493,10 @@ const KERNELS: [Gemm; 4] = [
         "gemm_bf16_nt_128x256x4 (128 x 256 tiles, 4 stages)",
         |d, a, b, c| gemm_bf16_nt_128x256x4(d, a, b, c),
     ),
+    (
+        "gemm_bf16_nt_128x256_db (128 x 256 tiles, 4 stages, fragments a k16 ahead)",
+        |d, a, b, c| gemm_bf16_nt_128x256_db(d, a, b, c),
+    ),
 ];
 
 fn main() -> Result<(), Error> {
@@ -288,6 +507,7 @@ fn main() -> Result<(), Error> {
             gemm_bf16_nt_128x3::PTX,
             gemm_bf16_nt_128x256x3::PTX,
             gemm_bf16_nt_128x256x4::PTX,
+            gemm_bf16_nt_128x256_db::PTX,
         ] {
             print!("{ptx}");
         }
