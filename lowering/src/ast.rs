@@ -372,6 +372,9 @@ pub enum ViewKind {
     Reshape(Vec<i64>),
     /// `.unsqueeze(axis)`; negative axes count from the end.
     Unsqueeze(i64),
+    /// `.permute([..])`: the same elements with the axes in the given
+    /// order (axis `i` of the result is axis `order[i]` of the view).
+    Permute(Vec<i64>),
     /// `.broadcast([..])`: repeat axes of extent 1 read at every index of
     /// the given extent (stride 0); read-only.
     Broadcast(Vec<i64>),

@@ -668,6 +668,49 @@ impl Layout {
         })
     }
 
+    /// The view with its axes in `order` (axis `i` of the result is axis
+    /// `order[i]`): the same bytes, the extents and strides permuted.
+    pub fn permute(&self, order: &[i64], span: SpanId) -> Result<Layout, LayoutError> {
+        let rank = self.shape.len();
+        let mut seen = vec![false; rank];
+        let is_order = order.len() == rank
+            && order.iter().all(|&axis| {
+                usize::try_from(axis)
+                    .ok()
+                    .filter(|&a| a < rank)
+                    .is_some_and(|a| !std::mem::replace(&mut seen[a], true))
+            });
+        if !is_order {
+            let list: Vec<String> = order.iter().map(i64::to_string).collect();
+            return Err(LayoutError::new(
+                Code::PERMUTE,
+                span,
+                format!(
+                    "`.permute([{}])` is not an order of the view's {rank} axes",
+                    list.join(", ")
+                ),
+            )
+            .with_help(format!(
+                "name each axis 0..{rank} once, like `.permute([{}])`",
+                (0..rank)
+                    .rev()
+                    .map(|a| a.to_string())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+        let picked = |values: &[Poly]| -> Vec<Poly> {
+            order.iter().map(|&a| values[a as usize].clone()).collect()
+        };
+        let mut out = self.clone();
+        out.shape = picked(&self.shape);
+        out.strides = picked(&self.strides);
+        if let Some(axes) = &self.region.axes {
+            out.region.axes = Some(order.iter().map(|&a| axes[a as usize]).collect());
+        }
+        Ok(out)
+    }
+
     pub fn unsqueeze(&self, axis: i64, span: SpanId) -> Result<Layout, LayoutError> {
         let rank = self.shape.len() as i64;
         let position = if axis < 0 { rank + 1 + axis } else { axis };

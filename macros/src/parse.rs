@@ -1228,6 +1228,21 @@ impl KernelParser<'_> {
                         ));
                     }
                     ("unsqueeze", [axis]) => ViewKind::Unsqueeze(to_i64(const_eval(axis)?, axis)?),
+                    ("permute", [Expr::Array(array)]) => {
+                        let order = array
+                            .elems
+                            .iter()
+                            .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
+                            .collect::<Parsed<Vec<i64>>>()?;
+                        ViewKind::Permute(order)
+                    }
+                    ("permute", _) => {
+                        return Err(err(
+                            Code::MALFORMED_VIEW,
+                            call,
+                            "`.permute` takes the axes' new order as an array: `.permute([1, 0, 2])`",
+                        ));
+                    }
                     ("broadcast", [Expr::Array(array)]) => {
                         let dims = array
                             .elems
@@ -1263,7 +1278,7 @@ impl KernelParser<'_> {
                             Code::UNKNOWN_VIEW,
                             &call.method,
                             format!(
-                                "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)`, `.broadcast([..])` or `.in_cta(rank)`"
+                                "`.{method}` is not a tile view; use `.slice(s![..])`, `.view::<U>()`, `.reshape([..])`, `.unsqueeze(axis)`, `.permute([..])`, `.broadcast([..])` or `.in_cta(rank)`"
                             ),
                         ));
                     }

@@ -250,6 +250,9 @@ catalogue! {
         /// `.in_cta(rank)` on something other than a shared buffer, in a
         /// kernel without a cluster, or twice in one view.
         IN_CTA = 132, "`.in_cta` where no other CTA's buffer can be named";
+        /// `.permute([..])` whose list is not an order of the view's axes
+        /// (each axis once), or on a view of a scoped tile's parts.
+        PERMUTE = 133, "invalid `.permute`";
     }
     Operands {
         MALFORMED_OPCODE = 201, "malformed opcode text";

@@ -284,6 +284,18 @@ impl Checker<'_> {
                 ViewKind::View(dtype) => view.layout.view(*dtype, op.span),
                 ViewKind::Reshape(dims) => view.layout.reshape(dims, op.span),
                 ViewKind::Unsqueeze(axis) => view.layout.unsqueeze(*axis, op.span),
+                ViewKind::Permute(_) if grouped => {
+                    self.diags.push(
+                        Diagnostic::new(
+                            Code::PERMUTE,
+                            op.span,
+                            "`.permute` on a scoped tile is not supported: its group axes name the threads",
+                        )
+                        .with_help("permute a view of shared or global memory, or a thread's own tile"),
+                    );
+                    return None;
+                }
+                ViewKind::Permute(order) => view.layout.permute(order, op.span),
                 ViewKind::Broadcast(dims) => view.layout.broadcast(dims, op.span),
             };
             match result {

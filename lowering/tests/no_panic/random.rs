@@ -185,6 +185,7 @@ pub(crate) fn view_kind() -> impl Strategy<Value = ViewKind> {
         1 => prop::sample::select(DType::ALL.to_vec()).prop_map(ViewKind::View),
         1 => prop::collection::vec(prop_oneof![-1i64..9, small_i64()], 0..4).prop_map(ViewKind::Reshape),
         1 => small_i64().prop_map(ViewKind::Unsqueeze),
+        1 => prop::collection::vec(prop_oneof![-1i64..4, small_i64()], 0..5).prop_map(ViewKind::Permute),
         1 => prop::collection::vec(prop_oneof![1i64..9, small_i64()], 0..4).prop_map(ViewKind::Broadcast),
         1 => interesting_int().prop_map(|v| ViewKind::InCta(Expr::Int(v, SpanId(1)))),
     ]
@@ -210,6 +211,7 @@ pub(crate) fn const_view_kind() -> impl Strategy<Value = ViewKind> {
         1 => prop::sample::select(DType::ALL.to_vec()).prop_map(ViewKind::View),
         1 => prop::collection::vec(-1i64..9, 0..3).prop_map(ViewKind::Reshape),
         1 => (-3i64..3).prop_map(ViewKind::Unsqueeze),
+        1 => prop::collection::vec(-1i64..4, 0..4).prop_map(ViewKind::Permute),
         1 => prop::collection::vec(1i64..9, 0..3).prop_map(ViewKind::Broadcast),
         1 => (-1i128..3).prop_map(|v| ViewKind::InCta(Expr::Int(v, SpanId(1)))),
     ]

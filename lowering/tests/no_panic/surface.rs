@@ -55,6 +55,7 @@ pub(crate) fn show_place(p: &PlaceExpr) -> String {
             ViewKind::View(d) => s += &format!(".view::<{d}>()"),
             ViewKind::Reshape(d) => s += &format!(".reshape({d:?})"),
             ViewKind::Unsqueeze(a) => s += &format!(".unsqueeze({a})"),
+            ViewKind::Permute(order) => s += &format!(".permute({order:?})"),
             ViewKind::Broadcast(d) => s += &format!(".broadcast({d:?})"),
             ViewKind::InCta(rank) => s += &format!(".in_cta({})", show_expr(rank)),
         }
