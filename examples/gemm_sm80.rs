@@ -477,8 +477,8 @@ fn gemm_bf16_nt_128x256_db(
     }
 }
 
-/// `gemm_bf16_nt_128x256_k64`: CUTLASS's sm_80 layout. K steps of 64
-/// through a 3-stage ring of `swizzle_128` stages (a row of a stage is the
+/// `$name`: CUTLASS's sm_80 layout. K steps of 64 through a ring of
+/// `$stages` `swizzle_128` stages (a row of a stage is the
 /// 128 bytes of one row's step); eight lanes copy a row, so each copy
 /// instruction reads whole 128-byte lines (4 rows a warp) and writes
 /// whole bank rows (the swizzle spreads a lane's 16 bytes over the banks);
@@ -487,416 +487,217 @@ fn gemm_bf16_nt_128x256_db(
 /// is the stage's rows and chunks `.permute`d. Fragments are loaded one
 /// k16 ahead (two buffers), the step's one barrier sits before its last
 /// k16, and the stage just read is refilled right after it.
-#[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 128), 1], block = [32, 4, 2], arch = "sm_80")]
-fn gemm_bf16_nt_128x256_k64(
-    a: Tensor<bf16, M, { 8 * K8 }>,
-    b: Tensor<bf16, N, { 8 * K8 }>,
-    c: Tensor<f32, M, N>,
-) {
-    // Step `st` into stage `sa`/`sb`: the thread's row `row + 32 j` (of A's
-    // 128, B's 256), chunk `chunk` (of a row's 8).
-    fn fill(
-        a: Tensor<bf16>,
-        b: Tensor<bf16>,
-        sa: Shared<bf16>,
-        sb: Shared<bf16>,
-        row: usize,
-        chunk: usize,
-        m0: usize,
-        n0: usize,
-        st: usize,
-    ) {
-        let k = 64 * st + 8 * chunk;
-        for j in 0..4 {
-            apply(
-                ptx["cp.async.cg.shared.global"],
-                sa.slice(s![row + 32 * j, 8 * chunk..8 * chunk + 8])
-                    .view::<u32>(),
-                a.slice(s![m0 + row + 32 * j, k..k + 8]).view::<u32>(),
-                16,
-                zero_fill = true,
-            );
-        }
-        for j in 0..8 {
-            apply(
-                ptx["cp.async.cg.shared.global"],
-                sb.slice(s![row + 32 * j, 8 * chunk..8 * chunk + 8])
-                    .view::<u32>(),
-                b.slice(s![n0 + row + 32 * j, k..k + 8]).view::<u32>(),
-                16,
-                zero_fill = true,
-            );
-        }
-        apply(ptx["cp.async.commit_group"]);
-    }
-    // k16 `kk` (0..4) of a stage into fragment buffers `fa`/`fb`: lane l
-    // gives row l % 16 of chunk 2 kk + l / 16, so A's registers are a0..a3
-    // and B's the b0 of n-tiles 2p, 2p + 1, then their b1.
-    fn fragments(
-        fa: Tile<u32>,
-        fb: Tile<u32>,
-        sa: Shared<bf16>,
-        sb: Shared<bf16>,
-        wm: usize,
-        wn: usize,
-        kk: usize,
-    ) {
-        for mi in 0..4 {
-            let r = wm * 64 + mi * 16;
-            apply(
-                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                fa.slice(s![.., mi, ..]),
-                sa.slice(s![r..r + 16, 16 * kk..16 * kk + 16])
-                    .reshape([16, 2, 8])
-                    .permute([1, 0, 2]),
-                scope = "warp",
-            );
-        }
-        for p in 0..4 {
-            let n = wn * 64 + p * 16;
-            apply(
-                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                fb.slice(s![.., p, ..]),
-                sb.slice(s![n..n + 16, 16 * kk..16 * kk + 16])
-                    .reshape([16, 2, 8])
-                    .permute([1, 0, 2]),
-                scope = "warp",
-            );
-        }
-    }
-    fn multiply(acc: Tile<f32>, fa: Tile<u32>, fb: Tile<u32>) {
-        for mi in 0..4 {
-            for nj in 0..8 {
-                let d = acc.slice(s![.., mi, nj, ..]);
-                let h = nj % 2;
-                apply(
-                    ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
-                    d,
-                    fa.slice(s![.., mi, ..]),
-                    fb.slice(s![.., nj / 2, ..])
-                        .reshape([32, 2, 2])
-                        .slice(s![.., .., h..h + 1])
-                        .reshape([32, 2]),
-                    d,
-                    scope = "warp",
+macro_rules! k64_kernel {
+    ($name:ident, stages = $stages:literal) => {
+        #[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 128), 1], block = [32, 4, 2], arch = "sm_80")]
+        fn $name(
+            a: Tensor<bf16, M, { 8 * K8 }>,
+            b: Tensor<bf16, N, { 8 * K8 }>,
+            c: Tensor<f32, M, N>,
+        ) {
+            // Step `st` into stage `sa`/`sb`: the thread's row `row + 32 j` (of A's
+            // 128, B's 256), chunk `chunk` (of a row's 8).
+            fn fill(
+                a: Tensor<bf16>,
+                b: Tensor<bf16>,
+                sa: Shared<bf16>,
+                sb: Shared<bf16>,
+                row: usize,
+                chunk: usize,
+                m0: usize,
+                n0: usize,
+                st: usize,
+            ) {
+                let k = 64 * st + 8 * chunk;
+                for j in 0..4 {
+                    apply(
+                        ptx["cp.async.cg.shared.global"],
+                        sa.slice(s![row + 32 * j, 8 * chunk..8 * chunk + 8])
+                            .view::<u32>(),
+                        a.slice(s![m0 + row + 32 * j, k..k + 8]).view::<u32>(),
+                        16,
+                        zero_fill = true,
+                    );
+                }
+                for j in 0..8 {
+                    apply(
+                        ptx["cp.async.cg.shared.global"],
+                        sb.slice(s![row + 32 * j, 8 * chunk..8 * chunk + 8])
+                            .view::<u32>(),
+                        b.slice(s![n0 + row + 32 * j, k..k + 8]).view::<u32>(),
+                        16,
+                        zero_fill = true,
+                    );
+                }
+                apply(ptx["cp.async.commit_group"]);
+            }
+            // k16 `kk` (0..4) of a stage into fragment buffers `fa`/`fb`: lane l
+            // gives row l % 16 of chunk 2 kk + l / 16, so A's registers are a0..a3
+            // and B's the b0 of n-tiles 2p, 2p + 1, then their b1.
+            fn fragments(
+                fa: Tile<u32>,
+                fb: Tile<u32>,
+                sa: Shared<bf16>,
+                sb: Shared<bf16>,
+                wm: usize,
+                wn: usize,
+                kk: usize,
+            ) {
+                for mi in 0..4 {
+                    let r = wm * 64 + mi * 16;
+                    apply(
+                        ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                        fa.slice(s![.., mi, ..]),
+                        sa.slice(s![r..r + 16, 16 * kk..16 * kk + 16])
+                            .reshape([16, 2, 8])
+                            .permute([1, 0, 2]),
+                        scope = "warp",
+                    );
+                }
+                for p in 0..4 {
+                    let n = wn * 64 + p * 16;
+                    apply(
+                        ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+                        fb.slice(s![.., p, ..]),
+                        sb.slice(s![n..n + 16, 16 * kk..16 * kk + 16])
+                            .reshape([16, 2, 8])
+                            .permute([1, 0, 2]),
+                        scope = "warp",
+                    );
+                }
+            }
+            fn multiply(acc: Tile<f32>, fa: Tile<u32>, fb: Tile<u32>) {
+                for mi in 0..4 {
+                    for nj in 0..8 {
+                        let d = acc.slice(s![.., mi, nj, ..]);
+                        let h = nj % 2;
+                        apply(
+                            ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
+                            d,
+                            fa.slice(s![.., mi, ..]),
+                            fb.slice(s![.., nj / 2, ..])
+                                .reshape([32, 2, 2])
+                                .slice(s![.., .., h..h + 1])
+                                .reshape([32, 2]),
+                            d,
+                            scope = "warp",
+                        );
+                    }
+                }
+            }
+            let m0 = cta_id(1) * 128;
+            let n0 = cta_id(0) * 256;
+            let wn = thread_id(1);
+            let wm = thread_id(2);
+            let row = thread_id(0) / 8 + 4 * thread_id(1) + 16 * thread_id(2);
+            let chunk = thread_id(0) % 8;
+            let sa = alloc_shared::<bf16>([$stages, 128, 64], layout = "swizzle_128");
+            let sb = alloc_shared::<bf16>([$stages, 256, 64], layout = "swizzle_128");
+            let acc = alloc_local::<f32>([32, 4, 8, 4], scope = "warp");
+            let fa = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
+            let fb = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
+            apply(ptx["mov.b32"], acc.reshape([32, 128, 1]), 0, scope = "warp");
+            let steps = ceil_div(8 * K8, 64);
+            for st in 0..$stages {
+                fill(
+                    a,
+                    b,
+                    sa.slice(s![st, .., ..]),
+                    sb.slice(s![st, .., ..]),
+                    row,
+                    chunk,
+                    m0,
+                    n0,
+                    st,
                 );
             }
-        }
-    }
-    let m0 = cta_id(1) * 128;
-    let n0 = cta_id(0) * 256;
-    let wn = thread_id(1);
-    let wm = thread_id(2);
-    let row = thread_id(0) / 8 + 4 * thread_id(1) + 16 * thread_id(2);
-    let chunk = thread_id(0) % 8;
-    let sa = alloc_shared::<bf16>([3, 128, 64], layout = "swizzle_128");
-    let sb = alloc_shared::<bf16>([3, 256, 64], layout = "swizzle_128");
-    let acc = alloc_local::<f32>([32, 4, 8, 4], scope = "warp");
-    let fa = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
-    let fb = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
-    apply(ptx["mov.b32"], acc.reshape([32, 128, 1]), 0, scope = "warp");
-    let steps = ceil_div(8 * K8, 64);
-    for st in 0..3 {
-        fill(
-            a,
-            b,
-            sa.slice(s![st, .., ..]),
-            sb.slice(s![st, .., ..]),
-            row,
-            chunk,
-            m0,
-            n0,
-            st,
-        );
-    }
-    apply(ptx["cp.async.wait_group"], 2);
-    apply(ptx["bar.sync"], 0, scope = "cta");
-    fragments(
-        fa.slice(s![.., 0, .., ..]),
-        fb.slice(s![.., 0, .., ..]),
-        sa.slice(s![0, .., ..]),
-        sb.slice(s![0, .., ..]),
-        wm,
-        wn,
-        0,
-    );
-    for k in 0..steps {
-        let s0 = k % 3;
-        let s1 = (k + 1) % 3;
-        for kk in 0..3 {
-            let next = (kk + 1) % 2;
+            apply(ptx["cp.async.wait_group"], $stages - 1);
+            apply(ptx["bar.sync"], 0, scope = "cta");
             fragments(
-                fa.slice(s![.., next, .., ..]),
-                fb.slice(s![.., next, .., ..]),
-                sa.slice(s![s0, .., ..]),
-                sb.slice(s![s0, .., ..]),
+                fa.slice(s![.., 0, .., ..]),
+                fb.slice(s![.., 0, .., ..]),
+                sa.slice(s![0, .., ..]),
+                sb.slice(s![0, .., ..]),
                 wm,
                 wn,
-                kk + 1,
+                0,
             );
-            multiply(
-                acc,
-                fa.slice(s![.., kk % 2, .., ..]),
-                fb.slice(s![.., kk % 2, .., ..]),
-            );
-        }
-        // Step k + 1's copies are done (for this thread; the barrier makes
-        // every thread's visible), and every warp has read stage k.
-        apply(ptx["cp.async.wait_group"], 1);
-        apply(ptx["bar.sync"], 0, scope = "cta");
-        // Step k + 3 into the stage step k used (past the last step:
-        // columns past K, zero-filled).
-        fill(
-            a,
-            b,
-            sa.slice(s![s0, .., ..]),
-            sb.slice(s![s0, .., ..]),
-            row,
-            chunk,
-            m0,
-            n0,
-            k + 3,
-        );
-        fragments(
-            fa.slice(s![.., 0, .., ..]),
-            fb.slice(s![.., 0, .., ..]),
-            sa.slice(s![s1, .., ..]),
-            sb.slice(s![s1, .., ..]),
-            wm,
-            wn,
-            0,
-        );
-        multiply(
-            acc,
-            fa.slice(s![.., 1, .., ..]),
-            fb.slice(s![.., 1, .., ..]),
-        );
-    }
-    apply(ptx["cp.async.wait_all"]);
-    // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
-    let g = lane_id() / 4;
-    let tq = lane_id() % 4;
-    for mi in 0..4 {
-        for nj in 0..8 {
-            for i in 0..4 {
-                let row = m0 + wm * 64 + mi * 16 + g + 8 * (i / 2);
-                let col = n0 + wn * 64 + nj * 8 + 2 * tq + i % 2;
-                apply(
-                    ptx["st.global.f32"],
-                    c.slice(s![row, col..col + 1]),
-                    acc.slice(s![lane_id(), mi, nj, i..i + 1]),
-                    pred = row < M && col < N,
+            for k in 0..steps {
+                let s0 = k % $stages;
+                let s1 = (k + 1) % $stages;
+                for kk in 0..3 {
+                    let next = (kk + 1) % 2;
+                    fragments(
+                        fa.slice(s![.., next, .., ..]),
+                        fb.slice(s![.., next, .., ..]),
+                        sa.slice(s![s0, .., ..]),
+                        sb.slice(s![s0, .., ..]),
+                        wm,
+                        wn,
+                        kk + 1,
+                    );
+                    multiply(
+                        acc,
+                        fa.slice(s![.., kk % 2, .., ..]),
+                        fb.slice(s![.., kk % 2, .., ..]),
+                    );
+                }
+                // Step k + 1's copies are done (for this thread; the barrier makes
+                // every thread's visible), and every warp has read stage k.
+                apply(ptx["cp.async.wait_group"], $stages - 2);
+                apply(ptx["bar.sync"], 0, scope = "cta");
+                // Step k + stages into the stage step k used (past the last step:
+                // columns past K, zero-filled).
+                fill(
+                    a,
+                    b,
+                    sa.slice(s![s0, .., ..]),
+                    sb.slice(s![s0, .., ..]),
+                    row,
+                    chunk,
+                    m0,
+                    n0,
+                    k + $stages,
+                );
+                fragments(
+                    fa.slice(s![.., 0, .., ..]),
+                    fb.slice(s![.., 0, .., ..]),
+                    sa.slice(s![s1, .., ..]),
+                    sb.slice(s![s1, .., ..]),
+                    wm,
+                    wn,
+                    0,
+                );
+                multiply(
+                    acc,
+                    fa.slice(s![.., 1, .., ..]),
+                    fb.slice(s![.., 1, .., ..]),
                 );
             }
+            apply(ptx["cp.async.wait_all"]);
+            // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
+            let g = lane_id() / 4;
+            let tq = lane_id() % 4;
+            for mi in 0..4 {
+                for nj in 0..8 {
+                    for i in 0..4 {
+                        let row = m0 + wm * 64 + mi * 16 + g + 8 * (i / 2);
+                        let col = n0 + wn * 64 + nj * 8 + 2 * tq + i % 2;
+                        apply(
+                            ptx["st.global.f32"],
+                            c.slice(s![row, col..col + 1]),
+                            acc.slice(s![lane_id(), mi, nj, i..i + 1]),
+                            pred = row < M && col < N,
+                        );
+                    }
+                }
+            }
         }
-    }
+    };
 }
 
-/// `gemm_bf16_nt_128x256_k64` with a 4-stage ring (192 KiB).
-#[tile_kernel(grid = [ceil_div(N, 256), ceil_div(M, 128), 1], block = [32, 4, 2], arch = "sm_80")]
-fn gemm_bf16_nt_128x256_k64x4(
-    a: Tensor<bf16, M, { 8 * K8 }>,
-    b: Tensor<bf16, N, { 8 * K8 }>,
-    c: Tensor<f32, M, N>,
-) {
-    // Step `st` into stage `sa`/`sb`: the thread's row `row + 32 j` (of A's
-    // 128, B's 256), chunk `chunk` (of a row's 8).
-    fn fill(
-        a: Tensor<bf16>,
-        b: Tensor<bf16>,
-        sa: Shared<bf16>,
-        sb: Shared<bf16>,
-        row: usize,
-        chunk: usize,
-        m0: usize,
-        n0: usize,
-        st: usize,
-    ) {
-        let k = 64 * st + 8 * chunk;
-        for j in 0..4 {
-            apply(
-                ptx["cp.async.cg.shared.global"],
-                sa.slice(s![row + 32 * j, 8 * chunk..8 * chunk + 8])
-                    .view::<u32>(),
-                a.slice(s![m0 + row + 32 * j, k..k + 8]).view::<u32>(),
-                16,
-                zero_fill = true,
-            );
-        }
-        for j in 0..8 {
-            apply(
-                ptx["cp.async.cg.shared.global"],
-                sb.slice(s![row + 32 * j, 8 * chunk..8 * chunk + 8])
-                    .view::<u32>(),
-                b.slice(s![n0 + row + 32 * j, k..k + 8]).view::<u32>(),
-                16,
-                zero_fill = true,
-            );
-        }
-        apply(ptx["cp.async.commit_group"]);
-    }
-    // k16 `kk` (0..4) of a stage into fragment buffers `fa`/`fb`: lane l
-    // gives row l % 16 of chunk 2 kk + l / 16, so A's registers are a0..a3
-    // and B's the b0 of n-tiles 2p, 2p + 1, then their b1.
-    fn fragments(
-        fa: Tile<u32>,
-        fb: Tile<u32>,
-        sa: Shared<bf16>,
-        sb: Shared<bf16>,
-        wm: usize,
-        wn: usize,
-        kk: usize,
-    ) {
-        for mi in 0..4 {
-            let r = wm * 64 + mi * 16;
-            apply(
-                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                fa.slice(s![.., mi, ..]),
-                sa.slice(s![r..r + 16, 16 * kk..16 * kk + 16])
-                    .reshape([16, 2, 8])
-                    .permute([1, 0, 2]),
-                scope = "warp",
-            );
-        }
-        for p in 0..4 {
-            let n = wn * 64 + p * 16;
-            apply(
-                ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
-                fb.slice(s![.., p, ..]),
-                sb.slice(s![n..n + 16, 16 * kk..16 * kk + 16])
-                    .reshape([16, 2, 8])
-                    .permute([1, 0, 2]),
-                scope = "warp",
-            );
-        }
-    }
-    fn multiply(acc: Tile<f32>, fa: Tile<u32>, fb: Tile<u32>) {
-        for mi in 0..4 {
-            for nj in 0..8 {
-                let d = acc.slice(s![.., mi, nj, ..]);
-                let h = nj % 2;
-                apply(
-                    ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
-                    d,
-                    fa.slice(s![.., mi, ..]),
-                    fb.slice(s![.., nj / 2, ..])
-                        .reshape([32, 2, 2])
-                        .slice(s![.., .., h..h + 1])
-                        .reshape([32, 2]),
-                    d,
-                    scope = "warp",
-                );
-            }
-        }
-    }
-    let m0 = cta_id(1) * 128;
-    let n0 = cta_id(0) * 256;
-    let wn = thread_id(1);
-    let wm = thread_id(2);
-    let row = thread_id(0) / 8 + 4 * thread_id(1) + 16 * thread_id(2);
-    let chunk = thread_id(0) % 8;
-    let sa = alloc_shared::<bf16>([4, 128, 64], layout = "swizzle_128");
-    let sb = alloc_shared::<bf16>([4, 256, 64], layout = "swizzle_128");
-    let acc = alloc_local::<f32>([32, 4, 8, 4], scope = "warp");
-    let fa = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
-    let fb = alloc_local::<u32>([32, 2, 4, 4], scope = "warp");
-    apply(ptx["mov.b32"], acc.reshape([32, 128, 1]), 0, scope = "warp");
-    let steps = ceil_div(8 * K8, 64);
-    for st in 0..4 {
-        fill(
-            a,
-            b,
-            sa.slice(s![st, .., ..]),
-            sb.slice(s![st, .., ..]),
-            row,
-            chunk,
-            m0,
-            n0,
-            st,
-        );
-    }
-    apply(ptx["cp.async.wait_group"], 3);
-    apply(ptx["bar.sync"], 0, scope = "cta");
-    fragments(
-        fa.slice(s![.., 0, .., ..]),
-        fb.slice(s![.., 0, .., ..]),
-        sa.slice(s![0, .., ..]),
-        sb.slice(s![0, .., ..]),
-        wm,
-        wn,
-        0,
-    );
-    for k in 0..steps {
-        let s0 = k % 4;
-        let s1 = (k + 1) % 4;
-        for kk in 0..3 {
-            let next = (kk + 1) % 2;
-            fragments(
-                fa.slice(s![.., next, .., ..]),
-                fb.slice(s![.., next, .., ..]),
-                sa.slice(s![s0, .., ..]),
-                sb.slice(s![s0, .., ..]),
-                wm,
-                wn,
-                kk + 1,
-            );
-            multiply(
-                acc,
-                fa.slice(s![.., kk % 2, .., ..]),
-                fb.slice(s![.., kk % 2, .., ..]),
-            );
-        }
-        // Step k + 1's copies are done (for this thread; the barrier makes
-        // every thread's visible), and every warp has read stage k.
-        apply(ptx["cp.async.wait_group"], 2);
-        apply(ptx["bar.sync"], 0, scope = "cta");
-        // Step k + 4 into the stage step k used (past the last step:
-        // columns past K, zero-filled).
-        fill(
-            a,
-            b,
-            sa.slice(s![s0, .., ..]),
-            sb.slice(s![s0, .., ..]),
-            row,
-            chunk,
-            m0,
-            n0,
-            k + 4,
-        );
-        fragments(
-            fa.slice(s![.., 0, .., ..]),
-            fb.slice(s![.., 0, .., ..]),
-            sa.slice(s![s1, .., ..]),
-            sb.slice(s![s1, .., ..]),
-            wm,
-            wn,
-            0,
-        );
-        multiply(
-            acc,
-            fa.slice(s![.., 1, .., ..]),
-            fb.slice(s![.., 1, .., ..]),
-        );
-    }
-    apply(ptx["cp.async.wait_all"]);
-    // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
-    let g = lane_id() / 4;
-    let tq = lane_id() % 4;
-    for mi in 0..4 {
-        for nj in 0..8 {
-            for i in 0..4 {
-                let row = m0 + wm * 64 + mi * 16 + g + 8 * (i / 2);
-                let col = n0 + wn * 64 + nj * 8 + 2 * tq + i % 2;
-                apply(
-                    ptx["st.global.f32"],
-                    c.slice(s![row, col..col + 1]),
-                    acc.slice(s![lane_id(), mi, nj, i..i + 1]),
-                    pred = row < M && col < N,
-                );
-            }
-        }
-    }
-}
+k64_kernel!(gemm_bf16_nt_128x256_k64, stages = 3);
+k64_kernel!(gemm_bf16_nt_128x256_k64x4, stages = 4);
 
 const KERNELS: [Gemm; 7] = [
     ("gemm_bf16_nt (64 x 64 tiles, 2 stages)", |d, a, b, c| {
