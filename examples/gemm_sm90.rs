@@ -879,11 +879,65 @@ macro_rules! persistent_kernel {
     ($name:ident, $op:literal, $t:ty, e = $e:literal, [$($tail:literal),*], $c:ty,
      threads = $threads:literal, producer_warp = $pw:literal,
      [$($params:tt)*], [$($args:tt)*], {$($store:tt)*}) => {
-        #[tile_kernel(grid = [ceil_div(N, 1024), ceil_div(M, 128), 1], block = [$threads, 1, 1], arch = "sm_90a")]
+        persistent_kernel!(
+            @build $name, $op, $t, e = $e, [$($tail),*],
+            threads = $threads, producer_warp = $pw,
+            cols = [N], ndim = [N], c = [$c], params = [$($params)*],
+            functions = {
+                // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
+                // n0 .. (thread 32 w + l holds row r of `acc`).
+                $($store)*
+            },
+            buffers = {},
+            step = {
+                if wg < 2 {
+                    // Ticket g - 1 ended tile (g - 1) / steps: store it,
+                    // and start the next with `scale-d` 0 (D = A B).
+                    // Tile ends are found by comparisons: a division by
+                    // `steps` (a 64-bit subroutine call) on every step
+                    // starved the tensor cores.
+                    if g == steps || g == 2 * steps || g == 3 * steps {
+                        apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                        store(acc, c, m0 + 64 * cw, (cta_id(0) + tiles_x * min((g - 1) / steps, 3)) * 256, r, M, N $($args)*);
+                        apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                        multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 0);
+                    } else {
+                        apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                        multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
+                    }
+                    apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                    // One arrival per consumer warp (8 a phase), lane 0's
+                    // after `bar.warp.sync` orders its lanes' reads.
+                    let done = (g + 3) % 4;
+                    apply(ptx["bar.warp.sync"], scope = "warp");
+                    if lane_id() == 0 {
+                        apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
+                    }
+                }
+            },
+            last = {
+                if wg < 2 {
+                    apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                    store(acc, c, m0 + 64 * cw, (cta_id(0) + tiles_x * 3) * 256, r, M, N $($args)*);
+                }
+            }
+        );
+    };
+    // The kernel both epilogues share: `cols` is N as an expression,
+    // `ndim` as a tensor extent, `c` C's element; `functions` the
+    // epilogue's kernel functions, `buffers` its shared buffers, `step` a
+    // ticket's consumer part (its tile-end epilogue included), `last` the
+    // last tile's epilogue.
+    (@build $name:ident, $op:literal, $t:ty, e = $e:literal, [$($tail:literal),*],
+     threads = $threads:literal, producer_warp = $pw:literal,
+     cols = [$($cols:tt)*], ndim = [$($ndim:tt)*], c = [$($c:tt)*], params = [$($params:tt)*],
+     functions = {$($functions:tt)*}, buffers = {$($buffers:tt)*},
+     step = {$($step:tt)*}, last = {$($last:tt)*}) => {
+        #[tile_kernel(grid = [ceil_div($($cols)*, 1024), ceil_div(M, 128), 1], block = [$threads, 1, 1], arch = "sm_90a")]
         fn $name(
             a: Tensor<$t, M, { $e * KC }>,
-            b: Tensor<$t, N, { $e * KC }>,
-            c: Tensor<$c, M, N>,
+            b: Tensor<$t, $($ndim)*, { $e * KC }>,
+            c: Tensor<$($c)*, M, $($ndim)*>,
             $($params)*
         ) {
             // One step, its first wgmma with `scale-d` `add` (0 at a
@@ -968,9 +1022,7 @@ macro_rules! persistent_kernel {
                     + min(max(g + 1 - 3 * steps, 0), 1);
                 fill(a, b, sa, sb, full, m0, col0 + 256 * tiles_x * tile, g - steps * tile);
             }
-            // A consumer warpgroup's 64 x 256 part of a tile: rows m0 .., columns
-            // n0 .. (thread 32 w + l holds row r of `acc`).
-            $($store)*
+            $($functions)*
             let t = thread_id(0);
             let wg = warp_id() / 4;
             let m0 = cta_id(1) * 128;
@@ -979,6 +1031,7 @@ macro_rules! persistent_kernel {
             let sb = alloc_shared::<$t>([4, 256, 8 * $e], layout = "swizzle_128");
             let full = alloc_shared::<Mbarrier>([4]);
             let empty = alloc_shared::<Mbarrier>([4]);
+            $($buffers)*
             let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
             if t == 0 {
                 apply(ptx["mbarrier.init.shared::cta.b64"], full.slice(s![0..4]).reshape([4, 1]), 1);
@@ -988,7 +1041,7 @@ macro_rules! persistent_kernel {
             let r = 32 * (warp_id() % 4) + lane_id();
             apply(ptx["bar.sync"], 0, scope = "cta");
             let cw = wg;
-            let tiles_x = ceil_div(N, 1024);
+            let tiles_x = ceil_div($($cols)*, 1024);
             if 0 < steps {
                 // The CTA's 4 tiles, columns `256 (cta_id(0) + tiles_x i)`, one
                 // after the other through one ring: ticket g is step `g % steps`
@@ -1007,30 +1060,7 @@ macro_rules! persistent_kernel {
                 }
                 for g in 1..tickets {
                     let stage = g % 4;
-                    if wg < 2 {
-                        // Ticket g - 1 ended tile (g - 1) / steps: store it,
-                        // and start the next with `scale-d` 0 (D = A B).
-                        // Tile ends are found by comparisons: a division by
-                        // `steps` (a 64-bit subroutine call) on every step
-                        // starved the tensor cores.
-                        if g == steps || g == 2 * steps || g == 3 * steps {
-                            apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-                            store(acc, c, m0 + 64 * cw, (cta_id(0) + tiles_x * min((g - 1) / steps, 3)) * 256, r, M, N $($args)*);
-                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
-                            multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 0);
-                        } else {
-                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
-                            multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
-                        }
-                        apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
-                        // One arrival per consumer warp (8 a phase), lane 0's
-                        // after `bar.warp.sync` orders its lanes' reads.
-                        let done = (g + 3) % 4;
-                        apply(ptx["bar.warp.sync"], scope = "warp");
-                        if lane_id() == 0 {
-                            apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
-                        }
-                    }
+                    $($step)*
                     let next = g + 3;
                     let refill = next % 4;
                     if next < tickets {
@@ -1043,10 +1073,7 @@ macro_rules! persistent_kernel {
                         }
                     }
                 }
-                if wg < 2 {
-                    apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-                    store(acc, c, m0 + 64 * cw, (cta_id(0) + tiles_x * 3) * 256, r, M, N $($args)*);
-                }
+                $($last)*
             }
         }
     };
@@ -1192,222 +1219,96 @@ persistent_kernel!(
 macro_rules! persistent_tma_kernel {
     ($name:ident, $op:literal, $t:ty, e = $e:literal, [$($tail:literal),*],
      [$($params:tt)*], [$($fparams:tt)*], [$($args:tt)*], [$($inner:tt)*], {$($stage:tt)*}) => {
-        #[tile_kernel(grid = [ceil_div(8 * NC, 1024), ceil_div(M, 128), 1], block = [384, 1, 1], arch = "sm_90a")]
-        fn $name(
-            a: Tensor<$t, M, { $e * KC }>,
-            b: Tensor<$t, { 8 * NC }, { $e * KC }>,
-            c: Tensor<bf16, M, { 8 * NC }>,
-            $($params)*
-        ) {
-            // One step, its first wgmma with `scale-d` `add` (0 at a
-            // tile's first step: D = A B, so the accumulator needs no
-            // zeroing between tiles, an instruction defining it inside the
-            // pipeline that would make ptxas serialize every wgmma, C7515).
-            fn multiply(acc: Tile<f32>, sa: Shared<$t>, sb: Shared<$t>, add: usize) {
-                apply(ptx["wgmma.fence.sync.aligned"], scope = "warpgroup");
-                apply(
-                    ptx[$op],
-                    acc,
-                    sa.slice(s![.., 0..2 * $e]),
-                    sb.slice(s![.., 0..2 * $e]),
-                    add,
-                    $($tail),*,
-                    scope = "warpgroup",
-                );
-                for kk in 1..4 {
-                    apply(
-                        ptx[$op],
-                        acc,
-                        sa.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
-                        sb.slice(s![.., 2 * $e * kk..2 * $e * kk + 2 * $e]),
-                        1,
-                        $($tail),*,
-                        scope = "warpgroup",
-                    );
-                }
-                apply(ptx["wgmma.commit_group.sync.aligned"], scope = "warpgroup");
-            }
-            // Step `step`'s boxes of A and B into stage `stage`, signalling
-            // its full barrier.
-            fn fill(
-                a: Tensor<$t>,
-                b: Tensor<$t>,
-                sa: Shared<$t>,
-                sb: Shared<$t>,
-                full: Shared,
-                m0: usize,
-                n0: usize,
-                step: usize,
-            ) {
-                apply(
-                    ptx["mbarrier.arrive.expect_tx.shared::cta.b64"],
-                    full,
-                    128 * (128 + 256),
-                );
-                apply(
-                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-                    sa,
-                    a.slice(s![m0..m0 + 128, 8 * $e * step..8 * $e * step + 8 * $e]),
-                    full,
-                );
-                apply(
-                    ptx["cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes"],
-                    sb,
-                    b.slice(s![n0..n0 + 256, 8 * $e * step..8 * $e * step + 8 * $e]),
-                    full,
-                );
-            }
-            // Ticket `g`'s fill: step `g - tile steps` of tile `tile`
-            // (`g < 4 steps`), the tile counted as the clamped differences
-            // `min(max(g + 1 - j steps, 0), 1)` of the 3 tile ends below
-            // `g`. Neither a division by `steps` (a 64-bit subroutine call
-            // on the producer's path, 8% slower on the H100) nor one fill
-            // per tile in `if` arms (as fast, but the checker walks each
-            // arm: 1.8x the expansion time).
-            fn fill_ticket(
-                a: Tensor<$t>,
-                b: Tensor<$t>,
-                sa: Shared<$t>,
-                sb: Shared<$t>,
-                full: Shared,
-                m0: usize,
-                tiles_x: usize,
-                col0: usize,
-                steps: usize,
-                g: usize,
-            ) {
-                let tile = min(max(g + 1 - steps, 0), 1)
-                    + min(max(g + 1 - 2 * steps, 0), 1)
-                    + min(max(g + 1 - 3 * steps, 0), 1);
-                fill(a, b, sa, sb, full, m0, col0 + 256 * tiles_x * tile, g - steps * tile);
-            }
-            // `stage_pass`: pass `p` of a consumer warpgroup's 64 x 256 part
-            // of a tile (its columns 64 p .., `col0` .. of C) into its 64
-            // rows of a staging buffer (thread 32 w + l holds row r of
-            // `acc`).
-            $($stage)*
-            // The tile at rows m0, columns n0 through the staging buffers
-            // `so`: 4 passes of 64 columns, two buffers in turn. Thread 288
-            // (an idle warp's) stores each pass through the tensor map of C
-            // once every thread wrote it, and before a buffer is written
-            // again waits until the store two passes back has read it; the
-            // last two passes' stores run on under the next tile's loop.
-            fn drain(acc: Tile<f32>, so: Shared<bf16>, c: Tensor<bf16>, m0: usize, n0: usize, r: usize, wg: usize $($fparams)*) {
-                for p in 0..4 {
-                    // Pass 0: the last tile's stores are complete (their
-                    // bytes may be this tile's, as far as anything proves),
-                    // so buffer 1 is free too; passes 2 and 3: the store of
-                    // pass p - 2 has read its buffer.
-                    if p == 0 && thread_id(0) == 288 {
-                        apply(ptx["cp.async.bulk.wait_group"], 0);
-                    }
-                    if p >= 2 && thread_id(0) == 288 {
-                        apply(ptx["cp.async.bulk.wait_group.read"], 1);
-                    }
-                    if p != 1 {
+        persistent_kernel!(
+            @build $name, $op, $t, e = $e, [$($tail),*],
+            threads = 384, producer_warp = 8,
+            cols = [8 * NC], ndim = [{ 8 * NC }], c = [bf16], params = [$($params)*],
+            functions = {
+                // `stage_pass`: pass `p` of a consumer warpgroup's 64 x 256 part
+                // of a tile (its columns 64 p .., `col0` .. of C) into its 64
+                // rows of a staging buffer (thread 32 w + l holds row r of
+                // `acc`).
+                $($stage)*
+                // The tile at rows m0, columns n0 through the staging buffers
+                // `so`: 4 passes of 64 columns, two buffers in turn. Thread 288
+                // (an idle warp's) stores each pass through the tensor map of C
+                // once every thread wrote it, and before a buffer is written
+                // again waits until the store two passes back has read it; the
+                // last two passes' stores run on under the next tile's loop.
+                fn drain(acc: Tile<f32>, so: Shared<bf16>, c: Tensor<bf16>, m0: usize, n0: usize, r: usize, wg: usize $($fparams)*) {
+                    for p in 0..4 {
+                        // Pass 0: the last tile's stores are complete (their
+                        // bytes may be this tile's, as far as anything proves),
+                        // so buffer 1 is free too; passes 2 and 3: the store of
+                        // pass p - 2 has read its buffer.
+                        if p == 0 && thread_id(0) == 288 {
+                            apply(ptx["cp.async.bulk.wait_group"], 0);
+                        }
+                        if p >= 2 && thread_id(0) == 288 {
+                            apply(ptx["cp.async.bulk.wait_group.read"], 1);
+                        }
+                        if p != 1 {
+                            apply(ptx["bar.sync"], 0, scope = "cta");
+                        }
+                        if wg < 2 {
+                            stage_pass(acc, so.slice(s![p % 2, 64 * wg..64 * wg + 64, ..]), p, r, n0 + 64 * p $($inner)*);
+                        }
+                        apply(ptx["fence.proxy.async.shared::cta"]);
                         apply(ptx["bar.sync"], 0, scope = "cta");
-                    }
-                    if wg < 2 {
-                        stage_pass(acc, so.slice(s![p % 2, 64 * wg..64 * wg + 64, ..]), p, r, n0 + 64 * p $($inner)*);
-                    }
-                    apply(ptx["fence.proxy.async.shared::cta"]);
-                    apply(ptx["bar.sync"], 0, scope = "cta");
-                    if thread_id(0) == 288 {
-                        apply(
-                            ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
-                            c.slice(s![m0..m0 + 128, n0 + 64 * p..n0 + 64 * p + 64]),
-                            so.slice(s![p % 2, .., ..]),
-                        );
-                        apply(ptx["cp.async.bulk.commit_group"]);
-                    }
-                }
-            }
-            let t = thread_id(0);
-            let wg = warp_id() / 4;
-            let m0 = cta_id(1) * 128;
-            let steps = ceil_div(KC, 8);
-            let sa = alloc_shared::<$t>([4, 128, 8 * $e], layout = "swizzle_128");
-            let sb = alloc_shared::<$t>([4, 256, 8 * $e], layout = "swizzle_128");
-            let full = alloc_shared::<Mbarrier>([4]);
-            let empty = alloc_shared::<Mbarrier>([4]);
-            let so = alloc_shared::<bf16>([2, 128, 64], layout = "swizzle_128");
-            let acc = alloc_local::<f32>([128, 256 / 2], scope = "warpgroup");
-            if t == 0 {
-                apply(ptx["mbarrier.init.shared::cta.b64"], full.slice(s![0..4]).reshape([4, 1]), 1);
-                apply(ptx["mbarrier.init.shared::cta.b64"], empty.slice(s![0..4]).reshape([4, 1]), 8);
-                apply(ptx["fence.mbarrier_init.release.cluster"]);
-            }
-            let r = 32 * (warp_id() % 4) + lane_id();
-            apply(ptx["bar.sync"], 0, scope = "cta");
-            let cw = wg;
-            let tiles_x = ceil_div(8 * NC, 1024);
-            if 0 < steps {
-                // The CTA's 4 tiles, columns `256 (cta_id(0) + tiles_x i)`, one
-                // after the other through one ring: ticket g is step `g % steps`
-                // of tile `g / steps`; the producer runs 3 tickets ahead.
-                let tickets = 4 * steps;
-                if t == 256 {
-                    for s in 0..4 {
-                        if s < tickets {
-                            fill_ticket(a, b, sa.slice(s![s, .., ..]), sb.slice(s![s, .., ..]), full.slice(s![s..s + 1]), m0, tiles_x, cta_id(0) * 256, steps, s);
+                        if thread_id(0) == 288 {
+                            apply(
+                                ptx["cp.async.bulk.tensor.2d.global.shared::cta.tile.bulk_group"],
+                                c.slice(s![m0..m0 + 128, n0 + 64 * p..n0 + 64 * p + 64]),
+                                so.slice(s![p % 2, .., ..]),
+                            );
+                            apply(ptx["cp.async.bulk.commit_group"]);
                         }
                     }
+            }
+            },
+            buffers = {
+                let so = alloc_shared::<bf16>([2, 128, 64], layout = "swizzle_128");
+            },
+            step = {
+                // Ticket g - 1 ended tile (g - 1) / steps: drain it (every
+                // thread: the passes' barriers), and start the next with
+                // `scale-d` 0 (D = A B). Tile ends are found by
+                // comparisons: a division by `steps` (a 64-bit subroutine
+                // call) on every step starved the tensor cores.
+                if g == steps || g == 2 * steps || g == 3 * steps {
+                    // Every warpgroup (the producer's has nothing in
+                    // flight): a wait under `wg < 2` would not dominate
+                    // the reads of `acc` under another `wg < 2` for
+                    // ptxas, which then serializes every wgmma (C7514).
+                    apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
+                    drain(acc, so, c, m0, (cta_id(0) + tiles_x * min((g - 1) / steps, 3)) * 256, r, wg $($args)*);
+                    if wg < 2 {
+                        apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                        multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 0);
+                    }
+                } else if wg < 2 {
+                    apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
+                    multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
                 }
                 if wg < 2 {
-                    apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![0..1]), 0);
-                    multiply(acc, sa.slice(s![0, 64 * cw..64 * cw + 64, ..]), sb.slice(s![0, .., ..]), 0);
-                }
-                for g in 1..tickets {
-                    let stage = g % 4;
-                    // Ticket g - 1 ended tile (g - 1) / steps: drain it (every
-                    // thread: the passes' barriers), and start the next with
-                    // `scale-d` 0 (D = A B). Tile ends are found by
-                    // comparisons: a division by `steps` (a 64-bit subroutine
-                    // call) on every step starved the tensor cores.
-                    if g == steps || g == 2 * steps || g == 3 * steps {
-                        // Every warpgroup (the producer's has nothing in
-                        // flight): a wait under `wg < 2` would not dominate
-                        // the reads of `acc` under another `wg < 2` for
-                        // ptxas, which then serializes every wgmma (C7514).
-                        apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
-                        drain(acc, so, c, m0, (cta_id(0) + tiles_x * min((g - 1) / steps, 3)) * 256, r, wg $($args)*);
-                        if wg < 2 {
-                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
-                            multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 0);
-                        }
-                    } else if wg < 2 {
-                        apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
-                        multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
-                    }
-                    if wg < 2 {
-                        apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
-                        // One arrival per consumer warp (8 a phase), lane 0's
-                        // after `bar.warp.sync` orders its lanes' reads.
-                        let done = (g + 3) % 4;
-                        apply(ptx["bar.warp.sync"], scope = "warp");
-                        if lane_id() == 0 {
-                            apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
-                        }
-                    }
-                    let next = g + 3;
-                    let refill = next % 4;
-                    if next < tickets {
-                        if warp_id() == 8 {
-                            apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], empty.slice(s![refill..refill + 1]), (next / 4 + 1) % 2);
-                            apply(ptx["bar.warp.sync"], scope = "warp");
-                        }
-                        if t == 256 {
-                            fill_ticket(a, b, sa.slice(s![refill, .., ..]), sb.slice(s![refill, .., ..]), full.slice(s![refill..refill + 1]), m0, tiles_x, cta_id(0) * 256, steps, next);
-                        }
+                    apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+                    // One arrival per consumer warp (8 a phase), lane 0's
+                    // after `bar.warp.sync` orders its lanes' reads.
+                    let done = (g + 3) % 4;
+                    apply(ptx["bar.warp.sync"], scope = "warp");
+                    if lane_id() == 0 {
+                        apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
                     }
                 }
+            },
+            last = {
                 apply(ptx["wgmma.wait_group.sync.aligned"], 0, scope = "warpgroup");
                 drain(acc, so, c, m0, (cta_id(0) + tiles_x * 3) * 256, r, wg $($args)*);
                 if t == 288 {
                     apply(ptx["cp.async.bulk.wait_group"], 0);
                 }
             }
-        }
+        );
     };
 }
 
