@@ -2660,6 +2660,13 @@ impl<'c> Walk<'c, '_> {
             let Status::Pending { lo, hi } = copy.status else {
                 continue;
             };
+            // A bulk group's wait completes the waiting thread's own
+            // stores only: another thread's store stays pending (the
+            // `if`'s join then keeps it from the issuer's arm).
+            let by_issuer = waiters.iter().all(|f| copy.issuers.contains(f));
+            if copy.role == Role::StoreTarget && !by_issuer {
+                continue;
+            }
             copy.status = match mnemonic {
                 "cp.async.commit_group" | "cp.async.bulk.commit_group" => Status::Pending {
                     lo: if unconditional {
