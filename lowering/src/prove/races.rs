@@ -512,6 +512,23 @@ impl<'a> Threads<'a> {
     /// one of the facts puts on the digit alone; both bounds are proven.
     pub(crate) fn pinned_digits(&self, facts: &FactSet<'_>) -> Vec<(Digit, i128)> {
         let pinned = facts.pinned.get_or_init(|| {
+            // The bounds the facts put on one atom alone, read once:
+            // `d + k <= 0` bounds `d` by `-k`, `k - d <= 0` by `k`.
+            let bounds: Vec<(AtomId, i128)> = facts
+                .prover
+                .facts()
+                .iter()
+                .filter_map(|fact| {
+                    let mut terms = fact.terms().filter(|(m, _)| !m.is_empty());
+                    let (monomial, coefficient) = terms.next()?;
+                    match (monomial, terms.next()) {
+                        (&[atom], None) if coefficient.abs() == 1 => {
+                            Some((atom, -fact.constant_term() * coefficient))
+                        }
+                        _ => None,
+                    }
+                })
+                .collect();
             self.atoms
                 .iter()
                 .filter_map(|(id, atom)| {
@@ -524,23 +541,11 @@ impl<'a> Threads<'a> {
                     if facts.prover.prove_le0(&value.add_const(-atom.lo)) {
                         return Some((digit, atom.lo));
                     }
-                    // `d + k <= 0` or `k - d <= 0`: the bound `-k` or `k`.
-                    facts
-                        .prover
-                        .facts()
+                    bounds
                         .iter()
-                        .filter_map(|fact| {
-                            let mut terms = fact
-                                .without_constant()
-                                .terms()
-                                .map(|(t, c)| (t.to_vec(), c))
-                                .collect::<Vec<_>>();
-                            let (term, coefficient) = terms.pop()?;
-                            (terms.is_empty() && term == [id] && coefficient.abs() == 1)
-                                .then(|| -fact.constant_term() * coefficient)
-                        })
-                        .find(|v| *v > atom.lo && pins(*v))
-                        .map(|v| (digit, v))
+                        .filter(|(bounded, v)| *bounded == id && *v > atom.lo)
+                        .find(|(_, v)| pins(*v))
+                        .map(|(_, v)| (digit, *v))
                 })
                 .collect()
         });
