@@ -342,11 +342,16 @@ fn kernels_in(dir: &Path) -> Vec<Kernel> {
 
 /// The shipped kernels: the pass cases, the examples and the tests'.
 pub(crate) fn shipped_kernels() -> Vec<Kernel> {
+    with_functions(shipped_kernels_as_written())
+}
+
+/// [`shipped_kernels`] before the functions they call are put in.
+fn shipped_kernels_as_written() -> Vec<Kernel> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut kernels = pass_kernels().0;
     kernels.extend(example_kernels());
     kernels.extend(kernels_in(&root.join("tests")));
-    with_functions(kernels)
+    kernels
 }
 
 /// The `#[tile_kernel::function]`s of the source files the kernels come
@@ -531,13 +536,12 @@ fn benchmarked_examples() -> Vec<Kernel> {
 /// kernels the `macro_rules!` of the same files generate.
 fn benchmarked_kernels() -> Vec<Kernel> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
-    let mut kernels = shipped_kernels();
-    let mut generated = generated_in(&pass_dir());
-    generated.extend(generated_in(&root.join("examples")));
-    generated.extend(generated_in(&root.join("examples/common")));
-    generated.extend(generated_in(&root.join("tests")));
-    kernels.extend(with_functions(generated));
-    kernels
+    let mut kernels = shipped_kernels_as_written();
+    kernels.extend(generated_in(&pass_dir()));
+    kernels.extend(generated_in(&root.join("examples")));
+    kernels.extend(generated_in(&root.join("examples/common")));
+    kernels.extend(generated_in(&root.join("tests")));
+    with_functions(kernels)
 }
 
 /// The expansion benchmark (`scripts/expansion-times.sh` runs it at
