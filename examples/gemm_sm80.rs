@@ -262,6 +262,39 @@ gemm_kernel!(
     stages = 4
 );
 
+/// A warp's 64 x 64 f32 accumulators (`[32, 4, 8, 4]`: `m16n8` tiles
+/// `(mi, nj)` of the `mma.sync` layout) into `C` at rows `r0 ..`, columns
+/// `c0 ..`: element `i` of tile `(mi, nj)` is row `g + 8 (i / 2)`, column
+/// `2 tq + i % 2` (`g = lane / 4`, `tq = lane % 4`); what lies past `rows`
+/// x `cols` is not stored. Shared by the kernels with fragments a k16
+/// ahead.
+#[tile_kernel::function]
+fn store_warp_tile_64x64(
+    acc: Tile<f32>,
+    c: Tensor<f32>,
+    r0: usize,
+    c0: usize,
+    rows: usize,
+    cols: usize,
+) {
+    let g = lane_id() / 4;
+    let tq = lane_id() % 4;
+    for mi in 0..4 {
+        for nj in 0..8 {
+            for i in 0..4 {
+                let row = r0 + mi * 16 + g + 8 * (i / 2);
+                let col = c0 + nj * 8 + 2 * tq + i % 2;
+                apply(
+                    ptx["st.global.f32"],
+                    c.slice(s![row, col..col + 1]),
+                    acc.slice(s![lane_id(), mi, nj, i..i + 1]),
+                    pred = row < rows && col < cols,
+                );
+            }
+        }
+    }
+}
+
 /// `gemm_bf16_nt_128x256_db`: the 128 x 256 tile of 8 warps (64 x 64 a
 /// warp) through a 4-stage ring, with every fragment loaded one k16 ahead
 /// of the `mma.sync`s that use it (two fragment buffers): a step loads its
@@ -458,23 +491,7 @@ fn gemm_bf16_nt_128x256_db(
         );
     }
     apply(ptx["cp.async.wait_all"]);
-    // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
-    let g = lane_id() / 4;
-    let tq = lane_id() % 4;
-    for mi in 0..4 {
-        for nj in 0..8 {
-            for i in 0..4 {
-                let row = m0 + wm * 64 + mi * 16 + g + 8 * (i / 2);
-                let col = n0 + wn * 64 + nj * 8 + 2 * tq + i % 2;
-                apply(
-                    ptx["st.global.f32"],
-                    c.slice(s![row, col..col + 1]),
-                    acc.slice(s![lane_id(), mi, nj, i..i + 1]),
-                    pred = row < M && col < N,
-                );
-            }
-        }
-    }
+    store_warp_tile_64x64(acc, c, m0 + wm * 64, n0 + wn * 64, M, N);
 }
 
 /// `$name`: CUTLASS's sm_80 layout. K steps of 64 through a ring of
@@ -675,23 +692,7 @@ macro_rules! k64_kernel {
                 );
             }
             apply(ptx["cp.async.wait_all"]);
-            // C: element i of tile (mi, nj) is row g + 8 (i / 2), column 2 tq + i % 2.
-            let g = lane_id() / 4;
-            let tq = lane_id() % 4;
-            for mi in 0..4 {
-                for nj in 0..8 {
-                    for i in 0..4 {
-                        let row = m0 + wm * 64 + mi * 16 + g + 8 * (i / 2);
-                        let col = n0 + wn * 64 + nj * 8 + 2 * tq + i % 2;
-                        apply(
-                            ptx["st.global.f32"],
-                            c.slice(s![row, col..col + 1]),
-                            acc.slice(s![lane_id(), mi, nj, i..i + 1]),
-                            pred = row < M && col < N,
-                        );
-                    }
-                }
-            }
+            store_warp_tile_64x64(acc, c, m0 + wm * 64, n0 + wn * 64, M, N);
         }
     };
 }
