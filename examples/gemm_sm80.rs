@@ -577,8 +577,8 @@ macro_rules! k64_kernel {
                         ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
                         fb.slice(s![.., p, ..]),
                         sb.slice(s![n..n + 16, 16 * kk..16 * kk + 16])
-                            .reshape([16, 2, 8])
-                            .permute([1, 0, 2]),
+                            .reshape([2, 8, 2, 8])
+                            .permute([0, 2, 1, 3]),
                         scope = "warp",
                     );
                 }
@@ -587,15 +587,12 @@ macro_rules! k64_kernel {
                 for mi in 0..4 {
                     for nj in 0..8 {
                         let d = acc.slice(s![.., mi, nj, ..]);
-                        let h = nj % 2;
+                        let h = 2 * (nj % 2);
                         apply(
                             ptx["mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"],
                             d,
                             fa.slice(s![.., mi, ..]),
-                            fb.slice(s![.., nj / 2, ..])
-                                .reshape([32, 2, 2])
-                                .slice(s![.., .., h..h + 1])
-                                .reshape([32, 2]),
+                            fb.slice(s![.., nj / 2, h..h + 2]),
                             d,
                             scope = "warp",
                         );

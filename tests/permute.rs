@@ -2,7 +2,8 @@
 //! another order, the strides permuted (no copy). A column of a global
 //! tensor stored through a row viewed as a column, and `ldmatrix` fragments from a row-major
 //! `swizzle_128` stage, whose lanes must walk rows within a 16-byte chunk
-//! (`[rows, chunks, 8]` permuted to `[chunks, rows, 8]`). Both kernels
+//! (`[rows, chunks, 8]` permuted to `[chunks, rows, 8]`), or in the order
+//! of an `mma`'s B pairs (three lane digits). The kernels
 //! assemble without spills and run on the CPU interpreter (always) and on
 //! a GPU (`--include-ignored`), bit for bit against the host.
 #![cfg(feature = "runtime")]
@@ -25,13 +26,10 @@ fn columns_as_rows(x: Tensor<f32, 8, 8>, y: Tensor<f32, 8, 8>) {
     );
 }
 
-/// Rows 16..32, columns 16..32 of a `[128, 64]` bf16 stage (`swizzle_128`,
-/// filled by `cp.async` eight lanes a row) as an `m16n8k16` A fragment:
-/// lane `l` gives row `16 + l % 16` of chunk `2 + l / 16`.
-#[tile_kernel(grid = 1, block = 32, arch = "sm_80")]
-fn fragment_from_swizzled_rows(x: Tensor<bf16, 128, 64>, y: Tensor<u32, 32, 4>) {
-    let stage = alloc_shared::<bf16>([128, 64], layout = "swizzle_128");
-    let f = alloc_local::<u32>([32, 4], scope = "warp");
+/// `x` into a `[128, 64]` bf16 `swizzle_128` stage by `cp.async`, eight
+/// lanes a row, and the stage visible to the warp.
+#[tile_kernel::function]
+fn fill_stage(x: Tensor<bf16>, stage: Shared<bf16>) {
     for j in 0..32 {
         let r = 4 * j + lane_id() / 8;
         let c = 8 * (lane_id() % 8);
@@ -44,6 +42,16 @@ fn fragment_from_swizzled_rows(x: Tensor<bf16, 128, 64>, y: Tensor<u32, 32, 4>) 
     }
     apply(ptx["cp.async.wait_all"]);
     apply(ptx["bar.sync"], 0, scope = "cta");
+}
+
+/// Rows 16..32, columns 16..32 of a `[128, 64]` bf16 stage (`swizzle_128`,
+/// filled by `cp.async` eight lanes a row) as an `m16n8k16` A fragment:
+/// lane `l` gives row `16 + l % 16` of chunk `2 + l / 16`.
+#[tile_kernel(grid = 1, block = 32, arch = "sm_80")]
+fn fragment_from_swizzled_rows(x: Tensor<bf16, 128, 64>, y: Tensor<u32, 32, 4>) {
+    let stage = alloc_shared::<bf16>([128, 64], layout = "swizzle_128");
+    let f = alloc_local::<u32>([32, 4], scope = "warp");
+    fill_stage(x, stage);
     apply(
         ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
         f,
@@ -60,6 +68,35 @@ fn fragment_from_swizzled_rows(x: Tensor<bf16, 128, 64>, y: Tensor<u32, 32, 4>) 
     );
 }
 
+/// Rows `8 + 64 q ..` (q = 0, 1: offsets of whole swizzle atoms, one a
+/// loop variable's), columns 16..32 of the same stage as two `m16n8k16`
+/// B pairs: three lane digits `[2, 2, 8]`, so lane `l` gives row
+/// `8 (l / 16) + l % 8` of chunk `2 + (l / 8) % 2`, and registers 0, 1
+/// are n-tile 0's b0, b1, registers 2, 3 n-tile 1's.
+#[tile_kernel(grid = 1, block = 32, arch = "sm_80")]
+fn b_pairs_from_swizzled_rows(x: Tensor<bf16, 128, 64>, y: Tensor<u32, 2, 32, 4>) {
+    let stage = alloc_shared::<bf16>([128, 64], layout = "swizzle_128");
+    let f = alloc_local::<u32>([32, 2, 4], scope = "warp");
+    fill_stage(x, stage);
+    for q in 0..2 {
+        let r = 8 + 64 * q;
+        apply(
+            ptx["ldmatrix.sync.aligned.m8n8.x4.shared.b16"],
+            f.slice(s![.., q, ..]),
+            stage
+                .slice(s![r..r + 16, 16..32])
+                .reshape([2, 8, 2, 8])
+                .permute([0, 2, 1, 3]),
+            scope = "warp",
+        );
+        apply(
+            ptx["st.global.v4.b32"],
+            y.slice(s![q, lane_id(), ..]).unsqueeze(0),
+            f.slice(s![lane_id(), q, ..]).unsqueeze(0),
+        );
+    }
+}
+
 #[test]
 fn permuted_kernels_assemble_without_spills() {
     support::assert_no_spills(&[
@@ -68,6 +105,7 @@ fn permuted_kernels_assemble_without_spills() {
             "fragment_from_swizzled_rows",
             fragment_from_swizzled_rows::PTX,
         ),
+        ("b_pairs_from_swizzled_rows", b_pairs_from_swizzled_rows::PTX),
     ]);
 }
 
@@ -75,7 +113,11 @@ mod twins {
     use super::*;
     use support::gpu::on_both_devices;
 
-    on_both_devices!(a_column_reads_as_a_row, fragments_walk_rows_of_a_chunk);
+    on_both_devices!(
+        a_column_reads_as_a_row,
+        fragments_walk_rows_of_a_chunk,
+        b_pairs_walk_three_lane_digits
+    );
 
     fn a_column_reads_as_a_row(dev: &Device) -> tile_kernel::Result<()> {
         let host: Vec<f32> = (0..64).map(|i| i as f32 * 0.5 - 7.0).collect();
@@ -111,6 +153,31 @@ mod twins {
                 let want = u32::from(host[row * 64 + col].to_bits())
                     | (u32::from(host[row * 64 + col + 1].to_bits()) << 16);
                 assert_eq!(got[lane * 4 + reg], want, "lane {lane}, register {reg}");
+            }
+        }
+        Ok(())
+    }
+
+    fn b_pairs_walk_three_lane_digits(dev: &Device) -> tile_kernel::Result<()> {
+        let host: Vec<bf16> = (0..128 * 64).map(|i| bf16::from_bits(i as u16)).collect();
+        let x = dev.upload(&host, [128, 64])?;
+        let mut y = dev.zeros::<u32>([2, 32, 4])?;
+        b_pairs_from_swizzled_rows(dev, &x, &mut y)?;
+        let got = y.download()?;
+        for q in 0..2 {
+            for lane in 0..32 {
+                for reg in 0..4 {
+                    // Register i is matrix i: rows 8 (i / 2) .., chunk i % 2.
+                    let row = 8 + 64 * q + 8 * (reg / 2) + lane / 4;
+                    let col = 16 + 8 * (reg % 2) + 2 * (lane % 4);
+                    let want = u32::from(host[row * 64 + col].to_bits())
+                        | (u32::from(host[row * 64 + col + 1].to_bits()) << 16);
+                    assert_eq!(
+                        got[(q * 32 + lane) * 4 + reg],
+                        want,
+                        "q {q}, lane {lane}, register {reg}"
+                    );
+                }
             }
         }
         Ok(())

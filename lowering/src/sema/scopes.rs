@@ -191,23 +191,31 @@ impl Checker<'_> {
     }
 
     /// A memory operand of a warp-scope `apply` may also split the lane
-    /// into two leading axes `[32 / b, b]` (powers of two): lane `l`
-    /// accesses `[l / b, l % b, ..]`. Matrix instructions need it:
-    /// `ldmatrix` rows of two 8-element halves of a 16-row tile are
-    /// `[2, 16]`, halves first.
+    /// into leading axes `[a_1, .., a_n]` (n >= 2, powers of two above 1
+    /// whose product is 32): lane `l` accesses its mixed-radix digits,
+    /// most significant first (for `[32 / b, b]`: `[l / b, l % b, ..]`).
+    /// Matrix instructions need it: `ldmatrix` rows of two 8-element
+    /// halves of a 16-row tile are `[2, 16]`, halves first; its four
+    /// matrices in the order of an `mma`'s B pairs are `[2, 2, 8]` (row
+    /// halves, column halves, rows).
     fn split_lane_axes(scope: Scope, shape: &[usize]) -> Option<Vec<usize>> {
-        match shape {
-            [a, b, _, ..]
-                if scope == Scope::Warp
-                    && a.checked_mul(*b) == Some(32)
-                    && *a > 1
-                    && *b > 1
-                    && b.is_power_of_two() =>
-            {
-                Some(vec![*a, *b])
-            }
-            _ => None,
+        if scope != Scope::Warp {
+            return None;
         }
+        let mut product = 1usize;
+        for (count, &extent) in shape.iter().enumerate() {
+            if extent < 2 || !extent.is_power_of_two() {
+                return None;
+            }
+            product = product.checked_mul(extent)?;
+            if product == 32 {
+                return (count >= 1 && shape.len() > count + 1).then(|| shape[..=count].to_vec());
+            }
+            if product > 32 {
+                return None;
+            }
+        }
+        None
     }
 
     fn group_extent_error(
@@ -222,7 +230,7 @@ impl Checker<'_> {
             .first()
             .map_or_else(|| "none".to_string(), ToString::to_string);
         let forms = if scope == Scope::Warp {
-            "`32` (one per lane), or for a tensor or shared view two axes `32 / b, b` (`lane_id() / b`, then `lane_id() % b`)".to_string()
+            "`32` (one per lane), or for a tensor or shared view the lane's digits: two axes `32 / b, b` (`lane_id() / b`, then `lane_id() % b`) or more, powers of two whose product is 32".to_string()
         } else if !size.is_multiple_of(32) {
             format!("`{size}`")
         } else {
@@ -260,19 +268,45 @@ impl Checker<'_> {
         match (scope, axes.len()) {
             // No tile has the cluster's scope (`Checker::tile_scope`).
             (Scope::Thread | Scope::Cluster, _) => Vec::new(),
-            (Scope::Warp, 2) => {
-                // `[32 / b, b]`: the lane's fields `lane_id() / b` and
-                // `lane_id() % b` (digits of the race rule).
+            (Scope::Warp, n) if n >= 2 => {
+                // `[a_1, .., a_n]`: the lane's mixed-radix digits, most
+                // significant first: `lane_id() / (a_2 .. a_n)`, then
+                // `lane_id() / (a_{i+1} .. a_n) % a_i`, down to
+                // `lane_id() % a_n` (digits of the race rule).
                 let lane = self.builtin("lane_id");
-                let b = Poly::constant(axes[1] as i128);
                 let span = SpanId::default();
-                let high = self
-                    .computed(ComputedOp::Div, lane.clone(), b.clone(), span, span, span)
-                    .unwrap_or_default();
-                let low = self
-                    .computed(ComputedOp::Rem, lane, b, span, span, span)
-                    .unwrap_or_default();
-                vec![high, low]
+                let mut digits = Vec::with_capacity(n);
+                for axis in 0..n {
+                    let below: usize = axes[axis + 1..].iter().product();
+                    let shifted = if below == 1 {
+                        lane.clone()
+                    } else {
+                        self.computed(
+                            ComputedOp::Div,
+                            lane.clone(),
+                            Poly::constant(below as i128),
+                            span,
+                            span,
+                            span,
+                        )
+                        .unwrap_or_default()
+                    };
+                    let digit = if axis == 0 {
+                        shifted
+                    } else {
+                        self.computed(
+                            ComputedOp::Rem,
+                            shifted,
+                            Poly::constant(axes[axis] as i128),
+                            span,
+                            span,
+                            span,
+                        )
+                        .unwrap_or_default()
+                    };
+                    digits.push(digit);
+                }
+                digits
             }
             (Scope::Warpgroup, 2) => vec![warp_in_group(self), self.builtin("lane_id")],
             (_, 2) => vec![self.builtin("warp_id"), self.builtin("lane_id")],
