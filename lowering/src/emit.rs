@@ -849,6 +849,15 @@ impl Emitter<'_> {
                 out,
             );
         }
+        let (whole_atoms, within) = layout.split_whole_atoms(offset);
+        if whole_atoms.is_const() {
+            // The whole atoms' constant goes into the instruction.
+            let register = self.laid_out_address(buffer, &within, out);
+            return match whole_atoms.constant_term() {
+                0 => format!("[{register}]"),
+                c => format!("[{register}+{c}]"),
+            };
+        }
         format!("[{}]", self.laid_out_address(buffer, offset, out))
     }
 
@@ -930,6 +939,27 @@ impl Emitter<'_> {
             return reg;
         }
         let layout = self.program.shared[buffer].layout;
+        let (whole_atoms, within) = layout.split_whole_atoms(offset);
+        if whole_atoms != Poly::default() {
+            // A swizzle permutes bytes within an atom only: the whole atoms
+            // are added after it, and offsets that differ by whole atoms
+            // (stages, row groups) share one swizzled register.
+            let inner = match within.as_const() {
+                Some(logical) => {
+                    let physical = layout.physical(logical as u64);
+                    let t = self.value_reg();
+                    let _ = writeln!(out, "\tadd.s64 {t}, {}, {physical};", shared_reg(buffer));
+                    t
+                }
+                None => self.laid_out_address(buffer, &within, out),
+            };
+            let whole = self.value(&whole_atoms, out);
+            self.counters.addresses += 1;
+            let reg = format!("%ad{}", self.counters.addresses - 1);
+            let _ = writeln!(out, "\tadd.s64 {reg}, {inner}, {whole};");
+            self.remember(key, &reg);
+            return reg;
+        }
         let logical = self.value_in_reg(offset, out);
         let physical = self.value_reg();
         match layout {

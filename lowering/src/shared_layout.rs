@@ -36,6 +36,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::sym::Poly;
+
 /// How a shared buffer's logical bytes are placed (module doc).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 pub enum SharedLayout {
@@ -140,6 +142,29 @@ impl SharedLayout {
             }
             SharedLayout::Swizzle { span } => offset ^ (offset >> 3 & swizzle_mask(span)),
         }
+    }
+}
+
+impl SharedLayout {
+    /// `offset` as whole swizzle atoms plus the rest, `(whole, rest)`: the
+    /// terms whose coefficients are multiples of the atom (`8 * span`
+    /// bytes), and the constant rounded down to one. They change only the
+    /// bits above the atom, which the swizzle leaves alone, so
+    /// `physical(offset) = physical(rest) + whole`, in wrapping 64-bit
+    /// arithmetic too: the emitter swizzles the rest only, and offsets
+    /// that differ by whole atoms (stages, row groups) share it. Every
+    /// offset of another layout is all rest.
+    pub fn split_whole_atoms(self, offset: &Poly) -> (Poly, Poly) {
+        let SharedLayout::Swizzle { span } = self else {
+            return (Poly::default(), offset.clone());
+        };
+        let atom = 8 * i128::from(span);
+        let constant = offset.constant_term();
+        let whole = offset
+            .filter_terms(|atoms, coef| !atoms.is_empty() && coef % atom == 0)
+            .add_const(constant - constant.rem_euclid(atom));
+        let rest = offset.sub(&whole);
+        (whole, rest)
     }
 }
 
@@ -255,6 +280,44 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// Whole atoms split off an offset add after the swizzle: for offsets
+    /// `c0 + c1 x + c2 x y` over many coefficients (multiples of the atom
+    /// and not, negative too) and values, the physical offset of the whole
+    /// is the rest's plus the whole atoms, in wrapping 64-bit arithmetic as
+    /// the emitter computes it.
+    #[test]
+    fn whole_atoms_add_after_the_swizzle() {
+        use crate::sym::AtomId;
+        let (x, y): (AtomId, AtomId) = (0, 1);
+        let coefficients = [0i128, 16, 128, 1024, 2048, 3072, -1024, 4096 + 32, 16384, 7, -16];
+        for span in [32u32, 64, 128] {
+            let layout = SharedLayout::Swizzle { span };
+            let atom = 8 * i128::from(span);
+            for &c0 in &[0i128, 32, 1024 + 48, 3 * 1024 + 1, -2048, -17] {
+                for &c1 in &coefficients {
+                    for &c2 in &coefficients {
+                        let offset = Poly::constant(c0)
+                            .add(&Poly::atom(x).scale(c1))
+                            .add(&Poly::atom(x).mul(&Poly::atom(y)).scale(c2));
+                        let (whole, rest) = layout.split_whole_atoms(&offset);
+                        assert_eq!(whole.add(&rest), offset);
+                        assert!(whole.divisible_by(atom) || whole == Poly::default());
+                        assert!((0..atom).contains(&rest.constant_term()));
+                        for (vx, vy) in [(0i128, 0i128), (1, 2), (5, 3), (37, 11)] {
+                            let at = |a: AtomId| if a == x { vx } else { vy };
+                            let wrap = |p: &Poly| p.value_at(at).unwrap() as u64;
+                            let physical = layout.physical(wrap(&offset));
+                            let split = layout.physical(wrap(&rest)).wrapping_add(wrap(&whole));
+                            assert_eq!(physical, split, "{span} {c0} {c1} {c2} at {vx}, {vy}");
+                        }
+                    }
+                }
+            }
+        }
+        let (whole, rest) = SharedLayout::Linear.split_whole_atoms(&Poly::constant(4096));
+        assert_eq!((whole, rest), (Poly::default(), Poly::constant(4096)));
     }
 
     /// Core matrices: 8 rows of 16 bytes contiguous, columns 128 bytes
