@@ -20,10 +20,15 @@
 #   cargo build --release --examples
 #   for e in narrow_pairs widen_pairs pack_fp8 engine ptx_only_launch convert \
 #            quantize_e4m3 row_sumsq histogram embedding softmax layer_norm rms_norm \
-#            quantize_per_token transpose scale_rows_async bench launch_overhead; do
+#            quantize_per_token transpose scale_rows_async bench launch_overhead gemm_sm80 gemm_sm90; do
 #     cp target/release/examples/$e gpu-bin/
 #   done
-#   cp scripts/bench_torch.py scripts/bincount.py scripts/embedding_torch.py scripts/*_ref.py gpu-bin/
+#   cp scripts/bench_torch.py scripts/bincount.py scripts/embedding_torch.py scripts/*_ref.py \
+#      scripts/gemm_sm90_torch.py gpu-bin/
+#
+# The binaries are about 130 MB; stripped and packed (`strip gpu-bin/*;
+# tar cJf gpu-exp/bin.tar.xz -C gpu-bin .`, about 7 MB) they fit the GPU
+# machine's carry limit, unpacked there with `tar xJf`.
 #
 # Usage: scripts/gpu-check.sh [tests|examples|sanitize|bench]... (all by default)
 set -u
