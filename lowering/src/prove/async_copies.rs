@@ -91,7 +91,7 @@ mod thread_sets;
 mod wgmma;
 
 use mbarriers::{Attachment, Ring, join_rings};
-use separated::{Separated, SeparationSource};
+use separated::{PartsInterner, Separated, SeparationSource};
 use thread_sets::{
     Meeters, ThreadSet, acquired_by, acquired_no_more, join_acquired, join_acquired_arms,
 };
@@ -823,6 +823,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         diags: Vec::new(),
         reported: Vec::new(),
         separations: WordMap::default(),
+        parts_interner: Rc::default(),
         footprints: WordMap::default(),
         loop_list: Rc::from([]),
         apart_at: WordMap::default(),
@@ -954,6 +955,8 @@ struct Walk<'c, 't> {
     /// body, which the walk does not change) separates threads: the loops
     /// walk a body many times.
     separations: WordMap<usize, Rc<SeparationSource<'c>>>,
+    /// The distinct separation parts of those sources.
+    parts_interner: Rc<PartsInterner>,
     /// [`footprint`] of each memory operand's view, by the view's address
     /// (as [`Walk::separations`]): every walk of a loop body meets the
     /// same views, and one shared footprint per view lets the versions of
@@ -2089,7 +2092,7 @@ impl<'c> Walk<'c, '_> {
         let threads: &'c Threads<'_> = self.context.threads;
         let facts = threads.under(&apply.facts);
         let separations = Threads::separations(view, Rc::clone(&facts));
-        let found = SeparationSource::new(move || {
+        let found = SeparationSource::new(&self.parts_interner, move || {
             (separations.all(threads), threads.pinned_digits(&facts))
         });
         self.separations.insert(key, Rc::clone(&found));

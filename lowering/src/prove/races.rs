@@ -309,7 +309,7 @@ const MAX_PERIODS: usize = 64;
 
 /// How one access separates threads along one axis: each thread's indices
 /// lie in `[sign * c * v + offset, sign * c * v + offset + c)`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub(crate) struct Separation {
     pub digits: BTreeSet<Digit>,
     /// The injective rank of `digits` (uniform weights).
