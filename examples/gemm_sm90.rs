@@ -1802,7 +1802,8 @@ fn main() -> Result<(), Error> {
     let dev = Device::new(0)?;
     // `GEMM_SM90_PROFILE=name` launches only that bf16-output kernel, 3
     // times at 4096^3 (or `GEMM_SM90_PROFILE_SIZE`^3, K from
-    // `GEMM_SM90_PROFILE_K`) with no checks (for ncu or nsys).
+    // `GEMM_SM90_PROFILE_K`) with no checks (for ncu or nsys), and prints
+    // the mean time of the launches.
     if let Ok(name) = std::env::var("GEMM_SM90_PROFILE") {
         let Some(kernel) = [
             WS_BF16,
@@ -1826,10 +1827,23 @@ fn main() -> Result<(), Error> {
         let a = dev.upload(&gemm::inputs(s * k, 1), [s, k])?;
         let b = dev.upload(&gemm::inputs(s * k, 2), [s, k])?;
         let mut c = dev.zeros::<bf16>([s, s])?;
-        for _ in 0..3 {
+        // `GEMM_SM90_PROFILE_REPS`: launches other than 3 (a sustained
+        // run, to watch clocks and power).
+        let reps = std::env::var("GEMM_SM90_PROFILE_REPS")
+            .ok()
+            .and_then(|r| r.parse().ok())
+            .unwrap_or(3);
+        let start = std::time::Instant::now();
+        for _ in 0..reps {
             (kernel.1)(&dev, &a, &b, &mut c)?;
         }
         dev.synchronize()?;
+        let seconds = start.elapsed().as_secs_f64() / reps as f64;
+        println!(
+            "{name} {s} x {s} x {k}: {reps} launches, {:.3} ms, {:.1} TFLOP/s",
+            seconds * 1e3,
+            2.0 * (s * s * k) as f64 / seconds / 1e12
+        );
         return Ok(());
     }
     // `GEMM_SM90_SWEEP_K=k,..` times the persistent bf16 and fp8 kernels
