@@ -105,7 +105,10 @@ fn permuted_kernels_assemble_without_spills() {
             "fragment_from_swizzled_rows",
             fragment_from_swizzled_rows::PTX,
         ),
-        ("b_pairs_from_swizzled_rows", b_pairs_from_swizzled_rows::PTX),
+        (
+            "b_pairs_from_swizzled_rows",
+            b_pairs_from_swizzled_rows::PTX,
+        ),
     ]);
 }
 

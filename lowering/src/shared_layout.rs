@@ -291,7 +291,19 @@ mod tests {
     fn whole_atoms_add_after_the_swizzle() {
         use crate::sym::AtomId;
         let (x, y): (AtomId, AtomId) = (0, 1);
-        let coefficients = [0i128, 16, 128, 1024, 2048, 3072, -1024, 4096 + 32, 16384, 7, -16];
+        let coefficients = [
+            0i128,
+            16,
+            128,
+            1024,
+            2048,
+            3072,
+            -1024,
+            4096 + 32,
+            16384,
+            7,
+            -16,
+        ];
         for span in [32u32, 64, 128] {
             let layout = SharedLayout::Swizzle { span };
             let atom = 8 * i128::from(span);

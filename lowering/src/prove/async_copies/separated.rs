@@ -132,7 +132,12 @@ impl<'c> Separated<'c> {
     pub(super) fn candidates(&self) -> Cow<'_, [Vec<Separation>]> {
         let found = self.source.found();
         let all = &found.parts.0;
-        if !found.newest.iter().flatten().any(|&n| stale(n, self.stale_from)) {
+        if !found
+            .newest
+            .iter()
+            .flatten()
+            .any(|&n| stale(n, self.stale_from))
+        {
             return Cow::Borrowed(all);
         }
         Cow::Owned(
