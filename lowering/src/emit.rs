@@ -850,8 +850,9 @@ impl Emitter<'_> {
             );
         }
         let (whole_atoms, within) = layout.split_whole_atoms(offset);
-        if whole_atoms.is_const() {
-            // The whole atoms' constant goes into the instruction.
+        if whole_atoms.is_const() && whole_atoms.constant_term() >= 0 {
+            // The whole atoms' constant goes into the instruction (a
+            // negative one is added to the register instead).
             let register = self.laid_out_address(buffer, &within, out);
             return match whole_atoms.constant_term() {
                 0 => format!("[{register}]"),
