@@ -97,6 +97,28 @@ fn b_pairs_from_swizzled_rows(x: Tensor<bf16, 128, 64>, y: Tensor<u32, 2, 32, 4>
     }
 }
 
+/// Lane `l` loads its 16-byte chunk `l % 8` of row `max(l, 1) - 1` of the
+/// swizzled stage: an offset whose constant (-128 bytes) is below the
+/// atom, so the emitter splits off a negative whole atom.
+#[tile_kernel(grid = 1, block = 32, arch = "sm_80")]
+fn rows_one_back(x: Tensor<bf16, 128, 64>, y: Tensor<u32, 32, 4>) {
+    let stage = alloc_shared::<bf16>([128, 64], layout = "swizzle_128");
+    fill_stage(x, stage);
+    let v = alloc_local::<u32>([1, 4]);
+    let row = max(lane_id(), 1) - 1;
+    let c = 8 * (lane_id() % 8);
+    apply(
+        ptx["ld.shared.v4.b32"],
+        v,
+        stage.slice(s![row, c..c + 8]).view::<u32>().unsqueeze(0),
+    );
+    apply(
+        ptx["st.global.v4.b32"],
+        y.slice(s![lane_id(), ..]).unsqueeze(0),
+        v,
+    );
+}
+
 #[test]
 fn permuted_kernels_assemble_without_spills() {
     support::assert_no_spills(&[
@@ -109,7 +131,20 @@ fn permuted_kernels_assemble_without_spills() {
             "b_pairs_from_swizzled_rows",
             b_pairs_from_swizzled_rows::PTX,
         ),
+        ("rows_one_back", rows_one_back::PTX),
     ]);
+}
+
+/// The negative whole atom of `rows_one_back`'s offset is added to a
+/// register: no address of the kernel has a negative displacement.
+#[test]
+fn negative_whole_atoms_are_not_displacements() {
+    assert!(!rows_one_back::PTX.contains("+-"), "{}", rows_one_back::PTX);
+    assert!(
+        rows_one_back::PTX.contains("-1024"),
+        "{}",
+        rows_one_back::PTX
+    );
 }
 
 mod twins {
@@ -119,7 +154,8 @@ mod twins {
     on_both_devices!(
         a_column_reads_as_a_row,
         fragments_walk_rows_of_a_chunk,
-        b_pairs_walk_three_lane_digits
+        b_pairs_walk_three_lane_digits,
+        rows_one_back_read_their_rows
     );
 
     fn a_column_reads_as_a_row(dev: &Device) -> tile_kernel::Result<()> {
@@ -181,6 +217,24 @@ mod twins {
                         "q {q}, lane {lane}, register {reg}"
                     );
                 }
+            }
+        }
+        Ok(())
+    }
+
+    fn rows_one_back_read_their_rows(dev: &Device) -> tile_kernel::Result<()> {
+        let host: Vec<bf16> = (0..128 * 64).map(|i| bf16::from_bits(i as u16)).collect();
+        let x = dev.upload(&host, [128, 64])?;
+        let mut y = dev.zeros::<u32>([32, 4])?;
+        rows_one_back(dev, &x, &mut y)?;
+        let got = y.download()?;
+        for lane in 0..32 {
+            let row = lane.max(1) - 1;
+            for word in 0..4 {
+                let col = 8 * (lane % 8) + 2 * word;
+                let want = u32::from(host[row * 64 + col].to_bits())
+                    | (u32::from(host[row * 64 + col + 1].to_bits()) << 16);
+                assert_eq!(got[lane * 4 + word], want, "lane {lane}, word {word}");
             }
         }
         Ok(())
