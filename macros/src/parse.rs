@@ -1213,11 +1213,7 @@ impl KernelParser<'_> {
                         ));
                     }
                     ("reshape", [Expr::Array(array)]) => {
-                        let dims = array
-                            .elems
-                            .iter()
-                            .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
-                            .collect::<Parsed<Vec<i64>>>()?;
+                        let dims = const_ints(array)?;
                         ViewKind::Reshape(dims)
                     }
                     ("reshape", _) => {
@@ -1229,11 +1225,7 @@ impl KernelParser<'_> {
                     }
                     ("unsqueeze", [axis]) => ViewKind::Unsqueeze(to_i64(const_eval(axis)?, axis)?),
                     ("permute", [Expr::Array(array)]) => {
-                        let order = array
-                            .elems
-                            .iter()
-                            .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
-                            .collect::<Parsed<Vec<i64>>>()?;
+                        let order = const_ints(array)?;
                         ViewKind::Permute(order)
                     }
                     ("permute", _) => {
@@ -1244,11 +1236,7 @@ impl KernelParser<'_> {
                         ));
                     }
                     ("broadcast", [Expr::Array(array)]) => {
-                        let dims = array
-                            .elems
-                            .iter()
-                            .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
-                            .collect::<Parsed<Vec<i64>>>()?;
+                        let dims = const_ints(array)?;
                         ViewKind::Broadcast(dims)
                     }
                     ("broadcast", _) => {
@@ -1894,6 +1882,16 @@ impl Unraw for syn::Ident {
         let text = self.to_string();
         text.strip_prefix("r#").map(str::to_string).unwrap_or(text)
     }
+}
+
+/// The elements of an array of constant integers (a view's shape or axis
+/// order), each evaluated and range-checked where it is written.
+fn const_ints(array: &syn::ExprArray) -> Parsed<Vec<i64>> {
+    array
+        .elems
+        .iter()
+        .map(|e| const_eval(e).and_then(|v| to_i64(v, e)))
+        .collect()
 }
 
 fn to_i64(value: i128, node: &impl ToTokens) -> Parsed<i64> {
