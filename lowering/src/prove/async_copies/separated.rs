@@ -141,15 +141,8 @@ impl<'c> Separated<'c> {
             return Cow::Borrowed(all);
         }
         Cow::Owned(
-            all.iter()
-                .zip(&found.newest)
-                .map(|(axis, newest)| {
-                    axis.iter()
-                        .zip(newest)
-                        .filter(|(_, n)| !stale(**n, self.stale_from))
-                        .map(|(s, _)| s.clone())
-                        .collect()
-                })
+            (0..all.len())
+                .map(|axis| self.kept(axis).cloned().collect())
                 .collect(),
         )
     }
