@@ -189,8 +189,7 @@ mod twins {
                 // the lane's row lane / 4, columns 2 (lane % 4) and + 1.
                 let row = 16 + 8 * (reg % 2) + lane / 4;
                 let col = 16 + 8 * (reg / 2) + 2 * (lane % 4);
-                let want = u32::from(host[row * 64 + col].to_bits())
-                    | (u32::from(host[row * 64 + col + 1].to_bits()) << 16);
+                let want = pair(&host, row, col);
                 assert_eq!(got[lane * 4 + reg], want, "lane {lane}, register {reg}");
             }
         }
@@ -209,8 +208,7 @@ mod twins {
                     // Register i is matrix i: rows 8 (i / 2) .., chunk i % 2.
                     let row = 8 + 64 * q + 8 * (reg / 2) + lane / 4;
                     let col = 16 + 8 * (reg % 2) + 2 * (lane % 4);
-                    let want = u32::from(host[row * 64 + col].to_bits())
-                        | (u32::from(host[row * 64 + col + 1].to_bits()) << 16);
+                    let want = pair(&host, row, col);
                     assert_eq!(
                         got[(q * 32 + lane) * 4 + reg],
                         want,
@@ -232,11 +230,17 @@ mod twins {
             let row = lane.max(1) - 1;
             for word in 0..4 {
                 let col = 8 * (lane % 8) + 2 * word;
-                let want = u32::from(host[row * 64 + col].to_bits())
-                    | (u32::from(host[row * 64 + col + 1].to_bits()) << 16);
+                let want = pair(&host, row, col);
                 assert_eq!(got[lane * 4 + word], want, "lane {lane}, word {word}");
             }
         }
         Ok(())
+    }
+
+    /// Elements `col` and `col + 1` of row `row` of the `[128, 64]` host
+    /// stage as one 32-bit register (the lower column in the low half).
+    fn pair(host: &[bf16], row: usize, col: usize) -> u32 {
+        u32::from(host[row * 64 + col].to_bits())
+            | (u32::from(host[row * 64 + col + 1].to_bits()) << 16)
     }
 }
