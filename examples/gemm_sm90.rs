@@ -505,6 +505,23 @@ macro_rules! ws_kernel {
 /// `rows` x `cols` is not stored (`cols` even: a launch requirement of the
 /// kernels). Shared by the warp-specialised, cluster and persistent
 /// kernels with bf16 output.
+/// A persistent kernel's consumer warp, at step `g`: once the `wgmma`s of
+/// step `g - 1` retired, the stage they read (`(g + 3) % 4`) goes back
+/// to the producer, one arrival per consumer warp (8 a phase), lane 0's
+/// after `bar.warp.sync` orders its lanes' reads.
+#[tile_kernel::function]
+fn release_stage(empty: Shared, g: usize) {
+    apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
+    let done = (g + 3) % 4;
+    apply(ptx["bar.warp.sync"], scope = "warp");
+    if lane_id() == 0 {
+        apply(
+            ptx["mbarrier.arrive.shared::cta.b64"],
+            empty.slice(s![done..done + 1]),
+        );
+    }
+}
+
 #[tile_kernel::function]
 fn store_bf16_pairs(
     acc: Tile<f32>,
@@ -905,14 +922,7 @@ macro_rules! persistent_kernel {
                         apply(ptx["mbarrier.try_wait.parity.shared::cta.b64"], full.slice(s![stage..stage + 1]), (g / 4) % 2);
                         multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
                     }
-                    apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
-                    // One arrival per consumer warp (8 a phase), lane 0's
-                    // after `bar.warp.sync` orders its lanes' reads.
-                    let done = (g + 3) % 4;
-                    apply(ptx["bar.warp.sync"], scope = "warp");
-                    if lane_id() == 0 {
-                        apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
-                    }
+                    release_stage(empty, g);
                 }
             },
             last = {
@@ -1291,14 +1301,7 @@ macro_rules! persistent_tma_kernel {
                     multiply(acc, sa.slice(s![stage, 64 * cw..64 * cw + 64, ..]), sb.slice(s![stage, .., ..]), 1);
                 }
                 if wg < 2 {
-                    apply(ptx["wgmma.wait_group.sync.aligned"], 1, scope = "warpgroup");
-                    // One arrival per consumer warp (8 a phase), lane 0's
-                    // after `bar.warp.sync` orders its lanes' reads.
-                    let done = (g + 3) % 4;
-                    apply(ptx["bar.warp.sync"], scope = "warp");
-                    if lane_id() == 0 {
-                        apply(ptx["mbarrier.arrive.shared::cta.b64"], empty.slice(s![done..done + 1]));
-                    }
+                    release_stage(empty, g);
                 }
             },
             last = {
