@@ -17,18 +17,18 @@
 //! pending on either path is pending); a `pred` on a wait makes it retire
 //! nothing, on a commit it may or may not count. A runtime loop is walked
 //! iteration by iteration: while a copy from before the loop is pending (at
-//! most [`EXACT_ITERATIONS`]) with the loop variable known
+//! most the [`Horizon`]'s exact iterations) with the loop variable known
 //! (`k = start + j * step`, so a prologue's stage `1` and the first
 //! iteration's `k % 3` are told apart), then until the state at the loop head stops changing; a
 //! loop that issues, commits and waits for nothing is walked once. At each
 //! back edge the pending copies and the accesses of the body are
 //! re-expressed in the next iteration's loop variable (`k % 3` of the
 //! previous iteration is `(k - 1) % 3`); what depends on the loop is
-//! forgotten after [`SHIFT_LIMIT`] back edges for a copy (at once for a
+//! forgotten after the [`Horizon`]'s back edges for a copy (at once for a
 //! retired one, whose own bytes the separation engine tells apart),
 //! [`TOUCH_SHIFT_LIMIT`] for an access, and at the loop's exit. The
 //! mbarrier ticket that released a copy or an access is re-expressed for
-//! [`SHIFT_LIMIT`] back edges, then kept as it is (overstated: tickets
+//! as many back edges, then kept as it is (overstated: tickets
 //! grow with the loop variable), so that the versions the iterations make
 //! become equal and the walk converges.
 //!
@@ -53,8 +53,8 @@
 //! bulk group (`.read` suffices), published to other threads by a CTA
 //! barrier after that wait, like a `cp.async` destination; and the global
 //! target, until a wait without `.read` retires it, against the thread's
-//! later async stores of the same bytes (TK0424; followed for
-//! [`SHIFT_LIMIT`] iterations of a loop, then dropped). Stores are usually
+//! later async stores of the same bytes (TK0424; followed for the
+//! [`Horizon`]'s iterations of a loop, then dropped). Stores are usually
 //! issued and waited for by one thread (`if t == 0`): a commit or wait that
 //! every issuing thread runs moves the copy on that arm's path, which the
 //! join after an `if` on the thread's index keeps ([`join_arms`]). The
@@ -113,9 +113,11 @@ pub fn loops_walked_to_the_limit() -> u64 {
     WALKED_TO_THE_LIMIT.with(std::cell::Cell::get)
 }
 
-/// Iterations of a runtime loop walked with the loop variable's value known.
+/// Iterations of a runtime loop walked with the loop variable's value
+/// known, at most: see [`Horizon`].
 const EXACT_ITERATIONS: u32 = 10;
-/// Back edges after which a copy's loop-dependent indices are forgotten.
+/// Back edges after which a copy's loop-dependent indices are forgotten,
+/// at most: see [`Horizon`].
 const SHIFT_LIMIT: u32 = 12;
 /// Back edges after which an access's loop-dependent indices are forgotten.
 const TOUCH_SHIFT_LIMIT: u32 = 2;
@@ -125,6 +127,69 @@ const ITERATION_LIMIT: u32 = 64;
 /// Commits counted exactly: a wait's `n` is at most 255, so more commits
 /// than this retire a copy whatever the wait.
 const COMMIT_CAP: u32 = 256;
+
+/// How far the walk follows a runtime loop's iterations with indices, set
+/// by the kernel's deepest ring of stages, `depth`: the most objects of
+/// one mbarrier buffer, or `n + 1` for the largest `wait_group n` (that
+/// many groups may be pending at once). A copy issued into a stage
+/// completes, and the accesses of a stage are released to its refill,
+/// within `depth` iterations in a ring that works; later its stage index
+/// names the current iteration's stage again, where a verdict no longer
+/// needs the versions told apart. Forgetting indices (or a ticket's
+/// re-expression) only widens a footprint, so a shorter horizon can
+/// reject a kernel (a ring deeper than the kernel's own counts show) but
+/// never accept a wrong one; what it saves is walks of the loop body (a
+/// persistent GEMM's loop, 17 walks at the fixed limits, 11 with a
+/// 4-stage ring).
+#[derive(Debug, Clone, Copy)]
+struct Horizon {
+    /// Iterations walked with the loop variable known while a copy from
+    /// before the loop is pending: `depth + 1` (a prologue fills at most
+    /// `depth` stages, each read by one of the first iterations), at most
+    /// [`EXACT_ITERATIONS`].
+    exact: u32,
+    /// Back edges a pending copy, an access an mbarrier phase released
+    /// and a release ticket are re-expressed across: `depth + 2`, at most
+    /// [`SHIFT_LIMIT`].
+    shifts: u32,
+}
+
+impl Horizon {
+    /// The horizon of a kernel body (module doc).
+    fn of(body: &[Node], mbarriers: &[Option<i128>]) -> Horizon {
+        let objects = mbarriers
+            .iter()
+            .flatten()
+            .map(|&n| u32::try_from(n).unwrap_or(u32::MAX));
+        let depth = objects.chain(waited_groups(body)).max().unwrap_or(1);
+        Horizon {
+            exact: depth.saturating_add(1).min(EXACT_ITERATIONS),
+            shifts: depth.saturating_add(2).min(SHIFT_LIMIT),
+        }
+    }
+}
+
+/// `n + 1` for each `wait_group n` of the body (`cp.async`, bulk and
+/// `wgmma` groups; a count that is not a literal counts as unbounded).
+fn waited_groups(body: &[Node]) -> Vec<u32> {
+    let mut counts = Vec::new();
+    for node in body {
+        match node {
+            Node::Apply(apply) if apply.form.form.mnemonic.ends_with(".wait_group") => {
+                counts.push(wait_count(apply).saturating_add(1));
+            }
+            Node::If {
+                then, otherwise, ..
+            } => {
+                counts.extend(waited_groups(then));
+                counts.extend(waited_groups(otherwise));
+            }
+            Node::Loop(looped) => counts.extend(waited_groups(&looped.body)),
+            _ => {}
+        }
+    }
+    counts
+}
 
 /// The bytes an access reaches, per axis of its buffer, then the flat byte
 /// offset: `[start, start + len)`, with `start` possibly differing between
@@ -817,6 +882,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
     wgmma::wgmma_tiles(body, &mut wgmma_tiles);
     let mut walk = Walk {
         context,
+        horizon: Horizon::of(body, context.mbarriers),
         atoms: context.threads.atoms.clone(),
         exact: Vec::new(),
         loops: Vec::new(),
@@ -943,6 +1009,8 @@ fn any_effect(body: &[Node], wanted: &impl Fn(Effect) -> bool) -> bool {
 
 struct Walk<'c, 't> {
     context: &'c Context<'c, 't>,
+    /// How far loops are followed with indices ([`Horizon`]).
+    horizon: Horizon,
     /// The kernel's atoms, and the remainders of shifted loop variables
     /// the walk adds.
     atoms: Atoms,
@@ -1269,7 +1337,7 @@ impl<'c> Walk<'c, '_> {
             // the loop (a prologue's stage 1) apart from the body's indices
             // (`j % 3` at `j = 0`): once none is left, the fixpoint.
             exact = exact
-                && j < EXACT_ITERATIONS
+                && j < self.horizon.exact
                 && head.copies.iter().any(|c| {
                     !c.loops.contains(&first) && matches!(c.status, Status::Pending { .. })
                 });
@@ -1422,7 +1490,7 @@ impl<'c> Walk<'c, '_> {
                 // a ring's depth of iterations later: followed as long as
                 // a copy.
                 let limit = if released.is_some() {
-                    SHIFT_LIMIT
+                    self.horizon.shifts
                 } else {
                     TOUCH_SHIFT_LIMIT
                 };
@@ -1475,13 +1543,13 @@ impl<'c> Walk<'c, '_> {
                 // accesses, where its thread's own bytes are told apart by
                 // the separation engine, not by its indices: forgetting
                 // them lets the copies of every iteration merge.
-                if copy.role == Role::StoreTarget && (copy.shifts > SHIFT_LIMIT || last) {
-                    // Followed for [`SHIFT_LIMIT`] iterations, then dropped
+                if copy.role == Role::StoreTarget && (copy.shifts > self.horizon.shifts || last) {
+                    // Followed for the horizon's iterations, then dropped
                     // (module doc: a thread's stores of the same bytes
                     // further apart are not reported).
                     continue;
                 }
-                if copy.shifts > SHIFT_LIMIT || last || copy.status == Status::Retired {
+                if copy.shifts > self.horizon.shifts || last || copy.status == Status::Retired {
                     copy = forget_copy(copy, first);
                 } else {
                     copy.footprint = self.shift_footprint(&copy.footprint, var, &previous, first);
@@ -1511,7 +1579,7 @@ impl<'c> Walk<'c, '_> {
 
     /// A release ticket (ring buffer, ticket) at the end of an iteration,
     /// in the next iteration's terms: loop variable `var` replaced by `var
-    /// - step`. After [`SHIFT_LIMIT`] back edges (`carried` counts them) it
+    /// - step`. After the [`Horizon`]'s back edges (`carried` counts them) it
     /// is kept as it is: the tickets of a ring only grow with the loop's
     /// variable, so the kept ticket only overstates the phase that released
     /// it (a later wait acquires it no sooner than it may), and the
@@ -1542,7 +1610,7 @@ impl<'c> Walk<'c, '_> {
                 (mentions, None)
             }
         };
-        if !mentions || *carried > SHIFT_LIMIT {
+        if !mentions || *carried > self.horizon.shifts {
             return Some((ring, ticket));
         }
         let shifted = match shifted {
