@@ -581,12 +581,23 @@ fn expansion_times() {
             .filter(|k| k.name == only)
             .collect();
         for kernel in &kernels {
-            for _ in 0..reps {
-                drop(crate::expand::tile_kernel(
-                    kernel.args.clone(),
-                    kernel.item.to_token_stream(),
-                ));
-            }
+            let mut times: Vec<Duration> = (0..reps)
+                .map(|_| {
+                    let start = Instant::now();
+                    drop(crate::expand::tile_kernel(
+                        kernel.args.clone(),
+                        kernel.item.to_token_stream(),
+                    ));
+                    start.elapsed()
+                })
+                .collect();
+            times.sort();
+            println!(
+                "  {:>8.2} ms  {}: {} (median of {reps})",
+                ms(times[times.len() / 2]),
+                kernel.file,
+                kernel.name
+            );
         }
         // Read by scripts/expansion-times.sh --instructions.
         println!(
