@@ -140,7 +140,10 @@ const COMMIT_CAP: u32 = 256;
 /// reject a kernel (a ring deeper than the kernel's own counts show) but
 /// never accept a wrong one; what it saves is walks of the loop body (a
 /// persistent GEMM's loop, 17 walks at the fixed limits, 11 with a
-/// 4-stage ring).
+/// 4-stage ring). A ring that advances less than a stage an iteration
+/// (a refill every other iteration) keeps its copies longer than its
+/// depth: past the horizon their indices are forgotten and an access to
+/// another stage is reported as if it met them.
 #[derive(Debug, Clone, Copy)]
 struct Horizon {
     /// Iterations walked with the loop variable known while a copy from
