@@ -554,9 +554,10 @@ fn benchmarked_kernels() -> Vec<Kernel> {
 #[ignore = "a benchmark: scripts/expansion-times.sh"]
 fn expansion_times() {
     use std::time::{Duration, Instant};
-    let median = |kernel: &Kernel| -> Duration {
+    // The median of `reps` expansions of `kernel` (at least one).
+    let median = |kernel: &Kernel, reps: usize| -> Duration {
         let tokens = kernel.item.to_token_stream();
-        let mut times: Vec<Duration> = (0..15)
+        let mut times: Vec<Duration> = (0..reps.max(1))
             .map(|_| {
                 let start = Instant::now();
                 let out = crate::expand::tile_kernel(kernel.args.clone(), tokens.clone());
@@ -581,20 +582,9 @@ fn expansion_times() {
             .filter(|k| k.name == only)
             .collect();
         for kernel in &kernels {
-            let mut times: Vec<Duration> = (0..reps)
-                .map(|_| {
-                    let start = Instant::now();
-                    drop(crate::expand::tile_kernel(
-                        kernel.args.clone(),
-                        kernel.item.to_token_stream(),
-                    ));
-                    start.elapsed()
-                })
-                .collect();
-            times.sort();
             println!(
                 "  {:>8.2} ms  {}: {} (median of {reps})",
-                ms(times[times.len() / 2]),
+                ms(median(kernel, reps)),
                 kernel.file,
                 kernel.name
             );
@@ -609,7 +599,7 @@ fn expansion_times() {
     println!("expansion time per kernel (median of 15):");
     let mut seed = Duration::ZERO;
     for kernel in &benchmarked_examples() {
-        let time = median(kernel);
+        let time = median(kernel, 15);
         if kernel.name == "narrow_pairs" {
             seed = seed.max(time);
         }
@@ -617,7 +607,7 @@ fn expansion_times() {
     }
     let mut all: Vec<(Duration, String)> = benchmarked_kernels()
         .iter()
-        .map(|k| (median(k), format!("{}: {}", k.file, k.name)))
+        .map(|k| (median(k, 15), format!("{}: {}", k.file, k.name)))
         .collect();
     all.sort();
     let total: Duration = all.iter().map(|(t, _)| *t).sum();
