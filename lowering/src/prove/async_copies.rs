@@ -164,7 +164,7 @@ impl Horizon {
             .iter()
             .flatten()
             .map(|&n| u32::try_from(n).unwrap_or(u32::MAX));
-        let depth = objects.chain(waited_groups(body)).max().unwrap_or(1);
+        let depth = objects.chain(deepest_wait_group(body)).max().unwrap_or(1);
         Horizon {
             exact: depth.saturating_add(1).min(EXACT_ITERATIONS),
             shifts: depth.saturating_add(2).min(SHIFT_LIMIT),
@@ -172,26 +172,22 @@ impl Horizon {
     }
 }
 
-/// `n + 1` for each `wait_group n` of the body (`cp.async`, bulk and
-/// `wgmma` groups; a count that is not a literal counts as unbounded).
-fn waited_groups(body: &[Node]) -> Vec<u32> {
-    let mut counts = Vec::new();
-    for node in body {
-        match node {
+/// The largest `n + 1` of the body's `wait_group n`s (`cp.async`, bulk
+/// and `wgmma` groups; a count that is not a literal counts as
+/// unbounded), if it has any.
+fn deepest_wait_group(body: &[Node]) -> Option<u32> {
+    body.iter()
+        .filter_map(|node| match node {
             Node::Apply(apply) if apply.form.form.mnemonic.ends_with(".wait_group") => {
-                counts.push(wait_count(apply).saturating_add(1));
+                Some(wait_count(apply).saturating_add(1))
             }
             Node::If {
                 then, otherwise, ..
-            } => {
-                counts.extend(waited_groups(then));
-                counts.extend(waited_groups(otherwise));
-            }
-            Node::Loop(looped) => counts.extend(waited_groups(&looped.body)),
-            _ => {}
-        }
-    }
-    counts
+            } => deepest_wait_group(then).max(deepest_wait_group(otherwise)),
+            Node::Loop(looped) => deepest_wait_group(&looped.body),
+            _ => None,
+        })
+        .max()
 }
 
 /// The bytes an access reaches, per axis of its buffer, then the flat byte
