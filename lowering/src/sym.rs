@@ -13,6 +13,7 @@
 
 use std::collections::BTreeMap;
 use std::fmt;
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -28,10 +29,12 @@ pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
 /// coefficient. Zero coefficients are never stored.
 ///
 /// The terms are kept sorted by monomial in one vector, each monomial's
-/// atoms a range of a second vector: cloning and dropping a polynomial is
-/// two allocations whatever its terms (what the checker and the prover do
-/// most, at opt-level 0 too). Equality, order and hashing are those of the
-/// monomial -> coefficient map (in monomial order), whatever the layout.
+/// atoms a range of a second vector, both behind one shared pointer:
+/// cloning and dropping a polynomial (what the checker and the prover do
+/// most, at opt-level 0 too) is a reference count, and building one is
+/// three allocations whatever its terms. Equality, order and hashing are
+/// those of the monomial -> coefficient map (in monomial order), whatever
+/// the layout.
 ///
 /// Serialized as its term map; deserializing restores the invariants (each
 /// monomial sorted, like monomials merged, zero coefficients dropped), so a
@@ -39,6 +42,17 @@ pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
 #[derive(Clone, Default, Deserialize)]
 #[serde(from = "PolyTerms")]
 pub struct Poly {
+    /// Shared between clones (a polynomial is cloned far more often than
+    /// changed: into facts, layouts, bindings and the proofs' states), and
+    /// copied by the clone that changes it ([`Arc::make_mut`]). An `Arc`:
+    /// a kernel's program, polynomials included, is shared between the
+    /// interpreter's threads.
+    body: Arc<PolyBody>,
+}
+
+/// A [`Poly`]'s terms.
+#[derive(Clone, Default)]
+struct PolyBody {
     /// Sorted by monomial, each monomial once.
     terms: Vec<Term>,
     /// The monomials' atoms (`Term::start`, `Term::len`); atoms of removed
@@ -91,12 +105,16 @@ impl PartialEq for Poly {
     /// Term by term over the two vectors (the checker compares fact sets,
     /// which are polynomials, at every cached proof).
     fn eq(&self, other: &Poly) -> bool {
-        if self.terms.len() != other.terms.len() {
+        let (mine, theirs) = (&*self.body, &*other.body);
+        if Arc::ptr_eq(&self.body, &other.body) {
+            return true;
+        }
+        if mine.terms.len() != theirs.terms.len() {
             return false;
         }
-        for i in 0..self.terms.len() {
-            let (a, b) = (&self.terms[i], &other.terms[i]);
-            if a.coef != b.coef || self.monomial(a) != other.monomial(b) {
+        for i in 0..mine.terms.len() {
+            let (a, b) = (&mine.terms[i], &theirs.terms[i]);
+            if a.coef != b.coef || mine.monomial(a) != theirs.monomial(b) {
                 return false;
             }
         }
@@ -120,10 +138,11 @@ impl Ord for Poly {
 
 impl std::hash::Hash for Poly {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        state.write_usize(self.terms.len());
-        for term in &self.terms {
+        let body = &*self.body;
+        state.write_usize(body.terms.len());
+        for term in &body.terms {
             state.write_usize(term.len as usize);
-            for &atom in self.monomial(term) {
+            for &atom in body.monomial(term) {
                 state.write_u32(atom);
             }
             state.write_i128(term.coef);
@@ -172,19 +191,14 @@ impl std::hash::Hasher for WordHasher {
     }
 }
 
-impl Poly {
-    pub fn constant(value: i128) -> Poly {
-        let mut p = Poly::default();
-        if value != 0 {
-            p.push_term(&[], value);
+/// The terms of a polynomial being built or changed.
+impl PolyBody {
+    /// An empty polynomial with room for `terms` terms and `atoms` atoms.
+    fn with_capacity(terms: usize, atoms: usize) -> PolyBody {
+        PolyBody {
+            terms: Vec::with_capacity(terms),
+            atoms: Vec::with_capacity(atoms),
         }
-        p
-    }
-
-    pub fn atom(atom: AtomId) -> Poly {
-        let mut p = Poly::default();
-        p.push_term(&[atom], 1);
-        p
     }
 
     /// The atoms of `term`'s monomial.
@@ -207,81 +221,6 @@ impl Poly {
             len: monomial.len() as u32,
             coef,
         }
-    }
-
-    /// An empty polynomial with room for `terms` terms and `atoms` atoms.
-    fn with_capacity(terms: usize, atoms: usize) -> Poly {
-        Poly {
-            terms: Vec::with_capacity(terms),
-            atoms: Vec::with_capacity(atoms),
-        }
-    }
-
-    /// The value, if the polynomial is a constant.
-    pub fn as_const(&self) -> Option<i128> {
-        match self.terms.as_slice() {
-            [] => Some(0),
-            [term] if term.len == 0 => Some(term.coef),
-            _ => None,
-        }
-    }
-
-    pub fn is_const(&self) -> bool {
-        self.as_const().is_some()
-    }
-
-    /// The constant term.
-    pub fn constant_term(&self) -> i128 {
-        match self.terms.first() {
-            Some(term) if term.len == 0 => term.coef,
-            _ => 0,
-        }
-    }
-
-    /// Whether `self - other` is a constant: the same terms, but for the
-    /// constant term.
-    fn differs_by_constant(&self, other: &Poly) -> bool {
-        let variable_terms = |p: &Poly| {
-            let constant = p.terms.first().is_some_and(|t| t.len == 0);
-            usize::from(constant)..p.terms.len()
-        };
-        let (mine, theirs) = (variable_terms(self), variable_terms(other));
-        mine.len() == theirs.len()
-            && mine.zip(theirs).all(|(i, j)| {
-                let (a, b) = (&self.terms[i], &other.terms[j]);
-                a.coef == b.coef && self.monomial(a) == other.monomial(b)
-            })
-    }
-
-    /// The polynomial without its constant term.
-    pub fn without_constant(&self) -> Poly {
-        let mut p = self.clone();
-        if p.terms.first().is_some_and(|t| t.len == 0) {
-            p.terms.remove(0);
-        }
-        p
-    }
-
-    /// `(monomial, coefficient)` pairs, constant first.
-    pub fn terms(&self) -> impl Iterator<Item = (&[AtomId], i128)> {
-        self.terms.iter().map(|t| (self.monomial(t), t.coef))
-    }
-
-    /// The number of terms.
-    fn len(&self) -> usize {
-        self.terms.len()
-    }
-
-    /// Every atom that occurs.
-    pub fn atoms(&self) -> Vec<AtomId> {
-        let mut out: Vec<AtomId> = self.terms().flat_map(|(m, _)| m).copied().collect();
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-
-    pub fn contains(&self, atom: AtomId) -> bool {
-        self.terms().any(|(m, _)| m.contains(&atom))
     }
 
     /// Adds `coef * monomial` (saturating; a sum of 0 removes the term).
@@ -314,48 +253,156 @@ impl Poly {
             }
         }
     }
+}
+
+impl From<PolyBody> for Poly {
+    fn from(body: PolyBody) -> Poly {
+        Poly {
+            body: Arc::new(body),
+        }
+    }
+}
+
+impl Poly {
+    pub fn constant(value: i128) -> Poly {
+        let mut body = PolyBody::default();
+        if value != 0 {
+            body.push_term(&[], value);
+        }
+        body.into()
+    }
+
+    pub fn atom(atom: AtomId) -> Poly {
+        let mut body = PolyBody::default();
+        body.push_term(&[atom], 1);
+        body.into()
+    }
+
+    /// The atoms of `term`'s monomial.
+    fn monomial(&self, term: &Term) -> &[AtomId] {
+        self.body.monomial(term)
+    }
+
+    /// The terms, for a change: this polynomial's own copy of them.
+    fn body_mut(&mut self) -> &mut PolyBody {
+        Arc::make_mut(&mut self.body)
+    }
+
+    /// The value, if the polynomial is a constant.
+    pub fn as_const(&self) -> Option<i128> {
+        match self.body.terms.as_slice() {
+            [] => Some(0),
+            [term] if term.len == 0 => Some(term.coef),
+            _ => None,
+        }
+    }
+
+    pub fn is_const(&self) -> bool {
+        self.as_const().is_some()
+    }
+
+    /// The constant term.
+    pub fn constant_term(&self) -> i128 {
+        match self.body.terms.first() {
+            Some(term) if term.len == 0 => term.coef,
+            _ => 0,
+        }
+    }
+
+    /// Whether `self - other` is a constant: the same terms, but for the
+    /// constant term.
+    fn differs_by_constant(&self, other: &Poly) -> bool {
+        let variable_terms = |p: &Poly| {
+            let constant = p.body.terms.first().is_some_and(|t| t.len == 0);
+            usize::from(constant)..p.body.terms.len()
+        };
+        let (mine, theirs) = (variable_terms(self), variable_terms(other));
+        mine.len() == theirs.len()
+            && mine.zip(theirs).all(|(i, j)| {
+                let (a, b) = (&self.body.terms[i], &other.body.terms[j]);
+                a.coef == b.coef && self.monomial(a) == other.monomial(b)
+            })
+    }
+
+    /// The polynomial without its constant term.
+    pub fn without_constant(&self) -> Poly {
+        let mut p = self.clone();
+        if p.body.terms.first().is_some_and(|t| t.len == 0) {
+            p.body_mut().terms.remove(0);
+        }
+        p
+    }
+
+    /// `(monomial, coefficient)` pairs, constant first.
+    pub fn terms(&self) -> impl Iterator<Item = (&[AtomId], i128)> {
+        let body = &*self.body;
+        body.terms.iter().map(|t| (body.monomial(t), t.coef))
+    }
+
+    /// The number of terms.
+    fn len(&self) -> usize {
+        self.body.terms.len()
+    }
+
+    /// Every atom that occurs.
+    pub fn atoms(&self) -> Vec<AtomId> {
+        let mut out: Vec<AtomId> = self.terms().flat_map(|(m, _)| m).copied().collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    pub fn contains(&self, atom: AtomId) -> bool {
+        self.terms().any(|(m, _)| m.contains(&atom))
+    }
+
+    /// Adds `coef * monomial` (saturating; a sum of 0 removes the term).
+    fn add_term(&mut self, monomial: &[AtomId], coef: i128) {
+        self.body_mut().add_term(monomial, coef);
+    }
 
     /// `self + sign * other` (each of `other`'s coefficients times `sign`,
     /// saturating), by one merge of the sorted terms: what adding each of
     /// `other`'s terms in turn gives.
     fn merge(&self, other: &Poly, sign: i128) -> Poly {
-        let mut out = Poly::with_capacity(
-            self.terms.len() + other.terms.len(),
-            self.atoms.len() + other.atoms.len(),
+        let (mine, theirs) = (&*self.body, &*other.body);
+        let mut out = PolyBody::with_capacity(
+            mine.terms.len() + theirs.terms.len(),
+            mine.atoms.len() + theirs.atoms.len(),
         );
         let (mut i, mut j) = (0, 0);
-        while i < self.terms.len() || j < other.terms.len() {
-            let order = match (self.terms.get(i), other.terms.get(j)) {
+        while i < mine.terms.len() || j < theirs.terms.len() {
+            let order = match (mine.terms.get(i), theirs.terms.get(j)) {
                 (Some(a), Some(b)) => self.monomial(a).cmp(other.monomial(b)),
                 (Some(_), None) => std::cmp::Ordering::Less,
                 _ => std::cmp::Ordering::Greater,
             };
             match order {
                 std::cmp::Ordering::Less => {
-                    let a = &self.terms[i];
-                    out.push_term(self.monomial(a), a.coef);
+                    let a = &mine.terms[i];
+                    out.push_term(mine.monomial(a), a.coef);
                     i += 1;
                 }
                 std::cmp::Ordering::Greater => {
-                    let b = &other.terms[j];
+                    let b = &theirs.terms[j];
                     let coef = b.coef.saturating_mul(sign);
                     if coef != 0 {
-                        out.push_term(other.monomial(b), coef);
+                        out.push_term(theirs.monomial(b), coef);
                     }
                     j += 1;
                 }
                 std::cmp::Ordering::Equal => {
-                    let (a, b) = (&self.terms[i], &other.terms[j]);
+                    let (a, b) = (&mine.terms[i], &theirs.terms[j]);
                     let sum = a.coef.saturating_add(b.coef.saturating_mul(sign));
                     if sum != 0 {
-                        out.push_term(self.monomial(a), sum);
+                        out.push_term(mine.monomial(a), sum);
                     }
                     i += 1;
                     j += 1;
                 }
             }
         }
-        out
+        out.into()
     }
 
     pub fn add(&self, other: &Poly) -> Poly {
@@ -372,7 +419,7 @@ impl Poly {
             return Poly::default();
         }
         let mut out = self.clone();
-        for term in &mut out.terms {
+        for term in &mut out.body_mut().terms {
             term.coef = term.coef.saturating_mul(factor);
         }
         out
@@ -387,7 +434,7 @@ impl Poly {
             (None, Some(b)) => return self.scale(b),
             (None, None) => {}
         }
-        let mut out = Poly::default();
+        let mut out = PolyBody::default();
         let mut m: Vec<AtomId> = Vec::new();
         for (m1, c1) in self.terms() {
             for (m2, c2) in other.terms() {
@@ -398,7 +445,7 @@ impl Poly {
                 out.add_term(&m, c1.saturating_mul(c2));
             }
         }
-        out
+        out.into()
     }
 
     pub fn add_const(&self, value: i128) -> Poly {
@@ -477,25 +524,25 @@ impl Poly {
     /// The polynomial of the terms (constant included) that `keep` keeps:
     /// what adding each kept term to 0 in turn builds, without the merges.
     pub(crate) fn filter_terms(&self, mut keep: impl FnMut(&[AtomId], i128) -> bool) -> Poly {
-        let mut out = Poly::default();
+        let mut out = PolyBody::default();
         for (m, c) in self.terms() {
             if keep(m, c) {
                 out.push_term(m, c);
             }
         }
-        out
+        out.into()
     }
 
     /// Whether every coefficient (constant included) is a multiple of `d`.
     pub fn divisible_by(&self, d: i128) -> bool {
-        d != 0 && self.terms.iter().all(|t| t.coef % d == 0)
+        d != 0 && self.body.terms.iter().all(|t| t.coef % d == 0)
     }
 
     /// Exact division of every coefficient by `d` (callers check
     /// [`divisible_by`](Self::divisible_by) first).
     pub fn div_exact(&self, d: i128) -> Poly {
         let mut out = self.clone();
-        for term in &mut out.terms {
+        for term in &mut out.body_mut().terms {
             term.coef /= d;
         }
         out
@@ -503,7 +550,7 @@ impl Poly {
 
     /// The gcd of all coefficients (0 for the zero polynomial).
     pub fn content(&self) -> i128 {
-        self.terms.iter().fold(0, |g, t| gcd(g, t.coef.abs()))
+        self.body.terms.iter().fold(0, |g, t| gcd(g, t.coef.abs()))
     }
 
     /// Renders with atom names: `2048*cta_id(0) + 8*thread_id(0) + 8`.
