@@ -494,6 +494,18 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
 /// version of `copies` it is the same copy as (found by the copy's
 /// statement number), or added.
 fn join_copies<'c>(copies: &mut Vec<Copy<'c>>, more: Vec<Copy<'c>>, divergent: bool) {
+    // As in `join_touches`: the two paths mostly hold the copies from
+    // before they split, in the same order, and a copy held as it is on
+    // both needs no merge (the join holds it for both paths).
+    let common = copies
+        .iter()
+        .zip(&more)
+        .take_while(|(held, copy)| held == copy)
+        .count();
+    let mut more = more.into_iter().skip(common).peekable();
+    if more.peek().is_none() {
+        return;
+    }
     let mut by_key: WordMap<(usize, u32), Vec<usize>> =
         WordMap::with_capacity_and_hasher(copies.len(), Default::default());
     for (i, copy) in copies.iter().enumerate() {
