@@ -168,7 +168,14 @@ impl std::hash::Hasher for WordHasher {
     }
 
     fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
+        // A word at a time (names, opcodes), then the bytes left over.
+        let mut words = bytes.chunks_exact(8);
+        for word in &mut words {
+            let mut le = [0; 8];
+            le.copy_from_slice(word);
+            self.write_u64(u64::from_le_bytes(le));
+        }
+        for &b in words.remainder() {
             self.write_u64(u64::from(b));
         }
     }

@@ -73,7 +73,7 @@ use crate::ptx::form::{Access, OperandKind, ResolvedOperand, Usability};
 use crate::ptx::table::FORMS;
 use crate::ptx::{Modifiers, resolve};
 use crate::scope::{Scope, Uniformity};
-use crate::sym::{AtomId, Atoms, Fact, Poly};
+use crate::sym::{AtomId, Atoms, Fact, Poly, WordMap};
 use crate::target::Requirement;
 
 pub use crate::prove::budget::REGISTER_BUDGET;
@@ -200,11 +200,16 @@ struct SymbolState {
 /// `(tile, register)` -> version of a `bool` tile register's value.
 type PredVersions = HashMap<(usize, usize), u64>;
 
+/// The names one block binds. Only looked up (a name is found in the
+/// innermost block that binds it), never iterated in an order that shows,
+/// so the word hasher (SipHash was most of a lookup at opt-level 0).
+type Names = WordMap<String, Binding>;
+
 struct Checker<'k> {
     kernel: &'k ast::Kernel,
     diags: Diagnostics,
     params: Vec<ProgramParam>,
-    scopes: Vec<HashMap<String, Binding>>,
+    scopes: Vec<Names>,
     tiles: Vec<TileState>,
     symbols: Vec<SymbolState>,
     atoms: Atoms,
@@ -319,7 +324,7 @@ impl<'k> Checker<'k> {
             kernel,
             diags: Diagnostics::default(),
             params: Vec::new(),
-            scopes: vec![HashMap::new()],
+            scopes: vec![Names::default()],
             tiles: Vec::new(),
             symbols: Vec::new(),
             atoms: Atoms::default(),
@@ -366,13 +371,14 @@ impl<'k> Checker<'k> {
             return self.scopes.iter().rev().find_map(|scope| scope.get(name));
         };
         // Inside a kernel function: its own names, then the kernel's
-        // functions and `ewise` temporaries (which are the compiler's).
-        self.scopes[floor.min(self.scopes.len())..]
-            .iter()
+        // functions and `ewise` temporaries (which are the compiler's), in
+        // the scopes below its own.
+        let (outer, own) = self.scopes.split_at(floor.min(self.scopes.len()));
+        own.iter()
             .rev()
             .find_map(|scope| scope.get(name))
             .or_else(|| {
-                self.scopes
+                outer
                     .iter()
                     .rev()
                     .find_map(|scope| scope.get(name))
@@ -568,7 +574,7 @@ impl<'k> Checker<'k> {
         let outer = std::mem::take(&mut self.body);
         let fact_count = self.facts.len();
         self.facts.extend(facts);
-        self.scopes.push(HashMap::new());
+        self.scopes.push(Names::default());
         self.index_reads.push(HashMap::new());
         f(self);
         if let Some(arrive) = self.cluster_arrive.take() {
@@ -763,7 +769,7 @@ impl<'k> Checker<'k> {
             None => Some(Poly::constant(1)),
         };
         let (Some(start), Some(end), Some(step)) = (start, end, step) else {
-            self.scopes.push(HashMap::new());
+            self.scopes.push(Names::default());
             self.bind(&for_loop.var, Binding::Failed);
             let first_atom = self.next_atom();
             let last_version = self.next_pred_version;
