@@ -880,6 +880,33 @@ pub(crate) struct Context<'a, 't> {
     pub loop_uniformity: &'a LoopUniformity,
 }
 
+/// Adds to `out` the global tensors (parameter numbers) of every async
+/// copy in `body`: its source or its destination.
+fn copied_globals(body: &[Node], out: &mut Vec<usize>) {
+    for node in body {
+        match node {
+            Node::Apply(apply) if apply.form.effect() == Effect::AsyncCopy => {
+                for operand in &apply.operands {
+                    if let Value::Memory { buffer, .. } = &operand.value
+                        && buffer.space == MemorySpace::Global
+                        && !out.contains(&buffer.index)
+                    {
+                        out.push(buffer.index);
+                    }
+                }
+            }
+            Node::If {
+                then, otherwise, ..
+            } => {
+                copied_globals(then, out);
+                copied_globals(otherwise, out);
+            }
+            Node::Loop(looped) => copied_globals(&looped.body, out),
+            _ => {}
+        }
+    }
+}
+
 /// The async-ownership obligation over the checked body (module doc).
 pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic> {
     if !has_copies(body)
@@ -891,6 +918,8 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
     }
     let mut wgmma_tiles = Vec::new();
     wgmma::wgmma_tiles(body, &mut wgmma_tiles);
+    let mut async_globals = Vec::new();
+    copied_globals(body, &mut async_globals);
     let mut walk = Walk {
         context,
         horizon: Horizon::of(body, context.mbarriers),
@@ -911,6 +940,8 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         saw_failed: false,
         proofs: ProofMemo::default(),
         wgmma_tiles,
+        async_globals,
+        inert_ifs: WordMap::default(),
         thread_sets: WordMap::default(),
         thread_sets_by_facts: WordMap::default(),
         apply_threads: WordMap::default(),
@@ -1071,6 +1102,12 @@ struct Walk<'c, 't> {
     proofs: ProofMemo,
     /// The tiles the kernel's `wgmma`s use ([`wgmma::wgmma_tiles`]).
     wgmma_tiles: Vec<usize>,
+    /// The global tensors (parameter numbers) the kernel's async copies
+    /// read or write ([`copied_globals`]).
+    async_globals: Vec<usize>,
+    /// [`Walk::inert`] of each `if`'s arms, by the `if`'s address in the
+    /// checked body (which the walk does not change).
+    inert_ifs: WordMap<usize, bool>,
     /// The threads each set of conditions on the thread admits
     /// ([`Walk::threads_of`]).
     thread_sets: WordMap<Vec<Fact>, Option<ThreadSet>>,
@@ -1202,6 +1239,14 @@ impl<'c> Walk<'c, '_> {
                     then,
                     otherwise,
                 } => self.block(if *holds { then } else { otherwise }, state),
+                // Arms that change nothing the walk follows: the state
+                // after the `if` is the one before it, whichever threads
+                // run which arm (walking them would join two copies of it).
+                Node::If {
+                    cond: Some(_),
+                    then,
+                    otherwise,
+                } if self.inert_if(node, then, otherwise) => state,
                 Node::If {
                     cond: Some(cond),
                     then,
@@ -1850,6 +1895,59 @@ impl<'c> Walk<'c, '_> {
             }),
         };
         Some(Poly::atom(id))
+    }
+
+    /// [`Walk::inert`] of both arms of the `if` `node`, asked once per
+    /// `if` (a loop's body is walked many times).
+    fn inert_if(&mut self, node: &Node, then: &[Node], otherwise: &[Node]) -> bool {
+        let key = node as *const Node as usize;
+        if let Some(&inert) = self.inert_ifs.get(&key) {
+            return inert;
+        }
+        let inert = self.inert(then) && self.inert(otherwise);
+        self.inert_ifs.insert(key, inert);
+        inert
+    }
+
+    /// Whether walking `body` reports nothing and leaves every state as
+    /// it was: each statement one that [`Walk::apply`] passes over (no
+    /// async copy, group, mbarrier, fence or `bar.warp.sync`; no shared
+    /// memory; no register of a `wgmma`; global memory only read, or
+    /// written where no async copy reads or writes that tensor), or an
+    /// `if` of such statements. A statement that failed its own checks,
+    /// a barrier or a loop is not.
+    fn inert(&self, body: &[Node]) -> bool {
+        body.iter().all(|node| match node {
+            Node::Define(_) | Node::CondRead(_) => true,
+            Node::Apply(apply) => apply.own_proofs_hold && self.inert_apply(apply),
+            Node::If {
+                then, otherwise, ..
+            } => self.inert(then) && self.inert(otherwise),
+            Node::Havoc(_) | Node::CtaBarrier { .. } | Node::Loop(_) => false,
+        })
+    }
+
+    /// One `apply` of [`Walk::inert`].
+    fn inert_apply(&self, apply: &Apply) -> bool {
+        let passed_over = match apply.form.effect() {
+            Effect::WarpgroupMma
+            | Effect::AsyncCopy
+            | Effect::AsyncGroup
+            | Effect::Mbarrier
+            | Effect::Fence => false,
+            Effect::Collective => apply.form.form.mnemonic != "bar.warp.sync",
+            _ => true,
+        };
+        passed_over
+            && !wgmma::lanes(apply).any(|lane| self.wgmma_tiles.contains(&lane.tile))
+            && apply.operands.iter().all(|operand| match &operand.value {
+                Value::Memory { buffer, .. } => {
+                    buffer.space == MemorySpace::Global
+                        && (operand.slot.access != Access::Write
+                            || !self.async_globals.contains(&buffer.index))
+                }
+                _ => true,
+            })
     }
 
     fn apply(&mut self, apply: &Apply, mut state: State<'c>) -> State<'c> {

@@ -118,7 +118,7 @@ fn overlaps(a: &Lane, b: &Lane) -> bool {
 }
 
 /// Every register byte `apply` reads or writes.
-fn lanes(apply: &Apply) -> impl Iterator<Item = &Lane> {
+pub(super) fn lanes(apply: &Apply) -> impl Iterator<Item = &Lane> {
     apply
         .coordinates
         .iter()
