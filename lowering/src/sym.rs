@@ -31,8 +31,8 @@ pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
 /// The terms are kept sorted by monomial in one vector, each monomial's
 /// atoms a range of a second vector, both behind one shared pointer:
 /// cloning and dropping a polynomial (what the checker and the prover do
-/// most, at opt-level 0 too) is a reference count, and building one is
-/// three allocations whatever its terms. Equality, order and hashing are
+/// most, at opt-level 0 too) is a reference count, and building one is at
+/// most three allocations whatever its terms. Equality, order and hashing are
 /// those of the monomial -> coefficient map (in monomial order), whatever
 /// the layout.
 ///
@@ -105,10 +105,10 @@ impl PartialEq for Poly {
     /// Term by term over the two vectors (the checker compares fact sets,
     /// which are polynomials, at every cached proof).
     fn eq(&self, other: &Poly) -> bool {
-        let (mine, theirs) = (&*self.body, &*other.body);
         if Arc::ptr_eq(&self.body, &other.body) {
             return true;
         }
+        let (mine, theirs) = (&*self.body, &*other.body);
         if mine.terms.len() != theirs.terms.len() {
             return false;
         }
@@ -380,7 +380,7 @@ impl Poly {
         let (mut i, mut j) = (0, 0);
         while i < mine.terms.len() || j < theirs.terms.len() {
             let order = match (mine.terms.get(i), theirs.terms.get(j)) {
-                (Some(a), Some(b)) => self.monomial(a).cmp(other.monomial(b)),
+                (Some(a), Some(b)) => mine.monomial(a).cmp(theirs.monomial(b)),
                 (Some(_), None) => std::cmp::Ordering::Less,
                 _ => std::cmp::Ordering::Greater,
             };

@@ -490,20 +490,27 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
     a
 }
 
+/// What a join must merge of `more` (one path's copies or touches) into
+/// `held` (the other's): the two paths mostly hold the items from before
+/// they split, unchanged and in the same order, and an item held as it is
+/// on both needs no merge (the join holds it for both paths). `more` past
+/// that common prefix.
+fn past_common_prefix<T: PartialEq>(held: &[T], mut more: Vec<T>) -> Vec<T> {
+    let common = held
+        .iter()
+        .zip(&more)
+        .take_while(|(held, item)| held == item)
+        .count();
+    more.drain(..common);
+    more
+}
+
 /// The copies of [`join_arms`]: each of `more` merged into the first
 /// version of `copies` it is the same copy as (found by the copy's
 /// statement number), or added.
 fn join_copies<'c>(copies: &mut Vec<Copy<'c>>, more: Vec<Copy<'c>>, divergent: bool) {
-    // As in `join_touches`: the two paths mostly hold the copies from
-    // before they split, in the same order, and a copy held as it is on
-    // both needs no merge (the join holds it for both paths).
-    let common = copies
-        .iter()
-        .zip(&more)
-        .take_while(|(held, copy)| held == copy)
-        .count();
-    let mut more = more.into_iter().skip(common).peekable();
-    if more.peek().is_none() {
+    let more = past_common_prefix(copies, more);
+    if more.is_empty() {
         return;
     }
     let mut by_key: WordMap<(usize, u32), Vec<usize>> =
@@ -582,16 +589,8 @@ fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
 /// access's span (a large kernel's walk holds hundreds of touches, and
 /// joins them at every `if` and back edge).
 fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
-    // The two paths mostly hold the same touches from before they split,
-    // in the same order: a version already held as it is needs no merge
-    // (the join holds it for both paths).
-    let common = touches
-        .iter()
-        .zip(&more)
-        .take_while(|(held, touch)| held == touch)
-        .count();
-    let mut rest = more.into_iter().skip(common).peekable();
-    if rest.peek().is_none() {
+    let rest = past_common_prefix(touches, more);
+    if rest.is_empty() {
         return;
     }
     let mut by_key: WordMap<(SpanId, u32), Vec<usize>> =
