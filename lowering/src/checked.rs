@@ -261,6 +261,20 @@ impl Loop {
     }
 }
 
+/// Whether some statement of `body` may write a register byte (what
+/// [`Loop::writes`] collects, without collecting it).
+pub(crate) fn writes_registers(body: &[Node]) -> bool {
+    body.iter().any(|node| match node {
+        Node::Apply(apply) => apply.coordinates.iter().any(|c| !c.writes.is_empty()),
+        Node::Havoc(lanes) => !lanes.is_empty(),
+        Node::If {
+            then, otherwise, ..
+        } => writes_registers(then) || writes_registers(otherwise),
+        Node::Loop(inner) => !inner.writes.is_empty(),
+        Node::Define(_) | Node::CondRead(_) | Node::CtaBarrier { .. } => false,
+    })
+}
+
 fn collect_writes(body: &[Node], out: &mut BTreeSet<(usize, usize)>) {
     fn add(lane: &Lane, out: &mut BTreeSet<(usize, usize)>) {
         for byte in lane.byte_offset..lane.byte_offset + lane.bytes {

@@ -44,7 +44,7 @@
 
 use std::rc::Rc;
 
-use crate::checked::{Apply, CondRead, Loop, Node, Reader};
+use crate::checked::{Apply, CondRead, Loop, Node, Reader, writes_registers};
 use crate::diag::{Code, Diagnostic};
 use crate::layout::storage_index;
 use crate::program::{CmpOp, Cond, Lane, Tile};
@@ -280,6 +280,14 @@ impl Walk<'_> {
             Some(Cond::Const(true)) => return self.block(then),
             Some(Cond::Const(false)) => return self.block(otherwise),
             _ => {}
+        }
+        if !writes_registers(then) && !writes_registers(otherwise) {
+            // Each arm leaves the state as it was, and the join of a state
+            // with itself is that state: no copy to join (an epilogue's
+            // guarded stores).
+            self.arm(cond, true, then);
+            self.arm(cond, false, otherwise);
+            return;
         }
         let before = self.state.clone();
         self.arm(cond, true, then);
@@ -856,6 +864,24 @@ mod tests {
         let d = Rc::new(Cond::Param(1));
         let joined = join_arms(&Defined::Under(d.clone()), &Defined::Yes, Some(&c));
         assert_eq!(joined, Defined::Under(d));
+    }
+
+    /// What [`Walk::branch`] relies on when neither arm writes a register:
+    /// an arm that left a byte as it was joins with the other into that
+    /// byte, whatever the condition.
+    #[test]
+    fn a_state_joined_with_itself_is_that_state() {
+        let c = Cond::Param(0);
+        let states = [
+            Defined::Yes,
+            Defined::No,
+            Defined::Under(Rc::new(Cond::Param(1))),
+        ];
+        for state in &states {
+            for cond in [None, Some(&c)] {
+                assert_eq!(&join_arms(state, state, cond), state);
+            }
+        }
     }
 
     #[test]
