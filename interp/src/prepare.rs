@@ -932,12 +932,12 @@ impl Builder<'_> {
             .push((statement.number, statement.opcode.clone()));
         let mut steps = Vec::with_capacity(statement.instructions.len());
         for instruction in &statement.instructions {
-            let (variant, shared) = self.variant(&statement.variant, &instruction.opcode)?;
+            let (variant, shared) = self.variant(&statement.variant, &statement.opcode)?;
             let slots = variant.operands();
             if slots.len() != instruction.operands.len() {
                 return Err(format!(
                     "`{}` has {} operands, its form {}",
-                    instruction.opcode,
+                    statement.opcode,
                     instruction.operands.len(),
                     slots.len()
                 ));
@@ -1017,7 +1017,7 @@ impl Builder<'_> {
                                 if found.mbarrier != slot.mbarrier {
                                     return Err(format!(
                                         "`{}` addresses shared buffer `{}`, {}",
-                                        instruction.opcode,
+                                        statement.opcode,
                                         found.name,
                                         if found.mbarrier {
                                             "which holds mbarrier objects"
@@ -1032,7 +1032,7 @@ impl Builder<'_> {
                         if slot.mbarrier && matches!(region, Region::Tensor(_)) {
                             return Err(format!(
                                 "`{}` addresses a tensor, not an mbarrier object",
-                                instruction.opcode
+                                statement.opcode
                             ));
                         }
                         if !buffer.space.addressed_by(variant.operand_space(slot.name)) {
@@ -1042,7 +1042,7 @@ impl Builder<'_> {
                             };
                             return Err(format!(
                                 "`{}` does not address {} memory, but its operand is {} `{name}`",
-                                instruction.opcode,
+                                statement.opcode,
                                 buffer.space.ptx_token(),
                                 buffer.space.noun()
                             ));
@@ -1068,13 +1068,13 @@ impl Builder<'_> {
                                 let Region::Shared(index) = region else {
                                     return Err(format!(
                                         "`{}` addresses another CTA's copy of a tensor",
-                                        instruction.opcode
+                                        statement.opcode
                                     ));
                                 };
                                 if !plain || !cluster_space {
                                     return Err(format!(
                                         "`{}` addresses another CTA's copy of shared buffer `{}`, which only the `.shared::cluster` forms of `ld`, `st`, `atom`, `red` and `mbarrier.arrive` may",
-                                        instruction.opcode, self.program.shared[index].name
+                                        statement.opcode, self.program.shared[index].name
                                     ));
                                 }
                                 Some(Linear::new(rank, self.program.atoms.len())?)
@@ -1144,7 +1144,7 @@ impl Builder<'_> {
                 if slot.access != Access::Read || slot.kind == OperandKind::Address {
                     return Err(format!(
                         "`{}`: operand `{}` cannot be read",
-                        instruction.opcode, slot.name
+                        statement.opcode, slot.name
                     ));
                 }
                 let lanes: Vec<Source> = match value {
@@ -1199,7 +1199,7 @@ impl Builder<'_> {
             let action = match shared {
                 PreparedSemantics::Compute(compute) => {
                     lanes_fit(
-                        &instruction.opcode,
+                        &statement.opcode,
                         &sources,
                         &destinations,
                         (compute.inputs(), compute.outputs()),
@@ -1238,7 +1238,7 @@ impl Builder<'_> {
                 }
                 PreparedSemantics::Collective(collective) => {
                     lanes_fit(
-                        &instruction.opcode,
+                        &statement.opcode,
                         &sources,
                         &destinations,
                         (collective.inputs(), collective.outputs()),
@@ -1257,7 +1257,7 @@ impl Builder<'_> {
                     if destinations.len() != matrices {
                         return Err(format!(
                             "`{}` writes {matrices} registers, not {}",
-                            instruction.opcode,
+                            statement.opcode,
                             destinations.len()
                         ));
                     }
@@ -1275,7 +1275,7 @@ impl Builder<'_> {
                     if sources.len() != matrices {
                         return Err(format!(
                             "`{}` reads {matrices} registers, not {}",
-                            instruction.opcode,
+                            statement.opcode,
                             sources.len()
                         ));
                     }
@@ -1292,7 +1292,7 @@ impl Builder<'_> {
                         usize::from(barrier.numbered) + usize::from(barrier.count) + reduces,
                         reduces,
                     );
-                    lanes_fit(&instruction.opcode, &sources, &destinations, lanes)?;
+                    lanes_fit(&statement.opcode, &sources, &destinations, lanes)?;
                     Action::Barrier {
                         barrier,
                         sources,
@@ -1302,13 +1302,10 @@ impl Builder<'_> {
                 PreparedSemantics::Prefetch => Action::Nothing,
                 PreparedSemantics::AsyncCopy => {
                     let (Some(dst), Some(src)) = copy_ends else {
-                        return Err(format!(
-                            "`{}` without its two addresses",
-                            instruction.opcode
-                        ));
+                        return Err(format!("`{}` without its two addresses", statement.opcode));
                     };
                     let bytes = immediate_of(&operand_sources, "cp-size")
-                        .ok_or_else(|| format!("`{}` without a copy size", instruction.opcode))?;
+                        .ok_or_else(|| format!("`{}` without a copy size", statement.opcode))?;
                     let src_bytes = operand_sources
                         .iter()
                         .find(|(name, _)| *name == "src-size")
@@ -1325,12 +1322,12 @@ impl Builder<'_> {
                     else {
                         return Err(format!(
                             "`{}` without its two addresses and its mbarrier",
-                            instruction.opcode
+                            statement.opcode
                         ));
                     };
                     let size = match operand_sources.iter().find(|(name, _)| *name == "size") {
                         Some((_, lanes)) if lanes.len() == 1 => lanes[0].clone(),
-                        _ => return Err(format!("`{}` without its size", instruction.opcode)),
+                        _ => return Err(format!("`{}` without its size", statement.opcode)),
                     };
                     Action::BulkCopy {
                         dst,
@@ -1348,7 +1345,7 @@ impl Builder<'_> {
                     else {
                         return Err(format!(
                             "`{}` without its destination, tensor map and mbarrier",
-                            instruction.opcode
+                            statement.opcode
                         ));
                     };
                     let multicast = match operand_sources.iter().find(|(n, _)| *n == "ctaMask") {
@@ -1357,7 +1354,7 @@ impl Builder<'_> {
                         Some(_) => {
                             return Err(format!(
                                 "`{}`: a ctaMask of several lanes",
-                                instruction.opcode
+                                statement.opcode
                             ));
                         }
                     };
@@ -1374,10 +1371,7 @@ impl Builder<'_> {
                 }
                 PreparedSemantics::BulkStore(reduce) => {
                     let (Some(dst), Some(src)) = copy_ends else {
-                        return Err(format!(
-                            "`{}` without its two addresses",
-                            instruction.opcode
-                        ));
+                        return Err(format!("`{}` without its two addresses", statement.opcode));
                     };
                     if !matches!(
                         (dst.region, src.region),
@@ -1385,12 +1379,12 @@ impl Builder<'_> {
                     ) {
                         return Err(format!(
                             "`{}` does not copy a shared buffer to a tensor",
-                            instruction.opcode
+                            statement.opcode
                         ));
                     }
                     let size = match operand_sources.iter().find(|(name, _)| *name == "size") {
                         Some((_, lanes)) if lanes.len() == 1 => lanes[0].clone(),
-                        _ => return Err(format!("`{}` without its size", instruction.opcode)),
+                        _ => return Err(format!("`{}` without its size", statement.opcode)),
                     };
                     Action::BulkStore {
                         dst,
@@ -1405,13 +1399,13 @@ impl Builder<'_> {
                     else {
                         return Err(format!(
                             "`{}` without its tensor map and source",
-                            instruction.opcode
+                            statement.opcode
                         ));
                     };
                     if !matches!(src.region, Region::Shared(_)) {
                         return Err(format!(
                             "`{}` does not copy a shared buffer",
-                            instruction.opcode
+                            statement.opcode
                         ));
                     }
                     Action::TensorStore {
@@ -1425,9 +1419,8 @@ impl Builder<'_> {
                 }
                 PreparedSemantics::BulkCommit => Action::BulkCommit,
                 PreparedSemantics::BulkWait { read } => Action::BulkWait {
-                    pending: immediate_of(&operand_sources, "n").ok_or_else(|| {
-                        format!("`{}` without its group count", instruction.opcode)
-                    })?,
+                    pending: immediate_of(&operand_sources, "n")
+                        .ok_or_else(|| format!("`{}` without its group count", statement.opcode))?,
                     read,
                 },
                 PreparedSemantics::Fence => Action::Nothing,
@@ -1438,7 +1431,7 @@ impl Builder<'_> {
                         _ => {
                             return Err(format!(
                                 "`{}` without its shared matrices",
-                                instruction.opcode
+                                statement.opcode
                             ));
                         }
                     };
@@ -1457,7 +1450,7 @@ impl Builder<'_> {
                     {
                         return Err(format!(
                             "`{}` with the wrong register counts",
-                            instruction.opcode
+                            statement.opcode
                         ));
                     }
                     Action::WarpgroupMma {
@@ -1476,12 +1469,12 @@ impl Builder<'_> {
                 PreparedSemantics::AsyncWait { all: true } => Action::AsyncWait { pending: None },
                 PreparedSemantics::AsyncWait { all: false } => Action::AsyncWait {
                     pending: Some(immediate_of(&operand_sources, "n").ok_or_else(|| {
-                        format!("`{}` without its group count", instruction.opcode)
+                        format!("`{}` without its group count", statement.opcode)
                     })?),
                 },
                 PreparedSemantics::Mbarrier(op) => {
                     let address = address.ok_or("an mbarrier operation without an address")?;
-                    let opcode = &instruction.opcode;
+                    let opcode = &statement.opcode;
                     let lane = |name: &str| match operand_sources.iter().find(|(n, _)| *n == name) {
                         Some((_, lanes)) if lanes.len() == 1 => Ok(lanes[0].clone()),
                         _ => Err(format!("`{opcode}` without its `{name}`")),
@@ -1532,12 +1525,12 @@ impl Builder<'_> {
                     let values = values_but_policy(&operand_sources);
                     let elements = values.first().map_or(0, |lanes| lanes.len());
                     if elements == 0 || values.iter().any(|lanes| lanes.len() != elements) {
-                        return Err(format!("`{}`: uneven atomic operands", instruction.opcode));
+                        return Err(format!("`{}`: uneven atomic operands", statement.opcode));
                     }
                     if returns_old && destinations.len() != elements {
                         return Err(format!(
                             "`{}`: destination lanes differ from elements",
-                            instruction.opcode
+                            statement.opcode
                         ));
                     }
                     let operands = (0..elements)
@@ -1557,7 +1550,7 @@ impl Builder<'_> {
             };
             steps.push(Step {
                 statement: index,
-                guard: self.test(&instruction.guard)?,
+                guard: self.test(&statement.guard)?,
                 action,
             });
         }

@@ -261,9 +261,7 @@ fn remote(mut program: Program, opcode: &str, cta: &Poly) -> Program {
 fn guard(mut program: Program, opcode: &str, guard: &Cond) -> Program {
     edit_statements(&mut program.body, opcode, &mut |node| {
         let Node::Statement(s) = node else { return };
-        for i in &mut s.instructions {
-            i.guard = guard.clone();
-        }
+        s.guard = guard.clone();
     });
     program
 }
@@ -769,7 +767,6 @@ fn masks() -> Program {
         s.opcode = "activemask.b32".into();
         s.variant = variant.clone();
         for i in &mut s.instructions {
-            i.opcode = "activemask.b32".into();
             i.operands.truncate(1);
         }
     });
@@ -887,9 +884,7 @@ fn another_ctas_buffer_is_reached_only_between_cluster_barriers() {
         halves += 1;
         // The closing arrive and wait (statements 6 and 7) run nowhere.
         if halves > 2 {
-            for i in &mut s.instructions {
-                i.guard = Cond::Const(false);
-            }
+            s.guard = Cond::Const(false);
         }
     });
     let fault = run_rows(program, 4, 2).expect_err("after the last barrier");

@@ -282,9 +282,7 @@ fn a_store_of_a_value_computed_from_an_undefined_input_is_a_fault() {
             if let Node::Statement(s) = node
                 && s.opcode.starts_with("st.")
             {
-                for i in &mut s.instructions {
-                    i.guard = tile_kernel_lowering::program::Cond::Const(true);
-                }
+                s.guard = tile_kernel_lowering::program::Cond::Const(true);
             }
         }
     }
@@ -446,7 +444,6 @@ fn activemask_program() -> Program {
                     s.opcode = "activemask.b32".into();
                     s.variant = variant("activemask", "activemask.b32");
                     for i in &mut s.instructions {
-                        i.opcode = "activemask.b32".into();
                         i.operands.truncate(1);
                     }
                 }
@@ -551,7 +548,6 @@ fn exchange_program(barrier: bool) -> Program {
                 s.opcode = "bar.sync".into();
                 s.variant = variant("bar.sync", "bar.sync");
                 for i in &mut s.instructions {
-                    i.opcode = "bar.sync".into();
                     i.operands = vec![OperandValue::Immediate { value: 0 }];
                 }
                 true

@@ -20,7 +20,7 @@ use crate::checked::Implicit;
 use crate::dtype::DType;
 use crate::program::{
     CmpOp, Cond, Instruction, Lane, MemorySpace, Node, OperandValue, ParamKind, Program,
-    SharedBuffer, SharedPlacement,
+    SharedBuffer, SharedPlacement, Statement,
 };
 use crate::ptx::form::registers_text;
 use crate::shared_layout::{SharedLayout, swizzle_mask};
@@ -579,7 +579,7 @@ impl Emitter<'_> {
                 Node::Statement(statement) => {
                     let _ = writeln!(out, "\t// {}", statement.opcode);
                     for instruction in &statement.instructions {
-                        self.instruction(instruction, out);
+                        self.instruction(statement, instruction, out);
                     }
                     self.flush_all(out);
                 }
@@ -1419,14 +1419,15 @@ impl Emitter<'_> {
         format!("%w{}", self.counters.staging - 1)
     }
 
-    /// Emits one instruction plus the `mov` pack/unpack that realise
-    /// sub-register and multi-register views of its operands.
-    fn instruction(&mut self, instruction: &Instruction, out: &mut String) {
-        if instruction.guard == Cond::Const(false) {
+    /// Emits one instruction of `statement`, plus the `mov` pack/unpack
+    /// that realise sub-register and multi-register views of its operands.
+    fn instruction(&mut self, statement: &Statement, instruction: &Instruction, out: &mut String) {
+        let opcode = &statement.opcode;
+        if statement.guard == Cond::Const(false) {
             let _ = writeln!(out, "\t// skipped: pred = false");
             return;
         }
-        let guard = self.guard_prefix(&instruction.guard, out);
+        let guard = self.guard_prefix(&statement.guard, out);
         let mut before: Vec<String> = Vec::new();
         let mut after: Vec<String> = Vec::new();
         // Sources are bound before destinations: a read must see the
@@ -1568,16 +1569,16 @@ impl Emitter<'_> {
             // A guarded wait skips the whole loop.
             let label = self.label();
             if !guard.is_empty() {
-                let taken = self.cond(&instruction.guard, out);
+                let taken = self.cond(&statement.guard, out);
                 let _ = writeln!(out, "\t@!{taken} bra $L{label}_waited;");
             }
             let _ = writeln!(out, "$L{label}_retry:");
-            let _ = writeln!(out, "\t{} {};", instruction.opcode, operands);
+            let _ = writeln!(out, "\t{opcode} {operands};");
             let _ = writeln!(out, "\t@!{done} bra $L{label}_retry;");
             let _ = writeln!(out, "$L{label}_waited:");
             return;
         }
-        let _ = writeln!(out, "\t{guard}{} {};", instruction.opcode, operands);
+        let _ = writeln!(out, "\t{guard}{opcode} {operands};");
         for line in after {
             let _ = writeln!(out, "\t{guard}{line}");
         }

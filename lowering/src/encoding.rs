@@ -27,7 +27,7 @@ pub const MAGIC: [u8; 4] = *b"TKIR";
 
 /// Bumped whenever the IR types change shape: a program encoded with
 /// another version does not decode.
-pub const FORMAT_VERSION: u8 = 10;
+pub const FORMAT_VERSION: u8 = 11;
 
 /// The magic, the version and the table's fingerprint.
 fn header() -> Vec<u8> {

@@ -96,8 +96,6 @@ fn statement(apply: &Apply, maps: &mut Maps) -> Statement {
         .indices()
         .zip(&apply.coordinates)
         .map(|(index, coordinate)| Instruction {
-            opcode: apply.opcode.clone(),
-            guard: apply.guard.clone(),
             operands: apply
                 .operands
                 .iter()
@@ -207,6 +205,7 @@ fn statement(apply: &Apply, maps: &mut Maps) -> Statement {
         opcode: apply.opcode.clone(),
         variant: apply.form.id(),
         number: apply.number,
+        guard: apply.guard.clone(),
         instructions,
     }
 }

@@ -634,7 +634,8 @@ pub enum CmpOp {
 /// The instructions of one `apply`, in row-major repeat order.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Statement {
-    /// The canonical opcode, for the PTX comment and reports.
+    /// The canonical opcode: each instruction's, the PTX comment's and
+    /// the reports'.
     pub opcode: String,
     /// The table variant the opcode resolved to, by position: what the
     /// interpreter runs, without parsing `opcode` again.
@@ -642,14 +643,16 @@ pub struct Statement {
     /// The `apply`'s position among the kernel's `apply`s as written,
     /// counted from 1 (unrolled copies share it), for runtime reports.
     pub number: usize,
+    /// Every instruction is executed where this holds (`Const(true)`:
+    /// always).
+    pub guard: Cond,
     pub instructions: Vec<Instruction>,
 }
 
+/// One instruction of a [`Statement`]: its opcode and its guard are the
+/// statement's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Instruction {
-    pub opcode: String,
-    /// Executed where this holds (`Const(true)`: always).
-    pub guard: Cond,
     pub operands: Vec<OperandValue>,
 }
 

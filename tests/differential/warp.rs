@@ -473,12 +473,9 @@ fn patch(
         if s.number != first {
             return false;
         }
-        let guard = s.instructions[0].guard.clone();
         s.opcode = opcode.clone();
         s.variant = m.id();
         s.instructions = vec![Instruction {
-            opcode: opcode.clone(),
-            guard,
             operands: operands.clone(),
         }];
         true
