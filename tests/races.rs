@@ -19,6 +19,10 @@
 //!   0..4 (`y + G t` is `y` modulo `G`), and the same with the tile read
 //!   from a runtime loop's ticket (`min(s / 16, 3)`), as the persistent
 //!   GEMM of `examples/gemm_sm90.rs` does;
+//! - (h) a rank only the access's own condition makes one: the low 16
+//!   lanes of each of two warps store `y[32 c + 16 w + l]`, which two
+//!   threads of different warps would meet at with all 32 lanes (the
+//!   launch's facts alone do not separate them; `lane_id() < 16` does);
 //! - `.cta`-scoped atomics on counters each CTA has to itself, of two sizes
 //!   on disjoint bytes (what TK0408 and TK0409 still accept).
 //!
@@ -275,6 +279,20 @@ fn add_one_persistent_ticket_loop(x: Tensor<f32, M, N>, y: Tensor<f32, M, N>, ro
     }
 }
 
+/// (h) `y = x` by the low half of each of a CTA's two warps: lane `l < 16`
+/// of warp `w` in CTA `c` copies element `32 c + 16 w + l`. The weight 16
+/// of the warp is above the lane's largest value only under the
+/// condition.
+#[tile_kernel(grid = ceil_div(N, 32), block = 64)]
+fn low_half_warps_copy(x: Tensor<f32, N>, y: Tensor<f32, N>) {
+    let i = cta_id(0) * 32 + warp_id() * 16 + lane_id();
+    let v = alloc_local::<f32>([1]);
+    if lane_id() < 16 && i < N {
+        apply(ptx["ld.global.f32"], v, x.slice(s![i..i + 1]));
+        apply(ptx["st.global.f32"], y.slice(s![i..i + 1]), v);
+    }
+}
+
 /// `.cta` atomics where each CTA has counters of its own: `sums[c, 0]` is
 /// the (wrapping) sum of CTA `c`'s `x`, added by its threads with
 /// `red.cta.global.add.u32`, and `sums[c, 2..4]` (a u64) counts them with
@@ -330,7 +348,7 @@ mod devices {
 
     use super::{
         XorShift, add_one_persistent_ticket_loop, add_one_persistent_tiles,
-        add_one_unrolled_grid_stride, cta_sums_with_cta_scoped_atomics,
+        add_one_unrolled_grid_stride, cta_sums_with_cta_scoped_atomics, low_half_warps_copy,
         mirror_lanes_through_reshaped_shared, mirror_lanes_through_viewed_shared, reverse_global,
         shift_by_three, tile_by_remainder, transpose_tiled, xor_rows_of_two_warps,
     };
@@ -346,7 +364,22 @@ mod devices {
         warp_rows_ranked_by_thread_id_1_stay_per_warp,
         cta_scoped_atomics_sum_each_ctas_own_counters,
         persistent_tiles_add_one_to_each_element_once,
+        low_half_warps_copy_each_element_once,
     );
+
+    fn low_half_warps_copy_each_element_once(dev: &Device) -> Result<()> {
+        let mut rng = XorShift(0x10f4_a1f5);
+        for n in [1usize, 15, 16, 17, 32, 33, 100, 1000] {
+            let host: Vec<f32> = (0..n).map(|_| rng.float()).collect();
+            let x = dev.upload(&host, [n])?;
+            let mut y = dev.zeros::<f32>([n])?;
+            low_half_warps_copy(dev, &x, &mut y)?;
+            let got: Vec<u32> = y.download()?.iter().map(|v| v.to_bits()).collect();
+            let want: Vec<u32> = host.iter().map(|h| h.to_bits()).collect();
+            assert_eq!(got, want, "N = {n}");
+        }
+        Ok(())
+    }
 
     fn persistent_tiles_add_one_to_each_element_once(dev: &Device) -> Result<()> {
         let mut rng = XorShift(0x9e75_1575);
@@ -563,6 +596,7 @@ fn race_pattern_kernels_assemble_without_spills() {
             "cta_sums_with_cta_scoped_atomics",
             cta_sums_with_cta_scoped_atomics::PTX,
         ),
+        ("low_half_warps_copy", low_half_warps_copy::PTX),
     ] {
         let report = resource_usage(ptx, "sm_90");
         assert!(

@@ -2267,7 +2267,7 @@ impl<'c> Walk<'c, '_> {
         }
         let threads: &'c Threads<'_> = self.context.threads;
         let facts = threads.under(&apply.facts);
-        let separations = Threads::separations(view, Rc::clone(&facts));
+        let separations = Threads::separations(view, Rc::clone(&facts), None);
         let found = SeparationSource::new(&self.parts_interner, move || {
             (separations.all(threads), threads.pinned_digits(&facts))
         });

@@ -38,7 +38,6 @@ pub(crate) struct SharedAccess<'t> {
     pub epoch: usize,
     /// See `AccessRecord::separations`.
     pub separations: Rc<LazySeparations<'t>>,
-    pub pinned: Vec<(Digit, i128)>,
     /// See `AccessRecord::footprints`.
     pub footprints: Vec<Option<(Poly, i128)>>,
     /// See `AccessRecord::data_index`.
@@ -50,7 +49,6 @@ impl<'t> SharedAccess<'t> {
     fn parts(&self) -> LazyParts<'_, 't> {
         LazyParts {
             separations: &self.separations,
-            pinned: &self.pinned,
         }
     }
 }
@@ -183,7 +181,7 @@ pub(crate) fn prove(
                         span: r.span,
                         atomic: r.atomic?,
                         separations,
-                        pinned: &r.pinned,
+                        pinned: r.separations.pinned(threads),
                         footprints: &r.footprints,
                     })
                 })
@@ -199,7 +197,7 @@ pub(crate) fn prove(
             continue;
         }
         let all: Vec<_> = records.iter().map(|r| r.parts()).collect();
-        let missing = threads.unseparated_by(&all, &live);
+        let missing = threads.unseparated_lazily(&all, &live);
         if missing.is_empty() {
             continue;
         }

@@ -1795,6 +1795,7 @@ impl<'k> Checker<'k> {
                     params: &self.params,
                     shared_names: &shared_names,
                     cluster_rank: cluster_rank.as_ref(),
+                    kernel_facts: &self.facts,
                 },
             );
             let cluster_rings = crate::prove::cluster_rings::prove(
