@@ -39,6 +39,12 @@ pub fn emit(program: &Program) -> String {
         counters: Counters::default(),
         scopes: vec![WordMap::default()],
         generic: BTreeSet::new(),
+        register_prefixes: program
+            .tiles
+            .iter()
+            .enumerate()
+            .map(|(index, tile)| format!("%t{index}_{}_", ptx_name(&tile.name)))
+            .collect(),
     };
     let mut body = String::new();
     // Each role's loop its own (`crate::roles`): the PTX only.
@@ -481,6 +487,9 @@ struct Emitter<'p> {
     scopes: Vec<WordMap<Key, String>>,
     /// Tensor parameters some instruction addresses generically.
     generic: BTreeSet<usize>,
+    /// Per tile, its registers' names but for the register's number
+    /// (`%t3_acc_`): made once, not per operand (a `wgmma` names 128).
+    register_prefixes: Vec<String>,
 }
 
 /// How many registers of each index-value kind were handed out.
@@ -536,10 +545,9 @@ impl Emitter<'_> {
     }
 
     fn tile_register(&self, tile: usize, register: usize) -> String {
-        format!(
-            "%t{tile}_{}_{register}",
-            ptx_name(&self.program.tiles[tile].name)
-        )
+        let mut name = self.register_prefixes[tile].clone();
+        let _ = write!(name, "{register}");
+        name
     }
 
     /// The `@p ` prefix of a guarded instruction; predicates that need
