@@ -2441,6 +2441,33 @@ mod tests {
         }
     }
 
+    /// The launches the property tests below draw from: a `[32, 4, 2]`
+    /// block in a `[8, 1, 2]` grid and a `[64, 2, 1]` block in a `[3, 5,
+    /// 1]` grid.
+    fn sample_launches() -> [Launch; 2] {
+        let launch = |grid: [u64; 3], block| Launch {
+            grid: grid.map(crate::program::LaunchFormula::constant),
+            block,
+            max_registers: None,
+            cluster: [1, 1, 1],
+        };
+        [launch([8, 1, 2], [32, 4, 2]), launch([3, 5, 1], [64, 2, 1])]
+    }
+
+    /// Digits of every kind, for those tests' random candidates and pins.
+    const SAMPLE_DIGITS: [Digit; 10] = [
+        Digit::Thread(0),
+        Digit::Thread(1),
+        Digit::Thread(2),
+        Digit::Cta(0),
+        Digit::Cta(1),
+        Digit::Cta(2),
+        Digit::Lane,
+        Digit::Warp,
+        Digit::LaneField { shift: 2, bits: 3 },
+        Digit::LaneField { shift: 0, bits: 2 },
+    ];
+
     /// Reading axes on demand and stopping once the covered digits tell
     /// the threads apart answers as reading every axis does: 5000 random
     /// sets of accesses (1 to 4 accesses, 1 to 4 axes, random candidates
@@ -2448,43 +2475,10 @@ mod tests {
     /// the digits of global and of shared memory.
     #[test]
     fn lazy_axes_answer_as_every_axis() {
-        use crate::program::LaunchFormula;
         let atoms = Atoms::default();
         let loop_classes = HashMap::new();
-        let launches = [
-            Launch {
-                grid: [
-                    LaunchFormula::constant(8),
-                    LaunchFormula::constant(1),
-                    LaunchFormula::constant(2),
-                ],
-                block: [32, 4, 2],
-                max_registers: None,
-                cluster: [1, 1, 1],
-            },
-            Launch {
-                grid: [
-                    LaunchFormula::constant(3),
-                    LaunchFormula::constant(5),
-                    LaunchFormula::constant(1),
-                ],
-                block: [64, 2, 1],
-                max_registers: None,
-                cluster: [1, 1, 1],
-            },
-        ];
-        let digits = [
-            Digit::Thread(0),
-            Digit::Thread(1),
-            Digit::Thread(2),
-            Digit::Cta(0),
-            Digit::Cta(1),
-            Digit::Cta(2),
-            Digit::Lane,
-            Digit::Warp,
-            Digit::LaneField { shift: 2, bits: 3 },
-            Digit::LaneField { shift: 0, bits: 2 },
-        ];
+        let launches = sample_launches();
+        let digits = SAMPLE_DIGITS;
         let mut rng = tile_kernel_testkit::Rng::new(0x6a09_e667_f3bc_c908);
         let (mut stopped, mut races) = (0, 0);
         for case in 0..5000 {
@@ -2564,27 +2558,10 @@ mod tests {
     /// sets of covered, pinned and live digits over two launches.
     #[test]
     fn pins_never_unseparate_covered_digits() {
-        use crate::program::LaunchFormula;
         let atoms = Atoms::default();
         let loop_classes = HashMap::new();
-        let launch = |grid: [u64; 3], block| Launch {
-            grid: grid.map(LaunchFormula::constant),
-            block,
-            max_registers: None,
-            cluster: [1, 1, 1],
-        };
-        let launches = [launch([8, 1, 2], [32, 4, 2]), launch([3, 5, 1], [64, 2, 1])];
-        let digits = [
-            Digit::Thread(0),
-            Digit::Thread(1),
-            Digit::Thread(2),
-            Digit::Cta(0),
-            Digit::Cta(1),
-            Digit::Lane,
-            Digit::Warp,
-            Digit::LaneField { shift: 2, bits: 3 },
-            Digit::LaneField { shift: 0, bits: 2 },
-        ];
+        let launches = sample_launches();
+        let digits = SAMPLE_DIGITS;
         let mut rng = tile_kernel_testkit::Rng::new(0xbb67_ae85_84ca_a73b);
         let mut separated = 0;
         for case in 0..5000 {
