@@ -28,26 +28,44 @@ pub const INDEX_LIMIT: i128 = (1i128 << 62) - 1;
 /// An integer polynomial: monomial (sorted atom list; empty = constant) ->
 /// coefficient. Zero coefficients are never stored.
 ///
-/// The terms are kept sorted by monomial in one vector, each monomial's
-/// atoms a range of a second vector, both behind one shared pointer:
-/// cloning and dropping a polynomial (what the checker and the prover do
-/// most, at opt-level 0 too) is a reference count, and building one is at
-/// most three allocations whatever its terms. Equality, order and hashing are
-/// those of the monomial -> coefficient map (in monomial order), whatever
-/// the layout.
+/// A constant (zero included) is stored inline: most polynomials the
+/// checker builds are constants (register tiles' shapes, strides and
+/// offsets, unrolled loops' indices), and arithmetic on them allocates
+/// nothing. Any other polynomial keeps its terms sorted by monomial in one
+/// vector, each monomial's atoms a range of a second vector, both behind
+/// one shared pointer: cloning and dropping it (what the checker and the
+/// prover do most, at opt-level 0 too) is a reference count, and building
+/// one is at most three allocations whatever its terms. Equality, order
+/// and hashing are those of the monomial -> coefficient map (in monomial
+/// order), whatever the layout.
 ///
 /// Serialized as its term map; deserializing restores the invariants (each
-/// monomial sorted, like monomials merged, zero coefficients dropped), so a
-/// decoded polynomial is equal to the one encoded.
-#[derive(Clone, Default, Deserialize)]
+/// monomial sorted, like monomials merged, zero coefficients dropped, a
+/// constant inline), so a decoded polynomial is equal to the one encoded.
+#[derive(Clone, Deserialize)]
 #[serde(from = "PolyTerms")]
 pub struct Poly {
+    repr: Repr,
+}
+
+/// How a [`Poly`] is stored. Canonical: a polynomial equal to a constant
+/// is always [`Repr::Const`], so [`Repr::Terms`] has a term with atoms.
+#[derive(Clone)]
+enum Repr {
+    /// A constant, 0 included.
+    Const(i128),
     /// Shared between clones (a polynomial is cloned far more often than
     /// changed: into facts, layouts, bindings and the proofs' states), and
     /// copied by the clone that changes it ([`Arc::make_mut`]). An `Arc`:
     /// a kernel's program, polynomials included, is shared between the
     /// interpreter's threads.
-    body: Arc<PolyBody>,
+    Terms(Arc<PolyBody>),
+}
+
+impl Default for Poly {
+    fn default() -> Poly {
+        Poly::constant(0)
+    }
 }
 
 /// A [`Poly`]'s terms.
@@ -76,12 +94,12 @@ struct PolyTerms {
 
 impl From<PolyTerms> for Poly {
     fn from(raw: PolyTerms) -> Poly {
-        let mut poly = Poly::default();
+        let mut body = PolyBody::default();
         for (mut monomial, coef) in raw.terms {
             monomial.sort_unstable();
-            poly.add_term(&monomial, coef);
+            body.add_term(&monomial, coef);
         }
-        poly
+        body.into()
     }
 }
 
@@ -105,10 +123,17 @@ impl PartialEq for Poly {
     /// Term by term over the two vectors (the checker compares fact sets,
     /// which are polynomials, at every cached proof).
     fn eq(&self, other: &Poly) -> bool {
-        if Arc::ptr_eq(&self.body, &other.body) {
-            return true;
-        }
-        let (mine, theirs) = (&*self.body, &*other.body);
+        // Canonical forms: a constant never equals a polynomial with atoms.
+        let (mine, theirs) = match (&self.repr, &other.repr) {
+            (Repr::Const(a), Repr::Const(b)) => return a == b,
+            (Repr::Terms(a), Repr::Terms(b)) => {
+                if Arc::ptr_eq(a, b) {
+                    return true;
+                }
+                (&**a, &**b)
+            }
+            _ => return false,
+        };
         if mine.terms.len() != theirs.terms.len() {
             return false;
         }
@@ -138,7 +163,20 @@ impl Ord for Poly {
 
 impl std::hash::Hash for Poly {
     fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        let body = &*self.body;
+        // A constant hashes as the term list it stands for.
+        let body = match &self.repr {
+            Repr::Const(0) => {
+                state.write_usize(0);
+                return;
+            }
+            Repr::Const(value) => {
+                state.write_usize(1);
+                state.write_usize(0);
+                state.write_i128(*value);
+                return;
+            }
+            Repr::Terms(body) => &**body,
+        };
         state.write_usize(body.terms.len());
         for term in &body.terms {
             state.write_usize(term.len as usize);
@@ -263,20 +301,53 @@ impl PolyBody {
 }
 
 impl From<PolyBody> for Poly {
+    /// The canonical polynomial of `body`'s terms: inline if a constant.
     fn from(body: PolyBody) -> Poly {
-        Poly {
-            body: Arc::new(body),
-        }
+        let repr = match body.terms.as_slice() {
+            [] => Repr::Const(0),
+            [term] if term.len == 0 => Repr::Const(term.coef),
+            _ => Repr::Terms(Arc::new(body)),
+        };
+        Poly { repr }
     }
 }
 
-impl Poly {
-    pub fn constant(value: i128) -> Poly {
-        let mut body = PolyBody::default();
-        if value != 0 {
-            body.push_term(&[], value);
+/// The terms of a [`Poly`] in monomial order: `(monomial, coefficient)`.
+pub struct Terms<'a> {
+    /// A constant polynomial's one term, not yet returned.
+    constant: Option<i128>,
+    terms: std::slice::Iter<'a, Term>,
+    atoms: &'a [AtomId],
+}
+
+impl<'a> Iterator for Terms<'a> {
+    type Item = (&'a [AtomId], i128);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(value) = self.constant.take() {
+            return Some((&[], value));
         }
-        body.into()
+        let term = self.terms.next()?;
+        Some((
+            &self.atoms[term.start as usize..(term.start + term.len) as usize],
+            term.coef,
+        ))
+    }
+
+    /// Exact: serializing a polynomial's term map needs its length.
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let len = usize::from(self.constant.is_some()) + self.terms.len();
+        (len, Some(len))
+    }
+}
+
+impl ExactSizeIterator for Terms<'_> {}
+
+impl Poly {
+    pub const fn constant(value: i128) -> Poly {
+        Poly {
+            repr: Repr::Const(value),
+        }
     }
 
     pub fn atom(atom: AtomId) -> Poly {
@@ -285,22 +356,46 @@ impl Poly {
         body.into()
     }
 
-    /// The atoms of `term`'s monomial.
-    fn monomial(&self, term: &Term) -> &[AtomId] {
-        self.body.monomial(term)
+    /// Applies `change` to this polynomial's own copy of its terms (a
+    /// constant's as one term), then restores the canonical form.
+    fn change(&mut self, change: impl FnOnce(&mut PolyBody)) {
+        match &mut self.repr {
+            Repr::Terms(shared) => {
+                let body = Arc::make_mut(shared);
+                change(body);
+                let constant = match body.terms.as_slice() {
+                    [] => Some(0),
+                    [term] if term.len == 0 => Some(term.coef),
+                    _ => None,
+                };
+                if let Some(value) = constant {
+                    self.repr = Repr::Const(value);
+                }
+            }
+            Repr::Const(value) => {
+                let mut body = PolyBody::default();
+                if *value != 0 {
+                    body.push_term(&[], *value);
+                }
+                change(&mut body);
+                *self = body.into();
+            }
+        }
     }
 
-    /// The terms, for a change: this polynomial's own copy of them.
-    fn body_mut(&mut self) -> &mut PolyBody {
-        Arc::make_mut(&mut self.body)
+    /// The non-constant polynomial's terms; `None` for a constant.
+    fn body(&self) -> Option<&PolyBody> {
+        match &self.repr {
+            Repr::Const(_) => None,
+            Repr::Terms(body) => Some(body),
+        }
     }
 
     /// The value, if the polynomial is a constant.
     pub fn as_const(&self) -> Option<i128> {
-        match self.body.terms.as_slice() {
-            [] => Some(0),
-            [term] if term.len == 0 => Some(term.coef),
-            _ => None,
+        match self.repr {
+            Repr::Const(value) => Some(value),
+            Repr::Terms(_) => None,
         }
     }
 
@@ -310,45 +405,74 @@ impl Poly {
 
     /// The constant term.
     pub fn constant_term(&self) -> i128 {
-        match self.body.terms.first() {
-            Some(term) if term.len == 0 => term.coef,
-            _ => 0,
+        match &self.repr {
+            Repr::Const(value) => *value,
+            Repr::Terms(body) => match body.terms.first() {
+                Some(term) if term.len == 0 => term.coef,
+                _ => 0,
+            },
         }
     }
 
     /// Whether `self - other` is a constant: the same terms, but for the
     /// constant term.
     fn differs_by_constant(&self, other: &Poly) -> bool {
-        let variable_terms = |p: &Poly| {
-            let constant = p.body.terms.first().is_some_and(|t| t.len == 0);
-            usize::from(constant)..p.body.terms.len()
+        let (mine, theirs) = match (self.body(), other.body()) {
+            (None, None) => return true,
+            (Some(mine), Some(theirs)) => (mine, theirs),
+            // One has atoms, the other none.
+            _ => return false,
         };
-        let (mine, theirs) = (variable_terms(self), variable_terms(other));
-        mine.len() == theirs.len()
-            && mine.zip(theirs).all(|(i, j)| {
-                let (a, b) = (&self.body.terms[i], &other.body.terms[j]);
-                a.coef == b.coef && self.monomial(a) == other.monomial(b)
+        let variable_terms = |p: &PolyBody| {
+            let constant = p.terms.first().is_some_and(|t| t.len == 0);
+            usize::from(constant)..p.terms.len()
+        };
+        let (i, j) = (variable_terms(mine), variable_terms(theirs));
+        i.len() == j.len()
+            && i.zip(j).all(|(i, j)| {
+                let (a, b) = (&mine.terms[i], &theirs.terms[j]);
+                a.coef == b.coef && mine.monomial(a) == theirs.monomial(b)
             })
     }
 
     /// The polynomial without its constant term.
     pub fn without_constant(&self) -> Poly {
-        let mut p = self.clone();
-        if p.body.terms.first().is_some_and(|t| t.len == 0) {
-            p.body_mut().terms.remove(0);
+        match &self.repr {
+            Repr::Const(_) => Poly::constant(0),
+            Repr::Terms(body) if body.terms.first().is_some_and(|t| t.len == 0) => {
+                let mut p = self.clone();
+                p.change(|body| {
+                    body.terms.remove(0);
+                });
+                p
+            }
+            Repr::Terms(_) => self.clone(),
         }
-        p
     }
 
     /// `(monomial, coefficient)` pairs, constant first.
-    pub fn terms(&self) -> impl Iterator<Item = (&[AtomId], i128)> {
-        let body = &*self.body;
-        body.terms.iter().map(|t| (body.monomial(t), t.coef))
+    pub fn terms(&self) -> Terms<'_> {
+        match &self.repr {
+            Repr::Const(value) => Terms {
+                constant: (*value != 0).then_some(*value),
+                terms: [].iter(),
+                atoms: &[],
+            },
+            Repr::Terms(body) => Terms {
+                constant: None,
+                terms: body.terms.iter(),
+                atoms: &body.atoms,
+            },
+        }
     }
 
     /// The number of terms.
     fn len(&self) -> usize {
-        self.body.terms.len()
+        match &self.repr {
+            Repr::Const(0) => 0,
+            Repr::Const(_) => 1,
+            Repr::Terms(body) => body.terms.len(),
+        }
     }
 
     /// Every atom that occurs.
@@ -359,20 +483,32 @@ impl Poly {
         out
     }
 
-    pub fn contains(&self, atom: AtomId) -> bool {
-        self.terms().any(|(m, _)| m.contains(&atom))
+    /// Adds `coef * monomial` (saturating; a sum of 0 removes the term).
+    #[cfg(test)]
+    fn add_term(&mut self, monomial: &[AtomId], coef: i128) {
+        self.change(|body| body.add_term(monomial, coef));
     }
 
-    /// Adds `coef * monomial` (saturating; a sum of 0 removes the term).
-    fn add_term(&mut self, monomial: &[AtomId], coef: i128) {
-        self.body_mut().add_term(monomial, coef);
+    pub fn contains(&self, atom: AtomId) -> bool {
+        self.body().is_some_and(|body| {
+            body.atoms.contains(&atom) && self.terms().any(|(m, _)| m.contains(&atom))
+        })
     }
 
     /// `self + sign * other` (each of `other`'s coefficients times `sign`,
     /// saturating), by one merge of the sorted terms: what adding each of
     /// `other`'s terms in turn gives.
     fn merge(&self, other: &Poly, sign: i128) -> Poly {
-        let (mine, theirs) = (&*self.body, &*other.body);
+        // A constant on either side changes only the other's constant term
+        // (the same saturating sums as the merge below).
+        let (mine, theirs) = match (&self.repr, &other.repr) {
+            (Repr::Const(a), Repr::Const(b)) => {
+                return Poly::constant(a.saturating_add(b.saturating_mul(sign)));
+            }
+            (Repr::Terms(_), Repr::Const(b)) => return self.add_const(b.saturating_mul(sign)),
+            (Repr::Const(a), Repr::Terms(_)) => return other.scale(sign).add_const(*a),
+            (Repr::Terms(mine), Repr::Terms(theirs)) => (&**mine, &**theirs),
+        };
         let mut out = PolyBody::with_capacity(
             mine.terms.len() + theirs.terms.len(),
             mine.atoms.len() + theirs.atoms.len(),
@@ -425,10 +561,16 @@ impl Poly {
         if factor == 0 {
             return Poly::default();
         }
-        let mut out = self.clone();
-        for term in &mut out.body_mut().terms {
-            term.coef = term.coef.saturating_mul(factor);
+        if let Repr::Const(value) = self.repr {
+            return Poly::constant(value.saturating_mul(factor));
         }
+        let mut out = self.clone();
+        // Nonzero times nonzero saturates to nonzero: no term vanishes.
+        out.change(|body| {
+            for term in &mut body.terms {
+                term.coef = term.coef.saturating_mul(factor);
+            }
+        });
         out
     }
 
@@ -456,8 +598,14 @@ impl Poly {
     }
 
     pub fn add_const(&self, value: i128) -> Poly {
+        if let Repr::Const(constant) = self.repr {
+            return Poly::constant(constant.saturating_add(value));
+        }
+        if value == 0 {
+            return self.clone();
+        }
         let mut out = self.clone();
-        out.add_term(&[], value);
+        out.change(|body| body.add_term(&[], value));
         out
     }
 
@@ -512,8 +660,8 @@ impl Poly {
     /// The part of the polynomial made of monomials that contain `atom`,
     /// divided by `atom` (its "coefficient"), and the rest.
     pub fn split_on(&self, atom: AtomId) -> (Poly, Poly) {
-        let mut coef = Poly::default();
-        let mut rest = Poly::default();
+        let mut coef = PolyBody::default();
+        let mut rest = PolyBody::default();
         let mut reduced: Vec<AtomId> = Vec::new();
         for (m, c) in self.terms() {
             if let Some(position) = m.iter().position(|a| *a == atom) {
@@ -525,7 +673,7 @@ impl Poly {
                 rest.add_term(m, c);
             }
         }
-        (coef, rest)
+        (coef.into(), rest.into())
     }
 
     /// The polynomial of the terms (constant included) that `keep` keeps:
@@ -542,22 +690,28 @@ impl Poly {
 
     /// Whether every coefficient (constant included) is a multiple of `d`.
     pub fn divisible_by(&self, d: i128) -> bool {
-        d != 0 && self.body.terms.iter().all(|t| t.coef % d == 0)
+        d != 0 && self.terms().all(|(_, coef)| coef % d == 0)
     }
 
     /// Exact division of every coefficient by `d` (callers check
     /// [`divisible_by`](Self::divisible_by) first).
     pub fn div_exact(&self, d: i128) -> Poly {
-        let mut out = self.clone();
-        for term in &mut out.body_mut().terms {
-            term.coef /= d;
+        if let Repr::Const(value) = self.repr {
+            return Poly::constant(value / d);
         }
+        let mut out = self.clone();
+        out.change(|body| {
+            for term in &mut body.terms {
+                term.coef /= d;
+            }
+            body.terms.retain(|t| t.coef != 0);
+        });
         out
     }
 
     /// The gcd of all coefficients (0 for the zero polynomial).
     pub fn content(&self) -> i128 {
-        self.body.terms.iter().fold(0, |g, t| gcd(g, t.coef.abs()))
+        self.terms().fold(0, |g, (_, coef)| gcd(g, coef.abs()))
     }
 
     /// Renders with atom names: `2048*cta_id(0) + 8*thread_id(0) + 8`.
@@ -811,8 +965,9 @@ impl Atoms {
     pub fn magnitude(&self, p: &Poly) -> i128 {
         let mut total: i128 = 0;
         for (m, c) in p.terms() {
-            let mut single = Poly::default();
+            let mut single = PolyBody::default();
             single.add_term(m, c);
+            let single = Poly::from(single);
             let (lo, hi) = self.range(&single);
             // Every partial product of the monomial is bounded by the
             // whole monomial's magnitude when atom ranges include 1 or
@@ -1869,6 +2024,92 @@ mod tests {
             p.add_term(&m, next(41) as i128 - 20);
         }
         p
+    }
+
+    /// The hash `Poly`'s `Hash` gives, by [`WordHasher`].
+    fn hash_of(p: &Poly) -> u64 {
+        use std::hash::{Hash, Hasher};
+        let mut hasher = WordHasher::default();
+        p.hash(&mut hasher);
+        hasher.finish()
+    }
+
+    /// Whatever builds a polynomial, one that equals a constant is stored
+    /// as one (equal to `Poly::constant`, the same hash, `as_const` sees
+    /// it), and one that does not is not: checked against a term-map model
+    /// of each result, over sums, differences, products, scalings, splits,
+    /// substitutions and the constant-term operations of random
+    /// polynomials (many cancel: coefficients are small and atoms few).
+    #[test]
+    fn every_constant_is_stored_as_one() {
+        let (_, ids) = symbol_atoms(&[(0, 7), (-3, 5)]);
+        let mut rng = tile_kernel_testkit::Rng::new(0x6a09_e667_f3bc_c908);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let model = |p: &Poly| -> BTreeMap<Vec<AtomId>, i128> {
+            p.terms().map(|(m, c)| (m.to_vec(), c)).collect()
+        };
+        let (mut constants, mut others) = (0, 0);
+        for _ in 0..4000 {
+            let p = random_poly(&ids, 4, &mut next);
+            let q = random_poly(&ids, 4, &mut next);
+            let k = next(7) as i128 - 3;
+            let by = random_poly(&ids[1..], 2, &mut next);
+            let results = [
+                p.add(&q),
+                p.sub(&q),
+                p.sub(&p),
+                p.add(&q).sub(&q),
+                p.mul(&q),
+                p.scale(k),
+                p.add_const(k),
+                p.add_const(-p.constant_term()),
+                p.without_constant(),
+                p.split_on(ids[0]).0,
+                p.split_on(ids[0]).1,
+                p.substitute(ids[0], &by),
+                p.filter_terms(|m, _| m.len() != 1),
+                p.scale(6).div_exact(3),
+            ];
+            for r in results {
+                let terms = model(&r);
+                assert!(
+                    terms.values().all(|c| *c != 0),
+                    "a zero coefficient in {r:?}"
+                );
+                let constant = match terms.len() {
+                    0 => Some(0),
+                    1 => terms.get(&Vec::new()).copied(),
+                    _ => None,
+                };
+                assert_eq!(r.as_const(), constant, "{r:?}");
+                match constant {
+                    Some(value) => {
+                        constants += 1;
+                        assert_eq!(r, Poly::constant(value));
+                        assert_eq!(hash_of(&r), hash_of(&Poly::constant(value)));
+                    }
+                    None => {
+                        others += 1;
+                        assert_ne!(r, Poly::constant(r.constant_term()));
+                    }
+                }
+                // Equal polynomials hash alike, however each was built.
+                let rebuilt: Poly = {
+                    let mut body = PolyBody::default();
+                    for (m, c) in &terms {
+                        body.add_term(m, *c);
+                    }
+                    body.into()
+                };
+                assert_eq!(r, rebuilt);
+                assert_eq!(hash_of(&r), hash_of(&rebuilt));
+            }
+        }
+        // Both kinds were reached often.
+        assert!(
+            constants > 5000 && others > 5000,
+            "{constants} constants, {others} others"
+        );
     }
 
     /// `Poly::value_at` answers what substituting every atom's value and
