@@ -205,6 +205,17 @@ type PredVersions = HashMap<(usize, usize), u64>;
 /// so the word hasher (SipHash was most of a lookup at opt-level 0).
 type Names = WordMap<String, Binding>;
 
+/// What one opcode spelling resolves to: worked out once per spelling, as
+/// unrolled loops check their body once per iteration and resolving a
+/// misspelling (with its suggestions) is not cheap.
+struct ResolvedOpcode {
+    /// Rule 1: the forms it names.
+    forms: Result<Vec<Modifiers>, crate::ptx::OpcodeError>,
+    /// The positions of its descriptor operands
+    /// ([`crate::ptx::resolve::descriptor_operands`]).
+    descriptors: Vec<usize>,
+}
+
 struct Checker<'k> {
     kernel: &'k ast::Kernel,
     diags: Diagnostics,
@@ -232,7 +243,7 @@ struct Checker<'k> {
     /// ([`limits::MAX_CHECKED_STATEMENTS`]).
     checked_statements: usize,
     /// Opcode spellings already resolved.
-    opcodes: HashMap<String, Result<Vec<Modifiers>, crate::ptx::OpcodeError>>,
+    opcodes: WordMap<String, ResolvedOpcode>,
     /// The 32-bit registers of the tiles allocated so far (saturating).
     tile_registers: usize,
     /// The constant-bound loops being unrolled, outermost first.
@@ -344,7 +355,7 @@ impl<'k> Checker<'k> {
             unparsed_params: false,
             invalid_statements: false,
             checked_statements: 0,
-            opcodes: HashMap::new(),
+            opcodes: WordMap::default(),
             tile_registers: 0,
             unrolling: Vec::new(),
             pred_versions: HashMap::new(),
@@ -1195,13 +1206,21 @@ impl<'k> Checker<'k> {
         })
     }
 
-    /// Rule 1: the forms `opcode` names. Resolved once per spelling:
-    /// unrolled loops check their body once per iteration, and resolving a
-    /// misspelling (with its suggestions) is not cheap.
+    /// Rule 1: the forms `opcode` names ([`ResolvedOpcode`]).
     fn resolved(&mut self, opcode: &str) -> &Result<Vec<Modifiers>, crate::ptx::OpcodeError> {
-        self.opcodes
-            .entry(opcode.to_string())
-            .or_insert_with(|| resolve(opcode))
+        &self.resolved_opcode(opcode).forms
+    }
+
+    /// What the spelling `opcode` resolves to, worked out on its first use.
+    fn resolved_opcode(&mut self, opcode: &str) -> &ResolvedOpcode {
+        if !self.opcodes.contains_key(opcode) {
+            let resolved = ResolvedOpcode {
+                forms: resolve(opcode),
+                descriptors: crate::ptx::resolve::descriptor_operands(opcode),
+            };
+            self.opcodes.insert(opcode.to_string(), resolved);
+        }
+        &self.opcodes[opcode]
     }
 
     fn apply_statement(&mut self, apply: &ast::Apply) {
@@ -1217,7 +1236,7 @@ impl<'k> Checker<'k> {
         let before_operands = self.diags.len();
         // A descriptor operand (`wgmma`'s shared matrices) is a whole view
         // the warpgroup reads together, not one part per thread.
-        let descriptors = crate::ptx::resolve::descriptor_operands(&apply.opcode);
+        let descriptors = self.resolved_opcode(&apply.opcode).descriptors.clone();
         let values: Vec<Option<Value>> = apply
             .operands
             .iter()
