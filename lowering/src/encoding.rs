@@ -15,6 +15,13 @@
 //! or against another build of the table, a clean [`DecodeError`] instead
 //! of a misread; the decoder also refuses trailing bytes.
 //!
+//! What the macro embeds is that binary form as text: `TKIR`, then the
+//! rest in standard base64 (unpadded). Every byte of the text is printable
+//! ASCII with no quote or backslash, so the kernel's `b"..."` literal holds
+//! each byte as itself: about 1.4 characters a byte instead of the 3 to 4
+//! of the `\xNN` escapes most binary bytes need, for rustc to lex and for
+//! the macro (or `proc_macro2`'s fallback outside rustc) to write.
+//!
 //! [postcard]: https://docs.rs/postcard
 
 use std::fmt;
@@ -27,7 +34,7 @@ pub const MAGIC: [u8; 4] = *b"TKIR";
 
 /// Bumped whenever the IR types change shape: a program encoded with
 /// another version does not decode.
-pub const FORMAT_VERSION: u8 = 11;
+pub const FORMAT_VERSION: u8 = 12;
 
 /// The magic, the version and the table's fingerprint.
 fn header() -> Vec<u8> {
@@ -38,8 +45,94 @@ fn header() -> Vec<u8> {
     bytes
 }
 
-/// Encodes `program` (magic, version, table fingerprint, postcard body).
+/// Encodes `program` as the text the macro embeds: the magic, then the
+/// binary form after it in base64.
 pub fn encode(program: &Program) -> Vec<u8> {
+    let binary = to_binary(program);
+    let mut text = Vec::with_capacity(MAGIC.len() + binary.len().div_ceil(3) * 4);
+    text.extend_from_slice(&MAGIC);
+    base64_encode(&binary[MAGIC.len()..], &mut text);
+    text
+}
+
+/// Decodes what [`encode`] produced; every byte must be used.
+pub fn decode(text: &[u8]) -> Result<Program, DecodeError> {
+    let rest = text.strip_prefix(&MAGIC).ok_or(DecodeError::NotAProgram)?;
+    let mut binary = Vec::with_capacity(MAGIC.len() + rest.len() / 4 * 3 + 2);
+    binary.extend_from_slice(&MAGIC);
+    base64_decode(rest, &mut binary).ok_or(DecodeError::NotAProgram)?;
+    from_binary(&binary)
+}
+
+/// Base64's 64 digits (RFC 4648's standard alphabet).
+const BASE64_DIGITS: &[u8; 64] =
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/// Appends `bytes` in unpadded base64: four digits for each three bytes,
+/// two or three for a last one or two. Written for a build without
+/// optimizations (the macro's, by default): the digits go by index into
+/// room made first, no iterator adapters or closures per byte.
+fn base64_encode(bytes: &[u8], out: &mut Vec<u8>) {
+    let whole = bytes.len() / 3;
+    let tail = bytes.len() % 3;
+    let mut at = out.len();
+    out.resize(at + whole * 4 + if tail == 0 { 0 } else { tail + 1 }, 0);
+    let digit = |bits: u32, shift: u32| BASE64_DIGITS[((bits >> shift) & 63) as usize];
+    let mut i = 0;
+    while i < whole * 3 {
+        let bits =
+            (u32::from(bytes[i]) << 16) | (u32::from(bytes[i + 1]) << 8) | u32::from(bytes[i + 2]);
+        out[at] = digit(bits, 18);
+        out[at + 1] = digit(bits, 12);
+        out[at + 2] = digit(bits, 6);
+        out[at + 3] = digit(bits, 0);
+        i += 3;
+        at += 4;
+    }
+    if tail > 0 {
+        let second = if tail == 2 {
+            u32::from(bytes[i + 1])
+        } else {
+            0
+        };
+        let bits = (u32::from(bytes[i]) << 16) | (second << 8);
+        out[at] = digit(bits, 18);
+        out[at + 1] = digit(bits, 12);
+        if tail == 2 {
+            out[at + 2] = digit(bits, 6);
+        }
+    }
+}
+
+/// Appends the bytes of unpadded base64 `text`; `None` for anything
+/// [`base64_encode`] cannot have written (another character, a length of
+/// one more than a multiple of four, a last digit with bits below its
+/// bytes).
+fn base64_decode(text: &[u8], out: &mut Vec<u8>) -> Option<()> {
+    for chunk in text.chunks(4) {
+        let bytes = chunk.len().checked_sub(1).filter(|n| *n > 0)?;
+        let mut bits: u32 = 0;
+        for (i, &c) in chunk.iter().enumerate() {
+            let value = match c {
+                b'A'..=b'Z' => c - b'A',
+                b'a'..=b'z' => c - b'a' + 26,
+                b'0'..=b'9' => c - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            };
+            bits |= u32::from(value) << (18 - 6 * i);
+        }
+        if bits & ((1 << (8 * (3 - bytes))) - 1) != 0 {
+            return None;
+        }
+        out.extend_from_slice(&bits.to_be_bytes()[1..=bytes]);
+    }
+    Some(())
+}
+
+/// The binary form: magic, version, table fingerprint, postcard body.
+fn to_binary(program: &Program) -> Vec<u8> {
     let bytes = header();
     // Serializing into a `Vec` fails only for types serde cannot represent
     // (none in the IR: no maps with unsized keys, no sequences of unknown
@@ -51,8 +144,8 @@ pub fn encode(program: &Program) -> Vec<u8> {
     }
 }
 
-/// Decodes what [`encode`] produced; every byte must be used.
-pub fn decode(bytes: &[u8]) -> Result<Program, DecodeError> {
+/// Decodes what [`to_binary`] produced; every byte must be used.
+fn from_binary(bytes: &[u8]) -> Result<Program, DecodeError> {
     let body = bytes.strip_prefix(&MAGIC).ok_or(DecodeError::NotAProgram)?;
     let (&version, body) = body.split_first().ok_or(DecodeError::NotAProgram)?;
     if version != FORMAT_VERSION {
@@ -404,9 +497,68 @@ mod tests {
         round_trips(&program);
     }
 
+    /// RFC 4648's test vectors (unpadded), and random bytes of every length
+    /// up to 40 round-trip through base64 digits only.
+    #[test]
+    fn base64_is_rfc_4648s() {
+        let text = |bytes: &[u8]| {
+            let mut out = Vec::new();
+            base64_encode(bytes, &mut out);
+            String::from_utf8(out).expect("ASCII")
+        };
+        for (bytes, expected) in [
+            (&b""[..], ""),
+            (b"f", "Zg"),
+            (b"fo", "Zm8"),
+            (b"foo", "Zm9v"),
+            (b"foob", "Zm9vYg"),
+            (b"fooba", "Zm9vYmE"),
+            (b"foobar", "Zm9vYmFy"),
+            (b"\xff\xfe\x00", "//4A"),
+        ] {
+            assert_eq!(text(bytes), expected);
+        }
+        let mut rng = tile_kernel_testkit::Rng::new(0x510e_527f_ade6_82d1);
+        for len in 0..=40 {
+            let bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
+            let encoded = text(&bytes);
+            assert!(encoded.bytes().all(|c| BASE64_DIGITS.contains(&c)));
+            let mut decoded = Vec::new();
+            assert_eq!(base64_decode(encoded.as_bytes(), &mut decoded), Some(()));
+            assert_eq!(decoded, bytes);
+        }
+    }
+
+    /// An embedded program is printable ASCII without `"` or `\\` (each
+    /// byte of its literal is itself), and text `encode` cannot have
+    /// written is refused: a character outside base64, a lone last digit,
+    /// a last digit with bits below its bytes, a cut.
+    #[test]
+    fn embedded_text_is_plain_and_checked() {
+        let text = encode(&compiled(&to_half()));
+        assert!(text.starts_with(b"TKIR"));
+        assert!(
+            text.iter()
+                .all(|c| c.is_ascii_graphic() && *c != b'"' && *c != b'\\')
+        );
+        let with = |tail: &[u8]| [&text[..], tail].concat();
+        for (bad, what) in [
+            (with(b" "), "a space"),
+            (with(b"="), "padding"),
+            (b"TKIRZm9vA".to_vec(), "a lone last digit"),
+            (b"TKIRZh".to_vec(), "bits below the last byte"),
+        ] {
+            assert_eq!(decode(&bad), Err(DecodeError::NotAProgram), "{what}");
+        }
+        // A cut at a digit boundary decodes into a short body.
+        let cut = text.len() - 4;
+        assert!(matches!(decode(&text[..cut]), Err(DecodeError::Body(_))));
+    }
+
     #[test]
     fn bad_bytes_are_errors_not_panics() {
-        let bytes = encode(&compiled(&narrow_pairs()));
+        let bytes = to_binary(&compiled(&narrow_pairs()));
+        let decode = from_binary;
         assert_eq!(decode(&[]), Err(DecodeError::NotAProgram));
         assert_eq!(decode(b"TKIR"), Err(DecodeError::NotAProgram));
         assert_eq!(decode(b"PTX!\x01"), Err(DecodeError::NotAProgram));
