@@ -71,7 +71,7 @@ const BASE64_DIGITS: &[u8; 64] =
 /// Appends `bytes` in unpadded base64: four digits for each three bytes,
 /// two or three for a last one or two. Written for a build without
 /// optimizations (the macro's, by default): the digits go by index into
-/// room made first, no iterator adapters or closures per byte.
+/// room made first, no iterator adapter per byte.
 fn base64_encode(bytes: &[u8], out: &mut Vec<u8>) {
     let whole = bytes.len() / 3;
     let tail = bytes.len() % 3;

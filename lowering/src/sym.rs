@@ -251,6 +251,16 @@ impl PolyBody {
         &self.atoms[term.start as usize..(term.start + term.len) as usize]
     }
 
+    /// The value, if the terms are a constant's (none, or one without
+    /// atoms): what [`Poly`] stores inline.
+    fn constant_value(&self) -> Option<i128> {
+        match self.terms.as_slice() {
+            [] => Some(0),
+            [term] if term.len == 0 => Some(term.coef),
+            _ => None,
+        }
+    }
+
     /// Appends a term whose monomial sorts after every present one.
     fn push_term(&mut self, monomial: &[AtomId], coef: i128) {
         let term = self.new_term(monomial, coef);
@@ -303,10 +313,9 @@ impl PolyBody {
 impl From<PolyBody> for Poly {
     /// The canonical polynomial of `body`'s terms: inline if a constant.
     fn from(body: PolyBody) -> Poly {
-        let repr = match body.terms.as_slice() {
-            [] => Repr::Const(0),
-            [term] if term.len == 0 => Repr::Const(term.coef),
-            _ => Repr::Terms(Arc::new(body)),
+        let repr = match body.constant_value() {
+            Some(value) => Repr::Const(value),
+            None => Repr::Terms(Arc::new(body)),
         };
         Poly { repr }
     }
@@ -363,12 +372,7 @@ impl Poly {
             Repr::Terms(shared) => {
                 let body = Arc::make_mut(shared);
                 change(body);
-                let constant = match body.terms.as_slice() {
-                    [] => Some(0),
-                    [term] if term.len == 0 => Some(term.coef),
-                    _ => None,
-                };
-                if let Some(value) = constant {
+                if let Some(value) = body.constant_value() {
                     self.repr = Repr::Const(value);
                 }
             }
@@ -490,9 +494,7 @@ impl Poly {
     }
 
     pub fn contains(&self, atom: AtomId) -> bool {
-        self.body().is_some_and(|body| {
-            body.atoms.contains(&atom) && self.terms().any(|(m, _)| m.contains(&atom))
-        })
+        self.terms().any(|(m, _)| m.contains(&atom))
     }
 
     /// `self + sign * other` (each of `other`'s coefficients times `sign`,
@@ -506,7 +508,12 @@ impl Poly {
                 return Poly::constant(a.saturating_add(b.saturating_mul(sign)));
             }
             (Repr::Terms(_), Repr::Const(b)) => return self.add_const(b.saturating_mul(sign)),
-            (Repr::Const(a), Repr::Terms(_)) => return other.scale(sign).add_const(*a),
+            (Repr::Const(a), Repr::Terms(_)) => {
+                // The scaled copy is this call's own: changed in place.
+                let mut out = other.scale(sign);
+                out.change(|body| body.add_term(&[], *a));
+                return out;
+            }
             (Repr::Terms(mine), Repr::Terms(theirs)) => (&**mine, &**theirs),
         };
         let mut out = PolyBody::with_capacity(
