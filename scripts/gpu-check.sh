@@ -9,7 +9,7 @@
 # build here into $BIN (default gpu-bin/, which git ignores) and carry it:
 #
 #   mkdir -p gpu-bin
-#   for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions variants async_copies mbarriers bulk_copies tensor_copies async_stores bulk_reductions clusters distributed_shared warpgroup_mma permute; do
+#   for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions variants async_copies mbarriers bulk_copies tensor_copies async_stores bulk_reductions clusters distributed_shared warpgroup_mma permute multicast tensor_cores differential; do
 #     cargo test --release --no-run --test $t 2>&1 \
 #       | sed -n 's/.*Executable .*(\(.*\))/\1/p' | xargs -I{} cp {} gpu-bin/$t
 #   done
@@ -39,7 +39,7 @@ status=0
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader
 
 tests() {
-  for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions variants async_copies mbarriers bulk_copies tensor_copies async_stores bulk_reductions clusters distributed_shared warpgroup_mma permute runtime_gpu runtime_engine; do
+  for t in gpu_kernels scale predicates table_forms scopes guards races values broadcast gather ewise kernel_functions variants async_copies mbarriers bulk_copies tensor_copies async_stores bulk_reductions clusters distributed_shared warpgroup_mma permute multicast tensor_cores differential runtime_gpu runtime_engine; do
     [ -x "./$t" ] || { echo "== $t: missing (build it, see the top of this script)"; status=1; continue; }
     echo "== $t"
     # tensors_of_another_gpu needs a second GPU; the interpreter twins of
