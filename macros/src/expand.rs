@@ -1595,6 +1595,8 @@ mod tests {
         "let o = out; apply(ptx[\"st.global.b32\"], o, d.)",
         "apply(ptx[\"st.globl.b32\"], out, d);",
         "apply(ptx[\"st.global.b32\"] out, d);",
+        // `let x = 1 +` typed above the store: Rust reads one statement.
+        "let x = 1 + apply(ptx[\"st.global.b32\"], out, d);",
     ];
 
     #[test]
@@ -1637,6 +1639,24 @@ mod tests {
                 "`{statement}` changed the launcher"
             );
         }
+    }
+
+    #[test]
+    fn a_body_the_editor_replaced_keeps_the_launcher_without_an_error() {
+        // rust-analyzer hands `fn k(..) __ra_fixup` to the macro for a body
+        // it could not repair (`let x = ;` among other statements).
+        let args = quote!(grid = 1, block = 1);
+        let text = "fn k(a: Tensor<f32, 4, 1>, out: Tensor<u32, 4, 1>, n: u32) __ra_fixup";
+        let out = expand_text(&args, text).expect("lexes");
+        assert_eq!(error_messages(&out), Vec::<String>::new(), "{out}");
+        assert!(out.contains("ptx \"\" program"), "PTX emitted: {out}");
+        let launcher = launcher_signature(&out, "k").expect("a launcher");
+        assert!(launcher.contains("a : &"), "{launcher}");
+        assert!(launcher.contains("out : &"), "{launcher}");
+        assert!(
+            launcher.contains("n : :: core :: primitive :: u32"),
+            "{launcher}"
+        );
     }
 
     #[test]

@@ -383,6 +383,13 @@ impl KernelParser<'_> {
 
     /// Checks one parsed statement; on error records it and its traces.
     fn push_stmt(&mut self, stmt: &Stmt, out: &mut Vec<ast::Stmt>) {
+        // A stray `;` (`apply(..);;`, `for .. { .. };`, or one an editor
+        // inserted after a loop it repaired): an empty statement, as in Rust.
+        if let Stmt::Expr(Expr::Verbatim(tokens), Some(_)) = stmt
+            && tokens.is_empty()
+        {
+            return;
+        }
         match self.stmt(stmt) {
             Ok(s) => out.push(s),
             Err(e) => {
@@ -448,6 +455,17 @@ impl KernelParser<'_> {
                 }
                 if is_alloc_call(&init.expr) {
                     return self.alloc(name, name_span, &init.expr, local);
+                }
+                // `let x = 1 +` typed above `apply(..);`: Rust reads the two
+                // lines as one statement.
+                if let Some(call) = statement_call(init.expr.to_token_stream()) {
+                    return Err(err(
+                        Code::UNSUPPORTED_STATEMENT,
+                        &call,
+                        format!(
+                            "`{call}(..)` is a statement, not a value: is the line before it unfinished?"
+                        ),
+                    ));
                 }
                 let value = self.let_value(&init.expr)?;
                 Ok(ast::Stmt::Let(ast::Let {
@@ -1451,9 +1469,23 @@ fn traces(tokens: &[TokenTree]) -> Vec<ast::Invalid> {
         init.next();
         let init: Vec<TokenTree> = init.cloned().collect();
         invalid.touches.extend(token_base_name(&init));
-        return vec![invalid];
+        // An `apply` its value swallowed (`let x = 1 + apply(..);`) still
+        // names what it writes.
+        let mut out = vec![invalid];
+        out.extend(apply_calls(&init).into_iter().map(apply_traces));
+        return out;
     }
-    let calls: Vec<TokenStream> = tokens
+    let calls = apply_calls(tokens);
+    if calls.is_empty() {
+        return vec![ast::Invalid::default()];
+    }
+    calls.into_iter().map(apply_traces).collect()
+}
+
+/// The arguments of each `apply(..)` call among `tokens` (not inside
+/// their groups).
+fn apply_calls(tokens: &[TokenTree]) -> Vec<TokenStream> {
+    tokens
         .windows(2)
         .filter_map(|pair| match pair {
             [TokenTree::Ident(func), TokenTree::Group(args)]
@@ -1463,11 +1495,30 @@ fn traces(tokens: &[TokenTree]) -> Vec<ast::Invalid> {
             }
             _ => None,
         })
-        .collect();
-    if calls.is_empty() {
-        return vec![ast::Invalid::default()];
+        .collect()
+}
+
+/// The name of an `apply(..)` or `ewise(..)` call among `tokens`, at any
+/// depth: a statement where a value was expected.
+fn statement_call(tokens: TokenStream) -> Option<Ident> {
+    let trees: Vec<TokenTree> = tokens.into_iter().collect();
+    for (i, tree) in trees.iter().enumerate() {
+        match tree {
+            TokenTree::Ident(func)
+                if (func == "apply" || func == "ewise")
+                    && matches!(trees.get(i + 1), Some(TokenTree::Group(args)) if args.delimiter() == Delimiter::Parenthesis) =>
+            {
+                return Some(func.clone());
+            }
+            TokenTree::Group(group) => {
+                if let Some(call) = statement_call(group.stream()) {
+                    return Some(call);
+                }
+            }
+            _ => {}
+        }
     }
-    calls.into_iter().map(apply_traces).collect()
+    None
 }
 
 /// The traces of one `apply(..)` call's arguments.
@@ -1748,6 +1799,18 @@ pub fn kernel_item(tokens: TokenStream) -> Result<(syn::ItemFn, Group), syn::Err
     // parses as the fn's head, so syn never flattens the body's tokens
     // (they are parsed statement by statement later).
     let mut trees: Vec<TokenTree> = tokens.clone().into_iter().collect();
+    // rust-analyzer replaces a body it could not repair by its placeholder
+    // (`fn k(..) __ra_fixup`, while the user types `let x = ;`). Read it
+    // as a body of that placeholder: incomplete, no error of the macro's
+    // (the editor reports the syntax error at the user's tokens), and the
+    // launcher from the signature.
+    if let Some(last) = trees.last_mut()
+        && matches!(last, TokenTree::Ident(ident) if ident == EDITOR_PLACEHOLDER)
+    {
+        let mut body = Group::new(Delimiter::Brace, TokenStream::from(last.clone()));
+        body.set_span(last.span());
+        *last = TokenTree::Group(body);
+    }
     if let Some(TokenTree::Group(body)) = trees.pop()
         && body.delimiter() == Delimiter::Brace
     {

@@ -4,11 +4,14 @@
 //! do not parse, and the macro's error must sit on the line marked
 //! `// error: TKnnnn` (scripts/ide-test.sh checks both).
 
+mod empty_initializer;
 mod incomplete_let;
 mod missing_bracket;
+mod open_range;
 mod trailing_comma;
 mod trailing_dot;
 mod unclosed_call;
+mod unfinished_line;
 
 use tile_kernel::prelude::*;
 
@@ -17,6 +20,9 @@ fn run(dev: &Device, a: &DeviceTensor<f32>, out: &mut DeviceTensor<u32>) -> Resu
     trailing_dot::k(dev, a, out)?;
     trailing_comma::k(dev, a, out)?;
     unclosed_call::k(dev, a, out)?;
+    open_range::k(dev, a, out)?;
+    empty_initializer::k(dev, a, out)?;
+    unfinished_line::k(dev, a, out)?;
     missing_bracket::k(dev, a, out)
 }
 
