@@ -137,6 +137,10 @@ pub struct Invalid {
     /// [`crate::ptx::resolve::memory_destinations`]): its first touched name
     /// is that destination, and a tensor there keeps `&mut` in the launcher.
     pub stores: bool,
+    /// Whether tokens the macro never saw stood here (an editor replaced
+    /// them by its placeholder), so every tile declared so far counts as
+    /// written: they may have been statements that wrote it.
+    pub writes_any_tile: bool,
 }
 
 /// `let name = alloc_local::<T>([d0, d1, ..]);`, or a group tile

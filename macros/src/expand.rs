@@ -1660,6 +1660,23 @@ mod tests {
     }
 
     #[test]
+    fn tokens_the_editor_replaced_count_as_writing_every_tile() {
+        // `let v = alloc_local::<` typed above the statement that writes
+        // `d`: rust-analyzer replaces the value, with the line it swallowed,
+        // by its placeholder, so the macro never sees `d` written.
+        let args = quote!(grid = 1, block = 1);
+        let text = HALF_TYPED_KERNEL
+            .replace(
+                "apply(ptx[\"cvt.rzi.u32.f32\"], d, r);",
+                "let v = __ra_fixup;",
+            )
+            .replace("STORE", "apply(ptx[\"st.global.b32\"], out, d);");
+        let errors = error_messages(&expand_text(&args, &text).expect("lexes"));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].starts_with("TK0026: "), "{errors:?}");
+    }
+
+    #[test]
     fn a_syntax_error_names_the_token_where_parsing_stopped() {
         let args = quote!(grid = 1, block = 1);
         let text = HALF_TYPED_KERNEL.replace("STORE", "let v = ;");

@@ -314,13 +314,21 @@ impl KernelParser<'_> {
                 }
                 continue;
             }
-            let chunk = if placeholders {
-                if chunk
+            // A placeholder in the statement itself (not inside a call's
+            // parentheses) stood for tokens the macro never sees: a whole
+            // expression or statement, which may have written any tile.
+            let replaced = placeholders
+                && chunk
                     .iter()
-                    .any(|tree| matches!(tree, TokenTree::Ident(i) if i == EDITOR_PLACEHOLDER))
-                {
-                    self.incomplete = true;
-                }
+                    .any(|tree| matches!(tree, TokenTree::Ident(i) if i == EDITOR_PLACEHOLDER));
+            if replaced {
+                self.incomplete = true;
+                out.push(ast::Stmt::Invalid(ast::Invalid {
+                    writes_any_tile: true,
+                    ..Default::default()
+                }));
+            }
+            let chunk = if placeholders {
                 without_fixups(chunk)
             } else {
                 chunk

@@ -685,6 +685,11 @@ impl<'k> Checker<'k> {
         for name in &invalid.binds {
             self.bind(name, Binding::Failed);
         }
+        if invalid.writes_any_tile {
+            for tile in 0..self.tiles.len() {
+                self.havoc_tile(tile);
+            }
+        }
         for (position, name) in invalid.touches.iter().enumerate() {
             match self.lookup(name).cloned() {
                 Some(

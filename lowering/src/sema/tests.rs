@@ -162,6 +162,7 @@ fn an_unused_tile_and_kernels_with_other_errors_are_not_reported() {
         binds: Vec::new(),
         touches: vec!["out".into(), "r".into()],
         stores: true,
+        writes_any_tile: false,
     });
     assert_eq!(codes(vec![alloc("r", ALLOC_R), load_r(), invalid]), []);
 }

@@ -440,12 +440,14 @@ pub(crate) fn stmt() -> impl Strategy<Value = Stmt> {
         prop::collection::vec(prop::sample::select(NAMES), 0..3),
         prop::collection::vec(prop::sample::select(NAMES), 0..3),
         any::<bool>(),
+        any::<bool>(),
     )
-        .prop_map(|(binds, touches, stores)| {
+        .prop_map(|(binds, touches, stores, writes_any_tile)| {
             Stmt::Invalid(Invalid {
                 binds: binds.into_iter().map(str::to_string).collect(),
                 touches: touches.into_iter().map(str::to_string).collect(),
                 stores,
+                writes_any_tile,
             })
         });
     let leaf = prop_oneof![3 => alloc, 5 => apply, 2 => let_, 1 => invalid];

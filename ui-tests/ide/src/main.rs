@@ -5,6 +5,7 @@
 //! `// error: TKnnnn` (scripts/ide-test.sh checks both).
 
 mod empty_initializer;
+mod half_turbofish;
 mod incomplete_let;
 mod missing_bracket;
 mod open_range;
@@ -23,6 +24,7 @@ fn run(dev: &Device, a: &DeviceTensor<f32>, out: &mut DeviceTensor<u32>) -> Resu
     open_range::k(dev, a, out)?;
     empty_initializer::k(dev, a, out)?;
     unfinished_line::k(dev, a, out)?;
+    half_turbofish::k(dev, a, out)?;
     missing_bracket::k(dev, a, out)
 }
 

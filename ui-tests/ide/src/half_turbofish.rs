@@ -1,0 +1,13 @@
+use tile_kernel::prelude::*;
+
+#[tile_kernel(grid = 1, block = 1)]
+pub fn k(a: Tensor<f32, 4, 1>, out: Tensor<u32, 4, 1>) {
+    let r = alloc_local::<f32>([4, 1]);
+    let d = alloc_local::<u32>([4, 1]);
+    apply(ptx["ld.global.f32"], r, a);
+    // rust-analyzer replaces this value and the line it swallows (the
+    // write of `d`) by its placeholder: the store reading `d` adds no error.
+    let v = alloc_local::< // error: TK0026
+    apply(ptx["cvt.rzi.u32.f32"], d, r);
+    apply(ptx["st.global.b32"], out, d);
+}
