@@ -1597,6 +1597,8 @@ mod tests {
         "apply(ptx[\"st.global.b32\"] out, d);",
         // `let x = 1 +` typed above the store: Rust reads one statement.
         "let x = 1 + apply(ptx[\"st.global.b32\"], out, d);",
+        // `} else` typed before the block: the store joins the `if`.
+        "if true { apply(ptx[\"mov.b32\"], d, d); } else apply(ptx[\"st.global.b32\"], out, d);",
     ];
 
     #[test]
@@ -1671,6 +1673,22 @@ mod tests {
                 "let v = __ra_fixup;",
             )
             .replace("STORE", "apply(ptx[\"st.global.b32\"], out, d);");
+        let errors = error_messages(&expand_text(&args, &text).expect("lexes"));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].starts_with("TK0026: "), "{errors:?}");
+    }
+
+    #[test]
+    fn what_a_broken_if_writes_counts_as_written() {
+        // `} else` typed before its block, as rust-analyzer hands it over
+        // (a `;` added): the `if` does not parse, and its block was the only
+        // write of `d`.
+        let args = quote!(grid = 1, block = 1);
+        let text = HALF_TYPED_KERNEL.replace(
+            "apply(ptx[\"cvt.rzi.u32.f32\"], d, r);",
+            "if true { apply(ptx[\"cvt.rzi.u32.f32\"], d, r); } else;",
+        );
+        let text = text.replace("STORE", "apply(ptx[\"st.global.b32\"], out, d);");
         let errors = error_messages(&expand_text(&args, &text).expect("lexes"));
         assert_eq!(errors.len(), 1, "{errors:?}");
         assert!(errors[0].starts_with("TK0026: "), "{errors:?}");

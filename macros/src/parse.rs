@@ -1490,20 +1490,29 @@ fn traces(tokens: &[TokenTree]) -> Vec<ast::Invalid> {
     calls.into_iter().map(apply_traces).collect()
 }
 
-/// The arguments of each `apply(..)` call among `tokens` (not inside
-/// their groups).
+/// The arguments of each `apply(..)` call among `tokens`, at any depth (in
+/// the blocks of an `if` or `for` that did not parse too), in order.
 fn apply_calls(tokens: &[TokenTree]) -> Vec<TokenStream> {
-    tokens
-        .windows(2)
-        .filter_map(|pair| match pair {
-            [TokenTree::Ident(func), TokenTree::Group(args)]
+    let mut calls = Vec::new();
+    let mut i = 0;
+    while i < tokens.len() {
+        match (&tokens[i], tokens.get(i + 1)) {
+            (TokenTree::Ident(func), Some(TokenTree::Group(args)))
                 if func == "apply" && args.delimiter() == Delimiter::Parenthesis =>
             {
-                Some(args.stream())
+                calls.push(args.stream());
+                i += 2;
+                continue;
             }
-            _ => None,
-        })
-        .collect()
+            (TokenTree::Group(group), _) => {
+                let inner: Vec<TokenTree> = group.stream().into_iter().collect();
+                calls.extend(apply_calls(&inner));
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    calls
 }
 
 /// The name of an `apply(..)` or `ewise(..)` call among `tokens`, at any
