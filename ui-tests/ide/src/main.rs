@@ -4,6 +4,7 @@
 //! do not parse, and the macro's error must sit on the line marked
 //! `// error: TKnnnn` (scripts/ide-test.sh checks both).
 
+mod else_no_block;
 mod empty_initializer;
 mod half_turbofish;
 mod incomplete_let;
@@ -22,6 +23,7 @@ fn run(dev: &Device, a: &DeviceTensor<f32>, out: &mut DeviceTensor<u32>) -> Resu
     trailing_comma::k(dev, a, out)?;
     unclosed_call::k(dev, a, out)?;
     open_range::k(dev, a, out)?;
+    else_no_block::k(dev, a, out)?;
     empty_initializer::k(dev, a, out)?;
     unfinished_line::k(dev, a, out)?;
     half_turbofish::k(dev, a, out)?;
