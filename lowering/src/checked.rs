@@ -333,6 +333,11 @@ pub(crate) enum Value {
         tile: usize,
         name: String,
         layout: StaticLayout,
+        /// While a constant-bound loop is checked once in its variable
+        /// (`crate::sema::rolled`): the bytes `layout` moves per unit of
+        /// that variable (its offset is the first iteration's). 0
+        /// everywhere else.
+        roll_shift: i128,
     },
     /// A view of a buffer in a memory space: a global tensor or a shared
     /// buffer. `layout` is its static shape for the operand rules; `view`

@@ -15,7 +15,7 @@
 
 use crate::diag::{Code, SpanId};
 use crate::dtype::DType;
-use crate::sym::Poly;
+use crate::sym::{AtomId, Poly};
 
 /// The shape, strides and offset of a view, in bytes of its storage.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -237,6 +237,29 @@ impl Layout {
     /// Whether offset and strides are constants (required of register tiles).
     pub fn is_static(&self) -> bool {
         self.offset.is_const() && self.strides.iter().all(Poly::is_const)
+    }
+
+    /// The same view with `atom` replaced by `by` everywhere (an
+    /// iteration of a loop checked once in its variable).
+    pub(crate) fn substitute_value(&self, atom: AtomId, value: i128) -> Layout {
+        let each = |polys: &[Poly]| {
+            polys
+                .iter()
+                .map(|p| p.substitute_value(atom, value))
+                .collect()
+        };
+        Layout {
+            dtype: self.dtype,
+            shape: each(&self.shape),
+            strides: each(&self.strides),
+            offset: self.offset.substitute_value(atom, value),
+            region: Region {
+                starts: each(&self.region.starts),
+                counts: each(&self.region.counts),
+                steps: self.region.steps.clone(),
+                axes: self.region.axes.clone(),
+            },
+        }
     }
 
     /// Number of elements, if the shape is constant.

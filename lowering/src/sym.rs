@@ -636,6 +636,33 @@ impl Poly {
         out
     }
 
+    /// [`Poly::substitute`] by a constant, without the products and sums
+    /// of polynomials (an unrolled iteration's copy of a statement checked
+    /// once in its loop variable).
+    pub fn substitute_value(&self, atom: AtomId, value: i128) -> Poly {
+        let Some(body) = self.body() else {
+            return self.clone();
+        };
+        if !self.contains(atom) {
+            return self.clone();
+        }
+        let mut out = PolyBody::with_capacity(body.terms.len(), body.atoms.len());
+        let mut rest: Vec<AtomId> = Vec::with_capacity(4);
+        for (monomial, coef) in self.terms() {
+            rest.clear();
+            let mut coef = coef;
+            for a in monomial {
+                if *a == atom {
+                    coef = coef.saturating_mul(value);
+                } else {
+                    rest.push(*a);
+                }
+            }
+            out.add_term(&rest, coef);
+        }
+        out.into()
+    }
+
     /// The polynomial's value with every atom replaced by `value(atom)`,
     /// when no arithmetic on the way can overflow: `None` where the bound
     /// `sum |coef| * prod max(|value|, 1)` (over each term, each atom
@@ -927,6 +954,13 @@ impl Atoms {
 
     pub fn is_empty(&self) -> bool {
         self.list.is_empty()
+    }
+
+    /// Drops the atoms from the `len`-th on: a trial check's, whose ids are
+    /// handed out again. Every memo that may name them must forget them
+    /// too ([`ProofMemo::forget_atoms_from`]).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.list.truncate(len);
     }
 
     /// Inclusive range of `p` by interval arithmetic over atom ranges
@@ -1826,6 +1860,19 @@ impl ProofMemo {
         answer
     }
 
+    /// Forgets every answer whose facts or polynomial name an atom from
+    /// `first` on: those ids go back to the table ([`Atoms::truncate`]),
+    /// and an answer about the atom that held one is not an answer about
+    /// the next.
+    pub(crate) fn forget_atoms_from(&self, first: AtomId) {
+        let names_dropped = |p: &Poly| p.terms().any(|(m, _)| m.iter().any(|a| *a >= first));
+        let mut map = self.known.borrow_mut();
+        map.retain(|facts, _| !facts.iter().any(names_dropped));
+        for by_poly in map.values_mut() {
+            by_poly.retain(|q, _| !names_dropped(q));
+        }
+    }
+
     /// `a <= b` ([`ProofMemo::prove_le0`]).
     pub(crate) fn le(&self, atoms: &Atoms, facts: &[Fact], a: &Poly, b: &Poly) -> bool {
         self.prove_le0(atoms, facts, &a.sub(b))
@@ -2155,6 +2202,34 @@ mod tests {
             }
         }
         assert!(answered > 1000 && declined > 100, "{answered} / {declined}");
+    }
+
+    /// Substituting a constant term by term gives what substituting the
+    /// constant polynomial does (random polynomials with powers and
+    /// products of atoms, small and large values).
+    #[test]
+    fn substitute_value_is_substitute_by_a_constant() {
+        let (_, ids) = symbol_atoms(&[(0, 7), (-3, 5), (0, 40), (2, 9)]);
+        let mut rng = tile_kernel_testkit::Rng::new(0x9e37_79b9_7f4a_7c15);
+        let mut next = move |below: u64| rng.next_u64() % below;
+        let mut changed = 0;
+        for _ in 0..5000 {
+            let p = random_poly(&ids, 5, &mut next);
+            let atom = ids[next(ids.len() as u64) as usize];
+            let value = match next(3) {
+                0 => 0,
+                1 => next(41) as i128 - 20,
+                _ => (next(1 << 20) as i128) << next(40),
+            };
+            let by_value = p.substitute_value(atom, value);
+            assert_eq!(
+                by_value,
+                p.substitute(atom, &Poly::constant(value)),
+                "{p:?} with atom {atom} = {value}"
+            );
+            changed += usize::from(by_value != p);
+        }
+        assert!(changed > 1000, "{changed}");
     }
 
     /// The dense exact path gives the saturating path's answer wherever it

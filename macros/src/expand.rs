@@ -1679,6 +1679,25 @@ mod tests {
     }
 
     #[test]
+    fn an_error_reported_once_survives_the_rolled_trial_of_its_loop() {
+        // TK0611 is reported at the first use of the scope only. The loop
+        // is first checked once in `k` (`sema::rolled`); that trial's
+        // report is undone, and the unrolled check must report it again.
+        let args = quote!(grid = 1, block = 48);
+        let text = r#"fn k(a: Tensor<u32, 48, 1>, out: Tensor<u32, 48, 1>) {
+            let x = alloc_local::<u32>([1]);
+            apply(ptx["ld.global.u32"], x, a.slice(s![thread_id(0), ..]));
+            for k in 0..2 {
+                apply(ptx["shfl.sync.bfly.b32"], x, x, 1, 0x1f, scope = "warp");
+            }
+            apply(ptx["st.global.u32"], out.slice(s![thread_id(0), ..]), x);
+        }"#;
+        let errors = error_messages(&expand_text(&args, text).expect("lexes"));
+        assert_eq!(errors.len(), 1, "{errors:?}");
+        assert!(errors[0].starts_with("TK0611: "), "{errors:?}");
+    }
+
+    #[test]
     fn what_a_broken_if_writes_counts_as_written() {
         // `} else` typed before its block, as rust-analyzer hands it over
         // (a `;` added): the `if` does not parse, and its block was the only

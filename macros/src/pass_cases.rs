@@ -468,6 +468,48 @@ fn the_syntactic_writes_are_the_checked_writes() {
     );
 }
 
+/// Checking a constant-bound loop once in its variable
+/// (`tile_kernel_lowering::sema::check`) gives what checking it once per
+/// iteration gives (`check_unrolled`): the same program, diagnostics and
+/// launcher borrows for every shipped kernel, every pass case and every
+/// compile-fail case; and the shipped kernels do take the rolled check.
+#[test]
+fn rolled_loops_check_as_unrolled() {
+    let fail_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../ui-tests/tests/compile-fail");
+    let mut kernels = benchmarked_kernels();
+    let rolled_before = tile_kernel_lowering::sema::loops_rolled();
+    let shipped = kernels.len();
+    kernels.extend(pass_kernels().0);
+    kernels.extend(kernels_in(&fail_dir));
+    let mut compared = 0;
+    for (i, kernel) in kernels.iter().enumerate() {
+        let Ok(read) =
+            crate::expand::read_kernel(kernel.args.clone(), kernel.item.to_token_stream())
+        else {
+            continue;
+        };
+        let rolled = tile_kernel_lowering::sema::check(&read.kernel);
+        if i + 1 == shipped {
+            assert!(
+                tile_kernel_lowering::sema::loops_rolled() - rolled_before >= 80,
+                "the shipped kernels rolled only {} loops",
+                tile_kernel_lowering::sema::loops_rolled() - rolled_before
+            );
+        }
+        let unrolled = tile_kernel_lowering::sema::check_unrolled(&read.kernel);
+        let what = format!("{}: `{}`", kernel.file, kernel.name);
+        assert_eq!(rolled.diagnostics, unrolled.diagnostics, "{what}");
+        assert_eq!(rolled.param_writes, unrolled.param_writes, "{what}");
+        assert!(
+            rolled.program == unrolled.program,
+            "{what}: the programs differ"
+        );
+        compared += 1;
+    }
+    println!("{compared} kernels checked both ways");
+    assert!(compared > 600, "only {compared} kernels compared");
+}
+
 /// The async walk of every loop of every shipped kernel reaches its
 /// fixpoint: none runs to the walk's iteration limit (sound, but 64
 /// iterations of the body: a GEMM's ring walked that way took seconds to

@@ -96,6 +96,12 @@ impl Diagnostics {
         self.list.len()
     }
 
+    /// Drops the diagnostics from the `len`-th on (a trial check's, whose
+    /// statements are then checked another way).
+    pub(crate) fn truncate(&mut self, len: usize) {
+        self.list.truncate(len);
+    }
+
     /// Whether a diagnostic of `code` at `span` was reported already.
     pub fn reported_at(&self, code: Code, span: SpanId) -> bool {
         self.list.iter().any(|d| d.code == code && d.span == span)

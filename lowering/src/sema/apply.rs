@@ -256,7 +256,7 @@ impl Checker<'_> {
 
     /// Which tiles are ever read and written, and the new versions of the
     /// predicate registers the apply writes.
-    fn note_register_accesses(&mut self, apply: &checked::Apply) {
+    pub(super) fn note_register_accesses(&mut self, apply: &checked::Apply) {
         for coordinate in &apply.coordinates {
             for (_, lane) in &coordinate.reads {
                 self.tiles[lane.tile].ever_read = true;

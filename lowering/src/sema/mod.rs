@@ -46,6 +46,7 @@ mod form_choice;
 pub mod limits;
 mod matrices;
 mod operands;
+mod rolled;
 mod scalar;
 mod scalar_ops;
 mod scopes;
@@ -112,6 +113,18 @@ pub struct Checked {
 
 /// Checks a kernel, collecting every diagnostic.
 pub fn check(kernel: &ast::Kernel) -> Checked {
+    check_with(kernel, true)
+}
+
+/// [`check`] with every constant-bound loop checked once per iteration:
+/// the reference the rolled check ([`rolled`]) is tested against.
+pub fn check_unrolled(kernel: &ast::Kernel) -> Checked {
+    check_with(kernel, false)
+}
+
+pub use rolled::loops_rolled;
+
+fn check_with(kernel: &ast::Kernel, rolling_enabled: bool) -> Checked {
     // Nesting first: every later pass recurses over expressions and blocks.
     let nesting = limits::nesting_errors(kernel);
     if !nesting.is_empty() {
@@ -124,6 +137,7 @@ pub fn check(kernel: &ast::Kernel) -> Checked {
         };
     }
     let mut checker = Checker::new(kernel);
+    checker.rolling_enabled = rolling_enabled;
     checker.check_signature();
     checker.check_launch();
     checker.block(&kernel.body);
@@ -294,6 +308,11 @@ struct Checker<'k> {
     halted: bool,
     /// The statements whose check reported an error ([`Self::unless_failed`]).
     failed_statements: std::collections::HashSet<SpanId>,
+    /// Whether constant-bound loops may be checked once in their variable
+    /// ([`rolled`]; off: [`check_unrolled`]).
+    rolling_enabled: bool,
+    /// The constant-bound loop being checked once in its variable.
+    rolling: Option<rolled::Rolling>,
 }
 
 /// Every `apply` in `body` (nested ones included) numbered in source
@@ -374,6 +393,8 @@ impl<'k> Checker<'k> {
             lookup_floor: None,
             halted: false,
             failed_statements: std::collections::HashSet::new(),
+            rolling_enabled: true,
+            rolling: None,
         }
     }
 
@@ -841,6 +862,9 @@ impl<'k> Checker<'k> {
                 )
                 .with_help("use runtime bounds (a symbol or parameter) for a loop the GPU runs"),
             );
+            return;
+        }
+        if self.rolled_loop(for_loop, start, step, count as i128) {
             return;
         }
         self.unrolling.push(for_loop.span);

@@ -672,12 +672,18 @@ impl Checker<'_> {
         if self.tiles[base].tile.dtype != DType::Bool {
             return None;
         }
-        let Some(Value::Local { tile, name, layout }) = self.operand_value(
+        let Some(Value::Local {
+            tile, name, layout, ..
+        }) = self.operand_value(
             &ast::Operand::Place(place.clone()),
             crate::scope::Scope::Thread,
-        ) else {
+        )
+        else {
             return Some(None);
         };
+        // A register's value read in a rolled loop names one iteration's
+        // register and version: that loop is checked unrolled.
+        self.refuse_rolling();
         let count: usize = layout.shape.iter().product();
         if count != 1 {
             self.diags.push(
@@ -734,12 +740,18 @@ impl Checker<'_> {
             DType::I32 => (i128::from(i32::MIN), i128::from(i32::MAX)),
             _ => return None,
         };
-        let Some(Value::Local { tile, name, layout }) = self.operand_value(
+        let Some(Value::Local {
+            tile, name, layout, ..
+        }) = self.operand_value(
             &ast::Operand::Place(place.clone()),
             crate::scope::Scope::Thread,
-        ) else {
+        )
+        else {
             return Some(None);
         };
+        // A register's value read in a rolled loop names one iteration's
+        // register and version: that loop is checked unrolled.
+        self.refuse_rolling();
         let count: usize = layout.shape.iter().product();
         if count != 1 || layout.dtype != dtype {
             let what = if layout.dtype == dtype {

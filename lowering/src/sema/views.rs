@@ -1,7 +1,10 @@
 //! Names and view chains -> operand values.
 //!
 //! Guarantee: a tile view has constant offsets and every element inside its
-//! tile (slices of tiles are proven in bounds here); a tensor view carries
+//! tile (slices of tiles are proven in bounds here), or, while a constant
+//! loop is checked once in its variable (`super::rolled`), an offset that
+//! moves by a constant per unit of that variable, every element inside its
+//! tile at each of the variable's values; a tensor view carries
 //! the [`Bound`]s that must hold where it is accessed, and a bound that can
 //! never hold is reported here as a statically out-of-range slice.
 
@@ -82,7 +85,7 @@ impl Checker<'_> {
         }
         let view = self.view(place)?;
         let view = self.bind_group(view, scope, place)?;
-        let Some(layout) = StaticLayout::of(&view.layout) else {
+        let Some(mut layout) = StaticLayout::of(&view.layout) else {
             let axis = view
                 .layout
                 .shape
@@ -106,11 +109,21 @@ impl Checker<'_> {
             );
             return None;
         };
+        // A tile view that moves with a rolled loop's variable: its first
+        // iteration's registers, and how far they move per unit.
+        let mut roll_shift = 0;
+        if matches!(view.base, ViewBase::Tile(_))
+            && let Some((first, shift)) = self.rolled_offset(&view.layout.offset)
+        {
+            layout.offset = usize::try_from(first).unwrap_or(usize::MAX);
+            roll_shift = shift;
+        }
         Some(match view.base {
             ViewBase::Tile(tile) => Value::Local {
                 tile,
                 name: view.name,
                 layout,
+                roll_shift,
             },
             ViewBase::Memory(buffer) => Value::Memory {
                 buffer,
@@ -500,7 +513,7 @@ impl Checker<'_> {
         items: &[SliceItem],
     ) -> bool {
         let is_tile = matches!(view.base, ViewBase::Tile(_));
-        if is_tile && !layout.is_static() {
+        if is_tile && !layout.is_static() && !self.rolls_statically(layout) {
             let span = items
                 .iter()
                 .find(|i| match i {

@@ -1,0 +1,508 @@
+//! Constant-bound loops checked once in their variable ("rolled").
+//!
+//! A `for k in 0..16` loop is unrolled: the emitted PTX has one copy of
+//! its body per value of `k`, and `k` names registers
+//! (`v.slice(s![.., k..k + 1])`). Checking the body once per value costs
+//! the same again for every iteration. A loop whose body is plain
+//! statements (`apply`s and `let`s) is first checked once with `k` an atom
+//! whose range is the loop's values, the way a runtime loop's variable is;
+//! each iteration's checked statements are then that check's with `k`
+//! replaced by its value.
+//!
+//! **Why the copies are what checking each iteration gives.** The rolled
+//! check proves what it proves for every value in the range: slices of
+//! tiles in bounds from `k`'s range, memory bounds and alignment under the
+//! same facts plus that range. A tile view may move with `k` (its offset
+//! `c + s * k`, constant `c` and `s`): its registers are the first
+//! iteration's, moved by `s` bytes per unit. Whatever the rolled check
+//! cannot follow it refuses, and the loop is checked unrolled as before,
+//! with every trace of the trial undone: a diagnostic of any kind, a new
+//! atom (a register read as an index, a computed value), a condition that
+//! reads a predicate register, a statement other than a plain `apply`
+//! (barriers, async copies, matrix multiplies, shared memory, descriptor
+//! operands), an operand whose value would be a literal in an iteration (a
+//! runtime integer operand in `k`), two views of one tile in one statement
+//! that move differently (their overlap would change), a move that is not
+//! a whole number of registers (the lanes' place in their registers would
+//! change), a guard the bounds obligation added, and a substituted
+//! condition that became a constant. The trial never reports.
+//!
+//! What the copies do not share is then replayed per copy as unrolling
+//! does it: the statement and instruction budgets, and the versions of the
+//! predicate and index registers each copy writes. The register, race and
+//! async obligations read the copies afterwards, exactly as they read an
+//! unrolled loop's.
+//!
+//! `crate::sema::check_unrolled` checks with every constant loop unrolled:
+//! the tests compare it with [`crate::sema::check`] on every shipped
+//! kernel, program for program.
+
+use std::collections::HashSet;
+
+use crate::ast::{self, Stmt};
+use crate::checked::{self, Value};
+use crate::diag::SpanId;
+use crate::layout::{Bound, Layout, StaticLayout};
+use crate::program::Cond;
+use crate::ptx::form::Effect;
+use crate::scope::Uniformity;
+use crate::sym::{Atom, AtomId, AtomKind, Poly};
+
+use super::{Checker, MAX_INSTRUCTIONS, PredVersions, limits};
+
+/// Loops checked rolled so far in this process ([`loops_rolled`]).
+static ROLLED_LOOPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// How many constant-bound loops this process has checked once in their
+/// variable: the tests' evidence that the shipped kernels take the rolled
+/// check.
+pub fn loops_rolled() -> u64 {
+    ROLLED_LOOPS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The loop being checked once in its variable.
+pub(super) struct Rolling {
+    /// The atom standing for the loop variable.
+    var: AtomId,
+    /// The variable's first value.
+    start: i128,
+    /// Something the rolled check cannot follow was met: the loop is
+    /// checked unrolled instead.
+    refused: bool,
+}
+
+/// How a trial of the rolled check ended.
+enum Trial {
+    /// Checked rolled: each iteration's statements were added.
+    Rolled,
+    /// To be checked unrolled; nothing changed.
+    Unrolled,
+    /// Clean but for these atoms of special registers or parameters,
+    /// first made in the loop (nothing changed).
+    NewAtoms(Vec<Atom>),
+}
+
+/// What the trial may change, as it was before it.
+struct Before {
+    diags: usize,
+    atoms: usize,
+    pred_versions: PredVersions,
+    next_pred_version: u64,
+    instruction_count: usize,
+    checked_statements: usize,
+    failed_statements: HashSet<SpanId>,
+    tile_marks: Vec<(bool, bool)>,
+    multiples: Vec<u64>,
+    params: Vec<crate::program::ProgramParam>,
+    requirement: crate::target::Requirement,
+    facts: usize,
+    /// The flags that make an error reported once, or stop checking: a
+    /// trial that set one and was undone must not silence the unrolled
+    /// check's own report.
+    halted: bool,
+    partial_scope_reported: bool,
+    invalid_statements: bool,
+    cluster_arrive: Option<SpanId>,
+    cluster_arrive_unpaired: bool,
+}
+
+impl Checker<'_> {
+    /// A tile view's offset in a rolled loop: its value at the first
+    /// iteration and the bytes it moves per unit of the variable, where it
+    /// is `c + s * k` with constants `c` and `s` (`None` elsewhere, and
+    /// outside a rolled check).
+    pub(super) fn rolled_offset(&self, offset: &Poly) -> Option<(i128, i128)> {
+        let rolling = self.rolling.as_ref()?;
+        if !offset.contains(rolling.var) {
+            return None;
+        }
+        let (shift, rest) = offset.split_on(rolling.var);
+        let (shift, rest) = (shift.as_const()?, rest.as_const()?);
+        let first = shift.checked_mul(rolling.start)?.checked_add(rest)?;
+        Some((first, shift))
+    }
+
+    /// Whether a tile view whose offset is not a constant moves only with
+    /// the rolled loop's variable (its strides constant).
+    pub(super) fn rolls_statically(&self, layout: &Layout) -> bool {
+        layout.strides.iter().all(Poly::is_const) && self.rolled_offset(&layout.offset).is_some()
+    }
+
+    /// Marks the rolled check as unable to follow what it met (no effect
+    /// outside one).
+    pub(super) fn refuse_rolling(&mut self) {
+        if let Some(rolling) = &mut self.rolling {
+            rolling.refused = true;
+        }
+    }
+
+    /// Checks `for_loop` (`count >= 2` iterations from `start` by `step`)
+    /// once in its variable and adds each iteration's statements; `false`,
+    /// with nothing changed, where the loop must be checked unrolled.
+    pub(super) fn rolled_loop(
+        &mut self,
+        for_loop: &ast::For,
+        start: i128,
+        step: i128,
+        count: i128,
+    ) -> bool {
+        if !self.rolling_enabled
+            || self.rolling.is_some()
+            || self.halted
+            || count < 2
+            || self.cluster_arrive.is_some()
+            || !self.inlining.is_empty()
+            || !for_loop
+                .body
+                .iter()
+                .all(|s| matches!(s, Stmt::Apply(_) | Stmt::Let(_)))
+        {
+            return false;
+        }
+        let Some(last) = step
+            .checked_mul(count - 1)
+            .and_then(|span| start.checked_add(span))
+        else {
+            return false;
+        };
+        match self.trial(for_loop, start, last, step, count) {
+            Trial::Rolled => true,
+            Trial::Unrolled => false,
+            // A special register or parameter first used in the loop: its
+            // atom, made before the loop as the first iteration would make
+            // it, and the trial again.
+            Trial::NewAtoms(atoms) => {
+                for atom in atoms {
+                    self.atoms.push(atom);
+                }
+                matches!(
+                    self.trial(for_loop, start, last, step, count),
+                    Trial::Rolled
+                )
+            }
+        }
+    }
+
+    /// One rolled check of `for_loop`, its values `start..=last` by `step`.
+    fn trial(
+        &mut self,
+        for_loop: &ast::For,
+        start: i128,
+        last: i128,
+        step: i128,
+        count: i128,
+    ) -> Trial {
+        let before = Before {
+            diags: self.diags.len(),
+            atoms: self.atoms.len(),
+            pred_versions: self.pred_versions.clone(),
+            next_pred_version: self.next_pred_version,
+            instruction_count: self.instruction_count,
+            checked_statements: self.checked_statements,
+            failed_statements: self.failed_statements.clone(),
+            tile_marks: self
+                .tiles
+                .iter()
+                .map(|t| (t.ever_read, t.ever_written))
+                .collect(),
+            multiples: self.symbols.iter().map(|s| s.symbol.multiple_of).collect(),
+            params: self.params.clone(),
+            requirement: self.requirement,
+            facts: self.facts.len(),
+            halted: self.halted,
+            partial_scope_reported: self.partial_scope_reported,
+            invalid_statements: self.invalid_statements,
+            cluster_arrive: self.cluster_arrive,
+            cluster_arrive_unpaired: self.cluster_arrive_unpaired,
+        };
+        let var = self.atoms.push(Atom {
+            kind: AtomKind::LoopVar,
+            name: for_loop.var.clone(),
+            lo: start,
+            hi: last,
+        });
+        // Every copy has its own constant: the same for every thread.
+        self.loop_uniformity.insert(var, Uniformity::Grid);
+        self.rolling = Some(Rolling {
+            var,
+            start,
+            refused: false,
+        });
+        let var_poly = Poly::atom(var);
+        let range = vec![
+            Poly::constant(start).sub(&var_poly),
+            var_poly.sub(&Poly::constant(last)),
+        ];
+        self.unrolling.push(for_loop.span);
+        let body = self.nested(range.clone(), |c| {
+            c.bind(&for_loop.var, super::Binding::Int(Poly::atom(var)));
+            c.block(&for_loop.body);
+        });
+        self.unrolling.pop();
+        let refused = self.rolling.take().is_some_and(|r| r.refused);
+        let clean = !refused && !self.halted && self.diags.len() == before.diags;
+        let new_atoms: Vec<Atom> = self
+            .atoms
+            .iter()
+            .skip(before.atoms + 1)
+            .map(|(_, atom)| atom.clone())
+            .collect();
+        let copies = if clean && new_atoms.is_empty() {
+            self.copies(&body, var, (before.facts, &range), start, step, count)
+        } else {
+            None
+        };
+        // The trial leaves no trace: its atoms' ids are handed out again.
+        self.loop_uniformity.remove(&var);
+        self.atoms.truncate(before.atoms);
+        self.proofs.forget_atoms_from(var);
+        self.pred_versions = before.pred_versions;
+        self.next_pred_version = before.next_pred_version;
+        let Some(copies) = copies else {
+            self.diags.truncate(before.diags);
+            self.instruction_count = before.instruction_count;
+            self.checked_statements = before.checked_statements;
+            self.failed_statements = before.failed_statements;
+            for (tile, (read, written)) in self.tiles.iter_mut().zip(before.tile_marks) {
+                tile.ever_read = read;
+                tile.ever_written = written;
+            }
+            for (symbol, multiple) in self.symbols.iter_mut().zip(before.multiples) {
+                symbol.symbol.multiple_of = multiple;
+            }
+            self.params = before.params;
+            self.requirement = before.requirement;
+            self.halted = before.halted;
+            self.partial_scope_reported = before.partial_scope_reported;
+            self.invalid_statements = before.invalid_statements;
+            self.cluster_arrive = before.cluster_arrive;
+            self.cluster_arrive_unpaired = before.cluster_arrive_unpaired;
+            let singletons = !new_atoms.is_empty()
+                && new_atoms.iter().all(|a| {
+                    !matches!(
+                        a.kind,
+                        AtomKind::LoopVar | AtomKind::Computed(..) | AtomKind::Register { .. }
+                    )
+                });
+            return if clean && singletons {
+                Trial::NewAtoms(new_atoms)
+            } else {
+                Trial::Unrolled
+            };
+        };
+        // The budgets, as unrolling counts them: each iteration, and each
+        // statement of it.
+        let statements = (self.checked_statements - before.checked_statements) as i128;
+        let instructions = (self.instruction_count - before.instruction_count) as i128;
+        let checked = count.saturating_mul(statements + 1);
+        let emitted = count.saturating_mul(instructions);
+        if (before.checked_statements as i128).saturating_add(checked)
+            > limits::MAX_CHECKED_STATEMENTS as i128
+            || (before.instruction_count as i128).saturating_add(emitted) > MAX_INSTRUCTIONS as i128
+        {
+            // Unrolled, the loop reports the budget where it runs out.
+            self.instruction_count = before.instruction_count;
+            self.checked_statements = before.checked_statements;
+            return Trial::Unrolled;
+        }
+        self.checked_statements = before.checked_statements + checked as usize;
+        self.instruction_count = before.instruction_count + emitted as usize;
+        for apply in copies {
+            self.note_register_accesses(&apply);
+            self.body.push(checked::Node::Apply(apply));
+        }
+        ROLLED_LOOPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Trial::Rolled
+    }
+
+    /// Each iteration's statements from the rolled body, in order; `None`
+    /// where one is not what checking that iteration would give (see the
+    /// module's list).
+    fn copies(
+        &self,
+        body: &[checked::Node],
+        var: AtomId,
+        range: (usize, &[Poly]),
+        start: i128,
+        step: i128,
+        count: i128,
+    ) -> Option<Vec<checked::Apply>> {
+        let mut applies = Vec::with_capacity(body.len());
+        for node in body {
+            let checked::Node::Apply(apply) = node else {
+                return None;
+            };
+            // The loop's range facts follow the enclosing ones.
+            let (outer, range_facts) = range;
+            if !self.rolls(apply, var) || apply.facts.get(outer..outer + 2) != Some(range_facts) {
+                return None;
+            }
+            applies.push(apply);
+        }
+        let mut copies = Vec::with_capacity(applies.len() * count as usize);
+        for i in 0..count {
+            let k = start + i * step;
+            for apply in &applies {
+                copies.push(copy(apply, var, k - start, k, range.0)?);
+            }
+        }
+        Some(copies)
+    }
+
+    /// Whether one checked statement of the rolled body is one the copies
+    /// reproduce.
+    fn rolls(&self, apply: &checked::Apply, var: AtomId) -> bool {
+        let plain = matches!(
+            apply.form.effect(),
+            Effect::Pure | Effect::Load { .. } | Effect::Store | Effect::Collective
+        );
+        if !plain || !apply.own_proofs_hold || apply.guard != apply.user_guard {
+            return false;
+        }
+        if reads_register(&apply.guard) {
+            return false;
+        }
+        let mut shifts: Vec<(usize, i128)> = Vec::new();
+        for operand in &apply.operands {
+            if operand.matrix.is_some() || operand.slot.descriptor {
+                return false;
+            }
+            match &operand.value {
+                Value::Local {
+                    tile,
+                    layout,
+                    roll_shift,
+                    ..
+                } => {
+                    // Whether a lane is an aligned part of its register, or
+                    // aligned whole registers, depends on its offset modulo
+                    // the smaller of the two sizes only.
+                    let register = self.tiles[*tile].tile.dtype.size_bytes();
+                    let unit = register.min(layout.dtype.size_bytes()) as i128;
+                    if roll_shift % unit != 0 {
+                        return false;
+                    }
+                    match shifts.iter().find(|(t, _)| t == tile) {
+                        Some((_, shift)) if shift != roll_shift => return false,
+                        Some(_) => {}
+                        None => shifts.push((*tile, *roll_shift)),
+                    }
+                }
+                Value::Memory { buffer, cta, .. } => {
+                    if buffer.param().is_none() || cta.is_some() {
+                        return false;
+                    }
+                }
+                Value::Index { value, .. } => {
+                    if value.contains(var) {
+                        return false;
+                    }
+                }
+                Value::Scalar { .. } | Value::Literal(_) | Value::Special(_) => {}
+                Value::SourceBytes { .. } | Value::Implicit(_) => return false,
+            }
+        }
+        true
+    }
+}
+
+/// Iteration `k` (`moved = k - start`) of one rolled statement.
+fn copy(
+    apply: &checked::Apply,
+    var: AtomId,
+    moved: i128,
+    k: i128,
+    outer_facts: usize,
+) -> Option<checked::Apply> {
+    let mut out = apply.clone();
+    out.user_guard = substitute_cond(&apply.user_guard, var, k)?;
+    out.guard = out.user_guard.clone();
+    // The loop's range facts (after the enclosing ones) name only `k`.
+    out.facts = apply
+        .facts
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !(outer_facts..outer_facts + 2).contains(i))
+        .map(|(_, f)| f.substitute_value(var, k))
+        .collect();
+    let mut shifts = Vec::with_capacity(out.operands.len());
+    for operand in &mut out.operands {
+        let mut shift = 0;
+        match &mut operand.value {
+            Value::Local {
+                layout, roll_shift, ..
+            } => {
+                shift = roll_shift.checked_mul(moved)?;
+                layout.offset = moved_by(layout.offset, shift)?;
+                *roll_shift = 0;
+            }
+            Value::Memory {
+                layout,
+                view,
+                bounds,
+                ..
+            } => {
+                *view = view.substitute_value(var, k);
+                *layout = StaticLayout::of(view)?;
+                for bound in bounds.iter_mut() {
+                    *bound = Bound {
+                        le0: bound.le0.substitute_value(var, k),
+                        ..bound.clone()
+                    };
+                }
+            }
+            _ => {}
+        }
+        shifts.push(shift);
+    }
+    for coordinate in &mut out.coordinates {
+        for (operand, lane) in coordinate.reads.iter_mut().chain(&mut coordinate.writes) {
+            lane.byte_offset = moved_by(lane.byte_offset, shifts[*operand])?;
+        }
+    }
+    Some(out)
+}
+
+/// `offset + shift`, where it stays a byte offset.
+fn moved_by(offset: usize, shift: i128) -> Option<usize> {
+    usize::try_from((offset as i128).checked_add(shift)?).ok()
+}
+
+/// `cond` with `var` replaced by `k`; `None` where a comparison became a
+/// constant (checking the iteration would have folded it).
+fn substitute_cond(cond: &Cond, var: AtomId, k: i128) -> Option<Cond> {
+    Some(match cond {
+        Cond::Cmp(op, p) => {
+            let p = p.substitute_value(var, k);
+            if p.contains(var) || (p.is_const() && !cond_poly_was_const(cond)) {
+                return None;
+            }
+            Cond::Cmp(*op, p)
+        }
+        Cond::Not(inner) => Cond::Not(Box::new(substitute_cond(inner, var, k)?)),
+        Cond::And(a, b) => Cond::And(
+            Box::new(substitute_cond(a, var, k)?),
+            Box::new(substitute_cond(b, var, k)?),
+        ),
+        Cond::Or(a, b) => Cond::Or(
+            Box::new(substitute_cond(a, var, k)?),
+            Box::new(substitute_cond(b, var, k)?),
+        ),
+        Cond::Const(_) | Cond::Param(_) | Cond::Register { .. } => cond.clone(),
+    })
+}
+
+/// Whether a comparison's polynomial was a constant before substitution.
+fn cond_poly_was_const(cond: &Cond) -> bool {
+    matches!(cond, Cond::Cmp(_, p) if p.is_const())
+}
+
+/// Whether a condition reads a predicate register.
+fn reads_register(cond: &Cond) -> bool {
+    match cond {
+        Cond::Register { .. } => true,
+        Cond::Not(inner) => reads_register(inner),
+        Cond::And(a, b) | Cond::Or(a, b) => reads_register(a) || reads_register(b),
+        Cond::Const(_) | Cond::Param(_) | Cond::Cmp(..) => false,
+    }
+}
