@@ -117,7 +117,7 @@ pub fn check(kernel: &ast::Kernel) -> Checked {
 }
 
 /// [`check`] with every constant-bound loop checked once per iteration:
-/// the reference the rolled check ([`rolled`]) is tested against.
+/// the reference the rolled check (`sema/rolled.rs`) is tested against.
 pub fn check_unrolled(kernel: &ast::Kernel) -> Checked {
     check_with(kernel, false)
 }
