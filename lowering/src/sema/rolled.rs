@@ -3,11 +3,11 @@
 //! A `for k in 0..16` loop is unrolled: the emitted PTX has one copy of
 //! its body per value of `k`, and `k` names registers
 //! (`v.slice(s![.., k..k + 1])`). Checking the body once per value costs
-//! the same again for every iteration. A loop whose body is plain
-//! statements (`apply`s and `let`s) is first checked once with `k` an atom
-//! whose range is the loop's values, the way a runtime loop's variable is;
-//! each iteration's checked statements are then that check's with `k`
-//! replaced by its value.
+//! the same again for every iteration. A loop whose body is `apply`s,
+//! `let`s, `ewise`s and constant-bound loops (unrolled inside the one
+//! check) is first checked once with `k` an atom whose range is the loop's
+//! values, the way a runtime loop's variable is; each iteration's checked
+//! statements are then that check's with `k` replaced by its value.
 //!
 //! **Why the copies are what checking each iteration gives.** The rolled
 //! check proves what it proves for every value in the range: slices of
@@ -18,14 +18,17 @@
 //! cannot follow it refuses, and the loop is checked unrolled as before,
 //! with every trace of the trial undone: a diagnostic of any kind, a new
 //! atom (a register read as an index, a computed value), a condition that
-//! reads a predicate register, a statement other than a plain `apply`
-//! (barriers, async copies, matrix multiplies, shared memory, descriptor
-//! operands), an operand whose value would be a literal in an iteration (a
-//! runtime integer operand in `k`), two views of one tile in one statement
-//! that move differently (their overlap would change), a move that is not
-//! a whole number of registers (the lanes' place in their registers would
-//! change), a guard the bounds obligation added, and a substituted
-//! condition that became a constant. The trial never reports.
+//! reads a predicate register, a checked statement other than a plain
+//! `apply` (barriers, async copies, matrix multiplies, shared memory,
+//! descriptor operands, runtime `if`s and loops), an operand whose value
+//! would be a literal in an iteration (a runtime integer operand in `k`),
+//! two views of one tile in one statement that move differently (their
+//! overlap would change), a move that changes a lane's place in its
+//! register, a guard the bounds obligation added, and a substituted
+//! condition that became a constant. The trial never reports. The
+//! temporaries an `ewise` allocates at its first use stay allocated after
+//! a rolled check (unrolling allocates the same ones at the same point);
+//! otherwise they are undone with the rest.
 //!
 //! What the copies do not share is then replayed per copy as unrolling
 //! does it: the statement and instruction budgets, and the versions of the
@@ -104,6 +107,11 @@ struct Before {
     invalid_statements: bool,
     cluster_arrive: Option<SpanId>,
     cluster_arrive_unpaired: bool,
+    /// The tiles: `ewise`'s temporaries are allocated at their first use
+    /// (in the kernel's outermost scope).
+    tiles: usize,
+    tile_registers: usize,
+    ewise_temps: super::ewise::TempPool,
 }
 
 impl Checker<'_> {
@@ -151,11 +159,12 @@ impl Checker<'_> {
             || self.halted
             || count < 2
             || self.cluster_arrive.is_some()
-            || !self.inlining.is_empty()
-            || !for_loop
-                .body
-                .iter()
-                .all(|s| matches!(s, Stmt::Apply(_) | Stmt::Let(_)))
+            || !for_loop.body.iter().all(|s| {
+                matches!(
+                    s,
+                    Stmt::Apply(_) | Stmt::Let(_) | Stmt::Ewise(_) | Stmt::For(_)
+                )
+            })
         {
             return false;
         }
@@ -214,6 +223,9 @@ impl Checker<'_> {
             invalid_statements: self.invalid_statements,
             cluster_arrive: self.cluster_arrive,
             cluster_arrive_unpaired: self.cluster_arrive_unpaired,
+            tiles: self.tiles.len(),
+            tile_registers: self.tile_registers,
+            ewise_temps: self.ewise_temps.clone(),
         };
         let var = self.atoms.push(Atom {
             kind: AtomKind::LoopVar,
@@ -277,6 +289,20 @@ impl Checker<'_> {
             self.invalid_statements = before.invalid_statements;
             self.cluster_arrive = before.cluster_arrive;
             self.cluster_arrive_unpaired = before.cluster_arrive_unpaired;
+            // Temporaries the trial made are made again, where unrolling
+            // makes them (and reports what their allocation reports).
+            for temps in self.ewise_temps.values() {
+                for name in temps {
+                    if !before.ewise_temps.values().any(|old| old.contains(name))
+                        && let Some(outer) = self.scopes.first_mut()
+                    {
+                        outer.remove(name);
+                    }
+                }
+            }
+            self.ewise_temps = before.ewise_temps;
+            self.tiles.truncate(before.tiles);
+            self.tile_registers = before.tile_registers;
             let singletons = !new_atoms.is_empty()
                 && new_atoms.iter().all(|a| {
                     !matches!(
