@@ -491,7 +491,7 @@ fn rolled_loops_check_as_unrolled() {
         let rolled = tile_kernel_lowering::sema::check(&read.kernel);
         if i + 1 == shipped {
             assert!(
-                tile_kernel_lowering::sema::loops_rolled() - rolled_before >= 80,
+                tile_kernel_lowering::sema::loops_rolled() - rolled_before >= 240,
                 "the shipped kernels rolled only {} loops",
                 tile_kernel_lowering::sema::loops_rolled() - rolled_before
             );

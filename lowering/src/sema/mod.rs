@@ -313,6 +313,9 @@ struct Checker<'k> {
     rolling_enabled: bool,
     /// The constant-bound loop being checked once in its variable.
     rolling: Option<rolled::Rolling>,
+    /// The loops whose rolled trial was refused: met again (an inner loop
+    /// of an unrolled one), they are unrolled without another trial.
+    unrollable: std::collections::HashSet<SpanId>,
 }
 
 /// Every `apply` in `body` (nested ones included) numbered in source
@@ -395,6 +398,7 @@ impl<'k> Checker<'k> {
             failed_statements: std::collections::HashSet::new(),
             rolling_enabled: true,
             rolling: None,
+            unrollable: std::collections::HashSet::new(),
         }
     }
 

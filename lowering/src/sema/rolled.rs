@@ -19,8 +19,8 @@
 //! with every trace of the trial undone: a diagnostic of any kind, a new
 //! atom (a register read as an index, a computed value), a condition that
 //! reads a predicate register, a checked statement other than a plain
-//! `apply` (barriers, async copies, matrix multiplies, shared memory,
-//! descriptor operands, runtime `if`s and loops), an operand whose value
+//! `apply` (barriers, async copies, matrix multiplies, another CTA's
+//! shared memory, descriptor operands, runtime `if`s and loops), an operand whose value
 //! would be a literal in an iteration (a runtime integer operand in `k`),
 //! two views of one tile in one statement that move differently (their
 //! overlap would change), a move that changes a lane's place in its
@@ -159,6 +159,7 @@ impl Checker<'_> {
             || self.halted
             || count < 2
             || self.cluster_arrive.is_some()
+            || self.unrollable.contains(&for_loop.span)
             || !for_loop.body.iter().all(|s| {
                 matches!(
                     s,
@@ -174,7 +175,7 @@ impl Checker<'_> {
         else {
             return false;
         };
-        match self.trial(for_loop, start, last, step, count) {
+        let rolled = match self.trial(for_loop, start, last, step, count) {
             Trial::Rolled => true,
             Trial::Unrolled => false,
             // A special register or parameter first used in the loop: its
@@ -189,7 +190,11 @@ impl Checker<'_> {
                     Trial::Rolled
                 )
             }
+        };
+        if !rolled {
+            self.unrollable.insert(for_loop.span);
         }
+        rolled
     }
 
     /// One rolled check of `for_loop`, its values `start..=last` by `step`.
@@ -414,8 +419,10 @@ impl Checker<'_> {
                         None => shifts.push((*tile, *roll_shift)),
                     }
                 }
-                Value::Memory { buffer, cta, .. } => {
-                    if buffer.param().is_none() || cta.is_some() {
+                // Another CTA's copy of a shared buffer: its rank's bounds
+                // are the cluster's, kept apart from the view's.
+                Value::Memory { cta, .. } => {
+                    if cta.is_some() {
                         return false;
                     }
                 }
