@@ -20,15 +20,17 @@
 //! atom (a register read as an index, a computed value), a condition that
 //! reads a predicate register, a checked statement other than a plain
 //! `apply` (barriers, async copies, matrix multiplies, another CTA's
-//! shared memory, descriptor operands, runtime `if`s and loops), an operand whose value
-//! would be a literal in an iteration (a runtime integer operand in `k`),
-//! two views of one tile in one statement that move differently (their
-//! overlap would change), a move that changes a lane's place in its
-//! register, a guard the bounds obligation added, and a substituted
-//! condition that became a constant. The trial never reports. The
-//! temporaries an `ewise` allocates at its first use stay allocated after
-//! a rolled check (unrolling allocates the same ones at the same point);
-//! otherwise they are undone with the rest.
+//! shared memory, descriptor operands, runtime `if`s and loops), an
+//! operand whose value would be a literal in an iteration (a runtime
+//! integer operand in `k`), two views of one tile in one statement that
+//! move differently (their overlap would change), a move that changes a
+//! lane's place in its register, a guard the bounds obligation added, and
+//! a substituted condition that became a constant. The trial never
+//! reports, and a loop whose trial was refused is not tried again (met as
+//! the inner loop of an unrolled one). The temporaries an `ewise`
+//! allocates at its first use stay allocated after a rolled check
+//! (unrolling allocates the same ones at the same point); otherwise they
+//! are undone with the rest.
 //!
 //! What the copies do not share is then replayed per copy as unrolling
 //! does it: the statement and instruction budgets, and the versions of the
