@@ -605,6 +605,24 @@ impl Cond {
         }
     }
 
+    /// The predicate registers the condition reads, as `(tile, register,
+    /// version)`, in order.
+    pub(crate) fn predicate_registers(&self, out: &mut Vec<(usize, usize, u64)>) {
+        match self {
+            Cond::Register {
+                tile,
+                register,
+                version,
+            } => out.push((*tile, *register, *version)),
+            Cond::Not(inner) => inner.predicate_registers(out),
+            Cond::And(a, b) | Cond::Or(a, b) => {
+                a.predicate_registers(out);
+                b.predicate_registers(out);
+            }
+            Cond::Const(_) | Cond::Cmp(..) | Cond::Param(_) => {}
+        }
+    }
+
     pub fn and(self, other: Cond) -> Cond {
         match (self, other) {
             (Cond::Const(true), c) | (c, Cond::Const(true)) => c,

@@ -542,27 +542,12 @@ impl Walk<'_> {
     /// The predicate registers `cond` reads at a value (version) other than
     /// the one `guard` or the enclosing arms read: written again since.
     fn rewritten_predicates(&self, cond: &Cond, guard: &Cond) -> Vec<String> {
-        fn registers(cond: &Cond, out: &mut Vec<(usize, usize, u64)>) {
-            match cond {
-                Cond::Register {
-                    tile,
-                    register,
-                    version,
-                } => out.push((*tile, *register, *version)),
-                Cond::Not(inner) => registers(inner, out),
-                Cond::And(a, b) | Cond::Or(a, b) => {
-                    registers(a, out);
-                    registers(b, out);
-                }
-                Cond::Const(_) | Cond::Cmp(..) | Cond::Param(_) => {}
-            }
-        }
         let mut read = Vec::new();
-        registers(cond, &mut read);
+        cond.predicate_registers(&mut read);
         let mut current = Vec::new();
-        registers(guard, &mut current);
+        guard.predicate_registers(&mut current);
         for c in &self.path {
-            registers(c, &mut current);
+            c.predicate_registers(&mut current);
         }
         let mut names: Vec<String> = read
             .iter()

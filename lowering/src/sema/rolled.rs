@@ -47,7 +47,7 @@ use std::collections::HashSet;
 use crate::ast::{self, Stmt};
 use crate::checked::{self, Value};
 use crate::diag::SpanId;
-use crate::layout::{Bound, Layout, StaticLayout};
+use crate::layout::{Layout, StaticLayout};
 use crate::program::Cond;
 use crate::ptx::form::Effect;
 use crate::scope::Uniformity;
@@ -360,13 +360,13 @@ impl Checker<'_> {
         step: i128,
         count: i128,
     ) -> Option<Vec<checked::Apply>> {
+        // The loop's range facts follow the enclosing ones.
+        let (outer, range_facts) = range;
         let mut applies = Vec::with_capacity(body.len());
         for node in body {
             let checked::Node::Apply(apply) = node else {
                 return None;
             };
-            // The loop's range facts follow the enclosing ones.
-            let (outer, range_facts) = range;
             if !self.rolls(apply, var) || apply.facts.get(outer..outer + 2) != Some(range_facts) {
                 return None;
             }
@@ -376,7 +376,7 @@ impl Checker<'_> {
         for i in 0..count {
             let k = start + i * step;
             for apply in &applies {
-                copies.push(copy(apply, var, k - start, k, range.0)?);
+                copies.push(copy(apply, var, k - start, k, outer)?);
             }
         }
         Some(copies)
@@ -392,7 +392,9 @@ impl Checker<'_> {
         if !plain || !apply.own_proofs_hold || apply.guard != apply.user_guard {
             return false;
         }
-        if reads_register(&apply.guard) {
+        let mut predicates = Vec::new();
+        apply.guard.predicate_registers(&mut predicates);
+        if !predicates.is_empty() {
             return false;
         }
         let mut shifts: Vec<(usize, i128)> = Vec::new();
@@ -480,10 +482,7 @@ fn copy(
                 *view = view.substitute_value(var, k);
                 *layout = StaticLayout::of(view)?;
                 for bound in bounds.iter_mut() {
-                    *bound = Bound {
-                        le0: bound.le0.substitute_value(var, k),
-                        ..bound.clone()
-                    };
+                    bound.le0 = bound.le0.substitute_value(var, k);
                 }
             }
             _ => {}
@@ -508,11 +507,11 @@ fn moved_by(offset: usize, shift: i128) -> Option<usize> {
 fn substitute_cond(cond: &Cond, var: AtomId, k: i128) -> Option<Cond> {
     Some(match cond {
         Cond::Cmp(op, p) => {
-            let p = p.substitute_value(var, k);
-            if p.contains(var) || (p.is_const() && !cond_poly_was_const(cond)) {
+            let substituted = p.substitute_value(var, k);
+            if substituted.is_const() && !p.is_const() {
                 return None;
             }
-            Cond::Cmp(*op, p)
+            Cond::Cmp(*op, substituted)
         }
         Cond::Not(inner) => Cond::Not(Box::new(substitute_cond(inner, var, k)?)),
         Cond::And(a, b) => Cond::And(
@@ -525,19 +524,4 @@ fn substitute_cond(cond: &Cond, var: AtomId, k: i128) -> Option<Cond> {
         ),
         Cond::Const(_) | Cond::Param(_) | Cond::Register { .. } => cond.clone(),
     })
-}
-
-/// Whether a comparison's polynomial was a constant before substitution.
-fn cond_poly_was_const(cond: &Cond) -> bool {
-    matches!(cond, Cond::Cmp(_, p) if p.is_const())
-}
-
-/// Whether a condition reads a predicate register.
-fn reads_register(cond: &Cond) -> bool {
-    match cond {
-        Cond::Register { .. } => true,
-        Cond::Not(inner) => reads_register(inner),
-        Cond::And(a, b) | Cond::Or(a, b) => reads_register(a) || reads_register(b),
-        Cond::Const(_) | Cond::Param(_) | Cond::Cmp(..) => false,
-    }
 }
