@@ -64,6 +64,21 @@ pub(crate) enum Node {
     },
 }
 
+/// How many statements `nodes` holds, the bodies of `if`s and loops
+/// included (each once): the size the proofs walk.
+pub(crate) fn statement_count(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|node| match node {
+            Node::If {
+                then, otherwise, ..
+            } => 1 + statement_count(then) + statement_count(otherwise),
+            Node::Loop(looped) => 1 + statement_count(&looped.body),
+            _ => 1,
+        })
+        .sum()
+}
+
 /// One `apply` that passed rules 1-7: its form and resolved operands.
 #[derive(Debug, Clone)]
 pub(crate) struct Apply {

@@ -56,6 +56,7 @@ pub mod encoding;
 pub mod layout;
 mod lower;
 pub mod memory;
+mod parallel;
 pub mod program;
 pub mod prove;
 pub mod ptx;
@@ -80,6 +81,9 @@ pub struct Compilation {
     pub ptx: Option<String>,
     /// The lowered kernel (launch shape, symbols, parameters), when legal.
     pub program: Option<program::Program>,
+    /// `program` as bytes ([`encoding::encode`]), what the macro embeds
+    /// for the CPU interpreter.
+    pub encoded_program: Option<Vec<u8>>,
     /// Every problem found (empty exactly when `ptx` is `Some`).
     pub diagnostics: Vec<Diagnostic>,
     /// For each kernel parameter: whether the launcher takes it `&mut`.
@@ -91,7 +95,16 @@ pub struct Compilation {
 /// Checks a kernel and, if it is legal, emits its PTX.
 pub fn compile(kernel: &ast::Kernel) -> Compilation {
     let checked = sema::check(kernel);
-    let ptx = checked.program.as_ref().map(emit::emit);
+    // The PTX text and the program's bytes read the program alone: a large
+    // kernel makes both at once.
+    let lowered = checked.program.as_ref();
+    let parallel = lowered
+        .is_some_and(|p| program::statement_count(&p.body) >= parallel::PARALLEL_FROM_STATEMENTS);
+    let (ptx, encoded_program) = parallel::join(
+        parallel,
+        || lowered.map(emit::emit),
+        || lowered.map(encoding::encode),
+    );
     let mut param_writes = signature::tensor_writes(kernel);
     // A legal kernel writes exactly what the syntax says (tested on every
     // shipped kernel); should the checker find another write, the launcher
@@ -104,6 +117,7 @@ pub fn compile(kernel: &ast::Kernel) -> Compilation {
     Compilation {
         ptx,
         program: checked.program,
+        encoded_program,
         diagnostics: checked.diagnostics,
         param_writes,
     }

@@ -551,6 +551,21 @@ pub enum Node {
     },
 }
 
+/// How many nodes `nodes` holds, the bodies of `if`s and loops included
+/// (each once): the size emission and encoding walk.
+pub fn statement_count(nodes: &[Node]) -> usize {
+    nodes
+        .iter()
+        .map(|node| match node {
+            Node::If {
+                then, otherwise, ..
+            } => 1 + statement_count(then) + statement_count(otherwise),
+            Node::Loop { body, .. } => 1 + statement_count(body),
+            Node::Statement(_) | Node::Define(_) => 1,
+        })
+        .sum()
+}
+
 /// A predicate over runtime values.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum Cond {

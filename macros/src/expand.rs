@@ -89,6 +89,11 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let ptx = compilation.ptx.filter(|_| errors.is_empty() && !incomplete);
     let program = compilation.program.as_ref().filter(|_| ptx.is_some());
+    let program_bytes = compilation
+        .encoded_program
+        .as_deref()
+        .filter(|_| program.is_some())
+        .unwrap_or_default();
     let twin = scalar_twin(args.as_ref(), &kernel, program, &spans, &mut errors);
     let ptx = ptx.filter(|_| errors.is_empty());
     // The path to tile_kernel at the call site, and as seen from inside the
@@ -126,7 +131,10 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
         Outputs {
             ptx: ptx.as_deref(),
             program,
-            twin: twin.as_ref().map(|(ptx, program)| (ptx.as_str(), program)),
+            program_bytes,
+            twin: twin
+                .as_ref()
+                .map(|(ptx, program, bytes)| (ptx.as_str(), program, bytes.as_slice())),
         },
     );
     let compile_errors = errors.iter().map(syn::Error::to_compile_error);
@@ -136,26 +144,28 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
 }
 
-/// What the compilation produced, for the generated items: the PTX and the
-/// program (none after an error) and the scalar twin's (`fallback`).
+/// What the compilation produced, for the generated items: the PTX, the
+/// program and its bytes (none, and no bytes, after an error) and the
+/// scalar twin's (`fallback`).
 struct Outputs<'a> {
     ptx: Option<&'a str>,
     program: Option<&'a Program>,
-    twin: Option<(&'a str, &'a Program)>,
+    program_bytes: &'a [u8],
+    twin: Option<(&'a str, &'a Program, &'a [u8])>,
 }
 
 /// With `fallback = "scalar"` and a kernel whose vector accesses need a
-/// launch-time alignment requirement: its scalar twin's PTX and program
-/// (`tile_kernel_lowering::variants`). Errors go to `errors`: a `fallback`
-/// other than `"scalar"`, or a twin that does not compile (its messages
-/// point at the same tokens, with a note).
+/// launch-time alignment requirement: its scalar twin's PTX, program and
+/// program bytes (`tile_kernel_lowering::variants`). Errors go to
+/// `errors`: a `fallback` other than `"scalar"`, or a twin that does not
+/// compile (its messages point at the same tokens, with a note).
 fn scalar_twin(
     args: Option<&attr::KernelArgs>,
     kernel: &ast::Kernel,
     program: Option<&Program>,
     spans: &SpanTable,
     errors: &mut Vec<syn::Error>,
-) -> Option<(String, Program)> {
+) -> Option<(String, Program, Vec<u8>)> {
     let fallback = args?.fallback.as_ref()?;
     if fallback.value() != "scalar" {
         errors.push(spans::error(
@@ -181,7 +191,11 @@ fn scalar_twin(
             .push("in the kernel's scalar twin (`fallback = \"scalar\"`): its vector accesses split into scalar ones".to_string());
         errors.push(spans.error(diagnostic.span, diagnostic.rendered()));
     }
-    Some((compilation.ptx?, compilation.program?))
+    Some((
+        compilation.ptx?,
+        compilation.program?,
+        compilation.encoded_program?,
+    ))
 }
 
 /// Reads the attribute and the fn into the lowering's syntax tree. Only
@@ -418,7 +432,12 @@ fn public_surface(
     writes: &[bool],
     outputs: Outputs<'_>,
 ) -> TokenStream {
-    let Outputs { ptx, program, twin } = outputs;
+    let Outputs {
+        ptx,
+        program,
+        program_bytes,
+        twin,
+    } = outputs;
     let vis = &item.vis;
     let name = &item.sig.ident;
     let entry = kernel_name(name);
@@ -541,11 +560,7 @@ fn public_surface(
     let ptx = str_literal(ptx.unwrap_or_default());
     // The IR for the CPU interpreter, as a byte string (empty without a
     // program: the kernel has errors and never launches).
-    let program = proc_macro2::Literal::byte_string(
-        &program
-            .map(tile_kernel_lowering::encoding::encode)
-            .unwrap_or_default(),
-    );
+    let program = proc_macro2::Literal::byte_string(program_bytes);
     let requirements: Vec<String> = symbol_specs
         .iter()
         .flat_map(|s| {
@@ -611,12 +626,10 @@ fn public_surface(
     let launch_doc = str_literal(&launch_doc);
     let twin_items = match twin {
         None => quote!(),
-        Some((twin_ptx, twin_program)) => {
+        Some((twin_ptx, twin_program, twin_bytes)) => {
             let twin_entry = tile_kernel_lowering::variants::scalar_twin_name(&entry);
             let twin_ptx = str_literal(twin_ptx);
-            let twin_bytes = proc_macro2::Literal::byte_string(
-                &tile_kernel_lowering::encoding::encode(twin_program),
-            );
+            let twin_bytes = proc_macro2::Literal::byte_string(twin_bytes);
             let twin_grid = twin_program.launch.grid.iter().map(formula_tokens);
             let twin_shared = formula_tokens(&twin_program.dynamic_shared_bytes());
             let twin_symbols = symbols_tokens(&twin_program.symbols);

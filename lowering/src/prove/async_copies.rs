@@ -113,6 +113,13 @@ pub fn loops_walked_to_the_limit() -> u64 {
     WALKED_TO_THE_LIMIT.with(std::cell::Cell::get)
 }
 
+/// Adds `hits` to this thread's [`loops_walked_to_the_limit`]: the walk
+/// of a large kernel runs on a thread of its own (`crate::parallel`), and
+/// the count belongs to the thread that asked for the proof.
+pub(crate) fn count_walked_to_the_limit(hits: u64) {
+    WALKED_TO_THE_LIMIT.with(|count| count.set(count.get() + hits));
+}
+
 /// Iterations of a runtime loop walked with the loop variable's value
 /// known, at most: see [`Horizon`].
 const EXACT_ITERATIONS: u32 = 10;

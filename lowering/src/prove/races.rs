@@ -186,6 +186,22 @@ pub(crate) struct Threads<'a> {
     pub fact_sets: RefCell<WordMap<Vec<Fact>, Rc<FactSet<'a>>>>,
 }
 
+impl<'a> Threads<'a> {
+    /// The launch view with no fact set proven under yet.
+    pub(crate) fn new(
+        atoms: &'a Atoms,
+        launch: &'a Launch,
+        loop_classes: &'a HashMap<AtomId, LoopClass>,
+    ) -> Threads<'a> {
+        Threads {
+            atoms,
+            launch,
+            loop_classes,
+            fact_sets: RefCell::default(),
+        }
+    }
+}
+
 /// One fact set as the proofs about threads read it: its prover and what
 /// was derived under it, kept for every access under the same facts (the
 /// walks ask per access, mostly under a few fact sets; an unrolled loop

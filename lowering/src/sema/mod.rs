@@ -1805,12 +1805,7 @@ impl<'k> Checker<'k> {
     }
 
     fn threads(&self) -> Threads<'_> {
-        Threads {
-            atoms: &self.atoms,
-            launch: &self.launch,
-            loop_classes: &self.loop_classes,
-            fact_sets: Default::default(),
-        }
+        Threads::new(&self.atoms, &self.launch, &self.loop_classes)
     }
 
     /// The id the next atom will get.
@@ -1822,7 +1817,6 @@ impl<'k> Checker<'k> {
         if let Some(arrive) = self.cluster_arrive.take() {
             self.unpaired_cluster_arrive(arrive, "the kernel ends first");
         }
-        self.check_registers_defined();
         let shared_names: Vec<String> = self.shared.iter().map(|s| s.buffer.name.clone()).collect();
         let param_names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
         let mbarriers: Vec<Option<i128>> = self
@@ -1837,53 +1831,89 @@ impl<'k> Checker<'k> {
             .collect();
         // Where the CTA's own shared accesses land among a cluster's copies.
         let cluster_rank = self.launch.clustered().then(|| self.cluster_rank());
-        // One launch view for both obligations: they share its fact sets.
-        let races = {
-            let threads = self.threads();
-            let races = races::prove(
-                &self.body,
-                &races::Context {
-                    threads: &threads,
-                    params: &self.params,
-                    shared_names: &shared_names,
-                    cluster_rank: cluster_rank.as_ref(),
-                    kernel_facts: &self.facts,
-                },
-            );
-            let cluster_rings = crate::prove::cluster_rings::prove(
-                &self.body,
-                &crate::prove::cluster_rings::Context {
-                    atoms: threads.atoms,
-                    cluster: self.launch.cluster,
-                    shared_names: &shared_names,
-                },
-            );
-            // The ring walk counts for every CTA what one does: only where
-            // they all run the ring alike.
-            let ownership = if cluster_rings.is_empty() {
-                async_copies::prove(
-                    &self.body,
-                    &async_copies::Context {
-                        threads: &threads,
-                        shared_names: &shared_names,
-                        param_names: &param_names,
-                        mbarriers: &mbarriers,
-                        loop_uniformity: &self.loop_uniformity,
+        let tiles: Vec<Tile> = self.tiles.iter().map(|t| t.tile.clone()).collect();
+        // The obligations read the checked kernel and nothing else of the
+        // checker: a large kernel proves them on three threads.
+        let parallel =
+            checked::statement_count(&self.body) >= crate::parallel::PARALLEL_FROM_STATEMENTS;
+        let (body, atoms, launch, facts) = (&self.body, &self.atoms, &self.launch, &self.facts);
+        let (params, loop_classes) = (&self.params, &self.loop_classes);
+        let loop_uniformity = &self.loop_uniformity;
+        let halted = self.halted;
+        let (undefined, (ownership, (races, pool, max_registers))) = crate::parallel::join(
+            parallel,
+            // Statements after a halt were not recorded: their reads are
+            // not checked.
+            || {
+                if halted {
+                    Vec::new()
+                } else {
+                    registers::prove(body, &tiles, atoms, facts, &param_names)
+                }
+            },
+            || {
+                crate::parallel::join(
+                    parallel,
+                    || {
+                        let limit_hits = async_copies::loops_walked_to_the_limit();
+                        let threads = Threads::new(atoms, launch, loop_classes);
+                        let cluster_rings = crate::prove::cluster_rings::prove(
+                            body,
+                            &crate::prove::cluster_rings::Context {
+                                atoms,
+                                cluster: launch.cluster,
+                                shared_names: &shared_names,
+                            },
+                        );
+                        // The ring walk counts for every CTA what one does:
+                        // only where they all run the ring alike.
+                        let ownership = if cluster_rings.is_empty() {
+                            async_copies::prove(
+                                body,
+                                &async_copies::Context {
+                                    threads: &threads,
+                                    shared_names: &shared_names,
+                                    param_names: &param_names,
+                                    mbarriers: &mbarriers,
+                                    loop_uniformity,
+                                },
+                            )
+                        } else {
+                            cluster_rings
+                        };
+                        let limit_hits = async_copies::loops_walked_to_the_limit() - limit_hits;
+                        (ownership, limit_hits)
+                    },
+                    || {
+                        let threads = Threads::new(atoms, launch, loop_classes);
+                        let races = races::prove(
+                            body,
+                            &races::Context {
+                                threads: &threads,
+                                params,
+                                shared_names: &shared_names,
+                                cluster_rank: cluster_rank.as_ref(),
+                                kernel_facts: facts,
+                            },
+                        );
+                        let (pool, max_registers) = register_pool::prove(
+                            body,
+                            &register_pool::Context {
+                                threads: &threads,
+                                loop_uniformity,
+                            },
+                        );
+                        (races, pool, max_registers)
                     },
                 )
-            } else {
-                cluster_rings
-            };
-            let (pool, max_registers) = register_pool::prove(
-                &self.body,
-                &register_pool::Context {
-                    threads: &threads,
-                    loop_uniformity: &self.loop_uniformity,
-                },
-            );
-            (races, ownership, pool, max_registers)
-        };
-        let (races, ownership, pool, max_registers) = races;
+            },
+        );
+        let (ownership, limit_hits) = ownership;
+        // The count is per thread: the walk's thread hands it to this one.
+        async_copies::count_walked_to_the_limit(limit_hits);
+        for diag in undefined {
+            self.diags.push(diag);
+        }
         self.launch.max_registers = max_registers;
         for diag in races.into_iter().chain(ownership).chain(pool) {
             self.diags.push(diag);
@@ -1941,20 +1971,6 @@ impl<'k> Checker<'k> {
 impl Checker<'_> {
     /// The register obligation over the recorded flow: every value an
     /// effect observes is defined (`crate::prove::registers`).
-    fn check_registers_defined(&mut self) {
-        if self.halted {
-            // Statements after the halt were not recorded.
-            return;
-        }
-        let tiles: Vec<Tile> = self.tiles.iter().map(|t| t.tile.clone()).collect();
-        let names: Vec<String> = self.params.iter().map(|p| p.name.clone()).collect();
-        // The facts of the launch shape (`cta_id(0) < grid_dim(0)`): what
-        // is left in scope at the end of the body.
-        for diag in registers::prove(&self.body, &tiles, &self.atoms, &self.facts, &names) {
-            self.diags.push(diag);
-        }
-    }
-
     /// A tile that some statement writes but no statement reads (no byte of
     /// it, on any path, directly or through a view) holds dead values: the
     /// kernel computes something it never uses, almost always a forgotten
