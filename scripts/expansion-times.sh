@@ -12,10 +12,10 @@
 #   ./scripts/expansion-times.sh --instructions NAME..
 #
 # counts instead the instructions of one expansion of each named kernel at
-# opt-level 0 (callgrind, inside the macro's entry point only): the
-# difference between runs of 1 and 3 expansions, so once-per-process work
-# is left out, divided among the kernels of that name. Independent of the
-# machine's load, unlike the times.
+# opt-level 0 (callgrind, every thread: a large kernel's proofs run on
+# three): the difference between runs of 1 and 3 expansions, so
+# once-per-process work is left out, divided among the kernels of that
+# name. Independent of the machine's load and cores, unlike the times.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 config=(--config "profile.dev.package.tile-kernel-macros.opt-level=0"
@@ -34,7 +34,6 @@ if [[ "${1:-}" == "--instructions" ]]; then
     for reps in 1 3; do
       out=$(cd macros && TILE_KERNEL_EXPANSION_ONLY="$name" TILE_KERNEL_EXPANSION_REPS=$reps \
         valgrind --tool=callgrind --callgrind-out-file=/dev/null \
-        --toggle-collect='tile_kernel_macros::expand::tile_kernel' \
         "$binary" --ignored --exact pass_cases::expansion_times --nocapture 2>&1)
       counts+=("$(sed -n 's/.*Collected : \([0-9]*\)/\1/p' <<<"$out")")
       kernels=$(sed -n 's/^expanded \([0-9]*\) kernel.*/\1/p' <<<"$out")

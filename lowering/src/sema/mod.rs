@@ -122,7 +122,7 @@ pub fn check_unrolled(kernel: &ast::Kernel) -> Checked {
     check_with(kernel, false)
 }
 
-pub use rolled::loops_rolled;
+pub use rolled::{loops_rolled, statements_rolled};
 
 fn check_with(kernel: &ast::Kernel, rolling_enabled: bool) -> Checked {
     // Nesting first: every later pass recurses over expressions and blocks.

@@ -4,10 +4,11 @@
 //! its body per value of `k`, and `k` names registers
 //! (`v.slice(s![.., k..k + 1])`). Checking the body once per value costs
 //! the same again for every iteration. A loop whose body is `apply`s,
-//! `let`s, `ewise`s and constant-bound loops (unrolled inside the one
-//! check) is first checked once with `k` an atom whose range is the loop's
-//! values, the way a runtime loop's variable is; each iteration's checked
-//! statements are then that check's with `k` replaced by its value.
+//! `let`s, `ewise`s, runtime `if`s of such statements and constant-bound
+//! loops (unrolled inside the one check) is first checked once with `k` an
+//! atom whose range is the loop's values, the way a runtime loop's
+//! variable is; each iteration's checked statements are then that check's
+//! with `k` replaced by its value.
 //!
 //! **Why the copies are what checking each iteration gives.** The rolled
 //! check proves what it proves for every value in the range: slices of
@@ -19,22 +20,23 @@
 //! with every trace of the trial undone: a diagnostic of any kind, a new
 //! atom (a register read as an index, a computed value), a condition that
 //! reads a predicate register, a checked statement other than a plain
-//! `apply` (barriers, async copies, matrix multiplies, another CTA's
-//! shared memory, descriptor operands, runtime `if`s and loops), an
-//! operand whose value would be a literal in an iteration (a runtime
-//! integer operand in `k`), two views of one tile in one statement that
-//! move differently (their overlap would change), a move that changes a
-//! lane's place in its register, a guard the bounds obligation added, and
-//! a substituted condition that became a constant. The trial never
-//! reports, and a loop whose trial was refused is not tried again (met as
-//! the inner loop of an unrolled one). The temporaries an `ewise`
-//! allocates at its first use stay allocated after a rolled check
-//! (unrolling allocates the same ones at the same point); otherwise they
-//! are undone with the rest.
+//! `apply` or an `if` (barriers, async copies, matrix multiplies, another
+//! CTA's shared memory, descriptor operands, runtime loops), an operand
+//! whose value would be a literal in an iteration (a runtime integer
+//! operand in `k`), two views of one tile in one statement that move
+//! differently (their overlap would change), a move that changes a lane's
+//! place in its register, a guard the bounds obligation added, and a
+//! substituted condition (a guard's or an `if`'s) that became a constant.
+//! The trial never reports, and a loop whose trial was refused is not
+//! tried again (met as the inner loop of an unrolled one). The
+//! temporaries an `ewise` allocates at its first use stay allocated after
+//! a rolled check (unrolling allocates the same ones at the same point);
+//! otherwise they are undone with the rest.
 //!
 //! What the copies do not share is then replayed per copy as unrolling
 //! does it: the statement and instruction budgets, and the versions of the
-//! predicate and index registers each copy writes. The register, race and
+//! predicate and index registers each copy writes (after an `if`, a fresh
+//! version of each register either arm wrote). The register, race and
 //! async obligations read the copies afterwards, exactly as they read an
 //! unrolled loop's.
 //!
@@ -57,12 +59,23 @@ use super::{Checker, MAX_INSTRUCTIONS, PredVersions, limits};
 
 /// Loops checked rolled so far in this process ([`loops_rolled`]).
 static ROLLED_LOOPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Checked statements made as copies so far ([`statements_rolled`]).
+static ROLLED_STATEMENTS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// How many constant-bound loops this process has checked once in their
 /// variable: the tests' evidence that the shipped kernels take the rolled
 /// check.
 pub fn loops_rolled() -> u64 {
     ROLLED_LOOPS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// How many checked statements (an `if` and each statement of its arms
+/// counting one each) this process has made as copies of a rolled check
+/// instead of checking them: how much of the shipped kernels' checking the
+/// rolled check covers. A loop rolled around an inner one counts the inner
+/// one's statements too, so it grows where [`loops_rolled`] may not.
+pub fn statements_rolled() -> u64 {
+    ROLLED_STATEMENTS.load(std::sync::atomic::Ordering::Relaxed)
 }
 
 /// The loop being checked once in its variable.
@@ -165,7 +178,7 @@ impl Checker<'_> {
             || !for_loop.body.iter().all(|s| {
                 matches!(
                     s,
-                    Stmt::Apply(_) | Stmt::Let(_) | Stmt::Ewise(_) | Stmt::For(_)
+                    Stmt::Apply(_) | Stmt::Let(_) | Stmt::Ewise(_) | Stmt::For(_) | Stmt::If(_)
                 )
             })
         {
@@ -340,12 +353,41 @@ impl Checker<'_> {
         }
         self.checked_statements = before.checked_statements + checked as usize;
         self.instruction_count = before.instruction_count + emitted as usize;
-        for apply in copies {
-            self.note_register_accesses(&apply);
-            self.body.push(checked::Node::Apply(apply));
+        ROLLED_STATEMENTS.fetch_add(
+            checked::statement_count(&copies) as u64,
+            std::sync::atomic::Ordering::Relaxed,
+        );
+        for node in copies {
+            self.replay_register_writes(&node);
+            self.body.push(node);
         }
         ROLLED_LOOPS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         Trial::Rolled
+    }
+
+    /// What checking a copy's statements would have done to the register
+    /// versions, in the order the unrolled check does it: each write a
+    /// fresh version, and after an `if` a fresh one for every register
+    /// either arm wrote (as [`Checker::if_branch`] merges them).
+    fn replay_register_writes(&mut self, node: &checked::Node) {
+        match node {
+            checked::Node::Apply(apply) => self.note_register_accesses(apply),
+            checked::Node::If {
+                then, otherwise, ..
+            } => {
+                let versions = self.pred_versions.clone();
+                for node in then {
+                    self.replay_register_writes(node);
+                }
+                let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
+                for node in otherwise {
+                    self.replay_register_writes(node);
+                }
+                self.merge_pred_versions(versions, &then_versions);
+            }
+            // Not in a rolled body ([`Checker::rolls_node`]).
+            _ => {}
+        }
     }
 
     /// Each iteration's statements from the rolled body, in order; `None`
@@ -359,27 +401,46 @@ impl Checker<'_> {
         start: i128,
         step: i128,
         count: i128,
-    ) -> Option<Vec<checked::Apply>> {
-        // The loop's range facts follow the enclosing ones.
-        let (outer, range_facts) = range;
-        let mut applies = Vec::with_capacity(body.len());
-        for node in body {
-            let checked::Node::Apply(apply) = node else {
-                return None;
-            };
-            if !self.rolls(apply, var) || apply.facts.get(outer..outer + 2) != Some(range_facts) {
-                return None;
-            }
-            applies.push(apply);
+    ) -> Option<Vec<checked::Node>> {
+        if !body.iter().all(|node| self.rolls_node(node, var, range)) {
+            return None;
         }
-        let mut copies = Vec::with_capacity(applies.len() * count as usize);
+        let mut copies = Vec::with_capacity(body.len() * count as usize);
         for i in 0..count {
             let k = start + i * step;
-            for apply in &applies {
-                copies.push(copy(apply, var, k - start, k, outer)?);
+            for node in body {
+                copies.push(copy_node(node, var, k - start, k, range.0)?);
             }
         }
         Some(copies)
+    }
+
+    /// Whether one checked node of the rolled body is one the copies
+    /// reproduce: an `apply` ([`Self::rolls`]) under the loop's range facts,
+    /// or a runtime `if` whose condition reads no predicate register, of
+    /// such nodes.
+    fn rolls_node(&self, node: &checked::Node, var: AtomId, range: (usize, &[Poly])) -> bool {
+        // The loop's range facts follow the enclosing ones.
+        let (outer, range_facts) = range;
+        match node {
+            checked::Node::Apply(apply) => {
+                self.rolls(apply, var) && apply.facts.get(outer..outer + 2) == Some(range_facts)
+            }
+            checked::Node::If {
+                cond: Some(cond),
+                then,
+                otherwise,
+            } => {
+                let mut predicates = Vec::new();
+                cond.predicate_registers(&mut predicates);
+                predicates.is_empty()
+                    && then
+                        .iter()
+                        .chain(otherwise)
+                        .all(|node| self.rolls_node(node, var, range))
+            }
+            _ => false,
+        }
     }
 
     /// Whether one checked statement of the rolled body is one the copies
@@ -441,6 +502,38 @@ impl Checker<'_> {
         }
         true
     }
+}
+
+/// Iteration `k` (`moved = k - start`) of one rolled node
+/// ([`Checker::rolls_node`]).
+fn copy_node(
+    node: &checked::Node,
+    var: AtomId,
+    moved: i128,
+    k: i128,
+    outer_facts: usize,
+) -> Option<checked::Node> {
+    let copies = |nodes: &[checked::Node]| -> Option<Vec<checked::Node>> {
+        nodes
+            .iter()
+            .map(|node| copy_node(node, var, moved, k, outer_facts))
+            .collect()
+    };
+    Some(match node {
+        checked::Node::Apply(apply) => {
+            checked::Node::Apply(copy(apply, var, moved, k, outer_facts)?)
+        }
+        checked::Node::If {
+            cond: Some(cond),
+            then,
+            otherwise,
+        } => checked::Node::If {
+            cond: Some(substitute_cond(cond, var, k)?),
+            then: copies(then)?,
+            otherwise: copies(otherwise)?,
+        },
+        _ => return None,
+    })
 }
 
 /// Iteration `k` (`moved = k - start`) of one rolled statement.
