@@ -91,7 +91,7 @@ mod tests {
     #[test]
     fn join_returns_both_results_in_order_either_way() {
         for parallel in [false, true] {
-            let shared = vec![1u64, 2, 3];
+            let shared = [1u64, 2, 3];
             let (a, b) = join(
                 parallel,
                 || shared.iter().sum::<u64>(),
