@@ -27,6 +27,9 @@
 //!   built there.
 //! - `lower`: checked kernel + proofs -> [`program::Program`]. Runs only
 //!   when nothing was reported; never fails.
+//! - `parallel`: a large kernel's independent proofs (and its PTX text
+//!   and program bytes) on more than one thread; the result is the same
+//!   as one after the other.
 //! - [`memory`]: memory spaces (global, shared) and their rules: one model,
 //!   not parallel arms.
 //! - [`diag`]: diagnostics and the error-code catalogue ([`diag::CODES`],
