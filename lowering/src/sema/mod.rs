@@ -647,6 +647,22 @@ impl<'k> Checker<'k> {
             .insert((tile, register), self.next_pred_version);
     }
 
+    /// The two arms of an `if`, each from the versions `before` (taken at
+    /// the `if`), `then` first; then [`Self::merge_pred_versions`] of the
+    /// two. What each arm returns, in order.
+    pub(super) fn arms<A, B>(
+        &mut self,
+        before: PredVersions,
+        then: impl FnOnce(&mut Self) -> A,
+        otherwise: impl FnOnce(&mut Self) -> B,
+    ) -> (A, B) {
+        let then = then(self);
+        let then_versions = std::mem::replace(&mut self.pred_versions, before.clone());
+        let otherwise = otherwise(self);
+        self.merge_pred_versions(before, &then_versions);
+        (then, otherwise)
+    }
+
     /// After an `if` with branches that ran from `before` to `then` and to
     /// the current versions: a register either branch wrote may hold
     /// either value, so it gets a fresh version; the others keep theirs.
@@ -771,10 +787,11 @@ impl<'k> Checker<'k> {
         let versions = self.pred_versions.clone();
         let Some(cond) = self.eval_bool(&branch.cond, "an `if` condition") else {
             // Still check both bodies for their own errors.
-            let then = self.nested(Vec::new(), |c| c.block(&branch.then));
-            let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
-            let otherwise = self.nested(Vec::new(), |c| c.block(&branch.otherwise));
-            self.merge_pred_versions(versions, &then_versions);
+            let (then, otherwise) = self.arms(
+                versions,
+                |c| c.nested(Vec::new(), |c| c.block(&branch.then)),
+                |c| c.nested(Vec::new(), |c| c.block(&branch.otherwise)),
+            );
             self.body.push(checked::Node::If {
                 cond: None,
                 then,
@@ -788,13 +805,12 @@ impl<'k> Checker<'k> {
             uniformity: self.uniformities().of_cond(&cond),
             what: "`if` condition",
         });
-        let then_facts = cond.facts(true);
-        let then = self.nested(then_facts, |c| c.block(&branch.then));
-        let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
-        let else_facts = cond.facts(false);
-        let otherwise = self.nested(else_facts, |c| c.block(&branch.otherwise));
+        let (then, otherwise) = self.arms(
+            versions,
+            |c| c.nested(cond.facts(true), |c| c.block(&branch.then)),
+            |c| c.nested(cond.facts(false), |c| c.block(&branch.otherwise)),
+        );
         self.control.pop();
-        self.merge_pred_versions(versions, &then_versions);
         self.body.push(checked::Node::If {
             cond: Some(cond),
             then,
@@ -1842,8 +1858,11 @@ impl<'k> Checker<'k> {
         let halted = self.halted;
         let (undefined, (ownership, (races, pool, max_registers))) = crate::parallel::join(
             parallel,
-            // Statements after a halt were not recorded: their reads are
-            // not checked.
+            // The register obligation over the recorded flow: every value
+            // an effect observes is defined. Statements after a halt were
+            // not recorded: their reads are not checked. The facts are
+            // those of the launch shape (`cta_id(0) < grid_dim(0)`), what
+            // is left in scope at the end of the body.
             || {
                 if halted {
                     Vec::new()
@@ -1969,8 +1988,6 @@ impl<'k> Checker<'k> {
 }
 
 impl Checker<'_> {
-    /// The register obligation over the recorded flow: every value an
-    /// effect observes is defined (`crate::prove::registers`).
     /// A tile that some statement writes but no statement reads (no byte of
     /// it, on any path, directly or through a view) holds dead values: the
     /// kernel computes something it never uses, almost always a forgotten

@@ -375,15 +375,16 @@ impl Checker<'_> {
             checked::Node::If {
                 then, otherwise, ..
             } => {
-                let versions = self.pred_versions.clone();
-                for node in then {
-                    self.replay_register_writes(node);
-                }
-                let then_versions = std::mem::replace(&mut self.pred_versions, versions.clone());
-                for node in otherwise {
-                    self.replay_register_writes(node);
-                }
-                self.merge_pred_versions(versions, &then_versions);
+                let replay = |c: &mut Self, arm: &[checked::Node]| {
+                    for node in arm {
+                        c.replay_register_writes(node);
+                    }
+                };
+                self.arms(
+                    self.pred_versions.clone(),
+                    |c| replay(c, then),
+                    |c| replay(c, otherwise),
+                );
             }
             // Not in a rolled body ([`Checker::rolls_node`]).
             _ => {}
@@ -431,9 +432,7 @@ impl Checker<'_> {
                 then,
                 otherwise,
             } => {
-                let mut predicates = Vec::new();
-                cond.predicate_registers(&mut predicates);
-                predicates.is_empty()
+                !reads_predicate(cond)
                     && then
                         .iter()
                         .chain(otherwise)
@@ -453,9 +452,7 @@ impl Checker<'_> {
         if !plain || !apply.own_proofs_hold || apply.guard != apply.user_guard {
             return false;
         }
-        let mut predicates = Vec::new();
-        apply.guard.predicate_registers(&mut predicates);
-        if !predicates.is_empty() {
+        if reads_predicate(&apply.guard) {
             return false;
         }
         let mut shifts: Vec<(usize, i128)> = Vec::new();
@@ -588,6 +585,14 @@ fn copy(
         }
     }
     Some(out)
+}
+
+/// Whether `cond` reads a predicate register (each copy would read its
+/// own version of it, which the one check does not know).
+fn reads_predicate(cond: &Cond) -> bool {
+    let mut predicates = Vec::new();
+    cond.predicate_registers(&mut predicates);
+    !predicates.is_empty()
 }
 
 /// `offset + shift`, where it stays a byte offset.
