@@ -84,9 +84,6 @@ pub struct Compilation {
     pub ptx: Option<String>,
     /// The lowered kernel (launch shape, symbols, parameters), when legal.
     pub program: Option<program::Program>,
-    /// `program` as bytes ([`encoding::encode`]), what the macro embeds
-    /// for the CPU interpreter.
-    pub encoded_program: Option<Vec<u8>>,
     /// Every problem found (empty exactly when `ptx` is `Some`).
     pub diagnostics: Vec<Diagnostic>,
     /// For each kernel parameter: whether the launcher takes it `&mut`.
@@ -98,16 +95,28 @@ pub struct Compilation {
 /// Checks a kernel and, if it is legal, emits its PTX.
 pub fn compile(kernel: &ast::Kernel) -> Compilation {
     let checked = sema::check(kernel);
-    // The PTX text and the program's bytes read the program alone: a large
-    // kernel makes both at once.
+    let ptx = checked.program.as_ref().map(emit::emit);
+    compilation(kernel, checked, ptx)
+}
+
+/// [`compile`], and the program as bytes ([`encoding::encode`]), what the
+/// macro embeds for the CPU interpreter. The PTX text and the bytes read
+/// the program alone: a large kernel makes both at once.
+pub fn compile_embedded(kernel: &ast::Kernel) -> (Compilation, Option<Vec<u8>>) {
+    let checked = sema::check(kernel);
     let lowered = checked.program.as_ref();
     let parallel = lowered
         .is_some_and(|p| program::statement_count(&p.body) >= parallel::PARALLEL_FROM_STATEMENTS);
-    let (ptx, encoded_program) = parallel::join(
+    let (ptx, bytes) = parallel::join(
         parallel,
         || lowered.map(emit::emit),
         || lowered.map(encoding::encode),
     );
+    (compilation(kernel, checked, ptx), bytes)
+}
+
+/// The compilation of `kernel` from its check and its PTX.
+fn compilation(kernel: &ast::Kernel, checked: sema::Checked, ptx: Option<String>) -> Compilation {
     let mut param_writes = signature::tensor_writes(kernel);
     // A legal kernel writes exactly what the syntax says (tested on every
     // shipped kernel); should the checker find another write, the launcher
@@ -120,7 +129,6 @@ pub fn compile(kernel: &ast::Kernel) -> Compilation {
     Compilation {
         ptx,
         program: checked.program,
-        encoded_program,
         diagnostics: checked.diagnostics,
         param_writes,
     }

@@ -70,7 +70,7 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     // Semantic checks run even after syntax errors, so every independent
     // mistake shows up in one compile.
-    let compilation = tile_kernel_lowering::compile(&kernel);
+    let (compilation, program_bytes) = tile_kernel_lowering::compile_embedded(&kernel);
     // Lints (a dead tile) are findings about an otherwise legal kernel: an
     // attribute, signature or syntax error of the macro's own may be what
     // they miss, so they are dropped after one.
@@ -89,8 +89,7 @@ fn expand(args: TokenStream, item: TokenStream) -> TokenStream {
     }
     let ptx = compilation.ptx.filter(|_| errors.is_empty() && !incomplete);
     let program = compilation.program.as_ref().filter(|_| ptx.is_some());
-    let program_bytes = compilation
-        .encoded_program
+    let program_bytes = program_bytes
         .as_deref()
         .filter(|_| program.is_some())
         .unwrap_or_default();
@@ -183,7 +182,7 @@ fn scalar_twin(
         return None;
     }
     let twin = tile_kernel_lowering::variants::scalar_twin(kernel);
-    let compilation = tile_kernel_lowering::compile(&twin);
+    let (compilation, bytes) = tile_kernel_lowering::compile_embedded(&twin);
     for diagnostic in &compilation.diagnostics {
         let mut diagnostic = diagnostic.clone();
         diagnostic
@@ -191,11 +190,7 @@ fn scalar_twin(
             .push("in the kernel's scalar twin (`fallback = \"scalar\"`): its vector accesses split into scalar ones".to_string());
         errors.push(spans.error(diagnostic.span, diagnostic.rendered()));
     }
-    Some((
-        compilation.ptx?,
-        compilation.program?,
-        compilation.encoded_program?,
-    ))
+    Some((compilation.ptx?, compilation.program?, bytes?))
 }
 
 /// Reads the attribute and the fn into the lowering's syntax tree. Only
