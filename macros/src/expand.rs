@@ -1795,6 +1795,20 @@ mod tests {
                 true,
                 "for k in 0..2 { if t < 8 { for j in 0..2 { apply(ptx[\"mov.b32\"], d.slice(s![2 * k + j..2 * k + j + 1]), e.slice(s![j..j + 1])); } } }",
             ),
+            // A tile or a shared buffer allocated in an inner loop: one
+            // per iteration unrolled.
+            (
+                false,
+                "for k in 0..2 { for j in 0..2 { let s = alloc_shared::<u32>([32]); apply(ptx[\"st.shared.b32\"], s.slice(s![t..t + 1]), d.slice(s![0..1])); apply(ptx[\"bar.sync\"], 0, scope = \"cta\"); } }",
+            ),
+            (
+                false,
+                "for k in 0..2 { for j in 0..2 { let s = alloc_shared::<u32>([32]); apply(ptx[\"mov.b32\"], d.slice(s![k..k + 1]), 1); } }",
+            ),
+            (
+                false,
+                "for k in 0..2 { for j in 0..2 { let x = alloc_local::<u32>([1]); apply(ptx[\"mov.b32\"], x, 1); apply(ptx[\"add.u32\"], d.slice(s![k..k + 1]), d.slice(s![k..k + 1]), x); } }",
+            ),
             // An `if` whose arm leaves the tile in the last iteration.
             (
                 false,

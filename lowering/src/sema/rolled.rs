@@ -125,6 +125,10 @@ struct Before {
     /// The tiles: `ewise`'s temporaries are allocated at their first use
     /// (in the kernel's outermost scope).
     tiles: usize,
+    /// The shared buffers: one allocated in the loop (in an inner loop)
+    /// is one per iteration unrolled, which the copies cannot give; the
+    /// same holds for a register tile other than an `ewise` temporary.
+    shared: usize,
     tile_registers: usize,
     ewise_temps: super::ewise::TempPool,
 }
@@ -244,6 +248,7 @@ impl Checker<'_> {
             cluster_arrive: self.cluster_arrive,
             cluster_arrive_unpaired: self.cluster_arrive_unpaired,
             tiles: self.tiles.len(),
+            shared: self.shared.len(),
             tile_registers: self.tile_registers,
             ewise_temps: self.ewise_temps.clone(),
         };
@@ -272,7 +277,13 @@ impl Checker<'_> {
         });
         self.unrolling.pop();
         let refused = self.rolling.take().is_some_and(|r| r.refused);
-        let clean = !refused && !self.halted && self.diags.len() == before.diags;
+        let clean = !refused
+            && !self.halted
+            && self.diags.len() == before.diags
+            && self.shared.len() == before.shared
+            && self.tiles[before.tiles..]
+                .iter()
+                .all(|t| t.tile.name.starts_with(super::ewise::TEMP_PREFIX));
         let new_atoms: Vec<Atom> = self
             .atoms
             .iter()
@@ -322,6 +333,7 @@ impl Checker<'_> {
             }
             self.ewise_temps = before.ewise_temps;
             self.tiles.truncate(before.tiles);
+            self.shared.truncate(before.shared);
             self.tile_registers = before.tile_registers;
             let singletons = !new_atoms.is_empty()
                 && new_atoms.iter().all(|a| {
