@@ -172,14 +172,19 @@ impl SharedBuffer {
 /// at its alignment ([`SharedBuffer::alignment`]) after the one before it
 /// (what the PTX declares; the dynamic buffer is not counted).
 pub fn static_shared_bytes<'a>(buffers: impl IntoIterator<Item = &'a SharedBuffer>) -> usize {
-    buffers
-        .into_iter()
-        .fold(0usize, |total, buffer| match buffer.static_bytes() {
-            Some(bytes) => total
-                .next_multiple_of(buffer.alignment())
-                .saturating_add(bytes),
-            None => total,
-        })
+    buffers.into_iter().fold(0, static_shared_bytes_after)
+}
+
+/// [`static_shared_bytes`] of buffers that take `total` bytes, and
+/// `buffer` after them: its padding and its bytes (none for the dynamic
+/// buffer).
+pub fn static_shared_bytes_after(total: usize, buffer: &SharedBuffer) -> usize {
+    match buffer.static_bytes() {
+        Some(bytes) => total
+            .next_multiple_of(buffer.alignment())
+            .saturating_add(bytes),
+        None => total,
+    }
 }
 
 /// The alignment the CTA's shared memory must start at: the largest of

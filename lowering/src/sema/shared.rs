@@ -25,7 +25,7 @@
 use crate::ast;
 use crate::diag::{Code, Diagnostic};
 use crate::memory::MemorySpace;
-use crate::program::{DimSpec, SharedBuffer, static_shared_bytes};
+use crate::program::{DimSpec, SharedBuffer, static_shared_bytes_after};
 use crate::shared_layout::{LAYOUT_NAMES, SharedLayout};
 
 use super::{Binding, Checker};
@@ -33,6 +33,11 @@ use super::{Binding, Checker};
 /// A shared buffer while checking.
 pub(super) struct SharedState {
     pub buffer: SharedBuffer,
+    /// [`static_shared_bytes`](crate::program::static_shared_bytes) of
+    /// the buffers up to this one: the budget check of the next
+    /// allocation adds one buffer to it, not all of them again (a loop of
+    /// allocations was quadratic).
+    static_bytes_through: usize,
 }
 
 impl Checker<'_> {
@@ -53,6 +58,8 @@ impl Checker<'_> {
         let Some(buffer) = self.shared_layout(alloc, buffer) else {
             return;
         };
+        let before = self.shared.last().map_or(0, |s| s.static_bytes_through);
+        let static_bytes_through = static_shared_bytes_after(before, &buffer);
         if buffer.is_dynamic() {
             if let Some(first) = self.shared.iter().find(|s| s.buffer.is_dynamic()) {
                 let first = first.buffer.name.clone();
@@ -70,7 +77,7 @@ impl Checker<'_> {
                 return;
             }
         } else {
-            let total = static_shared_bytes(self.shared.iter().map(|s| &s.buffer).chain([&buffer]));
+            let total = static_bytes_through;
             let budget = MemorySpace::Shared.static_budget().unwrap_or(usize::MAX);
             if total > budget {
                 self.diags.push(
@@ -89,7 +96,10 @@ impl Checker<'_> {
             }
         }
         self.bind(&alloc.name, Binding::Shared(self.shared.len()));
-        self.shared.push(SharedState { buffer });
+        self.shared.push(SharedState {
+            buffer,
+            static_bytes_through,
+        });
     }
 
     /// `layout = ".."`: the buffer's [`SharedLayout`], which its shape must

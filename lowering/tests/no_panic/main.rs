@@ -807,6 +807,35 @@ fn regressions_found_by_fuzzing() {
             ),
             vec![Code::UNKNOWN_MODIFIER],
         ),
+        // Each shared allocation summed every buffer before it against
+        // the budget: a loop nest of allocations was quadratic (seconds
+        // to minutes, found by the long tier). Here the nest runs until
+        // the unrolling budget stops it.
+        (
+            "a shared buffer allocated in a 128 x 4096 loop nest",
+            kernel(
+                [1, 1, 1],
+                four(),
+                vec![Stmt::For(For {
+                    var: "k".into(),
+                    var_span: SpanId(147),
+                    start: int(0),
+                    end: int(128),
+                    step: None,
+                    body: vec![Stmt::For(For {
+                        var: "e".into(),
+                        var_span: SpanId(147),
+                        start: int(0),
+                        end: int(4096),
+                        step: None,
+                        body: vec![scoped::shared_alloc("s", DType::U32, int(8))],
+                        span: SpanId(149),
+                    })],
+                    span: SpanId(148),
+                })],
+            ),
+            vec![Code::SHARED_TOO_LARGE, Code::UNROLL_LIMIT],
+        ),
     ];
     for (label, k, expected) in cases {
         let (codes, t) = compile_on(STACK, move || k);
