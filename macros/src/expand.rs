@@ -1814,6 +1814,27 @@ mod tests {
                 false,
                 "for k in 0..5 { if t < 8 { apply(ptx[\"mov.b32\"], d.slice(s![k..k + 1]), 0); } }",
             ),
+            // Values computed from the loop variable alone, in memory
+            // indices, guards and `if` conditions: constants in each copy.
+            (
+                true,
+                "for k in 0..4 { let col = t * 8 + 2 * (k % 2) + k / 2; apply(ptx[\"st.global.b32\"], out.slice(s![col..col + 1]), e.slice(s![k..k + 1]), pred = t + k / 2 < 31); }",
+            ),
+            (
+                true,
+                "for k in 0..8 { let h = k % 4 / 2; let c = t * 8 + 4 * h + min(k, 3); if t * 4 + h < 100 { apply(ptx[\"ld.global.b32\"], d.slice(s![1..2]), a.slice(s![c..c + 1])); } }",
+            ),
+            // A value computed from the loop variable and a thread's
+            // index: each iteration has its own atom.
+            (
+                false,
+                "for k in 0..4 { let col = (t + k) % 32 * 8 + k; apply(ptx[\"st.global.b32\"], out.slice(s![col..col + 1]), e.slice(s![k..k + 1])); }",
+            ),
+            // A computed value of the loop variable as an operand.
+            (
+                false,
+                "for k in 0..4 { apply(ptx[\"add.u32\"], d.slice(s![k..k + 1]), e.slice(s![k..k + 1]), k % 2); }",
+            ),
         ];
         let args = quote!(grid = 1, block = 32);
         for (rolls, body) in bodies {

@@ -18,7 +18,8 @@
 //! iteration's, moved by `s` bytes per unit. Whatever the rolled check
 //! cannot follow it refuses, and the loop is checked unrolled as before,
 //! with every trace of the trial undone: a diagnostic of any kind, a new
-//! atom (a register read as an index, a computed value), a condition that
+//! atom other than a value computed from `k` alone (a register read as an
+//! index, a value computed from other atoms too: `(t + k) % 4`), a condition that
 //! reads a predicate register, a checked statement other than a plain
 //! `apply` or an `if` (barriers, async copies, matrix multiplies, another
 //! CTA's shared memory, descriptor operands, runtime loops), an operand
@@ -27,6 +28,10 @@
 //! differently (their overlap would change), a move that changes a lane's
 //! place in its register, a guard the bounds obligation added, and a
 //! substituted condition (a guard's or an `if`'s) that became a constant.
+//! A value computed from `k` alone (`k % 4`, `k % 4 / 2`, `min(k, 3)`) is
+//! an atom of the one check, with its range; each copy replaces it by its
+//! value in that iteration, the constant checking the iteration folds it
+//! to (the same fold), and drops its definition.
 //! The trial never reports, and a loop whose trial was refused is not
 //! tried again (met as the inner loop of an unrolled one). The
 //! temporaries an `ewise` allocates at its first use stay allocated after
@@ -53,9 +58,9 @@ use crate::layout::{Layout, StaticLayout};
 use crate::program::Cond;
 use crate::ptx::form::Effect;
 use crate::scope::Uniformity;
-use crate::sym::{Atom, AtomId, AtomKind, Poly};
+use crate::sym::{Atom, AtomId, AtomKind, ComputedOp, Poly};
 
-use super::{Checker, MAX_INSTRUCTIONS, PredVersions, limits};
+use super::{Checker, MAX_INSTRUCTIONS, PredVersions, limits, values};
 
 /// Loops checked rolled so far in this process ([`loops_rolled`]).
 static ROLLED_LOOPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -99,6 +104,35 @@ enum Trial {
     /// first made in the loop (nothing changed).
     NewAtoms(Vec<Atom>),
 }
+
+/// The atoms a trial made after its loop variable's, as the copies can
+/// treat them.
+struct MadeAtoms {
+    /// Special registers and parameters first used in the loop: made
+    /// before it, the loop is tried again ([`Trial::NewAtoms`]).
+    singletons: Vec<Atom>,
+    /// Values computed from the loop variable alone (`j % 4`, `(j % 4) /
+    /// 2`), in the order they were made: each copy replaces them by their
+    /// values in its iteration, which checking that iteration folds to
+    /// the same constants.
+    of_var: Vec<OfVar>,
+    /// Anything else (a register read as an index, a value computed from
+    /// other atoms): each iteration would make its own atom.
+    others: bool,
+}
+
+/// A computed atom of the loop variable alone: `op(a, b)`, where `a` and
+/// `b` name only the variable and earlier such atoms.
+struct OfVar {
+    atom: AtomId,
+    op: ComputedOp,
+    a: Poly,
+    b: Poly,
+}
+
+/// One iteration's value of each atom the rolled check stands for: the
+/// loop variable's first, then its computed atoms' in the order made.
+type IterationValues = [(AtomId, i128)];
 
 /// What the trial may change, as it was before it.
 struct Before {
@@ -216,6 +250,39 @@ impl Checker<'_> {
         rolled
     }
 
+    /// The atoms from `first` on (made by the trial of the loop whose
+    /// variable is `var`), sorted ([`MadeAtoms`]).
+    fn made_atoms(&self, first: usize, var: AtomId) -> MadeAtoms {
+        let mut made = MadeAtoms {
+            singletons: Vec::new(),
+            of_var: Vec::new(),
+            others: false,
+        };
+        for (id, atom) in self.atoms.iter().skip(first) {
+            match &atom.kind {
+                AtomKind::Computed(op, args) => {
+                    let of_var = |p: &Poly| {
+                        p.atoms()
+                            .iter()
+                            .all(|a| *a == var || made.of_var.iter().any(|o| o.atom == *a))
+                    };
+                    match args.as_slice() {
+                        [a, b] if of_var(a) && of_var(b) => made.of_var.push(OfVar {
+                            atom: id,
+                            op: *op,
+                            a: a.clone(),
+                            b: b.clone(),
+                        }),
+                        _ => made.others = true,
+                    }
+                }
+                AtomKind::LoopVar | AtomKind::Register { .. } => made.others = true,
+                _ => made.singletons.push(atom.clone()),
+            }
+        }
+        made
+    }
+
     /// One rolled check of `for_loop`, its values `start..=last` by `step`.
     fn trial(
         &mut self,
@@ -284,14 +351,16 @@ impl Checker<'_> {
             && self.tiles[before.tiles..]
                 .iter()
                 .all(|t| t.tile.name.starts_with(super::ewise::TEMP_PREFIX));
-        let new_atoms: Vec<Atom> = self
-            .atoms
-            .iter()
-            .skip(before.atoms + 1)
-            .map(|(_, atom)| atom.clone())
-            .collect();
-        let copies = if clean && new_atoms.is_empty() {
-            self.copies(&body, var, (before.facts, &range), start, step, count)
+        let made = self.made_atoms(before.atoms + 1, var);
+        let copies = if clean && !made.others && made.singletons.is_empty() {
+            self.copies(
+                &body,
+                (var, &made.of_var),
+                (before.facts, &range),
+                start,
+                step,
+                count,
+            )
         } else {
             None
         };
@@ -335,15 +404,8 @@ impl Checker<'_> {
             self.tiles.truncate(before.tiles);
             self.shared.truncate(before.shared);
             self.tile_registers = before.tile_registers;
-            let singletons = !new_atoms.is_empty()
-                && new_atoms.iter().all(|a| {
-                    !matches!(
-                        a.kind,
-                        AtomKind::LoopVar | AtomKind::Computed(..) | AtomKind::Register { .. }
-                    )
-                });
-            return if clean && singletons {
-                Trial::NewAtoms(new_atoms)
+            return if clean && !made.others && !made.singletons.is_empty() {
+                Trial::NewAtoms(made.singletons)
             } else {
                 Trial::Unrolled
             };
@@ -405,24 +467,39 @@ impl Checker<'_> {
 
     /// Each iteration's statements from the rolled body, in order; `None`
     /// where one is not what checking that iteration would give (see the
-    /// module's list).
+    /// module's list). `rolled`: the loop variable and its computed atoms.
     fn copies(
         &self,
         body: &[checked::Node],
-        var: AtomId,
+        rolled: (AtomId, &[OfVar]),
         range: (usize, &[Poly]),
         start: i128,
         step: i128,
         count: i128,
     ) -> Option<Vec<checked::Node>> {
-        if !body.iter().all(|node| self.rolls_node(node, var, range)) {
+        let (var, of_var) = rolled;
+        let stands_for = |atom: AtomId| atom == var || of_var.iter().any(|o| o.atom == atom);
+        if !body
+            .iter()
+            .all(|node| self.rolls_node(node, &stands_for, range))
+        {
             return None;
         }
         let mut copies = Vec::with_capacity(body.len() * count as usize);
+        let mut values: Vec<(AtomId, i128)> = Vec::with_capacity(1 + of_var.len());
         for i in 0..count {
             let k = start + i * step;
+            values.clear();
+            values.push((var, k));
+            for computed in of_var {
+                let x = substituted(&computed.a, &values).as_const()?;
+                let y = substituted(&computed.b, &values).as_const()?;
+                values.push((computed.atom, fold_in_iteration(computed.op, x, y)?));
+            }
             for node in body {
-                copies.push(copy_node(node, var, k - start, k, range.0)?);
+                if let Some(copy) = copy_node(node, &values, k - start, range.0)? {
+                    copies.push(copy);
+                }
             }
         }
         Some(copies)
@@ -430,15 +507,23 @@ impl Checker<'_> {
 
     /// Whether one checked node of the rolled body is one the copies
     /// reproduce: an `apply` ([`Self::rolls`]) under the loop's range facts,
-    /// or a runtime `if` whose condition reads no predicate register, of
-    /// such nodes.
-    fn rolls_node(&self, node: &checked::Node, var: AtomId, range: (usize, &[Poly])) -> bool {
+    /// the definition of a computed atom of the loop variable (made of
+    /// `stands_for`'s atoms: a constant in every copy), or a runtime `if`
+    /// whose condition reads no predicate register, of such nodes.
+    fn rolls_node(
+        &self,
+        node: &checked::Node,
+        stands_for: &impl Fn(AtomId) -> bool,
+        range: (usize, &[Poly]),
+    ) -> bool {
         // The loop's range facts follow the enclosing ones.
         let (outer, range_facts) = range;
         match node {
             checked::Node::Apply(apply) => {
-                self.rolls(apply, var) && apply.facts.get(outer..outer + 2) == Some(range_facts)
+                self.rolls(apply, stands_for)
+                    && apply.facts.get(outer..outer + 2) == Some(range_facts)
             }
+            checked::Node::Define(atom) => stands_for(*atom),
             checked::Node::If {
                 cond: Some(cond),
                 then,
@@ -448,7 +533,7 @@ impl Checker<'_> {
                     && then
                         .iter()
                         .chain(otherwise)
-                        .all(|node| self.rolls_node(node, var, range))
+                        .all(|node| self.rolls_node(node, stands_for, range))
             }
             _ => false,
         }
@@ -456,7 +541,7 @@ impl Checker<'_> {
 
     /// Whether one checked statement of the rolled body is one the copies
     /// reproduce.
-    fn rolls(&self, apply: &checked::Apply, var: AtomId) -> bool {
+    fn rolls(&self, apply: &checked::Apply, stands_for: &impl Fn(AtomId) -> bool) -> bool {
         let plain = matches!(
             apply.form.effect(),
             Effect::Pure | Effect::Load { .. } | Effect::Store | Effect::Collective
@@ -501,7 +586,7 @@ impl Checker<'_> {
                     }
                 }
                 Value::Index { value, .. } => {
-                    if value.contains(var) {
+                    if value.atoms().into_iter().any(stands_for) {
                         return false;
                     }
                 }
@@ -513,48 +598,54 @@ impl Checker<'_> {
     }
 }
 
-/// Iteration `k` (`moved = k - start`) of one rolled node
-/// ([`Checker::rolls_node`]).
+/// Iteration `k` (`moved = k - start`; `values`: the loop variable's value
+/// `k`, then its computed atoms') of one rolled node
+/// ([`Checker::rolls_node`]): `None` where it is not what checking that
+/// iteration gives, `Some(None)` for a computed atom's definition (a
+/// constant there, which needs none).
 fn copy_node(
     node: &checked::Node,
-    var: AtomId,
+    values: &IterationValues,
     moved: i128,
-    k: i128,
     outer_facts: usize,
-) -> Option<checked::Node> {
+) -> Option<Option<checked::Node>> {
     let copies = |nodes: &[checked::Node]| -> Option<Vec<checked::Node>> {
-        nodes
-            .iter()
-            .map(|node| copy_node(node, var, moved, k, outer_facts))
-            .collect()
-    };
-    Some(match node {
-        checked::Node::Apply(apply) => {
-            checked::Node::Apply(copy(apply, var, moved, k, outer_facts)?)
+        let mut out = Vec::with_capacity(nodes.len());
+        for node in nodes {
+            if let Some(copy) = copy_node(node, values, moved, outer_facts)? {
+                out.push(copy);
+            }
         }
+        Some(out)
+    };
+    Some(Some(match node {
+        checked::Node::Apply(apply) => {
+            checked::Node::Apply(copy(apply, values, moved, outer_facts)?)
+        }
+        checked::Node::Define(_) => return Some(None),
         checked::Node::If {
             cond: Some(cond),
             then,
             otherwise,
         } => checked::Node::If {
-            cond: Some(substitute_cond(cond, var, k)?),
+            cond: Some(substitute_cond(cond, values)?),
             then: copies(then)?,
             otherwise: copies(otherwise)?,
         },
         _ => return None,
-    })
+    }))
 }
 
-/// Iteration `k` (`moved = k - start`) of one rolled statement.
+/// Iteration `moved` after the first (`values` as in [`copy_node`]) of one
+/// rolled statement.
 fn copy(
     apply: &checked::Apply,
-    var: AtomId,
+    values: &IterationValues,
     moved: i128,
-    k: i128,
     outer_facts: usize,
 ) -> Option<checked::Apply> {
     let mut out = apply.clone();
-    out.user_guard = substitute_cond(&apply.user_guard, var, k)?;
+    out.user_guard = substitute_cond(&apply.user_guard, values)?;
     out.guard = out.user_guard.clone();
     // The loop's range facts (after the enclosing ones) name only `k`.
     out.facts = apply
@@ -562,7 +653,7 @@ fn copy(
         .iter()
         .enumerate()
         .filter(|(i, _)| !(outer_facts..outer_facts + 2).contains(i))
-        .map(|(_, f)| f.substitute_value(var, k))
+        .map(|(_, f)| substituted(f, values))
         .collect();
     let mut shifts = Vec::with_capacity(out.operands.len());
     for operand in &mut out.operands {
@@ -581,10 +672,12 @@ fn copy(
                 bounds,
                 ..
             } => {
-                *view = view.substitute_value(var, k);
+                for &(atom, value) in values {
+                    *view = view.substitute_value(atom, value);
+                }
                 *layout = StaticLayout::of(view)?;
                 for bound in bounds.iter_mut() {
-                    bound.le0 = bound.le0.substitute_value(var, k);
+                    bound.le0 = substituted(&bound.le0, values);
                 }
             }
             _ => {}
@@ -597,6 +690,32 @@ fn copy(
         }
     }
     Some(out)
+}
+
+/// `p` with each atom of `values` replaced by its value.
+fn substituted(p: &Poly, values: &IterationValues) -> Poly {
+    let mut out: Option<Poly> = None;
+    for &(atom, value) in values {
+        let current = out.as_ref().unwrap_or(p);
+        if current.contains(atom) {
+            out = Some(current.substitute_value(atom, value));
+        }
+    }
+    out.unwrap_or_else(|| p.clone())
+}
+
+/// A computed atom's value in one iteration, from its operands' values
+/// there: [`values::fold_checked`] where the checks [`Checker::computed`]
+/// makes before folding constants pass (the rolled check proved them for
+/// the whole range, so they do); `None` otherwise.
+fn fold_in_iteration(op: ComputedOp, x: i128, y: i128) -> Option<i128> {
+    let needs_non_negative = !matches!(op, ComputedOp::Min | ComputedOp::Max);
+    let divides = matches!(op, ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv);
+    let shifts = matches!(op, ComputedOp::Shl | ComputedOp::Shr);
+    if (needs_non_negative && (x < 0 || y < 0)) || (divides && y < 1) || (shifts && y > 63) {
+        return None;
+    }
+    Some(values::fold_checked(op, x, y))
 }
 
 /// Whether `cond` reads a predicate register (each copy would read its
@@ -612,25 +731,26 @@ fn moved_by(offset: usize, shift: i128) -> Option<usize> {
     usize::try_from((offset as i128).checked_add(shift)?).ok()
 }
 
-/// `cond` with `var` replaced by `k`; `None` where a comparison became a
-/// constant (checking the iteration would have folded it).
-fn substitute_cond(cond: &Cond, var: AtomId, k: i128) -> Option<Cond> {
+/// `cond` with the atoms of `values` replaced by their values; `None`
+/// where a comparison became a constant (checking the iteration would
+/// have folded it).
+fn substitute_cond(cond: &Cond, values: &IterationValues) -> Option<Cond> {
     Some(match cond {
         Cond::Cmp(op, p) => {
-            let substituted = p.substitute_value(var, k);
+            let substituted = substituted(p, values);
             if substituted.is_const() && !p.is_const() {
                 return None;
             }
             Cond::Cmp(*op, substituted)
         }
-        Cond::Not(inner) => Cond::Not(Box::new(substitute_cond(inner, var, k)?)),
+        Cond::Not(inner) => Cond::Not(Box::new(substitute_cond(inner, values)?)),
         Cond::And(a, b) => Cond::And(
-            Box::new(substitute_cond(a, var, k)?),
-            Box::new(substitute_cond(b, var, k)?),
+            Box::new(substitute_cond(a, values)?),
+            Box::new(substitute_cond(b, values)?),
         ),
         Cond::Or(a, b) => Cond::Or(
-            Box::new(substitute_cond(a, var, k)?),
-            Box::new(substitute_cond(b, var, k)?),
+            Box::new(substitute_cond(a, values)?),
+            Box::new(substitute_cond(b, values)?),
         ),
         Cond::Const(_) | Cond::Param(_) | Cond::Register { .. } => cond.clone(),
     })
