@@ -55,9 +55,12 @@
 //! A candidate proven under some facts holds under more, so the rule first
 //! reads each access's candidates found under the launch's facts only,
 //! which the accesses of an unrolled loop share (each has its own guard,
-//! `pred = row < M` with `row` one more per iteration), and searches under
-//! each access's own facts only where those leave threads unseparated
-//! ([`Threads::unseparated_lazily`]). Pinned digits, too, are derived only
+//! `pred = row < M` with `row` one more per iteration); where those leave
+//! threads unseparated, it reads those found under the facts every access
+//! of the tensor holds (the conditions around an epilogue's guarded
+//! stores, `if warp_id() / 4 < 2`), which they share too; and it searches
+//! under each access's own facts only where those leave threads
+//! unseparated as well ([`Threads::unseparated_lazily`]). Pinned digits, too, are derived only
 //! where the separated digits alone leave threads unseparated.
 //!
 //! **Atomics.** A tensor only atomic read-modify-writes (`atom`, `red`)
@@ -391,6 +394,39 @@ impl Candidates for Everywhere<'_, '_, '_> {
 
     fn pinned(&self, threads: &Threads<'_>) -> &[(Digit, i128)] {
         self.0.pinned(threads)
+    }
+}
+
+/// An access's [`LazyParts`] with its candidates found under the facts
+/// every access of its tensor or buffer holds
+/// ([`Threads::unseparated_lazily`]): they hold for the threads that run it
+/// (a proof under fewer facts holds under more), and the accesses of an
+/// unrolled loop, each under its own guard, search under the one fact set
+/// and share its prover's answers.
+struct Common<'p, 'r, 't, 'f> {
+    parts: &'p LazyParts<'r, 't>,
+    facts: &'p FactSet<'f>,
+    axes: LazyAxes,
+}
+
+impl Candidates for Common<'_, '_, '_, '_> {
+    fn axis_count(&self) -> usize {
+        self.parts.axis_count()
+    }
+
+    fn ready(&self, axis: usize) -> bool {
+        self.axes[axis].get().is_some()
+    }
+
+    fn axis(&self, threads: &Threads<'_>, axis: usize) -> &[Separation] {
+        self.axes[axis].get_or_init(|| match &self.parts.separations.inputs[axis] {
+            Some((start, span)) => threads.separation_candidates(start, *span, self.facts),
+            None => Vec::new(),
+        })
+    }
+
+    fn pinned(&self, threads: &Threads<'_>) -> &[(Digit, i128)] {
+        self.parts.pinned(threads)
     }
 }
 
@@ -1571,7 +1607,53 @@ impl<'a> Threads<'a> {
                 return Vec::new();
             }
         }
+        if let Some(shared) = self.shared_facts(records) {
+            let common: Vec<Common> = records
+                .iter()
+                .map(|parts| Common {
+                    parts,
+                    facts: &shared,
+                    axes: parts
+                        .separations
+                        .inputs
+                        .iter()
+                        .map(|_| OnceCell::new())
+                        .collect(),
+                })
+                .collect();
+            if self.unseparated_by(&common, live).is_empty() {
+                return Vec::new();
+            }
+        }
         self.unseparated_by(records, live)
+    }
+
+    /// The facts every one of `records` holds, in the first's order, where
+    /// some record holds more (`None` otherwise: the pass under them would
+    /// be one under some record's own facts, or under the launch's). The
+    /// accesses of a tile's epilogue, each under its own bounds guard,
+    /// share the conditions around them (`if warp_id() / 4 < 2`, a loop's
+    /// range), which the launch's facts lack.
+    fn shared_facts(&self, records: &[LazyParts<'_, '_>]) -> Option<Rc<FactSet<'a>>> {
+        let [first, rest @ ..] = records else {
+            return None;
+        };
+        if rest.is_empty() {
+            return None;
+        }
+        let first_facts = first.separations.facts.prover.facts();
+        let shared: Vec<Fact> = first_facts
+            .iter()
+            .filter(|fact| {
+                rest.iter()
+                    .all(|r| r.separations.facts.prover.facts().contains(fact))
+            })
+            .cloned()
+            .collect();
+        let some_hold_more = records
+            .iter()
+            .any(|r| r.separations.facts.prover.facts().len() > shared.len());
+        some_hold_more.then(|| self.under(&shared))
     }
 
     /// [`Self::unseparated`] of accesses whose axes may be computed on
