@@ -352,14 +352,25 @@ impl Checker<'_> {
                 .iter()
                 .all(|t| t.tile.name.starts_with(super::ewise::TEMP_PREFIX));
         let made = self.made_atoms(before.atoms + 1, var);
-        let copies = if clean && !made.others && made.singletons.is_empty() {
+        // The budgets, as unrolling counts them: each iteration, and each
+        // statement of it. Over them, no copies are made (`count` copies of
+        // a body with inner loops unrolled could fill the memory): the
+        // trial is undone, and the unrolled check reports the budget where
+        // it runs out.
+        let statements = (self.checked_statements - before.checked_statements) as i128;
+        let instructions = (self.instruction_count - before.instruction_count) as i128;
+        let checked = count.saturating_mul(statements + 1);
+        let emitted = count.saturating_mul(instructions);
+        let over_budget = (before.checked_statements as i128).saturating_add(checked)
+            > limits::MAX_CHECKED_STATEMENTS as i128
+            || (before.instruction_count as i128).saturating_add(emitted)
+                > MAX_INSTRUCTIONS as i128;
+        let copies = if clean && !over_budget && !made.others && made.singletons.is_empty() {
             self.copies(
                 &body,
                 (var, &made.of_var),
                 (before.facts, &range),
-                start,
-                step,
-                count,
+                (start, step, count),
             )
         } else {
             None
@@ -410,21 +421,6 @@ impl Checker<'_> {
                 Trial::Unrolled
             };
         };
-        // The budgets, as unrolling counts them: each iteration, and each
-        // statement of it.
-        let statements = (self.checked_statements - before.checked_statements) as i128;
-        let instructions = (self.instruction_count - before.instruction_count) as i128;
-        let checked = count.saturating_mul(statements + 1);
-        let emitted = count.saturating_mul(instructions);
-        if (before.checked_statements as i128).saturating_add(checked)
-            > limits::MAX_CHECKED_STATEMENTS as i128
-            || (before.instruction_count as i128).saturating_add(emitted) > MAX_INSTRUCTIONS as i128
-        {
-            // Unrolled, the loop reports the budget where it runs out.
-            self.instruction_count = before.instruction_count;
-            self.checked_statements = before.checked_statements;
-            return Trial::Unrolled;
-        }
         self.checked_statements = before.checked_statements + checked as usize;
         self.instruction_count = before.instruction_count + emitted as usize;
         ROLLED_STATEMENTS.fetch_add(
@@ -467,16 +463,16 @@ impl Checker<'_> {
 
     /// Each iteration's statements from the rolled body, in order; `None`
     /// where one is not what checking that iteration would give (see the
-    /// module's list). `rolled`: the loop variable and its computed atoms.
+    /// module's list). `rolled`: the loop variable and its computed atoms;
+    /// `iterations`: its values, `(start, step, count)`.
     fn copies(
         &self,
         body: &[checked::Node],
         rolled: (AtomId, &[OfVar]),
         range: (usize, &[Poly]),
-        start: i128,
-        step: i128,
-        count: i128,
+        iterations: (i128, i128, i128),
     ) -> Option<Vec<checked::Node>> {
+        let (start, step, count) = iterations;
         let (var, of_var) = rolled;
         let stands_for = |atom: AtomId| atom == var || of_var.iter().any(|o| o.atom == atom);
         if !body

@@ -388,6 +388,62 @@ fn huge_unrolling() {
         &[Code::COLLECTIVE_SCOPE],
         t,
     );
+    // A 4096 x 1024 nest of loads at `j % 7`: the outer loop's rolled
+    // check (`j % 7` computed from its variable alone) unrolls the inner
+    // loop once, and its 4096 copies are over the statement budget. They
+    // were made before the budget was checked: gigabytes, until the long
+    // tier's process was killed for memory.
+    let (codes, t) = compile_on(STACK, || {
+        let element = |base: &str, at: Expr| {
+            Operand::Place(PlaceExpr {
+                base: base.into(),
+                base_span: SpanId(101),
+                views: vec![ViewOp {
+                    kind: ViewKind::Slice(vec![SliceItem::Range {
+                        start: Some(at.clone()),
+                        end: Some(binary(BinOp::Add, at, int(1))),
+                        step: 1,
+                        span: SpanId(102),
+                    }]),
+                    span: SpanId(103),
+                }],
+                span: SpanId(104),
+            })
+        };
+        let at = binary(BinOp::Rem, name("j"), int(7));
+        let load = plain_apply("ld.global.f32", vec![whole("r"), element("x", at)], None);
+        let nest = |var: &str, end: i128, body| {
+            Stmt::For(For {
+                var: var.into(),
+                var_span: SpanId(107),
+                start: int(0),
+                end: int(end),
+                step: None,
+                body: vec![body],
+                span: SpanId(108),
+            })
+        };
+        huge_kernel(
+            DType::F32,
+            &[8],
+            1,
+            vec![
+                alloc("r", DType::F32, &[1]),
+                nest("j", MAX_UNROLL, nest("k", 1024, load)),
+                plain_apply(
+                    "st.global.f32",
+                    vec![element("y", int(0)), whole("r")],
+                    None,
+                ),
+            ],
+        )
+    });
+    check_huge(
+        "loads at `j % 7` in a 4096 x 1024 loop nest",
+        &codes,
+        &[Code::UNROLL_LIMIT],
+        t,
+    );
     const { assert!(MAX_CHECKED_STATEMENTS >= 1 << 20) };
 }
 
