@@ -19,8 +19,9 @@
 //! cannot follow it refuses, and the loop is checked unrolled as before,
 //! with every trace of the trial undone: a diagnostic of any kind, a new
 //! atom other than a value computed from `k` alone (a register read as an
-//! index, a value computed from other atoms too: `(t + k) % 4`), a condition that
-//! reads a predicate register, a checked statement other than a plain
+//! index, a value computed from other atoms too: `(t + k) % 4`), a
+//! condition that reads a predicate register, a checked statement other
+//! than a plain
 //! `apply` or an `if` (barriers, async copies, matrix multiplies, another
 //! CTA's shared memory, descriptor operands, runtime loops), an operand
 //! whose value would be a literal in an iteration (a runtime integer
@@ -30,8 +31,10 @@
 //! substituted condition (a guard's or an `if`'s) that became a constant.
 //! A value computed from `k` alone (`k % 4`, `k % 4 / 2`, `min(k, 3)`) is
 //! an atom of the one check, with its range; each copy replaces it by its
-//! value in that iteration, the constant checking the iteration folds it
-//! to (the same fold), and drops its definition.
+//! value in that iteration ([`ComputedOp::fold`]: for the operands the one
+//! check admitted, non-negative, a divisor of at least 1, a shift below
+//! 64, the constant checking the iteration folds it to), and drops its
+//! definition.
 //! The trial never reports, and a loop whose trial was refused is not
 //! tried again (met as the inner loop of an unrolled one). The
 //! temporaries an `ewise` allocates at its first use stay allocated after
@@ -60,7 +63,7 @@ use crate::ptx::form::Effect;
 use crate::scope::Uniformity;
 use crate::sym::{Atom, AtomId, AtomKind, ComputedOp, Poly};
 
-use super::{Checker, MAX_INSTRUCTIONS, PredVersions, limits, values};
+use super::{Checker, MAX_INSTRUCTIONS, PredVersions, limits};
 
 /// Loops checked rolled so far in this process ([`loops_rolled`]).
 static ROLLED_LOOPS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
@@ -490,13 +493,9 @@ impl Checker<'_> {
             for computed in of_var {
                 let x = substituted(&computed.a, &values).as_const()?;
                 let y = substituted(&computed.b, &values).as_const()?;
-                values.push((computed.atom, fold_in_iteration(computed.op, x, y)?));
+                values.push((computed.atom, computed.op.fold(x, y)?));
             }
-            for node in body {
-                if let Some(copy) = copy_node(node, &values, k - start, range.0)? {
-                    copies.push(copy);
-                }
-            }
+            copy_nodes(body, &values, k - start, range.0, &mut copies)?;
         }
         Some(copies)
     }
@@ -595,44 +594,45 @@ impl Checker<'_> {
 }
 
 /// Iteration `k` (`moved = k - start`; `values`: the loop variable's value
-/// `k`, then its computed atoms') of one rolled node
-/// ([`Checker::rolls_node`]): `None` where it is not what checking that
-/// iteration gives, `Some(None)` for a computed atom's definition (a
-/// constant there, which needs none).
-fn copy_node(
-    node: &checked::Node,
+/// `k`, then its computed atoms') of the rolled nodes `nodes`
+/// ([`Checker::rolls_node`]), appended to `out` without the computed
+/// atoms' definitions (constants there, which need none); `None` where
+/// one is not what checking that iteration gives.
+fn copy_nodes(
+    nodes: &[checked::Node],
     values: &IterationValues,
     moved: i128,
     outer_facts: usize,
-) -> Option<Option<checked::Node>> {
-    let copies = |nodes: &[checked::Node]| -> Option<Vec<checked::Node>> {
-        let mut out = Vec::with_capacity(nodes.len());
-        for node in nodes {
-            if let Some(copy) = copy_node(node, values, moved, outer_facts)? {
-                out.push(copy);
+    out: &mut Vec<checked::Node>,
+) -> Option<()> {
+    for node in nodes {
+        out.push(match node {
+            checked::Node::Apply(apply) => {
+                checked::Node::Apply(copy(apply, values, moved, outer_facts)?)
             }
-        }
-        Some(out)
-    };
-    Some(Some(match node {
-        checked::Node::Apply(apply) => {
-            checked::Node::Apply(copy(apply, values, moved, outer_facts)?)
-        }
-        checked::Node::Define(_) => return Some(None),
-        checked::Node::If {
-            cond: Some(cond),
-            then,
-            otherwise,
-        } => checked::Node::If {
-            cond: Some(substitute_cond(cond, values)?),
-            then: copies(then)?,
-            otherwise: copies(otherwise)?,
-        },
-        _ => return None,
-    }))
+            checked::Node::Define(_) => continue,
+            checked::Node::If {
+                cond: Some(cond),
+                then,
+                otherwise,
+            } => {
+                let arm = |nodes: &[checked::Node]| {
+                    let mut arm = Vec::with_capacity(nodes.len());
+                    copy_nodes(nodes, values, moved, outer_facts, &mut arm).map(|()| arm)
+                };
+                checked::Node::If {
+                    cond: Some(substitute_cond(cond, values)?),
+                    then: arm(then)?,
+                    otherwise: arm(otherwise)?,
+                }
+            }
+            _ => return None,
+        });
+    }
+    Some(())
 }
 
-/// Iteration `moved` after the first (`values` as in [`copy_node`]) of one
+/// Iteration `moved` after the first (`values` as in [`copy_nodes`]) of one
 /// rolled statement.
 fn copy(
     apply: &checked::Apply,
@@ -698,20 +698,6 @@ fn substituted(p: &Poly, values: &IterationValues) -> Poly {
         }
     }
     out.unwrap_or_else(|| p.clone())
-}
-
-/// A computed atom's value in one iteration, from its operands' values
-/// there: [`values::fold_checked`] where the checks [`Checker::computed`]
-/// makes before folding constants pass (the rolled check proved them for
-/// the whole range, so they do); `None` otherwise.
-fn fold_in_iteration(op: ComputedOp, x: i128, y: i128) -> Option<i128> {
-    let needs_non_negative = !matches!(op, ComputedOp::Min | ComputedOp::Max);
-    let divides = matches!(op, ComputedOp::Div | ComputedOp::Rem | ComputedOp::CeilDiv);
-    let shifts = matches!(op, ComputedOp::Shl | ComputedOp::Shr);
-    if (needs_non_negative && (x < 0 || y < 0)) || (divides && y < 1) || (shifts && y > 63) {
-        return None;
-    }
-    Some(values::fold_checked(op, x, y))
 }
 
 /// Whether `cond` reads a predicate register (each copy would read its

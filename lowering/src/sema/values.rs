@@ -1462,7 +1462,22 @@ impl Checker<'_> {
             return None;
         }
         if let (Some(x), Some(y)) = (a.as_const(), b.as_const()) {
-            return Some(Poly::constant(fold_checked(op, x, y)));
+            let value = match op {
+                ComputedOp::Div => x / y,
+                ComputedOp::Rem => x % y,
+                // `y >= 1`; `x` may be any constant (sums saturate).
+                ComputedOp::CeilDiv => x.div_euclid(y) + i128::from(x.rem_euclid(y) != 0),
+                ComputedOp::Min => x.min(y),
+                ComputedOp::Max => x.max(y),
+                // `y < 64`; a product that leaves i128 saturates and is
+                // reported by `within_limits`.
+                ComputedOp::Shl => x.checked_mul(1i128 << y).unwrap_or(i128::MAX),
+                ComputedOp::Shr => x >> y,
+                ComputedOp::And => x & y,
+                ComputedOp::Or => x | y,
+                ComputedOp::Xor => x ^ y,
+            };
+            return Some(Poly::constant(value));
         }
         // Below the divisor: `a % b` is `a`, `a / b` is 0.
         if matches!(op, ComputedOp::Div | ComputedOp::Rem) && ahi < blo {
@@ -1631,30 +1646,6 @@ impl Checker<'_> {
 }
 
 /// Saturating: divisors come from dims (at most 2^64 each).
-/// An index operation over constants, as [`Checker::computed`] folds it
-/// once its checks passed (a non-negative left operand where the op needs
-/// one, a divisor of at least 1, a shift below 64): the value the emitted
-/// code computes. The rolled check ([`super::rolled`]) evaluates an
-/// iteration's values of the loop variable's computed atoms with it, so
-/// they are the values checking that iteration folds.
-pub(super) fn fold_checked(op: ComputedOp, x: i128, y: i128) -> i128 {
-    match op {
-        ComputedOp::Div => x / y,
-        ComputedOp::Rem => x % y,
-        // `y >= 1`; `x` may be any constant (sums saturate).
-        ComputedOp::CeilDiv => x.div_euclid(y) + i128::from(x.rem_euclid(y) != 0),
-        ComputedOp::Min => x.min(y),
-        ComputedOp::Max => x.max(y),
-        // `y < 64`; a product that leaves i128 saturates and is
-        // reported by `within_limits`.
-        ComputedOp::Shl => x.checked_mul(1i128 << y).unwrap_or(i128::MAX),
-        ComputedOp::Shr => x >> y,
-        ComputedOp::And => x & y,
-        ComputedOp::Or => x | y,
-        ComputedOp::Xor => x ^ y,
-    }
-}
-
 fn lcm(a: i128, b: i128) -> i128 {
     if a == 0 || b == 0 {
         return a.max(b);
