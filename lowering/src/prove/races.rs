@@ -60,8 +60,9 @@
 //! of the tensor holds (the conditions around an epilogue's guarded
 //! stores, `if warp_id() / 4 < 2`), which they share too; and it searches
 //! under each access's own facts only where those leave threads
-//! unseparated as well ([`Threads::unseparated_lazily`]). Pinned digits, too, are derived only
-//! where the separated digits alone leave threads unseparated.
+//! unseparated as well ([`Threads::unseparated_lazily`]). Pinned digits,
+//! too, are derived only where the separated digits alone leave threads
+//! unseparated.
 //!
 //! **Atomics.** A tensor only atomic read-modify-writes (`atom`, `red`)
 //! touch needs no separation between atomics that the PTX memory model
@@ -268,10 +269,21 @@ impl std::fmt::Debug for LazySeparations<'_> {
 impl LazySeparations<'_> {
     /// The candidates on `axis`, computed now if they were not.
     fn axis(&self, threads: &Threads<'_>, axis: usize) -> &[Separation] {
-        self.axes[axis].get_or_init(|| match &self.inputs[axis] {
-            Some((start, span)) => threads.separation_candidates(start, *span, &self.facts),
+        self.axes[axis].get_or_init(|| self.candidates_under(threads, axis, &self.facts))
+    }
+
+    /// The candidates on `axis` under `facts` (the access's own, the
+    /// launch's, or those of every access of its tensor), computed now.
+    fn candidates_under(
+        &self,
+        threads: &Threads<'_>,
+        axis: usize,
+        facts: &FactSet<'_>,
+    ) -> Vec<Separation> {
+        match &self.inputs[axis] {
+            Some((start, span)) => threads.separation_candidates(start, *span, facts),
             None => Vec::new(),
-        })
+        }
     }
 
     /// Every axis's candidates ([`Threads::separations`]).
@@ -291,10 +303,9 @@ impl LazySeparations<'_> {
     /// search under this one fact set and share its prover's answers.
     fn axis_everywhere(&self, threads: &Threads<'_>, axis: usize) -> &[Separation] {
         match &self.everywhere {
-            Some((facts, axes)) => axes[axis].get_or_init(|| match &self.inputs[axis] {
-                Some((start, span)) => threads.separation_candidates(start, *span, facts),
-                None => Vec::new(),
-            }),
+            Some((facts, axes)) => {
+                axes[axis].get_or_init(|| self.candidates_under(threads, axis, facts))
+            }
             None => self.axis(threads, axis),
         }
     }
@@ -419,9 +430,10 @@ impl Candidates for Common<'_, '_, '_, '_> {
     }
 
     fn axis(&self, threads: &Threads<'_>, axis: usize) -> &[Separation] {
-        self.axes[axis].get_or_init(|| match &self.parts.separations.inputs[axis] {
-            Some((start, span)) => threads.separation_candidates(start, *span, self.facts),
-            None => Vec::new(),
+        self.axes[axis].get_or_init(|| {
+            self.parts
+                .separations
+                .candidates_under(threads, axis, self.facts)
         })
     }
 
