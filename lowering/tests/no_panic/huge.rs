@@ -36,6 +36,37 @@ pub(crate) fn whole(base: &str) -> Operand {
     build::place(base, Vec::new())
 }
 
+/// `base.slice(s![at..at + 1])`.
+pub(crate) fn element(base: &str, at: Expr) -> Operand {
+    Operand::Place(PlaceExpr {
+        base: base.to_string(),
+        base_span: SpanId(101),
+        views: vec![ViewOp {
+            kind: ViewKind::Slice(vec![SliceItem::Range {
+                start: Some(at.clone()),
+                end: Some(binary(BinOp::Add, at, int(1))),
+                step: 1,
+                span: SpanId(102),
+            }]),
+            span: SpanId(103),
+        }],
+        span: SpanId(104),
+    })
+}
+
+/// `for var in 0..end { body }`.
+pub(crate) fn nest(var: &str, end: i128, body: Stmt) -> Stmt {
+    Stmt::For(For {
+        var: var.into(),
+        var_span: SpanId(107),
+        start: int(0),
+        end: int(end),
+        step: None,
+        body: vec![body],
+        span: SpanId(108),
+    })
+}
+
 /// Compiles on a thread with `stack` bytes (the test threads' default is
 /// 2 MiB; rustc runs proc macros with 8 MiB), returning the codes and the
 /// time taken. The kernel is built and dropped on that thread too.
@@ -76,22 +107,6 @@ pub(crate) fn check_huge(name: &str, codes: &[Code], expected: &[Code], elapsed:
 
 /// `for k in 0..count { ld r <- x[k]; st y[k] <- r }`.
 pub(crate) fn unrolled_copy(count: i128) -> Kernel {
-    let element = |t: &str| {
-        Operand::Place(PlaceExpr {
-            base: t.to_string(),
-            base_span: SpanId(101),
-            views: vec![ViewOp {
-                kind: ViewKind::Slice(vec![SliceItem::Range {
-                    start: Some(name("k")),
-                    end: Some(binary(BinOp::Add, name("k"), int(1))),
-                    step: 1,
-                    span: SpanId(102),
-                }]),
-                span: SpanId(103),
-            }],
-            span: SpanId(104),
-        })
-    };
     huge_kernel(
         DType::F32,
         &[4097],
@@ -105,8 +120,16 @@ pub(crate) fn unrolled_copy(count: i128) -> Kernel {
                 end: int(count),
                 step: None,
                 body: vec![
-                    plain_apply("ld.global.f32", vec![whole("r"), element("x")], None),
-                    plain_apply("st.global.f32", vec![element("y"), whole("r")], None),
+                    plain_apply(
+                        "ld.global.f32",
+                        vec![whole("r"), element("x", name("k"))],
+                        None,
+                    ),
+                    plain_apply(
+                        "st.global.f32",
+                        vec![element("y", name("k")), whole("r")],
+                        None,
+                    ),
                 ],
                 span: SpanId(106),
             }),

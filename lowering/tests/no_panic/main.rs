@@ -334,17 +334,7 @@ fn huge_unrolling() {
     // Nested loops with empty bodies: 4096^3 iterations, stopped by the
     // statement budget.
     let (codes, t) = compile_on(STACK, || {
-        let nest = |body| {
-            Stmt::For(For {
-                var: "k".into(),
-                var_span: SpanId(107),
-                start: int(0),
-                end: int(MAX_UNROLL),
-                step: None,
-                body: vec![body],
-                span: SpanId(108),
-            })
-        };
+        let nest = |body| nest("k", MAX_UNROLL, body);
         let empty = Stmt::If(If {
             cond: Expr::Bool(true, SpanId(109)),
             then: Vec::new(),
@@ -363,17 +353,6 @@ fn huge_unrolling() {
     // a statement with a mistake: its error is found once, not once per
     // iteration (found by the long tier: a minute in a release build).
     let (codes, t) = compile_on(STACK, || {
-        let nest = |var: &str, end: i128, body| {
-            Stmt::For(For {
-                var: var.into(),
-                var_span: SpanId(107),
-                start: int(0),
-                end: int(end),
-                step: None,
-                body: vec![body],
-                span: SpanId(108),
-            })
-        };
         let wrong = plain_apply(
             "shfl.sync.idx.b32",
             vec![whole("x")],
@@ -394,35 +373,8 @@ fn huge_unrolling() {
     // were made before the budget was checked: gigabytes, until the long
     // tier's process was killed for memory.
     let (codes, t) = compile_on(STACK, || {
-        let element = |base: &str, at: Expr| {
-            Operand::Place(PlaceExpr {
-                base: base.into(),
-                base_span: SpanId(101),
-                views: vec![ViewOp {
-                    kind: ViewKind::Slice(vec![SliceItem::Range {
-                        start: Some(at.clone()),
-                        end: Some(binary(BinOp::Add, at, int(1))),
-                        step: 1,
-                        span: SpanId(102),
-                    }]),
-                    span: SpanId(103),
-                }],
-                span: SpanId(104),
-            })
-        };
         let at = binary(BinOp::Rem, name("j"), int(7));
         let load = plain_apply("ld.global.f32", vec![whole("r"), element("x", at)], None);
-        let nest = |var: &str, end: i128, body| {
-            Stmt::For(For {
-                var: var.into(),
-                var_span: SpanId(107),
-                start: int(0),
-                end: int(end),
-                step: None,
-                body: vec![body],
-                span: SpanId(108),
-            })
-        };
         huge_kernel(
             DType::F32,
             &[8],
