@@ -101,17 +101,23 @@ pub fn compile(kernel: &ast::Kernel) -> Compilation {
 
 /// [`compile`], and the program as bytes ([`encoding::encode`]), what the
 /// macro embeds for the CPU interpreter. The PTX text and the bytes read
-/// the program alone: a large kernel makes both at once.
+/// the program alone: a large kernel makes both at once, beside its
+/// proofs when nothing was wrong before them (`sema::check_then`).
 pub fn compile_embedded(kernel: &ast::Kernel) -> (Compilation, Option<Vec<u8>>) {
-    let checked = sema::check(kernel);
-    let lowered = checked.program.as_ref();
-    let parallel = lowered
-        .is_some_and(|p| program::statement_count(&p.body) >= parallel::PARALLEL_FROM_STATEMENTS);
-    let (ptx, bytes) = parallel::join(
-        parallel,
-        || lowered.map(emit::emit),
-        || lowered.map(encoding::encode),
+    let (checked, made) = sema::check_then(
+        kernel,
+        true,
+        Some(|program: &program::Program| {
+            let parallel =
+                program::statement_count(&program.body) >= parallel::PARALLEL_FROM_STATEMENTS;
+            parallel::join(
+                parallel,
+                || emit::emit(program),
+                || encoding::encode(program),
+            )
+        }),
     );
+    let (ptx, bytes) = made.unzip();
     (compilation(kernel, checked, ptx), bytes)
 }
 

@@ -3,9 +3,11 @@
 //! The obligations the checker discharges after its walk (registers
 //! defined, races, asynchronous copies) read the same checked kernel and
 //! write nothing they share, so a large kernel proves them side by side:
-//! the expansion's wall time is the slowest proof's, not their sum. The
-//! result does not depend on it: each proof returns its diagnostics and
-//! the caller appends them in one fixed order.
+//! the expansion's wall time is the slowest proof's, not their sum. Where
+//! no error was found before the proofs, the kernel is lowered, emitted
+//! and encoded beside them too, and the result thrown away if a proof
+//! fails. The result does not depend on it: each proof returns its
+//! diagnostics and the caller appends them in one fixed order.
 //!
 //! Guarantees: [`join`] returns what running its two closures one after
 //! the other would return; a panic in either is resumed on the caller's

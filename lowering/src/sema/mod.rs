@@ -125,23 +125,34 @@ pub fn check_unrolled(kernel: &ast::Kernel) -> Checked {
 pub use rolled::{loops_rolled, statements_rolled};
 
 fn check_with(kernel: &ast::Kernel, rolling_enabled: bool) -> Checked {
+    check_then(kernel, rolling_enabled, None::<fn(&Program)>).0
+}
+
+/// [`check`], and `then` of the program where the kernel is legal: a
+/// large kernel's `then` runs beside its proofs (`Checker::finish`).
+pub(crate) fn check_then<T: Send>(
+    kernel: &ast::Kernel,
+    rolling_enabled: bool,
+    then: Option<impl FnOnce(&Program) -> T + Send>,
+) -> (Checked, Option<T>) {
     // Nesting first: every later pass recurses over expressions and blocks.
     let nesting = limits::nesting_errors(kernel);
     if !nesting.is_empty() {
-        return Checked {
+        let checked = Checked {
             program: None,
             diagnostics: nesting,
             // Best effort for the fallback launcher: `&` everywhere, which
             // callers passing `&mut` still satisfy.
             param_writes: vec![false; kernel.params.len()],
         };
+        return (checked, None);
     }
     let mut checker = Checker::new(kernel);
     checker.rolling_enabled = rolling_enabled;
     checker.check_signature();
     checker.check_launch();
     checker.block(&kernel.body);
-    checker.finish()
+    checker.finish(then)
 }
 
 #[derive(Debug, Clone)]
@@ -1829,7 +1840,15 @@ impl<'k> Checker<'k> {
         crate::sym::AtomId::try_from(self.atoms.len()).unwrap_or(crate::sym::AtomId::MAX)
     }
 
-    fn finish(mut self) -> Checked {
+    /// The whole-kernel obligations, then the program of a legal kernel,
+    /// and `then(program)`: for a large kernel with no error before the
+    /// proofs, the lowering and `then` run beside the proofs (what a
+    /// proof rejects is thrown away), so the expansion waits for the
+    /// slowest proof, not for the proofs and then the emission.
+    fn finish<T: Send>(
+        mut self,
+        then: Option<impl FnOnce(&Program) -> T + Send>,
+    ) -> (Checked, Option<T>) {
         if let Some(arrive) = self.cluster_arrive.take() {
             self.unpaired_cluster_arrive(arrive, "the kernel ends first");
         }
@@ -1848,15 +1867,29 @@ impl<'k> Checker<'k> {
         // Where the CTA's own shared accesses land among a cluster's copies.
         let cluster_rank = self.launch.clustered().then(|| self.cluster_rank());
         let tiles: Vec<Tile> = self.tiles.iter().map(|t| t.tile.clone()).collect();
+        // The register count a `setmaxnreg` kernel states at entry is part
+        // of the program: proven first (it is quick), so that a program
+        // lowered beside the other proofs is the final one.
+        let (pool, max_registers) = register_pool::prove(
+            &self.body,
+            &register_pool::Context {
+                threads: &Threads::new(&self.atoms, &self.launch, &self.loop_classes),
+                loop_uniformity: &self.loop_uniformity,
+            },
+        );
+        self.launch.max_registers = max_registers;
         // The obligations read the checked kernel and nothing else of the
         // checker: a large kernel proves them on three threads.
         let parallel =
             checked::statement_count(&self.body) >= crate::parallel::PARALLEL_FROM_STATEMENTS;
+        let legal_so_far = self.diags.is_empty() && pool.is_empty() && !self.unparsed_params;
+        let mut then = then;
+        let speculative = (parallel && legal_so_far).then(|| (self.declarations(), then.take()));
         let (body, atoms, launch, facts) = (&self.body, &self.atoms, &self.launch, &self.facts);
         let (params, loop_classes) = (&self.params, &self.loop_classes);
         let loop_uniformity = &self.loop_uniformity;
         let halted = self.halted;
-        let (undefined, (ownership, (races, pool, max_registers))) = crate::parallel::join(
+        let (undefined, (ownership, (races, lowered))) = crate::parallel::join(
             parallel,
             // The register obligation over the recorded flow: every value
             // an effect observes is defined. Statements after a halt were
@@ -1904,25 +1937,29 @@ impl<'k> Checker<'k> {
                         (ownership, limit_hits)
                     },
                     || {
-                        let threads = Threads::new(atoms, launch, loop_classes);
-                        let races = races::prove(
-                            body,
-                            &races::Context {
-                                threads: &threads,
-                                params,
-                                shared_names: &shared_names,
-                                cluster_rank: cluster_rank.as_ref(),
-                                kernel_facts: facts,
+                        crate::parallel::join(
+                            parallel,
+                            || {
+                                let threads = Threads::new(atoms, launch, loop_classes);
+                                races::prove(
+                                    body,
+                                    &races::Context {
+                                        threads: &threads,
+                                        params,
+                                        shared_names: &shared_names,
+                                        cluster_rank: cluster_rank.as_ref(),
+                                        kernel_facts: facts,
+                                    },
+                                )
                             },
-                        );
-                        let (pool, max_registers) = register_pool::prove(
-                            body,
-                            &register_pool::Context {
-                                threads: &threads,
-                                loop_uniformity,
+                            || {
+                                speculative.map(|(declarations, then)| {
+                                    let program = crate::lower::lower(declarations, body);
+                                    let made = then.map(|then| then(&program));
+                                    (program, made)
+                                })
                             },
-                        );
-                        (races, pool, max_registers)
+                        )
                     },
                 )
             },
@@ -1933,7 +1970,6 @@ impl<'k> Checker<'k> {
         for diag in undefined {
             self.diags.push(diag);
         }
-        self.launch.max_registers = max_registers;
         for diag in races.into_iter().chain(ownership).chain(pool) {
             self.diags.push(diag);
         }
@@ -1956,33 +1992,48 @@ impl<'k> Checker<'k> {
             })
             .collect();
         if !self.diags.is_empty() || self.unparsed_params {
-            return Checked {
+            let checked = Checked {
                 program: None,
                 diagnostics: dedup(self.diags.into_vec()),
                 param_writes,
             };
+            return (checked, None);
         }
+        let (program, made) = match lowered {
+            Some(lowered) => lowered,
+            None => {
+                let program = crate::lower::lower(self.declarations(), &self.body);
+                let made = then.map(|then| then(&program));
+                (program, made)
+            }
+        };
+        let checked = Checked {
+            program: Some(program),
+            diagnostics: Vec::new(),
+            param_writes,
+        };
+        (checked, made)
+    }
+
+    /// The program's declarations (everything but its body and tensor
+    /// maps, which lowering adds), as the checker leaves them.
+    fn declarations(&self) -> Program {
         let target = self.kernel.target;
         let base = target
             .min_ptx_version()
             .unwrap_or(crate::target::PtxVersion::new(7, 8));
-        let declarations = Program {
+        Program {
             name: self.kernel.name.clone(),
             target,
             ptx_version: base.max(self.requirement.ptx),
-            launch: self.launch,
-            params: self.params,
-            symbols: self.symbols.into_iter().map(|s| s.symbol).collect(),
-            atoms: self.atoms,
-            tiles: self.tiles.into_iter().map(|t| t.tile).collect(),
-            shared: self.shared.into_iter().map(|s| s.buffer).collect(),
+            launch: self.launch.clone(),
+            params: self.params.clone(),
+            symbols: self.symbols.iter().map(|s| s.symbol.clone()).collect(),
+            atoms: self.atoms.clone(),
+            tiles: self.tiles.iter().map(|t| t.tile.clone()).collect(),
+            shared: self.shared.iter().map(|s| s.buffer.clone()).collect(),
             tensor_maps: Vec::new(),
             body: Vec::new(),
-        };
-        Checked {
-            program: Some(crate::lower::lower(declarations, &self.body)),
-            diagnostics: Vec::new(),
-            param_writes,
         }
     }
 }
