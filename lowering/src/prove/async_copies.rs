@@ -425,12 +425,40 @@ impl Touch<'_> {
     }
 }
 
+/// A list of a [`State`], shared by the states the walk makes of it (one
+/// per arm of an `if`, per iteration of a loop) until one changes it
+/// (copy on write, [`Rc::make_mut`]): an arm that leaves a list alone
+/// copies none of it, and a join or comparison finds it unchanged by its
+/// address ([`same_list`]). Changed only where something changes.
+type Listed<T> = Rc<Vec<T>>;
+
+/// Whether two lists are one (the same allocation): then every item is
+/// equal, without comparing them.
+fn same_list<T>(a: &Listed<T>, b: &Listed<T>) -> bool {
+    Rc::ptr_eq(a, b)
+}
+
+/// `list.retain(keep)`, copying a shared list only where an item goes.
+fn retain_listed<T: Clone>(list: &mut Listed<T>, mut keep: impl FnMut(&T) -> bool) {
+    if list.iter().all(&mut keep) {
+        return;
+    }
+    Rc::make_mut(list).retain(keep);
+}
+
+/// `list.extend(more)`, copying a shared list only where there is more.
+fn extend_listed<T: Clone>(list: &mut Listed<T>, more: Vec<T>) {
+    if !more.is_empty() {
+        Rc::make_mut(list).extend(more);
+    }
+}
+
 /// What one thread may have outstanding at a point: its copies, and the
 /// shared accesses of the CTA no barrier has ordered yet.
 #[derive(Debug, Clone, Default, PartialEq)]
 struct State<'c> {
-    copies: Vec<Copy<'c>>,
-    touches: Vec<Touch<'c>>,
+    copies: Listed<Copy<'c>>,
+    touches: Listed<Touch<'c>>,
     /// The mbarrier buffers' phases, counted in lock-step (`mbarriers`).
     rings: Vec<Ring>,
     /// Shared buffers accessed through the generic proxy (loads, stores,
@@ -501,25 +529,34 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
 /// `held` (the other's): the two paths mostly hold the items from before
 /// they split, unchanged and in the same order, and an item held as it is
 /// on both needs no merge (the join holds it for both paths). `more` past
-/// that common prefix.
-fn past_common_prefix<T: PartialEq>(held: &[T], mut more: Vec<T>) -> Vec<T> {
+/// that common prefix; nothing where the two are one list.
+fn past_common_prefix<T: PartialEq + Clone>(held: &Listed<T>, more: Listed<T>) -> Vec<T> {
+    if same_list(held, &more) {
+        return Vec::new();
+    }
     let common = held
         .iter()
-        .zip(&more)
+        .zip(more.iter())
         .take_while(|(held, item)| held == item)
         .count();
-    more.drain(..common);
-    more
+    match Rc::try_unwrap(more) {
+        Ok(mut more) => {
+            more.drain(..common);
+            more
+        }
+        Err(shared) => shared[common..].to_vec(),
+    }
 }
 
 /// The copies of [`join_arms`]: each of `more` merged into the first
 /// version of `copies` it is the same copy as (found by the copy's
 /// statement number), or added.
-fn join_copies<'c>(copies: &mut Vec<Copy<'c>>, more: Vec<Copy<'c>>, divergent: bool) {
+fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, divergent: bool) {
     let more = past_common_prefix(copies, more);
     if more.is_empty() {
         return;
     }
+    let copies = Rc::make_mut(copies);
     let mut by_key: WordMap<(usize, u32), Vec<usize>> =
         WordMap::with_capacity_and_hasher(copies.len(), Default::default());
     for (i, copy) in copies.iter().enumerate() {
@@ -582,24 +619,33 @@ fn join_copies<'c>(copies: &mut Vec<Copy<'c>>, more: Vec<Copy<'c>>, divergent: b
 /// one still holds back). This keeps the versions that the paths and the
 /// iterations of a loop make from piling up. Versions released on
 /// different rings, or at tickets no constant apart, stay apart.
-fn join_touch<'c>(touches: &mut Vec<Touch<'c>>, touch: Touch<'c>) {
+fn join_touch<'c>(touches: &mut Listed<Touch<'c>>, touch: Touch<'c>) {
     let found = touches.iter().position(|t| {
         t.same_access(&touch) && later_release(&t.released, &touch.released).is_some()
     });
     match found {
-        Some(i) => merge_versions(&mut touches[i], touch),
-        None => touches.push(touch),
+        Some(i) => {
+            // A shared list is copied only where the merge changes the
+            // version it holds.
+            let mut merged = touches[i].clone();
+            merge_versions(&mut merged, touch);
+            if merged != touches[i] {
+                Rc::make_mut(touches)[i] = merged;
+            }
+        }
+        None => Rc::make_mut(touches).push(touch),
     }
 }
 
 /// [`join_touch`] of each of `more`, finding the versions to merge by the
 /// access's span (a large kernel's walk holds hundreds of touches, and
 /// joins them at every `if` and back edge).
-fn join_touches<'c>(touches: &mut Vec<Touch<'c>>, more: Vec<Touch<'c>>) {
+fn join_touches<'c>(touches: &mut Listed<Touch<'c>>, more: Listed<Touch<'c>>) {
     let rest = past_common_prefix(touches, more);
     if rest.is_empty() {
         return;
     }
+    let touches = Rc::make_mut(touches);
     let mut by_key: WordMap<(SpanId, u32), Vec<usize>> =
         WordMap::with_capacity_and_hasher(touches.len(), Default::default());
     for (i, touch) in touches.iter().enumerate() {
@@ -705,37 +751,45 @@ fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
 /// already reported, what its wait would have acquired, and an async
 /// store's writes its issuer waited for.
 fn dropped<'c>(
-    before: &(Vec<Copy<'c>>, Vec<Touch<'c>>),
+    before: &(Listed<Copy<'c>>, Listed<Touch<'c>>),
     arm: &State<'c>,
 ) -> (Vec<Copy<'c>>, Vec<Touch<'c>>) {
-    let copies_held = held_in(
-        &before.0,
-        &arm.copies,
-        |c| c.key(),
-        |a, c| a.same_but_released(c),
-    );
-    let copies = before
-        .0
-        .iter()
-        .zip(copies_held)
-        .filter(|(c, held)| {
-            matches!(c.role, Role::Bulk | Role::CpAsync | Role::StoreTarget) && !held
-        })
-        .map(|(c, _)| c.clone())
-        .collect();
-    let touches_held = held_in(
-        &before.1,
-        &arm.touches,
-        |t| t.key(),
-        |a, t| a.same_access(t),
-    );
-    let touches = before
-        .1
-        .iter()
-        .zip(touches_held)
-        .filter(|(_, held)| !held)
-        .map(|(t, _)| t.clone())
-        .collect();
+    let copies = if same_list(&before.0, &arm.copies) {
+        Vec::new()
+    } else {
+        let held = held_in(
+            &before.0,
+            &arm.copies,
+            |c| c.key(),
+            |a, c| a.same_but_released(c),
+        );
+        before
+            .0
+            .iter()
+            .zip(held)
+            .filter(|(c, held)| {
+                matches!(c.role, Role::Bulk | Role::CpAsync | Role::StoreTarget) && !held
+            })
+            .map(|(c, _)| c.clone())
+            .collect()
+    };
+    let touches = if same_list(&before.1, &arm.touches) {
+        Vec::new()
+    } else {
+        let held = held_in(
+            &before.1,
+            &arm.touches,
+            |t| t.key(),
+            |a, t| a.same_access(t),
+        );
+        before
+            .1
+            .iter()
+            .zip(held)
+            .filter(|(_, held)| !held)
+            .map(|(t, _)| t.clone())
+            .collect()
+    };
     (copies, touches)
 }
 
@@ -754,7 +808,7 @@ fn acquire_dropped<'c>(
     // waited for them (`cp.async.bulk.wait_group` without `.read`), so
     // they are complete for every thread.
     if dropped.0.iter().any(|c| c.role == Role::StoreTarget) {
-        keeping.copies.retain(|c| {
+        retain_listed(&mut keeping.copies, |c| {
             c.role != Role::StoreTarget
                 || !dropped
                     .0
@@ -770,9 +824,11 @@ fn acquire_dropped<'c>(
             |c| c.key(),
             |d, c| d.same_but_released(c),
         );
-        for (copy, held) in keeping.copies.iter_mut().zip(held) {
-            if held {
-                thread_sets::acquire(&mut copy.acquired, threads);
+        if held.contains(&true) {
+            for (copy, held) in Rc::make_mut(&mut keeping.copies).iter_mut().zip(held) {
+                if held {
+                    thread_sets::acquire(&mut copy.acquired, threads);
+                }
             }
         }
     }
@@ -783,9 +839,11 @@ fn acquire_dropped<'c>(
             |t| t.key(),
             |d, t| d.same_access(t),
         );
-        for (touch, held) in keeping.touches.iter_mut().zip(held) {
-            if held {
-                thread_sets::acquire(&mut touch.acquired, threads);
+        if held.contains(&true) {
+            for (touch, held) in Rc::make_mut(&mut keeping.touches).iter_mut().zip(held) {
+                if held {
+                    thread_sets::acquire(&mut touch.acquired, threads);
+                }
             }
         }
     }
@@ -797,8 +855,8 @@ fn acquire_dropped<'c>(
 /// threads acquired what they acquired there. Both arms then hold the
 /// merged version, which the join keeps once.
 fn merge_role_touches<'c>(
-    then_touches: &mut [Touch<'c>],
-    else_touches: &mut [Touch<'c>],
+    then_touches: &mut Listed<Touch<'c>>,
+    else_touches: &mut Listed<Touch<'c>>,
     then_threads: &Option<ThreadSet>,
     else_threads: &Option<ThreadSet>,
 ) {
@@ -810,7 +868,8 @@ fn merge_role_touches<'c>(
     for (i, touch) in else_touches.iter().enumerate() {
         by_key.entry(touch.key()).or_default().push(i);
     }
-    for mine in then_touches.iter_mut() {
+    for at in 0..then_touches.len() {
+        let mine = &then_touches[at];
         let Some(found) = by_key.get(&mine.key()).and_then(|candidates| {
             candidates.iter().copied().find(|&i| {
                 let t = &else_touches[i];
@@ -819,7 +878,7 @@ fn merge_role_touches<'c>(
         }) else {
             continue;
         };
-        let theirs = &mut else_touches[found];
+        let theirs = &else_touches[found];
         let released = if made_by(mine, then_threads) {
             (mine.released.clone(), mine.ticket_carried)
         } else if made_by(theirs, else_threads) {
@@ -833,8 +892,10 @@ fn merge_role_touches<'c>(
             continue;
         };
         let acquired = join_acquired_arms(&mine.acquired, &theirs.acquired);
+        let mine = &mut Rc::make_mut(then_touches)[at];
         (mine.released, mine.ticket_carried) = released.clone();
         mine.acquired = acquired.clone();
+        let theirs = &mut Rc::make_mut(else_touches)[found];
         (theirs.released, theirs.ticket_carried) = released;
         theirs.acquired = acquired;
     }
@@ -1226,8 +1287,10 @@ impl<'c> Walk<'c, '_> {
                     state
                 }
                 Node::CtaBarrier { cluster } => {
-                    state.copies.retain(|c| c.status != Status::Retired);
-                    state.touches.clear();
+                    retain_listed(&mut state.copies, |c| c.status != Status::Retired);
+                    if !state.touches.is_empty() {
+                        state.touches = Listed::default();
+                    }
                     if *cluster {
                         self.cluster_barrier_seen = true;
                         // Every CTA passed its fenced inits: other CTAs
@@ -1273,8 +1336,10 @@ impl<'c> Walk<'c, '_> {
                         .cloned()
                         .collect();
                     let mut state = state;
-                    for copy in &mut state.copies {
-                        copy.issuer_moved = false;
+                    if !moved.is_empty() {
+                        for copy in Rc::make_mut(&mut state.copies) {
+                            copy.issuer_moved = false;
+                        }
                     }
                     let before = (state.copies.clone(), state.touches.clone());
                     let mut then_state = self.block(then, state.clone());
@@ -1304,8 +1369,10 @@ impl<'c> Walk<'c, '_> {
                     );
                     let rings = else_state.rings.clone();
                     let mut joined = join_arms(then_state, else_state, true);
-                    for copy in &mut joined.copies {
-                        copy.issuer_moved |= moved.iter().any(|m| m.same(copy));
+                    if !moved.is_empty() {
+                        for copy in Rc::make_mut(&mut joined.copies) {
+                            copy.issuer_moved |= moved.iter().any(|m| m.same(copy));
+                        }
                     }
                     State { rings, ..joined }
                 }
@@ -1535,7 +1602,7 @@ impl<'c> Walk<'c, '_> {
         }
         let mut carried = WordMap::default();
         let mut shifted = Vec::with_capacity(end.touches.len());
-        for mut touch in end.touches {
+        for mut touch in Rc::unwrap_or_clone(end.touches) {
             let released = touch.released.take();
             let released = self.carry_ticket(
                 released,
@@ -1585,9 +1652,9 @@ impl<'c> Walk<'c, '_> {
             }
             shifted.push(touch);
         }
-        join_touches(&mut out.touches, shifted);
+        join_touches(&mut out.touches, Rc::new(shifted));
         let mut copies = Vec::with_capacity(end.copies.len());
-        for mut copy in end.copies {
+        for mut copy in Rc::unwrap_or_clone(end.copies) {
             // At the exit a ticket that names the loop's variable cannot
             // be named: never acquired.
             let released = copy.released.take();
@@ -1635,7 +1702,7 @@ impl<'c> Walk<'c, '_> {
         }
         // Each merged into the first version it is the same copy as
         // (what joining them in one at a time gives).
-        join_copies(&mut out.copies, copies, false);
+        join_copies(&mut out.copies, Rc::new(copies), false);
         out
     }
 
@@ -2080,12 +2147,12 @@ impl<'c> Walk<'c, '_> {
         match effect {
             Effect::WarpgroupMma => {
                 let copies = self.issue_matrix_reads(apply);
-                state.copies.extend(copies);
+                extend_listed(&mut state.copies, copies);
             }
             Effect::AsyncCopy => {
                 let copies = self.issue(apply);
                 let bulk = copies.iter().any(|c| c.role == Role::Bulk);
-                state.copies.extend(copies);
+                extend_listed(&mut state.copies, copies);
                 if bulk {
                     self.bulk_copy(apply, &mut state);
                 }
@@ -2120,9 +2187,15 @@ impl<'c> Walk<'c, '_> {
         if threads.warps(&block) != threads {
             return;
         }
-        for touch in &mut state.touches {
-            if touch.made_within(&threads) {
-                touch.warp_synced = true;
+        if state
+            .touches
+            .iter()
+            .any(|t| !t.warp_synced && t.made_within(&threads))
+        {
+            for touch in Rc::make_mut(&mut state.touches) {
+                if touch.made_within(&threads) {
+                    touch.warp_synced = true;
+                }
             }
         }
     }
@@ -2309,17 +2382,12 @@ impl<'c> Walk<'c, '_> {
     /// arm's status.
     fn keep_matrix_reads_issued_by(&mut self, state: &mut State<'c>, arm: &Option<ThreadSet>) {
         let Some(arm) = arm else { return };
-        let mut kept = Vec::with_capacity(state.copies.len());
-        for copy in std::mem::take(&mut state.copies) {
-            let foreign = copy.role == Role::WgmmaSource
-                && self
+        retain_listed(&mut state.copies, |copy| {
+            copy.role != Role::WgmmaSource
+                || !self
                     .threads_of_issuers(&copy.issuers)
-                    .is_some_and(|issuers| issuers.disjoint(arm));
-            if !foreign {
-                kept.push(copy);
-            }
-        }
-        state.copies = kept;
+                    .is_some_and(|issuers| issuers.disjoint(arm))
+        });
     }
 
     /// Fills [`Walk::meeters`] from every statement of `body`.
@@ -2828,14 +2896,15 @@ impl<'c> Walk<'c, '_> {
     /// bulk groups (`cp.async.bulk.*`, whose `wait_group.read` retires a
     /// store's source but not its target). A retired store target is
     /// gone: nothing else of the thread waits for it.
-    fn group(&mut self, apply: &Apply, copies: &mut Vec<Copy<'c>>) {
+    fn group(&mut self, apply: &Apply, copies: &mut Listed<Copy<'c>>) {
         let unconditional = apply.user_guard == Cond::Const(true);
         let mnemonic = apply.form.form.mnemonic;
         let bulk_group = mnemonic.starts_with("cp.async.bulk.");
         let wgmma_group = mnemonic.starts_with("wgmma.");
         let read_only = apply.form.get(crate::ptx::Slot::Read).is_some();
         let waiters = self.on_thread_facts(apply);
-        for copy in copies.iter_mut() {
+        for at in 0..copies.len() {
+            let copy = &copies[at];
             if copy.role.in_bulk_group() != bulk_group
                 || (copy.role == Role::WgmmaSource) != wgmma_group
                 || copy.role == Role::Bulk
@@ -2853,7 +2922,7 @@ impl<'c> Walk<'c, '_> {
             if copy.role == Role::StoreTarget && !by_issuer {
                 continue;
             }
-            copy.status = match mnemonic {
+            let status = match mnemonic {
                 "cp.async.commit_group" | "cp.async.bulk.commit_group" => Status::Pending {
                     lo: if unconditional {
                         (lo + 1).min(COMMIT_CAP)
@@ -2879,9 +2948,16 @@ impl<'c> Walk<'c, '_> {
                 }
                 _ => copy.status,
             };
-            copy.issuer_moved |= waiters.iter().all(|f| copy.issuers.contains(f));
+            let issuer_moved = copy.issuer_moved || by_issuer;
+            if status != copy.status || issuer_moved != copy.issuer_moved {
+                let copy = &mut Rc::make_mut(copies)[at];
+                copy.status = status;
+                copy.issuer_moved = issuer_moved;
+            }
         }
-        copies.retain(|c| !(c.role == Role::StoreTarget && c.status == Status::Retired));
+        retain_listed(copies, |c| {
+            !(c.role == Role::StoreTarget && c.status == Status::Retired)
+        });
     }
 
     /// An access to a shared buffer against the copies in flight or
@@ -3290,13 +3366,16 @@ fn held_in<T, K: std::hash::Hash + Eq>(
 
 /// Adds `facts` to the path facts of each of `arm`'s items that the other
 /// arm has no `same` of (`held`: [`held_in`]).
-fn tag_own<T>(
-    arm: &mut [T],
+fn tag_own<T: Clone>(
+    arm: &mut Listed<T>,
     held: &[bool],
     exists_if: impl Fn(&mut T) -> &mut Vec<Fact>,
     facts: &[Fact],
 ) {
-    for (item, held) in arm.iter_mut().zip(held) {
+    if facts.is_empty() || !held.contains(&false) {
+        return;
+    }
+    for (item, held) in Rc::make_mut(arm).iter_mut().zip(held) {
         if !held {
             let tags = exists_if(item);
             for fact in facts {
@@ -3332,23 +3411,25 @@ fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State<'_>, facts: &
             known
         })
     };
-    state.copies.retain(|c| !contradicts(&c.exists_if));
-    state.touches.retain(|t| !contradicts(&t.exists_if));
+    retain_listed(&mut state.copies, |c| !contradicts(&c.exists_if));
+    retain_listed(&mut state.touches, |t| !contradicts(&t.exists_if));
 }
 
 /// What is left of `state` after loop `first`: what depends on the loop
 /// forgotten, the copies and touches of its iterations merged.
 fn forget_state<'c>(state: State<'c>, first: AtomId) -> State<'c> {
-    let copies = state
-        .copies
-        .into_iter()
-        .map(|c| forget_copy(c, first))
-        .collect();
-    let touches = state
-        .touches
-        .into_iter()
-        .map(|t| forget_touch(t, first))
-        .collect();
+    let copies = Rc::new(
+        Rc::unwrap_or_clone(state.copies)
+            .into_iter()
+            .map(|c| forget_copy(c, first))
+            .collect(),
+    );
+    let touches = Rc::new(
+        Rc::unwrap_or_clone(state.touches)
+            .into_iter()
+            .map(|t| forget_touch(t, first))
+            .collect(),
+    );
     join(
         State::default(),
         State {
@@ -3397,10 +3478,15 @@ fn names_loop(p: &Poly, first: AtomId) -> bool {
 /// CTA barrier, or by an mbarrier phase the reader arrives on after the
 /// wait and the other thread waits for).
 fn retire_matrix_reads<'c>(walk: &mut Walk<'c, '_>, state: &mut State<'c>) {
-    let (retired, kept): (Vec<Copy>, Vec<Copy>) = std::mem::take(&mut state.copies)
-        .into_iter()
-        .partition(|c| c.role == Role::WgmmaSource && c.status == Status::Retired);
-    state.copies = kept;
+    let retired_read = |c: &Copy<'_>| c.role == Role::WgmmaSource && c.status == Status::Retired;
+    if !state.copies.iter().any(retired_read) {
+        return;
+    }
+    let (retired, kept): (Vec<Copy>, Vec<Copy>) =
+        Rc::unwrap_or_clone(std::mem::take(&mut state.copies))
+            .into_iter()
+            .partition(retired_read);
+    state.copies = Rc::new(kept);
     for copy in retired {
         let makers = walk.threads_of_issuers(&copy.issuers);
         let touch = Touch {

@@ -251,11 +251,18 @@ impl<'c> Walk<'c, '_> {
                     // The thread's copies not yet attached complete the
                     // ticket in progress.
                     let ticket = state.rings[index].completed.clone();
-                    for copy in &mut state.copies {
-                        if copy.attachment.is_none()
+                    let unattached = |copy: &Copy<'_>| {
+                        copy.attachment.is_none()
                             && copy.role == Role::CpAsync
                             && matches!(copy.status, Status::Pending { .. })
-                        {
+                    };
+                    let copies = if state.copies.iter().any(unattached) {
+                        Rc::make_mut(&mut state.copies).as_mut_slice()
+                    } else {
+                        &mut []
+                    };
+                    for copy in copies {
+                        if unattached(copy) {
                             copy.attachment = Some(Attachment {
                                 ring: operand.buffer,
                                 ticket: ticket.clone(),
@@ -692,13 +699,18 @@ impl<'c> Walk<'c, '_> {
         }
         // The copies an arriving thread acquired are complete before
         // the phase: a wait for it acquires them.
-        for copy in &mut state.copies {
-            let seen = match (&copy.acquired, arrivers) {
-                (Some(acquired), _) if running == block => !acquired.is_empty(),
-                (Some(acquired), Some(arrivers)) => !acquired.disjoint(arrivers),
-                _ => false,
-            };
-            if seen && copy.released.is_none() {
+        let seen = |copy: &Copy<'_>| match (&copy.acquired, arrivers) {
+            (Some(acquired), _) if running == block => !acquired.is_empty(),
+            (Some(acquired), Some(arrivers)) => !acquired.disjoint(arrivers),
+            _ => false,
+        };
+        let copies = if state.copies.iter().any(|c| c.released.is_none() && seen(c)) {
+            Rc::make_mut(&mut state.copies).as_mut_slice()
+        } else {
+            &mut []
+        };
+        for copy in copies {
+            if seen(copy) && copy.released.is_none() {
                 copy.released = Some((ring, Rc::new(ticket.clone())));
                 copy.ticket_carried = 0;
             }
@@ -1052,7 +1064,7 @@ impl<'c> Walk<'c, '_> {
         };
         let issued = usize::try_from(boxes).unwrap_or(1);
         let first = state.copies.len().saturating_sub(issued);
-        for copy in &mut state.copies[first..] {
+        for copy in &mut Rc::make_mut(&mut state.copies)[first..] {
             copy.attachment = Some(Attachment {
                 ring: operand.buffer,
                 ticket: Some(completed.clone()),
@@ -1098,15 +1110,20 @@ impl<'c> Walk<'c, '_> {
     /// arrived toward it): acquired by a wait on it.
     fn release(
         &self,
-        touches: &mut [Touch<'c>],
+        touches: &mut Listed<Touch<'c>>,
         ring: usize,
         ticket: &Poly,
         arrivers: Option<&ThreadSet>,
     ) {
+        let releases = |touch: &Touch<'_>| {
+            touch.released.is_none() && arrivers.is_none_or(|arrivers| touch.made_within(arrivers))
+        };
+        if !touches.iter().any(releases) {
+            return;
+        }
         let ticket = Rc::new(ticket.clone());
-        for touch in touches.iter_mut() {
-            let theirs = arrivers.is_none_or(|arrivers| touch.made_within(arrivers));
-            if touch.released.is_none() && theirs {
+        for touch in Rc::make_mut(touches).iter_mut() {
+            if releases(touch) {
                 touch.released = Some((ring, Rc::clone(&ticket)));
                 touch.ticket_carried = 0;
             }
@@ -1202,10 +1219,11 @@ impl<'c> Walk<'c, '_> {
     /// After a wait the checker rejected: what it would have acquired is
     /// taken as acquired, so its mistake is reported once.
     fn acquire_all(&mut self, ring: usize, state: &mut State<'c>) {
-        state
-            .touches
-            .retain(|t| !matches!(&t.released, Some((r, _)) if *r == ring));
-        state.copies.retain(|c| {
+        retain_listed(
+            &mut state.touches,
+            |t| !matches!(&t.released, Some((r, _)) if *r == ring),
+        );
+        retain_listed(&mut state.copies, |c| {
             !matches!(&c.attachment, Some(a) if a.ring == ring)
                 && !matches!(&c.released, Some((r, _)) if *r == ring)
         });
@@ -1213,8 +1231,8 @@ impl<'c> Walk<'c, '_> {
         // of it could have passed on is taken as passed on, so the roles
         // it orders report nothing more.
         if self.failed_rings.contains(&ring) {
-            state.touches.clear();
-            state.copies.retain(|c| c.acquired.is_none());
+            state.touches = Listed::default();
+            retain_listed(&mut state.copies, |c| c.acquired.is_none());
         }
     }
 
@@ -1475,7 +1493,10 @@ impl<'c> Walk<'c, '_> {
         // enumerate acquire nothing.
         let every_thread = Some(self.every_thread.clone());
         let mut kept = Vec::with_capacity(state.touches.len());
-        for (mut touch, ticket) in std::mem::take(&mut state.touches).into_iter().zip(released) {
+        for (mut touch, ticket) in Rc::unwrap_or_clone(std::mem::take(&mut state.touches))
+            .into_iter()
+            .zip(released)
+        {
             if acquired(self, ticket) {
                 if everyone {
                     continue;
@@ -1489,9 +1510,9 @@ impl<'c> Walk<'c, '_> {
             }
             kept.push(touch);
         }
-        state.touches = kept;
+        state.touches = Rc::new(kept);
         let mut kept = Vec::with_capacity(state.copies.len());
-        for ((mut copy, ticket), released) in std::mem::take(&mut state.copies)
+        for ((mut copy, ticket), released) in Rc::unwrap_or_clone(std::mem::take(&mut state.copies))
             .into_iter()
             .zip(attached)
             .zip(copies_released)
@@ -1518,7 +1539,7 @@ impl<'c> Walk<'c, '_> {
             }
             kept.push(copy);
         }
-        state.copies = kept;
+        state.copies = Rc::new(kept);
     }
 
     /// The ticket a wait on `object` with `parity` acquires when
