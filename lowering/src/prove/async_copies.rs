@@ -1007,6 +1007,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         saw_failed: false,
         proofs: ProofMemo::default(),
         wgmma_tiles,
+        passed_over: WordMap::default(),
         async_globals,
         inert_ifs: WordMap::default(),
         thread_sets: WordMap::default(),
@@ -1169,6 +1170,10 @@ struct Walk<'c, 't> {
     proofs: ProofMemo,
     /// The tiles the kernel's `wgmma`s use ([`wgmma::wgmma_tiles`]).
     wgmma_tiles: Vec<usize>,
+    /// Per statement of the body (by its address, fixed while the walk
+    /// borrows the body): whether the walk passes over it
+    /// ([`Walk::passes_over`]).
+    passed_over: WordMap<usize, bool>,
     /// The global tensors (parameter numbers) the kernel's async copies
     /// read or write ([`copied_globals`]).
     async_globals: Vec<usize>,
@@ -1281,7 +1286,13 @@ impl<'c> Walk<'c, '_> {
     fn block(&mut self, body: &[Node], mut state: State<'c>) -> State<'c> {
         for node in body {
             state = match node {
-                Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply, state),
+                Node::Apply(apply) if apply.own_proofs_hold => {
+                    if self.passes_over(apply) {
+                        state
+                    } else {
+                        self.apply(apply, state)
+                    }
+                }
                 Node::Apply(_) | Node::Havoc(_) => {
                     self.saw_failed = true;
                     state
@@ -2000,7 +2011,21 @@ impl<'c> Walk<'c, '_> {
         })
     }
 
-    /// One `apply` of [`Walk::inert`].
+    /// [`Walk::inert_apply`], asked once per statement: a loop's body is
+    /// walked many times, and most of a large kernel's statements (its
+    /// register arithmetic) leave the walk's state as it is.
+    fn passes_over(&mut self, apply: &Apply) -> bool {
+        let key = std::ptr::from_ref(apply) as usize;
+        if let Some(&known) = self.passed_over.get(&key) {
+            return known;
+        }
+        let known = self.inert_apply(apply);
+        self.passed_over.insert(key, known);
+        known
+    }
+
+    /// One `apply` of [`Walk::inert`]: the walk leaves its state as it is
+    /// and reports nothing.
     fn inert_apply(&self, apply: &Apply) -> bool {
         let passed_over = match apply.form.effect() {
             Effect::WarpgroupMma
