@@ -453,6 +453,63 @@ fn extend_listed<T: Clone>(list: &mut Listed<T>, more: Vec<T>) {
     }
 }
 
+/// Past this many items to place, the joins index the list they search by
+/// key ([`KeyIndex`]); fewer are found by scanning it (what the index
+/// would find: the first match in the list's order).
+const SCAN_UP_TO: usize = 8;
+
+/// The positions of a list's items by key, in the list's order: the first
+/// and last position of each key, and per position the next one with the
+/// same key. The joins search a state's lists by key at every `if` and
+/// back edge; this indexes a list with two tables, not a list per key.
+struct KeyIndex<K> {
+    ends: WordMap<K, (usize, usize)>,
+    next: Vec<usize>,
+}
+
+impl<K: std::hash::Hash + Eq> KeyIndex<K> {
+    /// No further position with the key.
+    const END: usize = usize::MAX;
+
+    fn of<T>(items: &[T], key: impl Fn(&T) -> K) -> KeyIndex<K> {
+        let mut index = KeyIndex {
+            ends: WordMap::with_capacity_and_hasher(items.len(), Default::default()),
+            next: Vec::with_capacity(items.len()),
+        };
+        for item in items {
+            index.push(key(item));
+        }
+        index
+    }
+
+    /// Indexes the next position of the list, with key `key`.
+    fn push(&mut self, key: K) {
+        let at = self.next.len();
+        self.next.push(Self::END);
+        match self.ends.get_mut(&key) {
+            Some((_, last)) => {
+                self.next[*last] = at;
+                *last = at;
+            }
+            None => {
+                self.ends.insert(key, (at, at));
+            }
+        }
+    }
+
+    /// The first position with key `key` whose item `matches`.
+    fn find(&self, key: &K, mut matches: impl FnMut(usize) -> bool) -> Option<usize> {
+        let mut at = self.ends.get(key)?.0;
+        while at != Self::END {
+            if matches(at) {
+                return Some(at);
+            }
+            at = self.next[at];
+        }
+        None
+    }
+}
+
 /// What one thread may have outstanding at a point: its copies, and the
 /// shared accesses of the CTA no barrier has ordered yet.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -557,11 +614,7 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
         return;
     }
     let copies = Rc::make_mut(copies);
-    let mut by_key: WordMap<(usize, u32), Vec<usize>> =
-        WordMap::with_capacity_and_hasher(copies.len(), Default::default());
-    for (i, copy) in copies.iter().enumerate() {
-        by_key.entry(copy.key()).or_default().push(i);
-    }
+    let mut by_key = (more.len() > SCAN_UP_TO).then(|| KeyIndex::of(copies, Copy::key));
     for copy in more {
         let same = |c: &Copy<'c>| {
             if divergent {
@@ -573,9 +626,11 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
                 c.same(&copy)
             }
         };
-        let found = by_key
-            .get(&copy.key())
-            .and_then(|candidates| candidates.iter().copied().find(|&i| same(&copies[i])));
+        let key = copy.key();
+        let found = match &by_key {
+            Some(index) => index.find(&key, |i| same(&copies[i])),
+            None => copies.iter().position(|c| c.key() == key && same(c)),
+        };
         match found.map(|i| &mut copies[i]) {
             Some(found) => {
                 if divergent && found.issuer_moved != copy.issuer_moved {
@@ -601,7 +656,9 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
                 }
             }
             None => {
-                by_key.entry(copy.key()).or_default().push(copies.len());
+                if let Some(index) = &mut by_key {
+                    index.push(key);
+                }
                 copies.push(copy);
             }
         }
@@ -646,22 +703,22 @@ fn join_touches<'c>(touches: &mut Listed<Touch<'c>>, more: Listed<Touch<'c>>) {
         return;
     }
     let touches = Rc::make_mut(touches);
-    let mut by_key: WordMap<(SpanId, u32), Vec<usize>> =
-        WordMap::with_capacity_and_hasher(touches.len(), Default::default());
-    for (i, touch) in touches.iter().enumerate() {
-        by_key.entry(touch.key()).or_default().push(i);
-    }
+    let mut by_key = (rest.len() > SCAN_UP_TO).then(|| KeyIndex::of(touches, Touch::key));
     for touch in rest {
-        let found = by_key.get(&touch.key()).and_then(|candidates| {
-            candidates.iter().copied().find(|&i| {
-                touches[i].same_access(&touch)
-                    && later_release(&touches[i].released, &touch.released).is_some()
-            })
-        });
+        let key = touch.key();
+        let merges = |t: &Touch<'_>| {
+            t.same_access(&touch) && later_release(&t.released, &touch.released).is_some()
+        };
+        let found = match &by_key {
+            Some(index) => index.find(&key, |i| merges(&touches[i])),
+            None => touches.iter().position(|t| t.key() == key && merges(t)),
+        };
         match found {
             Some(i) => merge_versions(&mut touches[i], touch),
             None => {
-                by_key.entry(touch.key()).or_default().push(touches.len());
+                if let Some(index) = &mut by_key {
+                    index.push(key);
+                }
                 touches.push(touch);
             }
         }
@@ -863,18 +920,12 @@ fn merge_role_touches<'c>(
     let made_by = |touch: &Touch<'_>, arm: &Option<ThreadSet>| {
         arm.as_ref().is_some_and(|arm| touch.made_within(arm))
     };
-    let mut by_key: WordMap<(SpanId, u32), Vec<usize>> =
-        WordMap::with_capacity_and_hasher(else_touches.len(), Default::default());
-    for (i, touch) in else_touches.iter().enumerate() {
-        by_key.entry(touch.key()).or_default().push(i);
-    }
+    let by_key = KeyIndex::of(else_touches, Touch::key);
     for at in 0..then_touches.len() {
         let mine = &then_touches[at];
-        let Some(found) = by_key.get(&mine.key()).and_then(|candidates| {
-            candidates.iter().copied().find(|&i| {
-                let t = &else_touches[i];
-                t.same_access(mine) && t != mine
-            })
+        let Some(found) = by_key.find(&mine.key(), |i| {
+            let t = &else_touches[i];
+            t.same_access(mine) && t != mine
         }) else {
             continue;
         };
@@ -3376,16 +3427,19 @@ fn held_in<T, K: std::hash::Hash + Eq>(
     if common == arm.len() {
         return held;
     }
-    let mut by_key: WordMap<K, Vec<&T>> =
-        WordMap::with_capacity_and_hasher(other.len(), Default::default());
-    for item in other {
-        by_key.entry(key(item)).or_default().push(item);
+    let rest = &arm[common..];
+    if rest.len() <= SCAN_UP_TO {
+        held.extend(rest.iter().map(|item| {
+            let wanted = key(item);
+            other.iter().any(|o| key(o) == wanted && same(o, item))
+        }));
+        return held;
     }
-    held.extend(arm[common..].iter().map(|item| {
-        by_key
-            .get(&key(item))
-            .is_some_and(|found| found.iter().any(|o| same(o, item)))
-    }));
+    let by_key = KeyIndex::of(other, &key);
+    held.extend(
+        rest.iter()
+            .map(|item| by_key.find(&key(item), |i| same(&other[i], item)).is_some()),
+    );
     held
 }
 
