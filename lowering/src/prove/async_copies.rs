@@ -304,7 +304,8 @@ impl Copy<'_> {
     /// released at different tickets stay apart: each is acquired by the
     /// waits for its own.
     fn same(&self, other: &Copy<'_>) -> bool {
-        self.released == other.released && self.same_but_released(other)
+        std::ptr::eq(self, other)
+            || (self.released == other.released && self.same_but_released(other))
     }
 
     /// Whether this version of a copy says no more than `other` does (its
@@ -336,6 +337,10 @@ impl Copy<'_> {
     /// [`Copy::same`] but for its release, which the threads of one arm
     /// of an `if` on the thread's index made for the CTA.
     fn same_but_released(&self, other: &Copy<'_>) -> bool {
+        if std::ptr::eq(self, other) {
+            // One item of a shared list.
+            return true;
+        }
         self.number == other.number
             && self.span == other.span
             && self.footprint == other.footprint
@@ -388,6 +393,10 @@ impl Touch<'_> {
     /// The same access on two paths (everything but its release and who
     /// acquired it).
     fn same_access(&self, other: &Touch<'_>) -> bool {
+        if std::ptr::eq(self, other) {
+            // One item of a shared list.
+            return true;
+        }
         self.span == other.span
             && self.buffer == other.buffer
             && self.write == other.write
@@ -427,10 +436,12 @@ impl Touch<'_> {
 
 /// A list of a [`State`], shared by the states the walk makes of it (one
 /// per arm of an `if`, per iteration of a loop) until one changes it
-/// (copy on write, [`Rc::make_mut`]): an arm that leaves a list alone
-/// copies none of it, and a join or comparison finds it unchanged by its
-/// address ([`same_list`]). Changed only where something changes.
-type Listed<T> = Rc<Vec<T>>;
+/// (copy on write, [`Rc::make_mut`]), and so is each item: an arm that
+/// leaves a list alone copies none of it, one that changes an item copies
+/// the list's pointers and that item, and a join or comparison finds an
+/// unchanged list or item by its address ([`same_list`], [`same_item`]).
+/// Changed only where something changes.
+type Listed<T> = Rc<Vec<Rc<T>>>;
 
 /// Whether two lists are one (the same allocation): then every item is
 /// equal, without comparing them.
@@ -438,18 +449,30 @@ fn same_list<T>(a: &Listed<T>, b: &Listed<T>) -> bool {
     Rc::ptr_eq(a, b)
 }
 
+/// Whether two items are equal: one item (the same allocation), or equal
+/// field by field.
+fn same_item<T: PartialEq>(a: &Rc<T>, b: &Rc<T>) -> bool {
+    Rc::ptr_eq(a, b) || a == b
+}
+
+/// Item `at` of `list`, to change: the list, then the item, copied first
+/// where shared.
+fn item_mut<T: Clone>(list: &mut Listed<T>, at: usize) -> &mut T {
+    Rc::make_mut(&mut Rc::make_mut(list)[at])
+}
+
 /// `list.retain(keep)`, copying a shared list only where an item goes.
 fn retain_listed<T: Clone>(list: &mut Listed<T>, mut keep: impl FnMut(&T) -> bool) {
-    if list.iter().all(&mut keep) {
+    if list.iter().all(|item| keep(item)) {
         return;
     }
-    Rc::make_mut(list).retain(keep);
+    Rc::make_mut(list).retain(|item| keep(item));
 }
 
 /// `list.extend(more)`, copying a shared list only where there is more.
 fn extend_listed<T: Clone>(list: &mut Listed<T>, more: Vec<T>) {
     if !more.is_empty() {
-        Rc::make_mut(list).extend(more);
+        Rc::make_mut(list).extend(more.into_iter().map(Rc::new));
     }
 }
 
@@ -587,14 +610,14 @@ fn join_arms<'c>(mut a: State<'c>, b: State<'c>, divergent: bool) -> State<'c> {
 /// they split, unchanged and in the same order, and an item held as it is
 /// on both needs no merge (the join holds it for both paths). `more` past
 /// that common prefix; nothing where the two are one list.
-fn past_common_prefix<T: PartialEq + Clone>(held: &Listed<T>, more: Listed<T>) -> Vec<T> {
+fn past_common_prefix<T: PartialEq>(held: &Listed<T>, more: Listed<T>) -> Vec<Rc<T>> {
     if same_list(held, &more) {
         return Vec::new();
     }
     let common = held
         .iter()
         .zip(more.iter())
-        .take_while(|(held, item)| held == item)
+        .take_while(|(held, item)| same_item(held, item))
         .count();
     match Rc::try_unwrap(more) {
         Ok(mut more) => {
@@ -614,7 +637,7 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
         return;
     }
     let copies = Rc::make_mut(copies);
-    let mut by_key = (more.len() > SCAN_UP_TO).then(|| KeyIndex::of(copies, Copy::key));
+    let mut by_key = (more.len() > SCAN_UP_TO).then(|| KeyIndex::of(copies, |c| c.key()));
     for copy in more {
         let same = |c: &Copy<'c>| {
             if divergent {
@@ -631,28 +654,14 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
             Some(index) => index.find(&key, |i| same(&copies[i])),
             None => copies.iter().position(|c| c.key() == key && same(c)),
         };
-        match found.map(|i| &mut copies[i]) {
-            Some(found) => {
-                if divergent && found.issuer_moved != copy.issuer_moved {
-                    if copy.issuer_moved {
-                        found.status = copy.status;
-                        found.issuer_moved = true;
-                    }
-                } else {
-                    found.status = join_status(found.status, copy.status);
-                    found.issuer_moved |= copy.issuer_moved;
-                    if found.exists_if != copy.exists_if {
-                        Rc::make_mut(&mut found.exists_if).retain(|f| copy.exists_if.contains(f));
-                    }
-                }
-                if divergent {
-                    found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
-                    if found.released.is_none() {
-                        found.released = copy.released;
-                        found.ticket_carried = copy.ticket_carried;
-                    }
-                } else {
-                    found.acquired = join_acquired(&found.acquired, &copy.acquired);
+        match found {
+            Some(at) => {
+                // The list's version is replaced only where the merge
+                // changes it (it may be shared).
+                let mut merged = (*copies[at]).clone();
+                merge_copy(&mut merged, &copy, divergent);
+                if merged != *copies[at] {
+                    copies[at] = Rc::new(merged);
                 }
             }
             None => {
@@ -662,6 +671,32 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
                 copies.push(copy);
             }
         }
+    }
+}
+
+/// Merges `copy` into `found`, its version on the other path
+/// ([`join_copies`]).
+fn merge_copy<'c>(found: &mut Copy<'c>, copy: &Copy<'c>, divergent: bool) {
+    if divergent && found.issuer_moved != copy.issuer_moved {
+        if copy.issuer_moved {
+            found.status = copy.status;
+            found.issuer_moved = true;
+        }
+    } else {
+        found.status = join_status(found.status, copy.status);
+        found.issuer_moved |= copy.issuer_moved;
+        if found.exists_if != copy.exists_if {
+            Rc::make_mut(&mut found.exists_if).retain(|f| copy.exists_if.contains(f));
+        }
+    }
+    if divergent {
+        found.acquired = join_acquired_arms(&found.acquired, &copy.acquired);
+        if found.released.is_none() {
+            found.released = copy.released.clone();
+            found.ticket_carried = copy.ticket_carried;
+        }
+    } else {
+        found.acquired = join_acquired(&found.acquired, &copy.acquired);
     }
 }
 
@@ -681,17 +716,21 @@ fn join_touch<'c>(touches: &mut Listed<Touch<'c>>, touch: Touch<'c>) {
         t.same_access(&touch) && later_release(&t.released, &touch.released).is_some()
     });
     match found {
-        Some(i) => {
-            // A shared list is copied only where the merge changes the
-            // version it holds.
-            let mut merged = touches[i].clone();
-            merge_versions(&mut merged, touch);
-            if merged != touches[i] {
-                Rc::make_mut(touches)[i] = merged;
+        Some(at) => {
+            if let Some(merged) = merged_version(&touches[at], &touch) {
+                Rc::make_mut(touches)[at] = merged;
             }
         }
-        None => Rc::make_mut(touches).push(touch),
+        None => Rc::make_mut(touches).push(Rc::new(touch)),
     }
+}
+
+/// `version` merged with `other` ([`merge_versions`]), where that changes
+/// it (the list's version may be shared, and is kept where it does not).
+fn merged_version<'c>(version: &Rc<Touch<'c>>, other: &Touch<'c>) -> Option<Rc<Touch<'c>>> {
+    let mut merged = (**version).clone();
+    merge_versions(&mut merged, other);
+    (merged != **version).then(|| Rc::new(merged))
 }
 
 /// [`join_touch`] of each of `more`, finding the versions to merge by the
@@ -703,7 +742,7 @@ fn join_touches<'c>(touches: &mut Listed<Touch<'c>>, more: Listed<Touch<'c>>) {
         return;
     }
     let touches = Rc::make_mut(touches);
-    let mut by_key = (rest.len() > SCAN_UP_TO).then(|| KeyIndex::of(touches, Touch::key));
+    let mut by_key = (rest.len() > SCAN_UP_TO).then(|| KeyIndex::of(touches, |t| t.key()));
     for touch in rest {
         let key = touch.key();
         let merges = |t: &Touch<'_>| {
@@ -714,7 +753,11 @@ fn join_touches<'c>(touches: &mut Listed<Touch<'c>>, more: Listed<Touch<'c>>) {
             None => touches.iter().position(|t| t.key() == key && merges(t)),
         };
         match found {
-            Some(i) => merge_versions(&mut touches[i], touch),
+            Some(at) => {
+                if let Some(merged) = merged_version(&touches[at], &touch) {
+                    touches[at] = merged;
+                }
+            }
             None => {
                 if let Some(index) = &mut by_key {
                     index.push(key);
@@ -771,7 +814,7 @@ fn released_no_sooner(a: &Option<(usize, Rc<Poly>)>, b: &Option<(usize, Rc<Poly>
 
 /// Merges `other` into `version`, two versions of one access that
 /// [`later_release`] can merge.
-fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
+fn merge_versions<'c>(version: &mut Touch<'c>, other: &Touch<'c>) {
     if version.released == other.released
         && version.acquired == other.acquired
         && version.acquired.as_ref().is_none_or(|a| !a.is_empty())
@@ -790,7 +833,7 @@ fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
             version.ticket_carried = 0;
         }
         Some(Later::Second) => {
-            version.released = other.released;
+            version.released = other.released.clone();
             version.ticket_carried = other.ticket_carried;
         }
         Some(Later::First) | None => {}
@@ -798,6 +841,9 @@ fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
     version.acquired = join_acquired(&version.acquired, &other.acquired);
     version.warp_synced &= other.warp_synced;
 }
+
+/// The copies and touches an arm dropped ([`dropped`]).
+type Dropped<'c> = (Vec<Rc<Copy<'c>>>, Vec<Rc<Touch<'c>>>);
 
 /// What one arm of an `if` on the thread's index dropped of the copies
 /// into shared memory and the touches from before the `if` (`before`):
@@ -807,10 +853,7 @@ fn merge_versions<'c>(version: &mut Touch<'c>, other: Touch<'c>) {
 /// the arm's path (its facts contradict the arm's), after a mistake
 /// already reported, what its wait would have acquired, and an async
 /// store's writes its issuer waited for.
-fn dropped<'c>(
-    before: &(Listed<Copy<'c>>, Listed<Touch<'c>>),
-    arm: &State<'c>,
-) -> (Vec<Copy<'c>>, Vec<Touch<'c>>) {
+fn dropped<'c>(before: &(Listed<Copy<'c>>, Listed<Touch<'c>>), arm: &State<'c>) -> Dropped<'c> {
     let copies = if same_list(&before.0, &arm.copies) {
         Vec::new()
     } else {
@@ -858,7 +901,7 @@ fn dropped<'c>(
 /// a stage's copy, before its lane 0 refills the stage).
 fn acquire_dropped<'c>(
     keeping: &mut State<'c>,
-    dropped: &(Vec<Copy<'c>>, Vec<Touch<'c>>),
+    dropped: &Dropped<'c>,
     threads: &Option<ThreadSet>,
 ) {
     // An async store's writes the other arm no longer holds: its issuer
@@ -884,7 +927,7 @@ fn acquire_dropped<'c>(
         if held.contains(&true) {
             for (copy, held) in Rc::make_mut(&mut keeping.copies).iter_mut().zip(held) {
                 if held {
-                    thread_sets::acquire(&mut copy.acquired, threads);
+                    thread_sets::acquire(&mut Rc::make_mut(copy).acquired, threads);
                 }
             }
         }
@@ -899,7 +942,7 @@ fn acquire_dropped<'c>(
         if held.contains(&true) {
             for (touch, held) in Rc::make_mut(&mut keeping.touches).iter_mut().zip(held) {
                 if held {
-                    thread_sets::acquire(&mut touch.acquired, threads);
+                    thread_sets::acquire(&mut Rc::make_mut(touch).acquired, threads);
                 }
             }
         }
@@ -920,12 +963,12 @@ fn merge_role_touches<'c>(
     let made_by = |touch: &Touch<'_>, arm: &Option<ThreadSet>| {
         arm.as_ref().is_some_and(|arm| touch.made_within(arm))
     };
-    let by_key = KeyIndex::of(else_touches, Touch::key);
+    let by_key = KeyIndex::of(else_touches, |t| t.key());
     for at in 0..then_touches.len() {
         let mine = &then_touches[at];
         let Some(found) = by_key.find(&mine.key(), |i| {
             let t = &else_touches[i];
-            t.same_access(mine) && t != mine
+            t.same_access(mine) && !same_item(t, mine)
         }) else {
             continue;
         };
@@ -943,10 +986,10 @@ fn merge_role_touches<'c>(
             continue;
         };
         let acquired = join_acquired_arms(&mine.acquired, &theirs.acquired);
-        let mine = &mut Rc::make_mut(then_touches)[at];
+        let mine = item_mut(then_touches, at);
         (mine.released, mine.ticket_carried) = released.clone();
         mine.acquired = acquired.clone();
-        let theirs = &mut Rc::make_mut(else_touches)[found];
+        let theirs = item_mut(else_touches, found);
         (theirs.released, theirs.ticket_carried) = released;
         theirs.acquired = acquired;
     }
@@ -1094,7 +1137,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         walk.report(diag);
     }
     // One missing wait, one error: at the first copy still pending.
-    let mut pending: Vec<&Copy> = end
+    let mut pending: Vec<&Rc<Copy>> = end
         .copies
         .iter()
         .filter(|c| {
@@ -1391,7 +1434,7 @@ impl<'c> Walk<'c, '_> {
                     // Which copies the issuers' group operations moved is
                     // asked per `if`: the outer `if`'s answer comes back
                     // after the join.
-                    let moved: Vec<Copy> = state
+                    let moved: Vec<Rc<Copy>> = state
                         .copies
                         .iter()
                         .filter(|c| c.issuer_moved)
@@ -1400,7 +1443,9 @@ impl<'c> Walk<'c, '_> {
                     let mut state = state;
                     if !moved.is_empty() {
                         for copy in Rc::make_mut(&mut state.copies) {
-                            copy.issuer_moved = false;
+                            if copy.issuer_moved {
+                                Rc::make_mut(copy).issuer_moved = false;
+                            }
                         }
                     }
                     let before = (state.copies.clone(), state.touches.clone());
@@ -1433,7 +1478,9 @@ impl<'c> Walk<'c, '_> {
                     let mut joined = join_arms(then_state, else_state, true);
                     if !moved.is_empty() {
                         for copy in Rc::make_mut(&mut joined.copies) {
-                            copy.issuer_moved |= moved.iter().any(|m| m.same(copy));
+                            if !copy.issuer_moved && moved.iter().any(|m| m.same(copy)) {
+                                Rc::make_mut(copy).issuer_moved = true;
+                            }
                         }
                     }
                     State { rings, ..joined }
@@ -1664,7 +1711,8 @@ impl<'c> Walk<'c, '_> {
         }
         let mut carried = WordMap::default();
         let mut shifted = Vec::with_capacity(end.touches.len());
-        for mut touch in Rc::unwrap_or_clone(end.touches) {
+        for touch in Rc::unwrap_or_clone(end.touches) {
+            let mut touch = Rc::unwrap_or_clone(touch);
             let released = touch.released.take();
             let released = self.carry_ticket(
                 released,
@@ -1712,11 +1760,12 @@ impl<'c> Walk<'c, '_> {
                 // exit its ticket cannot be named: never acquired).
                 touch.released = released.filter(|(_, t)| !last || !self.mentions(t, var));
             }
-            shifted.push(touch);
+            shifted.push(Rc::new(touch));
         }
         join_touches(&mut out.touches, Rc::new(shifted));
         let mut copies = Vec::with_capacity(end.copies.len());
-        for mut copy in Rc::unwrap_or_clone(end.copies) {
+        for copy in Rc::unwrap_or_clone(end.copies) {
+            let mut copy = Rc::unwrap_or_clone(copy);
             // At the exit a ticket that names the loop's variable cannot
             // be named: never acquired.
             let released = copy.released.take();
@@ -1760,7 +1809,7 @@ impl<'c> Walk<'c, '_> {
                     copy.separated.drop_stale(first);
                 }
             }
-            copies.push(copy);
+            copies.push(Rc::new(copy));
         }
         // Each merged into the first version it is the same copy as
         // (what joining them in one at a time gives).
@@ -2269,8 +2318,8 @@ impl<'c> Walk<'c, '_> {
             .any(|t| !t.warp_synced && t.made_within(&threads))
         {
             for touch in Rc::make_mut(&mut state.touches) {
-                if touch.made_within(&threads) {
-                    touch.warp_synced = true;
+                if !touch.warp_synced && touch.made_within(&threads) {
+                    Rc::make_mut(touch).warp_synced = true;
                 }
             }
         }
@@ -2636,7 +2685,7 @@ impl<'c> Walk<'c, '_> {
         &mut self,
         apply: &Apply,
         access: &SharedOperand<'_>,
-        touches: &[Touch<'c>],
+        touches: &[Rc<Touch<'c>>],
     ) -> bool {
         let here_facts = self.facts_here(apply);
         for touch in touches
@@ -2703,7 +2752,7 @@ impl<'c> Walk<'c, '_> {
         &mut self,
         apply: &Apply,
         access: &SharedOperand<'_>,
-        touches: &[Touch<'c>],
+        touches: &[Rc<Touch<'c>>],
     ) {
         let here_facts = self.facts_here(apply);
         for touch in touches.iter().filter(|t| t.buffer == access.buffer) {
@@ -3026,7 +3075,7 @@ impl<'c> Walk<'c, '_> {
             };
             let issuer_moved = copy.issuer_moved || by_issuer;
             if status != copy.status || issuer_moved != copy.issuer_moved {
-                let copy = &mut Rc::make_mut(copies)[at];
+                let copy = item_mut(copies, at);
                 copy.status = status;
                 copy.issuer_moved = issuer_moved;
             }
@@ -3038,10 +3087,15 @@ impl<'c> Walk<'c, '_> {
 
     /// An access to a shared buffer against the copies in flight or
     /// unpublished.
-    fn shared_access(&mut self, apply: &Apply, access: &SharedOperand<'_>, copies: &[Copy<'c>]) {
+    fn shared_access(
+        &mut self,
+        apply: &Apply,
+        access: &SharedOperand<'_>,
+        copies: &[Rc<Copy<'c>>],
+    ) {
         let (span, name, buffer, write) = (access.span, access.name, access.buffer, access.write);
         // A store's source meets writes only; its target is global.
-        let meets = |c: &&Copy| {
+        let meets = |c: &&Rc<Copy>| {
             c.buffer == buffer
                 && match c.role {
                     Role::CpAsync | Role::Bulk => true,
@@ -3177,7 +3231,7 @@ impl<'c> Walk<'c, '_> {
         name: &str,
         param: usize,
         access: &Footprint,
-        copies: &[Copy<'c>],
+        copies: &[Rc<Copy<'c>>],
     ) {
         for copy in copies {
             if copy.role == Role::StoreTarget {
@@ -3411,11 +3465,14 @@ fn tag_guarded_arms<'c>(then_state: &mut State<'c>, else_state: &mut State<'c>, 
 /// Per item of `arm`, whether `other` holds a `same` of it (`same(other's,
 /// arm's)`), the candidates found by `key` (which `same` items share).
 fn held_in<T, K: std::hash::Hash + Eq>(
-    arm: &[T],
-    other: &[T],
+    arm: &[Rc<T>],
+    other: &[Rc<T>],
     key: impl Fn(&T) -> K,
     same: impl Fn(&T, &T) -> bool,
 ) -> Vec<bool> {
+    // Every `same` holds of an item and itself: one item (an address) is
+    // held without comparing it.
+    let same = |o: &Rc<T>, item: &Rc<T>| Rc::ptr_eq(o, item) || same(o, item);
     // The two lists mostly hold the same items first, in the same order:
     // those are held without a search.
     let common = arm
@@ -3435,7 +3492,7 @@ fn held_in<T, K: std::hash::Hash + Eq>(
         }));
         return held;
     }
-    let by_key = KeyIndex::of(other, &key);
+    let by_key = KeyIndex::of(other, |o| key(o));
     held.extend(
         rest.iter()
             .map(|item| by_key.find(&key(item), |i| same(&other[i], item)).is_some()),
@@ -3456,7 +3513,7 @@ fn tag_own<T: Clone>(
     }
     for (item, held) in Rc::make_mut(arm).iter_mut().zip(held) {
         if !held {
-            let tags = exists_if(item);
+            let tags = exists_if(Rc::make_mut(item));
             for fact in facts {
                 if !tags.contains(fact) {
                     tags.push(fact.clone());
@@ -3497,16 +3554,29 @@ fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State<'_>, facts: &
 /// What is left of `state` after loop `first`: what depends on the loop
 /// forgotten, the copies and touches of its iterations merged.
 fn forget_state<'c>(state: State<'c>, first: AtomId) -> State<'c> {
+    // Items of no iteration of the loop stay as they are (and shared).
     let copies = Rc::new(
         Rc::unwrap_or_clone(state.copies)
             .into_iter()
-            .map(|c| forget_copy(c, first))
+            .map(|c| {
+                if c.loops.contains(&first) {
+                    Rc::new(forget_copy(Rc::unwrap_or_clone(c), first))
+                } else {
+                    c
+                }
+            })
             .collect(),
     );
     let touches = Rc::new(
         Rc::unwrap_or_clone(state.touches)
             .into_iter()
-            .map(|t| forget_touch(t, first))
+            .map(|t| {
+                if t.loops.contains(&first) {
+                    Rc::new(forget_touch(Rc::unwrap_or_clone(t), first))
+                } else {
+                    t
+                }
+            })
             .collect(),
     );
     join(
@@ -3558,15 +3628,16 @@ fn names_loop(p: &Poly, first: AtomId) -> bool {
 /// wait and the other thread waits for).
 fn retire_matrix_reads<'c>(walk: &mut Walk<'c, '_>, state: &mut State<'c>) {
     let retired_read = |c: &Copy<'_>| c.role == Role::WgmmaSource && c.status == Status::Retired;
-    if !state.copies.iter().any(retired_read) {
+    if !state.copies.iter().any(|c| retired_read(c)) {
         return;
     }
-    let (retired, kept): (Vec<Copy>, Vec<Copy>) =
+    let (retired, kept): (Vec<Rc<Copy>>, Vec<Rc<Copy>>) =
         Rc::unwrap_or_clone(std::mem::take(&mut state.copies))
             .into_iter()
-            .partition(retired_read);
+            .partition(|c| retired_read(c));
     state.copies = Rc::new(kept);
     for copy in retired {
+        let copy = Rc::unwrap_or_clone(copy);
         let makers = walk.threads_of_issuers(&copy.issuers);
         let touch = Touch {
             span: copy.span,

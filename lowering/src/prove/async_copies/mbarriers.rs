@@ -256,14 +256,14 @@ impl<'c> Walk<'c, '_> {
                             && copy.role == Role::CpAsync
                             && matches!(copy.status, Status::Pending { .. })
                     };
-                    let copies = if state.copies.iter().any(unattached) {
+                    let copies = if state.copies.iter().any(|c| unattached(c)) {
                         Rc::make_mut(&mut state.copies).as_mut_slice()
                     } else {
                         &mut []
                     };
                     for copy in copies {
                         if unattached(copy) {
-                            copy.attachment = Some(Attachment {
+                            Rc::make_mut(copy).attachment = Some(Attachment {
                                 ring: operand.buffer,
                                 ticket: ticket.clone(),
                             });
@@ -711,6 +711,7 @@ impl<'c> Walk<'c, '_> {
         };
         for copy in copies {
             if seen(copy) && copy.released.is_none() {
+                let copy = Rc::make_mut(copy);
                 copy.released = Some((ring, Rc::new(ticket.clone())));
                 copy.ticket_carried = 0;
             }
@@ -1065,7 +1066,7 @@ impl<'c> Walk<'c, '_> {
         let issued = usize::try_from(boxes).unwrap_or(1);
         let first = state.copies.len().saturating_sub(issued);
         for copy in &mut Rc::make_mut(&mut state.copies)[first..] {
-            copy.attachment = Some(Attachment {
+            Rc::make_mut(copy).attachment = Some(Attachment {
                 ring: operand.buffer,
                 ticket: Some(completed.clone()),
             });
@@ -1118,12 +1119,13 @@ impl<'c> Walk<'c, '_> {
         let releases = |touch: &Touch<'_>| {
             touch.released.is_none() && arrivers.is_none_or(|arrivers| touch.made_within(arrivers))
         };
-        if !touches.iter().any(releases) {
+        if !touches.iter().any(|t| releases(t)) {
             return;
         }
         let ticket = Rc::new(ticket.clone());
         for touch in Rc::make_mut(touches).iter_mut() {
             if releases(touch) {
+                let touch = Rc::make_mut(touch);
                 touch.released = Some((ring, Rc::clone(&ticket)));
                 touch.ticket_carried = 0;
             }
@@ -1136,7 +1138,7 @@ impl<'c> Walk<'c, '_> {
         &mut self,
         apply: &Apply,
         operand: &BarrierOperand<'_>,
-        touches: &[Touch<'c>],
+        touches: &[Rc<Touch<'c>>],
         arrivers: &Option<ThreadSet>,
     ) {
         let Some(start) = &operand.start else { return };
@@ -1502,7 +1504,7 @@ impl<'c> Walk<'c, '_> {
                     continue;
                 }
                 if let Some(waiters) = &waiters {
-                    thread_sets::acquire(&mut touch.acquired, waiters);
+                    thread_sets::acquire(&mut Rc::make_mut(&mut touch).acquired, waiters);
                     if touch.acquired == every_thread || self.touch_settled(&touch) {
                         continue;
                     }
@@ -1525,12 +1527,12 @@ impl<'c> Walk<'c, '_> {
                 continue;
             }
             if retires {
-                copy.status = Status::Retired;
+                Rc::make_mut(&mut copy).status = Status::Retired;
             }
             if (by_release || by_ticket)
                 && let Some(waiters) = &waiters
             {
-                thread_sets::acquire(&mut copy.acquired, waiters);
+                thread_sets::acquire(&mut Rc::make_mut(&mut copy).acquired, waiters);
             }
             let settles =
                 (by_release && waiters.is_some()) || (by_ticket && copy.acquired.is_some());
