@@ -127,8 +127,11 @@ impl Checker<'_> {
             }
         }
         // The body, in a scope of its own that sees only its parameters.
-        let floor = self.scopes.len();
-        self.scopes.push(bindings.into_iter().collect());
+        let floor = self.scopes.depth();
+        self.scopes.open();
+        for (name, binding) in bindings {
+            self.scopes.bind(&name, binding);
+        }
         self.index_reads.push(Default::default());
         let outer_floor = self.lookup_floor.replace(floor);
         self.inlining.push(call.name.clone());
@@ -144,7 +147,7 @@ impl Checker<'_> {
         self.inlining.pop();
         self.lookup_floor = outer_floor;
         self.index_reads.pop();
-        self.scopes.pop();
+        self.scopes.close();
     }
 
     /// What parameter `param` is bound to for argument `arg`, or `None`

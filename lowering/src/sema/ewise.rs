@@ -479,12 +479,9 @@ impl Checker<'_> {
             // Bound for the whole kernel, whatever block it was made in.
             let binding = self
                 .scopes
-                .last_mut()
-                .and_then(|s| s.remove(&name))
+                .unbind_innermost(&name)
                 .unwrap_or(Binding::Failed);
-            if let Some(outer) = self.scopes.first_mut() {
-                outer.insert(name.clone(), binding);
-            }
+            self.scopes.bind_outermost(&name, binding);
             self.ewise_temps.entry(key.clone()).or_default().push(name);
             debug_assert_eq!(self.ewise_temps[&key].len(), index + 1);
         }

@@ -34,7 +34,8 @@
 //!   straight-line code, `scalar_ops` is its operator/call/cast -> PTX
 //!   table (data);
 //! - `calls`: kernel functions, inlined at each call in a scope that sees
-//!   only their parameters.
+//!   only their parameters;
+//! - `names`: the names in scope, one table for every open block.
 //!
 //! Guarantee: a [`Program`] is returned only when no diagnostic was produced;
 //! it satisfies every invariant documented on [`crate::program`].
@@ -45,6 +46,7 @@ mod ewise;
 mod form_choice;
 pub mod limits;
 mod matrices;
+mod names;
 mod operands;
 mod rolled;
 mod scalar;
@@ -225,11 +227,6 @@ struct SymbolState {
 /// `(tile, register)` -> version of a `bool` tile register's value.
 type PredVersions = HashMap<(usize, usize), u64>;
 
-/// The names one block binds. Only looked up (a name is found in the
-/// innermost block that binds it), never iterated in an order that shows,
-/// so the word hasher (SipHash was most of a lookup at opt-level 0).
-type Names = WordMap<String, Binding>;
-
 /// What one opcode spelling resolves to: worked out once per spelling, as
 /// unrolled loops check their body once per iteration and resolving a
 /// misspelling (with its suggestions) is not cheap.
@@ -245,7 +242,7 @@ struct Checker<'k> {
     kernel: &'k ast::Kernel,
     diags: Diagnostics,
     params: Vec<ProgramParam>,
-    scopes: Vec<Names>,
+    scopes: names::Names,
     tiles: Vec<TileState>,
     symbols: Vec<SymbolState>,
     atoms: Atoms,
@@ -368,7 +365,7 @@ impl<'k> Checker<'k> {
             kernel,
             diags: Diagnostics::default(),
             params: Vec::new(),
-            scopes: vec![Names::default()],
+            scopes: names::Names::new(),
             tiles: Vec::new(),
             symbols: Vec::new(),
             atoms: Atoms::default(),
@@ -414,40 +411,27 @@ impl<'k> Checker<'k> {
     }
 
     fn lookup(&self, name: &str) -> Option<&Binding> {
-        let Some(floor) = self.lookup_floor else {
-            return self.scopes.iter().rev().find_map(|scope| scope.get(name));
-        };
-        // Inside a kernel function: its own names, then the kernel's
-        // functions and `ewise` temporaries (which are the compiler's), in
-        // the scopes below its own.
-        let (outer, own) = self.scopes.split_at(floor.min(self.scopes.len()));
-        own.iter()
-            .rev()
-            .find_map(|scope| scope.get(name))
-            .or_else(|| {
-                outer
-                    .iter()
-                    .rev()
-                    .find_map(|scope| scope.get(name))
-                    .filter(|binding| {
-                        matches!(binding, Binding::Function(_) | Binding::KernelFunction(_))
-                            || name.starts_with(ewise::TEMP_PREFIX)
-                    })
-            })
+        let (depth, binding) = self.scopes.innermost(name)?;
+        match self.lookup_floor {
+            // Inside a kernel function: its own names, then the kernel's
+            // functions and `ewise` temporaries (which are the compiler's),
+            // in the blocks below its own.
+            Some(floor) if depth < floor => {
+                (matches!(binding, Binding::Function(_) | Binding::KernelFunction(_))
+                    || name.starts_with(ewise::TEMP_PREFIX))
+                .then_some(binding)
+            }
+            _ => Some(binding),
+        }
     }
 
     fn bind(&mut self, name: &str, binding: Binding) {
-        if let Some(scope) = self.scopes.last_mut() {
-            scope.insert(name.to_string(), binding);
-        }
+        self.scopes.bind(name, binding);
     }
 
     /// Every name in scope, for "did you mean" suggestions.
     fn names_in_scope(&self) -> Vec<String> {
-        let mut names: Vec<String> = self.scopes.iter().flat_map(|s| s.keys().cloned()).collect();
-        names.sort();
-        names.dedup();
-        names
+        self.scopes.all()
     }
 
     fn check_signature(&mut self) {
@@ -621,14 +605,14 @@ impl<'k> Checker<'k> {
         let outer = std::mem::take(&mut self.body);
         let fact_count = self.facts.len();
         self.facts.extend(facts);
-        self.scopes.push(Names::default());
+        self.scopes.open();
         self.index_reads.push(HashMap::new());
         f(self);
         if let Some(arrive) = self.cluster_arrive.take() {
             self.unpaired_cluster_arrive(arrive, "the block ends first");
         }
         self.index_reads.pop();
-        self.scopes.pop();
+        self.scopes.close();
         self.facts.truncate(fact_count);
         std::mem::replace(&mut self.body, outer)
     }
@@ -837,7 +821,7 @@ impl<'k> Checker<'k> {
             None => Some(Poly::constant(1)),
         };
         let (Some(start), Some(end), Some(step)) = (start, end, step) else {
-            self.scopes.push(Names::default());
+            self.scopes.open();
             self.bind(&for_loop.var, Binding::Failed);
             let first_atom = self.next_atom();
             let last_version = self.next_pred_version;
@@ -851,7 +835,7 @@ impl<'k> Checker<'k> {
                 last_version,
                 body,
             )));
-            self.scopes.pop();
+            self.scopes.close();
             return;
         };
         if let (Some(a), Some(b), Some(s)) = (start.as_const(), end.as_const(), step.as_const()) {

@@ -407,10 +407,8 @@ impl Checker<'_> {
             // makes them (and reports what their allocation reports).
             for temps in self.ewise_temps.values() {
                 for name in temps {
-                    if !before.ewise_temps.values().any(|old| old.contains(name))
-                        && let Some(outer) = self.scopes.first_mut()
-                    {
-                        outer.remove(name);
+                    if !before.ewise_temps.values().any(|old| old.contains(name)) {
+                        self.scopes.unbind_outermost(name);
                     }
                 }
             }
