@@ -67,8 +67,10 @@ pub(super) struct InFlight {
 pub(super) struct Registers {
     in_flight: Vec<InFlight>,
     /// Register bytes of wgmma tiles accessed since the last fence, with
-    /// the statement that accessed them.
-    touched: Vec<(Lane, usize)>,
+    /// the statement that accessed them: shared by the states the walk
+    /// makes of it until one changes it (a warpgroup's whole accumulator,
+    /// copied at every `if` otherwise), and found unchanged by address.
+    touched: Rc<Vec<(Lane, usize)>>,
     /// On some path to here no `wgmma.fence` ran (the kernel starts
     /// unfenced: [`Registers::at_entry`]). The default, `false`, is what
     /// joins keep: a join is unfenced if either path is.
@@ -140,15 +142,17 @@ impl Registers {
         // Both paths mostly touched the same registers first (a
         // warpgroup's whole accumulator), in the same order: those are
         // held already.
-        let common = self
-            .touched
-            .iter()
-            .zip(&other.touched)
-            .take_while(|(a, b)| a == b)
-            .count();
-        for touch in other.touched.into_iter().skip(common) {
-            if !self.touched.contains(&touch) {
-                self.touched.push(touch);
+        if !Rc::ptr_eq(&self.touched, &other.touched) {
+            let common = self
+                .touched
+                .iter()
+                .zip(other.touched.iter())
+                .take_while(|(a, b)| a == b)
+                .count();
+            for touch in other.touched.iter().skip(common) {
+                if !self.touched.contains(touch) {
+                    Rc::make_mut(&mut self.touched).push(*touch);
+                }
             }
         }
         self.unfenced |= other.unfenced;
@@ -167,7 +171,8 @@ impl Registers {
     /// converged).
     pub(super) fn subsumes(&self, other: &Registers) -> bool {
         (self.unfenced || !other.unfenced)
-            && (self.touched == other.touched
+            && (Rc::ptr_eq(&self.touched, &other.touched)
+                || self.touched == other.touched
                 || other.touched.iter().all(|t| self.touched.contains(t)))
             && other.in_flight.iter().all(|op| {
                 self.in_flight.iter().any(|o| {
@@ -224,7 +229,9 @@ impl Step<'_> {
             Effect::WarpgroupMma => self.issue(apply, state),
             Effect::Fence if apply.form.form.mnemonic == "wgmma.fence" => {
                 state.unfenced = false;
-                state.touched.clear();
+                if !state.touched.is_empty() {
+                    state.touched = Rc::default();
+                }
             }
             Effect::AsyncGroup if apply.form.form.mnemonic.starts_with("wgmma.") => {
                 group(apply, state);
@@ -278,7 +285,7 @@ impl Step<'_> {
             }
             let touch = (*lane, apply.number);
             if !state.touched.iter().any(|(l, _)| l == lane) {
-                state.touched.push(touch);
+                Rc::make_mut(&mut state.touched).push(touch);
             }
         }
     }
