@@ -1986,7 +1986,8 @@ impl<'k> Checker<'k> {
         let (program, made) = match lowered {
             Some(lowered) => lowered,
             None => {
-                let program = crate::lower::lower(self.declarations(), &self.body);
+                let declarations = self.take_declarations();
+                let program = crate::lower::lower(declarations, &self.body);
                 let made = then.map(|then| then(&program));
                 (program, made)
             }
@@ -2000,8 +2001,44 @@ impl<'k> Checker<'k> {
     }
 
     /// The program's declarations (everything but its body and tensor
-    /// maps, which lowering adds), as the checker leaves them.
+    /// maps, which lowering adds), as the checker leaves them: a copy, for
+    /// the lowering beside the proofs (which read the checker's).
     fn declarations(&self) -> Program {
+        Program {
+            params: self.params.clone(),
+            symbols: self.symbols.iter().map(|s| s.symbol.clone()).collect(),
+            atoms: self.atoms.clone(),
+            tiles: self.tiles.iter().map(|t| t.tile.clone()).collect(),
+            shared: self.shared.iter().map(|s| s.buffer.clone()).collect(),
+            ..self.program_header()
+        }
+    }
+
+    /// [`Checker::declarations`], moved out of the checker (once its
+    /// proofs are done: the lowering after them).
+    fn take_declarations(&mut self) -> Program {
+        Program {
+            params: std::mem::take(&mut self.params),
+            symbols: std::mem::take(&mut self.symbols)
+                .into_iter()
+                .map(|s| s.symbol)
+                .collect(),
+            atoms: std::mem::take(&mut self.atoms),
+            tiles: std::mem::take(&mut self.tiles)
+                .into_iter()
+                .map(|t| t.tile)
+                .collect(),
+            shared: std::mem::take(&mut self.shared)
+                .into_iter()
+                .map(|s| s.buffer)
+                .collect(),
+            ..self.program_header()
+        }
+    }
+
+    /// A program with the kernel's name, target, PTX version and launch,
+    /// and nothing declared yet.
+    fn program_header(&self) -> Program {
         let target = self.kernel.target;
         let base = target
             .min_ptx_version()
@@ -2011,11 +2048,11 @@ impl<'k> Checker<'k> {
             target,
             ptx_version: base.max(self.requirement.ptx),
             launch: self.launch.clone(),
-            params: self.params.clone(),
-            symbols: self.symbols.iter().map(|s| s.symbol.clone()).collect(),
-            atoms: self.atoms.clone(),
-            tiles: self.tiles.iter().map(|t| t.tile.clone()).collect(),
-            shared: self.shared.iter().map(|s| s.buffer.clone()).collect(),
+            params: Vec::new(),
+            symbols: Vec::new(),
+            atoms: Atoms::default(),
+            tiles: Vec::new(),
+            shared: Vec::new(),
             tensor_maps: Vec::new(),
             body: Vec::new(),
         }
