@@ -476,6 +476,31 @@ fn extend_listed<T: Clone>(list: &mut Listed<T>, more: Vec<T>) {
     }
 }
 
+/// `change` of each item of `list` that `picks`, copying the list and
+/// those items only where there is one.
+fn update_listed<T: Clone>(
+    list: &mut Listed<T>,
+    picks: impl Fn(&T) -> bool,
+    mut change: impl FnMut(&mut T),
+) {
+    if !list.iter().any(|item| picks(item)) {
+        return;
+    }
+    for item in Rc::make_mut(list) {
+        if picks(item) {
+            change(Rc::make_mut(item));
+        }
+    }
+}
+
+/// `version`, or a copy of it `merge` changed (`None` where the merge
+/// leaves it as it is: the list's version may be shared, and is kept).
+fn merged<T: Clone + PartialEq>(version: &Rc<T>, merge: impl FnOnce(&mut T)) -> Option<Rc<T>> {
+    let mut merged = (**version).clone();
+    merge(&mut merged);
+    (merged != **version).then(|| Rc::new(merged))
+}
+
 /// Past this many items to place, the joins index the list they search by
 /// key ([`KeyIndex`]); fewer are found by scanning it (what the index
 /// would find: the first match in the list's order).
@@ -656,12 +681,10 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
         };
         match found {
             Some(at) => {
-                // The list's version is replaced only where the merge
-                // changes it (it may be shared).
-                let mut merged = (*copies[at]).clone();
-                merge_copy(&mut merged, &copy, divergent);
-                if merged != *copies[at] {
-                    copies[at] = Rc::new(merged);
+                if let Some(version) = merged(&copies[at], |found| {
+                    merge_copy(found, &copy, divergent);
+                }) {
+                    copies[at] = version;
                 }
             }
             None => {
@@ -717,20 +740,12 @@ fn join_touch<'c>(touches: &mut Listed<Touch<'c>>, touch: Touch<'c>) {
     });
     match found {
         Some(at) => {
-            if let Some(merged) = merged_version(&touches[at], &touch) {
-                Rc::make_mut(touches)[at] = merged;
+            if let Some(version) = merged(&touches[at], |found| merge_versions(found, &touch)) {
+                Rc::make_mut(touches)[at] = version;
             }
         }
         None => Rc::make_mut(touches).push(Rc::new(touch)),
     }
-}
-
-/// `version` merged with `other` ([`merge_versions`]), where that changes
-/// it (the list's version may be shared, and is kept where it does not).
-fn merged_version<'c>(version: &Rc<Touch<'c>>, other: &Touch<'c>) -> Option<Rc<Touch<'c>>> {
-    let mut merged = (**version).clone();
-    merge_versions(&mut merged, other);
-    (merged != **version).then(|| Rc::new(merged))
 }
 
 /// [`join_touch`] of each of `more`, finding the versions to merge by the
@@ -754,8 +769,8 @@ fn join_touches<'c>(touches: &mut Listed<Touch<'c>>, more: Listed<Touch<'c>>) {
         };
         match found {
             Some(at) => {
-                if let Some(merged) = merged_version(&touches[at], &touch) {
-                    touches[at] = merged;
+                if let Some(version) = merged(&touches[at], |found| merge_versions(found, &touch)) {
+                    touches[at] = version;
                 }
             }
             None => {
@@ -854,43 +869,42 @@ type Dropped<'c> = (Vec<Rc<Copy<'c>>>, Vec<Rc<Touch<'c>>>);
 /// already reported, what its wait would have acquired, and an async
 /// store's writes its issuer waited for.
 fn dropped<'c>(before: &(Listed<Copy<'c>>, Listed<Touch<'c>>), arm: &State<'c>) -> Dropped<'c> {
-    let copies = if same_list(&before.0, &arm.copies) {
-        Vec::new()
-    } else {
-        let held = held_in(
-            &before.0,
-            &arm.copies,
-            |c| c.key(),
-            |a, c| a.same_but_released(c),
-        );
-        before
-            .0
-            .iter()
-            .zip(held)
-            .filter(|(c, held)| {
-                matches!(c.role, Role::Bulk | Role::CpAsync | Role::StoreTarget) && !held
-            })
-            .map(|(c, _)| c.clone())
-            .collect()
-    };
-    let touches = if same_list(&before.1, &arm.touches) {
-        Vec::new()
-    } else {
-        let held = held_in(
-            &before.1,
-            &arm.touches,
-            |t| t.key(),
-            |a, t| a.same_access(t),
-        );
-        before
-            .1
-            .iter()
-            .zip(held)
-            .filter(|(_, held)| !held)
-            .map(|(t, _)| t.clone())
-            .collect()
-    };
+    let copies = no_longer_held(
+        &before.0,
+        &arm.copies,
+        |c| c.key(),
+        |a, c| a.same_but_released(c),
+        |c| matches!(c.role, Role::Bulk | Role::CpAsync | Role::StoreTarget),
+    );
+    let touches = no_longer_held(
+        &before.1,
+        &arm.touches,
+        |t| t.key(),
+        |a, t| a.same_access(t),
+        |_| true,
+    );
     (copies, touches)
+}
+
+/// The items of `before` that `counts` and that `arm` has no `same` of
+/// ([`held_in`], by `key`): none where the two are one list.
+fn no_longer_held<T, K: std::hash::Hash + Eq>(
+    before: &Listed<T>,
+    arm: &Listed<T>,
+    key: impl Fn(&T) -> K,
+    same: impl Fn(&T, &T) -> bool,
+    counts: impl Fn(&T) -> bool,
+) -> Vec<Rc<T>> {
+    if same_list(before, arm) {
+        return Vec::new();
+    }
+    let held = held_in(before, arm, key, same);
+    before
+        .iter()
+        .zip(held)
+        .filter(|(item, held)| counts(item) && !held)
+        .map(|(item, _)| Rc::clone(item))
+        .collect()
 }
 
 /// The other arm's versions of what an arm `dropped` count as acquired
@@ -918,33 +932,41 @@ fn acquire_dropped<'c>(
     }
     let Some(threads) = threads else { return };
     if dropped.0.iter().any(|c| c.role != Role::StoreTarget) {
-        let held = held_in(
-            &keeping.copies,
+        acquire_held(
+            &mut keeping.copies,
             &dropped.0,
-            |c| c.key(),
-            |d, c| d.same_but_released(c),
+            (|c| c.key(), |d, c| d.same_but_released(c)),
+            |c| &mut c.acquired,
+            threads,
         );
-        if held.contains(&true) {
-            for (copy, held) in Rc::make_mut(&mut keeping.copies).iter_mut().zip(held) {
-                if held {
-                    thread_sets::acquire(&mut Rc::make_mut(copy).acquired, threads);
-                }
-            }
-        }
     }
     if !dropped.1.is_empty() {
-        let held = held_in(
-            &keeping.touches,
+        acquire_held(
+            &mut keeping.touches,
             &dropped.1,
-            |t| t.key(),
-            |d, t| d.same_access(t),
+            (|t| t.key(), |d, t| d.same_access(t)),
+            |t| &mut t.acquired,
+            threads,
         );
-        if held.contains(&true) {
-            for (touch, held) in Rc::make_mut(&mut keeping.touches).iter_mut().zip(held) {
-                if held {
-                    thread_sets::acquire(&mut Rc::make_mut(touch).acquired, threads);
-                }
-            }
+    }
+}
+
+/// [`acquire_dropped`] of one list: each item of `keeping` that `dropped`
+/// has a `same` of (by `key`) acquired by `threads`.
+fn acquire_held<T: Clone, K: std::hash::Hash + Eq>(
+    keeping: &mut Listed<T>,
+    dropped: &[Rc<T>],
+    (key, same): (impl Fn(&T) -> K, impl Fn(&T, &T) -> bool),
+    acquired: impl Fn(&mut T) -> &mut Option<ThreadSet>,
+    threads: &ThreadSet,
+) {
+    let held = held_in(keeping, dropped, key, same);
+    if !held.contains(&true) {
+        return;
+    }
+    for (item, held) in Rc::make_mut(keeping).iter_mut().zip(held) {
+        if held {
+            thread_sets::acquire(acquired(Rc::make_mut(item)), threads);
         }
     }
 }
@@ -1441,13 +1463,11 @@ impl<'c> Walk<'c, '_> {
                         .cloned()
                         .collect();
                     let mut state = state;
-                    if !moved.is_empty() {
-                        for copy in Rc::make_mut(&mut state.copies) {
-                            if copy.issuer_moved {
-                                Rc::make_mut(copy).issuer_moved = false;
-                            }
-                        }
-                    }
+                    update_listed(
+                        &mut state.copies,
+                        |c| c.issuer_moved,
+                        |c| c.issuer_moved = false,
+                    );
                     let before = (state.copies.clone(), state.touches.clone());
                     let mut then_state = self.block(then, state.clone());
                     let mut else_state = self.block(
@@ -1476,13 +1496,11 @@ impl<'c> Walk<'c, '_> {
                     );
                     let rings = else_state.rings.clone();
                     let mut joined = join_arms(then_state, else_state, true);
-                    if !moved.is_empty() {
-                        for copy in Rc::make_mut(&mut joined.copies) {
-                            if !copy.issuer_moved && moved.iter().any(|m| m.same(copy)) {
-                                Rc::make_mut(copy).issuer_moved = true;
-                            }
-                        }
-                    }
+                    update_listed(
+                        &mut joined.copies,
+                        |c| !c.issuer_moved && moved.iter().any(|m| m.same(c)),
+                        |c| c.issuer_moved = true,
+                    );
                     State { rings, ..joined }
                 }
                 Node::If {
@@ -2312,17 +2330,11 @@ impl<'c> Walk<'c, '_> {
         if threads.warps(&block) != threads {
             return;
         }
-        if state
-            .touches
-            .iter()
-            .any(|t| !t.warp_synced && t.made_within(&threads))
-        {
-            for touch in Rc::make_mut(&mut state.touches) {
-                if !touch.warp_synced && touch.made_within(&threads) {
-                    Rc::make_mut(touch).warp_synced = true;
-                }
-            }
-        }
+        update_listed(
+            &mut state.touches,
+            |t| !t.warp_synced && t.made_within(&threads),
+            |t| t.warp_synced = true,
+        );
     }
 
     /// A fence: `fence.proxy.async` run by every thread orders the generic
@@ -3554,30 +3566,15 @@ fn prune_copies_and_touches(walk: &Walk<'_, '_>, state: &mut State<'_>, facts: &
 /// What is left of `state` after loop `first`: what depends on the loop
 /// forgotten, the copies and touches of its iterations merged.
 fn forget_state<'c>(state: State<'c>, first: AtomId) -> State<'c> {
-    // Items of no iteration of the loop stay as they are (and shared).
-    let copies = Rc::new(
-        Rc::unwrap_or_clone(state.copies)
-            .into_iter()
-            .map(|c| {
-                if c.loops.contains(&first) {
-                    Rc::new(forget_copy(Rc::unwrap_or_clone(c), first))
-                } else {
-                    c
-                }
-            })
-            .collect(),
+    let copies = forget_listed(
+        state.copies,
+        |c| c.loops.contains(&first),
+        |c| forget_copy(c, first),
     );
-    let touches = Rc::new(
-        Rc::unwrap_or_clone(state.touches)
-            .into_iter()
-            .map(|t| {
-                if t.loops.contains(&first) {
-                    Rc::new(forget_touch(Rc::unwrap_or_clone(t), first))
-                } else {
-                    t
-                }
-            })
-            .collect(),
+    let touches = forget_listed(
+        state.touches,
+        |t| t.loops.contains(&first),
+        |t| forget_touch(t, first),
     );
     join(
         State::default(),
@@ -3588,6 +3585,27 @@ fn forget_state<'c>(state: State<'c>, first: AtomId) -> State<'c> {
             generic: state.generic,
             wgmma: state.wgmma,
         },
+    )
+}
+
+/// `list` with `forget` of each item `in_loop`; the others stay as they
+/// are (and shared).
+fn forget_listed<T: Clone>(
+    list: Listed<T>,
+    in_loop: impl Fn(&T) -> bool,
+    forget: impl Fn(T) -> T,
+) -> Listed<T> {
+    Rc::new(
+        Rc::unwrap_or_clone(list)
+            .into_iter()
+            .map(|item| {
+                if in_loop(&item) {
+                    Rc::new(forget(Rc::unwrap_or_clone(item)))
+                } else {
+                    item
+                }
+            })
+            .collect(),
     )
 }
 

@@ -251,24 +251,20 @@ impl<'c> Walk<'c, '_> {
                     // The thread's copies not yet attached complete the
                     // ticket in progress.
                     let ticket = state.rings[index].completed.clone();
-                    let unattached = |copy: &Copy<'_>| {
-                        copy.attachment.is_none()
-                            && copy.role == Role::CpAsync
-                            && matches!(copy.status, Status::Pending { .. })
-                    };
-                    let copies = if state.copies.iter().any(|c| unattached(c)) {
-                        Rc::make_mut(&mut state.copies).as_mut_slice()
-                    } else {
-                        &mut []
-                    };
-                    for copy in copies {
-                        if unattached(copy) {
-                            Rc::make_mut(copy).attachment = Some(Attachment {
+                    update_listed(
+                        &mut state.copies,
+                        |copy| {
+                            copy.attachment.is_none()
+                                && copy.role == Role::CpAsync
+                                && matches!(copy.status, Status::Pending { .. })
+                        },
+                        |copy| {
+                            copy.attachment = Some(Attachment {
                                 ring: operand.buffer,
                                 ticket: ticket.clone(),
                             });
-                        }
-                    }
+                        },
+                    );
                 }
                 if arrives {
                     self.arrive(apply, &operand, index, state);
@@ -704,18 +700,14 @@ impl<'c> Walk<'c, '_> {
             (Some(acquired), Some(arrivers)) => !acquired.disjoint(arrivers),
             _ => false,
         };
-        let copies = if state.copies.iter().any(|c| c.released.is_none() && seen(c)) {
-            Rc::make_mut(&mut state.copies).as_mut_slice()
-        } else {
-            &mut []
-        };
-        for copy in copies {
-            if seen(copy) && copy.released.is_none() {
-                let copy = Rc::make_mut(copy);
+        update_listed(
+            &mut state.copies,
+            |copy| copy.released.is_none() && seen(copy),
+            |copy| {
                 copy.released = Some((ring, Rc::new(ticket.clone())));
                 copy.ticket_carried = 0;
-            }
-        }
+            },
+        );
     }
 
     /// Whether ring `ring` crosses CTAs: other CTAs arrive on it, or the
@@ -1116,20 +1108,20 @@ impl<'c> Walk<'c, '_> {
         ticket: &Poly,
         arrivers: Option<&ThreadSet>,
     ) {
-        let releases = |touch: &Touch<'_>| {
-            touch.released.is_none() && arrivers.is_none_or(|arrivers| touch.made_within(arrivers))
-        };
-        if !touches.iter().any(|t| releases(t)) {
-            return;
-        }
-        let ticket = Rc::new(ticket.clone());
-        for touch in Rc::make_mut(touches).iter_mut() {
-            if releases(touch) {
-                let touch = Rc::make_mut(touch);
-                touch.released = Some((ring, Rc::clone(&ticket)));
+        // One ticket for every touch it releases, made at the first.
+        let mut shared: Option<Rc<Poly>> = None;
+        update_listed(
+            touches,
+            |touch| {
+                touch.released.is_none()
+                    && arrivers.is_none_or(|arrivers| touch.made_within(arrivers))
+            },
+            |touch| {
+                let ticket = shared.get_or_insert_with(|| Rc::new(ticket.clone()));
+                touch.released = Some((ring, Rc::clone(ticket)));
                 touch.ticket_carried = 0;
-            }
-        }
+            },
+        );
     }
 
     /// A phase completed by some threads only, against the waits on its
