@@ -130,6 +130,17 @@ fn check_with(kernel: &ast::Kernel, rolling_enabled: bool) -> Checked {
     check_then(kernel, rolling_enabled, None::<fn(&Program)>).0
 }
 
+/// The program of `declarations` and the checked `body`, and `then` of it.
+fn lower_then<T>(
+    declarations: Program,
+    body: &[checked::Node],
+    then: Option<impl FnOnce(&Program) -> T>,
+) -> (Program, Option<T>) {
+    let program = crate::lower::lower(declarations, body);
+    let made = then.map(|then| then(&program));
+    (program, made)
+}
+
 /// [`check`], and `then` of the program where the kernel is legal: a
 /// large kernel's `then` runs beside its proofs (`Checker::finish`).
 pub(crate) fn check_then<T: Send>(
@@ -1831,7 +1842,7 @@ impl<'k> Checker<'k> {
     /// slowest proof, not for the proofs and then the emission.
     fn finish<T: Send>(
         mut self,
-        then: Option<impl FnOnce(&Program) -> T + Send>,
+        mut then: Option<impl FnOnce(&Program) -> T + Send>,
     ) -> (Checked, Option<T>) {
         if let Some(arrive) = self.cluster_arrive.take() {
             self.unpaired_cluster_arrive(arrive, "the kernel ends first");
@@ -1863,11 +1874,11 @@ impl<'k> Checker<'k> {
         );
         self.launch.max_registers = max_registers;
         // The obligations read the checked kernel and nothing else of the
-        // checker: a large kernel proves them on three threads.
+        // checker: a large kernel proves them on threads of their own, and
+        // lowers it beside them.
         let parallel =
             checked::statement_count(&self.body) >= crate::parallel::PARALLEL_FROM_STATEMENTS;
         let legal_so_far = self.diags.is_empty() && pool.is_empty() && !self.unparsed_params;
-        let mut then = then;
         let speculative = (parallel && legal_so_far).then(|| (self.declarations(), then.take()));
         let (body, atoms, launch, facts) = (&self.body, &self.atoms, &self.launch, &self.facts);
         let (params, loop_classes) = (&self.params, &self.loop_classes);
@@ -1938,9 +1949,7 @@ impl<'k> Checker<'k> {
                             },
                             || {
                                 speculative.map(|(declarations, then)| {
-                                    let program = crate::lower::lower(declarations, body);
-                                    let made = then.map(|then| then(&program));
-                                    (program, made)
+                                    lower_then(declarations, body, then)
                                 })
                             },
                         )
@@ -1985,12 +1994,7 @@ impl<'k> Checker<'k> {
         }
         let (program, made) = match lowered {
             Some(lowered) => lowered,
-            None => {
-                let declarations = self.take_declarations();
-                let program = crate::lower::lower(declarations, &self.body);
-                let made = then.map(|then| then(&program));
-                (program, made)
-            }
+            None => lower_then(self.take_declarations(), &self.body, then),
         };
         let checked = Checked {
             program: Some(program),
