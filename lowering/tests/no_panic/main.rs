@@ -480,23 +480,7 @@ fn huge_nesting() {
     let (codes, t) = compile_on(STACK, || {
         let deep = sum(MAX_EXPR_DEPTH - 2);
         let cond = binary(BinOp::Lt, deep.clone(), int(1 << 30));
-        let bound = name("j");
-        let slice = |base: &str| {
-            Operand::Place(PlaceExpr {
-                base: base.to_string(),
-                base_span: SpanId(117),
-                views: vec![ViewOp {
-                    kind: ViewKind::Slice(vec![SliceItem::Range {
-                        start: Some(bound.clone()),
-                        end: Some(binary(BinOp::Add, bound.clone(), int(1))),
-                        step: 1,
-                        span: SpanId(118),
-                    }]),
-                    span: SpanId(119),
-                }],
-                span: SpanId(120),
-            })
-        };
+        let slice = |base: &str| element(base, name("j"));
         let body = vec![
             plain_apply(
                 "ld.global.f32",
@@ -523,22 +507,7 @@ fn huge_nesting() {
 fn huge_bodies() {
     // 10,000 statements: 5000 loads and stores under `if`s.
     let (codes, t) = compile_on(STACK, || {
-        let at = |t: &str| {
-            Operand::Place(PlaceExpr {
-                base: t.to_string(),
-                base_span: SpanId(121),
-                views: vec![ViewOp {
-                    kind: ViewKind::Slice(vec![SliceItem::Range {
-                        start: Some(call("thread_id", 0)),
-                        end: Some(binary(BinOp::Add, call("thread_id", 0), int(1))),
-                        step: 1,
-                        span: SpanId(122),
-                    }]),
-                    span: SpanId(123),
-                }],
-                span: SpanId(124),
-            })
-        };
+        let at = |base: &str| element(base, call("thread_id", 0));
         let mut body = vec![alloc("r", DType::F32, &[1])];
         for _ in 0..5000 {
             body.push(plain_apply(
