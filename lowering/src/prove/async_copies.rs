@@ -483,10 +483,14 @@ fn update_listed<T: Clone>(
     picks: impl Fn(&T) -> bool,
     mut change: impl FnMut(&mut T),
 ) {
-    if !list.iter().any(|item| picks(item)) {
+    // Each item is asked once: the search for the first picked one ends
+    // where the changes start.
+    let Some(first) = list.iter().position(|item| picks(item)) else {
         return;
-    }
-    for item in Rc::make_mut(list) {
+    };
+    let items = Rc::make_mut(list);
+    change(Rc::make_mut(&mut items[first]));
+    for item in &mut items[first + 1..] {
         if picks(item) {
             change(Rc::make_mut(item));
         }
@@ -1463,11 +1467,14 @@ impl<'c> Walk<'c, '_> {
                         .cloned()
                         .collect();
                     let mut state = state;
-                    update_listed(
-                        &mut state.copies,
-                        |c| c.issuer_moved,
-                        |c| c.issuer_moved = false,
-                    );
+                    // (Nothing to update where none moved, most `if`s.)
+                    if !moved.is_empty() {
+                        update_listed(
+                            &mut state.copies,
+                            |c| c.issuer_moved,
+                            |c| c.issuer_moved = false,
+                        );
+                    }
                     let before = (state.copies.clone(), state.touches.clone());
                     let mut then_state = self.block(then, state.clone());
                     let mut else_state = self.block(
@@ -1496,11 +1503,13 @@ impl<'c> Walk<'c, '_> {
                     );
                     let rings = else_state.rings.clone();
                     let mut joined = join_arms(then_state, else_state, true);
-                    update_listed(
-                        &mut joined.copies,
-                        |c| !c.issuer_moved && moved.iter().any(|m| m.same(c)),
-                        |c| c.issuer_moved = true,
-                    );
+                    if !moved.is_empty() {
+                        update_listed(
+                            &mut joined.copies,
+                            |c| !c.issuer_moved && moved.iter().any(|m| m.same(c)),
+                            |c| c.issuer_moved = true,
+                        );
+                    }
                     State { rings, ..joined }
                 }
                 Node::If {
