@@ -48,6 +48,16 @@ fn pinned_install_path() -> PathBuf {
         .unwrap_or_else(|| manifest.join(&install))
 }
 
+/// A fresh directory for one ptxas run, removed with everything in it
+/// when dropped (also when the calling test panics), so concurrent tests
+/// never share a file and a run leaves nothing in the temp directory.
+fn scratch_dir() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("tile-kernel-ptxas-")
+        .tempdir()
+        .expect("create a temp dir for ptxas")
+}
+
 /// Assembles `ptx` for `arch` (e.g. "sm_90"); returns ptxas's error text on failure.
 pub fn try_assemble(ptx: &str, arch: &str) -> Result<(), String> {
     let ptxas = ptxas_path();
@@ -56,18 +66,9 @@ pub fn try_assemble(ptx: &str, arch: &str) -> Result<(), String> {
         "ptxas not found at {} — run `scripts/install-ptxas.sh` (or set TILE_KERNEL_PTXAS)",
         ptxas.display()
     );
-    let dir = std::env::temp_dir().join(format!("tile-kernel-ptxas-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    let unique = format!("{:x}", {
-        use std::hash::{Hash, Hasher};
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        ptx.hash(&mut h);
-        arch.hash(&mut h);
-        std::thread::current().id().hash(&mut h);
-        h.finish()
-    });
-    let input = dir.join(format!("{unique}.ptx"));
-    let output = dir.join(format!("{unique}.cubin"));
+    let scratch = scratch_dir();
+    let input = scratch.path().join("kernel.ptx");
+    let output = scratch.path().join("kernel.cubin");
     std::fs::write(&input, ptx).expect("write ptx");
     let result = Command::new(&ptxas)
         .arg(format!("-arch={arch}"))
@@ -76,8 +77,6 @@ pub fn try_assemble(ptx: &str, arch: &str) -> Result<(), String> {
         .arg(&output)
         .output()
         .expect("run ptxas");
-    let _ = std::fs::remove_file(&input);
-    let _ = std::fs::remove_file(&output);
     if result.status.success() {
         Ok(())
     } else {
@@ -105,12 +104,9 @@ pub fn resource_usage(ptx: &str, arch: &str) -> String {
         "ptxas not found at {} — run `scripts/install-ptxas.sh` (or set TILE_KERNEL_PTXAS)",
         ptxas.display()
     );
-    let dir = std::env::temp_dir().join(format!("tile-kernel-ptxas-v-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("create temp dir");
-    let name = format!("{:?}", std::thread::current().id())
-        .replace(|c: char| !c.is_ascii_alphanumeric(), "");
-    let input = dir.join(format!("{name}.ptx"));
-    let output = dir.join(format!("{name}.cubin"));
+    let scratch = scratch_dir();
+    let input = scratch.path().join("kernel.ptx");
+    let output = scratch.path().join("kernel.cubin");
     std::fs::write(&input, ptx).expect("write ptx");
     let result = Command::new(&ptxas)
         .arg(format!("-arch={arch}"))
@@ -120,8 +116,6 @@ pub fn resource_usage(ptx: &str, arch: &str) -> String {
         .arg(&output)
         .output()
         .expect("run ptxas");
-    let _ = std::fs::remove_file(&input);
-    let _ = std::fs::remove_file(&output);
     let text = format!(
         "{}{}",
         String::from_utf8_lossy(&result.stdout),
