@@ -242,8 +242,6 @@ pub(crate) struct Loop {
     /// of) the body.
     pub last_version_before: u64,
     pub body: Vec<Node>,
-    /// Every register byte the body may write, as `(tile, byte)`.
-    pub writes: BTreeSet<(usize, usize)>,
 }
 
 /// `for var in (start..end).step_by(step)`, `step >= 1` proven.
@@ -263,16 +261,22 @@ impl Loop {
         last_version_before: u64,
         body: Vec<Node>,
     ) -> Loop {
-        let mut writes = BTreeSet::new();
-        collect_writes(&body, &mut writes);
         Loop {
             header,
             facts,
             first_atom,
             last_version_before,
             body,
-            writes,
         }
+    }
+
+    /// Every register byte the body may write, as `(tile, byte)`. Made
+    /// when asked: only a loop whose register walk does not converge needs
+    /// the whole set ([`writes_registers`] answers whether there is one).
+    pub(crate) fn writes(&self) -> BTreeSet<(usize, usize)> {
+        let mut writes = BTreeSet::new();
+        collect_writes(&self.body, &mut writes);
+        writes
     }
 }
 
@@ -285,7 +289,7 @@ pub(crate) fn writes_registers(body: &[Node]) -> bool {
         Node::If {
             then, otherwise, ..
         } => writes_registers(then) || writes_registers(otherwise),
-        Node::Loop(inner) => !inner.writes.is_empty(),
+        Node::Loop(inner) => writes_registers(&inner.body),
         Node::Define(_) | Node::CondRead(_) | Node::CtaBarrier { .. } => false,
     })
 }
@@ -312,8 +316,7 @@ fn collect_writes(body: &[Node], out: &mut BTreeSet<(usize, usize)>) {
                 collect_writes(then, out);
                 collect_writes(otherwise, out);
             }
-            // Already collected when the inner loop was recorded.
-            Node::Loop(inner) => out.extend(inner.writes.iter().copied()),
+            Node::Loop(inner) => collect_writes(&inner.body, out),
             Node::Define(_) | Node::CondRead(_) | Node::CtaBarrier { .. } => {}
         }
     }

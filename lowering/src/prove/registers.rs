@@ -87,7 +87,7 @@ pub(crate) fn prove(
         path: Vec::new(),
         state: tiles
             .iter()
-            .map(|t| vec![Defined::No; t.registers() * t.dtype.size_bytes()])
+            .map(|t| Rc::new(vec![Defined::No; t.registers() * t.dtype.size_bytes()]))
             .collect(),
         report: true,
         diags: Vec::new(),
@@ -107,7 +107,9 @@ struct Walk<'a> {
     /// Conditions of the enclosing `if` arms (negated in `else` arms), for
     /// conditions no fact can state (predicate registers, `bool` params).
     path: Vec<Cond>,
-    state: Vec<Vec<Defined>>,
+    /// Each tile's bytes, shared copy-on-write: an `if` or a loop pass
+    /// copies only the tiles it writes.
+    state: Vec<Rc<Vec<Defined>>>,
     /// Whether to report (the fixpoint passes of a loop do not).
     report: bool,
     diags: Vec<Diagnostic>,
@@ -143,14 +145,15 @@ impl Walk<'_> {
     }
 
     fn bytes_mut(&mut self, lane: &Lane) -> &mut [Defined] {
-        let bytes = &mut self.state[lane.tile];
+        let bytes = Rc::make_mut(&mut self.state[lane.tile]);
         let end = (lane.byte_offset + lane.bytes).min(bytes.len());
         &mut bytes[lane.byte_offset.min(end)..end]
     }
 
     fn implied(&self, cond: &Cond, guard: &Cond) -> bool {
-        implied_by(cond, guard, &self.facts, &self.path, |facts, p| {
-            self.proofs.prove_le0(self.atoms, facts, p)
+        implied_by(cond, guard, &self.facts, &self.path, |in_scope, p| {
+            // Ranges alone, as the memo starts: no list of facts to build.
+            self.atoms.range(p).1 <= 0 || self.proofs.prove_le0(self.atoms, in_scope.get(), p)
         })
     }
 
@@ -293,11 +296,20 @@ impl Walk<'_> {
         self.arm(cond, true, then);
         let after_then = std::mem::replace(&mut self.state, before);
         self.arm(cond, false, otherwise);
-        for (tile, then_bytes) in after_then.iter().enumerate() {
-            for (byte, then_state) in then_bytes.iter().enumerate() {
-                let else_state = &self.state[tile][byte];
-                let joined = join_arms(then_state, else_state, cond);
-                self.state[tile][byte] = joined;
+        for (then_bytes, else_bytes) in after_then.iter().zip(&mut self.state) {
+            // A tile neither arm wrote is the one from before the `if`.
+            if Rc::ptr_eq(then_bytes, else_bytes) {
+                continue;
+            }
+            // Where the arms agree the join is what both hold.
+            if (0..then_bytes.len()).all(|byte| then_bytes[byte] == else_bytes[byte]) {
+                continue;
+            }
+            let else_bytes = Rc::make_mut(else_bytes);
+            for (then_state, else_state) in then_bytes.iter().zip(else_bytes.iter_mut()) {
+                if then_state != else_state {
+                    *else_state = join_arms(then_state, else_state, cond);
+                }
             }
         }
     }
@@ -345,11 +357,11 @@ impl Walk<'_> {
             // post-fixpoint: no walk from here weakens these further.
             entry = before.clone();
             let nowhere = Rc::new(Cond::Const(false));
-            for &(tile, byte) in &body.writes {
-                if let Some(state) = entry.get_mut(tile).and_then(|t| t.get_mut(byte))
-                    && *state != Defined::No
+            for (tile, byte) in body.writes() {
+                if let Some(bytes) = entry.get_mut(tile)
+                    && bytes.get(byte).is_some_and(|state| *state != Defined::No)
                 {
-                    *state = Defined::Under(Rc::clone(&nowhere));
+                    Rc::make_mut(bytes)[byte] = Defined::Under(Rc::clone(&nowhere));
                 }
             }
         }
@@ -362,15 +374,17 @@ impl Walk<'_> {
 
     /// The state at a loop's head (and after it): before the loop, or after
     /// some iteration, with that iteration's values forgotten.
-    fn round_trip(&self, before: &[Vec<Defined>], body: &Loop) -> Vec<Vec<Defined>> {
+    fn round_trip(&self, before: &[Rc<Vec<Defined>>], body: &Loop) -> Vec<Rc<Vec<Defined>>> {
         before
             .iter()
             .zip(&self.state)
             .map(|(b, after)| {
-                b.iter()
-                    .zip(after)
-                    .map(|(b, a)| meet(b, &carried(a, body)))
-                    .collect()
+                Rc::new(
+                    b.iter()
+                        .zip(after.iter())
+                        .map(|(b, a)| meet(b, &carried(a, body)))
+                        .collect(),
+                )
             })
             .collect()
     }
@@ -686,34 +700,71 @@ pub(crate) fn implied(
     path: &[Cond],
     atoms: &Atoms,
 ) -> bool {
-    implied_by(cond, guard, facts, path, |facts, p| {
-        crate::sym::Prover { atoms, facts }.prove_le0(p)
+    implied_by(cond, guard, facts, path, |in_scope, p| {
+        crate::sym::Prover {
+            atoms,
+            facts: in_scope.get(),
+        }
+        .prove_le0(p)
     })
 }
 
 /// [`implied`], each `p <= 0` proven from all the facts by `prove_le0`
 /// (a [`Prover`](crate::sym::Prover), or a [`ProofMemo`] of its answers).
+/// Most conditions are a conjunct of the guard or the path, or need no
+/// facts: the list of all the facts is built only for a proof that reads
+/// it ([`FactsInScope`]).
 fn implied_by(
     cond: &Cond,
     guard: &Cond,
     facts: &[Fact],
     path: &[Cond],
-    prove_le0: impl Fn(&[Fact], &Poly) -> bool,
+    prove_le0: impl Fn(&FactsInScope, &Poly) -> bool,
 ) -> bool {
-    let known: Vec<&Cond> = conjuncts(guard)
-        .into_iter()
-        .chain(path.iter().flat_map(conjuncts))
-        .collect();
-    let mut all_facts = facts.to_vec();
-    all_facts.extend(guard.facts(true));
-    for c in path {
-        all_facts.extend(c.facts(true));
-    }
-    holds(cond, &known, &|p| prove_le0(&all_facts, p))
+    let known = |c: &Cond| has_conjunct(guard, c) || path.iter().any(|p| has_conjunct(p, c));
+    let in_scope = FactsInScope {
+        facts,
+        guard,
+        path,
+        all: std::cell::OnceCell::new(),
+    };
+    holds(cond, &known, &|p| prove_le0(&in_scope, p))
 }
 
-fn holds(cond: &Cond, known: &[&Cond], prove_le0: &dyn Fn(&Poly) -> bool) -> bool {
-    if known.contains(&cond) {
+/// The facts [`implied_by`] proves from, made at the first proof that
+/// needs them: those in scope, then the guard's, then each enclosing arm's
+/// condition's.
+struct FactsInScope<'a> {
+    facts: &'a [Fact],
+    guard: &'a Cond,
+    path: &'a [Cond],
+    all: std::cell::OnceCell<Vec<Fact>>,
+}
+
+impl FactsInScope<'_> {
+    fn get(&self) -> &[Fact] {
+        self.all.get_or_init(|| {
+            let mut all = self.facts.to_vec();
+            all.extend(self.guard.facts(true));
+            for c in self.path {
+                all.extend(c.facts(true));
+            }
+            all
+        })
+    }
+}
+
+/// Whether `target` is one of [`conjuncts`]`(cond)`, without listing them.
+fn has_conjunct(cond: &Cond, target: &Cond) -> bool {
+    match cond {
+        Cond::And(a, b) => has_conjunct(a, target) || has_conjunct(b, target),
+        Cond::Const(true) => false,
+        other => other == target,
+    }
+}
+
+fn holds(cond: &Cond, known: &dyn Fn(&Cond) -> bool, prove_le0: &dyn Fn(&Poly) -> bool) -> bool {
+    if known(cond) {
         return true;
     }
     match cond {
