@@ -70,36 +70,34 @@ const BASE64_DIGITS: &[u8; 64] =
 
 /// Appends `bytes` in unpadded base64: four digits for each three bytes,
 /// two or three for a last one or two. Written for a build without
-/// optimizations (the macro's, by default): the digits go by index into
-/// room made first, no iterator adapter per byte.
+/// optimizations (the macro's, by default), where every call stays a call:
+/// the digits go by index into room made first, through slices (whose
+/// indexing is built in, where a `Vec`'s is a call), with `as` casts and
+/// no helper function or iterator adapter per byte.
 fn base64_encode(bytes: &[u8], out: &mut Vec<u8>) {
     let whole = bytes.len() / 3;
     let tail = bytes.len() % 3;
-    let mut at = out.len();
-    out.resize(at + whole * 4 + if tail == 0 { 0 } else { tail + 1 }, 0);
-    let digit = |bits: u32, shift: u32| BASE64_DIGITS[((bits >> shift) & 63) as usize];
-    let mut i = 0;
+    let start = out.len();
+    out.resize(start + whole * 4 + if tail == 0 { 0 } else { tail + 1 }, 0);
+    let digits: &[u8] = BASE64_DIGITS;
+    let out: &mut [u8] = &mut out[start..];
+    let (mut i, mut at) = (0, 0);
     while i < whole * 3 {
-        let bits =
-            (u32::from(bytes[i]) << 16) | (u32::from(bytes[i + 1]) << 8) | u32::from(bytes[i + 2]);
-        out[at] = digit(bits, 18);
-        out[at + 1] = digit(bits, 12);
-        out[at + 2] = digit(bits, 6);
-        out[at + 3] = digit(bits, 0);
+        let bits = ((bytes[i] as u32) << 16) | ((bytes[i + 1] as u32) << 8) | bytes[i + 2] as u32;
+        out[at] = digits[(bits >> 18) as usize & 63];
+        out[at + 1] = digits[(bits >> 12) as usize & 63];
+        out[at + 2] = digits[(bits >> 6) as usize & 63];
+        out[at + 3] = digits[bits as usize & 63];
         i += 3;
         at += 4;
     }
     if tail > 0 {
-        let second = if tail == 2 {
-            u32::from(bytes[i + 1])
-        } else {
-            0
-        };
-        let bits = (u32::from(bytes[i]) << 16) | (second << 8);
-        out[at] = digit(bits, 18);
-        out[at + 1] = digit(bits, 12);
+        let second = if tail == 2 { bytes[i + 1] as u32 } else { 0 };
+        let bits = ((bytes[i] as u32) << 16) | (second << 8);
+        out[at] = digits[(bits >> 18) as usize & 63];
+        out[at + 1] = digits[(bits >> 12) as usize & 63];
         if tail == 2 {
-            out[at + 2] = digit(bits, 6);
+            out[at + 2] = digits[(bits >> 6) as usize & 63];
         }
     }
 }
