@@ -776,18 +776,22 @@ impl<'a> Threads<'a> {
             .clone()
     }
 
-    /// [`Threads::members`], by evaluating the facts at every thread.
+    /// [`Threads::members`], by evaluating the facts at every thread. Each
+    /// fact is prepared once ([`ThreadPoly`]), not looked through again at
+    /// every thread.
     fn enumerate_members(&self, facts: &[Fact]) -> Option<Vec<usize>> {
         let [bx, by, _] = self
             .launch
             .block
             .map(|b| usize::try_from(b).unwrap_or(1).max(1));
         let count = self.enumerable_block()?;
+        let prepared: Vec<ThreadPoly<'_>> = facts.iter().map(|f| self.thread_poly(f)).collect();
+        let mut values = Vec::new();
         let mut members = Vec::new();
         for l in 0..count {
             let mut runs = true;
-            for fact in facts {
-                if self.thread_value(fact, l, bx, by)? > 0 {
+            for fact in &prepared {
+                if fact.value(l, bx, by, &mut values)? > 0 {
                     runs = false;
                     break;
                 }
@@ -845,44 +849,44 @@ impl<'a> Threads<'a> {
         }
     }
 
-    /// `poly` at thread `l` of a `[bx, by, _]` block, when it depends on
-    /// nothing but the thread.
-    fn thread_value(&self, poly: &Poly, l: usize, bx: usize, by: usize) -> Option<i128> {
+    /// `poly` made ready to evaluate at any thread ([`ThreadPoly::value`]):
+    /// how each of its atoms gets its value from the thread's index.
+    fn thread_poly<'p>(&self, poly: &'p Poly) -> ThreadPoly<'p>
+    where
+        'a: 'p,
+    {
         let atoms = poly.atoms();
-        let mut values = Vec::with_capacity(atoms.len());
+        let mut sources = Vec::with_capacity(atoms.len());
         for &atom in &atoms {
-            let value = match (&self.atoms.get(atom).kind, self.digit_of(atom)) {
-                (_, Some(digit)) if digit.in_grid() => return None,
-                (_, Some(digit)) => i128::try_from(digit_value(digit, l, bx, by)).ok()?,
-                (AtomKind::Computed(op, args), None) => {
-                    let [a, b] = args.as_slice() else {
-                        return None;
-                    };
-                    op.fold(
-                        self.thread_value(a, l, bx, by)?,
-                        self.thread_value(b, l, bx, by)?,
-                    )?
-                }
-                _ => return None,
+            let source = match (&self.atoms.get(atom).kind, self.digit_of(atom)) {
+                (_, Some(digit)) if digit.in_grid() => None,
+                (_, Some(digit)) => Some(AtomSource::Digit(digit)),
+                (AtomKind::Computed(op, args), None) => match args.as_slice() {
+                    [a, b] => Some(AtomSource::Computed(
+                        *op,
+                        Box::new(self.thread_poly(a)),
+                        Box::new(self.thread_poly(b)),
+                    )),
+                    _ => None,
+                },
+                _ => None,
             };
-            values.push(value);
+            match source {
+                Some(source) => sources.push(source),
+                None => {
+                    return ThreadPoly {
+                        poly,
+                        atoms,
+                        sources: None,
+                    };
+                }
+            }
         }
-        // `atoms` is sorted: each atom's value by a binary search.
-        let value_of = |atom: AtomId| {
-            values[atoms
-                .binary_search(&atom)
-                .expect("every atom of `poly` has a value")]
-        };
-        if let Some(exact) = poly.value_at(value_of) {
-            return Some(exact);
+        ThreadPoly {
+            poly,
+            atoms,
+            sources: Some(sources),
         }
-        // Where arithmetic may saturate, the substitutions themselves (what
-        // `value_at` equals wherever it answers).
-        let mut known = poly.clone();
-        for (&atom, &value) in atoms.iter().zip(&values) {
-            known = known.substitute(atom, &Poly::constant(value));
-        }
-        known.as_const()
     }
 
     /// `poly = c * rank + r` with `rank` an injective mixed-radix number of
@@ -2505,6 +2509,84 @@ impl RaceWalk<'_, '_> {
 
 /// The value of a thread digit at thread `l` (linear index) of a block
 /// `[bx, by, _]`.
+/// A polynomial of thread digits, ready to evaluate at each thread of a
+/// block ([`Threads::thread_poly`]).
+struct ThreadPoly<'p> {
+    poly: &'p Poly,
+    /// `poly`'s atoms, sorted.
+    atoms: Vec<AtomId>,
+    /// Where each atom's value comes from; `None` where some atom's does
+    /// not come from the thread alone (a grid digit, a parameter, a
+    /// register), so the polynomial has no value at any thread.
+    sources: Option<Vec<AtomSource<'p>>>,
+}
+
+/// Where a [`ThreadPoly`]'s atom gets its value at a thread.
+enum AtomSource<'p> {
+    /// A digit of the thread's index within the block.
+    Digit(Digit),
+    /// An operation on two polynomials of thread digits (`t / 32`).
+    Computed(ComputedOp, Box<ThreadPoly<'p>>, Box<ThreadPoly<'p>>),
+}
+
+impl ThreadPoly<'_> {
+    /// The polynomial at thread `l` of a `[bx, by, _]` block (`None` where
+    /// it depends on more than the thread, or an operation has no value
+    /// there). `values` is room reused between calls.
+    fn value(&self, l: usize, bx: usize, by: usize, values: &mut Vec<i128>) -> Option<i128> {
+        let sources = self.sources.as_ref()?;
+        let from = values.len();
+        let mut all = true;
+        for source in sources {
+            let value = match source {
+                AtomSource::Digit(digit) => i128::try_from(digit_value(*digit, l, bx, by)).ok(),
+                AtomSource::Computed(op, a, b) => {
+                    match (a.value(l, bx, by, values), b.value(l, bx, by, values)) {
+                        (Some(a), Some(b)) => op.fold(a, b),
+                        _ => None,
+                    }
+                }
+            };
+            match value {
+                Some(value) => values.push(value),
+                None => {
+                    all = false;
+                    break;
+                }
+            }
+        }
+        let result = if all {
+            self.value_of(&values[from..])
+        } else {
+            None
+        };
+        values.truncate(from);
+        result
+    }
+
+    /// The polynomial with each atom at its value (`values`, in the order
+    /// of `atoms`).
+    fn value_of(&self, values: &[i128]) -> Option<i128> {
+        // `atoms` is sorted: each atom's value by a binary search.
+        let value_of = |atom: AtomId| {
+            values[self
+                .atoms
+                .binary_search(&atom)
+                .expect("every atom of `poly` has a value")]
+        };
+        if let Some(exact) = self.poly.value_at(value_of) {
+            return Some(exact);
+        }
+        // Where arithmetic may saturate, the substitutions themselves (what
+        // `value_at` equals wherever it answers).
+        let mut known = self.poly.clone();
+        for (&atom, &value) in self.atoms.iter().zip(values) {
+            known = known.substitute(atom, &Poly::constant(value));
+        }
+        known.as_const()
+    }
+}
+
 fn digit_value(digit: Digit, l: usize, bx: usize, by: usize) -> usize {
     match digit {
         Digit::Thread(0) => l % bx,
