@@ -27,10 +27,10 @@ use syn::punctuated::Punctuated;
 use syn::{
     AngleBracketedGenericArguments, AttrStyle, Attribute, BinOp, Block, Expr, ExprArray,
     ExprAssign, ExprBinary, ExprBlock, ExprCall, ExprForLoop, ExprIf, ExprIndex, ExprLit,
-    ExprMacro, ExprMethodCall, ExprParen, ExprPath, ExprRange, ExprUnary, FnArg, GenericArgument,
-    Generics, Lit, LitBool, Local, LocalInit, Macro, MacroDelimiter, Meta, MetaNameValue, Pat,
-    PatIdent, PatType, Path, PathArguments, PathSegment, RangeLimits, ReturnType, Safety,
-    Signature, Stmt, Type, TypePath, UnOp, Visibility, token,
+    ExprMacro, ExprMethodCall, ExprParen, ExprPath, ExprRange, ExprUnary, FnArg, FnModifiers,
+    GenericArgument, Generics, Item, ItemFn, Lit, LitBool, Local, LocalInit, Macro, MacroDelimiter,
+    Meta, MetaNameValue, Pat, PatIdent, PatType, Path, PathArguments, PathSegment, RangeLimits,
+    ReturnType, Safety, Signature, Stmt, Type, TypePath, UnOp, Visibility, token,
 };
 
 /// The words `syn` does not accept as an identifier (its `Ident` parser),
@@ -163,6 +163,18 @@ pub(crate) fn kernel_head(trees: &[TokenTree]) -> Option<(Vec<Attribute>, Visibi
         }
         _ => Visibility::Inherited,
     };
+    let sig = signature(&mut input)?;
+    // A return type, a `where` clause: left to `syn`.
+    if !input.is_empty() || sig.output != ReturnType::Default {
+        return None;
+    }
+    Some((attrs, vis, sig))
+}
+
+/// `fn name(param: Type, ..)` with an optional `-> Type` (`syn`'s
+/// `Signature` without qualifiers, generics or a `where` clause), each
+/// type as [`param_type`] reads it.
+fn signature(input: &mut Tokens) -> Option<Signature> {
     let TokenTree::Ident(fn_ident) = input.next()? else {
         return None;
     };
@@ -177,10 +189,6 @@ pub(crate) fn kernel_head(trees: &[TokenTree]) -> Option<(Vec<Attribute>, Visibi
     }
     let group = input.group(Delimiter::Parenthesis)?;
     input.pos += 1;
-    // A return type, a `where` clause: left to `syn`.
-    if !input.is_empty() {
-        return None;
-    }
     let trees = inside(group);
     let mut content = Tokens::new(&trees);
     let mut inputs = Punctuated::new();
@@ -191,7 +199,13 @@ pub(crate) fn kernel_head(trees: &[TokenTree]) -> Option<(Vec<Attribute>, Visibi
         }
         inputs.push_punct(content.comma()?);
     }
-    let sig = Signature {
+    let output = if input.peek_punct("->") {
+        let spans = input.puncts::<2>()?;
+        ReturnType::Type(token::RArrow { spans }, Box::new(param_type(input)?))
+    } else {
+        ReturnType::Default
+    };
+    Some(Signature {
         constness: None,
         asyncness: None,
         safety: Safety::Default,
@@ -204,9 +218,28 @@ pub(crate) fn kernel_head(trees: &[TokenTree]) -> Option<(Vec<Attribute>, Visibi
         paren_token: token::Paren(group.delim_span()),
         inputs,
         variadic: None,
-        output: ReturnType::Default,
-    };
-    Some((attrs, vis, sig))
+        output,
+    })
+}
+
+/// A kernel function defined in a block, `fn name(param: Type, ..) [->
+/// Type] { .. }` (`syn`'s item statement, with no attributes, visibility,
+/// qualifiers or generics), its body through the fast path.
+fn fn_item(input: &mut Tokens) -> Option<Stmt> {
+    let sig = signature(input)?;
+    let body = input.group(Delimiter::Brace)?;
+    input.pos += 1;
+    let stmts = statements(&inside(body))?;
+    Some(Stmt::Item(Item::Fn(ItemFn {
+        attrs: Vec::new(),
+        vis: Visibility::Inherited,
+        modifiers: FnModifiers::default(),
+        sig,
+        block: Box::new(Block {
+            brace_token: token::Brace(body.delim_span()),
+            stmts,
+        }),
+    })))
 }
 
 /// `#[doc = ".."]` (`Attribute::parse_outer` with a name-value meta whose
@@ -503,6 +536,9 @@ fn statement(input: &mut Tokens) -> Option<Stmt> {
     }
     if first == "for" || first == "if" {
         return compound(input);
+    }
+    if first == "fn" {
+        return fn_item(input);
     }
     if reserved(&first.to_string()) {
         return None;
@@ -1377,6 +1413,8 @@ mod tests {
         "f32",
         "<f32>",
         "pub(crate)",
+        "->",
+        "-> f64",
     ];
 
     #[test]
