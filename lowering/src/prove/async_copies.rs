@@ -85,11 +85,13 @@ use super::convergence::{LoopUniformity, Uniformities};
 use super::races::{Digit, Threads, byte_span};
 use crate::scope::Uniformity;
 
+mod key_index;
 mod mbarriers;
 mod separated;
 mod thread_sets;
 mod wgmma;
 
+use key_index::{IndexKey, KeyIndex};
 use mbarriers::{Attachment, Ring, join_rings};
 use separated::{PartsInterner, Separated, SeparationSource};
 use thread_sets::{
@@ -510,58 +512,6 @@ fn merged<T: Clone + PartialEq>(version: &Rc<T>, merge: impl FnOnce(&mut T)) -> 
 /// would find: the first match in the list's order).
 const SCAN_UP_TO: usize = 8;
 
-/// The positions of a list's items by key, in the list's order: the first
-/// and last position of each key, and per position the next one with the
-/// same key. The joins search a state's lists by key at every `if` and
-/// back edge; this indexes a list with two tables, not a list per key.
-struct KeyIndex<K> {
-    ends: WordMap<K, (usize, usize)>,
-    next: Vec<usize>,
-}
-
-impl<K: std::hash::Hash + Eq> KeyIndex<K> {
-    /// No further position with the key.
-    const END: usize = usize::MAX;
-
-    fn of<T>(items: &[T], key: impl Fn(&T) -> K) -> KeyIndex<K> {
-        let mut index = KeyIndex {
-            ends: WordMap::with_capacity_and_hasher(items.len(), Default::default()),
-            next: Vec::with_capacity(items.len()),
-        };
-        for item in items {
-            index.push(key(item));
-        }
-        index
-    }
-
-    /// Indexes the next position of the list, with key `key`.
-    fn push(&mut self, key: K) {
-        let at = self.next.len();
-        self.next.push(Self::END);
-        match self.ends.get_mut(&key) {
-            Some((_, last)) => {
-                self.next[*last] = at;
-                *last = at;
-            }
-            None => {
-                self.ends.insert(key, (at, at));
-            }
-        }
-    }
-
-    /// The first position with key `key` whose item `matches`.
-    fn find(&self, key: &K, mut matches: impl FnMut(usize) -> bool) -> Option<usize> {
-        let mut at = self.ends.get(key)?.0;
-        while at != Self::END {
-            if matches(at) {
-                return Some(at);
-            }
-            at = self.next[at];
-        }
-        None
-    }
-}
-
 /// What one thread may have outstanding at a point: its copies, and the
 /// shared accesses of the CTA no barrier has ordered yet.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -892,7 +842,7 @@ fn dropped<'c>(before: &(Listed<Copy<'c>>, Listed<Touch<'c>>), arm: &State<'c>) 
 
 /// The items of `before` that `counts` and that `arm` has no `same` of
 /// ([`held_in`], by `key`): none where the two are one list.
-fn no_longer_held<T, K: std::hash::Hash + Eq>(
+fn no_longer_held<T, K: IndexKey>(
     before: &Listed<T>,
     arm: &Listed<T>,
     key: impl Fn(&T) -> K,
@@ -957,7 +907,7 @@ fn acquire_dropped<'c>(
 
 /// [`acquire_dropped`] of one list: each item of `keeping` that `dropped`
 /// has a `same` of (by `key`) acquired by `threads`.
-fn acquire_held<T: Clone, K: std::hash::Hash + Eq>(
+fn acquire_held<T: Clone, K: IndexKey>(
     keeping: &mut Listed<T>,
     dropped: &[Rc<T>],
     (key, same): (impl Fn(&T) -> K, impl Fn(&T, &T) -> bool),
@@ -3485,7 +3435,7 @@ fn tag_guarded_arms<'c>(then_state: &mut State<'c>, else_state: &mut State<'c>, 
 
 /// Per item of `arm`, whether `other` holds a `same` of it (`same(other's,
 /// arm's)`), the candidates found by `key` (which `same` items share).
-fn held_in<T, K: std::hash::Hash + Eq>(
+fn held_in<T, K: IndexKey>(
     arm: &[Rc<T>],
     other: &[Rc<T>],
     key: impl Fn(&T) -> K,
