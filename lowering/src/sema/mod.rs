@@ -528,6 +528,11 @@ impl<'k> Checker<'k> {
             }
         }
         for stmt in stmts {
+            if self.rolling_refused() {
+                // A rolled check that cannot succeed: undone, and the loop
+                // checked unrolled.
+                break;
+            }
             if self.halted {
                 // Allocations stay cheap, and keep the register budget's
                 // error exact.
@@ -539,6 +544,7 @@ impl<'k> Checker<'k> {
             if !self.count_statement() {
                 continue;
             }
+            let mark = self.body.len();
             match stmt {
                 Stmt::AllocLocal(alloc) => self.alloc(alloc),
                 Stmt::Apply(apply) => self.unless_failed(apply.span, |c| c.apply(apply)),
@@ -554,6 +560,7 @@ impl<'k> Checker<'k> {
                 Stmt::Call(call) => self.unless_failed(call.span, |c| c.call(call)),
                 Stmt::Invalid(invalid) => self.invalid(invalid),
             }
+            self.refuse_unrollable(mark);
         }
     }
 

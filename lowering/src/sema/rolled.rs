@@ -535,6 +535,57 @@ impl Checker<'_> {
     /// Whether one checked statement of the rolled body is one the copies
     /// reproduce.
     fn rolls(&self, apply: &checked::Apply, stands_for: &impl Fn(AtomId) -> bool) -> bool {
+        self.rolls_apart_from_atoms(apply)
+            && apply.operands.iter().all(|operand| match &operand.value {
+                Value::Index { value, .. } => !value.atoms().into_iter().any(stands_for),
+                _ => true,
+            })
+    }
+
+    /// [`Self::rolls_node`] for what is known as soon as a node is checked:
+    /// all of it but the atoms the check made (an index operand must not
+    /// name them, an atom defined must be one), which are known at its end.
+    fn may_roll(&self, node: &checked::Node) -> bool {
+        match node {
+            checked::Node::Apply(apply) => self.rolls_apart_from_atoms(apply),
+            checked::Node::Define(_) => true,
+            checked::Node::If {
+                cond: Some(cond),
+                then,
+                otherwise,
+            } => {
+                !reads_predicate(cond)
+                    && then.iter().chain(otherwise).all(|node| self.may_roll(node))
+            }
+            _ => false,
+        }
+    }
+
+    /// In a rolled check, refuses it where a node the statement just
+    /// checked (those of the block being checked from `mark` on) is one the
+    /// copies cannot reproduce: the loop will be checked unrolled, so the
+    /// rest of the rolled check would be for nothing ([`Self::rolling_refused`]).
+    pub(super) fn refuse_unrollable(&mut self, mark: usize) {
+        if self.rolling.as_ref().is_some_and(|r| !r.refused)
+            && !self
+                .body
+                .get(mark..)
+                .unwrap_or(&[])
+                .iter()
+                .all(|node| self.may_roll(node))
+        {
+            self.refuse_rolling();
+        }
+    }
+
+    /// Whether the rolled check under way has been refused: its remaining
+    /// statements need no check (the trial is undone).
+    pub(super) fn rolling_refused(&self) -> bool {
+        self.rolling.as_ref().is_some_and(|r| r.refused)
+    }
+
+    /// [`Self::rolls`] but for the index operands' atoms.
+    fn rolls_apart_from_atoms(&self, apply: &checked::Apply) -> bool {
         let plain = matches!(
             apply.form.effect(),
             Effect::Pure | Effect::Load { .. } | Effect::Store | Effect::Collective
@@ -578,12 +629,10 @@ impl Checker<'_> {
                         return false;
                     }
                 }
-                Value::Index { value, .. } => {
-                    if value.atoms().into_iter().any(stands_for) {
-                        return false;
-                    }
-                }
-                Value::Scalar { .. } | Value::Literal(_) | Value::Special(_) => {}
+                Value::Index { .. }
+                | Value::Scalar { .. }
+                | Value::Literal(_)
+                | Value::Special(_) => {}
                 Value::SourceBytes { .. } | Value::Implicit(_) => return false,
             }
         }
@@ -638,17 +687,34 @@ fn copy(
     moved: i128,
     outer_facts: usize,
 ) -> Option<checked::Apply> {
-    let mut out = apply.clone();
-    out.user_guard = substitute_cond(&apply.user_guard, values)?;
-    out.guard = out.user_guard.clone();
-    // The loop's range facts (after the enclosing ones) name only `k`.
-    out.facts = apply
-        .facts
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !(outer_facts..outer_facts + 2).contains(i))
-        .map(|(_, f)| substituted(f, values))
-        .collect();
+    let user_guard = substitute_cond(&apply.user_guard, values)?;
+    // The enclosing facts were stated before the loop, so they name none
+    // of its atoms (its variable and the values computed from it are made
+    // inside it): they stay as they are. The loop's range facts after them
+    // name only `k` and go; the facts of `if`s inside the loop follow.
+    let mut facts = Vec::with_capacity(apply.facts.len());
+    facts.extend_from_slice(&apply.facts[..outer_facts.min(apply.facts.len())]);
+    facts.extend(
+        apply
+            .facts
+            .iter()
+            .skip(outer_facts + 2)
+            .map(|f| substituted(f, values)),
+    );
+    // Field by field: the facts are not cloned only to be replaced.
+    let mut out = checked::Apply {
+        form: apply.form.clone(),
+        opcode: apply.opcode.clone(),
+        number: apply.number,
+        guard: user_guard.clone(),
+        user_guard,
+        facts,
+        preserve: apply.preserve,
+        operands: apply.operands.clone(),
+        repeat: apply.repeat.clone(),
+        coordinates: apply.coordinates.clone(),
+        own_proofs_hold: apply.own_proofs_hold,
+    };
     let mut shifts = Vec::with_capacity(out.operands.len());
     for operand in &mut out.operands {
         let mut shift = 0;
