@@ -35,7 +35,7 @@ pub fn emit(program: &Program) -> String {
         temps: BTreeMap::new(),
         constants: Vec::new(),
         split: BTreeMap::new(),
-        written: BTreeSet::new(),
+        written: vec![Vec::new(); program.tiles.len()],
         counters: Counters::default(),
         scopes: vec![WordMap::default()],
         generic: BTreeSet::new(),
@@ -478,9 +478,10 @@ struct Emitter<'p> {
     constants: Vec<(usize, u64)>,
     /// `(tile, register)` -> its parts, while split.
     split: BTreeMap<(usize, usize), SplitRegister>,
-    /// Registers some earlier instruction wrote (a first partial write of a
-    /// never-written register needs no unpack).
-    written: BTreeSet<(usize, usize)>,
+    /// Per tile, per register: whether some earlier instruction wrote it
+    /// (a first partial write of a never-written register needs no unpack).
+    /// Flags, not a set: asked and set for every register operand.
+    written: Vec<Vec<bool>>,
     counters: Counters,
     /// Values computed so far, per open structured block (innermost last):
     /// a value is reused only inside the block that computed it.
@@ -1670,6 +1671,20 @@ impl Emitter<'_> {
         }
     }
 
+    /// Whether an earlier instruction wrote register `key` (`(tile,
+    /// register)`).
+    fn was_written(&self, (tile, register): (usize, usize)) -> bool {
+        self.written[tile].get(register).copied().unwrap_or(false)
+    }
+
+    fn mark_written(&mut self, (tile, register): (usize, usize)) {
+        let flags = &mut self.written[tile];
+        if flags.len() <= register {
+            flags.resize(register + 1, false);
+        }
+        flags[register] = true;
+    }
+
     /// The part temporaries of a register, unpacking it first if it holds
     /// a value (a never-written register needs no unpack).
     fn split_parts(
@@ -1681,7 +1696,7 @@ impl Emitter<'_> {
     ) -> &mut SplitRegister {
         if !self.split.contains_key(&key) {
             let temps: Vec<String> = (0..parts).map(|_| self.temp(part_bits)).collect();
-            if self.written.contains(&key) {
+            if self.was_written(key) {
                 let bits = self.program.tiles[key.0].dtype.bits();
                 before.push(format!(
                     "mov.b{bits} {{{}}}, {};",
@@ -1723,7 +1738,7 @@ impl Emitter<'_> {
             }
             let name = split.parts[part].clone();
             if write {
-                self.written.insert(key);
+                self.mark_written(key);
             }
             return name;
         }
@@ -1734,7 +1749,7 @@ impl Emitter<'_> {
             self.flush((lane.tile, register), before);
             if write {
                 self.split.remove(&(lane.tile, register));
-                self.written.insert((lane.tile, register));
+                self.mark_written((lane.tile, register));
             }
         }
         if count == 1 {
