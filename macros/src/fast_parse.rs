@@ -26,11 +26,12 @@ use proc_macro2::{Delimiter, Group, Punct, Spacing, Span, TokenStream, TokenTree
 use syn::punctuated::Punctuated;
 use syn::{
     AngleBracketedGenericArguments, AttrStyle, Attribute, BinOp, Block, Expr, ExprArray,
-    ExprAssign, ExprBinary, ExprBlock, ExprCall, ExprForLoop, ExprIf, ExprIndex, ExprLit,
-    ExprMacro, ExprMethodCall, ExprParen, ExprPath, ExprRange, ExprUnary, FnArg, FnModifiers,
-    GenericArgument, Generics, Item, ItemFn, Lit, LitBool, Local, LocalInit, Macro, MacroDelimiter,
-    Meta, MetaNameValue, Pat, PatIdent, PatType, Path, PathArguments, PathSegment, RangeLimits,
-    ReturnType, Safety, Signature, Stmt, Type, TypePath, UnOp, Visibility, token,
+    ExprAssign, ExprBinary, ExprBlock, ExprCall, ExprForLoop, ExprGroup, ExprIf, ExprIndex,
+    ExprLit, ExprMacro, ExprMethodCall, ExprParen, ExprPath, ExprRange, ExprUnary, FnArg,
+    FnModifiers, GenericArgument, Generics, Item, ItemFn, Lit, LitBool, Local, LocalInit, Macro,
+    MacroDelimiter, Meta, MetaNameValue, Pat, PatIdent, PatType, Path, PathArguments, PathSegment,
+    RangeLimits, ReturnType, Safety, Signature, Stmt, Type, TypeGroup, TypePath, UnOp, Visibility,
+    token,
 };
 
 /// The words `syn` does not accept as an identifier (its `Ident` parser),
@@ -382,6 +383,9 @@ fn type_argument(input: &mut Tokens) -> Option<GenericArgument> {
             attrs: Vec::new(),
             lit: Lit::new(literal.clone()),
         })),
+        TokenTree::Group(group) if group.delimiter() == Delimiter::None => {
+            GenericArgument::Type(grouped_type(group)?)
+        }
         TokenTree::Group(group) if group.delimiter() == Delimiter::Brace => {
             let trees = inside(group);
             GenericArgument::Const(Expr::Block(ExprBlock {
@@ -399,6 +403,48 @@ fn type_argument(input: &mut Tokens) -> Option<GenericArgument> {
         return None;
     }
     Some(argument)
+}
+
+/// An expression a `macro_rules!` fragment (`$e:expr`) passed in: the
+/// whole of an invisible group, as `syn`'s `expr_group` parses it (a
+/// lifetime alone is left to `syn`, which reads it otherwise).
+fn grouped_expr(group: &Group) -> Option<Expr> {
+    let trees = inside(group);
+    if let [TokenTree::Punct(quote), TokenTree::Ident(_)] = &trees[..]
+        && quote.as_char() == '\''
+    {
+        return None;
+    }
+    let mut content = Tokens::new(&trees);
+    let inner = expr(&mut content)?;
+    content.is_empty().then_some(inner)
+}
+
+/// A type a `macro_rules!` fragment (`$t:ty`) passed in: an invisible
+/// group holding one [`param_type`], as `syn` reads it where a generic
+/// argument starts (`Type::Group`; its peeks for a lifetime, a literal or
+/// a block look inside the group, and a type name starts none of them).
+/// The caller checks that `,` or `>` follows (a `<` or `::` after the
+/// group would extend its path).
+fn grouped_type(group: &Group) -> Option<Type> {
+    let trees = inside(group);
+    let elem = match &trees[..] {
+        // A fragment passed on by another macro: a group in a group.
+        [TokenTree::Group(inner)] if inner.delimiter() == Delimiter::None => grouped_type(inner)?,
+        _ => {
+            let mut content = Tokens::new(&trees);
+            let elem = param_type(&mut content)?;
+            if !content.is_empty() {
+                return None;
+            }
+            elem
+        }
+    };
+    Some(Type::Group(TypeGroup {
+        attrs: Vec::new(),
+        group_token: token::Group(group.span()),
+        elem: Box::new(elem),
+    }))
 }
 
 /// Binding strength, in `syn`'s order (`syn::precedence::Precedence`
@@ -528,29 +574,53 @@ fn inside(group: &Group) -> Vec<TokenTree> {
 }
 
 fn statement(input: &mut Tokens) -> Option<Stmt> {
-    let TokenTree::Ident(first) = input.peek(0)? else {
-        return None;
-    };
-    if first == "let" {
-        return local(input).map(Stmt::Local);
-    }
-    if first == "for" || first == "if" {
-        return compound(input);
-    }
-    if first == "fn" {
-        return fn_item(input);
-    }
-    if reserved(&first.to_string()) {
-        return None;
-    }
-    // `path!` starts a macro statement (`Stmt::Macro` or an item macro).
-    let mut at = 1;
-    while input.peek_punct_at(at, "::") {
-        at += 3;
-    }
-    if matches!(input.peek(at - 1), Some(TokenTree::Ident(_))) && input.punct_char(at) == Some('!')
-    {
-        return None;
+    match input.peek(0)? {
+        TokenTree::Ident(first) => {
+            if first == "let" {
+                return local(input).map(Stmt::Local);
+            }
+            if first == "for" || first == "if" {
+                return compound(input);
+            }
+            if first == "fn" {
+                return fn_item(input);
+            }
+            if reserved(&first.to_string()) {
+                return None;
+            }
+            // `path!` starts a macro statement (`Stmt::Macro` or an item
+            // macro).
+            let mut at = 1;
+            while input.peek_punct_at(at, "::") {
+                at += 3;
+            }
+            if matches!(input.peek(at - 1), Some(TokenTree::Ident(_)))
+                && input.punct_char(at) == Some('!')
+            {
+                return None;
+            }
+        }
+        // An expression statement (`{ 8 * K }`, a const argument's block).
+        TokenTree::Literal(_) => {}
+        // One that starts with a fragment (`{ $e * K }`): `syn` ends the
+        // statement after the group where it holds a block-like
+        // expression, and otherwise goes on as after any operand.
+        TokenTree::Group(group) if group.delimiter() == Delimiter::None => {
+            let mut inner = grouped_expr(group)?;
+            while let Expr::Group(grouped) = inner {
+                inner = *grouped.expr;
+            }
+            if matches!(
+                inner,
+                Expr::If(_) | Expr::ForLoop(_) | Expr::Block(_) | Expr::While(_) | Expr::Loop(_)
+            ) || matches!(
+                inner,
+                Expr::Match(_) | Expr::Unsafe(_) | Expr::Const(_) | Expr::TryBlock(_)
+            ) {
+                return None;
+            }
+        }
+        _ => return None,
     }
     let expr = expr(input)?;
     if matches!(expr, Expr::Macro(_)) {
@@ -1083,6 +1153,33 @@ fn atom(input: &mut Tokens) -> Option<Expr> {
             }
             path_or_macro(input)
         }
+        TokenTree::Group(group) if group.delimiter() == Delimiter::None => {
+            let inner = grouped_expr(group)?;
+            input.pos += 1;
+            // `syn` goes on with a path that came in a group where a `::`,
+            // a `!` or a struct literal's `{` follows: only what cannot
+            // continue it is taken here.
+            if matches!(inner, Expr::Path(_)) {
+                let ends = match input.peek(0) {
+                    None => true,
+                    Some(TokenTree::Punct(p)) => !matches!(p.as_char(), ':' | '!'),
+                    Some(TokenTree::Group(g)) => match g.delimiter() {
+                        Delimiter::Parenthesis | Delimiter::Bracket => true,
+                        Delimiter::Brace => !input.structs,
+                        Delimiter::None => false,
+                    },
+                    Some(_) => false,
+                };
+                if !ends {
+                    return None;
+                }
+            }
+            Some(Expr::Group(ExprGroup {
+                attrs: Vec::new(),
+                group_token: token::Group(group.span()),
+                expr: Box::new(inner),
+            }))
+        }
         TokenTree::Group(group) if group.delimiter() == Delimiter::Parenthesis => {
             input.pos += 1;
             let trees = inside(group);
@@ -1215,21 +1312,25 @@ fn angle_arguments(input: &mut Tokens) -> Option<AngleBracketedGenericArguments>
         if input.punct_char(0) == Some('>') {
             break;
         }
-        let TokenTree::Ident(name) = input.next()? else {
-            return None;
+        let argument = match input.next()? {
+            TokenTree::Ident(name) => {
+                if reserved(&name.to_string()) {
+                    return None;
+                }
+                Type::Path(TypePath {
+                    attrs: Vec::new(),
+                    qself: None,
+                    path: Path::from(name.clone()),
+                })
+            }
+            TokenTree::Group(group) if group.delimiter() == Delimiter::None => grouped_type(group)?,
+            _ => return None,
         };
-        if reserved(&name.to_string()) {
-            return None;
-        }
-        // Only a name followed by `,` or `>` is a plain type argument.
+        // Only a type followed by `,` or `>` is a plain type argument.
         if !matches!(input.punct_char(0), Some(',' | '>')) {
             return None;
         }
-        args.push_value(GenericArgument::Type(Type::Path(TypePath {
-            attrs: Vec::new(),
-            qself: None,
-            path: Path::from(name.clone()),
-        })));
+        args.push_value(GenericArgument::Type(argument));
         if input.punct_char(0) == Some('>') {
             break;
         }
@@ -1333,6 +1434,173 @@ mod tests {
             }
         }
         true
+    }
+
+    /// `template`'s tokens with each identifier `__G__` (at any depth)
+    /// replaced by an invisible group of `content`: what a `macro_rules!`
+    /// fragment such as `$t:ty` passes to the attribute.
+    fn with_invisible_group(template: &str, content: &str) -> Vec<TokenTree> {
+        fn replace(stream: TokenStream, content: &TokenStream) -> TokenStream {
+            stream
+                .into_iter()
+                .map(|tree| match tree {
+                    TokenTree::Ident(ident) if ident == "__G__" => {
+                        TokenTree::Group(Group::new(Delimiter::None, content.clone()))
+                    }
+                    TokenTree::Group(group) => {
+                        let mut inner =
+                            Group::new(group.delimiter(), replace(group.stream(), content));
+                        inner.set_span(group.span());
+                        TokenTree::Group(inner)
+                    }
+                    other => other,
+                })
+                .collect()
+        }
+        // `nested:x`: a group of a group of `x` (a fragment passed on by
+        // another macro).
+        let content: TokenStream = match content.strip_prefix("nested:") {
+            Some(inner) => {
+                let inner: TokenStream = inner.parse().expect("content lexes");
+                TokenTree::Group(Group::new(Delimiter::None, inner)).into()
+            }
+            None => content.parse().expect("content lexes"),
+        };
+        let template: TokenStream = template.parse().expect("template lexes");
+        replace(template, &content).into_iter().collect()
+    }
+
+    #[test]
+    fn invisible_type_groups_parse_as_syn_does() {
+        let templates = [
+            "let s = alloc_shared::<__G__>([4, 128], layout = \"swizzle_128\");",
+            "let s = alloc_shared::<__G__, u32>([4]);",
+            "fn f(a: Shared<__G__>, b: usize) { apply(ptx[\"mov.b32\"], a, b); }",
+            "fn f(a: Tile<__G__, 4>) {}",
+            "fn f(a: Shared<__G__>) -> __G__ {}",
+            "let x = f::<__G__::<u8>>();",
+            "fn f(a: Shared<__G__<u8>>) {}",
+            "fn f(a: Shared<__G__ = u8>) {}",
+            "fn f(a: Shared<__G__: Copy>) {}",
+            "fn f(a: Tile<f32, { 8 * __G__ }>) { 8 * __G__ }",
+        ];
+        let contents = [
+            "bf16",
+            "Tile<f32>",
+            "Tile<f32, 4>",
+            "u8",
+            "true",
+            "'a",
+            "4",
+            "{ 4 }",
+            "a::b",
+            "bf16 u8",
+            "",
+            "Self",
+            "r#type",
+            ">",
+            ",",
+            "nested:bf16",
+            "nested:Tile<f32>",
+        ];
+        let mut answered = Vec::new();
+        for template in templates {
+            for content in contents {
+                let trees = with_invisible_group(template, content);
+                if agrees(&trees, &format!("{template} with `{content}`")) {
+                    answered.push((template, content));
+                }
+            }
+        }
+        // The macro-made kernels' cases take the fast path.
+        for (template, content) in [
+            (templates[0], "bf16"),
+            (templates[1], "bf16"),
+            (templates[2], "bf16"),
+            (templates[2], "Tile<f32>"),
+            (templates[3], "u8"),
+            (templates[2], "nested:bf16"),
+            (templates[9], "4"),
+        ] {
+            assert!(
+                answered.contains(&(template, content)),
+                "`{template}` with `{content}` left to syn"
+            );
+        }
+    }
+
+    #[test]
+    fn invisible_expression_groups_parse_as_syn_does() {
+        let templates = [
+            "let stage = k % __G__;",
+            "let n = 8 * __G__ + 1;",
+            "let n = __G__ - 1;",
+            "let z = __G__ != 1;",
+            "for s in 0..__G__ { apply(ptx[\"mov.b32\"], s); }",
+            "if t == __G__ { apply(ptx[\"mov.b32\"], t); }",
+            "if __G__ { apply(ptx[\"mov.b32\"], t); }",
+            "let y = __G__::X;",
+            "let y = __G__!(1);",
+            "let y = __G__ { a: 1 };",
+            "let y = __G__(1);",
+            "let y = __G__[0];",
+            "let y = __G__.f();",
+            "apply(ptx[\"mov.b32\"], a.slice(s![__G__..__G__ + 1]), __G__);",
+            "let r = 0..__G__;",
+            "let a = [__G__, 2];",
+            "__G__ * KC",
+            "__G__.f(1);",
+            "__G__;",
+        ];
+        let contents = [
+            "4",
+            "K8",
+            "-1",
+            "(1)",
+            "x + 1",
+            "'a",
+            "true",
+            "f(1)",
+            "{ 1 }",
+            "a::b",
+            "..5",
+            "",
+            "if a { 1 } else { 2 }",
+            "for i in 0..2 { f(i); }",
+            "1 2",
+            "a.b",
+            "x < y",
+            "nested:4",
+            "nested:K8",
+            "nested:x + 1",
+        ];
+        let mut answered = Vec::new();
+        for template in templates {
+            for content in contents {
+                let trees = with_invisible_group(template, content);
+                if agrees(&trees, &format!("{template} with `{content}`")) {
+                    answered.push((template, content));
+                }
+            }
+        }
+        // The macro-made kernels' cases take the fast path.
+        for (template, content) in [
+            (templates[0], "4"),
+            (templates[1], "K8"),
+            (templates[4], "4"),
+            (templates[5], "K8"),
+            (templates[13], "4"),
+            (templates[13], "K8"),
+            (templates[13], "nested:K8"),
+            (templates[1], "nested:4"),
+            (templates[16], "4"),
+            (templates[16], "nested:4"),
+        ] {
+            assert!(
+                answered.contains(&(template, content)),
+                "`{template}` with `{content}` left to syn"
+            );
+        }
     }
 
     /// Leaves (group delimiters apart), joint punctuation glued to the next.
