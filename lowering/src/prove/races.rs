@@ -861,12 +861,15 @@ impl<'a> Threads<'a> {
             let source = match (&self.atoms.get(atom).kind, self.digit_of(atom)) {
                 (_, Some(digit)) if digit.in_grid() => None,
                 (_, Some(digit)) => Some(AtomSource::Digit(digit)),
+                // An operand with no value at any thread leaves the other
+                // unprepared (as evaluating it did).
                 (AtomKind::Computed(op, args), None) => match args.as_slice() {
-                    [a, b] => Some(AtomSource::Computed(
-                        *op,
-                        Box::new(self.thread_poly(a)),
-                        Box::new(self.thread_poly(b)),
-                    )),
+                    [a, b] => {
+                        let a = self.thread_poly(a);
+                        let b = a.sources.is_some().then(|| self.thread_poly(b));
+                        b.filter(|b| b.sources.is_some())
+                            .map(|b| AtomSource::Computed(*op, Box::new(a), Box::new(b)))
+                    }
                     _ => None,
                 },
                 _ => None,
