@@ -603,23 +603,11 @@ fn statement(input: &mut Tokens) -> Option<Stmt> {
         // An expression statement (`{ 8 * K }`, a const argument's block).
         TokenTree::Literal(_) => {}
         // One that starts with a fragment (`{ $e * K }`): `syn` ends the
-        // statement after the group where it holds a block-like
-        // expression, and otherwise goes on as after any operand.
-        TokenTree::Group(group) if group.delimiter() == Delimiter::None => {
-            let mut inner = grouped_expr(group)?;
-            while let Expr::Group(grouped) = inner {
-                inner = *grouped.expr;
-            }
-            if matches!(
-                inner,
-                Expr::If(_) | Expr::ForLoop(_) | Expr::Block(_) | Expr::While(_) | Expr::Loop(_)
-            ) || matches!(
-                inner,
-                Expr::Match(_) | Expr::Unsafe(_) | Expr::Const(_) | Expr::TryBlock(_)
-            ) {
-                return None;
-            }
-        }
+        // statement after the group where it holds a block-like expression,
+        // which [`grouped_expr`] never gives (the fast path parses no `if`,
+        // loop or block inside an expression), and otherwise goes on as
+        // after any operand, as here.
+        TokenTree::Group(group) if group.delimiter() == Delimiter::None => {}
         _ => return None,
     }
     let expr = expr(input)?;
@@ -1470,6 +1458,29 @@ mod tests {
         replace(template, &content).into_iter().collect()
     }
 
+    /// Each of `templates` with each of `contents` in an invisible group
+    /// ([`with_invisible_group`]) parses as `syn` parses it wherever the
+    /// fast path answers ([`agrees`]), and the fast path answers each of
+    /// `answers` (a template's index and a content).
+    fn agrees_with_groups(templates: &[&str], contents: &[&str], answers: &[(usize, &str)]) {
+        let mut answered = Vec::new();
+        for (index, template) in templates.iter().enumerate() {
+            for &content in contents {
+                let trees = with_invisible_group(template, content);
+                if agrees(&trees, &format!("{template} with `{content}`")) {
+                    answered.push((index, content));
+                }
+            }
+        }
+        for &(index, content) in answers {
+            assert!(
+                answered.contains(&(index, content)),
+                "`{}` with `{content}` left to syn",
+                templates[index]
+            );
+        }
+    }
+
     #[test]
     fn invisible_type_groups_parse_as_syn_does() {
         let templates = [
@@ -1503,30 +1514,20 @@ mod tests {
             "nested:bf16",
             "nested:Tile<f32>",
         ];
-        let mut answered = Vec::new();
-        for template in templates {
-            for content in contents {
-                let trees = with_invisible_group(template, content);
-                if agrees(&trees, &format!("{template} with `{content}`")) {
-                    answered.push((template, content));
-                }
-            }
-        }
         // The macro-made kernels' cases take the fast path.
-        for (template, content) in [
-            (templates[0], "bf16"),
-            (templates[1], "bf16"),
-            (templates[2], "bf16"),
-            (templates[2], "Tile<f32>"),
-            (templates[3], "u8"),
-            (templates[2], "nested:bf16"),
-            (templates[9], "4"),
-        ] {
-            assert!(
-                answered.contains(&(template, content)),
-                "`{template}` with `{content}` left to syn"
-            );
-        }
+        agrees_with_groups(
+            &templates,
+            &contents,
+            &[
+                (0, "bf16"),
+                (1, "bf16"),
+                (2, "bf16"),
+                (2, "Tile<f32>"),
+                (3, "u8"),
+                (2, "nested:bf16"),
+                (9, "4"),
+            ],
+        );
     }
 
     #[test]
@@ -1574,33 +1575,23 @@ mod tests {
             "nested:K8",
             "nested:x + 1",
         ];
-        let mut answered = Vec::new();
-        for template in templates {
-            for content in contents {
-                let trees = with_invisible_group(template, content);
-                if agrees(&trees, &format!("{template} with `{content}`")) {
-                    answered.push((template, content));
-                }
-            }
-        }
         // The macro-made kernels' cases take the fast path.
-        for (template, content) in [
-            (templates[0], "4"),
-            (templates[1], "K8"),
-            (templates[4], "4"),
-            (templates[5], "K8"),
-            (templates[13], "4"),
-            (templates[13], "K8"),
-            (templates[13], "nested:K8"),
-            (templates[1], "nested:4"),
-            (templates[16], "4"),
-            (templates[16], "nested:4"),
-        ] {
-            assert!(
-                answered.contains(&(template, content)),
-                "`{template}` with `{content}` left to syn"
-            );
-        }
+        agrees_with_groups(
+            &templates,
+            &contents,
+            &[
+                (0, "4"),
+                (1, "K8"),
+                (4, "4"),
+                (5, "K8"),
+                (13, "4"),
+                (13, "K8"),
+                (13, "nested:K8"),
+                (1, "nested:4"),
+                (16, "4"),
+                (16, "nested:4"),
+            ],
+        );
     }
 
     /// Leaves (group delimiters apart), joint punctuation glued to the next.
