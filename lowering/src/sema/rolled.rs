@@ -511,25 +511,14 @@ impl Checker<'_> {
     ) -> bool {
         // The loop's range facts follow the enclosing ones.
         let (outer, range_facts) = range;
-        match node {
-            checked::Node::Apply(apply) => {
+        node_rolls(
+            node,
+            &|apply| {
                 self.rolls(apply, stands_for)
                     && apply.facts.get(outer..outer + 2) == Some(range_facts)
-            }
-            checked::Node::Define(atom) => stands_for(*atom),
-            checked::Node::If {
-                cond: Some(cond),
-                then,
-                otherwise,
-            } => {
-                !reads_predicate(cond)
-                    && then
-                        .iter()
-                        .chain(otherwise)
-                        .all(|node| self.rolls_node(node, stands_for, range))
-            }
-            _ => false,
-        }
+            },
+            stands_for,
+        )
     }
 
     /// Whether one checked statement of the rolled body is one the copies
@@ -546,19 +535,7 @@ impl Checker<'_> {
     /// all of it but the atoms the check made (an index operand must not
     /// name them, an atom defined must be one), which are known at its end.
     fn may_roll(&self, node: &checked::Node) -> bool {
-        match node {
-            checked::Node::Apply(apply) => self.rolls_apart_from_atoms(apply),
-            checked::Node::Define(_) => true,
-            checked::Node::If {
-                cond: Some(cond),
-                then,
-                otherwise,
-            } => {
-                !reads_predicate(cond)
-                    && then.iter().chain(otherwise).all(|node| self.may_roll(node))
-            }
-            _ => false,
-        }
+        node_rolls(node, &|apply| self.rolls_apart_from_atoms(apply), &|_| true)
     }
 
     /// In a rolled check, refuses it where a node the statement just
@@ -637,6 +614,32 @@ impl Checker<'_> {
             }
         }
         true
+    }
+}
+
+/// Whether a rolled copy reproduces `node`: an `apply` that `apply_rolls`,
+/// the definition of an atom that `defined_rolls`, or a runtime `if` whose
+/// condition reads no predicate register, of such nodes; nothing else.
+fn node_rolls(
+    node: &checked::Node,
+    apply_rolls: &impl Fn(&checked::Apply) -> bool,
+    defined_rolls: &impl Fn(AtomId) -> bool,
+) -> bool {
+    match node {
+        checked::Node::Apply(apply) => apply_rolls(apply),
+        checked::Node::Define(atom) => defined_rolls(*atom),
+        checked::Node::If {
+            cond: Some(cond),
+            then,
+            otherwise,
+        } => {
+            !reads_predicate(cond)
+                && then
+                    .iter()
+                    .chain(otherwise)
+                    .all(|node| node_rolls(node, apply_rolls, defined_rolls))
+        }
+        _ => false,
     }
 }
 
