@@ -1827,10 +1827,23 @@ impl ProofMemo {
     /// [`Prover::prove_le0`] of `p` from `facts` over `atoms` (always the
     /// same table, possibly grown since the last query).
     pub(crate) fn prove_le0(&self, atoms: &Atoms, facts: &[Fact], p: &Poly) -> bool {
+        self.prove_le0_from(atoms, || facts, p)
+    }
+
+    /// [`Self::prove_le0`] with the facts made only where the atoms'
+    /// ranges alone do not answer (a caller that builds its list of facts
+    /// for the query).
+    pub(crate) fn prove_le0_from<'f>(
+        &self,
+        atoms: &Atoms,
+        facts: impl FnOnce() -> &'f [Fact],
+        p: &Poly,
+    ) -> bool {
         // Ranges alone: cheaper than the lookup.
         if atoms.range(p).1 <= 0 {
             return true;
         }
+        let facts = facts();
         let k = p.constant_term();
         let q = p.without_constant();
         let known = self

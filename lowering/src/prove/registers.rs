@@ -152,8 +152,7 @@ impl Walk<'_> {
 
     fn implied(&self, cond: &Cond, guard: &Cond) -> bool {
         implied_by(cond, guard, &self.facts, &self.path, |in_scope, p| {
-            // Ranges alone, as the memo starts: no list of facts to build.
-            self.atoms.range(p).1 <= 0 || self.proofs.prove_le0(self.atoms, in_scope.get(), p)
+            self.proofs.prove_le0_from(self.atoms, || in_scope.get(), p)
         })
     }
 
@@ -297,12 +296,10 @@ impl Walk<'_> {
         let after_then = std::mem::replace(&mut self.state, before);
         self.arm(cond, false, otherwise);
         for (then_bytes, else_bytes) in after_then.iter().zip(&mut self.state) {
-            // A tile neither arm wrote is the one from before the `if`.
-            if Rc::ptr_eq(then_bytes, else_bytes) {
-                continue;
-            }
-            // Where the arms agree the join is what both hold.
-            if (0..then_bytes.len()).all(|byte| then_bytes[byte] == else_bytes[byte]) {
+            // Where the arms agree (a tile neither wrote is the one from
+            // before the `if`, found by its address) the join is what both
+            // hold.
+            if then_bytes == else_bytes {
                 continue;
             }
             let else_bytes = Rc::make_mut(else_bytes);
