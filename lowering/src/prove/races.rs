@@ -2510,8 +2510,6 @@ impl RaceWalk<'_, '_> {
     }
 }
 
-/// The value of a thread digit at thread `l` (linear index) of a block
-/// `[bx, by, _]`.
 /// A polynomial of thread digits, ready to evaluate at each thread of a
 /// block ([`Threads::thread_poly`]).
 struct ThreadPoly<'p> {
@@ -2543,12 +2541,11 @@ impl ThreadPoly<'_> {
         for source in sources {
             let value = match source {
                 AtomSource::Digit(digit) => i128::try_from(digit_value(*digit, l, bx, by)).ok(),
-                AtomSource::Computed(op, a, b) => {
-                    match (a.value(l, bx, by, values), b.value(l, bx, by, values)) {
-                        (Some(a), Some(b)) => op.fold(a, b),
-                        _ => None,
-                    }
-                }
+                // The second operand is not evaluated where the first
+                // has no value.
+                AtomSource::Computed(op, a, b) => a
+                    .value(l, bx, by, values)
+                    .and_then(|a| op.fold(a, b.value(l, bx, by, values)?)),
             };
             match value {
                 Some(value) => values.push(value),
@@ -2590,6 +2587,8 @@ impl ThreadPoly<'_> {
     }
 }
 
+/// The value of a thread digit at thread `l` (linear index) of a block
+/// `[bx, by, _]`.
 fn digit_value(digit: Digit, l: usize, bx: usize, by: usize) -> usize {
     match digit {
         Digit::Thread(0) => l % bx,
