@@ -35,6 +35,8 @@
 //! holds) for every thread that runs it. So the proofs about the program's body (which
 //! the interpreter runs as it is) hold for the PTX.
 
+use std::borrow::Cow;
+
 use crate::program::{Cond, Node, Program, Statement};
 use crate::prove::convergence::{LoopUniformity, Uniformities};
 use crate::prove::races::Threads;
@@ -42,8 +44,10 @@ use crate::ptx::Usability;
 use crate::scope::Uniformity;
 use crate::sym::AtomId;
 
-/// The program's body with its role loops split (see the module doc).
-pub(crate) fn split(program: &Program) -> Vec<Node> {
+/// The program's body with its role loops split (see the module doc):
+/// the body itself where no loop splits (most kernels), without copying
+/// it.
+pub(crate) fn split(program: &Program) -> Cow<'_, [Node]> {
     let loop_classes = Default::default();
     let threads = Threads {
         atoms: &program.atoms,
@@ -58,7 +62,7 @@ pub(crate) fn split(program: &Program) -> Vec<Node> {
         .map(|b| usize::try_from(*b).unwrap_or(0))
         .product();
     if block == 0 || block > 1 << 16 {
-        return program.body.clone();
+        return Cow::Borrowed(&program.body);
     }
     let loops = LoopUniformity::default();
     let splitter = Splitter {
@@ -69,9 +73,10 @@ pub(crate) fn split(program: &Program) -> Vec<Node> {
             loops: &loops,
         },
     };
-    let mut out = Vec::new();
-    splitter.nodes(&program.body, &vec![true; block], false, &mut out);
-    out
+    match splitter.changed_block(&program.body, &vec![true; block]) {
+        Some(body) => Cow::Owned(body),
+        None => Cow::Borrowed(&program.body),
+    }
 }
 
 struct Splitter<'a, 't> {
@@ -80,27 +85,88 @@ struct Splitter<'a, 't> {
 }
 
 impl Splitter<'_, '_> {
-    /// `nodes`, run by the threads `here`, into `out`, their loops split.
-    /// `in_copy`: inside a loop copy of a split, whose arms none of `here`
-    /// runs are dropped (elsewhere the body is kept as it is).
-    fn nodes(&self, nodes: &[Node], here: &[bool], in_copy: bool, out: &mut Vec<Node>) {
+    /// `nodes`, run by the threads `here` outside any loop copy, with
+    /// their loops split; `None` where none is (the nodes as they are).
+    fn changed_block(&self, nodes: &[Node], here: &[bool]) -> Option<Vec<Node>> {
+        let changed: Vec<Option<Node>> = nodes.iter().map(|n| self.changed(n, here)).collect();
+        if changed.iter().all(Option::is_none) {
+            return None;
+        }
+        Some(
+            nodes
+                .iter()
+                .zip(changed)
+                .map(|(node, changed)| changed.unwrap_or_else(|| node.clone()))
+                .collect(),
+        )
+    }
+
+    /// [`Splitter::changed_block`] of one node: every arm of an `if` kept
+    /// (outside a copy no thread set has dropped one).
+    fn changed(&self, node: &Node, here: &[bool]) -> Option<Node> {
+        match node {
+            Node::If {
+                cond,
+                then,
+                otherwise,
+            } => {
+                let (then_here, else_here) = self.arms(cond, here);
+                let then_out = self.changed_block(then, &then_here);
+                let else_out = self.changed_block(otherwise, &else_here);
+                if then_out.is_none() && else_out.is_none() {
+                    return None;
+                }
+                Some(Node::If {
+                    cond: cond.clone(),
+                    then: then_out.unwrap_or_else(|| then.clone()),
+                    otherwise: else_out.unwrap_or_else(|| otherwise.clone()),
+                })
+            }
+            Node::Loop { var, body, .. } => match self.role_condition(body, *var, here) {
+                Some(cond) => Some(self.split_loop(node, cond, here)),
+                None => self
+                    .changed_block(body, here)
+                    .map(|inner| loop_with_body(node, inner)),
+            },
+            Node::Statement(_) | Node::Define(_) => None,
+        }
+    }
+
+    /// Loop `looped` split on `cond`: `if cond { loop } else { loop }`,
+    /// each copy keeping what its threads of `here` run.
+    fn split_loop(&self, looped: &Node, cond: Cond, here: &[bool]) -> Node {
+        let (then_here, else_here) = self.arms(&cond, here);
+        let mut then_out = Vec::new();
+        let mut else_out = Vec::new();
+        self.copied(std::slice::from_ref(looped), &then_here, &mut then_out);
+        self.copied(std::slice::from_ref(looped), &else_here, &mut else_out);
+        Node::If {
+            cond,
+            then: then_out,
+            otherwise: else_out,
+        }
+    }
+
+    /// `nodes` in a loop copy of a split, run by the threads `here`, into
+    /// `out`: the arms none of `here` runs dropped, inner loops split.
+    fn copied(&self, nodes: &[Node], here: &[bool], out: &mut Vec<Node>) {
         for node in nodes {
             match node {
                 Node::If {
                     cond,
                     then,
                     otherwise,
-                } => match self.decided(cond, here).filter(|_| in_copy) {
-                    Some(true) => self.nodes(then, here, in_copy, out),
-                    Some(false) => self.nodes(otherwise, here, in_copy, out),
+                } => match self.decided(cond, here) {
+                    Some(true) => self.copied(then, here, out),
+                    Some(false) => self.copied(otherwise, here, out),
                     None => {
                         let (then_here, else_here) = self.arms(cond, here);
                         let mut then_out = Vec::new();
                         let mut else_out = Vec::new();
-                        self.nodes(then, &then_here, in_copy, &mut then_out);
-                        self.nodes(otherwise, &else_here, in_copy, &mut else_out);
+                        self.copied(then, &then_here, &mut then_out);
+                        self.copied(otherwise, &else_here, &mut else_out);
                         // An `if` left with nothing to run in a copy goes.
-                        if in_copy && then_out.is_empty() && else_out.is_empty() {
+                        if then_out.is_empty() && else_out.is_empty() {
                             continue;
                         }
                         out.push(Node::If {
@@ -110,45 +176,19 @@ impl Splitter<'_, '_> {
                         });
                     }
                 },
-                Node::Loop {
-                    var,
-                    start,
-                    end,
-                    step,
-                    body,
-                } => {
-                    let copy = |body: Vec<Node>| Node::Loop {
-                        var: *var,
-                        start: start.clone(),
-                        end: end.clone(),
-                        step: step.clone(),
-                        body,
-                    };
-                    // What `here`'s threads run of the body, in a copy.
-                    let body = if in_copy {
-                        let mut kept = Vec::new();
-                        self.nodes(body, here, true, &mut kept);
-                        kept
-                    } else {
-                        body.clone()
-                    };
-                    match self.role_condition(&body, *var, here) {
+                Node::Loop { var, body, .. } => {
+                    // What `here`'s threads run of the body.
+                    let mut kept = Vec::new();
+                    self.copied(body, here, &mut kept);
+                    match self.role_condition(&kept, *var, here) {
                         Some(cond) => {
-                            let (then_here, else_here) = self.arms(&cond, here);
-                            let mut then_out = Vec::new();
-                            let mut else_out = Vec::new();
-                            self.nodes(&[copy(body.clone())], &then_here, true, &mut then_out);
-                            self.nodes(&[copy(body.clone())], &else_here, true, &mut else_out);
-                            out.push(Node::If {
-                                cond,
-                                then: then_out,
-                                otherwise: else_out,
-                            });
+                            let looped = loop_with_body(node, kept);
+                            out.push(self.split_loop(&looped, cond, here));
                         }
                         None => {
                             let mut inner = Vec::new();
-                            self.nodes(&body, here, in_copy, &mut inner);
-                            out.push(copy(inner));
+                            self.copied(&kept, here, &mut inner);
+                            out.push(loop_with_body(node, inner));
                         }
                     }
                 }
@@ -209,6 +249,26 @@ impl Splitter<'_, '_> {
                     || !outside_arms(body, cond, &collective));
             ok.then(|| cond.clone())
         })
+    }
+}
+
+/// Loop `looped` (a [`Node::Loop`]) with its body replaced by `body`.
+fn loop_with_body(looped: &Node, body: Vec<Node>) -> Node {
+    match looped {
+        Node::Loop {
+            var,
+            start,
+            end,
+            step,
+            ..
+        } => Node::Loop {
+            var: *var,
+            start: start.clone(),
+            end: end.clone(),
+            step: step.clone(),
+            body,
+        },
+        other => other.clone(),
     }
 }
 
