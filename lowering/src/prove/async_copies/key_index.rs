@@ -29,6 +29,12 @@ impl IndexKey for (crate::diag::SpanId, u32) {
     }
 }
 
+impl IndexKey for crate::program::Lane {
+    fn word(self) -> u64 {
+        ((self.tile as u64) << 40) ^ ((self.byte_offset as u64) << 8) ^ self.bytes as u64
+    }
+}
+
 /// No position, no key.
 const NONE: usize = usize::MAX;
 

@@ -35,8 +35,9 @@
 
 use std::rc::Rc;
 
+use super::key_index::KeyIndex;
 use super::thread_sets::ThreadSet;
-use super::{COMMIT_CAP, Status, join_status, wait_count};
+use super::{COMMIT_CAP, SCAN_UP_TO, Status, join_status, wait_count};
 use crate::checked::{Apply, Node};
 use crate::diag::{Code, Diagnostic, SpanId};
 use crate::program::{Cond, Lane};
@@ -85,6 +86,25 @@ impl Registers {
             ..Registers::default()
         }
     }
+}
+
+/// Whether `touched` holds register bytes `lane` (by any statement). A
+/// loop over the slice comparing fields: built without optimizations (the
+/// macro's default), an iterator adapter and a derived `==` per entry are
+/// calls each, and a warpgroup's accumulator holds a hundred lanes.
+fn holds_lane(touched: &[(Lane, usize)], lane: &Lane) -> bool {
+    let mut at = 0;
+    while at < touched.len() {
+        let held = &touched[at].0;
+        if held.byte_offset == lane.byte_offset
+            && held.tile == lane.tile
+            && held.bytes == lane.bytes
+        {
+            return true;
+        }
+        at += 1;
+    }
+    false
 }
 
 /// The tiles any `wgmma.mma_async` of the body uses as D or A: the only
@@ -149,9 +169,23 @@ impl Registers {
                 .zip(other.touched.iter())
                 .take_while(|(a, b)| a == b)
                 .count();
-            for touch in other.touched.iter().skip(common) {
-                if !self.touched.contains(touch) {
-                    Rc::make_mut(&mut self.touched).push(*touch);
+            let rest = &other.touched[common..];
+            // A whole accumulator's registers past the common part: find
+            // them by lane, not by a scan of the list per register.
+            let mut by_lane =
+                (rest.len() > SCAN_UP_TO).then(|| KeyIndex::of(&self.touched, |(lane, _)| *lane));
+            for &touch in rest {
+                let held = match &by_lane {
+                    Some(index) => index
+                        .find(&touch.0, |at| self.touched[at].1 == touch.1)
+                        .is_some(),
+                    None => self.touched.contains(&touch),
+                };
+                if !held {
+                    if let Some(index) = &mut by_lane {
+                        index.push(touch.0);
+                    }
+                    Rc::make_mut(&mut self.touched).push(touch);
                 }
             }
         }
@@ -283,9 +317,8 @@ impl Step<'_> {
                     .with_help(wait_help(&op)),
                 );
             }
-            let touch = (*lane, apply.number);
-            if !state.touched.iter().any(|(l, _)| l == lane) {
-                Rc::make_mut(&mut state.touched).push(touch);
+            if !holds_lane(&state.touched, lane) {
+                Rc::make_mut(&mut state.touched).push((*lane, apply.number));
             }
         }
     }
