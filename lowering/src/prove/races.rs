@@ -750,11 +750,14 @@ impl<'a> Threads<'a> {
             .collect();
         let keyed: Vec<Digit> = covered.iter().copied().filter(|d| !d.in_grid()).collect();
         for digit in threads {
-            let mut seen: HashMap<Vec<usize>, usize> = HashMap::new();
-            let determined = members.iter().all(|l| {
-                let key: Vec<usize> = keyed.iter().map(|d| value(*d, *l)).collect();
-                *seen.entry(key).or_insert(value(digit, *l)) == value(digit, *l)
-            });
+            let determined = determined_densely(&members, &keyed, digit, [bx, by, count])
+                .unwrap_or_else(|| {
+                    let mut seen: HashMap<Vec<usize>, usize> = HashMap::new();
+                    members.iter().all(|l| {
+                        let key: Vec<usize> = keyed.iter().map(|d| value(*d, *l)).collect();
+                        *seen.entry(key).or_insert(value(digit, *l)) == value(digit, *l)
+                    })
+                });
             if !determined {
                 missing.push(digit);
             }
@@ -2587,6 +2590,69 @@ impl ThreadPoly<'_> {
     }
 }
 
+/// The most threads [`determined_densely`] keeps a table for: the
+/// digits' combined values index it, one `u32` each.
+const DENSE_KEYS: usize = 1 << 16;
+
+/// Whether, over the threads `members` (linear indices) of a block `[bx,
+/// by, _]` of `count` threads, the value of `digit` is a function of the
+/// values of the `keyed` digits ([`Threads::covers`]): the keyed values
+/// read as one number in mixed radix (each digit's [`digit_bound`]), the
+/// first value of `digit` seen per number kept in a table. `None` where
+/// those numbers would not fit [`DENSE_KEYS`] (the caller then keys a map
+/// by the values themselves). Written for a build without optimizations
+/// (the macro's default), where hashing a vector of values per thread
+/// into a `std` map cost thousands of instructions a thread.
+fn determined_densely(
+    members: &[usize],
+    keyed: &[Digit],
+    digit: Digit,
+    [bx, by, count]: [usize; 3],
+) -> Option<bool> {
+    let mut radices = Vec::with_capacity(keyed.len());
+    let mut numbers = 1usize;
+    for &d in keyed {
+        let bound = digit_bound(d, bx, by, count);
+        radices.push(bound);
+        numbers = numbers.checked_mul(bound).filter(|&n| n <= DENSE_KEYS)?;
+    }
+    let mut first = vec![u32::MAX; numbers];
+    for &l in members {
+        let mut number = 0;
+        for (&d, &radix) in keyed.iter().zip(&radices) {
+            let value = digit_value(d, l, bx, by);
+            if value >= radix {
+                return None;
+            }
+            number = number * radix + value;
+        }
+        let value = u32::try_from(digit_value(digit, l, bx, by)).ok()?;
+        let seen = &mut first[number];
+        if *seen == u32::MAX {
+            *seen = value;
+        } else if *seen != value {
+            return Some(false);
+        }
+    }
+    Some(true)
+}
+
+/// A bound on a thread digit's values in a block `[bx, by, _]` of `count`
+/// threads: every [`digit_value`] at a thread below `count` is below it.
+fn digit_bound(digit: Digit, bx: usize, by: usize, count: usize) -> usize {
+    match digit {
+        Digit::Thread(0) => bx,
+        Digit::Thread(1) => by,
+        Digit::Thread(_) => count.div_ceil(bx * by),
+        Digit::Lane => 32,
+        Digit::Warp => count.div_ceil(32),
+        Digit::WarpInGroup => 4,
+        Digit::Warpgroup => count.div_ceil(128),
+        Digit::LaneField { bits, .. } => 1usize.checked_shl(u32::from(bits)).unwrap_or(usize::MAX),
+        Digit::Cta(_) | Digit::Cluster(_) | Digit::ClusterCta(_) => 1,
+    }
+}
+
 /// The value of a thread digit at thread `l` (linear index) of a block
 /// `[bx, by, _]`.
 fn digit_value(digit: Digit, l: usize, bx: usize, by: usize) -> usize {
@@ -2743,6 +2809,70 @@ mod tests {
         assert!(
             stopped > 500 && races > 500,
             "{stopped} stopped, {races} races"
+        );
+    }
+
+    /// [`determined_densely`] answers what keying a map by the digits'
+    /// values does, and bounds every digit it reads ([`digit_bound`]):
+    /// 5000 random keyed digits (every kind, warpgroups too), digits asked
+    /// and sets of threads, over blocks of odd and even shapes.
+    #[test]
+    fn dense_determination_agrees_with_a_map() {
+        let blocks = [[32, 4, 2], [64, 2, 1], [384, 1, 1], [96, 3, 5], [7, 5, 3]];
+        let digits = [
+            Digit::Thread(0),
+            Digit::Thread(1),
+            Digit::Thread(2),
+            Digit::Lane,
+            Digit::Warp,
+            Digit::WarpInGroup,
+            Digit::Warpgroup,
+            Digit::LaneField { shift: 2, bits: 3 },
+            Digit::LaneField { shift: 0, bits: 2 },
+            Digit::Cta(1),
+        ];
+        let mut rng = tile_kernel_testkit::Rng::new(0x3c6e_f372_fe94_f82b);
+        let (mut determined, mut not) = (0, 0);
+        for case in 0..5000 {
+            let [bx, by, bz] = blocks[case % blocks.len()];
+            let count = bx * by * bz;
+            for l in 0..count {
+                for &d in &digits {
+                    assert!(digit_value(d, l, bx, by) < digit_bound(d, bx, by, count));
+                }
+            }
+            // Distinct, in order, as `covers` keys them.
+            let keyed: BTreeSet<Digit> = (0..rng.below(4)).map(|_| rng.pick(&digits)).collect();
+            let keyed: Vec<Digit> = keyed.into_iter().collect();
+            let digit = rng.pick(&digits);
+            let step = 1 + rng.below(5) as usize;
+            let members: Vec<usize> = (rng.below(3) as usize..count).step_by(step).collect();
+            let mut seen: HashMap<Vec<usize>, usize> = HashMap::new();
+            let expected = members.iter().all(|&l| {
+                let key: Vec<usize> = keyed.iter().map(|&d| digit_value(d, l, bx, by)).collect();
+                let value = digit_value(digit, l, bx, by);
+                *seen.entry(key).or_insert(value) == value
+            });
+            let numbers: usize = keyed
+                .iter()
+                .map(|&d| digit_bound(d, bx, by, count))
+                .product();
+            let got = determined_densely(&members, &keyed, digit, [bx, by, count]);
+            if numbers > DENSE_KEYS {
+                // Left to the caller's map.
+                assert_eq!(got, None, "case {case}");
+                continue;
+            }
+            assert_eq!(got, Some(expected), "case {case}: {keyed:?} {digit:?}");
+            if expected {
+                determined += 1;
+            } else {
+                not += 1;
+            }
+        }
+        assert!(
+            determined > 1000 && not > 1000,
+            "{determined} determined, {not} not"
         );
     }
 
