@@ -72,6 +72,7 @@ pub mod spec;
 pub mod sym;
 pub mod target;
 pub mod variants;
+mod word_map;
 
 pub use diag::{Code, Diagnostic, SpanId};
 pub use dtype::DType;

@@ -188,17 +188,14 @@ impl std::hash::Hash for Poly {
     }
 }
 
-/// A multiply-rotate hasher over whole words, for the checker's maps that
-/// only look keys up (never iterate, so no output depends on it): the
-/// [`CachedProver`]'s polynomials, the fact sets of the proofs about
-/// threads, the emitter's values. SipHash's rounds were most of a lookup
-/// at opt-level 0.
+/// A multiply-rotate hasher over whole words, for the checker's maps
+/// ([`WordMap`]): the [`CachedProver`]'s polynomials, the fact sets of the
+/// proofs about threads, the emitter's values. SipHash's rounds were most
+/// of a lookup at opt-level 0.
 #[derive(Default)]
 pub(crate) struct WordHasher(u64);
 
-/// A `HashMap` with the [`WordHasher`].
-pub(crate) type WordMap<K, V> =
-    std::collections::HashMap<K, V, std::hash::BuildHasherDefault<WordHasher>>;
+pub(crate) use crate::word_map::WordMap;
 
 impl std::hash::Hasher for WordHasher {
     fn finish(&self) -> u64 {

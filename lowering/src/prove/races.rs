@@ -2845,8 +2845,8 @@ mod tests {
             let keyed: BTreeSet<Digit> = (0..rng.below(4)).map(|_| rng.pick(&digits)).collect();
             let keyed: Vec<Digit> = keyed.into_iter().collect();
             let digit = rng.pick(&digits);
-            let step = 1 + rng.below(5) as usize;
-            let members: Vec<usize> = (rng.below(3) as usize..count).step_by(step).collect();
+            let step = 1 + rng.below(5);
+            let members: Vec<usize> = (rng.below(3)..count).step_by(step).collect();
             let mut seen: HashMap<Vec<usize>, usize> = HashMap::new();
             let expected = members.iter().all(|&l| {
                 let key: Vec<usize> = keyed.iter().map(|&d| digit_value(d, l, bx, by)).collect();
