@@ -635,6 +635,9 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
         };
         match found {
             Some(at) => {
+                if merge_copy_keeps(&copies[at], &copy, divergent) {
+                    continue;
+                }
                 if let Some(version) = merged(&copies[at], |found| {
                     merge_copy(found, &copy, divergent);
                 }) {
@@ -649,6 +652,25 @@ fn join_copies<'c>(copies: &mut Listed<Copy<'c>>, more: Listed<Copy<'c>>, diverg
             }
         }
     }
+}
+
+/// Whether [`merge_copy`] of `copy` into `found` leaves `found` as it is,
+/// told from the fields it changes without copying `found` (most merges
+/// at a join are of two equal versions).
+fn merge_copy_keeps(found: &Copy<'_>, copy: &Copy<'_>, divergent: bool) -> bool {
+    found.status == copy.status
+        && found.issuer_moved == copy.issuer_moved
+        && found.exists_if == copy.exists_if
+        && found.acquired == copy.acquired
+        && if divergent {
+            // The union of equal sets is the set; a release is taken
+            // only where `found` has none.
+            found.released.is_some()
+                || (copy.released.is_none() && found.ticket_carried == copy.ticket_carried)
+        } else {
+            // The intersection of equal sets is the set, unless empty.
+            found.acquired.as_ref().is_none_or(|a| !a.is_empty())
+        }
 }
 
 /// Merges `copy` into `found`, its version on the other path
@@ -694,6 +716,9 @@ fn join_touch<'c>(touches: &mut Listed<Touch<'c>>, touch: Touch<'c>) {
     });
     match found {
         Some(at) => {
+            if merge_versions_keeps(&touches[at], &touch) {
+                return;
+            }
             if let Some(version) = merged(&touches[at], |found| merge_versions(found, &touch)) {
                 Rc::make_mut(touches)[at] = version;
             }
@@ -723,6 +748,9 @@ fn join_touches<'c>(touches: &mut Listed<Touch<'c>>, more: Listed<Touch<'c>>) {
         };
         match found {
             Some(at) => {
+                if merge_versions_keeps(&touches[at], &touch) {
+                    continue;
+                }
                 if let Some(version) = merged(&touches[at], |found| merge_versions(found, &touch)) {
                     touches[at] = version;
                 }
@@ -779,6 +807,16 @@ fn released_no_sooner(a: &Option<(usize, Rc<Poly>)>, b: &Option<(usize, Rc<Poly>
         }
         (Some(_), None) => false,
     }
+}
+
+/// Whether [`merge_versions`] of `other` into `version` leaves `version`
+/// as it is (its first case), told without copying `version`.
+fn merge_versions_keeps(version: &Touch<'_>, other: &Touch<'_>) -> bool {
+    version.released == other.released
+        && version.acquired == other.acquired
+        && version.acquired.as_ref().is_none_or(|a| !a.is_empty())
+        && version.warp_synced == other.warp_synced
+        && (version.released.is_some() || version.ticket_carried == 0)
 }
 
 /// Merges `other` into `version`, two versions of one access that
