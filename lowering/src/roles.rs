@@ -110,6 +110,11 @@ impl Splitter<'_, '_> {
                 then,
                 otherwise,
             } => {
+                // Only a loop of warpgroup instructions splits: an `if`
+                // without one needs no threads of its arms.
+                if !has_warpgroup_loop(then) && !has_warpgroup_loop(otherwise) {
+                    return None;
+                }
                 let (then_here, else_here) = self.arms(cond, here);
                 let then_out = self.changed_block(then, &then_here);
                 let else_out = self.changed_block(otherwise, &else_here);
@@ -250,6 +255,18 @@ impl Splitter<'_, '_> {
             ok.then(|| cond.clone())
         })
     }
+}
+
+/// Whether `nodes` hold a loop with a warpgroup instruction (at any
+/// depth): the only loops [`Splitter::role_condition`] splits.
+fn has_warpgroup_loop(nodes: &[Node]) -> bool {
+    nodes.iter().any(|node| match node {
+        Node::If {
+            then, otherwise, ..
+        } => has_warpgroup_loop(then) || has_warpgroup_loop(otherwise),
+        Node::Loop { body, .. } => anywhere(body, &warpgroup),
+        Node::Statement(_) | Node::Define(_) => false,
+    })
 }
 
 /// Loop `looped` (a [`Node::Loop`]) with its body replaced by `body`.

@@ -191,12 +191,17 @@ impl Walk<'_> {
             let mut inputs: Vec<Rc<Cond>> = Vec::new();
             for (operand, lane) in &coordinate.reads {
                 let mut problem: Option<(usize, Option<Rc<Cond>>)> = None;
+                // The condition of the previous byte, already asked about:
+                // a lane's bytes (a register's, a tile's run of registers)
+                // mostly share one.
+                let mut asked: *const Cond = std::ptr::null();
                 for offset in lane.byte_offset..lane.byte_offset + lane.bytes {
                     let Some(defined) = self.state[lane.tile].get(offset) else {
                         break;
                     };
                     match defined {
                         Defined::Yes => {}
+                        Defined::Under(cond) if std::ptr::eq(Rc::as_ptr(cond), asked) => {}
                         Defined::No => {
                             problem = Some((offset, None));
                             break;
@@ -206,11 +211,13 @@ impl Walk<'_> {
                                 problem = Some((offset, Some(Rc::clone(cond))));
                                 break;
                             }
+                            asked = Rc::as_ptr(cond);
                         }
                         Defined::Under(cond) => {
                             if !inputs.contains(cond) {
                                 inputs.push(Rc::clone(cond));
                             }
+                            asked = Rc::as_ptr(cond);
                         }
                     }
                 }
