@@ -102,8 +102,10 @@ pub(crate) struct Apply {
     /// The repeat shape: one instruction per coordinate, row-major.
     pub repeat: Vec<usize>,
     /// Per repeat coordinate: the register bytes read and written, each
-    /// with the index of its operand, in lane order.
-    pub coordinates: Vec<Coordinate>,
+    /// with the index of its operand, in lane order. Shared by a rolled
+    /// loop's copies of the `apply` that name the same registers (a
+    /// `wgmma`'s accumulator, a hundred lanes).
+    pub coordinates: std::sync::Arc<Vec<Coordinate>>,
     /// Its own obligations (bounds, order, alignment) hold: the
     /// whole-kernel race obligation skips it otherwise (its error is the
     /// one to fix).
@@ -303,7 +305,7 @@ fn collect_writes(body: &[Node], out: &mut BTreeSet<(usize, usize)>) {
     for node in body {
         match node {
             Node::Apply(apply) => {
-                for coordinate in &apply.coordinates {
+                for coordinate in apply.coordinates.iter() {
                     for (_, lane) in &coordinate.writes {
                         add(lane, out);
                     }

@@ -94,7 +94,7 @@ fn statement(apply: &Apply, maps: &mut Maps) -> Statement {
     let swizzle = copy_swizzle(apply, &maps.shared_layouts);
     let instructions = apply
         .indices()
-        .zip(&apply.coordinates)
+        .zip(apply.coordinates.iter())
         .map(|(index, coordinate)| Instruction {
             operands: apply
                 .operands

@@ -711,9 +711,24 @@ fn merge_copy<'c>(found: &mut Copy<'c>, copy: &Copy<'c>, divergent: bool) {
 /// iterations of a loop make from piling up. Versions released on
 /// different rings, or at tickets no constant apart, stay apart.
 fn join_touch<'c>(touches: &mut Listed<Touch<'c>>, touch: Touch<'c>) {
-    let found = touches.iter().position(|t| {
-        t.same_access(&touch) && later_release(&t.released, &touch.released).is_some()
-    });
+    // A loop over the slice that compares the key's fields first: built
+    // without optimizations (the macro's default), a closure call per
+    // touch of a list of a hundred was most of an access's cost.
+    let list: &[Rc<Touch<'c>>] = touches;
+    let mut found = None;
+    let mut at = 0;
+    while at < list.len() {
+        let t = &list[at];
+        if t.span.0 == touch.span.0
+            && t.shifts == touch.shifts
+            && t.same_access(&touch)
+            && later_release(&t.released, &touch.released).is_some()
+        {
+            found = Some(at);
+            break;
+        }
+        at += 1;
+    }
     match found {
         Some(at) => {
             if merge_versions_keeps(&touches[at], &touch) {
@@ -3489,23 +3504,26 @@ fn held_in<T, K: IndexKey>(
         .zip(other)
         .take_while(|(item, o)| same(o, item))
         .count();
-    let mut held = vec![true; common];
-    if common == arm.len() {
-        return held;
-    }
-    let rest = &arm[common..];
-    if rest.len() <= SCAN_UP_TO {
-        held.extend(rest.iter().map(|item| {
+    let mut held = vec![true; arm.len()];
+    // Past that, an item still at its position in `other` (the same
+    // address: an arm changed an item before it) is held too; the rest
+    // are searched for.
+    let searched: Vec<usize> = (common..arm.len())
+        .filter(|&at| other.get(at).is_none_or(|o| !Rc::ptr_eq(o, &arm[at])))
+        .collect();
+    if searched.len() <= SCAN_UP_TO {
+        for at in searched {
+            let item = &arm[at];
             let wanted = key(item);
-            other.iter().any(|o| key(o) == wanted && same(o, item))
-        }));
+            held[at] = other.iter().any(|o| key(o) == wanted && same(o, item));
+        }
         return held;
     }
     let by_key = KeyIndex::of(other, |o| key(o));
-    held.extend(
-        rest.iter()
-            .map(|item| by_key.find(&key(item), |i| same(&other[i], item)).is_some()),
-    );
+    for at in searched {
+        let item = &arm[at];
+        held[at] = by_key.find(&key(item), |i| same(&other[i], item)).is_some();
+    }
     held
 }
 

@@ -187,7 +187,7 @@ impl Walk<'_> {
         // coordinate reads the state before the statement: order
         // independence is proven elsewhere).
         let mut updates: Vec<(Lane, Defined)> = Vec::new();
-        for coordinate in &apply.coordinates {
+        for coordinate in apply.coordinates.iter() {
             let mut inputs: Vec<Rc<Cond>> = Vec::new();
             for (operand, lane) in &coordinate.reads {
                 let mut problem: Option<(usize, Option<Rc<Cond>>)> = None;

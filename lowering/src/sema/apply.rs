@@ -100,12 +100,12 @@ impl Checker<'_> {
                 Some((true, span)) if apply.pred.is_some() => Some(span),
                 _ => None,
             },
-            coordinates: Vec::new(),
+            coordinates: Default::default(),
             repeat,
             operands,
             own_proofs_hold: false,
         };
-        checked.coordinates = register_accesses(&checked);
+        checked.coordinates = std::sync::Arc::new(register_accesses(&checked));
 
         // In bounds: proven, or guarded; the guards' values must fit index
         // arithmetic.
@@ -257,7 +257,7 @@ impl Checker<'_> {
     /// Which tiles are ever read and written, and the new versions of the
     /// predicate registers the apply writes.
     pub(super) fn note_register_accesses(&mut self, apply: &checked::Apply) {
-        for coordinate in &apply.coordinates {
+        for coordinate in apply.coordinates.iter() {
             for (_, lane) in &coordinate.reads {
                 self.tiles[lane.tile].ever_read = true;
             }

@@ -747,9 +747,13 @@ fn copy(
         }
         shifts.push(shift);
     }
-    for coordinate in &mut out.coordinates {
-        for (operand, lane) in coordinate.reads.iter_mut().chain(&mut coordinate.writes) {
-            lane.byte_offset = moved_by(lane.byte_offset, shifts[*operand])?;
+    // Registers that move with the iteration (a tile indexed by the loop
+    // variable): the copy's own lanes; otherwise it shares the original's.
+    if shifts.iter().any(|&shift| shift != 0) {
+        for coordinate in std::sync::Arc::make_mut(&mut out.coordinates) {
+            for (operand, lane) in coordinate.reads.iter_mut().chain(&mut coordinate.writes) {
+                lane.byte_offset = moved_by(lane.byte_offset, shifts[*operand])?;
+            }
         }
     }
     Some(out)

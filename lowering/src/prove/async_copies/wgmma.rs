@@ -113,7 +113,7 @@ pub(super) fn wgmma_tiles(body: &[Node], out: &mut Vec<usize>) {
     for node in body {
         match node {
             Node::Apply(apply) if apply.form.effect() == Effect::WarpgroupMma => {
-                for coordinate in &apply.coordinates {
+                for coordinate in apply.coordinates.iter() {
                     for (_, lane) in coordinate.reads.iter().chain(&coordinate.writes) {
                         if !out.contains(&lane.tile) {
                             out.push(lane.tile);
