@@ -3504,26 +3504,23 @@ fn held_in<T, K: IndexKey>(
         .zip(other)
         .take_while(|(item, o)| same(o, item))
         .count();
-    let mut held = vec![true; arm.len()];
-    // Past that, an item still at its position in `other` (the same
-    // address: an arm changed an item before it) is held too; the rest
-    // are searched for.
-    let searched: Vec<usize> = (common..arm.len())
-        .filter(|&at| other.get(at).is_none_or(|o| !Rc::ptr_eq(o, &arm[at])))
-        .collect();
-    if searched.len() <= SCAN_UP_TO {
-        for at in searched {
-            let item = &arm[at];
+    let mut held = vec![true; common];
+    if common == arm.len() {
+        return held;
+    }
+    let rest = &arm[common..];
+    if rest.len() <= SCAN_UP_TO {
+        held.extend(rest.iter().map(|item| {
             let wanted = key(item);
-            held[at] = other.iter().any(|o| key(o) == wanted && same(o, item));
-        }
+            other.iter().any(|o| key(o) == wanted && same(o, item))
+        }));
         return held;
     }
     let by_key = KeyIndex::of(other, |o| key(o));
-    for at in searched {
-        let item = &arm[at];
-        held[at] = by_key.find(&key(item), |i| same(&other[i], item)).is_some();
-    }
+    held.extend(
+        rest.iter()
+            .map(|item| by_key.find(&key(item), |i| same(&other[i], item)).is_some()),
+    );
     held
 }
 
