@@ -2366,9 +2366,9 @@ impl<'c> Walk<'c, '_> {
             if cluster_wide && self.running(apply) == Some(self.block_threads()) {
                 state.generic.clear();
             } else {
-                let threads = self.on_thread_facts(apply);
+                let threads = self.issuers(apply);
                 for access in &mut state.generic {
-                    access.fenced_by = Some(threads.clone());
+                    access.fenced_by = Some(threads.to_vec());
                     access.fenced_cluster = cluster_wide;
                 }
             }
@@ -2391,7 +2391,7 @@ impl<'c> Walk<'c, '_> {
         else {
             return;
         };
-        let copying = self.on_thread_facts(apply);
+        let copying = self.issuers(apply);
         let multicast = super::cluster_rings::is_multicast(apply);
         let fenced = found
             .fenced_by
@@ -2646,8 +2646,9 @@ impl<'c> Walk<'c, '_> {
         found
     }
 
-    /// The conditions on the thread of `apply` ([`Walk::on_thread_facts`])
-    /// as its copies' [`Copy::issuers`], one list per statement.
+    /// The conditions on the thread of `apply` ([`Walk::on_thread_facts`]),
+    /// one list per statement: its copies' [`Copy::issuers`], and what the
+    /// fences and group operations ask of the threads that run them.
     fn issuers(&mut self, apply: &Apply) -> Rc<Vec<Fact>> {
         let key = apply as *const Apply as usize;
         if let Some(found) = self.issuer_facts.get(&key) {
@@ -3051,7 +3052,7 @@ impl<'c> Walk<'c, '_> {
         let bulk_group = mnemonic.starts_with("cp.async.bulk.");
         let wgmma_group = mnemonic.starts_with("wgmma.");
         let read_only = apply.form.get(crate::ptx::Slot::Read).is_some();
-        let waiters = self.on_thread_facts(apply);
+        let waiters = self.issuers(apply);
         for at in 0..copies.len() {
             let copy = &copies[at];
             if copy.role.in_bulk_group() != bulk_group

@@ -1073,7 +1073,7 @@ impl<'c> Walk<'c, '_> {
         if apply.guard != Cond::Const(true) {
             return;
         }
-        let threads = self.on_thread_facts(apply);
+        let threads = self.issuers(apply);
         for ring in rings.iter_mut() {
             let covers = match &ring.init_threads {
                 // Every fact the fence runs under held at the inits.
