@@ -1131,6 +1131,7 @@ pub(crate) fn prove(body: &[Node], context: &Context<'_, '_>) -> Vec<Diagnostic>
         proofs: ProofMemo::default(),
         wgmma_tiles,
         passed_over: WordMap::default(),
+        walked: WordMap::default(),
         async_globals,
         inert_ifs: WordMap::default(),
         thread_sets: WordMap::default(),
@@ -1297,6 +1298,8 @@ struct Walk<'c, 't> {
     /// borrows the body): whether the walk passes over it
     /// ([`Walk::passes_over`]).
     passed_over: WordMap<usize, bool>,
+    /// [`Walk::walked_nodes`] per block, by its address (with its length).
+    walked: WordMap<usize, (usize, Rc<[u32]>)>,
     /// The global tensors (parameter numbers) the kernel's async copies
     /// read or write ([`copied_globals`]).
     async_globals: Vec<usize>,
@@ -1407,15 +1410,11 @@ impl<'c> Walk<'c, '_> {
     }
 
     fn block(&mut self, body: &[Node], mut state: State<'c>) -> State<'c> {
-        for node in body {
+        let walked = self.walked_nodes(body);
+        for &at in walked.iter() {
+            let node = &body[at as usize];
             state = match node {
-                Node::Apply(apply) if apply.own_proofs_hold => {
-                    if self.passes_over(apply) {
-                        state
-                    } else {
-                        self.apply(apply, state)
-                    }
-                }
+                Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply, state),
                 Node::Apply(_) | Node::Havoc(_) => {
                     self.saw_failed = true;
                     state
@@ -2139,6 +2138,29 @@ impl<'c> Walk<'c, '_> {
             } => self.inert(then) && self.inert(otherwise),
             Node::Havoc(_) | Node::CtaBarrier { .. } | Node::Loop(_) => false,
         })
+    }
+
+    /// The positions of the nodes of `body` that [`Walk::block`] walks:
+    /// all but the statements it passes over ([`Walk::passes_over`]),
+    /// found once per block (a loop's body is walked many times, and most
+    /// of its statements are register arithmetic).
+    fn walked_nodes(&mut self, body: &[Node]) -> Rc<[u32]> {
+        let key = body.as_ptr() as usize;
+        if let Some((len, walked)) = self.walked.get(&key)
+            && *len == body.len()
+        {
+            return Rc::clone(walked);
+        }
+        let mut walked = Vec::with_capacity(body.len());
+        for (at, node) in body.iter().enumerate() {
+            let passed = matches!(node, Node::Apply(apply) if apply.own_proofs_hold && self.passes_over(apply));
+            if !passed {
+                walked.push(u32::try_from(at).unwrap_or(u32::MAX));
+            }
+        }
+        let walked: Rc<[u32]> = walked.into();
+        self.walked.insert(key, (body.len(), Rc::clone(&walked)));
+        walked
     }
 
     /// [`Walk::inert_apply`], asked once per statement: a loop's body is
