@@ -1746,9 +1746,15 @@ impl Emitter<'_> {
         // and a write makes any part temporaries stale.
         let count = lane.bytes / register_bytes;
         for register in first..first + count {
-            self.flush((lane.tile, register), before);
+            // No register is split into parts (most statements): nothing
+            // to pack or to make stale.
+            if !self.split.is_empty() {
+                self.flush((lane.tile, register), before);
+                if write {
+                    self.split.remove(&(lane.tile, register));
+                }
+            }
             if write {
-                self.split.remove(&(lane.tile, register));
                 self.mark_written((lane.tile, register));
             }
         }
