@@ -1299,7 +1299,7 @@ struct Walk<'c, 't> {
     /// ([`Walk::passes_over`]).
     passed_over: WordMap<usize, bool>,
     /// [`Walk::walked_nodes`] per block, by its address (with its length).
-    walked: WordMap<usize, (usize, Rc<[u32]>)>,
+    walked: WordMap<usize, (usize, Rc<[usize]>)>,
     /// The global tensors (parameter numbers) the kernel's async copies
     /// read or write ([`copied_globals`]).
     async_globals: Vec<usize>,
@@ -1412,7 +1412,7 @@ impl<'c> Walk<'c, '_> {
     fn block(&mut self, body: &[Node], mut state: State<'c>) -> State<'c> {
         let walked = self.walked_nodes(body);
         for &at in walked.iter() {
-            let node = &body[at as usize];
+            let node = &body[at];
             state = match node {
                 Node::Apply(apply) if apply.own_proofs_hold => self.apply(apply, state),
                 Node::Apply(_) | Node::Havoc(_) => {
@@ -2144,7 +2144,7 @@ impl<'c> Walk<'c, '_> {
     /// all but the statements it passes over ([`Walk::passes_over`]),
     /// found once per block (a loop's body is walked many times, and most
     /// of its statements are register arithmetic).
-    fn walked_nodes(&mut self, body: &[Node]) -> Rc<[u32]> {
+    fn walked_nodes(&mut self, body: &[Node]) -> Rc<[usize]> {
         let key = body.as_ptr() as usize;
         if let Some((len, walked)) = self.walked.get(&key)
             && *len == body.len()
@@ -2155,10 +2155,10 @@ impl<'c> Walk<'c, '_> {
         for (at, node) in body.iter().enumerate() {
             let passed = matches!(node, Node::Apply(apply) if apply.own_proofs_hold && self.passes_over(apply));
             if !passed {
-                walked.push(u32::try_from(at).unwrap_or(u32::MAX));
+                walked.push(at);
             }
         }
-        let walked: Rc<[u32]> = walked.into();
+        let walked: Rc<[usize]> = walked.into();
         self.walked.insert(key, (body.len(), Rc::clone(&walked)));
         walked
     }
