@@ -2590,8 +2590,8 @@ impl ThreadPoly<'_> {
     }
 }
 
-/// The most threads [`determined_densely`] keeps a table for: the
-/// digits' combined values index it, one `u32` each.
+/// The largest table [`determined_densely`] keeps: one `u32` per
+/// combined value of the keyed digits (the product of their bounds).
 const DENSE_KEYS: usize = 1 << 16;
 
 /// Whether, over the threads `members` (linear indices) of a block `[bx,
